@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/knee"
+)
+
+type analyzeOptions struct {
+	csv     string
+	plateau float64
+	minGain float64
+	sloP99  time.Duration
+	format  string
+}
+
+func newAnalyzeCmd(e *env) *cobra.Command {
+	o := &analyzeOptions{}
+	cmd := &cobra.Command{
+		Use:   "analyze RESULTS.jsonl… | --csv FILE",
+		Short: "Find the knee, peak, USL fit and a pool-size recommendation for each series",
+		Long: `analyze reads results.jsonl files (or a CSV of numbers from YCSB or a spreadsheet) and,
+for each series (target × workload × pool setting), reports the peak, the knee by several
+independent methods (plateau, Kneedle, marginal gain, SLO, USL fit), where they agree,
+how confident that is, whether throughput falls past the peak, and the concurrency and
+maxPoolSize to use.
+
+A CSV needs a header row with columns concurrency (or connections) and qps; p99_ms,
+target, pool, trial, clients and workload are optional.`,
+		Example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
+  poolsweep analyze run1/results.jsonl run2/results.jsonl --format json
+  poolsweep analyze --csv ycsb-runs.csv --slo-p99 20ms`,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.csv, "csv", "", "read a CSV (concurrency|connections, qps[, p99_ms, target, pool, trial, clients, workload]) instead of results files")
+	f.Float64Var(&o.plateau, "plateau", 0.95, "plateau knee: smallest concurrency reaching this fraction of the peak")
+	f.Float64Var(&o.minGain, "min-gain", 0.10, "marginal-gain knee: the first doubling of concurrency adding less than this fraction")
+	f.DurationVar(&o.sloP99, "slo-p99", 0, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms)")
+	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	return cmd
+}
+
+func (o *analyzeOptions) options() (knee.Options, error) {
+	opts := knee.DefaultOptions()
+	if !(o.plateau > 0 && o.plateau <= 1) {
+		return opts, usagef("--plateau: %g is not in (0, 1]", o.plateau)
+	}
+	if !(o.minGain > 0 && o.minGain < 10) {
+		return opts, usagef("--min-gain: %g is not a positive fraction (0.10 = 10%%)", o.minGain)
+	}
+	if o.sloP99 < 0 {
+		return opts, usagef("--slo-p99: %s is negative", o.sloP99)
+	}
+	if o.format != "text" && o.format != "json" {
+		return opts, usagef("--format: %q is not text or json", o.format)
+	}
+	opts.Plateau, opts.MinGain, opts.SLOP99 = o.plateau, o.minGain, o.sloP99
+	return opts, nil
+}
+
+func (o *analyzeOptions) run(e *env, args []string) error {
+	opts, err := o.options()
+	if err != nil {
+		return err
+	}
+	var series []knee.Series
+	switch {
+	case o.csv != "" && len(args) > 0:
+		return usagef("--csv: give either results files or --csv, not both")
+	case o.csv != "":
+		f, err := os.Open(o.csv)
+		if err != nil {
+			return usagef("--csv: %v", err)
+		}
+		defer f.Close()
+		if series, err = knee.ReadCSV(f, o.csv); err != nil {
+			return usageError{err}
+		}
+	case len(args) == 0:
+		return usagef("analyze: give one or more results.jsonl files, or --csv FILE")
+	default:
+		rs, err := readResultsFiles(args)
+		if err != nil {
+			return err
+		}
+		series = knee.FromResults(rs)
+	}
+	if len(series) == 0 {
+		return usagef("analyze: no measured steps to analyse")
+	}
+	reports := knee.AnalyzeAll(series, opts)
+	if o.format == "json" {
+		return knee.WriteJSON(e.stdout, reports)
+	}
+	return knee.WriteText(e.stdout, reports)
+}
+
+// readResultsFiles decodes each file; a file that is not results, or is
+// damaged, is a usage error naming the file and line.
+func readResultsFiles(paths []string) ([]*sweep.Results, error) {
+	var rs []*sweep.Results
+	for _, p := range paths {
+		r, err := sweep.ReadResultsFile(p)
+		if err != nil {
+			var le *sweep.LineError
+			if errors.As(err, &le) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+				return nil, usageError{err}
+			}
+			return nil, usageError{fmt.Errorf("%s: %w", p, err)}
+		}
+		if len(r.Steps) == 0 {
+			return nil, usagef("%s: no measured steps", p)
+		}
+		rs = append(rs, r)
+	}
+	return rs, nil
+}

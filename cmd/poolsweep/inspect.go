@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/poolsweep/poolsweep/topology"
+)
+
+type inspectOptions struct {
+	uri    string
+	format string
+}
+
+// inspectReport is inspect's JSON output.
+type inspectReport struct {
+	URI  string                `json:"uri"`
+	Info topology.Info         `json:"server"`
+	Pool topology.PoolSettings `json:"pool"`
+}
+
+func newInspectCmd(e *env) *cobra.Command {
+	o := &inspectOptions{}
+	cmd := &cobra.Command{
+		Use:   "inspect --uri URI",
+		Short: "Show a deployment's topology, version, hosts and the pool settings its URI implies",
+		Example: `  poolsweep inspect --uri mongodb://127.0.0.1:27017
+  poolsweep inspect --uri 'mongodb://m1:27017,m2:27017/?maxPoolSize=200' --format json`,
+		Args: argsUsage(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), e) },
+	}
+	cmd.Flags().StringVar(&o.uri, "uri", "", "MongoDB connection string (required)")
+	cmd.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
+	return cmd
+}
+
+func (o *inspectOptions) run(ctx context.Context, e *env) error {
+	if o.uri == "" {
+		return usagef("--uri: required")
+	}
+	if err := topology.ValidateURI(o.uri); err != nil {
+		return usagef("--uri: %v", err)
+	}
+	if o.format != "text" && o.format != "json" {
+		return usagef("--format: %q is not text or json", o.format)
+	}
+	ps, err := topology.PoolSettingsFromURI(o.uri)
+	if err != nil {
+		return usagef("--uri: %v", err)
+	}
+	info, err := topology.Detect(ctx, o.uri)
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return fmt.Errorf("inspect %s: %w", topology.Redact(o.uri), err)
+	}
+	rep := inspectReport{URI: topology.Redact(o.uri), Info: info, Pool: ps}
+	if o.format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "uri:            %s\n", rep.URI)
+	topo := info.Topology
+	if info.SetName != "" {
+		topo += " (set " + info.SetName + ")"
+	}
+	fmt.Fprintf(w, "topology:       %s\n", topo)
+	kind := info.ServerKind
+	if info.KindVersion != "" {
+		kind += " " + info.KindVersion
+	}
+	fmt.Fprintf(w, "server:         %s, reports MongoDB version %s (wire version %d)\n", kind, info.ServerVersion, info.MaxWireVersion)
+	fmt.Fprintf(w, "hosts:          %s\n", strings.Join(info.Hosts, ", "))
+	if len(info.Shards) > 0 {
+		fmt.Fprintf(w, "shards:         %s\n", strings.Join(info.Shards, ", "))
+	}
+	if info.Note != "" {
+		fmt.Fprintf(w, "note:           %s\n", info.Note)
+	}
+	set := func(b bool) string {
+		if b {
+			return ""
+		}
+		return " (driver default)"
+	}
+	fmt.Fprintf(w, "maxPoolSize:    %d%s\n", ps.MaxPoolSize, set(ps.MaxPoolSizeSet))
+	fmt.Fprintf(w, "minPoolSize:    %d\n", ps.MinPoolSize)
+	fmt.Fprintf(w, "maxConnecting:  %d\n", ps.MaxConnecting)
+	if ps.TimeoutMS == 0 {
+		fmt.Fprintf(w, "timeoutMS:      none (driver v2 has no default operation timeout; poolsweep sets --op-timeout)\n")
+	} else {
+		fmt.Fprintf(w, "timeoutMS:      %d\n", ps.TimeoutMS)
+	}
+	fmt.Fprintf(w, "readPreference: %s\n", ps.ReadPreference)
+	if ps.WriteConcern != "" {
+		fmt.Fprintf(w, "writeConcern:   %s\n", ps.WriteConcern)
+	}
+	n := len(info.Hosts)
+	if info.Topology == topology.Sharded || info.Topology == topology.Standalone {
+		fmt.Fprintf(w, "connections:    up to %d per client to each of %d host(s) = %d per client\n", ps.MaxPoolSize, n, ps.MaxPoolSize*uint64(n))
+	} else {
+		fmt.Fprintf(w, "connections:    up to %d per client to each member the driver uses (primary for writes and default reads)\n", ps.MaxPoolSize)
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"golang.org/x/term"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// progressPrinter renders the engine's progress on stderr: one line per
+// finished step, and a live line (rewritten in place) when stderr is a
+// terminal. The engine calls live from its own goroutine.
+type progressPrinter struct {
+	mu        sync.Mutex
+	w         io.Writer
+	tty       bool
+	total     int
+	liveShown bool
+}
+
+func newProgressPrinter(w io.Writer, total int) *progressPrinter {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	return &progressPrinter{w: w, tty: tty, total: total}
+}
+
+func (p *progressPrinter) live(pr sweep.Progress) {
+	if !p.tty {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := pr.Step
+	var line string
+	switch pr.Phase {
+	case sweep.PhasePrewarm:
+		line = fmt.Sprintf("[%d/%d] %s C=%d P=%s: opening connections %d/%d", s.Index+1, p.total, s.Target, s.Concurrency, s.PoolSetting, pr.Open, min(s.Concurrency, s.MaxPoolSize)*s.Clients)
+	default:
+		frac := 0.0
+		if pr.Total > 0 {
+			frac = min(pr.Elapsed.Seconds()/pr.Total.Seconds(), 1)
+		}
+		bar := strings.Repeat("█", int(frac*20)) + strings.Repeat("░", 20-int(frac*20))
+		line = fmt.Sprintf("[%d/%d] %s C=%d P=%s %-7s %s %.0f calls/s, %d conns", s.Index+1, p.total, s.Target, s.Concurrency, s.PoolSetting, pr.Phase, bar, pr.CallsPerS, pr.Open)
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", line)
+	p.liveShown = true
+}
+
+// loading returns a callback for data-loading progress.
+func (p *progressPrinter) loading(target string) func(done, total int) {
+	return func(done, total int) {
+		if !p.tty {
+			return
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		fmt.Fprintf(p.w, "\r\033[Ktarget %s: loading %d/%d documents", target, done, total)
+		p.liveShown = true
+	}
+}
+
+// endLine clears the live line before a normal line is printed.
+func (p *progressPrinter) endLine() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.liveShown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.liveShown = false
+	}
+}
+
+func (p *progressPrinter) step(i int, s sweep.StepResult) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "[%d/%d] %s %s C=%d P=%s K=%d trial %d: %s ops/s, %s calls/s, p99 %s, errors %d, conns %d\n",
+		i+1, p.total, s.Target, s.Workload, s.Concurrency, s.PoolSetting, s.Clients, s.Trial, fmtRate(s.OpsPerS), fmtRate(s.CallsPerS), fmtMs(s.Latency.P99), s.Errors.Total(), s.Connections)
+	for _, w := range s.Warnings {
+		fmt.Fprintf(p.w, "        warning: %s\n", w)
+	}
+}
+
+func fmtRate(v float64) string {
+	switch {
+	case v >= 100000:
+		return fmt.Sprintf("%.0fk", v/1000)
+	case v >= 10000:
+		return fmt.Sprintf("%.1fk", v/1000)
+	default:
+		return fmt.Sprintf("%.0f", v)
+	}
+}
+
+func fmtMs(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0fms", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1fms", v)
+	default:
+		return fmt.Sprintf("%.2fms", v)
+	}
+}

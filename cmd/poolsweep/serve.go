@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/topology/sim"
+)
+
+type serveOptions struct {
+	data          string
+	listen        string
+	postgresqlURL string
+	sim           string
+	logFile       string
+}
+
+func newServeCmd(e *env) *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the embedded FerretDB server (or a calibrated simulator) in the foreground",
+		Long: `serve runs a MongoDB-wire server and prints its URI as the first line on stdout.
+It stops cleanly on SIGINT/SIGTERM or when its standard input closes (so a parent
+process that dies takes it along).
+
+Without --sim it is embedded FerretDB 1.24 with its SQLite backend, data in a temporary
+directory (removed at exit) unless --data is given. FerretDB translates MongoDB commands
+to SQL: its numbers are FerretDB's, not MongoDB's.
+
+With --sim SPEC it is poolsweep's calibrated simulator: a measuring instrument whose
+capacity is known by construction (slots / service time), standalone or sharded. It is
+not a database.`,
+		Example: `  poolsweep serve
+  poolsweep serve --listen 127.0.0.1:27018 --data ./ferret-data
+  poolsweep serve --postgresql-url 'postgres://user@127.0.0.1:5432/ferretdb?pool_max_conns=300'
+  poolsweep serve --sim slots=8,service=2ms
+  poolsweep serve --sim shards=3,slots=8,service=2ms,routers=2`,
+		Args: argsUsage(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), e) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.data, "data", "", "directory for FerretDB's SQLite files (default: a temporary directory removed at exit)")
+	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "host:port to listen on (port 0 picks a free one)")
+	f.StringVar(&o.postgresqlURL, "postgresql-url", "", "use FerretDB's PostgreSQL backend at this URL instead of SQLite")
+	f.StringVar(&o.sim, "sim", "", "run the calibrated simulator with this spec instead of FerretDB (e.g. slots=8,service=2ms)")
+	f.StringVar(&o.logFile, "log", "", "append the server's own warnings to this file (default: stderr)")
+	return cmd
+}
+
+func (o *serveOptions) run(ctx context.Context, e *env) error {
+	var spec sim.Spec
+	if o.sim != "" {
+		var err error
+		if spec, err = sim.ParseSpec(o.sim); err != nil {
+			return usagef("--sim: %v", err)
+		}
+		if o.data != "" || o.postgresqlURL != "" {
+			return usagef("--sim: the simulator keeps documents in memory; --data and --postgresql-url do not apply")
+		}
+	}
+	if o.data != "" && o.postgresqlURL != "" {
+		return usagef("--data: not used with --postgresql-url")
+	}
+	if o.postgresqlURL != "" && !strings.HasPrefix(o.postgresqlURL, "postgres://") && !strings.HasPrefix(o.postgresqlURL, "postgresql://") {
+		return usagef("--postgresql-url: %q is not a postgres:// URL", topology.Redact(o.postgresqlURL))
+	}
+	logw := e.stderr
+	if o.logFile != "" {
+		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return usagef("--log: %v", err)
+		}
+		defer f.Close()
+		logw = f
+	}
+
+	// Stop on signal (ctx) or when stdin closes.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if watchStdin(e.stdin) {
+		go func() {
+			io.Copy(io.Discard, e.stdin)
+			cancel()
+		}()
+	}
+
+	startCtx, cancelStart := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelStart()
+	if o.sim != "" {
+		d, err := sim.Start(startCtx, spec)
+		if err != nil {
+			return fmt.Errorf("start simulator: %w", err)
+		}
+		defer d.Close()
+		fmt.Fprintln(e.stdout, d.URI())
+		fmt.Fprintf(e.stderr, "poolsweep simulator (%s) — a measuring instrument, not a database; stop with Ctrl-C\n", spec.String())
+		<-ctx.Done()
+		return nil
+	}
+
+	dir := o.data
+	if dir == "" && o.postgresqlURL == "" {
+		tmp, err := os.MkdirTemp("", "poolsweep-ferretdb-")
+		if err != nil {
+			return fmt.Errorf("data directory: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usagef("--data: %v", err)
+		}
+	}
+	srv, err := topology.StartEmbedded(startCtx, topology.EmbeddedConfig{DataDir: dir, Listen: o.listen, PostgreSQLURL: o.postgresqlURL, Log: logw})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, srv.URI)
+	select {
+	case <-ctx.Done():
+	case err := <-srv.Done():
+		return fmt.Errorf("FerretDB stopped: %v", err)
+	}
+	return srv.Stop()
+}
+
+// watchStdin says whether EOF on stdin should stop the server: yes for a
+// pipe (the parent's end closing means the parent is gone) and a terminal
+// (Ctrl-D), no for /dev/null, which is at EOF from the start (a server run
+// in the background or by a service manager).
+func watchStdin(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return r != nil
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	switch m := fi.Mode(); {
+	case m&os.ModeCharDevice != 0:
+		return term.IsTerminal(int(f.Fd()))
+	case m&(os.ModeNamedPipe|os.ModeSocket) != 0:
+		return true
+	default:
+		return false // a regular file is read to its end at once
+	}
+}

@@ -1,0 +1,195 @@
+package compare
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// Metric names, the keys of Step.Metrics and of metrics.<name> in JSON.
+const (
+	OpsPerS              = "ops_per_s"
+	ReadMeanUS           = "read_mean_us"
+	ReadP99US            = "read_p99_us"
+	WriteMeanUS          = "write_mean_us"
+	WriteP99US           = "write_p99_us"
+	ServerCPUPct         = "server_cpu_pct"
+	ClientCPUPct         = "client_cpu_pct"
+	ServerReadLatencyUS  = "server_read_latency_us"
+	ServerWriteLatencyUS = "server_write_latency_us"
+	Errors               = "errors"
+)
+
+// MetricNames lists every metric in output order.
+var MetricNames = []string{
+	OpsPerS, ReadMeanUS, ReadP99US, WriteMeanUS, WriteP99US,
+	ServerCPUPct, ClientCPUPct, ServerReadLatencyUS, ServerWriteLatencyUS, Errors,
+}
+
+// metricDef says how to read one metric from a step and how to talk about it.
+type metricDef struct {
+	name    string
+	unit    string // "ops/s", "µs", "%", "errors"
+	title   string // table heading
+	points  bool   // a percentage whose delta is told in percentage points
+	extract func(*sweep.StepResult) (float64, bool)
+}
+
+var metricDefs = map[string]metricDef{
+	OpsPerS: {OpsPerS, "ops/s", "ops/s", false, func(s *sweep.StepResult) (float64, bool) {
+		return s.OpsPerS, true
+	}},
+	ReadMeanUS: {ReadMeanUS, "µs", "read latency, mean (µs)", false, func(s *sweep.StepResult) (float64, bool) {
+		m, _, ok := classLatency(s, isRead)
+		return m, ok
+	}},
+	ReadP99US: {ReadP99US, "µs", "read latency, p99 (µs)", false, func(s *sweep.StepResult) (float64, bool) {
+		_, p, ok := classLatency(s, isRead)
+		return p, ok
+	}},
+	WriteMeanUS: {WriteMeanUS, "µs", "write latency, mean (µs)", false, func(s *sweep.StepResult) (float64, bool) {
+		m, _, ok := classLatency(s, isWrite)
+		return m, ok
+	}},
+	WriteP99US: {WriteP99US, "µs", "write latency, p99 (µs)", false, func(s *sweep.StepResult) (float64, bool) {
+		_, p, ok := classLatency(s, isWrite)
+		return p, ok
+	}},
+	ServerCPUPct: {ServerCPUPct, "%", "server CPU (%)", true, func(s *sweep.StepResult) (float64, bool) {
+		t := serverTotal(s)
+		if t == nil || t.CPUPct == nil {
+			return 0, false
+		}
+		return *t.CPUPct, true
+	}},
+	ClientCPUPct: {ClientCPUPct, "%", "client CPU (%)", true, func(s *sweep.StepResult) (float64, bool) {
+		if s.Client == nil {
+			return 0, false
+		}
+		return s.Client.CPUPct, true
+	}},
+	ServerReadLatencyUS: {ServerReadLatencyUS, "µs", "server read latency (µs)", false, func(s *sweep.StepResult) (float64, bool) {
+		t := serverTotal(s)
+		if t == nil || t.ReadLatencyUS == nil {
+			return 0, false
+		}
+		return *t.ReadLatencyUS, true
+	}},
+	ServerWriteLatencyUS: {ServerWriteLatencyUS, "µs", "server write latency (µs)", false, func(s *sweep.StepResult) (float64, bool) {
+		t := serverTotal(s)
+		if t == nil || t.WriteLatencyUS == nil {
+			return 0, false
+		}
+		return *t.WriteLatencyUS, true
+	}},
+	Errors: {Errors, "errors", "errors", false, func(s *sweep.StepResult) (float64, bool) {
+		return float64(s.Errors.Total()), true
+	}},
+}
+
+// serverTotal is the server-wide sample: the total, or the only host when a
+// sampler filled hosts without a total.
+func serverTotal(s *sweep.StepResult) *sweep.ServerSample {
+	if s.Server == nil {
+		return nil
+	}
+	if s.Server.Total != nil {
+		return s.Server.Total
+	}
+	if len(s.Server.Hosts) == 1 {
+		for _, h := range s.Server.Hosts {
+			return h
+		}
+	}
+	return nil
+}
+
+// isRead and isWrite classify driver op types. Unknown types count as
+// neither, so they never bend read or write latency.
+func isRead(op string) bool {
+	switch strings.ToLower(op) {
+	case "find", "scan", "aggregate", "count", "distinct", "getmore":
+		return true
+	}
+	return false
+}
+
+func isWrite(op string) bool {
+	switch strings.ToLower(op) {
+	case "update", "insert", "delete", "replace", "upsert", "findandmodify":
+		return true
+	}
+	return false
+}
+
+// classLatency is the count-weighted mean latency (µs) of the op types in a
+// class and their p99 (µs). With several types the exact combined p99 is
+// not recoverable from summaries; the largest per-type p99 is used, which is
+// an upper bound of it (every type is ≥ 99% below that value). ok is false
+// when the step did no op of the class.
+func classLatency(s *sweep.StepResult, in func(string) bool) (meanUS, p99US float64, ok bool) {
+	var n int64
+	var sum float64
+	for op, st := range s.OpsByType {
+		if !in(op) || st.Count <= 0 {
+			continue
+		}
+		n += st.Count
+		sum += float64(st.Count) * st.Latency.Mean
+		p99US = max(p99US, st.Latency.P99*1000)
+	}
+	if n == 0 {
+		return 0, 0, false
+	}
+	return sum / float64(n) * 1000, p99US, true
+}
+
+// opCounts adds the ops of a step to insert/read/update/other-write tallies.
+type opCounts struct{ insert, read, update, otherWrite int64 }
+
+func (c *opCounts) add(s *sweep.StepResult) {
+	for op, st := range s.OpsByType {
+		switch o := strings.ToLower(op); {
+		case o == "insert":
+			c.insert += st.Count
+		case o == "update":
+			c.update += st.Count
+		case isRead(o):
+			c.read += st.Count
+		case isWrite(o):
+			c.otherWrite += st.Count
+		}
+	}
+}
+
+// Workload classes, from the op types a workload actually issued.
+const (
+	ClassReadOnly  = "read-only"
+	ClassWriteOnly = "write-only"
+	ClassMixed     = "mixed read/write"
+)
+
+func (c opCounts) class() string {
+	w := c.insert + c.update + c.otherWrite
+	switch {
+	case c.read > 0 && w > 0:
+		return ClassMixed
+	case c.read > 0:
+		return ClassReadOnly
+	case w > 0:
+		return ClassWriteOnly
+	}
+	return ""
+}
+
+// mix is the observed insert:read:update split in whole percent, "" when
+// no op was counted or other write types (delete, ...) make it incomplete.
+func (c opCounts) mix() string {
+	total := c.insert + c.read + c.update
+	if total == 0 || c.otherWrite > 0 {
+		return ""
+	}
+	pct := func(v int64) int { return int(float64(v)*100/float64(total) + 0.5) }
+	return strconv.Itoa(pct(c.insert)) + ":" + strconv.Itoa(pct(c.read)) + ":" + strconv.Itoa(pct(c.update))
+}

@@ -1,0 +1,406 @@
+package plot
+
+import (
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/knee"
+)
+
+// curve is one plotted series: target × workload × pool setting × clients
+// within one results file, with its steps grouped into levels.
+type curve struct {
+	file     int
+	label    string
+	target   string
+	workload string
+	pool     string
+	clients  int
+	header   *sweep.TargetHeader
+	levels   []level
+	report   *knee.Report
+	idx      int // colour and glyph index
+}
+
+// level is one concurrency of a curve, aggregated over its trials.
+type level struct {
+	concurrency int
+	maxPool     int
+	conns       float64 // median measured connections (or the planned K×min(C,P))
+	inFlight    float64 // K × C
+	steps       []*sweep.StepResult
+	ops         stat
+	calls       stat
+	p50, p99    float64 // medians over trials; 0 when unknown
+}
+
+// stat is a mean with its 95% interval across trials (Student's t); with
+// one trial Low = High = Mean.
+type stat struct {
+	Mean, Low, High float64
+	N               int
+}
+
+func meanCI(xs []float64) stat {
+	n := len(xs)
+	if n == 0 {
+		return stat{}
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	m := sum / float64(n)
+	s := stat{Mean: m, Low: m, High: m, N: n}
+	if n < 2 {
+		return s
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	sd := math.Sqrt(ss / float64(n-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+	h := t * sd / math.Sqrt(float64(n))
+	s.Low, s.High = m-h, m+h
+	return s
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// stepConnections is the step's measured connection count, or the planned
+// K × min(C, P) when the runner did not record one.
+func stepConnections(s *sweep.StepResult) float64 {
+	if s.Connections > 0 {
+		return float64(s.Connections)
+	}
+	k := max(s.Clients, 1)
+	c := s.Concurrency
+	if s.MaxPoolSize > 0 && s.MaxPoolSize < c {
+		c = s.MaxPoolSize
+	}
+	return float64(k * c)
+}
+
+// callsDiffer says the workload's calls hold several ops, so calls/s is a
+// different number from ops/s and worth its own line.
+func callsDiffer(s *sweep.StepResult) bool {
+	return s.CallsPerS > 0 && s.OpsPerS/s.CallsPerS > 1.05
+}
+
+// buildCurves groups every step of rs into curves, in a stable order (file,
+// target as listed in the header, pool "match" first then by size,
+// workload, clients), and attaches the matching knee report. Reports are
+// matched on target, workload (when the report names one), pool and
+// clients; when several files share a target name the reports are handed
+// out in file order.
+func buildCurves(rs []*sweep.Results, reports []knee.Report) []*curve {
+	multiWorkload := countWorkloads(rs) > 1
+	dupTarget := duplicateTargets(rs)
+	var curves []*curve
+	for fi, r := range rs {
+		byKey := map[string]*curve{}
+		var order []*curve
+		for i := range r.Steps {
+			s := &r.Steps[i]
+			// Interrupted steps had their window cut short; the knee
+			// analysis leaves them out too. The step table still lists them.
+			if (s.Kind != "" && s.Kind != sweep.KindStep) || s.Interrupted {
+				continue
+			}
+			k := max(s.Clients, 1)
+			key := s.Target + "\x00" + s.Workload + "\x00" + s.PoolSetting + "\x00" + strconv.Itoa(k)
+			c := byKey[key]
+			if c == nil {
+				c = &curve{file: fi, target: s.Target, workload: s.Workload, pool: s.PoolSetting, clients: k}
+				for ti := range r.Header.Targets {
+					if r.Header.Targets[ti].Name == s.Target {
+						c.header = &r.Header.Targets[ti]
+					}
+				}
+				c.label = curveLabel(r, c, multiWorkload, dupTarget[s.Target])
+				byKey[key] = c
+				order = append(order, c)
+			}
+			addStep(c, s)
+		}
+		targetRank := map[string]int{}
+		for ti, t := range r.Header.Targets {
+			targetRank[t.Name] = ti
+		}
+		sort.SliceStable(order, func(i, j int) bool {
+			a, b := order[i], order[j]
+			if ra, rb := rankOf(targetRank, a.target), rankOf(targetRank, b.target); ra != rb {
+				return ra < rb
+			}
+			if a.target != b.target {
+				return a.target < b.target
+			}
+			if pa, pb := poolRank(a.pool), poolRank(b.pool); pa != pb {
+				return pa < pb
+			}
+			if a.workload != b.workload {
+				return a.workload < b.workload
+			}
+			return a.clients < b.clients
+		})
+		curves = append(curves, order...)
+	}
+	used := make([]bool, len(reports))
+	for i, c := range curves {
+		c.idx = i
+		finishCurve(c)
+		for ri := range reports {
+			rep := &reports[ri]
+			if used[ri] || rep.Target != c.target || rep.Pool != c.pool || max(rep.Clients, 1) != c.clients {
+				continue
+			}
+			if rep.Workload != "" && c.workload != "" && rep.Workload != c.workload {
+				continue
+			}
+			used[ri] = true
+			c.report = rep
+			break
+		}
+	}
+	return curves
+}
+
+func rankOf(m map[string]int, k string) int {
+	if r, ok := m[k]; ok {
+		return r
+	}
+	return math.MaxInt
+}
+
+// poolRank sorts "match" first and numeric pools by size.
+func poolRank(p string) int {
+	if p == "match" {
+		return -1
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil {
+		return math.MaxInt
+	}
+	return n
+}
+
+func addStep(c *curve, s *sweep.StepResult) {
+	for i := range c.levels {
+		if c.levels[i].concurrency == s.Concurrency {
+			c.levels[i].steps = append(c.levels[i].steps, s)
+			return
+		}
+	}
+	c.levels = append(c.levels, level{concurrency: s.Concurrency, maxPool: s.MaxPoolSize, steps: []*sweep.StepResult{s}})
+}
+
+func finishCurve(c *curve) {
+	sort.Slice(c.levels, func(i, j int) bool { return c.levels[i].concurrency < c.levels[j].concurrency })
+	for i := range c.levels {
+		l := &c.levels[i]
+		var ops, calls, conns, p50, p99 []float64
+		for _, s := range l.steps {
+			ops = append(ops, s.OpsPerS)
+			calls = append(calls, s.CallsPerS)
+			conns = append(conns, stepConnections(s))
+			if s.Latency.P50 > 0 {
+				p50 = append(p50, s.Latency.P50)
+			}
+			if s.Latency.P99 > 0 {
+				p99 = append(p99, s.Latency.P99)
+			}
+		}
+		l.ops = meanCI(ops)
+		l.calls = meanCI(calls)
+		l.conns = math.Round(median(conns))
+		l.inFlight = float64(c.clients * l.concurrency)
+		l.p50 = median(p50)
+		l.p99 = median(p99)
+	}
+}
+
+// curveLabel is the legend text: target, pool setting, and only the
+// dimensions that actually vary (workload, clients, run).
+func curveLabel(r *sweep.Results, c *curve, multiWorkload, dupTarget bool) string {
+	var b strings.Builder
+	if dupTarget {
+		b.WriteString(runName(r))
+		b.WriteString(": ")
+	}
+	b.WriteString(c.target)
+	b.WriteString(" · pool=")
+	b.WriteString(c.pool)
+	if c.clients > 1 {
+		b.WriteString(" · clients=")
+		b.WriteString(strconv.Itoa(c.clients))
+	}
+	if multiWorkload && c.workload != "" {
+		b.WriteString(" · ")
+		b.WriteString(c.workload)
+	}
+	return b.String()
+}
+
+// runName tells result files apart: the run id, else the directory name,
+// else the file name.
+func runName(r *sweep.Results) string {
+	if r.Header.RunID != "" {
+		return r.Header.RunID
+	}
+	if d := filepath.Base(filepath.Dir(r.Path)); d != "." && d != "/" {
+		return d
+	}
+	return filepath.Base(r.Path)
+}
+
+func countWorkloads(rs []*sweep.Results) int {
+	seen := map[string]bool{}
+	for _, r := range rs {
+		for i := range r.Steps {
+			seen[r.Steps[i].Workload] = true
+		}
+	}
+	return len(seen)
+}
+
+// duplicateTargets reports target names that occur in more than one file.
+func duplicateTargets(rs []*sweep.Results) map[string]bool {
+	files := map[string]int{}
+	for _, r := range rs {
+		seen := map[string]bool{}
+		for i := range r.Steps {
+			seen[r.Steps[i].Target] = true
+		}
+		for t := range seen {
+			files[t]++
+		}
+	}
+	out := map[string]bool{}
+	for t, n := range files {
+		if n > 1 {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// xMode is what the shared x axis of the connection figures measures.
+type xMode int
+
+const (
+	// xConnections: open connections (clients × min(C, P) as measured).
+	xConnections xMode = iota
+	// xInFlight: in-flight calls, clients × concurrency. Used when a
+	// fixed pool makes several levels share one connection count, which
+	// would stack them on one x.
+	xInFlight
+)
+
+func chooseXMode(curves []*curve) xMode {
+	for _, c := range curves {
+		for i := 1; i < len(c.levels); i++ {
+			if c.levels[i].conns <= c.levels[i-1].conns {
+				return xInFlight
+			}
+		}
+	}
+	return xConnections
+}
+
+func (m xMode) of(l *level) float64 {
+	if m == xInFlight {
+		return l.inFlight
+	}
+	return l.conns
+}
+
+func (m xMode) label() string {
+	if m == xInFlight {
+		return "in-flight calls (clients × concurrency, log₂)"
+	}
+	return "connections (log₂)"
+}
+
+// xAtConcurrency maps a per-client concurrency (the unit of the knee
+// analysis and of the USL fit) to the figure's x by log-linear
+// interpolation between the curve's measured levels; ok is false outside
+// the measured range. This keeps the USL curve and the knee marker on the
+// measured points whatever the clients, hosts and pool did to the
+// connection count.
+func (c *curve) xAtConcurrency(m xMode, n float64) (float64, bool) {
+	ls := c.levels
+	if len(ls) == 0 || n <= 0 {
+		return 0, false
+	}
+	for i := range ls {
+		if float64(ls[i].concurrency) == n {
+			return m.of(&ls[i]), true
+		}
+	}
+	for i := 1; i < len(ls); i++ {
+		c0, c1 := float64(ls[i-1].concurrency), float64(ls[i].concurrency)
+		if n > c0 && n < c1 {
+			x0, x1 := m.of(&ls[i-1]), m.of(&ls[i])
+			if x0 <= 0 || x1 <= 0 {
+				return 0, false
+			}
+			f := math.Log(n/c0) / math.Log(c1/c0)
+			return math.Exp(math.Log(x0) + f*math.Log(x1/x0)), true
+		}
+	}
+	return 0, false
+}
+
+// levelAt returns the curve's level at concurrency c, or nil.
+func (c *curve) levelAt(conc int) *level {
+	for i := range c.levels {
+		if c.levels[i].concurrency == conc {
+			return &c.levels[i]
+		}
+	}
+	return nil
+}
+
+// peakOps is the curve's highest mean ops/s.
+func (c *curve) peakOps() (float64, *level) {
+	var best float64
+	var bl *level
+	for i := range c.levels {
+		if c.levels[i].ops.Mean > best {
+			best, bl = c.levels[i].ops.Mean, &c.levels[i]
+		}
+	}
+	return best, bl
+}
+
+// serverKindNote says what kind of server a target is when it is not a real
+// MongoDB, because its numbers must not be read as MongoDB's.
+func serverKindNote(h *sweep.TargetHeader) string {
+	if h == nil {
+		return ""
+	}
+	switch h.ServerKind {
+	case "ferretdb":
+		return "embedded FerretDB"
+	case "simulator":
+		return "simulated"
+	}
+	return ""
+}

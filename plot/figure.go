@@ -1,0 +1,247 @@
+// Package plot turns poolsweep results into figures (PNG and SVG, drawn
+// with gonum/plot) and into self-contained HTML and Markdown reports. It
+// reads decoded results and knee reports only; it never talks to a server
+// and never prints.
+package plot
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure names, also the base names of the files WriteFiles writes.
+const (
+	FigThroughput        = "throughput"
+	FigLatency           = "latency"
+	FigLatencyThroughput = "latency-throughput"
+	FigPoolGrid          = "pool-grid"
+	FigComparison        = "comparison"
+	FigTimeBreakdown     = "time-breakdown"
+)
+
+// AllFigures lists every figure name in the order they are drawn.
+var AllFigures = []string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown}
+
+// PNGDPI is the resolution of PNG output: 8in × 5in becomes 1200 × 750 px.
+const PNGDPI = 150
+
+// Figure is one picture: a title over one or more gonum panels, a legend
+// beside them and a caption below, plus the data it shows.
+type Figure struct {
+	Name    string // file base name, e.g. "throughput" or "pool-grid-sharded"
+	Title   string
+	Caption string // one or two lines under the panels; may be empty
+	Panels  []*gplot.Plot
+	Cols    int // panel columns; 0 means all panels in one row
+	Legend  []LegendEntry
+	Data    FigureData
+	Width   vg.Length // 0 means DefaultWidth
+	Height  vg.Length // 0 means DefaultHeight
+}
+
+// LegendEntry is one line of a figure's legend.
+type LegendEntry struct {
+	Text   string
+	Thumbs []gplot.Thumbnailer
+}
+
+// FigureData is the data behind a figure, exported so that tests (and
+// users) can check numbers rather than pixels.
+type FigureData struct {
+	Name   string       `json:"name"`
+	Title  string       `json:"title"`
+	XLabel string       `json:"x_label,omitempty"`
+	YLabel string       `json:"y_label,omitempty"`
+	Series []SeriesData `json:"series"`
+	Marks  []Mark       `json:"marks,omitempty"`
+}
+
+// SeriesData is one named series of a figure. Role says what it is: "ops/s",
+// "calls/s", "usl", "retrograde", "p50", "p99", "ops/s grid", "p99 grid",
+// "pool wait", "server", "rest".
+type SeriesData struct {
+	Name   string      `json:"name"`
+	Role   string      `json:"role"`
+	Points []DataPoint `json:"points"`
+}
+
+// DataPoint is one plotted point. Low/High is the 95% interval across
+// trials (equal to Y with one trial); Z is a grid cell's value, with X and
+// Y its concurrency and pool; N is the number of trials behind it.
+type DataPoint struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Z     float64 `json:"z,omitempty"`
+	Low   float64 `json:"low,omitempty"`
+	High  float64 `json:"high,omitempty"`
+	N     int     `json:"n,omitempty"`
+	Label string  `json:"label,omitempty"`
+}
+
+// Mark is an annotation: a knee, a peak, or the best cell of a grid.
+type Mark struct {
+	Kind   string  `json:"kind"` // "knee", "peak", "best"
+	Series string  `json:"series"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Label  string  `json:"label"`
+}
+
+func (f *Figure) size() (vg.Length, vg.Length) {
+	w, h := f.Width, f.Height
+	if w == 0 {
+		w = DefaultWidth
+	}
+	if h == 0 {
+		h = DefaultHeight
+	}
+	return w, h
+}
+
+func textStyle(f font.Font, clr color.Color, xa text.XAlignment, ya text.YAlignment) text.Style {
+	return text.Style{Color: clr, Font: f, XAlign: xa, YAlign: ya, Handler: gplot.DefaultTextHandler}
+}
+
+// Draw draws the figure onto c: title at the top, caption at the bottom,
+// legend in a column at the right (outside the data, so it never covers a
+// point), and the panels tiled in what is left.
+func (f *Figure) Draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	pad := vg.Points(8)
+	area := draw.Crop(c, pad, -pad, pad, -pad)
+
+	if f.Title != "" {
+		ts := textStyle(font.From(boldFont, titleSize), color.Black, draw.XCenter, draw.YTop)
+		area.FillText(ts, vg.Point{X: (area.Min.X + area.Max.X) / 2, Y: area.Max.Y}, f.Title)
+		area = draw.Crop(area, 0, 0, 0, -(ts.Height(f.Title) + vg.Points(6)))
+	}
+	if f.Caption != "" {
+		cs := textStyle(font.From(sansFont, annotSize), greyText, draw.XLeft, draw.YBottom)
+		capt := wrapText(f.Caption, 115)
+		area.FillText(cs, vg.Point{X: area.Min.X, Y: area.Min.Y}, capt)
+		area = draw.Crop(area, 0, 0, cs.Height(capt)+vg.Points(6), 0)
+	}
+	if len(f.Legend) > 0 {
+		l := gplot.NewLegend()
+		l.TextStyle.Font = font.From(sansFont, legendSize)
+		l.Top, l.Left = true, true
+		l.Padding = vg.Points(3)
+		for _, e := range f.Legend {
+			l.Add(e.Text, e.Thumbs...)
+		}
+		r := l.Rectangle(area)
+		lw := r.Max.X - r.Min.X + vg.Points(6)
+		lc := area
+		lc.Min.X = area.Max.X - lw
+		lc.Max.Y = area.Max.Y - vg.Points(12)
+		l.Draw(lc)
+		area.Max.X = lc.Min.X - vg.Points(10)
+	}
+	cols := f.Cols
+	if cols <= 0 || cols > len(f.Panels) {
+		cols = len(f.Panels)
+	}
+	if cols == 0 {
+		return
+	}
+	rows := (len(f.Panels) + cols - 1) / cols
+	tiles := draw.Tiles{Cols: cols, Rows: rows, PadX: vg.Points(14), PadY: vg.Points(10)}
+	for i, p := range f.Panels {
+		p.Draw(tiles.At(area, i%cols, i/cols))
+	}
+}
+
+// svgFontFallback makes browsers without Liberation Sans use a metric-
+// compatible sans serif instead of their default serif face.
+var (
+	svgFontFrom = []byte("font-family:Liberation Sans;")
+	svgFontTo   = []byte("font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;")
+)
+
+// WriteSVG writes the figure as SVG.
+func (f *Figure) WriteSVG(w io.Writer) error {
+	fw, fh := f.size()
+	c := vgsvg.New(fw, fh)
+	f.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return fmt.Errorf("figure %s: svg: %w", f.Name, err)
+	}
+	if _, err := w.Write(bytes.ReplaceAll(buf.Bytes(), svgFontFrom, svgFontTo)); err != nil {
+		return fmt.Errorf("figure %s: write svg: %w", f.Name, err)
+	}
+	return nil
+}
+
+// WritePNG writes the figure as a PNG at PNGDPI.
+func (f *Figure) WritePNG(w io.Writer) error {
+	fw, fh := f.size()
+	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(PNGDPI))}
+	f.Draw(draw.New(c))
+	if _, err := c.WriteTo(w); err != nil {
+		return fmt.Errorf("figure %s: png: %w", f.Name, err)
+	}
+	return nil
+}
+
+// WriteFiles writes NAME.png and NAME.svg for every figure into dir
+// (created if missing) and returns the paths written, PNG before SVG.
+func WriteFiles(dir string, figs []Figure) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("figures: %w", err)
+	}
+	var paths []string
+	for i := range figs {
+		f := &figs[i]
+		for _, ext := range []string{"png", "svg"} {
+			p := filepath.Join(dir, f.Name+"."+ext)
+			if err := writeFile(p, f, ext); err != nil {
+				return paths, err
+			}
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
+func writeFile(path string, f *Figure, ext string) (err error) {
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("figures: %w", err)
+	}
+	defer func() {
+		if cerr := out.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("figures: %w", cerr)
+		}
+	}()
+	if ext == "png" {
+		return f.WritePNG(out)
+	}
+	return f.WriteSVG(out)
+}
+
+// round6 keeps six significant digits so exported data (and golden files)
+// do not depend on the last bits of floating point, which differ between
+// architectures that fuse multiply-adds.
+func round6(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	e := math.Floor(math.Log10(math.Abs(v)))
+	s := math.Pow(10, 5-e)
+	return math.Round(v*s) / s
+}

@@ -1,0 +1,131 @@
+package sweep
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+)
+
+// zipfTheta is YCSB's default Zipfian constant.
+const zipfTheta = 0.99
+
+// KeySpace picks record keys for reads and updates and hands out new keys
+// for inserts. It is shared by all workers of a target; per-worker
+// randomness comes from the *rand.Rand passed to each call.
+type KeySpace struct {
+	dist    string
+	base    int64        // records loaded
+	next    atomic.Int64 // next insert index
+	zipf    *zipfian     // over the loaded records (uniform keys use none)
+	zipfMax int64
+}
+
+// NewKeySpace covers records loaded keys; inserts continue from nextInsert.
+func NewKeySpace(dist string, records, nextInsert int64) *KeySpace {
+	k := &KeySpace{dist: dist, base: records}
+	k.next.Store(nextInsert)
+	if dist != "uniform" {
+		k.zipf = newZipfian(records)
+		k.zipfMax = records
+	}
+	return k
+}
+
+// Key returns "user<n>" for the n-th record.
+func Key(n int64) string { return "user" + strconv.FormatInt(n, 10) }
+
+// Pick returns the index of an existing record.
+func (k *KeySpace) Pick(r *rand.Rand) int64 {
+	switch k.dist {
+	case "zipfian":
+		// Scramble the rank so the hot keys are spread over the key space,
+		// as YCSB's ScrambledZipfianGenerator does.
+		return int64(fnv64(uint64(k.zipf.next(r))) % uint64(k.base))
+	case "latest":
+		// Most recently inserted keys are hottest.
+		last := k.next.Load() - 1
+		n := last - k.zipf.next(r)
+		if n < 0 {
+			n = 0
+		}
+		return n
+	default:
+		return r.Int64N(k.base)
+	}
+}
+
+// NextInsert reserves a new key index for an insert.
+func (k *KeySpace) NextInsert() int64 { return k.next.Add(1) - 1 }
+
+// Inserted is the next insert index (records plus inserts so far).
+func (k *KeySpace) Inserted() int64 { return k.next.Load() }
+
+// zipfian draws ranks in [0, n) with P(i) ∝ 1/(i+1)^θ, using the method of
+// Gray et al., "Quickly Generating Billion-Record Synthetic Databases" (the
+// one YCSB uses). zetan is computed once, O(n).
+type zipfian struct {
+	n                        int64
+	theta, alpha, zetan, eta float64
+	half                     float64
+}
+
+func newZipfian(n int64) *zipfian {
+	z := &zipfian{n: n, theta: zipfTheta}
+	z.zetan = zeta(n, zipfTheta)
+	zeta2 := zeta(2, zipfTheta)
+	z.alpha = 1 / (1 - zipfTheta)
+	z.eta = (1 - math.Pow(2/float64(n), 1-zipfTheta)) / (1 - zeta2/z.zetan)
+	z.half = 1 + math.Pow(0.5, zipfTheta)
+	return z
+}
+
+func zeta(n int64, theta float64) float64 {
+	s := 0.0
+	for i := int64(1); i <= n; i++ {
+		s += 1 / math.Pow(float64(i), theta)
+	}
+	return s
+}
+
+func (z *zipfian) next(r *rand.Rand) int64 {
+	u := r.Float64()
+	uz := u * z.zetan
+	if uz < 1 {
+		return 0
+	}
+	if uz < z.half {
+		return 1
+	}
+	v := int64(float64(z.n) * math.Pow(z.eta*u-z.eta+1, z.alpha))
+	if v >= z.n {
+		v = z.n - 1
+	}
+	return v
+}
+
+func fnv64(v uint64) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for i := 0; i < 8; i++ {
+		h ^= v & 0xff
+		h *= 0x100000001b3
+		v >>= 8
+	}
+	return h
+}
+
+const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+// randomString fills n bytes from r; cheap enough for the worker loop.
+func randomString(r *rand.Rand, n int) string {
+	b := make([]byte, n)
+	for i := 0; i < n; {
+		x := r.Uint64()
+		for j := 0; j < 10 && i < n; j++ {
+			b[i] = letters[x%uint64(len(letters))]
+			x /= uint64(len(letters))
+			i++
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,230 @@
+package knee
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Summary is the one-line verdict for a sweep's end-of-run summary and the
+// plots. It always starts "knee: <target> concurrency=<C> ops/s=<X>" when a
+// knee was found, and "knee: <target> none within tested range" when not.
+func Summary(r Report) string {
+	if !r.Knee.Found {
+		if r.Peak.QPS <= 0 {
+			return fmt.Sprintf("knee: %s none within tested range (no throughput measured)", r.Target)
+		}
+		return fmt.Sprintf("knee: %s none within tested range (peak ops/s=%.0f at concurrency=%d)", r.Target, r.Peak.QPS, r.Peak.Concurrency)
+	}
+	var extra []string
+	if r.Pool != "" {
+		extra = append(extra, "pool="+r.Pool)
+	}
+	if r.Knee.Low != r.Knee.High {
+		extra = append(extra, fmt.Sprintf("range %d–%d", r.Knee.Low, r.Knee.High))
+	}
+	conf := r.Knee.Confidence
+	switch {
+	case conf == "unconfirmed":
+		conf += ": 1 trial"
+	case conf != "":
+		conf += " confidence"
+	}
+	extra = append(extra, conf)
+	if r.Retrograde != nil {
+		extra = append(extra, fmt.Sprintf("falls %.0f%% by %d", r.Retrograde.DropPct, r.Retrograde.To))
+	}
+	return fmt.Sprintf("knee: %s concurrency=%d ops/s=%.0f (%s)", r.Target, r.Knee.Concurrency, r.Knee.QPS, strings.Join(extra, ", "))
+}
+
+// WriteText renders reports for people: per series a verdict paragraph,
+// the numbers per level, then each method's answer.
+func WriteText(w io.Writer, reports []Report) error {
+	ew := &errWriter{w: w}
+	for i, r := range reports {
+		if i > 0 {
+			ew.printf("\n")
+		}
+		ew.printf("== %s ==\n", seriesName(r))
+		ew.printf("%s\n\n", wrap(r.Verdict, 78))
+
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "concurrency\ttrials\tmedian ops/s\t[low, high]\tp99 ms\tbound\t\n")
+		for _, l := range r.Levels {
+			p99 := "-"
+			if l.P99Ms != nil {
+				p99 = fmtMs(*l.P99Ms)
+			}
+			bound := l.Bound
+			if bound == "" {
+				bound = "-"
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%s\t[%s, %s]\t%s\t%s\t\n", l.Concurrency, l.Trials, fmtQPS(l.QPS), fmtQPS(l.QPSLow), fmtQPS(l.QPSHigh), p99, bound)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+
+		ew.printf("\nmethods:\n")
+		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  peak\t%d\t%s ops/s\n", r.Peak.Concurrency, fmtQPS(r.Peak.QPS))
+		for _, m := range []struct {
+			name string
+			m    Method
+		}{{"plateau", r.Methods.Plateau}, {"kneedle", r.Methods.Kneedle}, {"marginal", r.Methods.Marginal}, {"slo", r.Methods.SLO}} {
+			c := "-"
+			if m.m.Concurrency != nil {
+				c = strconv.Itoa(*m.m.Concurrency)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", m.name, c, m.m.Note)
+		}
+		u := r.Methods.USL
+		if u.Fitted {
+			ns := "∞ (κ = 0)"
+			if u.NStar != nil {
+				ns = strconv.FormatFloat(*u.NStar, 'f', 1, 64)
+			}
+			fmt.Fprintf(tw, "  usl\t%s\tλ=%s σ=%s κ=%s fitted peak %s ops/s, R²=%.3f, %s-bound\n",
+				ns, fmtSig(u.Lambda), fmtSig(u.Sigma), fmtSig(u.Kappa), fmtQPS(u.PeakQPS), u.R2, u.Bound)
+		} else {
+			fmt.Fprintf(tw, "  usl\t-\tskipped: %s\n", u.Skipped)
+		}
+		if rg := r.Retrograde; rg != nil {
+			fmt.Fprintf(tw, "  retrograde\t%d\tfalls %.1f%% below the peak by %d\n", rg.From, rg.DropPct, rg.To)
+		} else {
+			fmt.Fprintf(tw, "  retrograde\t-\tnone beyond the noise and 5%%\n")
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		ew.printf("\n%s\n", capitalise(r.Knee.Statement))
+		rc := r.Recommendation
+		ew.printf("recommendation: concurrency %d per client, maxPoolSize %d per client per host\n", rc.Concurrency, rc.MaxPoolSize)
+		ew.printf("%s\n", indent(wrap(rc.Why, 76), "  "))
+		if r.BoundPastKnee != "" {
+			ew.printf("bound past the knee: %s\n", r.BoundPastKnee)
+		}
+		if len(r.Warnings) > 0 {
+			ew.printf("warnings:\n")
+			for _, wn := range r.Warnings {
+				ew.printf("  - %s\n", wn)
+			}
+		}
+	}
+	return ew.err
+}
+
+// WriteJSON renders reports as {"series": [...]} with numbers rounded to
+// what a measurement can support, so output is stable across machines.
+func WriteJSON(w io.Writer, reports []Report) error {
+	out := struct {
+		Series []Report `json:"series"`
+	}{Series: make([]Report, len(reports))}
+	for i, r := range reports {
+		out.Series[i] = rounded(r)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("encode knee report: %w", err)
+	}
+	return nil
+}
+
+// rounded copies r with floats rounded for output.
+func rounded(r Report) Report {
+	r.Levels = append([]Level(nil), r.Levels...)
+	for i := range r.Levels {
+		l := &r.Levels[i]
+		l.QPS, l.QPSLow, l.QPSHigh, l.QPSMean = round(l.QPS, 1), round(l.QPSLow, 1), round(l.QPSHigh, 1), round(l.QPSMean, 1)
+		if l.P99Ms != nil {
+			v := round(*l.P99Ms, 3)
+			l.P99Ms = &v
+		}
+		l.PoolWaitP99Ms, l.MeanLatencyMs = round(l.PoolWaitP99Ms, 3), round(l.MeanLatencyMs, 3)
+	}
+	r.Peak.QPS = round(r.Peak.QPS, 1)
+	r.Knee.QPS = round(r.Knee.QPS, 1)
+	if r.Knee.Stability != nil {
+		v := round(*r.Knee.Stability, 3)
+		r.Knee.Stability = &v
+	}
+	u := &r.Methods.USL
+	u.Lambda, u.Sigma, u.Kappa = roundSig(u.Lambda, 5), roundSig(u.Sigma, 5), roundSig(u.Kappa, 5)
+	u.PeakQPS, u.R2 = round(u.PeakQPS, 1), round(u.R2, 4)
+	if u.NStar != nil {
+		v := round(*u.NStar, 2)
+		u.NStar = &v
+	}
+	if r.Retrograde != nil {
+		rg := *r.Retrograde
+		rg.DropPct = round(rg.DropPct, 1)
+		r.Retrograde = &rg
+	}
+	return r
+}
+
+func round(v float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}
+
+func roundSig(v float64, sig int) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	d := sig - 1 - int(math.Floor(math.Log10(math.Abs(v))))
+	if d < 0 {
+		p := math.Pow(10, float64(-d))
+		return math.Round(v/p) * p
+	}
+	return round(v, d)
+}
+
+func fmtSig(v float64) string { return strconv.FormatFloat(roundSig(v, 4), 'g', -1, 64) }
+
+// wrap breaks text into lines of at most width runes at spaces.
+func wrap(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(s) {
+		wl := len([]rune(word))
+		if i > 0 {
+			if n+1+wl > width {
+				b.WriteByte('\n')
+				n = 0
+			} else {
+				b.WriteByte(' ')
+				n++
+			}
+		}
+		b.WriteString(word)
+		n += wl
+	}
+	return b.String()
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// errWriter keeps the first write error so rendering code stays linear.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }

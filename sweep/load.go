@@ -1,0 +1,165 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// MetaCollection is where poolsweep records the collections it created.
+// Its presence is what lets poolsweep reuse, reload or drop a collection;
+// without it poolsweep treats the data as someone else's and never writes.
+const MetaCollection = "poolsweep_meta"
+
+// ErrNotOurs is returned when the target collection holds data poolsweep
+// did not create.
+var ErrNotOurs = errors.New("holds documents poolsweep did not create")
+
+// LoadResult says what Prepare found and did.
+type LoadResult struct {
+	Loaded     bool          // documents were inserted now
+	Reused     bool          // an earlier load of the same size was reused
+	Documents  int64         // documents in the collection afterwards
+	NextInsert int64         // first free user<n> index for inserts
+	Took       time.Duration // time spent loading
+	Note       string        // human-readable summary
+}
+
+type metaDoc struct {
+	ID         string    `bson:"_id"`
+	Records    int       `bson:"records"`
+	FieldCount int       `bson:"field_count"`
+	FieldLen   int       `bson:"field_length"`
+	Complete   bool      `bson:"complete"`
+	CreatedAt  time.Time `bson:"created_at"`
+	Tool       string    `bson:"tool"`
+}
+
+// Prepare makes sure w.Database.w.Collection holds w.Records poolsweep
+// documents: it reuses an earlier complete load of the same shape, reloads
+// a collection poolsweep created with another shape (or with drop), and
+// refuses to touch a non-empty collection it did not create.
+func Prepare(ctx context.Context, client *mongo.Client, w Workload, drop bool, progress func(done, total int)) (LoadResult, error) {
+	db := client.Database(w.Database)
+	meta := db.Collection(MetaCollection)
+	coll := db.Collection(w.Collection)
+	ns := w.Database + "." + w.Collection
+
+	var m metaDoc
+	err := meta.FindOne(ctx, bson.D{{Key: "_id", Value: w.Collection}}).Decode(&m)
+	ours := err == nil
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return LoadResult{}, fmt.Errorf("read %s.%s: %w", w.Database, MetaCollection, err)
+	}
+	count, err := coll.CountDocuments(ctx, bson.D{})
+	if err != nil {
+		return LoadResult{}, fmt.Errorf("count %s: %w", ns, err)
+	}
+	if !ours && count > 0 {
+		return LoadResult{}, fmt.Errorf("%s %w (%d documents); pick another --database", ns, ErrNotOurs, count)
+	}
+	if ours && !drop && m.Complete && m.Records == w.Records && m.FieldCount == w.FieldCount && m.FieldLen == w.FieldLength && count >= int64(w.Records) {
+		return LoadResult{Reused: true, Documents: count, NextInsert: count,
+			Note: fmt.Sprintf("reusing %s: %d documents loaded earlier by poolsweep", ns, count)}, nil
+	}
+	why := "loading"
+	if ours {
+		why = "reloading (poolsweep's own data, different size or incomplete)"
+		if drop {
+			why = "reloading (--drop)"
+		}
+		if err := coll.Drop(ctx); err != nil {
+			return LoadResult{}, fmt.Errorf("drop %s (created by poolsweep): %w", ns, err)
+		}
+	}
+	m = metaDoc{ID: w.Collection, Records: w.Records, FieldCount: w.FieldCount, FieldLen: w.FieldLength, CreatedAt: time.Now().UTC(), Tool: "poolsweep"}
+	if _, err := meta.ReplaceOne(ctx, bson.D{{Key: "_id", Value: w.Collection}}, m, options.Replace().SetUpsert(true)); err != nil {
+		return LoadResult{}, fmt.Errorf("record %s in %s.%s: %w", ns, w.Database, MetaCollection, err)
+	}
+	start := time.Now()
+	if err := load(ctx, coll, w, progress); err != nil {
+		return LoadResult{}, fmt.Errorf("load %s: %w", ns, err)
+	}
+	if _, err := meta.UpdateOne(ctx, bson.D{{Key: "_id", Value: w.Collection}}, bson.D{{Key: "$set", Value: bson.D{{Key: "complete", Value: true}}}}); err != nil {
+		return LoadResult{}, fmt.Errorf("mark %s complete: %w", ns, err)
+	}
+	took := time.Since(start)
+	return LoadResult{Loaded: true, Documents: int64(w.Records), NextInsert: int64(w.Records), Took: took,
+		Note: fmt.Sprintf("%s %s: %d documents in %.1fs", why, ns, w.Records, took.Seconds())}, nil
+}
+
+// load inserts user0..user<records-1> in unordered batches from a few
+// goroutines; the collection is known to be empty.
+func load(ctx context.Context, coll *mongo.Collection, w Workload, progress func(done, total int)) error {
+	const batch = 500
+	var (
+		next     atomic.Int64
+		done     atomic.Int64
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+			for {
+				lo := next.Add(batch) - batch
+				if lo >= int64(w.Records) || ctx.Err() != nil {
+					return
+				}
+				hi := min(lo+batch, int64(w.Records))
+				docs := make([]any, 0, hi-lo)
+				for n := lo; n < hi; n++ {
+					docs = append(docs, NewDocument(r, n, w))
+				}
+				if _, err := coll.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil {
+					errOnce.Do(func() { firstErr = err; cancel() })
+					return
+				}
+				d := done.Add(hi - lo)
+				if progress != nil {
+					progress(int(d), w.Records)
+				}
+			}
+		}(uint64(g + 1))
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// NewDocument builds record n: _id user<n> and YCSB-like fields.
+func NewDocument(r *rand.Rand, n int64, w Workload) bson.D {
+	d := make(bson.D, 0, w.FieldCount+1)
+	d = append(d, bson.E{Key: "_id", Value: Key(n)})
+	for i := 0; i < w.FieldCount; i++ {
+		d = append(d, bson.E{Key: fieldName(i), Value: randomString(r, w.FieldLength)})
+	}
+	return d
+}
+
+var fieldNames [64]string
+
+func init() {
+	for i := range fieldNames {
+		fieldNames[i] = fmt.Sprintf("field%d", i)
+	}
+}
+
+func fieldName(i int) string {
+	if i < len(fieldNames) {
+		return fieldNames[i]
+	}
+	return fmt.Sprintf("field%d", i)
+}

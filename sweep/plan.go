@@ -1,0 +1,260 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits on what a plan may ask for. They catch typos (an extra zero) and
+// ranges that would never finish, before anything connects.
+const (
+	MaxConcurrency = 100000
+	MaxPoolSize    = 100000
+	MaxLevels      = 1000
+	MaxClients     = 1000
+	MaxTrials      = 1000
+)
+
+// ParseLevels parses a level list: "64,128,256", a geometric range
+// "1..256x2", a linear range "100..1000+100", or a comma-separated mix of
+// these. The result is sorted and de-duplicated. max bounds each value.
+func ParseLevels(s string, max int) ([]int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, errors.New("empty list")
+	}
+	seen := map[int]bool{}
+	var out []int
+	add := func(v int) error {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+		if len(out) > MaxLevels {
+			return fmt.Errorf("more than %d levels", MaxLevels)
+		}
+		return nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			return nil, fmt.Errorf("empty element in %q", s)
+		}
+		from, rest, isRange := strings.Cut(part, "..")
+		if !isRange {
+			v, err := parsePositive(part, max)
+			if err != nil {
+				return nil, err
+			}
+			if err := add(v); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		lo, err := parsePositive(from, max)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", part, err)
+		}
+		var (
+			hiS, stepS string
+			geometric  bool
+		)
+		if h, st, ok := strings.Cut(rest, "x"); ok {
+			hiS, stepS, geometric = h, st, true
+		} else if h, st, ok := strings.Cut(rest, "+"); ok {
+			hiS, stepS = h, st
+		} else {
+			return nil, fmt.Errorf("%s: a range needs a step: %s..%sx2 (geometric) or %s..%s+%s (linear)", part, from, rest, from, rest, from)
+		}
+		hi, err := parsePositive(hiS, max)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", part, err)
+		}
+		if hi < lo {
+			return nil, fmt.Errorf("%s: the range ends (%d) below where it starts (%d)", part, hi, lo)
+		}
+		step, err := strconv.ParseFloat(stepS, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: step %q is not a number", part, stepS)
+		}
+		if geometric {
+			if !(step > 1) {
+				return nil, fmt.Errorf("%s: factor %s never reaches %d (it must be > 1)", part, stepS, hi)
+			}
+			for v := float64(lo); ; v *= step {
+				n := int(v + 0.5)
+				if n > hi {
+					break
+				}
+				if err := add(n); err != nil {
+					return nil, fmt.Errorf("%s: %w", part, err)
+				}
+			}
+		} else {
+			if step != float64(int(step)) || step < 1 {
+				return nil, fmt.Errorf("%s: step %s never reaches %d (it must be a whole number ≥ 1)", part, stepS, hi)
+			}
+			for v := lo; v <= hi; v += int(step) {
+				if err := add(v); err != nil {
+					return nil, fmt.Errorf("%s: %w", part, err)
+				}
+			}
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+func parsePositive(s string, max int) (int, error) {
+	s = strings.TrimSpace(s)
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a whole number", s)
+	}
+	if v <= 0 {
+		return 0, fmt.Errorf("%d: must be at least 1", v)
+	}
+	if v > max {
+		return 0, fmt.Errorf("%d is larger than %d", v, max)
+	}
+	return v, nil
+}
+
+// PoolPlan is the --pool flag: "match" (P = C) or explicit sizes.
+type PoolPlan struct {
+	Match bool
+	Sizes []int
+	Given string
+}
+
+// ParsePool parses --pool: "match" or a level list.
+func ParsePool(s string) (PoolPlan, error) {
+	if strings.TrimSpace(s) == "match" {
+		return PoolPlan{Match: true, Given: "match"}, nil
+	}
+	sizes, err := ParseLevels(s, MaxPoolSize)
+	if err != nil {
+		return PoolPlan{}, err
+	}
+	return PoolPlan{Sizes: sizes, Given: s}, nil
+}
+
+// Order of steps across targets.
+const (
+	OrderSequential  = "sequential"  // all of target A, then all of B
+	OrderInterleaved = "interleaved" // A B A B … step by step, so drift hits both
+)
+
+// Plan is a sweep's grid and timing.
+type Plan struct {
+	Concurrency []int
+	Pool        PoolPlan
+	Clients     int
+	Trials      int
+	Warmup      time.Duration
+	Duration    time.Duration
+	OpTimeout   time.Duration
+	Order       string
+}
+
+// Validate checks the combination; each error names the flag.
+func (p Plan) Validate() error {
+	switch {
+	case len(p.Concurrency) == 0:
+		return errors.New("--concurrency: empty list")
+	case !p.Pool.Match && len(p.Pool.Sizes) == 0:
+		return errors.New("--pool: empty list")
+	case p.Clients < 1 || p.Clients > MaxClients:
+		return fmt.Errorf("--clients: %d is not between 1 and %d", p.Clients, MaxClients)
+	case p.Trials < 1 || p.Trials > MaxTrials:
+		return fmt.Errorf("--trials: %d is not between 1 and %d", p.Trials, MaxTrials)
+	case p.Warmup < 0:
+		return fmt.Errorf("--warmup: %s is negative", p.Warmup)
+	case p.Duration <= 0:
+		return fmt.Errorf("--duration: %s must be positive", p.Duration)
+	case p.OpTimeout <= 0:
+		return fmt.Errorf("--op-timeout: %s must be positive", p.OpTimeout)
+	case p.Order != "" && p.Order != OrderSequential && p.Order != OrderInterleaved:
+		return fmt.Errorf("--order: %q is not sequential or interleaved", p.Order)
+	}
+	if p.Pool.Match {
+		for _, c := range p.Concurrency {
+			if c > MaxPoolSize {
+				return fmt.Errorf("--pool match: concurrency %d would need a pool larger than %d", c, MaxPoolSize)
+			}
+		}
+	}
+	return nil
+}
+
+// StepSpec is one step to measure.
+type StepSpec struct {
+	Index       int // 0-based position in the plan
+	Target      string
+	Workload    string // series label of the workload (several with --mixes)
+	Concurrency int
+	MaxPoolSize int
+	PoolSetting string
+	Clients     int
+	Trial       int // 1-based
+}
+
+// Key identifies a step across runs, for --resume.
+func (s StepSpec) Key() string {
+	return fmt.Sprintf("%s|%s|%d|%s|%d|%d", s.Target, s.Workload, s.Concurrency, s.PoolSetting, s.Clients, s.Trial)
+}
+
+// Key of a finished step, matching StepSpec.Key.
+func (s StepResult) Key() string {
+	return fmt.Sprintf("%s|%s|%d|%s|%d|%d", s.Target, s.Workload, s.Concurrency, s.PoolSetting, s.Clients, s.Trial)
+}
+
+// Steps expands the plan for the given targets and workload labels. Trials
+// are the outer loop so that a slow drift of the machine spreads over every
+// level instead of biasing the last ones; within a trial concurrency rises.
+func (p Plan) Steps(targets, workloads []string) []StepSpec {
+	type cp struct {
+		c, pool int
+		setting string
+	}
+	var grid []cp
+	for _, c := range p.Concurrency {
+		if p.Pool.Match {
+			grid = append(grid, cp{c, c, "match"})
+			continue
+		}
+		for _, ps := range p.Pool.Sizes {
+			grid = append(grid, cp{c, ps, strconv.Itoa(ps)})
+		}
+	}
+	var out []StepSpec
+	emit := func(t, w string, g cp, trial int) {
+		out = append(out, StepSpec{Index: len(out), Target: t, Workload: w, Concurrency: g.c, MaxPoolSize: g.pool, PoolSetting: g.setting, Clients: p.Clients, Trial: trial})
+	}
+	if p.Order == OrderInterleaved {
+		for trial := 1; trial <= p.Trials; trial++ {
+			for _, w := range workloads {
+				for _, g := range grid {
+					for _, t := range targets {
+						emit(t, w, g, trial)
+					}
+				}
+			}
+		}
+		return out
+	}
+	for _, t := range targets {
+		for trial := 1; trial <= p.Trials; trial++ {
+			for _, w := range workloads {
+				for _, g := range grid {
+					emit(t, w, g, trial)
+				}
+			}
+		}
+	}
+	return out
+}

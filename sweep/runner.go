@@ -1,0 +1,424 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Phases of a step, reported through Progress.
+const (
+	PhasePrewarm = "prewarm"
+	PhaseWarmup  = "warmup"
+	PhaseMeasure = "measure"
+)
+
+// Progress is a live view of the running step, sent about twice a second.
+type Progress struct {
+	Step      StepSpec
+	Phase     string
+	Elapsed   time.Duration // in this phase
+	Total     time.Duration // length of this phase (0 when unbounded)
+	CallsPerS float64       // over the last interval
+	Open      int           // open connections
+}
+
+// WindowObserver is told when a step's measured window starts and ends,
+// so telemetry (server sampler, client CPU) covers exactly the window. End
+// may add to the step; it must not block for long.
+type WindowObserver interface {
+	WindowStart(ctx context.Context, spec StepSpec)
+	WindowEnd(step *StepResult)
+}
+
+// ClientFactory builds the driver options for one measured client; the
+// runner adds pool size, pool monitor and timeout. It lets the caller keep
+// the real URI (with credentials) out of this package's state.
+type ClientFactory func() *options.ClientOptions
+
+// Runner measures steps against one target with one workload.
+type Runner struct {
+	Target    string
+	NewClient ClientFactory
+	Workload  Workload
+	Keys      *KeySpace
+	Warmup    time.Duration
+	Duration  time.Duration
+	OpTimeout time.Duration
+	// PrewarmTimeout bounds waiting for the pool to open its connections.
+	PrewarmTimeout time.Duration
+	// MaxConnecting overrides the driver's maxConnecting (0 = driver's).
+	MaxConnecting uint64
+	Progress      func(Progress)
+	Observers     []WindowObserver
+}
+
+// RunStep measures one step. The step's clients and pools exist only for
+// this step. When ctx is cancelled mid-window the partial step is returned
+// with Interrupted set, along with ctx's error.
+func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error) {
+	step := StepResult{Kind: KindStep, Target: spec.Target, Workload: spec.Workload, PoolSetting: spec.PoolSetting,
+		Concurrency: spec.Concurrency, MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Trial: spec.Trial}
+
+	pool := newPoolRecorder()
+	monitor := &event.PoolMonitor{Event: func(e *event.PoolEvent) {
+		switch e.Type {
+		case event.ConnectionCreated:
+			pool.created1()
+		case event.ConnectionClosed:
+			pool.open.Add(-1)
+		case event.ConnectionCheckedOut:
+			pool.checkedOut(e.ConnectionID, e.Duration)
+		case event.ConnectionCheckOutFailed:
+			if pool.measuring.Load() {
+				pool.failed.Add(1)
+			}
+		}
+	}}
+	want := min(spec.Concurrency, spec.MaxPoolSize)
+	clients := make([]*mongo.Client, 0, spec.Clients)
+	defer func() {
+		// Disconnect in parallel: a thousand connections close faster so,
+		// and the next step starts from a quiet server.
+		var wg sync.WaitGroup
+		for _, c := range clients {
+			wg.Add(1)
+			go func(c *mongo.Client) {
+				defer wg.Done()
+				dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				c.Disconnect(dctx)
+			}(c)
+		}
+		wg.Wait()
+	}()
+	for k := 0; k < spec.Clients; k++ {
+		o := r.NewClient().
+			SetMaxPoolSize(uint64(spec.MaxPoolSize)).
+			SetMinPoolSize(uint64(want)).
+			SetPoolMonitor(monitor).
+			SetTimeout(r.OpTimeout)
+		if r.MaxConnecting > 0 {
+			o.SetMaxConnecting(r.MaxConnecting)
+		}
+		c, err := mongo.Connect(o)
+		if err != nil {
+			return step, fmt.Errorf("connect client %d: %w", k+1, err)
+		}
+		clients = append(clients, c)
+	}
+
+	rec := newRecorder(r.OpTimeout)
+	stop := &atomic.Bool{}
+	var wg sync.WaitGroup
+
+	// Pre-warm: open the connections the step will use before any workload
+	// call, by pinging from as many goroutines as the pool will hold.
+	prewarmStart := time.Now()
+	if err := r.prewarm(ctx, spec, clients, pool, want); err != nil {
+		return step, err
+	}
+	step.Pool.PrewarmS = time.Since(prewarmStart).Seconds()
+	if got, need := pool.open.Load(), int64(want*spec.Clients); got < need {
+		step.Warnings = append(step.Warnings, fmt.Sprintf("pre-warm opened %d of %d connections within %s; the pool kept growing during warm-up", got, need, r.prewarmTimeout()))
+	}
+
+	// Workers: Concurrency per client, closed loop.
+	wctx, cancelWorkers := context.WithCancel(ctx)
+	defer cancelWorkers()
+	for k, c := range clients {
+		coll := c.Database(r.Workload.Database).Collection(r.Workload.Collection)
+		for i := 0; i < spec.Concurrency; i++ {
+			id := k*spec.Concurrency + i
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w := worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial))), coll: coll, wl: &r.Workload, keys: r.Keys, rec: rec}
+				for !stop.Load() && wctx.Err() == nil {
+					w.call(wctx)
+				}
+			}()
+		}
+	}
+
+	interrupted := func() (StepResult, error) {
+		stop.Store(true)
+		cancelWorkers()
+		wg.Wait()
+		return step, ctx.Err()
+	}
+	if !r.phase(ctx, spec, PhaseWarmup, r.Warmup, rec, pool) {
+		return interrupted()
+	}
+
+	// Measured window.
+	for _, o := range r.Observers {
+		o.WindowStart(ctx, spec)
+	}
+	step.Connections = int(pool.open.Load())
+	pool.maxOpen.Store(pool.open.Load())
+	created0 := pool.created.Load()
+	step.StartedAt = time.Now().UTC()
+	rec.measuring.Store(true)
+	pool.measuring.Store(true)
+	t0 := time.Now()
+	completed := r.phase(ctx, spec, PhaseMeasure, r.Duration, rec, pool)
+	rec.measuring.Store(false)
+	pool.measuring.Store(false)
+	window := time.Since(t0)
+
+	// Workers finish their current call (bounded by the op timeout).
+	stop.Store(true)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(r.OpTimeout + 5*time.Second):
+		cancelWorkers()
+		<-done
+	}
+
+	rec.summary(&step, window)
+	step.Pool.CheckoutWait = pool.summary()
+	step.Pool.CheckoutFailed = pool.failed.Load()
+	step.Pool.ConnectionsOpen = step.Connections
+	step.Pool.ConnectionsMax = int(pool.maxOpen.Load())
+	step.Pool.ConnectionsCreated = pool.created.Load() - created0
+	for _, o := range r.Observers {
+		o.WindowEnd(&step)
+	}
+	if !completed {
+		step.Interrupted = true
+		return step, ctx.Err()
+	}
+	return step, nil
+}
+
+func (r *Runner) prewarmTimeout() time.Duration {
+	if r.PrewarmTimeout > 0 {
+		return r.PrewarmTimeout
+	}
+	return 60 * time.Second
+}
+
+// prewarm pings from want goroutines per client until the pools hold
+// want×K connections, the count stops growing for 5 s, or the bound passes.
+// Pings use no workload data. The driver opens at most maxConnecting
+// connections at a time per pool, so large pools take a while.
+func (r *Runner) prewarm(ctx context.Context, spec StepSpec, clients []*mongo.Client, pool *poolRecorder, want int) error {
+	need := int64(want * len(clients))
+	deadline := time.Now().Add(r.prewarmTimeout())
+	pctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		firstErr atomic.Pointer[error]
+		stop     atomic.Bool
+	)
+	ping := bson.D{{Key: "ping", Value: 1}}
+	for _, c := range clients {
+		admin := c.Database("admin")
+		for i := 0; i < want; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !stop.Load() && pctx.Err() == nil {
+					if err := admin.RunCommand(pctx, ping).Err(); err != nil && pctx.Err() == nil {
+						firstErr.CompareAndSwap(nil, &err)
+						return
+					}
+				}
+			}()
+		}
+	}
+	// Let in-flight pings finish before cancelling: the driver closes a
+	// connection whose operation is cancelled, which would undo the warm-up.
+	defer func() { stop.Store(true); wg.Wait(); cancel() }()
+
+	start := time.Now()
+	lastGrowth, last := time.Now(), int64(-1)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		open := pool.open.Load()
+		if open >= need {
+			return nil
+		}
+		if open > last {
+			last, lastGrowth = open, time.Now()
+		}
+		if e := firstErr.Load(); e != nil {
+			return fmt.Errorf("pre-warm: %w", *e)
+		}
+		if time.Since(lastGrowth) > 5*time.Second && open > 0 {
+			return nil
+		}
+		if r.Progress != nil {
+			r.Progress(Progress{Step: spec, Phase: PhasePrewarm, Elapsed: time.Since(start), Open: int(open)})
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-pctx.Done():
+			if open == 0 {
+				return errors.New("pre-warm: no connection could be opened before the deadline")
+			}
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// phase waits d while reporting progress; false when ctx ended first.
+func (r *Runner) phase(ctx context.Context, spec StepSpec, name string, d time.Duration, rec *recorder, pool *poolRecorder) bool {
+	start := time.Now()
+	end := start.Add(d)
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	lastN, lastT := rec.live.Load(), start
+	for {
+		left := time.Until(end)
+		if left <= 0 {
+			return true
+		}
+		timer := time.NewTimer(left)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		case <-timer.C:
+			return true
+		case now := <-tick.C:
+			timer.Stop()
+			if r.Progress != nil {
+				n := rec.live.Load()
+				rate := float64(n-lastN) / now.Sub(lastT).Seconds()
+				lastN, lastT = n, now
+				r.Progress(Progress{Step: spec, Phase: name, Elapsed: now.Sub(start), Total: d, CallsPerS: rate, Open: int(pool.open.Load())})
+			}
+		}
+	}
+}
+
+// worker issues one call at a time.
+type worker struct {
+	id   int
+	rng  *rand.Rand
+	coll *mongo.Collection
+	wl   *Workload
+	keys *KeySpace
+	rec  *recorder
+}
+
+func (w *worker) pickOp() string {
+	u := w.rng.Float64()
+	for _, m := range w.wl.Mix {
+		if u < m.Weight {
+			return m.Op
+		}
+		u -= m.Weight
+	}
+	return w.wl.Mix[len(w.wl.Mix)-1].Op
+}
+
+// call runs one workload call and records its ops and its latency.
+func (w *worker) call(ctx context.Context) {
+	start := time.Now()
+	if w.wl.Name == "api" {
+		// The seeds' API call: 2 finds and 1 update by _id.
+		w.find(ctx)
+		w.find(ctx)
+		w.update(ctx)
+	} else {
+		switch w.pickOp() {
+		case OpRead:
+			w.find(ctx)
+		case OpUpdate:
+			w.update(ctx)
+		case OpInsert:
+			w.insert(ctx)
+		case OpScan:
+			w.scan(ctx)
+		case OpRMW:
+			w.find(ctx)
+			w.update(ctx)
+		}
+	}
+	if ctx.Err() != nil {
+		return // interrupted: this call's outcome says nothing about the server
+	}
+	w.rec.call(w.id, time.Since(start))
+}
+
+func (w *worker) done(ctx context.Context, typ int, start time.Time, err error) {
+	d := time.Since(start)
+	if ctx.Err() != nil {
+		return
+	}
+	kind := classify(err)
+	w.rec.op(w.id, typ, d, kind, err)
+}
+
+func (w *worker) find(ctx context.Context) {
+	key := Key(w.keys.Pick(w.rng))
+	start := time.Now()
+	err := w.coll.FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Err()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		err = nil // a key that is not there (yet) is an answer, not a failure
+	}
+	w.done(ctx, 0, start, err)
+}
+
+func (w *worker) update(ctx context.Context) {
+	key := Key(w.keys.Pick(w.rng))
+	f := fieldName(w.rng.IntN(w.wl.FieldCount))
+	val := randomString(w.rng, w.wl.FieldLength)
+	start := time.Now()
+	_, err := w.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: bson.D{{Key: f, Value: val}}}})
+	w.done(ctx, 1, start, err)
+}
+
+func (w *worker) insert(ctx context.Context) {
+	doc := NewDocument(w.rng, w.keys.NextInsert(), *w.wl)
+	start := time.Now()
+	_, err := w.coll.InsertOne(ctx, doc)
+	w.done(ctx, 2, start, err)
+}
+
+func (w *worker) scan(ctx context.Context) {
+	key := Key(w.keys.Pick(w.rng))
+	n := 1 + w.rng.IntN(w.wl.MaxScanLength)
+	start := time.Now()
+	cur, err := w.coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: key}}}},
+		options.Find().SetLimit(int64(n)).SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(int32(n)))
+	if err == nil {
+		for cur.Next(ctx) {
+		}
+		err = cur.Err()
+		cur.Close(context.WithoutCancel(ctx))
+	}
+	w.done(ctx, 3, start, err)
+}
+
+// classify sorts an op error into the kinds results.jsonl counts.
+func classify(err error) int {
+	switch {
+	case err == nil:
+		return errNone
+	case mongo.IsTimeout(err), errors.Is(err, context.DeadlineExceeded):
+		return errTimeout
+	case mongo.IsNetworkError(err):
+		return errNetwork
+	default:
+		return errServer
+	}
+}

@@ -1,0 +1,213 @@
+package telemetry
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// baseStep is a healthy step: client half idle, no pool wait, an idle server.
+func baseStep() *sweep.StepResult {
+	return &sweep.StepResult{
+		Target: "t", Workload: "w", PoolSetting: "64", Clients: 1,
+		Concurrency: 64, MaxPoolSize: 64, Calls: 10000, Ops: 10000, OpsPerS: 10000, CallsPerS: 10000,
+		Latency: sweep.LatencySummary{Mean: 5, P50: 4},
+		Pool:    sweep.PoolStats{CheckoutWait: sweep.Quantiles{Mean: 0.05}},
+		Client:  &sweep.ClientTelemetry{CPUPct: 80, CPUs: 2},
+		Server: &sweep.ServerTelemetry{
+			Hosts: map[string]*sweep.ServerSample{"a:27017": {
+				ReadLatencyUS: p(800), WriteLatencyUS: p(1200),
+				OpcountersPerS: map[string]float64{"query": 5000, "update": 5000},
+				Queue:          &sweep.QueueCounts{Readers: p(0), Writers: p(0)},
+				Tickets:        &sweep.TicketCounts{InUse: p(4), Available: p(124), Queued: p(0)},
+				CPUPct:         p(120),
+				NetInBytesPerS: p(1e6), NetOutBytesPerS: p(2e6),
+			}},
+		},
+	}
+}
+
+// withTotal makes the total the single host, as the sampler would.
+func withTotal(s *sweep.StepResult) *sweep.StepResult {
+	if s.Server != nil && s.Server.Total == nil {
+		s.Server.Total = s.Server.Hosts["a:27017"]
+	}
+	return s
+}
+
+func TestClassify(t *testing.T) {
+	host := func(s *sweep.StepResult) *sweep.ServerSample { return s.Server.Hosts["a:27017"] }
+	prevOf := func(mut func(*sweep.StepResult)) *sweep.StepResult {
+		s := withTotal(baseStep())
+		mut(s)
+		return s
+	}
+	tests := []struct {
+		name       string
+		mut        func(s *sweep.StepResult)
+		prev       *sweep.StepResult
+		c          func(*Classifier)
+		want       string
+		reasonHave []string
+	}{
+		// Nothing near a limit.
+		{"idle", func(*sweep.StepResult) {}, nil, nil, BoundNone, []string{"no limit reached", "client CPU 80% of 2 cores", "server queue 0.0"}},
+		// Client at 180% of 2 cores = 90% ≥ 85%: client, and the advice to add machines.
+		{"client cpu", func(s *sweep.StepResult) { s.Client.CPUPct = 180 }, nil, nil, BoundClient, []string{"client CPU 180%", "90% of its 2 cores", "--clients"}},
+		// Client wins over a saturated server: its numbers are then the client's limit.
+		{"client before server", func(s *sweep.StepResult) {
+			s.Client.CPUPct = 190
+			host(s).Queue = &sweep.QueueCounts{Readers: p(30), Writers: p(0)}
+		}, nil, nil, BoundClient, nil},
+		// Client at 84%: just below the threshold, not client-bound.
+		{"client below threshold", func(s *sweep.StepResult) { s.Client.CPUPct = 168 }, nil, nil, BoundNone, nil},
+		// Tickets exhausted on the host: server.
+		{"tickets exhausted", func(s *sweep.StepResult) {
+			host(s).Tickets = &sweep.TicketCounts{InUse: p(8), Available: p(0.2), Queued: p(40)}
+		}, nil, nil, BoundServer, []string{"tickets exhausted", "0.2 available", "40.0 ops queued"}},
+		// Queue > 1 on average (from globalLock when tickets say nothing about queueing).
+		{"global queue", func(s *sweep.StepResult) {
+			host(s).Tickets = nil
+			host(s).Queue = &sweep.QueueCounts{Readers: p(2.5), Writers: p(1)}
+		}, nil, nil, BoundServer, []string{"3.5 ops waiting"}},
+		// Ticket queue preferred over globalLock queue; 0.4 < 1 is not "queued".
+		{"small ticket queue", func(s *sweep.StepResult) {
+			host(s).Tickets.Queued = p(0.4)
+			host(s).Queue = &sweep.QueueCounts{Readers: p(9), Writers: p(9)}
+		}, nil, nil, BoundNone, nil},
+		// Server CPU 720% on 8 cores = 90%: server, only when cores are known.
+		{"server cpu known cores", func(s *sweep.StepResult) { host(s).CPUPct = p(720) }, nil,
+			func(c *Classifier) { c.ServerCores = 8 }, BoundServer, []string{"server CPU 720%", "90% of 8 cores"}},
+		// Same CPU with cores unknown: no CPU verdict.
+		{"server cpu unknown cores", func(s *sweep.StepResult) { host(s).CPUPct = p(720) }, nil, nil, BoundNone, nil},
+		// Pool: 3 ops/call × 1 ms wait = 3 ms of 5 ms (60%), C 256 > P 64.
+		{"pool", func(s *sweep.StepResult) {
+			s.Concurrency, s.Ops = 256, 30000
+			s.Pool.CheckoutWait.Mean = 1
+		}, nil, nil, BoundPool, []string{"1.00 ms/op × 3 ops/call", "60% of call latency 5.00 ms", "concurrency 256 > maxPoolSize 64"}},
+		// Same wait but C = P: waits are not the pool being too small.
+		{"pool wait but C equals P", func(s *sweep.StepResult) {
+			s.Ops = 30000
+			s.Pool.CheckoutWait.Mean = 1
+		}, nil, nil, BoundNone, nil},
+		// Pool wait 25% of the call: below the 30% share.
+		{"pool share below threshold", func(s *sweep.StepResult) {
+			s.Concurrency = 256
+			s.Pool.CheckoutWait.Mean = 1.25
+		}, nil, nil, BoundNone, nil},
+		// Server out of tickets and callers waiting for the pool: server first
+		// (a bigger pool would only queue more at the server).
+		{"server before pool", func(s *sweep.StepResult) {
+			s.Concurrency = 256
+			s.Pool.CheckoutWait.Mean = 4
+			host(s).Tickets = &sweep.TicketCounts{InUse: p(128), Available: p(0), Queued: p(0)}
+		}, nil, nil, BoundServer, []string{"tickets exhausted"}},
+		// Concurrency ×2, server latency ×2, throughput +5%: server by growth.
+		{"server latency growth", func(s *sweep.StepResult) {
+			s.Concurrency, s.MaxPoolSize, s.OpsPerS = 128, 128, 10500
+			host(s).ReadLatencyUS, host(s).WriteLatencyUS = p(1600), p(2400)
+		}, prevOf(func(*sweep.StepResult) {}), nil, BoundServer, []string{"server latency 1000→2000 µs", "concurrency went 64→128"}},
+		// Latency ×2 but throughput ×1.9: the server is keeping up (growth, not saturation).
+		{"latency grows with throughput", func(s *sweep.StepResult) {
+			s.Concurrency, s.MaxPoolSize, s.OpsPerS = 128, 128, 19000
+			host(s).ReadLatencyUS, host(s).WriteLatencyUS = p(1600), p(2400)
+		}, prevOf(func(*sweep.StepResult) {}), nil, BoundNone, nil},
+		// A prev from another series is ignored.
+		{"prev other series", func(s *sweep.StepResult) {
+			s.Concurrency, s.MaxPoolSize, s.OpsPerS = 128, 128, 10500
+			host(s).ReadLatencyUS, host(s).WriteLatencyUS = p(1600), p(2400)
+		}, prevOf(func(s *sweep.StepResult) { s.Target = "other" }), nil, BoundNone, nil},
+		// Network: 110 MB/s on a 125 MB/s link, server 100 µs of a 5 ms op.
+		{"network", func(s *sweep.StepResult) {
+			host(s).NetOutBytesPerS = p(110e6)
+			host(s).ReadLatencyUS, host(s).WriteLatencyUS = p(100), p(100)
+		}, nil, func(c *Classifier) { c.LinkBytesPerS = 125e6 }, BoundNetwork, []string{"110.0 MB/s is 88% of the 125.0 MB/s link"}},
+		// Same traffic with no link configured: the rule stays off.
+		{"network unknown link", func(s *sweep.StepResult) {
+			host(s).NetOutBytesPerS = p(110e6)
+			host(s).ReadLatencyUS, host(s).WriteLatencyUS = p(100), p(100)
+		}, nil, nil, BoundNone, nil},
+		// FerretDB-like: no server telemetry at all → none, and it says so.
+		{"no server telemetry", func(s *sweep.StepResult) { s.Server = nil }, nil, nil, BoundNone, []string{"no server telemetry"}},
+		// Nothing measured on the client either: still a verdict, no panic.
+		{"nothing measured", func(s *sweep.StepResult) {
+			s.Server, s.Client = nil, nil
+			s.Latency = sweep.LatencySummary{}
+		}, nil, nil, BoundNone, []string{"client CPU not measured"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := baseStep()
+			tt.mut(s)
+			withTotal(s)
+			c := DefaultClassifier()
+			if tt.c != nil {
+				tt.c(&c)
+			}
+			got, reason := c.Classify(s, tt.prev)
+			if got != tt.want {
+				t.Fatalf("bound = %q (%s), want %q", got, reason, tt.want)
+			}
+			if strings.Contains(reason, "\n") || reason == "" {
+				t.Errorf("reason %q is not one line", reason)
+			}
+			for _, w := range tt.reasonHave {
+				if !strings.Contains(reason, w) {
+					t.Errorf("reason %q lacks %q", reason, w)
+				}
+			}
+		})
+	}
+}
+
+// TestClassifyDefault checks that the package-level Classify is the default
+// classifier and is deterministic with several hosts (the busiest is named).
+func TestClassifyDefault(t *testing.T) {
+	s := withTotal(baseStep())
+	s.Server.Hosts["b:27017"] = &sweep.ServerSample{Queue: &sweep.QueueCounts{Readers: p(5), Writers: p(0)}}
+	for range 5 {
+		bound, reason := Classify(s, nil)
+		if bound != BoundServer || !strings.Contains(reason, "on b:27017") {
+			t.Fatalf("Classify = %q, %q; want server on b:27017", bound, reason)
+		}
+	}
+	if b, _ := Classify(nil, nil); b != BoundNone {
+		t.Errorf("Classify(nil) = %q", b)
+	}
+}
+
+func TestLittlesLaw(t *testing.T) {
+	tests := []struct {
+		c       int
+		callsPS float64
+		meanMS  float64
+		ok      bool
+		devPct  float64
+	}{
+		{64, 12800, 5, true, 0},     // exact: 12800/s × 5 ms = 64
+		{64, 12800, 6, true, 20},    // +20% is still within tolerance
+		{64, 12800, 6.1, false, 22}, // +22%: hidden time inside the measured call? flag it
+		{64, 8000, 5, false, -37.5}, // −37.5%: calls spend time outside the measured latency
+		{64, 0, 5, false, -100},     // no calls completed at all
+		{0, 1000, 5, false, 0},      // nothing to check: not OK, no division by zero
+	}
+	for _, tt := range tests {
+		l := LittlesLaw(tt.c, tt.callsPS, tt.meanMS)
+		if l.OK != tt.ok || (tt.c > 0 && !near(l.DeviationPct, tt.devPct, 0.01)) {
+			t.Errorf("LittlesLaw(%d, %v, %v) = %+v, want ok %v deviation %v", tt.c, tt.callsPS, tt.meanMS, l, tt.ok, tt.devPct)
+		}
+		if l.ExpectedInFlight != float64(tt.c) {
+			t.Errorf("expected in flight = %v, want %d", l.ExpectedInFlight, tt.c)
+		}
+		w := LittlesLawWarning(l)
+		if (w == "") != (l.OK || tt.c == 0) {
+			t.Errorf("warning %q for %+v", w, l)
+		}
+	}
+	if w := LittlesLawWarning(LittlesLaw(64, 8000, 5)); !strings.Contains(w, "64 calls in flight") || !strings.Contains(w, "40.0") || !strings.Contains(w, "-38%") {
+		t.Errorf("warning = %q", w)
+	}
+}
+
+func near(a, b, tol float64) bool { return a-b <= tol && b-a <= tol }

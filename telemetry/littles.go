@@ -1,0 +1,42 @@
+package telemetry
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// LittlesLawTolerancePct is the deviation above which a step gets a warning.
+const LittlesLawTolerancePct = 20
+
+// LittlesLaw checks a closed-loop step: with concurrencyInFlight workers
+// issuing calls back to back, calls/s × mean call latency must come back to
+// about the same number. A large gap means time spent outside the measured
+// call (client-side queueing, a starved client, think time) or a measuring
+// fault. Pass the total over all clients (K·C) and the total calls/s.
+// OK is false when the deviation exceeds LittlesLawTolerancePct, or when
+// there is nothing to check (no concurrency).
+func LittlesLaw(concurrencyInFlight int, callsPerS float64, meanCallLatencyMs float64) sweep.LittlesLaw {
+	l := sweep.LittlesLaw{
+		ExpectedInFlight: float64(concurrencyInFlight),
+		MeasuredInFlight: callsPerS * meanCallLatencyMs / 1000,
+	}
+	if concurrencyInFlight <= 0 || math.IsNaN(l.MeasuredInFlight) || math.IsInf(l.MeasuredInFlight, 0) {
+		return l
+	}
+	l.DeviationPct = (l.MeasuredInFlight - l.ExpectedInFlight) / l.ExpectedInFlight * 100
+	l.OK = math.Abs(l.DeviationPct) <= LittlesLawTolerancePct
+	return l
+}
+
+// LittlesLawWarning is the step warning for a failed check, or "" when the
+// check passed or could not run.
+func LittlesLawWarning(l sweep.LittlesLaw) string {
+	if l.OK || l.ExpectedInFlight <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("Little's law: %.0f calls in flight but calls/s × mean latency gives %.1f (%+.0f%%): "+
+		"time is spent outside the measured calls (client-side queueing or a starved client) or the timing is wrong",
+		l.ExpectedInFlight, l.MeasuredInFlight, l.DeviationPct)
+}

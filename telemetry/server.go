@@ -1,0 +1,366 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// Defaults for SamplerOptions.
+const (
+	DefaultInterval = time.Second
+	DefaultTimeout  = 2 * time.Second
+)
+
+// opMsgOverhead is the OP_MSG framing around a command body (16-byte header,
+// 4-byte flags, 1-byte section kind), which network.bytesIn/bytesOut count.
+const opMsgOverhead = 21
+
+// SamplerOptions configures a ServerSampler.
+type SamplerOptions struct {
+	// Base holds the user's connection options (usually built from their
+	// URI). Only what is needed to reach and authenticate to one host is
+	// copied from it: credentials, TLS, dialer, server API version and
+	// connect timeout. Pool size, monitors, hosts and replica set name are
+	// the sampler's own. Nil means no auth and no TLS.
+	Base *options.ClientOptions
+	// Interval between samples inside the window; 0 means DefaultInterval.
+	Interval time.Duration
+	// Timeout bounds every command and the final sample at Stop; 0 means
+	// DefaultTimeout.
+	Timeout time.Duration
+}
+
+// ServerSampler polls serverStatus on every host of a target during a
+// measured window. Each host gets its own driver client with a pool of one
+// connection (plus the driver's monitoring connection), so the sampler's load
+// stays outside the measured pools; its own commands and bytes are taken out
+// of the opcounters and network rates it reports.
+//
+// One sampler serves a whole sweep: Start and Stop bracket each window and
+// may be repeated; Close releases the connections at the end.
+type ServerSampler struct {
+	opts  SamplerOptions
+	hosts []*hostSampler
+
+	mu      sync.Mutex
+	running bool
+	closed  bool
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	ctx     context.Context
+	shards  []string
+
+	errMu    sync.Mutex
+	errCount int
+	errFirst string
+}
+
+// hostSampler is one host's client, its own-traffic counters and the
+// snapshots of the current window (written only by its sampling goroutine,
+// read after that goroutine has finished).
+type hostSampler struct {
+	host   string
+	client *mongo.Client
+
+	ownCommands atomic.Int64
+	ownBytesIn  atomic.Int64
+	ownBytesOut atomic.Int64
+
+	snaps      []snapshot
+	router     bool
+	noPoolStat bool // connPoolStats failed once; not retried, not recounted
+}
+
+// NewServerSampler prepares one client per host (given as host:port). No
+// I/O happens until Start; an error means the options are unusable.
+func NewServerSampler(hosts []string, opts SamplerOptions) (*ServerSampler, error) {
+	if len(hosts) == 0 {
+		return nil, errors.New("server sampler: no hosts")
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultInterval
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	s := &ServerSampler{opts: opts}
+	for _, h := range hosts {
+		hs := &hostSampler{host: h}
+		c, err := mongo.Connect(hs.clientOptions(opts))
+		if err != nil {
+			_ = s.Close(context.Background())
+			return nil, fmt.Errorf("server sampler for %s: %w", h, err)
+		}
+		hs.client = c
+		s.hosts = append(s.hosts, hs)
+	}
+	return s, nil
+}
+
+// clientOptions builds the one-host client: direct, one pooled connection,
+// polling monitor (no separate RTT connection), and monitors that count
+// everything the sampler itself sends to the server.
+func (h *hostSampler) clientOptions(opts SamplerOptions) *options.ClientOptions {
+	co := options.Client().
+		SetHosts([]string{h.host}).
+		SetDirect(true).
+		SetMaxPoolSize(1).
+		SetMinPoolSize(0).
+		SetAppName("poolsweep-telemetry").
+		SetServerMonitoringMode(options.ServerMonitoringModePoll).
+		SetServerSelectionTimeout(opts.Timeout).
+		SetConnectTimeout(opts.Timeout).
+		SetRetryReads(false)
+	if b := opts.Base; b != nil {
+		co.Auth = b.Auth
+		co.TLSConfig = b.TLSConfig
+		co.Dialer = b.Dialer
+		co.ServerAPIOptions = b.ServerAPIOptions
+		co.DisableOCSPEndpointCheck = b.DisableOCSPEndpointCheck
+		co.DisableCertificateRevocationCheck = b.DisableCertificateRevocationCheck
+		if b.ConnectTimeout != nil {
+			co.ConnectTimeout = b.ConnectTimeout
+		}
+	}
+	co.SetMonitor(&event.CommandMonitor{
+		Started: func(_ context.Context, e *event.CommandStartedEvent) {
+			h.ownCommands.Add(1)
+			h.ownBytesIn.Add(int64(len(e.Command)) + opMsgOverhead)
+		},
+		Succeeded: func(_ context.Context, e *event.CommandSucceededEvent) {
+			h.ownBytesOut.Add(int64(len(e.Reply)) + opMsgOverhead)
+		},
+	})
+	// Heartbeats and connection handshakes are hello commands the server
+	// counts too; the command monitor does not see them. (Authentication
+	// adds a few more on a new connection; with a pool of one that happens
+	// once, before the first sample, unless the connection breaks.)
+	co.SetServerMonitor(&event.ServerMonitor{
+		ServerHeartbeatStarted: func(*event.ServerHeartbeatStartedEvent) { h.ownCommands.Add(1) },
+	})
+	co.SetPoolMonitor(&event.PoolMonitor{
+		Event: func(e *event.PoolEvent) {
+			if e.Type == event.ConnectionReady {
+				h.ownCommands.Add(1)
+			}
+		},
+	})
+	return co
+}
+
+// Hosts returns the hosts being sampled, in the order given.
+func (s *ServerSampler) Hosts() []string {
+	out := make([]string, len(s.hosts))
+	for i, h := range s.hosts {
+		out[i] = h.host
+	}
+	return out
+}
+
+// Start begins a window: it takes the first sample of every host before
+// returning (so the baseline precedes the measured window), then samples
+// every Interval until Stop or until ctx ends. Sampling failures are counted,
+// never returned; the error is only for misuse (already started, closed).
+func (s *ServerSampler) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("server sampler: closed")
+	}
+	if s.running {
+		return errors.New("server sampler: already started")
+	}
+	s.running = true
+	s.stop = make(chan struct{})
+	s.ctx = ctx
+	s.errMu.Lock()
+	s.errCount, s.errFirst = 0, ""
+	s.errMu.Unlock()
+	for _, h := range s.hosts {
+		h.snaps = h.snaps[:0]
+	}
+
+	s.sampleAll(ctx)
+	s.fetchShards(ctx)
+
+	for _, h := range s.hosts {
+		s.wg.Add(1)
+		go s.loop(ctx, h)
+	}
+	return nil
+}
+
+// loop samples one host every Interval. A sample that overruns the interval
+// makes the ticker drop ticks rather than queue them.
+func (s *ServerSampler) loop(ctx context.Context, h *hostSampler) {
+	defer s.wg.Done()
+	t := time.NewTicker(s.opts.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.sampleOne(ctx, h)
+		}
+	}
+}
+
+// sampleAll samples every host at once and waits for all of them.
+func (s *ServerSampler) sampleAll(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, h := range s.hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.sampleOne(ctx, h)
+		}()
+	}
+	wg.Wait()
+}
+
+// sampleOne runs serverStatus (and connPoolStats on a router) on h and keeps
+// the snapshot; failures are counted.
+func (s *ServerSampler) sampleOne(ctx context.Context, h *hostSampler) {
+	snap, err := h.sample(ctx, s.opts.Timeout)
+	if err != nil && ctx.Err() == nil {
+		// A sample cut short because the step was cancelled is not a
+		// server problem.
+		s.recordError(err)
+	}
+	if snap != nil {
+		h.snaps = append(h.snaps, *snap)
+	}
+}
+
+// serverStatusCmd leaves out the sections we never read and which make up
+// most of a mongod reply (metrics, locks); servers that do not know the
+// options ignore them.
+var serverStatusCmd = bson.D{{Key: "serverStatus", Value: 1}, {Key: "metrics", Value: 0}, {Key: "locks", Value: 0}}
+
+func (h *hostSampler) sample(ctx context.Context, timeout time.Duration) (*snapshot, error) {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	outBefore := h.ownBytesOut.Load()
+	raw, err := h.client.Database("admin").RunCommand(cctx, serverStatusCmd).Raw()
+	if err != nil {
+		return nil, fmt.Errorf("serverStatus on %s: %w", h.host, err)
+	}
+	snap := parseServerStatus(raw, time.Now())
+	snap.ownCommands = float64(h.ownCommands.Load())
+	snap.ownBytesIn = float64(h.ownBytesIn.Load())
+	snap.ownBytesOut = float64(outBefore)
+	if strings.HasPrefix(snap.process, "mongos") {
+		h.router = true
+	}
+	if h.router && !h.noPoolStat {
+		cps, err := h.client.Database("admin").RunCommand(cctx, bson.D{{Key: "connPoolStats", Value: 1}}).Raw()
+		if err != nil {
+			h.noPoolStat = true
+			return &snap, fmt.Errorf("connPoolStats on %s (not retried): %w", h.host, err)
+		}
+		snap.addConnPoolStats(cps)
+	}
+	return &snap, nil
+}
+
+// fetchShards runs listShards once per sampler on the first router found.
+func (s *ServerSampler) fetchShards(ctx context.Context) {
+	if s.shards != nil {
+		return
+	}
+	for _, h := range s.hosts {
+		if !h.router {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+		raw, err := h.client.Database("admin").RunCommand(cctx, bson.D{{Key: "listShards", Value: 1}}).Raw()
+		cancel()
+		if err != nil {
+			s.recordError(fmt.Errorf("listShards on %s: %w", h.host, err))
+			s.shards = []string{} // asked once; do not count the same failure every step
+			return
+		}
+		s.shards = parseListShards(raw)
+		if s.shards == nil {
+			s.shards = []string{}
+		}
+		return
+	}
+}
+
+func (s *ServerSampler) recordError(err error) {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	s.errCount++
+	if s.errFirst == "" {
+		s.errFirst = err.Error()
+	}
+}
+
+// Stop ends the window: it takes a last sample of every host (bounded by
+// Timeout, even if Start's context has ended) and summarises the window per
+// host and in total. It returns nil if no window is running.
+func (s *ServerSampler) Stop() *sweep.ServerTelemetry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.running {
+		return nil
+	}
+	close(s.stop)
+	s.wg.Wait()
+	s.running = false
+	s.sampleAll(context.WithoutCancel(s.ctx))
+	s.ctx = nil
+
+	st := &sweep.ServerTelemetry{Hosts: make(map[string]*sweep.ServerSample, len(s.hosts))}
+	windows := make([]hostWindow, 0, len(s.hosts))
+	for _, h := range s.hosts {
+		hw := summarizeHost(h.snaps)
+		st.Hosts[h.host] = hw.sample
+		windows = append(windows, hw)
+	}
+	st.Total = totalOf(windows)
+	if len(s.shards) > 0 {
+		st.Shards = append([]string(nil), s.shards...)
+	}
+	s.errMu.Lock()
+	st.SamplerErrors, st.SamplerError = s.errCount, s.errFirst
+	s.errMu.Unlock()
+	return st
+}
+
+// Close stops a running window (discarding it) and disconnects every host.
+func (s *ServerSampler) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.running {
+		close(s.stop)
+		s.wg.Wait()
+		s.running = false
+	}
+	s.closed = true
+	s.mu.Unlock()
+	var errs []error
+	for _, h := range s.hosts {
+		if h.client != nil {
+			if err := h.client.Disconnect(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("disconnect %s: %w", h.host, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

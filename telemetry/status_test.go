@@ -1,0 +1,362 @@
+package telemetry
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// fixture is a testdata file: serverStatus replies (and, on a router, the
+// connPoolStats taken right after each) in canonical Extended JSON.
+type fixture struct {
+	snaps  []snapshot
+	shards []string
+}
+
+// loadFixture parses name with the production parsers; sample k is stamped
+// k seconds after a base time on "our" clock, so a fixture whose
+// uptimeMillis says otherwise proves which clock the rates use.
+func loadFixture(t *testing.T, name string) fixture {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc bson.Raw
+	if err := bson.UnmarshalExtJSON(b, true, &doc); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	vals, err := doc.Lookup("samples").Array().Values()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var f fixture
+	for k, v := range vals {
+		d := v.Document()
+		s := parseServerStatus(d.Lookup("serverStatus").Document(), base.Add(time.Duration(k)*time.Second))
+		if cps, ok := d.Lookup("connPoolStats").DocumentOK(); ok {
+			s.addConnPoolStats(cps)
+		}
+		f.snaps = append(f.snaps, s)
+	}
+	if ls, ok := doc.Lookup("listShards").DocumentOK(); ok {
+		f.shards = parseListShards(ls)
+	}
+	return f
+}
+
+func p(v float64) *float64 { return &v }
+
+// equalJSON compares two values through their JSON form, numbers within a
+// relative 1e-9, so that null and 0 stay different.
+func equalJSON(t *testing.T, label string, got, want any) {
+	t.Helper()
+	g, w := toAny(t, got), toAny(t, want)
+	if diff := jsonDiff("", g, w); diff != "" {
+		gb, _ := json.MarshalIndent(got, "", " ")
+		t.Errorf("%s: %s\ngot: %s", label, diff, gb)
+	}
+}
+
+func toAny(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func jsonDiff(path string, g, w any) string {
+	switch wv := w.(type) {
+	case map[string]any:
+		gv, ok := g.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("%s: got %v, want an object", path, g)
+		}
+		keys := make([]string, 0, len(wv)+len(gv))
+		for k := range wv {
+			keys = append(keys, k)
+		}
+		for k := range gv {
+			if _, ok := wv[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if d := jsonDiff(path+"."+k, gv[k], wv[k]); d != "" {
+				return d
+			}
+		}
+		return ""
+	case float64:
+		gv, ok := g.(float64)
+		if !ok || math.Abs(gv-wv) > 1e-9*math.Max(1, math.Abs(wv)) {
+			return fmt.Sprintf("%s: got %v, want %v", path, g, wv)
+		}
+		return ""
+	default:
+		if fmt.Sprint(g) != fmt.Sprint(w) {
+			return fmt.Sprintf("%s: got %v, want %v", path, g, w)
+		}
+		return ""
+	}
+}
+
+func TestSummarizeFixtures(t *testing.T) {
+	tests := []struct {
+		file   string
+		want   *sweep.ServerSample
+		shards []string
+	}{
+		// 7.0 primary: every field, tickets from wiredTiger.concurrentTransactions,
+		// queued from globalLock.currentQueue (no queueLength before 8.0).
+		{"mongod-7.0-replset.json", &sweep.ServerSample{
+			Connections:     &sweep.ConnCounts{Current: p(70), Available: p(838790), CreatedPerS: p(3)},
+			OpcountersPerS:  map[string]float64{"insert": 0, "query": 6000, "update": 3000, "delete": 0, "getmore": 0, "command": 12},
+			ReadLatencyUS:   p(850),
+			WriteLatencyUS:  p(1200),
+			Queue:           &sweep.QueueCounts{Readers: p(3), Writers: p(2)},
+			ActiveClients:   p(20),
+			Tickets:         &sweep.TicketCounts{InUse: p(10), Available: p(6), Queued: p(5)},
+			CPUPct:          p(150),
+			RSSMB:           p(1844),
+			NetInBytesPerS:  p(1.5e6),
+			NetOutBytesPerS: p(4e6),
+			Samples:         3,
+		}, nil},
+		// 8.0: tickets from queues.execution with queueLength preferred to
+		// globalLock.currentQueue; rates over uptimeMillis (1 s) although
+		// our clock saw 2 s; no writes in the window → write latency null.
+		{"mongod-8.0.json", &sweep.ServerSample{
+			Connections:     &sweep.ConnCounts{Current: p(302), Available: p(838500), CreatedPerS: p(20)},
+			OpcountersPerS:  map[string]float64{"insert": 0, "query": 10000, "update": 0, "delete": 0, "getmore": 0, "command": 4},
+			ReadLatencyUS:   p(2000),
+			Queue:           &sweep.QueueCounts{Readers: p(1), Writers: p(0)},
+			ActiveClients:   p(130),
+			Tickets:         &sweep.TicketCounts{InUse: p(262.0 / 3), Available: p(506.0 / 3), Queued: p(28)},
+			CPUPct:          p(700),
+			RSSMB:           p(2441),
+			NetInBytesPerS:  p(1.2e6),
+			NetOutBytesPerS: p(4.8e6),
+			Samples:         3,
+		}, nil},
+		// mongos: no globalLock, tickets or queues; router pool from
+		// connPoolStats (created = count during the window); shard names.
+		{"mongos-7.0.json", &sweep.ServerSample{
+			Connections:     &sweep.ConnCounts{Current: p(193), Available: p(838667), CreatedPerS: p(1)},
+			OpcountersPerS:  map[string]float64{"insert": 0, "query": 3000, "update": 1500, "delete": 0, "getmore": 0, "command": 3},
+			ReadLatencyUS:   p(1500),
+			WriteLatencyUS:  p(2600),
+			CPUPct:          p(100),
+			RSSMB:           p(171),
+			NetInBytesPerS:  p(0.8e6),
+			NetOutBytesPerS: p(1.1e6),
+			ConnPool:        &sweep.ConnPoolCounts{InUse: p(62), Available: p(2), Created: p(6)},
+			Samples:         3,
+		}, []string{"shard01", "shard02"}},
+		// FerretDB reports none of it: every field null, only the sample count.
+		{"ferretdb-1.24.json", &sweep.ServerSample{Samples: 3}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			f := loadFixture(t, tt.file)
+			hw := summarizeHost(f.snaps)
+			equalJSON(t, "host", hw.sample, tt.want)
+			// One host: the total is the host.
+			equalJSON(t, "total", totalOf([]hostWindow{hw}), tt.want)
+			if !slices.Equal(f.shards, tt.shards) {
+				t.Errorf("shards = %v, want %v", f.shards, tt.shards)
+			}
+		})
+	}
+}
+
+// TestFerretDBFieldsAreNull proves that what FerretDB does not report is
+// written as null in results.jsonl, never as a zero.
+func TestFerretDBFieldsAreNull(t *testing.T) {
+	f := loadFixture(t, "ferretdb-1.24.json")
+	b, err := json.Marshal(totalOf([]hostWindow{summarizeHost(f.snaps)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"connections", "opcounters_per_s", "read_latency_us", "write_latency_us", "queue",
+		"active_clients", "tickets", "cpu_pct", "rss_mb", "net_in_bytes_per_s", "net_out_bytes_per_s"} {
+		v, present := m[k]
+		if !present || v != nil {
+			t.Errorf("%s = %v (present %v), want null", k, v, present)
+		}
+	}
+}
+
+// TestOwnCommandsSubtracted checks that the sampler's own commands and bytes
+// come out of opcounters.command and the network rates, and never push a
+// rate below zero.
+func TestOwnCommandsSubtracted(t *testing.T) {
+	f := loadFixture(t, "mongod-7.0-replset.json") // command +24, bytes in +3e6, out +8e6 over 2 s
+	tests := []struct {
+		own              [3]float64 // commands, bytes in, bytes out, at the last sample (first is 0)
+		command, in, out float64
+	}{
+		// 4 own commands of 24 → 20 over 2 s; 1 MB of our requests and 2 MB of replies.
+		{[3]float64{4, 1e6, 2e6}, 10, 1e6, 3e6},
+		// More own commands than the server counted (a server that does not
+		// count hello): clamped at zero, not negative.
+		{[3]float64{30, 0, 0}, 0, 1.5e6, 4e6},
+	}
+	for _, tt := range tests {
+		snaps := slices.Clone(f.snaps)
+		last := &snaps[len(snaps)-1]
+		last.ownCommands, last.ownBytesIn, last.ownBytesOut = tt.own[0], tt.own[1], tt.own[2]
+		s := summarizeHost(snaps).sample
+		if got := s.OpcountersPerS["command"]; got != tt.command {
+			t.Errorf("own %v: command/s = %v, want %v", tt.own, got, tt.command)
+		}
+		if *s.NetInBytesPerS != tt.in || *s.NetOutBytesPerS != tt.out {
+			t.Errorf("own %v: net in/out = %v/%v, want %v/%v", tt.own, *s.NetInBytesPerS, *s.NetOutBytesPerS, tt.in, tt.out)
+		}
+	}
+}
+
+func TestSummarizeEdgeCases(t *testing.T) {
+	f := loadFixture(t, "mongod-7.0-replset.json")
+
+	// One sample: gauges are known, rates are not (no interval to divide by).
+	one := summarizeHost(f.snaps[:1]).sample
+	if one.Connections == nil || *one.Connections.Current != 68 || one.Connections.CreatedPerS != nil {
+		t.Errorf("one sample: connections = %+v, want current 68 and no created rate", one.Connections)
+	}
+	if one.OpcountersPerS != nil || one.CPUPct != nil || one.NetInBytesPerS != nil {
+		t.Errorf("one sample: rates should be null, got opcounters %v cpu %v net %v", one.OpcountersPerS, one.CPUPct, one.NetInBytesPerS)
+	}
+
+	// No sample at all (every serverStatus failed): everything null.
+	none := summarizeHost(nil).sample
+	equalJSON(t, "no samples", none, &sweep.ServerSample{})
+
+	// A restarted server (counters went backwards): the rate is unknown,
+	// never a huge negative number.
+	restarted := slices.Clone(f.snaps)
+	restarted[2].netIn = p(10)
+	restarted[2].uptimeMillis = p(500)
+	restarted[2].opcounters = map[string]float64{"query": 5}
+	s := summarizeHost(restarted).sample
+	if s.NetInBytesPerS != nil {
+		t.Errorf("restart: net in = %v, want null", *s.NetInBytesPerS)
+	}
+	if _, ok := s.OpcountersPerS["query"]; ok {
+		t.Errorf("restart: query rate %v present, want absent", s.OpcountersPerS["query"])
+	}
+}
+
+func TestTotalOverHosts(t *testing.T) {
+	a := summarizeHost(loadFixture(t, "mongos-7.0.json").snaps)
+	b := summarizeHost(loadFixture(t, "mongod-7.0-replset.json").snaps)
+	fe := summarizeHost(loadFixture(t, "ferretdb-1.24.json").snaps)
+	tot := totalOf([]hostWindow{a, b, fe})
+	// Rates and gauges add up over the hosts that report them; the host
+	// that reports nothing does not turn the sum into null.
+	if got := tot.OpcountersPerS["query"]; got != 9000 {
+		t.Errorf("query/s = %v, want 3000+6000", got)
+	}
+	if got := *tot.CPUPct; got != 250 {
+		t.Errorf("cpu = %v, want 100+150", got)
+	}
+	// Latency is weighted by ops: reads 6000×1500 + 12000×850 over 18000.
+	if got, want := *tot.ReadLatencyUS, (6000*1500.0+12000*850.0)/18000; math.Abs(got-want) > 1e-9 {
+		t.Errorf("read latency = %v, want %v", got, want)
+	}
+	if tot.ConnPool == nil || *tot.ConnPool.InUse != 62 {
+		t.Errorf("router pool = %+v, want in use 62 from the one router", tot.ConnPool)
+	}
+	if tot.Samples != 9 {
+		t.Errorf("samples = %d, want 9", tot.Samples)
+	}
+}
+
+// TestNumCoercion checks every BSON number type the servers use, and that
+// anything else is "not reported".
+func TestNumCoercion(t *testing.T) {
+	dec, err := bson.ParseDecimal128("12345")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := bson.Marshal(bson.D{
+		{Key: "i32", Value: int32(7)},
+		{Key: "i64", Value: int64(1) << 40},
+		{Key: "dbl", Value: 2.5},
+		{Key: "dec", Value: dec},
+		{Key: "str", Value: "12"},
+		{Key: "bool", Value: true},
+		{Key: "nested", Value: bson.D{{Key: "x", Value: int32(3)}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path []string
+		want *float64
+	}{
+		{[]string{"i32"}, p(7)},                  // int32, e.g. connections.current
+		{[]string{"i64"}, p(1 << 40)},            // int64, e.g. opcounters
+		{[]string{"dbl"}, p(2.5)},                // double, e.g. uptime
+		{[]string{"dec"}, p(12345)},              // decimal128 never seen in practice but valid
+		{[]string{"str"}, nil},                   // a string is not a number, even if it looks like one
+		{[]string{"bool"}, nil},                  // nor a boolean
+		{[]string{"nested", "x"}, p(3)},          // dotted paths
+		{[]string{"missing"}, nil},               // absent → nil, not 0
+		{[]string{"nested", "x", "deeper"}, nil}, // path through a non-document
+	}
+	for _, tt := range tests {
+		got := num(raw, tt.path...)
+		if (got == nil) != (tt.want == nil) || (got != nil && *got != *tt.want) {
+			t.Errorf("num(%v) = %v, want %v", tt.path, deref(got), deref(tt.want))
+		}
+	}
+}
+
+func deref(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
+}
+
+// TestTicketsPreferNewerSection: a server reporting both places is read
+// from queues.execution.
+func TestTicketsPreferNewerSection(t *testing.T) {
+	raw, err := bson.Marshal(bson.D{
+		{Key: "queues", Value: bson.D{{Key: "execution", Value: bson.D{
+			{Key: "read", Value: bson.D{{Key: "out", Value: int32(5)}, {Key: "available", Value: int32(3)}}},
+		}}}},
+		{Key: "wiredTiger", Value: bson.D{{Key: "concurrentTransactions", Value: bson.D{
+			{Key: "read", Value: bson.D{{Key: "out", Value: int32(99)}, {Key: "available", Value: int32(99)}}},
+		}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := parseServerStatus(raw, time.Now())
+	if s.ticketsRead == nil || *s.ticketsRead.out != 5 || s.ticketsWrite != nil {
+		t.Fatalf("tickets = %+v / %+v, want read out 5 from queues.execution and no write side", s.ticketsRead, s.ticketsWrite)
+	}
+}

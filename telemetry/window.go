@@ -1,0 +1,319 @@
+package telemetry
+
+import (
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// hostWindow is one host's window summary plus the raw op counts that the
+// cross-host total needs to weight latencies.
+type hostWindow struct {
+	sample             *sweep.ServerSample
+	readOps, writeOps  float64 // server-side ops in the window (opLatencies)
+	readLatUS, writeUS float64 // summed latency in the window, µs
+	latOK              [2]bool // read, write deltas usable
+}
+
+// elapsedSeconds is the time between two snapshots. The server's own
+// uptimeMillis is preferred because it does not include our round trips;
+// this process's clock is the fallback.
+func elapsedSeconds(a, b snapshot) float64 {
+	if a.uptimeMillis != nil && b.uptimeMillis != nil && *b.uptimeMillis > *a.uptimeMillis {
+		return (*b.uptimeMillis - *a.uptimeMillis) / 1000
+	}
+	return b.at.Sub(a.at).Seconds()
+}
+
+// delta returns b−a, or nil when either is missing or the counter went
+// backwards (a restarted server: its rate over this window is unknown).
+func delta(a, b *float64) *float64 {
+	if a == nil || b == nil || *b < *a {
+		return nil
+	}
+	d := *b - *a
+	return &d
+}
+
+// perSecond returns d/secs, or nil.
+func perSecond(d *float64, secs float64) *float64 {
+	if d == nil || secs <= 0 {
+		return nil
+	}
+	r := *d / secs
+	return &r
+}
+
+// mean averages a gauge over the snapshots that report it.
+func mean(snaps []snapshot, get func(*snapshot) *float64) *float64 {
+	var sum float64
+	n := 0
+	for i := range snaps {
+		if v := get(&snaps[i]); v != nil {
+			sum += *v
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	m := sum / float64(n)
+	return &m
+}
+
+// sumPtr adds the non-nil values; nil when none is set.
+func sumPtr(vs ...*float64) *float64 {
+	var s float64
+	any := false
+	for _, v := range vs {
+		if v != nil {
+			s += *v
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	return &s
+}
+
+func ptr(f float64) *float64 { return &f }
+
+// summarizeHost turns one host's snapshots, oldest first, into its window
+// summary. Gauges (connections, queues, tickets, router pool) are means over
+// every snapshot; counters become rates between the first and the last.
+func summarizeHost(snaps []snapshot) hostWindow {
+	s := &sweep.ServerSample{Samples: len(snaps)}
+	hw := hostWindow{sample: s}
+	if len(snaps) == 0 {
+		return hw
+	}
+	first, last := snaps[0], snaps[len(snaps)-1]
+	secs := 0.0
+	if len(snaps) > 1 {
+		secs = elapsedSeconds(first, last)
+	}
+
+	if first.opcounters != nil && last.opcounters != nil && secs > 0 {
+		s.OpcountersPerS = map[string]float64{}
+		for _, k := range opcounterNames {
+			a, okA := first.opcounters[k]
+			b, okB := last.opcounters[k]
+			if !okA || !okB || b < a {
+				continue
+			}
+			d := b - a
+			if k == "command" {
+				// serverStatus, connPoolStats, listShards, heartbeats and
+				// handshakes of the sampler are not the workload's.
+				d -= last.ownCommands - first.ownCommands
+				if d < 0 {
+					d = 0
+				}
+			}
+			s.OpcountersPerS[k] = d / secs
+		}
+	}
+
+	conn := &sweep.ConnCounts{
+		Current:     mean(snaps, func(x *snapshot) *float64 { return x.connCurrent }),
+		Available:   mean(snaps, func(x *snapshot) *float64 { return x.connAvailable }),
+		CreatedPerS: perSecond(delta(first.connTotalCreated, last.connTotalCreated), secs),
+	}
+	if conn.Current != nil || conn.Available != nil || conn.CreatedPerS != nil {
+		s.Connections = conn
+	}
+
+	if dOps, dLat := delta(first.readOps, last.readOps), delta(first.readLatency, last.readLatency); dOps != nil && dLat != nil {
+		hw.readOps, hw.readLatUS, hw.latOK[0] = *dOps, *dLat, true
+		if *dOps > 0 {
+			s.ReadLatencyUS = ptr(*dLat / *dOps)
+		}
+	}
+	if dOps, dLat := delta(first.writeOps, last.writeOps), delta(first.writeLatency, last.writeLatency); dOps != nil && dLat != nil {
+		hw.writeOps, hw.writeUS, hw.latOK[1] = *dOps, *dLat, true
+		if *dOps > 0 {
+			s.WriteLatencyUS = ptr(*dLat / *dOps)
+		}
+	}
+
+	q := &sweep.QueueCounts{
+		Readers: mean(snaps, func(x *snapshot) *float64 { return x.queueReaders }),
+		Writers: mean(snaps, func(x *snapshot) *float64 { return x.queueWriters }),
+	}
+	if q.Readers != nil || q.Writers != nil {
+		s.Queue = q
+	}
+	s.ActiveClients = mean(snaps, func(x *snapshot) *float64 { return x.activeClients })
+	s.Tickets = ticketWindow(snaps)
+
+	if secs > 0 {
+		// Both halves are needed: user time alone would understate the CPU.
+		du, ds := delta(first.cpuUserUS, last.cpuUserUS), delta(first.cpuSysUS, last.cpuSysUS)
+		if du != nil && ds != nil {
+			s.CPUPct = ptr((*du + *ds) / (secs * 1e6) * 100)
+		}
+		if d := delta(first.netIn, last.netIn); d != nil {
+			s.NetInBytesPerS = perSecond(ptr(max(0, *d-(last.ownBytesIn-first.ownBytesIn))), secs)
+		}
+		if d := delta(first.netOut, last.netOut); d != nil {
+			s.NetOutBytesPerS = perSecond(ptr(max(0, *d-(last.ownBytesOut-first.ownBytesOut))), secs)
+		}
+	}
+	s.RSSMB = mean(snaps, func(x *snapshot) *float64 { return x.residentMB })
+
+	cp := &sweep.ConnPoolCounts{
+		InUse:     mean(snaps, func(x *snapshot) *float64 { return x.poolInUse }),
+		Available: mean(snaps, func(x *snapshot) *float64 { return x.poolAvailable }),
+		// Connections the router opened to its shards during the window:
+		// the lifetime total is meaningless for one step.
+		Created: delta(first.poolCreated, last.poolCreated),
+	}
+	if cp.InUse != nil || cp.Available != nil || cp.Created != nil {
+		s.ConnPool = cp
+	}
+	return hw
+}
+
+// ticketWindow averages the admission tickets. Queued comes from the
+// tickets' own queueLength when the server reports it, else from
+// globalLock.currentQueue, which counts the same waiters on servers without
+// queueLength.
+func ticketWindow(snaps []snapshot) *sweep.TicketCounts {
+	side := func(get func(*ticketSide) *float64) func(*snapshot) *float64 {
+		return func(x *snapshot) *float64 {
+			var r, w *float64
+			if x.ticketsRead != nil {
+				r = get(x.ticketsRead)
+			}
+			if x.ticketsWrite != nil {
+				w = get(x.ticketsWrite)
+			}
+			return sumPtr(r, w)
+		}
+	}
+	t := &sweep.TicketCounts{
+		InUse:     mean(snaps, side(func(ts *ticketSide) *float64 { return ts.out })),
+		Available: mean(snaps, side(func(ts *ticketSide) *float64 { return ts.available })),
+	}
+	if t.InUse == nil && t.Available == nil {
+		return nil
+	}
+	t.Queued = mean(snaps, side(func(ts *ticketSide) *float64 { return ts.queueLength }))
+	if t.Queued == nil {
+		t.Queued = mean(snaps, func(x *snapshot) *float64 { return sumPtr(x.queueReaders, x.queueWriters) })
+	}
+	return t
+}
+
+// totalOf adds the hosts' summaries: rates, gauges, CPU (in % of one core,
+// so three busy hosts may show 250%) and RSS are sums over the hosts that
+// report them; latencies are weighted by each host's op count. A field no
+// host reports stays nil.
+func totalOf(hosts []hostWindow) *sweep.ServerSample {
+	t := &sweep.ServerSample{}
+	var rOps, rLat, wOps, wLat float64
+	var rOK, wOK bool
+	collect := func(get func(*sweep.ServerSample) *float64) *float64 {
+		vs := make([]*float64, 0, len(hosts))
+		for _, h := range hosts {
+			vs = append(vs, get(h.sample))
+		}
+		return sumPtr(vs...)
+	}
+	for _, h := range hosts {
+		s := h.sample
+		t.Samples += s.Samples
+		if s.OpcountersPerS != nil {
+			if t.OpcountersPerS == nil {
+				t.OpcountersPerS = map[string]float64{}
+			}
+			for k, v := range s.OpcountersPerS {
+				t.OpcountersPerS[k] += v
+			}
+		}
+		if h.latOK[0] {
+			rOps += h.readOps
+			rLat += h.readLatUS
+			rOK = true
+		}
+		if h.latOK[1] {
+			wOps += h.writeOps
+			wLat += h.writeUS
+			wOK = true
+		}
+	}
+	if rOK && rOps > 0 {
+		t.ReadLatencyUS = ptr(rLat / rOps)
+	}
+	if wOK && wOps > 0 {
+		t.WriteLatencyUS = ptr(wLat / wOps)
+	}
+
+	conn := &sweep.ConnCounts{
+		Current:     collect(func(s *sweep.ServerSample) *float64 { return connField(s, 0) }),
+		Available:   collect(func(s *sweep.ServerSample) *float64 { return connField(s, 1) }),
+		CreatedPerS: collect(func(s *sweep.ServerSample) *float64 { return connField(s, 2) }),
+	}
+	if conn.Current != nil || conn.Available != nil || conn.CreatedPerS != nil {
+		t.Connections = conn
+	}
+	q := &sweep.QueueCounts{
+		Readers: collect(func(s *sweep.ServerSample) *float64 {
+			if s.Queue == nil {
+				return nil
+			}
+			return s.Queue.Readers
+		}),
+		Writers: collect(func(s *sweep.ServerSample) *float64 {
+			if s.Queue == nil {
+				return nil
+			}
+			return s.Queue.Writers
+		}),
+	}
+	if q.Readers != nil || q.Writers != nil {
+		t.Queue = q
+	}
+	t.ActiveClients = collect(func(s *sweep.ServerSample) *float64 { return s.ActiveClients })
+	tk := &sweep.TicketCounts{
+		InUse:     collect(func(s *sweep.ServerSample) *float64 { return ticketField(s, 0) }),
+		Available: collect(func(s *sweep.ServerSample) *float64 { return ticketField(s, 1) }),
+		Queued:    collect(func(s *sweep.ServerSample) *float64 { return ticketField(s, 2) }),
+	}
+	if tk.InUse != nil || tk.Available != nil || tk.Queued != nil {
+		t.Tickets = tk
+	}
+	t.CPUPct = collect(func(s *sweep.ServerSample) *float64 { return s.CPUPct })
+	t.RSSMB = collect(func(s *sweep.ServerSample) *float64 { return s.RSSMB })
+	t.NetInBytesPerS = collect(func(s *sweep.ServerSample) *float64 { return s.NetInBytesPerS })
+	t.NetOutBytesPerS = collect(func(s *sweep.ServerSample) *float64 { return s.NetOutBytesPerS })
+	cp := &sweep.ConnPoolCounts{
+		InUse:     collect(func(s *sweep.ServerSample) *float64 { return poolField(s, 0) }),
+		Available: collect(func(s *sweep.ServerSample) *float64 { return poolField(s, 1) }),
+		Created:   collect(func(s *sweep.ServerSample) *float64 { return poolField(s, 2) }),
+	}
+	if cp.InUse != nil || cp.Available != nil || cp.Created != nil {
+		t.ConnPool = cp
+	}
+	return t
+}
+
+func connField(s *sweep.ServerSample, i int) *float64 {
+	if s.Connections == nil {
+		return nil
+	}
+	return [...]*float64{s.Connections.Current, s.Connections.Available, s.Connections.CreatedPerS}[i]
+}
+
+func ticketField(s *sweep.ServerSample, i int) *float64 {
+	if s.Tickets == nil {
+		return nil
+	}
+	return [...]*float64{s.Tickets.InUse, s.Tickets.Available, s.Tickets.Queued}[i]
+}
+
+func poolField(s *sweep.ServerSample, i int) *float64 {
+	if s.ConnPool == nil {
+		return nil
+	}
+	return [...]*float64{s.ConnPool.InUse, s.ConnPool.Available, s.ConnPool.Created}[i]
+}

@@ -1,0 +1,26 @@
+// Package topology connects to MongoDB deployments, tells what they are
+// (standalone, replica set, sharded; MongoDB, FerretDB or the simulator),
+// and starts the servers poolsweep runs itself (embedded FerretDB, and the
+// calibrated simulator through topology/sim).
+package topology
+
+import "regexp"
+
+// userinfo matches the password part of any URL's userinfo: the scheme and
+// user are kept, the password becomes ***. It runs over whole messages, so
+// driver errors that echo a URI are covered too.
+var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s"']*):[^@\s"']*@`)
+
+// Redact replaces every password inside a URL in s with ***:
+// mongodb://alice:s3cret@h/ becomes mongodb://alice:***@h/.
+func Redact(s string) string {
+	return userinfo.ReplaceAllString(s, "${1}:***@")
+}
+
+// RedactError returns err's text with credentials redacted.
+func RedactError(err error) string {
+	if err == nil {
+		return ""
+	}
+	return Redact(err.Error())
+}

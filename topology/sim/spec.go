@@ -1,0 +1,305 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrSpec is wrapped by every error ParseSpec and Spec.Validate return, so a
+// caller can tell bad input (exit 2) from a failed start.
+var ErrSpec = errors.New("sim spec")
+
+// Defaults used for keys a spec leaves out. They make the bare spec "" a
+// standalone server whose ground truth is the calibration case of issue 3:
+// 8 slots of 2ms, peak 4000 ops/s, knee at 8.
+const (
+	DefaultSlots       = 8
+	DefaultService     = 2 * time.Millisecond
+	DefaultRouters     = 1
+	DefaultRouterSlots = 64
+	DefaultRouterCost  = 50 * time.Microsecond
+)
+
+// Upper bounds keep a typo (slots=80000000, service=2h) from starting a
+// deployment that would look hung.
+const (
+	maxSlots    = 100000
+	maxShards   = 64
+	maxRouters  = 16
+	maxService  = 10 * time.Second
+	maxConnCost = time.Second
+)
+
+// Spec describes a simulated deployment. The zero value is not valid; use
+// ParseSpec or DefaultSpec. All durations are per operation.
+type Spec struct {
+	// Shards is the number of simulated shards behind the routers; 0 means a
+	// standalone mongod without routers.
+	Shards int
+	// Slots is the number of execution slots of the standalone server or of
+	// each shard: how many data operations it serves at once.
+	Slots int
+	// Service is the base time a data operation holds a slot.
+	Service time.Duration
+	// ConnCost is extra slot-holding time per connection open to that server
+	// (client connections for a standalone, router connections for a shard).
+	ConnCost time.Duration
+	// Jitter is the relative half-width of uniform noise on the service time,
+	// in [0, 1]: 0.1 means each op takes service·U(0.9, 1.1).
+	Jitter float64
+	// Routers is the number of mongos-like routers, each on its own port
+	// (sharded only).
+	Routers int
+	// RouterSlots is the number of execution slots of each router (sharded only).
+	RouterSlots int
+	// RouterCost is the time a client operation holds a router slot before it
+	// is forwarded to the shards (sharded only).
+	RouterCost time.Duration
+}
+
+// DefaultSpec returns the standalone spec that the empty string parses to.
+func DefaultSpec() Spec {
+	return Spec{Slots: DefaultSlots, Service: DefaultService}
+}
+
+// Sharded reports whether the spec describes routers in front of shards.
+func (s Spec) Sharded() bool { return s.Shards > 0 }
+
+// specKeys is the canonical key order of Spec.String.
+var specKeys = []string{"shards", "slots", "service", "conn_cost", "jitter", "routers", "router_slots", "router_cost"}
+
+// ParseSpec parses a comma-separated key=value list such as
+// "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
+// "shards=3,slots=8,service=2ms,router_slots=64,router_cost=50us,routers=2".
+//
+// Omitted keys take the defaults: slots=8, service=2ms, conn_cost=0s,
+// jitter=0, standalone (no shards key); with shards: routers=1,
+// router_slots=64, router_cost=50us. Router keys without shards are refused
+// because they would silently do nothing.
+func ParseSpec(str string) (Spec, error) {
+	s := DefaultSpec()
+	seen := map[string]bool{}
+	str = strings.TrimSpace(str)
+	if str != "" {
+		for item := range strings.SplitSeq(str, ",") {
+			item = strings.TrimSpace(item)
+			key, val, ok := strings.Cut(item, "=")
+			key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+			if item == "" {
+				return Spec{}, fmt.Errorf("%w: empty item in %q", ErrSpec, str)
+			}
+			if !ok || val == "" {
+				return Spec{}, fmt.Errorf("%w: %q: want key=value", ErrSpec, item)
+			}
+			if seen[key] {
+				return Spec{}, fmt.Errorf("%w: duplicate key %q", ErrSpec, key)
+			}
+			seen[key] = true
+			if err := s.set(key, val); err != nil {
+				return Spec{}, err
+			}
+		}
+	}
+	if s.Shards == 0 {
+		for _, k := range []string{"routers", "router_slots", "router_cost"} {
+			if seen[k] {
+				return Spec{}, fmt.Errorf("%w: %s: only meaningful with shards=N", ErrSpec, k)
+			}
+		}
+	} else {
+		if !seen["routers"] {
+			s.Routers = DefaultRouters
+		}
+		if !seen["router_slots"] {
+			s.RouterSlots = DefaultRouterSlots
+		}
+		if !seen["router_cost"] {
+			s.RouterCost = DefaultRouterCost
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+// set parses one value; range checks are left to Validate so that specs built
+// in Go get the same messages.
+func (s *Spec) set(key, val string) error {
+	bad := func(what string) error { return fmt.Errorf("%w: %s=%s: %s", ErrSpec, key, val, what) }
+	integer := func(dst *int) error {
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			return bad("not an integer")
+		}
+		*dst = n
+		return nil
+	}
+	duration := func(dst *time.Duration) error {
+		d, err := time.ParseDuration(val)
+		if err != nil {
+			return bad("not a duration (like 2ms or 50us)")
+		}
+		*dst = d
+		return nil
+	}
+	switch key {
+	case "shards":
+		if err := integer(&s.Shards); err != nil {
+			return err
+		}
+		if s.Shards < 1 {
+			// Distinguish from the zero value, which means standalone.
+			return bad("must be at least 1 (leave shards out for a standalone server)")
+		}
+		return nil
+	case "slots":
+		return integer(&s.Slots)
+	case "service":
+		return duration(&s.Service)
+	case "conn_cost":
+		return duration(&s.ConnCost)
+	case "jitter":
+		f, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return bad("not a number")
+		}
+		s.Jitter = f
+		return nil
+	case "routers":
+		return integer(&s.Routers)
+	case "router_slots":
+		return integer(&s.RouterSlots)
+	case "router_cost":
+		return duration(&s.RouterCost)
+	default:
+		return fmt.Errorf("%w: unknown key %q (known: %s)", ErrSpec, key, strings.Join(specKeys, ", "))
+	}
+}
+
+// Validate checks the ranges of every field; Start calls it.
+func (s Spec) Validate() error {
+	bad := func(key, val, what string) error { return fmt.Errorf("%w: %s=%s: %s", ErrSpec, key, val, what) }
+	switch {
+	case s.Shards < 0 || s.Shards > maxShards:
+		return bad("shards", strconv.Itoa(s.Shards), fmt.Sprintf("must be between 1 and %d", maxShards))
+	case s.Slots < 1 || s.Slots > maxSlots:
+		return bad("slots", strconv.Itoa(s.Slots), fmt.Sprintf("must be between 1 and %d", maxSlots))
+	case s.Service < 0 || s.Service > maxService:
+		return bad("service", fmtDuration(s.Service), fmt.Sprintf("must be between 0s and %s", maxService))
+	case s.ConnCost < 0 || s.ConnCost > maxConnCost:
+		return bad("conn_cost", fmtDuration(s.ConnCost), fmt.Sprintf("must be between 0s and %s", maxConnCost))
+	case math.IsNaN(s.Jitter) || s.Jitter < 0 || s.Jitter > 1:
+		return bad("jitter", strconv.FormatFloat(s.Jitter, 'g', -1, 64), "must be between 0 and 1")
+	}
+	if !s.Sharded() {
+		if s.Routers != 0 || s.RouterSlots != 0 || s.RouterCost != 0 {
+			return fmt.Errorf("%w: routers, router_slots and router_cost need shards=N", ErrSpec)
+		}
+		return nil
+	}
+	switch {
+	case s.Routers < 1 || s.Routers > maxRouters:
+		return bad("routers", strconv.Itoa(s.Routers), fmt.Sprintf("must be between 1 and %d", maxRouters))
+	case s.RouterSlots < 1 || s.RouterSlots > maxSlots:
+		return bad("router_slots", strconv.Itoa(s.RouterSlots), fmt.Sprintf("must be between 1 and %d", maxSlots))
+	case s.RouterCost < 0 || s.RouterCost > maxService:
+		return bad("router_cost", fmtDuration(s.RouterCost), fmt.Sprintf("must be between 0s and %s", maxService))
+	}
+	return nil
+}
+
+// String returns the canonical spec: every meaningful key, in a fixed order,
+// so that ParseSpec(s.String()) == s and two equal specs print the same.
+func (s Spec) String() string {
+	parts := make([]string, 0, len(specKeys))
+	if s.Sharded() {
+		parts = append(parts, "shards="+strconv.Itoa(s.Shards))
+	}
+	parts = append(parts,
+		"slots="+strconv.Itoa(s.Slots),
+		"service="+fmtDuration(s.Service),
+		"conn_cost="+fmtDuration(s.ConnCost),
+		"jitter="+strconv.FormatFloat(s.Jitter, 'g', -1, 64))
+	if s.Sharded() {
+		parts = append(parts,
+			"routers="+strconv.Itoa(s.Routers),
+			"router_slots="+strconv.Itoa(s.RouterSlots),
+			"router_cost="+fmtDuration(s.RouterCost))
+	}
+	return strings.Join(parts, ",")
+}
+
+// fmtDuration writes "us" rather than "µs" so specs stay ASCII and easy to
+// type back into a shell.
+func fmtDuration(d time.Duration) string {
+	return strings.ReplaceAll(d.String(), "µs", "us")
+}
+
+// ShardPeak is the ground-truth peak of one standalone server or shard in
+// ops/s when conn_cost is zero: slots/service. It is +Inf for service=0.
+func (s Spec) ShardPeak() float64 {
+	if s.Service <= 0 {
+		return math.Inf(1)
+	}
+	return float64(s.Slots) / s.Service.Seconds()
+}
+
+// RouterCapacity is the ops/s all routers together can pass: routers ×
+// router_slots / router_cost. It is +Inf for a standalone spec or a zero
+// router cost.
+func (s Spec) RouterCapacity() float64 {
+	if !s.Sharded() || s.RouterCost <= 0 {
+		return math.Inf(1)
+	}
+	return float64(s.Routers*s.RouterSlots) / s.RouterCost.Seconds()
+}
+
+// Throughput is the model's closed-loop ops/s at n client connections each
+// issuing single-op calls back to back, with negligible network and client
+// time and, for a sharded spec, ops spread evenly over the shards:
+//
+//	standalone: X(n) = min(n, slots) / (service + conn_cost·n)
+//	sharded:    X(n) = min(shards · min(m, slots) / (service + conn_cost·m), router capacity), m = n/shards
+//
+// For a shard, m approximates the router connections open to it, which grow
+// to the number of ops in flight to that shard. The driver's monitoring
+// connection (one per server) is left out; with conn_cost it adds
+// conn_cost to each op. Real runs land below this by the client and network
+// time per op.
+func (s Spec) Throughput(n int) float64 {
+	if n <= 0 {
+		return 0
+	}
+	perShard := func(m float64) float64 {
+		t := s.Service.Seconds() + s.ConnCost.Seconds()*m
+		if t <= 0 {
+			return math.Inf(1)
+		}
+		return math.Min(m, float64(s.Slots)) / t
+	}
+	if !s.Sharded() {
+		return perShard(float64(n))
+	}
+	x := float64(s.Shards) * perShard(float64(n)/float64(s.Shards))
+	return math.Min(x, s.RouterCapacity())
+}
+
+// Peak is the model's highest closed-loop throughput over n ≥ 1 and Knee the
+// smallest n that reaches it. Without conn_cost the peak is slots/service at
+// n = slots (per shard for sharded specs, capped by the routers); conn_cost
+// moves the peak to n = slots and lowers it to slots/(service+conn_cost·slots),
+// and past it throughput falls as slots/(service+conn_cost·n).
+func (s Spec) Peak() (opsPerSec float64, knee int) {
+	limit := s.Slots * max(s.Shards, 1)
+	for n := 1; n <= limit; n++ {
+		if x := s.Throughput(n); x > opsPerSec*(1+1e-12) {
+			opsPerSec, knee = x, n
+		}
+	}
+	return opsPerSec, knee
+}
