@@ -100,6 +100,11 @@ func TestStudyFindings(t *testing.T) {
 					t.Errorf("trials=%d %s C=%d: %s significant=%v", trials, s.Workload, s.Concurrency, name, changed[name])
 				}
 			}
+			// 3 trials per side cannot reach p<0.05 by ranks: Welch decides.
+			wantMethod := map[int]string{3: MethodWelch, 5: MethodMannWhitney}[trials]
+			if m := s.Metrics[OpsPerS]; m.Method != wantMethod {
+				t.Errorf("trials=%d: method %q, want %q", trials, m.Method, wantMethod)
+			}
 			if s.Workload == "mix 0:50:50" {
 				m := s.Metrics[OpsPerS]
 				if *m.CILowPct > -17 || *m.CIHighPct < -17 {

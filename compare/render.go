@@ -13,7 +13,7 @@ import (
 
 // Method describes the statistics for output footers and the JSON header.
 func (c *Comparison) Method() string {
-	return fmt.Sprintf("centers are medians across trials; significance: two-sided Mann–Whitney U at alpha=%g with a "+
+	return fmt.Sprintf("Centers are medians across trials; significance: two-sided Mann–Whitney U at alpha=%g with a "+
 		"Hodges–Lehmann interval at confidence >= %s%%; when %d trials per side are too few for a rank test to reach "+
 		"p<alpha, Welch's t-test instead (marked t; assumes roughly log-normal noise); with fewer than %d trials per side "+
 		"deltas are unconfirmed; intervals of positive metrics are for candidate/baseline-1, computed on log values",

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"image/color"
+	"math"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -23,17 +24,49 @@ type annotation struct {
 // nothing already placed.
 type annotations struct {
 	items     []annotation
-	obstacles [][2]float64 // data points (x, y) the labels should not cover
+	obstacles [][2]float64   // data points (x, y) the labels should not cover
+	lines     [][][2]float64 // polylines (data coordinates) the labels should not cross
+}
+
+// lineObstacles samples polylines every few points in canvas space as small
+// boxes, so a label is not placed across a curve.
+func lineObstacles(lines [][][2]float64, trX, trY func(float64) vg.Length) []vg.Rectangle {
+	var out []vg.Rectangle
+	r := vg.Points(1.5)
+	step := vg.Points(3)
+	for _, ln := range lines {
+		for i := 1; i < len(ln); i++ {
+			a := vg.Point{X: trX(ln[i-1][0]), Y: trY(ln[i-1][1])}
+			b := vg.Point{X: trX(ln[i][0]), Y: trY(ln[i][1])}
+			d := vg.Length(math.Hypot(float64(b.X-a.X), float64(b.Y-a.Y)))
+			n := int(d/step) + 1
+			for k := 0; k <= n; k++ {
+				f := vg.Length(float64(k) / float64(n))
+				p := vg.Point{X: a.X + f*(b.X-a.X), Y: a.Y + f*(b.Y-a.Y)}
+				out = append(out, vg.Rectangle{Min: vg.Point{X: p.X - r, Y: p.Y - r}, Max: vg.Point{X: p.X + r, Y: p.Y + r}})
+			}
+		}
+	}
+	return out
 }
 
 func (a *annotations) Plot(c draw.Canvas, plt *gplot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	base := textStyle(font.From(sansFont, annotSize), color.Black, draw.XLeft, draw.YBottom)
-	var placed []vg.Rectangle
+	var placed, labels []vg.Rectangle
 	for _, o := range a.obstacles {
 		p := vg.Point{X: trX(o[0]), Y: trY(o[1])}
 		r := vg.Points(3.5)
 		placed = append(placed, vg.Rectangle{Min: vg.Point{X: p.X - r, Y: p.Y - r}, Max: vg.Point{X: p.X + r, Y: p.Y + r}})
+	}
+	placed = append(placed, lineObstacles(a.lines, trX, trY)...)
+	// Every marker first, so no label hides another series' marker.
+	for _, it := range a.items {
+		if it.Glyph != nil {
+			p := vg.Point{X: trX(it.X), Y: trY(it.Y)}
+			r := vg.Points(7)
+			labels = append(labels, vg.Rectangle{Min: vg.Point{X: p.X - r, Y: p.Y - r}, Max: vg.Point{X: p.X + r, Y: p.Y + r}})
+		}
 	}
 	for _, it := range a.items {
 		p := vg.Point{X: trX(it.X), Y: trY(it.Y)}
@@ -52,34 +85,33 @@ func (a *annotations) Plot(c draw.Canvas, plt *gplot.Plot) {
 			{X: p.X + d, Y: p.Y + d/2}, {X: p.X - d - w, Y: p.Y + d/2},
 			{X: p.X + d, Y: p.Y - d - h}, {X: p.X - d - w, Y: p.Y - d - h},
 		}
-		for k := 1; k <= 6; k++ {
+		for k := 1; k <= 10; k++ {
 			dy := vg.Length(k) * (h + vg.Points(3))
 			cands = append(cands,
 				vg.Point{X: p.X - w/2, Y: p.Y + d + dy}, vg.Point{X: p.X - w/2, Y: p.Y - d - h - dy},
 				vg.Point{X: p.X + d, Y: p.Y + d/2 + dy}, vg.Point{X: p.X - d - w, Y: p.Y - d - h - dy})
 		}
-		chosen := -1
+		// Take the first candidate that is inside the panel and free;
+		// failing that, the inside one that covers least (labels count far
+		// more than curves).
+		chosen, best := 0, math.Inf(1)
 		for ci, ll := range cands {
 			r := vg.Rectangle{Min: ll, Max: vg.Point{X: ll.X + w, Y: ll.Y + h}}
-			if !inside(c.Rectangle, r) || overlapsAny(r, placed) {
+			if !inside(c.Rectangle, r) {
 				continue
 			}
-			chosen = ci
-			break
-		}
-		if chosen < 0 {
-			// Nowhere free: keep it inside the panel at least.
-			chosen = 0
-			for ci, ll := range cands {
-				if inside(c.Rectangle, vg.Rectangle{Min: ll, Max: vg.Point{X: ll.X + w, Y: ll.Y + h}}) {
-					chosen = ci
-					break
-				}
+			score := overlapScore(r, placed, labels)
+			if score == 0 {
+				chosen = ci
+				break
+			}
+			if score < best {
+				chosen, best = ci, score
 			}
 		}
 		ll := cands[chosen]
 		r := vg.Rectangle{Min: ll, Max: vg.Point{X: ll.X + w, Y: ll.Y + h}}
-		placed = append(placed, r)
+		labels = append(labels, r)
 		// A translucent white box keeps the label legible over grid
 		// lines and bands; a thin leader ties it to its point when it
 		// moved away.
@@ -106,44 +138,29 @@ func clampLen(v, lo, hi vg.Length) vg.Length {
 	return v
 }
 
+// overlapScore is the area r shares with obstacles, plus ten times the
+// area it shares with labels already placed.
+func overlapScore(r vg.Rectangle, obstacles, labels []vg.Rectangle) float64 {
+	area := func(o vg.Rectangle) float64 {
+		w := math.Min(float64(r.Max.X), float64(o.Max.X)) - math.Max(float64(r.Min.X), float64(o.Min.X))
+		h := math.Min(float64(r.Max.Y), float64(o.Max.Y)) - math.Max(float64(r.Min.Y), float64(o.Min.Y))
+		if w <= 0 || h <= 0 {
+			return 0
+		}
+		return w * h
+	}
+	var s float64
+	for _, o := range obstacles {
+		s += area(o)
+	}
+	for _, o := range labels {
+		s += 10 * area(o)
+	}
+	return s
+}
+
 func inside(outer, r vg.Rectangle) bool {
 	return r.Min.X >= outer.Min.X && r.Max.X <= outer.Max.X && r.Min.Y >= outer.Min.Y && r.Max.Y <= outer.Max.Y
-}
-
-func overlapsAny(r vg.Rectangle, rs []vg.Rectangle) bool {
-	for _, o := range rs {
-		if r.Min.X < o.Max.X && o.Min.X < r.Max.X && r.Min.Y < o.Max.Y && o.Min.Y < r.Max.Y {
-			return true
-		}
-	}
-	return false
-}
-
-// band shades the x range [X0, X1] of a panel across its full height: the
-// retrograde stretch of a curve.
-type band struct {
-	X0, X1 float64
-	Color  color.Color
-}
-
-func (b *band) Plot(c draw.Canvas, plt *gplot.Plot) {
-	trX, _ := plt.Transforms(&c)
-	x0, x1 := trX(b.X0), trX(b.X1)
-	if x1 < x0 {
-		x0, x1 = x1, x0
-	}
-	x0 = clampLen(x0, c.Min.X, c.Max.X)
-	x1 = clampLen(x1, c.Min.X, c.Max.X)
-	c.FillPolygon(b.Color, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
-}
-
-// bandThumb is the legend swatch of a band.
-type bandThumb struct{ Color color.Color }
-
-func (t bandThumb) Thumbnail(c *draw.Canvas) {
-	c.FillPolygon(t.Color, []vg.Point{
-		{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y},
-	})
 }
 
 // glyphThumb is a legend swatch showing just a marker.

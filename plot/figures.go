@@ -235,8 +235,9 @@ func (fc *figContext) curveMarks(c *curve) []Mark {
 
 func fmtX(x float64) string { return strconv.FormatFloat(math.Round(x), 'f', 0, 64) }
 
-// throughputPanel draws ops/s (and calls/s) per curve with 95% bars,
-// optionally the USL fits and retrograde bands, and the knee/peak marks.
+// throughputPanel draws ops/s per curve with 95% bars and the knee/peak
+// marks; full adds calls/s, the USL fits and the retrograde stretches (the
+// comparison leaves them out to keep an overlay readable).
 // It returns the panel, the data, and the legend entries.
 func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) (*gplot.Plot, []SeriesData, []Mark, []LegendEntry) {
 	p := newPanel(fc.mode.label(), "throughput (ops/s)")
@@ -270,21 +271,26 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) (*gplot.Plot, [
 				showCalls = showCalls || callsDiffer(s)
 			}
 		}
-		// Retrograde stretch first, so it sits under the data.
+		// Retrograde stretch first, so it sits under the data: a wide
+		// translucent highlight along the curve past its peak.
 		if withUSL && c.report != nil && c.report.Retrograde != nil {
 			if px, ok := c.xAtConcurrency(fc.mode, float64(c.report.Peak.Concurrency)); ok {
-				last := fc.mode.of(&c.levels[len(c.levels)-1])
-				p.Add(&band{X0: px, X1: last, Color: withAlpha(clr, 38)})
 				rd := SeriesData{Name: c.label, Role: "retrograde"}
+				var seg plotter.XYs
 				for i := range c.levels {
 					if x := fc.mode.of(&c.levels[i]); x >= px {
+						seg = append(seg, plotter.XY{X: x, Y: c.levels[i].ops.Mean})
 						rd.Points = append(rd.Points, DataPoint{X: round6(x), Y: round6(c.levels[i].ops.Mean)})
 					}
 				}
-				data = append(data, rd)
-				hasRetro = true
+				if len(seg) > 1 {
+					p.Add(line(seg, withAlpha(clr, 70), 10, nil))
+					data = append(data, rd)
+					hasRetro = true
+				}
 			}
 		}
+		ann.lines = append(ann.lines, xyPairs(xys))
 		ln := line(xys, clr, 2, nil)
 		sc := scatter(xys, clr, g, 3.5)
 		eb, err := plotter.NewYErrorBars(struct {
@@ -300,8 +306,9 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) (*gplot.Plot, [
 		p.Add(ln, sc)
 		data = append(data, sd)
 		legend = append(legend, LegendEntry{Text: c.label, Thumbs: []gplot.Thumbnailer{ln, sc}})
-		if showCalls {
+		if showCalls && withUSL {
 			p.Add(line(calls, clr, 1.5, dashCalls), scatter(calls, clr, draw.RingGlyph{}, 3))
+			ann.lines = append(ann.lines, xyPairs(calls))
 			data = append(data, cd)
 			hasCalls = true
 		}
@@ -344,17 +351,44 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) (*gplot.Plot, [
 	if hasUSL {
 		legend = append(legend, LegendEntry{Text: "USL fit (dashed)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.3), Dashes: dashUSL}}}})
 	}
-	if len(marks) > 0 {
-		legend = append(legend,
-			LegendEntry{Text: "knee", Thumbs: []gplot.Thumbnailer{glyphThumb{Color: grey, Glyph: kneeGlyph}}},
-			LegendEntry{Text: "peak", Thumbs: []gplot.Thumbnailer{glyphThumb{Color: grey, Glyph: peakGlyph}}})
+	if hasMark(marks, "knee") {
+		legend = append(legend, LegendEntry{Text: "knee", Thumbs: []gplot.Thumbnailer{glyphThumb{Color: grey, Glyph: kneeGlyph}}})
+	}
+	if hasMark(marks, "peak") {
+		legend = append(legend, LegendEntry{Text: "peak", Thumbs: []gplot.Thumbnailer{glyphThumb{Color: grey, Glyph: peakGlyph}}})
 	}
 	if hasRetro {
-		legend = append(legend, LegendEntry{Text: "retrograde (past peak)", Thumbs: []gplot.Thumbnailer{bandThumb{Color: withAlpha(color.NRGBA{0x44, 0x44, 0x44, 0}, 60)}}})
+		legend = append(legend, LegendEntry{Text: "retrograde (past peak)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: color.NRGBA{0x44, 0x44, 0x44, 70}, Width: vg.Points(10)}}}})
 	}
 	// Headroom above the highest point for the labels.
-	p.Y.Max *= 1.12
+	p.Y.Max *= 1.2
 	return p, data, marks, legend
+}
+
+func hasMark(ms []Mark, kind string) bool {
+	for _, m := range ms {
+		if m.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func hasRole(ss []SeriesData, role string) bool {
+	for _, s := range ss {
+		if s.Role == role {
+			return true
+		}
+	}
+	return false
+}
+
+func xyPairs(xys plotter.XYs) [][2]float64 {
+	out := make([][2]float64, len(xys))
+	for i, p := range xys {
+		out[i] = [2]float64{p.X, p.Y}
+	}
+	return out
 }
 
 // darker deepens a palette colour for text, which needs more contrast on
@@ -381,7 +415,11 @@ func (fc *figContext) xCaption() string {
 func (fc *figContext) throughput() Figure {
 	p, data, marks, legend := fc.throughputPanel(fc.curves, true)
 	title := "Throughput vs " + map[xMode]string{xConnections: "connections", xInFlight: "in-flight calls"}[fc.mode] + " — " + fc.subject(fc.curves)
-	cap := fc.trialsCaption() + " USL is fitted on per-client concurrency and drawn at the matching x." + fc.xCaption()
+	cap := fc.trialsCaption()
+	if hasRole(data, "usl") {
+		cap += " USL is fitted on per-client concurrency and drawn at the matching x."
+	}
+	cap += fc.xCaption()
 	return Figure{
 		Name: FigThroughput, Title: wrapTitle(title), Caption: cap, Panels: []*gplot.Plot{p}, Legend: legend,
 		Data: FigureData{Name: FigThroughput, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data, Marks: marks},
@@ -418,6 +456,7 @@ func (fc *figContext) latency() Figure {
 				ann.obstacles = append(ann.obstacles, [2]float64{x, l.p50})
 			}
 		}
+		ann.lines = append(ann.lines, xyPairs(p99), xyPairs(p50))
 		var thumbs []gplot.Thumbnailer
 		if len(p99) > 0 {
 			ln, sc := line(p99, clr, 2, nil), scatter(p99, clr, g, 3.5)
@@ -492,6 +531,7 @@ func (fc *figContext) latencyThroughput() Figure {
 		}
 		ln, sc := line(xys, clr, 2, nil), scatter(xys, clr, seriesGlyph(c.idx), 3.5)
 		p.Add(ln, sc)
+		ann.lines = append(ann.lines, xyPairs(xys))
 		data = append(data, sd)
 		legend = append(legend, LegendEntry{Text: c.label, Thumbs: []gplot.Thumbnailer{ln, sc}})
 		// Label the last level so the reader knows where the stick ends,
@@ -518,6 +558,7 @@ func (fc *figContext) latencyThroughput() Figure {
 		p.Y.Tick.Marker = logTicks{}
 		p.Y.Label.Text = "p99 latency per call (ms, log)"
 		p.Y.Max *= 1.8
+		p.Y.Min /= 1.6
 	} else {
 		p.Y.Min = 0
 		p.Y.Max *= 1.12

@@ -403,6 +403,7 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 		p.NominalX(names...)
 		p.X.Label.Text = strings.NewReplacer(", log₂)", ")", " (log₂)", "").Replace(fc.mode.label())
 		p.Y.Min = 0
+		p.Y.Max *= 1.05
 		plots = append(plots, p)
 	}
 	cols := min(len(plots), 2)

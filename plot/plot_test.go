@@ -140,8 +140,8 @@ func TestFigureMarks(t *testing.T) {
 	}
 	d := figs[0].Data
 	want := map[string]bool{
-		"knee 64 (32–128) · " + humanNumber(truthStandalone.at(64)) + " ops/s": false, // standalone: x = connections = C
-		"peak 128 · " + humanNumber(truthStandalone.at(128)) + " ops/s":        false,
+		"knee 64 (32–128) · " + humanNumber(truthStandalone.at(64)) + " ops/s":      false, // standalone: x = connections = C
+		"peak 128 · " + humanNumber(truthStandalone.at(128)) + " ops/s":             false,
 		"knee = peak 192 (96–192) · " + humanNumber(truthSharded.at(64)) + " ops/s": false, // sharded: 3 mongos, x = 3·C
 	}
 	for _, m := range d.Marks {
@@ -273,10 +273,10 @@ func TestPNGDecodes(t *testing.T) {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
 		w, h := f.size()
-		if got := img.Bounds().Dx(); got != int(math.Round((w.Points() / 72)*PNGDPI)) {
+		if got := img.Bounds().Dx(); got != int(math.Round((w.Points()/72)*PNGDPI)) {
 			t.Errorf("%s: width %d px, want %g in × %d dpi", f.Name, got, (w.Points() / 72), PNGDPI)
 		}
-		if got := img.Bounds().Dy(); got != int(math.Round((h.Points() / 72)*PNGDPI)) {
+		if got := img.Bounds().Dy(); got != int(math.Round((h.Points()/72)*PNGDPI)) {
 			t.Errorf("%s: height %d px, want %g in × %d dpi", f.Name, got, (h.Points() / 72), PNGDPI)
 		}
 	}
@@ -320,12 +320,12 @@ func TestHTMLReportSelfContained(t *testing.T) {
 	}
 	for _, want := range []string{
 		"embedded FerretDB (numbers are FerretDB&#39;s, not MongoDB&#39;s)", // the FerretDB target is labelled
-		"simulator (calibrated instrument, not a database)",             // so are simulated ones
-		"8 (7 timeout, 1 network)", // error kinds
-		"2 (interrupted)",                                                // interrupted step flagged
-		"no end record",                                                  // cut-short run said so
-		pairReports()[0].Verdict[:40],                                    // verdicts are there
-		"knee: standalone concurrency=64",                                // and the summary line
+		"simulator (calibrated instrument, not a database)",                 // so are simulated ones
+		"8 (7 timeout, 1 network)",                                          // error kinds
+		"2 (interrupted)",                                                   // interrupted step flagged
+		"no end record",                                                     // cut-short run said so
+		pairReports()[0].Verdict[:40],                                       // verdicts are there
+		"knee: standalone concurrency=64",                                   // and the summary line
 	} {
 		if !strings.Contains(h, want) {
 			t.Errorf("report lacks %q", want)
@@ -380,8 +380,8 @@ func TestFiguresSelection(t *testing.T) {
 	}{
 		{nil, []string{FigThroughput, FigLatency, FigLatencyThroughput, FigComparison, FigTimeBreakdown}, false}, // empty means all that apply
 		{[]string{"latency", "throughput"}, []string{FigThroughput, FigLatency}, false},                          // drawn in canonical order
-		{[]string{"pool-grid"}, nil, false},                                                                      // asked but not applicable: a note, no error
-		{[]string{"heatmap"}, nil, true},                                                                         // unknown name is an error
+		{[]string{"pool-grid"}, nil, false}, // asked but not applicable: a note, no error
+		{[]string{"heatmap"}, nil, true},    // unknown name is an error
 	} {
 		figs, _, err := Figures(rs, nil, tc.which)
 		if (err != nil) != tc.wantErr {

@@ -121,7 +121,11 @@ func buildView(rs []*sweep.Results, reports []knee.Report, figs []Figure, pngNam
 	}
 	for i := range figs {
 		f := &figs[i]
-		fv := figView{Name: f.Name, Title: strings.ReplaceAll(f.Title, "\n", " "), Caption: f.Caption}
+		title := f.Data.Title
+		if title == "" {
+			title = strings.ReplaceAll(f.Title, "\n", " ")
+		}
+		fv := figView{Name: f.Name, Title: title, Caption: f.Caption}
 		if withSVG {
 			var b bytes.Buffer
 			if err := f.WriteSVG(&b); err != nil {
@@ -476,7 +480,7 @@ var mdTmpl = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap
 ### {{md .Title}}
 {{end}}
 {{row .Table.Head}}
-|{{range .Table.Head}}---:|{{end}}
+|:---|{{range $i, $h := .Table.Head}}{{if $i}}---:|{{end}}{{end}}
 {{range .Table.Rows}}{{row .}}
 {{end}}{{end}}
 RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs.

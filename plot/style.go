@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	xfont "golang.org/x/image/font"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	xfont "golang.org/x/image/font"
 )
 
 // Default figure size: wide enough for a legend beside the data on a laptop

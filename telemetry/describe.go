@@ -79,8 +79,8 @@ func Describe(s *sweep.ServerSample, serverKind string) []string {
 	if all(s.ReadLatencyUS, s.WriteLatencyUS) {
 		out = append(out, "server latency: "+nr+" (or no ops)")
 	} else {
-		out = append(out, fmt.Sprintf("server latency: read %s µs, write %s µs",
-			f(s.ReadLatencyUS, "%.0f"), f(s.WriteLatencyUS, "%.0f")))
+		out = append(out, fmt.Sprintf("server latency: read %s, write %s",
+			f(s.ReadLatencyUS, "%.0f µs"), f(s.WriteLatencyUS, "%.0f µs")))
 	}
 
 	if s.Queue == nil && s.ActiveClients == nil {

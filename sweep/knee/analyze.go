@@ -528,7 +528,7 @@ func consensus(r Report, xs []int, e estimate, boot []int, minTrials int, o Opti
 	}
 	agree := "methods agree"
 	if lo != hi {
-		agree = "methods range " + strings.Join(parts, ", ")
+		agree = "methods differ (" + strings.Join(parts, ", ") + ")"
 	} else if len(parts) == 1 {
 		agree = "one method answered (" + parts[0] + ")"
 	}

@@ -70,8 +70,10 @@ func TestSeedsConclusions(t *testing.T) {
 		if math.Abs(r.Retrograde.DropPct-wantDrop) > 1e-9 {
 			t.Errorf("drop %.2f%%, want %.2f%%", r.Retrograde.DropPct, wantDrop)
 		}
-		if !r.Knee.Found || r.Knee.Concurrency > 500 || r.Knee.High > 500 {
-			t.Errorf("knee %+v, want found at or below the peak", r.Knee)
+		// 64 reaches only 45/56 = 80% of the peak, so the knee is 500; the
+		// marginal method's 64 (7.6% per doubling over 64→500) is the range.
+		if !r.Knee.Found || r.Knee.Concurrency != 500 || r.Knee.Low != 64 || r.Knee.High != 500 {
+			t.Errorf("knee %+v, want 500 in 64–500", r.Knee)
 		}
 		if r.Knee.Confidence != "unconfirmed" {
 			t.Errorf("one trial: confidence %q, want unconfirmed", r.Knee.Confidence)

@@ -53,7 +53,10 @@ func recommend(r Report, s Series, o Options) Recommendation {
 	}
 	if slo := r.Methods.SLO.Concurrency; slo != nil && *slo < rec.Concurrency {
 		rec.Concurrency = *slo
-		first = fmt.Sprintf("Concurrency %d per client is the highest-throughput level within the p99 SLO (%s)", *slo, r.Methods.SLO.Note)
+		first = fmt.Sprintf("Concurrency %d per client is the highest-throughput level whose p99 meets the %s SLO, below the knee at %d", *slo, o.SLOP99, base)
+		if !r.Knee.Found {
+			first = fmt.Sprintf("Concurrency %d per client is the highest-throughput level whose p99 meets the %s SLO", *slo, o.SLOP99)
+		}
 	}
 	if r.Retrograde != nil && r.Knee.Found {
 		first += fmt.Sprintf("; past the peak throughput fell %.0f%% by %d", r.Retrograde.DropPct, r.Retrograde.To)

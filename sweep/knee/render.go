@@ -101,7 +101,7 @@ func WriteText(w io.Writer, reports []Report) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		ew.printf("\n%s\n", capitalise(r.Knee.Statement))
+		ew.printf("\n%s\n", wrap(capitalise(r.Knee.Statement), 78))
 		rc := r.Recommendation
 		ew.printf("recommendation: concurrency %d per client, maxPoolSize %d per client per host\n", rc.Concurrency, rc.MaxPoolSize)
 		ew.printf("%s\n", indent(wrap(rc.Why, 76), "  "))

@@ -210,7 +210,7 @@ func (d *uslData) loss(sigma, kappa float64) float64 {
 func minimise(f func([]float64) float64, x0 []float64) []float64 {
 	res, err := optimize.Minimize(optimize.Problem{Func: f}, x0, &optimize.Settings{
 		FuncEvaluations: 4000,
-		Converger:       &optimize.FunctionConverge{Absolute: 1e-13, Relative: 1e-11, Iterations: 200},
+		Converger:       &optimize.FunctionConverge{Absolute: 1e-13, Relative: 1e-11, Iterations: 25},
 	}, &optimize.NelderMead{SimplexSize: 0.1})
 	if err != nil && (res == nil || res.X == nil) {
 		return x0

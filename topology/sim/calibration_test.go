@@ -10,15 +10,18 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // calibrationKeys is the number of documents the closed loops read from.
 const calibrationKeys = 1000
 
-// loadKeys inserts calibrationKeys documents with string _ids.
-func loadKeys(t testing.TB, coll *mongo.Collection) {
+// loadKeys inserts calibrationKeys documents with string _ids, through a
+// client it closes so that its connections do not count for conn_cost.
+func loadKeys(t testing.TB, uri string) {
 	t.Helper()
+	c := connectNoCleanup(t, uri, 2)
+	defer disconnect(c)
+	coll := c.Database("cal").Collection("c")
 	docs := make([]any, calibrationKeys)
 	for i := range docs {
 		docs[i] = bson.D{{Key: "_id", Value: fmt.Sprintf("user%06d", i)}, {Key: "f", Value: int32(i)}}
@@ -30,10 +33,13 @@ func loadKeys(t testing.TB, coll *mongo.Collection) {
 
 // closedLoop runs n workers, each issuing FindOne by a random _id back to
 // back through one client with maxPoolSize=n, and returns ops/s over window
-// after a warm-up that fills the pool. Any op error fails the test.
+// after a warm-up that fills the pool. Any op error fails the test. The
+// client is closed before it returns, so levels do not add up connections.
 func closedLoop(t testing.TB, uri string, n int, warmup, window time.Duration) float64 {
 	t.Helper()
-	coll := connect(t, uri, uint64(n)).Database("cal").Collection("c")
+	client := connectNoCleanup(t, uri, uint64(n))
+	defer disconnect(client)
+	coll := client.Database("cal").Collection("c")
 	ctx, cancel := context.WithTimeout(t.Context(), warmup+window+10*time.Second)
 	defer cancel()
 	var measuring atomic.Bool
@@ -101,7 +107,7 @@ func TestCalibrationKneeAndPeak(t *testing.T) {
 		t.Skip("calibration runs closed loops for ~12 s")
 	}
 	d := startSim(t, "slots=8,service=2ms")
-	loadKeys(t, connect(t, d.URI(), 2).Database("cal").Collection("c"))
+	loadKeys(t, d.URI())
 	levels := []int{1, 2, 4, 8, 16, 32, 64}
 	x := sweep(t, d, levels, 1500*time.Millisecond)
 
@@ -131,7 +137,7 @@ func TestCalibrationConnCostRetrograde(t *testing.T) {
 		t.Skip("calibration runs closed loops for ~5 s")
 	}
 	d := startSim(t, "slots=8,service=2ms,conn_cost=50us")
-	loadKeys(t, connect(t, d.URI(), 2).Database("cal").Collection("c"))
+	loadKeys(t, d.URI())
 	levels := []int{8, 16, 64}
 	x := sweep(t, d, levels, 1500*time.Millisecond)
 	peak, at := peakOf(x, levels)
@@ -149,15 +155,15 @@ func TestCalibrationShardedScaling(t *testing.T) {
 	}
 	const n = 96
 	single := startSim(t, "slots=8,service=2ms")
-	loadKeys(t, connect(t, single.URI(), 2).Database("cal").Collection("c"))
+	loadKeys(t, single.URI())
 	singlePeak := closedLoop(t, single.URI(), 32, 300*time.Millisecond, 1500*time.Millisecond)
 
 	wide := startSim(t, "shards=3,slots=8,service=2ms,router_slots=64,router_cost=50us")
-	loadKeys(t, connect(t, wide.URI(), 2).Database("cal").Collection("c"))
+	loadKeys(t, wide.URI())
 	x3 := closedLoop(t, wide.URI(), n, 300*time.Millisecond, 1500*time.Millisecond)
 
 	slow := startSim(t, "shards=3,slots=8,service=2ms,router_slots=4,router_cost=1ms")
-	loadKeys(t, connect(t, slow.URI(), 2).Database("cal").Collection("c"))
+	loadKeys(t, slow.URI())
 	xs := closedLoop(t, slow.URI(), n, 300*time.Millisecond, 1500*time.Millisecond)
 
 	t.Logf("single shard N=32: %.0f ops/s (model %.0f)", singlePeak, single.Spec().Throughput(32))

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"container/heap"
 	"context"
 	"math/rand/v2"
 	"sync"
@@ -18,94 +19,118 @@ const (
 	kindWrite
 )
 
-// slotPool is a counting semaphore with a FIFO queue of waiters, the model of
-// a server's execution tickets. FIFO matters: a LIFO or random wake-up order
-// would give the same throughput but a different latency distribution from
-// the one a ticket queue produces.
+// slotPool models a server's execution slots (cores, WiredTiger tickets) as
+// a FIFO multi-server queue scheduled in model time.
+//
+// Why model time: a first version handed slots from goroutine to goroutine
+// and held them for a measured sleep. On a busy 2-core host every hand-over
+// and every wake-up then waited for a CPU, and those delays were added to
+// the time a slot was held, so capacity fell with the host's load. Here an
+// arriving op is given the slot that frees first: it starts at
+// max(now, slot free), finishes at start + service, and the slot is booked
+// until then. The op's goroutine sleeps until the finish time. A late
+// wake-up makes that op's reply late but does not delay the next op's start,
+// so with a queue present the pool completes exactly slots/service ops per
+// second. Queued and active counts are read off the same schedule: an op is
+// queued before its start, active between start and finish.
 type slotPool struct {
-	mu      sync.Mutex
-	total   int
-	free    int
-	waiters []*slotWaiter
-	// Counted for telemetry, under mu.
-	queued    [3]int // by opKind
-	active    [3]int
+	mu    sync.Mutex
+	total int
+	epoch time.Time
+	free  int64Heap // when each slot is next free, ns since epoch
+	// starts holds booked ops in booking order; starts never decrease, so
+	// the ops that have started are a prefix.
+	starts   []booking
+	finishes bookingHeap // by finish
+	booked   [3]int64    // by opKind
+	started  [3]int64
+	finished [3]int64
+
 	maxQueued int
 	acquired  int64
 	waitNanos int64
 	holdNanos int64
 }
 
-type slotWaiter struct {
-	ready chan struct{}
-	kind  opKind
+type booking struct {
+	at   int64 // start (in starts) or finish (in finishes)
+	kind opKind
 }
 
 func newSlotPool(n int) *slotPool {
-	return &slotPool{total: n, free: n}
+	return &slotPool{total: n, epoch: time.Now(), free: make(int64Heap, n)}
 }
 
-// acquire takes a slot, waiting in FIFO order. It returns ctx.Err() if the
-// context ends first; the slot is then not held.
-func (p *slotPool) acquire(ctx context.Context, kind opKind) error {
-	start := time.Now()
-	p.mu.Lock()
-	if p.free > 0 && len(p.waiters) == 0 {
-		p.free--
-		p.active[kind]++
-		p.acquired++
-		p.mu.Unlock()
-		return nil
+// advance moves ops whose start or finish is at or before now along.
+// The caller holds mu.
+func (p *slotPool) advance(now int64) {
+	i := 0
+	for i < len(p.starts) && p.starts[i].at <= now {
+		p.started[p.starts[i].kind]++
+		i++
 	}
-	w := &slotWaiter{ready: make(chan struct{}), kind: kind}
-	p.waiters = append(p.waiters, w)
-	p.queued[kind]++
-	if q := len(p.waiters); q > p.maxQueued {
-		p.maxQueued = q
-	}
-	p.mu.Unlock()
-	select {
-	case <-w.ready:
-		p.mu.Lock()
-		p.waitNanos += int64(time.Since(start))
-		p.mu.Unlock()
-		return nil
-	case <-ctx.Done():
-		p.mu.Lock()
-		for i, x := range p.waiters {
-			if x == w {
-				p.waiters = append(p.waiters[:i], p.waiters[i+1:]...)
-				p.queued[kind]--
-				p.mu.Unlock()
-				return ctx.Err()
-			}
-		}
-		p.mu.Unlock()
-		// The slot was handed over just as ctx ended: give it back so it
-		// is not lost.
-		p.release(kind, 0)
-		return ctx.Err()
+	p.starts = p.starts[i:]
+	for len(p.finishes) > 0 && p.finishes[0].at <= now {
+		b := heap.Pop(&p.finishes).(booking)
+		p.finished[b.kind]++
 	}
 }
 
-// release returns a slot held for held, handing it straight to the oldest
-// waiter so a newcomer cannot overtake the queue.
-func (p *slotPool) release(kind opKind, held time.Duration) {
+// book schedules one op of the given service time and returns how long
+// from now it finishes.
+func (p *slotPool) book(kind opKind, service time.Duration) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.active[kind]--
-	p.holdNanos += int64(held)
-	if len(p.waiters) > 0 {
-		w := p.waiters[0]
-		p.waiters[0] = nil
-		p.waiters = p.waiters[1:]
-		p.queued[w.kind]--
-		p.active[w.kind]++
-		p.acquired++
-		close(w.ready)
-		return
+	now := int64(time.Since(p.epoch))
+	p.advance(now)
+	start := max(now, p.free[0])
+	finish := start + int64(service)
+	p.free[0] = finish
+	heap.Fix(&p.free, 0)
+	p.starts = append(p.starts, booking{start, kind})
+	heap.Push(&p.finishes, booking{finish, kind})
+	p.booked[kind]++
+	p.acquired++
+	p.waitNanos += start - now
+	p.holdNanos += finish - start
+	if start > now {
+		if q := int(p.queuedLocked()); q > p.maxQueued {
+			p.maxQueued = q
+		}
 	}
-	p.free++
+	return time.Duration(finish - now)
+}
+
+func (p *slotPool) queuedLocked() int64 {
+	var q int64
+	for k := range p.booked {
+		q += p.booked[k] - p.started[k]
+	}
+	return q
+}
+
+// run books an op and sleeps until it finishes. It returns early with
+// ctx.Err() when ctx ends; the booking stays (the model has no cancellation).
+func (p *slotPool) run(ctx context.Context, s *sleeper, kind opKind, service time.Duration) error {
+	wait := p.book(kind, service)
+	// Long queue waits use a context-aware coarse timer, so that Close does
+	// not wait for a deep queue to drain; the last stretch is slept precisely.
+	const coarse = 20 * time.Millisecond
+	deadline := time.Now().Add(wait)
+	if wait > 2*coarse {
+		t := time.NewTimer(wait - coarse)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.sleep(time.Until(deadline))
+	return nil
 }
 
 // slotSnapshot is a consistent copy of a pool's counters.
@@ -121,13 +146,45 @@ type slotSnapshot struct {
 func (p *slotPool) snapshot() slotSnapshot {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.advance(int64(time.Since(p.epoch)))
+	active := func(k opKind) int { return int(p.started[k] - p.finished[k]) }
+	queued := func(k opKind) int { return int(p.booked[k] - p.started[k]) }
+	busy := active(kindRead) + active(kindWrite) + active(kindCommand)
 	return slotSnapshot{
-		Total: p.total, Free: p.free,
-		QueuedReads: p.queued[kindRead], QueuedWrites: p.queued[kindWrite],
-		ActiveReads: p.active[kindRead], ActiveWrites: p.active[kindWrite],
+		Total: p.total, Free: p.total - busy,
+		QueuedReads: queued(kindRead), QueuedWrites: queued(kindWrite),
+		ActiveReads: active(kindRead), ActiveWrites: active(kindWrite),
 		MaxQueued: p.maxQueued, Acquired: p.acquired,
 		WaitTotal: time.Duration(p.waitNanos), HoldTotal: time.Duration(p.holdNanos),
 	}
+}
+
+// int64Heap is a min-heap of times.
+type int64Heap []int64
+
+func (h int64Heap) Len() int           { return len(h) }
+func (h int64Heap) Less(i, j int) bool { return h[i] < h[j] }
+func (h int64Heap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *int64Heap) Push(x any)        { *h = append(*h, x.(int64)) }
+func (h *int64Heap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// bookingHeap is a min-heap of bookings by time.
+type bookingHeap []booking
+
+func (h bookingHeap) Len() int           { return len(h) }
+func (h bookingHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h bookingHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *bookingHeap) Push(x any)        { *h = append(*h, x.(booking)) }
+func (h *bookingHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // serviceTime draws one op's service time: (base + perConn·conns) scaled by

@@ -285,23 +285,17 @@ func (p *connPool) counts() (inUse, idle, created int) {
 
 // routerStep charges a router's per-op cost: one router slot for
 // router_cost. It is a no-op on a standalone. The slot is released before
-// the op is forwarded, as a mongos thread does not wait for shards.
+// the op is forwarded, as a mongos does not hold a thread while shards work.
 func (f *frontend) routerStep(ctx context.Context, kind opKind) error {
 	if !f.router {
 		return nil
 	}
-	if err := f.exec.acquire(ctx, kind); err != nil {
-		return err
-	}
-	start := time.Now()
-	f.d.sleeper.sleep(serviceTime(f.d.spec.RouterCost, 0, 0, f.d.spec.Jitter, rand.Float64))
-	f.exec.release(kind, time.Since(start))
-	return nil
+	return f.exec.run(ctx, f.d.sleeper, kind, serviceTime(f.d.spec.RouterCost, 0, 0, f.d.spec.Jitter, rand.Float64))
 }
 
 // onShard runs fn as one data op on shard i: through a router connection
-// when routed, then a slot held for the modeled service time, during which
-// fn reads or writes the shard's store.
+// when routed, then a slot booked for the modeled service time, at the end
+// of which fn reads or writes the shard's store.
 func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*store)) error {
 	sh := f.d.shards[i]
 	if f.router {
@@ -309,13 +303,12 @@ func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*sto
 		p.checkout()
 		defer p.checkin()
 	}
-	if err := sh.slots.acquire(ctx, kind); err != nil {
+	spec := f.d.spec
+	service := serviceTime(spec.Service, spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
+	if err := sh.slots.run(ctx, f.d.sleeper, kind, service); err != nil {
 		return err
 	}
-	start := time.Now()
-	defer func() { sh.slots.release(kind, time.Since(start)) }()
-	spec := f.d.spec
-	f.d.sleeper.sleep(serviceTime(spec.Service, spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64))
+	// The data op takes effect at the end of its modeled service time.
 	fn(sh.store)
 	return nil
 }

@@ -32,24 +32,33 @@ func startSim(t testing.TB, spec string) *Deployment {
 	return d
 }
 
-// connect opens a driver v2 client with a pool of at most pool connections.
+// connect opens a driver v2 client with a pool of at most pool connections;
+// it is disconnected when the test ends.
 func connect(t testing.TB, uri string, pool uint64) *mongo.Client {
+	t.Helper()
+	c := connectNoCleanup(t, uri, pool)
+	t.Cleanup(func() { disconnect(c) })
+	return c
+}
+
+func connectNoCleanup(t testing.TB, uri string, pool uint64) *mongo.Client {
 	t.Helper()
 	c, err := mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(pool).SetTimeout(10 * time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		c.Disconnect(ctx)
-	})
 	return c
+}
+
+func disconnect(c *mongo.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.Disconnect(ctx)
 }
 
 func TestDriverCRUDRoundTrip(t *testing.T) {
 	for _, spec := range []string{
-		"slots=4,service=0s",                   // standalone
+		"slots=4,service=0s",                    // standalone
 		"shards=3,slots=4,service=0s,routers=2", // sharded: every op routed or scattered
 	} {
 		t.Run(spec, func(t *testing.T) {

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// binary is poolsweep built once for the tests that need real processes
+// (the sweep starts `poolsweep serve` as a child, as users get it).
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "poolsweep-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "poolsweep")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runCLI runs poolsweep in-process and returns its exit status and output.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// runBinary runs the built binary with a bound on its time.
+func runBinary(t *testing.T, dir string, timeout time.Duration, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return code, out.String(), errb.String()
+}
+
+func TestBadInputExitsTwoWithOneLine(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // the flag the line must name
+	}{
+		{[]string{"sweep", "--concurrency", ""}, "--concurrency: empty list"},
+		{[]string{"sweep", "--concurrency", "0"}, "--concurrency"},
+		{[]string{"sweep", "--concurrency", "-5"}, "--concurrency"},
+		{[]string{"sweep", "--concurrency", "64..abc"}, "--concurrency"},
+		{[]string{"sweep", "--concurrency", "1..256x1"}, "--concurrency"},
+		{[]string{"sweep", "--pool", "200000"}, "--pool"},
+		{[]string{"sweep", "--pool", ""}, "--pool"},
+		{[]string{"sweep", "--clients", "0"}, "--clients"},
+		{[]string{"sweep", "--trials", "-1"}, "--trials"},
+		{[]string{"sweep", "--duration", "0s"}, "--duration"},
+		{[]string{"sweep", "--duration", "soon"}, "--duration"},
+		{[]string{"sweep", "--op-timeout", "-1s"}, "--op-timeout"},
+		{[]string{"sweep", "--workload", "mixed", "--mix", "read=70,update=20"}, "--mix"},
+		{[]string{"sweep", "--workload", "bogus"}, "--workload"},
+		{[]string{"sweep", "--mixes", "50:40:0"}, "--mixes"},
+		{[]string{"sweep", "--distribution", "hotspot"}, "--distribution"},
+		{[]string{"sweep", "--workload-file", "/nonexistent/workloada"}, "--workload-file"},
+		{[]string{"sweep", "--uri", "http://example"}, "--uri"},
+		{[]string{"sweep", "--uri", "mongodb://alice:s3cret@h/", "--target", "a=mongodb://h/"}, "--uri and --target"},
+		{[]string{"sweep", "--target", "noequals"}, "--target"},
+		{[]string{"sweep", "--target", "a=sim:slots=0"}, "--target a"},
+		{[]string{"sweep", "--target", "a=mongodb://h/", "--target", "a=mongodb://g/"}, "used twice"},
+		{[]string{"sweep", "--order", "random"}, "--order"},
+		{[]string{"sweep", "--database", "admin"}, "--database"},
+		{[]string{"sweep", "--bogus-flag"}, "unknown flag"},
+		{[]string{"sweep", "extra-arg"}, "unknown command"},
+		{[]string{"serve", "--sim", "slots=0"}, "--sim"},
+		{[]string{"serve", "--sim", "service=-1ms"}, "--sim"},
+		{[]string{"serve", "--sim", "colour=blue"}, "--sim"},
+		{[]string{"inspect"}, "--uri: required"},
+		{[]string{"inspect", "--uri", "mongodb://h/", "--format", "xml"}, "--format"},
+		{[]string{"analyze"}, "analyze"},
+		{[]string{"analyze", "/nonexistent.jsonl"}, "nonexistent"},
+		{[]string{"analyze", "--plateau", "2", "x"}, "--plateau"},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := runCLI(t, tt.args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != exitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "goroutine") {
+			t.Errorf("%v: exit %d, stderr %q (want exit 2 and one line naming %q)", tt.args, code, stderr, tt.want)
+		}
+		if stdout != "" {
+			t.Errorf("%v: bad input printed to stdout: %q", tt.args, stdout)
+		}
+		if strings.Contains(stderr, "s3cret") {
+			t.Errorf("%v: password leaked: %q", tt.args, stderr)
+		}
+	}
+}
+
+func TestAnalyzeBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	notResults := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notResults, []byte("hello\n"), 0o644)
+	badCSV := filepath.Join(dir, "bad.csv")
+	os.WriteFile(badCSV, []byte("concurrency,qps\n64,45000\n500,abc\n"), 0o644)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"analyze", notResults}, "notes.txt:1"},
+		{[]string{"analyze", "--csv", badCSV}, "bad.csv:3"},
+	} {
+		code, _, stderr := runCLI(t, tt.args...)
+		if code != exitUsage || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d stderr %q, want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+// TestSweepEmbedded is the README's main command with short windows: it
+// starts `poolsweep serve` as a child, sweeps it over real sockets, and
+// leaves results, figures and a knee line.
+func TestSweepEmbedded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps the embedded server")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runBinary(t, dir, 3*time.Minute, "sweep", "--concurrency", "1,2,4,8", "--trials", "1",
+		"--warmup", "200ms", "--duration", "1s", "--records", "200", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	res, err := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 4 || res.End == nil || res.End.Status != sweep.StatusComplete {
+		t.Fatalf("want 4 steps and a complete end record, got %d steps, end %+v", len(res.Steps), res.End)
+	}
+	h := res.Header
+	if h.Schema != 1 || len(h.Targets) != 1 || h.Targets[0].ServerKind != "ferretdb" || h.Targets[0].Topology != "standalone" || h.Client.DriverVersion == "" || h.Plan.Steps != 4 {
+		t.Errorf("header: %+v", h)
+	}
+	for i, s := range res.Steps {
+		if s.OpsPerS <= 0 || s.Calls == 0 || s.Connections != s.Concurrency || s.Errors.Total() != 0 || s.OpsByType["find"].Count == 0 {
+			t.Errorf("step %d implausible: %+v", i, s)
+		}
+	}
+	if !strings.Contains(stdout, "knee: embedded ") || !strings.Contains(stdout, "pool-wait p99") {
+		t.Errorf("summary lacks table or knee line:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "[4/4] embedded") {
+		t.Errorf("no per-step progress on stderr:\n%s", stderr)
+	}
+	checkFigures(t, out, "throughput")
+	// The child server is gone and its data removed.
+	if matches, _ := filepath.Glob(filepath.Join(os.TempDir(), "poolsweep-serve-*")); len(matches) > 0 {
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && time.Since(fi.ModTime()) < time.Minute {
+				t.Errorf("server data directory left behind: %s", m)
+			}
+		}
+	}
+}
+
+func checkFigures(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		f, err := os.Open(filepath.Join(dir, n+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(f); err != nil {
+			t.Errorf("%s.png does not decode: %v", n, err)
+		}
+		f.Close()
+		b, err := os.ReadFile(filepath.Join(dir, n+".svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := xml.NewDecoder(bytes.NewReader(b))
+		for {
+			if _, err := d.Token(); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Errorf("%s.svg is not XML: %v", n, err)
+				break
+			}
+		}
+	}
+}
+
+// TestSweepInterrupted sends SIGINT during the second step: the first step
+// is kept, the closing record says interrupted, the exit status is 130.
+func TestSweepInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps the embedded server")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(binary, "sweep", "--concurrency", "1,2,4", "--trials", "1", "--warmup", "100ms", "--duration", "1s", "--records", "100", "--out", out, "--no-plot")
+	stderr, _ := cmd.StderrPipe()
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	sc := bufio.NewScanner(stderr)
+	var log strings.Builder
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "[1/3]") {
+			time.Sleep(700 * time.Millisecond) // inside step 2's window
+			cmd.Process.Signal(syscall.SIGINT)
+		}
+	}
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit: %v, want 130\n%s", err, log.String())
+	}
+	res, rerr := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if len(res.Steps) < 1 || res.Steps[0].Interrupted || res.End == nil || res.End.Status != sweep.StatusInterrupted {
+		t.Fatalf("steps %d, end %+v\n%s", len(res.Steps), res.End, log.String())
+	}
+	if !strings.Contains(log.String(), "interrupted; finished steps are kept") {
+		t.Errorf("no interruption message:\n%s", log.String())
+	}
+}
+
+func TestServeStopsWhenStdinCloses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts FerretDB")
+	}
+	cmd := exec.Command(binary, "serve")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "mongodb://127.0.0.1:") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	uri := strings.TrimSpace(line)
+	code, out, _ := runCLI(t, "inspect", "--uri", uri, "--format", "json")
+	var rep inspectReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Info.ServerKind != "ferretdb" || rep.Info.Topology != "standalone" || rep.Pool.MaxPoolSize != 100 {
+		t.Errorf("inspect: exit %d, %s", code, out)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("serve did not exit cleanly after stdin closed: %v", err)
+	}
+}
+
+func TestRedaction(t *testing.T) {
+	// An unreachable server with credentials: the error names the target
+	// without its password.
+	code, stdout, stderr := runCLI(t, "inspect", "--uri", "mongodb://alice:s3cret@127.0.0.1:1/?serverSelectionTimeoutMS=300&connectTimeoutMS=300")
+	if code != exitFailed || !strings.Contains(stderr, "alice:***@") || strings.Contains(stderr+stdout, "s3cret") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "sweep", "--uri", "mongodb://alice:s3cret@127.0.0.1:1/?serverSelectionTimeoutMS=300", "--out", t.TempDir())
+	if code == 0 || strings.Contains(stderr+stdout, "s3cret") {
+		t.Errorf("sweep: exit %d, output leaks: %q %q", code, stdout, stderr)
+	}
+}

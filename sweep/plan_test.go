@@ -1,0 +1,126 @@
+package sweep
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseLevels(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []int
+		wantErr string
+	}{
+		{"64,128,256,500,1000", []int{64, 128, 256, 500, 1000}, ""},                     // the seeds' list
+		{"1..256x2", []int{1, 2, 4, 8, 16, 32, 64, 128, 256}, ""},                       // geometric range, inclusive end
+		{"100..1000+100", []int{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}, ""}, // linear range
+		{"1..8x2,10..30+10,1000", []int{1, 2, 4, 8, 10, 20, 30, 1000}, ""},              // a mix of all three
+		{"256,64,64,128", []int{64, 128, 256}, ""},                                      // sorted and de-duplicated
+		{"10..100x3", []int{10, 30, 90}, ""},                                            // end not on the grid: stop before it
+		{"1..10x1.5", []int{1, 2, 3, 5, 8}, ""},                                         // fractional factor, rounded
+		{" 8 , 16 ", []int{8, 16}, ""},                                                  // spaces are tolerated
+		{"", nil, "empty list"},                                                         // empty
+		{"64,,128", nil, "empty element"},                                               // empty element
+		{"0", nil, "at least 1"},                                                        // zero
+		{"-4", nil, "at least 1"},                                                       // negative
+		{"64..abc", nil, "a range needs a step"},                                        // no step, not a number
+		{"64..abcx2", nil, `"abc" is not a whole number`},                               // bad end
+		{"1..256x1", nil, "never reaches"},                                              // geometric range that never ends
+		{"1..256x0.5", nil, "never reaches"},                                            // shrinking range
+		{"100..1000+0", nil, "never reaches"},                                           // linear range that never ends
+		{"100..1000+2.5", nil, "never reaches"},                                         // fractional linear step
+		{"256..1x2", nil, "below where it starts"},                                      // backwards
+		{"200000", nil, "larger than"},                                                  // beyond the limit
+		{"1..100000+1", nil, "more than 1000 levels"},                                   // absurdly many steps
+		{"sixty", nil, "not a whole number"},                                            // words
+	}
+	for _, tt := range tests {
+		got, err := ParseLevels(tt.in, MaxConcurrency)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseLevels(%q) error = %v, want containing %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseLevels(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParsePool(t *testing.T) {
+	if p, err := ParsePool("match"); err != nil || !p.Match {
+		t.Fatalf("match: %+v %v", p, err)
+	}
+	if p, err := ParsePool("16,64"); err != nil || p.Match || !reflect.DeepEqual(p.Sizes, []int{16, 64}) {
+		t.Fatalf("16,64: %+v %v", p, err)
+	}
+	// the issue's limit: pool larger than 100000 is refused
+	if _, err := ParsePool("100001"); err == nil || !strings.Contains(err.Error(), "larger than 100000") {
+		t.Fatalf("100001: %v", err)
+	}
+}
+
+func TestPlanValidate(t *testing.T) {
+	ok := Plan{Concurrency: []int{1}, Pool: PoolPlan{Match: true}, Clients: 1, Trials: 1, Duration: time.Second, OpTimeout: time.Second}
+	tests := []struct {
+		name    string
+		mutate  func(*Plan)
+		wantErr string
+	}{
+		{"valid plan", func(*Plan) {}, ""},
+		{"zero clients", func(p *Plan) { p.Clients = 0 }, "--clients"},
+		{"zero trials", func(p *Plan) { p.Trials = 0 }, "--trials"},
+		{"zero duration", func(p *Plan) { p.Duration = 0 }, "--duration"},
+		{"negative warmup", func(p *Plan) { p.Warmup = -time.Second }, "--warmup"},
+		{"zero op timeout", func(p *Plan) { p.OpTimeout = 0 }, "--op-timeout"},
+		{"bad order", func(p *Plan) { p.Order = "random" }, "--order"},
+		{"match with huge concurrency", func(p *Plan) { p.Concurrency = []int{MaxPoolSize + 1} }, "--pool match"},
+	}
+	for _, tt := range tests {
+		p := ok
+		tt.mutate(&p)
+		err := p.Validate()
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("%s: Validate() = %v, want %q", tt.name, err, tt.wantErr)
+		}
+	}
+}
+
+func TestPlanSteps(t *testing.T) {
+	p := Plan{Concurrency: []int{8, 16}, Pool: PoolPlan{Sizes: []int{4, 32}}, Clients: 3, Trials: 2}
+	steps := p.Steps([]string{"a", "b"}, []string{"read"})
+	// 2 targets × 2 trials × 2 concurrency × 2 pools
+	if len(steps) != 16 {
+		t.Fatalf("got %d steps, want 16", len(steps))
+	}
+	// sequential: all of a before b; trials outermost within a target
+	if steps[0].Target != "a" || steps[7].Target != "a" || steps[8].Target != "b" {
+		t.Errorf("sequential order wrong: %+v", steps[:9])
+	}
+	if steps[3].Trial != 1 || steps[4].Trial != 2 {
+		t.Errorf("trial should be the outer loop: %+v", steps[:5])
+	}
+	if steps[1].MaxPoolSize != 32 || steps[1].PoolSetting != "32" || steps[1].Clients != 3 {
+		t.Errorf("grid step wrong: %+v", steps[1])
+	}
+	p.Order = OrderInterleaved
+	steps = p.Steps([]string{"a", "b"}, []string{"read"})
+	for i := 0; i < len(steps); i += 2 {
+		if steps[i].Target != "a" || steps[i+1].Target != "b" || steps[i].Key()[1:] != steps[i+1].Key()[1:] {
+			t.Fatalf("interleaved order must alternate a b on the same step: %+v %+v", steps[i], steps[i+1])
+		}
+	}
+	for i, s := range steps {
+		if s.Index != i {
+			t.Fatalf("step %d has Index %d", i, s.Index)
+		}
+	}
+	// match pools: one pool per level, setting "match"
+	m := Plan{Concurrency: []int{8, 16}, Pool: PoolPlan{Match: true}, Clients: 1, Trials: 1}.Steps([]string{"t"}, []string{"w1", "w2"})
+	if len(m) != 4 || m[1].MaxPoolSize != 16 || m[1].PoolSetting != "match" || m[2].Workload != "w2" {
+		t.Errorf("match steps wrong: %+v", m)
+	}
+}

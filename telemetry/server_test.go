@@ -1,0 +1,208 @@
+package telemetry
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// startFerretDB runs FerretDB (SQLite) in-process on a loopback port and
+// returns its host:port.
+func startFerretDB(t *testing.T) string {
+	t.Helper()
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener:  ferretdb.ListenerConfig{TCP: "127.0.0.1:0"},
+		Handler:   "sqlite",
+		SQLiteURL: "file:" + t.TempDir() + "/",
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = f.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("FerretDB did not stop within 10 s")
+		}
+	})
+	u, err := url.Parse(f.MongoDBURI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Host
+}
+
+// TestServerSamplerFerretDB samples a real FerretDB while a little load
+// runs: FerretDB answers serverStatus (no sampler errors) but reports none
+// of the fields, and each must come out null, not zero.
+func TestServerSamplerFerretDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts FerretDB")
+	}
+	host := startFerretDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	s, err := NewServerSampler([]string{host}, SamplerOptions{Interval: 100 * time.Millisecond, Base: options.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := s.Close(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+
+	// A little load from another client, so the window is not empty.
+	load, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + host + "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = load.Disconnect(ctx) }()
+	coll := load.Database("tel").Collection("c")
+
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(ctx); err == nil {
+		t.Error("second Start while running: want an error")
+	}
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for i := 0; time.Now().Before(deadline) && i < 1000; i++ {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "i", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tel := s.Stop()
+	if tel == nil {
+		t.Fatal("Stop returned nil")
+	}
+	if tel.SamplerErrors != 0 {
+		t.Errorf("sampler errors = %d (%s), want 0: FerretDB answers serverStatus", tel.SamplerErrors, tel.SamplerError)
+	}
+	h := tel.Hosts[host]
+	if h == nil {
+		t.Fatalf("no entry for %s in %v", host, tel.Hosts)
+	}
+	// Start, ~5 ticks, Stop; a loaded machine may skip ticks.
+	if h.Samples < 3 {
+		t.Errorf("samples = %d, want ≥ 3", h.Samples)
+	}
+	for name, isNil := range map[string]bool{
+		"connections":      h.Connections == nil,
+		"opcounters":       h.OpcountersPerS == nil,
+		"read latency":     h.ReadLatencyUS == nil,
+		"write latency":    h.WriteLatencyUS == nil,
+		"queue":            h.Queue == nil,
+		"active clients":   h.ActiveClients == nil,
+		"tickets":          h.Tickets == nil,
+		"cpu":              h.CPUPct == nil,
+		"rss":              h.RSSMB == nil,
+		"net in":           h.NetInBytesPerS == nil,
+		"net out":          h.NetOutBytesPerS == nil,
+		"router pool":      h.ConnPool == nil,
+		"total cpu":        tel.Total.CPUPct == nil,
+		"total opcounters": tel.Total.OpcountersPerS == nil,
+	} {
+		if !isNil {
+			t.Errorf("%s is set on FerretDB, which does not report it", name)
+		}
+	}
+	lines := strings.Join(Describe(tel.Total, "ferretdb"), "\n")
+	if !strings.Contains(lines, "connections: not reported by ferretdb") {
+		t.Errorf("Describe:\n%s", lines)
+	}
+
+	// The sampler is reusable: a second window works the same.
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tel2 := s.Stop(); tel2 == nil || tel2.SamplerErrors != 0 || tel2.Hosts[host].Samples < 2 {
+		t.Errorf("second window = %+v", tel2)
+	}
+	if s.Stop() != nil {
+		t.Error("Stop without a running window: want nil")
+	}
+}
+
+// TestServerSamplerUnreachable: a host that refuses connections yields
+// counted errors and null fields, within the time bound, and never fails.
+func TestServerSamplerUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := l.Addr().String()
+	l.Close() // nothing listens there any more
+
+	s, err := NewServerSampler([]string{host}, SamplerOptions{Interval: 100 * time.Millisecond, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	defer func() { _ = s.Close(ctx) }()
+	begin := time.Now()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	tel := s.Stop()
+	if took := time.Since(begin); took > 5*time.Second {
+		t.Errorf("window took %v with a dead host, want it bounded by the timeouts", took)
+	}
+	if tel.SamplerErrors < 2 || !strings.Contains(tel.SamplerError, host) {
+		t.Errorf("sampler errors = %d, first %q; want ≥ 2 naming %s", tel.SamplerErrors, tel.SamplerError, host)
+	}
+	h := tel.Hosts[host]
+	if h == nil || h.Samples != 0 || h.Connections != nil || h.OpcountersPerS != nil {
+		t.Errorf("dead host entry = %+v, want no samples and null fields", h)
+	}
+}
+
+// TestServerSamplerCancelledContext: ending Start's context stops the
+// ticks without counting errors, and Stop still closes the window.
+func TestServerSamplerCancelledContext(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts FerretDB")
+	}
+	host := startFerretDB(t)
+	s, err := NewServerSampler([]string{host}, SamplerOptions{Interval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.Close(context.Background()) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	tel := s.Stop()
+	if tel.SamplerErrors != 0 || tel.Hosts[host].Samples < 2 {
+		t.Errorf("after cancel: errors %d (%s), samples %d; want 0 errors and the start and stop samples",
+			tel.SamplerErrors, tel.SamplerError, tel.Hosts[host].Samples)
+	}
+}
+
+func TestNewServerSamplerNoHosts(t *testing.T) {
+	if _, err := NewServerSampler(nil, SamplerOptions{}); err == nil {
+		t.Error("no hosts: want an error")
+	}
+}

@@ -1,0 +1,188 @@
+package sim
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseSpec(t *testing.T) {
+	tests := []struct {
+		in    string
+		want  Spec
+		canon string
+	}{
+		// The empty spec is the documented default: 8 slots of 2ms.
+		{"", Spec{Slots: 8, Service: 2 * time.Millisecond}, "slots=8,service=2ms,conn_cost=0s,jitter=0"},
+		// Every standalone key is read, and us/µs both parse.
+		{"slots=16,service=2ms,conn_cost=20us,jitter=0.1",
+			Spec{Slots: 16, Service: 2 * time.Millisecond, ConnCost: 20 * time.Microsecond, Jitter: 0.1},
+			"slots=16,service=2ms,conn_cost=20us,jitter=0.1"},
+		// Order and spaces do not matter.
+		{" jitter=0.5 , slots=2,service=1500µs ", Spec{Slots: 2, Service: 1500 * time.Microsecond, Jitter: 0.5},
+			"slots=2,service=1.5ms,conn_cost=0s,jitter=0.5"},
+		// service=0 is allowed (the benchmark's unlimited server).
+		{"service=0s", Spec{Slots: 8}, "slots=8,service=0s,conn_cost=0s,jitter=0"},
+		// shards switches on the router defaults.
+		{"shards=3,slots=8,service=2ms",
+			Spec{Shards: 3, Slots: 8, Service: 2 * time.Millisecond, Routers: 1, RouterSlots: 64, RouterCost: 50 * time.Microsecond},
+			"shards=3,slots=8,service=2ms,conn_cost=0s,jitter=0,routers=1,router_slots=64,router_cost=50us"},
+		// Router keys are read when sharded.
+		{"shards=2,routers=2,router_slots=4,router_cost=1ms",
+			Spec{Shards: 2, Slots: 8, Service: 2 * time.Millisecond, Routers: 2, RouterSlots: 4, RouterCost: time.Millisecond},
+			"shards=2,slots=8,service=2ms,conn_cost=0s,jitter=0,routers=2,router_slots=4,router_cost=1ms"},
+	}
+	for _, tt := range tests {
+		got, err := ParseSpec(tt.in)
+		if err != nil {
+			t.Errorf("ParseSpec(%q): %v", tt.in, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("ParseSpec(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+		if s := got.String(); s != tt.canon {
+			t.Errorf("ParseSpec(%q).String() = %q, want %q", tt.in, s, tt.canon)
+		}
+		// The canonical form parses back to the same spec.
+		if again, err := ParseSpec(got.String()); err != nil || again != got {
+			t.Errorf("round trip of %q: %+v, %v", got.String(), again, err)
+		}
+	}
+}
+
+func TestParseSpecErrors(t *testing.T) {
+	tests := []struct {
+		in      string
+		wantMsg string
+	}{
+		{"slots=0", "slots=0: must be between 1"},                       // no capacity at all
+		{"slots=-3", "slots=-3: must be between 1"},                     // negative slots
+		{"slots=many", "slots=many: not an integer"},                    // not a number
+		{"service=-1ms", "service=-1ms: must be between 0s"},            // negative time
+		{"service=2", "service=2: not a duration"},                      // missing unit
+		{"service=fast", "service=fast: not a duration"},                // garbage
+		{"conn_cost=-5us", "conn_cost=-5us: must be between 0s"},        // negative conn_cost
+		{"jitter=1.5", "jitter=1.5: must be between 0 and 1"},           // noise above 100%
+		{"jitter=NaN", "jitter=NaN: must be between 0 and 1"},           // NaN slips past < and >
+		{"foo=1", `unknown key "foo"`},                                  // typo'd key
+		{"slots=8,slots=9", `duplicate key "slots"`},                    // ambiguous
+		{"slots", `"slots": want key=value`},                            // no value
+		{"slots=8,,service=1ms", "empty item"},                          // stray comma
+		{"shards=0", "shards=0: must be at least 1"},                    // zero shards is not standalone
+		{"router_slots=4", "router_slots: only meaningful with shards"}, // router key without shards
+		{"shards=2,routers=0", "routers=0: must be between 1"},          // a cluster with no router
+		{"shards=2,router_cost=-1ms", "router_cost=-1ms"},               // negative router cost
+		{"shards=1000", "shards=1000: must be between 1 and 64"},        // absurd size
+	}
+	for _, tt := range tests {
+		_, err := ParseSpec(tt.in)
+		if err == nil {
+			t.Errorf("ParseSpec(%q) succeeded, want error containing %q", tt.in, tt.wantMsg)
+			continue
+		}
+		if !errors.Is(err, ErrSpec) {
+			t.Errorf("ParseSpec(%q) error %v does not wrap ErrSpec", tt.in, err)
+		}
+		if msg := err.Error(); !strings.Contains(msg, tt.wantMsg) || strings.Contains(msg, "\n") {
+			t.Errorf("ParseSpec(%q) error %q, want one line containing %q", tt.in, msg, tt.wantMsg)
+		}
+	}
+}
+
+func TestSpecValidateFromGo(t *testing.T) {
+	// A spec built in Go without shards must not carry router fields.
+	s := DefaultSpec()
+	s.RouterSlots = 4
+	if err := s.Validate(); !errors.Is(err, ErrSpec) {
+		t.Errorf("Validate of standalone with router_slots: %v", err)
+	}
+}
+
+func TestCapacityArithmetic(t *testing.T) {
+	ms := time.Millisecond
+	us := time.Microsecond
+	standalone := Spec{Slots: 8, Service: 2 * ms}
+	costly := Spec{Slots: 8, Service: 2 * ms, ConnCost: 50 * us}
+	sharded := Spec{Shards: 3, Slots: 8, Service: 2 * ms, Routers: 1, RouterSlots: 64, RouterCost: 50 * us}
+	slowRouter := Spec{Shards: 3, Slots: 8, Service: 2 * ms, Routers: 1, RouterSlots: 4, RouterCost: ms}
+	twoSlow := slowRouter
+	twoSlow.Routers = 2
+	tests := []struct {
+		name string
+		spec Spec
+		n    int
+		want float64
+	}{
+		{"one client gets 1/service", standalone, 1, 500},
+		{"below the knee throughput is linear", standalone, 4, 2000},
+		{"at the knee slots/service", standalone, 8, 4000},
+		{"past the knee flat without conn_cost", standalone, 64, 4000},
+		{"zero clients, zero throughput", standalone, 0, 0},
+		{"conn_cost lowers the knee's throughput", costly, 8, 8 / (2e-3 + 8*50e-6)},
+		{"conn_cost makes throughput fall past the peak", costly, 64, 8 / (2e-3 + 64*50e-6)},
+		{"shards multiply capacity", sharded, 96, 12000},
+		{"below the shards' slots each shard gets n/shards", sharded, 12, 6000},
+		{"a slow router caps the cluster", slowRouter, 96, 4000},
+		{"two slow routers double the cap", twoSlow, 96, 8000},
+	}
+	for _, tt := range tests {
+		if got := tt.spec.Throughput(tt.n); math.Abs(got-tt.want) > 1e-6*tt.want+1e-9 {
+			t.Errorf("%s: Throughput(%d) = %g, want %g", tt.name, tt.n, got, tt.want)
+		}
+	}
+
+	peaks := []struct {
+		name     string
+		spec     Spec
+		wantPeak float64
+		wantKnee int
+	}{
+		{"standalone peak slots/service at slots", standalone, 4000, 8},
+		{"conn_cost keeps the knee at slots and lowers the peak", costly, 8 / (2e-3 + 8*50e-6), 8},
+		{"sharded knee at shards×slots", sharded, 12000, 24},
+		{"router-capped knee where the router saturates", slowRouter, 4000, 8},
+	}
+	for _, tt := range peaks {
+		p, k := tt.spec.Peak()
+		if math.Abs(p-tt.wantPeak) > 1e-6*tt.wantPeak || k != tt.wantKnee {
+			t.Errorf("%s: Peak() = %g at %d, want %g at %d", tt.name, p, k, tt.wantPeak, tt.wantKnee)
+		}
+	}
+	if got := standalone.ShardPeak(); got != 4000 {
+		t.Errorf("ShardPeak = %g", got)
+	}
+	if got := standalone.RouterCapacity(); !math.IsInf(got, 1) {
+		t.Errorf("standalone RouterCapacity = %g, want +Inf", got)
+	}
+	if got := slowRouter.RouterCapacity(); got != 4000 {
+		t.Errorf("slow RouterCapacity = %g, want 4000", got)
+	}
+}
+
+func TestServiceTime(t *testing.T) {
+	ms := time.Millisecond
+	us := time.Microsecond
+	tests := []struct {
+		name   string
+		conns  int64
+		jitter float64
+		rnd    float64
+		want   time.Duration
+	}{
+		{"base only", 0, 0, 0.5, 2 * ms},
+		{"conn_cost per open connection", 10, 0, 0.5, 2*ms + 500*us},
+		{"jitter at the low end", 0, 0.1, 0, 1800 * us},
+		{"jitter at the high end", 0, 0.1, 1, 2200 * us},
+		{"jitter centred at the mean", 0, 0.1, 0.5, 2 * ms},
+		{"negative connection counts are ignored", -3, 0, 0.5, 2 * ms},
+	}
+	for _, tt := range tests {
+		got := serviceTime(2*ms, 50*us, tt.conns, tt.jitter, func() float64 { return tt.rnd })
+		if d := got - tt.want; d < -time.Nanosecond || d > time.Nanosecond {
+			t.Errorf("%s: serviceTime = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
