@@ -211,3 +211,24 @@ func TestLittlesLaw(t *testing.T) {
 }
 
 func near(a, b, tol float64) bool { return a-b <= tol && b-a <= tol }
+
+func TestAnnotate(t *testing.T) {
+	// 3 clients × 64 workers, 19200 calls/s at 10 ms: 192 in flight, OK.
+	s := withTotal(baseStep())
+	s.Clients, s.CallsPerS, s.Latency.Mean = 3, 19200, 10
+	Annotate(s, nil, DefaultClassifier())
+	if s.LittlesLaw == nil || !s.LittlesLaw.OK || s.LittlesLaw.ExpectedInFlight != 192 || len(s.Warnings) != 0 {
+		t.Errorf("3 clients: littles %+v warnings %v", s.LittlesLaw, s.Warnings)
+	}
+	if s.Bound != BoundNone || s.BoundReason == "" {
+		t.Errorf("bound %q %q", s.Bound, s.BoundReason)
+	}
+	// Half the expected in flight: a warning is added, existing ones kept.
+	s.CallsPerS = 9600
+	s.Warnings = []string{"earlier"}
+	Annotate(s, nil, DefaultClassifier())
+	if s.LittlesLaw.OK || len(s.Warnings) != 2 || s.Warnings[0] != "earlier" || !strings.Contains(s.Warnings[1], "Little's law") {
+		t.Errorf("half in flight: littles %+v warnings %v", s.LittlesLaw, s.Warnings)
+	}
+	Annotate(nil, nil, DefaultClassifier()) // no panic
+}

@@ -130,9 +130,7 @@ func measureStep(t *testing.T, d *sim.Deployment, c, p int, window time.Duration
 	if k := checkouts.Load(); k > 0 {
 		step.Pool.CheckoutWait.Mean = float64(waitNs.Load()) / float64(k) / 1e6
 	}
-	ll := LittlesLaw(c, step.CallsPerS, step.Latency.Mean)
-	step.LittlesLaw = &ll
-	step.Bound, step.BoundReason = Classify(step, nil)
+	Annotate(step, nil, DefaultClassifier())
 	return step
 }
 

@@ -7,10 +7,10 @@ import (
 // hostWindow is one host's window summary plus the raw op counts that the
 // cross-host total needs to weight latencies.
 type hostWindow struct {
-	sample             *sweep.ServerSample
-	readOps, writeOps  float64 // server-side ops in the window (opLatencies)
-	readLatUS, writeUS float64 // summed latency in the window, µs
-	latOK              [2]bool // read, write deltas usable
+	sample                *sweep.ServerSample
+	readOps, writeOps     float64 // server-side ops in the window (opLatencies)
+	readLatUS, writeLatUS float64 // summed latency in the window, µs
+	latOK                 [2]bool // read, write deltas usable
 }
 
 // elapsedSeconds is the time between two snapshots. The server's own
@@ -129,7 +129,7 @@ func summarizeHost(snaps []snapshot) hostWindow {
 		}
 	}
 	if dOps, dLat := delta(first.writeOps, last.writeOps), delta(first.writeLatency, last.writeLatency); dOps != nil && dLat != nil {
-		hw.writeOps, hw.writeUS, hw.latOK[1] = *dOps, *dLat, true
+		hw.writeOps, hw.writeLatUS, hw.latOK[1] = *dOps, *dLat, true
 		if *dOps > 0 {
 			s.WriteLatencyUS = ptr(*dLat / *dOps)
 		}
@@ -237,7 +237,7 @@ func totalOf(hosts []hostWindow) *sweep.ServerSample {
 		}
 		if h.latOK[1] {
 			wOps += h.writeOps
-			wLat += h.writeUS
+			wLat += h.writeLatUS
 			wOK = true
 		}
 	}

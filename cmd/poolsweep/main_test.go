@@ -298,3 +298,46 @@ func TestRedaction(t *testing.T) {
 		t.Errorf("sweep: exit %d, output leaks: %q %q", code, stdout, stderr)
 	}
 }
+
+// TestRedactionEndToEnd sweeps a server through a URI with a password
+// (FerretDB accepts any PLAIN credentials) and checks that nothing the
+// sweep writes or prints contains it.
+func TestRedactionEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts FerretDB")
+	}
+	cmd := exec.Command(binary, "serve")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := strings.Replace(strings.TrimSpace(line), "mongodb://", "mongodb://alice:s3cret@", 1) + "?authMechanism=PLAIN"
+	dir := t.TempDir()
+	code, out, errOut := runBinary(t, dir, 2*time.Minute, "sweep", "--uri", uri, "--concurrency", "1,2", "--warmup", "100ms", "--duration", "500ms", "--records", "50", "--out", filepath.Join(dir, "out"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "out", "*"))
+	if len(files) < 3 {
+		t.Fatalf("expected results and figures, got %v", files)
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if bytes.Contains(b, []byte("s3cret")) {
+			t.Errorf("%s contains the password", f)
+		}
+	}
+	if strings.Contains(out+errOut, "s3cret") {
+		t.Errorf("output contains the password:\n%s\n%s", out, errOut)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "out", "results.jsonl"))
+	if !bytes.Contains(b, []byte("alice:***@")) {
+		t.Errorf("results header should keep the user and redact the password")
+	}
+}

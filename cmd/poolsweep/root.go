@@ -107,7 +107,7 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 		Version:       toolVersion(),
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSweepCmd(e), newServeCmd(e), newInspectCmd(e), newAnalyzeCmd(e))
+	root.AddCommand(newSweepCmd(e), newServeCmd(e), newInspectCmd(e), newAnalyzeCmd(e), newPlotCmd(e), newReportCmd(e), newCompareCmd(e))
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	}

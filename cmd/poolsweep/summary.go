@@ -61,17 +61,15 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 	}
 }
 
-// writeArtifacts draws the figures into dir.
+// writeArtifacts draws every applicable figure and report.html into dir.
 func writeArtifacts(dir string, rs []*sweep.Results) error {
-	reports := knee.AnalyzeAll(knee.FromResults(rs), knee.DefaultOptions())
+	reports := plot.Analyze(rs)
 	figs, _, err := plot.Figures(rs, reports, nil)
 	if err != nil {
 		return err
 	}
-	_, err = plot.WriteFiles(dir, figs)
-	if err != nil {
+	if _, err := plot.WriteFiles(dir, figs); err != nil {
 		return err
 	}
-	_ = filepath.Join
-	return nil
+	return writeReport(filepath.Join(dir, "report.html"), "html", rs, nil)
 }

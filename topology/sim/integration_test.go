@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"testing"
 	"time"
@@ -183,5 +184,248 @@ func TestDriverCRUDRoundTrip(t *testing.T) {
 				t.Fatalf("count after drop: %d", n)
 			}
 		})
+	}
+}
+
+func TestDriverCommandNotFound(t *testing.T) {
+	d := startSim(t, "service=0s")
+	c := connect(t, d.URI(), 1)
+	ctx := t.Context()
+	err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "frobnicate", Value: 1}}).Err()
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 59 || ce.Name != "CommandNotFound" {
+		t.Fatalf("unknown command: %v", err)
+	}
+	// The same connection (pool of one) still works afterwards.
+	if err := c.Ping(ctx, nil); err != nil {
+		t.Fatalf("ping after error: %v", err)
+	}
+	if got := d.Stats().Servers[0].ConnectionsCreated; got > 2 {
+		t.Errorf("%d connections created; the error must not drop the connection", got)
+	}
+}
+
+func TestDriverTwoRouters(t *testing.T) {
+	d := startSim(t, "shards=3,slots=8,service=0s,routers=2")
+	hosts := d.Hosts()
+	if len(hosts) != 2 || hosts[0] == hosts[1] {
+		t.Fatalf("hosts %v", hosts)
+	}
+	if want := "mongodb://" + hosts[0] + "," + hosts[1] + "/"; d.URI() != want {
+		t.Fatalf("URI %q, want %q", d.URI(), want)
+	}
+	c := connect(t, d.URI(), 4)
+	ctx := t.Context()
+	var hello bson.M
+	if err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
+		t.Fatal(err)
+	}
+	if hello["msg"] != "isdbgrid" {
+		t.Fatalf("hello via the URI: %v", hello)
+	}
+	coll := c.Database("db").Collection("c")
+	const n = 300
+	for i := range n {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("id%d", i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := d.Stats()
+	// The driver spreads ops over both mongos; every insert went through one.
+	if st.Servers[0].Insert == 0 || st.Servers[1].Insert == 0 || st.Servers[0].Insert+st.Servers[1].Insert != n {
+		t.Errorf("inserts per router: %d + %d, want both > 0 summing to %d", st.Servers[0].Insert, st.Servers[1].Insert, n)
+	}
+	docs := 0
+	for _, sh := range st.Shards {
+		if sh.Documents == 0 {
+			t.Errorf("%s holds no documents: _id hashing does not spread", sh.Name)
+		}
+		docs += sh.Documents
+	}
+	if docs != n {
+		t.Errorf("shards hold %d documents, want %d", docs, n)
+	}
+	var ls struct {
+		Shards []struct {
+			ID   string `bson:"_id"`
+			Host string `bson:"host"`
+		} `bson:"shards"`
+	}
+	if err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "listShards", Value: 1}}).Decode(&ls); err != nil {
+		t.Fatal(err)
+	}
+	if len(ls.Shards) != 3 || ls.Shards[0].ID != "shard0" || ls.Shards[0].Host == "" {
+		t.Errorf("listShards: %+v", ls)
+	}
+	// At rest every router→shard connection is idle, and each was counted.
+	var pool struct {
+		InUse     int32 `bson:"totalInUse"`
+		Available int32 `bson:"totalAvailable"`
+		Created   int32 `bson:"totalCreated"`
+	}
+	if err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "connPoolStats", Value: 1}}).Decode(&pool); err != nil {
+		t.Fatal(err)
+	}
+	if pool.Created < 3 || pool.InUse != 0 || pool.Available != pool.Created {
+		t.Errorf("connPoolStats after serial inserts: %+v, want ≥3 created, all available", pool)
+	}
+}
+
+// serverStatus runs serverStatus on the one server of a standalone.
+func serverStatus(t *testing.T, c *mongo.Client) bson.Raw {
+	t.Helper()
+	r, err := c.Database("admin").RunCommand(t.Context(), bson.D{{Key: "serverStatus", Value: 1}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestDriverServerStatusCounts(t *testing.T) {
+	d := startSim(t, "slots=4,service=0s")
+	c := connect(t, d.URI(), 2)
+	ctx := t.Context()
+	coll := c.Database("db").Collection("c")
+	before := serverStatus(t, c)
+	docs := []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "_id", Value: 3}}}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		coll.FindOne(ctx, bson.D{{Key: "_id", Value: i}})
+	}
+	if _, err := coll.UpdateMany(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	after := serverStatus(t, c)
+	delta := func(path ...string) int64 {
+		a, _ := after.Lookup(path...).AsInt64OK()
+		b, _ := before.Lookup(path...).AsInt64OK()
+		return a - b
+	}
+	tests := []struct {
+		path []string
+		want int64
+	}{
+		{[]string{"opcounters", "insert"}, 3},         // one per document
+		{[]string{"opcounters", "query"}, 5},          // five finds
+		{[]string{"opcounters", "update"}, 1},         // one statement
+		{[]string{"opcounters", "delete"}, 1},         // one statement
+		{[]string{"opLatencies", "reads", "ops"}, 5},  // the finds
+		{[]string{"opLatencies", "writes", "ops"}, 3}, // insert, update, delete commands
+	}
+	for _, tt := range tests {
+		if got := delta(tt.path...); got != tt.want {
+			t.Errorf("Δ%v = %d, want %d", tt.path, got, tt.want)
+		}
+	}
+	// Monitoring hellos and the serverStatus calls are commands; at least
+	// the second serverStatus is.
+	if delta("opcounters", "command") < 1 {
+		t.Errorf("Δcommand = %d", delta("opcounters", "command"))
+	}
+	if delta("network", "numRequests") < 9 || delta("network", "bytesIn") <= 0 || delta("network", "bytesOut") <= 0 {
+		t.Errorf("network deltas: requests %d in %d out %d", delta("network", "numRequests"), delta("network", "bytesIn"), delta("network", "bytesOut"))
+	}
+	st := d.Stats()
+	cur := after.Lookup("connections", "current").Int32()
+	if int64(cur) != st.Servers[0].ConnectionsCurrent || cur < 2 {
+		t.Errorf("connections.current %d, Stats %d (pool + monitor ≥ 2)", cur, st.Servers[0].ConnectionsCurrent)
+	}
+	if after.Lookup("host").StringValue() != d.Hosts()[0] {
+		t.Errorf("host %v, want %s", after.Lookup("host"), d.Hosts()[0])
+	}
+}
+
+func TestDriverServerStatusSeesQueue(t *testing.T) {
+	// 2 slots of 200ms and 6 concurrent finds: while they run, serverStatus
+	// (which takes no slot) sees 2 active and 4 queued readers.
+	d := startSim(t, "slots=2,service=200ms")
+	loader := connect(t, d.URI(), 1)
+	if _, err := loader.Database("db").Collection("c").InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, d.URI(), 8)
+	coll := c.Database("db").Collection("c")
+	errs := make(chan error, 6)
+	for range 6 {
+		go func() { errs <- coll.FindOne(t.Context(), bson.D{{Key: "_id", Value: 1}}).Err() }()
+	}
+	var queued, active int32
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && !(queued == 4 && active == 2) {
+		s := serverStatus(t, loader)
+		queued = s.Lookup("globalLock", "currentQueue", "readers").Int32()
+		active = s.Lookup("globalLock", "activeClients", "readers").Int32()
+		if out := s.Lookup("queues", "execution", "read", "out").Int32(); out != active {
+			t.Fatalf("queues.execution.read.out %d != activeClients.readers %d", out, active)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if queued != 4 || active != 2 {
+		t.Errorf("never saw 2 active + 4 queued readers; last %d + %d", active, queued)
+	}
+	for range 6 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestCloseUnblocksQueuedOps(t *testing.T) {
+	s, _ := ParseSpec("slots=1,service=10s")
+	d, err := Start(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connectNoCleanup(t, d.URI(), 4)
+	defer disconnect(c)
+	done := make(chan error, 3)
+	for range 3 {
+		go func() { done <- c.Database("db").Collection("c").FindOne(context.Background(), bson.D{}).Err() }()
+	}
+	time.Sleep(200 * time.Millisecond) // let them queue
+	start := time.Now()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("Close took %v with ops in a 10s service", el)
+	}
+	for range 3 {
+		if err := <-done; err == nil {
+			t.Error("an op succeeded on a closed server")
+		}
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestStartContextEndsDeployment(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := Start(ctx, DefaultSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	// Close after the context's shutdown returns the same (nil) result.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		conn, err := net.DialTimeout("tcp", d.Hosts()[0], time.Second)
+		if err != nil {
+			break
+		}
+		conn.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("still accepting after ctx was cancelled")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/poolsweep/poolsweep/compare"
+)
+
+type compareOptions struct {
+	format    string
+	baseline  string
+	candidate string
+	alpha     float64
+	minEffect float64
+}
+
+func newCompareCmd(e *env) *cobra.Command {
+	o := &compareOptions{}
+	cmd := &cobra.Command{
+		Use:   "compare BASELINE.jsonl [CANDIDATE.jsonl]",
+		Short: "A/B comparison of two runs: what a server setting or a topology costs, with statistics",
+		Long: `compare pairs the steps of two runs (by target, workload, concurrency, pool and clients)
+and reports, per step, the change in throughput, average and p99 read and write latency,
+server and client CPU and errors, with a confidence interval and "~" where the difference
+is not significant (Mann–Whitney with 4+ trials per side, Welch's t with 3; fewer trials
+are shown as unconfirmed and never called a change). It ends with a verdict per
+workload in the style of "mixed read/write: throughput −17% [−20%, −14%], ...".
+
+One results file holding two targets (a sweep with --target a=… --target b=…,
+best with --order interleaved) is compared with --baseline a --candidate b.`,
+		Example: `  poolsweep compare audit-off/results.jsonl audit-on/results.jsonl
+  poolsweep compare ab/results.jsonl --baseline standalone --candidate sharded --format markdown
+  poolsweep compare before.jsonl after.jsonl --format json`,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "text", "text, markdown or json")
+	f.StringVar(&o.baseline, "baseline", "", "baseline target name (to compare two targets of one results file)")
+	f.StringVar(&o.candidate, "candidate", "", "candidate target name")
+	f.Float64Var(&o.alpha, "alpha", compare.DefaultAlpha, "significance level")
+	f.Float64Var(&o.minEffect, "min-effect", 0, "call significant changes smaller than this many percent no change (0 = off)")
+	return cmd
+}
+
+func (o *compareOptions) run(e *env, args []string) error {
+	switch {
+	case len(args) == 0 || len(args) > 2:
+		return usagef("compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate")
+	case len(args) == 1 && (o.baseline == "" || o.candidate == ""):
+		return usagef("--baseline/--candidate: with one results file, name the two targets to compare")
+	case o.format != "text" && o.format != "markdown" && o.format != "json":
+		return usagef("--format: %q is not text, markdown or json", o.format)
+	case !(o.alpha > 0 && o.alpha < 1):
+		return usagef("--alpha: %g is not between 0 and 1", o.alpha)
+	case o.minEffect < 0:
+		return usagef("--min-effect: %g is negative", o.minEffect)
+	}
+	base, err := readResultsFiles(args[:1])
+	if err != nil {
+		return err
+	}
+	cand := base
+	if len(args) == 2 {
+		if cand, err = readResultsFiles(args[1:]); err != nil {
+			return err
+		}
+	}
+	c, err := compare.Match(base, cand, compare.Options{Baseline: o.baseline, Candidate: o.candidate, Alpha: o.alpha, MinEffectPct: o.minEffect})
+	if err != nil {
+		return usageError{err}
+	}
+	switch o.format {
+	case "markdown":
+		return compare.WriteMarkdown(e.stdout, c)
+	case "json":
+		return compare.WriteJSON(e.stdout, c)
+	default:
+		return compare.WriteText(e.stdout, c)
+	}
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/poolsweep/poolsweep/plot"
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+type plotOptions struct {
+	out     string
+	figures string
+}
+
+func newPlotCmd(e *env) *cobra.Command {
+	o := &plotOptions{}
+	cmd := &cobra.Command{
+		Use:   "plot RESULTS.jsonl… -o DIR",
+		Short: "Draw figures (PNG and SVG) from results files",
+		Long: `plot reads results.jsonl files and draws, as PNG and SVG:
+  throughput           ops/s (and calls/s) against connections, with the knee, peak, USL fit
+  latency              p50 and p99 against connections
+  latency-throughput   p99 against ops/s: the price of the last few percent of throughput
+  pool-grid            throughput and p99 over concurrency × maxPoolSize (a --pool list sweep)
+  comparison           several targets or files overlaid, with the ratio of peaks
+  time-breakdown       where call time went: pool wait, server time, the rest (needs telemetry)
+A figure that does not apply to the results is skipped with a note.`,
+		Example: `  poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures
+  poolsweep plot before/results.jsonl after/results.jsonl -o cmp --figure throughput,comparison`,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
+	}
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory to write the figures into (required)")
+	cmd.Flags().StringVar(&o.figures, "figure", "", "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
+	return cmd
+}
+
+func (o *plotOptions) run(e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("plot: give one or more results.jsonl files")
+	}
+	if o.out == "" {
+		return usagef("-o/--out: required (the directory for the figures)")
+	}
+	which, err := figureList(o.figures)
+	if err != nil {
+		return err
+	}
+	rs, err := readResultsFiles(args)
+	if err != nil {
+		return err
+	}
+	figs, notes, err := plot.Figures(rs, plot.Analyze(rs), which)
+	if err != nil {
+		return usageError{err}
+	}
+	for _, n := range notes {
+		fmt.Fprintln(e.stderr, "note:", n)
+	}
+	paths, err := plot.WriteFiles(o.out, figs)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		fmt.Fprintln(e.stdout, p)
+	}
+	return nil
+}
+
+func figureList(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		ok := false
+		for _, a := range plot.AllFigures {
+			ok = ok || a == f
+		}
+		if !ok {
+			return nil, usagef("--figure: %q is not one of %s", f, strings.Join(plot.AllFigures, ", "))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+type reportOptions struct {
+	out    string
+	format string
+}
+
+func newReportCmd(e *env) *cobra.Command {
+	o := &reportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report RESULTS.jsonl… -o report.html",
+		Short: "Write one self-contained HTML (or Markdown) report: header, verdicts, figures, step table",
+		Long: `report writes a capacity-planning report from results files: the run's targets,
+workload, plan and client machine; the knee verdict per series; the figures; and the
+step table in the seeds' format (concurrency, pool, connections, throughput, average
+read and write latency in µs, p99, errors).
+
+HTML is one file with the SVG figures inline and nothing to fetch. With --format
+markdown the PNG figures are written beside the .md file.`,
+		Example: `  poolsweep report poolsweep-out/20261130-101500-1a2b/results.jsonl -o report.html
+  poolsweep report run/results.jsonl --format markdown -o report/README.md`,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
+	}
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "report file to write (required)")
+	cmd.Flags().StringVar(&o.format, "format", "html", "html or markdown")
+	return cmd
+}
+
+func (o *reportOptions) run(e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("report: give one or more results.jsonl files")
+	}
+	if o.out == "" {
+		return usagef("-o/--out: required (the report file)")
+	}
+	if o.format != "html" && o.format != "markdown" {
+		return usagef("--format: %q is not html or markdown", o.format)
+	}
+	rs, err := readResultsFiles(args)
+	if err != nil {
+		return err
+	}
+	if err := writeReport(o.out, o.format, rs, e); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, o.out)
+	return nil
+}
+
+// writeReport draws every applicable figure and writes the report; for
+// Markdown the PNGs (and SVGs) go beside the report.
+func writeReport(path, format string, rs []*sweep.Results, e *env) error {
+	reports := plot.Analyze(rs)
+	figs, notes, err := plot.Figures(rs, reports, nil)
+	if err != nil {
+		if errors.Is(err, plot.ErrNoSteps) {
+			return usageError{err}
+		}
+		return err
+	}
+	if e != nil {
+		for _, n := range notes {
+			fmt.Fprintln(e.stderr, "note:", n)
+		}
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("-o: %v", err)
+	}
+	if format == "markdown" {
+		if _, err := plot.WriteFiles(dir, figs); err != nil {
+			return err
+		}
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return usagef("-o: %v", err)
+	}
+	if format == "markdown" {
+		err = plot.WriteMarkdownReport(f, rs, reports, figs, plot.PNGNames(figs))
+	} else {
+		err = plot.WriteHTMLReport(f, rs, reports, figs)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("report: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
