@@ -385,7 +385,13 @@ func TestCloseUnblocksQueuedOps(t *testing.T) {
 	defer disconnect(c)
 	done := make(chan error, 3)
 	for range 3 {
-		go func() { done <- c.Database("db").Collection("c").FindOne(context.Background(), bson.D{}).Err() }()
+		go func() {
+			// The driver retries the read after the connection drops and
+			// would wait out server selection; 2s bounds that.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			done <- c.Database("db").Collection("c").FindOne(ctx, bson.D{}).Err()
+		}()
 	}
 	time.Sleep(200 * time.Millisecond) // let them queue
 	start := time.Now()
