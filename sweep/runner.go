@@ -33,11 +33,14 @@ type Progress struct {
 }
 
 // WindowObserver is told when a step's measured window starts and ends,
-// so telemetry (server sampler, client CPU) covers exactly the window. End
-// may add to the step; it must not block for long.
+// so telemetry (server sampler, client CPU) covers exactly the window.
+// WindowStart may block briefly (a first sample) before the window opens;
+// WindowEnd is called the moment the window closes, while the workers are
+// still running; Fill adds to the step once its numbers are computed.
 type WindowObserver interface {
 	WindowStart(ctx context.Context, spec StepSpec)
-	WindowEnd(step *StepResult)
+	WindowEnd()
+	Fill(step *StepResult)
 }
 
 // ClientFactory builds the driver options for one measured client; the
@@ -175,6 +178,9 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	rec.measuring.Store(false)
 	pool.measuring.Store(false)
 	window := time.Since(t0)
+	for _, o := range r.Observers {
+		o.WindowEnd()
+	}
 
 	// Workers finish their current call (bounded by the op timeout).
 	stop.Store(true)
@@ -194,7 +200,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	step.Pool.ConnectionsMax = int(pool.maxOpen.Load())
 	step.Pool.ConnectionsCreated = pool.created.Load() - created0
 	for _, o := range r.Observers {
-		o.WindowEnd(&step)
+		o.Fill(&step)
 	}
 	if !completed {
 		step.Interrupted = true

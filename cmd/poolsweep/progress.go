@@ -82,6 +82,9 @@ func (p *progressPrinter) step(i int, s sweep.StepResult) {
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "[%d/%d] %s %s C=%d P=%s K=%d trial %d: %s ops/s, %s calls/s, p99 %s, errors %d, conns %d\n",
 		i+1, p.total, s.Target, s.Workload, s.Concurrency, s.PoolSetting, s.Clients, s.Trial, fmtRate(s.OpsPerS), fmtRate(s.CallsPerS), fmtMs(s.Latency.P99), s.Errors.Total(), s.Connections)
+	if s.Bound != "" {
+		fmt.Fprintf(p.w, "        bound: %s — %s\n", s.Bound, s.BoundReason)
+	}
 	for _, w := range s.Warnings {
 		fmt.Fprintf(p.w, "        warning: %s\n", w)
 	}

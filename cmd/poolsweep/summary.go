@@ -37,7 +37,7 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 	if multiWorkload {
 		fmt.Fprint(tw, "workload\t")
 	}
-	fmt.Fprintln(tw, "target\tC\tP\tK\ttrial\tconnections\tcalls/s\tops/s\tp50\tp99\terrors\tpool-wait p99\t")
+	fmt.Fprintln(tw, "target\tC\tP\tK\ttrial\tconnections\tcalls/s\tops/s\tp50\tp99\terrors\tpool-wait p99\tbound\t")
 	for _, s := range steps {
 		if multiWorkload {
 			fmt.Fprintf(tw, "%s\t", s.Workload)
@@ -46,8 +46,12 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 		if s.Interrupted {
 			mark = " (interrupted)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.Target, s.Concurrency, s.MaxPoolSize, s.Clients, s.Trial, s.Connections,
-			fmtRate(s.CallsPerS), fmtRate(s.OpsPerS), fmtMs(s.Latency.P50), fmtMs(s.Latency.P99), s.Errors.Total(), fmtMs(s.Pool.CheckoutWait.P99), mark)
+		bound := s.Bound
+		if bound == "" {
+			bound = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.Target, s.Concurrency, s.MaxPoolSize, s.Clients, s.Trial, s.Connections,
+			fmtRate(s.CallsPerS), fmtRate(s.OpsPerS), fmtMs(s.Latency.P50), fmtMs(s.Latency.P99), s.Errors.Total(), fmtMs(s.Pool.CheckoutWait.P99), bound, mark)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -55,6 +59,25 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 		if h.Note != "" {
 			fmt.Fprintf(w, "note: %s: %s\n", h.Name, h.Note)
 		}
+	}
+	clientBound := 0
+	for _, s := range steps {
+		if s.Bound == "client" {
+			clientBound++
+		}
+	}
+	if clientBound > 0 {
+		fmt.Fprintf(w, "WARNING: %d of %d steps were CLIENT-BOUND: this machine's CPU, not the server, set their numbers.\n"+
+			"         Run poolsweep on more (or larger) client machines, or with fewer workers per process, before trusting the knee.\n", clientBound, len(steps))
+	}
+	errs := int64(0)
+	ops := int64(0)
+	for _, s := range steps {
+		errs += s.Errors.Total()
+		ops += s.Ops
+	}
+	if errs > 0 && ops > 0 {
+		fmt.Fprintf(w, "note: %d of %d operations failed (%.2f%%); they are counted in ops/s and latency, see errors per step\n", errs, ops, 100*float64(errs)/float64(ops))
 	}
 	for _, r := range knee.AnalyzeAll(knee.FromResults([]*sweep.Results{res}), knee.DefaultOptions()) {
 		fmt.Fprintln(w, knee.Summary(r))

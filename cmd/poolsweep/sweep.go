@@ -62,6 +62,7 @@ type sweepOptions struct {
 	maxConnecting uint64
 	keepGoing     bool
 	noPlot        bool
+	noTelemetry   bool
 	prewarm       time.Duration
 
 	changed func(string) bool
@@ -122,6 +123,7 @@ linear ranges "100..1000+100", or mixes of these.`,
 	f.Uint64Var(&o.maxConnecting, "max-connecting", 0, "driver maxConnecting per pool (0 = the URI's or the driver's default, 2)")
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
+	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	return cmd
 }
 
@@ -429,10 +431,19 @@ func (o *sweepOptions) measure(ctx context.Context, e *env, cfg *sweepConfig, ta
 		}
 		fmt.Fprintf(e.stderr, "target %s: %s\n", t.Name, lr.Note)
 		keys := sweep.NewKeySpace(wl.Distribution, int64(wl.Records), lr.NextInsert)
+		var observers []sweep.WindowObserver
+		if !o.noTelemetry {
+			tel, err := newStepTelemetry(t)
+			if err != nil {
+				return sweep.StatusFailed, topology.RedactError(err), fmt.Errorf("target %s: telemetry: %w", t.Name, err)
+			}
+			defer tel.Close()
+			observers = append(observers, tel)
+		}
 		for _, wl := range cfg.workloads {
 			t.runners[wl.Label] = &sweep.Runner{Target: t.Name, NewClient: newClient, Workload: wl, Keys: keys,
 				Warmup: cfg.plan.Warmup, Duration: cfg.plan.Duration, OpTimeout: cfg.plan.OpTimeout,
-				PrewarmTimeout: o.prewarm, MaxConnecting: o.maxConnecting, Progress: progress.live}
+				PrewarmTimeout: o.prewarm, MaxConnecting: o.maxConnecting, Progress: progress.live, Observers: observers}
 		}
 	}
 	byName := map[string]*sweepTarget{}

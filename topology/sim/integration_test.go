@@ -382,7 +382,12 @@ func TestCloseUnblocksQueuedOps(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := connectNoCleanup(t, d.URI(), 4)
-	defer disconnect(c)
+	defer func() {
+		// Disconnect's endSessions would wait out server selection.
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		c.Disconnect(ctx)
+	}()
 	done := make(chan error, 3)
 	for range 3 {
 		go func() {
