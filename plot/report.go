@@ -42,6 +42,7 @@ type reportView struct {
 	Runs     []runView
 	Verdicts []verdictView
 	Figures  []figView
+	AB       *abView // nil unless the report compares two runs
 }
 
 type runView struct {
@@ -119,6 +120,18 @@ func buildView(rs []*sweep.Results, reports []knee.Report, figs []Figure, pngNam
 		}
 		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: knee.Summary(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
 	}
+	fvs, err := figViews(figs, pngNames, withSVG)
+	if err != nil {
+		return v, err
+	}
+	v.Figures = fvs
+	return v, nil
+}
+
+// figViews renders figures for a report: inline SVG for HTML, the PNG
+// file name pngNames[i] for Markdown.
+func figViews(figs []Figure, pngNames []string, withSVG bool) ([]figView, error) {
+	var out []figView
 	for i := range figs {
 		f := &figs[i]
 		title := f.Data.Title
@@ -129,16 +142,16 @@ func buildView(rs []*sweep.Results, reports []knee.Report, figs []Figure, pngNam
 		if withSVG {
 			var b bytes.Buffer
 			if err := f.WriteSVG(&b); err != nil {
-				return v, err
+				return nil, err
 			}
 			fv.SVG = template.HTML(inlineSVG(b.Bytes())) //nolint:gosec // our own SVG; its text is escaped by vgsvg
 		}
 		if i < len(pngNames) {
 			fv.PNG = pngNames[i]
 		}
-		v.Figures = append(v.Figures, fv)
+		out = append(out, fv)
 	}
-	return v, nil
+	return out, nil
 }
 
 var svgProlog = regexp.MustCompile(`(?s)^\s*<\?xml[^>]*\?>\s*(<!--.*?-->\s*)?`)
@@ -406,6 +419,8 @@ th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right;vertical-align:t
 th{background:#f3f3f3}
 td:first-child,th:first-child{text-align:left}
 table.facts td,table.targets td{text-align:left}
+table.ab{font-size:.82em}
+.scroll{overflow-x:auto}
 figure{margin:1.5em 0}
 figcaption{color:#555;font-size:.92em}
 .summary{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;color:#333}
@@ -424,6 +439,14 @@ figcaption{color:#555;font-size:.92em}
 <tr><th>target</th><th>topology</th><th>server version</th><th>server</th><th>hosts</th><th>URI (redacted)</th><th>note</th></tr>
 {{range .Targets}}<tr><td>{{.Name}}</td><td>{{.Topology}}</td><td>{{.Version}}</td><td>{{.Kind}}</td><td>{{.Hosts}}</td><td>{{.URI}}</td><td>{{.Note}}</td></tr>
 {{end}}</table>
+{{end}}
+{{with .AB}}<section id="ab">
+{{.HTML}}
+{{range .Figures}}<figure id="{{.Name}}">
+{{.SVG}}
+<figcaption>{{.Title}}. {{.Caption}}</figcaption>
+</figure>
+{{end}}</section>
 {{end}}
 {{if .Verdicts}}<h2>Verdicts</h2>
 {{range .Verdicts}}<h3>{{.Name}}</h3>
@@ -459,6 +482,13 @@ var mdTmpl = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap
 |---|---|---|---|---|---|
 {{range .Targets}}| {{md .Name}} | {{md .Topology}} | {{md .Version}} | {{md .Kind}} | {{md .Hosts}} | {{md .URI}} |
 {{end}}{{end}}
+{{with .AB}}
+{{.Markdown}}
+{{range .Figures}}{{if .PNG}}
+![{{md .Title}}]({{.PNG}})
+
+*{{md .Caption}}*
+{{end}}{{end}}{{end}}
 {{if .Verdicts}}## Verdicts
 {{range .Verdicts}}
 ### {{md .Name}}
@@ -486,9 +516,11 @@ var mdTmpl = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap
 RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs.
 `))
 
-// mdEscape keeps table cells and prose from turning into Markdown syntax.
+// mdEscape keeps table cells and prose from turning into Markdown syntax;
+// brackets too, because an A/B title's "[−19%, −14%]" would end an image's
+// alt text.
 func mdEscape(s string) string {
-	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "`", "'", "<", "&lt;", ">", "&gt;", "\n", " ")
+	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "`", "'", "<", "&lt;", ">", "&gt;", "\n", " ")
 	return r.Replace(s)
 }
 

@@ -239,8 +239,10 @@ func (r *Runner) prewarm(ctx context.Context, spec StepSpec, clients []*mongo.Cl
 				defer wg.Done()
 				for !stop.Load() && pctx.Err() == nil {
 					if err := admin.RunCommand(pctx, ping).Err(); err != nil && pctx.Err() == nil {
+						// A slow or stuck server is what some steps measure:
+						// note the error, back off, and let the step decide.
 						firstErr.CompareAndSwap(nil, &err)
-						return
+						time.Sleep(50 * time.Millisecond)
 					}
 				}
 			}()
@@ -262,9 +264,6 @@ func (r *Runner) prewarm(ctx context.Context, spec StepSpec, clients []*mongo.Cl
 		if open > last {
 			last, lastGrowth = open, time.Now()
 		}
-		if e := firstErr.Load(); e != nil {
-			return fmt.Errorf("pre-warm: %w", *e)
-		}
 		if time.Since(lastGrowth) > 5*time.Second && open > 0 {
 			return nil
 		}
@@ -276,7 +275,10 @@ func (r *Runner) prewarm(ctx context.Context, spec StepSpec, clients []*mongo.Cl
 			return ctx.Err()
 		case <-pctx.Done():
 			if open == 0 {
-				return errors.New("pre-warm: no connection could be opened before the deadline")
+				if e := firstErr.Load(); e != nil {
+					return fmt.Errorf("pre-warm: no connection could be opened within %s: %w", r.prewarmTimeout(), *e)
+				}
+				return fmt.Errorf("pre-warm: no connection could be opened within %s", r.prewarmTimeout())
 			}
 			return nil
 		case <-tick.C:

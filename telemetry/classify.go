@@ -88,6 +88,9 @@ func (c Classifier) Classify(step, prev *sweep.StepResult) (bound, reason string
 	if ok, r := c.serverHard(step); ok {
 		return BoundServer, r
 	}
+	if ok, r := timeoutBound(step); ok {
+		return BoundServer, r
+	}
 	if ok, r := c.poolBound(step); ok {
 		return BoundPool, r
 	}
@@ -303,4 +306,18 @@ func (c Classifier) noneReason(s *sweep.StepResult) string {
 		msg += " server queue not reported"
 	}
 	return msg
+}
+
+// timeoutBound catches a server that stopped answering (FerretDB on a
+// small PostgreSQL pool deadlocks under concurrent updates): when at least
+// a tenth of the operations ran into the operation timeout, the step's
+// throughput is the server's failure, whatever its counters say. Checkout
+// timeouts are counted separately (CheckoutFailed) and are the pool's.
+func timeoutBound(s *sweep.StepResult) (bool, string) {
+	total := s.Ops
+	if total <= 0 || s.Errors.Timeout*10 < total {
+		return false, ""
+	}
+	return true, fmt.Sprintf("%d of %d operations (%.0f%%) timed out: the server stopped answering within the operation timeout (p99 %.0f ms)",
+		s.Errors.Timeout, total, 100*float64(s.Errors.Timeout)/float64(total), s.Latency.P99)
 }

@@ -60,6 +60,10 @@ func TestClassify(t *testing.T) {
 			s.Client.CPUPct = 190
 			host(s).Queue = &sweep.QueueCounts{Readers: p(30), Writers: p(0)}
 		}, nil, nil, BoundClient, nil},
+		// A fifth of the ops hit the op timeout (a deadlocked server): server, whatever its counters say.
+		{"timeouts", func(s *sweep.StepResult) { s.Errors.Timeout = 2000 }, nil, nil, BoundServer, []string{"2000 of 10000 operations (20%) timed out"}},
+		// A few timeouts (under a tenth) are noise, not the bound.
+		{"few timeouts", func(s *sweep.StepResult) { s.Errors.Timeout = 900 }, nil, nil, BoundNone, nil},
 		// Client at 84%: just below the threshold, not client-bound.
 		{"client below threshold", func(s *sweep.StepResult) { s.Client.CPUPct = 168 }, nil, nil, BoundNone, nil},
 		// Tickets exhausted on the host: server.

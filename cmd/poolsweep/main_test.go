@@ -341,3 +341,135 @@ func TestRedactionEndToEnd(t *testing.T) {
 		t.Errorf("results header should keep the user and redact the password")
 	}
 }
+
+// startServe runs `poolsweep serve args…` and returns its URI; the server
+// stops when the test ends (stdin closes).
+func startServe(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		lines <- strings.TrimSpace(line)
+	}()
+	select {
+	case uri := <-lines:
+		if !strings.HasPrefix(uri, "mongodb://") {
+			t.Fatalf("serve %v printed %q; stderr: %s", args, uri, stderr.String())
+		}
+		return uri
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve %v printed no URI; stderr: %s", args, stderr.String())
+	}
+	return ""
+}
+
+func pgURL(t *testing.T, env string) string {
+	u := os.Getenv(env)
+	if u == "" {
+		t.Skipf("%s is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL", env)
+	}
+	return u
+}
+
+// TestPostgreSQLBackedSweep sweeps FerretDB on PostgreSQL (the second real
+// backend) with updates, which is what deadlocks a small backend pool.
+func TestPostgreSQLBackedSweep(t *testing.T) {
+	uri := startServe(t, "--postgresql-url", pgURL(t, "POOLSWEEP_TEST_PG_URL"))
+	dir := t.TempDir()
+	code, stdout, stderr := runBinary(t, dir, 3*time.Minute, "sweep", "--uri", uri, "--workload", "mixed", "--mix", "read=50,update=50",
+		"--concurrency", "1,4,16,64", "--warmup", "300ms", "--duration", "1500ms", "--records", "300", "--out", filepath.Join(dir, "out"), "--no-plot")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	res, err := sweep.ReadResultsFile(filepath.Join(dir, "out", "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 4 || res.Header.Targets[0].ServerKind != "ferretdb" {
+		t.Fatalf("steps %d, header %+v", len(res.Steps), res.Header.Targets)
+	}
+	for _, s := range res.Steps {
+		if s.OpsByType["update"].Count == 0 || s.OpsByType["find"].Count == 0 || s.Errors.Total() != 0 {
+			t.Errorf("C=%d: %+v errors %+v", s.Concurrency, s.OpsByType, s.Errors)
+		}
+		// FerretDB reports no connections/opcounters: null, never a measured-looking zero.
+		if s.Server == nil || s.Server.Total == nil || s.Server.Total.Connections != nil || s.Server.Total.ReadLatencyUS != nil {
+			t.Errorf("C=%d: server telemetry should exist with FerretDB's missing fields nil: %+v", s.Concurrency, s.Server)
+		}
+		if s.Bound == "" || s.Client == nil || s.LittlesLaw == nil {
+			t.Errorf("C=%d: no bound/client/Little's law: %+v", s.Concurrency, s)
+		}
+	}
+}
+
+// TestPostgreSQLSmallPoolDeadlockSurvived drives FerretDB on PostgreSQL
+// with its default backend pool (50) into its deadlock under 128
+// concurrent updates: the step ends within its time bound with timeouts
+// counted, the sweep goes on (default) or stops (--max-error-rate), and
+// every finished step is in results.jsonl.
+func TestPostgreSQLSmallPoolDeadlockSurvived(t *testing.T) {
+	pg := pgURL(t, "POOLSWEEP_TEST_PG_URL_SMALLPOOL")
+	for _, tt := range []struct {
+		name      string
+		extra     []string
+		wantCode  int
+		wantSteps int
+		wantEnd   string
+	}{
+		{"goes on", nil, 0, 3, sweep.StatusComplete},
+		{"stops", []string{"--max-error-rate", "0.5"}, exitFailed, 2, sweep.StatusFailed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// A deadlocked FerretDB stays stuck for minutes: each case gets
+			// its own server, and ending it releases its PostgreSQL locks.
+			uri := startServe(t, "--postgresql-url", pg)
+			dir := t.TempDir()
+			args := append([]string{"sweep", "--uri", uri, "--workload", "update", "--concurrency", "8,128,256", "--warmup", "200ms", "--duration", "2s",
+				"--op-timeout", "1s", "--prewarm-timeout", "5s", "--records", "300", "--out", filepath.Join(dir, "out"), "--no-plot"}, tt.extra...)
+			start := time.Now()
+			code, stdout, stderr := runBinary(t, dir, 3*time.Minute, args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			res, err := sweep.ReadResultsFile(filepath.Join(dir, "out", "results.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Steps) != tt.wantSteps || res.End == nil || res.End.Status != tt.wantEnd {
+				t.Fatalf("steps %d end %+v\n%s", len(res.Steps), res.End, stderr)
+			}
+			var deadlocked *sweep.StepResult
+			for i := range res.Steps {
+				if res.Steps[i].Concurrency == 128 {
+					deadlocked = &res.Steps[i]
+				}
+			}
+			if deadlocked == nil || deadlocked.Errors.Timeout == 0 || deadlocked.DurationS > 2.5 {
+				t.Fatalf("the 128-update step should have counted timeouts within its window: %+v", deadlocked)
+			}
+			if deadlocked.Bound != "server" {
+				t.Errorf("a deadlocked server is the bound, got %q (%s)", deadlocked.Bound, deadlocked.BoundReason)
+			}
+			t.Logf("C=128: %d timeouts of %d ops in %.1fs; whole sweep %.0fs", deadlocked.Errors.Timeout, deadlocked.Ops, deadlocked.DurationS, time.Since(start).Seconds())
+		})
+	}
+}

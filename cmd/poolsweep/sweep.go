@@ -63,6 +63,7 @@ type sweepOptions struct {
 	keepGoing     bool
 	noPlot        bool
 	noTelemetry   bool
+	maxErrorRate  float64
 	prewarm       time.Duration
 
 	changed func(string) bool
@@ -123,6 +124,7 @@ linear ranges "100..1000+100", or mixes of these.`,
 	f.Uint64Var(&o.maxConnecting, "max-connecting", 0, "driver maxConnecting per pool (0 = the URI's or the driver's default, 2)")
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
+	f.Float64Var(&o.maxErrorRate, "max-error-rate", 1, "stop the sweep after a step whose failed operations exceed this fraction (1 = never stop)")
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	return cmd
 }
@@ -220,6 +222,9 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	}
 	if err := p.Validate(); err != nil {
 		return nil, usageError{err}
+	}
+	if !(o.maxErrorRate >= 0 && o.maxErrorRate <= 1) {
+		return nil, usagef("--max-error-rate: %g is not a fraction between 0 and 1", o.maxErrorRate)
 	}
 	if o.prewarm <= 0 {
 		return nil, usagef("--prewarm-timeout: %s must be positive", o.prewarm)
@@ -479,6 +484,13 @@ func (o *sweepOptions) measure(ctx context.Context, e *env, cfg *sweepConfig, ta
 			return sweep.StatusFailed, err.Error(), err
 		}
 		progress.step(i, step)
+		if step.Ops > 0 && o.maxErrorRate < 1 {
+			if rate := float64(step.Errors.Total()) / float64(step.Ops); rate > o.maxErrorRate {
+				msg := fmt.Sprintf("step %d (%s C=%d P=%s): %.0f%% of operations failed, above --max-error-rate %g", i+1, spec.Target, spec.Concurrency, spec.PoolSetting, 100*rate, o.maxErrorRate)
+				fmt.Fprintf(e.stderr, "poolsweep: %s; stopping\n", msg)
+				return sweep.StatusFailed, msg, errors.New(msg)
+			}
+		}
 	}
 	if failed > 0 {
 		return sweep.StatusComplete, fmt.Sprintf("%d step(s) failed and were skipped (--keep-going)", failed), nil

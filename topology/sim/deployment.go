@@ -75,6 +75,9 @@ func Start(ctx context.Context, spec Spec) (*Deployment, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sim: start: %w", err)
+	}
 	d := &Deployment{spec: spec, started: time.Now(), sleeper: newSleeper()}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	nShards := max(spec.Shards, 1)

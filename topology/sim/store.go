@@ -289,6 +289,12 @@ type keyed struct {
 func (s *store) scan(db, name string, f filter, reverse bool, limit int) []keyed {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.scanLocked(db, name, f, reverse, limit)
+}
+
+// scanLocked is scan for a caller that holds mu, so that a write can find
+// and change documents in one critical section.
+func (s *store) scanLocked(db, name string, f filter, reverse bool, limit int) []keyed {
 	c := s.coll(db, name, false)
 	if c == nil {
 		return nil

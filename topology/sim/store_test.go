@@ -217,3 +217,20 @@ func TestUpsertBase(t *testing.T) {
 		t.Errorf("generated id %v, %v", id, err)
 	}
 }
+
+func TestStoreUpsertExistingID(t *testing.T) {
+	s := newStore()
+	s.insert("d", "c", []keyed{{mustKey(t, "a"), doc(t, bson.D{{Key: "_id", Value: "a"}, {Key: "v", Value: 1}})}}, true)
+	u, _ := parseUpdate(val(t, bson.D{{Key: "$set", Value: bson.D{{Key: "w", Value: 2}}}}))
+	q := doc(t, bson.D{{Key: "_id", Value: "a"}, {Key: "v", Value: 99}})
+	f, _ := parseFilter(q)
+	// _id matches but v does not: the upsert must not overwrite the document.
+	_, err := s.update("d", "c", f, q, u, false, true)
+	var ce *cmdError
+	if !errors.As(err, &ce) || ce.Code != 11000 {
+		t.Fatalf("upsert onto an existing _id: %v", err)
+	}
+	if got := s.scan("d", "c", f, false, 0); len(got) != 0 {
+		t.Fatalf("document was replaced: %v", got)
+	}
+}

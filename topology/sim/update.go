@@ -255,29 +255,26 @@ type updateResult struct {
 	upserted          *bsoncore.Value
 }
 
-// update applies one statement. Upserts insert only when upsert is set and
-// nothing matched.
+// update applies one statement under one lock, so concurrent upserts of one
+// _id cannot both insert. Upserts insert only when upsert is set and nothing
+// matched.
 func (s *store) update(db, name string, f filter, filterDoc bsoncore.Document, u update, multi, upsert bool) (updateResult, error) {
 	var r updateResult
 	limit := 1
 	if multi {
 		limit = 0
 	}
-	matches := s.scan(db, name, f, false, limit)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	matches := s.scanLocked(db, name, f, false, limit)
 	c := s.coll(db, name, true)
 	for _, m := range matches {
-		cur, ok := c.docs[m.key]
-		if !ok {
-			continue // deleted between scan and lock
-		}
-		nd, err := u.apply(cur)
+		nd, err := u.apply(m.doc)
 		if err != nil {
 			return r, err
 		}
 		r.matched++
-		if string(nd) != string(cur) {
+		if string(nd) != string(m.doc) {
 			c.put(m.key, nd)
 			r.modified++
 		}
@@ -293,6 +290,11 @@ func (s *store) update(db, name string, f filter, filterDoc bsoncore.Document, u
 	if err != nil {
 		return r, err
 	}
+	if _, exists := c.docs[k]; exists {
+		// The filter pinned an existing _id but its other fields did not
+		// match: MongoDB refuses to insert a second document with that _id.
+		return r, &cmdError{Code: 11000, Name: "DuplicateKey", Msg: "E11000 duplicate key error collection: " + db + "." + name + " index: _id_ dup key: { _id: " + id.String() + " }"}
+	}
 	c.put(k, doc)
 	r.upserted = &id
 	return r, nil
@@ -300,19 +302,15 @@ func (s *store) update(db, name string, f filter, filterDoc bsoncore.Document, u
 
 // delete removes up to limit (0 = all) matching documents.
 func (s *store) delete(db, name string, f filter, limit int) int {
-	matches := s.scan(db, name, f, false, limit)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.coll(db, name, false)
-	if c == nil {
+	matches := s.scanLocked(db, name, f, false, limit)
+	if len(matches) == 0 {
 		return 0
 	}
-	n := 0
+	c := s.coll(db, name, false)
 	for _, m := range matches {
-		if _, ok := c.docs[m.key]; ok {
-			c.remove(m.key)
-			n++
-		}
+		c.remove(m.key)
 	}
-	return n
+	return len(matches)
 }

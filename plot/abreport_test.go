@@ -1,0 +1,139 @@
+package plot
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+func TestHTMLReportWithComparison(t *testing.T) {
+	tc := abCases(t)[0]
+	c, abFigs, _ := tc.figures(t)
+	rs := append(append([]*sweep.Results(nil), tc.base...), tc.cand...)
+	reports := Analyze(rs)
+	figs, _, err := Figures(rs, reports, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteHTMLReportWithComparison(&b, rs, reports, figs, c, abFigs); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	if m := externalRef.FindString(h); m != "" {
+		t.Errorf("external reference %q in the report", m)
+	}
+	for _, bad := range []string{"<script", "<link", "@import", "url("} {
+		if strings.Contains(h, bad) {
+			t.Errorf("report contains %q", bad)
+		}
+	}
+	if n := strings.Count(h, "<svg "); n != len(figs)+len(abFigs) {
+		t.Errorf("%d inline SVGs, want %d run figures + %d A/B figures", n, len(figs), len(abFigs))
+	}
+	for _, v := range c.Verdicts {
+		// The verdict is compare's text, HTML-escaped and nothing else.
+		if !strings.Contains(h, "<li>"+escapeHTML(v.Text)+"</li>") {
+			t.Errorf("verdict %q not in the report", v.Text)
+		}
+	}
+	for _, want := range []string{
+		`<section id="ab">`, `<figure id="ab-throughput">`, `<figure id="ab-deltas">`, // the A/B figures, in their own section
+		"<h2>A/B comparison</h2>", "<h3>Verdict</h3>", "<h3>Not compared</h3>", // compare's Markdown converted
+		"<th>ops/s</th>", "<strong>-17.0% [-19.1%, -14.5%]</strong>", "<td>~</td>", // its table, bold for changes and ~ for noise
+		"<code>~</code>",                   // the method footnote
+		"<h2>Steps</h2>",                   // the runs' step tables are still there
+		"candidate has no concurrency=512", // why a step had no partner
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(h, "**") || strings.Contains(h, "|---") {
+		t.Error("Markdown syntax left in the HTML")
+	}
+	// Without a comparison the page is WriteHTMLReport's.
+	var plain, none bytes.Buffer
+	if err := WriteHTMLReport(&plain, rs, reports, figs); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTMLReportWithComparison(&none, rs, reports, figs, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if plain.String() != none.String() {
+		t.Error("nil comparison changes the report")
+	}
+	if strings.Contains(plain.String(), `id="ab"`) {
+		t.Error("plain report has an A/B section")
+	}
+	if *plotDir != "" {
+		_ = os.MkdirAll(*plotDir, 0o755)
+		_ = os.WriteFile(filepath.Join(*plotDir, "ab-report.html"), b.Bytes(), 0o644)
+	}
+}
+
+func escapeHTML(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+func TestMarkdownReportWithComparison(t *testing.T) {
+	tc := abCases(t)[1] // one file, two targets
+	c, abFigs, _ := tc.figures(t)
+	rs := tc.base
+	figs, _, err := Figures(rs, nil, []string{FigThroughput})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := WriteFiles(dir, append(append([]Figure(nil), figs...), abFigs...)); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteMarkdownReportWithComparison(&b, rs, nil, figs, PNGNames(figs), c, abFigs, PNGNames(abFigs)); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	// Alt text may hold escaped brackets (the headline's interval).
+	links := regexp.MustCompile(`!\[(?:[^\]\\]|\\.)*\]\(([^)]+)\)`).FindAllStringSubmatch(md, -1)
+	if len(links) != len(figs)+len(abFigs) {
+		t.Fatalf("%d image links, want %d", len(links), len(figs)+len(abFigs))
+	}
+	for _, l := range links {
+		if _, err := os.Stat(filepath.Join(dir, l[1])); err != nil {
+			t.Errorf("markdown links %s, which was not written: %v", l[1], err)
+		}
+	}
+	for _, want := range []string{"## A/B comparison", "### Verdict", "| target | workload | C |", "standalone → sharded"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	for _, v := range c.Verdicts {
+		if !strings.Contains(md, v.Text) {
+			t.Errorf("verdict %q not in the markdown", v.Text)
+		}
+	}
+}
+
+func TestMarkdownToHTML(t *testing.T) {
+	for _, tc := range []struct {
+		md, want string
+	}{
+		// Headings and lists; text is escaped before tags are added.
+		{"## A <b>\n- x & y\n- z", "<h2>A &lt;b&gt;</h2>\n<ul>\n<li>x &amp; y</li>\n<li>z</li>\n</ul>\n"},
+		// A table: header row, separator dropped, escaped pipes kept in
+		// their cell, bold turned into <strong>.
+		{"| a | b |\n|---|--:|\n| x \\| y | **+3%** |", "<div class=\"scroll\"><table class=\"ab\">\n<tr><th>a</th><th>b</th></tr>\n<tr><td>x | y</td><td><strong>+3%</strong></td></tr>\n</table></div>\n"},
+		// Code spans in a paragraph; a script tag stays text.
+		{"`~` means <script>", "<p><code>~</code> means &lt;script&gt;</p>\n"},
+	} {
+		if got := string(markdownToHTML(tc.md)); got != tc.want {
+			t.Errorf("markdownToHTML(%q)\n got %q\nwant %q", tc.md, got, tc.want)
+		}
+	}
+}
