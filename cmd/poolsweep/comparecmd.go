@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/plot"
 )
 
 type compareOptions struct {
@@ -12,6 +15,7 @@ type compareOptions struct {
 	candidate string
 	alpha     float64
 	minEffect float64
+	plotDir   string
 }
 
 func newCompareCmd(e *env) *cobra.Command {
@@ -38,6 +42,7 @@ best with --order interleaved) is compared with --baseline a --candidate b.`,
 	f.StringVar(&o.baseline, "baseline", "", "baseline target name (to compare two targets of one results file)")
 	f.StringVar(&o.candidate, "candidate", "", "candidate target name")
 	f.Float64Var(&o.alpha, "alpha", compare.DefaultAlpha, "significance level")
+	f.StringVar(&o.plotDir, "plot", "", "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory")
 	f.Float64Var(&o.minEffect, "min-effect", 0, "call significant changes smaller than this many percent no change (0 = off)")
 	return cmd
 }
@@ -68,6 +73,22 @@ func (o *compareOptions) run(e *env, args []string) error {
 	c, err := compare.Match(base, cand, compare.Options{Baseline: o.baseline, Candidate: o.candidate, Alpha: o.alpha, MinEffectPct: o.minEffect})
 	if err != nil {
 		return usageError{err}
+	}
+	if o.plotDir != "" {
+		figs, notes, err := plot.ABFigures(base, cand, c)
+		if err != nil {
+			return fmt.Errorf("A/B figures: %w", err)
+		}
+		for _, n := range notes {
+			fmt.Fprintln(e.stderr, "note:", n)
+		}
+		paths, err := plot.WriteFiles(o.plotDir, figs)
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			fmt.Fprintln(e.stderr, "wrote", p)
+		}
 	}
 	switch o.format {
 	case "markdown":

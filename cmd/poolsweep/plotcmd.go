@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/sweep"
 )
@@ -92,8 +93,10 @@ func figureList(s string) ([]string, error) {
 }
 
 type reportOptions struct {
-	out    string
-	format string
+	out       string
+	format    string
+	baseline  string
+	candidate string
 }
 
 func newReportCmd(e *env) *cobra.Command {
@@ -109,11 +112,15 @@ read and write latency in µs, p99, errors).
 HTML is one file with the SVG figures inline and nothing to fetch. With --format
 markdown the PNG figures are written beside the .md file.`,
 		Example: `  poolsweep report poolsweep-out/20261130-101500-1a2b/results.jsonl -o report.html
-  poolsweep report run/results.jsonl --format markdown -o report/README.md`,
+  poolsweep report run/results.jsonl --format markdown -o report/README.md
+  poolsweep report audit-off/results.jsonl audit-on/results.jsonl -o ab.html     # with an A/B section
+  poolsweep report ab/results.jsonl --baseline standalone --candidate sharded -o ab.html`,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
 	}
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "report file to write (required)")
 	cmd.Flags().StringVar(&o.format, "format", "html", "html or markdown")
+	cmd.Flags().StringVar(&o.baseline, "baseline", "", "with one results file of two targets: the baseline target for the A/B section")
+	cmd.Flags().StringVar(&o.candidate, "candidate", "", "the candidate target for the A/B section")
 	return cmd
 }
 
@@ -131,16 +138,33 @@ func (o *reportOptions) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeReport(o.out, o.format, rs, e); err != nil {
+	if (o.baseline == "") != (o.candidate == "") {
+		return usagef("--baseline/--candidate: give both target names, or neither")
+	}
+	if len(rs) > 2 || (len(rs) == 2 && o.baseline != "") {
+		return usagef("report: an A/B report takes two results files, or one with --baseline and --candidate")
+	}
+	ab := abRequest{baseline: o.baseline, candidate: o.candidate}
+	if len(rs) == 2 || o.baseline != "" {
+		ab.want = true
+	}
+	if err := writeReport(o.out, o.format, rs, ab, e); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, o.out)
 	return nil
 }
 
+// abRequest asks for an A/B section: two files, or one file's two targets.
+type abRequest struct {
+	want                bool
+	baseline, candidate string
+}
+
 // writeReport draws every applicable figure and writes the report; for
-// Markdown the PNGs (and SVGs) go beside the report.
-func writeReport(path, format string, rs []*sweep.Results, e *env) error {
+// Markdown the PNGs (and SVGs) go beside the report. With an A/B request
+// the comparison's verdicts, table and figures are included.
+func writeReport(path, format string, rs []*sweep.Results, ab abRequest, e *env) error {
 	reports := plot.Analyze(rs)
 	figs, notes, err := plot.Figures(rs, reports, nil)
 	if err != nil {
@@ -149,17 +173,37 @@ func writeReport(path, format string, rs []*sweep.Results, e *env) error {
 		}
 		return err
 	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("-o: %v", err)
+	}
+	var (
+		cmp    *compare.Comparison
+		abFigs []plot.Figure
+	)
+	if ab.want {
+		base, cand := rs[:1], rs[len(rs)-1:]
+		if ab.baseline != "" {
+			base, cand = rs, rs
+		}
+		c, err := compare.Match(base, cand, compare.Options{Baseline: ab.baseline, Candidate: ab.candidate})
+		if err != nil {
+			return usageError{fmt.Errorf("A/B section: %w", err)}
+		}
+		f, abNotes, err := plot.ABFigures(base, cand, c)
+		if err != nil {
+			return fmt.Errorf("A/B figures: %w", err)
+		}
+		cmp, abFigs = c, f
+		notes = append(notes, abNotes...)
+	}
 	if e != nil {
 		for _, n := range notes {
 			fmt.Fprintln(e.stderr, "note:", n)
 		}
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("-o: %v", err)
-	}
 	if format == "markdown" {
-		if _, err := plot.WriteFiles(dir, figs); err != nil {
+		if _, err := plot.WriteFiles(dir, append(append([]plot.Figure{}, figs...), abFigs...)); err != nil {
 			return err
 		}
 	}
@@ -168,9 +212,14 @@ func writeReport(path, format string, rs []*sweep.Results, e *env) error {
 	if err != nil {
 		return usagef("-o: %v", err)
 	}
-	if format == "markdown" {
+	switch {
+	case format == "markdown" && cmp != nil:
+		err = plot.WriteMarkdownReportWithComparison(f, rs, reports, figs, plot.PNGNames(figs), cmp, abFigs, plot.PNGNames(abFigs))
+	case format == "markdown":
 		err = plot.WriteMarkdownReport(f, rs, reports, figs, plot.PNGNames(figs))
-	} else {
+	case cmp != nil:
+		err = plot.WriteHTMLReportWithComparison(f, rs, reports, figs, cmp, abFigs)
+	default:
 		err = plot.WriteHTMLReport(f, rs, reports, figs)
 	}
 	if cerr := f.Close(); err == nil {

@@ -94,5 +94,5 @@ func writeArtifacts(dir string, rs []*sweep.Results) error {
 	if _, err := plot.WriteFiles(dir, figs); err != nil {
 		return err
 	}
-	return writeReport(filepath.Join(dir, "report.html"), "html", rs, nil)
+	return writeReport(filepath.Join(dir, "report.html"), "html", rs, abRequest{}, nil)
 }
