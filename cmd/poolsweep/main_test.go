@@ -256,6 +256,30 @@ func TestSweepInterrupted(t *testing.T) {
 	if !strings.Contains(log.String(), "interrupted; finished steps are kept") {
 		t.Errorf("no interruption message:\n%s", log.String())
 	}
+
+	// --resume with other settings is refused; with the same ones it
+	// measures only what is missing and closes the file as complete.
+	code, _, errText := runBinary(t, dir, time.Minute, "sweep", "--concurrency", "1,2,8", "--trials", "1", "--warmup", "100ms", "--duration", "1s", "--records", "100", "--resume", out, "--no-plot")
+	if code != exitUsage || !strings.Contains(errText, "--concurrency was [1 2 4]") {
+		t.Errorf("resume with another plan: exit %d %s", code, errText)
+	}
+	code, _, errText = runBinary(t, dir, 2*time.Minute, "sweep", "--concurrency", "1,2,4", "--trials", "1", "--warmup", "100ms", "--duration", "1s", "--records", "100", "--resume", out, "--no-plot")
+	if code != 0 || !strings.Contains(errText, "1 of 3 steps already measured, 2 to go") {
+		t.Fatalf("resume: exit %d\n%s", code, errText)
+	}
+	res, rerr = sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	complete := map[int]int{}
+	for _, s := range res.Steps {
+		if !s.Interrupted {
+			complete[s.Concurrency]++
+		}
+	}
+	if len(complete) != 3 || complete[1] != 1 || complete[2] != 1 || complete[4] != 1 || res.End.Status != sweep.StatusComplete || res.Header.RunID == "" {
+		t.Errorf("after resume: %v, end %+v", complete, res.End)
+	}
 }
 
 func TestServeStopsWhenStdinCloses(t *testing.T) {

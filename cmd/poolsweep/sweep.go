@@ -63,6 +63,7 @@ type sweepOptions struct {
 	keepGoing     bool
 	noPlot        bool
 	noTelemetry   bool
+	resume        string
 	maxErrorRate  float64
 	prewarm       time.Duration
 
@@ -125,6 +126,7 @@ linear ranges "100..1000+100", or mixes of these.`,
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
 	f.Float64Var(&o.maxErrorRate, "max-error-rate", 1, "stop the sweep after a step whose failed operations exceed this fraction (1 = never stop)")
+	f.StringVar(&o.resume, "resume", "", "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	return cmd
 }
@@ -318,6 +320,21 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	}
 	runID := newRunID()
 	outDir := o.out
+	var previous *sweep.Results // the run --resume continues
+	if o.resume != "" {
+		if o.out != "" && filepath.Clean(o.out) != filepath.Clean(o.resume) {
+			return usagef("--resume: results go back into %s; drop --out", o.resume)
+		}
+		outDir = o.resume
+		prev, err := sweep.ReadResultsFile(filepath.Join(outDir, "results.jsonl"))
+		if err != nil {
+			return usagef("--resume: %v", err)
+		}
+		if err := sameRun(prev.Header, cfg); err != nil {
+			return usagef("--resume: %s was made with other settings: %v; give the same flags as the first run", outDir, err)
+		}
+		previous, runID = prev, prev.Header.RunID
+	}
 	if outDir == "" {
 		outDir = filepath.Join("poolsweep-out", runID)
 	}
@@ -325,8 +342,8 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		return usagef("--out: %v", err)
 	}
 	resultsPath := filepath.Join(outDir, "results.jsonl")
-	if _, err := os.Stat(resultsPath); err == nil {
-		return usagef("--out: %s already holds a results.jsonl; choose another directory", outDir)
+	if _, err := os.Stat(resultsPath); err == nil && previous == nil {
+		return usagef("--out: %s already holds a results.jsonl; choose another directory, or continue it with --resume %s", outDir, outDir)
 	}
 
 	// Start the servers this sweep owns, and stop them whatever happens.
@@ -374,14 +391,37 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	for _, t := range targets {
 		header.Targets = append(header.Targets, t.header)
 	}
-	w, err := sweep.CreateResults(resultsPath)
-	if err != nil {
-		return err
+	var w *sweep.ResultsWriter
+	if previous != nil {
+		// Steps already measured (and not cut short) are not measured again;
+		// new steps are appended after the earlier closing record.
+		done := map[string]bool{}
+		for _, st := range previous.Steps {
+			if !st.Interrupted {
+				done[st.Key()] = true
+			}
+		}
+		var left []sweep.StepSpec
+		for _, sp := range steps {
+			if !done[sp.Key()] {
+				left = append(left, sp)
+			}
+		}
+		fmt.Fprintf(e.stderr, "resuming %s: %d of %d steps already measured, %d to go\n", runID, len(steps)-len(left), len(steps), len(left))
+		steps = left
+		if w, err = sweep.AppendResults(resultsPath); err != nil {
+			return err
+		}
+	} else {
+		if w, err = sweep.CreateResults(resultsPath); err != nil {
+			return err
+		}
+		if err := w.Write(header); err != nil {
+			w.Close()
+			return err
+		}
 	}
 	defer w.Close()
-	if err := w.Write(header); err != nil {
-		return err
-	}
 	fmt.Fprintf(e.stderr, "results: %s\n", resultsPath)
 
 	status, reason, runErr := o.measure(ctx, e, cfg, targets, steps, w)
@@ -548,3 +588,43 @@ func clientInfo() sweep.ClientInfo {
 }
 
 var _ = io.Discard
+
+// sameRun says whether a results header was produced by the same plan,
+// workloads and target names as cfg, so that --resume appends comparable
+// steps. Durations must match too: a step measured for 30 s and one for
+// 5 s are not trials of one level.
+func sameRun(h sweep.RunHeader, cfg *sweepConfig) error {
+	p := planInfo(cfg.plan, 0)
+	hp := h.Plan
+	switch {
+	case fmt.Sprint(hp.Concurrency) != fmt.Sprint(p.Concurrency):
+		return fmt.Errorf("--concurrency was %v", hp.Concurrency)
+	case hp.Pool != p.Pool:
+		return fmt.Errorf("--pool was %s", hp.Pool)
+	case hp.Clients != p.Clients:
+		return fmt.Errorf("--clients was %d", hp.Clients)
+	case hp.Trials != p.Trials:
+		return fmt.Errorf("--trials was %d", hp.Trials)
+	case hp.WarmupS != p.WarmupS || hp.DurationS != p.DurationS:
+		return fmt.Errorf("--warmup/--duration were %gs/%gs", hp.WarmupS, hp.DurationS)
+	case hp.Order != p.Order:
+		return fmt.Errorf("--order was %s", hp.Order)
+	}
+	wi := workloadInfo(cfg.workloads)
+	if h.Workload.Name != wi.Name || fmt.Sprint(h.Workload.Mix) != fmt.Sprint(wi.Mix) || fmt.Sprint(h.Workload.Mixes) != fmt.Sprint(wi.Mixes) ||
+		h.Workload.Records != wi.Records || h.Workload.Distribution != wi.Distribution {
+		return fmt.Errorf("the workload was %s (%d records, %s)", h.Workload.Name, h.Workload.Records, h.Workload.Distribution)
+	}
+	var names []string
+	for _, t := range h.Targets {
+		names = append(names, t.Name)
+	}
+	var want []string
+	for _, t := range cfg.targets {
+		want = append(want, t.Name)
+	}
+	if fmt.Sprint(names) != fmt.Sprint(want) {
+		return fmt.Errorf("the targets were %v", names)
+	}
+	return nil
+}
