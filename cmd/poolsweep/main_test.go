@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"image/png"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -286,26 +288,16 @@ func TestServeStopsWhenStdinCloses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts FerretDB")
 	}
-	cmd := exec.Command(binary, "serve")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	uri, stop := startServe(t)
+	if !strings.HasPrefix(uri, "mongodb://127.0.0.1:") {
+		t.Fatalf("first line %q", uri)
 	}
-	timer := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
-	defer timer.Stop()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "mongodb://127.0.0.1:") {
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	uri := strings.TrimSpace(line)
 	code, out, _ := runCLI(t, "inspect", "--uri", uri, "--format", "json")
 	var rep inspectReport
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Info.ServerKind != "ferretdb" || rep.Info.Topology != "standalone" || rep.Pool.MaxPoolSize != 100 {
 		t.Errorf("inspect: exit %d, %s", code, out)
 	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("serve did not exit cleanly after stdin closed: %v", err)
 	}
 }
@@ -330,18 +322,8 @@ func TestRedactionEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts FerretDB")
 	}
-	cmd := exec.Command(binary, "serve")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { stdin.Close(); cmd.Wait() }()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	uri := strings.Replace(strings.TrimSpace(line), "mongodb://", "mongodb://alice:s3cret@", 1) + "?authMechanism=PLAIN"
+	plain, _ := startServe(t)
+	uri := strings.Replace(plain, "mongodb://", "mongodb://alice:s3cret@", 1) + "?authMechanism=PLAIN"
 	dir := t.TempDir()
 	code, out, errOut := runBinary(t, dir, 2*time.Minute, "sweep", "--uri", uri, "--concurrency", "1,2", "--warmup", "100ms", "--duration", "500ms", "--records", "50", "--out", filepath.Join(dir, "out"))
 	if code != 0 {
@@ -366,9 +348,10 @@ func TestRedactionEndToEnd(t *testing.T) {
 	}
 }
 
-// startServe runs `poolsweep serve args…` and returns its URI; the server
-// stops when the test ends (stdin closes).
-func startServe(t *testing.T, args ...string) string {
+// startServe runs `poolsweep serve args…` and returns its URI and a stop
+// function that closes its stdin (how a parent tells it to exit) and
+// returns how it exited; the test's cleanup stops it if the test did not.
+func startServe(t *testing.T, args ...string) (string, func() error) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
 	stdin, _ := cmd.StdinPipe()
@@ -378,17 +361,24 @@ func startServe(t *testing.T, args ...string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	var once sync.Once
+	var exitErr error
+	stop := func() error {
+		once.Do(func() {
+			stdin.Close()
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case exitErr = <-done:
+			case <-time.After(15 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				exitErr = errors.New("serve did not exit within 15s of its stdin closing")
+			}
+		})
+		return exitErr
+	}
+	t.Cleanup(func() { stop() })
 	lines := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(stdout).ReadString('\n')
@@ -399,11 +389,11 @@ func startServe(t *testing.T, args ...string) string {
 		if !strings.HasPrefix(uri, "mongodb://") {
 			t.Fatalf("serve %v printed %q; stderr: %s", args, uri, stderr.String())
 		}
-		return uri
+		return uri, stop
 	case <-time.After(60 * time.Second):
 		t.Fatalf("serve %v printed no URI; stderr: %s", args, stderr.String())
 	}
-	return ""
+	return "", stop
 }
 
 func pgURL(t *testing.T, env string) string {
@@ -417,7 +407,7 @@ func pgURL(t *testing.T, env string) string {
 // TestPostgreSQLBackedSweep sweeps FerretDB on PostgreSQL (the second real
 // backend) with updates, which is what deadlocks a small backend pool.
 func TestPostgreSQLBackedSweep(t *testing.T) {
-	uri := startServe(t, "--postgresql-url", pgURL(t, "POOLSWEEP_TEST_PG_URL"))
+	uri, _ := startServe(t, "--postgresql-url", pgURL(t, "POOLSWEEP_TEST_PG_URL"))
 	dir := t.TempDir()
 	code, stdout, stderr := runBinary(t, dir, 3*time.Minute, "sweep", "--uri", uri, "--workload", "mixed", "--mix", "read=50,update=50",
 		"--concurrency", "1,4,16,64", "--warmup", "300ms", "--duration", "1500ms", "--records", "300", "--out", filepath.Join(dir, "out"), "--no-plot")
@@ -465,7 +455,7 @@ func TestPostgreSQLSmallPoolDeadlockSurvived(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// A deadlocked FerretDB stays stuck for minutes: each case gets
 			// its own server, and ending it releases its PostgreSQL locks.
-			uri := startServe(t, "--postgresql-url", pg)
+			uri, _ := startServe(t, "--postgresql-url", pg)
 			dir := t.TempDir()
 			args := append([]string{"sweep", "--uri", uri, "--workload", "update", "--concurrency", "8,128,256", "--warmup", "200ms", "--duration", "2s",
 				"--op-timeout", "1s", "--prewarm-timeout", "5s", "--records", "300", "--out", filepath.Join(dir, "out"), "--no-plot"}, tt.extra...)

@@ -123,7 +123,7 @@ func TestSimulatorSharded(t *testing.T) {
 		t.Errorf("want telemetry from both routers: %+v", s.Server)
 	}
 
-	uri := startServe(t, "--sim", "shards=3,slots=8,service=2ms,routers=2")
+	uri, _ := startServe(t, "--sim", "shards=3,slots=8,service=2ms,routers=2")
 	code, out, stderr := runCLI(t, "inspect", "--uri", uri)
 	if code != 0 || !strings.Contains(out, "topology:       sharded") || !strings.Contains(out, "shards:         shard0, shard1, shard2") || !strings.Contains(out, "simulator") {
 		t.Errorf("inspect: %d\n%s\n%s", code, out, stderr)
