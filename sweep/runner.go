@@ -61,8 +61,12 @@ type Runner struct {
 	PrewarmTimeout time.Duration
 	// MaxConnecting overrides the driver's maxConnecting (0 = driver's).
 	MaxConnecting uint64
-	Progress      func(Progress)
-	Observers     []WindowObserver
+	// Hosts is how many servers each client keeps a pool to and spreads
+	// operations over: the mongos routers of a sharded target; 1 for a
+	// standalone or a replica set (primary). 0 means 1.
+	Hosts     int
+	Progress  func(Progress)
+	Observers []WindowObserver
 }
 
 // RunStep measures one step. The step's clients and pools exist only for
@@ -88,6 +92,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 		}
 	}}
 	want := min(spec.Concurrency, spec.MaxPoolSize)
+	hosts := max(r.Hosts, 1)
 	clients := make([]*mongo.Client, 0, spec.Clients)
 	defer func() {
 		// Disconnect in parallel: a thousand connections close faster so,
@@ -127,11 +132,11 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	// Pre-warm: open the connections the step will use before any workload
 	// call, by pinging from as many goroutines as the pool will hold.
 	prewarmStart := time.Now()
-	if err := r.prewarm(ctx, spec, clients, pool, want); err != nil {
+	if err := r.prewarm(ctx, spec, clients, pool, want, hosts); err != nil {
 		return step, err
 	}
 	step.Pool.PrewarmS = time.Since(prewarmStart).Seconds()
-	if got, need := pool.open.Load(), int64(want*spec.Clients); got < need {
+	if got, need := pool.open.Load(), int64(want*spec.Clients*hosts); got < need {
 		step.Warnings = append(step.Warnings, fmt.Sprintf("pre-warm opened %d of %d connections within %s; the pool kept growing during warm-up", got, need, r.prewarmTimeout()))
 	}
 
@@ -216,12 +221,16 @@ func (r *Runner) prewarmTimeout() time.Duration {
 	return 60 * time.Second
 }
 
-// prewarm pings from want goroutines per client until the pools hold
-// want×K connections, the count stops growing for 5 s, or the bound passes.
-// Pings use no workload data. The driver opens at most maxConnecting
-// connections at a time per pool, so large pools take a while.
-func (r *Runner) prewarm(ctx context.Context, spec StepSpec, clients []*mongo.Client, pool *poolRecorder, want int) error {
-	need := int64(want * len(clients))
+// prewarm pings from want×hosts goroutines per client until the pools hold
+// want connections per client per host, the count stops growing for 5 s,
+// or the bound passes. Every host's pool is filled: the driver spreads the
+// workers over all mongos, so each pool grows toward want during the run
+// anyway, and filling them first keeps the connection count steady over
+// the window (and comparable between steps). Pings use no workload data.
+// The driver opens at most maxConnecting connections at a time per pool,
+// so large pools take a while.
+func (r *Runner) prewarm(ctx context.Context, spec StepSpec, clients []*mongo.Client, pool *poolRecorder, want, hosts int) error {
+	need := int64(want * len(clients) * hosts)
 	deadline := time.Now().Add(r.prewarmTimeout())
 	pctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
@@ -233,7 +242,7 @@ func (r *Runner) prewarm(ctx context.Context, spec StepSpec, clients []*mongo.Cl
 	ping := bson.D{{Key: "ping", Value: 1}}
 	for _, c := range clients {
 		admin := c.Database("admin")
-		for i := 0; i < want; i++ {
+		for i := 0; i < want*hosts; i++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

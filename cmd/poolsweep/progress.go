@@ -41,7 +41,7 @@ func (p *progressPrinter) live(pr sweep.Progress) {
 	var line string
 	switch pr.Phase {
 	case sweep.PhasePrewarm:
-		line = fmt.Sprintf("[%d/%d] %s C=%d P=%s: opening connections %d/%d", s.Index+1, p.total, s.Target, s.Concurrency, s.PoolSetting, pr.Open, min(s.Concurrency, s.MaxPoolSize)*s.Clients)
+		line = fmt.Sprintf("[%d/%d] %s C=%d P=%s: opening connections, %d open", s.Index+1, p.total, s.Target, s.Concurrency, s.PoolSetting, pr.Open)
 	default:
 		frac := 0.0
 		if pr.Total > 0 {

@@ -488,7 +488,7 @@ func (o *sweepOptions) measure(ctx context.Context, e *env, cfg *sweepConfig, ta
 		for _, wl := range cfg.workloads {
 			t.runners[wl.Label] = &sweep.Runner{Target: t.Name, NewClient: newClient, Workload: wl, Keys: keys,
 				Warmup: cfg.plan.Warmup, Duration: cfg.plan.Duration, OpTimeout: cfg.plan.OpTimeout,
-				PrewarmTimeout: o.prewarm, MaxConnecting: o.maxConnecting, Progress: progress.live, Observers: observers}
+				PrewarmTimeout: o.prewarm, MaxConnecting: o.maxConnecting, Progress: progress.live, Observers: observers, Hosts: poolHosts(t.header)}
 		}
 	}
 	byName := map[string]*sweepTarget{}
@@ -627,4 +627,13 @@ func sameRun(h sweep.RunHeader, cfg *sweepConfig) error {
 		return fmt.Errorf("the targets were %v", names)
 	}
 	return nil
+}
+
+// poolHosts is how many hosts each client keeps a busy pool to: every
+// mongos of a sharded target; one member (the primary) otherwise.
+func poolHosts(h sweep.TargetHeader) int {
+	if h.Topology == topology.Sharded && len(h.Hosts) > 0 {
+		return len(h.Hosts)
+	}
+	return 1
 }
