@@ -186,6 +186,7 @@ type Info struct {
 	Hosts          []string `json:"hosts"`
 	Shards         []string `json:"shards,omitempty"`
 	MaxWireVersion int32    `json:"max_wire_version"`
+	SimSpec        string   `json:"sim_spec,omitempty"` // the simulator's canonical spec
 	Note           string   `json:"note,omitempty"`
 }
 
@@ -242,6 +243,7 @@ func Detect(ctx context.Context, uri string) (Info, error) {
 		}
 		if _, ok := build["poolsweepSimulator"]; ok {
 			info.ServerKind = KindSimulator
+			info.SimSpec, _ = build["simulatorSpec"].(string)
 			info.Note = "calibrated simulator: a measuring instrument with known capacity, not a database"
 		}
 	}

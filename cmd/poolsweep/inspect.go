@@ -76,6 +76,9 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 	if info.KindVersion != "" {
 		kind += " " + info.KindVersion
 	}
+	if info.SimSpec != "" {
+		kind += " (" + info.SimSpec + ")"
+	}
 	fmt.Fprintf(w, "server:         %s, reports MongoDB version %s (wire version %d)\n", kind, info.ServerVersion, info.MaxWireVersion)
 	fmt.Fprintf(w, "hosts:          %s\n", strings.Join(info.Hosts, ", "))
 	if len(info.Shards) > 0 {

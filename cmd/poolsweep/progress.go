@@ -85,6 +85,9 @@ func (p *progressPrinter) step(i int, s sweep.StepResult) {
 	if s.Bound != "" {
 		fmt.Fprintf(p.w, "        bound: %s — %s\n", s.Bound, s.BoundReason)
 	}
+	if s.Server != nil && s.Server.SamplerErrors > 0 {
+		fmt.Fprintf(p.w, "        warning: %d serverStatus sample(s) failed (%s); the step's own numbers are unaffected\n", s.Server.SamplerErrors, s.Server.SamplerError)
+	}
 	for _, w := range s.Warnings {
 		fmt.Fprintf(p.w, "        warning: %s\n", w)
 	}

@@ -125,7 +125,8 @@ func TestSimulatorSharded(t *testing.T) {
 
 	uri, _ := startServe(t, "--sim", "shards=3,slots=8,service=2ms,routers=2")
 	code, out, stderr := runCLI(t, "inspect", "--uri", uri)
-	if code != 0 || !strings.Contains(out, "topology:       sharded") || !strings.Contains(out, "shards:         shard0, shard1, shard2") || !strings.Contains(out, "simulator") {
+	if code != 0 || !strings.Contains(out, "topology:       sharded") || !strings.Contains(out, "shards:         shard0, shard1, shard2") || !strings.Contains(out, "simulator") ||
+		!strings.Contains(out, "shards=3,") {
 		t.Errorf("inspect: %d\n%s\n%s", code, out, stderr)
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/telemetry"
 )
 
 // writeSummary prints the end-of-sweep table and the knee of each series.
@@ -54,6 +56,7 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 			fmtRate(s.CallsPerS), fmtRate(s.OpsPerS), fmtMs(s.Latency.P50), fmtMs(s.Latency.P99), s.Errors.Total(), fmtMs(s.Pool.CheckoutWait.P99), bound, mark)
 	}
 	tw.Flush()
+	writeTelemetryTable(w, res, steps)
 	fmt.Fprintln(w)
 	for _, h := range res.Header.Targets {
 		if h.Note != "" {
@@ -95,4 +98,97 @@ func writeArtifacts(dir string, rs []*sweep.Results) error {
 		return err
 	}
 	return writeReport(filepath.Join(dir, "report.html"), "html", rs, abRequest{}, nil)
+}
+
+// writeTelemetryTable prints what the server and the client were doing in
+// each window. A value the server did not report is "n/r", and a footnote
+// names the server kind, so a missing field never reads as a measured zero.
+func writeTelemetryTable(w io.Writer, res *sweep.Results, steps []sweep.StepResult) {
+	any := false
+	for _, s := range steps {
+		any = any || s.Server != nil || s.Client != nil
+	}
+	if !any {
+		return
+	}
+	kinds := map[string]string{}
+	for _, h := range res.Header.Targets {
+		kinds[h.Name] = h.ServerKind
+	}
+	missing := map[string]map[string]bool{} // server kind → fields it did not report
+	miss := func(target, field string) string {
+		k := kinds[target]
+		if missing[k] == nil {
+			missing[k] = map[string]bool{}
+		}
+		missing[k][field] = true
+		return "n/r"
+	}
+	num := func(target, field string, v *float64, format string) string {
+		if v == nil {
+			return miss(target, field)
+		}
+		return fmt.Sprintf(format, *v)
+	}
+	fmt.Fprintln(w, "\nper window, as the server and the client saw it:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "target\tC\tP\ttrial\tserver CPU%\tserver RSS MB\tserver read µs\tserver write µs\tqueued\ttickets used/free\tserver conns\tclient CPU%\tsampler errors\t")
+	for _, s := range steps {
+		t := s.Target
+		var tot *sweep.ServerSample
+		errs := "-"
+		if s.Server != nil {
+			tot = s.Server.Total
+			errs = fmt.Sprint(s.Server.SamplerErrors)
+		}
+		if tot == nil {
+			tot = &sweep.ServerSample{}
+		}
+		queued := miss(t, "queue")
+		if q := tot.Queue; q != nil && (q.Readers != nil || q.Writers != nil) {
+			sum := 0.0
+			for _, v := range []*float64{q.Readers, q.Writers} {
+				if v != nil {
+					sum += *v
+				}
+			}
+			queued = fmt.Sprintf("%.1f", sum)
+			delete(missing[kinds[t]], "queue")
+		}
+		tickets := miss(t, "tickets")
+		if tk := tot.Tickets; tk != nil && tk.InUse != nil && tk.Available != nil {
+			tickets = fmt.Sprintf("%.1f/%.1f", *tk.InUse, *tk.Available)
+			delete(missing[kinds[t]], "tickets")
+		}
+		conns := miss(t, "connections")
+		if c := tot.Connections; c != nil && c.Current != nil {
+			conns = fmt.Sprintf("%.0f", *c.Current)
+			delete(missing[kinds[t]], "connections")
+		}
+		client := "-"
+		if s.Client != nil {
+			client = fmt.Sprintf("%.0f", s.Client.CPUPct)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t, s.Concurrency, s.MaxPoolSize, s.Trial,
+			num(t, "CPU", tot.CPUPct, "%.0f"), num(t, "RSS", tot.RSSMB, "%.0f"),
+			num(t, "read latency", tot.ReadLatencyUS, "%.0f"), num(t, "write latency", tot.WriteLatencyUS, "%.0f"),
+			queued, tickets, conns, client, errs)
+	}
+	tw.Flush()
+	kindNames := make([]string, 0, len(missing))
+	for k := range missing {
+		kindNames = append(kindNames, k)
+	}
+	sort.Strings(kindNames)
+	for _, k := range kindNames {
+		var fields []string
+		for f := range missing[k] {
+			fields = append(fields, f)
+		}
+		if len(fields) == 0 {
+			continue
+		}
+		sort.Strings(fields)
+		fmt.Fprintf(w, "n/r = %s: %s (a window with no reads or writes also has no latency)\n", telemetry.NotReported(k), strings.Join(fields, ", "))
+	}
 }

@@ -380,7 +380,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 			return fmt.Errorf("target %s (%s): %w", t.Name, st.Redacted(), err)
 		}
 		st.header = sweep.TargetHeader{Name: t.Name, URI: topology.Redact(st.URI), Topology: info.Topology, SetName: info.SetName,
-			ServerVersion: info.ServerVersion, ServerKind: info.ServerKind, Hosts: info.Hosts, Shards: info.Shards, SimSpec: t.SimSpec, Note: info.Note}
+			ServerVersion: info.ServerVersion, ServerKind: info.ServerKind, Hosts: info.Hosts, Shards: info.Shards, SimSpec: info.SimSpec, Note: info.Note}
 		fmt.Fprintf(e.stderr, "target %s: %s %s %s, hosts %s\n", t.Name, info.ServerKind, info.ServerVersion, info.Topology, strings.Join(info.Hosts, ","))
 	}
 
