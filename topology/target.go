@@ -169,11 +169,10 @@ type ClientConfig struct {
 // ClientOptions builds driver options for uri. Server selection and
 // connect timeouts are bounded so that an unreachable target fails a step
 // quickly instead of hanging the sweep.
+// A timeout the URI sets itself is kept.
 func ClientOptions(uri string) *options.ClientOptions {
-	return options.Client().ApplyURI(uri).
-		SetServerSelectionTimeout(10 * time.Second).
-		SetConnectTimeout(10 * time.Second).
-		SetAppName("poolsweep")
+	o := options.Client().SetServerSelectionTimeout(10 * time.Second).SetConnectTimeout(10 * time.Second).SetAppName("poolsweep")
+	return o.ApplyURI(uri)
 }
 
 // Info is what Detect learned about a deployment.
@@ -199,7 +198,7 @@ func Detect(ctx context.Context, uri string) (Info, error) {
 	if err != nil {
 		return Info{}, errors.New(Redact(err.Error()))
 	}
-	client, err := mongo.Connect(ClientOptions(uri).SetMaxPoolSize(1).SetServerSelectionTimeout(8 * time.Second))
+	client, err := mongo.Connect(ClientOptions(uri).SetMaxPoolSize(1))
 	if err != nil {
 		return Info{}, fmt.Errorf("connect: %s", RedactError(err))
 	}
