@@ -17,6 +17,8 @@ const (
 	MaxLevels      = 1000
 	MaxClients     = 1000
 	MaxTrials      = 1000
+	MaxSteps       = 100000 // steps in one plan (per target and workload)
+	MaxWorkers     = 200000 // worker goroutines in one process
 )
 
 // ParseLevels parses a level list: "64,128,256", a geometric range
@@ -86,10 +88,11 @@ func ParseLevels(s string, max int) ([]int, error) {
 				return nil, fmt.Errorf("%s: factor %s never reaches %d (it must be > 1)", part, stepS, hi)
 			}
 			for v := float64(lo); ; v *= step {
-				n := int(v + 0.5)
-				if n > hi {
+				// Compare as floats first: a huge factor overflows int.
+				if v+0.5 >= float64(hi)+1 {
 					break
 				}
+				n := int(v + 0.5)
 				if err := add(n); err != nil {
 					return nil, fmt.Errorf("%s: %w", part, err)
 				}
@@ -181,6 +184,12 @@ func (p Plan) Validate() error {
 	case p.Order != "" && p.Order != OrderSequential && p.Order != OrderInterleaved:
 		return fmt.Errorf("--order: %q is not sequential or interleaved", p.Order)
 	}
+	if grid := len(p.Concurrency) * max(len(p.Pool.Sizes), 1) * p.Trials; grid > MaxSteps {
+		return fmt.Errorf("--concurrency, --pool and --trials: %d steps per target is more than %d", grid, MaxSteps)
+	}
+	if top := p.Concurrency[len(p.Concurrency)-1] * p.Clients; top > MaxWorkers {
+		return fmt.Errorf("--concurrency and --clients: %d workers (concurrency × clients) is more than %d in one process", top, MaxWorkers)
+	}
 	if p.Pool.Match {
 		for _, c := range p.Concurrency {
 			if c > MaxPoolSize {
@@ -205,12 +214,16 @@ type StepSpec struct {
 
 // Key identifies a step across runs, for --resume.
 func (s StepSpec) Key() string {
-	return fmt.Sprintf("%s|%s|%d|%s|%d|%d", s.Target, s.Workload, s.Concurrency, s.PoolSetting, s.Clients, s.Trial)
+	return stepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial)
 }
 
 // Key of a finished step, matching StepSpec.Key.
 func (s StepResult) Key() string {
-	return fmt.Sprintf("%s|%s|%d|%s|%d|%d", s.Target, s.Workload, s.Concurrency, s.PoolSetting, s.Clients, s.Trial)
+	return stepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial)
+}
+
+func stepKey(target, workload, pool string, c, k, trial int) string {
+	return fmt.Sprintf("%s|%s|%d|%s|%d|%d", target, workload, c, pool, k, trial)
 }
 
 // Steps expands the plan for the given targets and workload labels. Trials

@@ -78,6 +78,15 @@ func TestPlanValidate(t *testing.T) {
 		{"zero op timeout", func(p *Plan) { p.OpTimeout = 0 }, "--op-timeout"},
 		{"bad order", func(p *Plan) { p.Order = "random" }, "--order"},
 		{"match with huge concurrency", func(p *Plan) { p.Concurrency = []int{MaxPoolSize + 1} }, "--pool match"},
+		{"a billion steps", func(p *Plan) {
+			p.Concurrency = make([]int, 1000)
+			for i := range p.Concurrency {
+				p.Concurrency[i] = i + 1
+			}
+			p.Pool = PoolPlan{Sizes: p.Concurrency}
+			p.Trials = 1000
+		}, "steps per target"},
+		{"too many workers", func(p *Plan) { p.Concurrency = []int{100000}; p.Clients = 3 }, "workers"},
 	}
 	for _, tt := range tests {
 		p := ok

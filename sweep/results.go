@@ -273,8 +273,9 @@ func (s StepResult) SeriesKey() string {
 // ResultsWriter appends records to results.jsonl and fsyncs after each, so
 // that a sweep killed at any moment keeps every finished step.
 type ResultsWriter struct {
-	f    *os.File
-	path string
+	f     *os.File
+	path  string
+	steps int // step records written through this writer
 }
 
 // CreateResults creates (or truncates) path for a new run.
@@ -295,9 +296,6 @@ func AppendResults(path string) (*ResultsWriter, error) {
 	return &ResultsWriter{f: f, path: path}, nil
 }
 
-// Path is the file being written.
-func (w *ResultsWriter) Path() string { return w.path }
-
 // Write encodes one record as a line and fsyncs it.
 func (w *ResultsWriter) Write(rec any) error {
 	b, err := json.Marshal(rec)
@@ -311,8 +309,14 @@ func (w *ResultsWriter) Write(rec any) error {
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", w.path, err)
 	}
+	if _, ok := rec.(StepResult); ok {
+		w.steps++
+	}
 	return nil
 }
+
+// StepsWritten is how many step records this writer has written.
+func (w *ResultsWriter) StepsWritten() int { return w.steps }
 
 // Close closes the file.
 func (w *ResultsWriter) Close() error { return w.f.Close() }

@@ -150,7 +150,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				w := worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial))), coll: coll, wl: &r.Workload, keys: r.Keys, rec: rec}
+				w := worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial))), coll: coll, wl: &r.Workload, api: r.Workload.Name == "api", keys: r.Keys, rec: rec}
 				for !stop.Load() && wctx.Err() == nil {
 					w.call(wctx)
 				}
@@ -183,6 +183,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	rec.measuring.Store(false)
 	pool.measuring.Store(false)
 	window := time.Since(t0)
+	created1 := pool.created.Load()
 	for _, o := range r.Observers {
 		o.WindowEnd()
 	}
@@ -203,7 +204,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	step.Pool.CheckoutFailed = pool.failed.Load()
 	step.Pool.ConnectionsOpen = step.Connections
 	step.Pool.ConnectionsMax = int(pool.maxOpen.Load())
-	step.Pool.ConnectionsCreated = pool.created.Load() - created0
+	step.Pool.ConnectionsCreated = created1 - created0
 	for _, o := range r.Observers {
 		o.Fill(&step)
 	}
@@ -332,6 +333,7 @@ type worker struct {
 	rng  *rand.Rand
 	coll *mongo.Collection
 	wl   *Workload
+	api  bool // the seeds' API call instead of the mix
 	keys *KeySpace
 	rec  *recorder
 }
@@ -350,7 +352,7 @@ func (w *worker) pickOp() string {
 // call runs one workload call and records its ops and its latency.
 func (w *worker) call(ctx context.Context) {
 	start := time.Now()
-	if w.wl.Name == "api" {
+	if w.api {
 		// The seeds' API call: 2 finds and 1 update by _id.
 		w.find(ctx)
 		w.find(ctx)

@@ -120,6 +120,7 @@ type Child struct {
 	stderr   *tailBuffer
 	keepData bool
 	waitErr  chan error
+	exited   chan struct{} // closed when the process has been waited for
 	once     sync.Once
 	stopErr  error
 }
@@ -148,7 +149,7 @@ func StartChild(ctx context.Context, cfg ChildConfig) (*Child, error) {
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	c := &Child{DataDir: dir, cmd: cmd, stderr: &tailBuffer{max: 8 << 10}, keepData: cfg.KeepData, waitErr: make(chan error, 1)}
+	c := &Child{DataDir: dir, cmd: cmd, stderr: &tailBuffer{max: 8 << 10}, keepData: cfg.KeepData, waitErr: make(chan error, 1), exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -171,7 +172,11 @@ func StartChild(ctx context.Context, cfg ChildConfig) (*Child, error) {
 		lines <- strings.TrimSpace(line)
 		io.Copy(io.Discard, r) // keep draining so the child never blocks on stdout
 	}()
-	go func() { c.waitErr <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		close(c.exited)
+		c.waitErr <- err
+	}()
 	select {
 	case c.URI = <-lines:
 		if !strings.HasPrefix(c.URI, "mongodb://") {
@@ -189,7 +194,14 @@ func StartChild(ctx context.Context, cfg ChildConfig) (*Child, error) {
 func (c *Child) Stderr() string { return c.stderr.String() }
 
 // Exited reports whether the child is gone (it crashed, or was stopped).
-func (c *Child) Exited() bool { return c.cmd.ProcessState != nil }
+func (c *Child) Exited() bool {
+	select {
+	case <-c.exited:
+		return true
+	default:
+		return false
+	}
+}
 
 // Stop asks the child to exit by closing its stdin, then SIGTERM, then
 // SIGKILL, and removes its data directory. Safe to call twice.

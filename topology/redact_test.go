@@ -17,6 +17,12 @@ func TestRedact(t *testing.T) {
 		{"mongodb://127.0.0.1:27017/", "mongodb://127.0.0.1:27017/"},
 		// a URI embedded in an error message, twice
 		{`connect "mongodb://a:b@h/": x; postgres://pg:secret@localhost:5432/db`, `connect "mongodb://a:***@h/": x; postgres://pg:***@localhost:5432/db`},
+		// quotes the driver accepts unescaped
+		{`mongodb://user:pa'ss@127.0.0.1:1/`, `mongodb://user:***@127.0.0.1:1/`},
+		{`inspect "mongodb://user:pa"ss@h/" failed`, `inspect "mongodb://user:***@h/" failed`},
+		// secrets in the options
+		{"mongodb://u@h/?tls=true&tlsCertificateKeyFilePassword=hunter2&x=1", "mongodb://u@h/?tls=true&tlsCertificateKeyFilePassword=***&x=1"},
+		{"mongodb://h/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:tok", "mongodb://h/?authMechanism=MONGODB-AWS&authMechanismProperties=***"},
 		// percent-encoded password characters
 		{"mongodb://alice:p%40ss%3Aw@h/", "mongodb://alice:***@h/"},
 	}

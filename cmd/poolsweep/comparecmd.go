@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -60,6 +61,12 @@ func (o *compareOptions) run(e *env, args []string) error {
 	case o.minEffect < 0:
 		return usagef("--min-effect: %g is negative", o.minEffect)
 	}
+	if len(args) == 2 && sameFile(args[0], args[1]) {
+		return usagef("compare: %s is both baseline and candidate; to compare two targets of one file, give it once with --baseline and --candidate", args[0])
+	}
+	if len(args) == 1 && o.baseline == o.candidate {
+		return usagef("--baseline/--candidate: %q against itself is not a comparison", o.baseline)
+	}
 	base, err := readResultsFiles(args[:1])
 	if err != nil {
 		return err
@@ -98,4 +105,11 @@ func (o *compareOptions) run(e *env, args []string) error {
 	default:
 		return compare.WriteText(e.stdout, c)
 	}
+}
+
+// sameFile says whether two paths name one file.
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

@@ -141,6 +141,9 @@ func (o *reportOptions) run(e *env, args []string) error {
 	if (o.baseline == "") != (o.candidate == "") {
 		return usagef("--baseline/--candidate: give both target names, or neither")
 	}
+	if len(args) == 2 && sameFile(args[0], args[1]) {
+		return usagef("report: %s is given twice; an A/B report needs two different runs", args[0])
+	}
 	if len(rs) > 2 || (len(rs) == 2 && o.baseline != "") {
 		return usagef("report: an A/B report takes two results files, or one with --baseline and --candidate")
 	}

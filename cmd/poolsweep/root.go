@@ -49,8 +49,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	defer func() {
-		// A bug must still end in one line, not a stack trace on the
-		// user's terminal; the trace goes to the line's end for reports.
+		// A bug in this goroutine must still end in one line, not a stack
+		// trace on the user's terminal.
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "poolsweep: internal error: %s\n", topology.Redact(fmt.Sprint(r)))
 			code = exitFailed
@@ -107,6 +107,14 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 		Version:       toolVersion(),
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// "poolsweep bogus" is bad input too, not a failed run.
+	root.Args = cobra.ArbitraryArgs
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("unknown command %q; see poolsweep --help", args[0])
+		}
+		return cmd.Help()
+	}
 	root.AddCommand(newSweepCmd(e), newServeCmd(e), newInspectCmd(e), newAnalyzeCmd(e), newPlotCmd(e), newReportCmd(e), newCompareCmd(e))
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

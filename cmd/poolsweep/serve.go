@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +23,7 @@ type serveOptions struct {
 	postgresqlURL string
 	sim           string
 	logFile       string
+	listenSet     bool
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -45,7 +48,10 @@ not a database.`,
   poolsweep serve --sim slots=8,service=2ms
   poolsweep serve --sim shards=3,slots=8,service=2ms,routers=2`,
 		Args: argsUsage(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), e) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.listenSet = cmd.Flags().Changed("listen")
+			return o.run(cmd.Context(), e)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.data, "data", "", "directory for FerretDB's SQLite files (default: a temporary directory removed at exit)")
@@ -66,6 +72,16 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		if o.data != "" || o.postgresqlURL != "" {
 			return usagef("--sim: the simulator keeps documents in memory; --data and --postgresql-url do not apply")
 		}
+	}
+	if o.sim != "" && o.listenSet {
+		return usagef("--listen: the simulator picks free ports on 127.0.0.1 (one per router); --listen applies to FerretDB only")
+	}
+	if host, port, err := net.SplitHostPort(o.listen); err != nil {
+		return usagef("--listen: %q is not host:port (%v)", o.listen, err)
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return usagef("--listen: port %q is not a number between 0 and 65535", port)
+	} else if host != "" && net.ParseIP(host) == nil && host != "localhost" {
+		return usagef("--listen: host %q is not an IP address or localhost", host)
 	}
 	if o.data != "" && o.postgresqlURL != "" {
 		return usagef("--data: not used with --postgresql-url")

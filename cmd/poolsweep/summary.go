@@ -135,16 +135,18 @@ func writeTelemetryTable(w io.Writer, res *sweep.Results, steps []sweep.StepResu
 	fmt.Fprintln(tw, "target\tC\tP\ttrial\tserver CPU%\tserver RSS MB\tserver read µs\tserver write µs\tqueued\ttickets used/free\tserver conns\tclient CPU%\tsampler errors\t")
 	for _, s := range steps {
 		t := s.Target
-		var tot *sweep.ServerSample
-		errs := "-"
-		if s.Server != nil {
-			tot = s.Server.Total
-			errs = fmt.Sprint(s.Server.SamplerErrors)
+		if s.Server == nil {
+			// The sampler never ran: nothing to blame on the server.
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t, s.Concurrency, s.MaxPoolSize, s.Trial,
+				"not sampled", "-", "-", "-", "-", "-", "-", clientCPU(s), "-")
+			continue
 		}
+		errs := fmt.Sprint(s.Server.SamplerErrors)
+		tot := s.Server.Total
 		if tot == nil {
 			tot = &sweep.ServerSample{}
 		}
-		queued := miss(t, "queue")
+		queued := "n/r"
 		if q := tot.Queue; q != nil && (q.Readers != nil || q.Writers != nil) {
 			sum := 0.0
 			for _, v := range []*float64{q.Readers, q.Writers} {
@@ -153,26 +155,24 @@ func writeTelemetryTable(w io.Writer, res *sweep.Results, steps []sweep.StepResu
 				}
 			}
 			queued = fmt.Sprintf("%.1f", sum)
-			delete(missing[kinds[t]], "queue")
 		}
-		tickets := miss(t, "tickets")
+		tickets := "n/r"
 		if tk := tot.Tickets; tk != nil && tk.InUse != nil && tk.Available != nil {
 			tickets = fmt.Sprintf("%.1f/%.1f", *tk.InUse, *tk.Available)
-			delete(missing[kinds[t]], "tickets")
 		}
-		conns := miss(t, "connections")
+		conns := "n/r"
 		if c := tot.Connections; c != nil && c.Current != nil {
 			conns = fmt.Sprintf("%.0f", *c.Current)
-			delete(missing[kinds[t]], "connections")
 		}
-		client := "-"
-		if s.Client != nil {
-			client = fmt.Sprintf("%.0f", s.Client.CPUPct)
+		for field, v := range map[string]string{"queue": queued, "tickets": tickets, "connections": conns} {
+			if v == "n/r" {
+				miss(t, field)
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t, s.Concurrency, s.MaxPoolSize, s.Trial,
 			num(t, "CPU", tot.CPUPct, "%.0f"), num(t, "RSS", tot.RSSMB, "%.0f"),
 			num(t, "read latency", tot.ReadLatencyUS, "%.0f"), num(t, "write latency", tot.WriteLatencyUS, "%.0f"),
-			queued, tickets, conns, client, errs)
+			queued, tickets, conns, clientCPU(s), errs)
 	}
 	tw.Flush()
 	kindNames := make([]string, 0, len(missing))
@@ -191,4 +191,11 @@ func writeTelemetryTable(w io.Writer, res *sweep.Results, steps []sweep.StepResu
 		sort.Strings(fields)
 		fmt.Fprintf(w, "n/r = %s: %s (a window with no reads or writes also has no latency)\n", telemetry.NotReported(k), strings.Join(fields, ", "))
 	}
+}
+
+func clientCPU(s sweep.StepResult) string {
+	if s.Client == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", s.Client.CPUPct)
 }

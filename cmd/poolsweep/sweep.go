@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -338,9 +337,6 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if outDir == "" {
 		outDir = filepath.Join("poolsweep-out", runID)
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return usagef("--out: %v", err)
-	}
 	resultsPath := filepath.Join(outDir, "results.jsonl")
 	if _, err := os.Stat(resultsPath); err == nil && previous == nil {
 		return usagef("--out: %s already holds a results.jsonl; choose another directory, or continue it with --resume %s", outDir, outDir)
@@ -391,8 +387,15 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	for _, t := range targets {
 		header.Targets = append(header.Targets, t.header)
 	}
+	// The output directory is made only now that every target answered,
+	// so a typo in a URI leaves no empty run directory behind.
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return usagef("--out: %v", err)
+	}
 	var w *sweep.ResultsWriter
+	earlier := 0
 	if previous != nil {
+		earlier = len(previous.Steps)
 		// Steps already measured (and not cut short) are not measured again;
 		// new steps are appended after the earlier closing record.
 		done := map[string]bool{}
@@ -425,7 +428,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	fmt.Fprintf(e.stderr, "results: %s\n", resultsPath)
 
 	status, reason, runErr := o.measure(ctx, e, cfg, targets, steps, w)
-	if err := w.Write(sweep.EndRecord{Kind: sweep.KindEnd, Status: status, Reason: reason, FinishedAt: time.Now().UTC()}); err != nil && runErr == nil {
+	if err := w.Write(sweep.EndRecord{Kind: sweep.KindEnd, Status: status, Reason: reason, FinishedAt: time.Now().UTC(), Steps: earlier + w.StepsWritten()}); err != nil && runErr == nil {
 		runErr = err
 	}
 	w.Close()
@@ -586,8 +589,6 @@ func clientInfo() sweep.ClientInfo {
 	host, _ := os.Hostname()
 	return sweep.ClientInfo{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), DriverVersion: version.Driver, OS: runtime.GOOS, Arch: runtime.GOARCH, Hostname: host}
 }
-
-var _ = io.Discard
 
 // sameRun says whether a results header was produced by the same plan,
 // workloads and target names as cfg, so that --resume appends comparable

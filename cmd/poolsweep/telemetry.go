@@ -19,6 +19,7 @@ type stepTelemetry struct {
 	server     *telemetry.ServerSampler
 	childPID   int
 	childHost  string
+	sharded    bool
 	classifier telemetry.Classifier
 
 	proc    *telemetry.ProcSampler
@@ -35,7 +36,8 @@ func newStepTelemetry(t *sweepTarget) (*stepTelemetry, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &stepTelemetry{server: ss, classifier: telemetry.DefaultClassifier(), client: telemetry.NewClientSampler(), prev: map[string]*sweep.StepResult{}}
+	st := &stepTelemetry{server: ss, classifier: telemetry.DefaultClassifier(), client: telemetry.NewClientSampler(), prev: map[string]*sweep.StepResult{},
+		sharded: t.header.Topology == topology.Sharded}
 	if t.child != nil {
 		st.childPID = t.child.PID
 		if len(t.header.Hosts) > 0 {
@@ -80,6 +82,11 @@ func (s *stepTelemetry) Fill(step *sweep.StepResult) {
 		prev = nil // a new trial starts the series over
 	}
 	telemetry.Annotate(step, prev, s.classifier)
+	if s.sharded && step.Bound == telemetry.BoundNone {
+		// Only the routers are sampled: a saturated shard shows only as
+		// latency growth, so "none" must not read as "nothing saturated".
+		step.BoundReason += "; shards are not sampled (only the mongos routers), so a saturated shard may not show here"
+	}
 	cp := *step
 	s.prev[key] = &cp
 }
