@@ -17,9 +17,11 @@ pg_setup() {
   if [ -z "$bin" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "== installing Debian's postgresql (for the PostgreSQL-backed FerretDB tests)"
-      apt-get update -qq >/dev/null
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-      bin=$(pg_bindir)
+      if apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; then
+        bin=$(pg_bindir)
+      else
+        echo "== apt-get could not install postgresql"
+      fi
     fi
   fi
   if [ -z "$bin" ]; then
