@@ -43,51 +43,112 @@ type metaDoc struct {
 	Tool       string    `bson:"tool"`
 }
 
+// PrepareOptions tune Prepare.
+type PrepareOptions struct {
+	Drop bool // reload poolsweep's own collection even if it matches
+	// RunID names this run in the load lock, so that another run waiting
+	// for it can say who holds it.
+	RunID string
+	// LockWait bounds waiting for another run that is loading the same
+	// collection (0: DefaultLockWait).
+	LockWait time.Duration
+	Progress func(done, total int) // documents loaded so far
+	Waiting  func(msg string)      // told when this run waits for another
+}
+
+// DefaultLockWait is how long Prepare waits for another run's load.
+const DefaultLockWait = 10 * time.Minute
+
 // Prepare makes sure w.Database.w.Collection holds w.Records poolsweep
 // documents: it reuses an earlier complete load of the same shape, reloads
-// a collection poolsweep created with another shape (or with drop), and
-// refuses to touch a non-empty collection it did not create.
-func Prepare(ctx context.Context, client *mongo.Client, w Workload, drop bool, progress func(done, total int)) (LoadResult, error) {
+// a collection poolsweep created with another shape (or with Drop), and
+// refuses to touch a non-empty collection it did not create. Loading is
+// done under a lock in poolsweep_meta, so that runs started together
+// load once: the others wait, then reuse the data.
+func Prepare(ctx context.Context, client *mongo.Client, w Workload, o PrepareOptions) (LoadResult, error) {
 	db := client.Database(w.Database)
 	meta := db.Collection(MetaCollection)
-	coll := db.Collection(w.Collection)
 	ns := w.Database + "." + w.Collection
 
+	lr, state, err := inspectCollection(ctx, db, w, o.Drop)
+	if err != nil || state == stateReusable {
+		return lr, err
+	}
+	wait := o.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
+	lock, err := acquireLoadLock(ctx, meta, w.Collection, o.RunID, wait, o.Waiting)
+	if err != nil {
+		return LoadResult{}, fmt.Errorf("load %s: %w", ns, err)
+	}
+	defer lock.release()
+	// Another run may have loaded it while this one waited.
+	lr, state, err = inspectCollection(ctx, db, w, o.Drop)
+	if err != nil || state == stateReusable {
+		return lr, err
+	}
+	return loadCollection(ctx, db, w, state, o)
+}
+
+type collectionState int
+
+const (
+	stateEmpty    collectionState = iota // nothing there: load
+	stateReusable                        // our complete load of this shape
+	stateOurs                            // ours, but another shape, incomplete or --drop: reload
+)
+
+// inspectCollection reads poolsweep_meta and the collection's size, and
+// says what Prepare must do. It writes nothing.
+func inspectCollection(ctx context.Context, db *mongo.Database, w Workload, drop bool) (LoadResult, collectionState, error) {
+	ns := w.Database + "." + w.Collection
 	var m metaDoc
-	err := meta.FindOne(ctx, bson.D{{Key: "_id", Value: w.Collection}}).Decode(&m)
+	err := db.Collection(MetaCollection).FindOne(ctx, bson.D{{Key: "_id", Value: w.Collection}}).Decode(&m)
 	ours := err == nil
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-		return LoadResult{}, fmt.Errorf("read %s.%s: %w", w.Database, MetaCollection, err)
+		return LoadResult{}, 0, fmt.Errorf("read %s.%s: %w", w.Database, MetaCollection, err)
 	}
 	// The count command (not an aggregation): cheap on a large real
 	// collection, and understood by every server poolsweep talks to.
-	count, err := coll.EstimatedDocumentCount(ctx)
+	count, err := db.Collection(w.Collection).EstimatedDocumentCount(ctx)
 	if err != nil {
-		return LoadResult{}, fmt.Errorf("count %s: %w", ns, err)
+		return LoadResult{}, 0, fmt.Errorf("count %s: %w", ns, err)
 	}
-	if !ours && count > 0 {
-		return LoadResult{}, fmt.Errorf("%s %w (%d documents); pick another --database", ns, ErrNotOurs, count)
-	}
-	if ours && !drop && m.Complete && m.Records == w.Records && m.FieldCount == w.FieldCount && m.FieldLen == w.FieldLength && count >= int64(w.Records) {
+	switch {
+	case !ours && count > 0:
+		return LoadResult{}, 0, fmt.Errorf("%s %w (%d documents); pick another --database", ns, ErrNotOurs, count)
+	case ours && !drop && m.Complete && m.Records == w.Records && m.FieldCount == w.FieldCount && m.FieldLen == w.FieldLength && count >= int64(w.Records):
 		return LoadResult{Reused: true, Documents: count, NextInsert: count,
-			Note: fmt.Sprintf("reusing %s: %d documents loaded earlier by poolsweep", ns, count)}, nil
+			Note: fmt.Sprintf("reusing %s: %d documents loaded earlier by poolsweep", ns, count)}, stateReusable, nil
+	case ours:
+		return LoadResult{}, stateOurs, nil
+	default:
+		return LoadResult{}, stateEmpty, nil
 	}
+}
+
+// loadCollection (re)loads the collection; the caller holds the lock.
+func loadCollection(ctx context.Context, db *mongo.Database, w Workload, state collectionState, o PrepareOptions) (LoadResult, error) {
+	meta := db.Collection(MetaCollection)
+	coll := db.Collection(w.Collection)
+	ns := w.Database + "." + w.Collection
 	why := "loading"
-	if ours {
+	if state == stateOurs {
 		why = "reloading (poolsweep's own data, different size or incomplete)"
-		if drop {
+		if o.Drop {
 			why = "reloading (--drop)"
 		}
 		if err := coll.Drop(ctx); err != nil {
 			return LoadResult{}, fmt.Errorf("drop %s (created by poolsweep): %w", ns, err)
 		}
 	}
-	m = metaDoc{ID: w.Collection, Records: w.Records, FieldCount: w.FieldCount, FieldLen: w.FieldLength, CreatedAt: time.Now().UTC(), Tool: "poolsweep"}
+	m := metaDoc{ID: w.Collection, Records: w.Records, FieldCount: w.FieldCount, FieldLen: w.FieldLength, CreatedAt: time.Now().UTC(), Tool: "poolsweep"}
 	if _, err := meta.ReplaceOne(ctx, bson.D{{Key: "_id", Value: w.Collection}}, m, options.Replace().SetUpsert(true)); err != nil {
 		return LoadResult{}, fmt.Errorf("record %s in %s.%s: %w", ns, w.Database, MetaCollection, err)
 	}
 	start := time.Now()
-	if err := load(ctx, coll, w, progress); err != nil {
+	if err := load(ctx, coll, w, o.Progress); err != nil {
 		return LoadResult{}, fmt.Errorf("load %s: %w", ns, err)
 	}
 	if _, err := meta.UpdateOne(ctx, bson.D{{Key: "_id", Value: w.Collection}}, bson.D{{Key: "$set", Value: bson.D{{Key: "complete", Value: true}}}}); err != nil {
@@ -101,7 +162,7 @@ func Prepare(ctx context.Context, client *mongo.Client, w Workload, drop bool, p
 // load inserts user0..user<records-1> in unordered batches from a few
 // goroutines; the collection is known to be empty.
 func load(ctx context.Context, coll *mongo.Collection, w Workload, progress func(done, total int)) error {
-	const batch = 500
+	batch := int64(LoadBatch(w))
 	var (
 		next     atomic.Int64
 		done     atomic.Int64
@@ -139,6 +200,13 @@ func load(ctx context.Context, coll *mongo.Collection, w Workload, progress func
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// LoadBatch is how many documents one insert carries while loading: 500,
+// or fewer when documents are large, so that a batch stays near 4 MiB and
+// four loaders hold about 16 MiB of documents at once.
+func LoadBatch(w Workload) int {
+	return max(1, min(500, (4<<20)/max(w.DocumentBytes(), 1)))
 }
 
 // NewDocument builds record n: _id user<n> and YCSB-like fields.

@@ -19,7 +19,20 @@ const (
 	MaxTrials      = 1000
 	MaxSteps       = 100000 // steps in one plan (per target and workload)
 	MaxWorkers     = 200000 // worker goroutines in one process
+
+	MinWindow    = 100 * time.Millisecond // --duration
+	MaxWindow    = 24 * time.Hour         // --duration and --warmup
+	MinOpTimeout = time.Millisecond
+	MaxOpTimeout = time.Hour
 )
+
+// fmtDuration prints whole hours as "24h" rather than "24h0m0s".
+func fmtDuration(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return strconv.Itoa(int(d/time.Hour)) + "h"
+	}
+	return d.String()
+}
 
 // ParseLevels parses a level list: "64,128,256", a geometric range
 // "1..256x2", a linear range "100..1000+100", or a comma-separated mix of
@@ -175,12 +188,12 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--clients: %d is not between 1 and %d", p.Clients, MaxClients)
 	case p.Trials < 1 || p.Trials > MaxTrials:
 		return fmt.Errorf("--trials: %d is not between 1 and %d", p.Trials, MaxTrials)
-	case p.Warmup < 0:
-		return fmt.Errorf("--warmup: %s is negative", p.Warmup)
-	case p.Duration <= 0:
-		return fmt.Errorf("--duration: %s must be positive", p.Duration)
-	case p.OpTimeout <= 0:
-		return fmt.Errorf("--op-timeout: %s must be positive", p.OpTimeout)
+	case p.Warmup < 0 || p.Warmup > MaxWindow:
+		return fmt.Errorf("--warmup: %s is not between 0 and %s", p.Warmup, fmtDuration(MaxWindow))
+	case p.Duration < MinWindow || p.Duration > MaxWindow:
+		return fmt.Errorf("--duration: %s is not between %s and %s (a window shorter than that measures the clock, not the server)", p.Duration, MinWindow, fmtDuration(MaxWindow))
+	case p.OpTimeout < MinOpTimeout || p.OpTimeout > MaxOpTimeout:
+		return fmt.Errorf("--op-timeout: %s is not between %s and %s", p.OpTimeout, MinOpTimeout, fmtDuration(MaxOpTimeout))
 	case p.Order != "" && p.Order != OrderSequential && p.Order != OrderInterleaved:
 		return fmt.Errorf("--order: %q is not sequential or interleaved", p.Order)
 	}

@@ -36,27 +36,55 @@ const (
 const stripes = 16
 
 type stripe struct {
-	mu       sync.Mutex
-	call     *hdr.Histogram
-	ops      [4]*hdr.Histogram
-	opErrs   [4]int64
-	errs     [4]int64 // by error kind
-	calls    int64
-	firstErr string
-	_        [64]byte // keep stripes on separate cache lines
+	mu        sync.Mutex
+	call      *hdr.Histogram
+	ops       [4]*hdr.Histogram
+	opErrs    [4]int64
+	errs      [4]int64 // by error kind
+	calls     int64
+	lateOps   [4]int64 // ops that straddled the window's end
+	lateCalls int64
+	firstErr  string
+	_         [64]byte // keep stripes on separate cache lines
+}
+
+// inflight is what one worker is doing right now: the start of its current
+// call and op (as recorder.now()+1; 0 when idle) and the op's type. The
+// worker sets and clears it; at the end of a step the recorder may clear
+// it first (seal), and then the worker's own completion is not recorded.
+type inflight struct {
+	call   atomic.Int64
+	op     atomic.Int64
+	opType atomic.Int32
+	_      [40]byte // one cache line per worker
 }
 
 // recorder collects one step's measurements. Latencies are recorded in
 // microseconds from 1 µs to the histogram's highest trackable value.
+//
+// The window rule: an op or call counts toward throughput when it ends
+// inside the window [open, close). One still running when the window
+// closes (it straddles the end) is not dropped: its latency goes into the
+// histograms, and its error into the counts, when it ends; if it has not
+// ended when the step is sealed, it is recorded as a timeout with its age
+// as the latency. So a server that freezes across the end of a window
+// shows as errors and huge latencies, never as a clean step.
 type recorder struct {
-	measuring atomic.Bool
-	live      atomic.Int64 // calls completed in any phase, for the live rate
-	s         [stripes]stripe
-	highest   int64
+	base    time.Time
+	open    atomic.Int64 // window start as now()+1; 0 before the window
+	close   atomic.Int64 // window end as now()+1; 0 while it is open
+	live    atomic.Int64 // calls completed in any phase, for the live rate
+	s       [stripes]stripe
+	slots   []inflight
+	highest int64
+
+	// Set by closeWindow.
+	inFlightAtClose int
+	oldestAtClose   time.Duration
 }
 
-func newRecorder(opTimeout time.Duration) *recorder {
-	r := &recorder{highest: max(int64(opTimeout/time.Microsecond)*4, 60_000_000)}
+func newRecorder(opTimeout time.Duration, workers int) *recorder {
+	r := &recorder{base: time.Now(), highest: max(int64(opTimeout/time.Microsecond)*4, 60_000_000), slots: make([]inflight, workers)}
 	for i := range r.s {
 		r.s[i].call = hdr.New(1, r.highest, 3)
 		for j := range r.s[i].ops {
@@ -65,6 +93,9 @@ func newRecorder(opTimeout time.Duration) *recorder {
 	}
 	return r
 }
+
+// now is the time since the recorder was made, on the monotonic clock.
+func (r *recorder) now() time.Duration { return time.Since(r.base) }
 
 func (r *recorder) clamp(d time.Duration) int64 {
 	us := int64(d / time.Microsecond)
@@ -77,14 +108,82 @@ func (r *recorder) clamp(d time.Duration) int64 {
 	return us
 }
 
-// op records one driver operation completed by worker w.
-func (r *recorder) op(w int, typ int, d time.Duration, kind int, err error) {
-	if !r.measuring.Load() {
+// openWindow starts the measured window.
+func (r *recorder) openWindow() { r.open.Store(int64(r.now()) + 1) }
+
+// closeWindow ends the measured window and notes the calls in flight.
+func (r *recorder) closeWindow() {
+	end := r.now()
+	r.close.Store(int64(end) + 1)
+	for i := range r.slots {
+		if s := r.slots[i].call.Load(); s != 0 && time.Duration(s-1) < end {
+			r.inFlightAtClose++
+			r.oldestAtClose = max(r.oldestAtClose, end-time.Duration(s-1))
+		}
+	}
+}
+
+// measured says whether something that started at start and ended at end
+// belongs to the window, and whether it straddled the window's end (then
+// its latency and error count, but it adds nothing to throughput).
+func (r *recorder) measured(start, end time.Duration) (counts, late bool) {
+	o := r.open.Load()
+	if o == 0 || end < time.Duration(o-1) {
+		return false, false
+	}
+	c := r.close.Load()
+	if c == 0 || end < time.Duration(c-1) {
+		return true, false
+	}
+	return start < time.Duration(c-1), true
+}
+
+// callStart marks the start of worker w's call and returns its start time.
+func (r *recorder) callStart(w int) time.Duration {
+	t := r.now()
+	r.slots[w].call.Store(int64(t) + 1)
+	return t
+}
+
+// opStart marks the start of worker w's op of type typ.
+func (r *recorder) opStart(w, typ int) time.Duration {
+	t := r.now()
+	r.slots[w].opType.Store(int32(typ))
+	r.slots[w].op.Store(int64(t) + 1)
+	return t
+}
+
+// opEnd records worker w's op that started at start; record false drops
+// it (the step was interrupted: the outcome says nothing about the server).
+func (r *recorder) opEnd(w, typ int, start time.Duration, kind int, err error, record bool) {
+	if !r.slots[w].op.CompareAndSwap(int64(start)+1, 0) || !record {
+		return // sealed: already recorded as a timeout
+	}
+	end := r.now()
+	if counts, late := r.measured(start, end); counts {
+		r.recordOp(w, typ, end-start, kind, err, late)
+	}
+}
+
+// callEnd records worker w's call that started at start.
+func (r *recorder) callEnd(w int, start time.Duration, record bool) {
+	if !r.slots[w].call.CompareAndSwap(int64(start)+1, 0) || !record {
 		return
 	}
+	r.live.Add(1)
+	end := r.now()
+	if counts, late := r.measured(start, end); counts {
+		r.recordCall(w, end-start, late)
+	}
+}
+
+func (r *recorder) recordOp(w, typ int, d time.Duration, kind int, err error, late bool) {
 	s := &r.s[w%stripes]
 	s.mu.Lock()
 	s.ops[typ].RecordValue(r.clamp(d))
+	if late {
+		s.lateOps[typ]++
+	}
 	if kind != errNone {
 		s.opErrs[typ]++
 		s.errs[kind]++
@@ -95,17 +194,56 @@ func (r *recorder) op(w int, typ int, d time.Duration, kind int, err error) {
 	s.mu.Unlock()
 }
 
-// call records one workload call completed by worker w.
-func (r *recorder) call(w int, d time.Duration) {
-	r.live.Add(1)
-	if !r.measuring.Load() {
-		return
-	}
+func (r *recorder) recordCall(w int, d time.Duration, late bool) {
 	s := &r.s[w%stripes]
 	s.mu.Lock()
 	s.call.RecordValue(r.clamp(d))
-	s.calls++
+	if late {
+		s.lateCalls++
+	} else {
+		s.calls++
+	}
 	s.mu.Unlock()
+}
+
+// seal ends recording: every call and op that started before the window
+// closed and is still running is recorded now as a timeout whose latency
+// is its age; whatever ends later is not recorded.
+func (r *recorder) seal() {
+	now := r.now()
+	c := r.close.Load()
+	if c == 0 {
+		r.close.Store(int64(now) + 1)
+		c = int64(now) + 1
+	}
+	closed := time.Duration(c - 1)
+	for w := range r.slots {
+		sl := &r.slots[w]
+		if s := sl.op.Load(); s != 0 && sl.op.CompareAndSwap(s, 0) && r.open.Load() != 0 && time.Duration(s-1) < closed {
+			r.recordOp(w, int(sl.opType.Load()), now-time.Duration(s-1), errTimeout, errStillRunning, true)
+		}
+		if s := sl.call.Load(); s != 0 && sl.call.CompareAndSwap(s, 0) && r.open.Load() != 0 && time.Duration(s-1) < closed {
+			r.recordCall(w, now-time.Duration(s-1), true)
+		}
+	}
+}
+
+// discard clears whatever is still marked running without recording it:
+// after an interruption, or after seal, nothing more is recorded.
+func (r *recorder) discard() {
+	for w := range r.slots {
+		r.slots[w].op.Store(0)
+		r.slots[w].call.Store(0)
+	}
+}
+
+// errStillRunning is the error sample of an op recorded by seal.
+var errStillRunning = stillRunning{}
+
+type stillRunning struct{}
+
+func (stillRunning) Error() string {
+	return "operation still running when the step ended (past the operation timeout)"
 }
 
 // summary merges the stripes into the step's counts and distributions.
@@ -115,7 +253,7 @@ func (r *recorder) summary(step *StepResult, window time.Duration) {
 	for j := range ops {
 		ops[j] = hdr.New(1, r.highest, 3)
 	}
-	var opErrs, errs [4]int64
+	var opErrs, errs, late [4]int64
 	for i := range r.s {
 		s := &r.s[i]
 		s.mu.Lock()
@@ -123,6 +261,7 @@ func (r *recorder) summary(step *StepResult, window time.Duration) {
 		for j := range ops {
 			ops[j].Merge(s.ops[j])
 			opErrs[j] += s.opErrs[j]
+			late[j] += s.lateOps[j]
 		}
 		for k := range errs {
 			errs[k] += s.errs[k]
@@ -141,14 +280,21 @@ func (r *recorder) summary(step *StepResult, window time.Duration) {
 		if h.TotalCount() == 0 {
 			continue
 		}
-		step.Ops += h.TotalCount()
-		step.OpsByType[opTypes[j]] = OpTypeStats{Count: h.TotalCount(), PerS: float64(h.TotalCount()) / secs, Errors: opErrs[j], Latency: latencySummary(h)}
+		n := h.TotalCount() - late[j]
+		step.Ops += n
+		st := OpTypeStats{Count: n, Errors: opErrs[j], Latency: latencySummary(h)}
+		if secs > 0 {
+			st.PerS = float64(n) / secs
+		}
+		step.OpsByType[opTypes[j]] = st
 	}
 	if secs > 0 {
 		step.CallsPerS = float64(step.Calls) / secs
 		step.OpsPerS = float64(step.Ops) / secs
 	}
 	step.Errors = ErrorCounts{Timeout: errs[errTimeout], Network: errs[errNetwork], Server: errs[errServer]}
+	step.InFlightAtClose = r.inFlightAtClose
+	step.OldestInFlightMS = float64(r.oldestAtClose) / float64(time.Millisecond)
 }
 
 func latencySummary(h *hdr.Histogram) LatencySummary {
@@ -164,65 +310,4 @@ func latencySummary(h *hdr.Histogram) LatencySummary {
 		P999: ms(h.ValueAtQuantile(99.9)),
 		Max:  ms(h.Max()),
 	}
-}
-
-// poolRecorder turns the driver's pool events into the step's pool
-// numbers: open connections (created − closed), and checkout wait during
-// the measured window.
-type poolRecorder struct {
-	open      atomic.Int64
-	maxOpen   atomic.Int64
-	created   atomic.Int64
-	failed    atomic.Int64
-	measuring atomic.Bool
-	s         [stripes]struct {
-		mu sync.Mutex
-		h  *hdr.Histogram
-		_  [48]byte
-	}
-}
-
-func newPoolRecorder() *poolRecorder {
-	p := &poolRecorder{}
-	for i := range p.s {
-		p.s[i].h = hdr.New(1, 600_000_000, 3)
-	}
-	return p
-}
-
-func (p *poolRecorder) created1() {
-	p.created.Add(1)
-	n := p.open.Add(1)
-	if p.measuring.Load() {
-		for {
-			m := p.maxOpen.Load()
-			if n <= m || p.maxOpen.CompareAndSwap(m, n) {
-				break
-			}
-		}
-	}
-}
-
-func (p *poolRecorder) checkedOut(connID int64, d time.Duration) {
-	if !p.measuring.Load() {
-		return
-	}
-	us := max(int64(d/time.Microsecond), 1)
-	s := &p.s[uint64(connID)%stripes]
-	s.mu.Lock()
-	s.h.RecordValue(min(us, 600_000_000))
-	s.mu.Unlock()
-}
-
-func (p *poolRecorder) summary() Quantiles {
-	h := hdr.New(1, 600_000_000, 3)
-	for i := range p.s {
-		p.s[i].mu.Lock()
-		h.Merge(p.s[i].h)
-		p.s[i].mu.Unlock()
-	}
-	if h.TotalCount() == 0 {
-		return Quantiles{}
-	}
-	return Quantiles{Mean: h.Mean() / 1000, P50: float64(h.ValueAtQuantile(50)) / 1000, P99: float64(h.ValueAtQuantile(99)) / 1000, Max: float64(h.Max()) / 1000}
 }

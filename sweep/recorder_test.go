@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -8,19 +9,29 @@ import (
 // TestRecorderSummary checks the merge of the stripes: counts, rates,
 // errors by kind and latency quantiles in milliseconds.
 func TestRecorderSummary(t *testing.T) {
-	r := newRecorder(5 * time.Second)
-	r.call(0, time.Millisecond) // before the window: not counted
-	r.measuring.Store(true)
+	r := newRecorder(5*time.Second, 40)
+	record := func(w, typ int, d time.Duration, kind int, err error) {
+		c := r.callStart(w)
+		o := r.opStart(w, typ)
+		r.slots[w].op.Store(int64(o-d) + 1) // pretend it started d ago
+		r.opEnd(w, typ, o-d, kind, err, true)
+		r.slots[w].call.Store(int64(c-d) + 1)
+		r.callEnd(w, c-d, true)
+	}
+	record(0, 0, time.Millisecond, errNone, nil) // before the window: not counted
+	r.openWindow()
 	for w := 0; w < 40; w++ { // 40 workers over 16 stripes
 		for i := 0; i < 25; i++ {
-			r.op(w, 0, 2*time.Millisecond, errNone, nil)
-			r.call(w, 2*time.Millisecond)
+			record(w, 0, 2*time.Millisecond, errNone, nil)
 		}
 	}
-	r.op(3, 1, 5*time.Second, errTimeout, nil)
-	r.op(4, 1, time.Millisecond, errServer, errString("E11000"))
-	r.measuring.Store(false)
-	r.call(0, time.Millisecond) // after the window: not counted
+	o := r.opStart(3, 1)
+	r.slots[3].op.Store(int64(o-5*time.Second) + 1)
+	r.opEnd(3, 1, o-5*time.Second, errTimeout, nil, true)
+	o = r.opStart(4, 1)
+	r.opEnd(4, 1, o, errServer, errString("E11000"), true)
+	r.closeWindow()
+	record(0, 0, time.Millisecond, errNone, nil) // after the window: not counted
 
 	var s StepResult
 	r.summary(&s, 2*time.Second)
@@ -37,6 +48,60 @@ func TestRecorderSummary(t *testing.T) {
 	if u := s.OpsByType["update"]; u.Latency.Max < 4990 {
 		t.Errorf("timeout latency dropped: %+v", u.Latency)
 	}
+	if s.InFlightAtClose != 0 {
+		t.Errorf("in flight at close: %d, want 0", s.InFlightAtClose)
+	}
+}
+
+// TestRecorderWindowEnd is the rule for calls that straddle the end of the
+// window: one that ends later is recorded with its full latency but adds
+// nothing to throughput; one still stuck when the step is sealed is
+// recorded as a timeout of its age; anything ending after the seal, or
+// started after the window closed, is not recorded at all.
+func TestRecorderWindowEnd(t *testing.T) {
+	r := newRecorder(time.Second, 3)
+	r.openWindow()
+	// worker 0: a call that completes in the window
+	c0 := r.callStart(0)
+	o0 := r.opStart(0, 0)
+	r.opEnd(0, 0, o0, errNone, nil, true)
+	r.callEnd(0, c0, true)
+	// worker 1: starts in the window, ends after it closes
+	c1 := r.callStart(1)
+	o1 := r.opStart(1, 0)
+	// worker 2: starts in the window and never returns (a frozen server)
+	c2 := r.callStart(2)
+	o2 := r.opStart(2, 1)
+	time.Sleep(20 * time.Millisecond)
+	r.closeWindow()
+	time.Sleep(20 * time.Millisecond)
+	r.opEnd(1, 0, o1, errNetwork, errString("connection reset"), true)
+	r.callEnd(1, c1, true)
+	// a call started after the window: never recorded
+	c3 := r.callStart(0)
+	r.callEnd(0, c3, true)
+	r.seal()
+	// the frozen op returns after the seal: not recorded twice
+	r.opEnd(2, 1, o2, errNone, nil, true)
+	r.callEnd(2, c2, true)
+
+	var s StepResult
+	r.summary(&s, time.Second)
+	if s.InFlightAtClose != 2 || s.OldestInFlightMS < 19 {
+		t.Errorf("in flight at close: %d, oldest %.1f ms; want 2 and ≥ 20 ms", s.InFlightAtClose, s.OldestInFlightMS)
+	}
+	if s.Calls != 1 || s.Ops != 1 {
+		t.Errorf("throughput counts calls %d ops %d, want 1 and 1 (only what ended in the window)", s.Calls, s.Ops)
+	}
+	if s.Errors != (ErrorCounts{Timeout: 1, Network: 1}) {
+		t.Errorf("errors %+v: want the straddling reset and the sealed timeout", s.Errors)
+	}
+	if s.Latency.Max < 39 {
+		t.Errorf("call latency max %.1f ms: the straddling and stuck calls must be in the histogram", s.Latency.Max)
+	}
+	if u := s.OpsByType["update"]; u.Latency.Max < 39 || u.Errors != 1 {
+		t.Errorf("the stuck update must be a timeout of its age: %+v", u)
+	}
 }
 
 type errString string
@@ -46,15 +111,18 @@ func (e errString) Error() string { return string(e) }
 // BenchmarkRecorderParallel is the cost the measurement adds to every op
 // when many workers record at once (the hot path of a step).
 func BenchmarkRecorderParallel(b *testing.B) {
-	r := newRecorder(5 * time.Second)
-	r.measuring.Store(true)
+	const workers = 1024
+	r := newRecorder(5*time.Second, workers)
+	r.openWindow()
+	var next atomic.Int64
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
-		w := 0
+		w := int(next.Add(1)-1) % workers // one slot per goroutine, as workers have
 		for pb.Next() {
-			w++
-			r.op(w, 0, 1500*time.Microsecond, errNone, nil)
-			r.call(w, 1500*time.Microsecond)
+			c := r.callStart(w)
+			o := r.opStart(w, 0)
+			r.opEnd(w, 0, o, errNone, nil, true)
+			r.callEnd(w, c, true)
 		}
 	})
 }
@@ -63,6 +131,6 @@ func BenchmarkRecorderParallel(b *testing.B) {
 func BenchmarkNewRecorder(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		newRecorder(5 * time.Second)
+		newRecorder(5*time.Second, 64)
 	}
 }

@@ -1,15 +1,6 @@
 package sweep
 
-import (
-	"bufio"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"strconv"
-	"time"
-)
+import "time"
 
 // SchemaVersion is the version of results.jsonl this package writes. Readers
 // accept any file whose schema is <= SchemaVersion; later additions are new
@@ -25,9 +16,16 @@ const (
 
 // End statuses.
 const (
-	StatusComplete    = "complete"
+	// StatusComplete: every planned step was measured.
+	StatusComplete = "complete"
+	// StatusPartial: the run went to its end, but some steps failed or
+	// were skipped (--keep-going); EndRecord.FailedSteps names them.
+	StatusPartial = "partial"
+	// StatusInterrupted: a signal (Ctrl-C, SIGTERM, SIGHUP) stopped the run.
 	StatusInterrupted = "interrupted"
-	StatusFailed      = "failed"
+	// StatusFailed: the run stopped on an error (a step failed without
+	// --keep-going, the error-rate stop, a write error).
+	StatusFailed = "failed"
 )
 
 // RunHeader is the first line of results.jsonl: everything needed to know
@@ -123,6 +121,13 @@ type StepResult struct {
 	OpsByType   map[string]OpTypeStats `json:"ops_by_type"`
 	Pool        PoolStats              `json:"pool"`
 	Interrupted bool                   `json:"interrupted,omitempty"`
+	// InFlightAtClose counts the calls still running when the window
+	// closed, and OldestInFlightMS is the age of the oldest of them then.
+	// Those calls are not dropped: each is recorded in the latency
+	// histograms with its full latency when it ends, or as a timeout of at
+	// least its age when it does not end within the operation timeout.
+	InFlightAtClose  int     `json:"in_flight_at_close"`
+	OldestInFlightMS float64 `json:"oldest_in_flight_ms"`
 
 	// Telemetry; absent (nil) until a sampler fills it.
 	Server      *ServerTelemetry `json:"server,omitempty"`
@@ -251,168 +256,31 @@ type LittlesLaw struct {
 	OK               bool    `json:"ok"`
 }
 
-// EndRecord is the last line of a results file.
+// EndRecord is the last line of a results file. A resumed run appends
+// steps after an earlier end record and then its own; the last one counts.
 type EndRecord struct {
 	Kind       string    `json:"kind"`
 	Status     string    `json:"status"`
 	Reason     string    `json:"reason"`
 	FinishedAt time.Time `json:"finished_at"`
-	Steps      int       `json:"steps"`
+	Steps      int       `json:"steps"` // step records in the file
+	// Planned is how many steps the plan has in all (0 when unknown).
+	Planned int `json:"planned,omitempty"`
+	// FailedSteps are the steps that could not be measured in this
+	// session (status partial or failed).
+	FailedSteps []FailedStep `json:"failed_steps,omitempty"`
+	// Signal names the signal that interrupted the run (SIGINT, SIGTERM,
+	// SIGHUP), when one did.
+	Signal string `json:"signal,omitempty"`
 }
 
-// SeriesKey names the series a step belongs to (target × workload × pool
-// setting); "match" pools form one series.
-func (s StepResult) SeriesKey() string {
-	k := s.Target + " · pool=" + s.PoolSetting
-	if s.Clients > 1 {
-		k += " · clients=" + strconv.Itoa(s.Clients)
-	}
-	return k
-}
-
-// ResultsWriter appends records to results.jsonl and fsyncs after each, so
-// that a sweep killed at any moment keeps every finished step.
-type ResultsWriter struct {
-	f     *os.File
-	path  string
-	steps int // step records written through this writer
-}
-
-// CreateResults creates (or truncates) path for a new run.
-func CreateResults(path string) (*ResultsWriter, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("create results: %w", err)
-	}
-	return &ResultsWriter{f: f, path: path}, nil
-}
-
-// AppendResults opens an existing results file to continue it (--resume).
-func AppendResults(path string) (*ResultsWriter, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("open results: %w", err)
-	}
-	return &ResultsWriter{f: f, path: path}, nil
-}
-
-// Write encodes one record as a line and fsyncs it.
-func (w *ResultsWriter) Write(rec any) error {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("encode record: %w", err)
-	}
-	b = append(b, '\n')
-	if _, err := w.f.Write(b); err != nil {
-		return fmt.Errorf("write %s: %w", w.path, err)
-	}
-	if err := w.f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", w.path, err)
-	}
-	if _, ok := rec.(StepResult); ok {
-		w.steps++
-	}
-	return nil
-}
-
-// StepsWritten is how many step records this writer has written.
-func (w *ResultsWriter) StepsWritten() int { return w.steps }
-
-// Close closes the file.
-func (w *ResultsWriter) Close() error { return w.f.Close() }
-
-// Results is a decoded results.jsonl.
-type Results struct {
-	Path   string
-	Header RunHeader
-	Steps  []StepResult
-	End    *EndRecord // nil when the run never wrote its closing record
-}
-
-// ErrNotResults is returned when a file is not a poolsweep results file.
-var ErrNotResults = errors.New("not a poolsweep results file")
-
-// LineError locates a decoding problem in a results file.
-type LineError struct {
-	Path string
-	Line int
-	Err  error
-}
-
-func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
-func (e *LineError) Unwrap() error { return e.Err }
-
-// ReadResultsFile decodes path.
-func ReadResultsFile(path string) (*Results, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadResults(f, path)
-}
-
-// ReadResults decodes a results stream. A truncated last line (a run killed
-// mid-write) is an error naming the line; unknown keys are ignored.
-func ReadResults(r io.Reader, name string) (*Results, error) {
-	res := &Results{Path: name}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(b) == 0 {
-			continue
-		}
-		var probe struct {
-			Kind   string `json:"kind"`
-			Schema int    `json:"schema"`
-		}
-		if err := json.Unmarshal(b, &probe); err != nil {
-			if line == 1 {
-				return nil, &LineError{name, line, ErrNotResults}
-			}
-			return nil, &LineError{name, line, fmt.Errorf("not a JSON record (truncated file?): %w", err)}
-		}
-		if line == 1 && probe.Kind != KindRun {
-			return nil, &LineError{name, line, fmt.Errorf("%w: first line has kind %q, want \"run\"", ErrNotResults, probe.Kind)}
-		}
-		switch probe.Kind {
-		case KindRun:
-			if line != 1 {
-				return nil, &LineError{name, line, errors.New("a second run header; concatenated files are not supported")}
-			}
-			if probe.Schema < 1 || probe.Schema > SchemaVersion {
-				return nil, &LineError{name, line, fmt.Errorf("schema %d is not supported (this poolsweep reads 1..%d)", probe.Schema, SchemaVersion)}
-			}
-			if err := json.Unmarshal(b, &res.Header); err != nil {
-				return nil, &LineError{name, line, err}
-			}
-		case KindStep:
-			var s StepResult
-			if err := json.Unmarshal(b, &s); err != nil {
-				return nil, &LineError{name, line, err}
-			}
-			if s.PoolSetting == "" {
-				s.PoolSetting = strconv.Itoa(s.MaxPoolSize)
-			}
-			res.Steps = append(res.Steps, s)
-		case KindEnd:
-			var e EndRecord
-			if err := json.Unmarshal(b, &e); err != nil {
-				return nil, &LineError{name, line, err}
-			}
-			res.End = &e
-		default:
-			return nil, &LineError{name, line, fmt.Errorf("unknown record kind %q", probe.Kind)}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if line == 0 {
-		return nil, &LineError{name, 1, fmt.Errorf("%w: the file is empty", ErrNotResults)}
-	}
-	return res, nil
+// FailedStep is a planned step that was not measured, and why.
+type FailedStep struct {
+	Target      string `json:"target"`
+	Workload    string `json:"workload"`
+	Concurrency int    `json:"concurrency"`
+	PoolSetting string `json:"pool_setting"`
+	Clients     int    `json:"clients"`
+	Trial       int    `json:"trial"`
+	Error       string `json:"error"`
 }

@@ -50,9 +50,21 @@ func TestReadResultsErrors(t *testing.T) {
 		{"JSON but not ours", `{"hello":1}` + "\n", "first line has kind", 1},
 		{"empty file", "", "empty", 1},
 		{"future schema", `{"kind":"run","schema":99}` + "\n", "schema 99", 1},
-		{"truncated last line", header + step + `{"kind":"step","tar`, "truncated", 3},
+		{"cut line in the middle", header + `{"kind":"step","tar` + "\n" + step, "truncated", 2},
 		{"unknown kind", header + `{"kind":"bogus"}` + "\n", "unknown record kind", 2},
 		{"two headers", header + header, "second run header", 2},
+		// Records whose fields lie: each is refused, naming line and field.
+		{"no ops_per_s", header + `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1}` + "\n", "ops_per_s is missing", 2},
+		{"negative ops_per_s", header + `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1,"ops_per_s":-5}` + "\n", "ops_per_s is -5", 2},
+		{"concurrency 0", header + `{"kind":"step","target":"a","concurrency":0,"max_pool_size":1,"ops_per_s":1}` + "\n", "concurrency is 0", 2},
+		{"no concurrency", header + `{"kind":"step","target":"a","max_pool_size":1,"ops_per_s":1}` + "\n", "concurrency is missing", 2},
+		{"no target", header + `{"kind":"step","concurrency":1,"max_pool_size":1,"ops_per_s":1}` + "\n", "target is missing", 2},
+		{"string for a number", header + `{"kind":"step","target":"a","concurrency":"8","max_pool_size":1,"ops_per_s":1}` + "\n", "field concurrency holds a string", 2},
+		{"negative latency", header + `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1,"ops_per_s":1,"latency_ms":{"p99":-1}}` + "\n", "latency_ms.p99", 2},
+		{"negative errors", header + `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1,"ops_per_s":1,"errors":{"timeout":-1}}` + "\n", "errors.timeout", 2},
+		{"trial 0 given", header + `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1,"ops_per_s":1,"clients":-2}` + "\n", "clients is -2", 2},
+		{"unknown end status", header + step + `{"kind":"end","status":"fine"}` + "\n", "status \"fine\"", 3},
+		{"kind not a string", header + `{"kind":7}` + "\n", "field kind holds a number", 2},
 	}
 	for _, tt := range tests {
 		_, err := ReadResults(strings.NewReader(tt.body), "f.jsonl")
@@ -61,9 +73,59 @@ func TestReadResultsErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want %q at line %d", tt.name, err, tt.want, tt.line)
 		}
 	}
-	// A run killed before its closing record is still readable.
+	// A run killed before its closing record is still readable, and says so.
 	r, err := ReadResults(strings.NewReader(header+step), "f.jsonl")
-	if err != nil || r.End != nil || len(r.Steps) != 1 || r.Steps[0].PoolSetting != "1" {
+	if err != nil || r.End != nil || len(r.Steps) != 1 || r.Steps[0].PoolSetting != "1" || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "no end record") {
 		t.Errorf("file without end record: %+v, %v", r, err)
+	}
+}
+
+// TestReadResultsCutLastLine: a run killed (or a disk filled) while
+// writing leaves its last line cut off; the complete records before it are
+// used, with a warning naming the line.
+func TestReadResultsCutLastLine(t *testing.T) {
+	header := `{"kind":"run","schema":1,"run_id":"x"}` + "\n"
+	step := `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1,"ops_per_s":1}` + "\n"
+	for _, cut := range []string{`{"kind":"step","tar`, `{`, `{"kind":"end","status":"compl`} {
+		r, err := ReadResults(strings.NewReader(header+step+step+cut), "f.jsonl")
+		if err != nil {
+			t.Errorf("cut %q: %v", cut, err)
+			continue
+		}
+		if len(r.Steps) != 2 || len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "f.jsonl:4: the last line is cut off") {
+			t.Errorf("cut %q: steps %d, warnings %q", cut, len(r.Steps), r.Warnings)
+		}
+	}
+}
+
+// TestResultsWriterWholeRecords: a record that cannot be written whole is
+// cut back, so the file keeps only complete lines; resuming cuts off a
+// partial last line left by a killed run before appending.
+func TestResultsWriterWholeRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	if err := os.WriteFile(path, []byte(`{"kind":"run","schema":1,"run_id":"x"}`+"\n"+`{"kind":"step","targ`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := AppendResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(StepResult{Kind: KindStep, Target: "a", Concurrency: 1, MaxPoolSize: 1, Clients: 1, Trial: 1, OpsPerS: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(EndRecord{Kind: KindEnd, Status: StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r, err := ReadResultsFile(path)
+	if err != nil || len(r.Steps) != 1 || r.End == nil || len(r.Warnings) != 0 {
+		t.Fatalf("after append: %+v %v", r, err)
+	}
+	// A new run never replaces a file, nor writes through a non-file.
+	if _, err := CreateResults(path); err == nil {
+		t.Error("CreateResults replaced an existing file")
+	}
+	if _, err := AppendResults("/dev/null"); err == nil {
+		t.Error("AppendResults wrote through /dev/null")
 	}
 }

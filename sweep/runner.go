@@ -125,7 +125,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 		clients = append(clients, c)
 	}
 
-	rec := newRecorder(r.OpTimeout)
+	rec := newRecorder(r.OpTimeout, spec.Concurrency*spec.Clients)
 	stop := &atomic.Bool{}
 	var wg sync.WaitGroup
 
@@ -176,11 +176,11 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	pool.maxOpen.Store(pool.open.Load())
 	created0 := pool.created.Load()
 	step.StartedAt = time.Now().UTC()
-	rec.measuring.Store(true)
+	rec.openWindow()
 	pool.measuring.Store(true)
 	t0 := time.Now()
 	completed := r.phase(ctx, spec, PhaseMeasure, r.Duration, rec, pool)
-	rec.measuring.Store(false)
+	rec.closeWindow()
 	pool.measuring.Store(false)
 	window := time.Since(t0)
 	created1 := pool.created.Load()
@@ -188,16 +188,33 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 		o.WindowEnd()
 	}
 
-	// Workers finish their current call (bounded by the op timeout).
+	// Workers finish the call they are in. The driver ends every op
+	// within the op timeout, so after it (and a second's grace) whatever
+	// still runs is stuck: seal records it as a timeout of its age. An
+	// interrupted step cancels its calls instead: their outcome says
+	// nothing about the server, and they are not recorded.
 	stop.Store(true)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
+	if completed {
+		grace := time.NewTimer(r.OpTimeout + time.Second)
+		select {
+		case <-done:
+		case <-grace.C:
+		case <-ctx.Done():
+		}
+		grace.Stop()
+		if ctx.Err() == nil {
+			rec.seal()
+		}
+	}
+	cancelWorkers()
 	select {
 	case <-done:
-	case <-time.After(r.OpTimeout + 5*time.Second):
-		cancelWorkers()
-		<-done
+	case <-time.After(10 * time.Second):
+		step.Warnings = append(step.Warnings, "some workers had not returned 10 s after the step ended")
 	}
+	rec.discard()
 
 	rec.summary(&step, window)
 	step.Pool.CheckoutWait = pool.summary()
@@ -270,6 +287,14 @@ func (r *Runner) prewarm(ctx context.Context, spec StepSpec, clients []*mongo.Cl
 		open := pool.open.Load()
 		if open >= need {
 			return nil
+		}
+		if open == 0 {
+			// Not one connection, and a ping already failed: the server
+			// cannot be reached (server selection gave up). Waiting out
+			// the pre-warm bound would only delay saying so.
+			if e := firstErr.Load(); e != nil {
+				return fmt.Errorf("pre-warm: no connection could be opened: %w", *e)
+			}
 		}
 		if open > last {
 			last, lastGrowth = open, time.Now()
@@ -351,7 +376,7 @@ func (w *worker) pickOp() string {
 
 // call runs one workload call and records its ops and its latency.
 func (w *worker) call(ctx context.Context) {
-	start := time.Now()
+	start := w.rec.callStart(w.id)
 	if w.api {
 		// The seeds' API call: 2 finds and 1 update by _id.
 		w.find(ctx)
@@ -372,24 +397,17 @@ func (w *worker) call(ctx context.Context) {
 			w.update(ctx)
 		}
 	}
-	if ctx.Err() != nil {
-		return // interrupted: this call's outcome says nothing about the server
-	}
-	w.rec.call(w.id, time.Since(start))
+	// An interrupted call's outcome says nothing about the server.
+	w.rec.callEnd(w.id, start, ctx.Err() == nil)
 }
 
-func (w *worker) done(ctx context.Context, typ int, start time.Time, err error) {
-	d := time.Since(start)
-	if ctx.Err() != nil {
-		return
-	}
-	kind := classify(err)
-	w.rec.op(w.id, typ, d, kind, err)
+func (w *worker) done(ctx context.Context, typ int, start time.Duration, err error) {
+	w.rec.opEnd(w.id, typ, start, classify(err), err, ctx.Err() == nil)
 }
 
 func (w *worker) find(ctx context.Context) {
 	key := Key(w.keys.Pick(w.rng))
-	start := time.Now()
+	start := w.rec.opStart(w.id, 0)
 	err := w.coll.FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Err()
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		err = nil // a key that is not there (yet) is an answer, not a failure
@@ -401,14 +419,14 @@ func (w *worker) update(ctx context.Context) {
 	key := Key(w.keys.Pick(w.rng))
 	f := fieldName(w.rng.IntN(w.wl.FieldCount))
 	val := randomString(w.rng, w.wl.FieldLength)
-	start := time.Now()
+	start := w.rec.opStart(w.id, 1)
 	_, err := w.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: bson.D{{Key: f, Value: val}}}})
 	w.done(ctx, 1, start, err)
 }
 
 func (w *worker) insert(ctx context.Context) {
 	doc := NewDocument(w.rng, w.keys.NextInsert(), *w.wl)
-	start := time.Now()
+	start := w.rec.opStart(w.id, 2)
 	_, err := w.coll.InsertOne(ctx, doc)
 	w.done(ctx, 2, start, err)
 }
@@ -416,7 +434,7 @@ func (w *worker) insert(ctx context.Context) {
 func (w *worker) scan(ctx context.Context) {
 	key := Key(w.keys.Pick(w.rng))
 	n := 1 + w.rng.IntN(w.wl.MaxScanLength)
-	start := time.Now()
+	start := w.rec.opStart(w.id, 3)
 	cur, err := w.coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: key}}}},
 		options.Find().SetLimit(int64(n)).SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(int32(n)))
 	if err == nil {

@@ -47,7 +47,7 @@ func TestPrepareOwnership(t *testing.T) {
 	w.Records = 300
 	w.Database = "ps_test"
 
-	lr, err := Prepare(ctx, c, w, false, nil)
+	lr, err := Prepare(ctx, c, w, PrepareOptions{})
 	if err != nil || !lr.Loaded || lr.NextInsert != 300 {
 		t.Fatalf("first load: %+v %v", lr, err)
 	}
@@ -56,12 +56,12 @@ func TestPrepareOwnership(t *testing.T) {
 		t.Fatalf("loaded %d documents, want 300", n)
 	}
 	// same size: reused, nothing rewritten
-	if lr, err = Prepare(ctx, c, w, false, nil); err != nil || !lr.Reused {
+	if lr, err = Prepare(ctx, c, w, PrepareOptions{}); err != nil || !lr.Reused {
 		t.Fatalf("second prepare should reuse: %+v %v", lr, err)
 	}
 	// a different size of our own collection is reloaded
 	w.Records = 200
-	if lr, err = Prepare(ctx, c, w, false, nil); err != nil || !lr.Loaded {
+	if lr, err = Prepare(ctx, c, w, PrepareOptions{}); err != nil || !lr.Loaded {
 		t.Fatalf("resize: %+v %v", lr, err)
 	}
 	// someone else's collection is refused, even with --drop, and left intact
@@ -71,7 +71,7 @@ func TestPrepareOwnership(t *testing.T) {
 	}
 	w.Database = "theirs"
 	for _, drop := range []bool{false, true} {
-		if _, err := Prepare(ctx, c, w, drop, nil); !errors.Is(err, ErrNotOurs) {
+		if _, err := Prepare(ctx, c, w, PrepareOptions{Drop: drop}); !errors.Is(err, ErrNotOurs) {
 			t.Fatalf("drop=%v: want ErrNotOurs, got %v", drop, err)
 		}
 	}
@@ -89,7 +89,7 @@ func TestRunStepAgainstFerretDB(t *testing.T) {
 	ctx := context.Background()
 	w, _ := BuiltinWorkload("api", "")
 	w.Records = 200
-	lr, err := Prepare(ctx, c, w, false, nil)
+	lr, err := Prepare(ctx, c, w, PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,6 +74,17 @@ func (w Workload) OpsPerCall() float64 {
 	return n
 }
 
+// MaxDocumentBytes is MongoDB's largest BSON document.
+const MaxDocumentBytes = 16 << 20
+
+// DocumentBytes is the approximate BSON size of one loaded document: the
+// _id and FieldCount string fields of FieldLength bytes, with their names
+// and framing.
+func (w Workload) DocumentBytes() int {
+	const perField = 1 + len("field999") + 1 + 4 + 1 // type, name, NUL, length, NUL
+	return 5 + perField + 16 + w.FieldCount*(perField+w.FieldLength)
+}
+
 // Validate checks the data shape; the mix was validated when parsed.
 func (w Workload) Validate() error {
 	switch {
@@ -85,6 +96,8 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("fieldlength: %d is not between 1 and 1048576", w.FieldLength)
 	case w.MaxScanLength < 1 || w.MaxScanLength > 100000:
 		return fmt.Errorf("maxscanlength: %d is not between 1 and 100000", w.MaxScanLength)
+	case w.DocumentBytes() > MaxDocumentBytes:
+		return fmt.Errorf("fieldcount × fieldlength: %d × %d makes %d-byte documents, over MongoDB's 16 MiB limit", w.FieldCount, w.FieldLength, w.DocumentBytes())
 	case w.Database == "" || strings.ContainsAny(w.Database, "/\\. \"$"):
 		return fmt.Errorf("--database: %q is not a valid database name", w.Database)
 	case w.Database == "admin" || w.Database == "local" || w.Database == "config":
@@ -113,7 +126,7 @@ func BuiltinWorkload(name, mix string) (Workload, error) {
 		w.Mix = []MixEntry{{OpRead, 2.0 / 3}, {OpUpdate, 1.0 / 3}}
 	case "mixed":
 		if mix == "" {
-			mix = "read=50,update=50"
+			return w, errors.New("--workload mixed: needs --mix, e.g. --mix read=70,update=30 (ops: read, update, insert, scan, rmw)")
 		}
 		m, err := ParseMix(mix)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/topology"
 )
 
 // progressPrinter renders the engine's progress on stderr: one line per
@@ -20,6 +21,7 @@ type progressPrinter struct {
 	w         io.Writer
 	tty       bool
 	total     int
+	current   int // 1-based position of the running step
 	liveShown bool
 }
 
@@ -41,30 +43,63 @@ func (p *progressPrinter) live(pr sweep.Progress) {
 	var line string
 	switch pr.Phase {
 	case sweep.PhasePrewarm:
-		line = fmt.Sprintf("[%d/%d] %s C=%d P=%s: opening connections, %d open", s.Index+1, p.total, s.Target, s.Concurrency, s.PoolSetting, pr.Open)
+		line = fmt.Sprintf("[%d/%d] %s C=%d P=%s: opening connections, %d open", p.current, p.total, s.Target, s.Concurrency, s.PoolSetting, pr.Open)
 	default:
 		frac := 0.0
 		if pr.Total > 0 {
 			frac = min(pr.Elapsed.Seconds()/pr.Total.Seconds(), 1)
 		}
 		bar := strings.Repeat("█", int(frac*20)) + strings.Repeat("░", 20-int(frac*20))
-		line = fmt.Sprintf("[%d/%d] %s C=%d P=%s %-7s %s %.0f calls/s, %d conns", s.Index+1, p.total, s.Target, s.Concurrency, s.PoolSetting, pr.Phase, bar, pr.CallsPerS, pr.Open)
+		line = fmt.Sprintf("[%d/%d] %s C=%d P=%s %-7s %s %.0f calls/s, %d conns", p.current, p.total, s.Target, s.Concurrency, s.PoolSetting, pr.Phase, bar, pr.CallsPerS, pr.Open)
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)
 	p.liveShown = true
 }
 
-// loading returns a callback for data-loading progress.
-func (p *progressPrinter) loading(target string) func(done, total int) {
-	return func(done, total int) {
-		if !p.tty {
-			return
-		}
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		fmt.Fprintf(p.w, "\r\033[Ktarget %s: loading %d/%d documents", target, done, total)
-		p.liveShown = true
+// hooks are the session's reports, rendered here.
+func (p *progressPrinter) hooks() sweep.SessionHooks {
+	return sweep.SessionHooks{
+		Loading: p.loading,
+		Loaded: func(target string, lr sweep.LoadResult) {
+			p.endLine()
+			p.println("target %s: %s", target, lr.Note)
+		},
+		Waiting: func(target, msg string) {
+			p.endLine()
+			p.println("target %s: %s", target, safeLine(msg))
+		},
+		Begin: func(n, _ int, _ sweep.StepSpec) {
+			p.mu.Lock()
+			p.current = n
+			p.mu.Unlock()
+		},
+		Progress: p.live,
+		Step: func(n, _ int, s sweep.StepResult) {
+			p.endLine()
+			p.step(n, s)
+		},
+		Failed: func(_, _ int, _ sweep.StepSpec, err error) {
+			p.endLine()
+			p.println("poolsweep: %s (skipped: --keep-going)", safeLine(topology.Redact(err.Error())))
+		},
 	}
+}
+
+// loading shows data-loading progress.
+func (p *progressPrinter) loading(target string, done, total int) {
+	if !p.tty {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "\r\033[Ktarget %s: loading %d/%d documents", target, done, total)
+	p.liveShown = true
+}
+
+func (p *progressPrinter) println(format string, a ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, format+"\n", a...)
 }
 
 // endLine clears the live line before a normal line is printed.
@@ -77,19 +112,22 @@ func (p *progressPrinter) endLine() {
 	}
 }
 
-func (p *progressPrinter) step(i int, s sweep.StepResult) {
+func (p *progressPrinter) step(n int, s sweep.StepResult) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "[%d/%d] %s %s C=%d P=%s K=%d trial %d: %s ops/s, %s calls/s, p99 %s, errors %d, conns %d\n",
-		i+1, p.total, s.Target, s.Workload, s.Concurrency, s.PoolSetting, s.Clients, s.Trial, fmtRate(s.OpsPerS), fmtRate(s.CallsPerS), fmtMs(s.Latency.P99), s.Errors.Total(), s.Connections)
+		n, p.total, s.Target, s.Workload, s.Concurrency, s.PoolSetting, s.Clients, s.Trial, fmtRate(s.OpsPerS), fmtRate(s.CallsPerS), fmtMs(s.Latency.P99), s.Errors.Total(), s.Connections)
 	if s.Bound != "" {
 		fmt.Fprintf(p.w, "        bound: %s — %s\n", s.Bound, s.BoundReason)
 	}
 	if s.Server != nil && s.Server.SamplerErrors > 0 {
-		fmt.Fprintf(p.w, "        warning: %d serverStatus sample(s) failed (%s); the step's own numbers are unaffected\n", s.Server.SamplerErrors, s.Server.SamplerError)
+		fmt.Fprintf(p.w, "        warning: %d serverStatus sample(s) failed (%s); the step's own numbers are unaffected\n", s.Server.SamplerErrors, safeLine(s.Server.SamplerError))
+	}
+	if s.InFlightAtClose > 0 && s.OldestInFlightMS >= 1000 {
+		fmt.Fprintf(p.w, "        warning: %d call(s) still in flight when the window closed, the oldest for %s; they are counted with their full latency or as timeouts\n", s.InFlightAtClose, fmtMs(s.OldestInFlightMS))
 	}
 	for _, w := range s.Warnings {
-		fmt.Fprintf(p.w, "        warning: %s\n", w)
+		fmt.Fprintf(p.w, "        warning: %s\n", safeLine(w))
 	}
 }
 

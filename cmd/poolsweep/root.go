@@ -5,21 +5,30 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 )
 
-// Exit statuses.
+// Exit statuses (sweep --help documents them).
 const (
 	exitOK          = 0
 	exitFailed      = 1
 	exitUsage       = 2
-	exitInterrupted = 130
+	exitPartial     = 3   // the run ended, but some steps could not be measured
+	exitInterrupted = 130 // 128 + SIGINT; SIGTERM gives 143, SIGHUP 129
 )
+
+// signalNumbers are the signals a run stops for, by the name the end
+// record gives them; the exit status is 128 + the number.
+var signalNumbers = map[string]int{"SIGHUP": 1, "SIGINT": 2, "SIGTERM": 15}
 
 // usageError is bad input: exit status 2, one line naming the flag.
 type usageError struct{ err error }
@@ -29,8 +38,9 @@ func (u usageError) Unwrap() error { return u.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// errInterrupted ends a run that the user stopped; what was measured is kept.
-var errInterrupted = errors.New("interrupted")
+// errInterrupted ends a command that the user stopped before it did
+// anything worth keeping.
+var errInterrupted = interruptedError{}
 
 // env is what commands need from the process, so tests can run them
 // in-process with their own streams.
@@ -60,34 +70,55 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	var u usageError
+	var (
+		u  usageError
+		in interruptedError
+		p  partialError
+	)
 	switch {
-	case errors.Is(err, errInterrupted):
-		fmt.Fprintln(stderr, "poolsweep: interrupted; finished steps are kept")
+	case errors.As(err, &in):
+		fmt.Fprintf(stderr, "poolsweep: %s; finished steps are kept\n", in.Error())
+		if n, ok := signalNumbers[in.signal]; ok {
+			return 128 + n
+		}
 		return exitInterrupted
+	case errors.As(err, &p):
+		fmt.Fprintf(stderr, "poolsweep: %s\n", safeLine(topology.Redact(err.Error())))
+		return exitPartial
 	case errors.As(err, &u):
-		fmt.Fprintf(stderr, "poolsweep: %s\n", oneLine(topology.Redact(err.Error())))
+		fmt.Fprintf(stderr, "poolsweep: %s\n", safeLine(topology.Redact(err.Error())))
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "poolsweep: %s\n", oneLine(topology.Redact(err.Error())))
+		fmt.Fprintf(stderr, "poolsweep: %s\n", safeLine(topology.Redact(err.Error())))
 		return exitFailed
 	}
 }
 
-func oneLine(s string) string {
+// safeLine makes s fit for one line of a terminal: only its first line,
+// and every control character (escape sequences, carriage returns, tabs)
+// written as a visible Go escape, so that text from files, servers or
+// flags cannot move the cursor, recolour or clear the screen.
+func safeLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	return s
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			b.WriteString(`\ufffd`)
+		case unicode.IsControl(r) || r == 0x2028 || r == 0x2029:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
-func toolVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+func toolVersion() string { return sweep.ToolVersion() }
 
 func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
@@ -114,6 +145,29 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 			return usagef("unknown command %q; see poolsweep --help", args[0])
 		}
 		return cmd.Help()
+	}
+	// An empty value is never what was meant ("--uri ''" must not quietly
+	// sweep the embedded server): refuse it for every text flag.
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		var err error
+		cmd.Flags().Visit(func(f *pflag.Flag) {
+			if err != nil {
+				return
+			}
+			switch v := f.Value.(type) {
+			case pflag.SliceValue:
+				for _, s := range v.GetSlice() {
+					if strings.TrimSpace(s) == "" {
+						err = usagef("--%s: an empty value", f.Name)
+					}
+				}
+			default:
+				if f.Value.Type() == "string" && strings.TrimSpace(f.Value.String()) == "" {
+					err = usagef("--%s: an empty value", f.Name)
+				}
+			}
+		})
+		return err
 	}
 	root.AddCommand(newSweepCmd(e), newServeCmd(e), newInspectCmd(e), newAnalyzeCmd(e), newPlotCmd(e), newReportCmd(e), newCompareCmd(e))
 	for _, c := range root.Commands() {

@@ -31,7 +31,7 @@ type stepTelemetry struct {
 	prev    map[string]*sweep.StepResult // last step of each series, for latency growth
 }
 
-func newStepTelemetry(t *sweepTarget) (*stepTelemetry, error) {
+func newStepTelemetry(t *sweepTarget, serverCores int) (*stepTelemetry, error) {
 	ss, err := telemetry.NewServerSampler(t.header.Hosts, telemetry.SamplerOptions{Base: topology.ClientOptions(t.URI)})
 	if err != nil {
 		return nil, err
@@ -45,6 +45,9 @@ func newStepTelemetry(t *sweepTarget) (*stepTelemetry, error) {
 		}
 		// A server poolsweep started shares this machine's cores.
 		st.classifier.ServerCores = runtime.NumCPU()
+	}
+	if serverCores > 0 {
+		st.classifier.ServerCores = serverCores
 	}
 	return st, nil
 }

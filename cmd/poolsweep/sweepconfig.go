@@ -1,0 +1,178 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"time"
+
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/topology/sim"
+)
+
+// config is the validated, connection-free part of a sweep.
+type sweepConfig struct {
+	plan      sweep.Plan
+	workloads []sweep.Workload
+	targets   []topology.Target
+	defaults  planDefaults
+	notes     []string
+}
+
+// validate turns flags into a sweepConfig; every problem is a usage error
+// naming its flag, found before anything connects.
+func (o *sweepOptions) validate() (*sweepConfig, error) {
+	cfg := &sweepConfig{}
+	if o.uri != "" && len(o.targets) > 0 {
+		return nil, usagef("--uri and --target: give one --uri, or several --target name=URI, not both")
+	}
+	switch {
+	case o.uri != "":
+		if err := topology.ValidateURI(o.uri); err != nil {
+			return nil, usagef("--uri: %v", err)
+		}
+		name := "target"
+		if hosts, err := topology.Hosts(o.uri); err == nil && len(hosts) > 0 {
+			name = strings.Join(hosts, ",")
+		}
+		cfg.targets = []topology.Target{{Name: name, URI: o.uri}}
+	case len(o.targets) > 0:
+		seen := map[string]bool{}
+		for _, v := range o.targets {
+			t, err := topology.ParseTarget(v)
+			if err != nil {
+				return nil, usagef("--target: %v", err)
+			}
+			if t.SimSpec != "" {
+				if _, err := sim.ParseSpec(t.SimSpec); err != nil {
+					return nil, usagef("--target %s: sim spec: %v", t.Name, err)
+				}
+			}
+			if seen[t.Name] {
+				return nil, usagef("--target: name %q is used twice", t.Name)
+			}
+			seen[t.Name] = true
+			cfg.targets = append(cfg.targets, t)
+		}
+	default:
+		cfg.targets = []topology.Target{{Name: "embedded", Embedded: true}}
+	}
+	allSim := true
+	for _, t := range cfg.targets {
+		allSim = allSim && t.SimSpec != ""
+	}
+	switch {
+	case cfg.targets[0].Embedded:
+		cfg.defaults = embeddedDefaults
+	case allSim:
+		cfg.defaults = simDefaults
+	default:
+		cfg.defaults = uriDefaults
+	}
+
+	conc := o.concurrency
+	if !o.changed("concurrency") {
+		conc = cfg.defaults.concurrency
+	}
+	levels, err := sweep.ParseLevels(conc, sweep.MaxConcurrency)
+	if err != nil {
+		return nil, usagef("--concurrency: %v", err)
+	}
+	pool, err := sweep.ParsePool(o.pool)
+	if err != nil {
+		return nil, usagef("--pool: %v", err)
+	}
+	p := sweep.Plan{Concurrency: levels, Pool: pool, Clients: o.clients, Trials: o.trials,
+		Warmup: o.warmup, Duration: o.duration, OpTimeout: o.opTimeout, Order: o.order}
+	if !o.changed("warmup") {
+		p.Warmup = cfg.defaults.warmup
+	}
+	if !o.changed("duration") {
+		p.Duration = cfg.defaults.duration
+	}
+	if !o.changed("trials") {
+		p.Trials = cfg.defaults.trials
+	}
+	if err := p.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	if !(o.maxErrorRate >= 0 && o.maxErrorRate <= 1) {
+		return nil, usagef("--max-error-rate: %g is not a fraction between 0 and 1", o.maxErrorRate)
+	}
+	if o.prewarm < time.Second || o.prewarm > time.Hour {
+		return nil, usagef("--prewarm-timeout: %s is not between 1s and 1h", o.prewarm)
+	}
+	if o.serverCores < 0 || o.serverCores > 1_000_000 {
+		return nil, usagef("--server-cores: %d is not between 1 and 1000000 (0: as reported)", o.serverCores)
+	}
+	if o.lockWait < 0 || o.lockWait > 24*time.Hour {
+		return nil, usagef("--lock-wait: %s is not between 0 and 24h", o.lockWait)
+	}
+	cfg.plan = p
+
+	// Workloads.
+	given := 0
+	for _, flag := range []string{"mixes", "workload-file"} {
+		if o.changed(flag) {
+			given++
+		}
+	}
+	if given > 1 || (given == 1 && (o.changed("workload") || o.changed("mix"))) {
+		return nil, usagef("--workload, --mixes and --workload-file: choose one way to say the workload")
+	}
+	base := sweep.DefaultWorkload()
+	base.Distribution = o.distribution
+	base.Database = o.database
+	base.Records = cfg.defaults.records
+	if o.changed("records") {
+		base.Records = o.records
+	}
+	switch {
+	case o.changed("mixes"):
+		ws, err := sweep.ParseMixes(o.mixes, base)
+		if err != nil {
+			return nil, usagef("--mixes: %v", err)
+		}
+		cfg.workloads = ws
+	case o.workloadFile != "":
+		f, err := os.Open(o.workloadFile)
+		if err != nil {
+			return nil, usagef("--workload-file: %v", err)
+		}
+		pf, err := sweep.ParsePropertyFile(f, o.workloadFile, base)
+		f.Close()
+		if err != nil {
+			return nil, usagef("--workload-file: %v", err)
+		}
+		if o.changed("records") {
+			pf.Workload.Records = o.records
+		}
+		if o.changed("distribution") {
+			pf.Workload.Distribution = o.distribution
+		}
+		cfg.notes = append(cfg.notes, pf.Notes...)
+		for _, w := range pf.Warnings {
+			cfg.notes = append(cfg.notes, "warning: "+w)
+		}
+		cfg.workloads = []sweep.Workload{pf.Workload}
+	default:
+		w, err := sweep.BuiltinWorkload(o.workload, o.mix)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		w.Distribution, w.Database, w.Records = base.Distribution, base.Database, base.Records
+		cfg.workloads = []sweep.Workload{w}
+	}
+	for _, w := range cfg.workloads {
+		if err := w.Validate(); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	// Hosts per target are known only after connecting; a sharded
+	// target's pools are counted once here and checked again per step by
+	// the driver's own limits.
+	if err := sweep.CheckMemory(cfg.plan, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
+		return nil, usageError{err}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/topology"
+)
+
+// sweepTarget is a target with what the CLI learned and started for it.
+type sweepTarget struct {
+	topology.Target
+	header sweep.TargetHeader
+	child  *topology.Child // a server this sweep started
+}
+
+func (o *sweepOptions) run(ctx context.Context, e *env) error {
+	cfg, err := o.validate()
+	if err != nil {
+		return err
+	}
+	session := &sweep.Session{
+		RunID: sweep.NewRunID(time.Now(), uint16(rand.IntN(1<<16))), Plan: cfg.plan, Workloads: cfg.workloads,
+		Drop: o.drop, KeepGoing: o.keepGoing, MaxErrorRate: o.maxErrorRate, PrewarmTimeout: o.prewarm,
+		MaxConnecting: o.maxConnecting, LockWait: o.lockWait,
+	}
+	for _, t := range cfg.targets {
+		session.Targets = append(session.Targets, sweep.SessionTarget{Header: sweep.TargetHeader{Name: t.Name}})
+	}
+	outDir, err := o.outputDir(session)
+	if err != nil {
+		return err
+	}
+	session.ResultsPath = filepath.Join(outDir, "results.jsonl")
+	if session.Previous != nil {
+		pending, err := session.Pending()
+		switch {
+		case errors.Is(err, sweep.ErrAlreadyComplete):
+			fmt.Fprintf(e.stderr, "%s is already complete: all %d steps were measured; nothing to do\n", outDir, len(session.Previous.Steps))
+			return nil
+		case err != nil:
+			return usagef("--resume: %s was made with other settings: %v; give the same flags as the first run", outDir, err)
+		}
+		fmt.Fprintf(e.stderr, "resuming %s: %d of %d steps already measured, %d to go\n", session.RunID, len(session.Steps())-len(pending), len(session.Steps()), len(pending))
+	}
+	for _, n := range cfg.notes {
+		fmt.Fprintln(e.stderr, "note:", safeLine(n))
+	}
+
+	// Start the servers this sweep owns, and stop them whatever happens.
+	targets, err := startTargets(ctx, e, cfg.targets)
+	defer func() {
+		for _, t := range targets {
+			if t.child != nil {
+				t.child.Stop()
+			}
+		}
+	}()
+	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx)
+		}
+		return err
+	}
+	closeTelemetry, err := o.wireTargets(session, targets)
+	defer closeTelemetry()
+	if err != nil {
+		return err
+	}
+
+	pending, _ := session.Pending()
+	progress := newProgressPrinter(e.stderr, len(pending))
+	session.Hooks = progress.hooks()
+	outcome, runErr := session.Run(ctx)
+	progress.endLine()
+
+	// Whatever happened, what was measured is summarised and drawn.
+	if res, err := sweep.ReadResultsFile(session.ResultsPath); err == nil && len(res.Steps) > 0 {
+		writeSummary(e.stdout, res)
+		if !o.noPlot {
+			if err := writeArtifacts(outDir, []*sweep.Results{res}); err != nil {
+				fmt.Fprintf(e.stderr, "poolsweep: figures: %s\n", safeLine(topology.Redact(err.Error())))
+			}
+		}
+		fmt.Fprintf(e.stdout, "\nresults: %s\n", session.ResultsPath)
+	}
+	switch outcome.Status {
+	case sweep.StatusComplete:
+		return nil
+	case sweep.StatusPartial:
+		return partialError{outcome}
+	case sweep.StatusInterrupted:
+		return interrupted(ctx)
+	}
+	if errors.Is(runErr, sweep.ErrNotOurs) {
+		return usagef("--database: %v", runErr)
+	}
+	return runErr
+}
+
+// outputDir settles where results go: the run being resumed, --out, or a
+// new directory named after the run; it refuses a place that cannot take
+// them before anything connects.
+func (o *sweepOptions) outputDir(session *sweep.Session) (string, error) {
+	if o.resume != "" {
+		if o.out != "" && filepath.Clean(o.out) != filepath.Clean(o.resume) {
+			return "", usagef("--resume: results go back into %s; drop --out", o.resume)
+		}
+		path := filepath.Join(o.resume, "results.jsonl")
+		if err := checkRegularFile(path); err != nil {
+			return "", usagef("--resume: %v", err)
+		}
+		prev, err := sweep.ReadResultsFile(path)
+		if err != nil {
+			return "", usagef("--resume: %v", err)
+		}
+		session.Previous, session.RunID = prev, prev.Header.RunID
+		return o.resume, nil
+	}
+	dir := o.out
+	if dir == "" {
+		dir = filepath.Join("poolsweep-out", session.RunID)
+	}
+	if err := checkOutputDir(dir); err != nil {
+		return "", usagef("--out: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "results.jsonl")); err == nil {
+		return "", usagef("--out: %s already holds a results.jsonl; choose another directory, or continue it with --resume %s", dir, dir)
+	}
+	return dir, nil
+}
+
+// startTargets starts the servers poolsweep runs itself and detects what
+// every target is.
+func startTargets(ctx context.Context, e *env, ts []topology.Target) ([]*sweepTarget, error) {
+	var targets []*sweepTarget
+	for _, t := range ts {
+		st := &sweepTarget{Target: t}
+		targets = append(targets, st)
+		var err error
+		switch {
+		case t.Embedded:
+			fmt.Fprintln(e.stderr, "starting the embedded FerretDB server (a child process; its numbers are FerretDB's, not MongoDB's)…")
+			if st.child, err = topology.StartChild(ctx, topology.ChildConfig{}); err != nil {
+				return targets, fmt.Errorf("embedded server: %w", err)
+			}
+			st.URI = st.child.URI
+		case t.SimSpec != "":
+			fmt.Fprintf(e.stderr, "starting simulator %s for target %s (a measuring instrument, not a database)…\n", t.SimSpec, t.Name)
+			if st.child, err = topology.StartChild(ctx, topology.ChildConfig{Args: []string{"serve", "--sim", t.SimSpec}, NoData: true}); err != nil {
+				return targets, fmt.Errorf("target %s: simulator: %w", t.Name, err)
+			}
+			st.URI = st.child.URI
+		}
+		info, err := topology.Detect(ctx, st.URI)
+		if err != nil {
+			return targets, fmt.Errorf("target %s (%s): %w", t.Name, st.Redacted(), err)
+		}
+		st.header = sweep.TargetHeader{Name: t.Name, URI: topology.Redact(st.URI), Topology: info.Topology, SetName: info.SetName,
+			ServerVersion: info.ServerVersion, ServerKind: info.ServerKind, Hosts: info.Hosts, Shards: info.Shards, SimSpec: info.SimSpec, Note: info.Note}
+		fmt.Fprintf(e.stderr, "target %s: %s %s %s, hosts %s\n", t.Name, info.ServerKind, info.ServerVersion, info.Topology, strings.Join(info.Hosts, ","))
+	}
+	return targets, nil
+}
+
+// wireTargets gives the session each target's header, client factory,
+// health check and telemetry; the returned func closes the telemetry.
+func (o *sweepOptions) wireTargets(session *sweep.Session, targets []*sweepTarget) (func(), error) {
+	var closers []func()
+	closeAll := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	session.Targets = session.Targets[:0]
+	for _, t := range targets {
+		uri := t.URI
+		st := sweep.SessionTarget{Header: t.header, NewClient: func() *options.ClientOptions { return topology.ClientOptions(uri) }}
+		if child := t.child; child != nil {
+			st.Check = func() error {
+				if child.Exited() {
+					return fmt.Errorf("the server process poolsweep started for target %s exited: %s", t.Name, safeLine(child.Stderr()))
+				}
+				return nil
+			}
+		}
+		if !o.noTelemetry {
+			tel, err := newStepTelemetry(t, o.serverCores)
+			if err != nil {
+				return closeAll, fmt.Errorf("target %s: telemetry: %w", t.Name, err)
+			}
+			closers = append(closers, tel.Close)
+			st.Observers = append(st.Observers, tel)
+		}
+		session.Targets = append(session.Targets, st)
+	}
+	return closeAll, nil
+}
+
+// partialError ends a run whose steps did not all run: exit status 3.
+type partialError struct{ outcome sweep.Outcome }
+
+func (p partialError) Error() string {
+	var lines []string
+	for _, f := range p.outcome.Failed {
+		lines = append(lines, fmt.Sprintf("%s C=%d P=%s trial %d", f.Target, f.Concurrency, f.PoolSetting, f.Trial))
+	}
+	return fmt.Sprintf("the run is partial: %s: %s; continue it with --resume", p.outcome.Reason, strings.Join(lines, ", "))
+}
+
+// interruptedError ends a run stopped by a signal; the exit status is the
+// convention for that signal.
+type interruptedError struct{ signal string }
+
+func (i interruptedError) Error() string {
+	if i.signal == "" {
+		return "interrupted"
+	}
+	return "interrupted by " + i.signal
+}
+
+func interrupted(ctx context.Context) error {
+	var in sweep.Interrupt
+	if errors.As(context.Cause(ctx), &in) {
+		return interruptedError{in.Signal}
+	}
+	return interruptedError{}
+}

@@ -1,0 +1,101 @@
+package sweep
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/version"
+)
+
+// ToolVersion is poolsweep's version as the Go toolchain stamped it into
+// the binary: the module version for a tagged build (go install
+// …@v1.2.3), a pseudo-version with the commit for a build inside a git
+// checkout, "dev" when nothing was stamped (go test, go run of a copy
+// without VCS information).
+func ToolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if modified == "true" {
+		rev += "+dirty"
+	}
+	return "dev-" + rev
+}
+
+// NewRunHeader describes a run before its first step: plan, workloads,
+// targets (their URIs already redacted by the caller) and this machine.
+func NewRunHeader(runID string, plan Plan, workloads []Workload, targets []TargetHeader, steps int) RunHeader {
+	return RunHeader{Kind: KindRun, Schema: SchemaVersion, RunID: runID, ToolVersion: ToolVersion(), StartedAt: time.Now().UTC(),
+		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: NewClientInfo(), Targets: targets}
+}
+
+// NewWorkloadInfo describes the workload(s) of a run: one workload with its
+// mix, or several (--mixes) by their labels.
+func NewWorkloadInfo(ws []Workload) WorkloadInfo {
+	w := ws[0]
+	info := WorkloadInfo{Name: w.Name, Distribution: w.Distribution, Records: w.Records, FieldCount: w.FieldCount,
+		FieldLength: w.FieldLength, MaxScanLength: w.MaxScanLength, Database: w.Database, Collection: w.Collection,
+		File: w.File, OpsPerCall: w.OpsPerCall()}
+	if len(ws) > 1 {
+		for _, x := range ws {
+			info.Mixes = append(info.Mixes, x.Label)
+		}
+		info.Name = "mixes"
+		return info
+	}
+	info.Mix = map[string]float64{}
+	for _, m := range w.Mix {
+		info.Mix[m.Op] = m.Weight
+	}
+	return info
+}
+
+// NewPlanInfo is the plan as recorded in the header.
+func NewPlanInfo(p Plan, steps int) PlanInfo {
+	order := p.Order
+	if order == "" {
+		order = OrderSequential
+	}
+	return PlanInfo{Concurrency: p.Concurrency, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
+		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps}
+}
+
+// NewClientInfo describes this load-generating machine and process.
+func NewClientInfo() ClientInfo {
+	host, _ := os.Hostname()
+	return ClientInfo{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), DriverVersion: version.Driver, OS: runtime.GOOS, Arch: runtime.GOARCH, Hostname: host}
+}
+
+// NewRunID names a run by its start time and a random suffix.
+func NewRunID(now time.Time, random uint16) string {
+	return now.UTC().Format("20060102-150405") + "-" + leftPad(strconv.FormatUint(uint64(random), 16), 4)
+}
+
+func leftPad(s string, n int) string {
+	for len(s) < n {
+		s = "0" + s
+	}
+	return s
+}

@@ -1,0 +1,153 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// The load lock: one document in poolsweep_meta whose _id names the
+// collection being loaded. Whoever inserts it loads; the others wait for
+// it to go away and then find the data loaded. The holder bumps a counter
+// in it while it loads; a waiter that sees the counter stand still for
+// lockStaleAfter (on its own clock, so clock skew between hosts does not
+// matter) takes the lock over from the dead run.
+const (
+	lockBeat       = 2 * time.Second
+	lockStaleAfter = 20 * time.Second
+	lockPoll       = 500 * time.Millisecond
+)
+
+// LockHolder describes who holds a load lock, for the waiter's message.
+type LockHolder struct {
+	RunID string `bson:"run_id"`
+	Host  string `bson:"host"`
+	PID   int    `bson:"pid"`
+}
+
+func (h LockHolder) String() string {
+	return fmt.Sprintf("run %s on %s (pid %d)", h.RunID, h.Host, h.PID)
+}
+
+type lockDoc struct {
+	ID         string     `bson:"_id"`
+	Holder     LockHolder `bson:"holder"`
+	Beat       int64      `bson:"beat"`
+	AcquiredAt time.Time  `bson:"acquired_at"`
+}
+
+// ErrLockTimeout is returned when another run held the load lock for
+// longer than the wait allowed.
+var ErrLockTimeout = errors.New("another poolsweep run is loading the same collection")
+
+// loadLock is a held lock.
+type loadLock struct {
+	meta   *mongo.Collection
+	id     string
+	holder LockHolder
+	stop   context.CancelFunc
+	done   chan struct{}
+}
+
+func lockID(collection string) string { return "lock:" + collection }
+
+// acquireLoadLock takes the load lock for collection, waiting up to wait
+// for another run that holds it. waiting is told once when it has to wait,
+// and when it takes over a stale lock.
+func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, runID string, wait time.Duration, waiting func(string)) (*loadLock, error) {
+	host, _ := os.Hostname()
+	me := LockHolder{RunID: runID, Host: host, PID: os.Getpid()}
+	id := lockID(collection)
+	deadline := time.Now().Add(wait)
+	var (
+		lastBeat  int64 = -1
+		lastSeen  time.Time
+		announced bool
+	)
+	for {
+		_, err := meta.InsertOne(ctx, lockDoc{ID: id, Holder: me, AcquiredAt: time.Now().UTC()})
+		if err == nil {
+			return startLock(meta, id, me), nil
+		}
+		if !mongo.IsDuplicateKeyError(err) {
+			return nil, fmt.Errorf("take the load lock in %s: %w", MetaCollection, err)
+		}
+		var cur lockDoc
+		err = meta.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&cur)
+		switch {
+		case errors.Is(err, mongo.ErrNoDocuments):
+			continue // released between our insert and our read
+		case err != nil:
+			return nil, fmt.Errorf("read the load lock in %s: %w", MetaCollection, err)
+		}
+		now := time.Now()
+		if cur.Beat != lastBeat {
+			lastBeat, lastSeen = cur.Beat, now
+		}
+		if now.Sub(lastSeen) >= lockStaleAfter {
+			// The holder stopped beating: a run that died while loading.
+			res, err := meta.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "beat", Value: cur.Beat}},
+				bson.D{{Key: "$set", Value: bson.D{{Key: "holder", Value: me}, {Key: "beat", Value: cur.Beat + 1}, {Key: "acquired_at", Value: now.UTC()}}}})
+			if err != nil {
+				return nil, fmt.Errorf("take over the load lock in %s: %w", MetaCollection, err)
+			}
+			if res.ModifiedCount == 1 {
+				if waiting != nil {
+					waiting(fmt.Sprintf("took over a stale load lock from %s, silent for %s", cur.Holder, now.Sub(lastSeen).Round(time.Second)))
+				}
+				return startLock(meta, id, me), nil
+			}
+			continue
+		}
+		if now.After(deadline) {
+			return nil, fmt.Errorf("%w: %s has held the lock since %s; wait for it to finish, or use another --database",
+				ErrLockTimeout, cur.Holder, cur.AcquiredAt.Local().Format(time.TimeOnly))
+		}
+		if !announced && waiting != nil {
+			waiting(fmt.Sprintf("waiting for %s, which is loading the same collection", cur.Holder))
+			announced = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
+// startLock keeps the lock alive by bumping its counter until release.
+func startLock(meta *mongo.Collection, id string, me LockHolder) *loadLock {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &loadLock{meta: meta, id: id, holder: me, stop: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		t := time.NewTicker(lockBeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				bctx, bcancel := context.WithTimeout(ctx, lockBeat)
+				_, _ = meta.UpdateOne(bctx, bson.D{{Key: "_id", Value: id}, {Key: "holder.run_id", Value: me.RunID}, {Key: "holder.pid", Value: me.PID}},
+					bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: 1}}}})
+				bcancel()
+			}
+		}
+	}()
+	return l
+}
+
+// release stops the heartbeat and removes the lock if it is still ours.
+func (l *loadLock) release() {
+	l.stop()
+	<-l.done
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = l.meta.DeleteOne(ctx, bson.D{{Key: "_id", Value: l.id}, {Key: "holder.run_id", Value: l.holder.RunID}, {Key: "holder.pid", Value: l.holder.PID}})
+}

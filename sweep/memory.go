@@ -1,0 +1,103 @@
+package sweep
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Rough per-item costs behind EstimateMemory. They are upper-end figures
+// for driver v2 on 64-bit Linux, so that a plan refused is one that could
+// not have run, and a plan accepted has room to spare.
+const (
+	memPerWorker     = 16 << 10 // goroutine stack, worker state, driver op state
+	memPerConnection = 64 << 10 // socket buffers, wire message buffers, pool bookkeeping
+	memPerStep       = 16 << 20 // latency histograms and telemetry of one step
+	opCopies         = 3        // a document is built, encoded and framed
+)
+
+// EstimateMemory is the peak memory one step of the plan needs in this
+// process, in bytes: the largest step's workers and connections, each
+// worker holding the largest document it sends, plus the loader's batches.
+func EstimateMemory(p Plan, ws []Workload, hosts int) uint64 {
+	maxC := p.Concurrency[len(p.Concurrency)-1]
+	maxP := maxC
+	if !p.Pool.Match {
+		maxP = min(maxC, p.Pool.Sizes[len(p.Pool.Sizes)-1])
+	}
+	var doc, load uint64
+	for _, w := range ws {
+		sent := uint64(w.FieldLength) // an update sends one field
+		for _, m := range w.Mix {
+			if m.Op == OpInsert && m.Weight > 0 {
+				sent = uint64(w.DocumentBytes())
+			}
+		}
+		doc = max(doc, sent)
+		load = max(load, 4*uint64(LoadBatch(w))*uint64(w.DocumentBytes())*opCopies)
+	}
+	workers := uint64(maxC) * uint64(p.Clients)
+	conns := uint64(maxP) * uint64(p.Clients) * uint64(max(hosts, 1))
+	run := workers*(memPerWorker+opCopies*doc) + conns*memPerConnection + memPerStep
+	return max(run, load)
+}
+
+// MachineMemory is the memory this machine has (MemTotal), or 0 when the
+// platform does not say.
+func MachineMemory() uint64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	return parseMemTotal(bufio.NewScanner(f))
+}
+
+func parseMemTotal(sc *bufio.Scanner) uint64 {
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			return 0
+		}
+		kb, err := strconv.ParseUint(f[0], 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}
+
+// CheckMemory refuses a plan whose estimated peak exceeds the machine's
+// memory; the error names the flags that set the size.
+func CheckMemory(p Plan, ws []Workload, hosts int, machine uint64) error {
+	if machine == 0 {
+		return nil
+	}
+	need := EstimateMemory(p, ws, hosts)
+	if need <= machine {
+		return nil
+	}
+	return fmt.Errorf("--concurrency, --clients and the document size (fieldcount × fieldlength): the largest step needs about %s of memory, more than this machine's %s; lower them, or spread the load with --clients over more machines",
+		FormatBytes(need), FormatBytes(machine))
+}
+
+// FormatBytes prints a byte count in binary units.
+func FormatBytes(b uint64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%d B", b)
+	}
+	div, exp := uint64(unit), 0
+	for n := b / unit; n >= unit && exp < 4; n /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTP"[exp])
+}

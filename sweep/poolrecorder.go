@@ -1,0 +1,70 @@
+package sweep
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// poolRecorder turns the driver's pool events into the step's pool
+// numbers: open connections (created − closed), and checkout wait during
+// the measured window.
+type poolRecorder struct {
+	open      atomic.Int64
+	maxOpen   atomic.Int64
+	created   atomic.Int64
+	failed    atomic.Int64
+	measuring atomic.Bool
+	s         [stripes]struct {
+		mu sync.Mutex
+		h  *hdr.Histogram
+		_  [48]byte
+	}
+}
+
+func newPoolRecorder() *poolRecorder {
+	p := &poolRecorder{}
+	for i := range p.s {
+		p.s[i].h = hdr.New(1, 600_000_000, 3)
+	}
+	return p
+}
+
+func (p *poolRecorder) created1() {
+	p.created.Add(1)
+	n := p.open.Add(1)
+	if p.measuring.Load() {
+		for {
+			m := p.maxOpen.Load()
+			if n <= m || p.maxOpen.CompareAndSwap(m, n) {
+				break
+			}
+		}
+	}
+}
+
+func (p *poolRecorder) checkedOut(connID int64, d time.Duration) {
+	if !p.measuring.Load() {
+		return
+	}
+	us := max(int64(d/time.Microsecond), 1)
+	s := &p.s[uint64(connID)%stripes]
+	s.mu.Lock()
+	s.h.RecordValue(min(us, 600_000_000))
+	s.mu.Unlock()
+}
+
+func (p *poolRecorder) summary() Quantiles {
+	h := hdr.New(1, 600_000_000, 3)
+	for i := range p.s {
+		p.s[i].mu.Lock()
+		h.Merge(p.s[i].h)
+		p.s[i].mu.Unlock()
+	}
+	if h.TotalCount() == 0 {
+		return Quantiles{}
+	}
+	return Quantiles{Mean: h.Mean() / 1000, P50: float64(h.ValueAtQuantile(50)) / 1000, P99: float64(h.ValueAtQuantile(99)) / 1000, Max: float64(h.Max()) / 1000}
+}

@@ -1,0 +1,69 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// ErrAlreadyComplete is returned when a run to resume has every planned
+// step measured: there is nothing to do, and the file is left untouched.
+var ErrAlreadyComplete = errors.New("the run is already complete")
+
+// CheckResume says whether a results header was produced by the same plan,
+// workloads and target names, so that --resume appends comparable steps.
+// Durations must match too: a step measured for 30 s and one for 5 s are
+// not trials of one level. The error names the setting that differs.
+func CheckResume(h RunHeader, plan Plan, workloads []Workload, targets []string) error {
+	p := NewPlanInfo(plan, 0)
+	hp := h.Plan
+	switch {
+	case !slices.Equal(hp.Concurrency, p.Concurrency):
+		return fmt.Errorf("--concurrency was %v", hp.Concurrency)
+	case hp.Pool != p.Pool:
+		return fmt.Errorf("--pool was %s", hp.Pool)
+	case hp.Clients != p.Clients:
+		return fmt.Errorf("--clients was %d", hp.Clients)
+	case hp.Trials != p.Trials:
+		return fmt.Errorf("--trials was %d", hp.Trials)
+	case hp.WarmupS != p.WarmupS || hp.DurationS != p.DurationS:
+		return fmt.Errorf("--warmup/--duration were %gs/%gs", hp.WarmupS, hp.DurationS)
+	case hp.Order != p.Order:
+		return fmt.Errorf("--order was %s", hp.Order)
+	}
+	wi := NewWorkloadInfo(workloads)
+	if h.Workload.Name != wi.Name || fmt.Sprint(h.Workload.Mix) != fmt.Sprint(wi.Mix) || !slices.Equal(h.Workload.Mixes, wi.Mixes) ||
+		h.Workload.Records != wi.Records || h.Workload.Distribution != wi.Distribution {
+		return fmt.Errorf("the workload was %s (%d records, %s)", h.Workload.Name, h.Workload.Records, h.Workload.Distribution)
+	}
+	var names []string
+	for _, t := range h.Targets {
+		names = append(names, t.Name)
+	}
+	if !slices.Equal(names, targets) {
+		return fmt.Errorf("the targets were %v", names)
+	}
+	return nil
+}
+
+// PendingSteps is what is left of steps after the measured ones of prev.
+// A step cut short by an interruption is measured again. When nothing is
+// left and prev ended complete, it returns ErrAlreadyComplete.
+func PendingSteps(prev *Results, steps []StepSpec) ([]StepSpec, error) {
+	done := map[string]bool{}
+	for _, st := range prev.Steps {
+		if !st.Interrupted {
+			done[st.Key()] = true
+		}
+	}
+	var left []StepSpec
+	for _, sp := range steps {
+		if !done[sp.Key()] {
+			left = append(left, sp)
+		}
+	}
+	if len(left) == 0 && prev.End != nil && prev.End.Status == StatusComplete {
+		return nil, ErrAlreadyComplete
+	}
+	return left, nil
+}

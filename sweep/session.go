@@ -1,0 +1,367 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// SessionTarget is one deployment a session measures.
+type SessionTarget struct {
+	// Header is the target as detected, its URI already redacted; it goes
+	// into the results header as it is.
+	Header TargetHeader
+	// NewClient builds driver options with the real URI; the session adds
+	// pool size, monitors and timeouts.
+	NewClient ClientFactory
+	// Observers see every measured window of this target (telemetry).
+	Observers []WindowObserver
+	// Check, when set, says before each step whether the target can still
+	// be measured at all (for example: the server process poolsweep
+	// started has exited).
+	Check func() error
+}
+
+// SessionHooks are how a session reports while it runs. Each may be nil.
+// They are called from the session's goroutine, except Progress, which
+// the runner calls from its own.
+type SessionHooks struct {
+	Loading  func(target string, done, total int) // documents loaded so far
+	Loaded   func(target string, lr LoadResult)
+	Waiting  func(target, msg string)                  // waiting for another run's load
+	Begin    func(n, of int, spec StepSpec)            // a step is about to start
+	Progress func(Progress)                            // the live view of a step
+	Step     func(n, of int, step StepResult)          // a step measured and written
+	Failed   func(n, of int, spec StepSpec, err error) // a step that could not be measured
+	Stopping func(reason string)                       // the session stops early
+}
+
+// Session is a whole sweep: it loads the data, measures every step of the
+// plan against every target, writes each step to Out as it finishes,
+// resumes an earlier run, applies the stop rules, and closes the results
+// with the end record. It returns data and never prints.
+type Session struct {
+	RunID     string
+	Targets   []SessionTarget
+	Plan      Plan
+	Workloads []Workload
+	// ResultsPath is the results.jsonl to write. A new run creates it (and
+	// its directory) once every target's data is ready, so a run that
+	// fails before measuring anything leaves no file behind; a resumed run
+	// appends to it.
+	ResultsPath string
+	// Previous is the run being resumed (read from ResultsPath); nil for a
+	// new run.
+	Previous *Results
+
+	Drop           bool          // reload poolsweep's own data
+	KeepGoing      bool          // a step that fails is skipped, the run ends partial
+	MaxErrorRate   float64       // stop after a step with more failed ops than this (≥ 1: never)
+	PrewarmTimeout time.Duration // per step; 0: 60 s
+	MaxConnecting  uint64        // driver maxConnecting (0: the driver's)
+	// HealthTimeout bounds the check that a target still answers before
+	// each step, so that a dead target fails its steps in seconds rather
+	// than after a whole pre-warm; 0: 5 s.
+	HealthTimeout time.Duration
+	// LockWait bounds waiting for another run loading the same data.
+	LockWait time.Duration
+
+	Hooks SessionHooks
+}
+
+// Interrupt is the cause a caller gives when it cancels a session's
+// context for a signal; the end record names the signal.
+type Interrupt struct{ Signal string }
+
+func (i Interrupt) Error() string { return "interrupted by " + i.Signal }
+
+// Outcome is how a session ended.
+type Outcome struct {
+	Status   string // StatusComplete, StatusPartial, StatusInterrupted or StatusFailed
+	Reason   string
+	Signal   string // the signal that interrupted it, if one did
+	Planned  int    // steps in the whole plan
+	Pending  int    // steps this session set out to measure
+	Measured int    // steps this session measured and wrote
+	Failed   []FailedStep
+}
+
+// Steps is the whole plan expanded for the session's targets and workloads.
+func (s *Session) Steps() []StepSpec {
+	names := make([]string, len(s.Targets))
+	for i, t := range s.Targets {
+		names[i] = t.Header.Name
+	}
+	labels := make([]string, len(s.Workloads))
+	for i, w := range s.Workloads {
+		labels[i] = w.Label
+	}
+	return s.Plan.Steps(names, labels)
+}
+
+// Pending is what is left to measure: the whole plan for a new run; for a
+// resumed run the steps not measured yet, after checking that the earlier
+// run had the same settings. It does no I/O, so callers can ask before
+// they start servers. ErrAlreadyComplete says there is nothing to do.
+func (s *Session) Pending() ([]StepSpec, error) {
+	steps := s.Steps()
+	if s.Previous == nil {
+		return steps, nil
+	}
+	names := make([]string, len(s.Targets))
+	for i, t := range s.Targets {
+		names[i] = t.Header.Name
+	}
+	if err := CheckResume(s.Previous.Header, s.Plan, s.Workloads, names); err != nil {
+		return nil, err
+	}
+	return PendingSteps(s.Previous, steps)
+}
+
+// Run measures the pending steps and writes the results. The returned
+// error is the cause when the outcome is StatusFailed (and it wraps
+// ErrNotOurs or ErrLockTimeout when the data could not be prepared); an
+// interruption is an outcome, not an error. Run always ends the results
+// with an end record, unless the file cannot be written at all.
+func (s *Session) Run(ctx context.Context) (Outcome, error) {
+	steps := s.Steps()
+	pending, err := s.Pending()
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Planned: len(steps), Pending: len(pending)}
+	targets, err := s.prepareAll(ctx, len(pending) > 0)
+	defer func() {
+		for _, t := range targets {
+			t.close()
+		}
+	}()
+	if err != nil {
+		if ctx.Err() != nil {
+			return Outcome{Status: StatusInterrupted, Reason: "interrupted while loading data; nothing was measured", Signal: signalOf(ctx)}, nil
+		}
+		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
+	}
+
+	w, earlier, err := s.openResults(len(steps))
+	if err != nil {
+		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
+	}
+	defer w.Close()
+	runErr := s.measure(ctx, w, targets, pending, &out)
+	if out.Status == "" {
+		out.Status = StatusComplete
+		if len(out.Failed) > 0 {
+			out.Status = StatusPartial
+			out.Reason = fmt.Sprintf("%d of %d step(s) could not be measured and were skipped (--keep-going)", len(out.Failed), len(pending))
+		}
+	}
+	end := EndRecord{Kind: KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
+		Steps: earlier + w.StepsWritten(), Planned: len(steps), FailedSteps: out.Failed, Signal: out.Signal}
+	if err := w.Write(end); err != nil && runErr == nil {
+		runErr = err
+		out.Status, out.Reason = StatusFailed, err.Error()
+	}
+	return out, runErr
+}
+
+// openResults creates the results file of a new run with its header, or
+// opens the resumed run's file; it returns how many steps it held.
+func (s *Session) openResults(planned int) (*ResultsWriter, int, error) {
+	if s.Previous != nil {
+		w, err := AppendResults(s.ResultsPath)
+		return w, len(s.Previous.Steps), err
+	}
+	if err := os.MkdirAll(filepath.Dir(s.ResultsPath), 0o755); err != nil {
+		return nil, 0, fmt.Errorf("create the output directory: %w", err)
+	}
+	w, err := CreateResults(s.ResultsPath)
+	if err != nil {
+		return nil, 0, err
+	}
+	headers := make([]TargetHeader, len(s.Targets))
+	for i, t := range s.Targets {
+		headers[i] = t.Header
+	}
+	if err := w.Write(NewRunHeader(s.RunID, s.Plan, s.Workloads, headers, planned)); err != nil {
+		w.Close()
+		return nil, 0, err
+	}
+	return w, 0, nil
+}
+
+// target is a SessionTarget being measured.
+type sessionTarget struct {
+	SessionTarget
+	setup   *mongo.Client // loads the data, then checks health before each step
+	runners map[string]*Runner
+}
+
+// prepareAll connects to every target, loads its data and builds its
+// runners; with nothing to measure it only connects.
+func (s *Session) prepareAll(ctx context.Context, load bool) (map[string]*sessionTarget, error) {
+	byName := map[string]*sessionTarget{}
+	if !load {
+		return byName, nil
+	}
+	for _, t := range s.Targets {
+		st, err := s.prepare(ctx, t)
+		if st != nil {
+			byName[t.Header.Name] = st
+		}
+		if err != nil {
+			return byName, err
+		}
+	}
+	return byName, nil
+}
+
+func (t *sessionTarget) close() {
+	if t.setup != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		t.setup.Disconnect(ctx)
+		cancel()
+	}
+}
+
+// measure runs the steps and writes them; it sets out.Status when the
+// session stops early.
+func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[string]*sessionTarget, pending []StepSpec, out *Outcome) error {
+	stop := func(status, reason string, err error) error {
+		out.Status, out.Reason = status, reason
+		if status == StatusInterrupted {
+			out.Signal = signalOf(ctx)
+		}
+		if s.Hooks.Stopping != nil {
+			s.Hooks.Stopping(reason)
+		}
+		return err
+	}
+	n := len(pending)
+	for i, spec := range pending {
+		if ctx.Err() != nil {
+			return stop(StatusInterrupted, fmt.Sprintf("interrupted before step %d of %d", i+1, n), nil)
+		}
+		if s.Hooks.Begin != nil {
+			s.Hooks.Begin(i+1, n, spec)
+		}
+		t := byName[spec.Target]
+		step, err := s.runStep(ctx, t, spec)
+		if ctx.Err() != nil {
+			if step.Interrupted && step.DurationS > 0 {
+				if werr := w.Write(step); werr != nil {
+					return stop(StatusFailed, werr.Error(), werr)
+				}
+			}
+			return stop(StatusInterrupted, fmt.Sprintf("interrupted during step %d of %d", i+1, n), nil)
+		}
+		if err != nil {
+			out.Failed = append(out.Failed, FailedStep{Target: spec.Target, Workload: spec.Workload, Concurrency: spec.Concurrency,
+				PoolSetting: spec.PoolSetting, Clients: spec.Clients, Trial: spec.Trial, Error: err.Error()})
+			err = fmt.Errorf("step %d of %d (%s C=%d P=%s trial %d): %w", i+1, n, spec.Target, spec.Concurrency, spec.PoolSetting, spec.Trial, err)
+			if !s.KeepGoing {
+				return stop(StatusFailed, err.Error(), err)
+			}
+			if s.Hooks.Failed != nil {
+				s.Hooks.Failed(i+1, n, spec, err)
+			}
+			continue
+		}
+		if err := w.Write(step); err != nil {
+			return stop(StatusFailed, err.Error(), err)
+		}
+		out.Measured++
+		if s.Hooks.Step != nil {
+			s.Hooks.Step(i+1, n, step)
+		}
+		if w.Full() {
+			err := fmt.Errorf("no space left for further results in %s (the disk is full or a file size limit was reached); the steps written are kept", w.Path())
+			return stop(StatusFailed, err.Error(), err)
+		}
+		if failed := step.Errors.Total(); failed > 0 && s.MaxErrorRate < 1 {
+			if rate := min(1, float64(failed)/float64(max(step.Ops, 1))); rate > s.MaxErrorRate {
+				err := fmt.Errorf("step %d of %d (%s C=%d P=%s): %.0f%% of operations failed, above --max-error-rate %g", i+1, n, spec.Target, spec.Concurrency, spec.PoolSetting, 100*rate, s.MaxErrorRate)
+				return stop(StatusFailed, err.Error(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// prepare connects to a target, loads its data and builds its runners.
+func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget, error) {
+	st := &sessionTarget{SessionTarget: t, runners: map[string]*Runner{}}
+	name := t.Header.Name
+	setup, err := mongo.Connect(t.NewClient().SetMaxPoolSize(8).SetTimeout(2 * time.Minute))
+	if err != nil {
+		return nil, fmt.Errorf("target %s: connect: %w", name, err)
+	}
+	st.setup = setup
+	wl := s.Workloads[0]
+	opts := PrepareOptions{Drop: s.Drop, RunID: s.RunID, LockWait: s.LockWait}
+	if s.Hooks.Loading != nil {
+		opts.Progress = func(done, total int) { s.Hooks.Loading(name, done, total) }
+	}
+	if s.Hooks.Waiting != nil {
+		opts.Waiting = func(msg string) { s.Hooks.Waiting(name, msg) }
+	}
+	lr, err := Prepare(ctx, setup, wl, opts)
+	if err != nil {
+		return st, fmt.Errorf("target %s: %w", name, err)
+	}
+	if s.Hooks.Loaded != nil {
+		s.Hooks.Loaded(name, lr)
+	}
+	keys := NewKeySpace(wl.Distribution, int64(wl.Records), lr.NextInsert)
+	for _, w := range s.Workloads {
+		st.runners[w.Label] = &Runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
+			Warmup: s.Plan.Warmup, Duration: s.Plan.Duration, OpTimeout: s.Plan.OpTimeout,
+			PrewarmTimeout: s.PrewarmTimeout, MaxConnecting: s.MaxConnecting, Progress: s.Hooks.Progress,
+			Observers: t.Observers, Hosts: PoolHosts(t.Header)}
+	}
+	return st, nil
+}
+
+// runStep checks that the target still answers, then measures the step.
+func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec StepSpec) (StepResult, error) {
+	if t.Check != nil {
+		if err := t.Check(); err != nil {
+			return StepResult{}, err
+		}
+	}
+	timeout := s.HealthTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	err := t.setup.Database("admin").RunCommand(hctx, bson.D{{Key: "ping", Value: 1}}).Err()
+	cancel()
+	if err != nil && ctx.Err() == nil {
+		return StepResult{}, fmt.Errorf("target %s does not answer (ping, %s): %w", spec.Target, timeout, err)
+	}
+	return t.runners[spec.Workload].RunStep(ctx, spec)
+}
+
+// PoolHosts is how many hosts each client keeps a busy pool to: every
+// mongos of a sharded target; one member (the primary) otherwise.
+func PoolHosts(h TargetHeader) int {
+	if h.Topology == "sharded" && len(h.Hosts) > 0 {
+		return len(h.Hosts)
+	}
+	return 1
+}
+
+// signalOf names the signal behind ctx's cancellation, if any.
+func signalOf(ctx context.Context) string {
+	var in Interrupt
+	if errors.As(context.Cause(ctx), &in) {
+		return in.Signal
+	}
+	return ""
+}
