@@ -73,7 +73,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		args []string
 		want string // the flag the line must name
 	}{
-		{[]string{"sweep", "--concurrency", ""}, "--concurrency: empty list"},
+		{[]string{"sweep", "--concurrency", ""}, "--concurrency: an empty value"},
 		{[]string{"sweep", "--concurrency", "0"}, "--concurrency"},
 		{[]string{"sweep", "--concurrency", "-5"}, "--concurrency"},
 		{[]string{"sweep", "--concurrency", "64..abc"}, "--concurrency"},
@@ -261,7 +261,7 @@ func TestSweepInterrupted(t *testing.T) {
 	if len(res.Steps) < 1 || res.Steps[0].Interrupted || res.End == nil || res.End.Status != sweep.StatusInterrupted {
 		t.Fatalf("steps %d, end %+v\n%s", len(res.Steps), res.End, log.String())
 	}
-	if !strings.Contains(log.String(), "interrupted; finished steps are kept") {
+	if !strings.Contains(log.String(), "interrupted by SIGINT; finished steps are kept") || res.End.Signal != "SIGINT" {
 		t.Errorf("no interruption message:\n%s", log.String())
 	}
 
@@ -287,6 +287,14 @@ func TestSweepInterrupted(t *testing.T) {
 	}
 	if len(complete) != 3 || complete[1] != 1 || complete[2] != 1 || complete[4] != 1 || res.End.Status != sweep.StatusComplete || res.Header.RunID == "" {
 		t.Errorf("after resume: %v, end %+v", complete, res.End)
+	}
+
+	// Resuming a finished run touches nothing: it says so and exits 0.
+	before, _ := os.ReadFile(filepath.Join(out, "results.jsonl"))
+	code, _, errText = runBinary(t, dir, time.Minute, "sweep", "--concurrency", "1,2,4", "--trials", "1", "--warmup", "100ms", "--duration", "1s", "--records", "100", "--resume", out, "--no-plot")
+	after, _ := os.ReadFile(filepath.Join(out, "results.jsonl"))
+	if code != 0 || !strings.Contains(errText, "already complete") || !bytes.Equal(before, after) || strings.Contains(errText, "starting") {
+		t.Errorf("resume of a complete run: exit %d, file changed %v\n%s", code, !bytes.Equal(before, after), errText)
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // checkOutputDir says whether dir can take a run's results: an existing
@@ -24,9 +22,13 @@ func checkOutputDir(dir string) error {
 			}
 			return fmt.Errorf("%s: %s is not a directory", dir, p)
 		case err == nil:
-			if unix.Access(p, unix.W_OK|unix.X_OK) != nil {
+			// access(2) says yes to root even on read-only and virtual
+			// file systems (/proc): make and remove an empty directory.
+			probe, err := os.MkdirTemp(p, ".poolsweep-probe-")
+			if err != nil {
 				return fmt.Errorf("%s: cannot write in %s", dir, p)
 			}
+			os.Remove(probe)
 			return nil
 		case errors.Is(err, fs.ErrNotExist):
 			parent := filepath.Dir(p)
