@@ -17,9 +17,9 @@ import (
 // in it while it loads; a waiter that sees the counter stand still for
 // lockStaleAfter (on its own clock, so clock skew between hosts does not
 // matter) takes the lock over from the dead run.
-const (
+var (
 	lockBeat       = 2 * time.Second
-	lockStaleAfter = 20 * time.Second
+	lockStaleAfter = 20 * time.Second // ten beats missed
 	lockPoll       = 500 * time.Millisecond
 )
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"go.mongodb.org/mongo-driver/v2/event"
 )
 
 // poolRecorder turns the driver's pool events into the step's pool
@@ -16,6 +17,7 @@ type poolRecorder struct {
 	maxOpen   atomic.Int64
 	created   atomic.Int64
 	failed    atomic.Int64
+	lost      atomic.Int64 // closed by an error during the window
 	measuring atomic.Bool
 	s         [stripes]struct {
 		mu sync.Mutex
@@ -42,6 +44,16 @@ func (p *poolRecorder) created1() {
 				break
 			}
 		}
+	}
+}
+
+// closed counts a connection closed; one closed because it failed (a
+// reset, a dead server) during the window is lost: the driver's retry may
+// have hidden the failure from the op, but not from the pool.
+func (p *poolRecorder) closed(reason string) {
+	p.open.Add(-1)
+	if p.measuring.Load() && (reason == event.ReasonError || reason == event.ReasonStale || reason == event.ReasonConnectionErrored) {
+		p.lost.Add(1)
 	}
 }
 

@@ -174,7 +174,10 @@ type PoolStats struct {
 	ConnectionsOpen    int       `json:"connections_open"`
 	ConnectionsMax     int       `json:"connections_max"`
 	ConnectionsCreated int64     `json:"connections_created"`
-	PrewarmS           float64   `json:"prewarm_s"`
+	// ConnectionsLost were closed by an error during the window (a reset,
+	// a server gone): a fault the driver's retries may hide from the ops.
+	ConnectionsLost int64   `json:"connections_lost"`
+	PrewarmS        float64 `json:"prewarm_s"`
 }
 
 // Quantiles is a short distribution summary in milliseconds.

@@ -82,7 +82,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 		case event.ConnectionCreated:
 			pool.created1()
 		case event.ConnectionClosed:
-			pool.open.Add(-1)
+			pool.closed(e.Reason)
 		case event.ConnectionCheckedOut:
 			pool.checkedOut(e.ConnectionID, e.Duration)
 		case event.ConnectionCheckOutFailed:
@@ -222,6 +222,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	step.Pool.ConnectionsOpen = step.Connections
 	step.Pool.ConnectionsMax = int(pool.maxOpen.Load())
 	step.Pool.ConnectionsCreated = created1 - created0
+	step.Pool.ConnectionsLost = pool.lost.Load()
 	for _, o := range r.Observers {
 		o.Fill(&step)
 	}

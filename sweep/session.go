@@ -339,8 +339,13 @@ func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec StepSpec) 
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
+	// Twice: a connection the pool held may have died with an earlier
+	// fault; the driver drops it on the first error and dials anew.
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	err := t.setup.Database("admin").RunCommand(hctx, bson.D{{Key: "ping", Value: 1}}).Err()
+	if err != nil && hctx.Err() == nil {
+		err = t.setup.Database("admin").RunCommand(hctx, bson.D{{Key: "ping", Value: 1}}).Err()
+	}
 	cancel()
 	if err != nil && ctx.Err() == nil {
 		return StepResult{}, fmt.Errorf("target %s does not answer (ping, %s): %w", spec.Target, timeout, err)

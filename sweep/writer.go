@@ -12,7 +12,7 @@ import (
 // end (see reserve): room for the largest step record and the end record,
 // so that a disk that fills up during a sweep is noticed between records,
 // while there is still room to say so in the file.
-const reserveBytes = 1 << 20
+const reserveBytes = 256 << 10
 
 // ResultsWriter appends records to results.jsonl, one line each, and
 // fsyncs after each, so that a sweep killed at any moment keeps every

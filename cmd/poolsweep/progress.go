@@ -123,6 +123,9 @@ func (p *progressPrinter) step(n int, s sweep.StepResult) {
 	if s.Server != nil && s.Server.SamplerErrors > 0 {
 		fmt.Fprintf(p.w, "        warning: %d serverStatus sample(s) failed (%s); the step's own numbers are unaffected\n", s.Server.SamplerErrors, safeLine(s.Server.SamplerError))
 	}
+	if s.Pool.ConnectionsLost > 0 {
+		fmt.Fprintf(p.w, "        warning: %d connection(s) failed during the window (resets, or the server went away); the driver's retries may have hidden some from the ops\n", s.Pool.ConnectionsLost)
+	}
 	if s.InFlightAtClose > 0 && s.OldestInFlightMS >= 1000 {
 		fmt.Fprintf(p.w, "        warning: %d call(s) still in flight when the window closed, the oldest for %s; they are counted with their full latency or as timeouts\n", s.InFlightAtClose, fmtMs(s.OldestInFlightMS))
 	}

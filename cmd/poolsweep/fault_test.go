@@ -1,0 +1,450 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// The fault suite: real sweeps (the built binary) against a simulator
+// process behind a fault-injecting proxy. Each case checks what a user
+// relies on after the fault: finished steps kept, errors counted in the
+// step whose window the fault hit, an honest end record and exit status,
+// and a bound on how long the sweep took.
+
+// faultRun is one sweep run under fault injection.
+type faultRun struct {
+	code   int
+	stderr string
+	took   time.Duration
+	res    *sweep.Results
+	out    string
+}
+
+// sweepWithFaults runs `poolsweep sweep args… --out DIR` and calls onLine
+// for every stderr line as it arrives (in a goroutine of its own, so an
+// injection may sleep). wrap, when set, turns the command into another
+// (a shell that sets a limit first).
+func sweepWithFaults(t *testing.T, timeout time.Duration, args []string, onLine func(string), wrap ...string) faultRun {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	args = append(append([]string{"sweep"}, args...), "--out", out, "--no-plot")
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var cmd *exec.Cmd
+	if len(wrap) > 0 {
+		cmd = exec.CommandContext(ctx, wrap[0], append(append(wrap[1:], binary), args...)...)
+	} else {
+		cmd = exec.CommandContext(ctx, binary, args...)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		log strings.Builder
+		wg  sync.WaitGroup
+	)
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		line := sc.Text()
+		log.WriteString(line + "\n")
+		if onLine != nil {
+			wg.Add(1)
+			go func() { defer wg.Done(); onLine(line) }()
+		}
+	}
+	err = cmd.Wait()
+	wg.Wait()
+	r := faultRun{stderr: log.String(), took: time.Since(start), out: out}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("sweep: %v\n%s", err, r.stderr)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("sweep did not end within %s\n%s", timeout, r.stderr)
+	}
+	if res, err := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl")); err == nil {
+		r.res = res
+	} else if !os.IsNotExist(err) {
+		t.Fatalf("results unreadable after the fault: %v\n%s", err, r.stderr)
+	}
+	return r
+}
+
+// stepAtTime is the step whose measured window contains at.
+func stepAtTime(res *sweep.Results, at time.Time) (sweep.StepResult, bool) {
+	for _, s := range res.Steps {
+		end := s.StartedAt.Add(time.Duration(s.DurationS * float64(time.Second)))
+		if !at.Before(s.StartedAt) && at.Before(end) {
+			return s, true
+		}
+	}
+	return sweep.StepResult{}, false
+}
+
+// afterStep returns an onLine callback that runs inject once, delay after
+// step n's progress line (so inside step n+1's window for small delays).
+func afterStep(n int, delay time.Duration, inject func()) func(string) {
+	var once sync.Once
+	prefix := "[" + itoa(n) + "/"
+	return func(line string) {
+		if strings.HasPrefix(line, prefix) {
+			once.Do(func() {
+				time.Sleep(delay)
+				inject()
+			})
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// faultArgs is a small plan against the proxy: C=2,4,8, 2-s windows.
+func faultArgs(p *faultProxy, extra ...string) []string {
+	return append([]string{"--uri", "mongodb://" + p.Addr() + "/?directConnection=true", "--workload", "read", "--records", "200",
+		"--concurrency", "2,4,8", "--warmup", "300ms", "--duration", "2s", "--op-timeout", "1s"}, extra...)
+}
+
+func TestFaultConnectionResets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	srv := startSimServer(t, "slots=8,service=1ms")
+	p := newFaultProxy(t, srv.Addr)
+	var at time.Time
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 1200*time.Millisecond, func() {
+		at = time.Now()
+		for range 3 {
+			p.ResetAll()
+			time.Sleep(100 * time.Millisecond)
+		}
+	}))
+	if r.code != 0 || r.res == nil || r.res.End == nil || r.res.End.Status != sweep.StatusComplete || len(r.res.Steps) != 3 {
+		t.Fatalf("exit %d, want 0 with 3 steps and a complete end\n%s", r.code, r.stderr)
+	}
+	hit, ok := stepAtTime(r.res, at)
+	if !ok {
+		t.Fatalf("the resets at %s fell in no window (machine too slow?)\n%s", at.Format(time.StampMilli), r.stderr)
+	}
+	// The driver retries a read once on a new connection, so a reset may
+	// not fail the op; it always shows as connections lost.
+	if hit.Errors.Network == 0 && hit.Pool.ConnectionsLost == 0 {
+		t.Errorf("step C=%d, whose window the resets hit, counts no network errors and no lost connections: %+v", hit.Concurrency, hit.Errors)
+	}
+	for _, s := range r.res.Steps {
+		if s.Concurrency != hit.Concurrency && (s.Errors.Total() != 0 || s.Pool.ConnectionsLost != 0) {
+			t.Errorf("step C=%d was not hit but counts errors %+v, %d connections lost", s.Concurrency, s.Errors, s.Pool.ConnectionsLost)
+		}
+	}
+}
+
+func TestFaultLatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	srv := startSimServer(t, "slots=8,service=1ms")
+	p := newFaultProxy(t, srv.Addr)
+	onLine := func(line string) {
+		switch {
+		case strings.HasPrefix(line, "[1/"):
+			p.SetLatency(50 * time.Millisecond)
+		case strings.HasPrefix(line, "[2/"):
+			p.SetLatency(0)
+		}
+	}
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), onLine)
+	if r.code != 0 || r.res == nil || len(r.res.Steps) != 3 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	s1, s2 := r.res.Steps[0], r.res.Steps[1]
+	// 50 ms each way: the second step's calls take ≥ 100 ms more.
+	if s2.Latency.P50 < s1.Latency.P50+80 {
+		t.Errorf("p50 %.1f ms with 100 ms of added round trip, %.1f ms without", s2.Latency.P50, s1.Latency.P50)
+	}
+	if s2.Errors.Total() != 0 {
+		t.Errorf("latency below the op timeout made errors: %+v", s2.Errors)
+	}
+}
+
+func TestFaultBlackhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	srv := startSimServer(t, "slots=8,service=1ms")
+	p := newFaultProxy(t, srv.Addr)
+	var at time.Time
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 900*time.Millisecond, func() {
+		at = time.Now()
+		p.SetBlackhole(true)
+		time.Sleep(2500 * time.Millisecond)
+		p.SetBlackhole(false)
+	}))
+	if r.res == nil || len(r.res.Steps) < 2 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	hit, ok := stepAtTime(r.res, at)
+	if !ok {
+		t.Fatalf("the blackhole at %s fell in no window\n%s", at.Format(time.StampMilli), r.stderr)
+	}
+	// Nothing comes back for 2.5 s with a 1-s op timeout: timeouts,
+	// never a clean step.
+	if hit.Errors.Timeout == 0 {
+		t.Errorf("step C=%d under a blackhole counts no timeouts: %+v p99 %.0f ms", hit.Concurrency, hit.Errors, hit.Latency.P99)
+	}
+	if r.code != 0 || r.res.End == nil || r.res.End.Status != sweep.StatusComplete {
+		t.Errorf("exit %d, end %+v: a transient blackhole must not end the run\n%s", r.code, r.res.End, r.stderr)
+	}
+}
+
+// TestFaultServerKilled: the server dies mid-sweep and stays dead. The
+// step it died in keeps its network errors; the next step fails within
+// seconds (no full pre-warm wait), said once; the run ends failed (exit 1),
+// or partial (exit 3) with --keep-going, naming the steps not measured.
+func TestFaultServerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	for _, keepGoing := range []bool{false, true} {
+		srv := startSimServer(t, "slots=8,service=1ms")
+		p := newFaultProxy(t, srv.Addr)
+		extra := []string{"--concurrency", "2,4,8,16"}
+		if keepGoing {
+			extra = append(extra, "--keep-going")
+		}
+		var at time.Time
+		r := sweepWithFaults(t, 2*time.Minute, faultArgs(p, extra...), afterStep(1, 1200*time.Millisecond, func() {
+			at = time.Now()
+			srv.Kill()
+		}))
+		if r.res == nil || r.res.End == nil {
+			t.Fatalf("keep-going=%v: no end record\n%s", keepGoing, r.stderr)
+		}
+		hit, ok := stepAtTime(r.res, at)
+		if !ok || hit.Errors.Total() == 0 {
+			t.Errorf("keep-going=%v: the step the kill hit (found %v) counts no errors: %+v", keepGoing, ok, hit.Errors)
+		}
+		if r.took > 60*time.Second {
+			t.Errorf("keep-going=%v: took %s; a dead target must fail its steps in seconds", keepGoing, r.took)
+		}
+		if n := strings.Count(r.stderr, "does not answer"); (!keepGoing && n != 1) || (keepGoing && n != 2) {
+			t.Errorf("keep-going=%v: the failure is said %d times\n%s", keepGoing, n, r.stderr)
+		}
+		if !keepGoing {
+			if r.code != exitFailed || r.res.End.Status != sweep.StatusFailed || len(r.res.Steps) != 2 {
+				t.Errorf("exit %d, end %q, %d steps; want 1, failed, the 2 finished steps\n%s", r.code, r.res.End.Status, len(r.res.Steps), r.stderr)
+			}
+			continue
+		}
+		if r.code != exitPartial || r.res.End.Status != sweep.StatusPartial || len(r.res.End.FailedSteps) != 2 ||
+			r.res.End.FailedSteps[0].Concurrency != 8 || r.res.End.FailedSteps[1].Concurrency != 16 {
+			t.Errorf("--keep-going: exit %d, end %+v; want 3, partial, naming C=8 and C=16\n%s", r.code, r.res.End, r.stderr)
+		}
+	}
+}
+
+// TestFaultServerRestarted: the server is killed mid-window and a new one
+// comes up on the same address a second later. The hit step keeps its
+// errors, the sweep goes on, and later steps are clean.
+func TestFaultServerRestarted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	srv := startSimServer(t, "slots=8,service=1ms")
+	p := newFaultProxy(t, srv.Addr)
+	var at time.Time
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 1000*time.Millisecond, func() {
+		at = time.Now()
+		srv.Kill()
+		time.Sleep(time.Second)
+		p.SetBackend(startSimServer(t, "slots=8,service=1ms").Addr)
+	}))
+	if r.code != 0 || r.res == nil || r.res.End.Status != sweep.StatusComplete || len(r.res.Steps) != 3 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	hit, ok := stepAtTime(r.res, at)
+	if !ok || hit.Errors.Total() == 0 {
+		t.Errorf("the step the kill hit (found %v) counts no errors: %+v", ok, hit.Errors)
+	}
+	if last := r.res.Steps[2]; last.Errors.Total() != 0 || last.Ops == 0 {
+		t.Errorf("after the restart: ops %d errors %+v", last.Ops, last.Errors)
+	}
+}
+
+// TestFaultFrozenAcrossWindowEnd: the server is SIGSTOPped shortly before
+// a window closes and continued after it. The calls in flight at the close
+// are counted (in_flight_at_close) and show as timeouts or huge latency in
+// that step, never as a clean one.
+func TestFaultFrozenAcrossWindowEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	srv := startSimServer(t, "slots=8,service=1ms")
+	p := newFaultProxy(t, srv.Addr)
+	var from, to time.Time
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 1900*time.Millisecond, func() {
+		from = time.Now()
+		srv.Stop()
+		time.Sleep(2 * time.Second)
+		srv.Continue()
+		to = time.Now()
+	}))
+	if r.res == nil || len(r.res.Steps) < 2 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	hit, ok := stepAtTime(r.res, from)
+	if !ok {
+		t.Fatalf("the stop at %s fell in no window\n%s", from.Format(time.StampMilli), r.stderr)
+	}
+	end := hit.StartedAt.Add(time.Duration(hit.DurationS * float64(time.Second)))
+	if hit.Errors.Timeout == 0 && hit.Latency.Max < 500 {
+		t.Errorf("step C=%d with a frozen server looks clean: errors %+v, max %.1f ms", hit.Concurrency, hit.Errors, hit.Latency.Max)
+	}
+	if to.After(end) && hit.InFlightAtClose == 0 {
+		t.Errorf("the server was frozen across the window's end (%s) but no call was in flight at the close", end.Format(time.StampMilli))
+	}
+	if to.After(end) && hit.OldestInFlightMS < float64(end.Sub(from).Milliseconds())-100 {
+		t.Errorf("oldest call at the close %.0f ms, but the server froze %s before it", hit.OldestInFlightMS, end.Sub(from))
+	}
+}
+
+// TestFaultResultsFileLimit: the results file cannot grow (a file size
+// limit, as a full disk): every record in it stays whole, the run stops
+// and says so (exit 1), and --resume continues from the complete records.
+func TestFaultResultsFileLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	srv := startSimServer(t, "slots=8,service=1ms")
+	p := newFaultProxy(t, srv.Addr)
+	args := faultArgs(p, "--concurrency", "1,2,3,4,5,6,7,8", "--duration", "300ms", "--warmup", "100ms")
+	// dash counts ulimit -f in 512-byte blocks: 12 KiB holds a few steps.
+	r := sweepWithFaults(t, 2*time.Minute, args, nil, "sh", "-c", `ulimit -f 24; exec "$@"`, "sh")
+	if r.code != exitFailed || !strings.Contains(r.stderr, "file too large") {
+		t.Fatalf("exit %d, want 1 and the write error said\n%s", r.code, r.stderr)
+	}
+	if r.res == nil || len(r.res.Steps) == 0 || len(r.res.Steps) == 8 {
+		t.Fatalf("want some but not all steps kept, got %v\n%s", r.res, r.stderr)
+	}
+	for _, w := range r.res.Warnings {
+		if strings.Contains(w, "cut off") {
+			t.Errorf("a cut record was left in the file: %s", w)
+		}
+	}
+	kept := len(r.res.Steps)
+	code, _, errText := runBinary(t, filepath.Dir(r.out), 2*time.Minute, append(append([]string{"sweep"}, args...), "--resume", r.out, "--no-plot")...)
+	res, err := sweep.ReadResultsFile(filepath.Join(r.out, "results.jsonl"))
+	if code != 0 || err != nil || len(res.Steps) != 8 || res.End.Status != sweep.StatusComplete {
+		t.Fatalf("resume after the limit: exit %d, %v\n%s", code, err, errText)
+	}
+	if !strings.Contains(errText, itoa(kept)+" of 8 steps already measured") {
+		t.Errorf("resume did not continue from the %d complete steps:\n%s", kept, errText)
+	}
+}
+
+// TestFaultSignals: SIGTERM and SIGHUP end a run like Ctrl-C: the step in
+// progress is recorded as interrupted, the end record names the signal,
+// and the exit status is 128 + its number.
+func TestFaultSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	srv := startSimServer(t, "slots=8,service=1ms")
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		name string
+		code int
+	}{{syscall.SIGTERM, "SIGTERM", 143}, {syscall.SIGHUP, "SIGHUP", 129}} {
+		p := newFaultProxy(t, srv.Addr)
+		var cmd *exec.Cmd
+		out := filepath.Join(t.TempDir(), "out")
+		args := append(append([]string{"sweep"}, faultArgs(p)...), "--out", out, "--no-plot")
+		cmd = exec.Command(binary, args...)
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		timer := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+		sc := bufio.NewScanner(stderr)
+		var log strings.Builder
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if strings.HasPrefix(sc.Text(), "[1/") {
+				go func() { time.Sleep(time.Second); cmd.Process.Signal(tc.sig) }()
+			}
+		}
+		err := cmd.Wait()
+		timer.Stop()
+		ee, _ := err.(*exec.ExitError)
+		if ee == nil || ee.ExitCode() != tc.code {
+			t.Errorf("%s: exit %v, want %d\n%s", tc.name, err, tc.code, log.String())
+			continue
+		}
+		res, err := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
+		if err != nil || res.End == nil || res.End.Status != sweep.StatusInterrupted || res.End.Signal != tc.name || len(res.Steps) < 1 || res.Steps[0].Interrupted {
+			t.Errorf("%s: results %v %+v", tc.name, err, res)
+		}
+	}
+}
+
+// TestFaultDiskFull fills a small file system (a tmpfs in a mount
+// namespace of its own) during a sweep: the results file keeps room for
+// its end record, so the run stops between steps with every record whole
+// and an end record that says why (exit 1).
+func TestFaultDiskFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	if os.Getuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root (CI runs as root)")
+	}
+	srv := startSimServer(t, "slots=8,service=1ms")
+	p := newFaultProxy(t, srv.Addr)
+	args := faultArgs(p, "--concurrency", "1..40+1", "--duration", "200ms", "--warmup", "100ms")
+	dir := t.TempDir()
+	mnt := filepath.Join(dir, "mnt")
+	copyTo := filepath.Join(dir, "results-copy.jsonl")
+	os.Mkdir(mnt, 0o755)
+	script := `mount -t tmpfs -o size=320k none "$1" || exit 99; shift
+out="$1"; shift; copy="$1"; shift
+"$@" --out "$out" --no-plot; code=$?
+cp "$out/results.jsonl" "$copy"; exit $code`
+	cmd := exec.Command("unshare", append([]string{"-m", "sh", "-c", script, "sh", mnt, filepath.Join(mnt, "run"), copyTo, binary, "sweep"}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code == 99 {
+		t.Fatalf("could not mount a tmpfs: %s", stderr.String())
+	}
+	res, rerr := sweep.ReadResultsFile(copyTo)
+	if rerr != nil {
+		t.Fatalf("results after the disk filled: %v\n%s", rerr, stderr.String())
+	}
+	if code != exitFailed || res.End == nil || res.End.Status != sweep.StatusFailed || !strings.Contains(res.End.Reason, "no space left") {
+		t.Fatalf("exit %d, end %+v; want 1 and a failed end record saying the disk is full\n%s", code, res.End, stderr.String())
+	}
+	if len(res.Steps) == 0 || len(res.Steps) == 40 || len(res.Warnings) != 0 {
+		t.Errorf("%d steps kept, warnings %q", len(res.Steps), res.Warnings)
+	}
+	t.Logf("disk full after %d of 40 steps, %s", len(res.Steps), time.Since(start).Round(time.Second))
+}
