@@ -120,4 +120,3 @@ func TestPrepareStaleLock(t *testing.T) {
 		t.Errorf("gave up after %s, want about 3 s", d)
 	}
 }
-
