@@ -448,3 +448,32 @@ cp "$out/results.jsonl" "$copy"; exit $code`
 	}
 	t.Logf("disk full after %d of 40 steps, %s", len(res.Steps), time.Since(start).Round(time.Second))
 }
+
+// TestConcurrentSweepsOneDatabase: three sweeps started at once against
+// one fresh FerretDB database all succeed; the data is loaded once.
+func TestConcurrentSweepsOneDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts FerretDB")
+	}
+	uri, _ := startServe(t)
+	var wg sync.WaitGroup
+	results := make([]faultRun, 3)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = sweepWithFaults(t, 3*time.Minute, []string{"--uri", uri, "--records", "3000", "--concurrency", "1,2", "--warmup", "100ms", "--duration", "500ms", "--no-telemetry"}, nil)
+		}()
+	}
+	wg.Wait()
+	loads := 0
+	for i, r := range results {
+		if r.code != 0 || r.res == nil || r.res.End.Status != sweep.StatusComplete {
+			t.Errorf("sweep %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+		loads += strings.Count(r.stderr, ": loading poolsweep.usertable")
+	}
+	if loads != 1 {
+		t.Errorf("the collection was loaded %d times, want once", loads)
+	}
+}
