@@ -1,0 +1,148 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/topology/sim"
+)
+
+// startSim runs a simulated standalone in-process for the session tests.
+func startSim(t *testing.T, spec string) string {
+	t.Helper()
+	sp, err := sim.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := sim.Start(context.Background(), sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d.URI()
+}
+
+// newTestSession is a small plan (C=1,2,4, short windows) against uri.
+func newTestSession(t *testing.T, uri, dir string) *Session {
+	t.Helper()
+	levels, _ := ParseLevels("1,2,4", MaxConcurrency)
+	w := DefaultWorkload()
+	w.Records, w.Database = 200, "ps_session"
+	return &Session{
+		RunID:       "test-run",
+		Targets:     []SessionTarget{{Header: TargetHeader{Name: "sim", Topology: "standalone"}, NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }}},
+		Plan:        Plan{Concurrency: levels, Pool: PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1, Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond, OpTimeout: time.Second},
+		Workloads:   []Workload{w},
+		ResultsPath: filepath.Join(dir, "results.jsonl"),
+	}
+}
+
+// TestSessionRunsThePlan: a session measures every step, reports each
+// through its hooks, and closes the file complete; the file reads back.
+func TestSessionRunsThePlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	uri := startSim(t, "slots=4,service=1ms")
+	s := newTestSession(t, uri, t.TempDir())
+	var (
+		mu    sync.Mutex
+		seen  []int
+		begun int
+	)
+	s.Hooks = SessionHooks{
+		Begin: func(int, int, StepSpec) { begun++ },
+		Step: func(n, of int, st StepResult) {
+			mu.Lock()
+			seen = append(seen, st.Concurrency)
+			mu.Unlock()
+		},
+	}
+	out, err := s.Run(context.Background())
+	if err != nil || out.Status != StatusComplete || out.Measured != 3 || out.Planned != 3 {
+		t.Fatalf("outcome %+v, %v", out, err)
+	}
+	if begun != 3 || len(seen) != 3 || seen[0] != 1 || seen[2] != 4 {
+		t.Errorf("hooks: begun %d, steps %v", begun, seen)
+	}
+	res, err := ReadResultsFile(s.ResultsPath)
+	if err != nil || len(res.Steps) != 3 || res.End.Status != StatusComplete || res.End.Steps != 3 || res.End.Planned != 3 || res.Header.RunID != "test-run" {
+		t.Fatalf("results: %v %+v", err, res)
+	}
+	for _, st := range res.Steps {
+		if st.Ops == 0 || st.Errors.Total() != 0 {
+			t.Errorf("step C=%d: ops %d errors %+v", st.Concurrency, st.Ops, st.Errors)
+		}
+	}
+
+	// Resuming the finished run finds nothing to do and touches nothing.
+	prev, _ := ReadResultsFile(s.ResultsPath)
+	again := newTestSession(t, uri, filepath.Dir(s.ResultsPath))
+	again.Previous = prev
+	if _, err := again.Run(context.Background()); !errors.Is(err, ErrAlreadyComplete) {
+		t.Errorf("resume of a complete run: %v", err)
+	}
+	// A resume with another plan is refused, naming the flag.
+	other := newTestSession(t, uri, filepath.Dir(s.ResultsPath))
+	other.Previous = prev
+	other.Plan.Trials = 2
+	if _, err := other.Pending(); err == nil || err.Error() != "--trials was 1" {
+		t.Errorf("resume with other trials: %v", err)
+	}
+}
+
+// TestSessionKeepGoingAndInterrupt: with --keep-going a step whose target
+// cannot be measured is skipped and the run ends partial, naming it; a
+// cancelled context ends the run interrupted, naming the signal, and a
+// resume measures only what is missing.
+func TestSessionKeepGoingAndInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	uri := startSim(t, "slots=4,service=1ms")
+	dir := t.TempDir()
+	s := newTestSession(t, uri, dir)
+	s.KeepGoing = true
+	calls := 0
+	s.Targets[0].Check = func() error {
+		calls++
+		if calls == 2 {
+			return errors.New("server process exited")
+		}
+		return nil
+	}
+	out, err := s.Run(context.Background())
+	if err != nil || out.Status != StatusPartial || len(out.Failed) != 1 || out.Failed[0].Concurrency != 2 || out.Measured != 2 {
+		t.Fatalf("keep-going: %+v %v", out, err)
+	}
+	res, _ := ReadResultsFile(s.ResultsPath)
+	if res.End.Status != StatusPartial || len(res.End.FailedSteps) != 1 || res.End.FailedSteps[0].Error != "server process exited" {
+		t.Errorf("end record %+v", res.End)
+	}
+
+	// Resume: only C=2 is measured. Cancel during it with a signal cause.
+	r := newTestSession(t, uri, dir)
+	r.Previous = res
+	pending, err := r.Pending()
+	if err != nil || len(pending) != 1 || pending[0].Concurrency != 2 {
+		t.Fatalf("pending after partial: %v %v", pending, err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r.Hooks.Begin = func(int, int, StepSpec) {
+		time.AfterFunc(250*time.Millisecond, func() { cancel(Interrupt{Signal: "SIGTERM"}) })
+	}
+	out, err = r.Run(ctx)
+	if err != nil || out.Status != StatusInterrupted || out.Signal != "SIGTERM" {
+		t.Fatalf("interrupt: %+v %v", out, err)
+	}
+	res, err = ReadResultsFile(s.ResultsPath)
+	if err != nil || res.End.Status != StatusInterrupted || res.End.Signal != "SIGTERM" {
+		t.Fatalf("after interrupt: %v %+v", err, res.End)
+	}
+}
