@@ -48,6 +48,13 @@ type WindowObserver interface {
 // the real URI (with credentials) out of this package's state.
 type ClientFactory func() *options.ClientOptions
 
+// DefaultMaxConnecting is how many connections a measured pool opens at
+// once unless the URI or --max-connecting says otherwise. The driver's own
+// default of 2 takes about a minute to open 2,000 connections; the pools
+// are full before each window, so this changes how fast a step starts,
+// not what it measures.
+const DefaultMaxConnecting = 64
+
 // Runner measures steps against one target with one workload.
 type Runner struct {
 	Target    string
@@ -59,7 +66,9 @@ type Runner struct {
 	OpTimeout time.Duration
 	// PrewarmTimeout bounds waiting for the pool to open its connections.
 	PrewarmTimeout time.Duration
-	// MaxConnecting overrides the driver's maxConnecting (0 = driver's).
+	// MaxConnecting is the driver's maxConnecting for the step's clients:
+	// how many connections each pool opens at once. 0 means the URI's, or
+	// DefaultMaxConnecting when the URI does not say.
 	MaxConnecting uint64
 	// Hosts is how many servers each client keeps a pool to and spreads
 	// operations over: the mongos routers of a sharded target; 1 for a
@@ -113,10 +122,12 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 		o := r.NewClient().
 			SetMaxPoolSize(uint64(spec.MaxPoolSize)).
 			SetMinPoolSize(uint64(want)).
-			SetPoolMonitor(monitor).
-			SetTimeout(r.OpTimeout)
-		if r.MaxConnecting > 0 {
+			SetPoolMonitor(monitor)
+		switch {
+		case r.MaxConnecting > 0:
 			o.SetMaxConnecting(r.MaxConnecting)
+		case o.MaxConnecting == nil:
+			o.SetMaxConnecting(DefaultMaxConnecting)
 		}
 		c, err := mongo.Connect(o)
 		if err != nil {
@@ -150,9 +161,11 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				w := worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial))), coll: coll, wl: &r.Workload, api: r.Workload.Name == "api", keys: r.Keys, rec: rec}
+				w := worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial))), coll: coll, wl: &r.Workload,
+					api: r.Workload.Name == "api", keys: r.Keys, rec: rec, parent: wctx, deadline: opDeadline{timeout: r.OpTimeout, base: rec.base}}
+				defer w.deadline.release()
 				for !stop.Load() && wctx.Err() == nil {
-					w.call(wctx)
+					w.call()
 				}
 			}()
 		}
@@ -188,8 +201,8 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 		o.WindowEnd()
 	}
 
-	// Workers finish the call they are in. The driver ends every op
-	// within the op timeout, so after it (and a second's grace) whatever
+	// Workers finish the call they are in. Every op ends within 1.25 op
+	// timeouts (see opDeadline), so after that (and a second) whatever
 	// still runs is stuck: seal records it as a timeout of its age. An
 	// interrupted step cancels its calls instead: their outcome says
 	// nothing about the server, and they are not recorded.
@@ -197,7 +210,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	if completed {
-		grace := time.NewTimer(r.OpTimeout + time.Second)
+		grace := time.NewTimer(r.OpTimeout*5/4 + time.Second)
 		select {
 		case <-done:
 		case <-grace.C:
@@ -355,13 +368,43 @@ func (r *Runner) phase(ctx context.Context, spec StepSpec, name string, d time.D
 
 // worker issues one call at a time.
 type worker struct {
-	id   int
-	rng  *rand.Rand
-	coll *mongo.Collection
-	wl   *Workload
-	api  bool // the seeds' API call instead of the mix
-	keys *KeySpace
-	rec  *recorder
+	id       int
+	rng      *rand.Rand
+	coll     *mongo.Collection
+	wl       *Workload
+	api      bool // the seeds' API call instead of the mix
+	keys     *KeySpace
+	rec      *recorder
+	parent   context.Context // cancelled when the step is interrupted
+	deadline opDeadline
+}
+
+// opDeadline gives a worker's operations their timeout without making a
+// context (and a timer) per operation, which the driver's own timeoutMS
+// would: one context whose deadline is renewed whenever less than the op
+// timeout T is left, so every operation gets between T and 1.25 T.
+type opDeadline struct {
+	timeout time.Duration
+	base    time.Time     // the recorder's clock origin
+	until   time.Duration // the current deadline on that clock
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+// at returns the context for an operation starting at now (recorder clock).
+func (d *opDeadline) at(parent context.Context, now time.Duration) context.Context {
+	if d.ctx == nil || d.until-now < d.timeout {
+		d.release()
+		d.until = now + d.timeout + d.timeout/4
+		d.ctx, d.cancel = context.WithDeadline(parent, d.base.Add(d.until))
+	}
+	return d.ctx
+}
+
+func (d *opDeadline) release() {
+	if d.cancel != nil {
+		d.cancel()
+	}
 }
 
 func (w *worker) pickOp() string {
@@ -376,66 +419,72 @@ func (w *worker) pickOp() string {
 }
 
 // call runs one workload call and records its ops and its latency.
-func (w *worker) call(ctx context.Context) {
+func (w *worker) call() {
 	start := w.rec.callStart(w.id)
 	if w.api {
 		// The seeds' API call: 2 finds and 1 update by _id.
-		w.find(ctx)
-		w.find(ctx)
-		w.update(ctx)
+		w.find()
+		w.find()
+		w.update()
 	} else {
 		switch w.pickOp() {
 		case OpRead:
-			w.find(ctx)
+			w.find()
 		case OpUpdate:
-			w.update(ctx)
+			w.update()
 		case OpInsert:
-			w.insert(ctx)
+			w.insert()
 		case OpScan:
-			w.scan(ctx)
+			w.scan()
 		case OpRMW:
-			w.find(ctx)
-			w.update(ctx)
+			w.find()
+			w.update()
 		}
 	}
 	// An interrupted call's outcome says nothing about the server.
-	w.rec.callEnd(w.id, start, ctx.Err() == nil)
+	w.rec.callEnd(w.id, start, w.parent.Err() == nil)
 }
 
-func (w *worker) done(ctx context.Context, typ int, start time.Duration, err error) {
-	w.rec.opEnd(w.id, typ, start, classify(err), err, ctx.Err() == nil)
+// begin marks an op of type typ starting and returns its context.
+func (w *worker) begin(typ int) (context.Context, time.Duration) {
+	start := w.rec.opStart(w.id, typ)
+	return w.deadline.at(w.parent, start), start
 }
 
-func (w *worker) find(ctx context.Context) {
+func (w *worker) done(typ int, start time.Duration, err error) {
+	w.rec.opEnd(w.id, typ, start, classify(err), err, w.parent.Err() == nil)
+}
+
+func (w *worker) find() {
 	key := Key(w.keys.Pick(w.rng))
-	start := w.rec.opStart(w.id, 0)
+	ctx, start := w.begin(0)
 	err := w.coll.FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Err()
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		err = nil // a key that is not there (yet) is an answer, not a failure
 	}
-	w.done(ctx, 0, start, err)
+	w.done(0, start, err)
 }
 
-func (w *worker) update(ctx context.Context) {
+func (w *worker) update() {
 	key := Key(w.keys.Pick(w.rng))
 	f := fieldName(w.rng.IntN(w.wl.FieldCount))
 	val := randomString(w.rng, w.wl.FieldLength)
-	start := w.rec.opStart(w.id, 1)
+	ctx, start := w.begin(1)
 	_, err := w.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: bson.D{{Key: f, Value: val}}}})
-	w.done(ctx, 1, start, err)
+	w.done(1, start, err)
 }
 
-func (w *worker) insert(ctx context.Context) {
+func (w *worker) insert() {
 	doc := NewDocument(w.rng, w.keys.NextInsert(), *w.wl)
-	start := w.rec.opStart(w.id, 2)
+	ctx, start := w.begin(2)
 	_, err := w.coll.InsertOne(ctx, doc)
-	w.done(ctx, 2, start, err)
+	w.done(2, start, err)
 }
 
-func (w *worker) scan(ctx context.Context) {
+func (w *worker) scan() {
 	key := Key(w.keys.Pick(w.rng))
 	n := 1 + w.rng.IntN(w.wl.MaxScanLength)
-	start := w.rec.opStart(w.id, 3)
+	ctx, start := w.begin(3)
 	cur, err := w.coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: key}}}},
 		options.Find().SetLimit(int64(n)).SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(int32(n)))
 	if err == nil {
@@ -444,7 +493,7 @@ func (w *worker) scan(ctx context.Context) {
 		err = cur.Err()
 		cur.Close(context.WithoutCancel(ctx))
 	}
-	w.done(ctx, 3, start, err)
+	w.done(3, start, err)
 }
 
 // classify sorts an op error into the kinds results.jsonl counts.

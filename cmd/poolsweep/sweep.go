@@ -126,7 +126,7 @@ Exit status:
 	f.BoolVar(&o.drop, "drop", false, "reload poolsweep's own collection even if a matching one exists")
 	f.StringVar(&o.out, "out", "", "output directory (default ./poolsweep-out/<run-id>)")
 	f.StringVar(&o.order, "order", sweep.OrderSequential, "with several targets: sequential, or interleaved (A B A B … step by step)")
-	f.Uint64Var(&o.maxConnecting, "max-connecting", 0, "driver maxConnecting per pool (0 = the URI's or the driver's default, 2)")
+	f.Uint64Var(&o.maxConnecting, "max-connecting", 0, "connections each pool opens at once (default: the URI's maxConnecting, else 64; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured")
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep (the run then ends partial, exit 3)")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
 	f.Float64Var(&o.maxErrorRate, "max-error-rate", 1, "stop the sweep after a step whose failed operations exceed this fraction (1 = never stop)")

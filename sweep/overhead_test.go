@@ -1,0 +1,265 @@
+package sweep
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/topology/sim"
+)
+
+// simChildEnv makes this test binary serve a simulator instead of running
+// tests (see TestMain), so that a benchmark can put the server in another
+// process and measure only the client's CPU.
+const simChildEnv = "POOLSWEEP_TEST_SIM_CHILD"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(simChildEnv); spec != "" {
+		serveSimChild(spec)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// serveSimChild runs the simulator until stdin closes.
+func serveSimChild(spec string) {
+	sp, err := sim.ParseSpec(spec)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	d, err := sim.Start(context.Background(), sp)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(d.URI())
+	bufio.NewReader(os.Stdin).ReadString('\n')
+	d.Close()
+}
+
+// startSimProcess starts the simulator in a child process of this test
+// binary and returns its URI.
+func startSimProcess(tb testing.TB, spec string) string {
+	tb.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), simChildEnv+"="+spec)
+	cmd.Stderr = os.Stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		tb.Fatalf("simulator child: %v", err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// processCPU is this process's user+system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuWindow is a WindowObserver that measures this process's CPU over
+// exactly the measured window.
+type cpuWindow struct{ start, used time.Duration }
+
+func (c *cpuWindow) WindowStart(context.Context, StepSpec) { c.start = processCPU() }
+func (c *cpuWindow) WindowEnd()                            { c.used = processCPU() - c.start }
+func (c *cpuWindow) Fill(*StepResult)                      {}
+
+// overheadRound is one measurement: ops/s and client CPU per op.
+type overheadRound struct {
+	opsPerS  float64
+	cpuPerOp time.Duration
+}
+
+// bareLoop is the physical limit of this stack: C goroutines calling
+// FindOne by _id back to back on one client with a pool of C, no pool
+// monitor and no operation timeout.
+func bareLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, records int64) overheadRound {
+	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(c)).SetMinPoolSize(uint64(c)).SetMaxConnecting(uint64(c)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer client.Disconnect(context.Background())
+	coll := client.Database("ps_overhead").Collection("usertable")
+	var (
+		measuring, stop atomic.Bool
+		ops             atomic.Int64
+		wg              sync.WaitGroup
+	)
+	ctx := context.Background()
+	for i := range c {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(i), 1))
+			n := int64(0)
+			for !stop.Load() {
+				coll.FindOne(ctx, bson.D{{Key: "_id", Value: Key(rng.Int64N(records))}}).Err()
+				if measuring.Load() {
+					n++
+				}
+			}
+			ops.Add(n)
+		}()
+	}
+	time.Sleep(warmup)
+	cpu0 := processCPU()
+	t0 := time.Now()
+	measuring.Store(true)
+	time.Sleep(window)
+	measuring.Store(false)
+	cpu := processCPU() - cpu0
+	secs := time.Since(t0).Seconds()
+	stop.Store(true)
+	wg.Wait()
+	n := ops.Load()
+	return overheadRound{opsPerS: float64(n) / secs, cpuPerOp: cpu / time.Duration(max(n, 1))}
+}
+
+// poolsweepLoop is one step of poolsweep's own runner: the same reads,
+// with everything results.jsonl promises recorded.
+func poolsweepLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, w Workload, keys *KeySpace) overheadRound {
+	cw := &cpuWindow{}
+	r := &Runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w, Keys: keys,
+		Warmup: warmup, Duration: window, OpTimeout: 5 * time.Second, Observers: []WindowObserver{cw}}
+	step, err := r.RunStep(context.Background(), StepSpec{Target: "sim", Workload: w.Label, Concurrency: c, MaxPoolSize: c, PoolSetting: "match", Clients: 1, Trial: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return overheadRound{opsPerS: step.OpsPerS, cpuPerOp: cw.used / time.Duration(max(step.Ops, 1))}
+}
+
+// BenchmarkOverhead measures what poolsweep's worker loop costs against
+// the bare driver loop, against the same simulator (in a child process,
+// so the CPU measured is the client's alone), interleaved over several
+// rounds so that drift of the machine hits both. Run it with
+//
+//	go test -run '^$' -bench Overhead -benchtime 1x ./sweep
+//
+// It reports, per concurrency, the medians of both and their ratios
+// (ops/s ratio ≥ 0.97 and CPU/op ratio ≤ 1.03 is the target).
+func BenchmarkOverhead(b *testing.B) {
+	uri := startSimProcess(b, "slots=256,service=1us")
+	w := DefaultWorkload()
+	w.Records, w.Database = 10000, "ps_overhead"
+	client, err := mongo.Connect(options.Client().ApplyURI(uri))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lr, err := Prepare(context.Background(), client, w, PrepareOptions{})
+	client.Disconnect(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := NewKeySpace(w.Distribution, int64(w.Records), lr.NextInsert)
+	const rounds = 4
+	warmup, window := 500*time.Millisecond, 2*time.Second
+	for _, c := range []int{16, 256} {
+		b.Run(fmt.Sprintf("C=%d", c), func(b *testing.B) {
+			for range b.N {
+				var bare, ps []overheadRound
+				for i := range rounds {
+					// Alternate which goes first, so a trend favours neither.
+					if i%2 == 0 {
+						bare = append(bare, bareLoop(b, uri, c, warmup, window, int64(w.Records)))
+						ps = append(ps, poolsweepLoop(b, uri, c, warmup, window, w, keys))
+					} else {
+						ps = append(ps, poolsweepLoop(b, uri, c, warmup, window, w, keys))
+						bare = append(bare, bareLoop(b, uri, c, warmup, window, int64(w.Records)))
+					}
+				}
+				bOps, bCPU := medianRound(bare)
+				pOps, pCPU := medianRound(ps)
+				for i := range bare {
+					b.Logf("round %d: bare %.0f ops/s %.1f µs/op | poolsweep %.0f ops/s %.1f µs/op", i+1,
+						bare[i].opsPerS, us(bare[i].cpuPerOp), ps[i].opsPerS, us(ps[i].cpuPerOp))
+				}
+				b.ReportMetric(bOps, "bare-ops/s")
+				b.ReportMetric(pOps, "poolsweep-ops/s")
+				b.ReportMetric(pOps/bOps, "ops/s-ratio")
+				b.ReportMetric(us(bCPU), "bare-cpu-µs/op")
+				b.ReportMetric(us(pCPU), "poolsweep-cpu-µs/op")
+				b.ReportMetric(float64(pCPU)/float64(bCPU), "cpu/op-ratio")
+			}
+		})
+	}
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// medianRound is the median ops/s and CPU per op over rounds.
+func medianRound(rs []overheadRound) (float64, time.Duration) {
+	ops := make([]float64, len(rs))
+	cpu := make([]float64, len(rs))
+	for i, r := range rs {
+		ops[i], cpu[i] = r.opsPerS, float64(r.cpuPerOp)
+	}
+	return medianOf(ops), time.Duration(medianOf(cpu))
+}
+
+func medianOf(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+// BenchmarkWorkerLoop runs only poolsweep's loop, for profiling:
+//
+//	go test -run '^$' -bench WorkerLoop -benchtime 1x -cpuprofile cpu.out ./sweep
+func BenchmarkWorkerLoop(b *testing.B) {
+	uri := startSimProcess(b, "slots=256,service=1us")
+	w := DefaultWorkload()
+	w.Records, w.Database = 10000, "ps_overhead"
+	client, _ := mongo.Connect(options.Client().ApplyURI(uri))
+	lr, err := Prepare(context.Background(), client, w, PrepareOptions{})
+	client.Disconnect(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := NewKeySpace(w.Distribution, int64(w.Records), lr.NextInsert)
+	for range b.N {
+		r := poolsweepLoop(b, uri, 64, 200*time.Millisecond, 5*time.Second, w, keys)
+		b.ReportMetric(r.opsPerS, "ops/s")
+		b.ReportMetric(us(r.cpuPerOp), "cpu-µs/op")
+	}
+}
