@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -481,13 +482,15 @@ func values(def metricDef, steps []*sweep.StepResult) []float64 {
 
 func ptr(v float64) *float64 { return &v }
 
-// spreadPct is half the range of xs relative to their median, in %.
-func spreadPct(xs []float64, med float64) *float64 {
-	if med == 0 || len(xs) < 2 {
-		return nil
+// summary is the center and spread of one side's trials, the way every
+// package summarises trials (internal/stats).
+func summary(xs []float64) (center, spreadPct *float64) {
+	s := stats.Summarize(xs)
+	center = ptr(s.Center)
+	if sp := s.SpreadPct(); !math.IsNaN(sp) {
+		spreadPct = ptr(sp)
 	}
-	lo, hi := slices.Min(xs), slices.Max(xs)
-	return ptr((hi - lo) / 2 / math.Abs(med) * 100)
+	return center, spreadPct
 }
 
 func buildMetric(def metricDef, bs, cs []*sweep.StepResult, o Options) *Metric {
@@ -497,12 +500,10 @@ func buildMetric(def metricDef, bs, cs []*sweep.StepResult, o Options) *Metric {
 	}
 	m := &Metric{Name: def.name, Unit: def.unit, BaselineN: len(xs), CandidateN: len(ys)}
 	if len(xs) > 0 {
-		m.Baseline = ptr(median(xs))
-		m.BaselineSpreadPct = spreadPct(xs, *m.Baseline)
+		m.Baseline, m.BaselineSpreadPct = summary(xs)
 	}
 	if len(ys) > 0 {
-		m.Candidate = ptr(median(ys))
-		m.CandidateSpreadPct = spreadPct(ys, *m.Candidate)
+		m.Candidate, m.CandidateSpreadPct = summary(ys)
 	}
 	switch {
 	case len(xs) == 0:

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/poolsweep/poolsweep/internal/stats"
 )
 
 // Thresholds that are properties of the method, not user choices.
@@ -150,10 +152,8 @@ func aggregate(points []Point) ([]level, []string) {
 		l.vals = make([]float64, len(ps))
 		var conns, waits, means, p99s []float64
 		bounds := map[string]int{}
-		sum := 0.0
 		for i, p := range ps {
 			l.vals[i] = p.QPS
-			sum += p.QPS
 			if p.Connections > 0 {
 				conns = append(conns, float64(p.Connections))
 			}
@@ -172,15 +172,16 @@ func aggregate(points []Point) ([]level, []string) {
 			l.MaxPoolSize = max(l.MaxPoolSize, p.MaxPoolSize)
 		}
 		sort.Float64s(l.vals)
-		l.QPS = medianSorted(l.vals)
-		l.QPSMean = sum / float64(len(ps))
-		// Without a bootstrap the honest interval is the observed range.
-		l.QPSLow, l.QPSHigh = l.vals[0], l.vals[len(l.vals)-1]
-		l.Connections = int(math.Round(median(conns)))
-		l.PoolWaitP99Ms = median(waits)
-		l.MeanLatencyMs = median(means)
+		// Without a bootstrap the honest interval is the observed range,
+		// which is what Summarize gives.
+		sum := stats.Summarize(l.vals)
+		l.QPS, l.QPSLow, l.QPSHigh = sum.Center, sum.Low, sum.High
+		l.QPSMean = stats.Mean(l.vals)
+		l.Connections = int(math.Round(medianOrZero(conns)))
+		l.PoolWaitP99Ms = medianOrZero(waits)
+		l.MeanLatencyMs = medianOrZero(means)
 		if len(p99s) > 0 {
-			v := median(p99s)
+			v := stats.Median(p99s)
 			l.P99Ms = &v
 		}
 		l.Bound = majority(bounds)
@@ -359,58 +360,24 @@ func bootstrap(levels []level, lx []float64, o Options, rng *rand.Rand) []int {
 	for _, l := range levels {
 		maxN = max(maxN, len(l.vals))
 	}
-	counts := make([]int, maxN)
+	rs := stats.NewResampler(rng, maxN)
 	ys := make([]float64, L)
 	for b := range B {
 		for i, l := range levels {
-			ys[i] = resampleMedian(l.vals, counts, rng)
+			ys[i] = rs.Median(l.vals)
 			meds[b*L+i] = ys[i]
 		}
 		knees[b] = estimateKnee(lx, ys, o, false).knee
 	}
 	col := make([]float64, B)
 	for i := range levels {
-		if len(levels[i].vals) < 3 {
-			continue
-		}
 		for b := range B {
 			col[b] = meds[b*L+i]
 		}
-		sort.Float64s(col)
-		levels[i].QPSLow = quantileSorted(col, 0.025)
-		levels[i].QPSHigh = quantileSorted(col, 0.975)
+		s := stats.Summarize(levels[i].vals).WithInterval(col, stats.DefaultConfidence)
+		levels[i].QPSLow, levels[i].QPSHigh = s.Low, s.High
 	}
 	return knees
-}
-
-// resampleMedian draws len(sorted) values with replacement and returns
-// their median in O(n): counting draws per rank of the sorted sample avoids
-// sorting every resample.
-func resampleMedian(sorted []float64, counts []int, rng *rand.Rand) float64 {
-	n := len(sorted)
-	if n == 1 {
-		return sorted[0]
-	}
-	c := counts[:n]
-	clear(c)
-	for range n {
-		c[rng.IntN(n)]++
-	}
-	lo, hi := (n-1)/2, n/2
-	var vlo, vhi float64
-	cum := 0
-	found := false
-	for i, k := range c {
-		cum += k
-		if !found && cum > lo {
-			vlo, found = sorted[i], true
-		}
-		if cum > hi {
-			vhi = sorted[i]
-			break
-		}
-	}
-	return (vlo + vhi) / 2
 }
 
 // method turns an index answer into a Method.
@@ -536,11 +503,11 @@ func consensus(r Report, xs []int, e estimate, boot []int, minTrials int, o Opti
 
 	var stability float64
 	if len(boot) > 0 {
-		var found []int
+		var found []float64
 		same := 0
 		for _, b := range boot {
 			if b >= 0 {
-				found = append(found, b)
+				found = append(found, float64(b))
 			}
 			if b == e.knee {
 				same++
@@ -550,9 +517,10 @@ func consensus(r Report, xs []int, e estimate, boot []int, minTrials int, o Opti
 		k.Stability = &stability
 		k.Resamples = len(boot)
 		if len(found) > 0 {
-			sort.Ints(found)
-			lo = min(lo, found[int(math.Floor(0.025*float64(len(found)-1)))])
-			hi = max(hi, found[int(math.Ceil(0.975*float64(len(found)-1)))])
+			// The 95% interval of the resampled knees, as levels that were
+			// answers: rounded outwards, never interpolated between them.
+			blo, bhi := stats.OuterPercentiles(found, 2.5, 97.5)
+			lo, hi = min(lo, int(blo)), max(hi, int(bhi))
 		}
 	}
 	k.Low, k.High = xs[lo], xs[hi]
@@ -616,33 +584,11 @@ func majority(counts map[string]int) string {
 	return best
 }
 
-func median(v []float64) float64 {
+// medianOrZero is the median of values that are only recorded when
+// known; 0 (the Level fields' "unknown") when none were.
+func medianOrZero(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
-	s := slices.Clone(v)
-	sort.Float64s(s)
-	return medianSorted(s)
-}
-
-func medianSorted(s []float64) float64 {
-	n := len(s)
-	if n == 0 {
-		return 0
-	}
-	return (s[(n-1)/2] + s[n/2]) / 2
-}
-
-// quantileSorted is the linear-interpolation quantile of sorted values.
-func quantileSorted(s []float64, q float64) float64 {
-	if len(s) == 0 {
-		return 0
-	}
-	pos := q * float64(len(s)-1)
-	i := int(math.Floor(pos))
-	if i >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	f := pos - float64(i)
-	return s[i]*(1-f) + s[i+1]*f
+	return stats.Median(v)
 }
