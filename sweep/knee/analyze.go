@@ -32,7 +32,8 @@ const (
 // level is one concurrency level with its raw trial values, sorted.
 type level struct {
 	Level
-	vals []float64 // sorted QPS of the trials
+	vals        []float64 // sorted QPS of the trials
+	clientBound int       // trials labelled client-bound
 }
 
 // AnalyzeAll analyses every series with the same options, in order.
@@ -94,7 +95,7 @@ func Analyze(s Series, o Options) Report {
 	r.Methods.SLO = sloKnee(r.Levels, o)
 	r.Methods.USL = fitUSL(levels)
 	r.Retrograde = retrograde(r.Levels, est.peak)
-	r.Knee = consensus(r, xs, est, boot, minTrials, o)
+	r.Knee = consensus(r, levels, est, boot, minTrials)
 	if r.Knee.Found {
 		r.BoundPastKnee = boundPast(s.Points, r.Knee.Concurrency)
 	}
@@ -185,6 +186,7 @@ func aggregate(points []Point) ([]level, []string) {
 			l.P99Ms = &v
 		}
 		l.Bound = majority(bounds)
+		l.clientBound = bounds[boundClient]
 		out = append(out, l)
 	}
 	return out, warns
@@ -460,9 +462,14 @@ func retrograde(levels []Level, peak int) *Retrograde {
 	return r
 }
 
-// consensus turns the point estimate and the bootstrap into a Knee.
-func consensus(r Report, xs []int, e estimate, boot []int, minTrials int, o Options) Knee {
-	n := len(xs)
+// consensus turns the point estimate and the bootstrap into a Knee, and
+// qualifies it when the load host limited the levels that decided it.
+func consensus(r Report, levels []level, e estimate, boot []int, minTrials int) Knee {
+	n := len(levels)
+	xs := make([]int, n)
+	for i, l := range levels {
+		xs[i] = l.Concurrency
+	}
 	k := Knee{Confidence: "none"}
 	if e.knee < 0 {
 		switch {
@@ -475,6 +482,14 @@ func consensus(r Report, xs []int, e estimate, boot []int, minTrials int, o Opti
 				e.topGain*100, xs[n-2], xs[n-1])
 		default:
 			k.Statement = "no method found a knee"
+		}
+		// Past the peak (or at the top, still rising) the load host may be
+		// why no knee showed.
+		if n > 1 && r.Peak.QPS > 0 {
+			if runs := limitedRuns(levels, e.peak-1, n-1); len(runs) > 0 {
+				k.LoadHostLimited = flatten(runs)
+				k.Statement += "; " + limitNote(runs)
+			}
 		}
 		return k
 	}
@@ -552,6 +567,8 @@ func consensus(r Report, xs []int, e estimate, boot []int, minTrials int, o Opti
 		conf = fmt.Sprintf("%s confidence: %.0f%% of %d bootstrap resamples of %d+ trials per level give the same knee",
 			k.Confidence, stability*100, len(boot), minTrials)
 	}
+	from, to := kneeWindow(e.knee, lo, hi, e.peak)
+	conf = capForLoadHost(&k, conf, limitedRuns(levels, from, to))
 	rng := fmt.Sprintf("%d", k.Concurrency)
 	if k.Low != k.High {
 		rng = fmt.Sprintf("%d (range %d–%d)", k.Concurrency, k.Low, k.High)

@@ -14,11 +14,18 @@ import (
 // plots. It always starts "knee: <target> concurrency=<C> ops/s=<X>" when a
 // knee was found, and "knee: <target> none within tested range" when not.
 func Summary(r Report) string {
+	limited := ""
+	if len(r.Knee.LoadHostLimited) > 0 {
+		limited = limitNote(runsIn(r.Levels, r.Knee.LoadHostLimited))
+	}
 	if !r.Knee.Found {
 		if r.Peak.QPS <= 0 {
 			return fmt.Sprintf("knee: %s none within tested range (no throughput measured)", r.Target)
 		}
-		return fmt.Sprintf("knee: %s none within tested range (peak ops/s=%.0f at concurrency=%d)", r.Target, r.Peak.QPS, r.Peak.Concurrency)
+		if limited != "" {
+			limited = "; " + limited
+		}
+		return fmt.Sprintf("knee: %s none within tested range (peak ops/s=%.0f at concurrency=%d%s)", r.Target, r.Peak.QPS, r.Peak.Concurrency, limited)
 	}
 	var extra []string
 	if r.Pool != "" {
@@ -31,8 +38,14 @@ func Summary(r Report) string {
 	switch {
 	case conf == "unconfirmed":
 		conf += ": 1 trial"
+		if limited != "" {
+			conf += "; " + limited
+		}
 	case conf != "":
 		conf += " confidence"
+		if limited != "" {
+			conf += ": " + limited
+		}
 	}
 	extra = append(extra, conf)
 	if r.Retrograde != nil {
@@ -88,8 +101,8 @@ func WriteText(w io.Writer, reports []Report) error {
 			if u.NStar != nil {
 				ns = strconv.FormatFloat(*u.NStar, 'f', 1, 64)
 			}
-			fmt.Fprintf(tw, "  usl\t%s\tλ=%s σ=%s κ=%s fitted peak %s ops/s, R²=%.3f, %s-bound\n",
-				ns, fmtSig(u.Lambda), fmtSig(u.Sigma), fmtSig(u.Kappa), fmtQPS(u.PeakQPS), u.R2, u.Bound)
+			fmt.Fprintf(tw, "  usl\t%s\tλ=%s σ=%s κ=%s %s, R²=%.3f, %s-bound\n",
+				ns, fmtSig(u.Lambda), fmtSig(u.Sigma), fmtSig(u.Kappa), uslPeak(u), u.R2, u.Bound)
 		} else {
 			fmt.Fprintf(tw, "  usl\t-\tskipped: %s\n", u.Skipped)
 		}
@@ -103,7 +116,11 @@ func WriteText(w io.Writer, reports []Report) error {
 		}
 		ew.printf("\n%s\n", wrap(capitalise(r.Knee.Statement), 78))
 		rc := r.Recommendation
-		ew.printf("recommendation: concurrency %d per client, maxPoolSize %d per client per host\n", rc.Concurrency, rc.MaxPoolSize)
+		if rc.Concurrency > 0 {
+			ew.printf("recommendation: concurrency %d per client, maxPoolSize %d per client per host\n", rc.Concurrency, rc.MaxPoolSize)
+		} else {
+			ew.printf("recommendation: none\n")
+		}
 		ew.printf("%s\n", indent(wrap(rc.Why, 76), "  "))
 		if r.BoundPastKnee != "" {
 			ew.printf("bound past the knee: %s\n", r.BoundPastKnee)
@@ -116,6 +133,19 @@ func WriteText(w io.Writer, reports []Report) error {
 		}
 	}
 	return ew.err
+}
+
+// uslPeak words the fit's peak: "fitted peak X ops/s" when κ > 0 gives one
+// at N*, otherwise that there is none, with the level throughput
+// approaches when it levels off (σ > 0).
+func uslPeak(u USL) string {
+	switch {
+	case u.NStar != nil:
+		return "fitted peak " + fmtQPS(u.PeakQPS) + " ops/s"
+	case u.Sigma > 0:
+		return "no finite peak (approaches " + fmtQPS(u.PeakQPS) + " ops/s)"
+	}
+	return "no finite peak (linear)"
 }
 
 // WriteJSON renders reports as {"series": [...]} with numbers rounded to

@@ -93,6 +93,11 @@ type Knee struct {
 	// is this one; nil when no bootstrap ran (fewer than 3 trials a level).
 	Stability *float64 `json:"stability,omitempty"`
 	Resamples int      `json:"resamples,omitempty"`
+	// LoadHostLimited lists the concurrency levels, among those that
+	// decided the knee (or, with no knee, those from the peak on), where at
+	// least half the trials were labelled client-bound: their numbers are
+	// the load host's, not the server's. Confidence is then at most low.
+	LoadHostLimited []int `json:"load_host_limited,omitempty"`
 }
 
 // Method is one knee method's answer; Concurrency is nil when the method
@@ -110,10 +115,13 @@ type USL struct {
 	Sigma   float64  `json:"sigma"`
 	Kappa   float64  `json:"kappa"`
 	NStar   *float64 `json:"n_star"` // nil (JSON null) when κ = 0: no finite peak
-	PeakQPS float64  `json:"peak_qps"`
-	R2      float64  `json:"r2"`
-	Bound   string   `json:"bound"`            // "contention", "coherency", "linear"
-	Points  int      `json:"points,omitempty"` // trial points fitted
+	// PeakQPS is the fitted throughput at N*. With no finite peak it is the
+	// asymptote λ/σ the curve approaches (σ > 0) or 0 (a straight line); the
+	// JSON then has peak_qps null and asymptote_qps.
+	PeakQPS float64 `json:"peak_qps"`
+	R2      float64 `json:"r2"`
+	Bound   string  `json:"bound"`            // "contention", "coherency", "linear"
+	Points  int     `json:"points,omitempty"` // trial points fitted
 }
 
 // Eval is the fitted throughput at concurrency n.
