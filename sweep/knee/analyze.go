@@ -69,14 +69,15 @@ func Analyze(s Series, o Options) Report {
 		xs[i], lx[i], ys[i] = l.Concurrency, math.Log2(float64(l.Concurrency)), l.QPS
 		minTrials = min(minTrials, l.Trials)
 	}
-	est := estimateKnee(lx, ys, o, true)
+	sif, sifNote := serverInFlightKnee(levels, lx, o)
+	est := estimateKnee(lx, ys, sif, o, true)
 
 	// The bootstrap resamples trials within each level; each resample's
 	// medians give one consensus knee and one median per level. Only
 	// meaningful with ≥3 trials everywhere; levels with fewer keep min/max.
 	var boot []int
 	if len(levels) > 0 && o.Bootstrap > 0 && minTrials >= 3 {
-		boot = bootstrap(levels, lx, o, rng)
+		boot = bootstrap(levels, lx, sif, o, rng)
 	}
 	for i := range levels {
 		r.Levels = append(r.Levels, levels[i].Level)
@@ -93,6 +94,7 @@ func Analyze(s Series, o Options) Report {
 	r.Methods.Kneedle = method(xs, est.kneedle, est.kneedleNote)
 	r.Methods.Marginal = method(xs, est.marginal, est.marginalNote)
 	r.Methods.SLO = sloKnee(r.Levels, o)
+	r.Methods.ServerInFlight = method(xs, sif, sifNote)
 	r.Methods.USL = fitUSL(levels)
 	r.Retrograde = retrograde(r.Levels, est.peak)
 	r.Knee = consensus(r, levels, est, boot, minTrials)
@@ -151,7 +153,7 @@ func aggregate(points []Point) ([]level, []string) {
 		ps := by[c]
 		l := level{Level: Level{Concurrency: c, Trials: len(ps)}}
 		l.vals = make([]float64, len(ps))
-		var conns, waits, means, p99s []float64
+		var conns, waits, means, p99s, sifs []float64
 		bounds := map[string]int{}
 		for i, p := range ps {
 			l.vals[i] = p.QPS
@@ -166,6 +168,9 @@ func aggregate(points []Point) ([]level, []string) {
 			}
 			if p.HasP99 && !math.IsNaN(p.P99Ms) {
 				p99s = append(p99s, p.P99Ms)
+			}
+			if p.HasServerInFlight {
+				sifs = append(sifs, p.ServerInFlight)
 			}
 			if p.Bound != "" {
 				bounds[p.Bound]++
@@ -185,6 +190,10 @@ func aggregate(points []Point) ([]level, []string) {
 			v := stats.Median(p99s)
 			l.P99Ms = &v
 		}
+		if len(sifs) == len(ps) {
+			v := stats.Median(sifs)
+			l.ServerInFlight = &v
+		}
 		l.Bound = majority(bounds)
 		l.clientBound = bounds[boundClient]
 		out = append(out, l)
@@ -196,6 +205,7 @@ func aggregate(points []Point) ([]level, []string) {
 // point into the levels, -1 means "no answer".
 type estimate struct {
 	peak, plateau, kneedle, marginal int
+	serverInFlight                   int  // the server in-flight knee, -1 when none or not run
 	knee                             int  // consensus, -1 when none
 	rising                           bool // still gaining ≥ MinGain per doubling at the top
 	topGain                          float64
@@ -205,36 +215,26 @@ type estimate struct {
 }
 
 // estimateKnee runs the plateau, Kneedle and marginal-gain methods on a
-// medians curve (lx = log2 concurrency) and forms their consensus. notes
-// says whether to build the explanatory strings (the bootstrap calls this
-// thousands of times and needs only the indices).
-func estimateKnee(lx, ys []float64, o Options, notes bool) estimate {
+// medians curve (lx = log2 concurrency) and forms their consensus with the
+// server in-flight answer sif (an index, -1 for none), which comes from
+// another curve and is computed once by the caller. notes says whether to
+// build the explanatory strings (the bootstrap calls this thousands of
+// times and needs only the indices).
+func estimateKnee(lx, ys []float64, sif int, o Options, notes bool) estimate {
 	n := len(ys)
-	e := estimate{peak: -1, plateau: -1, kneedle: -1, marginal: -1, knee: -1}
+	e := estimate{peak: -1, plateau: -1, kneedle: -1, marginal: -1, serverInFlight: sif, knee: -1}
 	if n == 0 {
 		return e
 	}
-	e.peak = 0
-	for i, y := range ys {
-		if y > ys[e.peak] {
-			e.peak = i
-		}
-	}
-	peakY := ys[e.peak]
-	if peakY <= 0 {
+	e.peak = peakIndex(ys)
+	if ys[e.peak] <= 0 {
 		if notes {
 			e.plateauNote, e.kneedleNote, e.marginalNote = "no throughput", "no throughput", "no throughput"
 		}
 		return e
 	}
 
-	// Plateau: the first level within Plateau of the peak.
-	for i := 0; i <= e.peak; i++ {
-		if ys[i] >= o.Plateau*peakY {
-			e.plateau = i
-			break
-		}
-	}
+	e.plateau = plateauIndex(ys, e.peak, o.Plateau)
 	if notes {
 		e.plateauNote = fmt.Sprintf("first level reaching %.0f%% of the peak", o.Plateau*100)
 	}
@@ -277,31 +277,11 @@ func estimateKnee(lx, ys []float64, o Options, notes bool) estimate {
 		}
 	}
 
-	// Marginal gain per doubling, against the best level so far so that a
-	// noisy dip is not followed by a false "gain". Grids that do not double
-	// are compared per log2 step: gain^(1/log2(C2/C1)). The knee is the
-	// first level from which no later doubling gains MinGain, which for a
-	// concave curve is the first doubling that adds less than MinGain, and
-	// which skips a flat start that throughput later climbs out of.
 	if n >= 2 {
-		best := ys[0]
-		cand := -1
-		for j := 0; j < n-1; j++ {
-			g := perDoubling(best, ys[j+1], lx[j+1]-lx[j])
-			if j == n-2 {
-				e.topGain = g
-			}
-			if g >= o.MinGain {
-				cand = -1
-			} else if cand < 0 {
-				cand = j
-			}
-			best = max(best, ys[j+1])
-		}
-		e.marginal = cand
+		e.marginal, e.topGain = marginalIndex(lx, ys, o.MinGain)
 		e.rising = e.peak == n-1 && e.topGain >= o.MinGain
 		if notes {
-			if cand < 0 {
+			if e.marginal < 0 {
 				e.marginalNote = fmt.Sprintf("the last doubling still added %.0f%%", e.topGain*100)
 			} else {
 				e.marginalNote = fmt.Sprintf("from here on each doubling adds less than %.0f%%", o.MinGain*100)
@@ -317,9 +297,9 @@ func estimateKnee(lx, ys []float64, o Options, notes bool) estimate {
 	// Consensus: the median answer. With an even count take the higher of
 	// the middle two, because by the lower one's neighbour's measure the
 	// curve has not saturated yet.
-	var ans [3]int
+	var ans [4]int
 	k := 0
-	for _, a := range []int{e.plateau, e.kneedle, e.marginal} {
+	for _, a := range []int{e.plateau, e.kneedle, e.marginal, e.serverInFlight} {
 		if a >= 0 {
 			ans[k] = a
 			k++
@@ -332,6 +312,62 @@ func estimateKnee(lx, ys []float64, o Options, notes bool) estimate {
 	sort.Ints(s)
 	e.knee = s[k/2]
 	return e
+}
+
+// peakIndex is the index of the first largest value.
+func peakIndex(ys []float64) int {
+	p := 0
+	for i, y := range ys {
+		if y > ys[p] {
+			p = i
+		}
+	}
+	return p
+}
+
+// plateauIndex is the first level, up to the peak, within frac of it; -1
+// when the peak is not positive.
+func plateauIndex(ys []float64, peak int, frac float64) int {
+	if ys[peak] <= 0 {
+		return -1
+	}
+	for i := 0; i <= peak; i++ {
+		if ys[i] >= frac*ys[peak] {
+			return i
+		}
+	}
+	return -1
+}
+
+// marginalIndex is the first level from which no later doubling gains
+// minGain, and the gain per doubling of the last step (-1 when the curve
+// still gains at the top).
+//
+// Gains are measured against the best level so far so that a noisy dip is
+// not followed by a false "gain". Grids that do not double are compared per
+// log2 step: gain^(1/log2(C2/C1)). For a concave curve the answer is the
+// first doubling that adds less than minGain; it skips a flat start that
+// the curve later climbs out of.
+func marginalIndex(lx, ys []float64, minGain float64) (idx int, topGain float64) {
+	n := len(ys)
+	idx = -1
+	if n < 2 {
+		return idx, 0
+	}
+	best := ys[0]
+	for j := 0; j < n-1; j++ {
+		g := perDoubling(best, ys[j+1], lx[j+1]-lx[j])
+		if j == n-2 {
+			topGain = g
+		}
+		if g >= minGain {
+			idx = -1
+		} else if idx < 0 {
+			idx = j
+		}
+		best = max(best, ys[j+1])
+	}
+	return idx, topGain
 }
 
 // perDoubling is the relative throughput gain per doubling of concurrency
@@ -353,7 +389,7 @@ func perDoubling(from, to, dlog2 float64) float64 {
 // replaces each level's QPSLow/QPSHigh by the 95% percentile interval of
 // the resampled medians and returns each resample's consensus knee index
 // (-1 for none).
-func bootstrap(levels []level, lx []float64, o Options, rng *rand.Rand) []int {
+func bootstrap(levels []level, lx []float64, sif int, o Options, rng *rand.Rand) []int {
 	B := o.Bootstrap
 	L := len(levels)
 	meds := make([]float64, B*L) // resample-major
@@ -369,7 +405,7 @@ func bootstrap(levels []level, lx []float64, o Options, rng *rand.Rand) []int {
 			ys[i] = rs.Median(l.vals)
 			meds[b*L+i] = ys[i]
 		}
-		knees[b] = estimateKnee(lx, ys, o, false).knee
+		knees[b] = estimateKnee(lx, ys, sif, o, false).knee
 	}
 	col := make([]float64, B)
 	for i := range levels {
@@ -394,11 +430,12 @@ func method(xs []int, idx int, note string) Method {
 
 func emptyMethods(note string) Methods {
 	return Methods{
-		Plateau:  Method{Note: note},
-		Kneedle:  Method{Note: note},
-		Marginal: Method{Note: note},
-		SLO:      Method{Note: note},
-		USL:      USL{Skipped: note},
+		Plateau:        Method{Note: note},
+		Kneedle:        Method{Note: note},
+		Marginal:       Method{Note: note},
+		SLO:            Method{Note: note},
+		ServerInFlight: Method{Note: note},
+		USL:            USL{Skipped: note},
 	}
 }
 
@@ -501,7 +538,7 @@ func consensus(r Report, levels []level, e estimate, boot []int, minTrials int) 
 	for _, m := range []struct {
 		name string
 		idx  int
-	}{{"plateau", e.plateau}, {"kneedle", e.kneedle}, {"marginal", e.marginal}} {
+	}{{"plateau", e.plateau}, {"kneedle", e.kneedle}, {"marginal", e.marginal}, {"server in-flight", e.serverInFlight}} {
 		if m.idx < 0 {
 			continue
 		}

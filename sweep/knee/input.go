@@ -51,19 +51,22 @@ func FromResults(rs []*sweep.Results) []Series {
 				skipped[k]++
 				continue
 			}
+			sif, hasSIF := serverInFlight(&st)
 			s.Points = append(s.Points, Point{
-				Concurrency:   st.Concurrency,
-				Connections:   st.Connections,
-				QPS:           st.OpsPerS,
-				CallsPerS:     st.CallsPerS,
-				P99Ms:         st.Latency.P99,
-				HasP99:        st.Calls > 0,
-				PoolWaitP99Ms: st.Pool.CheckoutWait.P99,
-				MeanLatencyMs: st.Latency.Mean,
-				MaxPoolSize:   st.MaxPoolSize,
-				Trial:         st.Trial,
-				Bound:         st.Bound,
-				BoundReason:   st.BoundReason,
+				ServerInFlight:    sif,
+				HasServerInFlight: hasSIF,
+				Concurrency:       st.Concurrency,
+				Connections:       st.Connections,
+				QPS:               st.OpsPerS,
+				CallsPerS:         st.CallsPerS,
+				P99Ms:             st.Latency.P99,
+				HasP99:            st.Calls > 0,
+				PoolWaitP99Ms:     st.Pool.CheckoutWait.P99,
+				MeanLatencyMs:     st.Latency.Mean,
+				MaxPoolSize:       st.MaxPoolSize,
+				Trial:             st.Trial,
+				Bound:             st.Bound,
+				BoundReason:       st.BoundReason,
 			})
 		}
 	}

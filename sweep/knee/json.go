@@ -55,21 +55,22 @@ func (p Peak) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes connections as null when no step recorded them.
 func (l Level) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Concurrency   int      `json:"concurrency"`
-		Connections   *int     `json:"connections"`
-		Trials        int      `json:"trials"`
-		QPS           float64  `json:"qps"`
-		QPSLow        float64  `json:"qps_low"`
-		QPSHigh       float64  `json:"qps_high"`
-		QPSMean       float64  `json:"qps_mean"`
-		P99Ms         *float64 `json:"p99_ms"`
-		Bound         string   `json:"bound,omitempty"`
-		PoolWaitP99Ms float64  `json:"pool_wait_p99_ms,omitempty"`
-		MeanLatencyMs float64  `json:"mean_latency_ms,omitempty"`
-		MaxPoolSize   int      `json:"max_pool_size,omitempty"`
+		Concurrency    int      `json:"concurrency"`
+		Connections    *int     `json:"connections"`
+		Trials         int      `json:"trials"`
+		QPS            float64  `json:"qps"`
+		QPSLow         float64  `json:"qps_low"`
+		QPSHigh        float64  `json:"qps_high"`
+		QPSMean        float64  `json:"qps_mean"`
+		P99Ms          *float64 `json:"p99_ms"`
+		ServerInFlight *float64 `json:"server_in_flight"`
+		Bound          string   `json:"bound,omitempty"`
+		PoolWaitP99Ms  float64  `json:"pool_wait_p99_ms,omitempty"`
+		MeanLatencyMs  float64  `json:"mean_latency_ms,omitempty"`
+		MaxPoolSize    int      `json:"max_pool_size,omitempty"`
 	}{
 		Concurrency: l.Concurrency, Connections: intOrNull(l.Connections, l.Connections > 0), Trials: l.Trials,
-		QPS: l.QPS, QPSLow: l.QPSLow, QPSHigh: l.QPSHigh, QPSMean: l.QPSMean, P99Ms: l.P99Ms,
+		QPS: l.QPS, QPSLow: l.QPSLow, QPSHigh: l.QPSHigh, QPSMean: l.QPSMean, P99Ms: l.P99Ms, ServerInFlight: l.ServerInFlight,
 		Bound:         l.Bound,
 		PoolWaitP99Ms: l.PoolWaitP99Ms, MeanLatencyMs: l.MeanLatencyMs, MaxPoolSize: l.MaxPoolSize,
 	})

@@ -88,7 +88,8 @@ func WriteText(w io.Writer, reports []Report) error {
 		for _, m := range []struct {
 			name string
 			m    Method
-		}{{"plateau", r.Methods.Plateau}, {"kneedle", r.Methods.Kneedle}, {"marginal", r.Methods.Marginal}, {"slo", r.Methods.SLO}} {
+		}{{"plateau", r.Methods.Plateau}, {"kneedle", r.Methods.Kneedle}, {"marginal", r.Methods.Marginal}, {"slo", r.Methods.SLO},
+			{"server in-flight", r.Methods.ServerInFlight}} {
 			c := "-"
 			if m.m.Concurrency != nil {
 				c = strconv.Itoa(*m.m.Concurrency)
@@ -174,6 +175,10 @@ func rounded(r Report) Report {
 		if l.P99Ms != nil {
 			v := round(*l.P99Ms, 3)
 			l.P99Ms = &v
+		}
+		if l.ServerInFlight != nil {
+			v := round(*l.ServerInFlight, 2)
+			l.ServerInFlight = &v
 		}
 		l.PoolWaitP99Ms, l.MeanLatencyMs = round(l.PoolWaitP99Ms, 3), round(l.MeanLatencyMs, 3)
 	}

@@ -21,6 +21,11 @@ type Point struct {
 	Trial         int
 	Bound         string // "client", "pool", "server", "network", "none" or "" when unknown
 	BoundReason   string
+	// ServerInFlight is the server's operations in flight during the step
+	// (server ops/s × mean server latency, Little's law); HasServerInFlight
+	// says whether the server reported the latency it needs.
+	ServerInFlight    float64
+	HasServerInFlight bool
 }
 
 // Series is one curve: target × workload × pool setting (× clients).
@@ -65,7 +70,10 @@ type Level struct {
 	QPSHigh     float64  `json:"qps_high"`
 	QPSMean     float64  `json:"qps_mean"`
 	P99Ms       *float64 `json:"p99_ms"` // median; nil when unknown
-	Bound       string   `json:"bound,omitempty"`
+	// ServerInFlight is the median of the trials' server in-flight
+	// operations; nil unless every trial of the level has one.
+	ServerInFlight *float64 `json:"server_in_flight"`
+	Bound          string   `json:"bound,omitempty"`
 	// PoolWaitP99Ms and MeanLatencyMs are medians over trials (0 when
 	// unknown); MaxPoolSize is the largest configured pool seen. They feed
 	// the pool-bound test.
@@ -135,7 +143,10 @@ type Methods struct {
 	Kneedle  Method `json:"kneedle"`
 	Marginal Method `json:"marginal"`
 	SLO      Method `json:"slo"`
-	USL      USL    `json:"usl"`
+	// ServerInFlight is where the server's in-flight operations stop
+	// rising; it joins the consensus when the server reports latency.
+	ServerInFlight Method `json:"server_in_flight"`
+	USL            USL    `json:"usl"`
 }
 
 // Retrograde says throughput fell past the peak by more than the noise.
