@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -207,7 +208,7 @@ func Match(base, cand []*sweep.Results, o Options) (*Comparison, error) {
 		name  string
 	}{{bAll, base, "baseline"}, {cAll, cand, "candidate"}} {
 		if len(x.steps) == 0 {
-			return nil, fmt.Errorf("%w: %s %s has no finished steps", ErrNothingToCompare, x.name, strings.Join(paths(x.rs), ", "))
+			return nil, fmt.Errorf("%w: %s %s has no finished steps", ErrNothingToCompare, x.name, shown(paths(x.rs)))
 		}
 	}
 
@@ -234,7 +235,7 @@ func Match(base, cand []*sweep.Results, o Options) (*Comparison, error) {
 			why = cmp.Unmatched[0].Reason
 		}
 		return nil, fmt.Errorf("%w between %s and %s: %s", ErrNothingToCompare,
-			strings.Join(paths(base), ", "), strings.Join(paths(cand), ", "), why)
+			shown(paths(base)), shown(paths(cand)), why)
 	}
 	sortSteps(cmp.Steps, b.keys)
 	cmp.Verdicts = verdicts(cmp)
@@ -256,7 +257,7 @@ func collect(rs []*sweep.Results) ([]*sweep.StepResult, []string) {
 			out = append(out, &r.Steps[i])
 		}
 		if skipped > 0 {
-			notes = append(notes, fmt.Sprintf("%s: %d interrupted step(s) ignored", r.Path, skipped))
+			notes = append(notes, fmt.Sprintf("%s: %d interrupted step(s) ignored", textfmt.Escape(r.Path), skipped))
 		}
 	}
 	return out, notes
@@ -264,6 +265,16 @@ func collect(rs []*sweep.Results) ([]*sweep.StepResult, []string) {
 
 func sameFiles(a, b []*sweep.Results) bool {
 	return slices.Equal(paths(a), paths(b))
+}
+
+// shown joins names from the inputs (paths, targets, pools) for a message,
+// with non-printing characters escaped.
+func shown(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = textfmt.Escape(n)
+	}
+	return strings.Join(out, ", ")
 }
 
 func paths(rs []*sweep.Results) []string {
@@ -294,7 +305,7 @@ func pickTarget(steps []*sweep.StepResult, name, sideName string, rs []*sweep.Re
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s target %q is not in %s (targets: %s)", sideName, name,
-			strings.Join(paths(rs), ", "), strings.Join(targetsOf(steps), ", "))
+			shown(paths(rs)), shown(targetsOf(steps)))
 	}
 	return out, nil
 }
@@ -361,13 +372,13 @@ func unmatched(s, o *side, k stepKey, byRole bool) Unmatched {
 	}
 	same = filter(same, func(x stepKey) bool { return x.c == k.c })
 	if ps := distinct(same, func(x stepKey) string { return x.pool }); !slices.Contains(ps, k.pool) {
-		u.Reason = fmt.Sprintf("%s has no pool=%s at concurrency=%d (it has %s)", o.name, k.pool, k.c, strings.Join(ps, ", "))
+		u.Reason = fmt.Sprintf("%s has no pool=%s at concurrency=%d (it has %s)", o.name, textfmt.Escape(k.pool), k.c, shown(ps))
 		return u
 	}
 	same = filter(same, func(x stepKey) bool { return x.pool == k.pool })
 	ks := distinct(same, func(x stepKey) int { return x.k })
 	slices.Sort(ks)
-	u.Reason = fmt.Sprintf("%s has no clients=%d at concurrency=%d pool=%s (it has %s)", o.name, k.k, k.c, k.pool, joinInts(ks))
+	u.Reason = fmt.Sprintf("%s has no clients=%d at concurrency=%d pool=%s (it has %s)", o.name, k.k, k.c, textfmt.Escape(k.pool), joinInts(ks))
 	return u
 }
 

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Method describes the statistics for output footers and the JSON header.
@@ -43,11 +45,11 @@ func newLabeler(steps []*Step) labeler {
 func (l labeler) label(s *Step) string {
 	var parts []string
 	if l.target {
-		parts = append(parts, s.Target)
+		parts = append(parts, textfmt.Escape(s.Target))
 	}
-	parts = append(parts, s.Workload, "C="+strconv.Itoa(s.Concurrency))
+	parts = append(parts, textfmt.Escape(s.Workload), "C="+strconv.Itoa(s.Concurrency))
 	if l.pool {
-		parts = append(parts, "pool="+s.Pool)
+		parts = append(parts, "pool="+textfmt.Escape(s.Pool))
 	}
 	if l.clients {
 		parts = append(parts, "clients="+strconv.Itoa(s.Clients))
@@ -59,10 +61,10 @@ func (l labeler) label(s *Step) string {
 func (l labeler) constant(steps []*Step) string {
 	var parts []string
 	if !l.target {
-		parts = append(parts, "target "+steps[0].Target)
+		parts = append(parts, "target "+textfmt.Escape(steps[0].Target))
 	}
 	if !l.pool {
-		parts = append(parts, "pool="+steps[0].Pool)
+		parts = append(parts, "pool="+textfmt.Escape(steps[0].Pool))
 	}
 	if !l.clients {
 		parts = append(parts, "clients="+strconv.Itoa(steps[0].Clients))
@@ -78,9 +80,9 @@ func Label(s *Step) string {
 func sideLine(s Side) string {
 	run := ""
 	if len(s.RunIDs) > 0 {
-		run = "run " + strings.Join(s.RunIDs, ", ") + "; "
+		run = "run " + shown(s.RunIDs) + "; "
 	}
-	return fmt.Sprintf("%s (%starget %s; %d steps)", strings.Join(s.Files, ", "), run, strings.Join(s.Targets, ", "), s.Steps)
+	return fmt.Sprintf("%s (%starget %s; %d steps)", shown(s.Files), run, shown(s.Targets), s.Steps)
 }
 
 // WriteText renders a benchstat-like report: one aligned table per metric,
@@ -132,7 +134,7 @@ func WriteText(w io.Writer, c *Comparison) error {
 
 func unmatchedLine(u Unmatched) string {
 	return fmt.Sprintf("%s %s %s C=%d pool=%s clients=%d (%d trials): %s",
-		u.Side, u.Target, u.Workload, u.Concurrency, u.Pool, u.Clients, u.Trials, u.Reason)
+		u.Side, textfmt.Escape(u.Target), textfmt.Escape(u.Workload), u.Concurrency, textfmt.Escape(u.Pool), u.Clients, u.Trials, u.Reason)
 }
 
 // measured reports whether any step has the metric.
@@ -334,7 +336,8 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 }
 
 // mdEscape keeps table cells intact.
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// Non-printing characters are escaped too.
+func mdEscape(s string) string { return strings.ReplaceAll(textfmt.Escape(s), "|", `\|`) }
 
 // JSON shapes: snake_case, nulls where a value does not exist, numbers
 // rounded to 6 significant digits so outputs are stable across platforms.

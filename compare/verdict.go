@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Verdict sums up one workload (per target role) in the words of the audit
@@ -71,13 +73,13 @@ func verdictFor(steps []*Step, showTarget bool) Verdict {
 		v.Target = ref.Target
 	}
 
-	label := workloadLabel(v.Workload, v.Class, v.Mix)
+	label := workloadLabel(textfmt.Escape(v.Workload), v.Class, v.Mix)
 	if v.Target != "" {
-		label = v.Target + ", " + label
+		label = textfmt.Escape(v.Target) + ", " + label
 	}
 	at := "C=" + fmt.Sprint(ref.Concurrency)
 	if len(combos) > 1 || ref.Pool != "match" {
-		at += " pool=" + ref.Pool
+		at += " pool=" + textfmt.Escape(ref.Pool)
 	}
 	if len(combos) > 1 || ref.Clients > 1 {
 		at += fmt.Sprintf(" clients=%d", ref.Clients)

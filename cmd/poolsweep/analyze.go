@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -77,7 +78,7 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 	case o.csv != "":
 		f, err := os.Open(o.csv)
 		if err != nil {
-			return usagef("--csv: %v", err)
+			return usagef("--csv: %w", textfmt.EscapeError(err))
 		}
 		defer f.Close()
 		if series, err = knee.ReadCSV(f, o.csv); err != nil {
@@ -109,14 +110,16 @@ func readResultsFiles(paths []string) ([]*sweep.Results, error) {
 	for _, p := range paths {
 		r, err := sweep.ReadResultsFile(p)
 		if err != nil {
+			// Paths and decoding errors may carry bytes from outside:
+			// escaped, so they cannot drive the terminal.
 			var le *sweep.LineError
 			if errors.As(err, &le) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-				return nil, usageError{err}
+				return nil, usageError{textfmt.EscapeError(err)}
 			}
-			return nil, usageError{fmt.Errorf("%s: %w", p, err)}
+			return nil, usageError{textfmt.EscapeError(fmt.Errorf("%s: %w", p, err))}
 		}
 		if len(r.Steps) == 0 {
-			return nil, usagef("%s: no measured steps", p)
+			return nil, usagef("%s: no measured steps", textfmt.Escape(p))
 		}
 		rs = append(rs, r)
 	}

@@ -83,8 +83,10 @@ func Analyze(s Series, o Options) Report {
 		r.Levels = append(r.Levels, levels[i].Level)
 	}
 	if len(levels) == 0 {
+		r.Levels = []Level{}
 		r.Knee = Knee{Confidence: "none", Statement: "no usable measurements"}
 		r.Methods = emptyMethods("no usable measurements")
+		r.Recommendation.Why = "nothing to recommend without measurements."
 		r.Verdict = fmt.Sprintf("%s: no usable measurements.", seriesName(r))
 		return r
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // recommend turns the knee into settings: the concurrency per client and
@@ -158,22 +160,23 @@ func verdict(r Report) string {
 	return b.String()
 }
 
-// seriesName is how a series is named in prose.
+// seriesName is how a series is named in prose, with any non-printing
+// character of its names escaped.
 func seriesName(r Report) string {
 	var parts []string
 	if r.Pool != "" {
-		parts = append(parts, "pool="+r.Pool)
+		parts = append(parts, "pool="+textfmt.Escape(r.Pool))
 	}
 	if r.Workload != "" {
-		parts = append(parts, "workload="+r.Workload)
+		parts = append(parts, "workload="+textfmt.Escape(r.Workload))
 	}
 	if r.Clients > 1 {
 		parts = append(parts, strconv.Itoa(r.Clients)+" clients")
 	}
 	if len(parts) == 0 {
-		return r.Target
+		return textfmt.Escape(r.Target)
 	}
-	return r.Target + " (" + strings.Join(parts, ", ") + ")"
+	return textfmt.Escape(r.Target) + " (" + strings.Join(parts, ", ") + ")"
 }
 
 // fmtQPS writes a throughput as a whole number with thousands separators.

@@ -8,12 +8,15 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Summary is the one-line verdict for a sweep's end-of-run summary and the
 // plots. It always starts "knee: <target> concurrency=<C> ops/s=<X>" when a
 // knee was found, and "knee: <target> none within tested range" when not.
 func Summary(r Report) string {
+	r.Target, r.Pool = textfmt.Escape(r.Target), textfmt.Escape(r.Pool)
 	limited := ""
 	if len(r.Knee.LoadHostLimited) > 0 {
 		limited = limitNote(runsIn(r.Levels, r.Knee.LoadHostLimited))
@@ -84,7 +87,11 @@ func WriteText(w io.Writer, reports []Report) error {
 
 		ew.printf("\nmethods:\n")
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  peak\t%d\t%s ops/s\n", r.Peak.Concurrency, fmtQPS(r.Peak.QPS))
+		if r.Peak.Concurrency > 0 {
+			fmt.Fprintf(tw, "  peak\t%d\t%s ops/s\n", r.Peak.Concurrency, fmtQPS(r.Peak.QPS))
+		} else {
+			fmt.Fprintf(tw, "  peak\t-\tno measurements\n")
+		}
 		for _, m := range []struct {
 			name string
 			m    Method
@@ -168,7 +175,7 @@ func WriteJSON(w io.Writer, reports []Report) error {
 
 // rounded copies r with floats rounded for output.
 func rounded(r Report) Report {
-	r.Levels = append([]Level(nil), r.Levels...)
+	r.Levels = append(make([]Level, 0, len(r.Levels)), r.Levels...) // [] not null when empty
 	for i := range r.Levels {
 		l := &r.Levels[i]
 		l.QPS, l.QPSLow, l.QPSHigh, l.QPSMean = round(l.QPS, 1), round(l.QPSLow, 1), round(l.QPSHigh, 1), round(l.QPSMean, 1)
