@@ -72,6 +72,7 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 		return err
 	}
 	var series []knee.Series
+	var missing []knee.Missing
 	switch {
 	case o.csv != "" && len(args) > 0:
 		return usagef("--csv: give either results files or --csv, not both")
@@ -92,15 +93,16 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 			return err
 		}
 		series = knee.FromResults(rs)
+		missing = knee.MissingSteps(rs)
 	}
 	if len(series) == 0 {
 		return usagef("analyze: no measured steps to analyse")
 	}
 	reports := knee.AnalyzeAll(series, opts)
 	if o.format == "json" {
-		return knee.WriteJSON(e.stdout, reports)
+		return knee.WriteJSON(e.stdout, reports, missing...)
 	}
-	return knee.WriteText(e.stdout, reports)
+	return knee.WriteText(e.stdout, reports, missing...)
 }
 
 // readResultsFiles decodes each file; a file that is not results, or is

@@ -58,8 +58,9 @@ func Summary(r Report) string {
 }
 
 // WriteText renders reports for people: per series a verdict paragraph,
-// the numbers per level, then each method's answer.
-func WriteText(w io.Writer, reports []Report) error {
+// the numbers per level, then each method's answer; then one line per
+// series with planned steps missing (MissingSteps), if any.
+func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 	ew := &errWriter{w: w}
 	for i, r := range reports {
 		if i > 0 {
@@ -140,6 +141,12 @@ func WriteText(w io.Writer, reports []Report) error {
 			}
 		}
 	}
+	if len(missing) > 0 {
+		ew.printf("\n")
+		for _, m := range missing {
+			ew.printf("%s\n", m.Text)
+		}
+	}
 	return ew.err
 }
 
@@ -156,12 +163,14 @@ func uslPeak(u USL) string {
 	return "no finite peak (linear)"
 }
 
-// WriteJSON renders reports as {"series": [...]} with numbers rounded to
-// what a measurement can support, so output is stable across machines.
-func WriteJSON(w io.Writer, reports []Report) error {
+// WriteJSON renders reports as {"series": [...], "missing": [...]} with
+// numbers rounded to what a measurement can support, so output is stable
+// across machines. missing is [] when nothing planned is missing.
+func WriteJSON(w io.Writer, reports []Report, missing ...Missing) error {
 	out := struct {
-		Series []Report `json:"series"`
-	}{Series: make([]Report, len(reports))}
+		Series  []Report  `json:"series"`
+		Missing []Missing `json:"missing"`
+	}{Series: make([]Report, len(reports)), Missing: append([]Missing{}, missing...)}
 	for i, r := range reports {
 		out.Series[i] = rounded(r)
 	}
