@@ -11,16 +11,16 @@ import (
 // study's (a row per matched step, a column per measured metric), then the
 // unmatched steps and the method.
 func WriteMarkdown(w io.Writer, c *Comparison) error {
-	ew := &errWriter{w: w}
-	ew.printf("## A/B comparison\n\n")
-	ew.printf("- baseline: %s\n", mdEscape(sideLine(c.Baseline)))
-	ew.printf("- candidate: %s\n", mdEscape(sideLine(c.Candidate)))
+	ew := textfmt.NewErrWriter(w)
+	ew.Printf("## A/B comparison\n\n")
+	ew.Printf("- baseline: %s\n", mdEscape(sideLine(c.Baseline)))
+	ew.Printf("- candidate: %s\n", mdEscape(sideLine(c.Candidate)))
 	for _, n := range c.Notes {
-		ew.printf("- note: %s\n", mdEscape(n))
+		ew.Printf("- note: %s\n", mdEscape(n))
 	}
-	ew.printf("\n### Verdict\n\n")
+	ew.Printf("\n### Verdict\n\n")
 	for _, v := range c.Verdicts {
-		ew.printf("- %s\n", mdEscape(v.Text))
+		ew.Printf("- %s\n", mdEscape(v.Text))
 	}
 	var cols []string
 	for _, name := range MetricNames {
@@ -28,31 +28,31 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 			cols = append(cols, name)
 		}
 	}
-	ew.printf("\n### Steps\n\n| target | workload | C | pool | clients | trials |")
+	ew.Printf("\n### Steps\n\n| target | workload | C | pool | clients | trials |")
 	for _, name := range cols {
-		ew.printf(" %s |", mdEscape(metricDefs[name].title))
+		ew.Printf(" %s |", mdEscape(metricDefs[name].title))
 	}
-	ew.printf("\n|---|---|--:|---|--:|---|%s\n", strings.Repeat("---|", len(cols)))
+	ew.Printf("\n|---|---|--:|---|--:|---|%s\n", strings.Repeat("---|", len(cols)))
 	for _, s := range c.Steps {
-		ew.printf("| %s | %s | %d | %s | %d | %d+%d |", mdEscape(s.Target), mdEscape(s.Workload),
+		ew.Printf("| %s | %s | %d | %s | %d | %d+%d |", mdEscape(s.Target), mdEscape(s.Workload),
 			s.Concurrency, mdEscape(s.Pool), s.Clients, s.BaselineTrials, s.CandidateTrials)
 		for _, name := range cols {
 			cell := "-"
 			if m := s.Metrics[name]; m != nil {
 				cell = vsBase(m, true)
 			}
-			ew.printf(" %s |", mdEscape(cell))
+			ew.Printf(" %s |", mdEscape(cell))
 		}
-		ew.printf("\n")
+		ew.Printf("\n")
 	}
 	if len(c.Unmatched) > 0 {
-		ew.printf("\n### Not compared\n\n")
+		ew.Printf("\n### Not compared\n\n")
 		for _, u := range c.Unmatched {
-			ew.printf("- %s\n", mdEscape(unmatchedLine(u)))
+			ew.Printf("- %s\n", mdEscape(unmatchedLine(u)))
 		}
 	}
-	ew.printf("\n### Method\n\n`~` no significant difference; **bold** a significant change with its [lo, hi] confidence interval; trials are baseline+candidate. %s.\n", mdEscape(c.Method()))
-	return ew.err
+	ew.Printf("\n### Method\n\n`~` no significant difference; **bold** a significant change with its [lo, hi] confidence interval; trials are baseline+candidate. %s.\n", mdEscape(c.Method()))
+	return ew.Err
 }
 
 // mdEscape keeps table cells intact.

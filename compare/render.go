@@ -87,21 +87,21 @@ func sideLine(s Side) string {
 // WriteText renders a benchstat-like report: one aligned table per metric,
 // then the unmatched steps and the verdicts.
 func WriteText(w io.Writer, c *Comparison) error {
-	ew := &errWriter{w: w}
-	ew.printf("baseline:  %s\n", sideLine(c.Baseline))
-	ew.printf("candidate: %s\n", sideLine(c.Candidate))
+	ew := textfmt.NewErrWriter(w)
+	ew.Printf("baseline:  %s\n", sideLine(c.Baseline))
+	ew.Printf("candidate: %s\n", sideLine(c.Candidate))
 	lb := newLabeler(c.Steps)
 	if h := lb.constant(c.Steps); h != "" {
-		ew.printf("steps:     %s\n", h)
+		ew.Printf("steps:     %s\n", h)
 	}
 	for _, n := range c.Notes {
-		ew.printf("note: %s\n", n)
+		ew.Printf("note: %s\n", n)
 	}
 	for _, name := range MetricNames {
 		if !measured(c, name) {
 			continue
 		}
-		ew.printf("\n")
+		ew.Printf("\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "%s\tbaseline\tcandidate\tvs base\n", metricDefs[name].title)
 		for _, s := range c.Steps {
@@ -116,19 +116,19 @@ func WriteText(w io.Writer, c *Comparison) error {
 			return err
 		}
 	}
-	ew.printf("\n~ no significant difference; [lo, hi] confidence interval of the change; n=baseline+candidate trials; t marks Welch's t-test\n")
-	ew.printf("method: %s\n", c.Method())
+	ew.Printf("\n~ no significant difference; [lo, hi] confidence interval of the change; n=baseline+candidate trials; t marks Welch's t-test\n")
+	ew.Printf("method: %s\n", c.Method())
 	if len(c.Unmatched) > 0 {
-		ew.printf("\nnot compared:\n")
+		ew.Printf("\nnot compared:\n")
 		for _, u := range c.Unmatched {
-			ew.printf("  %s\n", unmatchedLine(u))
+			ew.Printf("  %s\n", unmatchedLine(u))
 		}
 	}
-	ew.printf("\nverdict:\n")
+	ew.Printf("\nverdict:\n")
 	for _, v := range c.Verdicts {
-		ew.printf("  %s\n", v.Text)
+		ew.Printf("  %s\n", v.Text)
 	}
-	return ew.err
+	return ew.Err
 }
 
 func unmatchedLine(u Unmatched) string {
@@ -284,25 +284,6 @@ func change(m *Metric, withCI bool) string {
 		s += " " + absChange(*m.Delta, m.Unit)
 	}
 	return s
-}
-
-// errWriter keeps the first write error so renderers can check once.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	fmt.Fprintf(e, format, args...)
 }
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

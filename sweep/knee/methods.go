@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // estimate is what the curve methods say about one medians curve; indices
@@ -237,8 +239,8 @@ func sloKnee(levels []Level, o Options) Method {
 		return Method{Note: "no p99 latency in the data"}
 	case best < 0:
 		return Method{Note: fmt.Sprintf("no level met p99 ≤ %s (lowest p99 %s ms at concurrency %d)",
-			o.SLOP99, fmtMs(*levels[lowest].P99Ms), levels[lowest].Concurrency)}
+			o.SLOP99, textfmt.Ms(*levels[lowest].P99Ms), levels[lowest].Concurrency)}
 	}
 	c := levels[best].Concurrency
-	return Method{Concurrency: &c, Note: fmt.Sprintf("highest throughput with p99 ≤ %s (p99 %s ms)", o.SLOP99, fmtMs(*levels[best].P99Ms))}
+	return Method{Concurrency: &c, Note: fmt.Sprintf("highest throughput with p99 ≤ %s (p99 %s ms)", o.SLOP99, textfmt.Ms(*levels[best].P99Ms))}
 }

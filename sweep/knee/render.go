@@ -61,35 +61,35 @@ func Summary(r Report) string {
 // the numbers per level, then each method's answer; then one line per
 // series with planned steps missing (MissingSteps), if any.
 func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
-	ew := &errWriter{w: w}
+	ew := textfmt.NewErrWriter(w)
 	for i, r := range reports {
 		if i > 0 {
-			ew.printf("\n")
+			ew.Printf("\n")
 		}
-		ew.printf("== %s ==\n", seriesName(r))
-		ew.printf("%s\n\n", wrap(r.Verdict, 78))
+		ew.Printf("== %s ==\n", seriesName(r))
+		ew.Printf("%s\n\n", textfmt.Wrap(r.Verdict, 78))
 
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "concurrency\ttrials\tmedian ops/s\t[low, high]\tp99 ms\tbound\t\n")
 		for _, l := range r.Levels {
 			p99 := "-"
 			if l.P99Ms != nil {
-				p99 = fmtMs(*l.P99Ms)
+				p99 = textfmt.Ms(*l.P99Ms)
 			}
 			bound := l.Bound
 			if bound == "" {
 				bound = "-"
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%s\t[%s, %s]\t%s\t%s\t\n", l.Concurrency, l.Trials, fmtQPS(l.QPS), fmtQPS(l.QPSLow), fmtQPS(l.QPSHigh), p99, bound)
+			fmt.Fprintf(tw, "%d\t%d\t%s\t[%s, %s]\t%s\t%s\t\n", l.Concurrency, l.Trials, textfmt.Thousands(l.QPS), textfmt.Thousands(l.QPSLow), textfmt.Thousands(l.QPSHigh), p99, bound)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 
-		ew.printf("\nmethods:\n")
+		ew.Printf("\nmethods:\n")
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		if r.Peak.Concurrency > 0 {
-			fmt.Fprintf(tw, "  peak\t%d\t%s ops/s\n", r.Peak.Concurrency, fmtQPS(r.Peak.QPS))
+			fmt.Fprintf(tw, "  peak\t%d\t%s ops/s\n", r.Peak.Concurrency, textfmt.Thousands(r.Peak.QPS))
 		} else {
 			fmt.Fprintf(tw, "  peak\t-\tno measurements\n")
 		}
@@ -123,31 +123,31 @@ func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		ew.printf("\n%s\n", wrap(capitalise(r.Knee.Statement), 78))
+		ew.Printf("\n%s\n", textfmt.Wrap(textfmt.Capitalise(r.Knee.Statement), 78))
 		rc := r.Recommendation
 		if rc.Concurrency > 0 {
-			ew.printf("recommendation: concurrency %d per client, maxPoolSize %d per client per host\n", rc.Concurrency, rc.MaxPoolSize)
+			ew.Printf("recommendation: concurrency %d per client, maxPoolSize %d per client per host\n", rc.Concurrency, rc.MaxPoolSize)
 		} else {
-			ew.printf("recommendation: none\n")
+			ew.Printf("recommendation: none\n")
 		}
-		ew.printf("%s\n", indent(wrap(rc.Why, 76), "  "))
+		ew.Printf("%s\n", textfmt.Indent(textfmt.Wrap(rc.Why, 76), "  "))
 		if r.BoundPastKnee != "" {
-			ew.printf("bound past the knee: %s\n", r.BoundPastKnee)
+			ew.Printf("bound past the knee: %s\n", r.BoundPastKnee)
 		}
 		if len(r.Warnings) > 0 {
-			ew.printf("warnings:\n")
+			ew.Printf("warnings:\n")
 			for _, wn := range r.Warnings {
-				ew.printf("  - %s\n", wn)
+				ew.Printf("  - %s\n", wn)
 			}
 		}
 	}
 	if len(missing) > 0 {
-		ew.printf("\n")
+		ew.Printf("\n")
 		for _, m := range missing {
-			ew.printf("%s\n", m.Text)
+			ew.Printf("%s\n", m.Text)
 		}
 	}
-	return ew.err
+	return ew.Err
 }
 
 // uslPeak words the fit's peak: "fitted peak X ops/s" when κ > 0 gives one
@@ -156,9 +156,9 @@ func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 func uslPeak(u USL) string {
 	switch {
 	case u.NStar != nil:
-		return "fitted peak " + fmtQPS(u.PeakQPS) + " ops/s"
+		return "fitted peak " + textfmt.Thousands(u.PeakQPS) + " ops/s"
 	case u.Sigma > 0:
-		return "no finite peak (approaches " + fmtQPS(u.PeakQPS) + " ops/s)"
+		return "no finite peak (approaches " + textfmt.Thousands(u.PeakQPS) + " ops/s)"
 	}
 	return "no finite peak (linear)"
 }
@@ -237,45 +237,3 @@ func roundSig(v float64, sig int) float64 {
 }
 
 func fmtSig(v float64) string { return strconv.FormatFloat(roundSig(v, 4), 'g', -1, 64) }
-
-// wrap breaks text into lines of at most width runes at spaces.
-func wrap(s string, width int) string {
-	var b strings.Builder
-	n := 0
-	for i, word := range strings.Fields(s) {
-		wl := len([]rune(word))
-		if i > 0 {
-			if n+1+wl > width {
-				b.WriteByte('\n')
-				n = 0
-			} else {
-				b.WriteByte(' ')
-				n++
-			}
-		}
-		b.WriteString(word)
-		n += wl
-	}
-	return b.String()
-}
-
-func indent(s, prefix string) string {
-	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
-}
-
-// errWriter keeps the first write error so rendering code stays linear.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
