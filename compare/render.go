@@ -183,42 +183,23 @@ func fmtNum(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-// pct is a signed ASCII percentage with one decimal.
-func pct(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 1, 64)
-	if s == "-0.0" {
-		s = "0.0"
-	}
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
-	}
-	return s + "%"
-}
-
-// abs is a signed ASCII absolute change in the metric's unit.
+// absChange is a signed absolute change in the metric's unit, signed as
+// every change in poolsweep's text is (textfmt.Signed).
 func absChange(v float64, unit string) string {
-	var s string
 	switch unit {
 	case "%":
-		s = strconv.FormatFloat(v, 'f', 1, 64)
+		return textfmt.Signed(v, 1) + " pts"
 	case "µs":
-		s = strconv.FormatFloat(v, 'f', 0, 64)
-	default:
-		s = fmtNum(v)
+		return textfmt.Signed(v, 0) + "µs"
 	}
-	if s == "-0" || s == "-0.0" {
-		s = s[1:]
+	s := fmtNum(math.Abs(v))
+	switch {
+	case strings.Trim(s, "0.") == "":
+		return s
+	case v < 0:
+		return textfmt.Minus + s
 	}
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
-	}
-	switch unit {
-	case "%":
-		return s + " pts"
-	case "µs":
-		return s + "µs"
-	}
-	return s
+	return "+" + s
 }
 
 // vsBase is the comparison cell: change, interval and test, "~" when not
@@ -266,7 +247,7 @@ func change(m *Metric, withCI bool) string {
 			s += " [" + strings.TrimSuffix(absChange(*m.CILow, m.Unit), " pts") + ", " + strings.TrimSuffix(absChange(*m.CIHigh, m.Unit), " pts") + "]"
 		}
 		if m.DeltaPct != nil {
-			s += " " + pct(*m.DeltaPct)
+			s += " " + textfmt.SignedPct(*m.DeltaPct)
 		}
 		return s
 	case m.DeltaPct == nil:
@@ -276,9 +257,9 @@ func change(m *Metric, withCI bool) string {
 		}
 		return s
 	}
-	s := pct(*m.DeltaPct)
+	s := textfmt.SignedPct(*m.DeltaPct)
 	if withCI && m.CILowPct != nil {
-		s += " [" + pct(*m.CILowPct) + ", " + pct(*m.CIHighPct) + "]"
+		s += " [" + textfmt.SignedPct(*m.CILowPct) + ", " + textfmt.SignedPct(*m.CIHighPct) + "]"
 	}
 	if m.Unit == "µs" {
 		s += " " + absChange(*m.Delta, m.Unit)
