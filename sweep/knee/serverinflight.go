@@ -30,7 +30,7 @@ func serverInFlightKnee(levels []level, lx []float64, o Options) (int, string) {
 	}
 	switch {
 	case known == 0:
-		return -1, "the server reports no latency"
+		return -1, "no server in-flight count recorded (needs server latency)"
 	case known < len(levels):
 		return -1, fmt.Sprintf("the server reported latency at %d of %d levels", known, len(levels))
 	case len(levels) < 2:

@@ -43,7 +43,7 @@ func TestServerInFlightKnee(t *testing.T) {
 		// Still rising at the top: no answer, and why.
 		{"still rising", stepQPS, []float64{1, 2, 4, 8, 16, 32, 64}, 0, "still rose 100%"},
 		// The server reports no latency: the method does not run.
-		{"not reported", stepQPS, []float64{-1, -1, -1, -1, -1, -1, -1}, 0, "reports no latency"},
+		{"not reported", stepQPS, []float64{-1, -1, -1, -1, -1, -1, -1}, 0, "needs server latency"},
 		// Reported at some levels only: not run on a partial curve.
 		{"partly reported", stepQPS, []float64{1, 2, -1, 8, 8, 8, 8}, 0, "6 of 7 levels"},
 	}
