@@ -4,33 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files and testdata fixtures")
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
+// check compares got with testdata/name (internal/golden; -update
+// rewrites it, and the fixtures it is made from).
+func check(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden (go test -update to accept):\n%s", name, got)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func render(t *testing.T, c *Comparison, f func(*bytes.Buffer, *Comparison) error) []byte {
@@ -48,9 +35,9 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "study.txt", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteText(b, c) }))
-	golden(t, "study.md", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteMarkdown(b, c) }))
-	golden(t, "study.json", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteJSON(b, c) }))
+	check(t, "study.txt", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteText(b, c) }))
+	check(t, "study.md", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteMarkdown(b, c) }))
+	check(t, "study.json", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteJSON(b, c) }))
 
 	// Two trials per side: deltas shown, nothing called significant.
 	b2, c2 := studyPair(2)
@@ -58,7 +45,7 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "unconfirmed.txt", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteText(b, c) }))
+	check(t, "unconfirmed.txt", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteText(b, c) }))
 	for _, s := range c.Steps {
 		for name, m := range s.Metrics {
 			if m != nil && m.Significant {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -141,7 +142,7 @@ func writeFixture(t *testing.T, path string, r *sweep.Results) {
 func testdataFixtures(t *testing.T) (base, cand *sweep.Results) {
 	t.Helper()
 	bp, cp := filepath.Join("testdata", "base.jsonl"), filepath.Join("testdata", "cand.jsonl")
-	if *update {
+	if golden.Updating() {
 		b, c := studyPair(5)
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
@@ -149,9 +150,12 @@ func testdataFixtures(t *testing.T) (base, cand *sweep.Results) {
 		writeFixture(t, bp, b)
 		writeFixture(t, cp, c)
 	}
-	rs, err := ReadFiles(bp, cp)
+	base, err := sweep.ReadResultsFile(bp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rs[0], rs[1]
+	if cand, err = sweep.ReadResultsFile(cp); err != nil {
+		t.Fatal(err)
+	}
+	return base, cand
 }

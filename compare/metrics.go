@@ -105,23 +105,11 @@ func serverTotal(s *sweep.StepResult) *sweep.ServerSample {
 	return nil
 }
 
-// isRead and isWrite classify driver op types. Unknown types count as
-// neither, so they never bend read or write latency.
-func isRead(op string) bool {
-	switch strings.ToLower(op) {
-	case "find", "scan", "aggregate", "count", "distinct", "getmore":
-		return true
-	}
-	return false
-}
+// isRead and isWrite classify driver op types by sweep.OpClassOf, the one
+// definition of the read and write classes.
+func isRead(op string) bool { return sweep.OpClassOf(op) == sweep.OpClassRead }
 
-func isWrite(op string) bool {
-	switch strings.ToLower(op) {
-	case "update", "insert", "delete", "replace", "upsert", "findandmodify":
-		return true
-	}
-	return false
-}
+func isWrite(op string) bool { return sweep.OpClassOf(op) == sweep.OpClassWrite }
 
 // classLatency is the count-weighted mean latency (µs) of the op types in a
 // class and their p99 (µs). With several types the exact combined p99 is
@@ -151,9 +139,9 @@ type opCounts struct{ insert, read, update, otherWrite int64 }
 func (c *opCounts) add(s *sweep.StepResult) {
 	for op, st := range s.OpsByType {
 		switch o := strings.ToLower(op); {
-		case o == "insert":
+		case o == sweep.TypeInsert:
 			c.insert += st.Count
-		case o == "update":
+		case o == sweep.TypeUpdate:
 			c.update += st.Count
 		case isRead(o):
 			c.read += st.Count

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Method describes the statistics for output footers and the JSON header.
@@ -43,11 +44,11 @@ func newLabeler(steps []*Step) labeler {
 func (l labeler) label(s *Step) string {
 	var parts []string
 	if l.target {
-		parts = append(parts, s.Target)
+		parts = append(parts, textfmt.Escape(s.Target))
 	}
-	parts = append(parts, s.Workload, "C="+strconv.Itoa(s.Concurrency))
+	parts = append(parts, textfmt.Escape(s.Workload), "C="+strconv.Itoa(s.Concurrency))
 	if l.pool {
-		parts = append(parts, "pool="+s.Pool)
+		parts = append(parts, "pool="+textfmt.Escape(s.Pool))
 	}
 	if l.clients {
 		parts = append(parts, "clients="+strconv.Itoa(s.Clients))
@@ -59,10 +60,10 @@ func (l labeler) label(s *Step) string {
 func (l labeler) constant(steps []*Step) string {
 	var parts []string
 	if !l.target {
-		parts = append(parts, "target "+steps[0].Target)
+		parts = append(parts, "target "+textfmt.Escape(steps[0].Target))
 	}
 	if !l.pool {
-		parts = append(parts, "pool="+steps[0].Pool)
+		parts = append(parts, "pool="+textfmt.Escape(steps[0].Pool))
 	}
 	if !l.clients {
 		parts = append(parts, "clients="+strconv.Itoa(steps[0].Clients))
@@ -78,29 +79,29 @@ func Label(s *Step) string {
 func sideLine(s Side) string {
 	run := ""
 	if len(s.RunIDs) > 0 {
-		run = "run " + strings.Join(s.RunIDs, ", ") + "; "
+		run = "run " + shown(s.RunIDs) + "; "
 	}
-	return fmt.Sprintf("%s (%starget %s; %d steps)", strings.Join(s.Files, ", "), run, strings.Join(s.Targets, ", "), s.Steps)
+	return fmt.Sprintf("%s (%starget %s; %d steps)", shown(s.Files), run, shown(s.Targets), s.Steps)
 }
 
 // WriteText renders a benchstat-like report: one aligned table per metric,
 // then the unmatched steps and the verdicts.
 func WriteText(w io.Writer, c *Comparison) error {
-	ew := &errWriter{w: w}
-	ew.printf("baseline:  %s\n", sideLine(c.Baseline))
-	ew.printf("candidate: %s\n", sideLine(c.Candidate))
+	ew := textfmt.NewErrWriter(w)
+	ew.Printf("baseline:  %s\n", sideLine(c.Baseline))
+	ew.Printf("candidate: %s\n", sideLine(c.Candidate))
 	lb := newLabeler(c.Steps)
 	if h := lb.constant(c.Steps); h != "" {
-		ew.printf("steps:     %s\n", h)
+		ew.Printf("steps:     %s\n", h)
 	}
 	for _, n := range c.Notes {
-		ew.printf("note: %s\n", n)
+		ew.Printf("note: %s\n", n)
 	}
 	for _, name := range MetricNames {
 		if !measured(c, name) {
 			continue
 		}
-		ew.printf("\n")
+		ew.Printf("\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "%s\tbaseline\tcandidate\tvs base\n", metricDefs[name].title)
 		for _, s := range c.Steps {
@@ -115,24 +116,24 @@ func WriteText(w io.Writer, c *Comparison) error {
 			return err
 		}
 	}
-	ew.printf("\n~ no significant difference; [lo, hi] confidence interval of the change; n=baseline+candidate trials; t marks Welch's t-test\n")
-	ew.printf("method: %s\n", c.Method())
+	ew.Printf("\n~ no significant difference; [lo, hi] confidence interval of the change; n=baseline+candidate trials; t marks Welch's t-test\n")
+	ew.Printf("method: %s\n", c.Method())
 	if len(c.Unmatched) > 0 {
-		ew.printf("\nnot compared:\n")
+		ew.Printf("\nnot compared:\n")
 		for _, u := range c.Unmatched {
-			ew.printf("  %s\n", unmatchedLine(u))
+			ew.Printf("  %s\n", unmatchedLine(u))
 		}
 	}
-	ew.printf("\nverdict:\n")
+	ew.Printf("\nverdict:\n")
 	for _, v := range c.Verdicts {
-		ew.printf("  %s\n", v.Text)
+		ew.Printf("  %s\n", v.Text)
 	}
-	return ew.err
+	return ew.Err
 }
 
 func unmatchedLine(u Unmatched) string {
 	return fmt.Sprintf("%s %s %s C=%d pool=%s clients=%d (%d trials): %s",
-		u.Side, u.Target, u.Workload, u.Concurrency, u.Pool, u.Clients, u.Trials, u.Reason)
+		u.Side, textfmt.Escape(u.Target), textfmt.Escape(u.Workload), u.Concurrency, textfmt.Escape(u.Pool), u.Clients, u.Trials, u.Reason)
 }
 
 // measured reports whether any step has the metric.
@@ -182,42 +183,23 @@ func fmtNum(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-// pct is a signed ASCII percentage with one decimal.
-func pct(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 1, 64)
-	if s == "-0.0" {
-		s = "0.0"
-	}
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
-	}
-	return s + "%"
-}
-
-// abs is a signed ASCII absolute change in the metric's unit.
+// absChange is a signed absolute change in the metric's unit, signed as
+// every change in poolsweep's text is (textfmt.Signed).
 func absChange(v float64, unit string) string {
-	var s string
 	switch unit {
 	case "%":
-		s = strconv.FormatFloat(v, 'f', 1, 64)
+		return textfmt.Signed(v, 1) + " pts"
 	case "µs":
-		s = strconv.FormatFloat(v, 'f', 0, 64)
-	default:
-		s = fmtNum(v)
+		return textfmt.Signed(v, 0) + "µs"
 	}
-	if s == "-0" || s == "-0.0" {
-		s = s[1:]
+	s := fmtNum(math.Abs(v))
+	switch {
+	case strings.Trim(s, "0.") == "":
+		return s
+	case v < 0:
+		return textfmt.Minus + s
 	}
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
-	}
-	switch unit {
-	case "%":
-		return s + " pts"
-	case "µs":
-		return s + "µs"
-	}
-	return s
+	return "+" + s
 }
 
 // vsBase is the comparison cell: change, interval and test, "~" when not
@@ -265,7 +247,7 @@ func change(m *Metric, withCI bool) string {
 			s += " [" + strings.TrimSuffix(absChange(*m.CILow, m.Unit), " pts") + ", " + strings.TrimSuffix(absChange(*m.CIHigh, m.Unit), " pts") + "]"
 		}
 		if m.DeltaPct != nil {
-			s += " " + pct(*m.DeltaPct)
+			s += " " + textfmt.SignedPct(*m.DeltaPct)
 		}
 		return s
 	case m.DeltaPct == nil:
@@ -275,228 +257,14 @@ func change(m *Metric, withCI bool) string {
 		}
 		return s
 	}
-	s := pct(*m.DeltaPct)
+	s := textfmt.SignedPct(*m.DeltaPct)
 	if withCI && m.CILowPct != nil {
-		s += " [" + pct(*m.CILowPct) + ", " + pct(*m.CIHighPct) + "]"
+		s += " [" + textfmt.SignedPct(*m.CILowPct) + ", " + textfmt.SignedPct(*m.CIHighPct) + "]"
 	}
 	if m.Unit == "µs" {
 		s += " " + absChange(*m.Delta, m.Unit)
 	}
 	return s
-}
-
-// WriteMarkdown renders the verdicts, then one table in the shape of the
-// study's (a row per matched step, a column per measured metric), then the
-// unmatched steps and the method.
-func WriteMarkdown(w io.Writer, c *Comparison) error {
-	ew := &errWriter{w: w}
-	ew.printf("## A/B comparison\n\n")
-	ew.printf("- baseline: %s\n", mdEscape(sideLine(c.Baseline)))
-	ew.printf("- candidate: %s\n", mdEscape(sideLine(c.Candidate)))
-	for _, n := range c.Notes {
-		ew.printf("- note: %s\n", mdEscape(n))
-	}
-	ew.printf("\n### Verdict\n\n")
-	for _, v := range c.Verdicts {
-		ew.printf("- %s\n", mdEscape(v.Text))
-	}
-	var cols []string
-	for _, name := range MetricNames {
-		if measured(c, name) {
-			cols = append(cols, name)
-		}
-	}
-	ew.printf("\n### Steps\n\n| target | workload | C | pool | clients | trials |")
-	for _, name := range cols {
-		ew.printf(" %s |", mdEscape(metricDefs[name].title))
-	}
-	ew.printf("\n|---|---|--:|---|--:|---|%s\n", strings.Repeat("---|", len(cols)))
-	for _, s := range c.Steps {
-		ew.printf("| %s | %s | %d | %s | %d | %d+%d |", mdEscape(s.Target), mdEscape(s.Workload),
-			s.Concurrency, mdEscape(s.Pool), s.Clients, s.BaselineTrials, s.CandidateTrials)
-		for _, name := range cols {
-			cell := "-"
-			if m := s.Metrics[name]; m != nil {
-				cell = vsBase(m, true)
-			}
-			ew.printf(" %s |", mdEscape(cell))
-		}
-		ew.printf("\n")
-	}
-	if len(c.Unmatched) > 0 {
-		ew.printf("\n### Not compared\n\n")
-		for _, u := range c.Unmatched {
-			ew.printf("- %s\n", mdEscape(unmatchedLine(u)))
-		}
-	}
-	ew.printf("\n### Method\n\n`~` no significant difference; **bold** a significant change with its [lo, hi] confidence interval; trials are baseline+candidate. %s.\n", mdEscape(c.Method()))
-	return ew.err
-}
-
-// mdEscape keeps table cells intact.
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-// JSON shapes: snake_case, nulls where a value does not exist, numbers
-// rounded to 6 significant digits so outputs are stable across platforms.
-type jsonDoc struct {
-	Baseline     jsonSide        `json:"baseline"`
-	Candidate    jsonSide        `json:"candidate"`
-	Alpha        float64         `json:"alpha"`
-	MinEffectPct float64         `json:"min_effect_pct,omitempty"`
-	Method       string          `json:"method"`
-	Steps        []jsonStep      `json:"steps"`
-	Unmatched    []jsonUnmatched `json:"unmatched"`
-	Verdicts     []jsonVerdict   `json:"verdicts"`
-	Notes        []string        `json:"notes,omitempty"`
-}
-
-type jsonSide struct {
-	Files   []string `json:"files"`
-	RunIDs  []string `json:"run_ids"`
-	Targets []string `json:"targets"`
-	Steps   int      `json:"steps"`
-}
-
-type jsonPair struct {
-	Baseline  int `json:"baseline"`
-	Candidate int `json:"candidate"`
-}
-
-type jsonStep struct {
-	Target          string                 `json:"target"`
-	BaselineTarget  string                 `json:"baseline_target"`
-	CandidateTarget string                 `json:"candidate_target"`
-	Workload        string                 `json:"workload"`
-	Class           string                 `json:"class"`
-	Concurrency     int                    `json:"concurrency"`
-	Pool            string                 `json:"pool"`
-	Clients         int                    `json:"clients"`
-	Trials          jsonPair               `json:"trials"`
-	Metrics         map[string]*jsonMetric `json:"metrics"`
-}
-
-type jsonMetric struct {
-	Unit        string   `json:"unit"`
-	Baseline    *float64 `json:"baseline"`
-	Candidate   *float64 `json:"candidate"`
-	Delta       *float64 `json:"delta"`
-	DeltaPct    *float64 `json:"delta_pct"`
-	CILow       *float64 `json:"ci_low"`
-	CIHigh      *float64 `json:"ci_high"`
-	CILowPct    *float64 `json:"ci_low_pct"`
-	CIHighPct   *float64 `json:"ci_high_pct"`
-	Confidence  *float64 `json:"confidence"`
-	PValue      *float64 `json:"p_value"`
-	Method      string   `json:"method"`
-	Significant bool     `json:"significant"`
-	Status      Status   `json:"status"`
-	N           jsonPair `json:"n"`
-	Note        string   `json:"note,omitempty"`
-}
-
-type jsonUnmatched struct {
-	Side        string `json:"side"`
-	Target      string `json:"target"`
-	Workload    string `json:"workload"`
-	Concurrency int    `json:"concurrency"`
-	Pool        string `json:"pool"`
-	Clients     int    `json:"clients"`
-	Trials      int    `json:"trials"`
-	Reason      string `json:"reason"`
-}
-
-type jsonVerdict struct {
-	Target            string `json:"target,omitempty"`
-	Workload          string `json:"workload"`
-	Class             string `json:"class"`
-	Mix               string `json:"mix"`
-	Concurrency       int    `json:"concurrency"`
-	Pool              string `json:"pool"`
-	Clients           int    `json:"clients"`
-	Steps             int    `json:"steps"`
-	ThroughputChanged int    `json:"throughput_changed"`
-	Text              string `json:"text"`
-}
-
-func round6(p *float64) *float64 {
-	if p == nil {
-		return nil
-	}
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(*p, 'g', 6, 64), 64)
-	return &v
-}
-
-func side2json(s Side) jsonSide {
-	return jsonSide{Files: nonNil(s.Files), RunIDs: nonNil(s.RunIDs), Targets: nonNil(s.Targets), Steps: s.Steps}
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// WriteJSON renders the comparison as one indented JSON document.
-func WriteJSON(w io.Writer, c *Comparison) error {
-	doc := jsonDoc{
-		Baseline: side2json(c.Baseline), Candidate: side2json(c.Candidate),
-		Alpha: c.Alpha, MinEffectPct: c.MinEffectPct, Method: c.Method(),
-		Steps: []jsonStep{}, Unmatched: []jsonUnmatched{}, Verdicts: []jsonVerdict{}, Notes: c.Notes,
-	}
-	for _, s := range c.Steps {
-		js := jsonStep{Target: s.Target, BaselineTarget: s.BaselineTarget, CandidateTarget: s.CandidateTarget,
-			Workload: s.Workload, Class: s.Class, Concurrency: s.Concurrency, Pool: s.Pool, Clients: s.Clients,
-			Trials: jsonPair{s.BaselineTrials, s.CandidateTrials}, Metrics: map[string]*jsonMetric{}}
-		for _, name := range MetricNames {
-			m := s.Metrics[name]
-			if m == nil {
-				js.Metrics[name] = nil
-				continue
-			}
-			js.Metrics[name] = &jsonMetric{
-				Unit: m.Unit, Baseline: round6(m.Baseline), Candidate: round6(m.Candidate),
-				Delta: round6(m.Delta), DeltaPct: round6(m.DeltaPct),
-				CILow: round6(m.CILow), CIHigh: round6(m.CIHigh),
-				CILowPct: round6(m.CILowPct), CIHighPct: round6(m.CIHighPct),
-				Confidence: round6(m.Confidence), PValue: round6(m.PValue), Method: m.Method,
-				Significant: m.Significant, Status: m.Status, N: jsonPair{m.BaselineN, m.CandidateN}, Note: m.Note,
-			}
-		}
-		doc.Steps = append(doc.Steps, js)
-	}
-	for _, u := range c.Unmatched {
-		doc.Unmatched = append(doc.Unmatched, jsonUnmatched(u))
-	}
-	for _, v := range c.Verdicts {
-		doc.Verdicts = append(doc.Verdicts, jsonVerdict(v))
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("encode comparison: %w", err)
-	}
-	return nil
-}
-
-// errWriter keeps the first write error so renderers can check once.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	fmt.Fprintf(e, format, args...)
 }
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

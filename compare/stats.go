@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/poolsweep/poolsweep/internal/stats"
 )
 
 // Test methods, the value of Metric.Method.
@@ -53,37 +55,10 @@ func compareSamples(x, y []float64, alpha float64) testResult {
 	return welch(x, y, alpha)
 }
 
-// median of xs (not modified); NaN when empty.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// binom is C(n, k) as a float.
-func binom(n, k int) float64 {
-	if k < 0 || k > n {
-		return 0
-	}
-	k = min(k, n-k)
-	r := 1.0
-	for i := 1; i <= k; i++ {
-		r = r * float64(n-k+i) / float64(i)
-	}
-	return r
-}
-
 // minExactP is the smallest two-sided p-value a Mann–Whitney test can give
 // for samples of n1 and n2 values: both orderings fully separated.
 func minExactP(n1, n2 int) float64 {
-	return math.Min(1, 2/binom(n1+n2, n1))
+	return math.Min(1, 2/stats.Binomial(n1+n2, n1))
 }
 
 // midranks returns the ranks (1-based, ties averaged) of the pooled sample
@@ -152,7 +127,7 @@ func mannWhitneyP(x, y []float64) float64 {
 			p += dist[i]
 		}
 		return math.Min(1, 2*p)
-	case ties && binom(n1+n2, n1) <= exactEnumLimit:
+	case ties && stats.Binomial(n1+n2, n1) <= exactEnumLimit:
 		return enumerateP(ranks, n1, dev)
 	}
 	return normalP(ranks, n1, n2, dev)
@@ -239,7 +214,7 @@ func uDistribution(n1, n2 int) []float64 {
 		prev = cur
 	}
 	counts := prev[n2]
-	total := binom(n1+n2, n1)
+	total := stats.Binomial(n1+n2, n1)
 	out := make([]float64, len(counts))
 	for i, c := range counts {
 		out[i] = c / total
@@ -275,8 +250,8 @@ func hodgesLehmannCI(x, y []float64, alpha float64) (lo, hi, conf float64, ok bo
 
 // welch is Welch's two-sample t-test of y − x with its 1 − alpha interval.
 func welch(x, y []float64, alpha float64) testResult {
-	mx, vx := meanVar(x)
-	my, vy := meanVar(y)
+	mx, vx := stats.Mean(x), stats.Variance(x)
+	my, vy := stats.Mean(y), stats.Variance(y)
 	nx, ny := float64(len(x)), float64(len(y))
 	diff := my - mx
 	se2 := vx/nx + vy/ny
@@ -296,19 +271,4 @@ func welch(x, y []float64, alpha float64) testResult {
 	q := t.Quantile(1 - alpha/2)
 	r.lo, r.hi = diff-q*se, diff+q*se
 	return r
-}
-
-// meanVar is the mean and unbiased sample variance.
-func meanVar(xs []float64) (mean, variance float64) {
-	for _, v := range xs {
-		mean += v
-	}
-	mean /= float64(len(xs))
-	for _, v := range xs {
-		variance += (v - mean) * (v - mean)
-	}
-	if len(xs) > 1 {
-		variance /= float64(len(xs) - 1)
-	}
-	return mean, variance
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Verdict sums up one workload (per target role) in the words of the audit
@@ -71,13 +73,13 @@ func verdictFor(steps []*Step, showTarget bool) Verdict {
 		v.Target = ref.Target
 	}
 
-	label := workloadLabel(v.Workload, v.Class, v.Mix)
+	label := workloadLabel(textfmt.Escape(v.Workload), v.Class, v.Mix)
 	if v.Target != "" {
-		label = v.Target + ", " + label
+		label = textfmt.Escape(v.Target) + ", " + label
 	}
 	at := "C=" + fmt.Sprint(ref.Concurrency)
 	if len(combos) > 1 || ref.Pool != "match" {
-		at += " pool=" + ref.Pool
+		at += " pool=" + textfmt.Escape(ref.Pool)
 	}
 	if len(combos) > 1 || ref.Clients > 1 {
 		at += fmt.Sprintf(" clients=%d", ref.Clients)
@@ -188,46 +190,24 @@ func phrase(name string, m *Metric) string {
 	case "µs":
 		return n + " " + fmtUS(*m.Delta)
 	case "%":
-		return n + " " + signed(*m.Delta, 1) + " points"
+		return n + " " + textfmt.Signed(*m.Delta, 1) + " points"
 	case "errors":
-		return n + " " + signed(*m.Delta, 0)
+		return n + " " + textfmt.Signed(*m.Delta, 0)
 	}
 	if m.DeltaPct == nil {
-		return n + " " + signed(*m.Delta, 0)
+		return n + " " + textfmt.Signed(*m.Delta, 0)
 	}
-	s := n + " " + fmtPct(*m.DeltaPct)
+	s := n + " " + textfmt.SignedPct(*m.DeltaPct)
 	if m.Status == StatusChanged && m.CILowPct != nil {
-		s += " [" + fmtPct(*m.CILowPct) + ", " + fmtPct(*m.CIHighPct) + "]"
+		s += " [" + textfmt.SignedPct(*m.CILowPct) + ", " + textfmt.SignedPct(*m.CIHighPct) + "]"
 	}
 	return s
-}
-
-// signed formats v with an explicit sign, using U+2212 for minus as prose
-// typesetting does.
-func signed(v float64, decimals int) string {
-	s := fmt.Sprintf("%+.*f", decimals, v)
-	switch {
-	case strings.Trim(s[1:], "0.") == "":
-		return "+" + s[1:] // no "−0"
-	case s[0] == '-':
-		return "−" + s[1:]
-	}
-	return s
-}
-
-// fmtPct is a signed percentage: whole percent from 10% up, one decimal
-// below.
-func fmtPct(v float64) string {
-	if math.Abs(v) >= 9.95 {
-		return signed(v, 0) + "%"
-	}
-	return signed(v, 1) + "%"
 }
 
 // fmtUS is a signed latency change in µs, in ms from 10 ms up.
 func fmtUS(v float64) string {
 	if math.Abs(v) >= 10000 {
-		return signed(v/1000, 1) + " ms"
+		return textfmt.Signed(v/1000, 1) + " ms"
 	}
-	return signed(v, 0) + " µs"
+	return textfmt.Signed(v, 0) + " µs"
 }

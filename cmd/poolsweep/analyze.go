@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -71,13 +72,14 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 		return err
 	}
 	var series []knee.Series
+	var missing []knee.Missing
 	switch {
 	case o.csv != "" && len(args) > 0:
 		return usagef("--csv: give either results files or --csv, not both")
 	case o.csv != "":
 		f, err := os.Open(o.csv)
 		if err != nil {
-			return usagef("--csv: %v", err)
+			return usagef("--csv: %w", textfmt.EscapeError(err))
 		}
 		defer f.Close()
 		if series, err = knee.ReadCSV(f, o.csv); err != nil {
@@ -91,15 +93,16 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 			return err
 		}
 		series = knee.FromResults(rs)
+		missing = knee.MissingSteps(rs)
 	}
 	if len(series) == 0 {
 		return usagef("analyze: no measured steps to analyse")
 	}
 	reports := knee.AnalyzeAll(series, opts)
 	if o.format == "json" {
-		return knee.WriteJSON(e.stdout, reports)
+		return knee.WriteJSON(e.stdout, reports, missing...)
 	}
-	return knee.WriteText(e.stdout, reports)
+	return knee.WriteText(e.stdout, reports, missing...)
 }
 
 // readResultsFiles decodes each file; a file that is not results, or is
@@ -109,14 +112,16 @@ func readResultsFiles(paths []string) ([]*sweep.Results, error) {
 	for _, p := range paths {
 		r, err := sweep.ReadResultsFile(p)
 		if err != nil {
+			// Paths and decoding errors may carry bytes from outside:
+			// escaped, so they cannot drive the terminal.
 			var le *sweep.LineError
 			if errors.As(err, &le) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-				return nil, usageError{err}
+				return nil, usageError{textfmt.EscapeError(err)}
 			}
-			return nil, usageError{fmt.Errorf("%s: %w", p, err)}
+			return nil, usageError{textfmt.EscapeError(fmt.Errorf("%s: %w", p, err))}
 		}
 		if len(r.Steps) == 0 {
-			return nil, usagef("%s: no measured steps", p)
+			return nil, usagef("%s: no measured steps", textfmt.Escape(p))
 		}
 		rs = append(rs, r)
 	}

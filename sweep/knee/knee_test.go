@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,10 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/sweep"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 func readSeeds(t testing.TB) []Series {
 	t.Helper()
@@ -400,24 +398,6 @@ func TestReadCSVBad(t *testing.T) {
 	}
 }
 
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run with -update after checking):\n%s", name, got)
-	}
-}
-
 // goldenReports are the seeds plus a simulated sweep with trials, p99 and
 // a fixed pool, so every part of the output appears.
 func goldenReports(t *testing.T) []Report {
@@ -440,7 +420,7 @@ func TestGoldenText(t *testing.T) {
 	if err := WriteText(&buf, goldenReports(t)); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.txt.golden", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "report.txt.golden"), buf.Bytes())
 }
 
 func TestGoldenJSON(t *testing.T) {
@@ -448,7 +428,7 @@ func TestGoldenJSON(t *testing.T) {
 	if err := WriteJSON(&buf, goldenReports(t)); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.json.golden", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "report.json.golden"), buf.Bytes())
 
 	// The keys the issue promises, checked on the decoded document so a
 	// renamed tag fails here and not in someone's script.

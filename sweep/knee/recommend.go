@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // recommend turns the knee into settings: the concurrency per client and
@@ -36,12 +38,12 @@ func recommend(r Report, s Series, o Options) Recommendation {
 		rec.Concurrency = max(1, int(math.Round(o.Headroom*float64(base))))
 		share := 100 * r.Knee.QPS / r.Peak.QPS
 		if rec.Concurrency == base && base == r.Peak.Concurrency {
-			first = fmt.Sprintf("Concurrency %d per client is both the knee and the peak (%s ops/s)", base, fmtQPS(r.Peak.QPS))
+			first = fmt.Sprintf("Concurrency %d per client is both the knee and the peak (%s ops/s)", base, textfmt.Thousands(r.Peak.QPS))
 		} else if rec.Concurrency == base {
-			first = fmt.Sprintf("Concurrency %d per client is the knee (%.0f%% of the %s ops/s peak at %d)", base, share, fmtQPS(r.Peak.QPS), r.Peak.Concurrency)
+			first = fmt.Sprintf("Concurrency %d per client is the knee (%.0f%% of the %s ops/s peak at %d)", base, share, textfmt.Thousands(r.Peak.QPS), r.Peak.Concurrency)
 		} else {
 			first = fmt.Sprintf("Concurrency %d per client is %.0f%% of the knee at %d (%.0f%% of the %s ops/s peak at %d)",
-				rec.Concurrency, o.Headroom*100, base, share, fmtQPS(r.Peak.QPS), r.Peak.Concurrency)
+				rec.Concurrency, o.Headroom*100, base, share, textfmt.Thousands(r.Peak.QPS), r.Peak.Concurrency)
 		}
 	case len(r.Levels) > 1 && r.Peak.Concurrency == top:
 		// Still rising: the top tested level is a lower bound, not an answer.
@@ -49,7 +51,7 @@ func recommend(r Report, s Series, o Options) Recommendation {
 		first = fmt.Sprintf("No knee up to %d per client, so %d is a lower bound: throughput was still rising, test higher concurrency", top, top)
 	default:
 		rec.Concurrency = r.Peak.Concurrency
-		first = fmt.Sprintf("Concurrency %d per client gave the highest throughput (%s ops/s), but no knee could be located", r.Peak.Concurrency, fmtQPS(r.Peak.QPS))
+		first = fmt.Sprintf("Concurrency %d per client gave the highest throughput (%s ops/s), but no knee could be located", r.Peak.Concurrency, textfmt.Thousands(r.Peak.QPS))
 	}
 	if slo := r.Methods.SLO.Concurrency; slo != nil && *slo < rec.Concurrency {
 		rec.Concurrency = *slo
@@ -71,7 +73,7 @@ func recommend(r Report, s Series, o Options) Recommendation {
 	if k > 1 {
 		second = append(second, fmt.Sprintf("the %d clients share the total: %d operations in flight", k, k*rec.Concurrency))
 	}
-	rec.Why = first + ". " + capitalise(strings.Join(second, "; ")) + "."
+	rec.Why = first + ". " + textfmt.Capitalise(strings.Join(second, "; ")) + "."
 
 	if pb := poolBound(r); pb != "" {
 		rec.PoolBound = true
@@ -116,7 +118,7 @@ func poolBound(r Report) string {
 	}
 	detail := ""
 	if first.MaxPoolSize > 0 && first.PoolWaitP99Ms > 0 {
-		detail = fmt.Sprintf(" (at concurrency %d with maxPoolSize %d, p99 pool wait %s ms)", first.Concurrency, first.MaxPoolSize, fmtMs(first.PoolWaitP99Ms))
+		detail = fmt.Sprintf(" (at concurrency %d with maxPoolSize %d, p99 pool wait %s ms)", first.Concurrency, first.MaxPoolSize, textfmt.Ms(first.PoolWaitP99Ms))
 	}
 	return fmt.Sprintf("The run was pool-bound%s: this knee is the pool's, not the server's; rerun with the pool matching concurrency to find the server's.", detail)
 }
@@ -129,7 +131,7 @@ func verdict(r Report) string {
 		b.WriteString("no throughput was measured.")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "throughput peaks at %s ops/s at concurrency %d", fmtQPS(r.Peak.QPS), r.Peak.Concurrency)
+	fmt.Fprintf(&b, "throughput peaks at %s ops/s at concurrency %d", textfmt.Thousands(r.Peak.QPS), r.Peak.Concurrency)
 	if r.Clients > 1 {
 		b.WriteString(" per client")
 	}
@@ -137,11 +139,11 @@ func verdict(r Report) string {
 		fmt.Fprintf(&b, " and falls %.0f%% by %d (retrograde: more concurrency, less throughput)", rg.DropPct, rg.To)
 	}
 	b.WriteString(". ")
-	b.WriteString(capitalise(r.Knee.Statement) + ".")
+	b.WriteString(textfmt.Capitalise(r.Knee.Statement) + ".")
 	if u := r.Methods.USL; u.Fitted {
 		fmt.Fprintf(&b, " USL fit (R² %.3f): %s-bound", u.R2, u.Bound)
 		if u.NStar != nil {
-			fmt.Fprintf(&b, ", fitted peak %s ops/s at N*≈%.0f", fmtQPS(u.PeakQPS), *u.NStar)
+			fmt.Fprintf(&b, ", fitted peak %s ops/s at N*≈%.0f", textfmt.Thousands(u.PeakQPS), *u.NStar)
 		} else {
 			b.WriteString(", no finite peak (κ = 0)")
 		}
@@ -158,57 +160,21 @@ func verdict(r Report) string {
 	return b.String()
 }
 
-// seriesName is how a series is named in prose.
+// seriesName is how a series is named in prose, with any non-printing
+// character of its names escaped.
 func seriesName(r Report) string {
 	var parts []string
 	if r.Pool != "" {
-		parts = append(parts, "pool="+r.Pool)
+		parts = append(parts, "pool="+textfmt.Escape(r.Pool))
 	}
 	if r.Workload != "" {
-		parts = append(parts, "workload="+r.Workload)
+		parts = append(parts, "workload="+textfmt.Escape(r.Workload))
 	}
 	if r.Clients > 1 {
 		parts = append(parts, strconv.Itoa(r.Clients)+" clients")
 	}
 	if len(parts) == 0 {
-		return r.Target
+		return textfmt.Escape(r.Target)
 	}
-	return r.Target + " (" + strings.Join(parts, ", ") + ")"
-}
-
-// fmtQPS writes a throughput as a whole number with thousands separators.
-func fmtQPS(q float64) string {
-	s := strconv.FormatInt(int64(math.Round(q)), 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// fmtMs writes milliseconds with precision that suits their size.
-func fmtMs(ms float64) string {
-	switch {
-	case ms >= 100:
-		return strconv.FormatFloat(ms, 'f', 0, 64)
-	case ms >= 10:
-		return strconv.FormatFloat(ms, 'f', 1, 64)
-	default:
-		return strconv.FormatFloat(ms, 'f', 2, 64)
-	}
-}
-
-func capitalise(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return textfmt.Escape(r.Target) + " (" + strings.Join(parts, ", ") + ")"
 }

@@ -8,17 +8,27 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Summary is the one-line verdict for a sweep's end-of-run summary and the
 // plots. It always starts "knee: <target> concurrency=<C> ops/s=<X>" when a
 // knee was found, and "knee: <target> none within tested range" when not.
 func Summary(r Report) string {
+	r.Target, r.Pool = textfmt.Escape(r.Target), textfmt.Escape(r.Pool)
+	limited := ""
+	if len(r.Knee.LoadHostLimited) > 0 {
+		limited = limitNote(runsIn(r.Levels, r.Knee.LoadHostLimited))
+	}
 	if !r.Knee.Found {
 		if r.Peak.QPS <= 0 {
 			return fmt.Sprintf("knee: %s none within tested range (no throughput measured)", r.Target)
 		}
-		return fmt.Sprintf("knee: %s none within tested range (peak ops/s=%.0f at concurrency=%d)", r.Target, r.Peak.QPS, r.Peak.Concurrency)
+		if limited != "" {
+			limited = "; " + limited
+		}
+		return fmt.Sprintf("knee: %s none within tested range (peak ops/s=%.0f at concurrency=%d%s)", r.Target, r.Peak.QPS, r.Peak.Concurrency, limited)
 	}
 	var extra []string
 	if r.Pool != "" {
@@ -31,8 +41,14 @@ func Summary(r Report) string {
 	switch {
 	case conf == "unconfirmed":
 		conf += ": 1 trial"
+		if limited != "" {
+			conf += "; " + limited
+		}
 	case conf != "":
 		conf += " confidence"
+		if limited != "" {
+			conf += ": " + limited
+		}
 	}
 	extra = append(extra, conf)
 	if r.Retrograde != nil {
@@ -42,40 +58,46 @@ func Summary(r Report) string {
 }
 
 // WriteText renders reports for people: per series a verdict paragraph,
-// the numbers per level, then each method's answer.
-func WriteText(w io.Writer, reports []Report) error {
-	ew := &errWriter{w: w}
+// the numbers per level, then each method's answer; then one line per
+// series with planned steps missing (MissingSteps), if any.
+func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
+	ew := textfmt.NewErrWriter(w)
 	for i, r := range reports {
 		if i > 0 {
-			ew.printf("\n")
+			ew.Printf("\n")
 		}
-		ew.printf("== %s ==\n", seriesName(r))
-		ew.printf("%s\n\n", wrap(r.Verdict, 78))
+		ew.Printf("== %s ==\n", seriesName(r))
+		ew.Printf("%s\n\n", textfmt.Wrap(r.Verdict, 78))
 
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "concurrency\ttrials\tmedian ops/s\t[low, high]\tp99 ms\tbound\t\n")
 		for _, l := range r.Levels {
 			p99 := "-"
 			if l.P99Ms != nil {
-				p99 = fmtMs(*l.P99Ms)
+				p99 = textfmt.Ms(*l.P99Ms)
 			}
 			bound := l.Bound
 			if bound == "" {
 				bound = "-"
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%s\t[%s, %s]\t%s\t%s\t\n", l.Concurrency, l.Trials, fmtQPS(l.QPS), fmtQPS(l.QPSLow), fmtQPS(l.QPSHigh), p99, bound)
+			fmt.Fprintf(tw, "%d\t%d\t%s\t[%s, %s]\t%s\t%s\t\n", l.Concurrency, l.Trials, textfmt.Thousands(l.QPS), textfmt.Thousands(l.QPSLow), textfmt.Thousands(l.QPSHigh), p99, bound)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 
-		ew.printf("\nmethods:\n")
+		ew.Printf("\nmethods:\n")
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  peak\t%d\t%s ops/s\n", r.Peak.Concurrency, fmtQPS(r.Peak.QPS))
+		if r.Peak.Concurrency > 0 {
+			fmt.Fprintf(tw, "  peak\t%d\t%s ops/s\n", r.Peak.Concurrency, textfmt.Thousands(r.Peak.QPS))
+		} else {
+			fmt.Fprintf(tw, "  peak\t-\tno measurements\n")
+		}
 		for _, m := range []struct {
 			name string
 			m    Method
-		}{{"plateau", r.Methods.Plateau}, {"kneedle", r.Methods.Kneedle}, {"marginal", r.Methods.Marginal}, {"slo", r.Methods.SLO}} {
+		}{{"plateau", r.Methods.Plateau}, {"kneedle", r.Methods.Kneedle}, {"marginal", r.Methods.Marginal}, {"slo", r.Methods.SLO},
+			{"server in-flight", r.Methods.ServerInFlight}} {
 			c := "-"
 			if m.m.Concurrency != nil {
 				c = strconv.Itoa(*m.m.Concurrency)
@@ -88,8 +110,8 @@ func WriteText(w io.Writer, reports []Report) error {
 			if u.NStar != nil {
 				ns = strconv.FormatFloat(*u.NStar, 'f', 1, 64)
 			}
-			fmt.Fprintf(tw, "  usl\t%s\tλ=%s σ=%s κ=%s fitted peak %s ops/s, R²=%.3f, %s-bound\n",
-				ns, fmtSig(u.Lambda), fmtSig(u.Sigma), fmtSig(u.Kappa), fmtQPS(u.PeakQPS), u.R2, u.Bound)
+			fmt.Fprintf(tw, "  usl\t%s\tλ=%s σ=%s κ=%s %s, R²=%.3f, %s-bound\n",
+				ns, fmtSig(u.Lambda), fmtSig(u.Sigma), fmtSig(u.Kappa), uslPeak(u), u.R2, u.Bound)
 		} else {
 			fmt.Fprintf(tw, "  usl\t-\tskipped: %s\n", u.Skipped)
 		}
@@ -101,29 +123,54 @@ func WriteText(w io.Writer, reports []Report) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		ew.printf("\n%s\n", wrap(capitalise(r.Knee.Statement), 78))
+		ew.Printf("\n%s\n", textfmt.Wrap(textfmt.Capitalise(r.Knee.Statement), 78))
 		rc := r.Recommendation
-		ew.printf("recommendation: concurrency %d per client, maxPoolSize %d per client per host\n", rc.Concurrency, rc.MaxPoolSize)
-		ew.printf("%s\n", indent(wrap(rc.Why, 76), "  "))
+		if rc.Concurrency > 0 {
+			ew.Printf("recommendation: concurrency %d per client, maxPoolSize %d per client per host\n", rc.Concurrency, rc.MaxPoolSize)
+		} else {
+			ew.Printf("recommendation: none\n")
+		}
+		ew.Printf("%s\n", textfmt.Indent(textfmt.Wrap(rc.Why, 76), "  "))
 		if r.BoundPastKnee != "" {
-			ew.printf("bound past the knee: %s\n", r.BoundPastKnee)
+			ew.Printf("bound past the knee: %s\n", r.BoundPastKnee)
 		}
 		if len(r.Warnings) > 0 {
-			ew.printf("warnings:\n")
+			ew.Printf("warnings:\n")
 			for _, wn := range r.Warnings {
-				ew.printf("  - %s\n", wn)
+				ew.Printf("  - %s\n", wn)
 			}
 		}
 	}
-	return ew.err
+	if len(missing) > 0 {
+		ew.Printf("\n")
+		for _, m := range missing {
+			ew.Printf("%s\n", m.Text)
+		}
+	}
+	return ew.Err
 }
 
-// WriteJSON renders reports as {"series": [...]} with numbers rounded to
-// what a measurement can support, so output is stable across machines.
-func WriteJSON(w io.Writer, reports []Report) error {
+// uslPeak words the fit's peak: "fitted peak X ops/s" when κ > 0 gives one
+// at N*, otherwise that there is none, with the level throughput
+// approaches when it levels off (σ > 0).
+func uslPeak(u USL) string {
+	switch {
+	case u.NStar != nil:
+		return "fitted peak " + textfmt.Thousands(u.PeakQPS) + " ops/s"
+	case u.Sigma > 0:
+		return "no finite peak (approaches " + textfmt.Thousands(u.PeakQPS) + " ops/s)"
+	}
+	return "no finite peak (linear)"
+}
+
+// WriteJSON renders reports as {"series": [...], "missing": [...]} with
+// numbers rounded to what a measurement can support, so output is stable
+// across machines. missing is [] when nothing planned is missing.
+func WriteJSON(w io.Writer, reports []Report, missing ...Missing) error {
 	out := struct {
-		Series []Report `json:"series"`
-	}{Series: make([]Report, len(reports))}
+		Series  []Report  `json:"series"`
+		Missing []Missing `json:"missing"`
+	}{Series: make([]Report, len(reports)), Missing: append([]Missing{}, missing...)}
 	for i, r := range reports {
 		out.Series[i] = rounded(r)
 	}
@@ -137,13 +184,17 @@ func WriteJSON(w io.Writer, reports []Report) error {
 
 // rounded copies r with floats rounded for output.
 func rounded(r Report) Report {
-	r.Levels = append([]Level(nil), r.Levels...)
+	r.Levels = append(make([]Level, 0, len(r.Levels)), r.Levels...) // [] not null when empty
 	for i := range r.Levels {
 		l := &r.Levels[i]
 		l.QPS, l.QPSLow, l.QPSHigh, l.QPSMean = round(l.QPS, 1), round(l.QPSLow, 1), round(l.QPSHigh, 1), round(l.QPSMean, 1)
 		if l.P99Ms != nil {
 			v := round(*l.P99Ms, 3)
 			l.P99Ms = &v
+		}
+		if l.ServerInFlight != nil {
+			v := round(*l.ServerInFlight, 2)
+			l.ServerInFlight = &v
 		}
 		l.PoolWaitP99Ms, l.MeanLatencyMs = round(l.PoolWaitP99Ms, 3), round(l.MeanLatencyMs, 3)
 	}
@@ -186,45 +237,3 @@ func roundSig(v float64, sig int) float64 {
 }
 
 func fmtSig(v float64) string { return strconv.FormatFloat(roundSig(v, 4), 'g', -1, 64) }
-
-// wrap breaks text into lines of at most width runes at spaces.
-func wrap(s string, width int) string {
-	var b strings.Builder
-	n := 0
-	for i, word := range strings.Fields(s) {
-		wl := len([]rune(word))
-		if i > 0 {
-			if n+1+wl > width {
-				b.WriteByte('\n')
-				n = 0
-			} else {
-				b.WriteByte(' ')
-				n++
-			}
-		}
-		b.WriteString(word)
-		n += wl
-	}
-	return b.String()
-}
-
-func indent(s, prefix string) string {
-	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
-}
-
-// errWriter keeps the first write error so rendering code stays linear.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }

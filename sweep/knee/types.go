@@ -21,6 +21,11 @@ type Point struct {
 	Trial         int
 	Bound         string // "client", "pool", "server", "network", "none" or "" when unknown
 	BoundReason   string
+	// ServerInFlight is the server's operations in flight during the step
+	// (server ops/s × mean server latency, Little's law); HasServerInFlight
+	// says whether the server reported the latency it needs.
+	ServerInFlight    float64
+	HasServerInFlight bool
 }
 
 // Series is one curve: target × workload × pool setting (× clients).
@@ -65,7 +70,10 @@ type Level struct {
 	QPSHigh     float64  `json:"qps_high"`
 	QPSMean     float64  `json:"qps_mean"`
 	P99Ms       *float64 `json:"p99_ms"` // median; nil when unknown
-	Bound       string   `json:"bound,omitempty"`
+	// ServerInFlight is the median of the trials' server in-flight
+	// operations; nil unless every trial of the level has one.
+	ServerInFlight *float64 `json:"server_in_flight"`
+	Bound          string   `json:"bound,omitempty"`
 	// PoolWaitP99Ms and MeanLatencyMs are medians over trials (0 when
 	// unknown); MaxPoolSize is the largest configured pool seen. They feed
 	// the pool-bound test.
@@ -93,6 +101,11 @@ type Knee struct {
 	// is this one; nil when no bootstrap ran (fewer than 3 trials a level).
 	Stability *float64 `json:"stability,omitempty"`
 	Resamples int      `json:"resamples,omitempty"`
+	// LoadHostLimited lists the concurrency levels, among those that
+	// decided the knee (or, with no knee, those from the peak on), where at
+	// least half the trials were labelled client-bound: their numbers are
+	// the load host's, not the server's. Confidence is then at most low.
+	LoadHostLimited []int `json:"load_host_limited,omitempty"`
 }
 
 // Method is one knee method's answer; Concurrency is nil when the method
@@ -110,10 +123,13 @@ type USL struct {
 	Sigma   float64  `json:"sigma"`
 	Kappa   float64  `json:"kappa"`
 	NStar   *float64 `json:"n_star"` // nil (JSON null) when κ = 0: no finite peak
-	PeakQPS float64  `json:"peak_qps"`
-	R2      float64  `json:"r2"`
-	Bound   string   `json:"bound"`            // "contention", "coherency", "linear"
-	Points  int      `json:"points,omitempty"` // trial points fitted
+	// PeakQPS is the fitted throughput at N*. With no finite peak it is the
+	// asymptote λ/σ the curve approaches (σ > 0) or 0 (a straight line); the
+	// JSON then has peak_qps null and asymptote_qps.
+	PeakQPS float64 `json:"peak_qps"`
+	R2      float64 `json:"r2"`
+	Bound   string  `json:"bound"`            // "contention", "coherency", "linear"
+	Points  int     `json:"points,omitempty"` // trial points fitted
 }
 
 // Eval is the fitted throughput at concurrency n.
@@ -127,7 +143,10 @@ type Methods struct {
 	Kneedle  Method `json:"kneedle"`
 	Marginal Method `json:"marginal"`
 	SLO      Method `json:"slo"`
-	USL      USL    `json:"usl"`
+	// ServerInFlight is where the server's in-flight operations stop
+	// rising; it joins the consensus when the server reports latency.
+	ServerInFlight Method `json:"server_in_flight"`
+	USL            USL    `json:"usl"`
 }
 
 // Retrograde says throughput fell past the peak by more than the noise.

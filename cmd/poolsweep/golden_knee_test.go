@@ -1,0 +1,60 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/poolsweep/poolsweep/internal/golden"
+)
+
+// Recorded results the golden outputs are made from. sim-api.jsonl is a
+// small simulator sweep (slots=8, service=2ms, api workload, C 1..32x2,
+// 3 trials) recorded with this tree's poolsweep on the shared 2-core
+// machine; the others are the fixtures of the plot and compare packages.
+var (
+	simRun     = filepath.Join("testdata", "sim-api.jsonl")
+	pairRun    = filepath.Join("..", "..", "plot", "testdata", "pair.jsonl")
+	gridRun    = filepath.Join("..", "..", "plot", "testdata", "grid.jsonl")
+	abBase     = filepath.Join("..", "..", "compare", "testdata", "base.jsonl")
+	abCand     = filepath.Join("..", "..", "compare", "testdata", "cand.jsonl")
+	seedsTable = filepath.Join("..", "..", "sweep", "knee", "testdata", "seeds-003.csv")
+)
+
+// TestGoldenAnalyzeCompare runs analyze and compare in-process on recorded
+// results and compares what a user reads on stdout with
+// testdata/golden/*.golden, in the style of benchstat's cmd tests.
+// Refresh with: go test ./cmd/poolsweep -run Golden -update
+func TestGoldenAnalyzeCompare(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		// A recorded simulator sweep: bootstrap intervals, USL fit, bounds.
+		{"analyze-sim.txt", []string{"analyze", simRun}},
+		{"analyze-sim.json", []string{"analyze", simRun, "--format", "json"}},
+		// Two targets of one run, with an SLO.
+		{"analyze-pair.txt", []string{"analyze", pairRun, "--slo-p99", "50ms"}},
+		// A pool grid cut short: an interrupted step, planned steps missing,
+		// no end record.
+		{"analyze-grid.txt", []string{"analyze", gridRun}},
+		{"analyze-grid.json", []string{"analyze", gridRun, "--format", "json"}},
+		// The seeds' table as CSV.
+		{"analyze-seeds-csv.txt", []string{"analyze", "--csv", seedsTable}},
+		// The audit-log study in miniature, in all three formats.
+		{"compare-study.txt", []string{"compare", abBase, abCand}},
+		{"compare-study.md", []string{"compare", abBase, abCand, "--format", "markdown"}},
+		{"compare-study.json", []string{"compare", abBase, abCand, "--format", "json"}},
+		// Two targets of one file.
+		{"compare-pair.txt", []string{"compare", pairRun, "--baseline", "standalone", "--candidate", "sharded"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("poolsweep %s: exit %d, stderr %q", strings.Join(tt.args, " "), code, stderr)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", tt.name+".golden"), []byte(stdout))
+		})
+	}
+}

@@ -1,0 +1,245 @@
+package compare
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// stepKey identifies a step across trials; role is "" when each side has a
+// single target (or Options name them).
+type stepKey struct {
+	role     string
+	workload string
+	c        int
+	pool     string
+	k        int
+}
+
+// side is one side's steps grouped by key.
+type side struct {
+	name   string // "baseline" or "candidate"
+	files  []string
+	steps  map[stepKey][]*sweep.StepResult
+	keys   []stepKey // first-appearance order
+	target map[string]string
+}
+
+// collect gathers the usable steps of a side: interrupted steps measured a
+// cut-short window and are left out, with a note.
+func collect(rs []*sweep.Results) ([]*sweep.StepResult, []string) {
+	var out []*sweep.StepResult
+	var notes []string
+	for _, r := range rs {
+		skipped := 0
+		for i := range r.Steps {
+			if r.Steps[i].Interrupted {
+				skipped++
+				continue
+			}
+			out = append(out, &r.Steps[i])
+		}
+		if skipped > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %d interrupted step(s) ignored", textfmt.Escape(r.Path), skipped))
+		}
+	}
+	return out, notes
+}
+
+func sameFiles(a, b []*sweep.Results) bool {
+	return slices.Equal(paths(a), paths(b))
+}
+
+// shown joins names from the inputs (paths, targets, pools) for a message,
+// with non-printing characters escaped.
+func shown(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = textfmt.Escape(n)
+	}
+	return strings.Join(out, ", ")
+}
+
+func paths(rs []*sweep.Results) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Path
+	}
+	return out
+}
+
+// targetsOf lists the distinct targets of steps in first-appearance order.
+func targetsOf(steps []*sweep.StepResult) []string {
+	var out []string
+	for _, s := range steps {
+		if !slices.Contains(out, s.Target) {
+			out = append(out, s.Target)
+		}
+	}
+	return out
+}
+
+func pickTarget(steps []*sweep.StepResult, name, sideName string, rs []*sweep.Results) ([]*sweep.StepResult, error) {
+	var out []*sweep.StepResult
+	for _, s := range steps {
+		if s.Target == name {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s target %q is not in %s (targets: %s)", sideName, name,
+			shown(paths(rs)), shown(targetsOf(steps)))
+	}
+	return out, nil
+}
+
+func group(name string, rs []*sweep.Results, steps []*sweep.StepResult, byRole bool) *side {
+	s := &side{name: name, files: paths(rs), steps: map[stepKey][]*sweep.StepResult{}, target: map[string]string{}}
+	for _, st := range steps {
+		k := stepKey{workload: st.Workload, c: st.Concurrency, pool: st.PoolSetting, k: max(st.Clients, 1)}
+		if byRole {
+			k.role = st.Target
+		}
+		if _, ok := s.steps[k]; !ok {
+			s.keys = append(s.keys, k)
+		}
+		s.steps[k] = append(s.steps[k], st)
+		s.target[k.role] = st.Target
+	}
+	return s
+}
+
+func describe(rs []*sweep.Results, steps []*sweep.StepResult) Side {
+	d := Side{Files: paths(rs), Targets: targetsOf(steps), Steps: len(steps)}
+	for _, r := range rs {
+		if r.Header.RunID != "" && !slices.Contains(d.RunIDs, r.Header.RunID) {
+			d.RunIDs = append(d.RunIDs, r.Header.RunID)
+		}
+	}
+	return d
+}
+
+// unmatched explains why key k of side s has no partner in side o, naming
+// the first dimension on which o has nothing like it.
+func unmatched(s, o *side, k stepKey, byRole bool) Unmatched {
+	u := Unmatched{Side: s.name, Target: s.target[k.role], Workload: k.workload,
+		Concurrency: k.c, Pool: k.pool, Clients: k.k, Trials: len(s.steps[k])}
+	var same []stepKey
+	for _, ok := range o.keys {
+		if ok.role == k.role {
+			same = append(same, ok)
+		}
+	}
+	if byRole && len(same) == 0 {
+		u.Reason = fmt.Sprintf("%s has no target %q", o.name, k.role)
+		return u
+	}
+	workloads := distinct(same, func(x stepKey) string { return x.workload })
+	if !slices.Contains(workloads, k.workload) {
+		if len(workloads) == 1 {
+			bw, cw := k.workload, workloads[0]
+			if s.name == "candidate" {
+				bw, cw = cw, bw
+			}
+			u.Reason = fmt.Sprintf("workload differs: baseline %q vs candidate %q", bw, cw)
+		} else {
+			u.Reason = fmt.Sprintf("%s has no workload %q", o.name, k.workload)
+		}
+		return u
+	}
+	same = filter(same, func(x stepKey) bool { return x.workload == k.workload })
+	if cs := distinct(same, func(x stepKey) int { return x.c }); !slices.Contains(cs, k.c) {
+		slices.Sort(cs)
+		u.Reason = fmt.Sprintf("%s has no concurrency=%d (it has %s)", o.name, k.c, joinInts(cs))
+		return u
+	}
+	same = filter(same, func(x stepKey) bool { return x.c == k.c })
+	if ps := distinct(same, func(x stepKey) string { return x.pool }); !slices.Contains(ps, k.pool) {
+		u.Reason = fmt.Sprintf("%s has no pool=%s at concurrency=%d (it has %s)", o.name, textfmt.Escape(k.pool), k.c, shown(ps))
+		return u
+	}
+	same = filter(same, func(x stepKey) bool { return x.pool == k.pool })
+	ks := distinct(same, func(x stepKey) int { return x.k })
+	slices.Sort(ks)
+	u.Reason = fmt.Sprintf("%s has no clients=%d at concurrency=%d pool=%s (it has %s)", o.name, k.k, k.c, textfmt.Escape(k.pool), joinInts(ks))
+	return u
+}
+
+func distinct[T comparable](keys []stepKey, f func(stepKey) T) []T {
+	var out []T
+	for _, k := range keys {
+		if v := f(k); !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func filter(keys []stepKey, keep func(stepKey) bool) []stepKey {
+	var out []stepKey
+	for _, k := range keys {
+		if keep(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// sortSteps orders steps by role and workload as the baseline first ran
+// them, then pool, clients and concurrency, so tables read like curves.
+func sortSteps(steps []*Step, order []stepKey) {
+	roleIdx, wlIdx := map[string]int{}, map[string]int{}
+	for _, k := range order {
+		if _, ok := roleIdx[k.role]; !ok {
+			roleIdx[k.role] = len(roleIdx)
+		}
+		if _, ok := wlIdx[k.workload]; !ok {
+			wlIdx[k.workload] = len(wlIdx)
+		}
+	}
+	slices.SortStableFunc(steps, func(a, b *Step) int {
+		if c := roleIdx[a.role] - roleIdx[b.role]; c != 0 && len(roleIdx) > 1 {
+			return c
+		}
+		if c := wlIdx[a.Workload] - wlIdx[b.Workload]; c != 0 {
+			return c
+		}
+		if c := comparePool(a.Pool, b.Pool); c != 0 {
+			return c
+		}
+		if c := a.Clients - b.Clients; c != 0 {
+			return c
+		}
+		return a.Concurrency - b.Concurrency
+	})
+}
+
+// comparePool puts "match" first, then numbers in numeric order.
+func comparePool(a, b string) int {
+	if a == b {
+		return 0
+	}
+	na, ea := strconv.Atoi(a)
+	nb, eb := strconv.Atoi(b)
+	switch {
+	case ea != nil && eb != nil:
+		return strings.Compare(a, b)
+	case ea != nil:
+		return -1
+	case eb != nil:
+		return 1
+	}
+	return na - nb
+}

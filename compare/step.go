@@ -1,0 +1,135 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// buildStep compares one matched step: every metric of MetricNames over
+// both sides' trials, and the op-type class of what both sides issued.
+func buildStep(k stepKey, b, c *side, o Options) *Step {
+	bs, cs := b.steps[k], c.steps[k]
+	st := &Step{
+		BaselineTarget: b.target[k.role], CandidateTarget: c.target[k.role],
+		Workload: k.workload, Concurrency: k.c, Pool: k.pool, Clients: k.k,
+		BaselineTrials: len(bs), CandidateTrials: len(cs),
+		Metrics: map[string]*Metric{},
+		role:    k.role,
+	}
+	st.Target = st.BaselineTarget
+	if st.CandidateTarget != st.BaselineTarget {
+		st.Target = st.BaselineTarget + " → " + st.CandidateTarget
+	}
+	var counts opCounts
+	for _, s := range append(slices.Clone(bs), cs...) {
+		counts.add(s)
+	}
+	st.Class, st.counts = counts.class(), counts
+	for _, name := range MetricNames {
+		st.Metrics[name] = buildMetric(metricDefs[name], bs, cs, o)
+	}
+	return st
+}
+
+func values(def metricDef, steps []*sweep.StepResult) []float64 {
+	var out []float64
+	for _, s := range steps {
+		if v, ok := def.extract(s); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// summary is the center and spread of one side's trials, the way every
+// package summarises trials (internal/stats).
+func summary(xs []float64) (center, spreadPct *float64) {
+	s := stats.Summarize(xs)
+	center = ptr(s.Center)
+	if sp := s.SpreadPct(); !math.IsNaN(sp) {
+		spreadPct = ptr(sp)
+	}
+	return center, spreadPct
+}
+
+func buildMetric(def metricDef, bs, cs []*sweep.StepResult, o Options) *Metric {
+	xs, ys := values(def, bs), values(def, cs)
+	if len(xs) == 0 && len(ys) == 0 {
+		return nil
+	}
+	m := &Metric{Name: def.name, Unit: def.unit, BaselineN: len(xs), CandidateN: len(ys)}
+	if len(xs) > 0 {
+		m.Baseline, m.BaselineSpreadPct = summary(xs)
+	}
+	if len(ys) > 0 {
+		m.Candidate, m.CandidateSpreadPct = summary(ys)
+	}
+	switch {
+	case len(xs) == 0:
+		m.Status, m.Note = StatusOneSided, "not measured in the baseline"
+		return m
+	case len(ys) == 0:
+		m.Status, m.Note = StatusOneSided, "not measured in the candidate"
+		return m
+	}
+	base := *m.Baseline
+	m.Delta = ptr(*m.Candidate - base)
+	if base != 0 {
+		m.DeltaPct = ptr(*m.Delta / math.Abs(base) * 100)
+	}
+	if len(xs) < MinTrials || len(ys) < MinTrials {
+		m.Status = StatusUnconfirmed
+		m.Note = fmt.Sprintf("%d+%d trials: at least %d per side are needed to test a difference", len(xs), len(ys), MinTrials)
+		return m
+	}
+
+	// Positive metrics are compared on log values, so the interval is for
+	// the ratio candidate/baseline; others (zero errors, 0% CPU) on the
+	// plain difference.
+	logScale := slices.Min(xs) > 0 && slices.Min(ys) > 0
+	tx, ty := xs, ys
+	if logScale {
+		tx, ty = logs(xs), logs(ys)
+	}
+	r := compareSamples(tx, ty, o.Alpha)
+	m.Method = r.method
+	m.PValue = ptr(r.p)
+	if r.hasCI {
+		m.Confidence = ptr(r.confidence)
+		if logScale {
+			m.CILowPct, m.CIHighPct = ptr(math.Expm1(r.lo)*100), ptr(math.Expm1(r.hi)*100)
+			m.CILow, m.CIHigh = ptr(base*math.Expm1(r.lo)), ptr(base*math.Expm1(r.hi))
+		} else {
+			m.CILow, m.CIHigh = ptr(r.lo), ptr(r.hi)
+			if base != 0 {
+				m.CILowPct, m.CIHighPct = ptr(r.lo/math.Abs(base)*100), ptr(r.hi/math.Abs(base)*100)
+			}
+		}
+	}
+	// Significant needs both the test and an interval clear of zero: with
+	// ties the two can disagree, and then the cautious answer wins.
+	m.Significant = r.p < o.Alpha && r.hasCI && (r.lo > 0 || r.hi < 0)
+	if m.Significant && o.MinEffectPct > 0 && m.DeltaPct != nil && math.Abs(*m.DeltaPct) < o.MinEffectPct {
+		m.Significant = false
+		m.Note = fmt.Sprintf("significant but below the minimum effect of %g%%", o.MinEffectPct)
+	}
+	m.Status = StatusNoChange
+	if m.Significant {
+		m.Status = StatusChanged
+	}
+	return m
+}
+
+func logs(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, v := range xs {
+		out[i] = math.Log(v)
+	}
+	return out
+}

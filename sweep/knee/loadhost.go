@@ -1,0 +1,126 @@
+package knee
+
+import (
+	"strconv"
+	"strings"
+)
+
+// boundClient is the bound label telemetry gives a step whose numbers the
+// load host (poolsweep's own machine) set, not the server.
+const boundClient = "client"
+
+// loadHostAdvice is what to do about a client-bound knee; bound_reason on
+// each step holds the evidence (CPU, scheduler latency, CPU pressure).
+const loadHostAdvice = "see bound_reason; rerun with --clients on more machines"
+
+// clientLimited reports whether at least half of a level's trials were
+// labelled client-bound: its median is then more the load host's than the
+// server's.
+func (l level) clientLimited() bool {
+	return l.Trials > 0 && 2*l.clientBound >= l.Trials
+}
+
+// limitedRuns lists the client-limited levels among levels[from..to]
+// (clamped to the slice) as runs of neighbouring levels of the grid. A run
+// that reaches to is followed to its end: the flat stretch a knee rests on
+// is only as good as the first server-bound level in it.
+func limitedRuns(levels []level, from, to int) [][]int {
+	var runs [][]int
+	var cur []int
+	for i := max(from, 0); i < len(levels) && (i <= to || len(cur) > 0); i++ {
+		if levels[i].clientLimited() {
+			cur = append(cur, levels[i].Concurrency)
+			continue
+		}
+		if len(cur) > 0 {
+			runs = append(runs, cur)
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		runs = append(runs, cur)
+	}
+	return runs
+}
+
+// kneeWindow is the levels that decided a knee at index k: the one below
+// it, the knee's range, the level above it and every level up to the peak
+// (the plateau is measured against the peak, and the marginal rule against
+// the doublings after the knee). limitedRuns follows a client-limited run
+// past the window's end.
+func kneeWindow(k, lo, hi, peak int) (from, to int) {
+	return min(lo, k-1), max(hi, k+1, peak)
+}
+
+// flatten is the levels of runs in order.
+func flatten(runs [][]int) []int {
+	var out []int
+	for _, r := range runs {
+		out = append(out, r...)
+	}
+	return out
+}
+
+// limitNote words the load host's part: "the load host limited steps
+// 16–64, see bound_reason; rerun with --clients on more machines".
+func limitNote(runs [][]int) string {
+	var parts []string
+	n := 0
+	for _, r := range runs {
+		n += len(r)
+		if len(r) == 1 {
+			parts = append(parts, strconv.Itoa(r[0]))
+		} else {
+			parts = append(parts, strconv.Itoa(r[0])+"–"+strconv.Itoa(r[len(r)-1]))
+		}
+	}
+	steps := "steps "
+	if n == 1 {
+		steps = "step "
+	}
+	return "the load host limited " + steps + strings.Join(parts, ", ") + ", " + loadHostAdvice
+}
+
+// capForLoadHost lowers a knee's confidence to at most low when the load
+// host limited the levels that decided it, and says so in the statement's
+// confidence clause. conf is the clause as consensus wrote it.
+func capForLoadHost(k *Knee, conf string, runs [][]int) string {
+	if len(runs) == 0 {
+		return conf
+	}
+	k.LoadHostLimited = flatten(runs)
+	note := limitNote(runs)
+	switch k.Confidence {
+	case "high", "medium":
+		k.Confidence = "low"
+		return "low confidence: " + note
+	case "low":
+		return "low confidence: " + note + "; " + strings.TrimPrefix(conf, "low confidence: ")
+	}
+	return conf + "; " + note // unconfirmed stays unconfirmed, which is lower
+}
+
+// runsIn regroups levels named in concs into runs of neighbours in the
+// report's grid, for rendering a Knee.LoadHostLimited list.
+func runsIn(levels []Level, concs []int) [][]int {
+	in := map[int]bool{}
+	for _, c := range concs {
+		in[c] = true
+	}
+	var runs [][]int
+	var cur []int
+	for _, l := range levels {
+		if in[l.Concurrency] {
+			cur = append(cur, l.Concurrency)
+			continue
+		}
+		if len(cur) > 0 {
+			runs = append(runs, cur)
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		runs = append(runs, cur)
+	}
+	return runs
+}
