@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 )
@@ -145,13 +146,5 @@ func fmtRate(v float64) string {
 	}
 }
 
-func fmtMs(v float64) string {
-	switch {
-	case v >= 100:
-		return fmt.Sprintf("%.0fms", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1fms", v)
-	default:
-		return fmt.Sprintf("%.2fms", v)
-	}
-}
+// fmtMs is milliseconds as the tables print them ("2.33ms").
+func fmtMs(v float64) string { return textfmt.Ms(v) + "ms" }

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 )
@@ -95,7 +93,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // safeLine makes s fit for one line of a terminal: only its first line,
-// and every control character (escape sequences, carriage returns, tabs)
+// with every control character (escape sequences, carriage returns, tabs)
 // written as a visible Go escape, so that text from files, servers or
 // flags cannot move the cursor, recolour or clear the screen.
 func safeLine(s string) string {
@@ -103,19 +101,7 @@ func safeLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == utf8.RuneError:
-			b.WriteString(`\ufffd`)
-		case unicode.IsControl(r) || r == 0x2028 || r == 0x2029:
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return textfmt.Escape(s)
 }
 
 func toolVersion() string { return sweep.ToolVersion() }

@@ -85,6 +85,12 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 	for _, r := range knee.AnalyzeAll(knee.FromResults([]*sweep.Results{res}), knee.DefaultOptions()) {
 		fmt.Fprintln(w, knee.Summary(r))
 	}
+	for _, m := range knee.MissingSteps([]*sweep.Results{res}) {
+		fmt.Fprintln(w, m.Text)
+	}
+	for _, warn := range res.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", safeLine(warn))
+	}
 }
 
 // writeArtifacts draws every applicable figure and report.html into dir.
