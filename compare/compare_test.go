@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -334,33 +333,6 @@ func TestNothingToCompare(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error spans lines", tc.name)
 		}
-	}
-}
-
-func TestReadFilesTruncated(t *testing.T) {
-	base, _ := studyPair(3)
-	dir := t.TempDir()
-	full := filepath.Join(dir, "full.jsonl")
-	writeFixture(t, full, base)
-	data, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Cut the file in the middle of its third line, as a killed writer
-	// without fsync might leave it.
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	cut := append(append(append([]byte{}, lines[0]...), lines[1]...), lines[2][:len(lines[2])/2]...)
-	trunc := filepath.Join(dir, "truncated.jsonl")
-	if err := os.WriteFile(trunc, cut, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = ReadFiles(full, trunc)
-	var le *sweep.LineError
-	if !errors.As(err, &le) || le.Line != 3 || !strings.Contains(err.Error(), trunc+":3:") {
-		t.Errorf("truncated file: %v", err)
-	}
-	if _, err := ReadFiles(filepath.Join(dir, "missing.jsonl")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
 	}
 }
 
