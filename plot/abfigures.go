@@ -175,7 +175,7 @@ func abThroughput(base, cand []*sweep.Results, c *compare.Comparison) (Figure, e
 	for i := range sides {
 		s := &sides[i]
 		reports := knee.AnalyzeAll(knee.FromResults([]*sweep.Results{s.rs}), knee.DefaultOptions())
-		s.curves = buildCurves([]*sweep.Results{s.rs}, reports)
+		s.curves = buildCurves([]*sweep.Results{s.rs}, reports, false)
 		for _, cv := range s.curves {
 			k := abSeriesKey{workload: cv.workload, pool: cv.pool, clients: cv.clients}
 			if byRole {
@@ -221,10 +221,10 @@ func abThroughput(base, cand []*sweep.Results, c *compare.Comparison) (Figure, e
 				x := fc.mode.of(l)
 				// Drawn a little left (baseline) or right (candidate) of
 				// the level so both sides' interval bars stay visible.
-				xys = append(xys, plotter.XY{X: x * s.nudge, Y: l.ops.Mean})
-				errs = append(errs, struct{ Low, High float64 }{l.ops.Mean - l.ops.Low, l.ops.High - l.ops.Mean})
-				sd.Points = append(sd.Points, DataPoint{X: round6(x), Y: round6(l.ops.Mean), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
-				ann.obstacles = append(ann.obstacles, [2]float64{x * s.nudge, l.ops.Mean})
+				xys = append(xys, plotter.XY{X: x * s.nudge, Y: l.ops.Median})
+				errs = append(errs, struct{ Low, High float64 }{l.ops.Median - l.ops.Low, l.ops.High - l.ops.Median})
+				sd.Points = append(sd.Points, DataPoint{X: round6(x), Y: round6(l.ops.Median), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
+				ann.obstacles = append(ann.obstacles, [2]float64{x * s.nudge, l.ops.Median})
 			}
 			ann.lines = append(ann.lines, xyPairs(xys))
 			if eb, err := plotter.NewYErrorBars(struct {

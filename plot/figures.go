@@ -23,16 +23,28 @@ import (
 var ErrNoSteps = errors.New("no measured steps to plot")
 
 // Figures builds the figures named in which (all of AllFigures when empty)
-// from decoded results and the knee reports of their series (nil draws no
-// knee, USL or retrograde marks). A figure that does not apply to these
-// results (no C × P grid, a single target, no server telemetry) is left out
-// and the second return value says why, one note per figure.
+// from decoded results and the knee reports of their series, as
+// AnalyzeWith forms them across files (nil reports draw no knee, USL or
+// retrograde marks; the points are the analysis's medians either way). A
+// figure that does not apply to these results (no C × P grid, a single
+// target, no server telemetry) is left out and the second return value
+// says why, one note per figure.
 func Figures(rs []*sweep.Results, reports []knee.Report, which []string) ([]Figure, []string, error) {
+	return figures(rs, reports, which, false)
+}
+
+// FiguresEach is Figures with every file's series drawn as its own curves,
+// for reports from AnalyzeEach: two runs of one target side by side.
+func FiguresEach(rs []*sweep.Results, reports []knee.Report, which []string) ([]Figure, []string, error) {
+	return figures(rs, reports, which, true)
+}
+
+func figures(rs []*sweep.Results, reports []knee.Report, which []string, each bool) ([]Figure, []string, error) {
 	want, err := wanted(which)
 	if err != nil {
 		return nil, nil, err
 	}
-	curves := buildCurves(rs, reports)
+	curves := buildCurves(rs, reports, each)
 	if len(curves) == 0 {
 		return nil, nil, ErrNoSteps
 	}
@@ -206,12 +218,12 @@ func (fc *figContext) curveMarks(c *curve) []Mark {
 			ky := c.report.Knee.QPS
 			if ky == 0 {
 				if l := c.levelAt(kneeC); l != nil {
-					ky = l.ops.Mean
+					ky = l.ops.Median
 				}
 			}
-			kind, word := "knee", "knee"
+			word := "knee"
 			if kneeC == peakC {
-				kind, word = "knee", "knee = peak"
+				word = "knee = peak"
 			}
 			lbl := fmt.Sprintf("%s %s · %s ops/s", word, fmtX(kx), humanNumber(ky))
 			if k := c.report.Knee; k.Low > 0 && k.High > 0 && (k.Low != k.Concurrency || k.High != k.Concurrency) {
@@ -221,7 +233,7 @@ func (fc *figContext) curveMarks(c *curve) []Mark {
 					lbl = fmt.Sprintf("%s %s (%s–%s) · %s ops/s", word, fmtX(kx), fmtX(lo), fmtX(hi), humanNumber(ky))
 				}
 			}
-			marks = append(marks, Mark{Kind: kind, Series: c.label, X: round6(kx), Y: round6(ky), Label: lbl})
+			marks = append(marks, Mark{Kind: "knee", Series: c.label, X: round6(kx), Y: round6(ky), Label: lbl})
 		}
 	}
 	if peakC > 0 && peakC != kneeC {
@@ -261,12 +273,12 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) (*gplot.Plot, [
 		for i := range c.levels {
 			l := &c.levels[i]
 			x := fc.mode.of(l)
-			xys = append(xys, plotter.XY{X: x, Y: l.ops.Mean})
-			errs = append(errs, struct{ Low, High float64 }{l.ops.Mean - l.ops.Low, l.ops.High - l.ops.Mean})
-			sd.Points = append(sd.Points, DataPoint{X: round6(x), Y: round6(l.ops.Mean), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
-			ann.obstacles = append(ann.obstacles, [2]float64{x, l.ops.Mean})
-			calls = append(calls, plotter.XY{X: x, Y: l.calls.Mean})
-			cd.Points = append(cd.Points, DataPoint{X: round6(x), Y: round6(l.calls.Mean), Low: round6(l.calls.Low), High: round6(l.calls.High), N: l.calls.N})
+			xys = append(xys, plotter.XY{X: x, Y: l.ops.Median})
+			errs = append(errs, struct{ Low, High float64 }{l.ops.Median - l.ops.Low, l.ops.High - l.ops.Median})
+			sd.Points = append(sd.Points, DataPoint{X: round6(x), Y: round6(l.ops.Median), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
+			ann.obstacles = append(ann.obstacles, [2]float64{x, l.ops.Median})
+			calls = append(calls, plotter.XY{X: x, Y: l.calls})
+			cd.Points = append(cd.Points, DataPoint{X: round6(x), Y: round6(l.calls), N: len(l.steps)})
 			for _, s := range l.steps {
 				showCalls = showCalls || callsDiffer(s)
 			}
@@ -279,8 +291,8 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) (*gplot.Plot, [
 				var seg plotter.XYs
 				for i := range c.levels {
 					if x := fc.mode.of(&c.levels[i]); x >= px {
-						seg = append(seg, plotter.XY{X: x, Y: c.levels[i].ops.Mean})
-						rd.Points = append(rd.Points, DataPoint{X: round6(x), Y: round6(c.levels[i].ops.Mean)})
+						seg = append(seg, plotter.XY{X: x, Y: c.levels[i].ops.Median})
+						rd.Points = append(rd.Points, DataPoint{X: round6(x), Y: round6(c.levels[i].ops.Median)})
 					}
 				}
 				if len(seg) > 1 {
@@ -397,12 +409,24 @@ func darker(c color.NRGBA) color.NRGBA {
 	return color.NRGBA{R: uint8(float64(c.R) * 0.75), G: uint8(float64(c.G) * 0.75), B: uint8(float64(c.B) * 0.75), A: 255}
 }
 
+// trialsCaption says what the points and bars are: the knee analysis's
+// median over trials and its interval (a bootstrap percentile interval
+// when every level has 3 or more trials, else the trials' range).
 func (fc *figContext) trialsCaption() string {
 	n := fc.trials()
-	if n > 1 {
-		return fmt.Sprintf("Points: mean of %d trials; bars: 95%% interval (Student's t).", n)
+	if n <= 1 {
+		return "One trial per step: no interval bars."
 	}
-	return "One trial per step: no interval bars."
+	boot := true
+	for _, c := range fc.curves {
+		for _, l := range c.levels {
+			boot = boot && l.ops.N >= 3
+		}
+	}
+	if boot {
+		return fmt.Sprintf("Points: median of %d trials; bars: its 95%% bootstrap interval, as the knee analysis has them.", n)
+	}
+	return "Points: median of the trials; bars: their range (a bootstrap interval needs 3 or more trials), as the knee analysis has them."
 }
 
 func (fc *figContext) xCaption() string {
@@ -521,9 +545,9 @@ func (fc *figContext) latencyThroughput() Figure {
 			if l.p99 <= 0 {
 				continue
 			}
-			xys = append(xys, plotter.XY{X: l.ops.Mean, Y: l.p99})
-			sd.Points = append(sd.Points, DataPoint{X: round6(l.ops.Mean), Y: round6(l.p99), N: len(l.steps), Label: fmtX(fc.mode.of(l))})
-			ann.obstacles = append(ann.obstacles, [2]float64{l.ops.Mean, l.p99})
+			xys = append(xys, plotter.XY{X: l.ops.Median, Y: l.p99})
+			sd.Points = append(sd.Points, DataPoint{X: round6(l.ops.Median), Y: round6(l.p99), N: len(l.steps), Label: fmtX(fc.mode.of(l))})
+			ann.obstacles = append(ann.obstacles, [2]float64{l.ops.Median, l.p99})
 			lo, hi = math.Min(lo, l.p99), math.Max(hi, l.p99)
 		}
 		if len(xys) == 0 {
@@ -539,14 +563,14 @@ func (fc *figContext) latencyThroughput() Figure {
 		last := &c.levels[len(c.levels)-1]
 		if c.report != nil && c.report.Knee.Found {
 			if l := c.levelAt(c.report.Knee.Concurrency); l != nil && l.p99 > 0 {
-				m := Mark{Kind: "knee", Series: c.label, X: round6(l.ops.Mean), Y: round6(l.p99),
-					Label: fmt.Sprintf("knee %s · %s ops/s · p99 %s", fmtX(fc.mode.of(l)), humanNumber(l.ops.Mean), fmtMs(l.p99))}
+				m := Mark{Kind: "knee", Series: c.label, X: round6(l.ops.Median), Y: round6(l.p99),
+					Label: fmt.Sprintf("knee %s · %s ops/s · p99 %s", fmtX(fc.mode.of(l)), humanNumber(l.ops.Median), fmtMs(l.p99))}
 				marks = append(marks, m)
-				ann.items = append(ann.items, annotation{X: l.ops.Mean, Y: l.p99, Text: m.Label, Color: darker(clr), Glyph: kneeGlyph})
+				ann.items = append(ann.items, annotation{X: l.ops.Median, Y: l.p99, Text: m.Label, Color: darker(clr), Glyph: kneeGlyph})
 			}
 		}
 		if last.p99 > 0 {
-			ann.items = append(ann.items, annotation{X: last.ops.Mean, Y: last.p99, Text: fmt.Sprintf("%s: p99 %s", fmtX(fc.mode.of(last)), fmtMs(last.p99)), Color: darker(clr)})
+			ann.items = append(ann.items, annotation{X: last.ops.Median, Y: last.p99, Text: fmt.Sprintf("%s: p99 %s", fmtX(fc.mode.of(last)), fmtMs(last.p99)), Color: darker(clr)})
 		}
 	}
 	p.Add(ann)
@@ -570,7 +594,7 @@ func (fc *figContext) latencyThroughput() Figure {
 	title := "p99 latency vs throughput — " + fc.subject(fc.curves)
 	return Figure{
 		Name: FigLatencyThroughput, Title: wrapTitle(title),
-		Caption: "One point per concurrency level (mean ops/s, median p99); the last point of each series is labelled with its " + map[xMode]string{xConnections: "connections", xInFlight: "in-flight calls"}[fc.mode] + ".",
+		Caption: "One point per concurrency level (median ops/s and median p99 over trials); the last point of each series is labelled with its " + map[xMode]string{xConnections: "connections", xInFlight: "in-flight calls"}[fc.mode] + ".",
 		Panels:  []*gplot.Plot{p}, Legend: legend,
 		Data: FigureData{Name: FigLatencyThroughput, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data, Marks: marks},
 	}

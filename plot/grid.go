@@ -165,16 +165,16 @@ func (fc *figContext) poolGrid(name string, g gridSet) Figure {
 		for i := range c.levels {
 			l := &c.levels[i]
 			x := slices.Index(g.cs, l.concurrency)
-			ops.vals[y][x] = l.ops.Mean
-			ops.text[y][x] = cellNumber(l.ops.Mean)
-			dOps.Points = append(dOps.Points, DataPoint{X: float64(l.concurrency), Y: float64(pv), Z: round6(l.ops.Mean), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
+			ops.vals[y][x] = l.ops.Median
+			ops.text[y][x] = cellNumber(l.ops.Median)
+			dOps.Points = append(dOps.Points, DataPoint{X: float64(l.concurrency), Y: float64(pv), Z: round6(l.ops.Median), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
 			if l.p99 > 0 {
 				p99.vals[y][x] = l.p99
 				p99.text[y][x] = strings.TrimSuffix(fmtMs(l.p99), " ms")
 				dP99.Points = append(dP99.Points, DataPoint{X: float64(l.concurrency), Y: float64(pv), Z: round6(l.p99), N: len(l.steps)})
 			}
-			if l.ops.Mean > bestV {
-				bestV, bx, by = l.ops.Mean, x, y
+			if l.ops.Median > bestV {
+				bestV, bx, by = l.ops.Median, x, y
 			}
 		}
 	}
@@ -209,7 +209,7 @@ func (fc *figContext) poolGrid(name string, g gridSet) Figure {
 	}
 	return Figure{
 		Name: name, Title: wrapTitle(title),
-		Caption: "Brighter is better in both panels; the outlined cell has the highest mean throughput. Grey: not measured.",
+		Caption: "Brighter is better in both panels; the outlined cell has the highest median throughput. Grey: not measured.",
 		Panels:  []*gplot.Plot{pt, pl},
 		Data: FigureData{Name: name, Title: title, XLabel: "concurrency per client (C)", YLabel: "maxPoolSize (P)",
 			Series: []SeriesData{dOps, dP99}, Marks: marks},
@@ -339,7 +339,7 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 				pools, servers, rests = append(pools, pw), append(servers, srv), append(rests, rest)
 			}
 			if len(pools) > 0 {
-				rows = append(rows, row{x: fc.mode.of(l), pool: meanCI(pools).Mean, server: meanCI(servers).Mean, rest: meanCI(rests).Mean})
+				rows = append(rows, row{x: fc.mode.of(l), pool: mean(pools), server: mean(servers), rest: mean(rests)})
 			}
 		}
 		if len(rows) > 0 {
@@ -468,11 +468,11 @@ func serverLatencyMs(s *sweepStep) (float64, bool) {
 			}
 		}
 		if len(rs) > 0 {
-			v := meanCI(rs).Mean
+			v := mean(rs)
 			rd = &v
 		}
 		if len(ws) > 0 {
-			v := meanCI(ws).Mean
+			v := mean(ws)
 			wr = &v
 		}
 	}

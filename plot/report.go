@@ -16,17 +16,6 @@ import (
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
-// Analyze runs the knee analysis with its default options on each results
-// file separately, so that two runs of one target (a before/after pair)
-// get a report each, in the order Figures draws their curves.
-func Analyze(rs []*sweep.Results) []knee.Report {
-	var out []knee.Report
-	for _, r := range rs {
-		out = append(out, knee.AnalyzeAll(knee.FromResults([]*sweep.Results{r}), knee.DefaultOptions())...)
-	}
-	return out
-}
-
 // PNGNames are the file names WriteFiles gives each figure's PNG, for
 // linking from a Markdown report written into the same directory.
 func PNGNames(figs []Figure) []string {
