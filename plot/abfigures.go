@@ -54,12 +54,18 @@ var abMetricText = map[string]string{
 // split by the targets c used on each side. The notes say what was left
 // out and why.
 func ABFigures(base, cand []*sweep.Results, c *compare.Comparison) ([]Figure, []string, error) {
+	return ABFiguresWith(base, cand, c, knee.DefaultOptions())
+}
+
+// ABFiguresWith is ABFigures with the knee options o for the knees it
+// marks: each side analysed as `poolsweep analyze` would with o.
+func ABFiguresWith(base, cand []*sweep.Results, c *compare.Comparison, o knee.Options) ([]Figure, []string, error) {
 	if c == nil || len(c.Steps) == 0 {
 		return nil, nil, errors.New("a/b figures: the comparison has no matched steps")
 	}
 	var figs []Figure
 	var notes []string
-	tp, err := abThroughput(base, cand, c)
+	tp, err := abThroughput(base, cand, c, o)
 	if err != nil {
 		return nil, nil, fmt.Errorf("a/b figures: %w", err)
 	}
@@ -156,7 +162,7 @@ type abSeriesKey struct {
 
 // abThroughput overlays both sides' throughput curves: one colour per
 // series, the baseline solid and the candidate dashed.
-func abThroughput(base, cand []*sweep.Results, c *compare.Comparison) (Figure, error) {
+func abThroughput(base, cand []*sweep.Results, c *compare.Comparison, o knee.Options) (Figure, error) {
 	oneFile := sameInputs(c)
 	byRole := len(c.Baseline.Targets) > 1 || len(c.Candidate.Targets) > 1
 	sides := []struct {
@@ -174,7 +180,7 @@ func abThroughput(base, cand []*sweep.Results, c *compare.Comparison) (Figure, e
 	var all []*curve
 	for i := range sides {
 		s := &sides[i]
-		reports := knee.AnalyzeAll(knee.FromResults([]*sweep.Results{s.rs}), knee.DefaultOptions())
+		reports := AnalyzeWith([]*sweep.Results{s.rs}, o)
 		s.curves = buildCurves([]*sweep.Results{s.rs}, reports, false)
 		for _, cv := range s.curves {
 			k := abSeriesKey{workload: cv.workload, pool: cv.pool, clients: cv.clients}

@@ -120,10 +120,11 @@ func writeLook(t *testing.T, dir string, sc scenario, figs []Figure) {
 		t.Fatal(err)
 	}
 	var h, m bytes.Buffer
-	if err := WriteHTMLReport(&h, sc.rs, sc.reports, figs); err != nil {
+	rep := &Report{Results: sc.rs, Analyses: sc.reports, Figures: figs, PNGNames: PNGNames(figs)}
+	if err := rep.WriteHTML(&h); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMarkdownReport(&m, sc.rs, sc.reports, figs, PNGNames(figs)); err != nil {
+	if err := rep.WriteMarkdown(&m); err != nil {
 		t.Fatal(err)
 	}
 	_ = os.WriteFile(filepath.Join(dir, "report.html"), h.Bytes(), 0o644)
@@ -294,7 +295,7 @@ func TestHTMLReportSelfContained(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteHTMLReport(&b, rs, reports, figs); err != nil {
+	if err := (&Report{Results: rs, Analyses: reports, Figures: figs}).WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}
 	h := b.String()
@@ -350,7 +351,7 @@ func TestMarkdownReportLinksWrittenPNGs(t *testing.T) {
 		t.Errorf("%d files, want %d", len(paths), 2*len(figs))
 	}
 	var b bytes.Buffer
-	if err := WriteMarkdownReport(&b, rs, pairReports(pair), figs, PNGNames(figs)); err != nil {
+	if err := (&Report{Results: rs, Analyses: pairReports(pair), Figures: figs, PNGNames: PNGNames(figs)}).WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
 	links := regexp.MustCompile(`!\[[^\]]*\]\(([^)]+)\)`).FindAllStringSubmatch(b.String(), -1)

@@ -12,6 +12,7 @@ import (
 	texttemplate "text/template"
 	"time"
 
+	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -29,6 +30,7 @@ func PNGNames(figs []Figure) []string {
 // reportView is everything the report templates show, as strings.
 type reportView struct {
 	Runs     []runView
+	Analysis string // the knee options and how files were combined; "" when not known
 	Verdicts []verdictView
 	Figures  []figView
 	AB       *abView // nil unless the report compares two runs
@@ -82,21 +84,23 @@ func serverKindLabel(h sweep.TargetHeader) string {
 	return h.ServerKind
 }
 
-func buildView(rs []*sweep.Results, reports []knee.Report, figs []Figure, pngNames []string, withSVG bool) (reportView, error) {
+func buildView(r *Report, withSVG bool) (reportView, error) {
 	var v reportView
+	rs := r.Results
 	multi := len(rs) > 1
-	for _, r := range rs {
-		v.Runs = append(v.Runs, runViewOf(r, multi))
+	for _, res := range rs {
+		v.Runs = append(v.Runs, runViewOf(res, multi))
 	}
 	kinds := map[string]string{}
-	for _, r := range rs {
-		for _, t := range r.Header.Targets {
+	for _, res := range rs {
+		for _, t := range res.Header.Targets {
 			if n := serverKindNote(&t); n != "" {
 				kinds[t.Name] = n
 			}
 		}
 	}
-	for _, rep := range reports {
+	runOf := r.analysisRuns()
+	for i, rep := range r.Analyses {
 		name := rep.Target + " · pool=" + rep.Pool
 		if rep.Clients > 1 {
 			name += " · clients=" + strconv.Itoa(rep.Clients)
@@ -107,14 +111,72 @@ func buildView(rs []*sweep.Results, reports []knee.Report, figs []Figure, pngNam
 		if k := kinds[rep.Target]; k != "" {
 			name += " (" + k + ")"
 		}
+		if runOf != nil {
+			name = runOf[i] + ": " + name
+		}
 		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: knee.Summary(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
 	}
-	fvs, err := figViews(figs, pngNames, withSVG)
+	v.Analysis = r.analysisText()
+	fvs, err := figViews(r.Figures, r.PNGNames, withSVG)
 	if err != nil {
 		return v, err
 	}
 	v.Figures = fvs
+	if r.Comparison != nil {
+		if v.AB, err = abViewOf(r.Comparison, r.ABFigures, r.ABPNGNames, withSVG); err != nil {
+			return v, err
+		}
+	}
 	return v, nil
+}
+
+// analysisRuns names the run of each analysis when each file was analysed
+// on its own and two files hold the same target (else nil): two verdicts
+// for "s · pool=match" need their runs to be told apart.
+func (r *Report) analysisRuns() []string {
+	if !r.Each || !anyDuplicate(duplicateTargets(r.Results)) {
+		return nil
+	}
+	var out []string
+	for _, res := range r.Results {
+		n := len(knee.FromResults([]*sweep.Results{res}))
+		for range n {
+			out = append(out, runName(res))
+		}
+	}
+	if len(out) != len(r.Analyses) {
+		return nil // not AnalyzeEach's reports: leave the names as they are
+	}
+	return out
+}
+
+func anyDuplicate(m map[string]bool) bool {
+	for _, v := range m {
+		if v {
+			return true
+		}
+	}
+	return false
+}
+
+// analysisText says which options the knee analysis used and how the files
+// were read, as the equivalent `poolsweep analyze` command line.
+func (r *Report) analysisText() string {
+	if r.Options == nil {
+		return ""
+	}
+	o := *r.Options
+	args := fmt.Sprintf("--plateau %g --min-gain %g", o.Plateau, o.MinGain)
+	if o.SLOP99 > 0 {
+		args += " --slo-p99 " + o.SLOP99.String()
+	}
+	switch {
+	case r.Each && len(r.Results) > 1:
+		return "Each run is analysed on its own, as poolsweep analyze " + args + " RUN/results.jsonl gives it."
+	case len(r.Results) > 1:
+		return "The files' steps form series across files, as poolsweep analyze " + args + " with these files gives them."
+	}
+	return "As poolsweep analyze " + args + " gives it."
 }
 
 // figViews renders figures for a report: inline SVG for HTML, the PNG
@@ -366,12 +428,37 @@ func errorsCell(e sweep.ErrorCounts) string {
 	return fmt.Sprintf("%d (%s)", e.Total(), strings.Join(parts, ", "))
 }
 
-// WriteHTMLReport writes one self-contained HTML page: every run's header
+// Report is everything a report shows: the runs' headers and step tables,
+// the knee analysis of their series with its figures, and optionally an A/B
+// comparison with its own figures.
+type Report struct {
+	Results []*sweep.Results
+	// Analyses are the knee reports of the series: AnalyzeWith's, or
+	// AnalyzeEach's with Each set.
+	Analyses []knee.Report
+	Each     bool
+	// Options are the knee options behind Analyses, stated in the report;
+	// nil states none.
+	Options *knee.Options
+	Figures []Figure // from Figures (FiguresEach with Each)
+	// PNGNames name each figure's PNG beside a Markdown report (see
+	// PNGNames); a figure without a name is left out of the Markdown.
+	PNGNames []string
+	// Comparison, when not nil, adds an A/B section: compare's verdicts,
+	// table and unmatched steps, and ABFigures (from ABFigures), linked in
+	// Markdown by ABPNGNames.
+	Comparison *compare.Comparison
+	ABFigures  []Figure
+	ABPNGNames []string
+}
+
+// WriteHTML writes one self-contained HTML page: every run's header
 // (targets with topology, version and server kind; workload; plan; client
-// machine), the verdict per analysed series, the figures as inline SVG, and
-// the step table. It references no external asset, script or font.
-func WriteHTMLReport(w io.Writer, rs []*sweep.Results, reports []knee.Report, figs []Figure) error {
-	v, err := buildView(rs, reports, figs, nil, true)
+// machine), the A/B section if any, the verdict per analysed series, the
+// figures as inline SVG, and the step table. It references no external
+// asset, script or font.
+func (r *Report) WriteHTML(w io.Writer) error {
+	v, err := buildView(r, true)
 	if err != nil {
 		return fmt.Errorf("html report: %w", err)
 	}
@@ -381,11 +468,11 @@ func WriteHTMLReport(w io.Writer, rs []*sweep.Results, reports []knee.Report, fi
 	return nil
 }
 
-// WriteMarkdownReport writes the same report as Markdown, linking each
-// figure's PNG by pngNames[i] (relative to the Markdown file; see
-// PNGNames). Figures without a name in pngNames are left out.
-func WriteMarkdownReport(w io.Writer, rs []*sweep.Results, reports []knee.Report, figs []Figure, pngNames []string) error {
-	v, err := buildView(rs, reports, figs, pngNames, false)
+// WriteMarkdown writes the same report as Markdown, linking each figure's
+// PNG by its name in PNGNames (ABPNGNames for the A/B figures), relative
+// to the Markdown file.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	v, err := buildView(r, false)
 	if err != nil {
 		return fmt.Errorf("markdown report: %w", err)
 	}
@@ -414,6 +501,7 @@ figure{margin:1.5em 0}
 figcaption{color:#555;font-size:.92em}
 .summary{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;color:#333}
 .warn{color:#8a4b00}
+.note{color:#555}
 </style>
 </head>
 <body>
@@ -438,7 +526,8 @@ figcaption{color:#555;font-size:.92em}
 {{end}}</section>
 {{end}}
 {{if .Verdicts}}<h2>Verdicts</h2>
-{{range .Verdicts}}<h3>{{.Name}}</h3>
+{{with .Analysis}}<p class="note">{{.}}</p>
+{{end}}{{range .Verdicts}}<h3>{{.Name}}</h3>
 <p>{{.Verdict}}</p>
 <p class="summary">{{.Summary}}</p>
 {{range .Warnings}}<p class="warn">⚠ {{.}}</p>
@@ -479,7 +568,9 @@ var mdTmpl = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap
 *{{md .Caption}}*
 {{end}}{{end}}{{end}}
 {{if .Verdicts}}## Verdicts
-{{range .Verdicts}}
+{{with .Analysis}}
+{{md .}}
+{{end}}{{range .Verdicts}}
 ### {{md .Name}}
 
 {{md .Verdict}}
