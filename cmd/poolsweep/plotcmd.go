@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
@@ -73,6 +74,9 @@ func (o *plotOptions) run(e *env, args []string) error {
 	if o.out == "" {
 		return usagef("-o/--out: required (the directory for the figures)")
 	}
+	if err := outfile.CheckDir(o.out); err != nil {
+		return usagef("-o: %v", err)
+	}
 	which, err := figureList(o.figures)
 	if err != nil {
 		return err
@@ -88,6 +92,9 @@ func (o *plotOptions) run(e *env, args []string) error {
 	figs, notes, err := plot.Figures(rs, plot.AnalyzeWith(rs, opts), which)
 	if err != nil {
 		return usageError{err}
+	}
+	if err := checkFigurePaths(o.out, figs); err != nil {
+		return err
 	}
 	for _, n := range notes {
 		fmt.Fprintln(e.stderr, "note:", n)
@@ -171,6 +178,9 @@ func (o *reportOptions) run(e *env, args []string) error {
 	if o.format != "html" && o.format != "markdown" {
 		return usagef("--format: %q is not html or markdown", o.format)
 	}
+	if err := checkReportPath(o.out); err != nil {
+		return err
+	}
 	opts, err := analysisOptions(o.analysis)
 	if err != nil {
 		return err
@@ -233,10 +243,10 @@ func writeReportWith(path, format string, rs []*sweep.Results, ab abRequest, opt
 		}
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("-o: %v", err)
+	if err := checkReportPath(path); err != nil {
+		return err
 	}
+	dir := filepath.Dir(path)
 	if ab.want {
 		base, cand := rs[:1], rs[len(rs)-1:]
 		if ab.baseline != "" {
@@ -253,33 +263,68 @@ func writeReportWith(path, format string, rs []*sweep.Results, ab abRequest, opt
 		rep.Comparison, rep.ABFigures = c, f
 		notes = append(notes, abNotes...)
 	}
+	all := append(append([]plot.Figure{}, rep.Figures...), rep.ABFigures...)
+	if format == "markdown" {
+		// The figures go beside the report: check them all before writing
+		// any, so that a bad name among them leaves nothing half done.
+		if err := checkFigurePaths(dir, all); err != nil {
+			return err
+		}
+	}
 	if e != nil {
 		for _, n := range notes {
 			fmt.Fprintln(e.stderr, "note:", n)
 		}
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("-o: %v", err)
+	}
+	write := rep.WriteHTML
 	if format == "markdown" {
 		rep.PNGNames, rep.ABPNGNames = plot.PNGNames(rep.Figures), plot.PNGNames(rep.ABFigures)
-		if _, err := plot.WriteFiles(dir, append(append([]plot.Figure{}, rep.Figures...), rep.ABFigures...)); err != nil {
+		write = rep.WriteMarkdown
+		if _, err := plot.WriteFiles(dir, all); err != nil {
 			return err
 		}
 	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return usagef("-o: %v", err)
-	}
-	if format == "markdown" {
-		err = rep.WriteMarkdown(f)
-	} else {
-		err = rep.WriteHTML(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := outfile.Write(path, write); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	return os.Rename(tmp, path)
+	return nil
+}
+
+// checkReportPath refuses a report path that is not a regular file (or
+// absent) or whose directory cannot be written or created: before any
+// work, one line naming -o.
+func checkReportPath(path string) error {
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		// The directory is made first: it must be creatable, and the
+		// file in it will be new.
+		if err := outfile.CheckDir(dir); err != nil {
+			return usagef("-o: %v", err)
+		}
+		if strings.HasSuffix(path, string(filepath.Separator)) {
+			return usagef("-o: %s names a directory; give a file name", path)
+		}
+		return nil
+	}
+	if err := outfile.Check(path); err != nil {
+		return usagef("-o: %v", err)
+	}
+	return nil
+}
+
+// checkFigurePaths refuses figure files in dir that could not be written
+// as regular files, before any is written.
+func checkFigurePaths(dir string, figs []plot.Figure) error {
+	if _, err := os.Stat(dir); err != nil {
+		return nil // made fresh by WriteFiles: every file in it is new
+	}
+	for _, p := range plot.Paths(dir, figs) {
+		if err := outfile.Check(p); err != nil {
+			return usagef("-o: %v", err)
+		}
+	}
+	return nil
 }
