@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,5 +104,61 @@ func TestThroughputIsTheAnalysis(t *testing.T) {
 	}
 	if !strings.Contains(figs[0].Caption, "median") {
 		t.Errorf("caption %q does not say the points are medians", figs[0].Caption)
+	}
+}
+
+// TestServerInFlight: the time breakdown draws the server's in-flight ops
+// per level (median over the trials that reported it) beside the client's
+// K × C, and says "not reported" when the results carry none.
+func TestServerInFlight(t *testing.T) {
+	r, err := sweep.ReadResultsFile(filepath.Join("testdata", "inflight.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs, _, err := Figures([]*sweep.Results{r}, nil, []string{FigTimeBreakdown})
+	if err != nil || len(figs) != 1 {
+		t.Fatalf("figures %v, err %v", figs, err)
+	}
+	// Ground truth from the file itself, trial by trial.
+	want := map[int][]float64{}
+	for _, s := range r.Steps {
+		if v := s.Server.Total.InFlight; v != nil {
+			want[s.Concurrency] = append(want[s.Concurrency], *v)
+		}
+	}
+	srv := seriesOf(figs[0].Data, "s · pool=match", "server in-flight")
+	cli := seriesOf(figs[0].Data, "s · pool=match", "client in-flight")
+	if srv == nil || cli == nil {
+		t.Fatalf("no in-flight series in %+v", figs[0].Data.Series)
+	}
+	if len(srv.Points) != len(want) {
+		t.Errorf("%d server in-flight points, want %d levels", len(srv.Points), len(want))
+	}
+	for _, p := range srv.Points {
+		vs := want[int(p.X)]
+		if p.N != len(vs) || p.Y != round6(median(vs)) {
+			t.Errorf("C=%g: server in-flight %g of %d trials, want median %g of %d", p.X, p.Y, p.N, median(vs), len(vs))
+		}
+	}
+	for _, p := range cli.Points {
+		if p.Y != p.X { // one client: K × C = C, and x is connections = C
+			t.Errorf("client in-flight at %g is %g", p.X, p.Y)
+		}
+	}
+	if len(want[32]) != 2 {
+		t.Errorf("the fixture should lack in-flight in one trial at C=32, has %d", len(want[32]))
+	}
+	if !strings.Contains(figs[0].Caption, "Little's law") || len(figs[0].Panels) != 2 {
+		t.Errorf("caption %q, %d panels; want the in-flight panel beneath the breakdown", figs[0].Caption, len(figs[0].Panels))
+	}
+
+	// Results without it: no in-flight panel, and the caption says so.
+	pair, _ := loadInputs(t)
+	figs, _, err = Figures([]*sweep.Results{pair}, nil, []string{FigTimeBreakdown})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seriesOf(figs[0].Data, "standalone · pool=match", "server in-flight") != nil || !strings.Contains(figs[0].Caption, "not reported") {
+		t.Errorf("without in-flight data: caption %q", figs[0].Caption)
 	}
 }

@@ -45,9 +45,9 @@ const PNGDPI = 150
 type Figure struct {
 	Name    string // file base name, e.g. "throughput" or "pool-grid-sharded"
 	Title   string
-	Caption string // one or two lines under the panels; may be empty
-	Panels  []*gplot.Plot
-	Cols    int // panel columns; 0 means all panels in one row
+	Caption string        // one or two lines under the panels; may be empty
+	Panels  []*gplot.Plot // a nil panel is an empty tile
+	Cols    int           // panel columns; 0 means all panels in one row
 	Legend  []LegendEntry
 	Data    FigureData
 	Width   vg.Length // 0 means DefaultWidth
@@ -163,7 +163,9 @@ func (f *Figure) Draw(c draw.Canvas) {
 	rows := (len(f.Panels) + cols - 1) / cols
 	tiles := draw.Tiles{Cols: cols, Rows: rows, PadX: vg.Points(14), PadY: vg.Points(10)}
 	for i, p := range f.Panels {
-		p.Draw(tiles.At(area, i%cols, i/cols))
+		if p != nil { // an empty tile
+			p.Draw(tiles.At(area, i%cols, i/cols))
+		}
 	}
 }
 

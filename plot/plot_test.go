@@ -35,6 +35,10 @@ type scenario struct {
 
 func scenarios(t *testing.T) []scenario {
 	pair, grid := loadInputs(t)
+	inflight, err := sweep.ReadResultsFile(filepath.Join("testdata", "inflight.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return []scenario{
 		// Two targets in one file with telemetry: every figure but the grid.
 		{"pair", []*sweep.Results{pair}, pairReports(pair),
@@ -46,6 +50,12 @@ func scenarios(t *testing.T) []scenario {
 		// Two files: the comparison spans files.
 		{"two-files", []*sweep.Results{pair, grid}, pairReports(pair),
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown}, 0},
+		// A recorded simulator run (slots=8, service=2ms, 3 trials) with
+		// the server's in-flight ops hand-added (Little's law from its
+		// opcounters and latency), missing in one trial: the time
+		// breakdown gains the server's view of the knee.
+		{"inflight", []*sweep.Results{inflight}, Analyze([]*sweep.Results{inflight}),
+			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigTimeBreakdown}, 2},
 	}
 }
 
