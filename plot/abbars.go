@@ -83,6 +83,11 @@ func (b *abBars) Plot(c draw.Canvas, plt *gplot.Plot) {
 		if br.label == "" {
 			continue
 		}
+		// A whisker cut at the panel's edge leaves no room for the label
+		// past it: label the bar's end instead.
+		if end > c.Max.Y || end < c.Min.Y {
+			end = y1
+		}
 		st := lbl
 		st.Color = darker(br.clr)
 		p := vg.Point{X: trX(br.x), Y: end + vg.Points(3)}

@@ -101,6 +101,10 @@ type abPanel struct {
 // label type.
 const maxGroups = 6
 
+// whiskerReach is how far, in multiples of the largest change, an interval
+// may stretch the Δ% axis.
+const whiskerReach = 3
+
 // abDeltas draws compare's Δ% per metric per matched step as grouped bars,
 // one panel per target role and workload (split past maxGroups steps).
 func abDeltas(c *compare.Comparison) (*Figure, string) {
@@ -175,12 +179,24 @@ func abDeltas(c *compare.Comparison) (*Figure, string) {
 		}
 	}
 
-	// One y range for all panels so equal changes look equal.
+	// One y range for all panels so equal changes look equal. Intervals
+	// widen it only up to whiskerReach times the largest change (and at
+	// least ±10%): one wild interval, such as a p99 from three noisy
+	// trials, would otherwise flatten every bar to the zero line. Whiskers
+	// past the range are cut at the panel's edge; the table has them.
+	maxAbs := 0.0
+	for _, b := range bars {
+		maxAbs = math.Max(maxAbs, math.Abs(b.DeltaPct))
+	}
+	reach := math.Max(whiskerReach*maxAbs, 10)
 	ylo, yhi := 0.0, 0.0
+	cut := false
 	for _, b := range bars {
 		ylo, yhi = math.Min(ylo, b.DeltaPct), math.Max(yhi, b.DeltaPct)
 		if !math.IsNaN(b.CILowPct) {
-			ylo, yhi = math.Min(ylo, math.Min(b.CILowPct, b.CIHighPct)), math.Max(yhi, math.Max(b.CILowPct, b.CIHighPct))
+			lo, hi := math.Min(b.CILowPct, b.CIHighPct), math.Max(b.CILowPct, b.CIHighPct)
+			cut = cut || lo < -reach || hi > reach
+			ylo, yhi = math.Min(ylo, math.Max(lo, -reach)), math.Max(yhi, math.Min(hi, reach))
 		}
 	}
 	span := yhi - ylo
@@ -320,6 +336,9 @@ func abDeltas(c *compare.Comparison) (*Figure, string) {
 	}
 	if anyCPU {
 		cap += " CPU bars are relative too; their labels give the change in percentage points" + cpuExample + "."
+	}
+	if cut {
+		cap += " Whiskers that reach past the chart are cut at its edge."
 	}
 	cap += " Server-side latencies and errors are in the table."
 

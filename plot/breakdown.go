@@ -175,6 +175,10 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 		q.Y.Max *= 1.1
 		flights = append(flights, q)
 	}
+	// One y scale per row kind, so that side-by-side series compare by
+	// height.
+	sameY(bars)
+	sameY(flights)
 	// Rows of up to two series: their breakdowns, then (with in-flight
 	// data) their in-flight panels beneath, column for column.
 	cols := min(len(bars), 2)
@@ -212,6 +216,17 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 		Name: FigTimeBreakdown, Title: wrapTitle(title), Caption: cap, Panels: plots, Cols: cols, Legend: legend, Height: h,
 		Data: FigureData{Name: FigTimeBreakdown, Title: title, YLabel: "mean per op (ms)", Series: data},
 	}}, note
+}
+
+// sameY gives panels the largest y range among them.
+func sameY(ps []*gplot.Plot) {
+	hi := 0.0
+	for _, p := range ps {
+		hi = math.Max(hi, p.Y.Max)
+	}
+	for _, p := range ps {
+		p.Y.Max = hi
+	}
 }
 
 // padRow fills a row of panels to cols with empty tiles.

@@ -26,10 +26,15 @@ func PNGNames(figs []Figure) []string {
 
 // reportView is everything the report templates show, as strings.
 type reportView struct {
-	Runs     []runView
-	Analysis string // the knee options and how files were combined; "" when not known
+	Runs []runView
+	// Analysis says how the knee analysis read the files, and Commands
+	// the poolsweep analyze command lines that give the same verdicts;
+	// both empty when the options are not known.
+	Analysis string
+	Commands []string
 	Verdicts []verdictView
 	Figures  []figView
+	Skipped  []string
 	AB       *abView // nil unless the report compares two runs
 }
 
@@ -37,12 +42,13 @@ type runView struct {
 	Title    string
 	Facts    [][2]string // label, value
 	Targets  []targetView
+	Notes    []string // the targets' notes, one per distinct note
 	Table    stepTable
 	Warnings []string
 }
 
 type targetView struct {
-	Name, Topology, Version, Kind, Hosts, URI, Note string
+	Name, Topology, Server, Hosts, URI string
 }
 
 type verdictView struct {
@@ -67,8 +73,13 @@ func buildView(r *Report, withSVG bool) (reportView, error) {
 	var v reportView
 	rs := r.Results
 	multi := len(rs) > 1
-	for _, res := range rs {
-		v.Runs = append(v.Runs, runViewOf(res, multi))
+	for i, res := range rs {
+		rv := runViewOf(res, multi)
+		if r.Comparison != nil && r.Each && len(rs) == 2 {
+			// Which run is which side of the A/B, in the heading.
+			rv.Title = [...]string{"Baseline", "Candidate"}[i] + ": " + rv.Title
+		}
+		v.Runs = append(v.Runs, rv)
 	}
 	kinds := map[string]string{}
 	for _, res := range rs {
@@ -95,12 +106,21 @@ func buildView(r *Report, withSVG bool) (reportView, error) {
 		}
 		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: knee.Summary(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
 	}
-	v.Analysis = r.analysisText()
+	v.Analysis, v.Commands = r.analysisText()
 	fvs, err := figViews(r.Figures, r.PNGNames, withSVG)
 	if err != nil {
 		return v, err
 	}
 	v.Figures = fvs
+	for _, n := range r.Skipped {
+		// "comparison: skipped: one target…" → "Not drawn: comparison — one target…"
+		if name, why, ok := strings.Cut(n, ": skipped: "); ok {
+			n = "Not drawn: " + name + " — " + why
+		} else {
+			n = "Note: " + n
+		}
+		v.Skipped = append(v.Skipped, n)
+	}
 	if r.Comparison != nil {
 		if v.AB, err = abViewOf(r.Comparison, r.ABFigures, r.ABPNGNames, withSVG); err != nil {
 			return v, err
@@ -138,24 +158,33 @@ func anyDuplicate(m map[string]bool) bool {
 	return false
 }
 
-// analysisText says which options the knee analysis used and how the files
-// were read, as the equivalent `poolsweep analyze` command line.
-func (r *Report) analysisText() string {
+// analysisText says how the knee analysis read the files and gives the
+// equivalent `poolsweep analyze` command lines, with the options used.
+func (r *Report) analysisText() (string, []string) {
 	if r.Options == nil {
-		return ""
+		return "", nil
 	}
 	o := *r.Options
-	args := fmt.Sprintf("--plateau %g --min-gain %g", o.Plateau, o.MinGain)
+	args := fmt.Sprintf("poolsweep analyze --plateau %g --min-gain %g", o.Plateau, o.MinGain)
 	if o.SLOP99 > 0 {
 		args += " --slo-p99 " + o.SLOP99.String()
 	}
+	var paths []string
+	for _, res := range r.Results {
+		paths = append(paths, res.Path)
+	}
 	switch {
 	case r.Each && len(r.Results) > 1:
-		return "Each run is analysed on its own, as poolsweep analyze " + args + " RUN/results.jsonl gives it."
+		var cmds []string
+		for _, p := range paths {
+			cmds = append(cmds, args+" "+p)
+		}
+		return "Each run is analysed on its own; the verdicts are what these commands give:", cmds
 	case len(r.Results) > 1:
-		return "The files' steps form series across files, as poolsweep analyze " + args + " with these files gives them."
+		return "The files' steps form series across files (a target's steps in several files are trials of one series); the verdicts are what this command gives:",
+			[]string{args + " " + strings.Join(paths, " ")}
 	}
-	return "As poolsweep analyze " + args + " gives it."
+	return "The verdicts are what this command gives:", []string{args + " " + strings.Join(paths, " ")}
 }
 
 // figViews renders figures for a report: inline SVG for HTML, the PNG
@@ -170,11 +199,15 @@ func figViews(figs []Figure, pngNames []string, withSVG bool) ([]figView, error)
 		}
 		fv := figView{Name: f.Name, Title: title, Caption: f.Caption}
 		if withSVG {
+			// The page prints the caption under the figure, where it
+			// wraps to the text column: the SVG leaves it out.
+			bare := *f
+			bare.Caption = ""
 			var b bytes.Buffer
-			if err := f.WriteSVG(&b); err != nil {
+			if err := bare.WriteSVG(&b); err != nil {
 				return nil, err
 			}
-			fv.SVG = template.HTML(inlineSVG(b.Bytes())) //nolint:gosec // our own SVG; its text is escaped by vgsvg
+			fv.SVG = template.HTML(inlineSVG(b.Bytes(), title)) //nolint:gosec // our own SVG; its text is escaped by vgsvg
 		}
 		if i < len(pngNames) {
 			fv.PNG = pngNames[i]
@@ -187,10 +220,10 @@ func figViews(figs []Figure, pngNames []string, withSVG bool) ([]figView, error)
 var svgProlog = regexp.MustCompile(`(?s)^\s*<\?xml[^>]*\?>\s*(<!--.*?-->\s*)?`)
 
 // inlineSVG strips the XML prolog and comment so the SVG can sit inside
-// HTML, and lets it scale to the page width.
-func inlineSVG(b []byte) string {
+// HTML, scales it to the text column, and names it for screen readers.
+func inlineSVG(b []byte, title string) string {
 	s := svgProlog.ReplaceAllString(string(b), "")
-	return strings.Replace(s, "<svg ", `<svg role="img" style="max-width:100%;height:auto" `, 1)
+	return strings.Replace(s, "<svg ", `<svg role="img" aria-label="`+template.HTMLEscapeString(title)+`" style="width:100%;height:auto" `, 1)
 }
 
 // Report is everything a report shows: the runs' headers and step tables,
@@ -206,6 +239,9 @@ type Report struct {
 	// nil states none.
 	Options *knee.Options
 	Figures []Figure // from Figures (FiguresEach with Each)
+	// Skipped are the notes Figures returned for the figures it left out
+	// ("time-breakdown: skipped: …"), shown so a reader knows why.
+	Skipped []string
 	// PNGNames name each figure's PNG beside a Markdown report (see
 	// PNGNames); a figure without a name is left out of the Markdown.
 	PNGNames []string

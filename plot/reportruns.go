@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,7 +20,8 @@ func serverKindLabel(h sweep.TargetHeader) string {
 	case "simulator":
 		s := "simulator (calibrated instrument, not a database)"
 		if h.SimSpec != "" {
-			s += ": " + h.SimSpec
+			// Spaced so that a long spec wraps in a table cell.
+			s += ": " + strings.ReplaceAll(h.SimSpec, ",", ", ")
 		}
 		return s
 	case "":
@@ -58,8 +60,12 @@ func runViewOf(r *sweep.Results, multi bool) runView {
 	add("plan", planText(h.Plan))
 	add("client machine", clientText(h.Client))
 	for _, t := range h.Targets {
-		tv := targetView{Name: t.Name, Topology: t.Topology, Version: t.ServerVersion, Kind: serverKindLabel(t),
-			Hosts: strconv.Itoa(len(t.Hosts)), URI: t.URI, Note: t.Note}
+		server := serverKindLabel(t)
+		if t.ServerVersion != "" {
+			server = t.ServerVersion + ", " + server
+		}
+		tv := targetView{Name: t.Name, Topology: t.Topology, Server: server,
+			Hosts: strconv.Itoa(len(t.Hosts)), URI: t.URI}
 		if len(t.Shards) > 0 {
 			tv.Hosts += fmt.Sprintf(" (%d shards)", len(t.Shards))
 		}
@@ -68,26 +74,46 @@ func runViewOf(r *sweep.Results, multi bool) runView {
 		}
 		rv.Targets = append(rv.Targets, tv)
 	}
+	rv.Notes = targetNotes(h.Targets)
 	rv.Table = stepTableOf(r)
 	return rv
 }
 
+// targetNotes are the targets' notes, each said once: "a, b: note" when
+// several targets share it (every simulated target has the same one).
+func targetNotes(ts []sweep.TargetHeader) []string {
+	var order []string
+	names := map[string][]string{}
+	for _, t := range ts {
+		if t.Note == "" {
+			continue
+		}
+		if _, ok := names[t.Note]; !ok {
+			order = append(order, t.Note)
+		}
+		names[t.Note] = append(names[t.Note], t.Name)
+	}
+	out := make([]string, len(order))
+	for i, n := range order {
+		out[i] = strings.Join(names[n], ", ") + ": " + n
+	}
+	return out
+}
+
 func workloadText(w sweep.WorkloadInfo) string {
-	parts := []string{w.Name}
-	if len(w.Mix) > 0 {
-		keys := make([]string, 0, len(w.Mix))
-		for k := range w.Mix {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var mix []string
-		for _, k := range keys {
-			mix = append(mix, fmt.Sprintf("%s %g", k, w.Mix[k]))
-		}
-		parts = append(parts, "mix "+strings.Join(mix, " : "))
+	var parts []string
+	if w.Name != "mixes" || len(w.Mixes) == 0 { // "mixes, mixes …" says it twice
+		parts = append(parts, w.Name)
+	}
+	if m := mixText(w.Mix); m != "" {
+		parts = append(parts, "mix "+m)
 	}
 	if len(w.Mixes) > 0 {
-		parts = append(parts, "mixes "+strings.Join(w.Mixes, ", "))
+		ms := make([]string, len(w.Mixes))
+		for i, m := range w.Mixes {
+			ms[i] = strings.TrimPrefix(m, "mix ")
+		}
+		parts = append(parts, "mixes (insert:read:update) "+strings.Join(ms, ", "))
 	}
 	if w.OpsPerCall > 0 {
 		parts = append(parts, fmt.Sprintf("%g ops per call", w.OpsPerCall))
@@ -99,6 +125,39 @@ func workloadText(w sweep.WorkloadInfo) string {
 		parts = append(parts, fmt.Sprintf("%d records × %d fields × %d B", w.Records, w.FieldCount, w.FieldLength))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// mixText writes an op mix as shares in percent, largest first: "find 67%
+// : update 33%". The header holds weights or fractions (2/3 prints as
+// 0.6666666666666666 otherwise).
+func mixText(mix map[string]float64) string {
+	var total float64
+	keys := make([]string, 0, len(mix))
+	for k, v := range mix {
+		if v > 0 {
+			keys = append(keys, k)
+			total += v
+		}
+	}
+	if total <= 0 {
+		return ""
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if mix[keys[i]] != mix[keys[j]] {
+			return mix[keys[i]] > mix[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		pct := 100 * mix[k] / total
+		num := strconv.FormatFloat(pct, 'f', 0, 64)
+		if math.Abs(pct-math.Round(pct)) >= 0.05 && pct < 10 {
+			num = strconv.FormatFloat(pct, 'f', 1, 64)
+		}
+		out[i] = k + " " + num + "%"
+	}
+	return strings.Join(out, " : ")
 }
 
 func planText(p sweep.PlanInfo) string {
@@ -139,7 +198,7 @@ func clientText(c sweep.ClientInfo) string {
 // scan) and writes (update, insert) in µs.
 func stepTableOf(r *sweep.Results) stepTable {
 	steps := make([]*sweep.StepResult, 0, len(r.Steps))
-	targets, workloads, clients, calls := map[string]bool{}, map[string]bool{}, false, false
+	targets, workloads, clients, calls, bounds := map[string]bool{}, map[string]bool{}, false, false, false
 	for i := range r.Steps {
 		s := &r.Steps[i]
 		steps = append(steps, s)
@@ -147,6 +206,7 @@ func stepTableOf(r *sweep.Results) stepTable {
 		workloads[s.Workload] = true
 		clients = clients || s.Clients > 1
 		calls = calls || callsDiffer(s)
+		bounds = bounds || s.Bound != ""
 	}
 	rank := map[string]int{}
 	for i, t := range r.Header.Targets {
@@ -184,6 +244,9 @@ func stepTableOf(r *sweep.Results) stepTable {
 		t.Head = append(t.Head, "calls/s")
 	}
 	t.Head = append(t.Head, "RAL (µs)", "WAL (µs)", "p99 (ms)", "errors")
+	if bounds {
+		t.Head = append(t.Head, "bound")
+	}
 	for _, s := range steps {
 		var row []string
 		if len(targets) > 1 {
@@ -214,6 +277,9 @@ func stepTableOf(r *sweep.Results) stepTable {
 		}
 		row = append(row, usCell(avgLatencyUS(s, readOps)), usCell(avgLatencyUS(s, writeOps)),
 			strconv.FormatFloat(s.Latency.P99, 'f', 2, 64), errorsCell(s.Errors))
+		if bounds {
+			row = append(row, s.Bound)
+		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t

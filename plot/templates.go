@@ -18,11 +18,15 @@ table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.92em}
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right;vertical-align:top}
 th{background:#f3f3f3}
 td:first-child,th:first-child{text-align:left}
-table.facts td,table.targets td{text-align:left}
+table.facts td,table.targets td,table.targets th{text-align:left}
+table.targets{width:100%}
+table.targets td.uri{overflow-wrap:anywhere;min-width:14em}
 table.ab{font-size:.82em}
 .scroll{overflow-x:auto}
 figure{margin:1.5em 0}
-figcaption{color:#555;font-size:.92em}
+figcaption{color:#555;font-size:.92em;margin-top:.3em}
+figure svg{display:block;max-width:960px;margin:0 auto}
+code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}
 .summary{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;color:#333}
 .warn{color:#8a4b00}
 .note{color:#555}
@@ -37,20 +41,23 @@ figcaption{color:#555;font-size:.92em}
 {{end}}</table>
 <h3>Targets</h3>
 <table class="targets">
-<tr><th>target</th><th>topology</th><th>server version</th><th>server</th><th>hosts</th><th>URI (redacted)</th><th>note</th></tr>
-{{range .Targets}}<tr><td>{{.Name}}</td><td>{{.Topology}}</td><td>{{.Version}}</td><td>{{.Kind}}</td><td>{{.Hosts}}</td><td>{{.URI}}</td><td>{{.Note}}</td></tr>
+<tr><th>target</th><th>topology</th><th>server</th><th>hosts</th><th>URI (redacted)</th></tr>
+{{range .Targets}}<tr><td>{{.Name}}</td><td>{{.Topology}}</td><td>{{.Server}}</td><td>{{.Hosts}}</td><td class="uri">{{.URI}}</td></tr>
 {{end}}</table>
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}
 {{end}}
 {{with .AB}}<section id="ab">
 {{.HTML}}
 {{range .Figures}}<figure id="{{.Name}}">
 {{.SVG}}
-<figcaption>{{.Title}}. {{.Caption}}</figcaption>
-</figure>
+{{if .Caption}}<figcaption>{{.Caption}}</figcaption>
+{{end}}</figure>
 {{end}}</section>
 {{end}}
 {{if .Verdicts}}<h2>Verdicts</h2>
 {{with .Analysis}}<p class="note">{{.}}</p>
+{{end}}{{range .Commands}}<p><code>{{.}}</code></p>
 {{end}}{{range .Verdicts}}<h3>{{.Name}}</h3>
 <p>{{.Verdict}}</p>
 <p class="summary">{{.Summary}}</p>
@@ -59,17 +66,18 @@ figcaption{color:#555;font-size:.92em}
 {{if .Figures}}<h2>Figures</h2>
 {{range .Figures}}<figure id="{{.Name}}">
 {{.SVG}}
-<figcaption>{{.Title}}. {{.Caption}}</figcaption>
-</figure>
+{{if .Caption}}<figcaption>{{.Caption}}</figcaption>
+{{end}}</figure>
+{{end}}{{range .Skipped}}<p class="note">{{.}}</p>
 {{end}}{{end}}
 <h2>Steps</h2>
 {{range .Runs}}{{if gt (len $.Runs) 1}}<h3>{{.Title}}</h3>{{end}}
-<table class="steps">
+<div class="scroll"><table class="steps">
 <tr>{{range .Table.Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>
+{{end}}</table></div>
 {{end}}
-<p><small>RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Throughput and latencies are measured by the client over each step's window after its warm-up.</small></p>
+<p><small>RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Throughput and latencies are measured by the client over each step's window after its warm-up. Bound: what limited the step (client, pool, server, network, or none), as the sweep judged it; its reasons are in results.jsonl.</small></p>
 </body>
 </html>
 `))
@@ -80,20 +88,22 @@ var mdTmpl = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap
 
 {{range .Facts}}- **{{index . 0}}**: {{md (index . 1)}}
 {{end}}
-| target | topology | server version | server | hosts | URI (redacted) |
-|---|---|---|---|---|---|
-{{range .Targets}}| {{md .Name}} | {{md .Topology}} | {{md .Version}} | {{md .Kind}} | {{md .Hosts}} | {{md .URI}} |
+| target | topology | server | hosts | URI (redacted) |
+|---|---|---|---|---|
+{{range .Targets}}| {{md .Name}} | {{md .Topology}} | {{md .Server}} | {{md .Hosts}} | {{md .URI}} |
+{{end}}{{range .Notes}}
+{{md .}}
 {{end}}{{end}}
 {{with .AB}}
 {{.Markdown}}
 {{range .Figures}}{{if .PNG}}
 ![{{md .Title}}]({{.PNG}})
-
-*{{md .Caption}}*
 {{end}}{{end}}{{end}}
 {{if .Verdicts}}## Verdicts
 {{with .Analysis}}
 {{md .}}
+{{end}}{{range .Commands}}
+    {{.}}
 {{end}}{{range .Verdicts}}
 ### {{md .Name}}
 
@@ -104,11 +114,13 @@ var mdTmpl = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap
 > ⚠ {{md .}}
 {{end}}{{end}}{{end}}
 {{if .Figures}}## Figures
+
+Each figure's caption is in its picture.
 {{range .Figures}}{{if .PNG}}
 ![{{md .Title}}]({{.PNG}})
-
-*{{md .Caption}}*
-{{end}}{{end}}{{end}}
+{{end}}{{end}}{{range .Skipped}}
+{{md .}}
+{{end}}{{end}}
 ## Steps
 {{range .Runs}}{{if gt (len $.Runs) 1}}
 ### {{md .Title}}
@@ -117,7 +129,7 @@ var mdTmpl = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap
 |:---|{{range $i, $h := .Table.Head}}{{if $i}}---:|{{end}}{{end}}
 {{range .Table.Rows}}{{row .}}
 {{end}}{{end}}
-RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs.
+RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Bound: what limited the step, as the sweep judged it.
 `))
 
 // mdEscape keeps table cells and prose from turning into Markdown syntax;

@@ -243,6 +243,7 @@ func writeReportWith(path, format string, rs []*sweep.Results, ab abRequest, opt
 		}
 		return err
 	}
+	rep.Skipped = notes
 	if err := checkReportPath(path); err != nil {
 		return err
 	}
