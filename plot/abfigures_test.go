@@ -26,11 +26,14 @@ type abCase struct {
 // fixtures are regenerated).
 func loadAB(t *testing.T) (base, cand *sweep.Results) {
 	t.Helper()
-	rs, err := compare.ReadFiles(filepath.Join("testdata", "ab-base.jsonl"), filepath.Join("testdata", "ab-cand.jsonl"))
-	if err != nil {
+	var err error
+	if base, err = sweep.ReadResultsFile(filepath.Join("testdata", "ab-base.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	return rs[0], rs[1]
+	if cand, err = sweep.ReadResultsFile(filepath.Join("testdata", "ab-cand.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	return base, cand
 }
 
 // firstTrials keeps trials 1..n of every step: an A/B with too few trials

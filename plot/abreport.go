@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
-	"io"
 	"regexp"
 	"strings"
 
 	"github.com/poolsweep/poolsweep/compare"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
 // abView is the A/B part of a report: compare's Markdown (verdicts, the
@@ -39,43 +36,6 @@ func abViewOf(c *compare.Comparison, abFigs []Figure, abPNGNames []string, withS
 	}
 	v.Figures = figs
 	return v, nil
-}
-
-// WriteHTMLReportWithComparison writes the HTML report of WriteHTMLReport
-// with an A/B section after the runs' headers: compare's verdicts, its
-// step table and unmatched steps, and abFigs (from ABFigures) inline. c
-// nil gives exactly WriteHTMLReport's page.
-func WriteHTMLReportWithComparison(w io.Writer, rs []*sweep.Results, reports []knee.Report, figs []Figure, c *compare.Comparison, abFigs []Figure) error {
-	v, err := buildView(rs, reports, figs, nil, true)
-	if err == nil {
-		v.AB, err = abViewOf(c, abFigs, nil, true)
-	}
-	if err != nil {
-		return fmt.Errorf("html report: %w", err)
-	}
-	if err := htmlTmpl.Execute(w, v); err != nil {
-		return fmt.Errorf("html report: %w", err)
-	}
-	return nil
-}
-
-// WriteMarkdownReportWithComparison writes the Markdown report of
-// WriteMarkdownReport with the A/B section: compare.WriteMarkdown's text
-// and abFigs linked by abPNGNames (PNGNames(abFigs) when they are written
-// beside the report with WriteFiles).
-func WriteMarkdownReportWithComparison(w io.Writer, rs []*sweep.Results, reports []knee.Report, figs []Figure, pngNames []string,
-	c *compare.Comparison, abFigs []Figure, abPNGNames []string) error {
-	v, err := buildView(rs, reports, figs, pngNames, false)
-	if err == nil {
-		v.AB, err = abViewOf(c, abFigs, abPNGNames, false)
-	}
-	if err != nil {
-		return fmt.Errorf("markdown report: %w", err)
-	}
-	if err := mdTmpl.Execute(w, v); err != nil {
-		return fmt.Errorf("markdown report: %w", err)
-	}
-	return nil
 }
 
 var (

@@ -9,19 +9,21 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
 func TestHTMLReportWithComparison(t *testing.T) {
 	tc := abCases(t)[0]
 	c, abFigs, _ := tc.figures(t)
 	rs := append(append([]*sweep.Results(nil), tc.base...), tc.cand...)
-	reports := Analyze(rs)
-	figs, _, err := Figures(rs, reports, nil)
+	reports := AnalyzeEach(rs, knee.DefaultOptions())
+	figs, _, err := FiguresEach(rs, reports, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := &Report{Results: rs, Analyses: reports, Each: true, Figures: figs, Comparison: c, ABFigures: abFigs}
 	var b bytes.Buffer
-	if err := WriteHTMLReportWithComparison(&b, rs, reports, figs, c, abFigs); err != nil {
+	if err := rep.WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}
 	h := b.String()
@@ -57,16 +59,17 @@ func TestHTMLReportWithComparison(t *testing.T) {
 	if strings.Contains(h, "**") || strings.Contains(h, "|---") {
 		t.Error("Markdown syntax left in the HTML")
 	}
-	// Without a comparison the page is WriteHTMLReport's.
-	var plain, none bytes.Buffer
-	if err := WriteHTMLReport(&plain, rs, reports, figs); err != nil {
-		t.Fatal(err)
+	// Both runs hold target "default": each verdict names its run.
+	for _, run := range []string{"<h3>audit-off: ", "<h3>audit-on: "} {
+		if !strings.Contains(h, run) {
+			t.Errorf("report lacks a verdict heading starting %q", run)
+		}
 	}
-	if err := WriteHTMLReportWithComparison(&none, rs, reports, figs, nil, nil); err != nil {
+	// Without a comparison there is no A/B section.
+	var plain bytes.Buffer
+	rep.Comparison, rep.ABFigures = nil, nil
+	if err := rep.WriteHTML(&plain); err != nil {
 		t.Fatal(err)
-	}
-	if plain.String() != none.String() {
-		t.Error("nil comparison changes the report")
 	}
 	if strings.Contains(plain.String(), `id="ab"`) {
 		t.Error("plain report has an A/B section")
@@ -94,7 +97,8 @@ func TestMarkdownReportWithComparison(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteMarkdownReportWithComparison(&b, rs, nil, figs, PNGNames(figs), c, abFigs, PNGNames(abFigs)); err != nil {
+	rep := &Report{Results: rs, Figures: figs, PNGNames: PNGNames(figs), Comparison: c, ABFigures: abFigs, ABPNGNames: PNGNames(abFigs)}
+	if err := rep.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()

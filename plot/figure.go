@@ -20,6 +20,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/poolsweep/poolsweep/internal/outfile"
 )
 
 // Figure names, also the base names of the files WriteFiles writes.
@@ -43,9 +45,9 @@ const PNGDPI = 150
 type Figure struct {
 	Name    string // file base name, e.g. "throughput" or "pool-grid-sharded"
 	Title   string
-	Caption string // one or two lines under the panels; may be empty
-	Panels  []*gplot.Plot
-	Cols    int // panel columns; 0 means all panels in one row
+	Caption string        // one or two lines under the panels; may be empty
+	Panels  []*gplot.Plot // a nil panel is an empty tile
+	Cols    int           // panel columns; 0 means all panels in one row
 	Legend  []LegendEntry
 	Data    FigureData
 	Width   vg.Length // 0 means DefaultWidth
@@ -161,7 +163,9 @@ func (f *Figure) Draw(c draw.Canvas) {
 	rows := (len(f.Panels) + cols - 1) / cols
 	tiles := draw.Tiles{Cols: cols, Rows: rows, PadX: vg.Points(14), PadY: vg.Points(10)}
 	for i, p := range f.Panels {
-		p.Draw(tiles.At(area, i%cols, i/cols))
+		if p != nil { // an empty tile
+			p.Draw(tiles.At(area, i%cols, i/cols))
+		}
 	}
 }
 
@@ -198,40 +202,39 @@ func (f *Figure) WritePNG(w io.Writer) error {
 	return nil
 }
 
+// Paths are the files WriteFiles writes for figs into dir, in its order:
+// each figure's PNG, then its SVG.
+func Paths(dir string, figs []Figure) []string {
+	var out []string
+	for i := range figs {
+		for _, ext := range []string{"png", "svg"} {
+			out = append(out, filepath.Join(dir, figs[i].Name+"."+ext))
+		}
+	}
+	return out
+}
+
 // WriteFiles writes NAME.png and NAME.svg for every figure into dir
-// (created if missing) and returns the paths written, PNG before SVG.
+// (created if missing) and returns the paths written, PNG before SVG. Each
+// file is written whole or not at all (outfile.Write): a path that is not
+// a regular file is refused, never written through.
 func WriteFiles(dir string, figs []Figure) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("figures: %w", err)
 	}
 	var paths []string
-	for i := range figs {
-		f := &figs[i]
-		for _, ext := range []string{"png", "svg"} {
-			p := filepath.Join(dir, f.Name+"."+ext)
-			if err := writeFile(p, f, ext); err != nil {
-				return paths, err
-			}
-			paths = append(paths, p)
+	for i, p := range Paths(dir, figs) {
+		f := &figs[i/2]
+		write := f.WritePNG
+		if i%2 == 1 {
+			write = f.WriteSVG
 		}
+		if err := outfile.Write(p, write); err != nil {
+			return paths, fmt.Errorf("figures: %w", err)
+		}
+		paths = append(paths, p)
 	}
 	return paths, nil
-}
-
-func writeFile(path string, f *Figure, ext string) (err error) {
-	out, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("figures: %w", err)
-	}
-	defer func() {
-		if cerr := out.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("figures: %w", cerr)
-		}
-	}()
-	if ext == "png" {
-		return f.WritePNG(out)
-	}
-	return f.WriteSVG(out)
 }
 
 // round6 keeps six significant digits so exported data (and golden files)

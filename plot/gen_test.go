@@ -203,24 +203,36 @@ func loadInputs(t *testing.T) (pair, grid *sweep.Results) {
 	return pair, grid
 }
 
-// pairReports are hand-written knee reports for the pair whose USL is the
+// pairReports are knee reports for the pair whose levels are the real
+// analysis's (the points every figure draws) and whose USL is the
 // generator's ground truth, so the dashed curve must run through the
-// points; knees and retrograde stretches are where the curves put them.
-func pairReports() []knee.Report {
+// points; knees, peaks and retrograde stretches are set by hand where the
+// curves put them, their throughput read from the analysed levels as the
+// analysis does.
+func pairReports(pair *sweep.Results) []knee.Report {
 	ns := func(u uslTruth) *float64 { v := math.Sqrt((1 - u.sigma) / u.kappa); return &v }
+	real := Analyze([]*sweep.Results{pair})
+	qps := func(i, c int) float64 {
+		for _, l := range real[i].Levels {
+			if l.Concurrency == c {
+				return l.QPS
+			}
+		}
+		panic("no level")
+	}
 	return []knee.Report{
 		{
-			Target: "standalone", Workload: "api", Pool: "match", Clients: 1,
-			Peak:       knee.Peak{Concurrency: 128, QPS: truthStandalone.at(128)},
-			Knee:       knee.Knee{Found: true, Concurrency: 64, Low: 32, High: 128, QPS: truthStandalone.at(64), Confidence: "medium", Statement: "knee at concurrency 64 (32–128)"},
+			Target: "standalone", Workload: "api", Pool: "match", Clients: 1, Levels: real[0].Levels,
+			Peak:       knee.Peak{Concurrency: 128, QPS: qps(0, 128)},
+			Knee:       knee.Knee{Found: true, Concurrency: 64, Low: 32, High: 128, QPS: qps(0, 64), Confidence: "medium", Statement: "knee at concurrency 64 (32–128)"},
 			Methods:    knee.Methods{USL: knee.USL{Fitted: true, Lambda: truthStandalone.lambda, Sigma: truthStandalone.sigma, Kappa: truthStandalone.kappa, NStar: ns(truthStandalone), R2: 0.99, Bound: "coherency"}},
 			Retrograde: &knee.Retrograde{From: 512, DropPct: 18, To: 512},
 			Verdict:    "standalone · pool=match: throughput peaks at 55.9k ops/s at concurrency 128. Knee at concurrency 64.",
 		},
 		{
-			Target: "sharded", Workload: "api", Pool: "match", Clients: 1,
-			Peak:       knee.Peak{Concurrency: 64, QPS: truthSharded.at(64)},
-			Knee:       knee.Knee{Found: true, Concurrency: 64, Low: 32, High: 64, QPS: truthSharded.at(64), Confidence: "high", Statement: "knee at concurrency 64"},
+			Target: "sharded", Workload: "api", Pool: "match", Clients: 1, Levels: real[1].Levels,
+			Peak:       knee.Peak{Concurrency: 64, QPS: qps(1, 64)},
+			Knee:       knee.Knee{Found: true, Concurrency: 64, Low: 32, High: 64, QPS: qps(1, 64), Confidence: "high", Statement: "knee at concurrency 64"},
 			Methods:    knee.Methods{USL: knee.USL{Fitted: true, Lambda: truthSharded.lambda, Sigma: truthSharded.sigma, Kappa: truthSharded.kappa, NStar: ns(truthSharded), R2: 0.98, Bound: "coherency"}},
 			Retrograde: &knee.Retrograde{From: 256, DropPct: 55, To: 512},
 			Verdict:    "sharded · pool=match: throughput peaks at 46.6k ops/s at concurrency 64 and falls 55% by 512.",

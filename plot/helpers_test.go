@@ -59,22 +59,6 @@ func TestLevelTicksDoNotCrowd(t *testing.T) {
 	}
 }
 
-func TestMeanCI(t *testing.T) {
-	for _, tc := range []struct {
-		xs              []float64
-		mean, halfWidth float64
-	}{
-		{[]float64{10}, 10, 0},                              // one trial: no interval
-		{[]float64{9, 10, 11}, 10, 4.302653 / math.Sqrt(3)}, // sd 1, n 3: t(2) = 4.3027
-		{[]float64{5, 5, 5, 5}, 5, 0},                       // no spread, no interval
-	} {
-		s := meanCI(tc.xs)
-		if math.Abs(s.Mean-tc.mean) > 1e-9 || math.Abs((s.High-s.Mean)-tc.halfWidth) > 1e-5 || math.Abs((s.Mean-s.Low)-tc.halfWidth) > 1e-5 {
-			t.Errorf("meanCI(%v) = %+v, want mean %g ± %g", tc.xs, s, tc.mean, tc.halfWidth)
-		}
-	}
-}
-
 func TestStepConnections(t *testing.T) {
 	for _, tc := range []struct {
 		s    sweep.StepResult

@@ -35,17 +35,27 @@ type scenario struct {
 
 func scenarios(t *testing.T) []scenario {
 	pair, grid := loadInputs(t)
+	inflight, err := sweep.ReadResultsFile(filepath.Join("testdata", "inflight.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return []scenario{
 		// Two targets in one file with telemetry: every figure but the grid.
-		{"pair", []*sweep.Results{pair}, pairReports(),
+		{"pair", []*sweep.Results{pair}, pairReports(pair),
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigComparison, FigTimeBreakdown}, 1},
 		// A C × P grid on one target without telemetry and without reports:
 		// the grid appears, comparison and time breakdown are skipped.
 		{"grid", []*sweep.Results{grid}, nil,
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid}, 2},
 		// Two files: the comparison spans files.
-		{"two-files", []*sweep.Results{pair, grid}, pairReports(),
+		{"two-files", []*sweep.Results{pair, grid}, pairReports(pair),
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown}, 0},
+		// A recorded simulator run (slots=8, service=2ms, 3 trials) with
+		// the server's in-flight ops hand-added (Little's law from its
+		// opcounters and latency), missing in one trial: the time
+		// breakdown gains the server's view of the knee.
+		{"inflight", []*sweep.Results{inflight}, Analyze([]*sweep.Results{inflight}),
+			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigTimeBreakdown}, 2},
 	}
 }
 
@@ -120,10 +130,11 @@ func writeLook(t *testing.T, dir string, sc scenario, figs []Figure) {
 		t.Fatal(err)
 	}
 	var h, m bytes.Buffer
-	if err := WriteHTMLReport(&h, sc.rs, sc.reports, figs); err != nil {
+	rep := &Report{Results: sc.rs, Analyses: sc.reports, Figures: figs, PNGNames: PNGNames(figs)}
+	if err := rep.WriteHTML(&h); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMarkdownReport(&m, sc.rs, sc.reports, figs, PNGNames(figs)); err != nil {
+	if err := rep.WriteMarkdown(&m); err != nil {
 		t.Fatal(err)
 	}
 	_ = os.WriteFile(filepath.Join(dir, "report.html"), h.Bytes(), 0o644)
@@ -134,15 +145,16 @@ func writeLook(t *testing.T, dir string, sc scenario, figs []Figure) {
 // against the inputs' construction, independently of the golden files.
 func TestFigureMarks(t *testing.T) {
 	pair, _ := loadInputs(t)
-	figs, _, err := Figures([]*sweep.Results{pair}, pairReports(), []string{FigThroughput})
+	reports := pairReports(pair)
+	figs, _, err := Figures([]*sweep.Results{pair}, reports, []string{FigThroughput})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := figs[0].Data
 	want := map[string]bool{
-		"knee 64 (32–128) · " + humanNumber(truthStandalone.at(64)) + " ops/s":      false, // standalone: x = connections = C
-		"peak 128 · " + humanNumber(truthStandalone.at(128)) + " ops/s":             false,
-		"knee = peak 192 (96–192) · " + humanNumber(truthSharded.at(64)) + " ops/s": false, // sharded: 3 mongos, x = 3·C
+		"knee 64 (32–128) · " + humanNumber(reports[0].Knee.QPS) + " ops/s":         false, // standalone: x = connections = C
+		"peak 128 · " + humanNumber(reports[0].Peak.QPS) + " ops/s":                 false,
+		"knee = peak 192 (96–192) · " + humanNumber(reports[1].Knee.QPS) + " ops/s": false, // sharded: 3 mongos, x = 3·C
 	}
 	for _, m := range d.Marks {
 		if _, ok := want[m.Label]; ok {
@@ -175,7 +187,7 @@ func TestFigureMarks(t *testing.T) {
 		if s.Role == "ops/s" {
 			for _, p := range s.Points {
 				if p.N != 3 || !(p.Low < p.Y && p.Y < p.High) {
-					t.Errorf("%s at %g: want 3 trials and a 95%% interval around the mean, got %+v", s.Name, p.X, p)
+					t.Errorf("%s at %g: want 3 trials and a 95%% interval around the median, got %+v", s.Name, p.X, p)
 				}
 			}
 		}
@@ -190,7 +202,7 @@ func TestFigureMarks(t *testing.T) {
 
 func TestSVGParsesAndLabels(t *testing.T) {
 	pair, grid := loadInputs(t)
-	figs, _, err := Figures([]*sweep.Results{pair, grid}, pairReports(), nil)
+	figs, _, err := Figures([]*sweep.Results{pair, grid}, pairReports(pair), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +271,7 @@ func svgTexts(t *testing.T, b []byte) []string {
 
 func TestPNGDecodes(t *testing.T) {
 	pair, _ := loadInputs(t)
-	figs, _, err := Figures([]*sweep.Results{pair}, pairReports(), nil)
+	figs, _, err := Figures([]*sweep.Results{pair}, pairReports(pair), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,13 +299,13 @@ var externalRef = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*(https?:|//)`
 func TestHTMLReportSelfContained(t *testing.T) {
 	pair, grid := loadInputs(t)
 	rs := []*sweep.Results{pair, grid}
-	reports := pairReports()
+	reports := pairReports(pair)
 	figs, _, err := Figures(rs, reports, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteHTMLReport(&b, rs, reports, figs); err != nil {
+	if err := (&Report{Results: rs, Analyses: reports, Figures: figs}).WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}
 	h := b.String()
@@ -324,7 +336,7 @@ func TestHTMLReportSelfContained(t *testing.T) {
 		"8 (7 timeout, 1 network)",                                          // error kinds
 		"2 (interrupted)",                                                   // interrupted step flagged
 		"no end record",                                                     // cut-short run said so
-		pairReports()[0].Verdict[:40],                                       // verdicts are there
+		pairReports(pair)[0].Verdict[:40],                                   // verdicts are there
 		"knee: standalone concurrency=64",                                   // and the summary line
 	} {
 		if !strings.Contains(h, want) {
@@ -336,7 +348,7 @@ func TestHTMLReportSelfContained(t *testing.T) {
 func TestMarkdownReportLinksWrittenPNGs(t *testing.T) {
 	pair, _ := loadInputs(t)
 	rs := []*sweep.Results{pair}
-	figs, _, err := Figures(rs, pairReports(), nil)
+	figs, _, err := Figures(rs, pairReports(pair), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +361,7 @@ func TestMarkdownReportLinksWrittenPNGs(t *testing.T) {
 		t.Errorf("%d files, want %d", len(paths), 2*len(figs))
 	}
 	var b bytes.Buffer
-	if err := WriteMarkdownReport(&b, rs, pairReports(), figs, PNGNames(figs)); err != nil {
+	if err := (&Report{Results: rs, Analyses: pairReports(pair), Figures: figs, PNGNames: PNGNames(figs)}).WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
 	links := regexp.MustCompile(`!\[[^\]]*\]\(([^)]+)\)`).FindAllStringSubmatch(b.String(), -1)

@@ -213,7 +213,11 @@ type ServerSample struct {
 	NetInBytesPerS  *float64           `json:"net_in_bytes_per_s"`
 	NetOutBytesPerS *float64           `json:"net_out_bytes_per_s"`
 	ConnPool        *ConnPoolCounts    `json:"conn_pool,omitempty"`
-	Samples         int                `json:"samples"`
+	// InFlight is the server's in-flight operations over the window by
+	// Little's law: server ops/s × mean server latency; nil when the
+	// server reports no latency.
+	InFlight *float64 `json:"in_flight"`
+	Samples  int      `json:"samples"`
 }
 
 // ConnCounts is serverStatus.connections over the window.

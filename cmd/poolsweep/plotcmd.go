@@ -8,15 +8,34 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
+// addAnalysisFlags registers analyze's knee options on a command that
+// draws or reports knees, with analyze's names, defaults and help, so that
+// plot, report and analyze read the same flags the same way.
+func addAnalysisFlags(f *pflag.FlagSet, o *analyzeOptions) {
+	f.Float64Var(&o.plateau, "plateau", 0.95, "plateau knee: smallest concurrency reaching this fraction of the peak")
+	f.Float64Var(&o.minGain, "min-gain", 0.10, "marginal-gain knee: the first doubling of concurrency adding less than this fraction")
+	f.DurationVar(&o.sloP99, "slo-p99", 0, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms)")
+}
+
+// analysisOptions validates the knee flags by analyze's own rules.
+func analysisOptions(o analyzeOptions) (knee.Options, error) {
+	o.format = "text"
+	return o.options()
+}
+
 type plotOptions struct {
-	out     string
-	figures string
+	out      string
+	figures  string
+	analysis analyzeOptions
 }
 
 func newPlotCmd(e *env) *cobra.Command {
@@ -29,15 +48,22 @@ func newPlotCmd(e *env) *cobra.Command {
   latency              p50 and p99 against connections
   latency-throughput   p99 against ops/s: the price of the last few percent of throughput
   pool-grid            throughput and p99 over concurrency × maxPoolSize (a --pool list sweep)
-  comparison           several targets or files overlaid, with the ratio of peaks
+  comparison           several targets overlaid, with the ratio of peaks
   time-breakdown       where call time went: pool wait, server time, the rest (needs telemetry)
-A figure that does not apply to the results is skipped with a note.`,
+A figure that does not apply to the results is skipped with a note.
+
+Points are the knee analysis's medians over trials with its 95% intervals, and the knee
+and peak are analyze's, with the same options (--plateau, --min-gain, --slo-p99). Several
+files form series as analyze forms them: steps of one target in several files are
+trials of one series. To set two runs of one target side by side, use
+poolsweep compare --plot-dir, or poolsweep report A B.`,
 		Example: `  poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures
-  poolsweep plot before/results.jsonl after/results.jsonl -o cmp --figure throughput,comparison`,
+  poolsweep plot standalone/results.jsonl sharded/results.jsonl -o cmp --figure throughput,comparison`,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
 	}
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory to write the figures into (required)")
 	cmd.Flags().StringVar(&o.figures, "figure", "", "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
+	addAnalysisFlags(cmd.Flags(), &o.analysis)
 	return cmd
 }
 
@@ -48,7 +74,14 @@ func (o *plotOptions) run(e *env, args []string) error {
 	if o.out == "" {
 		return usagef("-o/--out: required (the directory for the figures)")
 	}
+	if err := outfile.CheckDir(o.out); err != nil {
+		return usagef("-o: %v", err)
+	}
 	which, err := figureList(o.figures)
+	if err != nil {
+		return err
+	}
+	opts, err := analysisOptions(o.analysis)
 	if err != nil {
 		return err
 	}
@@ -56,9 +89,12 @@ func (o *plotOptions) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	figs, notes, err := plot.Figures(rs, plot.Analyze(rs), which)
+	figs, notes, err := plot.Figures(rs, plot.AnalyzeWith(rs, opts), which)
 	if err != nil {
 		return usageError{err}
+	}
+	if err := checkFigurePaths(o.out, figs); err != nil {
+		return err
 	}
 	for _, n := range notes {
 		fmt.Fprintln(e.stderr, "note:", n)
@@ -97,6 +133,7 @@ type reportOptions struct {
 	format    string
 	baseline  string
 	candidate string
+	analysis  analyzeOptions
 }
 
 func newReportCmd(e *env) *cobra.Command {
@@ -109,10 +146,16 @@ workload, plan and client machine; the knee verdict per series; the figures; and
 step table in the seeds' format (concurrency, pool, connections, throughput, average
 read and write latency in µs, p99, errors).
 
+The verdicts are analyze's, with the same options (--plateau, --min-gain, --slo-p99):
+one file, or three and more, form series as analyze forms them (steps of one target in
+several files are trials of one series). Two files are an A/B pair: the report adds
+the comparison, and each run is analysed on its own, as analyze RUN would.
+
 HTML is one file with the SVG figures inline and nothing to fetch. With --format
 markdown the PNG figures are written beside the .md file.`,
 		Example: `  poolsweep report poolsweep-out/20261130-101500-1a2b/results.jsonl -o report.html
   poolsweep report run/results.jsonl --format markdown -o report/README.md
+  poolsweep report run/results.jsonl --slo-p99 20ms -o report.html
   poolsweep report audit-off/results.jsonl audit-on/results.jsonl -o ab.html     # with an A/B section
   poolsweep report ab/results.jsonl --baseline standalone --candidate sharded -o ab.html`,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
@@ -121,6 +164,7 @@ markdown the PNG figures are written beside the .md file.`,
 	cmd.Flags().StringVar(&o.format, "format", "html", "html or markdown")
 	cmd.Flags().StringVar(&o.baseline, "baseline", "", "with one results file of two targets: the baseline target for the A/B section")
 	cmd.Flags().StringVar(&o.candidate, "candidate", "", "the candidate target for the A/B section")
+	addAnalysisFlags(cmd.Flags(), &o.analysis)
 	return cmd
 }
 
@@ -134,7 +178,10 @@ func (o *reportOptions) run(e *env, args []string) error {
 	if o.format != "html" && o.format != "markdown" {
 		return usagef("--format: %q is not html or markdown", o.format)
 	}
-	rs, err := readResultsFiles(args)
+	if err := checkReportPath(o.out); err != nil {
+		return err
+	}
+	opts, err := analysisOptions(o.analysis)
 	if err != nil {
 		return err
 	}
@@ -144,14 +191,18 @@ func (o *reportOptions) run(e *env, args []string) error {
 	if len(args) == 2 && sameFile(args[0], args[1]) {
 		return usagef("report: %s is given twice; an A/B report needs two different runs", args[0])
 	}
-	if len(rs) > 2 || (len(rs) == 2 && o.baseline != "") {
-		return usagef("report: an A/B report takes two results files, or one with --baseline and --candidate")
+	if len(args) > 1 && o.baseline != "" {
+		return usagef("--baseline/--candidate: name two targets of one results file; two files are already an A/B pair")
+	}
+	rs, err := readResultsFiles(args)
+	if err != nil {
+		return err
 	}
 	ab := abRequest{baseline: o.baseline, candidate: o.candidate}
 	if len(rs) == 2 || o.baseline != "" {
 		ab.want = true
 	}
-	if err := writeReport(o.out, o.format, rs, ab, e); err != nil {
+	if err := writeReportWith(o.out, o.format, rs, ab, opts, e); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, o.out)
@@ -164,26 +215,39 @@ type abRequest struct {
 	baseline, candidate string
 }
 
-// writeReport draws every applicable figure and writes the report; for
-// Markdown the PNGs (and SVGs) go beside the report. With an A/B request
-// the comparison's verdicts, table and figures are included.
+// writeReport is writeReportWith and analyze's default options.
 func writeReport(path, format string, rs []*sweep.Results, ab abRequest, e *env) error {
-	reports := plot.Analyze(rs)
-	figs, notes, err := plot.Figures(rs, reports, nil)
+	return writeReportWith(path, format, rs, ab, knee.DefaultOptions(), e)
+}
+
+// writeReportWith draws every applicable figure and writes the report; for
+// Markdown the PNGs (and SVGs) go beside the report. The analysis is
+// analyze's with opts: across all files, or each file on its own when two
+// files form an A/B pair. With an A/B request the comparison's verdicts,
+// table and figures are included.
+func writeReportWith(path, format string, rs []*sweep.Results, ab abRequest, opts knee.Options, e *env) error {
+	each := ab.want && len(rs) == 2
+	rep := &plot.Report{Results: rs, Each: each, Options: &opts}
+	var notes []string
+	var err error
+	if each {
+		rep.Analyses = plot.AnalyzeEach(rs, opts)
+		rep.Figures, notes, err = plot.FiguresEach(rs, rep.Analyses, nil)
+	} else {
+		rep.Analyses = plot.AnalyzeWith(rs, opts)
+		rep.Figures, notes, err = plot.Figures(rs, rep.Analyses, nil)
+	}
 	if err != nil {
 		if errors.Is(err, plot.ErrNoSteps) {
 			return usageError{err}
 		}
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("-o: %v", err)
+	rep.Skipped = notes
+	if err := checkReportPath(path); err != nil {
+		return err
 	}
-	var (
-		cmp    *compare.Comparison
-		abFigs []plot.Figure
-	)
+	dir := filepath.Dir(path)
 	if ab.want {
 		base, cand := rs[:1], rs[len(rs)-1:]
 		if ab.baseline != "" {
@@ -193,44 +257,75 @@ func writeReport(path, format string, rs []*sweep.Results, ab abRequest, e *env)
 		if err != nil {
 			return usageError{fmt.Errorf("A/B section: %w", err)}
 		}
-		f, abNotes, err := plot.ABFigures(base, cand, c)
+		f, abNotes, err := plot.ABFiguresWith(base, cand, c, opts)
 		if err != nil {
 			return fmt.Errorf("A/B figures: %w", err)
 		}
-		cmp, abFigs = c, f
+		rep.Comparison, rep.ABFigures = c, f
 		notes = append(notes, abNotes...)
+	}
+	all := append(append([]plot.Figure{}, rep.Figures...), rep.ABFigures...)
+	if format == "markdown" {
+		// The figures go beside the report: check them all before writing
+		// any, so that a bad name among them leaves nothing half done.
+		if err := checkFigurePaths(dir, all); err != nil {
+			return err
+		}
 	}
 	if e != nil {
 		for _, n := range notes {
 			fmt.Fprintln(e.stderr, "note:", n)
 		}
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("-o: %v", err)
+	}
+	write := rep.WriteHTML
 	if format == "markdown" {
-		if _, err := plot.WriteFiles(dir, append(append([]plot.Figure{}, figs...), abFigs...)); err != nil {
+		rep.PNGNames, rep.ABPNGNames = plot.PNGNames(rep.Figures), plot.PNGNames(rep.ABFigures)
+		write = rep.WriteMarkdown
+		if _, err := plot.WriteFiles(dir, all); err != nil {
 			return err
 		}
 	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return usagef("-o: %v", err)
-	}
-	switch {
-	case format == "markdown" && cmp != nil:
-		err = plot.WriteMarkdownReportWithComparison(f, rs, reports, figs, plot.PNGNames(figs), cmp, abFigs, plot.PNGNames(abFigs))
-	case format == "markdown":
-		err = plot.WriteMarkdownReport(f, rs, reports, figs, plot.PNGNames(figs))
-	case cmp != nil:
-		err = plot.WriteHTMLReportWithComparison(f, rs, reports, figs, cmp, abFigs)
-	default:
-		err = plot.WriteHTMLReport(f, rs, reports, figs)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := outfile.Write(path, write); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	return os.Rename(tmp, path)
+	return nil
+}
+
+// checkReportPath refuses a report path that is not a regular file (or
+// absent) or whose directory cannot be written or created: before any
+// work, one line naming -o.
+func checkReportPath(path string) error {
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		// The directory is made first: it must be creatable, and the
+		// file in it will be new.
+		if err := outfile.CheckDir(dir); err != nil {
+			return usagef("-o: %v", err)
+		}
+		if strings.HasSuffix(path, string(filepath.Separator)) {
+			return usagef("-o: %s names a directory; give a file name", path)
+		}
+		return nil
+	}
+	if err := outfile.Check(path); err != nil {
+		return usagef("-o: %v", err)
+	}
+	return nil
+}
+
+// checkFigurePaths refuses figure files in dir that could not be written
+// as regular files, before any is written.
+func checkFigurePaths(dir string, figs []plot.Figure) error {
+	if _, err := os.Stat(dir); err != nil {
+		return nil // made fresh by WriteFiles: every file in it is new
+	}
+	for _, p := range plot.Paths(dir, figs) {
+		if err := outfile.Check(p); err != nil {
+			return usagef("-o: %v", err)
+		}
+	}
+	return nil
 }

@@ -3,20 +3,21 @@ package plot
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
-// curve is one plotted series: target × workload × pool setting × clients
-// within one results file, with its steps grouped into levels.
+// curve is one plotted series: one series of the knee analysis (target ×
+// workload × pool setting × clients, over every file given, or within one
+// file when the files are drawn each on its own), with its steps grouped
+// into levels.
 type curve struct {
-	file     int
+	file     int // the first file holding the series
 	label    string
 	target   string
 	workload string
@@ -35,41 +36,28 @@ type level struct {
 	conns       float64 // median measured connections (or the planned K×min(C,P))
 	inFlight    float64 // K × C
 	steps       []*sweep.StepResult
-	ops         stat
-	calls       stat
+	ops         band    // as the knee analysis summarised the level
+	calls       float64 // median calls/s over trials
 	p50, p99    float64 // medians over trials; 0 when unknown
 }
 
-// stat is a mean with its 95% interval across trials (Student's t); with
-// one trial Low = High = Mean.
-type stat struct {
-	Mean, Low, High float64
-	N               int
+// band is a level's throughput exactly as the knee analysis decided it
+// (knee.Level): the median over trials and its 95% interval (bootstrap
+// percentile with 3 or more trials, else the range of the trials).
+type band struct {
+	Median, Low, High float64
+	N                 int // trials
 }
 
-func meanCI(xs []float64) stat {
-	n := len(xs)
-	if n == 0 {
-		return stat{}
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
 	}
 	var sum float64
 	for _, x := range xs {
 		sum += x
 	}
-	m := sum / float64(n)
-	s := stat{Mean: m, Low: m, High: m, N: n}
-	if n < 2 {
-		return s
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	sd := math.Sqrt(ss / float64(n-1))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
-	h := t * sd / math.Sqrt(float64(n))
-	s.Low, s.High = m-h, m+h
-	return s
+	return sum / float64(len(xs))
 }
 
 func median(xs []float64) float64 {
@@ -104,19 +92,33 @@ func callsDiffer(s *sweep.StepResult) bool {
 	return s.CallsPerS > 0 && s.OpsPerS/s.CallsPerS > 1.05
 }
 
-// buildCurves groups every step of rs into curves, in a stable order (file,
-// target as listed in the header, pool "match" first then by size,
-// workload, clients), and attaches the matching knee report. Reports are
-// matched on target, workload (when the report names one), pool and
-// clients; when several files share a target name the reports are handed
-// out in file order.
-func buildCurves(rs []*sweep.Results, reports []knee.Report) []*curve {
+// buildCurves groups every step of rs into curves, one per series of the
+// knee analysis: knee.FromResults over all files (as `poolsweep analyze`
+// forms series), or over each file on its own when each is set (the two
+// runs of an A/B pair). The order is stable: file, target as listed in the
+// header, pool "match" first then by size, workload, clients. Each curve
+// gets the matching knee report (target, workload when the report names
+// one, pool and clients; with each, reports are handed out in file order)
+// and its levels exactly as that report summarised them. A curve without a
+// report is summarised by knee.Analyze itself, so every figure draws the
+// analysis's numbers whether or not it marks a knee.
+func buildCurves(rs []*sweep.Results, reports []knee.Report, each bool) []*curve {
 	multiWorkload := countWorkloads(rs) > 1
-	dupTarget := duplicateTargets(rs)
+	dupTarget := map[string]bool{}
+	if each {
+		dupTarget = duplicateTargets(rs)
+	}
+	type rankKey struct {
+		file, target int
+	}
+	byKey := map[string]*curve{}
+	rank := map[*curve]rankKey{}
 	var curves []*curve
 	for fi, r := range rs {
-		byKey := map[string]*curve{}
-		var order []*curve
+		targetRank := map[string]int{}
+		for ti, t := range r.Header.Targets {
+			targetRank[t.Name] = ti
+		}
 		for i := range r.Steps {
 			s := &r.Steps[i]
 			// Interrupted steps had their window cut short; the knee
@@ -126,6 +128,9 @@ func buildCurves(rs []*sweep.Results, reports []knee.Report) []*curve {
 			}
 			k := max(s.Clients, 1)
 			key := s.Target + "\x00" + s.Workload + "\x00" + s.PoolSetting + "\x00" + strconv.Itoa(k)
+			if each {
+				key = strconv.Itoa(fi) + "\x00" + key
+			}
 			c := byKey[key]
 			if c == nil {
 				c = &curve{file: fi, target: s.Target, workload: s.Workload, pool: s.PoolSetting, clients: k}
@@ -136,36 +141,35 @@ func buildCurves(rs []*sweep.Results, reports []knee.Report) []*curve {
 				}
 				c.label = curveLabel(r, c, multiWorkload, dupTarget[s.Target])
 				byKey[key] = c
-				order = append(order, c)
+				rank[c] = rankKey{fi, rankOf(targetRank, s.Target)}
+				curves = append(curves, c)
 			}
 			addStep(c, s)
 		}
-		targetRank := map[string]int{}
-		for ti, t := range r.Header.Targets {
-			targetRank[t.Name] = ti
-		}
-		sort.SliceStable(order, func(i, j int) bool {
-			a, b := order[i], order[j]
-			if ra, rb := rankOf(targetRank, a.target), rankOf(targetRank, b.target); ra != rb {
-				return ra < rb
-			}
-			if a.target != b.target {
-				return a.target < b.target
-			}
-			if pa, pb := poolRank(a.pool), poolRank(b.pool); pa != pb {
-				return pa < pb
-			}
-			if a.workload != b.workload {
-				return a.workload < b.workload
-			}
-			return a.clients < b.clients
-		})
-		curves = append(curves, order...)
 	}
+	sort.SliceStable(curves, func(i, j int) bool {
+		a, b := curves[i], curves[j]
+		if ra, rb := rank[a], rank[b]; ra != rb {
+			if ra.file != rb.file {
+				return ra.file < rb.file
+			}
+			return ra.target < rb.target
+		}
+		if a.target != b.target {
+			return a.target < b.target
+		}
+		if pa, pb := poolRank(a.pool), poolRank(b.pool); pa != pb {
+			return pa < pb
+		}
+		if a.workload != b.workload {
+			return a.workload < b.workload
+		}
+		return a.clients < b.clients
+	})
 	used := make([]bool, len(reports))
+	series := map[int][]knee.Series{} // by file with each, else all under -1
 	for i, c := range curves {
 		c.idx = i
-		finishCurve(c)
 		for ri := range reports {
 			rep := &reports[ri]
 			if used[ri] || rep.Target != c.target || rep.Pool != c.pool || max(rep.Clients, 1) != c.clients {
@@ -178,8 +182,45 @@ func buildCurves(rs []*sweep.Results, reports []knee.Report) []*curve {
 			c.report = rep
 			break
 		}
+		levels := []knee.Level(nil)
+		if c.report != nil {
+			levels = c.report.Levels
+		}
+		if len(levels) == 0 {
+			f := -1
+			in := rs
+			if each {
+				f, in = c.file, rs[c.file:c.file+1]
+			}
+			if _, ok := series[f]; !ok {
+				series[f] = knee.FromResults(in)
+			}
+			levels = analysedLevels(c, series[f])
+		}
+		finishCurve(c, levels)
 	}
-	return curves
+	// A curve whose every level the analysis rejected has nothing to draw.
+	out := curves[:0]
+	for _, c := range curves {
+		if len(c.levels) > 0 {
+			out = append(out, c)
+		}
+	}
+	for i, c := range out {
+		c.idx = i
+	}
+	return out
+}
+
+// analysedLevels runs the knee analysis on the curve's series for its
+// per-level summary (which does not depend on the knee options).
+func analysedLevels(c *curve, series []knee.Series) []knee.Level {
+	for _, s := range series {
+		if s.Target == c.target && s.Workload == c.workload && s.Pool == c.pool && max(s.Clients, 1) == c.clients {
+			return knee.Analyze(s, knee.DefaultOptions()).Levels
+		}
+	}
+	return nil
 }
 
 func rankOf(m map[string]int, k string) int {
@@ -211,29 +252,38 @@ func addStep(c *curve, s *sweep.StepResult) {
 	c.levels = append(c.levels, level{concurrency: s.Concurrency, maxPool: s.MaxPoolSize, steps: []*sweep.StepResult{s}})
 }
 
-func finishCurve(c *curve) {
+// finishCurve sorts the levels and takes each one's throughput and p99
+// from the analysis's levels; a level the analysis did not use (no valid
+// throughput) is not drawn.
+func finishCurve(c *curve, analysed []knee.Level) {
 	sort.Slice(c.levels, func(i, j int) bool { return c.levels[i].concurrency < c.levels[j].concurrency })
+	kept := c.levels[:0]
 	for i := range c.levels {
-		l := &c.levels[i]
-		var ops, calls, conns, p50, p99 []float64
+		l := c.levels[i]
+		ki := slices.IndexFunc(analysed, func(k knee.Level) bool { return k.Concurrency == l.concurrency })
+		if ki < 0 {
+			continue
+		}
+		kl := analysed[ki]
+		l.ops = band{Median: kl.QPS, Low: kl.QPSLow, High: kl.QPSHigh, N: kl.Trials}
+		if kl.P99Ms != nil {
+			l.p99 = *kl.P99Ms
+		}
+		var calls, conns, p50 []float64
 		for _, s := range l.steps {
-			ops = append(ops, s.OpsPerS)
 			calls = append(calls, s.CallsPerS)
 			conns = append(conns, stepConnections(s))
 			if s.Latency.P50 > 0 {
 				p50 = append(p50, s.Latency.P50)
 			}
-			if s.Latency.P99 > 0 {
-				p99 = append(p99, s.Latency.P99)
-			}
 		}
-		l.ops = meanCI(ops)
-		l.calls = meanCI(calls)
+		l.calls = median(calls)
 		l.conns = math.Round(median(conns))
 		l.inFlight = float64(c.clients * l.concurrency)
 		l.p50 = median(p50)
-		l.p99 = median(p99)
+		kept = append(kept, l)
 	}
+	c.levels = kept
 }
 
 // curveLabel is the legend text: target, pool setting, and only the
@@ -301,73 +351,6 @@ func duplicateTargets(rs []*sweep.Results) map[string]bool {
 	return out
 }
 
-// xMode is what the shared x axis of the connection figures measures.
-type xMode int
-
-const (
-	// xConnections: open connections (clients × min(C, P) as measured).
-	xConnections xMode = iota
-	// xInFlight: in-flight calls, clients × concurrency. Used when a
-	// fixed pool makes several levels share one connection count, which
-	// would stack them on one x.
-	xInFlight
-)
-
-func chooseXMode(curves []*curve) xMode {
-	for _, c := range curves {
-		for i := 1; i < len(c.levels); i++ {
-			if c.levels[i].conns <= c.levels[i-1].conns {
-				return xInFlight
-			}
-		}
-	}
-	return xConnections
-}
-
-func (m xMode) of(l *level) float64 {
-	if m == xInFlight {
-		return l.inFlight
-	}
-	return l.conns
-}
-
-func (m xMode) label() string {
-	if m == xInFlight {
-		return "in-flight calls (clients × concurrency, log₂)"
-	}
-	return "connections (log₂)"
-}
-
-// xAtConcurrency maps a per-client concurrency (the unit of the knee
-// analysis and of the USL fit) to the figure's x by log-linear
-// interpolation between the curve's measured levels; ok is false outside
-// the measured range. This keeps the USL curve and the knee marker on the
-// measured points whatever the clients, hosts and pool did to the
-// connection count.
-func (c *curve) xAtConcurrency(m xMode, n float64) (float64, bool) {
-	ls := c.levels
-	if len(ls) == 0 || n <= 0 {
-		return 0, false
-	}
-	for i := range ls {
-		if float64(ls[i].concurrency) == n {
-			return m.of(&ls[i]), true
-		}
-	}
-	for i := 1; i < len(ls); i++ {
-		c0, c1 := float64(ls[i-1].concurrency), float64(ls[i].concurrency)
-		if n > c0 && n < c1 {
-			x0, x1 := m.of(&ls[i-1]), m.of(&ls[i])
-			if x0 <= 0 || x1 <= 0 {
-				return 0, false
-			}
-			f := math.Log(n/c0) / math.Log(c1/c0)
-			return math.Exp(math.Log(x0) + f*math.Log(x1/x0)), true
-		}
-	}
-	return 0, false
-}
-
 // levelAt returns the curve's level at concurrency c, or nil.
 func (c *curve) levelAt(conc int) *level {
 	for i := range c.levels {
@@ -378,13 +361,19 @@ func (c *curve) levelAt(conc int) *level {
 	return nil
 }
 
-// peakOps is the curve's highest mean ops/s.
+// peakOps is the curve's highest median ops/s: the analysis's peak when
+// it has a report, else the first level with the highest median.
 func (c *curve) peakOps() (float64, *level) {
+	if c.report != nil && c.report.Peak.Concurrency > 0 {
+		if l := c.levelAt(c.report.Peak.Concurrency); l != nil {
+			return l.ops.Median, l
+		}
+	}
 	var best float64
 	var bl *level
 	for i := range c.levels {
-		if c.levels[i].ops.Mean > best {
-			best, bl = c.levels[i].ops.Mean, &c.levels[i]
+		if c.levels[i].ops.Median > best {
+			best, bl = c.levels[i].ops.Median, &c.levels[i]
 		}
 	}
 	return best, bl

@@ -1,0 +1,309 @@
+package plot
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// serverKindLabel names a target's server so that nobody reads FerretDB's
+// or the simulator's numbers as MongoDB's.
+func serverKindLabel(h sweep.TargetHeader) string {
+	switch h.ServerKind {
+	case "ferretdb":
+		return "embedded FerretDB (numbers are FerretDB's, not MongoDB's)"
+	case "simulator":
+		s := "simulator (calibrated instrument, not a database)"
+		if h.SimSpec != "" {
+			// Spaced so that a long spec wraps in a table cell.
+			s += ": " + strings.ReplaceAll(h.SimSpec, ",", ", ")
+		}
+		return s
+	case "":
+		return "unknown"
+	}
+	return h.ServerKind
+}
+
+func runViewOf(r *sweep.Results, multi bool) runView {
+	h := r.Header
+	rv := runView{Title: "Run " + h.RunID}
+	if h.RunID == "" {
+		rv.Title = "Run " + runName(r)
+	}
+	add := func(k, v string) {
+		if v != "" {
+			rv.Facts = append(rv.Facts, [2]string{k, v})
+		}
+	}
+	if multi {
+		add("file", r.Path)
+	}
+	if !h.StartedAt.IsZero() {
+		add("started", h.StartedAt.UTC().Format(time.RFC3339))
+	}
+	status := "no end record (the run was cut short)"
+	if r.End != nil {
+		status = r.End.Status
+		if r.End.Reason != "" {
+			status += " (" + r.End.Reason + ")"
+		}
+	}
+	add("status", status)
+	add("tool", h.ToolVersion)
+	add("workload", workloadText(h.Workload))
+	add("plan", planText(h.Plan))
+	add("client machine", clientText(h.Client))
+	for _, t := range h.Targets {
+		server := serverKindLabel(t)
+		if t.ServerVersion != "" {
+			server = t.ServerVersion + ", " + server
+		}
+		tv := targetView{Name: t.Name, Topology: t.Topology, Server: server,
+			Hosts: strconv.Itoa(len(t.Hosts)), URI: t.URI}
+		if len(t.Shards) > 0 {
+			tv.Hosts += fmt.Sprintf(" (%d shards)", len(t.Shards))
+		}
+		if t.SetName != "" {
+			tv.Topology += " " + t.SetName
+		}
+		rv.Targets = append(rv.Targets, tv)
+	}
+	rv.Notes = targetNotes(h.Targets)
+	rv.Table = stepTableOf(r)
+	return rv
+}
+
+// targetNotes are the targets' notes, each said once: "a, b: note" when
+// several targets share it (every simulated target has the same one).
+func targetNotes(ts []sweep.TargetHeader) []string {
+	var order []string
+	names := map[string][]string{}
+	for _, t := range ts {
+		if t.Note == "" {
+			continue
+		}
+		if _, ok := names[t.Note]; !ok {
+			order = append(order, t.Note)
+		}
+		names[t.Note] = append(names[t.Note], t.Name)
+	}
+	out := make([]string, len(order))
+	for i, n := range order {
+		out[i] = strings.Join(names[n], ", ") + ": " + n
+	}
+	return out
+}
+
+func workloadText(w sweep.WorkloadInfo) string {
+	var parts []string
+	if w.Name != "mixes" || len(w.Mixes) == 0 { // "mixes, mixes …" says it twice
+		parts = append(parts, w.Name)
+	}
+	if m := mixText(w.Mix); m != "" {
+		parts = append(parts, "mix "+m)
+	}
+	if len(w.Mixes) > 0 {
+		ms := make([]string, len(w.Mixes))
+		for i, m := range w.Mixes {
+			ms[i] = strings.TrimPrefix(m, "mix ")
+		}
+		parts = append(parts, "mixes (insert:read:update) "+strings.Join(ms, ", "))
+	}
+	if w.OpsPerCall > 0 {
+		parts = append(parts, fmt.Sprintf("%g ops per call", w.OpsPerCall))
+	}
+	if w.Distribution != "" {
+		parts = append(parts, w.Distribution)
+	}
+	if w.Records > 0 {
+		parts = append(parts, fmt.Sprintf("%d records × %d fields × %d B", w.Records, w.FieldCount, w.FieldLength))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// mixText writes an op mix as shares in percent, largest first: "find 67%
+// : update 33%". The header holds weights or fractions (2/3 prints as
+// 0.6666666666666666 otherwise).
+func mixText(mix map[string]float64) string {
+	var total float64
+	keys := make([]string, 0, len(mix))
+	for k, v := range mix {
+		if v > 0 {
+			keys = append(keys, k)
+			total += v
+		}
+	}
+	if total <= 0 {
+		return ""
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if mix[keys[i]] != mix[keys[j]] {
+			return mix[keys[i]] > mix[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		pct := 100 * mix[k] / total
+		num := strconv.FormatFloat(pct, 'f', 0, 64)
+		if math.Abs(pct-math.Round(pct)) >= 0.05 && pct < 10 {
+			num = strconv.FormatFloat(pct, 'f', 1, 64)
+		}
+		out[i] = k + " " + num + "%"
+	}
+	return strings.Join(out, " : ")
+}
+
+func planText(p sweep.PlanInfo) string {
+	cs := make([]string, len(p.Concurrency))
+	for i, c := range p.Concurrency {
+		cs[i] = strconv.Itoa(c)
+	}
+	s := fmt.Sprintf("concurrency %s; pool %s; %d client(s); %d trial(s); warm-up %gs, window %gs, op timeout %gs; %d steps",
+		strings.Join(cs, ","), p.Pool, max(p.Clients, 1), p.Trials, p.WarmupS, p.DurationS, p.OpTimeoutS, p.Steps)
+	if p.Order != "" {
+		s += "; order " + p.Order
+	}
+	return s
+}
+
+func clientText(c sweep.ClientInfo) string {
+	var parts []string
+	if c.Hostname != "" {
+		parts = append(parts, c.Hostname)
+	}
+	if c.OS != "" || c.Arch != "" {
+		parts = append(parts, c.OS+"/"+c.Arch)
+	}
+	if c.CPUs > 0 {
+		parts = append(parts, fmt.Sprintf("%d CPUs", c.CPUs))
+	}
+	if c.GoVersion != "" {
+		parts = append(parts, c.GoVersion)
+	}
+	if c.DriverVersion != "" {
+		parts = append(parts, "driver "+c.DriverVersion)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// stepTableOf is the seeds' table: one row per step, sorted by target, pool,
+// concurrency and trial; RAL/WAL are the mean latencies of reads (find,
+// scan) and writes (update, insert) in µs.
+func stepTableOf(r *sweep.Results) stepTable {
+	steps := make([]*sweep.StepResult, 0, len(r.Steps))
+	targets, workloads, clients, calls, bounds := map[string]bool{}, map[string]bool{}, false, false, false
+	for i := range r.Steps {
+		s := &r.Steps[i]
+		steps = append(steps, s)
+		targets[s.Target] = true
+		workloads[s.Workload] = true
+		clients = clients || s.Clients > 1
+		calls = calls || callsDiffer(s)
+		bounds = bounds || s.Bound != ""
+	}
+	rank := map[string]int{}
+	for i, t := range r.Header.Targets {
+		rank[t.Name] = i
+	}
+	sort.SliceStable(steps, func(i, j int) bool {
+		a, b := steps[i], steps[j]
+		if a.Target != b.Target {
+			return rankOf(rank, a.Target) < rankOf(rank, b.Target) || (rankOf(rank, a.Target) == rankOf(rank, b.Target) && a.Target < b.Target)
+		}
+		if a.Workload != b.Workload {
+			return a.Workload < b.Workload
+		}
+		if pa, pb := poolRank(a.PoolSetting), poolRank(b.PoolSetting); pa != pb {
+			return pa < pb
+		}
+		if a.Concurrency != b.Concurrency {
+			return a.Concurrency < b.Concurrency
+		}
+		return a.Trial < b.Trial
+	})
+	var t stepTable
+	if len(targets) > 1 {
+		t.Head = append(t.Head, "target")
+	}
+	if len(workloads) > 1 {
+		t.Head = append(t.Head, "workload")
+	}
+	t.Head = append(t.Head, "concurrency", "pool")
+	if clients {
+		t.Head = append(t.Head, "clients")
+	}
+	t.Head = append(t.Head, "connections", "trial", "throughput (ops/s)")
+	if calls {
+		t.Head = append(t.Head, "calls/s")
+	}
+	t.Head = append(t.Head, "RAL (µs)", "WAL (µs)", "p99 (ms)", "errors")
+	if bounds {
+		t.Head = append(t.Head, "bound")
+	}
+	for _, s := range steps {
+		var row []string
+		if len(targets) > 1 {
+			row = append(row, s.Target)
+		}
+		if len(workloads) > 1 {
+			row = append(row, s.Workload)
+		}
+		pool := s.PoolSetting
+		if pool == "match" && s.MaxPoolSize > 0 {
+			pool = "match (" + strconv.Itoa(s.MaxPoolSize) + ")"
+		}
+		row = append(row, strconv.Itoa(s.Concurrency), pool)
+		if clients {
+			row = append(row, strconv.Itoa(max(s.Clients, 1)))
+		}
+		conns := strconv.Itoa(s.Connections)
+		if s.Connections == 0 {
+			conns = fmt.Sprintf("%.0f (planned)", stepConnections(s))
+		}
+		trial := strconv.Itoa(s.Trial)
+		if s.Interrupted {
+			trial += " (interrupted)"
+		}
+		row = append(row, conns, trial, fmt.Sprintf("%.0f", s.OpsPerS))
+		if calls {
+			row = append(row, fmt.Sprintf("%.0f", s.CallsPerS))
+		}
+		row = append(row, usCell(avgLatencyUS(s, readOps)), usCell(avgLatencyUS(s, writeOps)),
+			strconv.FormatFloat(s.Latency.P99, 'f', 2, 64), errorsCell(s.Errors))
+		if bounds {
+			row = append(row, s.Bound)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func usCell(v float64, ok bool) string {
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func errorsCell(e sweep.ErrorCounts) string {
+	if e.Total() == 0 {
+		return "0"
+	}
+	var parts []string
+	for _, p := range []struct {
+		n    int64
+		kind string
+	}{{e.Timeout, "timeout"}, {e.Network, "network"}, {e.Server, "server"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.kind))
+		}
+	}
+	return fmt.Sprintf("%d (%s)", e.Total(), strings.Join(parts, ", "))
+}

@@ -1,0 +1,149 @@
+package plot
+
+import (
+	"html/template"
+	"strings"
+	texttemplate "text/template"
+)
+
+var htmlTmpl = template.Must(template.New("html").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>poolsweep report</title>
+<style>
+body{font-family:'Liberation Sans',Arial,Helvetica,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+h1,h2,h3{line-height:1.2}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.92em}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right;vertical-align:top}
+th{background:#f3f3f3}
+td:first-child,th:first-child{text-align:left}
+table.facts td,table.targets td,table.targets th{text-align:left}
+table.targets{width:100%}
+table.targets td.uri{overflow-wrap:anywhere;min-width:14em}
+table.ab{font-size:.82em}
+.scroll{overflow-x:auto}
+figure{margin:1.5em 0}
+figcaption{color:#555;font-size:.92em;margin-top:.3em}
+figure svg{display:block;max-width:960px;margin:0 auto}
+code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}
+.summary{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;color:#333}
+.warn{color:#8a4b00}
+.note{color:#555}
+</style>
+</head>
+<body>
+<h1>poolsweep report</h1>
+{{range .Runs}}
+<h2>{{.Title}}</h2>
+<table class="facts">
+{{range .Facts}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
+{{end}}</table>
+<h3>Targets</h3>
+<table class="targets">
+<tr><th>target</th><th>topology</th><th>server</th><th>hosts</th><th>URI (redacted)</th></tr>
+{{range .Targets}}<tr><td>{{.Name}}</td><td>{{.Topology}}</td><td>{{.Server}}</td><td>{{.Hosts}}</td><td class="uri">{{.URI}}</td></tr>
+{{end}}</table>
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}
+{{end}}
+{{with .AB}}<section id="ab">
+{{.HTML}}
+{{range .Figures}}<figure id="{{.Name}}">
+{{.SVG}}
+{{if .Caption}}<figcaption>{{.Caption}}</figcaption>
+{{end}}</figure>
+{{end}}</section>
+{{end}}
+{{if .Verdicts}}<h2>Verdicts</h2>
+{{with .Analysis}}<p class="note">{{.}}</p>
+{{end}}{{range .Commands}}<p><code>{{.}}</code></p>
+{{end}}{{range .Verdicts}}<h3>{{.Name}}</h3>
+<p>{{.Verdict}}</p>
+<p class="summary">{{.Summary}}</p>
+{{range .Warnings}}<p class="warn">⚠ {{.}}</p>
+{{end}}{{end}}{{end}}
+{{if .Figures}}<h2>Figures</h2>
+{{range .Figures}}<figure id="{{.Name}}">
+{{.SVG}}
+{{if .Caption}}<figcaption>{{.Caption}}</figcaption>
+{{end}}</figure>
+{{end}}{{range .Skipped}}<p class="note">{{.}}</p>
+{{end}}{{end}}
+<h2>Steps</h2>
+{{range .Runs}}{{if gt (len $.Runs) 1}}<h3>{{.Title}}</h3>{{end}}
+<div class="scroll"><table class="steps">
+<tr>{{range .Table.Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>
+{{end}}
+<p><small>RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Throughput and latencies are measured by the client over each step's window after its warm-up. Bound: what limited the step (client, pool, server, network, or none), as the sweep judged it; its reasons are in results.jsonl.</small></p>
+</body>
+</html>
+`))
+
+var mdTmpl = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap{"md": mdEscape, "row": mdRow}).Parse(`# poolsweep report
+{{range .Runs}}
+## {{md .Title}}
+
+{{range .Facts}}- **{{index . 0}}**: {{md (index . 1)}}
+{{end}}
+| target | topology | server | hosts | URI (redacted) |
+|---|---|---|---|---|
+{{range .Targets}}| {{md .Name}} | {{md .Topology}} | {{md .Server}} | {{md .Hosts}} | {{md .URI}} |
+{{end}}{{range .Notes}}
+{{md .}}
+{{end}}{{end}}
+{{with .AB}}
+{{.Markdown}}
+{{range .Figures}}{{if .PNG}}
+![{{md .Title}}]({{.PNG}})
+{{end}}{{end}}{{end}}
+{{if .Verdicts}}## Verdicts
+{{with .Analysis}}
+{{md .}}
+{{end}}{{range .Commands}}
+    {{.}}
+{{end}}{{range .Verdicts}}
+### {{md .Name}}
+
+{{md .Verdict}}
+
+` + "`" + `{{.Summary}}` + "`" + `
+{{range .Warnings}}
+> ⚠ {{md .}}
+{{end}}{{end}}{{end}}
+{{if .Figures}}## Figures
+
+Each figure's caption is in its picture.
+{{range .Figures}}{{if .PNG}}
+![{{md .Title}}]({{.PNG}})
+{{end}}{{end}}{{range .Skipped}}
+{{md .}}
+{{end}}{{end}}
+## Steps
+{{range .Runs}}{{if gt (len $.Runs) 1}}
+### {{md .Title}}
+{{end}}
+{{row .Table.Head}}
+|:---|{{range $i, $h := .Table.Head}}{{if $i}}---:|{{end}}{{end}}
+{{range .Table.Rows}}{{row .}}
+{{end}}{{end}}
+RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Bound: what limited the step, as the sweep judged it.
+`))
+
+// mdEscape keeps table cells and prose from turning into Markdown syntax;
+// brackets too, because an A/B title's "[−19%, −14%]" would end an image's
+// alt text.
+func mdEscape(s string) string {
+	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "`", "'", "<", "&lt;", ">", "&gt;", "\n", " ")
+	return r.Replace(s)
+}
+
+func mdRow(cells []string) string {
+	esc := make([]string, len(cells))
+	for i, c := range cells {
+		esc[i] = mdEscape(c)
+	}
+	return "| " + strings.Join(esc, " | ") + " |"
+}

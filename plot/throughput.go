@@ -1,0 +1,213 @@
+package plot
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// throughputPanel draws ops/s per curve with 95% bars and the knee/peak
+// marks; full adds calls/s, the USL fits and the retrograde stretches (the
+// comparison leaves them out to keep an overlay readable).
+// It returns the panel, the data, and the legend entries.
+func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) (*gplot.Plot, []SeriesData, []Mark, []LegendEntry) {
+	p := newPanel(fc.mode.label(), "throughput (ops/s)")
+	fc.xAxis(p, cs)
+	p.Y.Tick.Marker = humanTicks{}
+	p.Y.Min = 0
+	p.Add(plotter.NewGrid())
+	var data []SeriesData
+	var marks []Mark
+	var legend []LegendEntry
+	ann := &annotations{}
+	hasUSL, hasRetro, hasCalls := false, false, false
+	for _, c := range cs {
+		clr := seriesColor(c.idx)
+		g := seriesGlyph(c.idx)
+		var xys, calls plotter.XYs
+		var errs plotter.YErrors
+		sd := SeriesData{Name: c.label, Role: "ops/s"}
+		cd := SeriesData{Name: c.label, Role: "calls/s"}
+		showCalls := false
+		for i := range c.levels {
+			l := &c.levels[i]
+			x := fc.mode.of(l)
+			xys = append(xys, plotter.XY{X: x, Y: l.ops.Median})
+			errs = append(errs, struct{ Low, High float64 }{l.ops.Median - l.ops.Low, l.ops.High - l.ops.Median})
+			sd.Points = append(sd.Points, DataPoint{X: round6(x), Y: round6(l.ops.Median), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
+			ann.obstacles = append(ann.obstacles, [2]float64{x, l.ops.Median})
+			calls = append(calls, plotter.XY{X: x, Y: l.calls})
+			cd.Points = append(cd.Points, DataPoint{X: round6(x), Y: round6(l.calls), N: len(l.steps)})
+			for _, s := range l.steps {
+				showCalls = showCalls || callsDiffer(s)
+			}
+		}
+		// Retrograde stretch first, so it sits under the data: a wide
+		// translucent highlight along the curve past its peak.
+		if withUSL && c.report != nil && c.report.Retrograde != nil {
+			if px, ok := c.xAtConcurrency(fc.mode, float64(c.report.Peak.Concurrency)); ok {
+				rd := SeriesData{Name: c.label, Role: "retrograde"}
+				var seg plotter.XYs
+				for i := range c.levels {
+					if x := fc.mode.of(&c.levels[i]); x >= px {
+						seg = append(seg, plotter.XY{X: x, Y: c.levels[i].ops.Median})
+						rd.Points = append(rd.Points, DataPoint{X: round6(x), Y: round6(c.levels[i].ops.Median)})
+					}
+				}
+				if len(seg) > 1 {
+					p.Add(line(seg, withAlpha(clr, 70), 10, nil))
+					data = append(data, rd)
+					hasRetro = true
+				}
+			}
+		}
+		ann.lines = append(ann.lines, xyPairs(xys))
+		ln := line(xys, clr, 2, nil)
+		sc := scatter(xys, clr, g, 3.5)
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{xys, errs})
+		if err == nil {
+			eb.Color = clr
+			eb.Width = vg.Points(1.2)
+			eb.CapWidth = vg.Points(7)
+			p.Add(eb)
+		}
+		p.Add(ln, sc)
+		data = append(data, sd)
+		legend = append(legend, LegendEntry{Text: c.label, Thumbs: []gplot.Thumbnailer{ln, sc}})
+		if showCalls && withUSL {
+			p.Add(line(calls, clr, 1.5, dashCalls), scatter(calls, clr, draw.RingGlyph{}, 3))
+			ann.lines = append(ann.lines, xyPairs(calls))
+			data = append(data, cd)
+			hasCalls = true
+		}
+		if withUSL && c.report != nil && c.report.Methods.USL.Fitted {
+			u := c.report.Methods.USL
+			lo, hi := float64(c.levels[0].concurrency), float64(c.levels[len(c.levels)-1].concurrency)
+			var uxy plotter.XYs
+			ud := SeriesData{Name: c.label, Role: "usl"}
+			const n = 48
+			for k := 0; k <= n; k++ {
+				cn := lo * math.Pow(hi/lo, float64(k)/n)
+				x, ok := c.xAtConcurrency(fc.mode, cn)
+				y := u.Eval(cn)
+				if !ok || math.IsNaN(y) || math.IsInf(y, 0) || y < 0 {
+					continue
+				}
+				uxy = append(uxy, plotter.XY{X: x, Y: y})
+				ud.Points = append(ud.Points, DataPoint{X: round6(x), Y: round6(y)})
+			}
+			if len(uxy) > 1 {
+				p.Add(line(uxy, clr, 1.3, dashUSL))
+				data = append(data, ud)
+				hasUSL = true
+			}
+		}
+		for _, m := range fc.curveMarks(c) {
+			gl := draw.GlyphDrawer(kneeGlyph)
+			if m.Kind == "peak" {
+				gl = peakGlyph
+			}
+			ann.items = append(ann.items, annotation{X: m.X, Y: m.Y, Text: m.Label, Color: darker(clr), Glyph: gl})
+			marks = append(marks, m)
+		}
+	}
+	p.Add(ann)
+	grey := color.Gray{Y: 0x44}
+	if hasCalls {
+		legend = append(legend, LegendEntry{Text: "calls/s (dotted)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.5), Dashes: dashCalls}}}})
+	}
+	if hasUSL {
+		legend = append(legend, LegendEntry{Text: "USL fit (dashed)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.3), Dashes: dashUSL}}}})
+	}
+	if hasMark(marks, "knee") {
+		legend = append(legend, LegendEntry{Text: "knee", Thumbs: []gplot.Thumbnailer{glyphThumb{Color: grey, Glyph: kneeGlyph}}})
+	}
+	if hasMark(marks, "peak") {
+		legend = append(legend, LegendEntry{Text: "peak", Thumbs: []gplot.Thumbnailer{glyphThumb{Color: grey, Glyph: peakGlyph}}})
+	}
+	if hasRetro {
+		legend = append(legend, LegendEntry{Text: "retrograde (past peak)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: color.NRGBA{0x44, 0x44, 0x44, 70}, Width: vg.Points(10)}}}})
+	}
+	// Headroom above the highest point for the labels.
+	p.Y.Max *= 1.2
+	return p, data, marks, legend
+}
+
+func (fc *figContext) throughput() Figure {
+	p, data, marks, legend := fc.throughputPanel(fc.curves, true)
+	title := "Throughput vs " + map[xMode]string{xConnections: "connections", xInFlight: "in-flight calls"}[fc.mode] + " — " + fc.subject(fc.curves)
+	cap := fc.trialsCaption()
+	if hasRole(data, "usl") {
+		cap += " USL is fitted on per-client concurrency and drawn at the matching x."
+	}
+	cap += fc.xCaption()
+	return Figure{
+		Name: FigThroughput, Title: wrapTitle(title), Caption: cap, Panels: []*gplot.Plot{p}, Legend: legend,
+		Data: FigureData{Name: FigThroughput, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data, Marks: marks},
+	}
+}
+
+// comparison overlays one curve per target (per file): each target's best
+// pool setting, i.e. the series with the highest peak, with its knee, and
+// gives the ratio of peaks in the title.
+func (fc *figContext) comparison() ([]Figure, string) {
+	type key struct {
+		file   int
+		target string
+	}
+	best := map[key]*curve{}
+	var order []key
+	for _, c := range fc.curves {
+		k := key{c.file, c.target}
+		b, ok := best[k]
+		if !ok {
+			order = append(order, k)
+		}
+		if pc, _ := c.peakOps(); !ok || pc > func() float64 { v, _ := b.peakOps(); return v }() {
+			best[k] = c
+		}
+	}
+	if len(order) < 2 {
+		return nil, "skipped: one target in one results file, nothing to compare"
+	}
+	var cs []*curve
+	for _, k := range order {
+		cs = append(cs, best[k])
+	}
+	p, data, marks, legend := fc.throughputPanel(cs, false)
+	base := cs[0]
+	bp, _ := base.peakOps()
+	var parts []string
+	for _, c := range cs[1:] {
+		cp, _ := c.peakOps()
+		if bp > 0 {
+			parts = append(parts, fmt.Sprintf("%s peaks at %.2f× %s (%s vs %s ops/s)", shortLabel(c), cp/bp, shortLabel(base), humanNumber(cp), humanNumber(bp)))
+		}
+	}
+	title := "Comparison — " + strings.Join(parts, "; ")
+	if len(parts) == 0 {
+		title = "Comparison — " + fc.subject(cs)
+	}
+	cap := "Each target's best pool setting (highest peak). " + fc.trialsCaption() + fc.xCaption()
+	return []Figure{{
+		Name: FigComparison, Title: wrapTitle(title), Caption: cap, Panels: []*gplot.Plot{p}, Legend: legend,
+		Data: FigureData{Name: FigComparison, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data, Marks: marks},
+	}}, ""
+}
+
+// shortLabel is the curve's target, with its run when targets repeat.
+func shortLabel(c *curve) string {
+	if i := strings.Index(c.label, " · "); i > 0 {
+		return c.label[:i]
+	}
+	return c.label
+}
