@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Headline is the comparison's one-line finding about throughput, for a
@@ -57,13 +59,13 @@ func (c *Comparison) Headline() Headline {
 	}
 	switch {
 	case best != nil:
-		t := "throughput " + fmtPct(*best.DeltaPct)
+		t := "throughput " + textfmt.SignedPct(*best.DeltaPct)
 		if best.CILowPct != nil && best.CIHighPct != nil {
-			t += " [" + fmtPct(*best.CILowPct) + ", " + fmtPct(*best.CIHighPct) + "]"
+			t += " [" + textfmt.SignedPct(*best.CILowPct) + ", " + textfmt.SignedPct(*best.CIHighPct) + "]"
 		}
 		return Headline{Text: t + " " + where(bestStep), Step: bestStep, Confirmed: true}
 	case bestUnconf != nil:
-		return Headline{Text: "throughput " + fmtPct(*bestUnconf.DeltaPct) + " " + where(unconfStep) + " (unconfirmed: too few trials)", Step: unconfStep}
+		return Headline{Text: "throughput " + textfmt.SignedPct(*bestUnconf.DeltaPct) + " " + where(unconfStep) + " (unconfirmed: too few trials)", Step: unconfStep}
 	}
 	return Headline{Text: "no significant change in throughput"}
 }

@@ -47,7 +47,7 @@ func TestHTMLReportWithComparison(t *testing.T) {
 	for _, want := range []string{
 		`<section id="ab">`, `<figure id="ab-throughput">`, `<figure id="ab-deltas">`, // the A/B figures, in their own section
 		"<h2>A/B comparison</h2>", "<h3>Verdict</h3>", "<h3>Not compared</h3>", // compare's Markdown converted
-		"<th>ops/s</th>", "<strong>-17.0% [-19.1%, -14.5%]</strong>", "<td>~</td>", // its table, bold for changes and ~ for noise
+		"<th>ops/s</th>", "<strong>−17% [−19%, −14%]</strong>", "<td>~</td>", // its table, bold for changes and ~ for noise
 		"<code>~</code>",                   // the method footnote
 		"<h2>Steps</h2>",                   // the runs' step tables are still there
 		"candidate has no concurrency=512", // why a step had no partner

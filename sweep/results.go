@@ -206,7 +206,6 @@ type ServerSample struct {
 	WriteLatencyUS  *float64           `json:"write_latency_us"`
 	Queue           *QueueCounts       `json:"queue"`
 	ActiveClients   *float64           `json:"active_clients"`
-	InFlight        *float64           `json:"in_flight"` // ops/s × mean server latency (Little's law)
 	Tickets         *TicketCounts      `json:"tickets"`
 	CPUPct          *float64           `json:"cpu_pct"`
 	RSSMB           *float64           `json:"rss_mb"`
