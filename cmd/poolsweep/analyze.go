@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -88,7 +89,7 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 	case len(args) == 0:
 		return usagef("analyze: give one or more results.jsonl files, or --csv FILE")
 	default:
-		rs, err := readResultsFiles(args)
+		rs, err := readResultsFiles(args, e.stderr)
 		if err != nil {
 			return err
 		}
@@ -107,7 +108,10 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 
 // readResultsFiles decodes each file; a file that is not results, or is
 // damaged, is a usage error naming the file and line.
-func readResultsFiles(paths []string) ([]*sweep.Results, error) {
+// readResultsFiles reads results files for analyze, plot, report and
+// compare, telling warn what the reader noticed (a cut-off last line left
+// out, a run without its end record).
+func readResultsFiles(paths []string, warn io.Writer) ([]*sweep.Results, error) {
 	var rs []*sweep.Results
 	for _, p := range paths {
 		r, err := sweep.ReadResultsFile(p)
@@ -122,6 +126,9 @@ func readResultsFiles(paths []string) ([]*sweep.Results, error) {
 		}
 		if len(r.Steps) == 0 {
 			return nil, usagef("%s: no measured steps", textfmt.Escape(p))
+		}
+		for _, w := range r.Warnings {
+			fmt.Fprintf(warn, "poolsweep: warning: %s\n", safeLine(w))
 		}
 		rs = append(rs, r)
 	}

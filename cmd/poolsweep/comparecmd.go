@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/plot"
 )
 
@@ -67,13 +68,18 @@ func (o *compareOptions) run(e *env, args []string) error {
 	if len(args) == 1 && o.baseline == o.candidate {
 		return usagef("--baseline/--candidate: %q against itself is not a comparison", o.baseline)
 	}
-	base, err := readResultsFiles(args[:1])
+	if o.plotDir != "" {
+		if err := outfile.CheckDir(o.plotDir); err != nil {
+			return usagef("--plot: %v", err)
+		}
+	}
+	base, err := readResultsFiles(args[:1], e.stderr)
 	if err != nil {
 		return err
 	}
 	cand := base
 	if len(args) == 2 {
-		if cand, err = readResultsFiles(args[1:]); err != nil {
+		if cand, err = readResultsFiles(args[1:], e.stderr); err != nil {
 			return err
 		}
 	}

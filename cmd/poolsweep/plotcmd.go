@@ -85,7 +85,7 @@ func (o *plotOptions) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rs, err := readResultsFiles(args)
+	rs, err := readResultsFiles(args, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func (o *reportOptions) run(e *env, args []string) error {
 	if len(args) > 1 && o.baseline != "" {
 		return usagef("--baseline/--candidate: name two targets of one results file; two files are already an A/B pair")
 	}
-	rs, err := readResultsFiles(args)
+	rs, err := readResultsFiles(args, e.stderr)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 )
@@ -116,7 +117,7 @@ func (o *sweepOptions) outputDir(session *sweep.Session) (string, error) {
 			return "", usagef("--resume: results go back into %s; drop --out", o.resume)
 		}
 		path := filepath.Join(o.resume, "results.jsonl")
-		if err := checkRegularFile(path); err != nil {
+		if err := outfile.Check(path); err != nil {
 			return "", usagef("--resume: %v", err)
 		}
 		prev, err := sweep.ReadResultsFile(path)
@@ -130,7 +131,7 @@ func (o *sweepOptions) outputDir(session *sweep.Session) (string, error) {
 	if dir == "" {
 		dir = filepath.Join("poolsweep-out", session.RunID)
 	}
-	if err := checkOutputDir(dir); err != nil {
+	if err := outfile.CheckDir(dir); err != nil {
 		return "", usagef("--out: %v", err)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "results.jsonl")); err == nil {
