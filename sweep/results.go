@@ -128,6 +128,8 @@ type StepResult struct {
 	// least its age when it does not end within the operation timeout.
 	InFlightAtClose  int     `json:"in_flight_at_close"`
 	OldestInFlightMS float64 `json:"oldest_in_flight_ms"`
+	// Phases is where the step's wall time went.
+	Phases *StepPhases `json:"phases_s,omitempty"`
 
 	// Telemetry; absent (nil) until a sampler fills it.
 	Server      *ServerTelemetry `json:"server,omitempty"`
@@ -137,6 +139,21 @@ type StepResult struct {
 	BoundReason string           `json:"bound_reason,omitempty"`
 	Warnings    []string         `json:"warnings,omitempty"`
 }
+
+// StepPhases is a step's wall time by phase, in seconds: checking that
+// the target answers, opening the pool's connections, the warm-up, the
+// measured window, and the teardown (workers finishing their calls,
+// telemetry, closing the connections).
+type StepPhases struct {
+	Check    float64 `json:"check"`
+	Prewarm  float64 `json:"prewarm"`
+	Warmup   float64 `json:"warmup"`
+	Window   float64 `json:"window"`
+	Teardown float64 `json:"teardown"`
+}
+
+// Total is the step's wall time.
+func (p StepPhases) Total() float64 { return p.Check + p.Prewarm + p.Warmup + p.Window + p.Teardown }
 
 // ErrorCounts counts failed ops by kind.
 type ErrorCounts struct {

@@ -177,9 +177,11 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 		wg.Wait()
 		return step, ctx.Err()
 	}
+	warmupStart := time.Now()
 	if !r.phase(ctx, spec, PhaseWarmup, r.Warmup, rec, pool) {
 		return interrupted()
 	}
+	warmupS := time.Since(warmupStart).Seconds()
 
 	// Measured window.
 	for _, o := range r.Observers {
@@ -230,6 +232,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	rec.discard()
 
 	rec.summary(&step, window)
+	step.Phases = &StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds()}
 	step.Pool.CheckoutWait = pool.summary()
 	step.Pool.CheckoutFailed = pool.failed.Load()
 	step.Pool.ConnectionsOpen = step.Connections

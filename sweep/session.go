@@ -90,6 +90,36 @@ type Outcome struct {
 	Pending  int    // steps this session set out to measure
 	Measured int    // steps this session measured and wrote
 	Failed   []FailedStep
+	Time     SessionTime // where the session's wall time went
+}
+
+// SessionTime is a session's wall time by phase, summed over its steps.
+type SessionTime struct {
+	Total, Loading                           time.Duration
+	Check, Prewarm, Warmup, Window, Teardown time.Duration
+	Failed                                   time.Duration // in steps that could not be measured
+}
+
+func (t *SessionTime) add(p *StepPhases) {
+	sec := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+	t.Check += sec(p.Check)
+	t.Prewarm += sec(p.Prewarm)
+	t.Warmup += sec(p.Warmup)
+	t.Window += sec(p.Window)
+	t.Teardown += sec(p.Teardown)
+}
+
+// Estimate is how long measuring steps should take: each step's warm-up
+// and window, plus a rough allowance for checking the target, opening
+// the pool (at DefaultMaxConnecting a time, about 1,000 connections a
+// second on a local network) and tearing down.
+func (s *Session) Estimate(steps []StepSpec) time.Duration {
+	var d time.Duration
+	for _, sp := range steps {
+		conns := min(sp.Concurrency, sp.MaxPoolSize) * max(sp.Clients, 1)
+		d += s.Plan.Warmup + s.Plan.Duration + 500*time.Millisecond + time.Duration(conns)*time.Millisecond
+	}
+	return d
 }
 
 // Steps is the whole plan expanded for the session's targets and workloads.
@@ -136,7 +166,9 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		return Outcome{}, err
 	}
 	out := Outcome{Planned: len(steps), Pending: len(pending)}
+	began := time.Now()
 	targets, err := s.prepareAll(ctx, len(pending) > 0)
+	out.Time.Loading = time.Since(began)
 	defer func() {
 		for _, t := range targets {
 			t.close()
@@ -168,6 +200,7 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		runErr = err
 		out.Status, out.Reason = StatusFailed, err.Error()
 	}
+	out.Time.Total = time.Since(began)
 	return out, runErr
 }
 
@@ -252,7 +285,13 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 			s.Hooks.Begin(i+1, n, spec)
 		}
 		t := byName[spec.Target]
+		stepBegan := time.Now()
 		step, err := s.runStep(ctx, t, spec)
+		if step.Phases != nil {
+			out.Time.add(step.Phases)
+		} else {
+			out.Time.Failed += time.Since(stepBegan)
+		}
 		if ctx.Err() != nil {
 			if step.Interrupted && step.DurationS > 0 {
 				if werr := w.Write(step); werr != nil {
@@ -328,11 +367,28 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 	return st, nil
 }
 
-// runStep checks that the target still answers, then measures the step.
+// runStep checks that the target still answers, then measures the step,
+// and says where its wall time went.
 func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec StepSpec) (StepResult, error) {
+	start := time.Now()
+	check, err := s.check(ctx, t, spec)
+	if err != nil {
+		return StepResult{}, err
+	}
+	step, err := t.runners[spec.Workload].RunStep(ctx, spec)
+	if step.Phases != nil {
+		step.Phases.Check = check.Seconds()
+		step.Phases.Teardown = max(0, time.Since(start).Seconds()-step.Phases.Total())
+	}
+	return step, err
+}
+
+// check says whether the target still answers, and how long asking took.
+func (s *Session) check(ctx context.Context, t *sessionTarget, spec StepSpec) (time.Duration, error) {
+	start := time.Now()
 	if t.Check != nil {
 		if err := t.Check(); err != nil {
-			return StepResult{}, err
+			return 0, err
 		}
 	}
 	timeout := s.HealthTimeout
@@ -348,9 +404,9 @@ func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec StepSpec) 
 	}
 	cancel()
 	if err != nil && ctx.Err() == nil {
-		return StepResult{}, fmt.Errorf("target %s does not answer (ping, %s): %w", spec.Target, timeout, err)
+		return 0, fmt.Errorf("target %s does not answer (ping, %s): %w", spec.Target, timeout, err)
 	}
-	return t.runners[spec.Workload].RunStep(ctx, spec)
+	return time.Since(start), nil
 }
 
 // PoolHosts is how many hosts each client keeps a busy pool to: every

@@ -79,6 +79,8 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	}
 
 	pending, _ := session.Pending()
+	fmt.Fprintf(e.stderr, "plan: %d step(s), about %s (each: %s warm-up + %s window, plus opening connections)\n",
+		len(pending), fmtWall(session.Estimate(pending)), session.Plan.Warmup, session.Plan.Duration)
 	progress := newProgressPrinter(e.stderr, len(pending))
 	session.Hooks = progress.hooks()
 	outcome, runErr := session.Run(ctx)
@@ -92,7 +94,8 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 				fmt.Fprintf(e.stderr, "poolsweep: figures: %s\n", safeLine(topology.Redact(err.Error())))
 			}
 		}
-		fmt.Fprintf(e.stdout, "\nresults: %s\n", session.ResultsPath)
+		fmt.Fprintf(e.stdout, "\n%s\n", timeSplit(outcome.Time))
+		fmt.Fprintf(e.stdout, "results: %s\n", session.ResultsPath)
 	}
 	switch outcome.Status {
 	case sweep.StatusComplete:
@@ -235,4 +238,39 @@ func interrupted(ctx context.Context) error {
 		return interruptedError{in.Signal}
 	}
 	return interruptedError{}
+}
+
+// timeSplit says where a sweep's wall time went, so that a user sees what
+// a long plan costs beyond its measured windows.
+func timeSplit(t sweep.SessionTime) string {
+	parts := []struct {
+		name string
+		d    time.Duration
+	}{{"loading", t.Loading}, {"checks", t.Check}, {"pre-warm", t.Prewarm}, {"warm-up", t.Warmup}, {"windows", t.Window}, {"teardown", t.Teardown}, {"failed steps", t.Failed}}
+	var known time.Duration
+	out := "wall time " + fmtWall(t.Total) + ":"
+	for _, p := range parts {
+		known += p.d
+		if p.d >= 50*time.Millisecond {
+			out += fmt.Sprintf(" %s %s (%.0f%%),", p.name, fmtWall(p.d), 100*p.d.Seconds()/max(t.Total.Seconds(), 1e-9))
+		}
+	}
+	if other := t.Total - known; other > 0 {
+		out += fmt.Sprintf(" other %s,", fmtWall(other))
+	}
+	return strings.TrimSuffix(out, ",")
+}
+
+// fmtWall prints a duration to the precision a person reads it at.
+func fmtWall(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return d.Round(time.Minute).String()
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	case d >= 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	default:
+		return d.Round(10 * time.Millisecond).String()
+	}
 }
