@@ -58,9 +58,6 @@ func (k *KeySpace) Pick(r *rand.Rand) int64 {
 // NextInsert reserves a new key index for an insert.
 func (k *KeySpace) NextInsert() int64 { return k.next.Add(1) - 1 }
 
-// Inserted is the next insert index (records plus inserts so far).
-func (k *KeySpace) Inserted() int64 { return k.next.Load() }
-
 // zipfian draws ranks in [0, n) with P(i) ∝ 1/(i+1)^θ, using the method of
 // Gray et al., "Quickly Generating Billion-Record Synthetic Databases" (the
 // one YCSB uses). zetan is computed once, O(n).
