@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -58,7 +59,10 @@ type sweepOptions struct {
 	changed func(string) bool
 }
 
-func newSweepCmd(e *env) *cobra.Command {
+// newSweepCmd builds the sweep command. runF runs it once its flags are
+// parsed: nil means the real sweep; tests pass their own to check what
+// argv turns into without connecting anywhere (the cli/cli seam).
+func newSweepCmd(e *env, runF func(context.Context, *sweepOptions) error) *cobra.Command {
 	o := &sweepOptions{}
 	cmd := &cobra.Command{
 		Use:   "sweep",
@@ -102,6 +106,9 @@ Exit status:
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
 			return o.run(cmd.Context(), e)
 		},
 	}

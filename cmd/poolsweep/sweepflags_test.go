@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNewCmdSweep table-tests what argv turns into — targets, plan,
+// defaults per target kind, workloads — through the command's runF seam,
+// without connecting anywhere.
+func TestNewCmdSweep(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string // a usage error naming this, or "" for success
+		check   func(t *testing.T, cfg *sweepConfig)
+	}{
+		{
+			// The README's main command: the embedded server's short plan.
+			name: "no flags", args: nil,
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if len(cfg.targets) != 1 || !cfg.targets[0].Embedded || cfg.targets[0].Name != "embedded" {
+					t.Errorf("targets %+v", cfg.targets)
+				}
+				p := cfg.plan
+				if !slices.Equal(p.Concurrency, []int{1, 2, 4, 8, 16, 32}) || p.Trials != 3 || p.Warmup != time.Second || p.Duration != 4*time.Second || !p.Pool.Match {
+					t.Errorf("plan %+v", p)
+				}
+				if cfg.workloads[0].Records != 1000 || cfg.workloads[0].Name != "read" {
+					t.Errorf("workload %+v", cfg.workloads[0])
+				}
+			},
+		},
+		{
+			// A deployment gets the seeds' levels and YCSB-like windows;
+			// the target is named after its hosts, never its credentials.
+			name: "uri", args: []string{"--uri", "mongodb://alice:s3cret@a:27017,b:27017/?replicaSet=rs0"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if cfg.targets[0].Name != "a:27017,b:27017" {
+					t.Errorf("target name %q", cfg.targets[0].Name)
+				}
+				p := cfg.plan
+				if !slices.Equal(p.Concurrency, []int{64, 128, 256, 500, 1000}) || p.Trials != 1 || p.Warmup != 10*time.Second || p.Duration != 30*time.Second {
+					t.Errorf("plan %+v", p)
+				}
+				if cfg.workloads[0].Records != 10000 {
+					t.Errorf("records %d", cfg.workloads[0].Records)
+				}
+			},
+		},
+		{
+			name: "simulators", args: []string{"--target", "a=sim:slots=8,service=2ms", "--target", "b=sim:shards=3,slots=8"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if len(cfg.targets) != 2 || cfg.targets[1].SimSpec != "shards=3,slots=8" || cfg.plan.Concurrency[len(cfg.plan.Concurrency)-1] != 128 {
+					t.Errorf("targets %+v plan %v", cfg.targets, cfg.plan.Concurrency)
+				}
+			},
+		},
+		{
+			// Given flags win over every kind's defaults.
+			name: "explicit plan", args: []string{"--uri", "mongodb://h/", "--concurrency", "8..64x2,100", "--pool", "16,64", "--clients", "3", "--trials", "5",
+				"--warmup", "0s", "--duration", "2s", "--order", "interleaved", "--records", "500"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				p := cfg.plan
+				if !slices.Equal(p.Concurrency, []int{8, 16, 32, 64, 100}) || p.Pool.Match || !slices.Equal(p.Pool.Sizes, []int{16, 64}) ||
+					p.Clients != 3 || p.Trials != 5 || p.Warmup != 0 || p.Duration != 2*time.Second || p.Order != "interleaved" {
+					t.Errorf("plan %+v", p)
+				}
+				if n := len(p.Steps([]string{"x"}, []string{"read"})); n != 5*2*5 {
+					t.Errorf("%d steps, want 50", n)
+				}
+				if cfg.workloads[0].Records != 500 {
+					t.Errorf("records %d", cfg.workloads[0].Records)
+				}
+			},
+		},
+		{
+			name: "api workload", args: []string{"--uri", "mongodb://h/", "--workload", "api"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if w := cfg.workloads[0]; w.Name != "api" || w.OpsPerCall() != 3 {
+					t.Errorf("workload %+v", w)
+				}
+			},
+		},
+		{
+			name: "mixes", args: []string{"--uri", "mongodb://h/", "--mixes", "100:0:0,0:50:50"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if len(cfg.workloads) != 2 || cfg.workloads[0].Label == cfg.workloads[1].Label {
+					t.Errorf("workloads %+v", cfg.workloads)
+				}
+			},
+		},
+		{
+			// A YCSB file's shape and distribution, with its notes.
+			name: "workload file", args: []string{"--uri", "mongodb://h/", "--workload-file", "../../sweep/testdata/workloada"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				w := cfg.workloads[0]
+				if w.Distribution != "zipfian" || len(w.Mix) != 2 || w.Records != 1000 {
+					t.Errorf("workload %+v", w)
+				}
+				if !strings.Contains(strings.Join(cfg.notes, "\n"), "operationcount") {
+					t.Errorf("notes %q", cfg.notes)
+				}
+			},
+		},
+		{name: "uri and target", args: []string{"--uri", "mongodb://h/", "--target", "a=mongodb://g/"}, wantErr: "--uri and --target"},
+		{name: "window too short", args: []string{"--duration", "1ns"}, wantErr: "--duration"},
+		{name: "mixed without mix", args: []string{"--workload", "mixed"}, wantErr: "needs --mix"},
+		{name: "bad range", args: []string{"--concurrency", "1..8x1"}, wantErr: "--concurrency"},
+		{name: "two ways to say the workload", args: []string{"--workload", "api", "--mixes", "100:0:0"}, wantErr: "choose one way"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got *sweepOptions
+			e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+			cmd := newSweepCmd(e, func(_ context.Context, o *sweepOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			if err := cmd.Execute(); err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			cfg, err := got.validate()
+			if tt.wantErr != "" {
+				var u usageError
+				if !errors.As(err, &u) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want a usage error naming %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, cfg)
+		})
+	}
+}
