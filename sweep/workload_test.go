@@ -106,7 +106,7 @@ func TestWorkloadValidate(t *testing.T) {
 }
 
 func TestParsePropertyFile(t *testing.T) {
-	f, err := os.Open("testdata/workloada")
+	f, err := os.Open("../testdata/workloada")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ var (
 	gridRun    = filepath.Join("..", "..", "plot", "testdata", "grid.jsonl")
 	abBase     = filepath.Join("..", "..", "compare", "testdata", "base.jsonl")
 	abCand     = filepath.Join("..", "..", "compare", "testdata", "cand.jsonl")
-	seedsTable = filepath.Join("..", "..", "sweep", "knee", "testdata", "seeds-003.csv")
+	seedsTable = filepath.Join("..", "..", "testdata", "seeds-003.csv")
 )
 
 // TestGoldenAnalyzeCompare runs analyze and compare in-process on recorded

@@ -97,7 +97,7 @@ func TestNewCmdSweep(t *testing.T) {
 		},
 		{
 			// A YCSB file's shape and distribution, with its notes.
-			name: "workload file", args: []string{"--uri", "mongodb://h/", "--workload-file", "../../sweep/testdata/workloada"},
+			name: "workload file", args: []string{"--uri", "mongodb://h/", "--workload-file", "../../testdata/workloada"},
 			check: func(t *testing.T, cfg *sweepConfig) {
 				w := cfg.workloads[0]
 				if w.Distribution != "zipfian" || len(w.Mix) != 2 || w.Records != 1000 {

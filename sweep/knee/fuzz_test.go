@@ -36,7 +36,7 @@ func safeForTerminal(s, allowed string) bool {
 // testdata/fuzz/FuzzReadCSV; CI runs
 // go test -run=^$ -fuzz=FuzzReadCSV -fuzztime=5s ./sweep/knee
 func FuzzReadCSV(f *testing.F) {
-	if b, err := os.ReadFile("testdata/seeds-003.csv"); err == nil {
+	if b, err := os.ReadFile("../../testdata/seeds-003.csv"); err == nil {
 		f.Add(b)
 	}
 	f.Add([]byte("concurrency,qps,p99_ms,trial,target,pool,clients,workload\n8,1000,2.5,1,a,match,2,read\n16,1900,3.1,1,a,match,2,read\n"))

@@ -17,7 +17,7 @@ import (
 
 func readSeeds(t testing.TB) []Series {
 	t.Helper()
-	f, err := os.Open("testdata/seeds-003.csv")
+	f, err := os.Open("../../testdata/seeds-003.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
