@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -59,6 +60,10 @@ type Session struct {
 	// Previous is the run being resumed (read from ResultsPath); nil for a
 	// new run.
 	Previous *Results
+	// Planner chooses the steps; nil measures the plan's grid (what
+	// Pending returns). A planner sees the resumed run's steps too, so it
+	// can pick up where the earlier run stopped.
+	Planner Planner
 
 	Drop           bool          // reload poolsweep's own data
 	KeepGoing      bool          // a step that fails is skipped, the run ends partial
@@ -91,6 +96,7 @@ type Outcome struct {
 	Measured int    // steps this session measured and wrote
 	Failed   []FailedStep
 	Time     SessionTime // where the session's wall time went
+	Notes    []string    // the planner's notes on where it stopped
 }
 
 // SessionTime is a session's wall time by phase, summed over its steps.
@@ -186,12 +192,24 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
 	}
 	defer w.Close()
-	runErr := s.measure(ctx, w, targets, pending, &out)
+	planner := s.Planner
+	if planner == nil {
+		planner = NewGridPlanner(pending)
+	}
+	runErr := s.measure(ctx, w, targets, planner, &out)
 	if out.Status == "" {
 		out.Status = StatusComplete
 		if len(out.Failed) > 0 {
 			out.Status = StatusPartial
-			out.Reason = fmt.Sprintf("%d of %d step(s) could not be measured and were skipped (--keep-going)", len(out.Failed), len(pending))
+			out.Reason = fmt.Sprintf("%d of %d step(s) could not be measured and were skipped (--keep-going)", len(out.Failed), out.Measured+len(out.Failed))
+		}
+	}
+	if pn, ok := planner.(PlannerNotes); ok {
+		out.Notes = pn.Notes()
+		if out.Status == StatusComplete || out.Status == StatusPartial {
+			for _, n := range out.Notes {
+				out.Reason = strings.TrimPrefix(out.Reason+"; "+n, "; ")
+			}
 		}
 	}
 	end := EndRecord{Kind: KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
@@ -265,7 +283,7 @@ func (t *sessionTarget) close() {
 
 // measure runs the steps and writes them; it sets out.Status when the
 // session stops early.
-func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[string]*sessionTarget, pending []StepSpec, out *Outcome) error {
+func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[string]*sessionTarget, planner Planner, out *Outcome) error {
 	stop := func(status, reason string, err error) error {
 		out.Status, out.Reason = status, reason
 		if status == StatusInterrupted {
@@ -276,11 +294,26 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 		}
 		return err
 	}
-	n := len(pending)
-	for i, spec := range pending {
-		if ctx.Err() != nil {
-			return stop(StatusInterrupted, fmt.Sprintf("interrupted before step %d of %d", i+1, n), nil)
+	var (
+		history []StepResult // every measured step of the run, for the planner
+		failed  []StepSpec
+	)
+	if s.Previous != nil {
+		for _, st := range s.Previous.Steps {
+			if !st.Interrupted {
+				history = append(history, st)
+			}
 		}
+	}
+	for i := 0; ; i++ {
+		if ctx.Err() != nil {
+			return stop(StatusInterrupted, fmt.Sprintf("interrupted before step %d", i+1), nil)
+		}
+		spec, ok := planner.Next(history, failed)
+		if !ok {
+			return nil
+		}
+		n := i + 1 + planner.Remaining(history)
 		if s.Hooks.Begin != nil {
 			s.Hooks.Begin(i+1, n, spec)
 		}
@@ -301,6 +334,7 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 			return stop(StatusInterrupted, fmt.Sprintf("interrupted during step %d of %d", i+1, n), nil)
 		}
 		if err != nil {
+			failed = append(failed, spec)
 			out.Failed = append(out.Failed, FailedStep{Target: spec.Target, Workload: spec.Workload, Concurrency: spec.Concurrency,
 				PoolSetting: spec.PoolSetting, Clients: spec.Clients, Trial: spec.Trial, Error: err.Error()})
 			err = fmt.Errorf("step %d of %d (%s C=%d P=%s trial %d): %w", i+1, n, spec.Target, spec.Concurrency, spec.PoolSetting, spec.Trial, err)
@@ -315,6 +349,7 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 		if err := w.Write(step); err != nil {
 			return stop(StatusFailed, err.Error(), err)
 		}
+		history = append(history, step)
 		out.Measured++
 		if s.Hooks.Step != nil {
 			s.Hooks.Step(i+1, n, step)
@@ -323,14 +358,13 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 			err := fmt.Errorf("no space left for further results in %s (the disk is full or a file size limit was reached); the steps written are kept", w.Path())
 			return stop(StatusFailed, err.Error(), err)
 		}
-		if failed := step.Errors.Total(); failed > 0 && s.MaxErrorRate < 1 {
-			if rate := min(1, float64(failed)/float64(max(step.Ops, 1))); rate > s.MaxErrorRate {
+		if errs := step.Errors.Total(); errs > 0 && s.MaxErrorRate < 1 {
+			if rate := min(1, float64(errs)/float64(max(step.Ops, 1))); rate > s.MaxErrorRate {
 				err := fmt.Errorf("step %d of %d (%s C=%d P=%s): %.0f%% of operations failed, above --max-error-rate %g", i+1, n, spec.Target, spec.Concurrency, spec.PoolSetting, 100*rate, s.MaxErrorRate)
 				return stop(StatusFailed, err.Error(), err)
 			}
 		}
 	}
-	return nil
 }
 
 // prepare connects to a target, loads its data and builds its runners.
