@@ -38,7 +38,7 @@ type Embedded struct {
 }
 
 // StartEmbedded starts FerretDB in this process and returns once it
-// accepts connections (bounded by ctx).
+// accepts connections. ctx bounds starting only: the server runs until Stop.
 func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:0"
@@ -82,7 +82,7 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 	return e, nil
 }
 
-// Done is closed... receives Run's result when the server stops.
+// Done receives Run's result when the server stops.
 func (e *Embedded) Done() <-chan error { return e.done }
 
 // Stop shuts the server down and waits (at most 10 s) for it.
@@ -126,7 +126,9 @@ type Child struct {
 }
 
 // StartChild starts the child, gives it a fresh data directory (--data) and
-// waits (bounded by ctx) for the URI on its first stdout line.
+// waits (bounded by ctx) for the URI on its first stdout line. ctx bounds
+// starting only: the child runs until Stop, or until this process exits
+// (it reads EOF on its stdin, and gets SIGTERM as its parent-death signal).
 func StartChild(ctx context.Context, cfg ChildConfig) (*Child, error) {
 	exe := cfg.Exe
 	if exe == "" {

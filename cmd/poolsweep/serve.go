@@ -109,10 +109,13 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		}()
 	}
 
+	// The start timeout bounds starting only: the server then runs until
+	// ctx ends (signal or stdin), however long the sweep using it takes.
 	startCtx, cancelStart := context.WithTimeout(ctx, 60*time.Second)
 	defer cancelStart()
 	if o.sim != "" {
 		d, err := sim.Start(startCtx, spec)
+		cancelStart()
 		if err != nil {
 			return fmt.Errorf("start simulator: %w", err)
 		}
@@ -137,6 +140,7 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		}
 	}
 	srv, err := topology.StartEmbedded(startCtx, topology.EmbeddedConfig{DataDir: dir, Listen: o.listen, PostgreSQLURL: o.postgresqlURL, Log: logw})
+	cancelStart()
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,6 @@ type Deployment struct {
 
 	ctx       context.Context
 	cancel    context.CancelFunc
-	stopWatch func() bool
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
@@ -70,7 +69,12 @@ type connState struct {
 }
 
 // Start validates spec, listens on 127.0.0.1 (one ephemeral port for a
-// standalone, one per router) and serves until Close is called or ctx ends.
+// standalone, one per router) and serves until Close is called.
+//
+// ctx bounds starting only: a deployment outlives it, because callers
+// start with a timeout and then sweep for as long as the plan takes (a
+// deployment tied to a 60-s start context silently stopped answering a
+// minute into every longer sweep). Call Close to stop it.
 func Start(ctx context.Context, spec Spec) (*Deployment, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -119,7 +123,6 @@ func Start(ctx context.Context, spec Spec) (*Deployment, error) {
 		d.wg.Add(1)
 		go f.acceptLoop()
 	}
-	d.stopWatch = context.AfterFunc(ctx, func() { d.Close() })
 	return d, nil
 }
 
@@ -154,7 +157,6 @@ func (d *Deployment) URI() string {
 // operations and waits for all goroutines. It is safe to call more than once.
 func (d *Deployment) Close() error {
 	d.closeOnce.Do(func() {
-		d.stopWatch()
 		d.cancel()
 		var errs []error
 		for _, f := range d.fronts {
