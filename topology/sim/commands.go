@@ -71,6 +71,8 @@ var handlers = map[string]handler{
 	"connPoolStats": {fn: func(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, error) {
 		return f.connPoolStats(), nil
 	}},
+	"saslStart":       {fn: cmdSaslStart},
+	"saslContinue":    {fn: cmdSaslContinue},
 	"listShards":      {fn: cmdListShards, routerOnly: true},
 	"find":            {fn: cmdFind, kind: kindRead},
 	"getMore":         {fn: cmdGetMore, kind: kindRead},

@@ -92,7 +92,9 @@
 // commands: hello/isMaster, ping, buildInfo, endSessions, find, getMore,
 // killCursors, count, insert, update, delete, listCollections,
 // listDatabases, create, createIndexes (recorded only), listIndexes, drop,
-// dropDatabase, serverStatus, connPoolStats, and on routers listShards.
+// dropDatabase, serverStatus, connPoolStats, saslStart and saslContinue
+// (any PLAIN credentials are accepted, as FerretDB does; other mechanisms
+// fail with AuthenticationFailed), and on routers listShards.
 // Anything else gets {ok:0, code:59, codeName:"CommandNotFound"}. Filters:
 // {}, _id equality, $eq/$gt/$gte/$lt/$lte on _id, and equality on other
 // top-level fields; sort only by _id; updates: $set, $inc, $unset on
