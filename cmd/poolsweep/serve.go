@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -86,6 +87,10 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 	if o.data != "" && o.postgresqlURL != "" {
 		return usagef("--data: not used with --postgresql-url")
 	}
+	if o.postgresqlURL != "" {
+		// It may carry a password: no message may show it from here on.
+		topology.RegisterURI(o.postgresqlURL)
+	}
 	if o.postgresqlURL != "" && !strings.HasPrefix(o.postgresqlURL, "postgres://") && !strings.HasPrefix(o.postgresqlURL, "postgresql://") {
 		return usagef("--postgresql-url: %q is not a postgres:// URL", topology.Redact(o.postgresqlURL))
 	}
@@ -141,6 +146,9 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 	}
 	srv, err := topology.StartEmbedded(startCtx, topology.EmbeddedConfig{DataDir: dir, Listen: o.listen, PostgreSQLURL: o.postgresqlURL, Log: logw})
 	cancelStart()
+	if errors.Is(err, topology.ErrBackend) && o.postgresqlURL != "" {
+		return fmt.Errorf("--postgresql-url: PostgreSQL at %s does not answer (%w); check the URL and that the server runs", topology.Redact(o.postgresqlURL), err)
+	}
 	if err != nil {
 		return err
 	}

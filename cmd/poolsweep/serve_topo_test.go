@@ -1,0 +1,40 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTopoServeBrokenBackend: serve --postgresql-url pointing at a closed
+// port used to print a URI and look healthy. It must fail at start: exit 1,
+// nothing on stdout, one line on stderr naming --postgresql-url and never
+// the password.
+func TestTopoServeBrokenBackend(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // a loopback port nobody listens on
+	for _, pg := range []string{
+		"postgres://pguser:Pw-Secret-9@" + addr + "/ferretdb",
+		"postgresql://pguser:Pw%20Secret%409@" + addr + "/ferretdb?sslmode=disable&password=Pw-Other-7",
+	} {
+		start := time.Now()
+		code, stdout, stderr := runBinary(t, t.TempDir(), 2*time.Minute, "serve", "--postgresql-url", pg)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != exitFailed || stdout != "" || len(lines) != 1 || !strings.Contains(stderr, "--postgresql-url") {
+			t.Errorf("serve with a dead backend: exit %d after %v\nstdout %q\nstderr %q", code, time.Since(start), stdout, stderr)
+		}
+		for _, secret := range []string{"Pw-Secret", "Pw%20Secret", "Pw Secret", "Secret@9", "Pw-Other"} {
+			if strings.Contains(stdout+stderr, secret) {
+				t.Errorf("output shows %q: %s", secret, stderr)
+			}
+		}
+		if el := time.Since(start); el > 30*time.Second {
+			t.Errorf("took %v to notice a closed port", el)
+		}
+	}
+}
