@@ -71,6 +71,7 @@ var handlers = map[string]handler{
 	"connPoolStats": {fn: func(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, error) {
 		return f.connPoolStats(), nil
 	}},
+	"hostInfo":        {fn: cmdHostInfo},
 	"saslStart":       {fn: cmdSaslStart},
 	"saslContinue":    {fn: cmdSaslContinue},
 	"listShards":      {fn: cmdListShards, routerOnly: true},
