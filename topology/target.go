@@ -168,15 +168,6 @@ func PoolSettingsFromURI(uri string) (PoolSettings, error) {
 	return ps, nil
 }
 
-// ClientConfig is what a measured client needs beyond the URI.
-type ClientConfig struct {
-	MaxPoolSize   uint64
-	MinPoolSize   uint64
-	MaxConnecting uint64
-	PoolMonitor   any // *event.PoolMonitor; any keeps callers from importing event when unused
-	AppName       string
-}
-
 // ClientOptions builds driver options for uri. Server selection and
 // connect timeouts are bounded so that an unreachable target fails a step
 // quickly instead of hanging the sweep.
