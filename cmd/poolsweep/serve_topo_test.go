@@ -38,3 +38,31 @@ func TestTopoServeBrokenBackend(t *testing.T) {
 		}
 	}
 }
+
+// TestTopoServeSimListen: serve --sim takes a fixed --listen address when
+// one server listens, so a fault-injection test can kill a simulator and
+// start another on the same port; with several routers it is bad input.
+func TestTopoServeSimListen(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	for _, spec := range []string{"slots=2,service=0s", "shards=2,slots=2,service=0s,routers=1"} {
+		cmd, uri := startServeCmd(t, "--sim", spec, "--listen", addr)
+		if uri != "mongodb://"+addr+"/" {
+			t.Errorf("%s: URI %s, want the fixed address %s", spec, uri, addr)
+		}
+		if code, _, errOut := runCLI(t, "inspect", "--uri", uri); code != 0 {
+			t.Errorf("%s: inspect: exit %d, %s", spec, code, errOut)
+		}
+		// Killed, as a fault-injection test does; the next start takes the port.
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	code, _, stderr := runCLI(t, "serve", "--sim", "shards=2,routers=2", "--listen", addr)
+	if code != exitUsage || !strings.Contains(stderr, "--listen") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("two routers on one --listen: exit %d, %q", code, stderr)
+	}
+}
