@@ -10,12 +10,16 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // EmbeddedConfig configures the embedded FerretDB server.
@@ -30,6 +34,10 @@ type EmbeddedConfig struct {
 	Log io.Writer
 }
 
+// ErrBackend is wrapped by StartEmbedded's error when FerretDB started but
+// its storage (PostgreSQL or SQLite) did not answer a command.
+var ErrBackend = errors.New("storage backend does not answer")
+
 // Embedded is a running in-process FerretDB.
 type Embedded struct {
 	URI  string
@@ -38,14 +46,22 @@ type Embedded struct {
 }
 
 // StartEmbedded starts FerretDB in this process and returns once it
-// accepts connections (bounded by ctx).
+// answers a command that reaches its storage (listDatabases): FerretDB
+// accepts connections even when its PostgreSQL is down, and a server that
+// looks healthy but fails every operation must not be handed to a sweep.
+// ctx bounds starting only: the server runs until Stop.
 func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:0"
 	}
-	logw := cfg.Log
-	if logw == nil {
-		logw = io.Discard
+	if cfg.PostgreSQLURL != "" {
+		RegisterURI(cfg.PostgreSQLURL)
+	}
+	// FerretDB's own log is held until the server answers, so that a failed
+	// start ends in one error line, and it is redacted either way.
+	logw := &heldLog{w: cfg.Log, held: &bytes.Buffer{}}
+	if cfg.Log == nil {
+		logw.w = io.Discard
 	}
 	conf := &ferretdb.Config{
 		Listener: ferretdb.ListenerConfig{TCP: cfg.Listen},
@@ -79,10 +95,83 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 		stop()
 		return nil, fmt.Errorf("FerretDB did not start: %w", ctx.Err())
 	}
+	if err := probeStorage(ctx, e.URI); err != nil {
+		e.Stop()
+		return nil, fmt.Errorf("%w: %s", ErrBackend, oneLineServerError(RedactError(err)))
+	}
+	logw.release()
 	return e, nil
 }
 
-// Done is closed... receives Run's result when the server stops.
+// probeStorage runs one command that FerretDB must answer from its storage.
+func probeStorage(ctx context.Context, uri string) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	client, err := mongo.Connect(ClientOptions(uri).SetMaxPoolSize(1).SetServerSelectionTimeout(10 * time.Second))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// An ended context skips endSessions, which FerretDB does not know
+		// and would log as a warning at every start.
+		dctx, dcancel := context.WithCancel(context.Background())
+		dcancel()
+		client.Disconnect(dctx)
+	}()
+	_, err = client.ListDatabaseNames(ctx, bson.D{})
+	return err
+}
+
+// goFrames are the source locations FerretDB puts in its error messages.
+var goFrames = regexp.MustCompile(`\[[^\]\s]+\.go:\d+ [^\]]*\] ?`)
+
+// oneLineServerError makes a server's error message one line: FerretDB's
+// source locations go, and its per-address lines (pgx repeats one per
+// attempt) are joined once each.
+func oneLineServerError(msg string) string {
+	msg = goFrames.ReplaceAllString(msg, "")
+	var parts []string
+	for _, line := range strings.Split(msg, "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !slices.Contains(parts, line) {
+			parts = append(parts, line)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// heldLog holds what is written to it until release, then passes it on;
+// every write is redacted.
+type heldLog struct {
+	mu   sync.Mutex
+	w    io.Writer
+	held *bytes.Buffer // nil once released
+}
+
+func (h *heldLog) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	red := Redact(string(p))
+	if h.held != nil {
+		if h.held.Len() < 64<<10 {
+			h.held.WriteString(red)
+		}
+		return len(p), nil
+	}
+	if _, err := io.WriteString(h.w, red); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (h *heldLog) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.w.Write(h.held.Bytes())
+	h.held = nil
+}
+
+// Done receives Run's result when the server stops.
 func (e *Embedded) Done() <-chan error { return e.done }
 
 // Stop shuts the server down and waits (at most 10 s) for it.
@@ -126,7 +215,9 @@ type Child struct {
 }
 
 // StartChild starts the child, gives it a fresh data directory (--data) and
-// waits (bounded by ctx) for the URI on its first stdout line.
+// waits (bounded by ctx) for the URI on its first stdout line. ctx bounds
+// starting only: the child runs until Stop, or until this process exits
+// (it reads EOF on its stdin, and gets SIGTERM as its parent-death signal).
 func StartChild(ctx context.Context, cfg ChildConfig) (*Child, error) {
 	exe := cfg.Exe
 	if exe == "" {

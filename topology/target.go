@@ -49,13 +49,21 @@ func (t Target) Redacted() string {
 var targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$`)
 
 // ParseTarget parses the value of --target: name=URI or name=sim:SPEC.
+// It registers the URI's secrets with RegisterURI, so that no later
+// message shows them.
 func ParseTarget(v string) (Target, error) {
 	name, uri, ok := strings.Cut(v, "=")
+	if strings.Contains(v, "://") {
+		// Register the whole value too: without a name, the URI's own
+		// options hold the first '='.
+		RegisterURI(v)
+		RegisterURI(uri)
+	}
 	if !ok || name == "" || uri == "" {
 		return Target{}, fmt.Errorf("%q is not name=URI", Redact(v))
 	}
 	if !targetName.MatchString(name) {
-		return Target{}, fmt.Errorf("target name %q: use letters, digits, '.', '_' or '-' (at most 64)", name)
+		return Target{}, fmt.Errorf("target name %q: use letters, digits, '.', '_' or '-' (at most 64)", Redact(name))
 	}
 	if spec, ok := strings.CutPrefix(uri, "sim:"); ok {
 		if spec == "" {
@@ -70,8 +78,10 @@ func ParseTarget(v string) (Target, error) {
 }
 
 // ValidateURI checks that uri is a MongoDB connection string, without
-// connecting. The error never contains the password.
+// connecting. The error never contains the password. It registers the
+// URI's secrets with RegisterURI, so that no later message shows them.
 func ValidateURI(uri string) error {
+	RegisterURI(uri)
 	if !strings.HasPrefix(uri, "mongodb://") && !strings.HasPrefix(uri, "mongodb+srv://") {
 		return fmt.Errorf("%q is not a MongoDB URI (want mongodb://… or mongodb+srv://…)", Redact(uri))
 	}
@@ -109,6 +119,7 @@ const (
 
 // PoolSettingsFromURI reads the pool-relevant options of uri.
 func PoolSettingsFromURI(uri string) (PoolSettings, error) {
+	RegisterURI(uri)
 	cs, err := connstring.Parse(uri)
 	if err != nil {
 		return PoolSettings{}, errors.New(Redact(err.Error()))
@@ -157,15 +168,6 @@ func PoolSettingsFromURI(uri string) (PoolSettings, error) {
 	return ps, nil
 }
 
-// ClientConfig is what a measured client needs beyond the URI.
-type ClientConfig struct {
-	MaxPoolSize   uint64
-	MinPoolSize   uint64
-	MaxConnecting uint64
-	PoolMonitor   any // *event.PoolMonitor; any keeps callers from importing event when unused
-	AppName       string
-}
-
 // ClientOptions builds driver options for uri. Server selection and
 // connect timeouts are bounded so that an unreachable target fails a step
 // quickly instead of hanging the sweep.
@@ -192,6 +194,7 @@ type Info struct {
 // Detect connects to uri with a one-connection client and asks hello,
 // buildInfo and (on a router) listShards.
 func Detect(ctx context.Context, uri string) (Info, error) {
+	RegisterURI(uri)
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	cs, err := connstring.Parse(uri)

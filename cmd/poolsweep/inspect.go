@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -66,7 +68,9 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 		return enc.Encode(rep)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "uri:            %s\n", rep.URI)
+	// The URI and hosts come from the user: a control character in a user
+	// name must not reach the terminal raw.
+	fmt.Fprintf(w, "uri:            %s\n", printable(rep.URI))
 	topo := info.Topology
 	if info.SetName != "" {
 		topo += " (set " + info.SetName + ")"
@@ -80,7 +84,7 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 		kind += " (" + info.SimSpec + ")"
 	}
 	fmt.Fprintf(w, "server:         %s, reports MongoDB version %s (wire version %d)\n", kind, info.ServerVersion, info.MaxWireVersion)
-	fmt.Fprintf(w, "hosts:          %s\n", strings.Join(info.Hosts, ", "))
+	fmt.Fprintf(w, "hosts:          %s\n", printable(strings.Join(info.Hosts, ", ")))
 	if len(info.Shards) > 0 {
 		fmt.Fprintf(w, "shards:         %s\n", strings.Join(info.Shards, ", "))
 	}
@@ -112,4 +116,19 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 		fmt.Fprintf(w, "connections:    up to %d per client to each member the driver uses (primary for writes and default reads)\n", ps.MaxPoolSize)
 	}
 	return nil
+}
+
+// printable escapes the characters of s a terminal would act on (control
+// characters and other non-printing runes) as Go does in quoted strings.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -41,12 +42,15 @@ to SQL: its numbers are FerretDB's, not MongoDB's.
 
 With --sim SPEC it is poolsweep's calibrated simulator: a measuring instrument whose
 capacity is known by construction (slots / service time), standalone or sharded. It is
-not a database.`,
+not a database. It listens on a free port on 127.0.0.1 for each router, or on --listen
+when there is one listening server (a standalone, or routers=1), so that a test can stop
+it and start another where clients expect it.`,
 		Example: `  poolsweep serve
   poolsweep serve --listen 127.0.0.1:27018 --data ./ferret-data
   poolsweep serve --postgresql-url 'postgres://user@127.0.0.1:5432/ferretdb?pool_max_conns=300'
   poolsweep serve --sim slots=8,service=2ms
-  poolsweep serve --sim shards=3,slots=8,service=2ms,routers=2`,
+  poolsweep serve --sim shards=3,slots=8,service=2ms,routers=2
+  poolsweep serve --sim slots=8,service=2ms --listen 127.0.0.1:27099`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.listenSet = cmd.Flags().Changed("listen")
@@ -73,8 +77,8 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 			return usagef("--sim: the simulator keeps documents in memory; --data and --postgresql-url do not apply")
 		}
 	}
-	if o.sim != "" && o.listenSet {
-		return usagef("--listen: the simulator picks free ports on 127.0.0.1 (one per router); --listen applies to FerretDB only")
+	if o.sim != "" && o.listenSet && spec.Sharded() && spec.Routers != 1 {
+		return usagef("--listen: the simulator has %d routers, each on its own free port; a fixed address needs routers=1", spec.Routers)
 	}
 	if host, port, err := net.SplitHostPort(o.listen); err != nil {
 		return usagef("--listen: %q is not host:port (%v)", o.listen, err)
@@ -85,6 +89,10 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 	}
 	if o.data != "" && o.postgresqlURL != "" {
 		return usagef("--data: not used with --postgresql-url")
+	}
+	if o.postgresqlURL != "" {
+		// It may carry a password: no message may show it from here on.
+		topology.RegisterURI(o.postgresqlURL)
 	}
 	if o.postgresqlURL != "" && !strings.HasPrefix(o.postgresqlURL, "postgres://") && !strings.HasPrefix(o.postgresqlURL, "postgresql://") {
 		return usagef("--postgresql-url: %q is not a postgres:// URL", topology.Redact(o.postgresqlURL))
@@ -109,10 +117,17 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		}()
 	}
 
+	// The start timeout bounds starting only: the server then runs until
+	// ctx ends (signal or stdin), however long the sweep using it takes.
 	startCtx, cancelStart := context.WithTimeout(ctx, 60*time.Second)
 	defer cancelStart()
 	if o.sim != "" {
-		d, err := sim.Start(startCtx, spec)
+		var opts []sim.Option
+		if o.listenSet {
+			opts = append(opts, sim.Listen(o.listen))
+		}
+		d, err := sim.Start(startCtx, spec, opts...)
+		cancelStart()
 		if err != nil {
 			return fmt.Errorf("start simulator: %w", err)
 		}
@@ -137,6 +152,10 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		}
 	}
 	srv, err := topology.StartEmbedded(startCtx, topology.EmbeddedConfig{DataDir: dir, Listen: o.listen, PostgreSQLURL: o.postgresqlURL, Log: logw})
+	cancelStart()
+	if errors.Is(err, topology.ErrBackend) && o.postgresqlURL != "" {
+		return fmt.Errorf("--postgresql-url: PostgreSQL at %s does not answer (%w); check the URL and that the server runs", topology.Redact(o.postgresqlURL), err)
+	}
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,7 +29,6 @@ type Deployment struct {
 
 	ctx       context.Context
 	cancel    context.CancelFunc
-	stopWatch func() bool
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
@@ -70,13 +70,33 @@ type connState struct {
 }
 
 // Start validates spec, listens on 127.0.0.1 (one ephemeral port for a
-// standalone, one per router) and serves until Close is called or ctx ends.
-func Start(ctx context.Context, spec Spec) (*Deployment, error) {
+// standalone, one per router; see Listen for fixed addresses) and serves
+// until Close is called.
+//
+// ctx bounds starting only: a deployment outlives it, because callers
+// start with a timeout and then sweep for as long as the plan takes (a
+// deployment tied to a 60-s start context silently stopped answering a
+// minute into every longer sweep). Call Close to stop it.
+func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sim: start: %w", err)
+	}
+	var o startOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	nFronts := 1
+	if spec.Sharded() {
+		nFronts = spec.Routers
+	}
+	addrs := o.listen
+	if addrs == nil {
+		addrs = slices.Repeat([]string{"127.0.0.1:0"}, nFronts)
+	} else if len(addrs) != nFronts {
+		return nil, fmt.Errorf("sim: %d listen addresses for %d listening servers (one per router)", len(addrs), nFronts)
 	}
 	d := &Deployment{spec: spec, started: time.Now(), sleeper: newSleeper()}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
@@ -89,13 +109,9 @@ func Start(ctx context.Context, spec Spec) (*Deployment, error) {
 			store: newStore(),
 		})
 	}
-	nFronts := 1
-	if spec.Sharded() {
-		nFronts = spec.Routers
-	}
 	var lc net.ListenConfig
-	for range nFronts {
-		ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	for _, addr := range addrs {
+		ln, err := lc.Listen(ctx, "tcp", addr)
 		if err != nil {
 			for _, f := range d.fronts {
 				f.ln.Close()
@@ -119,8 +135,22 @@ func Start(ctx context.Context, spec Spec) (*Deployment, error) {
 		d.wg.Add(1)
 		go f.acceptLoop()
 	}
-	d.stopWatch = context.AfterFunc(ctx, func() { d.Close() })
 	return d, nil
+}
+
+// Option configures Start.
+type Option func(*startOptions)
+
+type startOptions struct {
+	listen []string
+}
+
+// Listen makes Start listen on the given host:port addresses, one per
+// listening server (the standalone, or each router in order), instead of
+// a free port on 127.0.0.1 for each. A fixed port lets a test stop a
+// deployment and start another where clients expect it.
+func Listen(addrs ...string) Option {
+	return func(o *startOptions) { o.listen = slices.Clone(addrs) }
 }
 
 // Spec returns the spec the deployment runs.
@@ -154,7 +184,6 @@ func (d *Deployment) URI() string {
 // operations and waits for all goroutines. It is safe to call more than once.
 func (d *Deployment) Close() error {
 	d.closeOnce.Do(func() {
-		d.stopWatch()
 		d.cancel()
 		var errs []error
 		for _, f := range d.fronts {

@@ -21,7 +21,7 @@
 // # Capacity model and ground truth
 //
 // Only data operations (find, getMore, count, insert, update, delete) use
-// capacity; hello, ping, buildInfo, serverStatus and the catalogue commands
+// capacity; hello, ping, buildInfo, serverStatus, hostInfo and the catalogue commands
 // never wait, so monitoring does not disturb a measurement.
 //
 // A standalone server (and each shard) has `slots` execution slots. A data
@@ -92,7 +92,11 @@
 // commands: hello/isMaster, ping, buildInfo, endSessions, find, getMore,
 // killCursors, count, insert, update, delete, listCollections,
 // listDatabases, create, createIndexes (recorded only), listIndexes, drop,
-// dropDatabase, serverStatus, connPoolStats, and on routers listShards.
+// dropDatabase, serverStatus, connPoolStats, hostInfo (system.numCores is
+// the spec's cores=N, or this machine's count; cpuArch, hostname, memSizeMB
+// and os.type as mongod reports them), saslStart and saslContinue
+// (any PLAIN credentials are accepted, as FerretDB does; other mechanisms
+// fail with AuthenticationFailed), and on routers listShards.
 // Anything else gets {ok:0, code:59, codeName:"CommandNotFound"}. Filters:
 // {}, _id equality, $eq/$gt/$gte/$lt/$lte on _id, and equality on other
 // top-level fields; sort only by _id; updates: $set, $inc, $unset on

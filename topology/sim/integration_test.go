@@ -416,27 +416,62 @@ func TestCloseUnblocksQueuedOps(t *testing.T) {
 	}
 }
 
-func TestStartContextEndsDeployment(t *testing.T) {
+// TestDeploymentOutlivesStartContext guards issue 10: the context given to
+// Start bounds starting only. A deployment whose start context ends (as a
+// 60-s start timeout does a minute into a sweep) must keep serving, for
+// standalone and routed deployments alike, until Close.
+func TestDeploymentOutlivesStartContext(t *testing.T) {
+	for _, spec := range []string{"slots=2,service=0s", "shards=2,slots=2,service=0s,routers=2"} {
+		t.Run(spec, func(t *testing.T) {
+			s, err := ParseSpec(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			d, err := Start(startCtx, s)
+			cancel() // the start timeout's end, brought forward
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { d.Close() })
+			// Give a context watcher, if one came back, time to act.
+			time.Sleep(100 * time.Millisecond)
+			c := connect(t, d.URI(), 2)
+			coll := c.Database("db").Collection("c")
+			for i := range 20 {
+				if _, err := coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: i}}); err != nil {
+					t.Fatalf("insert %d after the start context ended: %v", i, err)
+				}
+			}
+			if n, err := coll.EstimatedDocumentCount(t.Context()); err != nil || n != 20 {
+				t.Fatalf("count after the start context ended = %d, %v; want 20", n, err)
+			}
+			// Every router still accepts connections.
+			for _, h := range d.Hosts() {
+				conn, err := net.DialTimeout("tcp", h, 5*time.Second)
+				if err != nil {
+					t.Fatalf("%s refuses connections after the start context ended: %v", h, err)
+				}
+				conn.Close()
+			}
+			// Close still stops it.
+			if err := d.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if conn, err := net.DialTimeout("tcp", d.Hosts()[0], time.Second); err == nil {
+				conn.Close()
+				t.Fatal("still accepting after Close")
+			}
+		})
+	}
+}
+
+// TestStartRefusesEndedContext: an already-ended start context starts nothing.
+func TestStartRefusesEndedContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	d, err := Start(ctx, DefaultSpec())
-	if err != nil {
-		t.Fatal(err)
-	}
 	cancel()
-	// Close after the context's shutdown returns the same (nil) result.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", d.Hosts()[0], time.Second)
-		if err != nil {
-			break
-		}
-		conn.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("still accepting after ctx was cancelled")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
+	if d, err := Start(ctx, DefaultSpec()); err == nil {
+		d.Close()
+		t.Fatal("Start with an ended context succeeded")
 	}
 }

@@ -32,6 +32,7 @@ const (
 	maxRouters  = 16
 	maxService  = 10 * time.Second
 	maxConnCost = time.Second
+	maxCores    = 4096
 )
 
 // Spec describes a simulated deployment. The zero value is not valid; use
@@ -59,6 +60,11 @@ type Spec struct {
 	// RouterCost is the time a client operation holds a router slot before it
 	// is forwarded to the shards (sharded only).
 	RouterCost time.Duration
+	// Cores is the core count hostInfo reports (system.numCores); 0 reports
+	// this machine's (runtime.NumCPU). It changes nothing else: capacity is
+	// slots and service time. Tests set it to check what poolsweep does
+	// with a server's core count.
+	Cores int
 }
 
 // DefaultSpec returns the standalone spec that the empty string parses to.
@@ -70,7 +76,7 @@ func DefaultSpec() Spec {
 func (s Spec) Sharded() bool { return s.Shards > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "slots", "service", "conn_cost", "jitter", "routers", "router_slots", "router_cost"}
+var specKeys = []string{"shards", "slots", "service", "conn_cost", "jitter", "routers", "router_slots", "router_cost", "cores"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -79,7 +85,8 @@ var specKeys = []string{"shards", "slots", "service", "conn_cost", "jitter", "ro
 // Omitted keys take the defaults: slots=8, service=2ms, conn_cost=0s,
 // jitter=0, standalone (no shards key); with shards: routers=1,
 // router_slots=64, router_cost=50us. Router keys without shards are refused
-// because they would silently do nothing.
+// because they would silently do nothing. cores=N sets the core count
+// hostInfo reports (default: this machine's).
 func ParseSpec(str string) (Spec, error) {
 	s := DefaultSpec()
 	seen := map[string]bool{}
@@ -176,6 +183,15 @@ func (s *Spec) set(key, val string) error {
 		return integer(&s.RouterSlots)
 	case "router_cost":
 		return duration(&s.RouterCost)
+	case "cores":
+		if err := integer(&s.Cores); err != nil {
+			return err
+		}
+		if s.Cores < 1 {
+			// Distinguish from the zero value, which means this machine's.
+			return bad("must be at least 1 (leave cores out for this machine's count)")
+		}
+		return nil
 	default:
 		return fmt.Errorf("%w: unknown key %q (known: %s)", ErrSpec, key, strings.Join(specKeys, ", "))
 	}
@@ -195,6 +211,8 @@ func (s Spec) Validate() error {
 		return bad("conn_cost", fmtDuration(s.ConnCost), fmt.Sprintf("must be between 0s and %s", maxConnCost))
 	case math.IsNaN(s.Jitter) || s.Jitter < 0 || s.Jitter > 1:
 		return bad("jitter", strconv.FormatFloat(s.Jitter, 'g', -1, 64), "must be between 0 and 1")
+	case s.Cores < 0 || s.Cores > maxCores:
+		return bad("cores", strconv.Itoa(s.Cores), fmt.Sprintf("must be between 1 and %d", maxCores))
 	}
 	if !s.Sharded() {
 		if s.Routers != 0 || s.RouterSlots != 0 || s.RouterCost != 0 {
@@ -230,6 +248,10 @@ func (s Spec) String() string {
 			"routers="+strconv.Itoa(s.Routers),
 			"router_slots="+strconv.Itoa(s.RouterSlots),
 			"router_cost="+fmtDuration(s.RouterCost))
+	}
+	if s.Cores > 0 {
+		// Only when set, so specs that leave it out print as before.
+		parts = append(parts, "cores="+strconv.Itoa(s.Cores))
 	}
 	return strings.Join(parts, ",")
 }

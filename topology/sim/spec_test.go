@@ -33,6 +33,11 @@ func TestParseSpec(t *testing.T) {
 		{"shards=2,routers=2,router_slots=4,router_cost=1ms",
 			Spec{Shards: 2, Slots: 8, Service: 2 * time.Millisecond, Routers: 2, RouterSlots: 4, RouterCost: time.Millisecond},
 			"shards=2,slots=8,service=2ms,conn_cost=0s,jitter=0,routers=2,router_slots=4,router_cost=1ms"},
+		// cores sets what hostInfo reports, and prints last, only when set.
+		{"cores=3", Spec{Slots: 8, Service: 2 * time.Millisecond, Cores: 3}, "slots=8,service=2ms,conn_cost=0s,jitter=0,cores=3"},
+		{"cores=16,shards=2",
+			Spec{Shards: 2, Slots: 8, Service: 2 * time.Millisecond, Routers: 1, RouterSlots: 64, RouterCost: 50 * time.Microsecond, Cores: 16},
+			"shards=2,slots=8,service=2ms,conn_cost=0s,jitter=0,routers=1,router_slots=64,router_cost=50us,cores=16"},
 	}
 	for _, tt := range tests {
 		got, err := ParseSpec(tt.in)
@@ -76,6 +81,9 @@ func TestParseSpecErrors(t *testing.T) {
 		{"shards=2,routers=0", "routers=0: must be between 1"},          // a cluster with no router
 		{"shards=2,router_cost=-1ms", "router_cost=-1ms"},               // negative router cost
 		{"shards=1000", "shards=1000: must be between 1 and 64"},        // absurd size
+		{"cores=0", "cores=0: must be at least 1"},                      // zero is "this machine's", by leaving it out
+		{"cores=100000", "cores=100000: must be between 1 and 4096"},    // absurd
+		{"cores=two", "cores=two: not an integer"},                      // not a number
 	}
 	for _, tt := range tests {
 		_, err := ParseSpec(tt.in)

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTopoServeBrokenBackend: serve --postgresql-url pointing at a closed
+// port used to print a URI and look healthy. It must fail at start: exit 1,
+// nothing on stdout, one line on stderr naming --postgresql-url and never
+// the password.
+func TestTopoServeBrokenBackend(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // a loopback port nobody listens on
+	for _, pg := range []string{
+		"postgres://pguser:Pw-Secret-9@" + addr + "/ferretdb",
+		"postgresql://pguser:Pw%20Secret%409@" + addr + "/ferretdb?sslmode=disable&password=Pw-Other-7",
+	} {
+		start := time.Now()
+		code, stdout, stderr := runBinary(t, t.TempDir(), 2*time.Minute, "serve", "--postgresql-url", pg)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != exitFailed || stdout != "" || len(lines) != 1 || !strings.Contains(stderr, "--postgresql-url") {
+			t.Errorf("serve with a dead backend: exit %d after %v\nstdout %q\nstderr %q", code, time.Since(start), stdout, stderr)
+		}
+		for _, secret := range []string{"Pw-Secret", "Pw%20Secret", "Pw Secret", "Secret@9", "Pw-Other"} {
+			if strings.Contains(stdout+stderr, secret) {
+				t.Errorf("output shows %q: %s", secret, stderr)
+			}
+		}
+		if el := time.Since(start); el > 30*time.Second {
+			t.Errorf("took %v to notice a closed port", el)
+		}
+	}
+}
+
+// TestTopoServeSimListen: serve --sim takes a fixed --listen address when
+// one server listens, so a fault-injection test can kill a simulator and
+// start another on the same port; with several routers it is bad input.
+func TestTopoServeSimListen(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	for _, spec := range []string{"slots=2,service=0s", "shards=2,slots=2,service=0s,routers=1"} {
+		cmd, uri := startServeCmd(t, "--sim", spec, "--listen", addr)
+		if uri != "mongodb://"+addr+"/" {
+			t.Errorf("%s: URI %s, want the fixed address %s", spec, uri, addr)
+		}
+		if code, _, errOut := runCLI(t, "inspect", "--uri", uri); code != 0 {
+			t.Errorf("%s: inspect: exit %d, %s", spec, code, errOut)
+		}
+		// Killed, as a fault-injection test does; the next start takes the port.
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	code, _, stderr := runCLI(t, "serve", "--sim", "shards=2,routers=2", "--listen", addr)
+	if code != exitUsage || !strings.Contains(stderr, "--listen") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("two routers on one --listen: exit %d, %q", code, stderr)
+	}
+}

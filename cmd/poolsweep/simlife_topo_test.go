@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// TestSimLifeLongSweep guards issue 10's "the simulator dies after 60 s":
+// a sim: target used to stop listening when its 60-s start context ended,
+// so the second step of this sweep (which runs past that mark) measured a
+// dead server. Both steps must be clean and the second must have done
+// work. Speeds are not asserted: the machine may be busy.
+func TestSimLifeLongSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps the simulator for 95 s")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runBinary(t, dir, 3*time.Minute, "sweep", "--target", "s=sim:slots=8,service=1ms",
+		"--concurrency", "2,4", "--warmup", "1s", "--duration", "45s", "--no-plot", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	res, err := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 2 {
+		t.Fatalf("%d steps, want 2", len(res.Steps))
+	}
+	for i, s := range res.Steps {
+		if n := s.Errors.Total(); n != 0 {
+			t.Errorf("step %d (C=%d): %d errors (%s)", i+1, s.Concurrency, n, s.ErrorSample)
+		}
+	}
+	last := res.Steps[1]
+	if last.Ops <= 0 || last.OpsPerS <= 0 {
+		t.Errorf("step 2 (C=%d): ops %d, ops/s %g; want > 0", last.Concurrency, last.Ops, last.OpsPerS)
+	}
+	// The test proves something only if the second window runs past the
+	// 60-s mark after the server started (it started before step 1).
+	end := last.StartedAt.Add(time.Duration(last.DurationS * float64(time.Second)))
+	if span := end.Sub(res.Steps[0].StartedAt); span < 61*time.Second {
+		t.Errorf("the windows span only %v; the test must cross the 60-s mark", span)
+	}
+	if res.End == nil || res.End.Status != sweep.StatusComplete {
+		t.Errorf("end record %+v, want status %s", res.End, sweep.StatusComplete)
+	}
+}
+
+// TestTopoServeSimStops checks that serve --sim (whose deployment no longer
+// ends with its start context) still stops when its stdin closes, and on
+// SIGTERM, and answers in between.
+func TestTopoServeSimStops(t *testing.T) {
+	uri, stop := startServe(t, "--sim", "slots=2,service=0s")
+	code, out, errOut := runCLI(t, "inspect", "--uri", uri, "--format", "json")
+	var rep inspectReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Info.ServerKind != "simulator" {
+		t.Errorf("inspect: exit %d, %s %s", code, out, errOut)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("serve --sim did not exit cleanly after stdin closed: %v", err)
+	}
+
+	cmd, uri := startServeCmd(t, "--sim", "slots=2,service=0s")
+	if code, _, errOut := runCLI(t, "inspect", "--uri", uri); code != 0 {
+		t.Errorf("inspect: exit %d, %s", code, errOut)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		// The exit status on a signal is root.go's business; what matters
+		// here is that the server is gone.
+		host := strings.TrimSuffix(strings.TrimPrefix(uri, "mongodb://"), "/")
+		if c, err := net.DialTimeout("tcp", host, time.Second); err == nil {
+			c.Close()
+			t.Errorf("%s still accepts connections after serve exited", host)
+		}
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Error("serve --sim did not exit within 15s of SIGTERM")
+	}
+}
+
+// startServeCmd runs `poolsweep serve args…` with its stdin held open (so
+// only a signal stops it) and returns the process and its URI.
+func startServeCmd(t *testing.T, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close() })
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		lines <- strings.TrimSpace(line)
+	}()
+	select {
+	case uri := <-lines:
+		if !strings.HasPrefix(uri, "mongodb://") {
+			t.Fatalf("serve %v printed %q; stderr: %s", args, uri, stderr.String())
+		}
+		return cmd, uri
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve %v printed no URI; stderr: %s", args, stderr.String())
+	}
+	return nil, ""
+}

@@ -1,0 +1,108 @@
+package sim
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// cmdHostInfo answers hostInfo as mongod and mongos do, so that a client
+// can learn the server's core count: system.{currentTime, hostname,
+// cpuAddrSize, memSizeMB, numCores, cpuArch, numaEnabled}, os.{type, name,
+// version} and extra. numCores is the spec's cores, or this machine's when
+// the spec leaves it out; memSizeMB is left out where /proc/meminfo is not
+// there to read, never invented.
+func cmdHostInfo(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, error) {
+	cores := f.d.spec.Cores
+	if cores == 0 {
+		cores = runtime.NumCPU()
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	system := bson.D{
+		{Key: "currentTime", Value: bson.NewDateTimeFromTime(time.Now())},
+		{Key: "hostname", Value: host + ":" + portOf(f.host)},
+		{Key: "cpuAddrSize", Value: int32(strconv.IntSize)},
+	}
+	if mb, ok := memSizeMB(); ok {
+		system = append(system, bson.E{Key: "memSizeMB", Value: mb})
+	}
+	system = append(system,
+		bson.E{Key: "numCores", Value: int32(cores)},
+		bson.E{Key: "cpuArch", Value: cpuArch()},
+		bson.E{Key: "numaEnabled", Value: false})
+	return bson.D{
+		{Key: "system", Value: system},
+		{Key: "os", Value: bson.D{
+			{Key: "type", Value: osType()},
+			{Key: "name", Value: "poolsweep simulator"},
+			{Key: "version", Value: simVersion},
+		}},
+		{Key: "extra", Value: bson.D{{Key: "poolsweepSimulator", Value: true}}},
+	}, nil
+}
+
+// portOf returns the port of host:port, as mongod's hostname field carries it.
+func portOf(hostport string) string {
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 {
+		return hostport[i+1:]
+	}
+	return ""
+}
+
+// cpuArch names the architecture as mongod does (uname's names).
+func cpuArch() string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	case "386":
+		return "i686"
+	default:
+		return runtime.GOARCH
+	}
+}
+
+// osType names the OS family as mongod does.
+func osType() string {
+	switch runtime.GOOS {
+	case "linux":
+		return "Linux"
+	case "darwin":
+		return "Darwin"
+	case "windows":
+		return "Windows"
+	default:
+		return runtime.GOOS
+	}
+}
+
+// memSizeMB reads MemTotal from /proc/meminfo.
+func memSizeMB() (int64, bool) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				return 0, false
+			}
+			return kb / 1024, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,333 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// Writes: insert, update and delete, routed by _id like reads, with
+// per-statement write errors as mongod reports them. The update operators
+// themselves are in update.go.
+
+// writeErrorsDoc renders per-statement errors.
+func writeErrorsDoc(errs []writeError) bson.A {
+	out := bson.A{}
+	for _, e := range errs {
+		out = append(out, bson.D{{Key: "index", Value: int32(e.Index)}, {Key: "code", Value: e.Code}, {Key: "errmsg", Value: e.Msg}})
+	}
+	return out
+}
+
+// stmtError turns a statement's failure into a write error at index i.
+func stmtError(i int, err error) writeError {
+	var ce *cmdError
+	if errors.As(err, &ce) {
+		return writeError{Index: i, Code: ce.Code, Msg: ce.Msg}
+	}
+	return writeError{Index: i, Code: 1, Msg: err.Error()}
+}
+
+func cmdInsert(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
+	coll, err := c.collName()
+	if err != nil {
+		return nil, err
+	}
+	docs, err := c.docs("documents")
+	if err != nil {
+		return nil, err
+	}
+	ordered := c.bool("ordered", true)
+	f.tel.insert.Add(int64(len(docs)))
+	if err := f.routerStep(ctx, kindWrite); err != nil {
+		return nil, err
+	}
+	// Group by shard, remembering each document's index in the request.
+	groups := make([][]keyed, len(f.d.shards))
+	index := make([][]int, len(f.d.shards))
+	var errs []writeError
+	for i, d := range docs {
+		d = withID(d)
+		k, err := keyOf(d.Lookup("_id"))
+		if err != nil {
+			errs = append(errs, stmtError(i, err))
+			if ordered {
+				docs = docs[:i]
+				break
+			}
+			continue
+		}
+		s := k.shardOf(len(f.d.shards))
+		groups[s] = append(groups[s], keyed{k, d})
+		index[s] = append(index[s], i)
+	}
+	var mu sync.Mutex
+	n := 0
+	run := func(i int, st *store) {
+		if len(groups[i]) == 0 {
+			return
+		}
+		got, werrs := st.insert(c.db, coll, groups[i], ordered)
+		mu.Lock()
+		defer mu.Unlock()
+		n += got
+		for _, e := range werrs {
+			e.Index = index[i][e.Index]
+			errs = append(errs, e)
+		}
+	}
+	// One data op per shard that receives documents.
+	var wg sync.WaitGroup
+	var opErr error
+	for i := range groups {
+		if len(groups[i]) == 0 {
+			continue
+		}
+		wg.Go(func() {
+			if err := f.onShard(ctx, i, kindWrite, func(st *store) { run(i, st) }); err != nil {
+				mu.Lock()
+				opErr = err
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if opErr != nil {
+		return nil, opErr
+	}
+	reply := bson.D{{Key: "n", Value: int32(n)}}
+	if len(errs) > 0 {
+		slices.SortFunc(errs, func(a, b writeError) int { return a.Index - b.Index })
+		reply = append(reply, bson.E{Key: "writeErrors", Value: writeErrorsDoc(errs)})
+	}
+	return reply, nil
+}
+
+// withID returns doc with an _id first, generating an ObjectID if missing
+// (drivers add one, so this is for hand-written commands).
+func withID(doc bsoncore.Document) bsoncore.Document {
+	if _, err := doc.LookupErr("_id"); err == nil {
+		return doc
+	}
+	idx, dst := bsoncore.AppendDocumentStart(nil)
+	dst = bsoncore.AppendObjectIDElement(dst, "_id", bson.NewObjectID())
+	elems, _ := doc.Elements()
+	for _, e := range elems {
+		dst = append(dst, e...)
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
+	return dst
+}
+
+func cmdUpdate(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
+	coll, err := c.collName()
+	if err != nil {
+		return nil, err
+	}
+	stmts, err := c.docs("updates")
+	if err != nil {
+		return nil, err
+	}
+	ordered := c.bool("ordered", true)
+	if err := f.routerStep(ctx, kindWrite); err != nil {
+		return nil, err
+	}
+	var matched, modified int
+	upserted := bson.A{}
+	var errs []writeError
+	for i, s := range stmts {
+		f.tel.update.Add(1)
+		r, err := f.updateOne(ctx, c.db, coll, s)
+		if errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		if err != nil {
+			errs = append(errs, stmtError(i, err))
+			if ordered {
+				break
+			}
+			continue
+		}
+		matched += r.matched
+		modified += r.modified
+		if r.upserted != nil {
+			upserted = append(upserted, bson.D{{Key: "index", Value: int32(i)}, {Key: "_id", Value: bson.RawValue{Type: bson.Type(r.upserted.Type), Value: r.upserted.Data}}})
+		}
+	}
+	reply := bson.D{{Key: "n", Value: int32(matched + len(upserted))}, {Key: "nModified", Value: int32(modified)}}
+	if len(upserted) > 0 {
+		reply = append(reply, bson.E{Key: "upserted", Value: upserted})
+	}
+	if len(errs) > 0 {
+		reply = append(reply, bson.E{Key: "writeErrors", Value: writeErrorsDoc(errs)})
+	}
+	return reply, nil
+}
+
+// updateOne runs one update statement: on the _id's shard when the filter
+// pins an _id, else on every shard (all at once for multi, one after another
+// until a match for single updates). An upsert that matched nothing on any
+// shard then inserts on the new _id's shard, a second data op.
+func (f *frontend) updateOne(ctx context.Context, db, coll string, s bsoncore.Document) (updateResult, error) {
+	var r updateResult
+	q, _ := s.Lookup("q").DocumentOK()
+	flt, err := parseFilter(q)
+	if err != nil {
+		return r, err
+	}
+	u, err := parseUpdate(s.Lookup("u"))
+	if err != nil {
+		return r, err
+	}
+	multi := boolValue(s.Lookup("multi"))
+	upsert := boolValue(s.Lookup("upsert"))
+	if multi && u.replacement != nil {
+		return r, errBadValue("multi update is not supported with a replacement document")
+	}
+	n := len(f.d.shards)
+	var opErr error
+	if flt.idEq != nil || n == 1 {
+		i := 0
+		if flt.idEq != nil {
+			i = flt.idEq.shardOf(n)
+		}
+		err := f.onShard(ctx, i, kindWrite, func(st *store) { r, opErr = st.update(db, coll, flt, q, u, multi, upsert) })
+		return r, errors.Join(err, opErr)
+	}
+	if multi {
+		parts := make([]updateResult, n)
+		errs := make([]error, n)
+		if err := f.scatter(ctx, kindWrite, func(i int, st *store) { parts[i], errs[i] = st.update(db, coll, flt, q, u, true, false) }); err != nil {
+			return r, err
+		}
+		for _, p := range parts {
+			r.matched += p.matched
+			r.modified += p.modified
+		}
+		if err := errors.Join(errs...); err != nil {
+			return r, err
+		}
+	} else {
+		for i := range n {
+			if err := f.onShard(ctx, i, kindWrite, func(st *store) { r, opErr = st.update(db, coll, flt, q, u, false, false) }); err != nil {
+				return r, err
+			}
+			if opErr != nil || r.matched > 0 {
+				return r, opErr
+			}
+		}
+	}
+	if r.matched > 0 || !upsert {
+		return r, nil
+	}
+	doc, id, err := upsertBase(q, u)
+	if err != nil {
+		return r, err
+	}
+	k, err := keyOf(id)
+	if err != nil {
+		return r, err
+	}
+	var werrs []writeError
+	if err := f.onShard(ctx, k.shardOf(n), kindWrite, func(st *store) { _, werrs = st.insert(db, coll, []keyed{{k, doc}}, true) }); err != nil {
+		return r, err
+	}
+	if len(werrs) > 0 {
+		return r, &cmdError{Code: werrs[0].Code, Name: "DuplicateKey", Msg: werrs[0].Msg}
+	}
+	r.upserted = &id
+	return r, nil
+}
+
+func boolValue(v bsoncore.Value) bool {
+	if b, ok := v.BooleanOK(); ok {
+		return b
+	}
+	n, ok := v.AsInt64OK()
+	return ok && n != 0
+}
+
+func cmdDelete(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
+	coll, err := c.collName()
+	if err != nil {
+		return nil, err
+	}
+	stmts, err := c.docs("deletes")
+	if err != nil {
+		return nil, err
+	}
+	ordered := c.bool("ordered", true)
+	if err := f.routerStep(ctx, kindWrite); err != nil {
+		return nil, err
+	}
+	total := 0
+	var errs []writeError
+	for i, s := range stmts {
+		f.tel.delete.Add(1)
+		n, err := f.deleteOne(ctx, c.db, coll, s)
+		if errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		if err != nil {
+			errs = append(errs, stmtError(i, err))
+			if ordered {
+				break
+			}
+			continue
+		}
+		total += n
+	}
+	reply := bson.D{{Key: "n", Value: int32(total)}}
+	if len(errs) > 0 {
+		reply = append(reply, bson.E{Key: "writeErrors", Value: writeErrorsDoc(errs)})
+	}
+	return reply, nil
+}
+
+// deleteOne runs one delete statement, routed like updateOne.
+func (f *frontend) deleteOne(ctx context.Context, db, coll string, s bsoncore.Document) (int, error) {
+	q, _ := s.Lookup("q").DocumentOK()
+	flt, err := parseFilter(q)
+	if err != nil {
+		return 0, err
+	}
+	limit, _ := s.Lookup("limit").AsInt64OK()
+	if limit != 0 && limit != 1 {
+		return 0, errBadValue("delete limit must be 0 or 1")
+	}
+	n := len(f.d.shards)
+	if flt.idEq != nil || n == 1 {
+		i := 0
+		if flt.idEq != nil {
+			i = flt.idEq.shardOf(n)
+		}
+		var got int
+		err := f.onShard(ctx, i, kindWrite, func(st *store) { got = st.delete(db, coll, flt, int(limit)) })
+		return got, err
+	}
+	if limit == 0 {
+		counts := make([]int, n)
+		if err := f.scatter(ctx, kindWrite, func(i int, st *store) { counts[i] = st.delete(db, coll, flt, 0) }); err != nil {
+			return 0, err
+		}
+		total := 0
+		for _, x := range counts {
+			total += x
+		}
+		return total, nil
+	}
+	for i := range n {
+		var got int
+		if err := f.onShard(ctx, i, kindWrite, func(st *store) { got = st.delete(db, coll, flt, 1) }); err != nil {
+			return 0, err
+		}
+		if got > 0 {
+			return got, nil
+		}
+	}
+	return 0, nil
+}
