@@ -1,0 +1,141 @@
+package telemetry
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// Load-host contention thresholds, measured on the 2-core development
+// machine with the simulator (`sweep --target s=sim:slots=8,service=2ms
+// --concurrency 1..64x2`):
+//   - quiet host: our threads waited ≤ TODO% of their runnable time, others
+//     used ≤ TODO% of the cores, goroutines waited p99 ≤ TODO ms;
+//   - shared with other builds and tests (host 100% busy): run-queue wait
+//     62–82%, others (less the simulator) 65–85%, C=1 lost ~20% ops/s;
+//   - three busy loops beside it: run-queue wait 76–92%, others 87–96%,
+//     goroutines waited p99 up to 24 ms, C=1 lost ~40% ops/s.
+//
+// Waiting at least as long as running (50%) while others hold a quarter
+// of the machine separates the starved windows from the quiet ones with a
+// wide margin on both sides.
+const (
+	defaultRunQueueWaitMin = 50.0 // % of our threads' runnable time
+	defaultSchedP99MinMS   = 5.0  // ms, goroutine runnable wait p99
+	defaultOthersCPUMin    = 25.0 // % of all cores
+	defaultPressureMin     = 50.0 // % of wall time, PSI some (fallback)
+)
+
+func (c Classifier) clientBound(s *sweep.StepResult) (bool, string) {
+	ct := s.Client
+	if ct == nil || ct.CPUs <= 0 {
+		return false, ""
+	}
+	frac := ct.CPUPct / (float64(ct.CPUs) * 100)
+	if frac < c.ClientCPUFrac {
+		return false, ""
+	}
+	return true, fmt.Sprintf("client CPU %.0f%% is %.0f%% of its %d cores (≥ %.0f%%): these numbers are the client's limit, not the server's; run --clients on more machines",
+		ct.CPUPct, frac*100, ct.CPUs, c.ClientCPUFrac*100)
+}
+
+// othersCPU is the share of all the host's cores used by other processes,
+// less the server poolsweep runs on this machine (whose CPU /proc measured
+// for its host entry): that server is what is being measured, not a
+// neighbour. Nil when the host's CPU was not measured.
+func (c Classifier) othersCPU(s *sweep.StepResult) *float64 {
+	ct := s.Client
+	if ct.OthersCPUPct == nil {
+		return nil
+	}
+	v := *ct.OthersCPUPct
+	if c.LocalServerHost != "" && s.Server != nil && ct.HostCPUs != nil && *ct.HostCPUs > 0 {
+		if h := s.Server.Hosts[c.LocalServerHost]; h != nil && h.CPUPct != nil {
+			v -= *h.CPUPct / float64(*ct.HostCPUs)
+		}
+	}
+	return ptr(max(v, 0))
+}
+
+// Contended reports whether the load host kept this process from the CPU
+// during step's window (rule 2 of Classifier), with the evidence. It reads
+// only step.Client and, for LocalServerHost, step.Server.
+func (c Classifier) Contended(step *sweep.StepResult) (bool, string) {
+	if step == nil {
+		return false, ""
+	}
+	return c.contended(step)
+}
+
+func (c Classifier) contended(s *sweep.StepResult) (bool, string) {
+	ct := s.Client
+	if ct == nil {
+		return false, ""
+	}
+	rq, sched := ct.RunQueueWaitPct, ct.SchedLatencyP99MS
+	starved := (rq != nil && *rq >= c.RunQueueWaitMin) || (sched != nil && *sched >= c.SchedP99MinMS)
+	if !starved {
+		return false, ""
+	}
+	// Who kept us waiting: other processes' CPU says it directly. PSI
+	// counts any task that waited, ours and the local server's included, so
+	// it only stands in where /proc/stat is not readable; where neither is,
+	// waiting this long to run is evidence enough.
+	psi, others := ct.CPUPressurePct, c.othersCPU(s)
+	var busy bool
+	switch {
+	case others != nil:
+		busy = *others >= c.OthersCPUMin
+	case psi != nil:
+		busy = *psi >= c.PressureMin
+	default:
+		busy = true
+	}
+	if !busy {
+		return false, ""
+	}
+	var waited []string
+	if rq != nil {
+		waited = append(waited, fmt.Sprintf("our threads waited for a CPU %.0f%% of the time they were runnable", *rq))
+	}
+	if sched != nil {
+		waited = append(waited, fmt.Sprintf("goroutines waited p99 %.1f ms to run", *sched))
+	}
+	var host []string
+	if psi != nil {
+		host = append(host, fmt.Sprintf("PSI some %.0f%%", *psi))
+	}
+	if others != nil {
+		cores := ""
+		if ct.HostCPUs != nil {
+			cores = fmt.Sprintf(" of %d cores", *ct.HostCPUs)
+		}
+		host = append(host, fmt.Sprintf("other processes %.0f%%%s", *others, cores))
+	}
+	why := strings.Join(waited, ", ")
+	if len(host) > 0 {
+		why += " (" + strings.Join(host, ", ") + ")"
+	}
+	return true, "load host CPU contended: " + why + "; these numbers are this machine's, not the server's"
+}
+
+// ClientLimited reports whether the load host, not the server, set step's
+// numbers, and why: the step is labelled client (for its CPU or for
+// contention). A step with no label (recorded without telemetry judging)
+// is judged by DefaultClassifier's client-CPU and contention rules from its
+// client telemetry, if any. The sweep summary's CLIENT-BOUND warning counts
+// the steps for which it is true.
+func ClientLimited(step *sweep.StepResult) (bool, string) {
+	if step == nil {
+		return false, ""
+	}
+	if step.Bound != "" {
+		return step.Bound == BoundClient, step.BoundReason
+	}
+	c := DefaultClassifier()
+	if ok, r := c.clientBound(step); ok {
+		return true, r
+	}
+	return c.contended(step)
+}
