@@ -26,12 +26,12 @@ const (
 //     waiting in the kernel's run queue, or its goroutines waited p99 ≥
 //     SchedP99MinMS to run) while other processes used ≥ OthersCPUMin % of
 //     all cores (not counting a server poolsweep runs on this machine,
-//     LocalServerHost: that is what is being measured). Where /proc/stat
-//     cannot be read, PSI CPU "some" ≥ PressureMin % stands in for others'
-//     CPU; where neither can, the wait alone decides. This holds even when
-//     our own CPU is low: a starved client issues calls late and reads
-//     replies late, so throughput falls and latency grows as if the server
-//     were slow.
+//     LocalServerHost: that is what is being measured) and the host was
+//     out of CPUs (PSI CPU "some" ≥ PressureMin %). A source the platform
+//     lacks is skipped; with neither others' CPU nor PSI the wait alone
+//     decides. This holds even when our own CPU is low: a starved client
+//     issues calls late and reads replies late, so throughput falls and
+//     latency grows as if the server were slow.
 //  3. server  — hard evidence on any host: admission tickets exhausted (mean
 //     available ≤ TicketsFreeMax while some are in use), ops queued (mean
 //     ≥ ServerQueueMin), or CPU ≥ ServerCPUFrac of the host's cores

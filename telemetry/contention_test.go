@@ -67,11 +67,22 @@ func TestContended(t *testing.T) {
 		// scheduler's own wait is the witness.
 		{"sched latency only", sweep.ClientTelemetry{SchedLatencyP99MS: p(6.2), OthersCPUPct: p(60)},
 			0, nil, true, []string{"goroutines waited p99 6.2 ms to run"}},
-		// No /proc/stat: PSI stands in for others' CPU.
-		{"PSI fallback", sweep.ClientTelemetry{RunQueueWaitPct: p(70), CPUPressurePct: p(71)},
-			0, nil, true, []string{"PSI some 71%"}},
-		{"PSI fallback, calm", sweep.ClientTelemetry{RunQueueWaitPct: p(70), CPUPressurePct: p(30)},
+		// Neighbours hold a third of a large host, but it has idle cores
+		// (PSI some 5%): nobody was kept from a CPU for long, whatever
+		// wake-up latency made our threads wait.
+		{"large host with idle cores", sweep.ClientTelemetry{RunQueueWaitPct: p(60), CPUPressurePct: p(5), OthersCPUPct: p(33), HostCPUPct: p(45)},
 			0, nil, false, nil},
+		// Just below the pressure threshold.
+		{"below pressure threshold", sweep.ClientTelemetry{RunQueueWaitPct: p(80), CPUPressurePct: p(19.9), OthersCPUPct: p(90)},
+			0, nil, false, nil},
+		// No /proc/stat: PSI alone says the host was out of CPUs.
+		{"PSI only", sweep.ClientTelemetry{RunQueueWaitPct: p(70), CPUPressurePct: p(71)},
+			0, nil, true, []string{"PSI some 71%"}},
+		{"PSI only, calm", sweep.ClientTelemetry{RunQueueWaitPct: p(70), CPUPressurePct: p(15)},
+			0, nil, false, nil},
+		// No PSI (kernel < 4.20 or psi=0): others' CPU alone.
+		{"others only", sweep.ClientTelemetry{RunQueueWaitPct: p(70), OthersCPUPct: p(60)},
+			0, nil, true, []string{"other processes 60% of 2 cores"}},
 		// Nothing about the host at all: the wait alone decides.
 		{"no host sources", sweep.ClientTelemetry{SchedLatencyP99MS: p(8)}, 0, nil, true, nil},
 		{"no host sources, calm", sweep.ClientTelemetry{SchedLatencyP99MS: p(1)}, 0, nil, false, nil},

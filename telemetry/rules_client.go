@@ -24,7 +24,7 @@ const (
 	defaultRunQueueWaitMin = 50.0 // % of our threads' runnable time
 	defaultSchedP99MinMS   = 5.0  // ms, goroutine runnable wait p99
 	defaultOthersCPUMin    = 25.0 // % of all cores
-	defaultPressureMin     = 50.0 // % of wall time, PSI some (fallback)
+	defaultPressureMin     = 20.0 // % of wall time, PSI some
 )
 
 func (c Classifier) clientBound(s *sweep.StepResult) (bool, string) {
@@ -78,21 +78,17 @@ func (c Classifier) contended(s *sweep.StepResult) (bool, string) {
 	if !starved {
 		return false, ""
 	}
-	// Who kept us waiting: other processes' CPU says it directly. PSI
-	// counts any task that waited, ours and the local server's included, so
-	// it only stands in where /proc/stat is not readable; where neither is,
-	// waiting this long to run is evidence enough.
+	// Who kept us waiting. Others' CPU says whether someone else held a
+	// real share of the machine; PSI says whether the machine was out of
+	// CPUs (on a large host with idle cores, busy neighbours delay no one).
+	// PSI alone would not do: it counts our own and the local server's
+	// waits too. A source the platform lacks is not held against the step;
+	// where it has neither, waiting this long to run is evidence enough.
 	psi, others := ct.CPUPressurePct, c.othersCPU(s)
-	var busy bool
-	switch {
-	case others != nil:
-		busy = *others >= c.OthersCPUMin
-	case psi != nil:
-		busy = *psi >= c.PressureMin
-	default:
-		busy = true
+	if others != nil && *others < c.OthersCPUMin {
+		return false, ""
 	}
-	if !busy {
+	if psi != nil && *psi < c.PressureMin {
 		return false, ""
 	}
 	var waited []string
