@@ -19,8 +19,12 @@ const (
 // is not useful; start from DefaultClassifier.
 //
 // Precedence, first match wins:
-//  1. client  — client CPU ≥ ClientCPUFrac of its cores. When the client is
-//     saturated every other number is a symptom of it, so it goes first.
+//  1. client  — client CPU ≥ ClientCPUFrac of its cores; or, with a server
+//     poolsweep runs on this machine (LocalServerHost), the client uses
+//     ≥ ClientMachineFrac of the host's cores and the two together ≥
+//     ClientCPUFrac: the client cannot get more than the server leaves it.
+//     When the client is saturated every other number is a symptom of it,
+//     so it goes first.
 //  2. client  — the load host is contended: this process was kept from
 //     the CPU (its threads spent ≥ RunQueueWaitMin % of their runnable time
 //     waiting in the kernel's run queue, or its goroutines waited p99 ≥
@@ -57,7 +61,8 @@ const (
 //     A rough heuristic, rarely decisive.
 //  9. none.
 type Classifier struct {
-	ClientCPUFrac float64 // of CPUs×100; 0.85
+	ClientCPUFrac     float64 // of CPUs×100; 0.85
+	ClientMachineFrac float64 // the client's own share of the host's cores for the full-machine test; 0.5
 
 	RunQueueWaitMin float64 // % of our threads' runnable time spent waiting; see DefaultClassifier
 	SchedP99MinMS   float64 // goroutine runnable wait p99, ms
@@ -91,6 +96,7 @@ type Classifier struct {
 func DefaultClassifier() Classifier {
 	return Classifier{
 		ClientCPUFrac:      0.85,
+		ClientMachineFrac:  0.5,
 		RunQueueWaitMin:    defaultRunQueueWaitMin,
 		SchedP99MinMS:      defaultSchedP99MinMS,
 		PressureMin:        defaultPressureMin,

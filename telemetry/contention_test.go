@@ -158,3 +158,39 @@ func TestClientLimited(t *testing.T) {
 		t.Error("nil step is client-limited")
 	}
 }
+
+// TestMachineFull: with the server running on this machine, a client that
+// uses most of it and, with the server, fills it is this machine's limit;
+// a server that fills the machine on its own is not the client's.
+func TestMachineFull(t *testing.T) {
+	tests := []struct {
+		name           string
+		client, server float64 // CPU %, of one core; 2 cores
+		local          bool
+		want           string
+		reasonHave     string
+	}{
+		// Sharded simulator at C=48: client 150% (75%), simulator 40%.
+		{"client fills the machine", 150, 40, true, BoundClient, "this machine is full: client CPU 150% and the server running here 40% use 95% of its 2 cores"},
+		// Room left: 80% together.
+		{"room left", 150, 10, true, BoundServer, ""},
+		// Embedded FerretDB at 160% with the client at 40%: the machine is
+		// full, but of the server; its rules speak (tickets here).
+		{"server fills the machine", 40, 160, true, BoundServer, ""},
+		// The server is not on this machine: its CPU is not ours to add.
+		{"server elsewhere", 150, 40, false, BoundServer, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := DefaultClassifier()
+			if tt.local {
+				c.LocalServerHost = "a:27017"
+			}
+			s := hostStep(sweep.ClientTelemetry{CPUPct: tt.client}, tt.server)
+			got, reason := c.Classify(s, nil)
+			if got != tt.want || !strings.Contains(reason, tt.reasonHave) {
+				t.Errorf("Classify = %s (%s), want %s with %q", got, reason, tt.want, tt.reasonHave)
+			}
+		})
+	}
+}

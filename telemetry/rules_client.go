@@ -39,11 +39,34 @@ func (c Classifier) clientBound(s *sweep.StepResult) (bool, string) {
 		return false, ""
 	}
 	frac := ct.CPUPct / (float64(ct.CPUs) * 100)
-	if frac < c.ClientCPUFrac {
+	if frac >= c.ClientCPUFrac {
+		return true, fmt.Sprintf("client CPU %.0f%% is %.0f%% of its %d cores (≥ %.0f%%): these numbers are the client's limit, not the server's; run --clients on more machines",
+			ct.CPUPct, frac*100, ct.CPUs, c.ClientCPUFrac*100)
+	}
+	return c.machineFull(s)
+}
+
+// machineFull is rule 1's second half: the client is the main user of this
+// machine (≥ ClientMachineFrac of its cores) and, with the server poolsweep
+// runs here, fills it (≥ ClientCPUFrac). The client cannot get more CPU
+// than the server leaves it, so the limit is this machine. A server that
+// fills the machine on its own is the server rules' business.
+func (c Classifier) machineFull(s *sweep.StepResult) (bool, string) {
+	ct := s.Client
+	if c.LocalServerHost == "" || s.Server == nil || ct.HostCPUs == nil || *ct.HostCPUs <= 0 {
 		return false, ""
 	}
-	return true, fmt.Sprintf("client CPU %.0f%% is %.0f%% of its %d cores (≥ %.0f%%): these numbers are the client's limit, not the server's; run --clients on more machines",
-		ct.CPUPct, frac*100, ct.CPUs, c.ClientCPUFrac*100)
+	h := s.Server.Hosts[c.LocalServerHost]
+	if h == nil || h.CPUPct == nil {
+		return false, ""
+	}
+	all := float64(*ct.HostCPUs) * 100
+	own, both := ct.CPUPct/all, (ct.CPUPct+*h.CPUPct)/all
+	if own < c.ClientMachineFrac || both < c.ClientCPUFrac {
+		return false, ""
+	}
+	return true, fmt.Sprintf("this machine is full: client CPU %.0f%% and the server running here %.0f%% use %.0f%% of its %d cores (≥ %.0f%%): these numbers are this machine's, not the server's; run the client elsewhere",
+		ct.CPUPct, *h.CPUPct, both*100, *ct.HostCPUs, c.ClientCPUFrac*100)
 }
 
 // othersCPU is the share of all the host's cores used by other processes,
