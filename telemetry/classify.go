@@ -22,7 +22,8 @@ const (
 //  1. client  — client CPU ≥ ClientCPUFrac of its cores; or, with a server
 //     poolsweep runs on this machine (LocalServerHost), the client uses
 //     ≥ ClientMachineFrac of the host's cores and the two together ≥
-//     ClientCPUFrac: the client cannot get more than the server leaves it.
+//     ClientCPUFrac: neither can get more CPU than the other leaves it, so
+//     the limit is this machine.
 //     When the client is saturated every other number is a symptom of it,
 //     so it goes first.
 //  2. client  — the load host is contended: this process was kept from
@@ -62,7 +63,7 @@ const (
 //  9. none.
 type Classifier struct {
 	ClientCPUFrac     float64 // of CPUs×100; 0.85
-	ClientMachineFrac float64 // the client's own share of the host's cores for the full-machine test; 0.5
+	ClientMachineFrac float64 // the client's own share of the host's cores for the full-machine test; 0.25
 
 	RunQueueWaitMin float64 // % of our threads' runnable time spent waiting; see DefaultClassifier
 	SchedP99MinMS   float64 // goroutine runnable wait p99, ms
@@ -96,7 +97,7 @@ type Classifier struct {
 func DefaultClassifier() Classifier {
 	return Classifier{
 		ClientCPUFrac:      0.85,
-		ClientMachineFrac:  0.5,
+		ClientMachineFrac:  0.25,
 		RunQueueWaitMin:    defaultRunQueueWaitMin,
 		SchedP99MinMS:      defaultSchedP99MinMS,
 		PressureMin:        defaultPressureMin,
