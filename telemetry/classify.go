@@ -23,44 +23,46 @@ const (
 //     poolsweep runs on this machine (LocalServerHost), the client uses
 //     ≥ ClientMachineFrac of the host's cores and the two together ≥
 //     ClientCPUFrac: neither can get more CPU than the other leaves it, so
-//     the limit is this machine.
-//     When the client is saturated every other number is a symptom of it,
-//     so it goes first.
-//  2. client  — the load host is contended: this process was kept from
+//     the limit is this machine. When the client is saturated every other
+//     number is a symptom of it, so it goes first.
+//  2. server  — hard evidence on any host of a server on another machine:
+//     admission tickets exhausted (mean available ≤ TicketsFreeMax while
+//     some are in use), ops queued (mean ≥ ServerQueueMin), or CPU ≥
+//     ServerCPUFrac of the host's cores (ServerCores when set, else the
+//     host's hostInfo core count). A server that is out of capacity with P
+//     connections is the limit even when the pool also makes callers wait
+//     (a bigger pool would only queue more at the server), and even when
+//     this machine is contended (its queue was full regardless).
+//  3. server  — at least a tenth of the ops ran into the op timeout.
+//  4. client  — the load host is contended: this process was kept from
 //     the CPU (its threads spent ≥ RunQueueWaitMin % of their runnable time
 //     waiting in the kernel's run queue, or its goroutines waited p99 ≥
 //     SchedP99MinMS to run) while other processes used ≥ OthersCPUMin % of
-//     all cores (not counting a server poolsweep runs on this machine,
-//     LocalServerHost: that is what is being measured) and the host was
-//     out of CPUs (PSI CPU "some" ≥ PressureMin %). A source the platform
-//     lacks is skipped; with neither others' CPU nor PSI the wait alone
-//     decides. This holds even when our own CPU is low: a starved client
-//     issues calls late and reads replies late, so throughput falls and
-//     latency grows as if the server were slow.
-//  3. server  — hard evidence on any host: admission tickets exhausted (mean
-//     available ≤ TicketsFreeMax while some are in use), ops queued (mean
-//     ≥ ServerQueueMin), or CPU ≥ ServerCPUFrac of the host's cores
-//     (ServerCores when set, else the host's hostInfo core count). A
-//     server that is out of capacity with P connections is the limit even
-//     when the pool also makes callers wait: a bigger pool would only
-//     queue more at the server.
-//  4. server  — at least a tenth of the ops ran into the op timeout.
-//  5. pool    — concurrency > maxPoolSize and checkout wait (per op × ops
+//     all cores (not counting the server poolsweep runs here: that is what
+//     is being measured) and the host was out of CPUs (PSI CPU "some" ≥
+//     PressureMin %). A source the platform lacks is skipped; with neither
+//     others' CPU nor PSI the wait alone decides. This holds even when our
+//     own CPU is low: a starved client issues calls late and reads replies
+//     late, so throughput falls and latency grows as if the server were
+//     slow.
+//  5. server  — rule 2 for a server on this machine, which the same
+//     contention slows, so rule 4 goes first.
+//  6. pool    — concurrency > maxPoolSize and checkout wait (per op × ops
 //     per call) ≥ PoolWaitShare of the mean call latency.
-//  6. server  — soft evidence against the previous step of the same series:
+//  7. server  — soft evidence against the previous step of the same series:
 //     server-side latency grew by ≥ LatencyGrowth of the concurrency growth
 //     while throughput grew by < ThroughputGrowth of it.
-//  7. server  — the same test on the client's side, for a server that
+//  8. server  — the same test on the client's side, for a server that
 //     reports no latency, queue or tickets (FerretDB): call latency net of
 //     pool wait grew by ≥ LatencyGrowth of the concurrency growth, ops/s
 //     by < ThroughputGrowth of it, with pool wait under PoolWaitNegligible
-//     of the call and the host healthy (rules 1 and 2 did not fire). The
+//     of the call and the host healthy (rules 1 and 4 did not fire). The
 //     limit is then past the pool: the server or the network.
-//  8. network — only with LinkBytesPerS set: the busier direction of the
+//  9. network — only with LinkBytesPerS set: the busier direction of the
 //     server's network ≥ LinkFrac of the link and server-side latency
 //     < NetworkShare of the client-observed latency net of pool wait.
 //     A rough heuristic, rarely decisive.
-//  9. none.
+//  10. none.
 type Classifier struct {
 	ClientCPUFrac     float64 // of CPUs×100; 0.85
 	ClientMachineFrac float64 // the client's own share of the host's cores for the full-machine test; 0.25
@@ -83,7 +85,7 @@ type Classifier struct {
 	ServerCores int
 
 	PoolWaitShare      float64 // of mean call latency; 0.30
-	PoolWaitNegligible float64 // of mean call latency, for rule 7; 0.10
+	PoolWaitNegligible float64 // of mean call latency, for rule 8; 0.10
 	LatencyGrowth      float64 // fraction of concurrency growth; 0.5
 	ThroughputGrowth   float64 // fraction of concurrency growth; 0.25
 
@@ -125,14 +127,25 @@ func (c Classifier) Classify(step, prev *sweep.StepResult) (bound, reason string
 	if ok, r := c.clientBound(step); ok {
 		return BoundClient, r
 	}
-	if ok, r := c.contended(step); ok {
-		return BoundClient, r
-	}
-	if ok, r := c.serverHard(step); ok {
-		return BoundServer, r
+	// A queue at a server on another machine is that server's whatever
+	// this machine did; a server sharing this machine is slowed by the same
+	// contention as the client, so there contention is judged first.
+	local := c.LocalServerHost != ""
+	if !local {
+		if ok, r := c.serverHard(step); ok {
+			return BoundServer, r
+		}
 	}
 	if ok, r := timeoutBound(step); ok {
 		return BoundServer, r
+	}
+	if ok, r := c.contended(step); ok {
+		return BoundClient, r
+	}
+	if local {
+		if ok, r := c.serverHard(step); ok {
+			return BoundServer, r
+		}
 	}
 	if ok, r := c.poolBound(step); ok {
 		return BoundPool, r

@@ -113,15 +113,29 @@ func TestContended(t *testing.T) {
 					t.Errorf("reason %q lacks %q", why, w)
 				}
 			}
-			// The step's label follows: client before the server's exhausted
-			// tickets when contended, the server's otherwise.
+			// The step's label follows. With the server on this machine,
+			// contention goes before its exhausted tickets (the same
+			// contention slows it); a server elsewhere with a full queue is
+			// the bound whatever this machine did.
 			bound, reason := c.Classify(s, nil)
 			want := BoundServer
+			if tt.want && c.LocalServerHost != "" {
+				want = BoundClient
+			}
+			if bound != want || (want == BoundClient && reason != why) {
+				t.Errorf("Classify = %s (%s), want %s", bound, reason, want)
+			}
+			// Without the server's evidence, contention is the label
+			// wherever the server runs.
+			for _, h := range s.Server.Hosts {
+				h.Tickets, h.Queue = nil, nil
+			}
+			want = BoundNone
 			if tt.want {
 				want = BoundClient
 			}
-			if bound != want || (tt.want && reason != why) {
-				t.Errorf("Classify = %s (%s), want %s", bound, reason, want)
+			if bound, reason := c.Classify(s, nil); bound != want {
+				t.Errorf("without server evidence: Classify = %s (%s), want %s", bound, reason, want)
 			}
 		})
 	}
@@ -195,5 +209,21 @@ func TestMachineFull(t *testing.T) {
 				t.Errorf("Classify = %s (%s), want %s with %q", got, reason, tt.want, tt.reasonHave)
 			}
 		})
+	}
+}
+
+// TestTimeoutsBeforeContention: a server that stopped answering (a tenth of
+// the ops past the op timeout, seconds each) is the bound even on a
+// contended host: contention delays calls by milliseconds, not seconds.
+func TestTimeoutsBeforeContention(t *testing.T) {
+	s := hostStep(sweep.ClientTelemetry{CPUPct: 10, RunQueueWaitPct: p(80), CPUPressurePct: p(99), OthersCPUPct: p(95)}, 5)
+	s.Errors.Timeout = 2000
+	s.Server.Hosts["a:27017"].Tickets = nil // the stopped server's counters say nothing
+	for _, local := range []string{"", "a:27017"} {
+		c := DefaultClassifier()
+		c.LocalServerHost = local
+		if bound, reason := c.Classify(s, nil); bound != BoundServer || !strings.Contains(reason, "timed out") {
+			t.Errorf("local=%q: Classify = %s (%s), want server for the timeouts", local, bound, reason)
+		}
 	}
 }

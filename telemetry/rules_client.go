@@ -90,7 +90,7 @@ func (c Classifier) othersCPU(s *sweep.StepResult) *float64 {
 }
 
 // Contended reports whether the load host kept this process from the CPU
-// during step's window (rule 2 of Classifier), with the evidence. It reads
+// during step's window (rule 4 of Classifier), with the evidence. It reads
 // only step.Client and, for LocalServerHost, step.Server.
 func (c Classifier) Contended(step *sweep.StepResult) (bool, string) {
 	if step == nil {

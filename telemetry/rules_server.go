@@ -163,7 +163,7 @@ func netCallLatency(s *sweep.StepResult) float64 {
 // serverInferred is serverSoft from the client's side, for a server that
 // reports nothing to judge by: in a closed loop, more calls in flight that
 // buy no throughput and only latency are waiting somewhere past the pool.
-// The client telemetry must exist (rules 1 and 2 have then judged the host
+// The client telemetry must exist (rules 1 and 4 have then judged the host
 // healthy); without it a starved client could not be told from a slow
 // server.
 func (c Classifier) serverInferred(s, prev *sweep.StepResult) (bool, string) {
