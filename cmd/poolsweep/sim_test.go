@@ -226,7 +226,7 @@ func TestSimulatorSharded(t *testing.T) {
 // saturation is a ~17% throughput drop with an interval excluding zero;
 // the same spec twice is no significant difference.
 func TestCompareOnSimulator(t *testing.T) {
-	_, path := simSweep(t, "--target", "base=sim:slots=8,service=1ms", "--target", "slower=sim:slots=8,service=1200us",
+	res, path := simSweep(t, "--target", "base=sim:slots=8,service=1ms", "--target", "slower=sim:slots=8,service=1200us",
 		"--target", "same=sim:slots=8,service=1ms", "--order", "interleaved", "--trials", "5",
 		"--concurrency", "32", "--warmup", "300ms", "--duration", "1s", "--no-plot")
 	type metric struct {
@@ -250,14 +250,33 @@ func TestCompareOnSimulator(t *testing.T) {
 		}
 		return *c.Steps[0].Metrics["ops_per_s"]
 	}
+	// A comparison rests on every trial of both sides: a miss is excused
+	// only when at least half of them ran on a starved load host.
+	excused := func(candidate, what string) bool {
+		n, bad := 0, 0
+		for _, s := range res.Steps {
+			if s.Target == "base" || s.Target == candidate {
+				n++
+				if ok, _ := telemetry.ClientLimited(&s); ok {
+					bad++
+				}
+			}
+		}
+		if 2*bad >= n {
+			t.Logf("base vs %s: %s, but %d of %d trials ran on a starved load host", candidate, what, bad, n)
+			return true
+		}
+		return false
+	}
+	logSteps(t, res)
 	slower := check("slower")
 	t.Logf("1ms → 1.2ms: %.1f%% [%.1f%%, %.1f%%] significant=%v", *slower.DeltaPct, *slower.CILowPct, *slower.CIHighPct, slower.Significant)
-	if !slower.Significant || *slower.DeltaPct > -10 || *slower.DeltaPct < -25 || *slower.CIHighPct >= 0 {
+	if (!slower.Significant || *slower.DeltaPct > -10 || *slower.DeltaPct < -25 || *slower.CIHighPct >= 0) && !excused("slower", "the drop missed") {
 		t.Errorf("want a significant drop near 17%% with an interval below zero")
 	}
 	same := check("same")
 	t.Logf("same spec: %.1f%% significant=%v", *same.DeltaPct, same.Significant)
-	if same.Significant {
+	if same.Significant && !excused("same", "the same spec differed") {
 		t.Errorf("the same spec twice must not be a significant difference")
 	}
 }
