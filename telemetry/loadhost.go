@@ -108,16 +108,23 @@ func parseProcStatCPU(b []byte) (cpuTimes, error) {
 // hostCPU is the window's host CPU from two /proc/stat readings and this
 // process's CPU seconds over the same window: host busy and the part of it
 // that was not ours, both in % of all cores. ok is false when the counters
-// did not advance (or went backwards).
+// did not advance (or went backwards), or when the host says it was less
+// busy than we alone were: the kernel accounts busy ticks lazily on some
+// (tickless, virtualised) CPUs, and such a window's host figures are
+// unknown, not small.
 func hostCPU(a, b cpuTimes, ownCPUSeconds float64) (host, others float64, ok bool) {
 	dt, db := b.total-a.total, b.busy-a.busy
 	if dt <= 0 || db < 0 {
 		return 0, 0, false
 	}
-	host = db / dt * 100
 	own := ownCPUSeconds * clockTicksPerSecond
-	// Ticks are sampled (10 ms each), so "busy minus ours" can dip a little
-	// below zero on a quiet host.
+	// Ticks are sampled (10 ms each) and the two clocks are read a moment
+	// apart, so "busy minus ours" may dip a little below zero: allow 5% of
+	// the window before calling the counters inconsistent.
+	if db < own-0.05*dt {
+		return 0, 0, false
+	}
+	host = db / dt * 100
 	others = min(max((db-own)/dt*100, 0), 100)
 	return host, others, true
 }

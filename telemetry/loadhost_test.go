@@ -97,8 +97,12 @@ func TestHostCPU(t *testing.T) {
 		// 2 cores × 1 s = 200 ticks, 150 busy, 0.5 s ours = 50 ticks: host
 		// 75%, others 50% of all cores.
 		{"half others", cpuTimes{busy: 1150, total: 4200}, 0.5, 75, 50, true},
-		// We used more than the host counted (tick sampling): others 0, not negative.
-		{"clamped", cpuTimes{busy: 1040, total: 4200}, 0.5, 20, 0, true},
+		// We used a little more than the host counted (tick sampling,
+		// within 5% of the window): others 0, not negative.
+		{"clamped", cpuTimes{busy: 1045, total: 4200}, 0.5, 22.5, 0, true},
+		// The host counted far less than we alone used (recorded once: host
+		// 7% while we used 25% of the cores): unknown, not 7%.
+		{"inconsistent", cpuTimes{busy: 1014, total: 4200}, 0.5, 0, 0, false},
 		// The counters did not advance: nothing to say.
 		{"no time", cpuTimes{busy: 1000, total: 4000}, 0, 0, 0, false},
 		// A counter went backwards: nothing to say.
