@@ -229,11 +229,14 @@ type ServerSample struct {
 	NetInBytesPerS  *float64           `json:"net_in_bytes_per_s"`
 	NetOutBytesPerS *float64           `json:"net_out_bytes_per_s"`
 	ConnPool        *ConnPoolCounts    `json:"conn_pool,omitempty"`
-	// InFlight is the server's in-flight operations over the window by
-	// Little's law: server ops/s × mean server latency; nil when the
-	// server reports no latency.
+	Samples         int                `json:"samples"`
+	// InFlight is the server's mean ops in flight over the window by
+	// Little's law (its read+write ops/s × their mean server latency, queue
+	// wait included); nil when the server reports no opLatencies.
 	InFlight *float64 `json:"in_flight"`
-	Samples  int      `json:"samples"`
+	// Cores is the host's core count from hostInfo (per host; nil on Total
+	// and where the server does not answer).
+	Cores *int `json:"cores"`
 }
 
 // ConnCounts is serverStatus.connections over the window.
@@ -264,12 +267,35 @@ type ConnPoolCounts struct {
 	Created   *float64 `json:"created"`
 }
 
-// ClientTelemetry is this process during the window.
+// ClientTelemetry is this process, and the load host it runs on, during
+// the window. The host fields are nil where the platform has no source.
 type ClientTelemetry struct {
 	CPUPct     float64 `json:"cpu_pct"`
 	CPUs       int     `json:"cpus"`
 	GCPauseMS  float64 `json:"gc_pause_ms"`
 	Goroutines int     `json:"goroutines"`
+
+	// CPUPressurePct is PSI "some" for CPU (/proc/pressure/cpu): the share
+	// of wall time in which at least one runnable task waited for a CPU.
+	CPUPressurePct *float64 `json:"cpu_pressure_pct"`
+	// HostCPUs is how many CPUs HostCPUPct and OthersCPUPct are shares of.
+	HostCPUs *int `json:"host_cpus"`
+	// HostCPUPct is the host's busy CPU (/proc/stat), in % of all cores.
+	HostCPUPct *float64 `json:"host_cpu_pct"`
+	// OthersCPUPct is the host's busy CPU not spent by this process, in %
+	// of all cores.
+	OthersCPUPct *float64 `json:"others_cpu_pct"`
+	// SchedLatencyP50MS and SchedLatencyP99MS are how long this process's
+	// runnable goroutines waited to run (runtime/metrics
+	// /sched/latencies:seconds over the window).
+	SchedLatencyP50MS *float64 `json:"sched_latency_p50_ms"`
+	SchedLatencyP99MS *float64 `json:"sched_latency_p99_ms"`
+	// RunQueueWaitPct is the share of the time this process's threads
+	// wanted a CPU that they spent waiting for one (Linux
+	// /proc/self/task/*/schedstat): the starvation the OS imposed on us,
+	// which the Go scheduler's own latency cannot see while our threads
+	// sleep in epoll.
+	RunQueueWaitPct *float64 `json:"run_queue_wait_pct"`
 }
 
 // LittlesLaw compares the configured in-flight calls with calls/s × latency.

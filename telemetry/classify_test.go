@@ -85,6 +85,18 @@ func TestClassify(t *testing.T) {
 			func(c *Classifier) { c.ServerCores = 8 }, BoundServer, []string{"server CPU 720%", "90% of 8 cores"}},
 		// Same CPU with cores unknown: no CPU verdict.
 		{"server cpu unknown cores", func(s *sweep.StepResult) { host(s).CPUPct = p(720) }, nil, nil, BoundNone, nil},
+		// The host said 8 cores (hostInfo): the rule works for a remote server.
+		{"server cpu hostInfo cores", func(s *sweep.StepResult) {
+			host(s).CPUPct, host(s).Cores = p(720), pi(8)
+		}, nil, nil, BoundServer, []string{"90% of 8 cores (hostInfo"}},
+		// --server-cores 16 wins over the host's 8: 720% is 45%, no verdict.
+		{"server cores override wins", func(s *sweep.StepResult) {
+			host(s).CPUPct, host(s).Cores = p(720), pi(8)
+		}, nil, func(c *Classifier) { c.ServerCores = 16 }, BoundNone, nil},
+		// ...and the other way: the host says 16, the override 8.
+		{"server cores override lower", func(s *sweep.StepResult) {
+			host(s).CPUPct, host(s).Cores = p(720), pi(16)
+		}, nil, func(c *Classifier) { c.ServerCores = 8 }, BoundServer, []string{"90% of 8 cores (as configured"}},
 		// Pool: 3 ops/call × 1 ms wait = 3 ms of 5 ms (60%), C 256 > P 64.
 		{"pool", func(s *sweep.StepResult) {
 			s.Concurrency, s.Ops = 256, 30000
@@ -165,18 +177,18 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// TestClassifyDefault checks that the package-level Classify is the default
-// classifier and is deterministic with several hosts (the busiest is named).
-func TestClassifyDefault(t *testing.T) {
+// TestClassifySeveralHosts checks that the verdict is deterministic with
+// several hosts (the busiest is named) and that a nil step is no panic.
+func TestClassifySeveralHosts(t *testing.T) {
 	s := withTotal(baseStep())
 	s.Server.Hosts["b:27017"] = &sweep.ServerSample{Queue: &sweep.QueueCounts{Readers: p(5), Writers: p(0)}}
 	for range 5 {
-		bound, reason := Classify(s, nil)
+		bound, reason := DefaultClassifier().Classify(s, nil)
 		if bound != BoundServer || !strings.Contains(reason, "on b:27017") {
 			t.Fatalf("Classify = %q, %q; want server on b:27017", bound, reason)
 		}
 	}
-	if b, _ := Classify(nil, nil); b != BoundNone {
+	if b, _ := DefaultClassifier().Classify(nil, nil); b != BoundNone {
 		t.Errorf("Classify(nil) = %q", b)
 	}
 }
@@ -214,6 +226,8 @@ func TestLittlesLaw(t *testing.T) {
 	}
 }
 
+func pi(v int) *int { return &v }
+
 func near(a, b, tol float64) bool { return a-b <= tol && b-a <= tol }
 
 func TestAnnotate(t *testing.T) {
@@ -235,4 +249,111 @@ func TestAnnotate(t *testing.T) {
 		t.Errorf("half in flight: littles %+v warnings %v", s.LittlesLaw, s.Warnings)
 	}
 	Annotate(nil, nil, DefaultClassifier()) // no panic
+}
+
+// ferretStep is an embedded-FerretDB step as a sweep records it: the
+// server reports no latency, queue or tickets (only the CPU and RSS that
+// /proc gave for the child), the client is healthy, and there is no pool
+// wait (pool = match). latencyMS is the mean call latency.
+func ferretStep(c int, opsPerS, latencyMS float64) *sweep.StepResult {
+	n := int64(opsPerS * 4)
+	host := &sweep.ServerSample{CPUPct: p(95), RSSMB: p(180), Cores: pi(2), Samples: 5}
+	return &sweep.StepResult{
+		Target: "embedded", Workload: "read", PoolSetting: "match", Clients: 1,
+		Concurrency: c, MaxPoolSize: c, Calls: n, Ops: n, OpsPerS: opsPerS, CallsPerS: opsPerS, DurationS: 4,
+		Latency: sweep.LatencySummary{Mean: latencyMS, P50: latencyMS * 0.8},
+		Pool:    sweep.PoolStats{CheckoutWait: sweep.Quantiles{Mean: 0.01}},
+		Client: &sweep.ClientTelemetry{CPUPct: 35, CPUs: 2, HostCPUs: pi(2), HostCPUPct: p(70), OthersCPUPct: p(50),
+			CPUPressurePct: p(30), RunQueueWaitPct: p(12), SchedLatencyP50MS: p(0.01), SchedLatencyP99MS: p(0.4)},
+		Server: &sweep.ServerTelemetry{Hosts: map[string]*sweep.ServerSample{"127.0.0.1:27018": host},
+			Total: &sweep.ServerSample{CPUPct: p(95), RSSMB: p(180), Samples: 5}},
+	}
+}
+
+// TestClassifySilentServer: a server that reports nothing to judge by
+// (FerretDB) still gets a saturation verdict from the client's side, and
+// only when the evidence holds.
+func TestClassifySilentServer(t *testing.T) {
+	local := func(c *Classifier) { c.LocalServerHost = "127.0.0.1:27018" }
+	tests := []struct {
+		name       string
+		prev, step *sweep.StepResult
+		c          func(*Classifier)
+		want       string
+		reasonHave []string
+	}{
+		// Seen on embedded FerretDB, C 4 → 16: ops/s 343 → 260 while the
+		// mean call went 11.7 → 61.5 ms (C/X). Was "none"; it is saturated.
+		{"ferretdb 4 to 16", ferretStep(4, 343, 11.7), ferretStep(16, 260, 61.5), local, BoundServer,
+			[]string{"throughput flat while in-flight calls grew", "concurrency 4→16 (×4)", "ops/s 343→260", "11.69→61.49 ms",
+				"the limit is past the pool (server or network); the server reports no queue"}},
+		// C 16 → 32, ops/s +10% (< 25% of the ×2), latency ×1.8 (≥ 50%): server.
+		{"flat by a little", ferretStep(16, 260, 61.5), ferretStep(32, 286, 112), local, BoundServer, nil},
+		// C 1 → 2: throughput nearly doubles, latency flat: growing, none.
+		{"still scaling", ferretStep(1, 120, 8.3), ferretStep(2, 230, 8.7), local, BoundNone, []string{"server queue not reported"}},
+		// ops/s +30% of a ×2 (≥ 25%): the server still gives something.
+		{"throughput still grows", ferretStep(16, 260, 61.5), ferretStep(32, 340, 94), local, BoundNone, nil},
+		// Latency +40% of a ×2 (< 50%) while ops/s are flat: the calls did
+		// not wait longer, so they are not queueing past the pool (Little's
+		// law would be broken: the client issued fewer calls).
+		{"latency did not grow enough", ferretStep(16, 260, 61.5), ferretStep(32, 262, 86), local, BoundNone, nil},
+		// The first step of a series has nothing to compare with.
+		{"no previous step", nil, ferretStep(16, 260, 61.5), local, BoundNone, nil},
+		// A previous step from another target is not this curve.
+		{"other series", func() *sweep.StepResult { s := ferretStep(4, 343, 11.7); s.Target = "other"; return s }(),
+			ferretStep(16, 260, 61.5), local, BoundNone, nil},
+		// The callers waited for connections (C 16 > P 4, most of the call):
+		// the pool rule speaks first.
+		{"pool wait", ferretStep(4, 343, 11.7), func() *sweep.StepResult {
+			s := ferretStep(16, 260, 61.5)
+			s.MaxPoolSize, s.PoolSetting, s.Pool.CheckoutWait.Mean = 4, "4", 45
+			return s
+		}(), local, BoundPool, nil},
+		// Pool wait of 15% of the call (C = P, so not the pool's verdict)
+		// muddies "net of pool wait": no inference.
+		{"some pool wait", ferretStep(4, 343, 11.7), func() *sweep.StepResult {
+			s := ferretStep(16, 260, 61.5)
+			s.Pool.CheckoutWait.Mean = 9
+			return s
+		}(), local, BoundNone, nil},
+		// No client telemetry: a starved client cannot be ruled out.
+		{"client not measured", ferretStep(4, 343, 11.7), func() *sweep.StepResult {
+			s := ferretStep(16, 260, 61.5)
+			s.Client = nil
+			return s
+		}(), local, BoundNone, nil},
+		// The same numbers on a contended load host are the host's.
+		{"contended host", ferretStep(4, 343, 11.7), func() *sweep.StepResult {
+			s := ferretStep(16, 260, 61.5)
+			s.Client.RunQueueWaitPct, s.Client.OthersCPUPct, s.Client.CPUPressurePct = p(80), p(95), p(99)
+			return s
+		}(), local, BoundClient, []string{"load host CPU contended"}},
+		// A server that reports latency is judged by it (rule 6), not here:
+		// its latency flat → not saturated, whatever the client saw.
+		{"server reports latency", ferretStep(4, 343, 11.7), func() *sweep.StepResult {
+			s := ferretStep(16, 260, 61.5)
+			s.Server.Total.ReadLatencyUS = p(900)
+			return s
+		}(), local, BoundNone, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := DefaultClassifier()
+			if tt.c != nil {
+				tt.c(&c)
+			}
+			if tt.name == "server reports latency" {
+				tt.prev.Server.Total.ReadLatencyUS = p(880)
+			}
+			got, reason := c.Classify(tt.step, tt.prev)
+			if got != tt.want {
+				t.Fatalf("bound = %q (%s), want %q", got, reason, tt.want)
+			}
+			for _, w := range tt.reasonHave {
+				if !strings.Contains(reason, w) {
+					t.Errorf("reason %q lacks %q", reason, w)
+				}
+			}
+		})
+	}
 }

@@ -81,6 +81,8 @@ type hostSampler struct {
 	snaps      []snapshot
 	router     bool
 	noPoolStat bool // connPoolStats failed once; not retried, not recounted
+	asked      bool // hostInfo was asked (once per host, answered or not)
+	cores      *int // hostInfo's core count; nil when not answered
 }
 
 // NewServerSampler prepares one client per host (given as host:port). No
@@ -192,6 +194,7 @@ func (s *ServerSampler) Start(ctx context.Context) error {
 		h.snaps = h.snaps[:0]
 	}
 
+	s.askCores(ctx)
 	s.sampleAll(ctx)
 	s.fetchShards(ctx)
 
@@ -229,6 +232,29 @@ func (s *ServerSampler) sampleAll(ctx context.Context) {
 			defer wg.Done()
 			s.sampleOne(ctx, h)
 		}()
+	}
+	wg.Wait()
+}
+
+// askCores asks every host that has not been asked for its core count
+// (hostInfo), all at once, before the first window's baseline sample. A
+// host that does not answer (no privilege, an old or partial server) keeps
+// nil cores; that is not a sampling error and is not asked again.
+func (s *ServerSampler) askCores(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, h := range s.hosts {
+		if h.asked {
+			continue
+		}
+		h.asked = true
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+			defer cancel()
+			raw, err := h.client.Database("admin").RunCommand(cctx, bson.D{{Key: "hostInfo", Value: 1}}).Raw()
+			if err == nil {
+				h.cores = parseHostInfoCores(raw)
+			}
+		})
 	}
 	wg.Wait()
 }
@@ -331,6 +357,10 @@ func (s *ServerSampler) Stop() *sweep.ServerTelemetry {
 	windows := make([]hostWindow, 0, len(s.hosts))
 	for _, h := range s.hosts {
 		hw := summarizeHost(h.snaps)
+		if h.cores != nil {
+			c := *h.cores
+			hw.sample.Cores = &c
+		}
 		st.Hosts[h.host] = hw.sample
 		windows = append(windows, hw)
 	}

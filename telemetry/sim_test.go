@@ -2,8 +2,10 @@ package telemetry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -136,12 +138,34 @@ func measureStep(t *testing.T, d *sim.Deployment, c, p int, window time.Duration
 
 func logStep(t *testing.T, s *sweep.StepResult) {
 	t.Helper()
-	t.Logf("C=%d P=%d: %.0f calls/s, mean %.2f ms, pool wait %.2f ms, client %+v, littles %+v",
-		s.Concurrency, s.MaxPoolSize, s.CallsPerS, s.Latency.Mean, s.Pool.CheckoutWait.Mean, *s.Client, *s.LittlesLaw)
-	for _, l := range Describe(s.Server.Total, "simulator") {
-		t.Log("  " + l)
+	t.Logf("C=%d P=%d: %.0f calls/s, mean %.2f ms, pool wait %.2f ms, littles %+v",
+		s.Concurrency, s.MaxPoolSize, s.CallsPerS, s.Latency.Mean, s.Pool.CheckoutWait.Mean, *s.LittlesLaw)
+	for name, v := range map[string]any{"client": s.Client, "server total": s.Server.Total} {
+		b, _ := json.Marshal(v)
+		t.Logf("  %s %s", name, b)
 	}
 	t.Logf("  bound %s: %s (sampler errors %d %s)", s.Bound, s.BoundReason, s.Server.SamplerErrors, s.Server.SamplerError)
+}
+
+// boundOrContended accepts the expected bound, or a client bound whose
+// reason carries the tool's own evidence of a starved load host (its CPU
+// or contention): on a busy machine that is the honest answer, and the
+// rule that says so is pinned by table tests on recorded quiet and busy
+// windows (TestContended), so it cannot quietly swallow every step.
+func boundOrContended(t *testing.T, s *sweep.StepResult, want string) {
+	t.Helper()
+	if s.Bound == want {
+		return
+	}
+	if ok, why := DefaultClassifier().Contended(s); ok && s.Bound == BoundClient {
+		t.Logf("load host contended, step labelled client instead of %s: %s", want, why)
+		return
+	}
+	if ok, _ := DefaultClassifier().clientBound(s); ok && s.Bound == BoundClient {
+		t.Logf("client CPU saturated, step labelled client instead of %s: %s", want, s.BoundReason)
+		return
+	}
+	t.Errorf("bound = %s (%s), want %s (or client with evidence of a starved load host)", s.Bound, s.BoundReason, want)
 }
 
 // TestSimBounds runs the simulator where each bound is known by
@@ -169,12 +193,7 @@ func TestSimBounds(t *testing.T) {
 			d := startSim(t, tt.spec)
 			s := measureStep(t, d, tt.c, tt.p, time.Second)
 			logStep(t, s)
-			if s.Client.CPUPct >= 0.85*float64(s.Client.CPUs)*100 {
-				t.Skipf("client CPU %.0f%% on a busy machine: the step is honestly client-bound, nothing to check", s.Client.CPUPct)
-			}
-			if s.Bound != tt.bound {
-				t.Errorf("bound = %s (%s), want %s", s.Bound, s.BoundReason, tt.bound)
-			}
+			boundOrContended(t, s, tt.bound)
 			checkSimTelemetry(t, s)
 		})
 	}
@@ -209,6 +228,13 @@ func checkSimTelemetry(t *testing.T, s *sweep.StepResult) {
 	// Server-side latency can never exceed what the client observed.
 	if lat := *tot.ReadLatencyUS / 1000; lat > s.Latency.Mean*1.05 {
 		t.Errorf("server read latency %.2f ms > client latency %.2f ms", lat, s.Latency.Mean)
+	}
+	// The server's own Little's law: its in-flight finds can be neither
+	// more than the callers nor none, and agree with its rate × latency.
+	if f := tot.InFlight; f == nil || *f <= 0 || *f > float64(s.Concurrency)*1.05 {
+		t.Errorf("server in flight = %v, want in (0, %d]", tot.InFlight, s.Concurrency)
+	} else if want := q * *tot.ReadLatencyUS / 1e6; math.Abs(*f-want) > 0.1*want {
+		t.Errorf("server in flight %.2f, query/s × read latency gives %.2f", *f, want)
 	}
 	if !s.LittlesLaw.OK {
 		t.Errorf("Little's law failed in a plain closed loop: %+v", *s.LittlesLaw)

@@ -206,3 +206,19 @@ func parseListShards(doc bson.Raw) []string {
 	}
 	return names
 }
+
+// parseHostInfoCores returns the logical cores a hostInfo reply says the
+// server may use: system.numCoresAvailableToProcess (newer servers; it
+// follows CPU affinity) when positive, else system.numCores. Nil when
+// neither is a positive whole number.
+func parseHostInfoCores(doc bson.Raw) *int {
+	for _, key := range []string{"numCoresAvailableToProcess", "numCores"} {
+		v := num(doc, "system", key)
+		if v == nil || *v < 1 || *v != math.Trunc(*v) || *v > 1<<20 {
+			continue
+		}
+		n := int(*v)
+		return &n
+	}
+	return nil
+}

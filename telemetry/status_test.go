@@ -138,7 +138,9 @@ func TestSummarizeFixtures(t *testing.T) {
 			RSSMB:           p(1844),
 			NetInBytesPerS:  p(1.5e6),
 			NetOutBytesPerS: p(4e6),
-			Samples:         3,
+			// read 6000/s × 850 µs + write 3000/s × 1200 µs
+			InFlight: p(8.7),
+			Samples:  3,
 		}, nil},
 		// 8.0: tickets from queues.execution with queueLength preferred to
 		// globalLock.currentQueue; rates over uptimeMillis (1 s) although
@@ -154,7 +156,9 @@ func TestSummarizeFixtures(t *testing.T) {
 			RSSMB:           p(2441),
 			NetInBytesPerS:  p(1.2e6),
 			NetOutBytesPerS: p(4.8e6),
-			Samples:         3,
+			// 10000 reads/s × 2000 µs; no writes count as zero, not unknown
+			InFlight: p(20),
+			Samples:  3,
 		}, nil},
 		// mongos: no globalLock, tickets or queues; router pool from
 		// connPoolStats (created = count during the window); shard names.
@@ -168,7 +172,9 @@ func TestSummarizeFixtures(t *testing.T) {
 			NetInBytesPerS:  p(0.8e6),
 			NetOutBytesPerS: p(1.1e6),
 			ConnPool:        &sweep.ConnPoolCounts{InUse: p(62), Available: p(2), Created: p(6)},
-			Samples:         3,
+			// 3000 × 1500 µs + 1500 × 2600 µs
+			InFlight: p(8.4),
+			Samples:  3,
 		}, []string{"shard01", "shard02"}},
 		// FerretDB reports none of it: every field null, only the sample count.
 		{"ferretdb-1.24.json", &sweep.ServerSample{Samples: 3}, nil},
@@ -358,5 +364,36 @@ func TestTicketsPreferNewerSection(t *testing.T) {
 	s := parseServerStatus(raw, time.Now())
 	if s.ticketsRead == nil || *s.ticketsRead.out != 5 || s.ticketsWrite != nil {
 		t.Fatalf("tickets = %+v / %+v, want read out 5 from queues.execution and no write side", s.ticketsRead, s.ticketsWrite)
+	}
+}
+
+// TestParseHostInfoCores reads recorded hostInfo replies: the cores a
+// server may use, preferring the affinity-aware count, and nil (never 0)
+// where the reply has none.
+func TestParseHostInfoCores(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "hostinfo.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc bson.Raw
+	if err := bson.UnmarshalExtJSON(b, true, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int{
+		"mongod-7.0":    4,  // numCoresAvailableToProcess wins over numCores 8
+		"mongod-5.0":    16, // numCores
+		"ferretdb-1.24": 2,  // numCores (its GOMAXPROCS)
+		"no-counts":     0,  // numCores 0: unknown
+	} {
+		got := parseHostInfoCores(doc.Lookup("replies", name).Document())
+		switch {
+		case want == 0 && got != nil:
+			t.Errorf("%s: cores = %d, want nil", name, *got)
+		case want > 0 && (got == nil || *got != want):
+			t.Errorf("%s: cores = %v, want %d", name, got, want)
+		}
+	}
+	if got := parseHostInfoCores(nil); got != nil {
+		t.Errorf("empty reply: cores = %d, want nil", *got)
 	}
 }

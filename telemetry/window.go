@@ -80,6 +80,14 @@ func ptr(f float64) *float64 { return &f }
 // summarizeHost turns one host's snapshots, oldest first, into its window
 // summary. Gauges (connections, queues, tickets, router pool) are means over
 // every snapshot; counters become rates between the first and the last.
+//
+// InFlight is Little's law on the server's own books: the latency the server
+// summed over its read and write ops during the window, divided by the
+// window, is its mean number of those ops in flight (ops/s × mean latency,
+// queue wait included). The sampler's serverStatus, hostInfo and
+// connPoolStats are commands, which opLatencies counts apart from reads and
+// writes, so nothing of ours is in it. Both halves must be reported: one
+// alone would undercount a mixed workload.
 func summarizeHost(snaps []snapshot) hostWindow {
 	s := &sweep.ServerSample{Samples: len(snaps)}
 	hw := hostWindow{sample: s}
@@ -133,6 +141,10 @@ func summarizeHost(snaps []snapshot) hostWindow {
 		if *dOps > 0 {
 			s.WriteLatencyUS = ptr(*dLat / *dOps)
 		}
+	}
+
+	if hw.latOK[0] && hw.latOK[1] && secs > 0 {
+		s.InFlight = ptr((hw.readLatUS + hw.writeLatUS) / (secs * 1e6))
 	}
 
 	q := &sweep.QueueCounts{
@@ -204,10 +216,11 @@ func ticketWindow(snaps []snapshot) *sweep.TicketCounts {
 	return t
 }
 
-// totalOf adds the hosts' summaries: rates, gauges, CPU (in % of one core,
-// so three busy hosts may show 250%) and RSS are sums over the hosts that
-// report them; latencies are weighted by each host's op count. A field no
-// host reports stays nil.
+// totalOf adds the hosts' summaries: rates, gauges, in-flight ops, CPU (in
+// % of one core, so three busy hosts may show 250%) and RSS are sums over the
+// hosts that report them; latencies are weighted by each host's op count.
+// Cores stay per host (hosts may share a machine). A field no host reports
+// stays nil.
 func totalOf(hosts []hostWindow) *sweep.ServerSample {
 	t := &sweep.ServerSample{}
 	var rOps, rLat, wOps, wLat float64
@@ -282,6 +295,7 @@ func totalOf(hosts []hostWindow) *sweep.ServerSample {
 	if tk.InUse != nil || tk.Available != nil || tk.Queued != nil {
 		t.Tickets = tk
 	}
+	t.InFlight = collect(func(s *sweep.ServerSample) *float64 { return s.InFlight })
 	t.CPUPct = collect(func(s *sweep.ServerSample) *float64 { return s.CPUPct })
 	t.RSSMB = collect(func(s *sweep.ServerSample) *float64 { return s.RSSMB })
 	t.NetInBytesPerS = collect(func(s *sweep.ServerSample) *float64 { return s.NetInBytesPerS })

@@ -1,13 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/telemetry"
 )
 
 // simSweep runs a sweep of simulator targets and returns its results.
@@ -43,13 +49,59 @@ func stepAt(t *testing.T, res *sweep.Results, target string, c int) sweep.StepRe
 	return sweep.StepResult{}
 }
 
+// starved says whether the tool's own evidence shows that this machine,
+// not the simulator, set step's numbers (it is labelled client: its CPU or
+// a contended load host), and logs the evidence. A calibration claim may
+// miss only on such steps, so a regression on a quiet host still fails.
+func starved(t *testing.T, s sweep.StepResult, what string) bool {
+	t.Helper()
+	ok, why := telemetry.ClientLimited(&s)
+	if ok {
+		t.Logf("%s C=%d: %s, but the load host was starved: %s", s.Target, s.Concurrency, what, why)
+	}
+	return ok
+}
+
+// seriesOf returns target's steps in concurrency order.
+func seriesOf(res *sweep.Results, target string) []sweep.StepResult {
+	var out []sweep.StepResult
+	for _, s := range res.Steps {
+		if s.Target == target {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// logSteps prints each step's throughput, bound and load-host evidence.
+func logSteps(t *testing.T, res *sweep.Results) {
+	t.Helper()
+	for _, s := range res.Steps {
+		host := "no client telemetry"
+		if c := s.Client; c != nil {
+			f := func(v *float64) string {
+				if v == nil {
+					return "n/a"
+				}
+				return fmt.Sprintf("%.1f", *v)
+			}
+			host = fmt.Sprintf("cpu %.0f%%, run-queue wait %s%%, sched p99 %s ms, PSI %s%%, others %s%%",
+				c.CPUPct, f(c.RunQueueWaitPct), f(c.SchedLatencyP99MS), f(c.CPUPressurePct), f(c.OthersCPUPct))
+		}
+		t.Logf("%s C=%d: %.0f ops/s, %s (%s); %s", s.Target, s.Concurrency, s.OpsPerS, s.Bound, s.BoundReason, host)
+	}
+}
+
 // TestSimulatorKnee is the calibration proof end to end: against
 // slots=8,service=2ms the knee is at 8 (one grid step either side at
 // most) and the peak within 15% of 4000 ops/s; with conn_cost the
-// throughput at 64 connections is measurably below the peak.
+// throughput at 64 connections is measurably below the peak. On a busy
+// machine a claim may miss only where the steps say the load host was
+// starved.
 func TestSimulatorKnee(t *testing.T) {
 	res, path := simSweep(t, "--target", "plain=sim:slots=8,service=2ms", "--target", "costly=sim:slots=8,service=2ms,conn_cost=50us",
 		"--concurrency", "1..64x2", "--warmup", "300ms", "--duration", "1500ms")
+	logSteps(t, res)
 	if res.Header.Targets[0].ServerKind != "simulator" || res.Header.Targets[0].SimSpec == "" {
 		t.Errorf("header should name the simulator and its spec: %+v", res.Header.Targets[0])
 	}
@@ -70,49 +122,83 @@ func TestSimulatorKnee(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Series) != 2 {
 		t.Fatalf("analyze json: %v\n%s", err, out)
 	}
+	plain := seriesOf(res, "plain")
 	for _, s := range rep.Series {
 		t.Logf("%s: knee %d [%d, %d], peak %.0f ops/s at %d", s.Target, s.Knee.Concurrency, s.Knee.Low, s.Knee.High, s.Peak.QPS, s.Peak.Concurrency)
 		if s.Target != "plain" {
 			continue
 		}
-		if s.Knee.Concurrency < 4 || s.Knee.Concurrency > 16 {
-			t.Errorf("knee at %d, want 8 ± one grid step", s.Knee.Concurrency)
+		if s.Peak.QPS > 4000*1.15 {
+			t.Errorf("peak %.0f ops/s, more than 15%% above the capacity 4000", s.Peak.QPS)
 		}
-		if s.Peak.QPS < 4000*0.85 || s.Peak.QPS > 4000*1.15 {
-			t.Errorf("peak %.0f ops/s, want within 15%% of 4000", s.Peak.QPS)
+		if s.Peak.QPS < 4000*0.85 {
+			// Every plateau step (C ≥ 16) fell short: each must be starved.
+			for _, st := range plain {
+				if st.Concurrency >= 16 && !starved(t, st, fmt.Sprintf("%.0f ops/s is below 85%% of 4000", st.OpsPerS)) {
+					t.Errorf("peak %.0f ops/s, want within 15%% of 4000; C=%d ran on a healthy load host", s.Peak.QPS, st.Concurrency)
+				}
+			}
+		}
+		k := s.Knee.Concurrency
+		switch {
+		case k >= 4 && k <= 16:
+		case k > 0 && k < 4:
+			if st := stepAt(t, res, "plain", s.Peak.Concurrency); !starved(t, st, fmt.Sprintf("knee %d: the peak is depressed", k)) {
+				t.Errorf("knee at %d, want 8 ± one grid step", k)
+			}
+		default: // past 16, or none found within the range
+			// The steps from the truth up to the knee found all fell short
+			// of the plateau; each must be starved.
+			for _, st := range plain {
+				if st.Concurrency >= 8 && (k == 0 || st.Concurrency < k) && !starved(t, st, fmt.Sprintf("the knee was found at %d", k)) {
+					t.Errorf("knee at %d, want 8 ± one grid step; C=%d ran on a healthy load host", k, st.Concurrency)
+				}
+			}
 		}
 	}
-	peak := 0.0
+	peak, peakStep := 0.0, sweep.StepResult{}
 	for _, s := range res.Steps {
 		if s.Target == "costly" && s.OpsPerS > peak {
-			peak = s.OpsPerS
+			peak, peakStep = s.OpsPerS, s
 		}
 	}
 	at64 := stepAt(t, res, "costly", 64).OpsPerS
 	t.Logf("conn_cost=50us: peak %.0f, at 64 %.0f (model %.0f)", peak, at64, 8/(0.002+65*50e-6))
-	if at64 > 0.9*peak {
+	if at64 > 0.9*peak && !starved(t, peakStep, "the peak is depressed") {
 		t.Errorf("with conn_cost throughput at 64 (%.0f) should be ≥10%% below the peak (%.0f)", at64, peak)
 	}
-	// The saturated steps are server-bound by construction (slots exhausted).
-	if s := stepAt(t, res, "plain", 64); s.Bound != "server" || s.Server == nil || s.Server.Total.Tickets == nil {
-		t.Errorf("C=64 on 8 slots should be server-bound with tickets reported: %q %s", s.Bound, s.BoundReason)
+	// The saturated steps are server-bound by construction (slots
+	// exhausted), unless the load host was starved; tickets are reported
+	// either way.
+	s := stepAt(t, res, "plain", 64)
+	if s.Server == nil || s.Server.Total == nil || s.Server.Total.Tickets == nil {
+		t.Errorf("C=64: want tickets reported: %+v", s.Server)
+	}
+	if s.Bound != "server" && !starved(t, s, "not labelled server") {
+		t.Errorf("C=64 on 8 slots should be server-bound: %q %s", s.Bound, s.BoundReason)
 	}
 }
 
 // TestSimulatorSharded: three shards behind two routers give at least
 // 2.5× one shard's peak; a slow router caps the cluster at its own
-// capacity; inspect reports the topology and lists the shards.
+// capacity; inspect reports the topology and lists the shards. A starved
+// load host may explain a shortfall, never an excess.
 func TestSimulatorSharded(t *testing.T) {
 	res, _ := simSweep(t, "--target", "one=sim:slots=8,service=2ms", "--target", "sharded=sim:shards=3,slots=8,service=2ms,routers=2",
 		"--target", "slowrouter=sim:shards=3,slots=8,service=2ms,router_slots=4,router_cost=1ms",
 		"--concurrency", "48", "--warmup", "300ms", "--duration", "1500ms")
-	one, sharded, slow := stepAt(t, res, "one", 48).OpsPerS, stepAt(t, res, "sharded", 48).OpsPerS, stepAt(t, res, "slowrouter", 48).OpsPerS
+	logSteps(t, res)
+	oneStep, shardedStep, slowStep := stepAt(t, res, "one", 48), stepAt(t, res, "sharded", 48), stepAt(t, res, "slowrouter", 48)
+	one, sharded, slow := oneStep.OpsPerS, shardedStep.OpsPerS, slowStep.OpsPerS
 	t.Logf("one shard %.0f, 3 shards %.0f (%.2f×), slow router %.0f", one, sharded, sharded/one, slow)
-	if sharded < 2.5*one {
+	if sharded < 2.5*one && !starved(t, shardedStep, fmt.Sprintf("3 shards gave only %.2f× one shard", sharded/one)) {
 		t.Errorf("3 shards gave %.2f× one shard, want ≥ 2.5×", sharded/one)
 	}
-	if slow > 4000*1.15 || slow < 4000*0.85 {
+	if slow > 4000*1.15 {
 		t.Errorf("a router of 4 slots × 1ms should cap at ~4000 ops/s, got %.0f", slow)
+	}
+	if slow < 4000*0.85 && !starved(t, slowStep, fmt.Sprintf("%.0f ops/s is below 85%% of the router's 4000", slow)) {
+		t.Errorf("a router of 4 slots × 1ms should reach ~4000 ops/s, got %.0f", slow)
 	}
 	var hdr sweep.TargetHeader
 	for _, h := range res.Header.Targets {
@@ -124,7 +210,7 @@ func TestSimulatorSharded(t *testing.T) {
 		t.Errorf("sharded header: %+v", hdr)
 	}
 	// With two routers every step has a server sample per router.
-	if s := stepAt(t, res, "sharded", 48); s.Server == nil || len(s.Server.Hosts) != 2 {
+	if s := shardedStep; s.Server == nil || len(s.Server.Hosts) != 2 {
 		t.Errorf("want telemetry from both routers: %+v", s.Server)
 	}
 
@@ -140,7 +226,7 @@ func TestSimulatorSharded(t *testing.T) {
 // saturation is a ~17% throughput drop with an interval excluding zero;
 // the same spec twice is no significant difference.
 func TestCompareOnSimulator(t *testing.T) {
-	_, path := simSweep(t, "--target", "base=sim:slots=8,service=1ms", "--target", "slower=sim:slots=8,service=1200us",
+	res, path := simSweep(t, "--target", "base=sim:slots=8,service=1ms", "--target", "slower=sim:slots=8,service=1200us",
 		"--target", "same=sim:slots=8,service=1ms", "--order", "interleaved", "--trials", "5",
 		"--concurrency", "32", "--warmup", "300ms", "--duration", "1s", "--no-plot")
 	type metric struct {
@@ -164,14 +250,121 @@ func TestCompareOnSimulator(t *testing.T) {
 		}
 		return *c.Steps[0].Metrics["ops_per_s"]
 	}
+	// A comparison rests on every trial of both sides: a miss is excused
+	// only when at least half of them ran on a starved load host.
+	excused := func(candidate, what string) bool {
+		n, bad := 0, 0
+		for _, s := range res.Steps {
+			if s.Target == "base" || s.Target == candidate {
+				n++
+				if ok, _ := telemetry.ClientLimited(&s); ok {
+					bad++
+				}
+			}
+		}
+		if 2*bad >= n {
+			t.Logf("base vs %s: %s, but %d of %d trials ran on a starved load host", candidate, what, bad, n)
+			return true
+		}
+		return false
+	}
+	logSteps(t, res)
 	slower := check("slower")
 	t.Logf("1ms → 1.2ms: %.1f%% [%.1f%%, %.1f%%] significant=%v", *slower.DeltaPct, *slower.CILowPct, *slower.CIHighPct, slower.Significant)
-	if !slower.Significant || *slower.DeltaPct > -10 || *slower.DeltaPct < -25 || *slower.CIHighPct >= 0 {
+	if (!slower.Significant || *slower.DeltaPct > -10 || *slower.DeltaPct < -25 || *slower.CIHighPct >= 0) && !excused("slower", "the drop missed") {
 		t.Errorf("want a significant drop near 17%% with an interval below zero")
 	}
 	same := check("same")
 	t.Logf("same spec: %.1f%% significant=%v", *same.DeltaPct, same.Significant)
-	if same.Significant {
+	if same.Significant && !excused("same", "the same spec differed") {
 		t.Errorf("the same spec twice must not be a significant difference")
+	}
+}
+
+// startHogs runs n busy shell loops (separate processes, so they compete
+// for the cores as a neighbour would, not as our goroutines) until the
+// test ends or the bound passes, whichever is first.
+func startHogs(t *testing.T, n int, bound time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	var cmds []*exec.Cmd
+	for range n {
+		c := exec.CommandContext(ctx, "sh", "-c", "while :; do :; done")
+		if err := c.Start(); err != nil {
+			cancel()
+			t.Fatalf("start CPU hog: %v", err)
+		}
+		cmds = append(cmds, c)
+	}
+	t.Cleanup(func() {
+		cancel() // kills every loop still running
+		for _, c := range cmds {
+			_ = c.Wait()
+		}
+	})
+}
+
+// TestSimulatorUnderCPUHogs sweeps the simulator while more busy loops than
+// cores run beside it (issue 10's "busy load host"): the starved steps must
+// be labelled client with the contention evidence, even though our own CPU
+// stays low, and the summary must warn; the knee analysis then either finds
+// the true knee or sees client-bound levels and does not claim confidence.
+func TestSimulatorUnderCPUHogs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps the simulator beside CPU hogs")
+	}
+	startHogs(t, max(3, runtime.NumCPU()+1), 3*time.Minute)
+	time.Sleep(500 * time.Millisecond) // let the loops take the cores
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runBinary(t, dir, 3*time.Minute, "sweep", "--target", "s=sim:slots=8,service=2ms", "--workload", "read",
+		"--concurrency", "1..64x2", "--warmup", "300ms", "--duration", "1500ms", "--records", "2000", "--no-plot", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	res, err := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logSteps(t, res)
+	contended := 0
+	for _, s := range res.Steps {
+		if s.Bound == telemetry.BoundClient && strings.Contains(s.BoundReason, "load host CPU contended") &&
+			strings.Contains(s.BoundReason, "these numbers are this machine's, not the server's") {
+			contended++
+			continue
+		}
+		// Where this step escaped, say what it saw: its CPU was not ours to
+		// blame, so the label must name the host.
+		t.Logf("C=%d not labelled contended: %s (%s)", s.Concurrency, s.Bound, s.BoundReason)
+	}
+	// Every core is oversubscribed for the whole sweep: all steps are
+	// starved; allow one to slip through a quiet moment of the scheduler.
+	if contended < len(res.Steps)-1 {
+		t.Errorf("%d of %d steps labelled client for load-host contention, want all (at most one missed)", contended, len(res.Steps))
+	}
+	if !strings.Contains(stdout, "CLIENT-BOUND") {
+		t.Errorf("the summary does not warn that the steps were client-bound:\n%s", stdout)
+	}
+	reports := knee.AnalyzeAll(knee.FromResults([]*sweep.Results{res}), knee.DefaultOptions())
+	if len(reports) != 1 {
+		t.Fatalf("%d knee reports", len(reports))
+	}
+	r := reports[0]
+	t.Logf("knee %+v; verdict %s", r.Knee, r.Verdict)
+	if k := r.Knee.Concurrency; r.Knee.Found && k >= 4 && k <= 16 {
+		return // the truth despite the hogs
+	}
+	client := 0
+	for _, l := range r.Levels {
+		if l.Bound == telemetry.BoundClient {
+			client++
+		}
+	}
+	if client == 0 {
+		t.Errorf("the knee analysis saw no client-bound level: %+v", r.Levels)
+	}
+	if c := r.Knee.Confidence; c == "high" || c == "medium" {
+		t.Errorf("knee %d claimed with %s confidence on a starved load host", r.Knee.Concurrency, c)
 	}
 }

@@ -65,13 +65,13 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 	}
 	clientBound := 0
 	for _, s := range steps {
-		if s.Bound == "client" {
+		if ok, _ := telemetry.ClientLimited(&s); ok {
 			clientBound++
 		}
 	}
 	if clientBound > 0 {
-		fmt.Fprintf(w, "WARNING: %d of %d steps were CLIENT-BOUND: this machine's CPU, not the server, set their numbers.\n"+
-			"         Run poolsweep on more (or larger) client machines, or with fewer workers per process, before trusting the knee.\n", clientBound, len(steps))
+		fmt.Fprintf(w, "WARNING: %d of %d steps were CLIENT-BOUND: this machine's CPU (poolsweep's own load or other processes), not the server, set their numbers.\n"+
+			"         Run poolsweep on a quieter or larger machine, or spread it with --clients over more machines, before trusting the knee.\n", clientBound, len(steps))
 	}
 	errs := int64(0)
 	ops := int64(0)

@@ -1,0 +1,305 @@
+package telemetry
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "proc", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestParsePSISomeTotal(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want float64
+		err  bool
+	}{
+		// Recorded on the 2-core development machine.
+		{"recorded", "some avg10=81.91 avg60=70.38 avg300=60.40 total=638114425\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n", 638114425, false},
+		// Kernels before 5.13 have no "full" line for CPU.
+		{"some only", "some avg10=0.00 avg60=0.00 avg300=0.00 total=12\n", 12, false},
+		// The full line must not be taken for the some line.
+		{"full first", "full avg10=0 avg60=0 avg300=0 total=7\nsome avg10=0 avg60=0 avg300=0 total=9\n", 9, false},
+		{"no total", "some avg10=0.00 avg60=0.00 avg300=0.00\n", 0, true},
+		{"bad total", "some avg10=0 total=x\n", 0, true},
+		{"negative total", "some total=-5\n", 0, true},
+		{"NaN total", "some total=NaN\n", 0, true},
+		{"empty", "", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := parsePSISomeTotal([]byte(tt.in))
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("%s: parsePSISomeTotal = %v, %v; want %v, err %v", tt.name, got, err, tt.want, tt.err)
+		}
+	}
+	if got, err := parsePSISomeTotal(readTestdata(t, "pressure-cpu.txt")); err != nil || got != 638114425 {
+		t.Errorf("testdata pressure-cpu.txt: %v, %v", got, err)
+	}
+}
+
+func TestParseProcStatCPU(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want cpuTimes
+		err  bool
+	}{
+		// user nice system idle iowait irq softirq steal guest guest_nice:
+		// busy = 100+0+50+0+0+10 = 160 (guest is inside user), idle 800+40.
+		{"full line", "cpu  100 0 50 800 40 0 10 0 30 0\ncpu0 50 0 25 400 20 0 5 0 15 0\ncpu1 50 0 25 400 20 0 5 0 15 0\nintr 1 2\n",
+			cpuTimes{busy: 160, total: 1000, cpus: 2}, false},
+		// Old kernels: only user nice system idle.
+		{"four counters", "cpu 10 0 10 80\ncpu0 10 0 10 80\n", cpuTimes{busy: 20, total: 100, cpus: 1}, false},
+		// Steal time is busy: the hypervisor gave the CPU to someone else.
+		{"steal", "cpu 10 0 10 70 0 0 0 10\ncpu0 10 0 10 70 0 0 0 10\n", cpuTimes{busy: 30, total: 100, cpus: 1}, false},
+		{"no aggregate line", "cpu0 1 2 3 4\n", cpuTimes{}, true},
+		{"no per-cpu lines", "cpu 1 2 3 4\n", cpuTimes{}, true},
+		{"too few counters", "cpu 1 2 3\ncpu0 1 2 3\n", cpuTimes{}, true},
+		{"not a number", "cpu 1 x 3 4\ncpu0 1 2 3 4\n", cpuTimes{}, true},
+		{"infinite", "cpu 1 Inf 3 4\ncpu0 1 2 3 4\n", cpuTimes{}, true},
+		{"empty", "", cpuTimes{}, true},
+	}
+	for _, tt := range tests {
+		got, err := parseProcStatCPU([]byte(tt.in))
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("%s: parseProcStatCPU = %+v, %v; want %+v, err %v", tt.name, got, err, tt.want, tt.err)
+		}
+	}
+	got, err := parseProcStatCPU(readTestdata(t, "stat-2cpu.txt"))
+	if err != nil || got.cpus != 2 || got.busy != 127141+44807+4152+5795 || got.total != got.busy+83052+1151 {
+		t.Errorf("testdata stat-2cpu.txt: %+v, %v", got, err)
+	}
+}
+
+func TestHostCPU(t *testing.T) {
+	a := cpuTimes{busy: 1000, total: 4000, cpus: 2}
+	tests := []struct {
+		name         string
+		b            cpuTimes
+		own          float64 // CPU seconds
+		host, others float64
+		ok           bool
+	}{
+		// 2 cores × 1 s = 200 ticks, 150 busy, 0.5 s ours = 50 ticks: host
+		// 75%, others 50% of all cores.
+		{"half others", cpuTimes{busy: 1150, total: 4200}, 0.5, 75, 50, true},
+		// We used a little more than the host counted (tick sampling,
+		// within 5% of the window): others 0, not negative.
+		{"clamped", cpuTimes{busy: 1045, total: 4200}, 0.5, 22.5, 0, true},
+		// The host counted far less than we alone used (recorded once: host
+		// 7% while we used 25% of the cores): unknown, not 7%.
+		{"inconsistent", cpuTimes{busy: 1014, total: 4200}, 0.5, 0, 0, false},
+		// The counters did not advance: nothing to say.
+		{"no time", cpuTimes{busy: 1000, total: 4000}, 0, 0, 0, false},
+		// A counter went backwards: nothing to say.
+		{"backwards", cpuTimes{busy: 900, total: 4200}, 0, 0, 0, false},
+	}
+	for _, tt := range tests {
+		host, others, ok := hostCPU(a, tt.b, tt.own)
+		if ok != tt.ok || !near(host, tt.host, 1e-9) || !near(others, tt.others, 1e-9) {
+			t.Errorf("%s: hostCPU = %v, %v, %v; want %v, %v, %v", tt.name, host, others, ok, tt.host, tt.others, tt.ok)
+		}
+	}
+}
+
+func TestHistogramQuantile(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		name string
+		h    histogram
+		q    float64
+		want float64
+		ok   bool
+	}{
+		// 100 samples in [1,2) ms: the median is interpolated to 1.5 ms.
+		{"one bucket", histogram{counts: []uint64{0, 100, 0}, buckets: []float64{0, 0.001, 0.002, inf}}, 0.5, 0.0015, true},
+		// 98 fast, 2 slow: p99 falls in the slow bucket [4,8) ms, halfway.
+		{"tail", histogram{counts: []uint64{98, 0, 2}, buckets: []float64{0, 0.001, 0.004, 0.008}}, 0.99, 0.006, true},
+		// The top bucket is unbounded: its lower bound, not +Inf.
+		{"unbounded top", histogram{counts: []uint64{0, 0, 10}, buckets: []float64{0, 0.001, 0.002, inf}}, 0.99, 0.002, true},
+		// An unbounded bottom bucket counts from zero.
+		{"unbounded bottom", histogram{counts: []uint64{10, 0}, buckets: []float64{math.Inf(-1), 0.001, 0.002}}, 0.5, 0.0005, true},
+		// No samples: no quantile, not zero.
+		{"empty", histogram{counts: []uint64{0, 0}, buckets: []float64{0, 1, 2}}, 0.5, 0, false},
+		// Malformed (bucket count mismatch): no quantile.
+		{"malformed", histogram{counts: []uint64{1, 2}, buckets: []float64{0, 1}}, 0.5, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := tt.h.quantile(tt.q)
+		if ok != tt.ok || !near(got, tt.want, 1e-12) {
+			t.Errorf("%s: quantile(%v) = %v, %v; want %v, %v", tt.name, tt.q, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestHistDelta(t *testing.T) {
+	b := []float64{0, 1, 2, 3}
+	d, ok := histDelta(histogram{counts: []uint64{1, 2, 3}, buckets: b}, histogram{counts: []uint64{1, 5, 4}, buckets: b})
+	if !ok || d.counts[0] != 0 || d.counts[1] != 3 || d.counts[2] != 1 {
+		t.Errorf("delta = %+v, %v", d, ok)
+	}
+	// A count going backwards is not a delta.
+	if _, ok := histDelta(histogram{counts: []uint64{2, 0, 0}, buckets: b}, histogram{counts: []uint64{1, 0, 0}, buckets: b}); ok {
+		t.Error("backwards counts: want not ok")
+	}
+	// Different bucket layouts cannot be subtracted.
+	if _, ok := histDelta(histogram{counts: []uint64{0, 0}}, histogram{counts: []uint64{0, 0, 0}, buckets: b}); ok {
+		t.Error("different layouts: want not ok")
+	}
+}
+
+func TestParseSchedstat(t *testing.T) {
+	tests := []struct {
+		in   string
+		want threadTimes
+		err  bool
+	}{
+		{"1397209 4880 2\n", threadTimes{1397209, 4880}, false}, // recorded
+		{"5 6", threadTimes{5, 6}, false},                       // no timeslice count
+		{"5", threadTimes{}, true},
+		{"a b c", threadTimes{}, true},
+		{"-1 2 3", threadTimes{}, true},
+		{"NaN 2 3", threadTimes{}, true},
+	}
+	for _, tt := range tests {
+		got, err := parseSchedstat([]byte(tt.in))
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("parseSchedstat(%q) = %+v, %v; want %+v, err %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+	if _, err := parseSchedstat(readTestdata(t, "schedstat.txt")); err != nil {
+		t.Errorf("testdata schedstat.txt: %v", err)
+	}
+}
+
+func TestRunQueueShare(t *testing.T) {
+	a := map[string]threadTimes{"1": {run: 100, wait: 10}, "2": {run: 50, wait: 0}, "gone": {run: 5, wait: 5}}
+	tests := []struct {
+		name string
+		b    map[string]threadTimes
+		want float64
+		ok   bool
+	}{
+		// Thread 1 ran 100 and waited 100 more; thread 2 ran 100: 100/300.
+		{"two threads", map[string]threadTimes{"1": {run: 200, wait: 110}, "2": {run: 150, wait: 0}}, 100.0 / 3, true},
+		// A thread born in the window counts from zero.
+		{"new thread", map[string]threadTimes{"1": {run: 100, wait: 10}, "2": {run: 50, wait: 0}, "3": {run: 30, wait: 10}}, 25, true},
+		// A recycled thread id (counters below the start) is skipped.
+		{"recycled id", map[string]threadTimes{"1": {run: 1, wait: 1}, "2": {run: 150, wait: 100}}, 50, true},
+		// Nothing ran: no share, not 0%.
+		{"idle", map[string]threadTimes{"1": {run: 100, wait: 10}}, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := runQueueShare(a, tt.b)
+		if ok != tt.ok || !near(got, tt.want, 1e-9) {
+			t.Errorf("%s: runQueueShare = %v, %v; want %v, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestApplyHostMissingSources: a platform without PSI, /proc/stat or
+// schedstat leaves those fields null, never 0, and the rest still works.
+func TestApplyHostMissingSources(t *testing.T) {
+	var ct sweep.ClientTelemetry
+	applyHost(&ct, hostReading{}, hostReading{}, 1, 1)
+	if ct.CPUPressurePct != nil || ct.HostCPUPct != nil || ct.OthersCPUPct != nil || ct.HostCPUs != nil ||
+		ct.SchedLatencyP50MS != nil || ct.SchedLatencyP99MS != nil || ct.RunQueueWaitPct != nil {
+		t.Errorf("missing sources gave values: %+v", ct)
+	}
+	// PSI over 2 s of wall time: 1.5 s of stall is 75%.
+	a, b := 1e6, 2.5e6
+	applyHost(&ct, hostReading{psiSomeUS: &a}, hostReading{psiSomeUS: &b}, 0, 2)
+	if ct.CPUPressurePct == nil || !near(*ct.CPUPressurePct, 75, 1e-9) {
+		t.Errorf("pressure = %v, want 75", ct.CPUPressurePct)
+	}
+}
+
+// TestClientSamplerLinux reads the real sources of this machine around a
+// window in which one goroutine spins: every load-host field is set and
+// within its range, and our CPU shows. Linux only (the sources are).
+func TestClientSamplerLinux(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("load-host sources are Linux's")
+	}
+	for _, f := range []string{"/proc/stat", "/proc/self/task"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	c := NewClientSampler()
+	c.Start()
+	stop := time.Now().Add(300 * time.Millisecond)
+	x := 0
+	for time.Now().Before(stop) {
+		x++
+		if x%1000 == 0 {
+			runtime.Gosched() // scheduler activity for the latency histogram
+		}
+	}
+	ct := c.Stop()
+	if ct == nil {
+		t.Fatal("Stop returned nil")
+	}
+	b, _ := json.Marshal(ct)
+	t.Logf("%s", b)
+	if ct.CPUPct < 5 {
+		t.Errorf("cpu_pct %.1f while spinning for the whole window", ct.CPUPct)
+	}
+	in := func(name string, v *float64, lo, hi float64) {
+		if v == nil || *v < lo || *v > hi {
+			t.Errorf("%s = %v, want in [%v, %v]", name, v, lo, hi)
+		}
+	}
+	in("host_cpu_pct", ct.HostCPUPct, 0, 100)
+	in("others_cpu_pct", ct.OthersCPUPct, 0, 100)
+	in("run_queue_wait_pct", ct.RunQueueWaitPct, 0, 100)
+	if ct.HostCPUs == nil || *ct.HostCPUs < 1 {
+		t.Errorf("host_cpus = %v", ct.HostCPUs)
+	}
+	if _, err := os.Stat("/proc/pressure/cpu"); err == nil {
+		in("cpu_pressure_pct", ct.CPUPressurePct, 0, 100)
+	} else if ct.CPUPressurePct != nil {
+		t.Errorf("no PSI on this kernel, yet cpu_pressure_pct = %v", *ct.CPUPressurePct)
+	}
+	// The runtime samples scheduling events; a spinning, yielding goroutine
+	// makes plenty.
+	in("sched_latency_p99_ms", ct.SchedLatencyP99MS, 0, 10000)
+	if ct.SchedLatencyP50MS == nil || *ct.SchedLatencyP50MS > *ct.SchedLatencyP99MS {
+		t.Errorf("sched p50 %v above p99 %v", ct.SchedLatencyP50MS, ct.SchedLatencyP99MS)
+	}
+}
+
+func FuzzParseProcStatCPU(f *testing.F) {
+	f.Add(readTestdata(f, "stat-2cpu.txt"))
+	f.Add([]byte("cpu 1 2 3 4\ncpu0 1 2 3 4\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ct, err := parseProcStatCPU(b)
+		if err == nil && !(ct.busy >= 0 && ct.busy <= ct.total && !math.IsInf(ct.total, 0) && ct.cpus >= 1) {
+			t.Errorf("%+v from %q", ct, b)
+		}
+	})
+}
+
+func FuzzParsePSISomeTotal(f *testing.F) {
+	f.Add(readTestdata(f, "pressure-cpu.txt"))
+	f.Add([]byte("some total=1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if v, err := parsePSISomeTotal(b); err == nil && !(v >= 0 && !math.IsInf(v, 0)) {
+			t.Errorf("%v from %q", v, b)
+		}
+	})
+}
