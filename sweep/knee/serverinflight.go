@@ -46,7 +46,7 @@ func serverInFlightKnee(levels []level, lx []float64, o Options) (int, string) {
 		return -1, fmt.Sprintf("the server's in-flight operations still rose %.0f%% in the last doubling", top*100)
 	}
 	idx := max(plateau, marginal)
-	return idx, fmt.Sprintf("server in-flight operations level off at %.1f (server ops/s × server latency)", ys[idx])
+	return idx, fmt.Sprintf("server in-flight operations level off at %.1f (server ops/s × server latency, less the queued)", ys[idx])
 }
 
 // serverInFlight is the server's in-flight operations during a step
@@ -69,5 +69,33 @@ func serverInFlight(st *sweep.StepResult) (float64, bool) {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 		return 0, false
 	}
+	// The server's latency includes the wait for an execution ticket, so
+	// ops/s × latency counts queued operations too and follows the
+	// client's concurrency; what levels off at the server's capacity is
+	// the part executing: in flight minus queued, where the queue is
+	// reported.
+	if q := queuedOps(t); q != nil {
+		v = max(0, v-*q)
+	}
 	return v, true
+}
+
+// queuedOps is the mean number of operations waiting at the server: the
+// ticket queue when reported, else globalLock.currentQueue; nil when
+// neither is.
+func queuedOps(s *sweep.ServerSample) *float64 {
+	if s.Tickets != nil && s.Tickets.Queued != nil {
+		return s.Tickets.Queued
+	}
+	if s.Queue != nil && (s.Queue.Readers != nil || s.Queue.Writers != nil) {
+		var q float64
+		if s.Queue.Readers != nil {
+			q += *s.Queue.Readers
+		}
+		if s.Queue.Writers != nil {
+			q += *s.Queue.Writers
+		}
+		return &q
+	}
+	return nil
 }
