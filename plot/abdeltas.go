@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // ABMetrics are the metrics of the Δ% chart, in the order of their bars.
@@ -41,7 +42,7 @@ type pctTicks struct{}
 
 func (pctTicks) Ticks(min, max float64) []gplot.Tick {
 	if !(max > min) {
-		return []gplot.Tick{{Value: min, Label: signedPct(min)}}
+		return []gplot.Tick{{Value: min, Label: textfmt.SignedPct(min)}}
 	}
 	step := niceStep((max - min) / 6)
 	var ts []gplot.Tick
@@ -62,30 +63,6 @@ func (pctTicks) Ticks(min, max float64) []gplot.Tick {
 		ts = append(ts, gplot.Tick{Value: v, Label: lbl + "%"})
 	}
 	return ts
-}
-
-// signedPct writes a change in % with its sign and a true minus sign,
-// whole percents from 10% up and one decimal below.
-func signedPct(v float64) string {
-	return signedNum(v, "%")
-}
-
-func signedNum(v float64, unit string) string {
-	d := 1
-	if math.Abs(v) >= 10 {
-		d = 0
-	}
-	s := strconv.FormatFloat(v, 'f', d, 64)
-	if s == "-0" || s == "-0.0" {
-		s = strings.TrimPrefix(s, "-")
-	}
-	switch {
-	case strings.HasPrefix(s, "-"):
-		s = "−" + s[1:]
-	case s != "0" && s != "0.0":
-		s = "+" + s
-	}
-	return s + unit
 }
 
 // abPanel is one facet of the Δ% chart: up to maxGroups matched steps of
@@ -247,20 +224,20 @@ func abDeltas(c *compare.Comparison) (*Figure, string) {
 			case b.Significant:
 				status = "changed"
 				anySignificant = true
-				br.label = signedPct(b.DeltaPct)
+				br.label = textfmt.SignedPct(b.DeltaPct)
 				if b.Unit == "%" {
 					// CPU is told in points, as the study did.
-					br.label = signedNum(b.Delta, " pt")
+					br.label = textfmt.SignedWith(b.Delta, " pt")
 					anyCPU = true
 					if cpuExample == "" {
-						cpuExample = fmt.Sprintf(" (e.g. %s %s pts = %s)", abMetricText[b.Metric], signedNum(b.Delta, ""), signedPct(b.DeltaPct))
+						cpuExample = fmt.Sprintf(" (e.g. %s %s pts = %s)", abMetricText[b.Metric], textfmt.SignedWith(b.Delta, ""), textfmt.SignedPct(b.DeltaPct))
 					}
 				}
 			case b.Status == compare.StatusUnconfirmed:
 				status = "unconfirmed"
-				br.label = signedPct(b.DeltaPct) + "?"
+				br.label = textfmt.SignedPct(b.DeltaPct) + "?"
 				if b.Unit == "%" {
-					br.label = signedNum(b.Delta, " pt?")
+					br.label = textfmt.SignedWith(b.Delta, " pt?")
 				}
 				anyUnconfirmed = true
 			default:

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -203,10 +204,10 @@ func abThroughput(base, cand []*sweep.Results, c *compare.Comparison, o knee.Opt
 	// Legend texts can be long (run ids, file names): wrap them so the
 	// legend column does not squeeze the panel.
 	for i := range legend {
-		legend[i].Text = wrapText(legend[i].Text, 30)
+		legend[i].Text = textfmt.Wrap(legend[i].Text, 30)
 	}
 
-	title := capitalise(c.Headline().Text) + " — candidate " + c.Candidate.ShortName(oneFile) +
+	title := textfmt.Capitalise(c.Headline().Text) + " — candidate " + c.Candidate.ShortName(oneFile) +
 		" vs baseline " + c.Baseline.ShortName(oneFile)
 	cap := fc.trialsCaption() + " Baseline solid, candidate dashed with hollow markers, nudged apart on x so both bars show." +
 		" The headline change is compare's: medians across trials with a rank-test interval, at the step where the baseline peaked."
@@ -262,16 +263,9 @@ func abWrapTitle(s string) string {
 	}
 	head, rest, ok := strings.Cut(s, " — ")
 	if !ok {
-		return wrapText(s, 70)
+		return textfmt.Wrap(s, 70)
 	}
-	return wrapText(head, 70) + "\n" + wrapText(rest, 70)
-}
-
-func capitalise(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return textfmt.Wrap(head, 70) + "\n" + textfmt.Wrap(rest, 70)
 }
 
 // abSeriesLabels names each series by the dimensions that vary between

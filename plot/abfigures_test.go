@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/internal/golden"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -95,7 +97,7 @@ func TestABFigureDataGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "golden", tc.name+".json"), got)
+			golden.Check(t, filepath.Join("testdata", "golden", tc.name+".json"), got)
 			if *plotDir != "" {
 				if _, err := WriteFiles(filepath.Join(*plotDir, tc.name), figs); err != nil {
 					t.Fatal(err)
@@ -291,8 +293,8 @@ func TestSignedPct(t *testing.T) {
 		{-0.04, "0.0%"},  // rounds to zero: no sign
 		{0, "0.0%"},      // zero has no sign
 	} {
-		if got := signedPct(tc.v); got != tc.want {
-			t.Errorf("signedPct(%g) = %q, want %q", tc.v, got, tc.want)
+		if got := textfmt.SignedPct(tc.v); got != tc.want {
+			t.Errorf("SignedPct(%g) = %q, want %q", tc.v, got, tc.want)
 		}
 	}
 }

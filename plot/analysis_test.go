@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -136,8 +137,8 @@ func TestServerInFlight(t *testing.T) {
 	}
 	for _, p := range srv.Points {
 		vs := want[int(p.X)]
-		if p.N != len(vs) || p.Y != round6(median(vs)) {
-			t.Errorf("C=%g: server in-flight %g of %d trials, want median %g of %d", p.X, p.Y, p.N, median(vs), len(vs))
+		if p.N != len(vs) || p.Y != round6(stats.Median(vs)) {
+			t.Errorf("C=%g: server in-flight %g of %d trials, want median %g of %d", p.X, p.Y, p.N, stats.Median(vs), len(vs))
 		}
 	}
 	for _, p := range cli.Points {

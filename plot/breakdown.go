@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/stats"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -56,9 +57,9 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 				}
 			}
 			if len(pools) > 0 {
-				r := row{x: fc.mode.of(l), pool: mean(pools), server: mean(servers), rest: mean(rests), clientInFlight: l.inFlight, trials: len(flights)}
+				r := row{x: fc.mode.of(l), pool: stats.Mean(pools), server: stats.Mean(servers), rest: stats.Mean(rests), clientInFlight: l.inFlight, trials: len(flights)}
 				if len(flights) > 0 {
-					v := median(flights)
+					v := stats.Median(flights)
 					r.inFlight = &v
 				}
 				rows = append(rows, r)
@@ -319,11 +320,11 @@ func serverLatencyMs(s *sweepStep) (float64, bool) {
 			}
 		}
 		if len(rs) > 0 {
-			v := mean(rs)
+			v := stats.Mean(rs)
 			rd = &v
 		}
 		if len(ws) > 0 {
-			v := mean(ws)
+			v := stats.Mean(ws)
 			wr = &v
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -47,29 +48,6 @@ type level struct {
 type band struct {
 	Median, Low, High float64
 	N                 int // trials
-}
-
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	return sum / float64(len(xs))
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // stepConnections is the step's measured connection count, or the planned
@@ -277,10 +255,12 @@ func finishCurve(c *curve, analysed []knee.Level) {
 				p50 = append(p50, s.Latency.P50)
 			}
 		}
-		l.calls = median(calls)
-		l.conns = math.Round(median(conns))
+		l.calls = stats.Median(calls)
+		l.conns = math.Round(stats.Median(conns))
 		l.inFlight = float64(c.clients * l.concurrency)
-		l.p50 = median(p50)
+		if len(p50) > 0 {
+			l.p50 = stats.Median(p50) // 0 when no step reported one
+		}
 		kept = append(kept, l)
 	}
 	c.levels = kept

@@ -22,6 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Figure names, also the base names of the files WriteFiles writes.
@@ -133,7 +134,7 @@ func (f *Figure) Draw(c draw.Canvas) {
 	}
 	if f.Caption != "" {
 		cs := textStyle(font.From(sansFont, annotSize), greyText, draw.XLeft, draw.YBottom)
-		capt := wrapText(f.Caption, 115)
+		capt := textfmt.Wrap(f.Caption, 115)
 		area.FillText(cs, vg.Point{X: area.Min.X, Y: area.Min.Y}, capt)
 		area = draw.Crop(area, 0, 0, cs.Height(capt)+vg.Points(6), 0)
 	}

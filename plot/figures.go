@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -312,9 +313,9 @@ func (fc *figContext) xCaption() string {
 func wrapTitle(s string) string {
 	head, rest, ok := strings.Cut(s, " — ")
 	if !ok || len([]rune(s)) <= 80 {
-		return wrapText(s, 80)
+		return textfmt.Wrap(s, 80)
 	}
-	return wrapText(head, 80) + "\n" + wrapText(rest, 80)
+	return textfmt.Wrap(head, 80) + "\n" + textfmt.Wrap(rest, 80)
 }
 
 // sortedInts returns the distinct values of xs in order.

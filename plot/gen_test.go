@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -189,7 +190,7 @@ func writeResultsFile(t *testing.T, path string, r *sweep.Results) {
 // with -update.
 func loadInputs(t *testing.T) (pair, grid *sweep.Results) {
 	t.Helper()
-	if *update {
+	if golden.Updating() {
 		writeResultsFile(t, filepath.Join("testdata", "pair.jsonl"), pairResults())
 		writeResultsFile(t, filepath.Join("testdata", "grid.jsonl"), gridResults())
 	}

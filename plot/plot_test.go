@@ -16,12 +16,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
 var (
-	update  = flag.Bool("update", false, "rewrite testdata inputs and golden files")
 	plotDir = flag.String("plotdir", "", "also write every figure and the reports here, to look at")
 )
 
@@ -85,42 +85,12 @@ func TestFigureDataGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "golden", sc.name+".json"), got)
+			golden.Check(t, filepath.Join("testdata", "golden", sc.name+".json"), got)
 			if *plotDir != "" {
 				writeLook(t, filepath.Join(*plotDir, sc.name), sc, figs)
 			}
 		})
 	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the figure data (run with -update after checking the figures):\n%s", path, firstDiff(string(got), string(want)))
-	}
-}
-
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) && i < len(bl); i++ {
-		if al[i] != bl[i] {
-			return "line " + itoa(i+1) + ":\n got  " + al[i] + "\n want " + bl[i]
-		}
-	}
-	return "lengths differ"
 }
 
 // writeLook writes the figures and both reports for a person to inspect.

@@ -1,13 +1,13 @@
 package plot
 
 import (
-	"fmt"
 	"image/color"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	xfont "golang.org/x/image/font"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -259,34 +259,5 @@ func uniqFloats(xs []float64) []float64 {
 	return out
 }
 
-// wrapText breaks s at spaces into lines of at most width characters.
-func wrapText(s string, width int) string {
-	var lines []string
-	cur := ""
-	for _, w := range strings.Fields(s) {
-		if cur != "" && len([]rune(cur))+1+len([]rune(w)) > width {
-			lines = append(lines, cur)
-			cur = ""
-		}
-		if cur != "" {
-			cur += " "
-		}
-		cur += w
-	}
-	if cur != "" {
-		lines = append(lines, cur)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// fmtMs formats a latency in milliseconds with sensible precision.
-func fmtMs(v float64) string {
-	switch {
-	case v >= 100:
-		return fmt.Sprintf("%.0f ms", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f ms", v)
-	default:
-		return fmt.Sprintf("%.2f ms", v)
-	}
-}
+// fmtMs formats a latency in milliseconds ("2.33 ms").
+func fmtMs(v float64) string { return textfmt.Ms(v) + " ms" }

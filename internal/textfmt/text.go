@@ -108,11 +108,15 @@ func Signed(v float64, decimals int) string {
 // "−17%"), one decimal below ("+9.4%", "−0.5%", "0.0%"). Precision follows
 // size because one decimal of a 17% change is noise, while below 10% it is
 // what tells 0.5% from 1%.
-func SignedPct(v float64) string {
+func SignedPct(v float64) string { return SignedWith(v, "%") }
+
+// SignedWith is v with its sign by the SignedPct rule (whole from 9.95 up,
+// one decimal below) and unit after it: "+12 pts", "−3.5 ms".
+func SignedWith(v float64, unit string) string {
 	if math.Abs(v) >= 9.95 {
-		return Signed(v, 0) + "%"
+		return Signed(v, 0) + unit
 	}
-	return Signed(v, 1) + "%"
+	return Signed(v, 1) + unit
 }
 
 // Thousands writes v rounded to a whole number with comma thousands
