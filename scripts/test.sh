@@ -11,3 +11,16 @@ echo "== go vet"
 go vet ./...
 echo "== go test"
 go test -count=1 -timeout 25m ./... "$@"
+# Each fuzz target briefly: the seed corpora under testdata/fuzz run as
+# part of go test above; this looks for new crashers for a few seconds.
+echo "== fuzz (5 s each)"
+while read -r target pkg; do
+  go test -run='^$' -fuzz="^${target}\$" -fuzztime=5s "$pkg"
+done <<'EOF'
+FuzzParseLevels ./sweep
+FuzzParsePropertyFile ./sweep
+FuzzReadResults ./sweep
+FuzzReadCSV ./sweep/knee
+FuzzParseSpec ./topology/sim
+FuzzRedactURI ./topology
+EOF
