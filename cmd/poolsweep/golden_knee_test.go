@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/poolsweep/poolsweep/internal/golden"
+	"github.com/poolsweep/poolsweep/sweep"
 )
 
 // Recorded results the golden outputs are made from. sim-api.jsonl is a
@@ -60,6 +62,28 @@ func TestGoldenAnalyzeCompare(t *testing.T) {
 			if stderr != "" {
 				golden.Check(t, filepath.Join("testdata", "golden", tt.name+".stderr.golden"), []byte(stderr))
 			}
+		})
+	}
+}
+
+// TestGoldenSweepSummary is what a user reads on stdout when a sweep ends
+// (the step table, the per-window telemetry with n/r footnotes, the
+// CLIENT-BOUND warning, the knee lines, missing steps), made from recorded
+// results so that it is compared byte for byte.
+func TestGoldenSweepSummary(t *testing.T) {
+	for _, tc := range []struct{ name, path string }{
+		{"summary-sim.txt", simRun},
+		{"summary-pair.txt", pairRun},
+		{"summary-grid.txt", gridRun},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := sweep.ReadResultsFile(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			writeSummary(&b, res)
+			golden.Check(t, filepath.Join("testdata", "golden", tc.name+".golden"), b.Bytes())
 		})
 	}
 }
