@@ -282,6 +282,7 @@ func (r *recorder) summary(step *StepResult, window time.Duration) {
 		}
 		n := h.TotalCount() - late[j]
 		step.Ops += n
+		step.OpsAfterClose += late[j]
 		st := OpTypeStats{Count: n, Errors: opErrs[j], Latency: latencySummary(h)}
 		if secs > 0 {
 			st.PerS = float64(n) / secs

@@ -93,8 +93,9 @@ func TestRecorderWindowEnd(t *testing.T) {
 	if s.Calls != 1 || s.Ops != 1 {
 		t.Errorf("throughput counts calls %d ops %d, want 1 and 1 (only what ended in the window)", s.Calls, s.Ops)
 	}
-	if s.Errors != (ErrorCounts{Timeout: 1, Network: 1}) {
-		t.Errorf("errors %+v: want the straddling reset and the sealed timeout", s.Errors)
+	if s.Errors != (ErrorCounts{Timeout: 1, Network: 1}) || s.OpsAfterClose != 2 || s.FailedShare() != 2.0/3 {
+		t.Errorf("errors %+v, %d ops after the close, failed share %g: want the straddling reset and the sealed timeout, 2 of 3 ops",
+			s.Errors, s.OpsAfterClose, s.FailedShare())
 	}
 	if s.Latency.Max < 39 {
 		t.Errorf("call latency max %.1f ms: the straddling and stuck calls must be in the histogram", s.Latency.Max)

@@ -128,6 +128,10 @@ type StepResult struct {
 	// least its age when it does not end within the operation timeout.
 	InFlightAtClose  int     `json:"in_flight_at_close"`
 	OldestInFlightMS float64 `json:"oldest_in_flight_ms"`
+	// OpsAfterClose are the operations that started in the window and
+	// ended after it (or were sealed as timeouts): in the latency
+	// histograms and the error counts, not in Ops or the rates.
+	OpsAfterClose int64 `json:"ops_after_close"`
 	// Phases is where the step's wall time went.
 	Phases *StepPhases `json:"phases_s,omitempty"`
 
@@ -164,6 +168,17 @@ type ErrorCounts struct {
 
 // Total is the number of failed ops of every kind.
 func (e ErrorCounts) Total() int64 { return e.Timeout + e.Network + e.Server }
+
+// FailedShare is the fraction of the step's operations that failed,
+// counting those that straddled the window's end (whose errors are in
+// Errors but which are not in Ops); 0 when there were none.
+func (s StepResult) FailedShare() float64 {
+	n := s.Ops + s.OpsAfterClose
+	if n <= 0 {
+		return 0
+	}
+	return float64(s.Errors.Total()) / float64(n)
+}
 
 // LatencySummary is a latency distribution in milliseconds.
 type LatencySummary struct {

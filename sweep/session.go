@@ -358,8 +358,8 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 			err := fmt.Errorf("no space left for further results in %s (the disk is full or a file size limit was reached); the steps written are kept", w.Path())
 			return stop(StatusFailed, err.Error(), err)
 		}
-		if errs := step.Errors.Total(); errs > 0 && s.MaxErrorRate < 1 {
-			if rate := min(1, float64(errs)/float64(max(step.Ops, 1))); rate > s.MaxErrorRate {
+		if s.MaxErrorRate < 1 {
+			if rate := step.FailedShare(); rate > s.MaxErrorRate {
 				err := fmt.Errorf("step %d of %d (%s C=%d P=%s): %.0f%% of operations failed, above --max-error-rate %g", i+1, n, spec.Target, spec.Concurrency, spec.PoolSetting, 100*rate, s.MaxErrorRate)
 				return stop(StatusFailed, err.Error(), err)
 			}

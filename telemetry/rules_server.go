@@ -91,7 +91,7 @@ func (c Classifier) serverHard(s *sweep.StepResult) (bool, string) {
 // throughput is the server's failure, whatever its counters say. Checkout
 // timeouts are counted separately (CheckoutFailed) and are the pool's.
 func timeoutBound(s *sweep.StepResult) (bool, string) {
-	total := s.Ops
+	total := s.Ops + s.OpsAfterClose
 	if total <= 0 || s.Errors.Timeout*10 < total {
 		return false, ""
 	}

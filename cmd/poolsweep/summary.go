@@ -77,7 +77,7 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 	ops := int64(0)
 	for _, s := range steps {
 		errs += s.Errors.Total()
-		ops += s.Ops
+		ops += s.Ops + s.OpsAfterClose
 	}
 	if errs > 0 && ops > 0 {
 		fmt.Fprintf(w, "note: %d of %d operations failed (%.2f%%); they are counted in ops/s and latency, see errors per step\n", errs, ops, 100*float64(errs)/float64(ops))
