@@ -9,7 +9,7 @@ import "time"
 // agent's own file Index is that agent; in a merged file Index is nil and
 // Merged lists the files the steps came from.
 type AgentsHeader struct {
-	Count int `json:"count"` // agents in the run (--agents)
+	Count int  `json:"count"` // agents in the run (--agents)
 	Index *int `json:"index"` // this agent (0 leads); nil in a merged file
 	// PlanHash identifies the plan, workloads and targets every agent
 	// must share; merge refuses files whose hashes differ.

@@ -113,9 +113,9 @@ type stepDoc struct {
 	Cancel  string         `bson:"cancel,omitempty"` // the leader could not measure it
 }
 
-func (a *Agents) agentID(i int) string { return a.RunID + "/agent/" + fmt.Sprint(i) }
+func (a *Agents) agentID(i int) string  { return a.RunID + "/agent/" + fmt.Sprint(i) }
 func (a *Agents) stepID(seq int) string { return a.RunID + "/step/" + fmt.Sprint(seq) }
-func (a *Agents) leader() bool           { return a.Index == 0 }
+func (a *Agents) leader() bool          { return a.Index == 0 }
 
 // peer is what an agent knows of another from its document.
 type peer struct {

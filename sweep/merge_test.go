@@ -32,8 +32,8 @@ func agentStepOf(calls, finds, checkouts []int64, window time.Duration, start ti
 	s := StepResult{Kind: KindStep, Target: "t", Workload: "read", PoolSetting: "match", Concurrency: 8, MaxPoolSize: 8, Clients: 1, Trial: 1,
 		Connections: 8, StartedAt: start, DurationS: secs, Calls: int64(len(calls)), Ops: int64(len(finds)),
 		CallsPerS: float64(len(calls)) / secs, OpsPerS: float64(len(finds)) / secs, Latency: latencySummary(call),
-		OpsByType: map[string]OpTypeStats{"find": {Count: int64(len(finds)), PerS: float64(len(finds)) / secs, Latency: latencySummary(ops[0])}},
-		Pool:      PoolStats{CheckoutWait: checkoutQuantiles(pool), ConnectionsOpen: 8, ConnectionsMax: 8},
+		OpsByType:  map[string]OpTypeStats{"find": {Count: int64(len(finds)), PerS: float64(len(finds)) / secs, Latency: latencySummary(ops[0])}},
+		Pool:       PoolStats{CheckoutWait: checkoutQuantiles(pool), ConnectionsOpen: 8, ConnectionsMax: 8},
 		Histograms: newStepHistograms(call, ops)}
 	s.Histograms.CheckoutWait = encodeHDR(pool)
 	return s

@@ -173,7 +173,9 @@ type StepPhases struct {
 }
 
 // Total is the step's wall time.
-func (p StepPhases) Total() float64 { return p.Check + p.Prewarm + p.Warmup + p.Window + p.Teardown + p.Barrier }
+func (p StepPhases) Total() float64 {
+	return p.Check + p.Prewarm + p.Warmup + p.Window + p.Teardown + p.Barrier
+}
 
 // ErrorCounts counts failed ops by kind.
 type ErrorCounts struct {
