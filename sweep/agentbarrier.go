@@ -114,7 +114,7 @@ func (a *Agents) Ready(ctx context.Context, spec StepSpec) (time.Time, error) {
 		}
 	}
 	sortMissing(a.missing)
-	a.startAt = a.refNow().Add(agentLead)
+	a.startAt = a.refNow().Add(agentLead).Truncate(time.Millisecond) // as the document stores it
 	sd := stepDoc{ID: a.stepID(a.seq), Kind: "step", RunID: a.RunID, Seq: a.seq, Key: key, StartAt: a.startAt, Missing: a.missing}
 	if _, err := a.coll.InsertOne(ctx, sd); err != nil {
 		return time.Time{}, fmt.Errorf("agents: publish the start of step %d: %w", a.seq, err)
@@ -218,25 +218,23 @@ func (a *Agents) Finish(ctx context.Context, spec StepSpec, step *StepResult, er
 	if step.DurationS > 0 && !a.startAt.IsZero() {
 		a.fillStep(step)
 	}
-	if !a.leader() {
+	switch {
+	case !a.leader():
 		set := bson.D{{Key: "done", Value: a.seq}}
 		if err != nil && !errors.Is(err, ErrStepSkipped) {
 			set = append(set, bson.E{Key: "done_error", Value: oneLine(err.Error())})
 		}
 		_ = a.setMine(ctx, set)
-		return
-	}
-	if !a.posted {
+	case !a.posted:
 		if err != nil && ctx.Err() == nil {
 			sd := stepDoc{ID: a.stepID(a.seq), Kind: "step", RunID: a.RunID, Seq: a.seq, Key: spec.Key(), Cancel: oneLine(err.Error())}
 			_, _ = a.coll.InsertOne(ctx, sd)
 		}
 		return
-	}
-	if err == nil && len(a.started) > 0 {
+	case err == nil && len(a.started) > 0:
 		a.awaitDone(ctx, step)
 	}
-	if len(step.MissingAgents) > 0 {
+	if err == nil && len(step.MissingAgents) > 0 {
 		var names []string
 		for _, m := range step.MissingAgents {
 			names = append(names, fmt.Sprintf("%s: %s", a.name(m.Index, m.Host), m.Reason))

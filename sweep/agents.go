@@ -68,7 +68,7 @@ type Agents struct {
 	started []int          // leader: agents in the current step
 	missing []MissingAgent // the current step's missing agents
 	posted  bool           // leader: the current step's start is published
-	partial []string       // leader: steps that ran without some agents
+	partial []string       // steps that ran without some agents
 	ended   bool
 }
 
@@ -356,6 +356,14 @@ func (a *Agents) End(out *Outcome) {
 	defer cancel()
 	a.stopBeat()
 	defer a.close()
+	if (out.Status == StatusComplete || out.Status == StatusPartial) && len(a.partial) > 0 {
+		note := fmt.Sprintf("%d step(s) ran without some agents: %s", len(a.partial), a.partial[0])
+		if len(a.partial) > 1 {
+			note += fmt.Sprintf(" (and %d more)", len(a.partial)-1)
+		}
+		out.Status = StatusPartial
+		out.Reason = joinReasons(out.Reason, note)
+	}
 	if !a.leader() {
 		var d agentDoc
 		err := a.coll.FindOne(ctx, bson.D{{Key: "_id", Value: a.agentID(0)}}).Decode(&d)
@@ -365,14 +373,6 @@ func (a *Agents) End(out *Outcome) {
 		}
 		a.leave(ctx, out.Status, out.Reason)
 		return
-	}
-	if (out.Status == StatusComplete || out.Status == StatusPartial) && len(a.partial) > 0 {
-		note := fmt.Sprintf("%d step(s) ran without some agents: %s", len(a.partial), a.partial[0])
-		if len(a.partial) > 1 {
-			note += fmt.Sprintf(" (and %d more)", len(a.partial)-1)
-		}
-		out.Status = StatusPartial
-		out.Reason = joinReasons(out.Reason, note)
 	}
 	a.leave(ctx, out.Status, out.Reason)
 	a.awaitGoodbyes(ctx)
@@ -384,7 +384,7 @@ func (a *Agents) End(out *Outcome) {
 // awaitGoodbyes waits until every follower has left, stopped or gone
 // silent, or ctx ends.
 func (a *Agents) awaitGoodbyes(ctx context.Context) {
-	told := false
+	told, began := false, time.Now()
 	for {
 		docs, err := a.readAgents(ctx)
 		if err != nil {
@@ -405,7 +405,7 @@ func (a *Agents) awaitGoodbyes(ctx context.Context) {
 		if waiting == 0 {
 			return
 		}
-		if !told && a.Waiting != nil {
+		if !told && time.Since(began) > 2*time.Second && a.Waiting != nil {
 			a.Waiting(fmt.Sprintf("the run has ended; waiting for %d agent(s) to finish their step and leave", waiting))
 			told = true
 		}

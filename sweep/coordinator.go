@@ -148,6 +148,26 @@ func (r *Runner) waitStart(ctx context.Context, spec StepSpec) (float64, error) 
 	return time.Since(began).Seconds(), nil
 }
 
+// windowLead is how much of the warm-up an agent gives its observers'
+// first samples (a serverStatus round trip, slow on a busy server), so
+// that its window opens at the agreed start + warm-up and not later by
+// however long they took: agents' windows then line up to the timers'
+// precision. Without a barrier it is 0 and the runner is as before.
+func (r *Runner) windowLead() time.Duration {
+	if r.StartAt == nil {
+		return 0
+	}
+	return min(100*time.Millisecond, r.Warmup/2)
+}
+
+// awaitWindow waits, in agent mode, until the warm-up that began at
+// warmupStart has run its full length.
+func (r *Runner) awaitWindow(ctx context.Context, warmupStart time.Time) {
+	if r.StartAt != nil {
+		_ = sleepUntil(ctx, warmupStart.Add(r.Warmup))
+	}
+}
+
 // sleepUntil waits until the wall clock reads at.
 func sleepUntil(ctx context.Context, at time.Time) error {
 	d := time.Until(at)

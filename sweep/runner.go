@@ -187,7 +187,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 		return step, ctx.Err()
 	}
 	warmupStart := time.Now()
-	if !r.phase(ctx, spec, PhaseWarmup, r.Warmup, rec, pool) {
+	if !r.phase(ctx, spec, PhaseWarmup, r.Warmup-r.windowLead(), rec, pool) {
 		return interrupted()
 	}
 	warmupS := time.Since(warmupStart).Seconds()
@@ -196,6 +196,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	for _, o := range r.Observers {
 		o.WindowStart(ctx, spec)
 	}
+	r.awaitWindow(ctx, warmupStart)
 	step.Connections = int(pool.open.Load())
 	pool.maxOpen.Store(pool.open.Load())
 	created0 := pool.created.Load()
