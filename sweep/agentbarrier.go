@@ -59,8 +59,8 @@ func (a *Agents) checkLeader(ctx context.Context) error {
 			status = StatusPartial
 		}
 		return &AgentsStopped{Status: status, Reason: fmt.Sprintf("%s stopped the run (%s): %s", leader, d.Stopped, d.StopReason)}
-	case p.stale(now):
-		return &AgentsStopped{Status: StatusFailed, Reason: fmt.Sprintf("%s stopped answering (no heartbeat for %s)", leader, now.Sub(p.seen).Round(time.Second))}
+	case a.stale(p, now):
+		return &AgentsStopped{Status: StatusFailed, Reason: fmt.Sprintf("%s stopped answering (no heartbeat for %s)", leader, a.silent(p, now).Round(time.Second))}
 	}
 	return nil
 }
@@ -120,6 +120,7 @@ func (a *Agents) Ready(ctx context.Context, spec StepSpec) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("agents: publish the start of step %d: %w", a.seq, err)
 	}
 	a.posted = true
+	a.keepQuiet(a.toLocal(a.startAt))
 	return a.toLocal(a.startAt), nil
 }
 
@@ -153,8 +154,8 @@ func (a *Agents) judgeReady(i int, docs map[int]agentDoc, key string, now time.T
 		return false, fmt.Sprintf("it is ready for another step (%s): the plans diverged", d.ReadyKey)
 	case d.Done >= a.seq:
 		return false, "it could not run the step: " + firstNonEmpty(d.DoneError, "no reason given")
-	case p.stale(now):
-		return false, fmt.Sprintf("stopped answering (no heartbeat for %s)", now.Sub(p.seen).Round(time.Second))
+	case a.stale(p, now):
+		return false, fmt.Sprintf("stopped answering (no heartbeat for %s)", a.silent(p, now).Round(time.Second))
 	case late:
 		return false, fmt.Sprintf("not ready within --agent-timeout %s", a.Timeout)
 	}
@@ -182,13 +183,20 @@ func (a *Agents) followerReady(ctx context.Context, spec StepSpec) (time.Time, e
 			case sd.Cancel != "":
 				return time.Time{}, fmt.Errorf("%w: the leader could not measure it: %s", ErrStepSkipped, sd.Cancel)
 			}
+			start := a.toLocal(sd.StartAt)
+			a.keepQuiet(start)
 			for _, m := range sd.Missing {
 				if m.Index == a.Index {
+					// Out of this step: keep off the server until the others'
+					// window has ended.
+					if err := sleepUntil(ctx, start.Add(a.Window)); err != nil {
+						return time.Time{}, err
+					}
 					return time.Time{}, fmt.Errorf("%w: %s", ErrStepSkipped, m.Reason)
 				}
 			}
 			a.startAt = sd.StartAt
-			return a.toLocal(sd.StartAt), nil
+			return start, nil
 		case ctx.Err() != nil:
 			return time.Time{}, ctx.Err()
 		case !errors.Is(err, mongo.ErrNoDocuments):
@@ -289,8 +297,8 @@ func (a *Agents) awaitDone(ctx context.Context, step *StepResult) {
 				reason = "left during the step (its document is gone)"
 			case d.Stopped != "":
 				reason = "stopped during the step: " + firstNonEmpty(d.StopReason, d.Stopped)
-			case p.stale(now):
-				reason = fmt.Sprintf("stopped answering during the step (no heartbeat for %s); its window is missing", now.Sub(p.seen).Round(time.Second))
+			case a.stale(p, now):
+				reason = fmt.Sprintf("stopped answering during the step (no heartbeat for %s after the window); its window is missing", a.silent(p, now).Round(time.Second))
 			case now.After(deadline):
 				reason = fmt.Sprintf("did not finish the step within --agent-timeout %s of the leader", a.Timeout)
 			default:

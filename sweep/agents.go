@@ -20,10 +20,12 @@ import (
 // agreed start). They are a few hundred bytes each and removed at the end.
 const AgentsCollection = "poolsweep_agents"
 
-// Agent mode's timing. Every agent bumps its heartbeat once a second, the
-// only coordination traffic inside a measured window; a peer whose
-// heartbeat stands still for agentStaleAfter, on the observer's own clock
-// (so that clock skew between hosts does not matter), has stopped.
+// Agent mode's timing. Every agent bumps its heartbeat once a second,
+// except from the agreed start of a step to the end of its window: the
+// coordination documents are written outside measured windows only. A
+// peer whose heartbeat stands still for agentStaleAfter, not counting the
+// window, on the observer's own clock (so that clock skew between hosts
+// does not matter), has stopped.
 var (
 	agentBeat       = time.Second
 	agentStaleAfter = 10 * time.Second
@@ -49,7 +51,10 @@ type Agents struct {
 	// StepTime bounds a step's wall time past its barrier (warm-up,
 	// window, teardown): how long the leader's goodbye waits for agents
 	// still measuring.
-	StepTime  time.Duration
+	StepTime time.Duration
+	// Window is a step's warm-up plus its measured window: how long every
+	// agent keeps quiet from the agreed start.
+	Window    time.Duration
 	NewClient ClientFactory // the first target, with the real URI
 	Database  string
 	// Waiting is told what this agent is waiting for (may be nil).
@@ -63,6 +68,7 @@ type Agents struct {
 	offset  *time.Duration // reference clock minus this host's
 	seq     int            // the step being coordinated, from 1
 	beat    *heartbeat
+	quiet   [2]atomic.Int64 // this host's clock, unix ns: no beats from [0] to [1]
 	peers   map[int]*peer
 	startAt time.Time      // the current step's agreed start (reference clock)
 	started []int          // leader: agents in the current step
@@ -136,7 +142,29 @@ func (p *peer) observe(d agentDoc, now time.Time) {
 	p.doc = d
 }
 
-func (p *peer) stale(now time.Time) bool { return now.Sub(p.seen) >= agentStaleAfter }
+// silent is how long p has given no sign of life, not counting the
+// current step's quiet time (a peer beats again only after its window).
+func (a *Agents) silent(p *peer, now time.Time) time.Duration {
+	last := p.seen
+	if q := time.Unix(0, a.quiet[1].Load()); q.After(last) {
+		last = q
+	}
+	return now.Sub(last)
+}
+
+func (a *Agents) stale(p *peer, now time.Time) bool { return a.silent(p, now) >= agentStaleAfter }
+
+// keepQuiet stops this agent's heartbeat from the step's start (on this
+// host's clock) to the end of its window, with a little room for skew.
+func (a *Agents) keepQuiet(start time.Time) {
+	a.quiet[0].Store(start.Add(-agentLead).UnixNano())
+	a.quiet[1].Store(start.Add(a.Window + agentLead).UnixNano())
+}
+
+func (a *Agents) quietNow(now time.Time) bool {
+	n := now.UnixNano()
+	return n >= a.quiet[0].Load() && n < a.quiet[1].Load()
+}
 
 func (a *Agents) peer(i int) *peer {
 	if a.peers == nil {
@@ -297,6 +325,9 @@ func startHeartbeat(a *Agents) *heartbeat {
 				return
 			case <-t.C:
 			}
+			if a.quietNow(time.Now()) {
+				continue
+			}
 			bctx, bcancel := context.WithTimeout(ctx, 2*agentBeat)
 			res, err := a.coll.UpdateOne(bctx, bson.D{{Key: "_id", Value: id}, {Key: "nonce", Value: a.nonce}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: 1}}}})
 			if err == nil && res.MatchedCount == 0 {
@@ -398,7 +429,7 @@ func (a *Agents) awaitGoodbyes(ctx context.Context) {
 				continue
 			}
 			p := a.peer(i)
-			if p.observe(d, now); !p.stale(now) {
+			if p.observe(d, now); !a.stale(p, now) {
 				waiting++
 			}
 		}

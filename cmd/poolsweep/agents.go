@@ -126,6 +126,7 @@ func (o *sweepOptions) wireAgents(e *env, session *sweep.Session, progress *prog
 	session.Coordinator = &sweep.Agents{RunID: session.RunID, Count: o.agents, Index: o.agentIndex, PlanHash: session.PlanHash(o.agents),
 		ClientsPerAgent: session.Plan.Clients, Timeout: o.agentTimeout, NewClient: t.NewClient, Database: session.Workloads[0].Database,
 		StepTime: session.Plan.Warmup + session.Plan.Duration + session.Plan.OpTimeout*5/4 + o.prewarm + 20*time.Second,
+		Window:   session.Plan.Warmup + session.Plan.Duration,
 		Waiting: func(msg string) {
 			progress.endLine()
 			fmt.Fprintf(e.stderr, "agents: %s\n", safeLine(msg))

@@ -192,15 +192,18 @@ func roundAll(v []float64) []int {
 }
 
 // TestSpawnAgentsSimulatedSharded is the proof against the simulator: a
-// sharded target of known capacity (3 shards × 2 slots / 5 ms = 1,200
+// sharded target of known capacity (3 shards × 2 slots / 50 ms = 120
 // ops/s; 3, 12 and 48 calls in flight put it below, at and past its
-// knee), three agents against one process with --clients 3.
+// knee), three agents against one process with --clients 3. The service
+// time is long, so that a busy machine's scheduling delays (a millisecond
+// or two to wake an idle process) stay small beside it, and the windows
+// long enough to hold several hundred operations per level.
 func TestSpawnAgentsSimulatedSharded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns agents against the simulator")
 	}
-	compareAgentsWithClients(t, 1, false, []string{"--concurrency", "1,4,16", "--warmup", "500ms", "--duration", "3s", "--records", "1000"},
-		"--target", "sharded=sim:shards=3,slots=2,service=5ms,routers=2")
+	compareAgentsWithClients(t, 1, false, []string{"--concurrency", "1,4,16", "--warmup", "500ms", "--duration", "5s", "--records", "1000"},
+		"--target", "sharded=sim:shards=3,slots=2,service=50ms,routers=2")
 }
 
 // TestSpawnAgentsFerretDB is the same flow against embedded FerretDB, one
