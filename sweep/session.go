@@ -109,6 +109,7 @@ type SessionTime struct {
 	Total, Loading                           time.Duration
 	Check, Prewarm, Warmup, Window, Teardown time.Duration
 	Failed                                   time.Duration // in steps that could not be measured
+	Barrier                                  time.Duration // waiting for other agents (agent mode)
 }
 
 func (t *SessionTime) add(p *StepPhases) {
@@ -118,6 +119,7 @@ func (t *SessionTime) add(p *StepPhases) {
 	t.Warmup += sec(p.Warmup)
 	t.Window += sec(p.Window)
 	t.Teardown += sec(p.Teardown)
+	t.Barrier += sec(p.Barrier)
 }
 
 // Estimate is how long measuring steps should take: each step's warm-up

@@ -256,7 +256,7 @@ func timeSplit(t sweep.SessionTime) string {
 	parts := []struct {
 		name string
 		d    time.Duration
-	}{{"loading", t.Loading}, {"checks", t.Check}, {"pre-warm", t.Prewarm}, {"warm-up", t.Warmup}, {"windows", t.Window}, {"teardown", t.Teardown}, {"failed steps", t.Failed}}
+	}{{"loading", t.Loading}, {"checks", t.Check}, {"pre-warm", t.Prewarm}, {"warm-up", t.Warmup}, {"windows", t.Window}, {"teardown", t.Teardown}, {"failed steps", t.Failed}, {"waiting for agents", t.Barrier}}
 	var known time.Duration
 	out := "wall time " + fmtWall(t.Total) + ":"
 	for _, p := range parts {
