@@ -213,3 +213,59 @@ func TestAgentsLeaderInterrupt(t *testing.T) {
 		t.Errorf("%d coordination documents left behind", n)
 	}
 }
+
+// TestAgentsLateAgentSkipsAStep: an agent that is not ready within
+// --agent-timeout is named, the step runs without it and is partial; the
+// late agent skips that step (keeping off the server until the others'
+// window has ended) and is back in lock step for the next one.
+func TestAgentsLateAgentSkipsAStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	uri := startSim(t, "slots=8,service=1ms")
+	dir := t.TempDir()
+	leader := agentSession(t, uri, dir, "late", 0, 2, 1500*time.Millisecond)
+	late := agentSession(t, uri, dir, "late", 1, 2, 1500*time.Millisecond)
+	checks := 0
+	late.Targets[0].Check = func() error {
+		if checks++; checks == 2 {
+			time.Sleep(3 * time.Second) // step 2: far past the leader's --agent-timeout
+		}
+		return nil
+	}
+	rs := runAgents(bg(2), leader, late)
+	if rs[0].err != nil || rs[0].out.Status != StatusPartial || rs[0].out.Measured != 3 {
+		t.Fatalf("leader: %+v %v", rs[0].out, rs[0].err)
+	}
+	f := rs[1].out
+	if rs[1].err != nil || f.Status != StatusPartial || f.Measured != 2 || len(f.Failed) != 1 || f.Failed[0].Concurrency != 2 ||
+		!strings.Contains(f.Failed[0].Error, "not ready within --agent-timeout") {
+		t.Fatalf("late agent: %+v %v", f, rs[1].err)
+	}
+	res, err := ReadResultsFile(leader.ResultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range res.Steps {
+		want := st.Concurrency == 2
+		if st.Partial != want || (want && (len(st.MissingAgents) != 1 || st.MissingAgents[0].Index != 1 || !strings.Contains(st.MissingAgents[0].Reason, "not ready within --agent-timeout"))) {
+			t.Errorf("leader C=%d: partial %v missing %+v", st.Concurrency, st.Partial, st.MissingAgents)
+		}
+	}
+	other, err := ReadResultsFile(late.ResultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := MergeAgents([]*Results{res, other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range m.Steps {
+		if st.Concurrency == 4 && (len(st.Agents) != 2 || st.WindowSkew.Overlap < 0.95) {
+			t.Errorf("C=4 after the skip: %d agents, skew %+v", len(st.Agents), st.WindowSkew)
+		}
+		if st.Concurrency == 2 && (len(st.Agents) != 1 || !st.Partial) {
+			t.Errorf("C=2: %d agents, partial %v", len(st.Agents), st.Partial)
+		}
+	}
+}
