@@ -19,6 +19,9 @@ type KeySpace struct {
 	next    atomic.Int64 // next insert index
 	zipf    *zipfian     // over the loaded records (uniform keys use none)
 	zipfMax int64
+	// gapFrom..gapTo are keys no one inserts: the other agents' share
+	// below this agent's block (agent mode; see agentBlock).
+	gapFrom, gapTo int64
 }
 
 // NewKeySpace covers records loaded keys; inserts continue from nextInsert.
@@ -45,7 +48,7 @@ func (k *KeySpace) Pick(r *rand.Rand) int64 {
 	case "latest":
 		// Most recently inserted keys are hottest.
 		last := k.next.Load() - 1
-		n := last - k.zipf.next(r)
+		n := k.skipGap(last - k.zipf.next(r))
 		if n < 0 {
 			n = 0
 		}

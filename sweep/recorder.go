@@ -275,6 +275,7 @@ func (r *recorder) summary(step *StepResult, window time.Duration) {
 	secs := window.Seconds()
 	step.DurationS = secs
 	step.Latency = latencySummary(call)
+	step.Histograms = newStepHistograms(call, ops)
 	step.OpsByType = map[string]OpTypeStats{}
 	for j, h := range ops {
 		if h.TotalCount() == 0 {

@@ -40,6 +40,9 @@ type RunHeader struct {
 	Plan        PlanInfo       `json:"plan"`
 	Client      ClientInfo     `json:"client"`
 	Targets     []TargetHeader `json:"targets"`
+	// Agents describes agent mode (several processes measuring one plan
+	// in lock step, or their merged results); nil for one process.
+	Agents *AgentsHeader `json:"agents,omitempty"`
 }
 
 // WorkloadInfo describes the workload(s) of a run as recorded in the header.
@@ -142,6 +145,21 @@ type StepResult struct {
 	Bound       string           `json:"bound,omitempty"`
 	BoundReason string           `json:"bound_reason,omitempty"`
 	Warnings    []string         `json:"warnings,omitempty"`
+
+	// Histograms are the window's HDR histograms in HdrHistogram's
+	// standard compressed base64 encoding, so that steps measured by
+	// several agents merge exactly.
+	Histograms *StepHistograms `json:"histograms,omitempty"`
+	// Agent is this agent's part in a step measured in lock step.
+	Agent *AgentStep `json:"agent,omitempty"`
+	// Partial says the step ran without some of the run's agents;
+	// MissingAgents names them and why.
+	Partial       bool           `json:"partial,omitempty"`
+	MissingAgents []MissingAgent `json:"missing_agents,omitempty"`
+	// Agents (merged results) is each agent's share of the step, and
+	// WindowSkew how far their windows were apart.
+	Agents     []AgentShare `json:"agents,omitempty"`
+	WindowSkew *WindowSkew  `json:"window_skew,omitempty"`
 }
 
 // StepPhases is a step's wall time by phase, in seconds: checking that
@@ -154,10 +172,14 @@ type StepPhases struct {
 	Warmup   float64 `json:"warmup"`
 	Window   float64 `json:"window"`
 	Teardown float64 `json:"teardown"`
+	// Barrier is the wait for the other agents (agent mode).
+	Barrier float64 `json:"barrier,omitempty"`
 }
 
 // Total is the step's wall time.
-func (p StepPhases) Total() float64 { return p.Check + p.Prewarm + p.Warmup + p.Window + p.Teardown }
+func (p StepPhases) Total() float64 {
+	return p.Check + p.Prewarm + p.Warmup + p.Window + p.Teardown + p.Barrier
+}
 
 // ErrorCounts counts failed ops by kind.
 type ErrorCounts struct {

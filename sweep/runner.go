@@ -74,6 +74,12 @@ type Runner struct {
 	Hosts     int
 	Progress  func(Progress)
 	Observers []WindowObserver
+	// StartAt, when set, is asked once the pools are warm when to start
+	// the warm-up (agent mode: the moment every agent agreed on).
+	StartAt func(ctx context.Context, spec StepSpec) (time.Time, error)
+	// Seed varies the workers' random streams (agent mode: the agent's
+	// index, so that agents do not all read the same keys in turn).
+	Seed uint64
 }
 
 // RunStep measures one step. The step's clients and pools exist only for
@@ -149,6 +155,11 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 		step.Warnings = append(step.Warnings, fmt.Sprintf("pre-warm opened %d of %d connections within %s; the pool kept growing during warm-up", got, need, r.prewarmTimeout()))
 	}
 
+	barrierS, err := r.waitStart(ctx, spec)
+	if err != nil {
+		return step, err
+	}
+
 	// Workers: Concurrency per client, closed loop.
 	wctx, cancelWorkers := context.WithCancel(ctx)
 	defer cancelWorkers()
@@ -159,7 +170,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				w := worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial))), coll: coll, wl: &r.Workload,
+				w := worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial)+r.Seed<<32)), coll: coll, wl: &r.Workload,
 					api: r.Workload.Name == "api", keys: r.Keys, rec: rec, parent: wctx, deadline: opDeadline{timeout: r.OpTimeout, base: rec.base}}
 				defer w.deadline.release()
 				for !stop.Load() && wctx.Err() == nil {
@@ -176,7 +187,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 		return step, ctx.Err()
 	}
 	warmupStart := time.Now()
-	if !r.phase(ctx, spec, PhaseWarmup, r.Warmup, rec, pool) {
+	if !r.phase(ctx, spec, PhaseWarmup, r.Warmup-r.windowLead(), rec, pool) {
 		return interrupted()
 	}
 	warmupS := time.Since(warmupStart).Seconds()
@@ -185,6 +196,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	for _, o := range r.Observers {
 		o.WindowStart(ctx, spec)
 	}
+	r.awaitWindow(ctx, warmupStart)
 	step.Connections = int(pool.open.Load())
 	pool.maxOpen.Store(pool.open.Load())
 	created0 := pool.created.Load()
@@ -230,7 +242,10 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	rec.discard()
 
 	rec.summary(&step, window)
-	step.Phases = &StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds()}
+	step.Phases = &StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds(), Barrier: barrierS}
+	if step.Histograms != nil {
+		step.Histograms.CheckoutWait = encodeHDR(pool.histogram())
+	}
 	step.Pool.CheckoutWait = pool.summary()
 	step.Pool.CheckoutFailed = pool.failed.Load()
 	step.Pool.ConnectionsOpen = step.Connections

@@ -78,6 +78,11 @@ type Session struct {
 	LockWait time.Duration
 
 	Hooks SessionHooks
+
+	// Coordinator keeps this session in lock step with other agents
+	// measuring the same plan (agent mode); nil runs alone.
+	Coordinator Coordinator
+	agents      *AgentsHeader // what Coordinator.Start returned
 }
 
 // Interrupt is the cause a caller gives when it cancels a session's
@@ -104,6 +109,7 @@ type SessionTime struct {
 	Total, Loading                           time.Duration
 	Check, Prewarm, Warmup, Window, Teardown time.Duration
 	Failed                                   time.Duration // in steps that could not be measured
+	Barrier                                  time.Duration // waiting for other agents (agent mode)
 }
 
 func (t *SessionTime) add(p *StepPhases) {
@@ -113,6 +119,7 @@ func (t *SessionTime) add(p *StepPhases) {
 	t.Warmup += sec(p.Warmup)
 	t.Window += sec(p.Window)
 	t.Teardown += sec(p.Teardown)
+	t.Barrier += sec(p.Barrier)
 }
 
 // Estimate is how long measuring steps should take: each step's warm-up
@@ -173,6 +180,11 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	}
 	out := Outcome{Planned: len(steps), Pending: len(pending)}
 	began := time.Now()
+	endAgents, err := s.startAgents(ctx, len(pending) > 0)
+	if err != nil {
+		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
+	}
+	defer endAgents(nil)
 	targets, err := s.prepareAll(ctx, len(pending) > 0)
 	out.Time.Loading = time.Since(began)
 	defer func() {
@@ -212,6 +224,7 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 			}
 		}
 	}
+	endAgents(&out)
 	end := EndRecord{Kind: KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
 		Steps: earlier + w.StepsWritten(), Planned: len(steps), FailedSteps: out.Failed, Signal: out.Signal}
 	if err := w.Write(end); err != nil && runErr == nil {
@@ -240,7 +253,9 @@ func (s *Session) openResults(planned int) (*ResultsWriter, int, error) {
 	for i, t := range s.Targets {
 		headers[i] = t.Header
 	}
-	if err := w.Write(NewRunHeader(s.RunID, s.Plan, s.Workloads, headers, planned)); err != nil {
+	header := NewRunHeader(s.RunID, s.Plan, s.Workloads, headers, planned)
+	header.Agents = s.agents
+	if err := w.Write(header); err != nil {
 		w.Close()
 		return nil, 0, err
 	}
@@ -320,6 +335,7 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 		t := byName[spec.Target]
 		stepBegan := time.Now()
 		step, err := s.runStep(ctx, t, spec)
+		s.agentsFinish(ctx, spec, &step, err)
 		if step.Phases != nil {
 			out.Time.add(step.Phases)
 		} else {
@@ -334,11 +350,14 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 			return stop(StatusInterrupted, fmt.Sprintf("interrupted during step %d of %d", i+1, n), nil)
 		}
 		if err != nil {
+			if stopped := (*AgentsStopped)(nil); errors.As(err, &stopped) {
+				return stop(stopped.Status, stopped.Reason, nil)
+			}
 			failed = append(failed, spec)
 			out.Failed = append(out.Failed, FailedStep{Target: spec.Target, Workload: spec.Workload, Concurrency: spec.Concurrency,
 				PoolSetting: spec.PoolSetting, Clients: spec.Clients, Trial: spec.Trial, Error: err.Error()})
 			err = fmt.Errorf("step %d of %d (%s C=%d P=%s trial %d): %w", i+1, n, spec.Target, spec.Concurrency, spec.PoolSetting, spec.Trial, err)
-			if !s.KeepGoing {
+			if !s.KeepGoing && !errors.Is(err, ErrStepSkipped) {
 				return stop(StatusFailed, err.Error(), err)
 			}
 			if s.Hooks.Failed != nil {
@@ -392,11 +411,13 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 		s.Hooks.Loaded(name, lr)
 	}
 	keys := NewKeySpace(wl.Distribution, int64(wl.Records), lr.NextInsert)
+	s.agentKeys(keys)
 	for _, w := range s.Workloads {
 		st.runners[w.Label] = &Runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
 			Warmup: s.Plan.Warmup, Duration: s.Plan.Duration, OpTimeout: s.Plan.OpTimeout,
 			PrewarmTimeout: s.PrewarmTimeout, MaxConnecting: s.MaxConnecting, Progress: s.Hooks.Progress,
 			Observers: t.Observers, Hosts: PoolHosts(t.Header)}
+		s.agentRunner(st.runners[w.Label])
 	}
 	return st, nil
 }
@@ -405,6 +426,9 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 // and says where its wall time went.
 func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec StepSpec) (StepResult, error) {
 	start := time.Now()
+	if err := s.agentsBegin(ctx, spec); err != nil {
+		return StepResult{}, err
+	}
 	check, err := s.check(ctx, t, spec)
 	if err != nil {
 		return StepResult{}, err

@@ -155,7 +155,7 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 		})
 		return err
 	}
-	root.AddCommand(newSweepCmd(e, nil), newServeCmd(e), newInspectCmd(e), newAnalyzeCmd(e), newPlotCmd(e), newReportCmd(e), newCompareCmd(e))
+	root.AddCommand(newSweepCmd(e, nil), newServeCmd(e), newInspectCmd(e), newAnalyzeCmd(e), newPlotCmd(e), newReportCmd(e), newCompareCmd(e), newMergeCmd(e))
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	}

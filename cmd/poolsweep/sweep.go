@@ -57,6 +57,7 @@ type sweepOptions struct {
 	lockWait      time.Duration
 
 	changed func(string) bool
+	agentOptions
 }
 
 // newSweepCmd builds the sweep command. runF runs it once its flags are
@@ -106,6 +107,7 @@ Exit status:
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
+			o.flagSet = cmd.Flags()
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -141,5 +143,6 @@ Exit status:
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	f.IntVar(&o.serverCores, "server-cores", 0, "CPU cores of each server host, for the server-CPU bound (default: what hostInfo reports, or this machine's for a server poolsweep started)")
 	f.DurationVar(&o.lockWait, "lock-wait", sweep.DefaultLockWait, "how long to wait for another poolsweep run that is loading the same collection")
+	addAgentFlags(f, &o.agentOptions)
 	return cmd
 }

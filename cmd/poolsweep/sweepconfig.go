@@ -174,5 +174,8 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if err := sweep.CheckMemory(cfg.plan, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
 		return nil, usageError{err}
 	}
+	if err := o.validateAgents(cfg); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,9 +28,12 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	if o.spawn > 0 {
+		return o.runSpawn(ctx, e, cfg)
+	}
 	session := &sweep.Session{
-		RunID: sweep.NewRunID(time.Now(), uint16(rand.IntN(1<<16))), Plan: cfg.plan, Workloads: cfg.workloads,
-		Drop: o.drop, KeepGoing: o.keepGoing, MaxErrorRate: o.maxErrorRate, PrewarmTimeout: o.prewarm,
+		RunID: o.newRunID(), Plan: cfg.plan, Workloads: cfg.workloads,
+		Drop: o.drop && o.agentIndex == 0, KeepGoing: o.keepGoing, MaxErrorRate: o.maxErrorRate, PrewarmTimeout: o.prewarm,
 		MaxConnecting: o.maxConnecting, LockWait: o.lockWait,
 	}
 	for _, t := range cfg.targets {
@@ -83,8 +85,13 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		len(pending), fmtWall(session.Estimate(pending)), session.Plan.Warmup, session.Plan.Duration)
 	progress := newProgressPrinter(e.stderr, len(pending))
 	session.Hooks = progress.hooks()
+	o.wireAgents(e, session, progress)
 	outcome, runErr := session.Run(ctx)
 	progress.endLine()
+	agentErr := o.agentError(ctx, outcome, runErr)
+	if _, usage := agentErr.(usageError); usage {
+		return agentErr
+	}
 
 	// Whatever happened, what was measured is summarised and drawn.
 	if res, err := sweep.ReadResultsFile(session.ResultsPath); err == nil && len(res.Steps) > 0 {
@@ -96,6 +103,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		}
 		fmt.Fprintf(e.stdout, "\n%s\n", timeSplit(outcome.Time))
 		fmt.Fprintf(e.stdout, "results: %s\n", session.ResultsPath)
+	}
+	if agentErr != nil {
+		return agentErr
 	}
 	switch outcome.Status {
 	case sweep.StatusComplete:
@@ -132,7 +142,7 @@ func (o *sweepOptions) outputDir(session *sweep.Session) (string, error) {
 	}
 	dir := o.out
 	if dir == "" {
-		dir = filepath.Join("poolsweep-out", session.RunID)
+		dir = o.defaultOutDir(session.RunID)
 	}
 	if err := outfile.CheckDir(dir); err != nil {
 		return "", usagef("--out: %v", err)
@@ -246,7 +256,7 @@ func timeSplit(t sweep.SessionTime) string {
 	parts := []struct {
 		name string
 		d    time.Duration
-	}{{"loading", t.Loading}, {"checks", t.Check}, {"pre-warm", t.Prewarm}, {"warm-up", t.Warmup}, {"windows", t.Window}, {"teardown", t.Teardown}, {"failed steps", t.Failed}}
+	}{{"loading", t.Loading}, {"checks", t.Check}, {"pre-warm", t.Prewarm}, {"warm-up", t.Warmup}, {"windows", t.Window}, {"teardown", t.Teardown}, {"failed steps", t.Failed}, {"waiting for agents", t.Barrier}}
 	var known time.Duration
 	out := "wall time " + fmtWall(t.Total) + ":"
 	for _, p := range parts {

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// agentOptions are the flags of agent mode: several processes, on one
+// host or many, measuring one plan in lock step (issue 15).
+type agentOptions struct {
+	agents       int
+	agentIndex   int
+	runID        string
+	agentTimeout time.Duration
+	spawn        int
+
+	flagSet *pflag.FlagSet // the parsed flags, for --spawn to pass on
+}
+
+// DefaultAgentTimeout bounds waiting for another agent at each barrier.
+const defaultAgentTimeout = time.Minute
+
+// maxAgents bounds --agents and --spawn: far more load than any
+// deployment needs, and a typo (--agents 30000) is refused.
+const (
+	maxAgents = 1024
+	maxSpawn  = 64
+)
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$`)
+
+func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
+	f.IntVar(&o.agents, "agents", 0, "agent mode: this many processes (on any hosts) measure the plan in lock step; give every agent the same flags and its own --agent-index")
+	f.IntVar(&o.agentIndex, "agent-index", 0, "agent mode: this agent's index, 0 to --agents-1; index 0 leads")
+	f.StringVar(&o.runID, "run-id", "", "the run's name (letters, digits, . _ -); agent mode: the same on every agent (default: the start time and a random suffix)")
+	f.DurationVar(&o.agentTimeout, "agent-timeout", defaultAgentTimeout, "agent mode: how long to wait for an agent to join or be ready for a step; a step then runs without it and is marked partial")
+	f.IntVar(&o.spawn, "spawn", 0, "start this many agent processes on this machine, run the plan in lock step and merge their results (for large hosts and tests)")
+}
+
+// validateAgents checks the agent-mode flags against each other and the
+// targets, before anything connects.
+func (o *sweepOptions) validateAgents(cfg *sweepConfig) error {
+	a := &o.agentOptions
+	if o.changed("run-id") && !runIDPattern.MatchString(a.runID) {
+		return usagef("--run-id: %q is not a name of up to 64 letters, digits, '.', '_' or '-'", a.runID)
+	}
+	if o.changed("agent-timeout") && (a.agentTimeout < time.Second || a.agentTimeout > 24*time.Hour) {
+		return usagef("--agent-timeout: %s is not between 1s and 24h", a.agentTimeout)
+	}
+	if o.changed("spawn") {
+		switch {
+		case a.spawn < 1 || a.spawn > maxSpawn:
+			return usagef("--spawn: %d is not between 1 and %d", a.spawn, maxSpawn)
+		case o.changed("agents") || o.changed("agent-index"):
+			return usagef("--spawn: it starts its own agents; drop --agents and --agent-index")
+		case o.resume != "":
+			return usagef("--spawn: a run of several agents cannot be resumed; drop --resume")
+		}
+		return nil
+	}
+	if !o.changed("agents") {
+		for _, f := range []string{"agent-index", "agent-timeout"} {
+			if o.changed(f) {
+				return usagef("--%s: only with --agents (or --spawn)", f)
+			}
+		}
+		return nil
+	}
+	switch {
+	case a.agents < 1 || a.agents > maxAgents:
+		return usagef("--agents: %d is not between 1 and %d", a.agents, maxAgents)
+	case !o.changed("agent-index"):
+		return usagef("--agent-index: required with --agents (0 to %d; 0 leads)", a.agents-1)
+	case a.agentIndex < 0 || a.agentIndex >= a.agents:
+		return usagef("--agent-index: %d is not between 0 and %d", a.agentIndex, a.agents-1)
+	case !o.changed("run-id"):
+		return usagef("--run-id: required with --agents: the same name on every agent")
+	case o.resume != "":
+		return usagef("--resume: a run of several agents cannot be resumed; start a new --run-id")
+	}
+	for _, t := range cfg.targets {
+		if t.Embedded || t.SimSpec != "" {
+			return usagef("--agents: every agent must measure the same deployment: give --uri, or --target name=mongodb://…; the embedded server and sim: targets start a server per process (--spawn starts one for all its agents)")
+		}
+	}
+	return nil
+}
+
+// agentMode says whether this process is one agent of several.
+func (o *sweepOptions) agentMode() bool { return o.agents > 0 }
+
+// newRunID is --run-id, or a fresh name.
+func (o *sweepOptions) newRunID() string {
+	if o.runID != "" {
+		return o.runID
+	}
+	return sweep.NewRunID(time.Now(), uint16(rand.IntN(1<<16)))
+}
+
+// defaultOutDir is where results go without --out: each agent in its own
+// directory of the run's, so that agents sharing a file system do not
+// collide and merge finds them together.
+func (o *sweepOptions) defaultOutDir(runID string) string {
+	if o.agentMode() {
+		return filepath.Join("poolsweep-out", runID, fmt.Sprintf("agent-%d", o.agentIndex))
+	}
+	return filepath.Join("poolsweep-out", runID)
+}
+
+// wireAgents makes the session one agent of the run: coordination in the
+// first target's poolsweep database, through its client factory.
+func (o *sweepOptions) wireAgents(e *env, session *sweep.Session, progress *progressPrinter) {
+	if !o.agentMode() {
+		return
+	}
+	t := session.Targets[0]
+	session.Coordinator = &sweep.Agents{RunID: session.RunID, Count: o.agents, Index: o.agentIndex, PlanHash: session.PlanHash(o.agents),
+		ClientsPerAgent: session.Plan.Clients, Timeout: o.agentTimeout, NewClient: t.NewClient, Database: session.Workloads[0].Database,
+		StepTime: session.Plan.Warmup + session.Plan.Duration + session.Plan.OpTimeout*5/4 + o.prewarm + 20*time.Second,
+		Window:   session.Plan.Warmup + session.Plan.Duration,
+		Waiting: func(msg string) {
+			progress.endLine()
+			fmt.Fprintf(e.stderr, "agents: %s\n", safeLine(msg))
+		}}
+	fmt.Fprintf(e.stderr, "agent %d of %d in run %s (coordinating through %s.%s on target %s)\n",
+		o.agentIndex, o.agents, session.RunID, session.Workloads[0].Database, sweep.AgentsCollection, t.Header.Name)
+}
+
+// agentError turns what agent mode ended with into the CLI's errors: a
+// refused agent is bad input (exit 2); a follower the leader stopped is
+// interrupted (exit 130); a partial agent run exits 3 without advice to
+// resume; nil when none applies.
+func (o *sweepOptions) agentError(ctx context.Context, outcome sweep.Outcome, runErr error) error {
+	var refused *sweep.AgentRefused
+	switch {
+	case errors.As(runErr, &refused):
+		return usageError{runErr}
+	case !o.agentMode():
+		return nil
+	case outcome.Status == sweep.StatusInterrupted && ctx.Err() == nil:
+		return interruptedError{signal: "the leader"}
+	case outcome.Status == sweep.StatusPartial:
+		return agentsPartial{outcome.Reason}
+	}
+	return nil
+}
+
+// agentsPartial ends an agent run whose steps did not all run with every
+// agent: exit status 3, like partialError, but with nothing to resume.
+type agentsPartial struct{ reason string }
+
+func (p agentsPartial) Error() string { return "the run is partial: " + p.reason }
+
+// As lets the exit-status mapping see a partial run.
+func (p agentsPartial) As(target any) bool {
+	if t, ok := target.(*partialError); ok {
+		*t = partialError{}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,348 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// TestAgentFlags: agent-mode flags are checked against each other and
+// the targets before anything starts: exit 2, one line naming the flag.
+func TestAgentFlags(t *testing.T) {
+	uri := "mongodb://127.0.0.1:1/"
+	bad := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "--uri", uri, "--agents", "3", "--run-id", "r"}, "--agent-index: required"},
+		{[]string{"sweep", "--uri", uri, "--agents", "3", "--agent-index", "0"}, "--run-id: required"},
+		{[]string{"sweep", "--uri", uri, "--agents", "3", "--agent-index", "3", "--run-id", "r"}, "--agent-index: 3 is not between 0 and 2"},
+		{[]string{"sweep", "--uri", uri, "--agents", "0", "--agent-index", "0", "--run-id", "r"}, "--agents: 0"},
+		{[]string{"sweep", "--uri", uri, "--agent-index", "1"}, "--agent-index: only with --agents"},
+		{[]string{"sweep", "--uri", uri, "--agent-timeout", "5s"}, "--agent-timeout: only with --agents"},
+		{[]string{"sweep", "--uri", uri, "--agents", "2", "--agent-index", "0", "--run-id", "r", "--agent-timeout", "10ms"}, "--agent-timeout"},
+		{[]string{"sweep", "--uri", uri, "--run-id", "no spaces"}, "--run-id"},
+		{[]string{"sweep", "--agents", "2", "--agent-index", "0", "--run-id", "r"}, "--agents: every agent must measure the same deployment"},
+		{[]string{"sweep", "--target", "s=sim:slots=4", "--agents", "2", "--agent-index", "0", "--run-id", "r"}, "--agents: every agent"},
+		{[]string{"sweep", "--uri", uri, "--agents", "2", "--agent-index", "0", "--run-id", "r", "--resume", "x"}, "--resume"},
+		{[]string{"sweep", "--spawn", "0"}, "--spawn: 0"},
+		{[]string{"sweep", "--spawn", "2", "--agents", "2"}, "--spawn: it starts its own agents"},
+		{[]string{"merge", "x.jsonl"}, "--out: required"},
+		{[]string{"merge", "-o", "m.jsonl"}, "merge: give the results"},
+		{[]string{"merge", "/nonexistent/results.jsonl", "-o", filepath.Join(t.TempDir(), "m.jsonl")}, "/nonexistent/results.jsonl"},
+	}
+	for _, tt := range bad {
+		code, stdout, stderr := runCLI(t, tt.args...)
+		if code != exitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tt.want) || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 and one line naming %q", tt.args, code, stderr, stdout, tt.want)
+		}
+	}
+	// What valid agent flags turn into.
+	var got *sweepOptions
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	cmd := newSweepCmd(e, func(_ context.Context, o *sweepOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--uri", uri, "--agents", "3", "--agent-index", "2", "--run-id", "seed003", "--agent-timeout", "90s"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := got.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got.agents != 3 || got.agentIndex != 2 || got.runID != "seed003" || got.agentTimeout != 90*time.Second || !got.agentMode() ||
+		got.defaultOutDir(got.newRunID()) != filepath.Join("poolsweep-out", "seed003", "agent-2") {
+		t.Errorf("agent options %+v", got.agentOptions)
+	}
+}
+
+// readRes reads a results file or fails the test.
+func readRes(t *testing.T, path string) *sweep.Results {
+	t.Helper()
+	res, err := sweep.ReadResultsFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// compareAgentsWithClients runs the same plan against targets as one
+// process with --clients 3 and as three spawned agents, alternately for
+// rounds rounds, and checks the agent machinery end to end: every merged
+// step has all three agents, their windows overlap by at least 95%, the
+// merged ops/s (median over rounds and trials) is within 10% of the
+// single process's, and analyze, plot, report and compare read the
+// merged file. A level outside 10% is accepted only with evidence, which
+// is logged: the single process was client-bound by its own telemetry
+// (then it was the one process that ran out, which is the point of
+// agents), or, when noisy is set (a server whose own throughput swings
+// from window to window on a busy machine), the two sides' samples
+// overlap: the difference is inside the server's own swings. A merge
+// that lost or double-counted an agent still fails.
+func compareAgentsWithClients(t *testing.T, rounds int, noisy bool, plan []string, targets ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	args := append(append([]string{"sweep"}, targets...), plan...)
+	began := time.Now()
+	oneOps, mergedOps := map[int][]float64{}, map[int][]float64{}
+	clientBound := map[int]string{}
+	var levels []int
+	var single, spawn string
+	for r := range rounds {
+		single, spawn = filepath.Join(dir, fmt.Sprintf("single-%d", r)), filepath.Join(dir, fmt.Sprintf("spawn-%d", r))
+		code, stdout, stderr := runBinary(t, dir, 4*time.Minute, append(args, "--clients", "3", "--out", single, "--no-plot")...)
+		if code != 0 {
+			t.Fatalf("--clients 3: exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		code, stdout, stderr = runBinary(t, dir, 4*time.Minute, append(args, "--spawn", "3", "--out", spawn)...)
+		if code != 0 {
+			t.Fatalf("--spawn 3: exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "merged run") || !strings.Contains(stdout, "windows: start skew") {
+			t.Errorf("spawn printed no merge summary:\n%s", stdout)
+		}
+		for _, s := range readRes(t, filepath.Join(single, "results.jsonl")).Steps {
+			oneOps[s.Concurrency] = append(oneOps[s.Concurrency], s.OpsPerS)
+			if s.Bound == "client" {
+				clientBound[s.Concurrency] = s.BoundReason
+			}
+		}
+		merged := readRes(t, filepath.Join(spawn, "results.jsonl"))
+		if merged.End == nil || merged.End.Status != sweep.StatusComplete || merged.Header.Agents == nil || len(merged.Header.Agents.Merged) != 3 {
+			t.Fatalf("merged end %+v header agents %+v", merged.End, merged.Header.Agents)
+		}
+		for _, m := range merged.Steps {
+			if mergedOps[m.Concurrency] == nil {
+				levels = append(levels, m.Concurrency)
+			}
+			mergedOps[m.Concurrency] = append(mergedOps[m.Concurrency], m.OpsPerS)
+			t.Logf("round %d C=%d trial %d: window skew start %.1f ms, end %.1f ms, overlap %.4f", r+1, m.Concurrency, m.Trial, m.WindowSkew.StartMS, m.WindowSkew.EndMS, m.WindowSkew.Overlap)
+			if len(m.Agents) != 3 || m.Partial || m.Clients != 3 || m.Errors.Total() != 0 {
+				t.Errorf("C=%d: %d agents, partial %v, clients %d, errors %+v", m.Concurrency, len(m.Agents), m.Partial, m.Clients, m.Errors)
+			}
+			if m.WindowSkew.Overlap < 0.95 {
+				t.Errorf("C=%d: the agents' windows overlap %.3f, want ≥ 0.95 (skew %+v)", m.Concurrency, m.WindowSkew.Overlap, m.WindowSkew)
+			}
+		}
+	}
+	t.Logf("%d round(s) took %s", rounds, time.Since(began).Round(time.Second))
+	t.Logf("%4s %14s %14s %7s", "C", "--clients 3", "3 agents", "ratio")
+	for _, c := range levels {
+		a, b := oneOps[c], mergedOps[c]
+		if len(a) == 0 {
+			t.Fatalf("no --clients 3 step at C=%d", c)
+		}
+		ratio := median(b) / median(a)
+		t.Logf("%4d %14.0f %14.0f %7.3f   (ops/s, median of %d; one process %v, agents %v)", c, median(a), median(b), ratio, len(b), roundAll(a), roundAll(b))
+		switch {
+		case ratio >= 0.9 && ratio <= 1.1:
+		case clientBound[c] != "":
+			t.Logf("C=%d: ratio %.3f outside 10%%; the single process was client-bound: %s", c, ratio, clientBound[c])
+		case noisy && len(a) >= 5 && slices.Min(b) <= slices.Max(a) && slices.Min(a) <= slices.Max(b):
+			t.Logf("C=%d: ratio %.3f outside 10%%, but the samples overlap: the server's own swings on this machine (one process %.0f to %.0f ops/s, agents %.0f to %.0f) are larger than the difference",
+				c, ratio, slices.Min(a), slices.Max(a), slices.Min(b), slices.Max(b))
+		default:
+			t.Errorf("C=%d: 3 agents %.0f ops/s, one process with --clients 3 %.0f (ratio %.3f): not within 10%%, and no evidence explains it", c, median(b), median(a), ratio)
+		}
+	}
+	// The readers take the merged file as it is.
+	mergedPath := filepath.Join(spawn, "results.jsonl")
+	for _, c := range [][]string{
+		{"analyze", mergedPath, "--format", "json"},
+		{"compare", filepath.Join(single, "results.jsonl"), mergedPath},
+		{"report", mergedPath, "-o", filepath.Join(dir, "report.html")},
+		{"plot", mergedPath, "-o", filepath.Join(dir, "figs")},
+	} {
+		if code, out, errs := runCLI(t, c...); code != 0 {
+			t.Errorf("%s: exit %d\n%s\n%s", c[0], code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(spawn, "report.html")); err != nil {
+		t.Errorf("spawn drew no report: %v", err)
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func roundAll(v []float64) []int {
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x + 0.5)
+	}
+	return out
+}
+
+// TestSpawnAgentsSimulatedSharded is the proof against the simulator: a
+// sharded target of known capacity (3 shards × 2 slots / 50 ms = 120
+// ops/s; 3, 12 and 48 calls in flight put it below, at and past its
+// knee), three agents against one process with --clients 3. The service
+// time is long, so that a busy machine's scheduling delays (a millisecond
+// or two to wake an idle process) stay small beside it, and the windows
+// long enough to hold several hundred operations per level.
+func TestSpawnAgentsSimulatedSharded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns agents against the simulator")
+	}
+	compareAgentsWithClients(t, 1, false, []string{"--concurrency", "1,4,16", "--warmup", "500ms", "--duration", "5s", "--records", "1000"},
+		"--target", "sharded=sim:shards=3,slots=2,service=50ms,routers=2")
+}
+
+// TestSpawnAgentsFerretDB is the same flow against embedded FerretDB, one
+// server both sides share. FerretDB's own throughput swings by up to a
+// factor of two from window to window on a busy 2-core machine, so the
+// two sides alternate, five rounds each, at one level that saturates it.
+func TestSpawnAgentsFerretDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns agents against embedded FerretDB")
+	}
+	uri, _ := startServe(t)
+	compareAgentsWithClients(t, 5, true, []string{"--concurrency", "2", "--trials", "1", "--warmup", "300ms", "--duration", "3s", "--records", "200"}, "--uri", uri)
+}
+
+// TestAgentKilledMidSweep: three agents started as on three hosts (the
+// ssh flow) against one simulated cluster; agent 2 is killed in the
+// middle of step 2's window. The others' steps are all complete records;
+// step 2 and the steps after it are partial and name agent 2; the merge
+// says the same; and no coordination document is left behind.
+func TestAgentKilledMidSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs agents against the simulator")
+	}
+	uri, _ := startServe(t, "--sim", "shards=3,slots=4,service=2ms,routers=2")
+	dir := t.TempDir()
+	const run = "killtest"
+	agents := make([]*exec.Cmd, 3)
+	logs := make([]*strings.Builder, 3)
+	for i := range agents {
+		logs[i] = &strings.Builder{}
+		agents[i] = exec.Command(binary, "sweep", "--uri", uri, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "3s", "--records", "1000",
+			"--agents", "3", "--agent-index", fmt.Sprint(i), "--run-id", run, "--agent-timeout", "30s", "--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)), "--no-plot")
+		agents[i].Stdout, agents[i].Stderr = io.Discard, logs[i]
+		if err := agents[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer agents[i].Process.Kill()
+	}
+	// Watch the coordination documents for step 2's start, and kill agent
+	// 2 halfway through its window.
+	c, err := mongo.Connect(options.Client().ApplyURI(uri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Disconnect(context.Background())
+	coll := c.Database("poolsweep").Collection(sweep.AgentsCollection)
+	var step2 struct {
+		StartAt time.Time `bson:"start_at"`
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for coll.FindOne(context.Background(), bson.D{{Key: "_id", Value: run + "/step/2"}}).Decode(&step2) != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("step 2 never started; agent 0:\n%s", logs[0].String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(time.Until(step2.StartAt.Add(300*time.Millisecond + 1500*time.Millisecond)))
+	if err := agents[2].Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	agents[2].Wait()
+	codes := make([]int, 2)
+	for i := range 2 {
+		done := make(chan error, 1)
+		go func() { done <- agents[i].Wait() }()
+		select {
+		case err := <-done:
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				codes[i] = ee.ExitCode()
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("agent %d did not end; its log:\n%s", i, logs[i].String())
+		}
+	}
+	if codes[0] != exitPartial || codes[1] != exitPartial {
+		t.Errorf("exit statuses %v, want 3 (partial) for both; agent 0:\n%s\nagent 1:\n%s", codes, logs[0].String(), logs[1].String())
+	}
+	for i := range 2 {
+		res := readRes(t, filepath.Join(dir, fmt.Sprintf("agent-%d", i), "results.jsonl"))
+		if len(res.Steps) != 3 || res.End == nil || res.End.Status != sweep.StatusPartial {
+			t.Fatalf("agent %d: %d steps, end %+v", i, len(res.Steps), res.End)
+		}
+		for _, s := range res.Steps {
+			t.Logf("agent %d C=%d: partial %v, missing %+v", i, s.Concurrency, s.Partial, s.MissingAgents)
+			if s.Interrupted || s.Ops == 0 || s.Agent == nil {
+				t.Errorf("agent %d C=%d: not a complete record (interrupted %v, ops %d)", i, s.Concurrency, s.Interrupted, s.Ops)
+			}
+			wantPartial := s.Concurrency >= 2
+			if i == 1 && s.Concurrency == 2 {
+				wantPartial = false // agent 1 learns of the loss at the next barrier
+			}
+			if s.Partial != wantPartial || (wantPartial && (len(s.MissingAgents) != 1 || s.MissingAgents[0].Index != 2)) {
+				t.Errorf("agent %d C=%d: partial %v missing %+v, want partial %v naming agent 2", i, s.Concurrency, s.Partial, s.MissingAgents, wantPartial)
+			}
+		}
+		if i == 0 {
+			if m := res.Steps[1].MissingAgents; len(m) == 1 && !strings.Contains(m[0].Reason, "during the step") {
+				t.Errorf("leader on step 2: %q, want it to say agent 2 stopped during the step", m[0].Reason)
+			}
+		}
+	}
+	// The merge: step 1 whole, steps 2 and 3 partial naming agent 2.
+	mergedPath := filepath.Join(dir, "merged.jsonl")
+	code, stdout, stderr := runCLI(t, "merge", filepath.Join(dir, "agent-0"), filepath.Join(dir, "agent-1"), filepath.Join(dir, "agent-2"), "-o", mergedPath)
+	if code != 0 || !strings.Contains(stdout, "2 partial") {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	t.Logf("merge:\n%s", stdout)
+	m := readRes(t, mergedPath)
+	if len(m.Steps) != 3 || m.End.Status != sweep.StatusPartial {
+		t.Fatalf("merged: %d steps, end %+v", len(m.Steps), m.End)
+	}
+	for _, s := range m.Steps {
+		want := 3
+		if s.Concurrency >= 2 {
+			want = 2
+		}
+		if len(s.Agents) != want || s.Partial != (want == 2) || (want == 2 && (len(s.MissingAgents) != 1 || s.MissingAgents[0].Index != 2)) {
+			t.Errorf("merged C=%d: %d agents, partial %v, missing %+v", s.Concurrency, len(s.Agents), s.Partial, s.MissingAgents)
+		}
+	}
+	if code, _, stderr := runCLI(t, "analyze", mergedPath); code != 0 {
+		t.Errorf("analyze of the merged file: exit %d %s", code, stderr)
+	}
+	// A file of another run is refused, by name.
+	other := filepath.Join(dir, "other.jsonl")
+	b, _ := os.ReadFile(filepath.Join(dir, "agent-1", "results.jsonl"))
+	os.WriteFile(other, []byte(strings.Replace(string(b), `"run_id":"killtest"`, `"run_id":"another"`, 1)), 0o644)
+	code, _, stderr = runCLI(t, "merge", filepath.Join(dir, "agent-0"), other, "-o", filepath.Join(dir, "m2.jsonl"))
+	if code != exitUsage || !strings.Contains(stderr, "other.jsonl is from run another") {
+		t.Errorf("merge of two runs: exit %d %q", code, stderr)
+	}
+	var docs []bson.M
+	cur, err := coll.Find(context.Background(), bson.D{{Key: "run_id", Value: run}})
+	if err == nil {
+		err = cur.All(context.Background(), &docs)
+	}
+	if err != nil || len(docs) != 0 {
+		t.Errorf("coordination documents left behind: %v %v", len(docs), err)
+	}
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/telemetry"
+)
+
+type mergeOptions struct {
+	out string
+}
+
+func newMergeCmd(e *env) *cobra.Command {
+	o := &mergeOptions{}
+	cmd := &cobra.Command{
+		Use:   "merge DIR|FILE... -o OUT",
+		Short: "Merge the results of the agents of one run (--agents) into one results.jsonl",
+		Long: `merge combines the results.jsonl of every agent of one agent-mode run (sweep --agents N
+--agent-index I --run-id NAME on several hosts) into one results file: per step, ops,
+calls, errors and connections summed; latency histograms merged, so the percentiles are
+exact rather than averaged; each agent's share kept under "agents"; and the skew of the
+agents' windows under "window_skew". The merged steps count every agent's clients
+(agents × --clients), so analyze, plot, report and compare read them like a --clients run
+of one process.
+
+A step that some agent has no record of (it was killed, or was not ready within
+--agent-timeout) is marked partial and names the agents missing. Files of different runs
+or plans are refused, naming the file. Each argument is a results file or a directory
+holding one; OUT is a file, or a directory to write results.jsonl into.`,
+		Example: `  poolsweep merge poolsweep-out/seed003/agent-* -o poolsweep-out/seed003/results.jsonl
+  poolsweep merge host1/results.jsonl host2/results.jsonl host3/results.jsonl -o merged/
+  poolsweep report merged/results.jsonl -o report.html`,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
+	}
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "the merged results file to write, or a directory for results.jsonl (required)")
+	return cmd
+}
+
+func (o *mergeOptions) run(e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("merge: give the results of every agent of one run (files, or directories holding results.jsonl)")
+	}
+	if o.out == "" {
+		return usagef("--out: required: the merged results file to write")
+	}
+	out := o.out
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		out = filepath.Join(out, "results.jsonl")
+	}
+	if err := outfile.Check(out); err != nil {
+		return usagef("--out: %v", err)
+	}
+	paths := make([]string, len(args))
+	for i, a := range args {
+		p := a
+		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+			p = filepath.Join(a, "results.jsonl")
+		}
+		if same(p, out) {
+			return usagef("--out: %s is one of the files being merged; write the merge elsewhere", out)
+		}
+		paths[i] = p
+	}
+	res, err := mergeFiles(paths)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := writeMerged(out, res); err != nil {
+		return err
+	}
+	printMerged(e.stdout, out, res)
+	return nil
+}
+
+// same says whether two paths name one file.
+func same(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
+}
+
+// mergeFiles reads the agents' results and merges them, then labels each
+// merged step as a sweep labels its steps: Little's law over all the
+// agents' clients and what bound the step (a starved agent shows as
+// client-bound: the merged step carries the busiest agent's client CPU).
+func mergeFiles(paths []string) (*sweep.Results, error) {
+	var files []*sweep.Results
+	for _, p := range paths {
+		r, err := sweep.ReadResultsFile(p)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, r)
+	}
+	res, err := sweep.MergeAgents(files)
+	if err != nil {
+		return nil, err
+	}
+	prev := map[string]*sweep.StepResult{}
+	c := telemetry.DefaultClassifier()
+	for i := range res.Steps {
+		s := &res.Steps[i]
+		key := s.Target + "|" + s.Workload + "|" + s.PoolSetting + "|" + strconv.Itoa(s.Clients)
+		p := prev[key]
+		if p != nil && p.Concurrency >= s.Concurrency {
+			p = nil
+		}
+		telemetry.Annotate(s, p, c)
+		prev[key] = s
+	}
+	return res, nil
+}
+
+// writeMerged writes the merged results whole, or leaves out as it was.
+func writeMerged(out string, res *sweep.Results) error {
+	if err := outfile.Write(out, func(w io.Writer) error { return sweep.WriteResults(w, res) }); err != nil {
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	return nil
+}
+
+// printMerged says what was merged, how well the windows lined up, and
+// the step table.
+func printMerged(w io.Writer, out string, res *sweep.Results) {
+	a := res.Header.Agents
+	partial := 0
+	maxStart, maxEnd, minOverlap := 0.0, 0.0, 1.0
+	for _, s := range res.Steps {
+		if s.Partial {
+			partial++
+		}
+		if k := s.WindowSkew; k != nil {
+			maxStart, maxEnd, minOverlap = max(maxStart, k.StartMS), max(maxEnd, k.EndMS), min(minOverlap, k.Overlap)
+		}
+	}
+	fmt.Fprintf(w, "merged run %s: %d of %d agents' results, %d step(s)", safeLine(res.Header.RunID), len(a.Merged), a.Count, len(res.Steps))
+	if partial > 0 {
+		fmt.Fprintf(w, ", %d partial (see missing_agents)", partial)
+	}
+	fmt.Fprintf(w, "\nwindows: start skew ≤ %.1f ms, end skew ≤ %.1f ms, overlap ≥ %.1f%%\n\n", maxStart, maxEnd, 100*minOverlap)
+	writeSummary(w, res)
+	fmt.Fprintf(w, "\nresults: %s (end status %s)\n", out, res.End.Status)
+}

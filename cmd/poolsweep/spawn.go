@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/topology"
+)
+
+// spawnedAgent is one agent process of --spawn.
+type spawnedAgent struct {
+	index int
+	cmd   *exec.Cmd
+	log   string
+	done  chan struct{}
+	code  int
+}
+
+// runSpawn is --spawn N: it starts the servers this sweep owns (the
+// embedded server, sim: targets) once, runs N agent processes of this
+// program against them in lock step (OUT/agent-I, logs in
+// OUT/agent-I.log, agent 0's progress on stderr), and merges their
+// results into OUT/results.jsonl. Ctrl-C goes to the leader alone, which
+// stops the others at their next barrier, as it would across hosts.
+func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) error {
+	runID := o.newRunID()
+	dir := o.out
+	if dir == "" {
+		dir = filepath.Join("poolsweep-out", runID)
+	}
+	if err := outfile.CheckDir(dir); err != nil {
+		return usagef("--out: %v", err)
+	}
+	for _, p := range append([]string{"results.jsonl"}, agentDirs(o.spawn)...) {
+		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+			return usagef("--out: %s already holds %s; choose another directory", dir, p)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("--spawn: find this program: %w", err)
+	}
+
+	targets, err := startTargets(ctx, e, cfg.targets)
+	defer func() {
+		for _, t := range targets {
+			if t.child != nil {
+				t.child.Stop()
+			}
+		}
+	}()
+	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx)
+		}
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create the output directory: %w", err)
+	}
+	args := o.spawnArgs(cfg, targets)
+	agents := make([]*spawnedAgent, 0, o.spawn)
+	defer func() {
+		// Whatever happened, no agent outlives the launcher.
+		for _, a := range agents {
+			select {
+			case <-a.done:
+			default:
+				_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+				<-a.done
+			}
+		}
+	}()
+	for i := range o.spawn {
+		a, err := startAgent(exe, args, dir, runID, i, o, e.stderr)
+		if err != nil {
+			return err
+		}
+		agents = append(agents, a)
+	}
+	fmt.Fprintf(e.stderr, "spawned %d agents of run %s; their results and logs go to %s/agent-*\n", o.spawn, runID, dir)
+	waitAgents(ctx, e, agents, o.agentTimeout+cfg.plan.Warmup+cfg.plan.Duration+o.prewarm+time.Minute)
+
+	var paths []string
+	for _, a := range agents {
+		p := filepath.Join(dir, fmt.Sprintf("agent-%d", a.index), "results.jsonl")
+		if _, err := os.Stat(p); err != nil {
+			fmt.Fprintf(e.stderr, "agent %d: exit status %d and no results; its log: %s: %s\n", a.index, a.code, a.log, safeLine(lastLine(a.log)))
+			continue
+		}
+		if a.code != 0 {
+			fmt.Fprintf(e.stderr, "agent %d: exit status %d (log: %s)\n", a.index, a.code, a.log)
+		}
+		paths = append(paths, p)
+	}
+	if len(paths) == 0 {
+		if ctx.Err() != nil {
+			return interrupted(ctx)
+		}
+		return fmt.Errorf("no agent wrote results; see %s", agents[0].log)
+	}
+	res, err := mergeFiles(paths)
+	if err != nil {
+		return fmt.Errorf("merge the agents' results: %w", err)
+	}
+	merged := filepath.Join(dir, "results.jsonl")
+	if err := writeMerged(merged, res); err != nil {
+		return err
+	}
+	printMerged(e.stdout, merged, res)
+	if !o.noPlot {
+		if err := writeArtifacts(dir, []*sweep.Results{res}); err != nil {
+			fmt.Fprintf(e.stderr, "poolsweep: figures: %s\n", safeLine(topology.Redact(err.Error())))
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return interrupted(ctx)
+	case res.End.Status == sweep.StatusComplete:
+		return nil
+	case res.End.Status == sweep.StatusPartial:
+		return agentsPartial{res.End.Reason}
+	case res.End.Status == sweep.StatusInterrupted:
+		return interruptedError{signal: "the leader"}
+	}
+	return errors.New("the run failed: " + res.End.Reason)
+}
+
+func agentDirs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("agent-%d", i)
+	}
+	return out
+}
+
+// spawnArgs are the sweep flags every agent gets: the ones given (but
+// those --spawn decides), the targets as this process resolved them (the
+// servers it started by their URIs), and the plan as resolved, since an
+// agent sees only URIs and would otherwise pick other defaults.
+func (o *sweepOptions) spawnArgs(cfg *sweepConfig, targets []*sweepTarget) []string {
+	decided := map[string]bool{"spawn": true, "out": true, "target": true, "uri": true, "run-id": true, "agents": true, "agent-index": true,
+		"resume": true, "no-plot": true, "concurrency": true, "trials": true, "warmup": true, "duration": true, "records": true}
+	args := []string{"sweep"}
+	o.flagSet.Visit(func(f *pflag.Flag) {
+		if decided[f.Name] {
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		args = append(args, "--"+f.Name+"="+f.Value.String())
+	})
+	if o.uri != "" {
+		args = append(args, "--uri", o.uri)
+	} else {
+		for _, t := range targets {
+			args = append(args, "--target", t.Name+"="+t.URI)
+		}
+	}
+	levels := make([]string, len(cfg.plan.Concurrency))
+	for i, c := range cfg.plan.Concurrency {
+		levels[i] = strconv.Itoa(c)
+	}
+	return append(args, "--concurrency", strings.Join(levels, ","), "--trials", strconv.Itoa(cfg.plan.Trials),
+		"--warmup", cfg.plan.Warmup.String(), "--duration", cfg.plan.Duration.String(),
+		"--records", strconv.Itoa(cfg.workloads[0].Records), "--no-plot")
+}
+
+// startAgent starts agent i in its own process group (so that Ctrl-C on
+// the terminal reaches the launcher alone) and bound to the launcher's
+// life.
+func startAgent(exe string, args []string, dir, runID string, i int, o *sweepOptions, stderr io.Writer) (*spawnedAgent, error) {
+	a := &spawnedAgent{index: i, log: filepath.Join(dir, fmt.Sprintf("agent-%d.log", i)), done: make(chan struct{})}
+	logf, err := os.Create(a.log)
+	if err != nil {
+		return nil, fmt.Errorf("--spawn: agent %d log: %w", i, err)
+	}
+	all := append(append([]string(nil), args...), "--agents", strconv.Itoa(o.spawn), "--agent-index", strconv.Itoa(i),
+		"--run-id", runID, "--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)))
+	a.cmd = exec.Command(exe, all...)
+	a.cmd.Stdout = logf
+	a.cmd.Stderr = logf
+	if i == 0 {
+		a.cmd.Stderr = io.MultiWriter(logf, &prefixWriter{w: stderr, prefix: "agent 0: "})
+	}
+	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := a.cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("--spawn: start agent %d: %w", i, err)
+	}
+	go func() {
+		err := a.cmd.Wait()
+		logf.Close()
+		a.code = 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			a.code = ee.ExitCode()
+		} else if err != nil {
+			a.code = -1
+		}
+		close(a.done)
+	}()
+	return a, nil
+}
+
+// waitAgents waits for every agent. Ctrl-C (ctx) is passed to the leader
+// alone; once the leader has ended, the others get grace to leave at
+// their next barrier, and are then killed.
+func waitAgents(ctx context.Context, e *env, agents []*spawnedAgent, grace time.Duration) {
+	all := make(chan struct{})
+	go func() {
+		for _, a := range agents {
+			<-a.done
+		}
+		close(all)
+	}()
+	var (
+		interrupt = ctx.Done()
+		leader    = agents[0].done
+		kill      <-chan time.Time
+	)
+	for {
+		select {
+		case <-all:
+			return
+		case <-interrupt:
+			interrupt = nil
+			fmt.Fprintln(e.stderr, "stopping: the leader (agent 0) ends its step and the others stop at their next barrier")
+			_ = agents[0].cmd.Process.Signal(syscall.SIGINT)
+		case <-leader:
+			leader = nil
+			kill = time.After(grace)
+		case <-kill:
+			for _, a := range agents {
+				select {
+				case <-a.done:
+				default:
+					fmt.Fprintf(e.stderr, "agent %d is still running %s after the leader ended; stopping it\n", a.index, grace)
+					_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+				}
+			}
+			<-all
+			return
+		}
+	}
+}
+
+// prefixWriter writes whole lines to w, each after prefix.
+type prefixWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+	buf    []byte
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf = append(p.buf, b...)
+	for {
+		i := bytes.IndexByte(p.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.buf[:i])
+		p.buf = p.buf[i+1:]
+	}
+}
+
+// lastLine is the last non-empty line of a file, for a short report.
+func lastLine(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
+}

@@ -1,0 +1,94 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// silent is how long p has given no sign of life, not counting the
+// current step's quiet time (a peer beats again only after its window).
+func (a *Agents) silent(p *peer, now time.Time) time.Duration {
+	last := p.seen
+	if q := time.Unix(0, a.quiet[1].Load()); q.After(last) {
+		last = q
+	}
+	return now.Sub(last)
+}
+
+func (a *Agents) stale(p *peer, now time.Time) bool { return a.silent(p, now) >= agentStaleAfter }
+
+// keepQuiet stops this agent's heartbeat from the step's start (on this
+// host's clock) to the end of its window, with a little room for skew.
+func (a *Agents) keepQuiet(start time.Time) {
+	a.quiet[0].Store(start.Add(-agentLead).UnixNano())
+	a.quiet[1].Store(start.Add(a.Window + agentLead).UnixNano())
+}
+
+func (a *Agents) quietNow(now time.Time) bool {
+	n := now.UnixNano()
+	return n >= a.quiet[0].Load() && n < a.quiet[1].Load()
+}
+
+// heartbeat bumps this agent's beat until stopped. When its document is
+// gone or taken over, lost says why, and the agent stops at its next step.
+type heartbeat struct {
+	stop context.CancelFunc
+	done chan struct{}
+	lost atomic.Pointer[string]
+}
+
+func startHeartbeat(a *Agents) *heartbeat {
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &heartbeat{stop: cancel, done: make(chan struct{})}
+	id := a.agentID(a.Index)
+	go func() {
+		defer close(h.done)
+		t := time.NewTicker(agentBeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if a.quietNow(time.Now()) {
+				continue
+			}
+			bctx, bcancel := context.WithTimeout(ctx, 2*agentBeat)
+			res, err := a.coll.UpdateOne(bctx, bson.D{{Key: "_id", Value: id}, {Key: "nonce", Value: a.nonce}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: 1}}}})
+			if err == nil && res.MatchedCount == 0 {
+				var d agentDoc
+				msg := fmt.Sprintf("the coordination documents of run %s were removed (the leader ended the run)", a.RunID)
+				if a.coll.FindOne(bctx, bson.D{{Key: "_id", Value: id}}).Decode(&d) == nil {
+					msg = fmt.Sprintf("another agent (on %s, pid %d) registered as agent %d of run %s; give each agent its own --agent-index", d.Host, d.PID, a.Index, a.RunID)
+				}
+				h.lost.Store(&msg)
+				bcancel()
+				return
+			}
+			bcancel()
+		}
+	}()
+	return h
+}
+
+func (a *Agents) stopBeat() {
+	if a.beat != nil {
+		a.beat.stop()
+		<-a.beat.done
+	}
+}
+
+// lost says why this agent's registration is gone, or "".
+func (a *Agents) lost() string {
+	if a.beat != nil {
+		if p := a.beat.lost.Load(); p != nil {
+			return *p
+		}
+	}
+	return ""
+}

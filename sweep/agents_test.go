@@ -1,0 +1,271 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// agentSession is agent index of count in run against uri: the small
+// test plan, each agent with its own results file.
+func agentSession(t *testing.T, uri, dir, run string, index, count int, timeout time.Duration) *Session {
+	t.Helper()
+	s := newTestSession(t, uri, filepath.Join(dir, fmt.Sprintf("agent-%d", index)))
+	s.RunID = run
+	s.Plan.Duration = 600 * time.Millisecond
+	s.Workloads[0].Database = "ps_agents"
+	s.Coordinator = &Agents{RunID: run, Count: count, Index: index, PlanHash: s.PlanHash(count), ClientsPerAgent: 1,
+		Timeout: timeout, StepTime: 5 * time.Second, Window: s.Plan.Warmup + s.Plan.Duration, NewClient: s.Targets[0].NewClient, Database: "ps_agents"}
+	return s
+}
+
+type agentRun struct {
+	out Outcome
+	err error
+}
+
+// runAgents runs the sessions at once and returns their outcomes.
+func runAgents(ctxs []context.Context, ss ...*Session) []agentRun {
+	res := make([]agentRun, len(ss))
+	var wg sync.WaitGroup
+	for i, s := range ss {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i].out, res[i].err = s.Run(ctxs[i])
+		}()
+	}
+	wg.Wait()
+	return res
+}
+
+func bg(n int) []context.Context {
+	out := make([]context.Context, n)
+	for i := range out {
+		out[i] = context.Background()
+	}
+	return out
+}
+
+// leftover counts the run's coordination documents still in the target.
+func leftover(t *testing.T, uri, run string) int64 {
+	t.Helper()
+	c, err := mongo.Connect(options.Client().ApplyURI(uri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Disconnect(context.Background())
+	// Find, not CountDocuments: the simulator serves no aggregate.
+	cur, err := c.Database("ps_agents").Collection(AgentsCollection).Find(context.Background(), bson.D{{Key: "run_id", Value: run}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.M
+	if err := cur.All(context.Background(), &docs); err != nil {
+		t.Fatal(err)
+	}
+	return int64(len(docs))
+}
+
+// TestAgentsLockStep: three agents in one process measure the plan in
+// lock step: every step of every agent is complete, the windows line up
+// (overlap ≥ 95%), the merge sums them, and the coordination documents
+// are gone at the end.
+func TestAgentsLockStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	uri := startSim(t, "slots=8,service=1ms")
+	dir := t.TempDir()
+	var ss []*Session
+	for i := range 3 {
+		ss = append(ss, agentSession(t, uri, dir, "lockstep", i, 3, 20*time.Second))
+	}
+	for i, r := range runAgents(bg(3), ss...) {
+		if r.err != nil || r.out.Status != StatusComplete || r.out.Measured != 3 {
+			t.Fatalf("agent %d: %+v %v", i, r.out, r.err)
+		}
+	}
+	var files []*Results
+	for _, s := range ss {
+		res, err := ReadResultsFile(s.ResultsPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := res.Header.Agents; a == nil || a.Count != 3 || a.PlanHash == "" {
+			t.Fatalf("header agents %+v", a)
+		}
+		for _, st := range res.Steps {
+			if st.Agent == nil || st.Histograms == nil || st.Partial || st.Phases.Barrier <= 0 {
+				t.Errorf("%s C=%d: agent %+v partial %v phases %+v", res.Path, st.Concurrency, st.Agent, st.Partial, st.Phases)
+			}
+		}
+		files = append(files, res)
+	}
+	m, err := MergeAgents(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range m.Steps {
+		var sum float64
+		for _, a := range st.Agents {
+			sum += a.OpsPerS
+		}
+		t.Logf("C=%d: %.0f ops/s over %d agents, skew start %.1f ms end %.1f ms, overlap %.3f", st.Concurrency, st.OpsPerS, len(st.Agents), st.WindowSkew.StartMS, st.WindowSkew.EndMS, st.WindowSkew.Overlap)
+		if len(st.Agents) != 3 || st.Partial || st.Clients != 3 || st.OpsPerS != sum {
+			t.Errorf("merged C=%d: %d agents, partial %v, clients %d", st.Concurrency, len(st.Agents), st.Partial, st.Clients)
+		}
+		if st.WindowSkew.Overlap < 0.95 {
+			t.Errorf("C=%d: windows overlap %.3f, want ≥ 0.95 (skew %+v)", st.Concurrency, st.WindowSkew.Overlap, st.WindowSkew)
+		}
+	}
+	if m.End.Status != StatusComplete {
+		t.Errorf("merged end %+v", m.End)
+	}
+	if n := leftover(t, uri, "lockstep"); n != 0 {
+		t.Errorf("%d coordination documents left behind", n)
+	}
+}
+
+// TestAgentsRefusedAndMissing: an agent with another plan is refused at
+// the start, by name, before it loads anything; the leader runs without
+// it, and without an agent that never came: after --agent-timeout each
+// step is partial, naming both, and so is the run.
+func TestAgentsRefusedAndMissing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	uri := startSim(t, "slots=8,service=1ms")
+	dir := t.TempDir()
+	leader := agentSession(t, uri, dir, "refused", 0, 3, 1500*time.Millisecond)
+	odd := agentSession(t, uri, dir, "refused", 1, 3, 1500*time.Millisecond)
+	odd.Plan.Trials = 2
+	odd.Coordinator.(*Agents).PlanHash = odd.PlanHash(3)
+	rs := runAgents(bg(2), leader, odd)
+	var refused *AgentRefused
+	if !errors.As(rs[1].err, &refused) || !strings.Contains(refused.Reason, "is not the leader's") || !strings.Contains(refused.Reason, "agent 0") {
+		t.Fatalf("odd agent: %+v %v", rs[1].out, rs[1].err)
+	}
+	if rs[0].err != nil || rs[0].out.Status != StatusPartial || !strings.Contains(rs[0].out.Reason, "ran without some agents") {
+		t.Fatalf("leader: %+v %v", rs[0].out, rs[0].err)
+	}
+	res, err := ReadResultsFile(leader.ResultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range res.Steps {
+		if !st.Partial || len(st.MissingAgents) != 2 {
+			t.Fatalf("C=%d: partial %v missing %+v", st.Concurrency, st.Partial, st.MissingAgents)
+		}
+		// The leader may judge the plan itself, or read the agent's own
+		// refusal first; either way the plan is named.
+		if m := st.MissingAgents[0]; m.Index != 1 || !strings.Contains(m.Reason, "plan (hash") {
+			t.Errorf("agent 1: %+v", m)
+		}
+		if m := st.MissingAgents[1]; m.Index != 2 || !strings.Contains(m.Reason, "not registered within --agent-timeout") {
+			t.Errorf("agent 2: %+v", m)
+		}
+	}
+	if res.End.Status != StatusPartial {
+		t.Errorf("end %+v", res.End)
+	}
+	if _, err := ReadResultsFile(odd.ResultsPath); err == nil {
+		t.Errorf("the refused agent wrote results")
+	}
+	if n := leftover(t, uri, "refused"); n != 0 {
+		t.Errorf("%d coordination documents left behind", n)
+	}
+}
+
+// TestAgentsLeaderInterrupt: Ctrl-C on the leader stops the followers at
+// their next barrier; they end interrupted, naming the leader.
+func TestAgentsLeaderInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	uri := startSim(t, "slots=8,service=1ms")
+	dir := t.TempDir()
+	ss := []*Session{agentSession(t, uri, dir, "interrupt", 0, 2, 20*time.Second), agentSession(t, uri, dir, "interrupt", 1, 2, 20*time.Second)}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ss[0].Hooks.Step = func(n, _ int, _ StepResult) {
+		if n == 1 {
+			cancel(Interrupt{Signal: "SIGINT"})
+		}
+	}
+	rs := runAgents([]context.Context{ctx, context.Background()}, ss...)
+	if rs[0].out.Status != StatusInterrupted || rs[0].out.Signal != "SIGINT" {
+		t.Fatalf("leader: %+v %v", rs[0].out, rs[0].err)
+	}
+	f := rs[1].out
+	if f.Status != StatusInterrupted || !strings.Contains(f.Reason, "agent 0") || !strings.Contains(f.Reason, "stopped the run") || f.Measured > 2 {
+		t.Fatalf("follower: %+v %v", f, rs[1].err)
+	}
+	if n := leftover(t, uri, "interrupt"); n != 0 {
+		t.Errorf("%d coordination documents left behind", n)
+	}
+}
+
+// TestAgentsLateAgentSkipsAStep: an agent that is not ready within
+// --agent-timeout is named, the step runs without it and is partial; the
+// late agent skips that step (keeping off the server until the others'
+// window has ended) and is back in lock step for the next one.
+func TestAgentsLateAgentSkipsAStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	uri := startSim(t, "slots=8,service=1ms")
+	dir := t.TempDir()
+	leader := agentSession(t, uri, dir, "late", 0, 2, 1500*time.Millisecond)
+	late := agentSession(t, uri, dir, "late", 1, 2, 1500*time.Millisecond)
+	checks := 0
+	late.Targets[0].Check = func() error {
+		if checks++; checks == 2 {
+			time.Sleep(3 * time.Second) // step 2: far past the leader's --agent-timeout
+		}
+		return nil
+	}
+	rs := runAgents(bg(2), leader, late)
+	if rs[0].err != nil || rs[0].out.Status != StatusPartial || rs[0].out.Measured != 3 {
+		t.Fatalf("leader: %+v %v", rs[0].out, rs[0].err)
+	}
+	f := rs[1].out
+	if rs[1].err != nil || f.Status != StatusPartial || f.Measured != 2 || len(f.Failed) != 1 || f.Failed[0].Concurrency != 2 ||
+		!strings.Contains(f.Failed[0].Error, "not ready within --agent-timeout") {
+		t.Fatalf("late agent: %+v %v", f, rs[1].err)
+	}
+	res, err := ReadResultsFile(leader.ResultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range res.Steps {
+		want := st.Concurrency == 2
+		if st.Partial != want || (want && (len(st.MissingAgents) != 1 || st.MissingAgents[0].Index != 1 || !strings.Contains(st.MissingAgents[0].Reason, "not ready within --agent-timeout"))) {
+			t.Errorf("leader C=%d: partial %v missing %+v", st.Concurrency, st.Partial, st.MissingAgents)
+		}
+	}
+	other, err := ReadResultsFile(late.ResultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := MergeAgents([]*Results{res, other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range m.Steps {
+		if st.Concurrency == 4 && (len(st.Agents) != 2 || st.WindowSkew.Overlap < 0.95) {
+			t.Errorf("C=4 after the skip: %d agents, skew %+v", len(st.Agents), st.WindowSkew)
+		}
+		if st.Concurrency == 2 && (len(st.Agents) != 1 || !st.Partial) {
+			t.Errorf("C=2: %d agents, partial %v", len(st.Agents), st.Partial)
+		}
+	}
+}
