@@ -30,14 +30,14 @@ const (
 
 // OpenPoint is one open-loop step as the analysis sees it.
 type OpenPoint struct {
-	Rate, MaxPoolSize, Trial    int
-	OfferedPerS, AchievedPerS   float64
-	P50Ms, P99Ms                float64 // corrected
-	UncorrectedP99Ms            *float64
-	PoolWaitShare               float64
-	Dropped                     int64
-	ErrorShare                  float64
-	Growing, ClientBehind       bool
+	Rate, MaxPoolSize, Trial  int
+	OfferedPerS, AchievedPerS float64
+	P50Ms, P99Ms              float64 // corrected
+	UncorrectedP99Ms          *float64
+	PoolWaitShare             float64
+	Dropped                   int64
+	ErrorShare                float64
+	Growing, ClientBehind     bool
 }
 
 // OpenSeries is the open-loop steps of one target × workload × clients,
