@@ -84,7 +84,9 @@ func (s *stepTelemetry) Fill(step *sweep.StepResult) {
 	if prev != nil && prev.Concurrency >= step.Concurrency {
 		prev = nil // a new trial starts the series over
 	}
+	warned := len(step.Warnings)
 	telemetry.Annotate(step, prev, s.classifier)
+	telemetry.AnnotateOpen(step, warned) // open-loop steps: their own Little's law
 	if s.sharded && step.Bound == telemetry.BoundNone {
 		// Only the routers are sampled: a saturated shard shows only as
 		// latency growth, so "none" must not read as "nothing saturated".

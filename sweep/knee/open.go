@@ -23,8 +23,9 @@ const (
 	// openLatencyGrowth: without an SLO, a level's p99 above this many
 	// times the series' lowest p99 means latency has started to grow.
 	openLatencyGrowth = 2.0
-	// openTrendGrowth: a window whose last calls waited this many times
-	// longer than its first (latency_trend_ms) has a growing queue.
+	// openTrendGrowth: a window whose last third of calls all waited
+	// this many times longer than any of its first third
+	// (latency_trend_ms) has a growing queue.
 	openTrendGrowth = 1.5
 )
 
@@ -170,7 +171,10 @@ func openPoint(st *sweep.StepResult) OpenPoint {
 		}
 	}
 	if len(first) > 0 && len(last) > 0 {
-		p.Growing = stats.Mean(last) > openTrendGrowth*stats.Mean(first)
+		// Every tenth of the last third above every one of the first: a
+		// queue that builds up, not one slow moment (a pause of the host
+		// lifts one tenth).
+		p.Growing = slices.Min(last) > openTrendGrowth*slices.Max(first)
 	}
 	return p
 }

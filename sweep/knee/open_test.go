@@ -141,7 +141,9 @@ func TestAnalyzeOpenNotes(t *testing.T) {
 }
 
 // OpenFromResults takes only open-loop steps, FromResults only closed-loop
-// ones: a file holding both gives one series of each kind.
+// ones: a file holding both gives one series of each kind. A latency trend
+// that climbs through the window is a growing queue; one slow tenth (a
+// pause of the host) is not.
 func TestOpenFromResultsSplitsModes(t *testing.T) {
 	unc := sweep.LatencySummary{P99: 3}
 	trend := func(vs ...float64) []*float64 {
@@ -155,10 +157,10 @@ func TestOpenFromResultsSplitsModes(t *testing.T) {
 		{Kind: "step", Target: "sim", Workload: "read", PoolSetting: "match", Concurrency: 8, MaxPoolSize: 8, Clients: 1, Trial: 1, OpsPerS: 3900, CallsPerS: 3900, Calls: 100, Ops: 100},
 		{Kind: "step", Target: "sim", Workload: "read", PoolSetting: "16", Concurrency: 5000, MaxPoolSize: 16, Clients: 1, Trial: 1, OpsPerS: 2000, CallsPerS: 2000, Calls: 100, Ops: 100,
 			Mode: sweep.ModeOpen, Rate: 2000, Open: &sweep.OpenLoopStats{OfferedPerS: 2000, AchievedPerS: 2000, Corrected: sweep.LatencySummary{Mean: 2.5, P50: 2.4, P99: 5},
-				Uncorrected: &unc, PoolWait: sweep.Quantiles{Mean: 0.1}, LatencyTrend: trend(2, 2, 2, 2, 2, 2, 2, 2, 2, 2)}},
+				Uncorrected: &unc, PoolWait: sweep.Quantiles{Mean: 0.1}, LatencyTrend: trend(2, 2, 2, 2, 2, 2, 2, 2, 2, 40)}},
 		{Kind: "step", Target: "sim", Workload: "read", PoolSetting: "16", Concurrency: 5000, MaxPoolSize: 16, Clients: 1, Trial: 1, OpsPerS: 4000, CallsPerS: 4000, Calls: 100, Ops: 100,
 			Mode: sweep.ModeOpen, Rate: 6000, Open: &sweep.OpenLoopStats{OfferedPerS: 6000, AchievedPerS: 4000, Dropped: 9, Corrected: sweep.LatencySummary{Mean: 900, P99: 1200},
-				LatencyTrend: trend(300, 600, 900, 1200, 1200, 1200, 1200, 1200, 1200, 1200)}},
+				LatencyTrend: trend(100, 200, 300, 400, 500, 600, 700, 800, 900, 1000)}},
 	}}
 	closed := FromResults([]*sweep.Results{res})
 	if len(closed) != 1 || len(closed[0].Points) != 1 || closed[0].Pool != "match" {
