@@ -92,4 +92,3 @@ func TestOpenLoopEndToEnd(t *testing.T) {
 		t.Errorf("compare: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
-
