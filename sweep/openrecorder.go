@@ -238,7 +238,7 @@ func (o *openRecorder) commandMonitor() *event.CommandMonitor {
 }
 
 // summary fills the step's open-loop numbers; call it after rec.summary.
-func (o *openRecorder) summary(step *StepResult, window time.Duration, spec StepSpec, behind time.Duration) {
+func (o *openRecorder) summary(step *StepResult, window time.Duration, spec StepSpec, behind time.Duration, host0, host1 hostSample) {
 	merged := func(get func(*openStripe) *hdr.Histogram) *hdr.Histogram {
 		h := hdr.New(1, o.rec.highest, 3)
 		for i := range o.s {
@@ -251,6 +251,7 @@ func (o *openRecorder) summary(step *StepResult, window time.Duration, spec Step
 	st := &OpenLoopStats{Arrivals: spec.Arrivals, MaxInFlight: spec.Concurrency, Offered: o.offered.Load(), Dropped: o.dropped.Load(),
 		NotIssued: o.notIssued.Load(), InFlightMax: int(o.inFlightMax.Load()), Corrected: step.Latency,
 		AchievedPerS: step.CallsPerS, BehindAtCloseMs: float64(behind) / float64(time.Millisecond)}
+	st.ClientBusy, st.SchedLatencyP99Ms = host1.since(host0)
 	if secs := window.Seconds(); secs > 0 {
 		st.OfferedPerS = float64(st.Offered) / secs
 		st.InFlightMean = float64(o.inFlightNS.Load()) / float64(window)
@@ -294,6 +295,9 @@ const (
 	// behindFloor: a schedule this far behind at the close had stopped
 	// keeping up.
 	behindFloor = 10 * time.Millisecond
+	// busyShare: a client whose cores were busy this share of the window
+	// had no time to spare; its own work paced the calls.
+	busyShare = 0.9
 )
 
 // clientBehind says, with its numbers, when the load host rather than the
@@ -309,6 +313,12 @@ func clientBehind(st *OpenLoopStats) string {
 	case st.BehindAtCloseMs*ms >= float64(behindFloor):
 		return fmt.Sprintf("the client fell behind its arrival schedule: %.0f ms behind when the window closed; the load host, not the target, set part of this step's latency",
 			st.BehindAtCloseMs)
+	case st.ClientBusy != nil && *st.ClientBusy >= busyShare:
+		why := fmt.Sprintf("the client's cores were %.0f%% busy over the window", 100**st.ClientBusy)
+		if st.SchedLatencyP99Ms != nil {
+			why += fmt.Sprintf(" (runnable goroutines waited up to %.2f ms at p99)", *st.SchedLatencyP99Ms)
+		}
+		return why + "; the load host, not the target, limited this step"
 	case st.StartLag.P99*ms >= float64(lagFloor) && st.StartLag.P99 >= lagShare*st.Corrected.P99:
 		return fmt.Sprintf("the client started calls late: start lag p99 %.2f ms is %.0f%% of the corrected p99 %.2f ms; the load host, not the target, set part of this step's latency",
 			st.StartLag.P99, 100*st.StartLag.P99/max(st.Corrected.P99, 1e-9), st.Corrected.P99)

@@ -55,9 +55,16 @@ type OpenLoopStats struct {
 	// BehindAtCloseMs is how far the arrival schedule was behind the
 	// clock when the window closed (0 when it kept up).
 	BehindAtCloseMs float64 `json:"behind_at_close_ms"`
+	// ClientBusy is the share of this process's cores (GOMAXPROCS) that
+	// were busy over the window, and SchedLatencyP99Ms the 99th percentile
+	// of how long its runnable goroutines waited for a core (both from the
+	// Go runtime); nil when the runtime does not say.
+	ClientBusy        *float64 `json:"client_busy"`
+	SchedLatencyP99Ms *float64 `json:"sched_latency_p99_ms"`
 	// ClientBehind says the load host, not the target, set part of the
-	// latency: arrivals started late (start_lag_ms), or were not issued.
-	// The step's warnings say how much.
+	// numbers: arrivals started late (start_lag_ms) or were not issued, or
+	// the client's cores were busy all the window. The step's warnings say
+	// how much.
 	ClientBehind bool `json:"client_behind"`
 }
 

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -77,6 +79,16 @@ func behindEvidence(st StepResult) string {
 	return strings.Join(st.Warnings, "; ")
 }
 
+// hostSlow is the evidence that this host, not the code under test,
+// slowed the simulator down: its replies took over twice the 2 ms it
+// books (mean send to reply, below its capacity). "" otherwise.
+func hostSlow(st StepResult) string {
+	if m := st.Open.Service.Mean; m > 4 {
+		return fmt.Sprintf("the simulator's replies took %.2f ms on average, over twice its 2 ms service time: this host delayed them", m)
+	}
+	return ""
+}
+
 func logOpen(t *testing.T, name string, st StepResult) {
 	t.Helper()
 	o := st.Open
@@ -84,9 +96,13 @@ func logOpen(t *testing.T, name string, st StepResult) {
 	if o.Uncorrected != nil {
 		u = *o.Uncorrected
 	}
-	t.Logf("%s: offered %.0f/s achieved %.0f/s dropped %d not issued %d | corrected p50 %.2f p99 %.2f ms | uncorrected p50 %.2f p99 %.2f ms | lag p99 %.2f, pool wait mean %.2f, service mean %.2f ms | in flight mean %.1f max %d | trend %s | behind %v",
+	busy := -1.0
+	if o.ClientBusy != nil {
+		busy = 100 * *o.ClientBusy
+	}
+	t.Logf("%s: offered %.0f/s achieved %.0f/s dropped %d not issued %d | corrected p50 %.2f p99 %.2f ms | uncorrected p50 %.2f p99 %.2f ms | lag p99 %.2f, pool wait mean %.2f, service mean %.2f ms | in flight mean %.1f max %d | trend %s | client busy %.0f%%, behind %v",
 		name, o.OfferedPerS, o.AchievedPerS, o.Dropped, o.NotIssued, o.Corrected.P50, o.Corrected.P99, u.P50, u.P99,
-		o.StartLag.P99, o.PoolWait.Mean, o.Service.Mean, o.InFlightMean, o.InFlightMax, trendText(o.LatencyTrend), o.ClientBehind)
+		o.StartLag.P99, o.PoolWait.Mean, o.Service.Mean, o.InFlightMean, o.InFlightMax, trendText(o.LatencyTrend), busy, o.ClientBehind)
 }
 
 func trendText(tr []*float64) string {
@@ -209,15 +225,24 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 		t.Errorf("6000/s: achieved %.0f/s, above the simulator's capacity %.0f", o.AchievedPerS, capacity)
 	}
 	if ev := behindEvidence(over); ev != "" {
-		t.Logf("6000/s: the load host fell behind, achieved rate not checked against capacity: %s", ev)
-	} else if o.AchievedPerS < 0.9*capacity {
-		t.Errorf("6000/s: achieved %.0f/s, well below the capacity %.0f with the client keeping up", o.AchievedPerS, capacity)
+		// A slower client fills the backlog sooner: it may be full before
+		// the window opens, and the latency flat across it.
+		t.Logf("6000/s: the load host fell behind; achieved rate and latency trend not checked: %s", ev)
+	} else {
+		if o.AchievedPerS < 0.9*capacity {
+			t.Errorf("6000/s: achieved %.0f/s, well below the capacity %.0f with the client keeping up", o.AchievedPerS, capacity)
+		}
+		if first, last, ok := firstLast(o.LatencyTrend); !ok || last < 1.5*first {
+			t.Errorf("6000/s: corrected latency over the window %s does not grow", trendText(o.LatencyTrend))
+		}
 	}
+	// 2,000 more arrivals a second than the capacity fill max-in-flight
+	// within 2.5 s: dropped arrivals are counted, and only then.
 	if o.Dropped == 0 || o.InFlightMax != DefaultMaxInFlight {
 		t.Errorf("6000/s: %d arrivals dropped, at most %d in flight: the backlog should reach max-in-flight (%d) and drop", o.Dropped, o.InFlightMax, DefaultMaxInFlight)
 	}
-	if first, last, ok := firstLast(o.LatencyTrend); !ok || last < 1.5*first {
-		t.Errorf("6000/s: corrected latency over the window %s does not grow", trendText(o.LatencyTrend))
+	if under.Open.Dropped != 0 || under.Open.InFlightMax >= DefaultMaxInFlight {
+		t.Errorf("2000/s: %d arrivals dropped with at most %d in flight", under.Open.Dropped, under.Open.InFlightMax)
 	}
 	if o.Corrected.P99 < 10*under.Open.Corrected.P99 || o.Corrected.P99 < 100 {
 		t.Errorf("6000/s: corrected p99 %.1f ms, not far above 2000/s's %.1f ms", o.Corrected.P99, under.Open.Corrected.P99)
@@ -241,19 +266,32 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	}
 
 	// Pool 4 against 16 at 3,000/s: 4 connections carry at most 4/2ms =
-	// 2,000 calls/s, so the rest wait in the pool; 16 carry it.
+	// 2,000 calls/s, so the rest wait in the pool; 16 carry it. A pool of
+	// 16 also queues when this host delays the simulator's replies (its
+	// connections are held longer): then the step is measured again, up
+	// to three times, and accepted with that evidence only.
 	p4 := run(openSpec(3000, 4, DefaultMaxInFlight))
-	p16 := run(openSpec(3000, 16, DefaultMaxInFlight))
 	logOpen(t, "3000/s pool 4", p4)
-	logOpen(t, "3000/s pool 16", p16)
 	if s := p4.Open.PoolWaitShare(); s < 0.5 || p4.Open.AchievedShare() > 0.99 {
 		t.Errorf("pool 4 at 3000/s: pool wait is %.0f%% of the latency, achieved %.0f/s: it should be pool-bound", 100*s, p4.Open.AchievedPerS)
 	}
-	if s := p16.Open.PoolWaitShare(); s >= 0.5 {
-		t.Errorf("pool 16 at 3000/s: pool wait is %.0f%% of the latency", 100*s)
-	}
-	if p16.Open.AchievedShare() < 0.98 && behindEvidence(p16) == "" {
-		t.Errorf("pool 16 at 3000/s: achieved %.0f of %.0f/s", p16.Open.AchievedPerS, p16.Open.OfferedPerS)
+	for attempt := 1; ; attempt++ {
+		p16 := run(openSpec(3000, 16, DefaultMaxInFlight))
+		logOpen(t, "3000/s pool 16", p16)
+		s := p16.Open.PoolWaitShare()
+		if s < 0.5 && p16.Open.AchievedShare() >= 0.98 {
+			break
+		}
+		ev := strings.Trim(behindEvidence(p16)+"; "+hostSlow(p16), "; ")
+		if ev == "" {
+			t.Errorf("pool 16 at 3000/s: pool wait is %.0f%% of the latency, achieved %.0f of %.0f/s, with the host keeping up", 100*s, p16.Open.AchievedPerS, p16.Open.OfferedPerS)
+			break
+		}
+		if attempt == 3 {
+			t.Logf("pool 16 at 3000/s: pool wait %.0f%%, achieved %.0f/s in all %d attempts, each with evidence that the host was the limit: %s", 100*s, p16.Open.AchievedPerS, attempt, ev)
+			break
+		}
+		t.Logf("pool 16 at 3000/s: attempt %d measured the host, not the pool (%s); again", attempt, ev)
 	}
 }
 
@@ -307,5 +345,22 @@ func TestOpenLoopStall(t *testing.T) {
 	}
 	if o.Uncorrected == nil || o.Uncorrected.P99 > s/10 {
 		t.Errorf("uncorrected %v: its p99 should stay far below the %.0f ms stall", o.Uncorrected, s)
+	}
+}
+
+// An open-loop step cancelled mid-window returns at once with the partial
+// step marked interrupted, and its dispatchers and calls gone.
+func TestOpenLoopInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	sim := startSimChild(t, "slots=8,service=2ms")
+	r := openRunner(sim.uri, 200*time.Millisecond, 20*time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Second, cancel)
+	start := time.Now()
+	st, err := r.RunStep(ctx, openSpec(6000, 16, 1000))
+	if !errors.Is(err, context.Canceled) || !st.Interrupted || st.Mode != ModeOpen || time.Since(start) > 8*time.Second {
+		t.Errorf("err %v, interrupted %v, mode %q after %s", err, st.Interrupted, st.Mode, time.Since(start))
 	}
 }
