@@ -274,7 +274,7 @@ func openAchieved(cs []openCurve, subject string) Figure {
 }
 
 func openPoolWait(cs []openCurve, subject string) Figure {
-	p := newPanel("offered rate (calls/s, log)", "pool wait (% of mean corrected latency)")
+	p := newPanel("offered rate (calls/s, log)", "pool wait (% of corrected latency, medians)")
 	rateAxis(p, cs)
 	p.Y.Min, p.Y.Max = 0, 105
 	p.Add(plotter.NewGrid())
@@ -304,7 +304,7 @@ func openPoolWait(cs []openCurve, subject string) Figure {
 	title := "Share of latency waiting for a connection — " + subject
 	return Figure{
 		Name: FigOpenPoolWait, Title: wrapTitle(title),
-		Caption: "Mean time a call waited for pool connections (with the client's own time outside the wire) as a share of its mean corrected latency, median over trials. Above the dashed 50% line most of the latency is waiting for a connection: below the server's capacity a larger maxPoolSize helps; above it, it would only move the queue to the server (compare open-achieved).",
+		Caption: "Median time a call waited for pool connections (with the client's own time outside the wire) as a share of the median corrected latency, median over trials (a pause of the server makes every call wait, whatever the pool: the medians show the pool's own effect). Above the dashed 50% line most of the latency is waiting for a connection: below the server's capacity a larger maxPoolSize helps; above it, it would only move the queue to the server (compare open-achieved).",
 		Panels:  []*gplot.Plot{p}, Legend: legend,
 		Data: FigureData{Name: FigOpenPoolWait, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data},
 	}

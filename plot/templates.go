@@ -76,7 +76,7 @@ code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overf
 <tr>{{range .Table.Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>{{end}}
-{{if .OpenTable.Rows}}<p class="note">Open loop (sweep --rate): latency from each call's intended start; uncorrected from its send; pool wait as a share of the mean latency.</p>
+{{if .OpenTable.Rows}}<p class="note">Open loop (sweep --rate): latency from each call's intended start; uncorrected from its send; pool wait as a share of the latency (medians).</p>
 <div class="scroll"><table class="steps open">
 <tr>{{range .OpenTable.Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .OpenTable.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
@@ -135,7 +135,7 @@ Each figure's caption is in its picture.
 |:---|{{range $i, $h := .Table.Head}}{{if $i}}---:|{{end}}{{end}}
 {{range .Table.Rows}}{{row .}}
 {{end}}{{end}}{{if .OpenTable.Rows}}
-Open loop (sweep --rate): latency from each call's intended start; uncorrected from its send; pool wait as a share of the mean latency.
+Open loop (sweep --rate): latency from each call's intended start; uncorrected from its send; pool wait as a share of the latency (medians).
 
 {{row .OpenTable.Head}}
 |:---|{{range $i, $h := .OpenTable.Head}}{{if $i}}---:|{{end}}{{end}}

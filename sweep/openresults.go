@@ -68,13 +68,16 @@ type OpenLoopStats struct {
 	ClientBehind bool `json:"client_behind"`
 }
 
-// PoolWaitShare is the share of the mean corrected call latency spent
-// waiting for a connection; 0 when the latency is unknown.
+// PoolWaitShare is the typical call's share of its latency spent waiting
+// for a connection: the median pool wait over the median corrected
+// latency; 0 when the latency is unknown. Medians, because a pause of the
+// server makes every call wait for a connection whatever the pool, and
+// lifts the means; the medians show what the pool size itself does.
 func (o *OpenLoopStats) PoolWaitShare() float64 {
-	if o == nil || o.Corrected.Mean <= 0 {
+	if o == nil || o.Corrected.P50 <= 0 {
 		return 0
 	}
-	return min(1, o.PoolWait.Mean/o.Corrected.Mean)
+	return min(1, o.PoolWait.P50/o.Corrected.P50)
 }
 
 // AchievedShare is achieved_per_s as a fraction of offered_per_s; 0 when
