@@ -298,6 +298,10 @@ const (
 	// busyShare: a client whose cores were busy this share of the window
 	// had no time to spare; its own work paced the calls.
 	busyShare = 0.9
+	// schedShare: goroutines that waited to run, at p99, this share of
+	// the typical send-to-reply time held connections idle long enough to
+	// slow the calls down: the client's scheduling, not the server.
+	schedShare = 0.5
 )
 
 // clientBehind says, with its numbers, when the load host rather than the
@@ -319,6 +323,10 @@ func clientBehind(st *OpenLoopStats) string {
 			why += fmt.Sprintf(" (runnable goroutines waited up to %.2f ms at p99)", *st.SchedLatencyP99Ms)
 		}
 		return why + "; the load host, not the target, limited this step"
+	case st.SchedLatencyP99Ms != nil && st.Uncorrected != nil && *st.SchedLatencyP99Ms*ms >= float64(lagFloor) &&
+		*st.SchedLatencyP99Ms >= schedShare*st.Uncorrected.P50:
+		return fmt.Sprintf("the client's goroutines waited %.2f ms to run at p99, as long as half the server's typical %.2f ms reply: the load host, not the target, set part of this step's numbers",
+			*st.SchedLatencyP99Ms, st.Uncorrected.P50)
 	case st.StartLag.P99*ms >= float64(lagFloor) && st.StartLag.P99 >= lagShare*st.Corrected.P99:
 		return fmt.Sprintf("the client started calls late: start lag p99 %.2f ms is %.0f%% of the corrected p99 %.2f ms; the load host, not the target, set part of this step's latency",
 			st.StartLag.P99, 100*st.StartLag.P99/max(st.Corrected.P99, 1e-9), st.Corrected.P99)

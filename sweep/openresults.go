@@ -62,9 +62,10 @@ type OpenLoopStats struct {
 	ClientBusy        *float64 `json:"client_busy"`
 	SchedLatencyP99Ms *float64 `json:"sched_latency_p99_ms"`
 	// ClientBehind says the load host, not the target, set part of the
-	// numbers: arrivals started late (start_lag_ms) or were not issued, or
-	// the client's cores were busy all the window. The step's warnings say
-	// how much.
+	// numbers: arrivals were not issued or started late (start_lag_ms),
+	// the client's cores were busy all the window, or its goroutines
+	// waited to run about as long as the server took to reply. The step's
+	// warnings say how much.
 	ClientBehind bool `json:"client_behind"`
 }
 

@@ -96,13 +96,16 @@ func logOpen(t *testing.T, name string, st StepResult) {
 	if o.Uncorrected != nil {
 		u = *o.Uncorrected
 	}
-	busy := -1.0
+	busy, sched := -1.0, -1.0
 	if o.ClientBusy != nil {
 		busy = 100 * *o.ClientBusy
 	}
-	t.Logf("%s: offered %.0f/s achieved %.0f/s dropped %d not issued %d | corrected p50 %.2f p99 %.2f ms | uncorrected p50 %.2f p99 %.2f ms | lag p99 %.2f, pool wait mean %.2f, service mean %.2f ms | in flight mean %.1f max %d | trend %s | client busy %.0f%%, behind %v",
+	if o.SchedLatencyP99Ms != nil {
+		sched = *o.SchedLatencyP99Ms
+	}
+	t.Logf("%s: offered %.0f/s achieved %.0f/s dropped %d not issued %d | corrected p50 %.2f p99 %.2f ms | uncorrected p50 %.2f p99 %.2f ms | lag p99 %.2f, pool wait mean %.2f, service mean %.2f ms | in flight mean %.1f max %d | trend %s | client busy %.0f%%, sched p99 %.2f ms, behind %v",
 		name, o.OfferedPerS, o.AchievedPerS, o.Dropped, o.NotIssued, o.Corrected.P50, o.Corrected.P99, u.P50, u.P99,
-		o.StartLag.P99, o.PoolWait.Mean, o.Service.Mean, o.InFlightMean, o.InFlightMax, trendText(o.LatencyTrend), busy, o.ClientBehind)
+		o.StartLag.P99, o.PoolWait.Mean, o.Service.Mean, o.InFlightMean, o.InFlightMax, trendText(o.LatencyTrend), busy, sched, o.ClientBehind)
 }
 
 func trendText(tr []*float64) string {
@@ -229,7 +232,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 		// the window opens, and the latency flat across it.
 		t.Logf("6000/s: the load host fell behind; achieved rate and latency trend not checked: %s", ev)
 	} else {
-		if o.AchievedPerS < 0.9*capacity {
+		if o.AchievedPerS < 0.85*capacity {
 			t.Errorf("6000/s: achieved %.0f/s, well below the capacity %.0f with the client keeping up", o.AchievedPerS, capacity)
 		}
 		if first, last, ok := firstLast(o.LatencyTrend); !ok || last < 1.5*first {
