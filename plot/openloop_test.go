@@ -57,7 +57,7 @@ func openResults() *sweep.Results {
 				o.InFlightMean = o.AchievedPerS * (mean - 0.2) / 1000
 				o.InFlightMax = int(o.InFlightMean * 2)
 				st.Calls, st.Ops = int64(o.AchievedPerS*3), int64(o.AchievedPerS*3)
-				st.CallsPerS, st.OpsPerS, o.AchievedPerS = o.AchievedPerS, o.AchievedPerS, o.AchievedPerS
+				st.CallsPerS, st.OpsPerS = o.AchievedPerS, o.AchievedPerS
 				st.Latency = o.Corrected
 				st.Open = o
 				r.Steps = append(r.Steps, st)
