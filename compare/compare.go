@@ -86,6 +86,7 @@ type Step struct {
 	Concurrency     int
 	Pool            string
 	Clients         int
+	Rate            int // an open-loop step's offered calls/s; 0 in closed loop
 	BaselineTrials  int
 	CandidateTrials int
 	// Metrics holds every name in MetricNames; nil when measured on neither
@@ -134,6 +135,7 @@ type Unmatched struct {
 	Clients     int
 	Trials      int
 	Reason      string
+	Rate        int // open loop; 0 in closed loop
 }
 
 // Match pairs the steps of the baseline and candidate results and compares

@@ -4,7 +4,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
@@ -51,7 +50,7 @@ func (c *Comparison) Headline() Headline {
 		}
 	}
 	where := func(s *Step) string {
-		w := "at C=" + strconv.Itoa(s.Concurrency)
+		w := "at " + levelLabel(s.Concurrency, s.Rate)
 		if len(c.Verdicts) > 1 && s.Workload != "" {
 			w += ", " + s.Workload
 		}
@@ -72,7 +71,7 @@ func (c *Comparison) Headline() Headline {
 
 // refersTo says s is the verdict's reference step.
 func (v Verdict) refersTo(s *Step) bool {
-	if s.Workload != v.Workload || s.Concurrency != v.Concurrency || s.Pool != v.Pool || s.Clients != v.Clients {
+	if s.Workload != v.Workload || s.Concurrency != v.Concurrency || s.Pool != v.Pool || s.Clients != v.Clients || s.Rate != v.Rate {
 		return false
 	}
 	return v.Target == "" || s.Target == v.Target

@@ -42,6 +42,7 @@ type jsonStep struct {
 	Concurrency     int                    `json:"concurrency"`
 	Pool            string                 `json:"pool"`
 	Clients         int                    `json:"clients"`
+	Rate            int                    `json:"rate,omitempty"`
 	Trials          jsonPair               `json:"trials"`
 	Metrics         map[string]*jsonMetric `json:"metrics"`
 }
@@ -74,6 +75,7 @@ type jsonUnmatched struct {
 	Clients     int    `json:"clients"`
 	Trials      int    `json:"trials"`
 	Reason      string `json:"reason"`
+	Rate        int    `json:"rate,omitempty"`
 }
 
 type jsonVerdict struct {
@@ -84,6 +86,7 @@ type jsonVerdict struct {
 	Concurrency       int    `json:"concurrency"`
 	Pool              string `json:"pool"`
 	Clients           int    `json:"clients"`
+	Rate              int    `json:"rate,omitempty"`
 	Steps             int    `json:"steps"`
 	ThroughputChanged int    `json:"throughput_changed"`
 	Text              string `json:"text"`
@@ -117,7 +120,7 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 	}
 	for _, s := range c.Steps {
 		js := jsonStep{Target: s.Target, BaselineTarget: s.BaselineTarget, CandidateTarget: s.CandidateTarget,
-			Workload: s.Workload, Class: s.Class, Concurrency: s.Concurrency, Pool: s.Pool, Clients: s.Clients,
+			Workload: s.Workload, Class: s.Class, Concurrency: s.Concurrency, Pool: s.Pool, Clients: s.Clients, Rate: s.Rate,
 			Trials: jsonPair{s.BaselineTrials, s.CandidateTrials}, Metrics: map[string]*jsonMetric{}}
 		for _, name := range MetricNames {
 			m := s.Metrics[name]

@@ -34,8 +34,8 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 	}
 	ew.Printf("\n|---|---|--:|---|--:|---|%s\n", strings.Repeat("---|", len(cols)))
 	for _, s := range c.Steps {
-		ew.Printf("| %s | %s | %d | %s | %d | %d+%d |", mdEscape(s.Target), mdEscape(s.Workload),
-			s.Concurrency, mdEscape(s.Pool), s.Clients, s.BaselineTrials, s.CandidateTrials)
+		ew.Printf("| %s | %s | %s | %s | %d | %d+%d |", mdEscape(s.Target), mdEscape(s.Workload),
+			levelCell(s.Concurrency, s.Rate), mdEscape(s.Pool), s.Clients, s.BaselineTrials, s.CandidateTrials)
 		for _, name := range cols {
 			cell := "-"
 			if m := s.Metrics[name]; m != nil {

@@ -18,6 +18,7 @@ type stepKey struct {
 	c        int
 	pool     string
 	k        int
+	rate     int // open loop (sweep --rate); 0 for the closed loop
 }
 
 // side is one side's steps grouped by key.
@@ -100,7 +101,7 @@ func pickTarget(steps []*sweep.StepResult, name, sideName string, rs []*sweep.Re
 func group(name string, rs []*sweep.Results, steps []*sweep.StepResult, byRole bool) *side {
 	s := &side{name: name, files: paths(rs), steps: map[stepKey][]*sweep.StepResult{}, target: map[string]string{}}
 	for _, st := range steps {
-		k := stepKey{workload: st.Workload, c: st.Concurrency, pool: st.PoolSetting, k: max(st.Clients, 1)}
+		k := stepKey{workload: st.Workload, c: st.Concurrency, pool: st.PoolSetting, k: max(st.Clients, 1), rate: st.Rate}
 		if byRole {
 			k.role = st.Target
 		}
@@ -127,7 +128,7 @@ func describe(rs []*sweep.Results, steps []*sweep.StepResult) Side {
 // the first dimension on which o has nothing like it.
 func unmatched(s, o *side, k stepKey, byRole bool) Unmatched {
 	u := Unmatched{Side: s.name, Target: s.target[k.role], Workload: k.workload,
-		Concurrency: k.c, Pool: k.pool, Clients: k.k, Trials: len(s.steps[k])}
+		Concurrency: k.c, Pool: k.pool, Clients: k.k, Trials: len(s.steps[k]), Rate: k.rate}
 	var same []stepKey
 	for _, ok := range o.keys {
 		if ok.role == k.role {
@@ -152,6 +153,11 @@ func unmatched(s, o *side, k stepKey, byRole bool) Unmatched {
 		return u
 	}
 	same = filter(same, func(x stepKey) bool { return x.workload == k.workload })
+	if rs := distinct(same, func(x stepKey) int { return x.rate }); !slices.Contains(rs, k.rate) {
+		u.Reason = fmt.Sprintf("%s has no %s (it has %s)", o.name, levelLabel(k.c, k.rate), joinLevels(same))
+		return u
+	}
+	same = filter(same, func(x stepKey) bool { return x.rate == k.rate })
 	if cs := distinct(same, func(x stepKey) int { return x.c }); !slices.Contains(cs, k.c) {
 		slices.Sort(cs)
 		u.Reason = fmt.Sprintf("%s has no concurrency=%d (it has %s)", o.name, k.c, joinInts(cs))
@@ -222,7 +228,10 @@ func sortSteps(steps []*Step, order []stepKey) {
 		if c := a.Clients - b.Clients; c != 0 {
 			return c
 		}
-		return a.Concurrency - b.Concurrency
+		if c := a.Concurrency - b.Concurrency; c != 0 {
+			return c
+		}
+		return a.Rate - b.Rate
 	})
 }
 

@@ -46,7 +46,7 @@ func (l labeler) label(s *Step) string {
 	if l.target {
 		parts = append(parts, textfmt.Escape(s.Target))
 	}
-	parts = append(parts, textfmt.Escape(s.Workload), "C="+strconv.Itoa(s.Concurrency))
+	parts = append(parts, textfmt.Escape(s.Workload), levelLabel(s.Concurrency, s.Rate))
 	if l.pool {
 		parts = append(parts, "pool="+textfmt.Escape(s.Pool))
 	}
@@ -132,8 +132,8 @@ func WriteText(w io.Writer, c *Comparison) error {
 }
 
 func unmatchedLine(u Unmatched) string {
-	return fmt.Sprintf("%s %s %s C=%d pool=%s clients=%d (%d trials): %s",
-		u.Side, textfmt.Escape(u.Target), textfmt.Escape(u.Workload), u.Concurrency, textfmt.Escape(u.Pool), u.Clients, u.Trials, u.Reason)
+	return fmt.Sprintf("%s %s %s %s pool=%s clients=%d (%d trials): %s",
+		u.Side, textfmt.Escape(u.Target), textfmt.Escape(u.Workload), levelLabel(u.Concurrency, u.Rate), textfmt.Escape(u.Pool), u.Clients, u.Trials, u.Reason)
 }
 
 // measured reports whether any step has the metric.

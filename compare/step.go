@@ -15,7 +15,7 @@ func buildStep(k stepKey, b, c *side, o Options) *Step {
 	bs, cs := b.steps[k], c.steps[k]
 	st := &Step{
 		BaselineTarget: b.target[k.role], CandidateTarget: c.target[k.role],
-		Workload: k.workload, Concurrency: k.c, Pool: k.pool, Clients: k.k,
+		Workload: k.workload, Concurrency: k.c, Pool: k.pool, Clients: k.k, Rate: k.rate,
 		BaselineTrials: len(bs), CandidateTrials: len(cs),
 		Metrics: map[string]*Metric{},
 		role:    k.role,

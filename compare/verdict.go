@@ -20,6 +20,7 @@ type Verdict struct {
 	Concurrency int
 	Pool        string
 	Clients     int
+	Rate        int // open loop; 0 in closed loop
 	Steps       int // matched steps of this workload
 	// ThroughputChanged counts the steps whose throughput changed
 	// significantly.
@@ -69,6 +70,7 @@ func verdictFor(steps []*Step, showTarget bool) Verdict {
 	}
 	v.Class, v.Mix = counts.class(), counts.mix()
 	v.Concurrency, v.Pool, v.Clients = ref.Concurrency, ref.Pool, ref.Clients
+	v.Rate = ref.Rate
 	if showTarget {
 		v.Target = ref.Target
 	}
@@ -77,7 +79,7 @@ func verdictFor(steps []*Step, showTarget bool) Verdict {
 	if v.Target != "" {
 		label = textfmt.Escape(v.Target) + ", " + label
 	}
-	at := "C=" + fmt.Sprint(ref.Concurrency)
+	at := levelLabel(ref.Concurrency, ref.Rate)
 	if len(combos) > 1 || ref.Pool != "match" {
 		at += " pool=" + textfmt.Escape(ref.Pool)
 	}

@@ -101,7 +101,8 @@ func buildCurves(rs []*sweep.Results, reports []knee.Report, each bool) []*curve
 			s := &r.Steps[i]
 			// Interrupted steps had their window cut short; the knee
 			// analysis leaves them out too. The step table still lists them.
-			if (s.Kind != "" && s.Kind != sweep.KindStep) || s.Interrupted {
+			// Open-loop steps are drawn by the open-* figures.
+			if (s.Kind != "" && s.Kind != sweep.KindStep) || s.Interrupted || s.Mode == sweep.ModeOpen {
 				continue
 			}
 			k := max(s.Clients, 1)

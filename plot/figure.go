@@ -35,8 +35,10 @@ const (
 	FigTimeBreakdown     = "time-breakdown"
 )
 
-// AllFigures lists every figure name in the order they are drawn.
-var AllFigures = []string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown}
+// AllFigures lists every figure name in the order they are drawn; the
+// open-loop ones (openloop.go) come last.
+var AllFigures = []string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown,
+	FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}
 
 // PNGDPI is the resolution of PNG output: 8in × 5in becomes 1200 × 750 px.
 const PNGDPI = 150

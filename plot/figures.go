@@ -31,22 +31,37 @@ var ErrNoSteps = errors.New("no measured steps to plot")
 // target, no server telemetry) is left out and the second return value
 // says why, one note per figure.
 func Figures(rs []*sweep.Results, reports []knee.Report, which []string) ([]Figure, []string, error) {
-	return figures(rs, reports, which, false)
+	return figures(rs, reports, nil, which, false)
 }
 
 // FiguresEach is Figures with every file's series drawn as its own curves,
 // for reports from AnalyzeEach: two runs of one target side by side.
 func FiguresEach(rs []*sweep.Results, reports []knee.Report, which []string) ([]Figure, []string, error) {
-	return figures(rs, reports, which, true)
+	return figures(rs, reports, nil, which, true)
 }
 
-func figures(rs []*sweep.Results, reports []knee.Report, which []string, each bool) ([]Figure, []string, error) {
+// FiguresWith is Figures with the open-loop reports the open-* figures
+// draw (AnalyzeOpenWith's, with the options the user gave); Figures
+// analyses the open-loop steps with analyze's defaults. Closed-loop
+// figures leave open-loop steps out, with a note.
+func FiguresWith(rs []*sweep.Results, reports []knee.Report, open []knee.OpenReport, which []string) ([]Figure, []string, error) {
+	return figures(rs, reports, open, which, false)
+}
+
+func figures(rs []*sweep.Results, reports []knee.Report, open []knee.OpenReport, which []string, each bool) ([]Figure, []string, error) {
 	want, err := wanted(which)
 	if err != nil {
 		return nil, nil, err
 	}
+	if open == nil {
+		open = AnalyzeOpenWith(rs, knee.DefaultOptions())
+	}
+	ofigs, onotes := openFigs(rs, open, want, len(which) > 0)
 	curves := buildCurves(rs, reports, each)
 	if len(curves) == 0 {
+		if openStepCount(rs) > 0 {
+			return ofigs, append([]string{"closed-loop figures: skipped: the results hold only open-loop steps (sweep --rate); the open-* figures draw them"}, onotes...), nil
+		}
 		return nil, nil, ErrNoSteps
 	}
 	ctx := figContext{rs: rs, curves: curves, mode: chooseXMode(curves)}
@@ -77,7 +92,10 @@ func figures(rs []*sweep.Results, reports []knee.Report, which []string, each bo
 			notes = append(notes, name+": "+note)
 		}
 	}
-	return figs, notes, nil
+	if n := openStepCount(rs); n > 0 {
+		notes = append(notes, fmt.Sprintf("closed-loop figures: %d open-loop step(s) left out; the open-* figures draw them", n))
+	}
+	return append(figs, ofigs...), append(notes, onotes...), nil
 }
 
 func wanted(which []string) (map[string]bool, error) {

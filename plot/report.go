@@ -45,6 +45,8 @@ type runView struct {
 	Notes    []string // the targets' notes, one per distinct note
 	Table    stepTable
 	Warnings []string
+	// OpenTable is the open-loop steps (sweep --rate); empty without.
+	OpenTable stepTable
 }
 
 type targetView struct {
@@ -106,6 +108,7 @@ func buildView(r *Report, withSVG bool) (reportView, error) {
 		}
 		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: knee.Summary(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
 	}
+	v.Verdicts = append(v.Verdicts, openVerdicts(r.Open, kinds)...)
 	v.Analysis, v.Commands = r.analysisText()
 	fvs, err := figViews(r.Figures, r.PNGNames, withSVG)
 	if err != nil {
@@ -251,6 +254,9 @@ type Report struct {
 	Comparison *compare.Comparison
 	ABFigures  []Figure
 	ABPNGNames []string
+	// Open are the open-loop reports (AnalyzeOpenWith's), shown with the
+	// verdicts; the open-loop steps get their own table.
+	Open []knee.OpenReport
 }
 
 // WriteHTML writes one self-contained HTML page: every run's header

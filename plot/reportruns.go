@@ -76,6 +76,7 @@ func runViewOf(r *sweep.Results, multi bool) runView {
 	}
 	rv.Notes = targetNotes(h.Targets)
 	rv.Table = stepTableOf(r)
+	rv.OpenTable = openStepTable(r)
 	return rv
 }
 
@@ -161,6 +162,9 @@ func mixText(mix map[string]float64) string {
 }
 
 func planText(p sweep.PlanInfo) string {
+	if len(p.Rate) > 0 {
+		return openPlanText(p)
+	}
 	cs := make([]string, len(p.Concurrency))
 	for i, c := range p.Concurrency {
 		cs[i] = strconv.Itoa(c)
@@ -201,6 +205,9 @@ func stepTableOf(r *sweep.Results) stepTable {
 	targets, workloads, clients, calls, bounds := map[string]bool{}, map[string]bool{}, false, false, false
 	for i := range r.Steps {
 		s := &r.Steps[i]
+		if s.Mode == sweep.ModeOpen {
+			continue // openStepTable
+		}
 		steps = append(steps, s)
 		targets[s.Target] = true
 		workloads[s.Workload] = true

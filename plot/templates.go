@@ -72,10 +72,15 @@ code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overf
 {{end}}{{end}}
 <h2>Steps</h2>
 {{range .Runs}}{{if gt (len $.Runs) 1}}<h3>{{.Title}}</h3>{{end}}
-<div class="scroll"><table class="steps">
+{{if .Table.Rows}}<div class="scroll"><table class="steps">
 <tr>{{range .Table.Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table></div>
+{{end}}</table></div>{{end}}
+{{if .OpenTable.Rows}}<p class="note">Open loop (sweep --rate): latency from each call's intended start; uncorrected from its send; pool wait as a share of the latency (medians).</p>
+<div class="scroll"><table class="steps open">
+<tr>{{range .OpenTable.Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .OpenTable.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>{{end}}
 {{end}}
 <p><small>RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Throughput and latencies are measured by the client over each step's window after its warm-up. Bound: what limited the step (client, pool, server, network, or none), as the sweep judged it; its reasons are in results.jsonl.</small></p>
 </body>
@@ -125,10 +130,17 @@ Each figure's caption is in its picture.
 {{range .Runs}}{{if gt (len $.Runs) 1}}
 ### {{md .Title}}
 {{end}}
+{{if .Table.Rows}}
 {{row .Table.Head}}
 |:---|{{range $i, $h := .Table.Head}}{{if $i}}---:|{{end}}{{end}}
 {{range .Table.Rows}}{{row .}}
-{{end}}{{end}}
+{{end}}{{end}}{{if .OpenTable.Rows}}
+Open loop (sweep --rate): latency from each call's intended start; uncorrected from its send; pool wait as a share of the latency (medians).
+
+{{row .OpenTable.Head}}
+|:---|{{range $i, $h := .OpenTable.Head}}{{if $i}}---:|{{end}}{{end}}
+{{range .OpenTable.Rows}}{{row .}}
+{{end}}{{end}}{{end}}
 RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Bound: what limited the step, as the sweep judged it.
 `))
 

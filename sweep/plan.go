@@ -175,10 +175,21 @@ type Plan struct {
 	Duration    time.Duration
 	OpTimeout   time.Duration
 	Order       string
+
+	// Open loop (--rate, openplan.go): offered calls/s levels over all
+	// clients, the arrival process, and the most calls in flight per
+	// client. Empty Rate is the closed loop. An open-loop plan's
+	// Concurrency is [MaxInFlight].
+	Rate        []int
+	Arrivals    string
+	MaxInFlight int
 }
 
 // Validate checks the combination; each error names the flag.
 func (p Plan) Validate() error {
+	if err := p.validateOpen(); err != nil {
+		return err
+	}
 	switch {
 	case len(p.Concurrency) == 0:
 		return errors.New("--concurrency: empty list")
@@ -223,16 +234,21 @@ type StepSpec struct {
 	PoolSetting string
 	Clients     int
 	Trial       int // 1-based
+	// Rate is an open-loop step's offered calls/s (0: closed loop), with
+	// its arrival process; Concurrency is then the most calls in flight
+	// per client.
+	Rate     int
+	Arrivals string
 }
 
 // Key identifies a step across runs, for --resume.
 func (s StepSpec) Key() string {
-	return stepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial)
+	return stepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial) + rateKey(s.Rate)
 }
 
 // Key of a finished step, matching StepSpec.Key.
 func (s StepResult) Key() string {
-	return stepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial)
+	return stepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial) + rateKey(s.Rate)
 }
 
 func stepKey(target, workload, pool string, c, k, trial int) string {
@@ -243,6 +259,9 @@ func stepKey(target, workload, pool string, c, k, trial int) string {
 // are the outer loop so that a slow drift of the machine spreads over every
 // level instead of biasing the last ones; within a trial concurrency rises.
 func (p Plan) Steps(targets, workloads []string) []StepSpec {
+	if len(p.Rate) > 0 {
+		return p.openSteps(targets, workloads)
+	}
 	type cp struct {
 		c, pool int
 		setting string

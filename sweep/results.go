@@ -73,6 +73,12 @@ type PlanInfo struct {
 	OpTimeoutS  float64 `json:"op_timeout_s"`
 	Order       string  `json:"order,omitempty"`
 	Steps       int     `json:"steps"`
+
+	// Open loop (--rate): the offered calls/s levels, the arrival process
+	// and the most calls in flight per client; absent for a closed loop.
+	Rate        []int  `json:"rate,omitempty"`
+	Arrivals    string `json:"arrivals,omitempty"`
+	MaxInFlight int    `json:"max_in_flight,omitempty"`
 }
 
 // ClientInfo describes the machine and software that generated the load.
@@ -137,6 +143,14 @@ type StepResult struct {
 	OpsAfterClose int64 `json:"ops_after_close"`
 	// Phases is where the step's wall time went.
 	Phases *StepPhases `json:"phases_s,omitempty"`
+
+	// Mode is "open" for an open-loop step (--rate) and absent for the
+	// closed loop. Rate is its offered calls/s as planned; Open has what
+	// it offered and carried and where its calls' time went (latency_ms
+	// is then the corrected latency, from each call's intended start).
+	Mode string         `json:"mode,omitempty"`
+	Rate int            `json:"rate,omitempty"`
+	Open *OpenLoopStats `json:"open_loop,omitempty"`
 
 	// Telemetry; absent (nil) until a sampler fills it.
 	Server      *ServerTelemetry `json:"server,omitempty"`
@@ -370,4 +384,6 @@ type FailedStep struct {
 	Clients     int    `json:"clients"`
 	Trial       int    `json:"trial"`
 	Error       string `json:"error"`
+	// Rate is an open-loop step's offered calls/s; absent in closed loop.
+	Rate int `json:"rate,omitempty"`
 }

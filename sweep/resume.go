@@ -30,6 +30,8 @@ func CheckResume(h RunHeader, plan Plan, workloads []Workload, targets []string)
 		return fmt.Errorf("--warmup/--duration were %gs/%gs", hp.WarmupS, hp.DurationS)
 	case hp.Order != p.Order:
 		return fmt.Errorf("--order was %s", hp.Order)
+	case !slices.Equal(hp.Rate, p.Rate) || hp.Arrivals != p.Arrivals || hp.MaxInFlight != p.MaxInFlight:
+		return fmt.Errorf("--rate/--arrivals/--max-in-flight were %v/%s/%d", hp.Rate, hp.Arrivals, hp.MaxInFlight)
 	}
 	wi := NewWorkloadInfo(workloads)
 	if h.Workload.Name != wi.Name || fmt.Sprint(h.Workload.Mix) != fmt.Sprint(wi.Mix) || !slices.Equal(h.Workload.Mixes, wi.Mixes) ||

@@ -86,6 +86,9 @@ type Runner struct {
 // this step. When ctx is cancelled mid-window the partial step is returned
 // with Interrupted set, along with ctx's error.
 func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error) {
+	if spec.Rate > 0 {
+		return r.runOpen(ctx, spec) // open loop: openrunner.go
+	}
 	step := StepResult{Kind: KindStep, Target: spec.Target, Workload: spec.Workload, PoolSetting: spec.PoolSetting,
 		Concurrency: spec.Concurrency, MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Trial: spec.Trial}
 

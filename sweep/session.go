@@ -355,7 +355,7 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 			}
 			failed = append(failed, spec)
 			out.Failed = append(out.Failed, FailedStep{Target: spec.Target, Workload: spec.Workload, Concurrency: spec.Concurrency,
-				PoolSetting: spec.PoolSetting, Clients: spec.Clients, Trial: spec.Trial, Error: err.Error()})
+				PoolSetting: spec.PoolSetting, Clients: spec.Clients, Trial: spec.Trial, Error: err.Error(), Rate: spec.Rate})
 			err = fmt.Errorf("step %d of %d (%s C=%d P=%s trial %d): %w", i+1, n, spec.Target, spec.Concurrency, spec.PoolSetting, spec.Trial, err)
 			if !s.KeepGoing && !errors.Is(err, ErrStepSkipped) {
 				return stop(StatusFailed, err.Error(), err)

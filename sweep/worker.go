@@ -66,6 +66,14 @@ func (w *worker) pickOp() string {
 // call runs one workload call and records its ops and its latency.
 func (w *worker) call() {
 	start := w.rec.callStart(w.id)
+	w.ops()
+	// An interrupted call's outcome says nothing about the server.
+	w.rec.callEnd(w.id, start, w.parent.Err() == nil)
+}
+
+// ops runs the operations of one workload call (the closed loop's worker
+// and the open loop's arrivals alike).
+func (w *worker) ops() {
 	if w.api {
 		// The seeds' API call: 2 finds and 1 update by _id.
 		w.find()
@@ -86,8 +94,6 @@ func (w *worker) call() {
 			w.update()
 		}
 	}
-	// An interrupted call's outcome says nothing about the server.
-	w.rec.callEnd(w.id, start, w.parent.Err() == nil)
 }
 
 // begin marks an op of type typ starting and returns its context.

@@ -120,7 +120,9 @@ func (o *Observer) Fill(step *sweep.StepResult) {
 	if prev != nil && prev.Concurrency >= step.Concurrency {
 		prev = nil // a new trial starts the series over
 	}
+	warned := len(step.Warnings)
 	Annotate(step, prev, o.classifier)
+	AnnotateOpen(step, warned) // open-loop steps: their own Little's law
 	if o.cfg.Sharded && step.Bound == BoundNone {
 		// Only the routers are sampled: a saturated shard shows only as
 		// latency growth, so "none" must not read as "nothing saturated".

@@ -33,6 +33,10 @@ independent methods (plateau, Kneedle, marginal gain, SLO, USL fit), where they 
 how confident that is, whether throughput falls past the peak, and the concurrency and
 maxPoolSize to use.
 
+Open-loop runs (sweep --rate) get the open-loop knee instead: per pool size the highest
+offered rate carried (achieved ≥ 99% with p99 within --slo-p99, or with latency not yet
+growing), and the smallest maxPoolSize that carries the highest such rate.
+
 A CSV needs a header row with columns concurrency (or connections) and qps; p99_ms,
 target, pool, trial, clients and workload are optional.`,
 		Example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
@@ -44,7 +48,7 @@ target, pool, trial, clients and workload are optional.`,
 	f.StringVar(&o.csv, "csv", "", "read a CSV (concurrency|connections, qps[, p99_ms, target, pool, trial, clients, workload]) instead of results files")
 	f.Float64Var(&o.plateau, "plateau", 0.95, "plateau knee: smallest concurrency reaching this fraction of the peak")
 	f.Float64Var(&o.minGain, "min-gain", 0.10, "marginal-gain knee: the first doubling of concurrency adding less than this fraction")
-	f.DurationVar(&o.sloP99, "slo-p99", 0, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms)")
+	f.DurationVar(&o.sloP99, "slo-p99", 0, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms); open loop: the p99 a carried rate must meet")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	return cmd
 }
@@ -74,6 +78,7 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 	}
 	var series []knee.Series
 	var missing []knee.Missing
+	var open []knee.OpenReport // open-loop runs (--rate)
 	switch {
 	case o.csv != "" && len(args) > 0:
 		return usagef("--csv: give either results files or --csv, not both")
@@ -95,15 +100,22 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 		}
 		series = knee.FromResults(rs)
 		missing = knee.MissingSteps(rs)
+		open = knee.AnalyzeOpenAll(knee.OpenFromResults(rs), opts)
 	}
-	if len(series) == 0 {
+	if len(series) == 0 && len(open) == 0 {
 		return usagef("analyze: no measured steps to analyse")
 	}
 	reports := knee.AnalyzeAll(series, opts)
 	if o.format == "json" {
-		return knee.WriteJSON(e.stdout, reports, missing...)
+		return knee.WriteJSONWithOpen(e.stdout, reports, open, missing...)
 	}
-	return knee.WriteText(e.stdout, reports, missing...)
+	if err := knee.WriteText(e.stdout, reports, missing...); err != nil || len(open) == 0 {
+		return err
+	}
+	if len(reports) > 0 || len(missing) > 0 {
+		fmt.Fprintln(e.stdout)
+	}
+	return knee.WriteOpenText(e.stdout, open)
 }
 
 // readResultsFiles decodes each file; a file that is not results, or is

@@ -45,6 +45,9 @@ func TestBadInputNothingWritten(t *testing.T) {
 		{[]string{"sweep", "--resume", dir}, "--resume"},
 		{[]string{"sweep", "--resume", "/dev"}, "--resume"},
 		{[]string{"sweep", "--workload", "\x1b[31mred\x1b[0m"}, `\x1b[31mred`},
+		{[]string{"sweep", "--rate", "1000", "--concurrency", "8"}, "--rate and --concurrency"},
+		{[]string{"sweep", "--rate", "1000", "--arrivals", "bursty"}, "--arrivals"},
+		{[]string{"sweep", "--rate", "1000", "--max-in-flight", "-1"}, "--max-in-flight"},
 	}
 	for _, tt := range tests {
 		work := t.TempDir()

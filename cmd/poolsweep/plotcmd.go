@@ -23,7 +23,7 @@ import (
 func addAnalysisFlags(f *pflag.FlagSet, o *analyzeOptions) {
 	f.Float64Var(&o.plateau, "plateau", 0.95, "plateau knee: smallest concurrency reaching this fraction of the peak")
 	f.Float64Var(&o.minGain, "min-gain", 0.10, "marginal-gain knee: the first doubling of concurrency adding less than this fraction")
-	f.DurationVar(&o.sloP99, "slo-p99", 0, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms)")
+	f.DurationVar(&o.sloP99, "slo-p99", 0, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms); open loop: the p99 a carried rate must meet")
 }
 
 // analysisOptions validates the knee flags by analyze's own rules.
@@ -50,6 +50,9 @@ func newPlotCmd(e *env) *cobra.Command {
   pool-grid            throughput and p99 over concurrency × maxPoolSize (a --pool list sweep)
   comparison           several targets overlaid, with the ratio of peaks
   time-breakdown       where call time went: pool wait, server time, the rest (needs telemetry)
+  open-latency         open loop (sweep --rate): corrected p50 and p99 against offered rate, per pool
+  open-achieved        open loop: achieved against offered rate, with the diagonal
+  open-pool-wait       open loop: share of the latency spent waiting for a connection, per pool
 A figure that does not apply to the results is skipped with a note.
 
 Points are the knee analysis's medians over trials with its 95% intervals, and the knee
@@ -89,7 +92,7 @@ func (o *plotOptions) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	figs, notes, err := plot.Figures(rs, plot.AnalyzeWith(rs, opts), which)
+	figs, notes, err := plot.FiguresWith(rs, plot.AnalyzeWith(rs, opts), plot.AnalyzeOpenWith(rs, opts), which)
 	if err != nil {
 		return usageError{err}
 	}
@@ -227,7 +230,7 @@ func writeReport(path, format string, rs []*sweep.Results, ab abRequest, e *env)
 // table and figures are included.
 func writeReportWith(path, format string, rs []*sweep.Results, ab abRequest, opts knee.Options, e *env) error {
 	each := ab.want && len(rs) == 2
-	rep := &plot.Report{Results: rs, Each: each, Options: &opts}
+	rep := &plot.Report{Results: rs, Each: each, Options: &opts, Open: plot.AnalyzeOpenWith(rs, opts)}
 	var notes []string
 	var err error
 	if each {
@@ -235,7 +238,7 @@ func writeReportWith(path, format string, rs []*sweep.Results, ab abRequest, opt
 		rep.Figures, notes, err = plot.FiguresEach(rs, rep.Analyses, nil)
 	} else {
 		rep.Analyses = plot.AnalyzeWith(rs, opts)
-		rep.Figures, notes, err = plot.Figures(rs, rep.Analyses, nil)
+		rep.Figures, notes, err = plot.FiguresWith(rs, rep.Analyses, rep.Open, nil)
 	}
 	if err != nil {
 		if errors.Is(err, plot.ErrNoSteps) {

@@ -44,14 +44,14 @@ func (p *progressPrinter) live(pr sweep.Progress) {
 	var line string
 	switch pr.Phase {
 	case sweep.PhasePrewarm:
-		line = fmt.Sprintf("[%d/%d] %s C=%d P=%s: opening connections, %d open", p.current, p.total, s.Target, s.Concurrency, s.PoolSetting, pr.Open)
+		line = fmt.Sprintf("[%d/%d] %s %s P=%s: opening connections, %d open", p.current, p.total, s.Target, levelText(s.Concurrency, s.Rate), s.PoolSetting, pr.Open)
 	default:
 		frac := 0.0
 		if pr.Total > 0 {
 			frac = min(pr.Elapsed.Seconds()/pr.Total.Seconds(), 1)
 		}
 		bar := strings.Repeat("█", int(frac*20)) + strings.Repeat("░", 20-int(frac*20))
-		line = fmt.Sprintf("[%d/%d] %s C=%d P=%s %-7s %s %.0f calls/s, %d conns", p.current, p.total, s.Target, s.Concurrency, s.PoolSetting, pr.Phase, bar, pr.CallsPerS, pr.Open)
+		line = fmt.Sprintf("[%d/%d] %s %s P=%s %-7s %s %.0f calls/s, %d conns", p.current, p.total, s.Target, levelText(s.Concurrency, s.Rate), s.PoolSetting, pr.Phase, bar, pr.CallsPerS, pr.Open)
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)
 	p.liveShown = true
@@ -116,8 +116,8 @@ func (p *progressPrinter) endLine() {
 func (p *progressPrinter) step(n int, s sweep.StepResult) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "[%d/%d] %s %s C=%d P=%s K=%d trial %d: %s ops/s, %s calls/s, p99 %s, errors %d, conns %d\n",
-		n, p.total, s.Target, s.Workload, s.Concurrency, s.PoolSetting, s.Clients, s.Trial, fmtRate(s.OpsPerS), fmtRate(s.CallsPerS), fmtMs(s.Latency.P99), s.Errors.Total(), s.Connections)
+	fmt.Fprintf(p.w, "[%d/%d] %s %s %s P=%s K=%d trial %d: %s ops/s, %s calls/s, p99 %s, errors %d, conns %d%s\n",
+		n, p.total, s.Target, s.Workload, levelText(s.Concurrency, s.Rate), s.PoolSetting, s.Clients, s.Trial, fmtRate(s.OpsPerS), fmtRate(s.CallsPerS), fmtMs(s.Latency.P99), s.Errors.Total(), s.Connections, openProgress(s))
 	if s.Bound != "" {
 		fmt.Fprintf(p.w, "        bound: %s — %s\n", s.Bound, s.BoundReason)
 	}

@@ -16,7 +16,11 @@ import (
 
 // writeSummary prints the end-of-sweep table and the knee of each series.
 func writeSummary(w io.Writer, res *sweep.Results) {
-	steps := append([]sweep.StepResult(nil), res.Steps...)
+	steps, open := splitOpen(res.Steps)
+	if len(steps) == 0 {
+		writeOpenSummary(w, res, open, true) // an open-loop run (opensummary.go)
+		return
+	}
 	sort.SliceStable(steps, func(i, j int) bool {
 		a, b := steps[i], steps[j]
 		if a.Target != b.Target {
@@ -90,6 +94,9 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 	}
 	for _, warn := range res.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", safeLine(warn))
+	}
+	if len(open) > 0 {
+		writeOpenSummary(w, res, open, false)
 	}
 }
 

@@ -56,6 +56,11 @@ type sweepOptions struct {
 	serverCores   int
 	lockWait      time.Duration
 
+	// Open loop (sweepopen.go).
+	rate        string
+	arrivals    string
+	maxInFlight int
+
 	changed func(string) bool
 	agentOptions
 }
@@ -81,6 +86,15 @@ deployment with --uri.
 Lists (--concurrency, --pool) take values "64,128,256", geometric ranges "1..256x2",
 linear ranges "100..1000+100", or mixes of these.
 
+Open loop: --rate LIST offers calls at fixed rates instead (total calls/s over the
+clients, the list syntax of --concurrency), each call started at its scheduled time
+whether or not earlier ones finished, on a pool of --pool (a list gives the grid rate ×
+pool; default 100, the driver's own). Latency runs from each call's scheduled start
+(corrected for coordinated omission; the uncorrected one, from its send, is recorded
+too). --max-in-flight bounds the calls one client runs at once; arrivals beyond it
+are counted as dropped. analyze then reports the highest rate carried and the smallest
+maxPoolSize that carries it.
+
 Operations still running when a window closes are not dropped: each is recorded with
 its full latency when it ends, or as a timeout once past --op-timeout, and the step
 records how many there were (in_flight_at_close). Before each step poolsweep checks that
@@ -103,7 +117,8 @@ Exit status:
   poolsweep sweep --uri mongodb://db1:27017 --concurrency 64..512x2 --pool 16,64,256
   poolsweep sweep --uri mongodb://db1:27017 --workload mixed --mix read=70,update=30 --distribution zipfian
   poolsweep sweep --uri mongodb://db1:27017 --workload-file workloads/workloada
-  poolsweep sweep --target sim=sim:slots=8,service=2ms --concurrency 1..64x2`,
+  poolsweep sweep --target sim=sim:slots=8,service=2ms --concurrency 1..64x2
+  poolsweep sweep --uri mongodb://db1:27017 --rate 1000..20000x1.5 --pool 16,64,256 --arrivals poisson`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
@@ -144,5 +159,8 @@ Exit status:
 	f.IntVar(&o.serverCores, "server-cores", 0, "CPU cores of each server host, for the server-CPU bound (default: what hostInfo reports, or this machine's for a server poolsweep started)")
 	f.DurationVar(&o.lockWait, "lock-wait", sweep.DefaultLockWait, "how long to wait for another poolsweep run that is loading the same collection")
 	addAgentFlags(f, &o.agentOptions)
+	f.StringVar(&o.rate, "rate", "", "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
+	f.StringVar(&o.arrivals, "arrivals", sweep.ArrivalsUniform, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
+	f.IntVar(&o.maxInFlight, "max-in-flight", sweep.DefaultMaxInFlight, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
 	return cmd
 }

@@ -108,6 +108,47 @@ func TestNewCmdSweep(t *testing.T) {
 				}
 			},
 		},
+		{
+			// Open loop: --rate gives the rate × pool grid; the pool
+			// defaults to the driver's 100 (match needs a concurrency) and
+			// max-in-flight is the plan's concurrency.
+			name: "open loop defaults", args: []string{"--target", "a=sim:slots=8,service=2ms", "--rate", "1000,2000"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				p := cfg.plan
+				if !slices.Equal(p.Rate, []int{1000, 2000}) || p.Arrivals != "uniform" || p.MaxInFlight != 5000 || !slices.Equal(p.Concurrency, []int{5000}) ||
+					p.Pool.Match || !slices.Equal(p.Pool.Sizes, []int{100}) || p.Pool.Given != "100" {
+					t.Errorf("plan %+v", p)
+				}
+				steps := p.Steps([]string{"a"}, []string{"read"})
+				if len(steps) != 2 || steps[1].Rate != 2000 || steps[1].MaxPoolSize != 100 || steps[1].Concurrency != 5000 {
+					t.Errorf("steps %+v", steps)
+				}
+			},
+		},
+		{
+			name: "open loop explicit", args: []string{"--uri", "mongodb://h/", "--rate", "1000..4000x2", "--pool", "4,16", "--arrivals", "poisson",
+				"--max-in-flight", "200", "--clients", "2", "--trials", "3"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				p := cfg.plan
+				if !slices.Equal(p.Rate, []int{1000, 2000, 4000}) || p.Arrivals != "poisson" || p.MaxInFlight != 200 || p.Clients != 2 ||
+					!slices.Equal(p.Pool.Sizes, []int{4, 16}) {
+					t.Errorf("plan %+v", p)
+				}
+				if n := len(p.Steps([]string{"x"}, []string{"read"})); n != 3*2*3 {
+					t.Errorf("%d steps, want 18", n)
+				}
+			},
+		},
+		{name: "rate and concurrency", args: []string{"--rate", "1000", "--concurrency", "8"}, wantErr: "--rate and --concurrency"},
+		{name: "rate not a list", args: []string{"--rate", "fast"}, wantErr: "--rate"},
+		{name: "rate zero", args: []string{"--rate", "0"}, wantErr: "--rate"},
+		{name: "rate range without a step", args: []string{"--rate", "1000..2000"}, wantErr: "--rate"},
+		{name: "arrivals unknown", args: []string{"--rate", "1000", "--arrivals", "bursty"}, wantErr: "--arrivals"},
+		{name: "arrivals without rate", args: []string{"--arrivals", "poisson"}, wantErr: "--arrivals: only with --rate"},
+		{name: "max in flight without rate", args: []string{"--max-in-flight", "10"}, wantErr: "--max-in-flight: only with --rate"},
+		{name: "max in flight zero", args: []string{"--rate", "1000", "--max-in-flight", "0"}, wantErr: "--max-in-flight"},
+		{name: "max in flight too many", args: []string{"--rate", "1000", "--max-in-flight", "300000"}, wantErr: "--max-in-flight"},
+		{name: "open loop with pool match", args: []string{"--rate", "1000", "--pool", "match"}, wantErr: "--pool: match"},
 		{name: "uri and target", args: []string{"--uri", "mongodb://h/", "--target", "a=mongodb://g/"}, wantErr: "--uri and --target"},
 		{name: "window too short", args: []string{"--duration", "1ns"}, wantErr: "--duration"},
 		{name: "mixed without mix", args: []string{"--workload", "mixed"}, wantErr: "needs --mix"},

@@ -14,6 +14,8 @@ const maxStepWarnings = 5
 
 // FromResults turns decoded results files into series, one per target ×
 // workload × pool setting × clients, in the order they first appear.
+// Open-loop steps (mode "open") are not on a concurrency curve and are
+// left to OpenFromResults.
 //
 // Steps that cannot be read as a measurement are left out with a warning
 // naming them, never read as zeros: interrupted steps (their window was cut
@@ -40,6 +42,9 @@ func FromResults(rs []*sweep.Results) []Series {
 			targets[t.Name] = t
 		}
 		for i, st := range res.Steps {
+			if st.Mode == sweep.ModeOpen {
+				continue // no concurrency curve: OpenFromResults
+			}
 			k := key{st.Target, st.Workload, st.PoolSetting, max(st.Clients, 1)}
 			s, ok := by[k]
 			if !ok {

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// applyOpen turns the open-loop flags into the plan: with --rate, the
+// rate levels, the arrival process and max-in-flight (which is then the
+// plan's concurrency: the most calls in flight per client), and the pool
+// defaults to the driver's own 100 instead of "match", which needs a
+// concurrency. Without --rate, the open-loop flags are refused.
+func (o *sweepOptions) applyOpen(p *sweep.Plan) error {
+	if !o.changed("rate") {
+		for _, f := range []string{"arrivals", "max-in-flight"} {
+			if o.changed(f) {
+				return usagef("--%s: only with --rate (an open-loop sweep)", f)
+			}
+		}
+		return nil
+	}
+	if o.changed("concurrency") {
+		return usagef("--rate and --concurrency: --rate offers calls at fixed rates (open loop), --concurrency runs workers back to back (closed loop); give one")
+	}
+	rates, err := sweep.ParseLevels(o.rate, sweep.MaxRate)
+	if err != nil {
+		return usagef("--rate: %v", err)
+	}
+	if o.maxInFlight < 1 {
+		return usagef("--max-in-flight: %d must be at least 1", o.maxInFlight)
+	}
+	p.Rate, p.Arrivals, p.MaxInFlight = rates, o.arrivals, o.maxInFlight
+	p.Concurrency = []int{o.maxInFlight}
+	if !o.changed("pool") {
+		p.Pool = sweep.PoolPlan{Sizes: []int{sweep.DefaultOpenPool}, Given: fmt.Sprint(sweep.DefaultOpenPool)}
+	}
+	return nil
+}

@@ -1,0 +1,324 @@
+package plot
+
+import (
+	"fmt"
+	"image/color"
+	"slices"
+	"strconv"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/knee"
+)
+
+// Open-loop figure names (sweep --rate).
+const (
+	FigOpenLatency  = "open-latency"   // corrected p50/p99 against offered rate, a line per pool
+	FigOpenAchieved = "open-achieved"  // achieved against offered rate, with the diagonal
+	FigOpenPoolWait = "open-pool-wait" // share of the latency spent waiting for a connection
+)
+
+var openFigures = []string{FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}
+
+// AnalyzeOpenWith analyses the open-loop steps of rs as `poolsweep
+// analyze` does with options o; the open-* figures draw these reports.
+func AnalyzeOpenWith(rs []*sweep.Results, o knee.Options) []knee.OpenReport {
+	return knee.AnalyzeOpenAll(knee.OpenFromResults(rs), o)
+}
+
+// openCurve is one pool size of one open-loop report.
+type openCurve struct {
+	label  string
+	idx    int
+	pool   knee.OpenPool
+	report *knee.OpenReport
+}
+
+func openCurves(reports []knee.OpenReport) []openCurve {
+	var out []openCurve
+	for i := range reports {
+		r := &reports[i]
+		for _, p := range r.Pools {
+			label := "pool=" + strconv.Itoa(p.MaxPoolSize)
+			if len(reports) > 1 {
+				label = r.Target + " · " + label
+				if r.Workload != "" {
+					label += " · " + r.Workload
+				}
+			}
+			out = append(out, openCurve{label: label, idx: len(out), pool: p, report: r})
+		}
+	}
+	return out
+}
+
+// openFigs draws the open-loop figures named in want from reports; when
+// there is nothing to draw and they were asked for by name, a note says
+// why (a closed-loop run drawn with every figure gets no note).
+func openFigs(rs []*sweep.Results, reports []knee.OpenReport, want map[string]bool, named bool) ([]Figure, []string) {
+	asked := false
+	for _, n := range openFigures {
+		asked = asked || want[n]
+	}
+	if !asked {
+		return nil, nil
+	}
+	cs := openCurves(reports)
+	if len(cs) == 0 {
+		if !named {
+			return nil, nil
+		}
+		var notes []string
+		for _, n := range openFigures {
+			if want[n] {
+				notes = append(notes, n+": skipped: no open-loop steps (sweep --rate)")
+			}
+		}
+		return nil, notes
+	}
+	subject := openSubject(rs, reports)
+	var figs []Figure
+	for _, n := range openFigures {
+		if !want[n] {
+			continue
+		}
+		switch n {
+		case FigOpenLatency:
+			figs = append(figs, openLatency(cs, subject))
+		case FigOpenAchieved:
+			figs = append(figs, openAchieved(cs, subject))
+		case FigOpenPoolWait:
+			figs = append(figs, openPoolWait(cs, subject))
+		}
+	}
+	return figs, nil
+}
+
+// openSubject is the "workload … on targets …" part of the titles.
+func openSubject(rs []*sweep.Results, reports []knee.OpenReport) string {
+	var wls, tgs []string
+	for _, r := range reports {
+		if r.Workload != "" && !slices.Contains(wls, r.Workload) {
+			wls = append(wls, r.Workload)
+		}
+		t := r.Target
+		for _, res := range rs {
+			for i := range res.Header.Targets {
+				if h := &res.Header.Targets[i]; h.Name == r.Target {
+					if n := serverKindNote(h); n != "" {
+						t += " (" + n + ")"
+					}
+				}
+			}
+		}
+		if !slices.Contains(tgs, t) {
+			tgs = append(tgs, t)
+		}
+	}
+	s := "open loop"
+	if len(wls) > 0 {
+		s += ", workload " + joinComma(wls)
+	}
+	return s + " on " + joinComma(tgs)
+}
+
+func joinComma(ss []string) string {
+	out := ""
+	for i, s := range ss {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}
+
+// rateAxis sets a log x axis of offered calls/s with ticks at the rates
+// measured.
+func rateAxis(p *gplot.Plot, cs []openCurve) {
+	var xs []float64
+	for _, c := range cs {
+		for _, l := range c.pool.Levels {
+			xs = append(xs, float64(l.Rate))
+		}
+	}
+	p.X.Scale = gplot.LogScale{}
+	p.X.Tick.Marker = levelTicks(xs, 0.075)
+	p.X.Min, p.X.Max = slices.Min(xs)/1.15, slices.Max(xs)*1.15
+}
+
+func openLatency(cs []openCurve, subject string) Figure {
+	p := newPanel("offered rate (calls/s, log)", "corrected latency per call (ms, log)")
+	rateAxis(p, cs)
+	p.Y.Scale = gplot.LogScale{}
+	p.Y.Tick.Marker = logTicks{}
+	p.Add(plotter.NewGrid())
+	var data []SeriesData
+	var marks []Mark
+	var legend []LegendEntry
+	ann := &annotations{}
+	var slo *float64
+	for _, c := range cs {
+		clr, g := seriesColor(c.idx), seriesGlyph(c.idx)
+		var p99, p50 plotter.XYs
+		d99, d50 := SeriesData{Name: c.label, Role: "p99"}, SeriesData{Name: c.label, Role: "p50"}
+		for _, l := range c.pool.Levels {
+			x := float64(l.Rate)
+			if l.P99Ms > 0 {
+				p99 = append(p99, plotter.XY{X: x, Y: l.P99Ms})
+				d99.Points = append(d99.Points, DataPoint{X: x, Y: round6(l.P99Ms), N: l.Trials})
+				ann.obstacles = append(ann.obstacles, [2]float64{x, l.P99Ms})
+			}
+			if l.P50Ms > 0 {
+				p50 = append(p50, plotter.XY{X: x, Y: l.P50Ms})
+				d50.Points = append(d50.Points, DataPoint{X: x, Y: round6(l.P50Ms), N: l.Trials})
+				ann.obstacles = append(ann.obstacles, [2]float64{x, l.P50Ms})
+			}
+		}
+		ann.lines = append(ann.lines, xyPairs(p99), xyPairs(p50))
+		if len(p99) > 0 {
+			ln, sc := line(p99, clr, 2, nil), scatter(p99, clr, g, 3.5)
+			p.Add(ln, sc)
+			legend = append(legend, LegendEntry{Text: c.label, Thumbs: []gplot.Thumbnailer{ln, sc}})
+			data = append(data, d99)
+		}
+		if len(p50) > 0 {
+			p.Add(line(p50, clr, 1.5, dashP50), scatter(p50, clr, g, 2.5))
+			data = append(data, d50)
+		}
+		if r := c.pool.CarriedRate; r != nil {
+			i := slices.IndexFunc(c.pool.Levels, func(l knee.OpenLevel) bool { return l.Rate == *r })
+			l := c.pool.Levels[i]
+			m := Mark{Kind: "carried", Series: c.label, X: float64(l.Rate), Y: round6(l.P99Ms),
+				Label: fmt.Sprintf("pool %d carries %s/s", c.pool.MaxPoolSize, textfmt.Thousands(float64(l.Rate)))}
+			marks = append(marks, m)
+			ann.items = append(ann.items, annotation{X: m.X, Y: l.P99Ms, Text: m.Label, Color: darker(clr), Glyph: kneeGlyph})
+		}
+		slo = c.report.SLOP99Ms
+	}
+	if slo != nil && len(data) > 0 {
+		xs := plotter.XYs{{X: p.X.Min, Y: *slo}, {X: p.X.Max, Y: *slo}}
+		p.Add(line(xs, color.Gray{Y: 0x66}, 1, dashUSL))
+		data = append(data, SeriesData{Name: "SLO", Role: "slo", Points: []DataPoint{{X: round6(p.X.Min), Y: *slo}, {X: round6(p.X.Max), Y: *slo}}})
+	}
+	p.Add(ann)
+	if len(data) > 0 {
+		p.Y.Max *= 1.8 // log headroom for labels
+		p.Y.Min /= 1.6
+	}
+	grey := color.Gray{Y: 0x44}
+	legend = append(legend,
+		LegendEntry{Text: "p99 (solid)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(2)}}}},
+		LegendEntry{Text: "p50 (dashed)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.5), Dashes: dashP50}}}})
+	if len(marks) > 0 {
+		legend = append(legend, LegendEntry{Text: "highest rate carried", Thumbs: []gplot.Thumbnailer{glyphThumb{Color: grey, Glyph: kneeGlyph}}})
+	}
+	if slo != nil {
+		legend = append(legend, LegendEntry{Text: "p99 SLO " + textfmt.Ms(*slo) + " ms", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: color.Gray{Y: 0x66}, Width: vg.Points(1), Dashes: dashUSL}}}})
+	}
+	title := "Latency vs offered rate — " + subject
+	return Figure{
+		Name: FigOpenLatency, Title: wrapTitle(title),
+		Caption: "Latency from each call's intended start (corrected for coordinated omission), median over trials of each step's p50 and p99, one line per pool size; the ring marks the highest rate each pool carried, as analyze decided it.",
+		Panels:  []*gplot.Plot{p}, Legend: legend,
+		Data: FigureData{Name: FigOpenLatency, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data, Marks: marks},
+	}
+}
+
+func openAchieved(cs []openCurve, subject string) Figure {
+	p := newPanel("offered rate (calls/s, log)", "achieved rate (calls/s, log)")
+	rateAxis(p, cs)
+	p.Y.Scale = gplot.LogScale{}
+	p.Y.Tick.Marker = logTicks{}
+	p.Add(plotter.NewGrid())
+	diag := plotter.XYs{{X: p.X.Min, Y: p.X.Min}, {X: p.X.Max, Y: p.X.Max}}
+	grey := color.Gray{Y: 0x66}
+	p.Add(line(diag, grey, 1, dashUSL))
+	data := []SeriesData{{Name: "achieved = offered", Role: "diagonal", Points: []DataPoint{{X: round6(p.X.Min), Y: round6(p.X.Min)}, {X: round6(p.X.Max), Y: round6(p.X.Max)}}}}
+	var legend []LegendEntry
+	lo := p.X.Min
+	for _, c := range cs {
+		clr, g := seriesColor(c.idx), seriesGlyph(c.idx)
+		var xys plotter.XYs
+		sd := SeriesData{Name: c.label, Role: "achieved"}
+		for _, l := range c.pool.Levels {
+			if l.AchievedPerS <= 0 {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: float64(l.Rate), Y: l.AchievedPerS})
+			sd.Points = append(sd.Points, DataPoint{X: float64(l.Rate), Y: round6(l.AchievedPerS), N: l.Trials})
+			lo = min(lo, l.AchievedPerS)
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		ln, sc := line(xys, clr, 2, nil), scatter(xys, clr, g, 3.5)
+		p.Add(ln, sc)
+		legend = append(legend, LegendEntry{Text: c.label, Thumbs: []gplot.Thumbnailer{ln, sc}})
+		data = append(data, sd)
+	}
+	p.Y.Min, p.Y.Max = lo/1.15, p.X.Max
+	legend = append(legend, LegendEntry{Text: "achieved = offered", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: dashUSL}}}})
+	title := "Achieved vs offered rate — " + subject
+	return Figure{
+		Name: FigOpenAchieved, Title: wrapTitle(title),
+		Caption: "Calls that ended inside the window per second against the calls offered, median over trials; on the dashed diagonal every offered call was carried, below it the rest waited past the window or were dropped.",
+		Panels:  []*gplot.Plot{p}, Legend: legend,
+		Data: FigureData{Name: FigOpenAchieved, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data},
+	}
+}
+
+func openPoolWait(cs []openCurve, subject string) Figure {
+	p := newPanel("offered rate (calls/s, log)", "pool wait (% of corrected latency, medians)")
+	rateAxis(p, cs)
+	p.Y.Min, p.Y.Max = 0, 105
+	p.Add(plotter.NewGrid())
+	half := plotter.XYs{{X: p.X.Min, Y: 50}, {X: p.X.Max, Y: 50}}
+	grey := color.Gray{Y: 0x66}
+	p.Add(line(half, grey, 1, dashUSL))
+	var data []SeriesData
+	var legend []LegendEntry
+	for _, c := range cs {
+		clr, g := seriesColor(c.idx), seriesGlyph(c.idx)
+		var xys plotter.XYs
+		sd := SeriesData{Name: c.label, Role: "pool wait"}
+		for _, l := range c.pool.Levels {
+			y := 100 * l.PoolWaitShare
+			xys = append(xys, plotter.XY{X: float64(l.Rate), Y: y})
+			sd.Points = append(sd.Points, DataPoint{X: float64(l.Rate), Y: round6(y), N: l.Trials})
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		ln, sc := line(xys, clr, 2, nil), scatter(xys, clr, g, 3.5)
+		p.Add(ln, sc)
+		legend = append(legend, LegendEntry{Text: c.label, Thumbs: []gplot.Thumbnailer{ln, sc}})
+		data = append(data, sd)
+	}
+	legend = append(legend, LegendEntry{Text: "pool wait dominates above", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: dashUSL}}}})
+	title := "Share of latency waiting for a connection — " + subject
+	return Figure{
+		Name: FigOpenPoolWait, Title: wrapTitle(title),
+		Caption: "Median time a call waited for pool connections (with the client's own time outside the wire) as a share of the median corrected latency, median over trials (a pause of the server makes every call wait, whatever the pool: the medians show the pool's own effect). Above the dashed 50% line most of the latency is waiting for a connection: below the server's capacity a larger maxPoolSize helps; above it, it would only move the queue to the server (compare open-achieved).",
+		Panels:  []*gplot.Plot{p}, Legend: legend,
+		Data: FigureData{Name: FigOpenPoolWait, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data},
+	}
+}
+
+// openStepCount is how many open-loop steps rs hold.
+func openStepCount(rs []*sweep.Results) int {
+	n := 0
+	for _, r := range rs {
+		for i := range r.Steps {
+			if r.Steps[i].Mode == sweep.ModeOpen {
+				n++
+			}
+		}
+	}
+	return n
+}

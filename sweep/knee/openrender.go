@@ -1,0 +1,114 @@
+package knee
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+)
+
+// WriteOpenText renders open-loop reports for people: per series the
+// recommendation, the levels of every pool, the smallest pool per rate,
+// and the warnings.
+func WriteOpenText(w io.Writer, reports []OpenReport) error {
+	ew := textfmt.NewErrWriter(w)
+	for i, r := range reports {
+		if i > 0 {
+			ew.Printf("\n")
+		}
+		ew.Printf("== open loop: %s ==\n", openName(r))
+		ew.Printf("%s\n\n", textfmt.Wrap(r.Recommendation, 78))
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "pool\trate/s\ttrials\toffered/s\tachieved/s\tachieved\tp50 ms\tp99 ms\tuncorrected p99\tpool wait\tdropped\tcarried\t\n")
+		for _, p := range r.Pools {
+			for _, l := range p.Levels {
+				unc := "-"
+				if l.UncorrectedP99Ms != nil {
+					unc = textfmt.Ms(*l.UncorrectedP99Ms)
+				}
+				c := "yes"
+				if !l.Carried {
+					c = "no"
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%.0f%%\t%s\t%s\t%s\t%.0f%%\t%d\t%s\t\n", p.MaxPoolSize, textfmt.Thousands(float64(l.Rate)), l.Trials,
+					textfmt.Thousands(l.OfferedPerS), textfmt.Thousands(l.AchievedPerS), 100*l.AchievedShare, textfmt.Ms(l.P50Ms), textfmt.Ms(l.P99Ms),
+					unc, 100*l.PoolWaitShare, l.Dropped, c)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		ew.Printf("\n%s\n", textfmt.Wrap(textfmt.Capitalise(r.Rule)+"; latencies are corrected (from each call's intended start) unless marked uncorrected (from its send).", 78))
+		var parts []string
+		for _, c := range r.ByRate {
+			p := "none"
+			if c.MaxPoolSize != nil {
+				p = fmt.Sprintf("≥ %d", *c.MaxPoolSize)
+			}
+			parts = append(parts, fmt.Sprintf("%s/s: %s", textfmt.Thousands(float64(c.Rate)), p))
+		}
+		ew.Printf("smallest maxPoolSize per rate: %s\n", strings.Join(parts, "; "))
+		for _, p := range r.Pools {
+			for _, l := range p.Levels {
+				if !l.Carried && l.Why != "" {
+					ew.Printf("  pool %d at %s/s not carried: %s\n", p.MaxPoolSize, textfmt.Thousands(float64(l.Rate)), l.Why)
+				}
+			}
+		}
+		if len(r.Warnings) > 0 {
+			ew.Printf("warnings:\n")
+			for _, wn := range r.Warnings {
+				ew.Printf("  - %s\n", wn)
+			}
+		}
+	}
+	return ew.Err
+}
+
+// WriteJSONWithOpen is WriteJSON with the open-loop reports added under
+// "open_loop"; with none it writes exactly what WriteJSON writes.
+func WriteJSONWithOpen(w io.Writer, reports []Report, open []OpenReport, missing ...Missing) error {
+	if len(open) == 0 {
+		return WriteJSON(w, reports, missing...)
+	}
+	out := struct {
+		Series   []Report     `json:"series"`
+		OpenLoop []OpenReport `json:"open_loop"`
+		Missing  []Missing    `json:"missing"`
+	}{Series: make([]Report, len(reports)), OpenLoop: make([]OpenReport, len(open)), Missing: append([]Missing{}, missing...)}
+	for i, r := range reports {
+		out.Series[i] = rounded(r)
+	}
+	for i, r := range open {
+		out.OpenLoop[i] = roundedOpen(r)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("encode open-loop report: %w", err)
+	}
+	return nil
+}
+
+// roundedOpen copies r with floats rounded for output.
+func roundedOpen(r OpenReport) OpenReport {
+	r.Pools = append([]OpenPool{}, r.Pools...)
+	for i := range r.Pools {
+		ls := append([]OpenLevel{}, r.Pools[i].Levels...)
+		for j := range ls {
+			l := &ls[j]
+			l.OfferedPerS, l.AchievedPerS = round(l.OfferedPerS, 1), round(l.AchievedPerS, 1)
+			l.AchievedShare, l.PoolWaitShare, l.ErrorShare = round(l.AchievedShare, 4), round(l.PoolWaitShare, 4), round(l.ErrorShare, 5)
+			l.P50Ms, l.P99Ms = round(l.P50Ms, 3), round(l.P99Ms, 3)
+			if l.UncorrectedP99Ms != nil {
+				v := round(*l.UncorrectedP99Ms, 3)
+				l.UncorrectedP99Ms = &v
+			}
+		}
+		r.Pools[i].Levels = ls
+	}
+	return r
+}

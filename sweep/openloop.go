@@ -1,0 +1,87 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// Arrival processes of an open-loop step (--arrivals).
+const (
+	// ArrivalsUniform: one arrival every 1/rate, exactly.
+	ArrivalsUniform = "uniform"
+	// ArrivalsPoisson: independent arrivals at the given mean rate
+	// (exponential gaps), the way independent users arrive.
+	ArrivalsPoisson = "poisson"
+)
+
+// ModeOpen is StepResult.Mode of an open-loop step; closed-loop steps
+// leave Mode empty.
+const ModeOpen = "open"
+
+// Schedule is when the calls of one open-loop arrival stream are due, as
+// offsets from the stream's start. It is a pure value: the same kind, rate,
+// phase and seed give the same arrivals, whatever the clock does, so the
+// runner can tell how late it is and the tests can check the schedule
+// without a clock (as vegeta's pacer).
+type Schedule struct {
+	kind     string
+	interval float64 // mean gap in nanoseconds
+	phase    float64 // offset of the first arrival, ns
+	rng      *rand.Rand
+	n        int64   // arrivals returned so far
+	at       float64 // the last arrival (poisson), ns
+}
+
+// NewSchedule returns the schedule of a stream of perSecond arrivals a
+// second of the given kind, its first arrival at phase (uniform) or one
+// exponential gap after it (poisson). seed makes a poisson stream
+// reproducible.
+func NewSchedule(kind string, perSecond float64, phase time.Duration, seed uint64) (*Schedule, error) {
+	if !(perSecond > 0) || math.IsInf(perSecond, 0) {
+		return nil, fmt.Errorf("rate %g is not a positive number", perSecond)
+	}
+	if phase < 0 {
+		return nil, fmt.Errorf("phase %s is negative", phase)
+	}
+	s := &Schedule{kind: kind, interval: 1e9 / perSecond, phase: float64(phase), at: float64(phase)}
+	switch kind {
+	case ArrivalsUniform:
+	case ArrivalsPoisson:
+		s.rng = rand.New(rand.NewPCG(seed, 0x6f70656e6c6f6f70))
+	default:
+		return nil, fmt.Errorf("arrivals %q is not %s or %s", kind, ArrivalsUniform, ArrivalsPoisson)
+	}
+	return s, nil
+}
+
+// Next returns the offset of the next arrival. Offsets never decrease.
+// Uniform arrivals are computed from their index, not by adding gaps, so
+// rounding never drifts the rate over a long window.
+func (s *Schedule) Next() time.Duration {
+	s.n++
+	if s.kind == ArrivalsUniform {
+		return time.Duration(s.phase + float64(s.n-1)*s.interval)
+	}
+	s.at += s.rng.ExpFloat64() * s.interval
+	return time.Duration(s.at)
+}
+
+// Count is how many arrivals Next has returned.
+func (s *Schedule) Count() int64 { return s.n }
+
+// Phases spreads k streams of one total rate so that together they are
+// one stream of that rate: uniform streams are offset by one total-rate
+// gap each (client i's first arrival at i/rate), poisson streams need no
+// offset (independent poisson streams add up to one).
+func Phases(kind string, totalPerSecond float64, k int) []time.Duration {
+	out := make([]time.Duration, max(k, 0))
+	if kind != ArrivalsUniform || !(totalPerSecond > 0) {
+		return out
+	}
+	for i := range out {
+		out[i] = time.Duration(float64(i) * 1e9 / totalPerSecond)
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Open-loop plan limits and defaults.
+const (
+	// MaxRate bounds one --rate level (calls/s from one process).
+	MaxRate = 10_000_000
+	// DefaultMaxInFlight is --max-in-flight: the calls one client keeps
+	// running at once before it drops arrivals. An application has such a
+	// bound too (its request threads or its event loop's backlog); 5,000
+	// holds 1 s of backlog at 5,000 calls/s, and costs at most about 250 MB
+	// when every one of them waits.
+	DefaultMaxInFlight = 5000
+	// DefaultOpenPool is the pool of an open-loop sweep when --pool is not
+	// given: the driver's own default maxPoolSize, which is what an
+	// application that never set it runs with.
+	DefaultOpenPool = 100
+)
+
+// rateKey is the part of a step's key that tells open-loop steps apart;
+// empty for the closed loop, so closed-loop keys are as before.
+func rateKey(rate int) string {
+	if rate <= 0 {
+		return ""
+	}
+	return "|r" + strconv.Itoa(rate)
+}
+
+// IsOpen says whether the plan is an open-loop one (--rate).
+func (p Plan) IsOpen() bool { return len(p.Rate) > 0 }
+
+// validateOpen checks what only an open-loop plan has; nil for a closed
+// loop. Each error names the flag.
+func (p Plan) validateOpen() error {
+	if !p.IsOpen() {
+		return nil
+	}
+	switch {
+	case p.Pool.Match:
+		return errors.New("--pool: match sets the pool to the concurrency, which an open loop does not have; give pool sizes (default " + strconv.Itoa(DefaultOpenPool) + ", the driver's own)")
+	case p.Arrivals != ArrivalsUniform && p.Arrivals != ArrivalsPoisson:
+		return fmt.Errorf("--arrivals: %q is not %s or %s", p.Arrivals, ArrivalsUniform, ArrivalsPoisson)
+	case p.MaxInFlight < 1 || p.MaxInFlight > MaxWorkers/max(p.Clients, 1):
+		return fmt.Errorf("--max-in-flight: %d is not between 1 and %d (%d calls in flight in one process, over %d client(s))",
+			p.MaxInFlight, MaxWorkers/max(p.Clients, 1), MaxWorkers, max(p.Clients, 1))
+	case len(p.Concurrency) != 1 || p.Concurrency[0] != p.MaxInFlight:
+		return fmt.Errorf("--max-in-flight: an open-loop plan's concurrency must be [%d], not %v", p.MaxInFlight, p.Concurrency)
+	}
+	for _, r := range p.Rate {
+		if r < 1 || r > MaxRate {
+			return fmt.Errorf("--rate: %d calls/s is not between 1 and %d", r, MaxRate)
+		}
+		if r < p.Clients {
+			return fmt.Errorf("--rate: %d calls/s over %d clients is less than one call a second each", r, p.Clients)
+		}
+	}
+	if grid := len(p.Rate) * len(p.Pool.Sizes) * p.Trials; grid > MaxSteps {
+		return fmt.Errorf("--rate, --pool and --trials: %d steps per target is more than %d", grid, MaxSteps)
+	}
+	return nil
+}
+
+// openSteps expands an open-loop plan: rate × pool for every target,
+// workload and trial, in the closed loop's order (trials outer, the rate
+// rising within a trial).
+func (p Plan) openSteps(targets, workloads []string) []StepSpec {
+	type rp struct{ rate, pool int }
+	var grid []rp
+	for _, r := range p.Rate {
+		for _, ps := range p.Pool.Sizes {
+			grid = append(grid, rp{r, ps})
+		}
+	}
+	var out []StepSpec
+	emit := func(t, w string, g rp, trial int) {
+		out = append(out, StepSpec{Index: len(out), Target: t, Workload: w, Concurrency: p.MaxInFlight, MaxPoolSize: g.pool,
+			PoolSetting: strconv.Itoa(g.pool), Clients: p.Clients, Trial: trial, Rate: g.rate, Arrivals: p.Arrivals})
+	}
+	if p.Order == OrderInterleaved {
+		for trial := 1; trial <= p.Trials; trial++ {
+			for _, w := range workloads {
+				for _, g := range grid {
+					for _, t := range targets {
+						emit(t, w, g, trial)
+					}
+				}
+			}
+		}
+		return out
+	}
+	for _, t := range targets {
+		for trial := 1; trial <= p.Trials; trial++ {
+			for _, w := range workloads {
+				for _, g := range grid {
+					emit(t, w, g, trial)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,59 @@
+package telemetry
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+func TestLittlesLawOpen(t *testing.T) {
+	tests := []struct {
+		name string
+		o    *sweep.OpenLoopStats
+		ok   bool
+		dev  float64
+	}{
+		// 2,000 calls/s × (2.9 − 0.4) ms = 5 in flight, as counted.
+		{"steady", &sweep.OpenLoopStats{InFlightMean: 5, AchievedPerS: 2000, Corrected: sweep.LatencySummary{Mean: 2.9}, StartLag: sweep.Quantiles{Mean: 0.4}}, true, 0},
+		// A backlog that grew over the window: 4,000/s × 500 ms = 2,000,
+		// while 3,000 were waiting on average.
+		{"growing backlog", &sweep.OpenLoopStats{InFlightMean: 3000, AchievedPerS: 4000, Corrected: sweep.LatencySummary{Mean: 500}}, false, -33.3},
+		// Nothing counted in flight: nothing to check.
+		{"empty", &sweep.OpenLoopStats{}, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := LittlesLawOpen(tt.o)
+			if l.OK != tt.ok || l.DeviationPct < tt.dev-0.1 || l.DeviationPct > tt.dev+0.1 {
+				t.Errorf("%+v, want ok=%v deviation %.1f%%", l, tt.ok, tt.dev)
+			}
+		})
+	}
+}
+
+// Annotate judges an open-loop step as a closed loop with max-in-flight
+// calls in flight; AnnotateOpen takes that back and checks it as an open
+// loop, and a load host that fell behind labels the step client-bound.
+func TestAnnotateOpen(t *testing.T) {
+	step := &sweep.StepResult{Concurrency: 5000, Clients: 1, CallsPerS: 2000, Latency: sweep.LatencySummary{Mean: 2.5}, Warnings: []string{"earlier"},
+		Mode: sweep.ModeOpen, Rate: 2000, Open: &sweep.OpenLoopStats{InFlightMean: 5, AchievedPerS: 2000, Corrected: sweep.LatencySummary{Mean: 2.5}, ClientBehind: true}}
+	n := len(step.Warnings)
+	Annotate(step, nil, DefaultClassifier())
+	if !strings.Contains(strings.Join(step.Warnings, "\n"), "5000 calls in flight") {
+		t.Fatalf("Annotate did not warn as for a closed loop: %q", step.Warnings)
+	}
+	AnnotateOpen(step, n)
+	if len(step.Warnings) != 1 || step.Warnings[0] != "earlier" || step.LittlesLaw == nil || !step.LittlesLaw.OK || step.LittlesLaw.ExpectedInFlight != 5 {
+		t.Errorf("warnings %q, Little's law %+v", step.Warnings, step.LittlesLaw)
+	}
+	if step.Bound != BoundClient || !strings.Contains(step.BoundReason, "arrival schedule") {
+		t.Errorf("bound %q: %s", step.Bound, step.BoundReason)
+	}
+	// A closed-loop step is left alone.
+	closed := &sweep.StepResult{Bound: BoundServer, Warnings: []string{"w"}}
+	AnnotateOpen(closed, 0)
+	if closed.Bound != BoundServer || len(closed.Warnings) != 1 {
+		t.Errorf("closed-loop step changed: %+v", closed)
+	}
+}
