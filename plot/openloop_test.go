@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -71,7 +72,7 @@ func openResults() *sweep.Results {
 func loadOpen(t *testing.T) *sweep.Results {
 	t.Helper()
 	path := filepath.Join("testdata", "open.jsonl")
-	if *update {
+	if golden.Updating() {
 		writeResultsFile(t, path, openResults())
 	}
 	r, err := sweep.ReadResultsFile(path)
@@ -110,7 +111,7 @@ func TestOpenFigures(t *testing.T) {
 		Figures []FigureData `json:"figures"`
 		Notes   []string     `json:"notes"`
 	}{data, notes}, "", " ")
-	golden(t, filepath.Join("testdata", "golden", "open.json"), got)
+	golden.Check(t, filepath.Join("testdata", "golden", "open.json"), got)
 	if *plotDir != "" {
 		writeLook(t, filepath.Join(*plotDir, "open"), scenario{rs: []*sweep.Results{r}}, figs)
 	}
