@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,7 +104,7 @@ type overheadRound struct {
 
 // bareLoop is the physical limit of this stack: C goroutines calling
 // FindOne by _id back to back on one client with a pool of C, no pool
-// monitor and no operation timeout.
+// monitor and no operation timeout, in a process with the same live heap.
 func bareLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, records int64) overheadRound {
 	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(c)).SetMinPoolSize(uint64(c)).SetMaxConnecting(uint64(c)))
 	if err != nil {
@@ -117,6 +118,11 @@ func bareLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, re
 		wg              sync.WaitGroup
 	)
 	ctx := context.Background()
+	// The same live heap as poolsweep's step holds (its histograms, about
+	// 11 MB): the garbage collector runs as often for both, which on a
+	// small heap alone changes the CPU per op by 15–20%.
+	ballast := newRecorder(5*time.Second, c)
+	defer runtime.KeepAlive(ballast)
 	for i := range c {
 		wg.Add(1)
 		go func() {
