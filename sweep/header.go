@@ -79,7 +79,8 @@ func NewPlanInfo(p Plan, steps int) PlanInfo {
 		order = OrderSequential
 	}
 	return PlanInfo{Concurrency: p.Concurrency, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
-		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps}
+		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps,
+		Search: p.Search}
 }
 
 // NewClientInfo describes this load-generating machine and process.

@@ -175,6 +175,9 @@ type Plan struct {
 	Duration    time.Duration
 	OpTimeout   time.Duration
 	Order       string
+	// Search, when set, makes the plan an adaptive search over
+	// Concurrency (its grid) rather than the grid itself.
+	Search *SearchPlan
 }
 
 // Validate checks the combination; each error names the flag.
@@ -223,6 +226,8 @@ type StepSpec struct {
 	PoolSetting string
 	Clients     int
 	Trial       int // 1-based
+	// Search says why an adaptive search chose the step (nil in a grid).
+	Search *SearchInfo
 }
 
 // Key identifies a step across runs, for --resume.

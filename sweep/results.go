@@ -70,6 +70,8 @@ type PlanInfo struct {
 	OpTimeoutS  float64 `json:"op_timeout_s"`
 	Order       string  `json:"order,omitempty"`
 	Steps       int     `json:"steps"`
+	// Search is the adaptive search's settings; absent for a grid.
+	Search *SearchPlan `json:"search,omitempty"`
 }
 
 // ClientInfo describes the machine and software that generated the load.
@@ -130,6 +132,8 @@ type StepResult struct {
 	OldestInFlightMS float64 `json:"oldest_in_flight_ms"`
 	// Phases is where the step's wall time went.
 	Phases *StepPhases `json:"phases_s,omitempty"`
+	// Search says why an adaptive search chose this step; absent in a grid.
+	Search *SearchInfo `json:"search,omitempty"`
 
 	// Telemetry; absent (nil) until a sampler fills it.
 	Server      *ServerTelemetry `json:"server,omitempty"`

@@ -31,6 +31,9 @@ func CheckResume(h RunHeader, plan Plan, workloads []Workload, targets []string)
 	case hp.Order != p.Order:
 		return fmt.Errorf("--order was %s", hp.Order)
 	}
+	if err := sameSearch(hp.Search, p.Search); err != nil {
+		return err
+	}
 	wi := NewWorkloadInfo(workloads)
 	if h.Workload.Name != wi.Name || fmt.Sprint(h.Workload.Mix) != fmt.Sprint(wi.Mix) || !slices.Equal(h.Workload.Mixes, wi.Mixes) ||
 		h.Workload.Records != wi.Records || h.Workload.Distribution != wi.Distribution {
