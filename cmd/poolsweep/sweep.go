@@ -56,6 +56,8 @@ type sweepOptions struct {
 	serverCores   int
 	lockWait      time.Duration
 
+	searchOptions // --search, --resolution, --budget, --slo-p99 (sweepsearch.go)
+
 	changed func(string) bool
 }
 
@@ -141,5 +143,8 @@ Exit status:
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	f.IntVar(&o.serverCores, "server-cores", 0, "CPU cores of each server host, for the server-CPU bound (default: what hostInfo reports, or this machine's for a server poolsweep started)")
 	f.DurationVar(&o.lockWait, "lock-wait", sweep.DefaultLockWait, "how long to wait for another poolsweep run that is loading the same collection")
+
+	// Adaptive search (issue 14).
+	o.searchOptions.addFlags(f)
 	return cmd
 }

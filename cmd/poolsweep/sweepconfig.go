@@ -93,6 +93,9 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if !o.changed("trials") {
 		p.Trials = cfg.defaults.trials
 	}
+	if err := o.searchOptions.plan(&p, o.changed); err != nil {
+		return nil, err
+	}
 	if err := p.Validate(); err != nil {
 		return nil, usageError{err}
 	}

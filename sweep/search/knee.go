@@ -122,7 +122,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 		return want(c, sweep.ReasonPeak, why)
 	}
 
-	done := p.kneeNote(r, h.all)
+	done := p.kneeNote(r, len(h.match))
 	switch {
 	case k.Confidence == "high" || k.Confidence == "medium":
 		return nil, done, 0, &r

@@ -15,8 +15,8 @@ import (
 // throughput is within the plateau tolerance of the best measured there
 // and whose p99 meets the SLO: halving the pool (one step down on log₂ P)
 // until a size fails, then bisecting on the grid between the last good
-// and the first bad size. The answer gets --trials trials, and so does
-// the bad size below it when its verdict is within the noise.
+// and the first bad size. The answer and the bad size below it get
+// --trials trials.
 func (p *Planner) poolStage(s series, h history, r knee.Report) (pr *probe, note string, expect int) {
 	c := r.Recommendation.Concurrency
 	ref := summarise(h.matchAt(c))
@@ -89,15 +89,14 @@ func (p *Planner) poolStage(s series, h history, r knee.Report) (pr *probe, note
 			return want(between[i], sweep.ReasonPool, fmt.Sprintf("the smallest good maxPoolSize is above %d and at most %d: bisect", failHigh, passLow))
 		}
 	}
-	// Trials where the verdict needs them: the answer always, the bad
-	// size below it when it is within the noise of the threshold (the
-	// spread of the reference trials, at least 2%).
-	noise := math.Max(0.02, (ref.hi-ref.lo)/ref.qps)
+	// The answer rests on two verdicts, the good size and the bad one
+	// below it: both get --trials trials, since one slow step on a busy
+	// machine would otherwise settle it.
 	if sm := sums[passLow]; passLow != c && sm.n < T {
 		return want(passLow, sweep.ReasonRepeat, fmt.Sprintf("maxPoolSize %d is the answer so far: trial %d of %d", passLow, sm.n+1, T))
 	}
-	if sm := sums[failHigh]; failHigh > 0 && sm.n < T && math.Abs(sm.qps/thr-1) < noise {
-		return want(failHigh, sweep.ReasonRepeat, fmt.Sprintf("maxPoolSize %d is within the noise of the threshold: trial %d of %d", failHigh, sm.n+1, T))
+	if sm := sums[failHigh]; failHigh > 0 && sm.n < T {
+		return want(failHigh, sweep.ReasonRepeat, fmt.Sprintf("maxPoolSize %d is the first size that lost throughput: trial %d of %d", failHigh, sm.n+1, T))
 	}
 
 	keep := fmt.Sprintf("keeps %s ops/s", textfmt.Thousands(ref.qps))
@@ -121,11 +120,12 @@ func (p *Planner) poolStage(s series, h history, r knee.Report) (pr *probe, note
 func (p *Planner) kneeStepsOf(h history) int { return len(h.match) }
 
 // poolFresh is what a pool search at concurrency c is expected to take:
-// halvings and a bisection over its grid, and the answer's trials.
+// halvings and a bisection over its grid, and the trials of the answer
+// and of the size below it.
 func (p *Planner) poolFresh(c int) int {
 	n := len(poolLevels(c, p.search.Resolution))
 	if n == 0 {
 		return 0
 	}
-	return int(math.Ceil(math.Log2(float64(n+1)))) + 1 + (p.plan.Trials - 1)
+	return int(math.Ceil(math.Log2(float64(n+1)))) + 1 + 2*(p.plan.Trials-1)
 }

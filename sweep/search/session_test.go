@@ -1,0 +1,162 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/topology/sim"
+)
+
+// searchSession is a session against a simulator started in-process,
+// planned by a search over 1..64 at ×√2 with short windows.
+func searchSession(t *testing.T, uri, dir, mode string) *sweep.Session {
+	t.Helper()
+	levels, err := Levels(1, 64, math.Sqrt2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sweep.DefaultWorkload()
+	w.Records, w.Database = 500, "ps_search"
+	s := &sweep.Session{
+		RunID:   "search-run",
+		Targets: []sweep.SessionTarget{{Header: sweep.TargetHeader{Name: "sim", Topology: "standalone"}, NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }}},
+		Plan: sweep.Plan{Concurrency: levels, Pool: sweep.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 3,
+			Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, OpTimeout: 2 * time.Second,
+			Search: &sweep.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels}},
+		Workloads:   []sweep.Workload{w},
+		ResultsPath: filepath.Join(dir, "results.jsonl"),
+	}
+	p, err := New(s.Plan, []sweep.TargetHeader{s.Targets[0].Header}, []string{w.Label}, knee.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Planner = p
+	return s
+}
+
+// TestSearchSessionOnSimulator runs a pool search through the session
+// against the calibrated simulator (8 slots of 2 ms: knee 8, and below 8
+// connections the slots go idle), interrupts it, resumes it to the end,
+// and checks the answers against the ground truth: the knee within one
+// grid step of 8 and the pool within one pool step of 8, unless the load
+// host was the limit (client-bound steps, which the analysis names).
+func TestSearchSessionOnSimulator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	sp, _ := sim.ParseSpec("slots=8,service=2ms")
+	d, err := sim.Start(context.Background(), sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	dir := t.TempDir()
+
+	// Interrupted after five steps, as Ctrl-C would.
+	s := searchSession(t, d.URI(), dir, sweep.SearchPool)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	s.Hooks.Step = func(n, _ int, _ sweep.StepResult) {
+		if n == 5 {
+			cancel(sweep.Interrupt{Signal: "SIGINT"})
+		}
+	}
+	out, err := s.Run(ctx)
+	if err != nil || out.Status != sweep.StatusInterrupted || out.Measured != 5 {
+		t.Fatalf("interrupted run: %+v %v", out, err)
+	}
+
+	// Resumed: the search goes on from the five steps to its end.
+	prev, err := sweep.ReadResultsFile(s.ResultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := searchSession(t, d.URI(), dir, sweep.SearchPool)
+	r.Previous = prev
+	out, err = r.Run(context.Background())
+	if err != nil || out.Status != sweep.StatusComplete {
+		t.Fatalf("resumed run: %+v %v", out, err)
+	}
+	res, err := sweep.ReadResultsFile(s.ResultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Header.Plan.Search == nil || res.Header.Plan.Search.Mode != sweep.SearchPool || res.End.Planned != len(res.Steps) {
+		t.Errorf("header search %+v, end %+v with %d steps", res.Header.Plan.Search, res.End, len(res.Steps))
+	}
+	seen := map[string]bool{}
+	for i, st := range res.Steps {
+		if st.Interrupted {
+			continue
+		}
+		if seen[st.Key()] || st.Search == nil || st.Search.Why == "" {
+			t.Errorf("step %d (%s): repeated, or no search info: %+v", i+1, st.Key(), st.Search)
+		}
+		seen[st.Key()] = true
+	}
+	grid := 3 * len(r.Plan.Search.Levels)
+	t.Logf("%d steps (the grid: %d); end: %s", len(res.Steps), grid, res.End.Reason)
+	if !strings.Contains(res.End.Reason, "search: knee at concurrency") || !strings.Contains(res.End.Reason, "pool: at concurrency") {
+		t.Errorf("end reason %q", res.End.Reason)
+	}
+
+	// The answers, read the way analyze reads them.
+	var rep knee.Report
+	clientBound := 0
+	for _, se := range knee.FromResults([]*sweep.Results{res}) {
+		if se.Pool == "match" {
+			rep = knee.Analyze(se, knee.DefaultOptions())
+		}
+		for _, p := range se.Points {
+			if p.Bound == "client" {
+				clientBound++
+			}
+		}
+	}
+	levels := r.Plan.Search.Levels
+	if d := indexOf(levels, rep.Knee.Concurrency) - indexOf(levels, 8); d < -1 || d > 1 {
+		if clientBound == 0 {
+			t.Errorf("knee %d, want 8 within one grid step (%v)", rep.Knee.Concurrency, levels)
+		} else {
+			t.Logf("knee %d off the ground truth with %d client-bound steps: the load host limited them", rep.Knee.Concurrency, clientBound)
+		}
+	}
+	var pool int
+	if _, err := fmtSscan(res.End.Reason, "maxPoolSize %d per host", &pool); err != nil {
+		t.Fatalf("no pool answer in %q", res.End.Reason)
+	}
+	if pool < 6 || pool > 11 {
+		if clientBound == 0 {
+			t.Errorf("pool %d, want 8 within one pool step (6–11)", pool)
+		} else {
+			t.Logf("pool %d off the ground truth with %d client-bound steps", pool, clientBound)
+		}
+	}
+	if 10*len(res.Steps) > 6*grid {
+		t.Errorf("knee and pool search took %d steps, more than 60%% of the knee grid's %d", len(res.Steps), grid)
+	}
+
+	// Once complete, a resume has nothing to do; another search is refused.
+	again := searchSession(t, d.URI(), dir, sweep.SearchPool)
+	again.Previous = res
+	if _, err := again.Pending(); !errors.Is(err, sweep.ErrAlreadyComplete) {
+		t.Errorf("resume of a complete search: %v", err)
+	}
+	other := searchSession(t, d.URI(), dir, sweep.SearchKnee)
+	other.Previous = res
+	if _, err := other.Pending(); err == nil || err.Error() != "--search was pool" {
+		t.Errorf("resume as another search: %v", err)
+	}
+	other.Plan.Search = nil
+	if _, err := other.Pending(); err == nil || !strings.Contains(err.Error(), "--search was pool") {
+		t.Errorf("resume as a grid: %v", err)
+	}
+}
