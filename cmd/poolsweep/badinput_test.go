@@ -45,6 +45,10 @@ func TestBadInputNothingWritten(t *testing.T) {
 		{[]string{"sweep", "--resume", dir}, "--resume"},
 		{[]string{"sweep", "--resume", "/dev"}, "--resume"},
 		{[]string{"sweep", "--workload", "\x1b[31mred\x1b[0m"}, `\x1b[31mred`},
+		{[]string{"sweep", "--search", "fast"}, "--search"},
+		{[]string{"sweep", "--search", "knee", "--resolution", "9"}, "--resolution"},
+		{[]string{"sweep", "--search", "pool", "--pool", "8,16"}, "--pool"},
+		{[]string{"sweep", "--budget", "20m"}, "--budget"},
 	}
 	for _, tt := range tests {
 		work := t.TempDir()

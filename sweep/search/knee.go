@@ -67,11 +67,13 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 			}
 		}
 		// One noisy step can fake a last gain: the top two levels get
-		// their trials first.
-		for _, c := range ms[max(0, len(ms)-2):] {
-			if n[c] < T {
-				return want(c, sweep.ReasonRepeat, fmt.Sprintf("no knee yet (%s); trial %d of %d at the top before concluding", k.Statement, n[c]+1, T))
-			}
+		// their trials first, and more while their intervals overlap.
+		top := ms[max(0, len(ms)-2):]
+		if c, ok := fewest(top, n, T, top[len(top)-1]); ok {
+			return want(c, sweep.ReasonRepeat, fmt.Sprintf("no knee yet (%s); trial %d of %d at the top before concluding", k.Statement, n[c]+1, T))
+		}
+		if c, other, ok := overlapping(top, r.Levels, n, p.maxTrials, top[len(top)-1]); ok && T >= 3 {
+			return want(c, sweep.ReasonRepeat, fmt.Sprintf("no knee yet, but the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
 		}
 		return nil, "search: no knee: " + k.Statement, 0, nil
 	}

@@ -129,16 +129,6 @@ func (p *Planner) Remaining(done []sweep.StepResult) int {
 // session puts them in the end record's reason.
 func (p *Planner) Notes() []string { return p.notes }
 
-// Expected is how many steps a whole search should take, for the
-// estimate printed before it starts.
-func (p *Planner) Expected() int { return p.Remaining(nil) }
-
-// GridSteps is how many steps the full grid at the same resolution and
-// trials would take, for comparison.
-func (p *Planner) GridSteps() int {
-	return len(p.series) * len(p.search.Levels) * p.plan.Trials
-}
-
 // decide runs every series' search on the history. A series is closed
 // once a later one has steps, whatever it would still do, so a search
 // never jumps back.

@@ -59,7 +59,7 @@ func (p *Planner) poolStage(s series, h history, r knee.Report) (pr *probe, note
 		passLow = ps
 	}
 	free := func(ps int) bool { _, m := sums[ps]; return !m && !h.triedAt[[2]int{c, ps}] }
-	expect = max(1, p.poolFresh(c)-(h.all-p.kneeStepsOf(h)))
+	expect = max(1, p.poolFresh(c)-(h.all-len(h.match)))
 	info := sweep.SearchInfo{Mode: sweep.SearchPool, Probe: h.all + 1, Knee: &kc, Confidence: r.Knee.Confidence, Bracket: []int{failHigh, passLow}}
 	want := func(ps int, reason, why string) (*probe, string, int) {
 		in := info
@@ -115,9 +115,6 @@ func (p *Planner) poolStage(s series, h history, r knee.Report) (pr *probe, note
 	}
 	return nil, note, 0
 }
-
-// kneeStepsOf is how many of a series' steps belong to its knee search.
-func (p *Planner) kneeStepsOf(h history) int { return len(h.match) }
 
 // poolFresh is what a pool search at concurrency c is expected to take:
 // halvings and a bisection over its grid, and the trials of the answer

@@ -21,8 +21,7 @@ type series struct {
 type history struct {
 	match   []sweep.StepResult         // pool match, the knee curve
 	pools   map[int][]sweep.StepResult // by concurrency, then filtered by pool below
-	all     int                        // steps measured in this series, every pool
-	failed  map[string]bool            // step keys that could not be measured
+	all     int                        // steps measured or failed in this series, every pool
 	spent   float64                    // wall seconds of the series' steps
 	tried   map[int]bool               // concurrency levels with a failed match step
 	triedAt map[[2]int]bool            // (concurrency, pool) with a failed pool step
@@ -30,7 +29,7 @@ type history struct {
 
 // of gathers what done and failed hold for s.
 func (s series) of(done []sweep.StepResult, failed []sweep.StepSpec) history {
-	h := history{pools: map[int][]sweep.StepResult{}, failed: map[string]bool{}, tried: map[int]bool{}, triedAt: map[[2]int]bool{}}
+	h := history{pools: map[int][]sweep.StepResult{}, tried: map[int]bool{}, triedAt: map[[2]int]bool{}}
 	for _, st := range done {
 		if st.Target != s.target.Name || st.Workload != s.workload || st.Clients != s.clients {
 			continue
@@ -50,7 +49,6 @@ func (s series) of(done []sweep.StepResult, failed []sweep.StepSpec) history {
 			continue
 		}
 		h.all++
-		h.failed[sp.Key()] = true
 		if sp.PoolSetting == "match" {
 			h.tried[sp.Concurrency] = true
 		} else {
@@ -126,8 +124,7 @@ func summarise(steps []sweep.StepResult) summary {
 	if len(qs) == 0 {
 		return summary{}
 	}
-	sum := stats.Summarize(qs)
-	out := summary{n: len(qs), qps: sum.Center, lo: sum.Low, hi: sum.High}
+	out := summary{n: len(qs), qps: stats.Median(qs)}
 	if len(p99s) > 0 {
 		out.p99, out.p99Known = stats.Median(p99s), true
 	}
