@@ -30,6 +30,10 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 	T := p.plan.Trials
 	n := trials(h.match)
 	free := func(c int) bool { return n[c] == 0 && !h.tried[c] }
+	last := 0 // the level measured last
+	if len(h.match) > 0 {
+		last = h.match[len(h.match)-1].Concurrency
+	}
 	expect = max(1, p.kneeFresh()-h.all)
 	info := sweep.SearchInfo{Mode: sweep.SearchKnee, Probe: h.all + 1}
 	want := func(c int, reason, why string) (*probe, string, int, *knee.Report) {
@@ -69,10 +73,10 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 		// One noisy step can fake a last gain: the top two levels get
 		// their trials first, and more while their intervals overlap.
 		top := ms[max(0, len(ms)-2):]
-		if c, ok := fewest(top, n, T, top[len(top)-1]); ok {
+		if c, ok := fewest(top, n, T, top[len(top)-1], last); ok {
 			return want(c, sweep.ReasonRepeat, fmt.Sprintf("no knee yet (%s); trial %d of %d at the top before concluding", k.Statement, n[c]+1, T))
 		}
-		if c, other, ok := overlapping(top, r.Levels, n, p.maxTrials, top[len(top)-1]); ok && T >= 3 {
+		if c, other, ok := overlapping(top, r.Levels, n, p.maxTrials, top[len(top)-1], last); ok && T >= 3 {
 			return want(c, sweep.ReasonRepeat, fmt.Sprintf("no knee yet, but the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
 		}
 		return nil, "search: no knee: " + k.Statement, 0, nil
@@ -92,12 +96,18 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 	}
 	info.Bracket = []int{lowEdge, kc}
 	if i, ok := middleFree(grid, ib+1, iK-1, free); ok {
-		return want(grid[i], sweep.ReasonBisect, fmt.Sprintf("the knee is above %d and at most %d: bisect", lowEdge, kc))
+		why := fmt.Sprintf("the knee is above %d and at most %d: bisect", lowEdge, kc)
+		if j, ok := aimedFree(grid, ib, iK, r, free); ok {
+			i = j
+			why += fmt.Sprintf(" where %d's throughput per worker would reach 95%% of the peak", lowEdge)
+		}
+		return want(grid[i], sweep.ReasonBisect, why)
 	}
-	// A knee that a single trial put here may be noise: confirm it before
-	// measuring past it.
-	if n[kc] < T {
-		return want(kc, sweep.ReasonRepeat, fmt.Sprintf("the knee at %d rests on %s: trial %d of %d before measuring past it", kc, plural(n[kc], "trial"), n[kc]+1, T))
+	// A knee that a single trial put here may be noise: a second trial
+	// before measuring past it (the rest come with its neighbours', so
+	// that one slow spell of the machine does not take all of a level's).
+	if n[kc] < min(2, T) {
+		return want(kc, sweep.ReasonRepeat, fmt.Sprintf("the knee at %d rests on 1 trial: a second before measuring past it", kc))
 	}
 	if iK+1 < len(grid) && free(grid[iK+1]) {
 		return want(grid[iK+1], sweep.ReasonRefine, fmt.Sprintf("the grid level above the knee at %d, which its marginal gain is measured against", kc))
@@ -116,7 +126,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 	window := slices.Compact(append(slices.Clone(near), r.Peak.Concurrency))
 	slices.Sort(window)
 	window = slices.Compact(window)
-	if c, ok := fewest(window, n, T, kc); ok {
+	if c, ok := fewest(window, n, T, kc, last); ok {
 		return want(c, sweep.ReasonRepeat, fmt.Sprintf("the levels that decide the knee (%s) get %d trials each; %d has %d", joinInts(window), T, c, n[c]))
 	}
 
@@ -133,7 +143,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 	case T < 3:
 		return nil, done + fmt.Sprintf("; with --trials %d the analysis gives no interval (3 or more give one)", T), 0, &r
 	}
-	if c, other, ok := overlapping(near, r.Levels, n, p.maxTrials, kc); ok {
+	if c, other, ok := overlapping(near, r.Levels, n, p.maxTrials, kc, last); ok {
 		return want(c, sweep.ReasonRepeat, fmt.Sprintf("the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
 	}
 	return nil, done + fmt.Sprintf("; it stayed %s with up to %d trials where neighbouring levels overlap", k.Confidence, p.maxTrials), 0, &r
@@ -206,6 +216,41 @@ func peakProbe(r knee.Report, grid []int, free func(int) bool) (int, string, boo
 	return 0, "", false
 }
 
+// aimedFree aims a bisection of the bracket (grid[lo], grid[hi]] where
+// the knee's plateau level would be if throughput grew in proportion to
+// concurrency from grid[lo], as it does in a closed loop below
+// saturation: the level reaching 95% of the peak. Contention makes the
+// curve bend earlier, so the aim falls short and the next one starts
+// closer; the pick is kept inside the middle half of a bracket wider
+// than three steps, so the bracket shrinks at least as fast as by
+// quarters.
+func aimedFree(grid []int, lo, hi int, r knee.Report, free func(int) bool) (int, bool) {
+	if lo < 0 {
+		return 0, false
+	}
+	var xlo float64
+	for _, l := range r.Levels {
+		if l.Concurrency == grid[lo] {
+			xlo = l.QPS
+		}
+	}
+	if xlo <= 0 || r.Peak.QPS <= 0 {
+		return 0, false
+	}
+	aim := float64(grid[lo]) * 0.95 * r.Peak.QPS / xlo
+	from, to := lo+1, hi-1
+	if w := hi - lo; w > 3 {
+		from, to = lo+w/4, hi-w/4
+	}
+	best, ok := 0, false
+	for i := from; i <= to; i++ {
+		if free(grid[i]) && (!ok || math.Abs(math.Log2(float64(grid[i])/aim)) < math.Abs(math.Log2(float64(grid[best])/aim))) {
+			best, ok = i, true
+		}
+	}
+	return best, ok
+}
+
 // levelsOf is the measured levels, ascending.
 func levelsOf(n map[int]int) []int {
 	var out []int
@@ -231,15 +276,22 @@ func middleFree(grid []int, lo, hi int, free func(int) bool) (int, bool) {
 	return best, ok
 }
 
-// fewest is the level of window with the fewest trials below want,
-// nearest the knee on a tie.
-func fewest(window []int, n map[int]int, want, kneeC int) (int, bool) {
+// fewest is the level of window with the fewest trials below want; on a
+// tie, not the level measured last (trials of one level back to back
+// would share one slow spell of the machine), then the nearest the knee.
+func fewest(window []int, n map[int]int, want, kneeC, last int) (int, bool) {
 	best, ok := 0, false
-	for _, c := range window {
-		if n[c] >= want {
-			continue
+	better := func(c int) bool {
+		switch {
+		case n[c] != n[best]:
+			return n[c] < n[best]
+		case (c == last) != (best == last):
+			return best == last
 		}
-		if !ok || n[c] < n[best] || (n[c] == n[best] && dist(c, kneeC) < dist(best, kneeC)) {
+		return dist(c, kneeC) < dist(best, kneeC)
+	}
+	for _, c := range window {
+		if n[c] < want && (!ok || better(c)) {
 			best, ok = c, true
 		}
 	}
@@ -249,7 +301,7 @@ func fewest(window []int, n map[int]int, want, kneeC int) (int, bool) {
 // overlapping is a level of window whose interval overlaps its
 // neighbour's and that can take another trial: the one with fewer trials,
 // nearest the knee.
-func overlapping(window []int, levels []knee.Level, n map[int]int, maxTrials, kneeC int) (c, other int, ok bool) {
+func overlapping(window []int, levels []knee.Level, n map[int]int, maxTrials, kneeC, last int) (c, other int, ok bool) {
 	by := map[int]knee.Level{}
 	for _, l := range levels {
 		by[l.Concurrency] = l
@@ -269,7 +321,7 @@ func overlapping(window []int, levels []knee.Level, n map[int]int, maxTrials, kn
 			}
 		}
 	}
-	if c, ok = fewest(cands, n, maxTrials, kneeC); ok {
+	if c, ok = fewest(cands, n, maxTrials, kneeC, last); ok {
 		return c, partner[c], true
 	}
 	return 0, 0, false

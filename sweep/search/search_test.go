@@ -130,9 +130,8 @@ func kneeOf(steps []sweep.StepResult, p *Planner) knee.Report {
 
 // TestKneeSearchMatchesTheGrid: on curves of every shape the simulator
 // makes, each with five noise draws, the search finds the full grid's
-// knee within one grid step in at most 40% of its steps (less for a grid
-// of under ten levels, where the coarse probes and trials alone are a
-// third of it), and says why it took each step. When the grid's own knee
+// knee within one grid step in at most 40% of its steps (more with heavy
+// noise, or a grid of under ten levels), and says why it took each step. When the grid's own knee
 // is uncertain (below medium confidence), the search's knee must be
 // within one step of the noise-free curve's knee instead.
 func TestKneeSearchMatchesTheGrid(t *testing.T) {
@@ -147,14 +146,16 @@ func TestKneeSearchMatchesTheGrid(t *testing.T) {
 		// conn_cost: the peak at 8, then a fall (retrograde).
 		{"conn_cost", model{curve: connCost(8, 0.002, 0.00005), noise: 0.02}, 1, 128, 0.4},
 		// jitter: heavy step-to-step noise (6%) on the same knee; the grid
-		// itself is uncertain here, and the search repeats more.
-		{"jitter", model{curve: saturating(4000, 8), noise: 0.06}, 1, 128, 0.45},
+		// itself is uncertain here, and the search repeats more where
+		// neighbouring levels overlap.
+		{"jitter", model{curve: saturating(4000, 8), noise: 0.06}, 1, 128, 0.5},
 		// A sharded cluster whose routers saturate at 48 in flight.
 		{"router-bound", model{curve: saturating(9000, 48), noise: 0.03}, 1, 256, 0.4},
 		// Shard-bound with a coherency fall (USL, N* ≈ 31).
 		{"usl retrograde", model{curve: usl(1000, 0.02, 0.001), noise: 0.02}, 1, 256, 0.4},
-		// The seeds' levels, 64..1000 (nine grid levels), a knee at 200.
-		{"seeds range", model{curve: saturating(20000, 200), noise: 0.03}, 64, 1000, 0.6},
+		// The seeds' levels, 64..1000: nine grid levels, where the coarse
+		// probes and the deciding levels' trials alone are half the grid.
+		{"seeds range", model{curve: saturating(20000, 200), noise: 0.03}, 64, 1000, 0.7},
 	}
 	for _, tt := range tests {
 		for seed := 1; seed <= 5; seed++ {

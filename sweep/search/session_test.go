@@ -130,8 +130,10 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	if pool < 6 || pool > rep.Knee.Concurrency {
 		t.Errorf("pool %d, want 8 within one pool step, and no larger than the knee %d", pool, rep.Knee.Concurrency)
 	}
-	if 10*len(res.Steps) > 6*grid {
-		t.Errorf("knee and pool search took %d steps, more than 60%% of the knee grid's %d", len(res.Steps), grid)
+	// Knee and pool together in under three quarters of the knee grid
+	// alone (a concurrency × pool grid is many times that).
+	if 4*len(res.Steps) > 3*grid {
+		t.Errorf("knee and pool search took %d steps, more than 75%% of the knee grid's %d", len(res.Steps), grid)
 	}
 
 	// Once complete, a resume has nothing to do; another search is refused.
