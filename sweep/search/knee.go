@@ -20,11 +20,13 @@ import (
 //
 // The stages, in order: coarse probes; bisection of the bracket between
 // the last level measured below the knee and the knee, until they are
-// neighbours on the grid; the grid level above the knee; the peak's
-// neighbours when the curve falls past it; --trials trials on the levels
-// that decide the knee (the knee, the levels either side, the peak: what
-// the analysis needs for its confidence); then more trials only where
-// neighbouring levels' intervals still overlap.
+// neighbours on the grid; a second trial of the knee and the grid level
+// above it; --trials trials on the levels that decide the knee (the knee,
+// the levels either side, the peak: what the analysis needs for its
+// confidence); the peak's neighbours when the curve falls past it; then
+// more trials only where neighbouring levels' intervals still overlap.
+// With no knee, the top gap is bisected and the top levels repeated
+// before the search concludes there is none in the range.
 func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect int, rep *knee.Report) {
 	grid := p.search.Levels
 	T := p.plan.Trials
@@ -79,7 +81,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 		if c, other, ok := overlapping(top, r.Levels, n, p.maxTrials, top[len(top)-1], last); ok && T >= 3 {
 			return want(c, sweep.ReasonRepeat, fmt.Sprintf("no knee yet, but the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
 		}
-		return nil, "search: no knee: " + k.Statement, 0, nil
+		return nil, "search: " + k.Statement, 0, nil
 	}
 	kc := k.Concurrency
 	info.Knee = &kc
@@ -123,7 +125,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 		near = append(near, ms[j])
 	}
 	slices.Sort(near)
-	window := slices.Compact(append(slices.Clone(near), r.Peak.Concurrency))
+	window := append(slices.Clone(near), r.Peak.Concurrency)
 	slices.Sort(window)
 	window = slices.Compact(window)
 	if c, ok := fewest(window, n, T, kc, last); ok {

@@ -152,18 +152,21 @@ func (p *Planner) decide(done []sweep.StepResult, failed []sweep.StepSpec) []dec
 	active := false
 	for i, s := range p.series {
 		h := hs[i]
+		left := math.Inf(1) // this series' share of the budget left
+		if budget > 0 {
+			left = (budget-usedBefore)/float64(len(p.series)-i) - h.spent
+		}
 		var d decision
 		switch {
 		case i < last:
-			d = p.seriesDecision(s, h, 0, cost, "the search moved on to the next series")
+			// Closed: what it concluded, or where it stood.
+			if d = p.seriesDecision(s, h, left, cost); d.next != nil {
+				d = decision{note: stopNote("the search moved on to the next series", d.next.info, h.all)}
+			}
 		case active:
 			d = decision{expect: p.freshSteps()} // a later series, not started
 		default:
-			left := math.Inf(1)
-			if budget > 0 {
-				left = (budget-usedBefore)/float64(len(p.series)-i) - h.spent
-			}
-			d = p.seriesDecision(s, h, left, cost, "")
+			d = p.seriesDecision(s, h, left, cost)
 			active = d.next != nil
 		}
 		usedBefore += h.spent
@@ -179,27 +182,28 @@ func (p *Planner) decide(done []sweep.StepResult, failed []sweep.StepSpec) []dec
 	return ds
 }
 
-// seriesDecision is one series' next move within left seconds of budget;
-// stop, when set, says why the series may not probe any more.
-func (p *Planner) seriesDecision(s series, h history, left, cost float64, stop string) decision {
+// seriesDecision is one series' next move within left seconds of budget,
+// a step costing cost seconds.
+func (p *Planner) seriesDecision(s series, h history, left, cost float64) decision {
 	pr, note, expect, rep := p.kneeStage(s, h)
-	if pr == nil && rep != nil && p.search.Mode == sweep.SearchPool {
+	switch {
+	case pr == nil && p.search.Mode == sweep.SearchPool && rep != nil:
 		var pnote string
 		pr, pnote, expect = p.poolStage(s, h, *rep)
 		note += "; " + pnote
-	} else if pr != nil && p.search.Mode == sweep.SearchPool {
+	case pr == nil && p.search.Mode == sweep.SearchPool:
+		note += "; pool: not searched without a knee"
+	case p.search.Mode == sweep.SearchPool:
 		expect += p.poolFresh(p.search.Levels[len(p.search.Levels)/2])
 	}
 	if pr == nil {
 		return decision{note: note}
 	}
-	if stop == "" && cost > left {
-		stop = fmt.Sprintf("the --budget %s ended", fmtDur(p.search.Budget()))
+	if cost > left {
+		stop := fmt.Sprintf("the --budget %s ended", fmtDur(p.search.Budget()))
 		if len(p.series) > 1 {
 			stop += " (this series' share)"
 		}
-	}
-	if stop != "" {
 		return decision{note: stopNote(stop, pr.info, h.all)}
 	}
 	if h.all >= p.gridSteps() {

@@ -317,3 +317,20 @@ func TestNewRefusesWhatItCannotSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetShared: two series share a budget of sixteen steps' time,
+// eight each, and both say their share ended.
+func TestBudgetShared(t *testing.T) {
+	m := model{curve: saturating(4000, 8), noise: 0.02, cost: 5 * time.Second}
+	p := newPlanner(t, sweep.SearchKnee, 1, 128, 3, 80*time.Second, "a", "b")
+	steps := run(t, p, m)
+	per := map[string]int{}
+	for _, st := range steps {
+		per[st.Target]++
+	}
+	n := p.Notes()
+	if per["a"] != 8 || per["b"] != 8 || len(n) != 2 || !strings.HasPrefix(n[0], "a read: the --budget 1m20s ended (this series' share)") ||
+		!strings.HasPrefix(n[1], "b read: the --budget 1m20s ended (this series' share)") {
+		t.Errorf("steps %v; notes %q", per, n)
+	}
+}
