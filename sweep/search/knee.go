@@ -24,7 +24,7 @@ import (
 // above it; --trials trials on the levels that decide the knee (the knee,
 // the levels either side, the peak: what the analysis needs for its
 // confidence); the peak's neighbours when the curve falls past it; then
-// more trials only where neighbouring levels' intervals still overlap.
+// more trials only while the knee's interval overlaps the level below's.
 // With no knee, the top gap is bisected and the top levels repeated
 // before the search concludes there is none in the range.
 func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect int, rep *knee.Report) {
@@ -145,10 +145,15 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 	case T < 3:
 		return nil, done + fmt.Sprintf("; with --trials %d the analysis gives no interval (3 or more give one)", T), 0, &r
 	}
-	if c, other, ok := overlapping(near, r.Levels, n, p.maxTrials, kc, last); ok {
-		return want(c, sweep.ReasonRepeat, fmt.Sprintf("the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
+	// The knee is the first level of the plateau: it should stand clear of
+	// the level below. Past it the levels are level by nature, so an
+	// overlap there says nothing more trials would settle.
+	if lowEdge < kc {
+		if c, other, ok := overlapping([]int{lowEdge, kc}, r.Levels, n, p.maxTrials, kc, last); ok {
+			return want(c, sweep.ReasonRepeat, fmt.Sprintf("the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
+		}
 	}
-	return nil, done + fmt.Sprintf("; it stayed %s with up to %d trials where neighbouring levels overlap", k.Confidence, p.maxTrials), 0, &r
+	return nil, done + fmt.Sprintf("; it stayed %s with up to %d trials where the knee and the level below it overlap", k.Confidence, p.maxTrials), 0, &r
 }
 
 // widestGap is the widest stretch of the grid between two measured
