@@ -80,7 +80,7 @@ func NewPlanInfo(p Plan, steps int) PlanInfo {
 	}
 	return PlanInfo{Concurrency: p.Concurrency, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
 		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps,
-		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight}
+		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight, Search: p.Search}
 }
 
 // NewClientInfo describes this load-generating machine and process.

@@ -183,6 +183,9 @@ type Plan struct {
 	Rate        []int
 	Arrivals    string
 	MaxInFlight int
+	// Search, when set, makes the plan an adaptive search over
+	// Concurrency (its grid) rather than the grid itself.
+	Search *SearchPlan
 }
 
 // Validate checks the combination; each error names the flag.
@@ -239,6 +242,8 @@ type StepSpec struct {
 	// per client.
 	Rate     int
 	Arrivals string
+	// Search says why an adaptive search chose the step (nil in a grid).
+	Search *SearchInfo
 }
 
 // Key identifies a step across runs, for --resume.

@@ -79,6 +79,8 @@ type PlanInfo struct {
 	Rate        []int  `json:"rate,omitempty"`
 	Arrivals    string `json:"arrivals,omitempty"`
 	MaxInFlight int    `json:"max_in_flight,omitempty"`
+	// Search is the adaptive search's settings; absent for a grid.
+	Search *SearchPlan `json:"search,omitempty"`
 }
 
 // ClientInfo describes the machine and software that generated the load.
@@ -143,6 +145,8 @@ type StepResult struct {
 	OpsAfterClose int64 `json:"ops_after_close"`
 	// Phases is where the step's wall time went.
 	Phases *StepPhases `json:"phases_s,omitempty"`
+	// Search says why an adaptive search chose this step; absent in a grid.
+	Search *SearchInfo `json:"search,omitempty"`
 
 	// Mode is "open" for an open-loop step (--rate) and absent for the
 	// closed loop. Rate is its offered calls/s as planned; Open has what

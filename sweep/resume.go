@@ -17,6 +17,11 @@ var ErrAlreadyComplete = errors.New("the run is already complete")
 func CheckResume(h RunHeader, plan Plan, workloads []Workload, targets []string) error {
 	p := NewPlanInfo(plan, 0)
 	hp := h.Plan
+	// A search's concurrency list is its grid: name the search setting
+	// that changed it, not the list.
+	if err := sameSearch(hp.Search, p.Search); err != nil {
+		return err
+	}
 	switch {
 	case !slices.Equal(hp.Concurrency, p.Concurrency):
 		return fmt.Errorf("--concurrency was %v", hp.Concurrency)

@@ -164,6 +164,9 @@ func (s *Session) Pending() ([]StepSpec, error) {
 	if err := CheckResume(s.Previous.Header, s.Plan, s.Workloads, names); err != nil {
 		return nil, err
 	}
+	if s.Planner != nil && s.Previous.End != nil && s.Previous.End.Status == StatusComplete && s.Planner.Remaining(measuredSteps(s.Previous)) == 0 {
+		return nil, ErrAlreadyComplete // a search that had found its answer
+	}
 	return PendingSteps(s.Previous, steps)
 }
 
@@ -179,6 +182,12 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		return Outcome{}, err
 	}
 	out := Outcome{Planned: len(steps), Pending: len(pending)}
+	if s.Planner != nil {
+		// A planner that chooses as it goes knows only its estimate.
+		prev := measuredSteps(s.Previous)
+		out.Pending = s.Planner.Remaining(prev)
+		out.Planned = len(prev) + out.Pending
+	}
 	began := time.Now()
 	endAgents, err := s.startAgents(ctx, len(pending) > 0)
 	if err != nil {
@@ -199,7 +208,7 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
 	}
 
-	w, earlier, err := s.openResults(len(steps))
+	w, earlier, err := s.openResults(out.Planned)
 	if err != nil {
 		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
 	}
@@ -226,7 +235,7 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	}
 	endAgents(&out)
 	end := EndRecord{Kind: KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
-		Steps: earlier + w.StepsWritten(), Planned: len(steps), FailedSteps: out.Failed, Signal: out.Signal}
+		Steps: earlier + w.StepsWritten(), Planned: out.Planned, FailedSteps: out.Failed, Signal: out.Signal}
 	if err := w.Write(end); err != nil && runErr == nil {
 		runErr = err
 		out.Status, out.Reason = StatusFailed, err.Error()
@@ -319,6 +328,9 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 				history = append(history, st)
 			}
 		}
+	}
+	if s.Planner != nil {
+		defer func() { out.Planned = len(history) + len(failed) + planner.Remaining(history) }()
 	}
 	for i := 0; ; i++ {
 		if ctx.Err() != nil {
@@ -434,6 +446,7 @@ func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec StepSpec) 
 		return StepResult{}, err
 	}
 	step, err := t.runners[spec.Workload].RunStep(ctx, spec)
+	step.Search = spec.Search
 	if step.Phases != nil {
 		step.Phases.Check = check.Seconds()
 		step.Phases.Teardown = max(0, time.Since(start).Seconds()-step.Phases.Total())
@@ -474,6 +487,21 @@ func PoolHosts(h TargetHeader) int {
 		return len(h.Hosts)
 	}
 	return 1
+}
+
+// measuredSteps is a resumed run's steps that count as measured (an
+// interrupted one is measured again); nil for a new run.
+func measuredSteps(prev *Results) []StepResult {
+	if prev == nil {
+		return nil
+	}
+	var out []StepResult
+	for _, st := range prev.Steps {
+		if !st.Interrupted {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // signalOf names the signal behind ctx's cancellation, if any.

@@ -56,6 +56,11 @@ func (o *sweepOptions) validateAgents(cfg *sweepConfig) error {
 	if o.changed("agent-timeout") && (a.agentTimeout < time.Second || a.agentTimeout > 24*time.Hour) {
 		return usagef("--agent-timeout: %s is not between 1s and 24h", a.agentTimeout)
 	}
+	if (o.changed("spawn") || o.changed("agents")) && o.changed("search") {
+		// Each agent would search on its own numbers and the agents would
+		// soon disagree on the next step.
+		return usagef("--search: an adaptive search runs in one process (use --clients); several agents take a grid")
+	}
 	if (o.changed("spawn") || o.changed("agents")) && o.changed("rate") {
 		// Each agent would offer the whole rate, and merge does not yet
 		// add up open-loop arrivals: refuse rather than report N × rate.

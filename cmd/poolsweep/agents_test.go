@@ -42,6 +42,7 @@ func TestAgentFlags(t *testing.T) {
 		{[]string{"sweep", "--spawn", "0"}, "--spawn: 0"},
 		{[]string{"sweep", "--spawn", "2", "--agents", "2"}, "--spawn: it starts its own agents"},
 		{[]string{"sweep", "--uri", "mongodb://h/", "--spawn", "2", "--rate", "1000", "--pool", "16"}, "--rate: open-loop arrivals are measured by one process"},
+		{[]string{"sweep", "--uri", "mongodb://h/", "--spawn", "2", "--search", "knee", "--concurrency", "1..64x2"}, "--search: an adaptive search runs in one process"},
 		{[]string{"merge", "x.jsonl"}, "--out: required"},
 		{[]string{"merge", "-o", "m.jsonl"}, "merge: give the results"},
 		{[]string{"merge", "/nonexistent/results.jsonl", "-o", filepath.Join(t.TempDir(), "m.jsonl")}, "/nonexistent/results.jsonl"},

@@ -48,6 +48,10 @@ func TestBadInputNothingWritten(t *testing.T) {
 		{[]string{"sweep", "--rate", "1000", "--concurrency", "8"}, "--rate and --concurrency"},
 		{[]string{"sweep", "--rate", "1000", "--arrivals", "bursty"}, "--arrivals"},
 		{[]string{"sweep", "--rate", "1000", "--max-in-flight", "-1"}, "--max-in-flight"},
+		{[]string{"sweep", "--search", "fast"}, "--search"},
+		{[]string{"sweep", "--search", "knee", "--resolution", "9"}, "--resolution"},
+		{[]string{"sweep", "--search", "pool", "--pool", "8,16"}, "--pool"},
+		{[]string{"sweep", "--budget", "20m"}, "--budget"},
 	}
 	for _, tt := range tests {
 		work := t.TempDir()

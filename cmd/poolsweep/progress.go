@@ -69,9 +69,10 @@ func (p *progressPrinter) hooks() sweep.SessionHooks {
 			p.endLine()
 			p.println("target %s: %s", target, safeLine(msg))
 		},
-		Begin: func(n, _ int, _ sweep.StepSpec) {
+		Begin: func(n, of int, _ sweep.StepSpec) {
 			p.mu.Lock()
 			p.current = n
+			p.total = of // a search's estimate changes as it goes
 			p.mu.Unlock()
 		},
 		Progress: p.live,

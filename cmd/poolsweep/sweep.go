@@ -57,9 +57,10 @@ type sweepOptions struct {
 	lockWait      time.Duration
 
 	// Open loop (sweepopen.go).
-	rate        string
-	arrivals    string
-	maxInFlight int
+	rate          string
+	arrivals      string
+	maxInFlight   int
+	searchOptions // --search, --resolution, --budget, --slo-p99 (sweepsearch.go)
 
 	changed func(string) bool
 	agentOptions
@@ -162,5 +163,8 @@ Exit status:
 	f.StringVar(&o.rate, "rate", "", "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
 	f.StringVar(&o.arrivals, "arrivals", sweep.ArrivalsUniform, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
 	f.IntVar(&o.maxInFlight, "max-in-flight", sweep.DefaultMaxInFlight, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
+
+	// Adaptive search (issue 14).
+	o.searchOptions.addFlags(f)
 	return cmd
 }

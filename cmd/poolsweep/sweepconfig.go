@@ -96,6 +96,9 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if err := o.applyOpen(&p); err != nil {
 		return nil, err
 	}
+	if err := o.searchOptions.plan(&p, o.changed); err != nil {
+		return nil, err
+	}
 	if err := p.Validate(); err != nil {
 		return nil, usageError{err}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -149,6 +150,59 @@ func TestNewCmdSweep(t *testing.T) {
 		{name: "max in flight zero", args: []string{"--rate", "1000", "--max-in-flight", "0"}, wantErr: "--max-in-flight"},
 		{name: "max in flight too many", args: []string{"--rate", "1000", "--max-in-flight", "300000"}, wantErr: "--max-in-flight"},
 		{name: "open loop with pool match", args: []string{"--rate", "1000", "--pool", "match"}, wantErr: "--pool: match"},
+		{
+			// --search knee: the grid at ×√2 between the list's ends
+			// replaces the list, and the levels that decide get 3 trials.
+			name: "search knee", args: []string{"--target", "a=sim:slots=8,service=2ms", "--search", "knee"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				p := cfg.plan
+				want := []int{1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128}
+				if s := p.Search; s == nil || s.Mode != "knee" || s.Resolution != math.Sqrt2 || !slices.Equal(s.Levels, want) || s.BudgetS != 0 || s.SLOP99Ms != 0 {
+					t.Errorf("search %+v", p.Search)
+				}
+				if !slices.Equal(p.Concurrency, want) || p.Trials != 3 || !p.Pool.Match {
+					t.Errorf("plan %+v", p)
+				}
+			},
+		},
+		{
+			// --search pool with a budget, an SLO, its own resolution and trials.
+			name: "search pool", args: []string{"--uri", "mongodb://h/", "--search", "pool", "--concurrency", "64..1000x2", "--resolution", "2",
+				"--budget", "20m", "--slo-p99", "50ms", "--trials", "5"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				p := cfg.plan
+				if s := p.Search; s == nil || s.Mode != "pool" || s.Resolution != 2 || !slices.Equal(s.Levels, []int{64, 128, 256, 512}) || s.BudgetS != 1200 || s.SLOP99Ms != 50 {
+					t.Errorf("search %+v", p.Search)
+				}
+				if p.Trials != 5 {
+					t.Errorf("trials %d", p.Trials)
+				}
+			},
+		},
+		{name: "search: unknown mode", args: []string{"--search", "fast"}, wantErr: `--search: "fast" is not knee or pool`},
+		{name: "search: one level", args: []string{"--search", "knee", "--concurrency", "64"}, wantErr: "--concurrency: --search needs a range"},
+		{name: "search: pool list", args: []string{"--search", "knee", "--pool", "16,64"}, wantErr: "--pool: --search measures pool match"},
+		{name: "search: interleaved", args: []string{"--search", "knee", "--order", "interleaved"}, wantErr: "--order interleaved"},
+		{name: "search: resolution 1", args: []string{"--search", "knee", "--resolution", "1"}, wantErr: "--resolution: 1 is not between 1.05 and 4"},
+		{name: "search: resolution 8", args: []string{"--search", "knee", "--resolution", "8"}, wantErr: "--resolution: 8 is not between"},
+		{name: "search: resolution text", args: []string{"--search", "knee", "--resolution", "fine"}, wantErr: "--resolution: \"fine\" is not a number"},
+		{
+			// A range narrower than one step of the grid still has its two ends.
+			name: "search: narrow range", args: []string{"--search", "knee", "--concurrency", "8,9", "--resolution", "x4"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if s := cfg.plan.Search; s == nil || !slices.Equal(s.Levels, []int{8, 9}) || s.Resolution != 4 {
+					t.Errorf("search %+v", s)
+				}
+			},
+		},
+		{name: "search: budget zero", args: []string{"--search", "knee", "--budget", "0s"}, wantErr: "--budget: 0s is not between"},
+		{name: "search: budget too long", args: []string{"--search", "knee", "--budget", "200h"}, wantErr: "--budget: 200h0m0s is not between 1s and 168h"},
+		{name: "search: budget under two steps", args: []string{"--search", "knee", "--budget", "5s"}, wantErr: "--budget: 5s does not fit two steps"},
+		{name: "search with rate", args: []string{"--search", "knee", "--rate", "1000", "--pool", "16"}, wantErr: "--search: it searches concurrency in the closed loop"},
+		{name: "budget without search", args: []string{"--budget", "20m"}, wantErr: "--budget: only with --search"},
+		{name: "resolution without search", args: []string{"--resolution", "2"}, wantErr: "--resolution: only with --search"},
+		{name: "slo-p99 with knee", args: []string{"--search", "knee", "--slo-p99", "20ms"}, wantErr: "--slo-p99: only with --search pool"},
+		{name: "slo-p99 negative", args: []string{"--search", "pool", "--slo-p99", "-1ms"}, wantErr: "--slo-p99: -1ms is not between"},
 		{name: "uri and target", args: []string{"--uri", "mongodb://h/", "--target", "a=mongodb://g/"}, wantErr: "--uri and --target"},
 		{name: "window too short", args: []string{"--duration", "1ns"}, wantErr: "--duration"},
 		{name: "mixed without mix", args: []string{"--workload", "mixed"}, wantErr: "needs --mix"},

@@ -39,6 +39,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	for _, t := range cfg.targets {
 		session.Targets = append(session.Targets, sweep.SessionTarget{Header: sweep.TargetHeader{Name: t.Name}})
 	}
+	if err := wireSearch(session); err != nil {
+		return err
+	}
 	outDir, err := o.outputDir(session)
 	if err != nil {
 		return err
@@ -53,7 +56,11 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		case err != nil:
 			return usagef("--resume: %s was made with other settings: %v; give the same flags as the first run", outDir, err)
 		}
-		fmt.Fprintf(e.stderr, "resuming %s: %d of %d steps already measured, %d to go\n", session.RunID, len(session.Steps())-len(pending), len(session.Steps()), len(pending))
+		if session.Planner == nil {
+			fmt.Fprintf(e.stderr, "resuming %s: %d of %d steps already measured, %d to go\n", session.RunID, len(session.Steps())-len(pending), len(session.Steps()), len(pending))
+		} else {
+			fmt.Fprintf(e.stderr, "resuming %s: %d steps already measured; the search goes on from them\n", session.RunID, len(session.Previous.Steps))
+		}
 	}
 	for _, n := range cfg.notes {
 		fmt.Fprintln(e.stderr, "note:", safeLine(n))
@@ -81,9 +88,14 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	}
 
 	pending, _ := session.Pending()
-	fmt.Fprintf(e.stderr, "plan: %d step(s), about %s (each: %s warm-up + %s window, plus opening connections)\n",
-		len(pending), fmtWall(session.Estimate(pending)), session.Plan.Warmup, session.Plan.Duration)
-	progress := newProgressPrinter(e.stderr, len(pending))
+	total := len(pending)
+	if session.Planner != nil {
+		total = searchPlanLine(e.stderr, session, session.Previous)
+	} else {
+		fmt.Fprintf(e.stderr, "plan: %d step(s), about %s (each: %s warm-up + %s window, plus opening connections)\n",
+			len(pending), fmtWall(session.Estimate(pending)), session.Plan.Warmup, session.Plan.Duration)
+	}
+	progress := newProgressPrinter(e.stderr, total)
 	session.Hooks = progress.hooks()
 	o.wireAgents(e, session, progress)
 	outcome, runErr := session.Run(ctx)
@@ -101,6 +113,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 				fmt.Fprintf(e.stderr, "poolsweep: figures: %s\n", safeLine(topology.Redact(err.Error())))
 			}
 		}
+		writeSearchNotes(e.stdout, outcome.Notes)
 		fmt.Fprintf(e.stdout, "\n%s\n", timeSplit(outcome.Time))
 		fmt.Fprintf(e.stdout, "results: %s\n", session.ResultsPath)
 	}

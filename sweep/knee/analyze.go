@@ -53,17 +53,17 @@ func Analyze(s Series, o Options) Report {
 	xs := make([]int, len(levels))
 	lx := make([]float64, len(levels))
 	ys := make([]float64, len(levels))
-	minTrials := math.MaxInt
 	for i, l := range levels {
 		xs[i], lx[i], ys[i] = l.Concurrency, math.Log2(float64(l.Concurrency)), l.QPS
-		minTrials = min(minTrials, l.Trials)
 	}
 	sif, sifNote := serverInFlightKnee(levels, lx, o)
 	est := estimateKnee(lx, ys, sif, o, true)
+	minTrials := decidingTrials(levels, est)
 
 	// The bootstrap resamples trials within each level; each resample's
 	// medians give one consensus knee and one median per level. Only
-	// meaningful with ≥3 trials everywhere; levels with fewer keep min/max.
+	// meaningful with ≥3 trials on the levels that decide the knee; levels
+	// with fewer keep min/max.
 	var boot []int
 	if len(levels) > 0 && o.Bootstrap > 0 && minTrials >= 3 {
 		boot = bootstrap(levels, lx, sif, o, rng)

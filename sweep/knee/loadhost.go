@@ -52,6 +52,30 @@ func kneeWindow(k, lo, hi, peak int) (from, to int) {
 	return min(lo, k-1), max(hi, k+1, peak)
 }
 
+// decidingTrials is the fewest trials among the levels that decide the
+// point estimate's knee: the knee, the levels either side of it, and the
+// peak the plateau is measured against; among all levels when there is no
+// knee. A grid with the same trials everywhere gets that number; an
+// adaptive search, which repeats only those levels, is judged by them,
+// not by a coarse probe far from the knee that it measured once.
+func decidingTrials(levels []level, e estimate) int {
+	idx := make([]int, 0, len(levels))
+	if e.knee >= 0 {
+		idx = append(idx, e.knee-1, e.knee, e.knee+1, e.peak)
+	} else {
+		for i := range levels {
+			idx = append(idx, i)
+		}
+	}
+	n := 0
+	for _, i := range idx {
+		if i >= 0 && i < len(levels) && (n == 0 || levels[i].Trials < n) {
+			n = levels[i].Trials
+		}
+	}
+	return n
+}
+
 // flatten is the levels of runs in order.
 func flatten(runs [][]int) []int {
 	var out []int

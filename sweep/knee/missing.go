@@ -46,8 +46,8 @@ type MissingGroup struct {
 // MissingSteps compares each file's planned grid (header.plan: concurrency
 // × pools × clients × trials, for each target and workload) with the steps
 // it holds and returns one Missing per series that lacks any, in plan
-// order. A file whose header has no plan (older or hand-made files) is
-// skipped: what was planned cannot be told.
+// order. A file whose header has no plan (older or hand-made files), or
+// whose plan is a search, is skipped: what was planned cannot be told.
 func MissingSteps(rs []*sweep.Results) []Missing {
 	var out []Missing
 	for _, r := range rs {
@@ -61,7 +61,9 @@ func MissingSteps(rs []*sweep.Results) []Missing {
 func missingIn(r *sweep.Results, nameFile bool) []Missing {
 	plan := r.Header.Plan
 	pools := plannedPools(plan)
-	if len(plan.Concurrency) == 0 || plan.Trials < 1 || len(pools) == 0 {
+	// An adaptive search (plan.search) chooses its steps as it goes: the
+	// grid levels it did not measure were never planned.
+	if len(plan.Concurrency) == 0 || plan.Trials < 1 || len(pools) == 0 || plan.Search != nil {
 		return nil
 	}
 	clients := max(plan.Clients, 1)

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/sweep/search"
+)
+
+// Bounds of the search flags.
+const (
+	maxBudget = 7 * 24 * time.Hour
+	maxSLOP99 = time.Hour
+)
+
+// searchOptions are the adaptive search's flags (issue 14), kept apart
+// from the grid's: --search, --resolution, --budget and --slo-p99.
+type searchOptions struct {
+	search     string
+	resolution string
+	budget     time.Duration
+	sloP99     time.Duration
+}
+
+// addFlags registers the search flags.
+func (s *searchOptions) addFlags(f *pflag.FlagSet) {
+	f.StringVar(&s.search, "search", "", `find the answer in a fraction of the grid's steps: "knee" locates the knee on a log₂ grid between the lowest and highest --concurrency; "pool" then finds the smallest maxPoolSize at the knee that keeps its throughput`)
+	f.StringVar(&s.resolution, "resolution", "sqrt2", "with --search: the factor between neighbouring levels of the grid the knee is located on, sqrt2 or a number from 1.05 to 4")
+	f.DurationVar(&s.budget, "budget", 0, "with --search: a wall-time budget (e.g. 20m); the search plans its probes to fit the measured cost per step and, when it ends first, reports its best bracket")
+	f.DurationVar(&s.sloP99, "slo-p99", 0, "with --search pool: the p99 latency per call a pool size must meet")
+}
+
+// plan turns the search flags into the plan's search: its grid replaces
+// the concurrency list (only the list's lowest and highest level count),
+// and the levels that decide the knee get 3 trials unless --trials says
+// otherwise. Every problem is a usage error naming its flag.
+func (s *searchOptions) plan(p *sweep.Plan, changed func(string) bool) error {
+	if s.search == "" {
+		for _, f := range []string{"resolution", "budget", "slo-p99"} {
+			if changed(f) {
+				return usagef("--%s: only with --search knee or --search pool", f)
+			}
+		}
+		return nil
+	}
+	mode := strings.TrimSpace(s.search)
+	if mode != sweep.SearchKnee && mode != sweep.SearchPool {
+		return usagef("--search: %q is not knee or pool", s.search)
+	}
+	switch {
+	case p.IsOpen():
+		return usagef("--search: it searches concurrency in the closed loop; with --rate give the rates to offer")
+	case !p.Pool.Match:
+		return usagef("--pool: --search measures pool match (P = C); --search pool finds the pool size itself")
+	case p.Order == sweep.OrderInterleaved:
+		return usagef("--order interleaved: --search takes one target at a time")
+	case len(p.Concurrency) < 2:
+		return usagef("--concurrency: --search needs a range of at least two levels, e.g. 1..128x2 (got %v)", p.Concurrency)
+	case changed("slo-p99") && mode != sweep.SearchPool:
+		return usagef("--slo-p99: only with --search pool (analyze --slo-p99 reads it for a knee)")
+	case changed("slo-p99") && (s.sloP99 <= 0 || s.sloP99 > maxSLOP99):
+		return usagef("--slo-p99: %s is not between 1ns and %s", s.sloP99, maxSLOP99)
+	}
+	r, err := parseResolution(s.resolution)
+	if err != nil {
+		return usagef("--resolution: %v", err)
+	}
+	levels, err := search.Levels(p.Concurrency[0], p.Concurrency[len(p.Concurrency)-1], r)
+	if err != nil {
+		return usagef("--resolution: %v", err)
+	}
+	if len(levels) > sweep.MaxLevels {
+		return usagef("--resolution: ×%g makes %d levels, more than %d", r, len(levels), sweep.MaxLevels)
+	}
+	if !changed("trials") {
+		p.Trials = 3
+	}
+	if changed("budget") {
+		step := p.Warmup + p.Duration + 500*time.Millisecond
+		switch {
+		case s.budget <= 0 || s.budget > maxBudget:
+			return usagef("--budget: %s is not between 1s and %s", s.budget, fmtHours(maxBudget))
+		case s.budget < 2*step:
+			return usagef("--budget: %s does not fit two steps (each about %s: --warmup + --duration + opening connections)", s.budget, step)
+		}
+	}
+	p.Concurrency = levels
+	p.Search = &sweep.SearchPlan{Mode: mode, Resolution: r, Levels: levels, BudgetS: s.budget.Seconds(),
+		SLOP99Ms: float64(s.sloP99) / float64(time.Millisecond)}
+	return nil
+}
+
+// parseResolution reads "sqrt2", "√2", "2", "x1.5".
+func parseResolution(v string) (float64, error) {
+	v = strings.TrimSpace(strings.ToLower(v))
+	v = strings.TrimPrefix(strings.TrimPrefix(v, "x"), "×")
+	if v == "sqrt2" || v == "√2" {
+		return math.Sqrt2, nil
+	}
+	r, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number or sqrt2", v)
+	}
+	if !(r >= search.MinResolution && r <= search.MaxResolution) {
+		return 0, fmt.Errorf("%g is not between %g and %g (the factor between neighbouring levels)", r, search.MinResolution, search.MaxResolution)
+	}
+	return r, nil
+}
+
+// fmtHours prints whole hours briefly ("168h").
+func fmtHours(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return strconv.Itoa(int(d/time.Hour)) + "h"
+	}
+	return d.String()
+}
+
+// wireSearch gives the session its search planner when --search is set.
+func wireSearch(session *sweep.Session) error {
+	if session.Plan.Search == nil {
+		return nil
+	}
+	var targets []sweep.TargetHeader
+	for _, t := range session.Targets {
+		targets = append(targets, t.Header)
+	}
+	var workloads []string
+	for _, w := range session.Workloads {
+		workloads = append(workloads, w.Label)
+	}
+	p, err := search.New(session.Plan, targets, workloads, knee.DefaultOptions())
+	if err != nil {
+		return usagef("--search: %v", err)
+	}
+	session.Planner = p
+	return nil
+}
+
+// searchPlanLine is the first progress line of a search: what it
+// explores, the steps and time it expects, and the grid it replaces.
+func searchPlanLine(w io.Writer, session *sweep.Session, prev *sweep.Results) int {
+	sp := session.Plan.Search
+	var earlier []sweep.StepResult
+	if prev != nil {
+		for _, st := range prev.Steps {
+			if !st.Interrupted {
+				earlier = append(earlier, st)
+			}
+		}
+	}
+	n := session.Planner.Remaining(earlier)
+	one := session.Estimate([]sweep.StepSpec{{Concurrency: sp.Levels[len(sp.Levels)/2], MaxPoolSize: sp.Levels[len(sp.Levels)/2], Clients: session.Plan.Clients}})
+	grid := session.Steps()
+	fmt.Fprintf(w, "plan: search %s over C=%d..%d (%d levels at ×%s), about %d step(s), about %s; the full grid would be %d step(s), about %s",
+		sp.Mode, sp.Levels[0], sp.Levels[len(sp.Levels)-1], len(sp.Levels), strconv.FormatFloat(math.Round(sp.Resolution*100)/100, 'f', -1, 64),
+		n, fmtWall(time.Duration(n)*one), len(grid), fmtWall(session.Estimate(grid)))
+	if b := sp.Budget(); b > 0 {
+		fmt.Fprintf(w, "; budget %s", b)
+	}
+	fmt.Fprintln(w)
+	return n
+}
+
+// writeSearchNotes prints what the search found, or why it stopped.
+func writeSearchNotes(w io.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintln(w, safeLine(n))
+	}
+}
