@@ -187,6 +187,12 @@ func (c Classifier) poolBound(s *sweep.StepResult) (bool, string) {
 	if n := opsPerCall(s); n != 1 {
 		perCall = fmt.Sprintf(" × %.3g ops/call", n)
 	}
+	if s.Open != nil {
+		// Open loop: the calls in flight, not a worker count, outnumber
+		// the pool.
+		return true, fmt.Sprintf("pool checkout wait mean %.2f ms/op%s is %.0f%% of call latency %.2f ms; %.0f calls in flight on average (%d at most) for maxPoolSize %d",
+			s.Pool.CheckoutWait.Mean, perCall, share*100, s.Latency.Mean, s.Open.InFlightMean, s.Open.InFlightMax, s.MaxPoolSize)
+	}
 	return true, fmt.Sprintf("pool checkout wait mean %.2f ms/op%s is %.0f%% of call latency %.2f ms; concurrency %d > maxPoolSize %d",
 		s.Pool.CheckoutWait.Mean, perCall, share*100, s.Latency.Mean, s.Concurrency, s.MaxPoolSize)
 }
