@@ -98,6 +98,13 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		// A searched run's conclusion (the pool size a --search pool
+		// found, or where a budget stopped it) is in its end record.
+		for _, r := range rs {
+			if r.Header.Plan.Search != nil && r.End != nil && r.End.Reason != "" && o.format != "json" {
+				defer fmt.Fprintf(e.stdout, "\nsearch %s (%s): %s\n", r.Header.Plan.Search.Mode, textfmt.Escape(r.Path), textfmt.Escape(r.End.Reason))
+			}
+		}
 		series = knee.FromResults(rs)
 		missing = knee.MissingSteps(rs)
 		open = knee.AnalyzeOpenAll(knee.OpenFromResults(rs), opts)
@@ -118,8 +125,6 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 	return knee.WriteOpenText(e.stdout, open)
 }
 
-// readResultsFiles decodes each file; a file that is not results, or is
-// damaged, is a usage error naming the file and line.
 // readResultsFiles reads results files for analyze, plot, report and
 // compare, telling warn what the reader noticed (a cut-off last line left
 // out, a run without its end record).
