@@ -149,7 +149,7 @@ func (o *openRecorder) end(w int, intended time.Duration, record bool) {
 	if !o.rec.slots[w].call.CompareAndSwap(int64(intended)+1, 0) || !record {
 		return // sealed: recorded as a timeout already
 	}
-	o.rec.live.Add(1)
+	o.rec.countLive(w)
 	counts, late := o.rec.measured(intended, now)
 	if !counts {
 		return

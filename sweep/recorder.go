@@ -45,7 +45,8 @@ type stripe struct {
 	lateOps   [4]int64 // ops that straddled the window's end
 	lateCalls int64
 	firstErr  string
-	_         [64]byte // keep stripes on separate cache lines
+	live      atomic.Int64 // calls completed in any phase, for the live rate
+	_         [64]byte     // keep stripes on separate cache lines
 }
 
 // inflight is what one worker is doing right now: the start of its current
@@ -73,7 +74,6 @@ type recorder struct {
 	base    time.Time
 	open    atomic.Int64 // window start as now()+1; 0 before the window
 	close   atomic.Int64 // window end as now()+1; 0 while it is open
-	live    atomic.Int64 // calls completed in any phase, for the live rate
 	s       [stripes]stripe
 	slots   []inflight
 	highest int64
@@ -170,11 +170,80 @@ func (r *recorder) callEnd(w int, start time.Duration, record bool) {
 	if !r.slots[w].call.CompareAndSwap(int64(start)+1, 0) || !record {
 		return
 	}
-	r.live.Add(1)
+	r.countLive(w)
 	end := r.now()
 	if counts, late := r.measured(start, end); counts {
 		r.recordCall(w, end-start, late)
 	}
+}
+
+// countLive counts a call of worker w completed, in any phase, for the
+// live rate; per stripe, so that workers on different cores do not fight
+// over one counter.
+func (r *recorder) countLive(w int) { r.s[w%stripes].live.Add(1) }
+
+// liveCalls is how many calls have completed so far, in any phase.
+func (r *recorder) liveCalls() int64 {
+	var n int64
+	for i := range r.s {
+		n += r.s[i].live.Load()
+	}
+	return n
+}
+
+// startOne marks the start of worker w's call that is one op of type typ
+// (a read, update, insert or scan): one clock read for both.
+func (r *recorder) startOne(w, typ int) time.Duration {
+	t := r.now()
+	sl := &r.slots[w]
+	sl.opType.Store(int32(typ))
+	sl.op.Store(int64(t) + 1)
+	sl.call.Store(int64(t) + 1)
+	return t
+}
+
+// endOne records a one-op call begun with startOne: the op and the call
+// under one lock, with one latency.
+func (r *recorder) endOne(w, typ int, start time.Duration, kind int, err error, record bool) {
+	sl := &r.slots[w]
+	op := sl.op.CompareAndSwap(int64(start)+1, 0)
+	call := sl.call.CompareAndSwap(int64(start)+1, 0)
+	if !record || (!op && !call) {
+		return // interrupted, or sealed: already recorded as a timeout
+	}
+	if call {
+		r.countLive(w)
+	}
+	end := r.now()
+	counts, late := r.measured(start, end)
+	if !counts {
+		return
+	}
+	d := r.clamp(end - start)
+	s := &r.s[w%stripes]
+	s.mu.Lock()
+	if op {
+		s.ops[typ].RecordValue(d)
+		if late {
+			s.lateOps[typ]++
+		}
+		if kind != errNone {
+			s.opErrs[typ]++
+			s.errs[kind]++
+			if s.firstErr == "" && err != nil {
+				s.firstErr = err.Error()
+			}
+		}
+	}
+	if call {
+		s.call.RecordValue(d)
+		if late {
+			s.lateCalls++
+		} else {
+			s.calls++
+		}
+	}
+	s.mu.Unlock()
 }
 
 func (r *recorder) recordOp(w, typ int, d time.Duration, kind int, err error, late bool) {

@@ -271,7 +271,7 @@ func (r *Runner) phase(ctx context.Context, spec StepSpec, name string, d time.D
 	end := start.Add(d)
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
-	lastN, lastT := rec.live.Load(), start
+	lastN, lastT := rec.liveCalls(), start
 	for {
 		left := time.Until(end)
 		if left <= 0 {
@@ -287,7 +287,7 @@ func (r *Runner) phase(ctx context.Context, spec StepSpec, name string, d time.D
 		case now := <-tick.C:
 			timer.Stop()
 			if r.Progress != nil {
-				n := rec.live.Load()
+				n := rec.liveCalls()
 				rate := float64(n-lastN) / now.Sub(lastT).Seconds()
 				lastN, lastT = n, now
 				r.Progress(Progress{Step: spec, Phase: name, Elapsed: now.Sub(start), Total: d, CallsPerS: rate, Open: int(pool.open.Load())})

@@ -22,6 +22,13 @@ type worker struct {
 	rec      *recorder
 	parent   context.Context // cancelled when the step is interrupted
 	deadline opDeadline
+
+	// The next op's arguments, drawn before its clock starts.
+	key   string
+	field string
+	value string
+	doc   bson.D
+	scanN int
 }
 
 // opDeadline gives a worker's operations their timeout without making a
@@ -63,88 +70,123 @@ func (w *worker) pickOp() string {
 	return w.wl.Mix[len(w.wl.Mix)-1].Op
 }
 
-// call runs one workload call and records its ops and its latency.
+// call runs one workload call and records its ops and its latency. A call
+// of one op (read, update, insert, scan) is timed and recorded once for
+// both: the common case, and the hot path of a step.
 func (w *worker) call() {
+	op := ""
+	if !w.api {
+		op = w.pickOp()
+		if typ, ok := opTypeOf(op); ok {
+			w.prepare(typ)
+			start := w.rec.startOne(w.id, typ)
+			err := w.exec(w.deadline.at(w.parent, start), typ)
+			w.rec.endOne(w.id, typ, start, classify(err), err, w.parent.Err() == nil)
+			return
+		}
+	}
 	start := w.rec.callStart(w.id)
-	w.ops()
+	w.run(op)
 	// An interrupted call's outcome says nothing about the server.
 	w.rec.callEnd(w.id, start, w.parent.Err() == nil)
 }
 
-// ops runs the operations of one workload call (the closed loop's worker
-// and the open loop's arrivals alike).
+// opTypeOf is the op type of a one-op operation of the mix; false for
+// rmw, which is two.
+func opTypeOf(op string) (int, bool) {
+	switch op {
+	case OpRead:
+		return 0, true
+	case OpUpdate:
+		return 1, true
+	case OpInsert:
+		return 2, true
+	case OpScan:
+		return 3, true
+	}
+	return 0, false
+}
+
+// ops runs the operations of one workload call (the open loop's arrivals,
+// which time their calls themselves).
 func (w *worker) ops() {
+	op := ""
+	if !w.api {
+		op = w.pickOp()
+	}
+	w.run(op)
+}
+
+// run runs the ops of a call, each timed and recorded as an op.
+func (w *worker) run(op string) {
 	if w.api {
 		// The seeds' API call: 2 finds and 1 update by _id.
-		w.find()
-		w.find()
-		w.update()
-	} else {
-		switch w.pickOp() {
-		case OpRead:
-			w.find()
-		case OpUpdate:
-			w.update()
-		case OpInsert:
-			w.insert()
-		case OpScan:
-			w.scan()
-		case OpRMW:
-			w.find()
-			w.update()
-		}
+		w.timed(0)
+		w.timed(0)
+		w.timed(1)
+		return
 	}
+	if op == OpRMW {
+		w.timed(0)
+		w.timed(1)
+		return
+	}
+	typ, _ := opTypeOf(op)
+	w.timed(typ)
 }
 
-// begin marks an op of type typ starting and returns its context.
-func (w *worker) begin(typ int) (context.Context, time.Duration) {
+// timed runs one op of type typ and records it.
+func (w *worker) timed(typ int) {
+	w.prepare(typ)
 	start := w.rec.opStart(w.id, typ)
-	return w.deadline.at(w.parent, start), start
-}
-
-func (w *worker) done(typ int, start time.Duration, err error) {
+	err := w.exec(w.deadline.at(w.parent, start), typ)
 	w.rec.opEnd(w.id, typ, start, classify(err), err, w.parent.Err() == nil)
 }
 
-func (w *worker) find() {
-	key := Key(w.keys.Pick(w.rng))
-	ctx, start := w.begin(0)
-	err := w.coll.FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Err()
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		err = nil // a key that is not there (yet) is an answer, not a failure
+// prepare draws the next op's arguments (keys, values, a document), before
+// its clock starts.
+func (w *worker) prepare(typ int) {
+	switch typ {
+	case 0:
+		w.key = Key(w.keys.Pick(w.rng))
+	case 1:
+		w.key = Key(w.keys.Pick(w.rng))
+		w.field = fieldName(w.rng.IntN(w.wl.FieldCount))
+		w.value = randomString(w.rng, w.wl.FieldLength)
+	case 2:
+		w.doc = NewDocument(w.rng, w.keys.NextInsert(), *w.wl)
+	case 3:
+		w.key = Key(w.keys.Pick(w.rng))
+		w.scanN = 1 + w.rng.IntN(w.wl.MaxScanLength)
 	}
-	w.done(0, start, err)
 }
 
-func (w *worker) update() {
-	key := Key(w.keys.Pick(w.rng))
-	f := fieldName(w.rng.IntN(w.wl.FieldCount))
-	val := randomString(w.rng, w.wl.FieldLength)
-	ctx, start := w.begin(1)
-	_, err := w.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: bson.D{{Key: f, Value: val}}}})
-	w.done(1, start, err)
-}
-
-func (w *worker) insert() {
-	doc := NewDocument(w.rng, w.keys.NextInsert(), *w.wl)
-	ctx, start := w.begin(2)
-	_, err := w.coll.InsertOne(ctx, doc)
-	w.done(2, start, err)
-}
-
-func (w *worker) scan() {
-	key := Key(w.keys.Pick(w.rng))
-	n := 1 + w.rng.IntN(w.wl.MaxScanLength)
-	ctx, start := w.begin(3)
-	cur, err := w.coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: key}}}},
-		options.Find().SetLimit(int64(n)).SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(int32(n)))
-	if err == nil {
-		for cur.Next(ctx) {
+// exec sends the prepared op of type typ: find, update, insert or scan.
+func (w *worker) exec(ctx context.Context, typ int) error {
+	switch typ {
+	case 0:
+		err := w.coll.FindOne(ctx, bson.D{{Key: "_id", Value: w.key}}).Err()
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return nil // a key that is not there (yet) is an answer, not a failure
 		}
-		err = cur.Err()
-		cur.Close(context.WithoutCancel(ctx))
+		return err
+	case 1:
+		_, err := w.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: w.key}}, bson.D{{Key: "$set", Value: bson.D{{Key: w.field, Value: w.value}}}})
+		return err
+	case 2:
+		_, err := w.coll.InsertOne(ctx, w.doc)
+		return err
+	default:
+		cur, err := w.coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: w.key}}}},
+			options.Find().SetLimit(int64(w.scanN)).SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(int32(w.scanN)))
+		if err == nil {
+			for cur.Next(ctx) {
+			}
+			err = cur.Err()
+			cur.Close(context.WithoutCancel(ctx))
+		}
+		return err
 	}
-	w.done(3, start, err)
 }
 
 // classify sorts an op error into the kinds results.jsonl counts.
