@@ -1,7 +1,6 @@
 package knee
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -68,31 +67,6 @@ func WriteOpenText(w io.Writer, reports []OpenReport) error {
 	return ew.Err
 }
 
-// WriteJSONWithOpen is WriteJSON with the open-loop reports added under
-// "open_loop"; with none it writes exactly what WriteJSON writes.
-func WriteJSONWithOpen(w io.Writer, reports []Report, open []OpenReport, missing ...Missing) error {
-	if len(open) == 0 {
-		return WriteJSON(w, reports, missing...)
-	}
-	out := struct {
-		Series   []Report     `json:"series"`
-		OpenLoop []OpenReport `json:"open_loop"`
-		Missing  []Missing    `json:"missing"`
-	}{Series: make([]Report, len(reports)), OpenLoop: make([]OpenReport, len(open)), Missing: append([]Missing{}, missing...)}
-	for i, r := range reports {
-		out.Series[i] = rounded(r)
-	}
-	for i, r := range open {
-		out.OpenLoop[i] = roundedOpen(r)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return fmt.Errorf("encode open-loop report: %w", err)
-	}
-	return nil
-}
-
 // roundedOpen copies r with floats rounded for output.
 func roundedOpen(r OpenReport) OpenReport {
 	r.Pools = append([]OpenPool{}, r.Pools...)
@@ -103,10 +77,7 @@ func roundedOpen(r OpenReport) OpenReport {
 			l.OfferedPerS, l.AchievedPerS = round(l.OfferedPerS, 1), round(l.AchievedPerS, 1)
 			l.AchievedShare, l.PoolWaitShare, l.ErrorShare = round(l.AchievedShare, 4), round(l.PoolWaitShare, 4), round(l.ErrorShare, 5)
 			l.P50Ms, l.P99Ms = round(l.P50Ms, 3), round(l.P99Ms, 3)
-			if l.UncorrectedP99Ms != nil {
-				v := round(*l.UncorrectedP99Ms, 3)
-				l.UncorrectedP99Ms = &v
-			}
+			l.UncorrectedP99Ms = roundPtr(l.UncorrectedP99Ms, 3)
 		}
 		r.Pools[i].Levels = ls
 	}
