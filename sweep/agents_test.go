@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
 // agentSession is agent index of count in run against uri: the small
@@ -61,11 +61,7 @@ func bg(n int) []context.Context {
 // leftover counts the run's coordination documents still in the target.
 func leftover(t *testing.T, uri, run string) int64 {
 	t.Helper()
-	c, err := mongo.Connect(options.Client().ApplyURI(uri))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Disconnect(context.Background())
+	c := testsrv.Connect(t, uri)
 	// Find, not CountDocuments: the simulator serves no aggregate.
 	cur, err := c.Database("ps_agents").Collection(AgentsCollection).Find(context.Background(), bson.D{{Key: "run_id", Value: run}})
 	if err != nil {
@@ -83,10 +79,7 @@ func leftover(t *testing.T, uri, run string) int64 {
 // (overlap ≥ 95%), the merge sums them, and the coordination documents
 // are gone at the end.
 func TestAgentsLockStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	uri := startSim(t, "slots=8,service=1ms")
+	uri := testsrv.Sim(t, "slots=8,service=1ms").URI()
 	dir := t.TempDir()
 	var ss []*Session
 	for i := range 3 {
@@ -143,10 +136,7 @@ func TestAgentsLockStep(t *testing.T) {
 // it, and without an agent that never came: after --agent-timeout each
 // step is partial, naming both, and so is the run.
 func TestAgentsRefusedAndMissing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	uri := startSim(t, "slots=8,service=1ms")
+	uri := testsrv.Sim(t, "slots=8,service=1ms").URI()
 	dir := t.TempDir()
 	leader := agentSession(t, uri, dir, "refused", 0, 3, 1500*time.Millisecond)
 	odd := agentSession(t, uri, dir, "refused", 1, 3, 1500*time.Millisecond)
@@ -191,10 +181,7 @@ func TestAgentsRefusedAndMissing(t *testing.T) {
 // TestAgentsLeaderInterrupt: Ctrl-C on the leader stops the followers at
 // their next barrier; they end interrupted, naming the leader.
 func TestAgentsLeaderInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	uri := startSim(t, "slots=8,service=1ms")
+	uri := testsrv.Sim(t, "slots=8,service=1ms").URI()
 	dir := t.TempDir()
 	ss := []*Session{agentSession(t, uri, dir, "interrupt", 0, 2, 20*time.Second), agentSession(t, uri, dir, "interrupt", 1, 2, 20*time.Second)}
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -221,10 +208,7 @@ func TestAgentsLeaderInterrupt(t *testing.T) {
 // late agent skips that step (keeping off the server until the others'
 // window has ended) and is back in lock step for the next one.
 func TestAgentsLateAgentSkipsAStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	uri := startSim(t, "slots=8,service=1ms")
+	uri := testsrv.Sim(t, "slots=8,service=1ms").URI()
 	dir := t.TempDir()
 	leader := agentSession(t, uri, dir, "late", 0, 2, 1500*time.Millisecond)
 	late := agentSession(t, uri, dir, "late", 1, 2, 1500*time.Millisecond)

@@ -2,63 +2,23 @@ package telemetry
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net"
-	"net/url"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/FerretDB/FerretDB/ferretdb"
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
-)
 
-// startFerretDB runs FerretDB (SQLite) in-process on a loopback port and
-// returns its host:port.
-func startFerretDB(t *testing.T) string {
-	t.Helper()
-	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: "127.0.0.1:0"},
-		Handler:   "sqlite",
-		SQLiteURL: "file:" + t.TempDir() + "/",
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = f.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("FerretDB did not stop within 10 s")
-		}
-	})
-	u, err := url.Parse(f.MongoDBURI())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Host
-}
+	"github.com/poolsweep/poolsweep/internal/testsrv"
+)
 
 // TestServerSamplerFerretDB samples a real FerretDB while a little load
 // runs: FerretDB answers serverStatus (no sampler errors) but reports none
 // of the fields, and each must come out null, not zero.
 func TestServerSamplerFerretDB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts FerretDB")
-	}
-	host := startFerretDB(t)
+	host := testsrv.Host(t, testsrv.Ferret(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
@@ -73,12 +33,7 @@ func TestServerSamplerFerretDB(t *testing.T) {
 	}()
 
 	// A little load from another client, so the window is not empty.
-	load, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + host + "/"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = load.Disconnect(ctx) }()
-	coll := load.Database("tel").Collection("c")
+	coll := testsrv.Connect(t, "mongodb://"+host+"/").Database("tel").Collection("c")
 
 	if err := s.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -186,10 +141,7 @@ func TestServerSamplerUnreachable(t *testing.T) {
 // TestServerSamplerCancelledContext: ending Start's context stops the
 // ticks without counting errors, and Stop still closes the window.
 func TestServerSamplerCancelledContext(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts FerretDB")
-	}
-	host := startFerretDB(t)
+	host := testsrv.Host(t, testsrv.Ferret(t))
 	s, err := NewServerSampler([]string{host}, SamplerOptions{Interval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
