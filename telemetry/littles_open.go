@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/poolsweep/poolsweep/sweep"
 )
@@ -20,16 +19,7 @@ func LittlesLawOpen(o *sweep.OpenLoopStats) sweep.LittlesLaw {
 	if o == nil {
 		return sweep.LittlesLaw{}
 	}
-	l := sweep.LittlesLaw{
-		ExpectedInFlight: o.InFlightMean,
-		MeasuredInFlight: o.AchievedPerS * max(o.Corrected.Mean-o.StartLag.Mean, 0) / 1000,
-	}
-	if o.InFlightMean <= 0 || math.IsNaN(l.MeasuredInFlight) || math.IsInf(l.MeasuredInFlight, 0) {
-		return l
-	}
-	l.DeviationPct = (l.MeasuredInFlight - l.ExpectedInFlight) / l.ExpectedInFlight * 100
-	l.OK = math.Abs(l.DeviationPct) <= LittlesLawTolerancePct
-	return l
+	return littlesCheck(o.InFlightMean, o.AchievedPerS*max(o.Corrected.Mean-o.StartLag.Mean, 0)/1000)
 }
 
 // LittlesLawOpenWarning is the step warning for a failed open-loop check,
