@@ -37,10 +37,15 @@ func littlesCheck(expected, measured float64) sweep.LittlesLaw {
 // LittlesLawWarning is the step warning for a failed check, or "" when the
 // check passed or could not run.
 func LittlesLawWarning(l sweep.LittlesLaw) string {
+	return littlesWarning(l, "Little's law: %.0f calls in flight but calls/s × mean latency gives %.1f (%+.0f%%): "+
+		"time is spent outside the measured calls (client-side queueing or a starved client) or the timing is wrong")
+}
+
+// littlesWarning words a failed check with format, which takes the calls
+// counted, the product and the deviation; "" when l passed or could not run.
+func littlesWarning(l sweep.LittlesLaw, format string) string {
 	if l.OK || l.ExpectedInFlight <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("Little's law: %.0f calls in flight but calls/s × mean latency gives %.1f (%+.0f%%): "+
-		"time is spent outside the measured calls (client-side queueing or a starved client) or the timing is wrong",
-		l.ExpectedInFlight, l.MeasuredInFlight, l.DeviationPct)
+	return fmt.Sprintf(format, l.ExpectedInFlight, l.MeasuredInFlight, l.DeviationPct)
 }

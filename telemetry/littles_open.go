@@ -25,12 +25,8 @@ func LittlesLawOpen(o *sweep.OpenLoopStats) sweep.LittlesLaw {
 // LittlesLawOpenWarning is the step warning for a failed open-loop check,
 // or "" when it passed or could not run.
 func LittlesLawOpenWarning(l sweep.LittlesLaw) string {
-	if l.OK || l.ExpectedInFlight <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("Little's law (open loop): %.1f calls in flight on average but achieved calls/s × time in the client gives %.1f (%+.0f%%): "+
-		"the backlog grew or drained during the window (more offered than carried), or the timing is wrong",
-		l.ExpectedInFlight, l.MeasuredInFlight, l.DeviationPct)
+	return littlesWarning(l, "Little's law (open loop): %.1f calls in flight on average but achieved calls/s × time in the client gives %.1f (%+.0f%%): "+
+		"the backlog grew or drained during the window (more offered than carried), or the timing is wrong")
 }
 
 // AnnotateOpen replaces, on an open-loop step that Annotate has judged,
