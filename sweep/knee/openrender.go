@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
@@ -15,13 +14,8 @@ import (
 func WriteOpenText(w io.Writer, reports []OpenReport) error {
 	ew := textfmt.NewErrWriter(w)
 	for i, r := range reports {
-		if i > 0 {
-			ew.Printf("\n")
-		}
-		ew.Printf("== open loop: %s ==\n", openName(r))
-		ew.Printf("%s\n\n", textfmt.Wrap(r.Recommendation, 78))
-		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "pool\trate/s\ttrials\toffered/s\tachieved/s\tachieved\tp50 ms\tp99 ms\tuncorrected p99\tpool wait\tdropped\tcarried\t\n")
+		tw := section(ew, i, "open loop: "+openName(r), r.Recommendation,
+			"pool\trate/s\ttrials\toffered/s\tachieved/s\tachieved\tp50 ms\tp99 ms\tuncorrected p99\tpool wait\tdropped\tcarried\t\n")
 		for _, p := range r.Pools {
 			for _, l := range p.Levels {
 				unc := "-"
@@ -57,12 +51,7 @@ func WriteOpenText(w io.Writer, reports []OpenReport) error {
 				}
 			}
 		}
-		if len(r.Warnings) > 0 {
-			ew.Printf("warnings:\n")
-			for _, wn := range r.Warnings {
-				ew.Printf("  - %s\n", wn)
-			}
-		}
+		writeWarnings(ew, r.Warnings)
 	}
 	return ew.Err
 }

@@ -63,14 +63,7 @@ func Summary(r Report) string {
 func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 	ew := textfmt.NewErrWriter(w)
 	for i, r := range reports {
-		if i > 0 {
-			ew.Printf("\n")
-		}
-		ew.Printf("== %s ==\n", seriesName(r))
-		ew.Printf("%s\n\n", textfmt.Wrap(r.Verdict, 78))
-
-		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "concurrency\ttrials\tmedian ops/s\t[low, high]\tp99 ms\tbound\t\n")
+		tw := section(ew, i, seriesName(r), r.Verdict, "concurrency\ttrials\tmedian ops/s\t[low, high]\tp99 ms\tbound\t\n")
 		for _, l := range r.Levels {
 			p99 := "-"
 			if l.P99Ms != nil {
@@ -134,12 +127,7 @@ func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 		if r.BoundPastKnee != "" {
 			ew.Printf("bound past the knee: %s\n", r.BoundPastKnee)
 		}
-		if len(r.Warnings) > 0 {
-			ew.Printf("warnings:\n")
-			for _, wn := range r.Warnings {
-				ew.Printf("  - %s\n", wn)
-			}
-		}
+		writeWarnings(ew, r.Warnings)
 	}
 	if len(missing) > 0 {
 		ew.Printf("\n")
@@ -148,6 +136,30 @@ func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 		}
 	}
 	return ew.Err
+}
+
+// section starts report i's part of a text report: a blank line before
+// all but the first, "== name ==", the summary wrapped, then a table of
+// the levels whose heading row is head.
+func section(ew *textfmt.ErrWriter, i int, name, summary, head string) *tabwriter.Writer {
+	if i > 0 {
+		ew.Printf("\n")
+	}
+	ew.Printf("== %s ==\n", name)
+	ew.Printf("%s\n\n", textfmt.Wrap(summary, 78))
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, head)
+	return tw
+}
+
+// writeWarnings ends a report's part with its warnings, if any.
+func writeWarnings(ew *textfmt.ErrWriter, warnings []string) {
+	if len(warnings) > 0 {
+		ew.Printf("warnings:\n")
+		for _, wn := range warnings {
+			ew.Printf("  - %s\n", wn)
+		}
+	}
 }
 
 // uslPeak words the fit's peak: "fitted peak X ops/s" when κ > 0 gives one
