@@ -138,24 +138,25 @@ func joinComma(ss []string) string {
 	return out
 }
 
-// rateAxis sets a log x axis of offered calls/s with ticks at the rates
-// measured.
-func rateAxis(p *gplot.Plot, cs []openCurve) {
+// rateDrawing starts an open-loop figure: offered calls/s on a log x axis
+// with ticks at the rates measured.
+func rateDrawing(cs []openCurve, ylabel string) *drawing {
 	var xs []float64
 	for _, c := range cs {
 		for _, l := range c.pool.Levels {
 			xs = append(xs, float64(l.Rate))
 		}
 	}
-	p.X.Scale = gplot.LogScale{}
-	p.X.Tick.Marker = levelTicks(xs, 0.075)
-	p.X.Min, p.X.Max = slices.Min(xs)/1.15, slices.Max(xs)*1.15
+	d := newDrawing("offered rate (calls/s, log)", ylabel)
+	d.p.X.Scale = gplot.LogScale{}
+	d.p.X.Tick.Marker = levelTicks(xs, 0.075)
+	d.p.X.Min, d.p.X.Max = slices.Min(xs)/1.15, slices.Max(xs)*1.15
+	return d
 }
 
 func openLatency(cs []openCurve, subject string) Figure {
-	d := newDrawing("offered rate (calls/s, log)", "corrected latency per call (ms, log)")
+	d := rateDrawing(cs, "corrected latency per call (ms, log)")
 	p, ann := d.p, d.ann
-	rateAxis(p, cs)
 	p.Y.Scale = gplot.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
 	var slo *float64
@@ -209,9 +210,8 @@ func openLatency(cs []openCurve, subject string) Figure {
 }
 
 func openAchieved(cs []openCurve, subject string) Figure {
-	d := newDrawing("offered rate (calls/s, log)", "achieved rate (calls/s, log)")
+	d := rateDrawing(cs, "achieved rate (calls/s, log)")
 	p := d.p
-	rateAxis(p, cs)
 	p.Y.Scale = gplot.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
 	diag := plotter.XYs{{X: p.X.Min, Y: p.X.Min}, {X: p.X.Max, Y: p.X.Max}}
@@ -243,9 +243,8 @@ func openAchieved(cs []openCurve, subject string) Figure {
 }
 
 func openPoolWait(cs []openCurve, subject string) Figure {
-	d := newDrawing("offered rate (calls/s, log)", "pool wait (% of corrected latency, medians)")
+	d := rateDrawing(cs, "pool wait (% of corrected latency, medians)")
 	p := d.p
-	rateAxis(p, cs)
 	p.Y.Min, p.Y.Max = 0, 105
 	half := plotter.XYs{{X: p.X.Min, Y: 50}, {X: p.X.Max, Y: 50}}
 	grey := color.Gray{Y: 0x66}
