@@ -51,6 +51,16 @@ func eachStatement(stmts []bsoncore.Document, ordered bool, run func(i int, s bs
 	return errs, nil
 }
 
+// writeStatements reads an update's or a delete's collection and its
+// statements under key, then takes the command's step on the router.
+func (f *frontend) writeStatements(ctx context.Context, c *cmd, key string) (string, []bsoncore.Document, error) {
+	coll, stmts, err := c.collDocs(key)
+	if err == nil {
+		err = f.routerStep(ctx, kindWrite)
+	}
+	return coll, stmts, err
+}
+
 // stmtError turns a statement's failure into a write error at index i.
 func stmtError(i int, err error) writeError {
 	var ce *cmdError
@@ -144,11 +154,8 @@ func withID(doc bsoncore.Document) bsoncore.Document {
 }
 
 func cmdUpdate(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
-	coll, stmts, err := c.collDocs("updates")
+	coll, stmts, err := f.writeStatements(ctx, c, "updates")
 	if err != nil {
-		return nil, err
-	}
-	if err := f.routerStep(ctx, kindWrite); err != nil {
 		return nil, err
 	}
 	var matched, modified int
@@ -256,11 +263,8 @@ func boolValue(v bsoncore.Value) bool {
 }
 
 func cmdDelete(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
-	coll, stmts, err := c.collDocs("deletes")
+	coll, stmts, err := f.writeStatements(ctx, c, "deletes")
 	if err != nil {
-		return nil, err
-	}
-	if err := f.routerStep(ctx, kindWrite); err != nil {
 		return nil, err
 	}
 	total := 0
