@@ -64,6 +64,16 @@ func runBinary(t *testing.T, dir string, timeout time.Duration, args ...string) 
 	return code, out.String(), errb.String()
 }
 
+// writeFile writes content to dir/name and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // readRes reads a results file or fails the test.
 func readRes(t *testing.T, path string) *sweep.Results {
 	t.Helper()

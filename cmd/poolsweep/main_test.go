@@ -82,10 +82,8 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 
 func TestAnalyzeBadFiles(t *testing.T) {
 	dir := t.TempDir()
-	notResults := filepath.Join(dir, "notes.txt")
-	os.WriteFile(notResults, []byte("hello\n"), 0o644)
-	badCSV := filepath.Join(dir, "bad.csv")
-	os.WriteFile(badCSV, []byte("concurrency,qps\n64,45000\n500,abc\n"), 0o644)
+	notResults := writeFile(t, dir, "notes.txt", "hello\n")
+	badCSV := writeFile(t, dir, "bad.csv", "concurrency,qps\n64,45000\n500,abc\n")
 	for _, tt := range []struct {
 		args []string
 		want string
