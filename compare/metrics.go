@@ -40,52 +40,50 @@ var metricDefs = map[string]metricDef{
 	OpsPerS: {OpsPerS, "ops/s", "ops/s", false, func(s *sweep.StepResult) (float64, bool) {
 		return s.OpsPerS, true
 	}},
-	ReadMeanUS: {ReadMeanUS, "µs", "read latency, mean (µs)", false, func(s *sweep.StepResult) (float64, bool) {
-		m, _, ok := classLatency(s, isRead)
-		return m, ok
-	}},
-	ReadP99US: {ReadP99US, "µs", "read latency, p99 (µs)", false, func(s *sweep.StepResult) (float64, bool) {
-		_, p, ok := classLatency(s, isRead)
-		return p, ok
-	}},
-	WriteMeanUS: {WriteMeanUS, "µs", "write latency, mean (µs)", false, func(s *sweep.StepResult) (float64, bool) {
-		m, _, ok := classLatency(s, isWrite)
-		return m, ok
-	}},
-	WriteP99US: {WriteP99US, "µs", "write latency, p99 (µs)", false, func(s *sweep.StepResult) (float64, bool) {
-		_, p, ok := classLatency(s, isWrite)
-		return p, ok
-	}},
-	ServerCPUPct: {ServerCPUPct, "%", "server CPU (%)", true, func(s *sweep.StepResult) (float64, bool) {
-		t := serverTotal(s)
-		if t == nil || t.CPUPct == nil {
-			return 0, false
-		}
-		return *t.CPUPct, true
-	}},
+	ReadMeanUS:   {ReadMeanUS, "µs", "read latency, mean (µs)", false, classMean(isRead)},
+	ReadP99US:    {ReadP99US, "µs", "read latency, p99 (µs)", false, classP99(isRead)},
+	WriteMeanUS:  {WriteMeanUS, "µs", "write latency, mean (µs)", false, classMean(isWrite)},
+	WriteP99US:   {WriteP99US, "µs", "write latency, p99 (µs)", false, classP99(isWrite)},
+	ServerCPUPct: {ServerCPUPct, "%", "server CPU (%)", true, serverField(func(t *sweep.ServerSample) *float64 { return t.CPUPct })},
 	ClientCPUPct: {ClientCPUPct, "%", "client CPU (%)", true, func(s *sweep.StepResult) (float64, bool) {
 		if s.Client == nil {
 			return 0, false
 		}
 		return s.Client.CPUPct, true
 	}},
-	ServerReadLatencyUS: {ServerReadLatencyUS, "µs", "server read latency (µs)", false, func(s *sweep.StepResult) (float64, bool) {
-		t := serverTotal(s)
-		if t == nil || t.ReadLatencyUS == nil {
-			return 0, false
-		}
-		return *t.ReadLatencyUS, true
-	}},
-	ServerWriteLatencyUS: {ServerWriteLatencyUS, "µs", "server write latency (µs)", false, func(s *sweep.StepResult) (float64, bool) {
-		t := serverTotal(s)
-		if t == nil || t.WriteLatencyUS == nil {
-			return 0, false
-		}
-		return *t.WriteLatencyUS, true
-	}},
+	ServerReadLatencyUS: {ServerReadLatencyUS, "µs", "server read latency (µs)", false,
+		serverField(func(t *sweep.ServerSample) *float64 { return t.ReadLatencyUS })},
+	ServerWriteLatencyUS: {ServerWriteLatencyUS, "µs", "server write latency (µs)", false,
+		serverField(func(t *sweep.ServerSample) *float64 { return t.WriteLatencyUS })},
 	Errors: {Errors, "errors", "errors", false, func(s *sweep.StepResult) (float64, bool) {
 		return float64(s.Errors.Total()), true
 	}},
+}
+
+// classMean and classP99 read the mean and p99 latency of one op class.
+func classMean(class func(op string) bool) func(*sweep.StepResult) (float64, bool) {
+	return func(s *sweep.StepResult) (float64, bool) {
+		m, _, ok := classLatency(s, class)
+		return m, ok
+	}
+}
+
+func classP99(class func(op string) bool) func(*sweep.StepResult) (float64, bool) {
+	return func(s *sweep.StepResult) (float64, bool) {
+		_, p, ok := classLatency(s, class)
+		return p, ok
+	}
+}
+
+// serverField reads one field of the server-wide sample; not known when
+// the server was not sampled or did not report it.
+func serverField(get func(*sweep.ServerSample) *float64) func(*sweep.StepResult) (float64, bool) {
+	return func(s *sweep.StepResult) (float64, bool) {
+		if t := serverTotal(s); t != nil && get(t) != nil {
+			return *get(t), true
+		}
+		return 0, false
+	}
 }
 
 // serverTotal is the server-wide sample: the total, or the only host when a

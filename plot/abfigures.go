@@ -126,18 +126,14 @@ func abThroughput(base, cand []*sweep.Results, c *compare.Comparison, o knee.Opt
 	labels := abSeriesLabels(keys)
 	fc := figContext{curves: all, mode: chooseXMode(all)}
 
-	p := newPanel(fc.mode.label(), "throughput (ops/s)")
+	d := newDrawing(fc.mode.label(), "throughput (ops/s)")
+	p, ann := d.p, d.ann
 	fc.xAxis(p, all)
 	// The nudge moves points off the measured x; widen the range to match.
 	p.X.Min /= 1.03
 	p.X.Max *= 1.03
 	p.Y.Tick.Marker = humanTicks{}
 	p.Y.Min = 0
-	p.Add(plotter.NewGrid())
-	ann := &annotations{}
-	var data []SeriesData
-	var marks []Mark
-	var legend []LegendEntry
 	drawnKey := make([]bool, len(keys))
 	for _, s := range sides {
 		for _, cv := range s.curves {
@@ -157,15 +153,7 @@ func abThroughput(base, cand []*sweep.Results, c *compare.Comparison, o knee.Opt
 				ann.obstacles = append(ann.obstacles, [2]float64{x * s.nudge, l.ops.Median})
 			}
 			ann.lines = append(ann.lines, xyPairs(xys))
-			if eb, err := plotter.NewYErrorBars(struct {
-				plotter.XYs
-				plotter.YErrors
-			}{xys, errs}); err == nil {
-				eb.Color = clr
-				eb.Width = vg.Points(1.1)
-				eb.CapWidth = vg.Points(6)
-				p.Add(eb)
-			}
+			d.errorBars(xys, errs, clr, 1.1, 6)
 			ln := line(xys, clr, 2, s.dashes)
 			g := seriesGlyph(cv.idx)
 			sc := scatter(xys, clr, g, 3.5)
@@ -175,10 +163,10 @@ func abThroughput(base, cand []*sweep.Results, c *compare.Comparison, o knee.Opt
 			} else {
 				p.Add(ln, sc)
 			}
-			data = append(data, sd)
+			d.data = append(d.data, sd)
 			if !drawnKey[cv.idx] {
 				drawnKey[cv.idx] = true
-				legend = append(legend, LegendEntry{Text: labels[cv.idx], Thumbs: []gplot.Thumbnailer{
+				d.legend = append(d.legend, LegendEntry{Text: labels[cv.idx], Thumbs: []gplot.Thumbnailer{
 					lineThumb{draw.LineStyle{Color: clr, Width: vg.Points(2)}}, glyphThumb{Color: clr, Glyph: g}}})
 			}
 			for _, m := range fc.curveMarks(cv) {
@@ -187,24 +175,22 @@ func abThroughput(base, cand []*sweep.Results, c *compare.Comparison, o knee.Opt
 				}
 				m.Series = name
 				m.Label = s.name + " " + m.Label
-				marks = append(marks, m)
-				ann.items = append(ann.items, annotation{X: m.X * s.nudge, Y: m.Y, Text: m.Label, Color: darker(clr), Glyph: kneeGlyph})
+				d.mark(m, m.X*s.nudge, m.Y, clr, kneeGlyph)
 			}
 		}
 	}
 	p.Add(ann)
 	p.Y.Max *= 1.2
 	grey := color.Gray{Y: 0x33}
-	legend = append(legend,
-		LegendEntry{Text: "baseline: " + sides[0].display, Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(2)}}}},
-		LegendEntry{Text: "candidate: " + sides[1].display, Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(2), Dashes: sides[1].dashes}}}})
-	if len(marks) > 0 {
-		legend = append(legend, LegendEntry{Text: "knee", Thumbs: []gplot.Thumbnailer{glyphThumb{Color: grey, Glyph: kneeGlyph}}})
+	d.lineLegend("baseline: "+sides[0].display, draw.LineStyle{Color: grey, Width: vg.Points(2)})
+	d.lineLegend("candidate: "+sides[1].display, draw.LineStyle{Color: grey, Width: vg.Points(2), Dashes: sides[1].dashes})
+	if len(d.marks) > 0 {
+		d.glyphLegend("knee", grey, kneeGlyph)
 	}
 	// Legend texts can be long (run ids, file names): wrap them so the
 	// legend column does not squeeze the panel.
-	for i := range legend {
-		legend[i].Text = textfmt.Wrap(legend[i].Text, 30)
+	for i := range d.legend {
+		d.legend[i].Text = textfmt.Wrap(d.legend[i].Text, 30)
 	}
 
 	title := textfmt.Capitalise(c.Headline().Text) + " — candidate " + c.Candidate.ShortName(oneFile) +
@@ -218,11 +204,9 @@ func abThroughput(base, cand []*sweep.Results, c *compare.Comparison, o knee.Opt
 		cap += " Steps are matched by concurrency: the two sides open different numbers of connections at the same concurrency," +
 			" so matched points sit at different x."
 	}
-	cap += fc.xCaption()
-	return Figure{
-		Name: FigABThroughput, Title: abWrapTitle(title), Caption: cap, Panels: []*gplot.Plot{p}, Legend: legend,
-		Data: FigureData{Name: FigABThroughput, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data, Marks: marks},
-	}, nil
+	f := d.figure(FigABThroughput, title, cap+fc.xCaption())
+	f.Title = abWrapTitle(title)
+	return f, nil
 }
 
 // abMatchedXDiffer says some concurrency level measured on both sides of

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"encoding/json"
 	"image/png"
 	"path/filepath"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/compare"
-	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/sweep"
 )
@@ -27,15 +25,7 @@ type abCase struct {
 // testdata so that this package's golden files do not move when compare's
 // fixtures are regenerated).
 func loadAB(t *testing.T) (base, cand *sweep.Results) {
-	t.Helper()
-	var err error
-	if base, err = sweep.ReadResultsFile(filepath.Join("testdata", "ab-base.jsonl")); err != nil {
-		t.Fatal(err)
-	}
-	if cand, err = sweep.ReadResultsFile(filepath.Join("testdata", "ab-cand.jsonl")); err != nil {
-		t.Fatal(err)
-	}
-	return base, cand
+	return readTestdata(t, "ab-base.jsonl"), readTestdata(t, "ab-cand.jsonl")
 }
 
 // firstTrials keeps trials 1..n of every step: an A/B with too few trials
@@ -81,23 +71,7 @@ func TestABFigureDataGolden(t *testing.T) {
 	for _, tc := range abCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, figs, notes := tc.figures(t)
-			var names []string
-			var data []FigureData
-			for _, f := range figs {
-				names = append(names, f.Name)
-				data = append(data, f.Data)
-			}
-			if !slices.Equal(names, []string{FigABThroughput, FigABDeltas}) {
-				t.Errorf("figures %v", names)
-			}
-			got, err := json.MarshalIndent(struct {
-				Figures []FigureData `json:"figures"`
-				Notes   []string     `json:"notes"`
-			}{data, notes}, "", " ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, filepath.Join("testdata", "golden", tc.name+".json"), got)
+			checkFigureData(t, tc.name, figs, notes, []string{FigABThroughput, FigABDeltas})
 			if *plotDir != "" {
 				if _, err := WriteFiles(filepath.Join(*plotDir, tc.name), figs); err != nil {
 					t.Fatal(err)

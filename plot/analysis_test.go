@@ -1,7 +1,6 @@
 package plot
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,10 +111,7 @@ func TestThroughputIsTheAnalysis(t *testing.T) {
 // per level (median over the trials that reported it) beside the client's
 // K × C, and says "not reported" when the results carry none.
 func TestServerInFlight(t *testing.T) {
-	r, err := sweep.ReadResultsFile(filepath.Join("testdata", "inflight.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readTestdata(t, "inflight.jsonl")
 	figs, _, err := Figures([]*sweep.Results{r}, nil, []string{FigTimeBreakdown})
 	if err != nil || len(figs) != 1 {
 		t.Fatalf("figures %v, err %v", figs, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/poolsweep/poolsweep/internal/stats"
@@ -160,16 +161,12 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 			sl, ss := line(srv, okabeIto[0], 2, nil), scatter(srv, okabeIto[0], draw.CircleGlyph{}, 3)
 			q.Add(sl, ss)
 			data = append(data, sd)
-			if !hasLegend(legend, "server in-flight (Little's law)") {
-				legend = append(legend, LegendEntry{Text: "server in-flight (Little's law)", Thumbs: []gplot.Thumbnailer{sl, ss}})
-			}
+			legend = legendOnce(legend, LegendEntry{Text: "server in-flight (Little's law)", Thumbs: []gplot.Thumbnailer{sl, ss}})
 		} else {
 			q.Add(notice{"server in-flight not reported for this series"})
 		}
 		data = append(data, cd)
-		if !hasLegend(legend, "client in-flight calls (K × C)") {
-			legend = append(legend, LegendEntry{Text: "client in-flight calls (K × C)", Thumbs: []gplot.Thumbnailer{cl}})
-		}
+		legend = legendOnce(legend, LegendEntry{Text: "client in-flight calls (K × C)", Thumbs: []gplot.Thumbnailer{cl}})
 		q.NominalX(names...)
 		q.X.Label.Text = xLabel
 		q.Y.Min = 0
@@ -237,15 +234,6 @@ func padRow(ps []*gplot.Plot, cols int) []*gplot.Plot {
 		out = append(out, nil)
 	}
 	return out
-}
-
-func hasLegend(ls []LegendEntry, text string) bool {
-	for _, l := range ls {
-		if l.Text == text {
-			return true
-		}
-	}
-	return false
 }
 
 // serverInFlight is the server's in-flight operations over a step's window
@@ -353,4 +341,13 @@ func serverLatencyMs(s *sweepStep) (float64, bool) {
 		sum += writes * *wr
 	}
 	return sum / (reads + writes) / 1000, true
+}
+
+// legendOnce adds e unless the legend has an entry of its text already
+// (every panel draws the same kinds of series).
+func legendOnce(ls []LegendEntry, e LegendEntry) []LegendEntry {
+	if slices.ContainsFunc(ls, func(l LegendEntry) bool { return l.Text == e.Text }) {
+		return ls
+	}
+	return append(ls, e)
 }

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"cmp"
 	"math"
 	"path/filepath"
 	"slices"
@@ -126,24 +127,12 @@ func buildCurves(rs []*sweep.Results, reports []knee.Report, each bool) []*curve
 			addStep(c, s)
 		}
 	}
-	sort.SliceStable(curves, func(i, j int) bool {
-		a, b := curves[i], curves[j]
-		if ra, rb := rank[a], rank[b]; ra != rb {
-			if ra.file != rb.file {
-				return ra.file < rb.file
-			}
-			return ra.target < rb.target
-		}
-		if a.target != b.target {
-			return a.target < b.target
-		}
-		if pa, pb := poolRank(a.pool), poolRank(b.pool); pa != pb {
-			return pa < pb
-		}
-		if a.workload != b.workload {
-			return a.workload < b.workload
-		}
-		return a.clients < b.clients
+	// Files in order, targets in their header's order, then pools, workloads
+	// and clients.
+	slices.SortStableFunc(curves, func(a, b *curve) int {
+		ra, rb := rank[a], rank[b]
+		return cmp.Or(cmp.Compare(ra.file, rb.file), cmp.Compare(ra.target, rb.target), cmp.Compare(a.target, b.target),
+			cmp.Compare(poolRank(a.pool), poolRank(b.pool)), cmp.Compare(a.workload, b.workload), cmp.Compare(a.clients, b.clients))
 	})
 	used := make([]bool, len(reports))
 	series := map[int][]knee.Series{} // by file with each, else all under -1

@@ -266,24 +266,6 @@ func (fc *figContext) curveMarks(c *curve) []Mark {
 
 func fmtX(x float64) string { return strconv.FormatFloat(math.Round(x), 'f', 0, 64) }
 
-func hasMark(ms []Mark, kind string) bool {
-	for _, m := range ms {
-		if m.Kind == kind {
-			return true
-		}
-	}
-	return false
-}
-
-func hasRole(ss []SeriesData, role string) bool {
-	for _, s := range ss {
-		if s.Role == role {
-			return true
-		}
-	}
-	return false
-}
-
 func xyPairs(xys plotter.XYs) [][2]float64 {
 	out := make([][2]float64, len(xys))
 	for i, p := range xys {

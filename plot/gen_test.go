@@ -194,14 +194,7 @@ func loadInputs(t *testing.T) (pair, grid *sweep.Results) {
 		writeResultsFile(t, filepath.Join("testdata", "pair.jsonl"), pairResults())
 		writeResultsFile(t, filepath.Join("testdata", "grid.jsonl"), gridResults())
 	}
-	var err error
-	if pair, err = sweep.ReadResultsFile(filepath.Join("testdata", "pair.jsonl")); err != nil {
-		t.Fatal(err)
-	}
-	if grid, err = sweep.ReadResultsFile(filepath.Join("testdata", "grid.jsonl")); err != nil {
-		t.Fatal(err)
-	}
-	return pair, grid
+	return readTestdata(t, "pair.jsonl"), readTestdata(t, "grid.jsonl")
 }
 
 // pairReports are knee reports for the pair whose levels are the real

@@ -138,30 +138,27 @@ func joinComma(ss []string) string {
 	return out
 }
 
-// rateAxis sets a log x axis of offered calls/s with ticks at the rates
-// measured.
-func rateAxis(p *gplot.Plot, cs []openCurve) {
+// rateDrawing starts an open-loop figure: offered calls/s on a log x axis
+// with ticks at the rates measured.
+func rateDrawing(cs []openCurve, ylabel string) *drawing {
 	var xs []float64
 	for _, c := range cs {
 		for _, l := range c.pool.Levels {
 			xs = append(xs, float64(l.Rate))
 		}
 	}
-	p.X.Scale = gplot.LogScale{}
-	p.X.Tick.Marker = levelTicks(xs, 0.075)
-	p.X.Min, p.X.Max = slices.Min(xs)/1.15, slices.Max(xs)*1.15
+	d := newDrawing("offered rate (calls/s, log)", ylabel)
+	d.p.X.Scale = gplot.LogScale{}
+	d.p.X.Tick.Marker = levelTicks(xs, 0.075)
+	d.p.X.Min, d.p.X.Max = slices.Min(xs)/1.15, slices.Max(xs)*1.15
+	return d
 }
 
 func openLatency(cs []openCurve, subject string) Figure {
-	p := newPanel("offered rate (calls/s, log)", "corrected latency per call (ms, log)")
-	rateAxis(p, cs)
+	d := rateDrawing(cs, "corrected latency per call (ms, log)")
+	p, ann := d.p, d.ann
 	p.Y.Scale = gplot.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
-	p.Add(plotter.NewGrid())
-	var data []SeriesData
-	var marks []Mark
-	var legend []LegendEntry
-	ann := &annotations{}
 	var slo *float64
 	for _, c := range cs {
 		clr, g := seriesColor(c.idx), seriesGlyph(c.idx)
@@ -180,67 +177,47 @@ func openLatency(cs []openCurve, subject string) Figure {
 				ann.obstacles = append(ann.obstacles, [2]float64{x, l.P50Ms})
 			}
 		}
-		ann.lines = append(ann.lines, xyPairs(p99), xyPairs(p50))
-		if len(p99) > 0 {
-			ln, sc := line(p99, clr, 2, nil), scatter(p99, clr, g, 3.5)
-			p.Add(ln, sc)
-			legend = append(legend, LegendEntry{Text: c.label, Thumbs: []gplot.Thumbnailer{ln, sc}})
-			data = append(data, d99)
-		}
-		if len(p50) > 0 {
-			p.Add(line(p50, clr, 1.5, dashP50), scatter(p50, clr, g, 2.5))
-			data = append(data, d50)
-		}
+		d.percentiles(p99, p50, d99, d50, clr, g, c.label)
 		if r := c.pool.CarriedRate; r != nil {
 			i := slices.IndexFunc(c.pool.Levels, func(l knee.OpenLevel) bool { return l.Rate == *r })
 			l := c.pool.Levels[i]
-			m := Mark{Kind: "carried", Series: c.label, X: float64(l.Rate), Y: round6(l.P99Ms),
-				Label: fmt.Sprintf("pool %d carries %s/s", c.pool.MaxPoolSize, textfmt.Thousands(float64(l.Rate)))}
-			marks = append(marks, m)
-			ann.items = append(ann.items, annotation{X: m.X, Y: l.P99Ms, Text: m.Label, Color: darker(clr), Glyph: kneeGlyph})
+			d.mark(Mark{Kind: "carried", Series: c.label, X: float64(l.Rate), Y: round6(l.P99Ms),
+				Label: fmt.Sprintf("pool %d carries %s/s", c.pool.MaxPoolSize, textfmt.Thousands(float64(l.Rate)))},
+				float64(l.Rate), l.P99Ms, clr, kneeGlyph)
 		}
 		slo = c.report.SLOP99Ms
 	}
-	if slo != nil && len(data) > 0 {
+	if slo != nil && len(d.data) > 0 {
 		xs := plotter.XYs{{X: p.X.Min, Y: *slo}, {X: p.X.Max, Y: *slo}}
 		p.Add(line(xs, color.Gray{Y: 0x66}, 1, dashUSL))
-		data = append(data, SeriesData{Name: "SLO", Role: "slo", Points: []DataPoint{{X: round6(p.X.Min), Y: *slo}, {X: round6(p.X.Max), Y: *slo}}})
+		d.data = append(d.data, SeriesData{Name: "SLO", Role: "slo", Points: []DataPoint{{X: round6(p.X.Min), Y: *slo}, {X: round6(p.X.Max), Y: *slo}}})
 	}
 	p.Add(ann)
-	if len(data) > 0 {
+	if len(d.data) > 0 {
 		p.Y.Max *= 1.8 // log headroom for labels
 		p.Y.Min /= 1.6
 	}
 	grey := color.Gray{Y: 0x44}
-	legend = append(legend,
-		LegendEntry{Text: "p99 (solid)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(2)}}}},
-		LegendEntry{Text: "p50 (dashed)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.5), Dashes: dashP50}}}})
-	if len(marks) > 0 {
-		legend = append(legend, LegendEntry{Text: "highest rate carried", Thumbs: []gplot.Thumbnailer{glyphThumb{Color: grey, Glyph: kneeGlyph}}})
+	d.percentilesLegend(grey)
+	if len(d.marks) > 0 {
+		d.glyphLegend("highest rate carried", grey, kneeGlyph)
 	}
 	if slo != nil {
-		legend = append(legend, LegendEntry{Text: "p99 SLO " + textfmt.Ms(*slo) + " ms", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: color.Gray{Y: 0x66}, Width: vg.Points(1), Dashes: dashUSL}}}})
+		d.lineLegend("p99 SLO "+textfmt.Ms(*slo)+" ms", draw.LineStyle{Color: color.Gray{Y: 0x66}, Width: vg.Points(1), Dashes: dashUSL})
 	}
-	title := "Latency vs offered rate — " + subject
-	return Figure{
-		Name: FigOpenLatency, Title: wrapTitle(title),
-		Caption: "Latency from each call's intended start (corrected for coordinated omission), median over trials of each step's p50 and p99, one line per pool size; the ring marks the highest rate each pool carried, as analyze decided it.",
-		Panels:  []*gplot.Plot{p}, Legend: legend,
-		Data: FigureData{Name: FigOpenLatency, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data, Marks: marks},
-	}
+	return d.figure(FigOpenLatency, "Latency vs offered rate — "+subject,
+		"Latency from each call's intended start (corrected for coordinated omission), median over trials of each step's p50 and p99, one line per pool size; the ring marks the highest rate each pool carried, as analyze decided it.")
 }
 
 func openAchieved(cs []openCurve, subject string) Figure {
-	p := newPanel("offered rate (calls/s, log)", "achieved rate (calls/s, log)")
-	rateAxis(p, cs)
+	d := rateDrawing(cs, "achieved rate (calls/s, log)")
+	p := d.p
 	p.Y.Scale = gplot.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
-	p.Add(plotter.NewGrid())
 	diag := plotter.XYs{{X: p.X.Min, Y: p.X.Min}, {X: p.X.Max, Y: p.X.Max}}
 	grey := color.Gray{Y: 0x66}
 	p.Add(line(diag, grey, 1, dashUSL))
-	data := []SeriesData{{Name: "achieved = offered", Role: "diagonal", Points: []DataPoint{{X: round6(p.X.Min), Y: round6(p.X.Min)}, {X: round6(p.X.Max), Y: round6(p.X.Max)}}}}
-	var legend []LegendEntry
+	d.data = []SeriesData{{Name: "achieved = offered", Role: "diagonal", Points: []DataPoint{{X: round6(p.X.Min), Y: round6(p.X.Min)}, {X: round6(p.X.Max), Y: round6(p.X.Max)}}}}
 	lo := p.X.Min
 	for _, c := range cs {
 		clr, g := seriesColor(c.idx), seriesGlyph(c.idx)
@@ -254,35 +231,24 @@ func openAchieved(cs []openCurve, subject string) Figure {
 			sd.Points = append(sd.Points, DataPoint{X: float64(l.Rate), Y: round6(l.AchievedPerS), N: l.Trials})
 			lo = min(lo, l.AchievedPerS)
 		}
-		if len(xys) == 0 {
-			continue
+		if len(xys) > 0 {
+			d.curve(xys, clr, g, c.label)
+			d.data = append(d.data, sd)
 		}
-		ln, sc := line(xys, clr, 2, nil), scatter(xys, clr, g, 3.5)
-		p.Add(ln, sc)
-		legend = append(legend, LegendEntry{Text: c.label, Thumbs: []gplot.Thumbnailer{ln, sc}})
-		data = append(data, sd)
 	}
 	p.Y.Min, p.Y.Max = lo/1.15, p.X.Max
-	legend = append(legend, LegendEntry{Text: "achieved = offered", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: dashUSL}}}})
-	title := "Achieved vs offered rate — " + subject
-	return Figure{
-		Name: FigOpenAchieved, Title: wrapTitle(title),
-		Caption: "Calls that ended inside the window per second against the calls offered, median over trials; on the dashed diagonal every offered call was carried, below it the rest waited past the window or were dropped.",
-		Panels:  []*gplot.Plot{p}, Legend: legend,
-		Data: FigureData{Name: FigOpenAchieved, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data},
-	}
+	d.lineLegend("achieved = offered", draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: dashUSL})
+	return d.figure(FigOpenAchieved, "Achieved vs offered rate — "+subject,
+		"Calls that ended inside the window per second against the calls offered, median over trials; on the dashed diagonal every offered call was carried, below it the rest waited past the window or were dropped.")
 }
 
 func openPoolWait(cs []openCurve, subject string) Figure {
-	p := newPanel("offered rate (calls/s, log)", "pool wait (% of corrected latency, medians)")
-	rateAxis(p, cs)
+	d := rateDrawing(cs, "pool wait (% of corrected latency, medians)")
+	p := d.p
 	p.Y.Min, p.Y.Max = 0, 105
-	p.Add(plotter.NewGrid())
 	half := plotter.XYs{{X: p.X.Min, Y: 50}, {X: p.X.Max, Y: 50}}
 	grey := color.Gray{Y: 0x66}
 	p.Add(line(half, grey, 1, dashUSL))
-	var data []SeriesData
-	var legend []LegendEntry
 	for _, c := range cs {
 		clr, g := seriesColor(c.idx), seriesGlyph(c.idx)
 		var xys plotter.XYs
@@ -292,22 +258,14 @@ func openPoolWait(cs []openCurve, subject string) Figure {
 			xys = append(xys, plotter.XY{X: float64(l.Rate), Y: y})
 			sd.Points = append(sd.Points, DataPoint{X: float64(l.Rate), Y: round6(y), N: l.Trials})
 		}
-		if len(xys) == 0 {
-			continue
+		if len(xys) > 0 {
+			d.curve(xys, clr, g, c.label)
+			d.data = append(d.data, sd)
 		}
-		ln, sc := line(xys, clr, 2, nil), scatter(xys, clr, g, 3.5)
-		p.Add(ln, sc)
-		legend = append(legend, LegendEntry{Text: c.label, Thumbs: []gplot.Thumbnailer{ln, sc}})
-		data = append(data, sd)
 	}
-	legend = append(legend, LegendEntry{Text: "pool wait dominates above", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: dashUSL}}}})
-	title := "Share of latency waiting for a connection — " + subject
-	return Figure{
-		Name: FigOpenPoolWait, Title: wrapTitle(title),
-		Caption: "Median time a call waited for pool connections (with the client's own time outside the wire) as a share of the median corrected latency, median over trials (a pause of the server makes every call wait, whatever the pool: the medians show the pool's own effect). Above the dashed 50% line most of the latency is waiting for a connection: below the server's capacity a larger maxPoolSize helps; above it, it would only move the queue to the server (compare open-achieved).",
-		Panels:  []*gplot.Plot{p}, Legend: legend,
-		Data: FigureData{Name: FigOpenPoolWait, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data},
-	}
+	d.lineLegend("pool wait dominates above", draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: dashUSL})
+	return d.figure(FigOpenPoolWait, "Share of latency waiting for a connection — "+subject,
+		"Median time a call waited for pool connections (with the client's own time outside the wire) as a share of the median corrected latency, median over trials (a pause of the server makes every call wait, whatever the pool: the medians show the pool's own effect). Above the dashed 50% line most of the latency is waiting for a connection: below the server's capacity a larger maxPoolSize helps; above it, it would only move the queue to the server (compare open-achieved).")
 }
 
 // openStepCount is how many open-loop steps rs hold.

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,15 +70,10 @@ func openResults() *sweep.Results {
 
 func loadOpen(t *testing.T) *sweep.Results {
 	t.Helper()
-	path := filepath.Join("testdata", "open.jsonl")
 	if golden.Updating() {
-		writeResultsFile(t, path, openResults())
+		writeResultsFile(t, filepath.Join("testdata", "open.jsonl"), openResults())
 	}
-	r, err := sweep.ReadResultsFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return readTestdata(t, "open.jsonl")
 }
 
 // The open-loop figures draw the open-loop analysis: per pool the
@@ -95,23 +89,10 @@ func TestOpenFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	var data []FigureData
-	for _, f := range figs {
-		names = append(names, f.Name)
-		data = append(data, f.Data)
-	}
-	if !slices.Equal(names, []string{FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}) {
-		t.Errorf("figures %v", names)
-	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "only open-loop steps") {
 		t.Errorf("notes %q", notes)
 	}
-	got, _ := json.MarshalIndent(struct {
-		Figures []FigureData `json:"figures"`
-		Notes   []string     `json:"notes"`
-	}{data, notes}, "", " ")
-	golden.Check(t, filepath.Join("testdata", "golden", "open.json"), got)
+	data := checkFigureData(t, "open", figs, notes, []string{FigOpenLatency, FigOpenAchieved, FigOpenPoolWait})
 	if *plotDir != "" {
 		writeLook(t, filepath.Join(*plotDir, "open"), scenario{rs: []*sweep.Results{r}}, figs)
 	}

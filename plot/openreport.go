@@ -2,7 +2,7 @@ package plot
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,20 +55,7 @@ func openStepTable(r *sweep.Results) stepTable {
 	if len(steps) == 0 {
 		return stepTable{}
 	}
-	sort.SliceStable(steps, func(i, j int) bool {
-		a, b := steps[i], steps[j]
-		switch {
-		case a.Target != b.Target:
-			return a.Target < b.Target
-		case a.Workload != b.Workload:
-			return a.Workload < b.Workload
-		case a.MaxPoolSize != b.MaxPoolSize:
-			return a.MaxPoolSize < b.MaxPoolSize
-		case a.Rate != b.Rate:
-			return a.Rate < b.Rate
-		}
-		return a.Trial < b.Trial
-	})
+	slices.SortStableFunc(steps, sweep.CompareOpenSteps)
 	var t stepTable
 	if len(targets) > 1 {
 		t.Head = append(t.Head, "target")

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"flag"
@@ -16,7 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -35,10 +33,7 @@ type scenario struct {
 
 func scenarios(t *testing.T) []scenario {
 	pair, grid := loadInputs(t)
-	inflight, err := sweep.ReadResultsFile(filepath.Join("testdata", "inflight.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	inflight := readTestdata(t, "inflight.jsonl")
 	return []scenario{
 		// Two targets in one file with telemetry: every figure but the grid.
 		{"pair", []*sweep.Results{pair}, pairReports(pair),
@@ -66,26 +61,10 @@ func TestFigureDataGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var names []string
-			var data []FigureData
-			for _, f := range figs {
-				names = append(names, f.Name)
-				data = append(data, f.Data)
-			}
-			if !slices.Equal(names, sc.figs) {
-				t.Errorf("figures %v, want %v", names, sc.figs)
-			}
 			if len(notes) != sc.notes {
 				t.Errorf("notes %q, want %d", notes, sc.notes)
 			}
-			got, err := json.MarshalIndent(struct {
-				Figures []FigureData `json:"figures"`
-				Notes   []string     `json:"notes"`
-			}{data, notes}, "", " ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, filepath.Join("testdata", "golden", sc.name+".json"), got)
+			checkFigureData(t, sc.name, figs, notes, sc.figs)
 			if *plotDir != "" {
 				writeLook(t, filepath.Join(*plotDir, sc.name), sc, figs)
 			}

@@ -264,27 +264,24 @@ type Report struct {
 // machine), the A/B section if any, the verdict per analysed series, the
 // figures as inline SVG, and the step table. It references no external
 // asset, script or font.
-func (r *Report) WriteHTML(w io.Writer) error {
-	v, err := buildView(r, true)
-	if err != nil {
-		return fmt.Errorf("html report: %w", err)
-	}
-	if err := htmlTmpl.Execute(w, v); err != nil {
-		return fmt.Errorf("html report: %w", err)
-	}
-	return nil
-}
+func (r *Report) WriteHTML(w io.Writer) error { return r.write(w, htmlTmpl, true, "html report") }
 
 // WriteMarkdown writes the same report as Markdown, linking each figure's
 // PNG by its name in PNGNames (ABPNGNames for the A/B figures), relative
 // to the Markdown file.
 func (r *Report) WriteMarkdown(w io.Writer) error {
-	v, err := buildView(r, false)
-	if err != nil {
-		return fmt.Errorf("markdown report: %w", err)
+	return r.write(w, mdTmpl, false, "markdown report")
+}
+
+// write renders the report's view through one of the two templates; html
+// says the figures go inline as SVG rather than as links to PNGs.
+func (r *Report) write(w io.Writer, tmpl interface{ Execute(io.Writer, any) error }, html bool, what string) error {
+	v, err := buildView(r, html)
+	if err == nil {
+		err = tmpl.Execute(w, v)
 	}
-	if err := mdTmpl.Execute(w, v); err != nil {
-		return fmt.Errorf("markdown report: %w", err)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }

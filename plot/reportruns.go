@@ -1,8 +1,10 @@
 package plot
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -219,21 +221,10 @@ func stepTableOf(r *sweep.Results) stepTable {
 	for i, t := range r.Header.Targets {
 		rank[t.Name] = i
 	}
-	sort.SliceStable(steps, func(i, j int) bool {
-		a, b := steps[i], steps[j]
-		if a.Target != b.Target {
-			return rankOf(rank, a.Target) < rankOf(rank, b.Target) || (rankOf(rank, a.Target) == rankOf(rank, b.Target) && a.Target < b.Target)
-		}
-		if a.Workload != b.Workload {
-			return a.Workload < b.Workload
-		}
-		if pa, pb := poolRank(a.PoolSetting), poolRank(b.PoolSetting); pa != pb {
-			return pa < pb
-		}
-		if a.Concurrency != b.Concurrency {
-			return a.Concurrency < b.Concurrency
-		}
-		return a.Trial < b.Trial
+	// Targets in the header's order, then workloads, pools, levels, trials.
+	slices.SortStableFunc(steps, func(a, b *sweep.StepResult) int {
+		return cmp.Or(cmp.Compare(rankOf(rank, a.Target), rankOf(rank, b.Target)), cmp.Compare(a.Target, b.Target), cmp.Compare(a.Workload, b.Workload),
+			cmp.Compare(poolRank(a.PoolSetting), poolRank(b.PoolSetting)), cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Trial, b.Trial))
 	})
 	var t stepTable
 	if len(targets) > 1 {

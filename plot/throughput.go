@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
-	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -15,17 +15,12 @@ import (
 // throughputPanel draws ops/s per curve with 95% bars and the knee/peak
 // marks; full adds calls/s, the USL fits and the retrograde stretches (the
 // comparison leaves them out to keep an overlay readable).
-// It returns the panel, the data, and the legend entries.
-func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) (*gplot.Plot, []SeriesData, []Mark, []LegendEntry) {
-	p := newPanel(fc.mode.label(), "throughput (ops/s)")
+func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) *drawing {
+	d := newDrawing(fc.mode.label(), "throughput (ops/s)")
+	p, ann := d.p, d.ann
 	fc.xAxis(p, cs)
 	p.Y.Tick.Marker = humanTicks{}
 	p.Y.Min = 0
-	p.Add(plotter.NewGrid())
-	var data []SeriesData
-	var marks []Mark
-	var legend []LegendEntry
-	ann := &annotations{}
 	hasUSL, hasRetro, hasCalls := false, false, false
 	for _, c := range cs {
 		clr := seriesColor(c.idx)
@@ -62,31 +57,19 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) (*gplot.Plot, [
 				}
 				if len(seg) > 1 {
 					p.Add(line(seg, withAlpha(clr, 70), 10, nil))
-					data = append(data, rd)
+					d.data = append(d.data, rd)
 					hasRetro = true
 				}
 			}
 		}
 		ann.lines = append(ann.lines, xyPairs(xys))
-		ln := line(xys, clr, 2, nil)
-		sc := scatter(xys, clr, g, 3.5)
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYs
-			plotter.YErrors
-		}{xys, errs})
-		if err == nil {
-			eb.Color = clr
-			eb.Width = vg.Points(1.2)
-			eb.CapWidth = vg.Points(7)
-			p.Add(eb)
-		}
-		p.Add(ln, sc)
-		data = append(data, sd)
-		legend = append(legend, LegendEntry{Text: c.label, Thumbs: []gplot.Thumbnailer{ln, sc}})
+		d.errorBars(xys, errs, clr, 1.2, 7)
+		d.curve(xys, clr, g, c.label)
+		d.data = append(d.data, sd)
 		if showCalls && withUSL {
 			p.Add(line(calls, clr, 1.5, dashCalls), scatter(calls, clr, draw.RingGlyph{}, 3))
 			ann.lines = append(ann.lines, xyPairs(calls))
-			data = append(data, cd)
+			d.data = append(d.data, cd)
 			hasCalls = true
 		}
 		if withUSL && c.report != nil && c.report.Methods.USL.Fitted {
@@ -107,7 +90,7 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) (*gplot.Plot, [
 			}
 			if len(uxy) > 1 {
 				p.Add(line(uxy, clr, 1.3, dashUSL))
-				data = append(data, ud)
+				d.data = append(d.data, ud)
 				hasUSL = true
 			}
 		}
@@ -116,44 +99,39 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) (*gplot.Plot, [
 			if m.Kind == "peak" {
 				gl = peakGlyph
 			}
-			ann.items = append(ann.items, annotation{X: m.X, Y: m.Y, Text: m.Label, Color: darker(clr), Glyph: gl})
-			marks = append(marks, m)
+			d.mark(m, m.X, m.Y, clr, gl)
 		}
 	}
 	p.Add(ann)
 	grey := color.Gray{Y: 0x44}
 	if hasCalls {
-		legend = append(legend, LegendEntry{Text: "calls/s (dotted)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.5), Dashes: dashCalls}}}})
+		d.lineLegend("calls/s (dotted)", draw.LineStyle{Color: grey, Width: vg.Points(1.5), Dashes: dashCalls})
 	}
 	if hasUSL {
-		legend = append(legend, LegendEntry{Text: "USL fit (dashed)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.3), Dashes: dashUSL}}}})
+		d.lineLegend("USL fit (dashed)", draw.LineStyle{Color: grey, Width: vg.Points(1.3), Dashes: dashUSL})
 	}
-	if hasMark(marks, "knee") {
-		legend = append(legend, LegendEntry{Text: "knee", Thumbs: []gplot.Thumbnailer{glyphThumb{Color: grey, Glyph: kneeGlyph}}})
+	if d.hasMark("knee") {
+		d.glyphLegend("knee", grey, kneeGlyph)
 	}
-	if hasMark(marks, "peak") {
-		legend = append(legend, LegendEntry{Text: "peak", Thumbs: []gplot.Thumbnailer{glyphThumb{Color: grey, Glyph: peakGlyph}}})
+	if d.hasMark("peak") {
+		d.glyphLegend("peak", grey, peakGlyph)
 	}
 	if hasRetro {
-		legend = append(legend, LegendEntry{Text: "retrograde (past peak)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: color.NRGBA{0x44, 0x44, 0x44, 70}, Width: vg.Points(10)}}}})
+		d.lineLegend("retrograde (past peak)", draw.LineStyle{Color: color.NRGBA{0x44, 0x44, 0x44, 70}, Width: vg.Points(10)})
 	}
 	// Headroom above the highest point for the labels.
 	p.Y.Max *= 1.2
-	return p, data, marks, legend
+	return d
 }
 
 func (fc *figContext) throughput() Figure {
-	p, data, marks, legend := fc.throughputPanel(fc.curves, true)
-	title := "Throughput vs " + map[xMode]string{xConnections: "connections", xInFlight: "in-flight calls"}[fc.mode] + " — " + fc.subject(fc.curves)
+	d := fc.throughputPanel(fc.curves, true)
+	title := "Throughput vs " + fc.mode.noun() + " — " + fc.subject(fc.curves)
 	cap := fc.trialsCaption()
-	if hasRole(data, "usl") {
+	if slices.ContainsFunc(d.data, func(s SeriesData) bool { return s.Role == "usl" }) {
 		cap += " USL is fitted on per-client concurrency and drawn at the matching x."
 	}
-	cap += fc.xCaption()
-	return Figure{
-		Name: FigThroughput, Title: wrapTitle(title), Caption: cap, Panels: []*gplot.Plot{p}, Legend: legend,
-		Data: FigureData{Name: FigThroughput, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data, Marks: marks},
-	}
+	return d.figure(FigThroughput, title, cap+fc.xCaption())
 }
 
 // comparison overlays one curve per target (per file): each target's best
@@ -183,7 +161,7 @@ func (fc *figContext) comparison() ([]Figure, string) {
 	for _, k := range order {
 		cs = append(cs, best[k])
 	}
-	p, data, marks, legend := fc.throughputPanel(cs, false)
+	d := fc.throughputPanel(cs, false)
 	base := cs[0]
 	bp, _ := base.peakOps()
 	var parts []string
@@ -198,10 +176,7 @@ func (fc *figContext) comparison() ([]Figure, string) {
 		title = "Comparison — " + fc.subject(cs)
 	}
 	cap := "Each target's best pool setting (highest peak). " + fc.trialsCaption() + fc.xCaption()
-	return []Figure{{
-		Name: FigComparison, Title: wrapTitle(title), Caption: cap, Panels: []*gplot.Plot{p}, Legend: legend,
-		Data: FigureData{Name: FigComparison, Title: title, XLabel: p.X.Label.Text, YLabel: p.Y.Label.Text, Series: data, Marks: marks},
-	}}, ""
+	return []Figure{d.figure(FigComparison, title, cap)}, ""
 }
 
 // shortLabel is the curve's target, with its run when targets repeat.

@@ -34,6 +34,14 @@ func (m xMode) of(l *level) float64 {
 	return l.conns
 }
 
+// noun names the x axis in a title or caption.
+func (m xMode) noun() string {
+	if m == xInFlight {
+		return "in-flight calls"
+	}
+	return "connections"
+}
+
 func (m xMode) label() string {
 	if m == xInFlight {
 		return "in-flight calls (clients × concurrency, log₂)"

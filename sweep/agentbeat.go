@@ -36,50 +36,37 @@ func (a *Agents) quietNow(now time.Time) bool {
 // heartbeat bumps this agent's beat until stopped. When its document is
 // gone or taken over, lost says why, and the agent stops at its next step.
 type heartbeat struct {
-	stop context.CancelFunc
-	done chan struct{}
+	*beating
 	lost atomic.Pointer[string]
 }
 
 func startHeartbeat(a *Agents) *heartbeat {
-	ctx, cancel := context.WithCancel(context.Background())
-	h := &heartbeat{stop: cancel, done: make(chan struct{})}
+	h := &heartbeat{}
 	id := a.agentID(a.Index)
-	go func() {
-		defer close(h.done)
-		t := time.NewTicker(agentBeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if a.quietNow(time.Now()) {
-				continue
-			}
-			bctx, bcancel := context.WithTimeout(ctx, 2*agentBeat)
-			res, err := a.coll.UpdateOne(bctx, bson.D{{Key: "_id", Value: id}, {Key: "nonce", Value: a.nonce}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: 1}}}})
-			if err == nil && res.MatchedCount == 0 {
-				var d agentDoc
-				msg := fmt.Sprintf("the coordination documents of run %s were removed (the leader ended the run)", a.RunID)
-				if a.coll.FindOne(bctx, bson.D{{Key: "_id", Value: id}}).Decode(&d) == nil {
-					msg = fmt.Sprintf("another agent (on %s, pid %d) registered as agent %d of run %s; give each agent its own --agent-index", d.Host, d.PID, a.Index, a.RunID)
-				}
-				h.lost.Store(&msg)
-				bcancel()
-				return
-			}
-			bcancel()
+	h.beating = startBeating(agentBeat, func(ctx context.Context) bool {
+		if a.quietNow(time.Now()) {
+			return true
 		}
-	}()
+		bctx, bcancel := context.WithTimeout(ctx, 2*agentBeat)
+		defer bcancel()
+		res, err := a.coll.UpdateOne(bctx, bson.D{{Key: "_id", Value: id}, {Key: "nonce", Value: a.nonce}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: 1}}}})
+		if err == nil && res.MatchedCount == 0 {
+			var d agentDoc
+			msg := fmt.Sprintf("the coordination documents of run %s were removed (the leader ended the run)", a.RunID)
+			if a.coll.FindOne(bctx, bson.D{{Key: "_id", Value: id}}).Decode(&d) == nil {
+				msg = fmt.Sprintf("another agent (on %s, pid %d) registered as agent %d of run %s; give each agent its own --agent-index", d.Host, d.PID, a.Index, a.RunID)
+			}
+			h.lost.Store(&msg)
+			return false
+		}
+		return true
+	})
 	return h
 }
 
 func (a *Agents) stopBeat() {
 	if a.beat != nil {
 		a.beat.stop()
-		<-a.beat.done
 	}
 }
 

@@ -22,11 +22,7 @@ func (a *Agents) clockOffset(ctx context.Context) *time.Duration {
 		if err != nil {
 			continue
 		}
-		v, err := raw.LookupErr("localTime")
-		if err != nil {
-			return nil
-		}
-		ms, ok := v.DateTimeOK()
+		ms, ok := raw.Lookup("localTime").DateTimeOK()
 		if !ok {
 			return nil
 		}

@@ -393,18 +393,6 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// pause waits d, or until ctx ends.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 func joinReasons(a, b string) string {
 	switch {
 	case a == "":

@@ -11,23 +11,30 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
-// agentSession is agent index of count in run against uri: the small
-// test plan, each agent with its own results file.
-func agentSession(t *testing.T, uri, dir, run string, index, count int, timeout time.Duration) *Session {
+// agentSessions starts a simulator and returns its URI and made sessions
+// (agents 0 to made-1) of run, a run of count agents, each writing to its
+// own directory; timeout is --agent-timeout.
+func agentSessions(t *testing.T, run string, made, count int, timeout time.Duration) (string, []*Session) {
 	t.Helper()
-	s := newTestSession(t, uri, filepath.Join(dir, fmt.Sprintf("agent-%d", index)))
-	s.RunID = run
-	// Windows long enough that the few tens of milliseconds by which a
-	// busy 2-core machine starts agents apart stay under 5% of them.
-	s.Plan.Duration = 1500 * time.Millisecond
-	s.Workloads[0].Database = "ps_agents"
-	s.Coordinator = &Agents{RunID: run, Count: count, Index: index, PlanHash: s.PlanHash(count), ClientsPerAgent: 1,
-		Timeout: timeout, StepTime: 5 * time.Second, Window: s.Plan.Warmup + s.Plan.Duration, NewClient: s.Targets[0].NewClient, Database: "ps_agents"}
-	return s
+	uri := testsrv.Sim(t, "slots=8,service=1ms").URI()
+	dir := t.TempDir()
+	ss := make([]*Session, made)
+	for index := range ss {
+		s := newTestSession(t, uri, filepath.Join(dir, fmt.Sprintf("agent-%d", index)))
+		s.RunID = run
+		// Windows long enough that the few tens of milliseconds by which a
+		// busy 2-core machine starts agents apart stay under 5% of them.
+		s.Plan.Duration = 1500 * time.Millisecond
+		s.Workloads[0].Database = "ps_agents"
+		s.Coordinator = &Agents{RunID: run, Count: count, Index: index, PlanHash: s.PlanHash(count), ClientsPerAgent: 1,
+			Timeout: timeout, StepTime: 5 * time.Second, Window: s.Plan.Warmup + s.Plan.Duration, NewClient: s.Targets[0].NewClient, Database: "ps_agents"}
+		ss[index] = s
+	}
+	return uri, ss
 }
 
 type agentRun struct {
@@ -58,14 +65,11 @@ func bg(n int) []context.Context {
 	return out
 }
 
-// leftover counts the run's coordination documents still in the target.
-func leftover(t *testing.T, uri, run string) int64 {
+// checkNoLeftover fails the test if the run's coordination documents are
+// still in the target.
+func checkNoLeftover(t *testing.T, uri, run string) {
 	t.Helper()
-	c, err := mongo.Connect(options.Client().ApplyURI(uri))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Disconnect(context.Background())
+	c := testsrv.Connect(t, uri)
 	// Find, not CountDocuments: the simulator serves no aggregate.
 	cur, err := c.Database("ps_agents").Collection(AgentsCollection).Find(context.Background(), bson.D{{Key: "run_id", Value: run}})
 	if err != nil {
@@ -75,7 +79,9 @@ func leftover(t *testing.T, uri, run string) int64 {
 	if err := cur.All(context.Background(), &docs); err != nil {
 		t.Fatal(err)
 	}
-	return int64(len(docs))
+	if len(docs) != 0 {
+		t.Errorf("%d coordination documents of run %s left behind", len(docs), run)
+	}
 }
 
 // TestAgentsLockStep: three agents in one process measure the plan in
@@ -83,15 +89,7 @@ func leftover(t *testing.T, uri, run string) int64 {
 // (overlap ≥ 95%), the merge sums them, and the coordination documents
 // are gone at the end.
 func TestAgentsLockStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	uri := startSim(t, "slots=8,service=1ms")
-	dir := t.TempDir()
-	var ss []*Session
-	for i := range 3 {
-		ss = append(ss, agentSession(t, uri, dir, "lockstep", i, 3, 20*time.Second))
-	}
+	uri, ss := agentSessions(t, "lockstep", 3, 3, 20*time.Second)
 	for i, r := range runAgents(bg(3), ss...) {
 		if r.err != nil || r.out.Status != StatusComplete || r.out.Measured != 3 {
 			t.Fatalf("agent %d: %+v %v", i, r.out, r.err)
@@ -133,9 +131,7 @@ func TestAgentsLockStep(t *testing.T) {
 	if m.End.Status != StatusComplete {
 		t.Errorf("merged end %+v", m.End)
 	}
-	if n := leftover(t, uri, "lockstep"); n != 0 {
-		t.Errorf("%d coordination documents left behind", n)
-	}
+	checkNoLeftover(t, uri, "lockstep")
 }
 
 // TestAgentsRefusedAndMissing: an agent with another plan is refused at
@@ -143,13 +139,8 @@ func TestAgentsLockStep(t *testing.T) {
 // it, and without an agent that never came: after --agent-timeout each
 // step is partial, naming both, and so is the run.
 func TestAgentsRefusedAndMissing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	uri := startSim(t, "slots=8,service=1ms")
-	dir := t.TempDir()
-	leader := agentSession(t, uri, dir, "refused", 0, 3, 1500*time.Millisecond)
-	odd := agentSession(t, uri, dir, "refused", 1, 3, 1500*time.Millisecond)
+	uri, ss := agentSessions(t, "refused", 2, 3, 1500*time.Millisecond)
+	leader, odd := ss[0], ss[1]
 	odd.Plan.Trials = 2
 	odd.Coordinator.(*Agents).PlanHash = odd.PlanHash(3)
 	rs := runAgents(bg(2), leader, odd)
@@ -183,20 +174,13 @@ func TestAgentsRefusedAndMissing(t *testing.T) {
 	if _, err := ReadResultsFile(odd.ResultsPath); err == nil {
 		t.Errorf("the refused agent wrote results")
 	}
-	if n := leftover(t, uri, "refused"); n != 0 {
-		t.Errorf("%d coordination documents left behind", n)
-	}
+	checkNoLeftover(t, uri, "refused")
 }
 
 // TestAgentsLeaderInterrupt: Ctrl-C on the leader stops the followers at
 // their next barrier; they end interrupted, naming the leader.
 func TestAgentsLeaderInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	uri := startSim(t, "slots=8,service=1ms")
-	dir := t.TempDir()
-	ss := []*Session{agentSession(t, uri, dir, "interrupt", 0, 2, 20*time.Second), agentSession(t, uri, dir, "interrupt", 1, 2, 20*time.Second)}
+	uri, ss := agentSessions(t, "interrupt", 2, 2, 20*time.Second)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ss[0].Hooks.Step = func(n, _ int, _ StepResult) {
 		if n == 1 {
@@ -211,9 +195,7 @@ func TestAgentsLeaderInterrupt(t *testing.T) {
 	if f.Status != StatusInterrupted || !strings.Contains(f.Reason, "agent 0") || !strings.Contains(f.Reason, "stopped the run") || f.Measured > 2 {
 		t.Fatalf("follower: %+v %v", f, rs[1].err)
 	}
-	if n := leftover(t, uri, "interrupt"); n != 0 {
-		t.Errorf("%d coordination documents left behind", n)
-	}
+	checkNoLeftover(t, uri, "interrupt")
 }
 
 // TestAgentsLateAgentSkipsAStep: an agent that is not ready within
@@ -221,13 +203,8 @@ func TestAgentsLeaderInterrupt(t *testing.T) {
 // late agent skips that step (keeping off the server until the others'
 // window has ended) and is back in lock step for the next one.
 func TestAgentsLateAgentSkipsAStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	uri := startSim(t, "slots=8,service=1ms")
-	dir := t.TempDir()
-	leader := agentSession(t, uri, dir, "late", 0, 2, 1500*time.Millisecond)
-	late := agentSession(t, uri, dir, "late", 1, 2, 1500*time.Millisecond)
+	_, ss := agentSessions(t, "late", 2, 2, 1500*time.Millisecond)
+	leader, late := ss[0], ss[1]
 	checks := 0
 	late.Targets[0].Check = func() error {
 		if checks++; checks == 2 {

@@ -50,8 +50,7 @@ type loadLock struct {
 	meta   *mongo.Collection
 	id     string
 	holder LockHolder
-	stop   context.CancelFunc
-	done   chan struct{}
+	beat   *beating
 }
 
 func lockID(collection string) string { return "lock:" + collection }
@@ -122,31 +121,20 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 
 // startLock keeps the lock alive by bumping its counter until release.
 func startLock(meta *mongo.Collection, id string, me LockHolder) *loadLock {
-	ctx, cancel := context.WithCancel(context.Background())
-	l := &loadLock{meta: meta, id: id, holder: me, stop: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(l.done)
-		t := time.NewTicker(lockBeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				bctx, bcancel := context.WithTimeout(ctx, lockBeat)
-				_, _ = meta.UpdateOne(bctx, bson.D{{Key: "_id", Value: id}, {Key: "holder.run_id", Value: me.RunID}, {Key: "holder.pid", Value: me.PID}},
-					bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: 1}}}})
-				bcancel()
-			}
-		}
-	}()
+	l := &loadLock{meta: meta, id: id, holder: me}
+	l.beat = startBeating(lockBeat, func(ctx context.Context) bool {
+		bctx, bcancel := context.WithTimeout(ctx, lockBeat)
+		defer bcancel()
+		_, _ = meta.UpdateOne(bctx, bson.D{{Key: "_id", Value: id}, {Key: "holder.run_id", Value: me.RunID}, {Key: "holder.pid", Value: me.PID}},
+			bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: 1}}}})
+		return true
+	})
 	return l
 }
 
 // release stops the heartbeat and removes the lock if it is still ours.
 func (l *loadLock) release() {
-	l.stop()
-	<-l.done
+	l.beat.stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _ = l.meta.DeleteOne(ctx, bson.D{{Key: "_id", Value: l.id}, {Key: "holder.run_id", Value: l.holder.RunID}, {Key: "holder.pid", Value: l.holder.PID}})

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
 // TestPrepareConcurrentRuns: three runs started at once on one fresh
@@ -17,10 +19,7 @@ import (
 // reuse the data. (Before the lock, all three failed with E11000 and left
 // a half-loaded collection.)
 func TestPrepareConcurrentRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts FerretDB")
-	}
-	uri := startFerret(t)
+	uri := testsrv.Ferret(t)
 	w := DefaultWorkload()
 	w.Records, w.Database = 2000, "ps_lock"
 	var (
@@ -34,7 +33,7 @@ func TestPrepareConcurrentRuns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := connect(t, uri)
+			c := testsrv.Connect(t, uri)
 			lr, err := Prepare(context.Background(), c, w, PrepareOptions{RunID: fmt.Sprintf("run%d", i), Waiting: func(string) {
 				mu.Lock()
 				waited++
@@ -61,7 +60,7 @@ func TestPrepareConcurrentRuns(t *testing.T) {
 	if loaded != 1 || reused != 2 {
 		t.Errorf("loaded %d reused %d, want 1 and 2 (waited: %d)", loaded, reused, waited)
 	}
-	c := connect(t, uri)
+	c := testsrv.Connect(t, uri)
 	n, err := c.Database(w.Database).Collection(w.Collection).CountDocuments(context.Background(), bson.D{})
 	if err != nil || n != int64(w.Records) {
 		t.Errorf("collection holds %d documents (%v), want %d", n, err, w.Records)
@@ -81,8 +80,8 @@ func TestPrepareStaleLock(t *testing.T) {
 	old := lockStaleAfter
 	lockStaleAfter = time.Second
 	defer func() { lockStaleAfter = old }()
-	uri := startFerret(t)
-	c := connect(t, uri)
+	uri := testsrv.Ferret(t)
+	c := testsrv.Connect(t, uri)
 	ctx := context.Background()
 	w := DefaultWorkload()
 	w.Records, w.Database = 100, "ps_stale"

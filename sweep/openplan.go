@@ -69,38 +69,11 @@ func (p Plan) validateOpen() error {
 // workload and trial, in the closed loop's order (trials outer, the rate
 // rising within a trial).
 func (p Plan) openSteps(targets, workloads []string) []StepSpec {
-	type rp struct{ rate, pool int }
-	var grid []rp
+	var grid []StepSpec
 	for _, r := range p.Rate {
 		for _, ps := range p.Pool.Sizes {
-			grid = append(grid, rp{r, ps})
+			grid = append(grid, StepSpec{Concurrency: p.MaxInFlight, MaxPoolSize: ps, PoolSetting: strconv.Itoa(ps), Rate: r, Arrivals: p.Arrivals})
 		}
 	}
-	var out []StepSpec
-	emit := func(t, w string, g rp, trial int) {
-		out = append(out, StepSpec{Index: len(out), Target: t, Workload: w, Concurrency: p.MaxInFlight, MaxPoolSize: g.pool,
-			PoolSetting: strconv.Itoa(g.pool), Clients: p.Clients, Trial: trial, Rate: g.rate, Arrivals: p.Arrivals})
-	}
-	if p.Order == OrderInterleaved {
-		for trial := 1; trial <= p.Trials; trial++ {
-			for _, w := range workloads {
-				for _, g := range grid {
-					for _, t := range targets {
-						emit(t, w, g, trial)
-					}
-				}
-			}
-		}
-		return out
-	}
-	for _, t := range targets {
-		for trial := 1; trial <= p.Trials; trial++ {
-			for _, w := range workloads {
-				for _, g := range grid {
-					emit(t, w, g, trial)
-				}
-			}
-		}
-	}
-	return out
+	return p.expand(targets, workloads, grid)
 }

@@ -1,5 +1,7 @@
 package sweep
 
+import "cmp"
+
 // OpenLoopStats is what an open-loop step (--rate) offered, what it
 // carried, and where its calls' time went. Rates are calls/s over the
 // measured window, summed over the clients; latencies are per call, in
@@ -88,4 +90,11 @@ func (o *OpenLoopStats) AchievedShare() float64 {
 		return 0
 	}
 	return o.AchievedPerS / o.OfferedPerS
+}
+
+// CompareOpenSteps orders open-loop steps the way their tables list them:
+// by target, workload, pool size, offered rate and trial.
+func CompareOpenSteps(a, b *StepResult) int {
+	return cmp.Or(cmp.Compare(a.Target, b.Target), cmp.Compare(a.Workload, b.Workload),
+		cmp.Compare(a.MaxPoolSize, b.MaxPoolSize), cmp.Compare(a.Rate, b.Rate), cmp.Compare(a.Trial, b.Trial))
 }

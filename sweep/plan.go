@@ -267,23 +267,26 @@ func (p Plan) Steps(targets, workloads []string) []StepSpec {
 	if len(p.Rate) > 0 {
 		return p.openSteps(targets, workloads)
 	}
-	type cp struct {
-		c, pool int
-		setting string
-	}
-	var grid []cp
+	var grid []StepSpec
 	for _, c := range p.Concurrency {
 		if p.Pool.Match {
-			grid = append(grid, cp{c, c, "match"})
+			grid = append(grid, StepSpec{Concurrency: c, MaxPoolSize: c, PoolSetting: "match"})
 			continue
 		}
 		for _, ps := range p.Pool.Sizes {
-			grid = append(grid, cp{c, ps, strconv.Itoa(ps)})
+			grid = append(grid, StepSpec{Concurrency: c, MaxPoolSize: ps, PoolSetting: strconv.Itoa(ps)})
 		}
 	}
+	return p.expand(targets, workloads, grid)
+}
+
+// expand lays the grid's points (steps with only their levels set) out
+// over targets, workloads and trials in the plan's order, numbering them.
+func (p Plan) expand(targets, workloads []string, grid []StepSpec) []StepSpec {
 	var out []StepSpec
-	emit := func(t, w string, g cp, trial int) {
-		out = append(out, StepSpec{Index: len(out), Target: t, Workload: w, Concurrency: g.c, MaxPoolSize: g.pool, PoolSetting: g.setting, Clients: p.Clients, Trial: trial})
+	emit := func(t, w string, g StepSpec, trial int) {
+		g.Index, g.Target, g.Workload, g.Clients, g.Trial = len(out), t, w, p.Clients, trial
+		out = append(out, g)
 	}
 	if p.Order == OrderInterleaved {
 		for trial := 1; trial <= p.Trials; trial++ {

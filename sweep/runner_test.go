@@ -7,41 +7,14 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
-// startFerret runs embedded FerretDB in-process on a loopback port.
-func startFerret(t *testing.T) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	srv, err := topology.StartEmbedded(ctx, topology.EmbeddedConfig{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Stop() })
-	return srv.URI
-}
-
-func connect(t *testing.T, uri string) *mongo.Client {
-	t.Helper()
-	c, err := mongo.Connect(options.Client().ApplyURI(uri).SetTimeout(30 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Disconnect(context.Background()) })
-	return c
-}
-
 func TestPrepareOwnership(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts FerretDB")
-	}
-	uri := startFerret(t)
-	c := connect(t, uri)
+	uri := testsrv.Ferret(t)
+	c := testsrv.Connect(t, uri)
 	ctx := context.Background()
 	w := DefaultWorkload()
 	w.Records = 300
@@ -81,11 +54,8 @@ func TestPrepareOwnership(t *testing.T) {
 }
 
 func TestRunStepAgainstFerretDB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts FerretDB")
-	}
-	uri := startFerret(t)
-	c := connect(t, uri)
+	uri := testsrv.Ferret(t)
+	c := testsrv.Connect(t, uri)
 	ctx := context.Background()
 	w, _ := BuiltinWorkload("api", "")
 	w.Records = 200

@@ -10,23 +10,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/topology/sim"
+	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
-
-// startSim runs a simulated standalone in-process for the session tests.
-func startSim(t *testing.T, spec string) string {
-	t.Helper()
-	sp, err := sim.ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := sim.Start(context.Background(), sp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d.URI()
-}
 
 // newTestSession is a small plan (C=1,2,4, short windows) against uri.
 func newTestSession(t *testing.T, uri, dir string) *Session {
@@ -46,10 +31,7 @@ func newTestSession(t *testing.T, uri, dir string) *Session {
 // TestSessionRunsThePlan: a session measures every step, reports each
 // through its hooks, and closes the file complete; the file reads back.
 func TestSessionRunsThePlan(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	uri := startSim(t, "slots=4,service=1ms")
+	uri := testsrv.Sim(t, "slots=4,service=1ms").URI()
 	s := newTestSession(t, uri, t.TempDir())
 	var (
 		mu    sync.Mutex
@@ -102,10 +84,7 @@ func TestSessionRunsThePlan(t *testing.T) {
 // cancelled context ends the run interrupted, naming the signal, and a
 // resume measures only what is missing.
 func TestSessionKeepGoingAndInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	uri := startSim(t, "slots=4,service=1ms")
+	uri := testsrv.Sim(t, "slots=4,service=1ms").URI()
 	dir := t.TempDir()
 	s := newTestSession(t, uri, dir)
 	s.KeepGoing = true

@@ -18,14 +18,18 @@ const LittlesLawTolerancePct = 20
 // OK is false when the deviation exceeds LittlesLawTolerancePct, or when
 // there is nothing to check (no concurrency).
 func LittlesLaw(concurrencyInFlight int, callsPerS float64, meanCallLatencyMs float64) sweep.LittlesLaw {
-	l := sweep.LittlesLaw{
-		ExpectedInFlight: float64(concurrencyInFlight),
-		MeasuredInFlight: callsPerS * meanCallLatencyMs / 1000,
-	}
-	if concurrencyInFlight <= 0 || math.IsNaN(l.MeasuredInFlight) || math.IsInf(l.MeasuredInFlight, 0) {
+	return littlesCheck(float64(concurrencyInFlight), callsPerS*meanCallLatencyMs/1000)
+}
+
+// littlesCheck compares the calls in flight as counted (expected) with
+// rate × time per call (measured). With nothing counted, or a measured
+// value that is not a number, there is nothing to check and OK is false.
+func littlesCheck(expected, measured float64) sweep.LittlesLaw {
+	l := sweep.LittlesLaw{ExpectedInFlight: expected, MeasuredInFlight: measured}
+	if expected <= 0 || math.IsNaN(measured) || math.IsInf(measured, 0) {
 		return l
 	}
-	l.DeviationPct = (l.MeasuredInFlight - l.ExpectedInFlight) / l.ExpectedInFlight * 100
+	l.DeviationPct = (measured - expected) / expected * 100
 	l.OK = math.Abs(l.DeviationPct) <= LittlesLawTolerancePct
 	return l
 }
@@ -33,10 +37,15 @@ func LittlesLaw(concurrencyInFlight int, callsPerS float64, meanCallLatencyMs fl
 // LittlesLawWarning is the step warning for a failed check, or "" when the
 // check passed or could not run.
 func LittlesLawWarning(l sweep.LittlesLaw) string {
+	return littlesWarning(l, "Little's law: %.0f calls in flight but calls/s × mean latency gives %.1f (%+.0f%%): "+
+		"time is spent outside the measured calls (client-side queueing or a starved client) or the timing is wrong")
+}
+
+// littlesWarning words a failed check with format, which takes the calls
+// counted, the product and the deviation; "" when l passed or could not run.
+func littlesWarning(l sweep.LittlesLaw, format string) string {
 	if l.OK || l.ExpectedInFlight <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("Little's law: %.0f calls in flight but calls/s × mean latency gives %.1f (%+.0f%%): "+
-		"time is spent outside the measured calls (client-side queueing or a starved client) or the timing is wrong",
-		l.ExpectedInFlight, l.MeasuredInFlight, l.DeviationPct)
+	return fmt.Sprintf(format, l.ExpectedInFlight, l.MeasuredInFlight, l.DeviationPct)
 }

@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/poolsweep/poolsweep/sweep"
 )
@@ -20,27 +19,14 @@ func LittlesLawOpen(o *sweep.OpenLoopStats) sweep.LittlesLaw {
 	if o == nil {
 		return sweep.LittlesLaw{}
 	}
-	l := sweep.LittlesLaw{
-		ExpectedInFlight: o.InFlightMean,
-		MeasuredInFlight: o.AchievedPerS * max(o.Corrected.Mean-o.StartLag.Mean, 0) / 1000,
-	}
-	if o.InFlightMean <= 0 || math.IsNaN(l.MeasuredInFlight) || math.IsInf(l.MeasuredInFlight, 0) {
-		return l
-	}
-	l.DeviationPct = (l.MeasuredInFlight - l.ExpectedInFlight) / l.ExpectedInFlight * 100
-	l.OK = math.Abs(l.DeviationPct) <= LittlesLawTolerancePct
-	return l
+	return littlesCheck(o.InFlightMean, o.AchievedPerS*max(o.Corrected.Mean-o.StartLag.Mean, 0)/1000)
 }
 
 // LittlesLawOpenWarning is the step warning for a failed open-loop check,
 // or "" when it passed or could not run.
 func LittlesLawOpenWarning(l sweep.LittlesLaw) string {
-	if l.OK || l.ExpectedInFlight <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("Little's law (open loop): %.1f calls in flight on average but achieved calls/s × time in the client gives %.1f (%+.0f%%): "+
-		"the backlog grew or drained during the window (more offered than carried), or the timing is wrong",
-		l.ExpectedInFlight, l.MeasuredInFlight, l.DeviationPct)
+	return littlesWarning(l, "Little's law (open loop): %.1f calls in flight on average but achieved calls/s × time in the client gives %.1f (%+.0f%%): "+
+		"the backlog grew or drained during the window (more offered than carried), or the timing is wrong")
 }
 
 // AnnotateOpen replaces, on an open-loop step that Annotate has judged,

@@ -78,23 +78,29 @@ func (p *ProcSampler) Stop() (ProcStats, error) {
 
 func (p *ProcSampler) read() (procStat, error) {
 	dir := p.root + "/" + strconv.Itoa(p.pid)
-	stat, err := os.ReadFile(dir + "/stat")
+	ticks, err := readProcFile(dir+"/stat", parseProcStat)
 	if err != nil {
-		return procStat{}, fmt.Errorf("proc sampler: %w", err)
+		return procStat{}, err
 	}
-	ticks, err := parseProcStat(stat)
+	rss, err := readProcFile(dir+"/status", parseVmRSS)
 	if err != nil {
-		return procStat{}, fmt.Errorf("proc sampler: %s/stat: %w", dir, err)
-	}
-	status, err := os.ReadFile(dir + "/status")
-	if err != nil {
-		return procStat{}, fmt.Errorf("proc sampler: %w", err)
-	}
-	rss, err := parseVmRSS(status)
-	if err != nil {
-		return procStat{}, fmt.Errorf("proc sampler: %s/status: %w", dir, err)
+		return procStat{}, err
 	}
 	return procStat{at: time.Now(), cpuTicks: ticks, rssKB: rss}, nil
+}
+
+// readProcFile reads one /proc file and parses it; an error names the file.
+func readProcFile[T any](path string, parse func([]byte) (T, error)) (T, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("proc sampler: %w", err)
+	}
+	v, err := parse(b)
+	if err != nil {
+		return v, fmt.Errorf("proc sampler: %s: %w", path, err)
+	}
+	return v, nil
 }
 
 // parseProcStat returns utime+stime from /proc/<pid>/stat. The command name

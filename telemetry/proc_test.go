@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,33 +59,40 @@ func TestClockTicks(t *testing.T) {
 	}
 }
 
-// TestProcSamplerBusyChild measures a child spinning on a core: its CPU %
-// must be clearly above zero and its RSS known. The bound is loose because
-// the machine is shared; the point is that the numbers come from the child.
-func TestProcSamplerBusyChild(t *testing.T) {
+// sampleChild runs name args… as a child (killed when the test ends) and
+// samples it for window, starting 50 ms in so that its exec is not in the
+// window. It returns what the sampler saw and the stopped sampler.
+func sampleChild(t *testing.T, window time.Duration, name string, args ...string) (ProcStats, *ProcSampler) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("/proc is Linux-only")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", "while :; do :; done")
+	cmd := exec.Command(name, args...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		cancel()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-	}()
-
+	})
 	ps := NewProcSampler(cmd.Process.Pid)
+	time.Sleep(50 * time.Millisecond)
 	if err := ps.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(window)
 	st, err := ps.Stop()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st, ps
+}
+
+// TestProcSamplerBusyChild measures a child spinning on a core: its CPU %
+// must be clearly above zero and its RSS known. The bound is loose because
+// the machine is shared; the point is that the numbers come from the child.
+func TestProcSamplerBusyChild(t *testing.T) {
+	st, ps := sampleChild(t, 500*time.Millisecond, "sh", "-c", "while :; do :; done")
 	t.Logf("busy child: cpu %.1f%%, rss %.2f MB", st.CPUPct, st.RSSMB)
 	if st.CPUPct <= 5 || st.CPUPct > 150 {
 		t.Errorf("cpu = %.1f%%, want a spinning shell between 5%% and 150%% of one core", st.CPUPct)
@@ -101,27 +107,7 @@ func TestProcSamplerBusyChild(t *testing.T) {
 
 // TestProcSamplerIdleChild is the other side: a sleeping child uses ~no CPU.
 func TestProcSamplerIdleChild(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("/proc is Linux-only")
-	}
-	cmd := exec.Command("sleep", "5")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}()
-	ps := NewProcSampler(cmd.Process.Pid)
-	time.Sleep(50 * time.Millisecond) // let exec finish, so its startup is not in the window
-	if err := ps.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond)
-	st, err := ps.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, _ := sampleChild(t, 300*time.Millisecond, "sleep", "5")
 	if st.CPUPct > 5 {
 		t.Errorf("sleeping child cpu = %.1f%%, want ≈ 0", st.CPUPct)
 	}

@@ -17,28 +17,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
-
-// startSim runs a simulated deployment for one test.
-func startSim(t *testing.T, spec string) *sim.Deployment {
-	t.Helper()
-	s, err := sim.ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := sim.Start(t.Context(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := d.Close(); err != nil {
-			t.Errorf("sim Close: %v", err)
-		}
-	})
-	return d
-}
 
 // measureStep is a minimal closed-loop step, just enough to exercise the
 // samplers and Classify end to end: c workers doing finds by _id through a
@@ -190,7 +172,7 @@ func TestSimBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := startSim(t, tt.spec)
+			d := testsrv.Sim(t, tt.spec)
 			s := measureStep(t, d, tt.c, tt.p, time.Second)
 			logStep(t, s)
 			boundOrContended(t, s, tt.bound)
@@ -244,10 +226,7 @@ func checkSimTelemetry(t *testing.T, s *sweep.StepResult) {
 // TestSimSharded samples both routers of a simulated cluster: router pools
 // and shard names appear, and the total adds the routers up.
 func TestSimSharded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	d := startSim(t, "shards=2,slots=4,service=1ms,routers=2")
+	d := testsrv.Sim(t, "shards=2,slots=4,service=1ms,routers=2")
 	s := measureStep(t, d, 8, 8, 700*time.Millisecond)
 	logStep(t, s)
 	tel := s.Server

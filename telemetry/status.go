@@ -180,11 +180,7 @@ func (s *snapshot) addConnPoolStats(doc bson.Raw) {
 
 // parseListShards returns the shard names of a listShards reply.
 func parseListShards(doc bson.Raw) []string {
-	v, err := doc.LookupErr("shards")
-	if err != nil {
-		return nil
-	}
-	arr, ok := v.ArrayOK()
+	arr, ok := doc.Lookup("shards").ArrayOK()
 	if !ok {
 		return nil
 	}
@@ -198,10 +194,8 @@ func parseListShards(doc bson.Raw) []string {
 		if !ok {
 			continue
 		}
-		if id, err := d.LookupErr("_id"); err == nil {
-			if name, ok := id.StringValueOK(); ok {
-				names = append(names, name)
-			}
+		if name, ok := d.Lookup("_id").StringValueOK(); ok {
+			names = append(names, name)
 		}
 	}
 	return names

@@ -126,9 +126,7 @@ func summarizeHost(snaps []snapshot) hostWindow {
 		Available:   mean(snaps, func(x *snapshot) *float64 { return x.connAvailable }),
 		CreatedPerS: perSecond(delta(first.connTotalCreated, last.connTotalCreated), secs),
 	}
-	if conn.Current != nil || conn.Available != nil || conn.CreatedPerS != nil {
-		s.Connections = conn
-	}
+	s.Connections = orNil(conn, connFields)
 
 	if dOps, dLat := delta(first.readOps, last.readOps), delta(first.readLatency, last.readLatency); dOps != nil && dLat != nil {
 		hw.readOps, hw.readLatUS, hw.latOK[0] = *dOps, *dLat, true
@@ -151,9 +149,7 @@ func summarizeHost(snaps []snapshot) hostWindow {
 		Readers: mean(snaps, func(x *snapshot) *float64 { return x.queueReaders }),
 		Writers: mean(snaps, func(x *snapshot) *float64 { return x.queueWriters }),
 	}
-	if q.Readers != nil || q.Writers != nil {
-		s.Queue = q
-	}
+	s.Queue = orNil(q, queueFields)
 	s.ActiveClients = mean(snaps, func(x *snapshot) *float64 { return x.activeClients })
 	s.Tickets = ticketWindow(snaps)
 
@@ -179,9 +175,7 @@ func summarizeHost(snaps []snapshot) hostWindow {
 		// the lifetime total is meaningless for one step.
 		Created: delta(first.poolCreated, last.poolCreated),
 	}
-	if cp.InUse != nil || cp.Available != nil || cp.Created != nil {
-		s.ConnPool = cp
-	}
+	s.ConnPool = orNil(cp, poolFields)
 	return hw
 }
 
@@ -261,73 +255,58 @@ func totalOf(hosts []hostWindow) *sweep.ServerSample {
 		t.WriteLatencyUS = ptr(wLat / wOps)
 	}
 
-	conn := &sweep.ConnCounts{
-		Current:     collect(func(s *sweep.ServerSample) *float64 { return connField(s, 0) }),
-		Available:   collect(func(s *sweep.ServerSample) *float64 { return connField(s, 1) }),
-		CreatedPerS: collect(func(s *sweep.ServerSample) *float64 { return connField(s, 2) }),
-	}
-	if conn.Current != nil || conn.Available != nil || conn.CreatedPerS != nil {
-		t.Connections = conn
-	}
-	q := &sweep.QueueCounts{
-		Readers: collect(func(s *sweep.ServerSample) *float64 {
-			if s.Queue == nil {
-				return nil
-			}
-			return s.Queue.Readers
-		}),
-		Writers: collect(func(s *sweep.ServerSample) *float64 {
-			if s.Queue == nil {
-				return nil
-			}
-			return s.Queue.Writers
-		}),
-	}
-	if q.Readers != nil || q.Writers != nil {
-		t.Queue = q
-	}
+	t.Connections = sumGroup(hosts, func(s *sweep.ServerSample) *sweep.ConnCounts { return s.Connections }, connFields)
+	t.Queue = sumGroup(hosts, func(s *sweep.ServerSample) *sweep.QueueCounts { return s.Queue }, queueFields)
+	t.Tickets = sumGroup(hosts, func(s *sweep.ServerSample) *sweep.TicketCounts { return s.Tickets }, ticketFields)
+	t.ConnPool = sumGroup(hosts, func(s *sweep.ServerSample) *sweep.ConnPoolCounts { return s.ConnPool }, poolFields)
 	t.ActiveClients = collect(func(s *sweep.ServerSample) *float64 { return s.ActiveClients })
-	tk := &sweep.TicketCounts{
-		InUse:     collect(func(s *sweep.ServerSample) *float64 { return ticketField(s, 0) }),
-		Available: collect(func(s *sweep.ServerSample) *float64 { return ticketField(s, 1) }),
-		Queued:    collect(func(s *sweep.ServerSample) *float64 { return ticketField(s, 2) }),
-	}
-	if tk.InUse != nil || tk.Available != nil || tk.Queued != nil {
-		t.Tickets = tk
-	}
 	t.InFlight = collect(func(s *sweep.ServerSample) *float64 { return s.InFlight })
 	t.CPUPct = collect(func(s *sweep.ServerSample) *float64 { return s.CPUPct })
 	t.RSSMB = collect(func(s *sweep.ServerSample) *float64 { return s.RSSMB })
 	t.NetInBytesPerS = collect(func(s *sweep.ServerSample) *float64 { return s.NetInBytesPerS })
 	t.NetOutBytesPerS = collect(func(s *sweep.ServerSample) *float64 { return s.NetOutBytesPerS })
-	cp := &sweep.ConnPoolCounts{
-		InUse:     collect(func(s *sweep.ServerSample) *float64 { return poolField(s, 0) }),
-		Available: collect(func(s *sweep.ServerSample) *float64 { return poolField(s, 1) }),
-		Created:   collect(func(s *sweep.ServerSample) *float64 { return poolField(s, 2) }),
-	}
-	if cp.InUse != nil || cp.Available != nil || cp.Created != nil {
-		t.ConnPool = cp
-	}
 	return t
 }
 
-func connField(s *sweep.ServerSample, i int) *float64 {
-	if s.Connections == nil {
-		return nil
-	}
-	return [...]*float64{s.Connections.Current, s.Connections.Available, s.Connections.CreatedPerS}[i]
+// The groups of counters a server sample holds, each field listed in a
+// fixed order, so that one group's fields can be summed over hosts and a
+// group no host reports stays nil.
+func connFields(c *sweep.ConnCounts) []**float64 {
+	return []**float64{&c.Current, &c.Available, &c.CreatedPerS}
 }
 
-func ticketField(s *sweep.ServerSample, i int) *float64 {
-	if s.Tickets == nil {
-		return nil
-	}
-	return [...]*float64{s.Tickets.InUse, s.Tickets.Available, s.Tickets.Queued}[i]
+func queueFields(q *sweep.QueueCounts) []**float64 { return []**float64{&q.Readers, &q.Writers} }
+
+func ticketFields(k *sweep.TicketCounts) []**float64 {
+	return []**float64{&k.InUse, &k.Available, &k.Queued}
 }
 
-func poolField(s *sweep.ServerSample, i int) *float64 {
-	if s.ConnPool == nil {
-		return nil
+func poolFields(p *sweep.ConnPoolCounts) []**float64 {
+	return []**float64{&p.InUse, &p.Available, &p.Created}
+}
+
+// orNil is g, or nil when none of its counters is reported.
+func orNil[T any](g *T, fields func(*T) []**float64) *T {
+	for _, f := range fields(g) {
+		if *f != nil {
+			return g
+		}
 	}
-	return [...]*float64{s.ConnPool.InUse, s.ConnPool.Available, s.ConnPool.Created}[i]
+	return nil
+}
+
+// sumGroup adds up one group of counters over the hosts: each field is the
+// sum over the hosts that report it.
+func sumGroup[T any](hosts []hostWindow, group func(*sweep.ServerSample) *T, fields func(*T) []**float64) *T {
+	var out T
+	for i, f := range fields(&out) {
+		var vs []*float64
+		for _, h := range hosts {
+			if g := group(h.sample); g != nil {
+				vs = append(vs, *fields(g)[i])
+			}
+		}
+		*f = sumPtr(vs...)
+	}
+	return orNil(&out, fields)
 }

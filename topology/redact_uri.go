@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"iter"
 	"net/url"
 	"regexp"
 	"strings"
@@ -105,32 +106,52 @@ func optionSecrets(after string, toEnd bool) []string {
 	}
 	var out []string
 	query := after[q+1:]
-	for i := 0; i < len(query); {
-		end := strings.IndexAny(query[i:], "&;")
-		if end < 0 {
-			end = len(query)
-		} else {
-			end += i
+	for i, pair := range queryOptions(query) {
+		k, v, ok := secretOption(pair)
+		if !ok {
+			continue
 		}
-		pair := query[i:end]
-		if k, v, ok := strings.Cut(pair, "="); ok && isSecretOption(decodeLenient(k)) {
-			vals := []string{v}
-			if toEnd {
-				vals = append(vals, query[i+len(k)+1:])
-			}
-			for _, v := range vals {
-				out = append(out, v, decodeLenient(v))
-				// The driver splits authMechanismProperties into name:value pairs.
-				for p := range strings.SplitSeq(decodeLenient(v), ",") {
-					if _, pv, ok := strings.Cut(p, ":"); ok {
-						out = append(out, pv)
-					}
+		vals := []string{v}
+		if toEnd {
+			vals = append(vals, query[i+len(k)+1:])
+		}
+		for _, v := range vals {
+			out = append(out, v, decodeLenient(v))
+			// The driver splits authMechanismProperties into name:value pairs.
+			for p := range strings.SplitSeq(decodeLenient(v), ",") {
+				if _, pv, ok := strings.Cut(p, ":"); ok {
+					out = append(out, pv)
 				}
 			}
 		}
-		i = end + 1
 	}
 	return out
+}
+
+// queryOptions yields the options of a URI's query (split at & and ;),
+// each with the offset in query where it starts.
+func queryOptions(query string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for i := 0; i < len(query); {
+			end := strings.IndexAny(query[i:], "&;")
+			if end < 0 {
+				end = len(query)
+			} else {
+				end += i
+			}
+			if !yield(i, query[i:end]) {
+				return
+			}
+			i = end + 1
+		}
+	}
+}
+
+// secretOption splits a query option key=value, ok when its key (decoded
+// as the driver would) names a credential.
+func secretOption(pair string) (key, value string, ok bool) {
+	key, value, ok = strings.Cut(pair, "=")
+	return key, value, ok && isSecretOption(decodeLenient(key))
 }
 
 // redactStructure hides credentials by position: a string that is one URI
@@ -206,15 +227,8 @@ func redactQuery(rest string, toEnd bool) string {
 	var b strings.Builder
 	b.WriteString(rest[:q+1])
 	query := rest[q+1:]
-	for i := 0; i < len(query); {
-		end := strings.IndexAny(query[i:], "&;")
-		if end < 0 {
-			end = len(query)
-		} else {
-			end += i
-		}
-		pair := query[i:end]
-		if k, _, ok := strings.Cut(pair, "="); ok && isSecretOption(decodeLenient(k)) {
+	for i, pair := range queryOptions(query) {
+		if k, _, ok := secretOption(pair); ok {
 			b.WriteString(k + "=" + mask)
 			if toEnd {
 				return b.String()
@@ -222,10 +236,9 @@ func redactQuery(rest string, toEnd bool) string {
 		} else {
 			b.WriteString(pair)
 		}
-		if end < len(query) {
-			b.WriteByte(query[end])
+		if end := i + len(pair); end < len(query) {
+			b.WriteByte(query[end]) // the separator, as written
 		}
-		i = end + 1
 	}
 	return b.String()
 }

@@ -14,9 +14,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -68,16 +67,6 @@ func TestAgentFlags(t *testing.T) {
 		got.defaultOutDir(got.newRunID()) != filepath.Join("poolsweep-out", "seed003", "agent-2") {
 		t.Errorf("agent options %+v", got.agentOptions)
 	}
-}
-
-// readRes reads a results file or fails the test.
-func readRes(t *testing.T, path string) *sweep.Results {
-	t.Helper()
-	res, err := sweep.ReadResultsFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // compareAgentsWithClients runs the same plan against targets as one
@@ -246,12 +235,7 @@ func TestAgentKilledMidSweep(t *testing.T) {
 	}
 	// Watch the coordination documents for step 2's start, and kill agent
 	// 2 halfway through its window.
-	c, err := mongo.Connect(options.Client().ApplyURI(uri))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Disconnect(context.Background())
-	coll := c.Database("poolsweep").Collection(sweep.AgentsCollection)
+	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(sweep.AgentsCollection)
 	var step2 struct {
 		StartAt time.Time `bson:"start_at"`
 	}

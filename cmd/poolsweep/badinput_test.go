@@ -15,12 +15,9 @@ import (
 // field, before anything starts: no server, no output directory.
 func TestBadInputNothingWritten(t *testing.T) {
 	dir := t.TempDir()
-	bigDocs := filepath.Join(dir, "bigdocs")
-	os.WriteFile(bigDocs, []byte("recordcount=10\nfieldcount=100\nfieldlength=1048576\nreadproportion=1\n"), 0o644)
-	hugeInserts := filepath.Join(dir, "hugeinserts")
-	os.WriteFile(hugeInserts, []byte("recordcount=10\nfieldcount=10\nfieldlength=1048576\ninsertproportion=1\nreadproportion=0\nupdateproportion=0\n"), 0o644)
-	aFile := filepath.Join(dir, "a-file")
-	os.WriteFile(aFile, []byte("x"), 0o644)
+	bigDocs := writeFile(t, dir, "bigdocs", "recordcount=10\nfieldcount=100\nfieldlength=1048576\nreadproportion=1\n")
+	hugeInserts := writeFile(t, dir, "hugeinserts", "recordcount=10\nfieldcount=10\nfieldlength=1048576\ninsertproportion=1\nreadproportion=0\nupdateproportion=0\n")
+	aFile := writeFile(t, dir, "a-file", "x")
 	tests := []struct {
 		args []string
 		want string

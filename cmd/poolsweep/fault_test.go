@@ -122,11 +122,7 @@ func faultArgs(p *faultProxy, extra ...string) []string {
 }
 
 func TestFaultConnectionResets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fault suite")
-	}
-	srv := startSimServer(t, "slots=8,service=1ms")
-	p := newFaultProxy(t, srv.Addr)
+	_, p := faultTarget(t)
 	var at time.Time
 	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 1200*time.Millisecond, func() {
 		at = time.Now()
@@ -155,11 +151,7 @@ func TestFaultConnectionResets(t *testing.T) {
 }
 
 func TestFaultLatency(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fault suite")
-	}
-	srv := startSimServer(t, "slots=8,service=1ms")
-	p := newFaultProxy(t, srv.Addr)
+	_, p := faultTarget(t)
 	onLine := func(line string) {
 		switch {
 		case strings.HasPrefix(line, "[1/"):
@@ -183,11 +175,7 @@ func TestFaultLatency(t *testing.T) {
 }
 
 func TestFaultBlackhole(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fault suite")
-	}
-	srv := startSimServer(t, "slots=8,service=1ms")
-	p := newFaultProxy(t, srv.Addr)
+	_, p := faultTarget(t)
 	var at time.Time
 	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 900*time.Millisecond, func() {
 		at = time.Now()
@@ -217,12 +205,8 @@ func TestFaultBlackhole(t *testing.T) {
 // seconds (no full pre-warm wait), said once; the run ends failed (exit 1),
 // or partial (exit 3) with --keep-going, naming the steps not measured.
 func TestFaultServerKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fault suite")
-	}
 	for _, keepGoing := range []bool{false, true} {
-		srv := startSimServer(t, "slots=8,service=1ms")
-		p := newFaultProxy(t, srv.Addr)
+		srv, p := faultTarget(t)
 		extra := []string{"--concurrency", "2,4,8,16"}
 		if keepGoing {
 			extra = append(extra, "--keep-going")
@@ -262,11 +246,7 @@ func TestFaultServerKilled(t *testing.T) {
 // comes up on the same address a second later. The hit step keeps its
 // errors, the sweep goes on, and later steps are clean.
 func TestFaultServerRestarted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fault suite")
-	}
-	srv := startSimServer(t, "slots=8,service=1ms")
-	p := newFaultProxy(t, srv.Addr)
+	srv, p := faultTarget(t)
 	var at time.Time
 	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 1000*time.Millisecond, func() {
 		at = time.Now()
@@ -291,11 +271,7 @@ func TestFaultServerRestarted(t *testing.T) {
 // are counted (in_flight_at_close) and show as timeouts or huge latency in
 // that step, never as a clean one.
 func TestFaultFrozenAcrossWindowEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fault suite")
-	}
-	srv := startSimServer(t, "slots=8,service=1ms")
-	p := newFaultProxy(t, srv.Addr)
+	srv, p := faultTarget(t)
 	var from, to time.Time
 	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 1900*time.Millisecond, func() {
 		from = time.Now()
@@ -327,11 +303,7 @@ func TestFaultFrozenAcrossWindowEnd(t *testing.T) {
 // limit, as a full disk): every record in it stays whole, the run stops
 // and says so (exit 1), and --resume continues from the complete records.
 func TestFaultResultsFileLimit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fault suite")
-	}
-	srv := startSimServer(t, "slots=8,service=1ms")
-	p := newFaultProxy(t, srv.Addr)
+	_, p := faultTarget(t)
 	args := faultArgs(p, "--concurrency", "1,2,3,4,5,6,7,8", "--duration", "300ms", "--warmup", "100ms")
 	// dash counts ulimit -f in 512-byte blocks: 12 KiB holds a few steps.
 	r := sweepWithFaults(t, 2*time.Minute, args, nil, "sh", "-c", `ulimit -f 24; exec "$@"`, "sh")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"net"
@@ -171,32 +170,21 @@ type simServer struct {
 
 func startSimServer(t *testing.T, spec string) *simServer {
 	t.Helper()
-	cmd := exec.Command(binary, "serve", "--sim", spec)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdin, err := cmd.StdinPipe() // kept open: serve stops when its stdin closes
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &simServer{cmd: cmd}
-	t.Cleanup(func() {
-		stdin.Close()
-		s.cmd.Process.Signal(syscall.SIGCONT)
-		s.Kill()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("serve --sim: %v", err)
-	}
-	uri := strings.TrimSpace(line)
+	cmd, _, uri := launchServe(t, "--sim", spec)
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGCONT) }) // a stopped server thaws before it is killed
 	host, _, _ := strings.Cut(strings.TrimPrefix(uri, "mongodb://"), "/")
-	s.Addr = host
-	return s
+	return &simServer{cmd: cmd, Addr: host}
+}
+
+// faultTarget starts a simulator behind a fault proxy for one test of the
+// fault suite, which is skipped under -short.
+func faultTarget(t *testing.T) (*simServer, *faultProxy) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	srv := startSimServer(t, "slots=8,service=1ms")
+	return srv, newFaultProxy(t, srv.Addr)
 }
 
 // Kill ends the server with SIGKILL, as a crash would.

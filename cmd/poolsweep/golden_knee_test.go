@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/internal/golden"
-	"github.com/poolsweep/poolsweep/sweep"
 )
 
 // Recorded results the golden outputs are made from. sim-api.jsonl is a
@@ -77,10 +76,7 @@ func TestGoldenSweepSummary(t *testing.T) {
 		{"summary-grid.txt", gridRun},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := sweep.ReadResultsFile(tc.path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := readRes(t, tc.path)
 			var b bytes.Buffer
 			writeSummary(&b, res)
 			golden.Check(t, filepath.Join("testdata", "golden", tc.name+".golden"), b.Bytes())

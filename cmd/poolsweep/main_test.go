@@ -3,10 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"image/png"
 	"io"
@@ -14,60 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/poolsweep/poolsweep/sweep"
 )
-
-// binary is poolsweep built once for the tests that need real processes
-// (the sweep starts `poolsweep serve` as a child, as users get it).
-var binary string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "poolsweep-bin-")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "poolsweep")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-	if err != nil {
-		os.Stderr.Write(out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// runCLI runs poolsweep in-process and returns its exit status and output.
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
-// runBinary runs the built binary with a bound on its time.
-func runBinary(t *testing.T, dir string, timeout time.Duration, args ...string) (int, string, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return code, out.String(), errb.String()
-}
 
 func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	tests := []struct {
@@ -132,10 +82,8 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 
 func TestAnalyzeBadFiles(t *testing.T) {
 	dir := t.TempDir()
-	notResults := filepath.Join(dir, "notes.txt")
-	os.WriteFile(notResults, []byte("hello\n"), 0o644)
-	badCSV := filepath.Join(dir, "bad.csv")
-	os.WriteFile(badCSV, []byte("concurrency,qps\n64,45000\n500,abc\n"), 0o644)
+	notResults := writeFile(t, dir, "notes.txt", "hello\n")
+	badCSV := writeFile(t, dir, "bad.csv", "concurrency,qps\n64,45000\n500,abc\n")
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -168,10 +116,7 @@ func TestSweepEmbedded(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	res, err := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := readRes(t, filepath.Join(out, "results.jsonl"))
 	if len(res.Steps) != 4 || res.End == nil || res.End.Status != sweep.StatusComplete {
 		t.Fatalf("want 4 steps and a complete end record, got %d steps, end %+v", len(res.Steps), res.End)
 	}
@@ -255,10 +200,7 @@ func TestSweepInterrupted(t *testing.T) {
 	if !ok || ee.ExitCode() != exitInterrupted {
 		t.Fatalf("exit: %v, want 130\n%s", err, log.String())
 	}
-	res, rerr := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
-	if rerr != nil {
-		t.Fatal(rerr)
-	}
+	res := readRes(t, filepath.Join(out, "results.jsonl"))
 	if len(res.Steps) < 1 || res.Steps[0].Interrupted || res.End == nil || res.End.Status != sweep.StatusInterrupted {
 		t.Fatalf("steps %d, end %+v\n%s", len(res.Steps), res.End, log.String())
 	}
@@ -276,10 +218,7 @@ func TestSweepInterrupted(t *testing.T) {
 	if code != 0 || !strings.Contains(errText, "1 of 3 steps already measured, 2 to go") {
 		t.Fatalf("resume: exit %d\n%s", code, errText)
 	}
-	res, rerr = sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
-	if rerr != nil {
-		t.Fatal(rerr)
-	}
+	res = readRes(t, filepath.Join(out, "results.jsonl"))
 	complete := map[int]int{}
 	for _, s := range res.Steps {
 		if !s.Interrupted {
@@ -363,66 +302,6 @@ func TestRedactionEndToEnd(t *testing.T) {
 	}
 }
 
-// startServe runs `poolsweep serve args…` and returns its URI and a stop
-// function that closes its stdin (how a parent tells it to exit) and
-// returns how it exited; the test's cleanup stops it if the test did not.
-func startServe(t *testing.T, args ...string) (string, func() error) {
-	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	var exitErr error
-	stop := func() error {
-		once.Do(func() {
-			stdin.Close()
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case exitErr = <-done:
-			case <-time.After(15 * time.Second):
-				cmd.Process.Kill()
-				<-done
-				exitErr = errors.New("serve did not exit within 15s of its stdin closing")
-			}
-		})
-		return exitErr
-	}
-	t.Cleanup(func() { stop() })
-	lines := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
-		lines <- strings.TrimSpace(line)
-	}()
-	select {
-	case uri := <-lines:
-		if !strings.HasPrefix(uri, "mongodb://") {
-			t.Fatalf("serve %v printed %q; stderr: %s", args, uri, stderr.String())
-		}
-		return uri, stop
-	case <-time.After(60 * time.Second):
-		t.Fatalf("serve %v printed no URI; stderr: %s", args, stderr.String())
-	}
-	return "", stop
-}
-
-func pgURL(t *testing.T, env string) string {
-	u := os.Getenv(env)
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			// In CI the PostgreSQL backend is part of what must pass.
-			t.Fatalf("%s is not set in CI: scripts/test.sh could not start PostgreSQL", env)
-		}
-		t.Skipf("%s is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL", env)
-	}
-	return u
-}
-
 // TestPostgreSQLBackedSweep sweeps FerretDB on PostgreSQL (the second real
 // backend) with updates, which is what deadlocks a small backend pool.
 func TestPostgreSQLBackedSweep(t *testing.T) {
@@ -433,10 +312,7 @@ func TestPostgreSQLBackedSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	res, err := sweep.ReadResultsFile(filepath.Join(dir, "out", "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := readRes(t, filepath.Join(dir, "out", "results.jsonl"))
 	if len(res.Steps) != 4 || res.Header.Targets[0].ServerKind != "ferretdb" {
 		t.Fatalf("steps %d, header %+v", len(res.Steps), res.Header.Targets)
 	}

@@ -28,20 +28,7 @@ func splitOpen(all []sweep.StepResult) (closed, open []sweep.StepResult) {
 // alone says the run has no closed-loop steps, so the run's notes and
 // warnings are printed here.
 func writeOpenSummary(w io.Writer, res *sweep.Results, steps []sweep.StepResult, alone bool) {
-	sort.SliceStable(steps, func(i, j int) bool {
-		a, b := steps[i], steps[j]
-		switch {
-		case a.Target != b.Target:
-			return a.Target < b.Target
-		case a.Workload != b.Workload:
-			return a.Workload < b.Workload
-		case a.MaxPoolSize != b.MaxPoolSize:
-			return a.MaxPoolSize < b.MaxPoolSize
-		case a.Rate != b.Rate:
-			return a.Rate < b.Rate
-		}
-		return a.Trial < b.Trial
-	})
+	sort.SliceStable(steps, func(i, j int) bool { return sweep.CompareOpenSteps(&steps[i], &steps[j]) < 0 })
 	fmt.Fprintln(w, "\nopen loop (latency from each call's intended start; uncorrected: from its send):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "target\trate/s\tP\tK\ttrial\tconnections\toffered/s\tachieved/s\tdropped\tin flight\tp50\tp99\tuncorrected p99\tpool wait\terrors\tbound\t")

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
 // TestTopoServeBrokenBackend: serve --postgresql-url pointing at a closed
@@ -12,12 +13,7 @@ import (
 // nothing on stdout, one line on stderr naming --postgresql-url and never
 // the password.
 func TestTopoServeBrokenBackend(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // a loopback port nobody listens on
+	addr := testsrv.ClosedAddr(t)
 	for _, pg := range []string{
 		"postgres://pguser:Pw-Secret-9@" + addr + "/ferretdb",
 		"postgresql://pguser:Pw%20Secret%409@" + addr + "/ferretdb?sslmode=disable&password=Pw-Other-7",
@@ -43,12 +39,7 @@ func TestTopoServeBrokenBackend(t *testing.T) {
 // one server listens, so a fault-injection test can kill a simulator and
 // start another on the same port; with several routers it is bad input.
 func TestTopoServeSimListen(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testsrv.ClosedAddr(t) // a free port to give --listen
 	for _, spec := range []string{"slots=2,service=0s", "shards=2,slots=2,service=0s,routers=1"} {
 		cmd, uri := startServeCmd(t, "--sim", spec, "--listen", addr)
 		if uri != "mongodb://"+addr+"/" {

@@ -28,10 +28,7 @@ func simSweep(t *testing.T, args ...string) (*sweep.Results, string) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	res, err := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := readRes(t, filepath.Join(out, "results.jsonl"))
 	return res, filepath.Join(out, "results.jsonl")
 }
 
@@ -331,10 +328,7 @@ func TestSimulatorUnderCPUHogs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	res, err := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := readRes(t, filepath.Join(out, "results.jsonl"))
 	logSteps(t, res)
 	contended := 0
 	for _, s := range res.Steps {

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -31,10 +28,7 @@ func TestSimLifeLongSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	res, err := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := readRes(t, filepath.Join(out, "results.jsonl"))
 	if len(res.Steps) != 2 {
 		t.Fatalf("%d steps, want 2", len(res.Steps))
 	}
@@ -93,46 +87,4 @@ func TestTopoServeSimStops(t *testing.T) {
 		<-done
 		t.Error("serve --sim did not exit within 15s of SIGTERM")
 	}
-}
-
-// startServeCmd runs `poolsweep serve args…` with its stdin held open (so
-// only a signal stops it) and returns the process and its URI.
-func startServeCmd(t *testing.T, args ...string) (*exec.Cmd, string) {
-	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close() })
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	lines := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
-		lines <- strings.TrimSpace(line)
-	}()
-	select {
-	case uri := <-lines:
-		if !strings.HasPrefix(uri, "mongodb://") {
-			t.Fatalf("serve %v printed %q; stderr: %s", args, uri, stderr.String())
-		}
-		return cmd, uri
-	case <-time.After(60 * time.Second):
-		t.Fatalf("serve %v printed no URI; stderr: %s", args, stderr.String())
-	}
-	return nil, ""
 }

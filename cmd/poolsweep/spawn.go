@@ -56,18 +56,9 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 		return fmt.Errorf("--spawn: find this program: %w", err)
 	}
 
-	targets, err := startTargets(ctx, e, cfg.targets)
-	defer func() {
-		for _, t := range targets {
-			if t.child != nil {
-				t.child.Stop()
-			}
-		}
-	}()
+	targets, stopTargets, err := startTargets(ctx, e, cfg.targets)
+	defer stopTargets()
 	if err != nil {
-		if ctx.Err() != nil {
-			return interrupted(ctx)
-		}
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -67,18 +67,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	}
 
 	// Start the servers this sweep owns, and stop them whatever happens.
-	targets, err := startTargets(ctx, e, cfg.targets)
-	defer func() {
-		for _, t := range targets {
-			if t.child != nil {
-				t.child.Stop()
-			}
-		}
-	}()
+	targets, stopTargets, err := startTargets(ctx, e, cfg.targets)
+	defer stopTargets()
 	if err != nil {
-		if ctx.Err() != nil {
-			return interrupted(ctx)
-		}
 		return err
 	}
 	closeTelemetry, err := o.wireTargets(session, targets)
@@ -167,8 +158,26 @@ func (o *sweepOptions) outputDir(session *sweep.Session) (string, error) {
 }
 
 // startTargets starts the servers poolsweep runs itself and detects what
-// every target is.
-func startTargets(ctx context.Context, e *env, ts []topology.Target) ([]*sweepTarget, error) {
+// every target is. stop ends the servers it started, whatever happened:
+// defer it before looking at err, which is the interruption when ctx ended.
+func startTargets(ctx context.Context, e *env, ts []topology.Target) (targets []*sweepTarget, stop func(), err error) {
+	stop = func() {
+		for _, t := range targets {
+			if t.child != nil {
+				t.child.Stop()
+			}
+		}
+	}
+	targets, err = detectTargets(ctx, e, ts)
+	if err != nil && ctx.Err() != nil {
+		err = interrupted(ctx)
+	}
+	return targets, stop, err
+}
+
+// detectTargets starts and detects the targets in order; on an error the
+// targets it returns are those started so far.
+func detectTargets(ctx context.Context, e *env, ts []topology.Target) ([]*sweepTarget, error) {
 	var targets []*sweepTarget
 	for _, t := range ts {
 		st := &sweepTarget{Target: t}

@@ -45,36 +45,23 @@ func Percentile(xs []float64, p float64) float64 {
 		}
 		return m
 	}
-	v, err := mstats.Percentile(xs, p)
-	if err != nil {
-		return math.NaN()
-	}
-	return v
+	return orNaN(mstats.Percentile(xs, p))
 }
 
 // Mean is the arithmetic mean of xs; NaN when xs is empty.
-func Mean(xs []float64) float64 {
-	m, err := mstats.Mean(xs)
-	if err != nil {
-		return math.NaN()
-	}
-	return m
-}
+func Mean(xs []float64) float64 { return orNaN(mstats.Mean(xs)) }
 
 // Variance is the unbiased sample variance of xs (divisor n − 1); NaN for
 // fewer than two values.
-func Variance(xs []float64) float64 {
-	v, err := mstats.SampleVariance(xs)
-	if err != nil {
-		return math.NaN()
-	}
-	return v
-}
+func Variance(xs []float64) float64 { return orNaN(mstats.SampleVariance(xs)) }
 
 // StdDev is the sample standard deviation of xs (divisor n − 1); NaN for
 // fewer than two values.
-func StdDev(xs []float64) float64 {
-	v, err := mstats.StandardDeviationSample(xs)
+func StdDev(xs []float64) float64 { return orNaN(mstats.StandardDeviationSample(xs)) }
+
+// orNaN is v, or NaN where the library refused (empty input, too few
+// values): our callers test for NaN, not for an error.
+func orNaN(v float64, err error) float64 {
 	if err != nil {
 		return math.NaN()
 	}

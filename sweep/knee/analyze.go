@@ -26,10 +26,13 @@ const (
 )
 
 // AnalyzeAll analyses every series with the same options, in order.
-func AnalyzeAll(series []Series, o Options) []Report {
-	out := make([]Report, 0, len(series))
+func AnalyzeAll(series []Series, o Options) []Report { return analyzeEach(series, o, Analyze) }
+
+// analyzeEach applies analyze to every series with the same options.
+func analyzeEach[S, R any](series []S, o Options, analyze func(S, Options) R) []R {
+	out := make([]R, 0, len(series))
 	for _, s := range series {
-		out = append(out, Analyze(s, o))
+		out = append(out, analyze(s, o))
 	}
 	return out
 }

@@ -103,6 +103,29 @@ func TestReadCSVValidatesEveryField(t *testing.T) {
 		{"escape in a duplicate column", "qps,concurrency,q\x1bps,q\x1bps\n", `seeds.csv:1: q\x1bps: appears twice in the header`},
 		// A quote in a bare field: encoding/csv's line and column.
 		{"bare quote", "concurrency,qps\n1,5\"x\n", `seeds.csv:2: column 4: bare " in non-quoted-field`},
+		// A ragged row keeps encoding/csv's line number.
+		{"ragged row", "concurrency,qps\n1,10\n2,20\nabc\n", "seeds.csv:4: wrong number of fields"},
+		// The example from the brief: a non-number names file, line and column.
+		{"qps abc", "concurrency,qps\n1,10\n2,20\n4,abc\n", `seeds.csv:4: qps: "abc" is not a number`},
+		// Missing required column, on the header line.
+		{"no qps", "concurrency,ops\n1,10\n", "seeds.csv:1: missing column qps (header has concurrency,ops)"},
+		// Neither concurrency nor connections.
+		{"no x", "threads,qps\n1,10\n", "seeds.csv:1: missing column concurrency (or connections) (header has threads,qps)"},
+		// Header only: an empty series.
+		{"no rows", "concurrency,qps\n", "seeds.csv:2: no data rows after the header"},
+		// Nothing at all.
+		{"empty file", "", "seeds.csv:1: no data rows: the file is empty, want a header row"},
+		// Concurrency must be a positive whole number.
+		{"zero concurrency", "concurrency,qps\n0,10\n", `seeds.csv:2: concurrency: "0" must be at least 1`},
+		{"fractional concurrency", "concurrency,qps\n64.5,10\n", `seeds.csv:2: concurrency: "64.5" is not a whole number`},
+		// Negative and non-finite throughput.
+		{"negative qps", "concurrency,qps\n1,-5\n", `seeds.csv:2: qps: "-5" must not be negative`},
+		{"NaN p99", "concurrency,qps,p99_ms\n1,5,NaN\n", `seeds.csv:2: p99_ms: "NaN" is not a number`},
+		// A bad optional column is still an error, not silently dropped.
+		{"bad clients", "concurrency,qps,clients\n1,5,three\n", `seeds.csv:2: clients: "three" is not a whole number`},
+		{"bad trial", "concurrency,qps,trial\n1,5,-1\n", `seeds.csv:2: trial: "-1" is not a trial number`},
+		// A duplicated column is ambiguous.
+		{"duplicate", "qps,concurrency,qps\n1,2,3\n", "seeds.csv:1: qps: appears twice in the header"},
 	}
 	for _, tt := range tests {
 		_, err := ReadCSV(strings.NewReader(tt.in), "seeds.csv")
@@ -111,8 +134,8 @@ func TestReadCSVValidatesEveryField(t *testing.T) {
 			continue
 		}
 		var ie *InputError
-		if !errors.As(err, &ie) || ie.Line < 1 {
-			t.Errorf("%s: %v is not an InputError with a line", tt.name, err)
+		if !errors.As(err, &ie) || ie.File != "seeds.csv" || ie.Line < 1 {
+			t.Errorf("%s: %v is not an InputError with file and line", tt.name, err)
 		}
 		if err.Error() != tt.want {
 			t.Errorf("%s:\n got %s\nwant %s", tt.name, err, tt.want)

@@ -2,7 +2,9 @@ package knee
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/poolsweep/poolsweep/internal/stats"
@@ -30,13 +32,8 @@ func aggregate(points []Point) ([]level, []string) {
 	if dropped > 0 {
 		warns = append(warns, fmt.Sprintf("%d point(s) with concurrency ≤ 0 or an invalid throughput were ignored", dropped))
 	}
-	concs := make([]int, 0, len(by))
-	for c := range by {
-		concs = append(concs, c)
-	}
-	sort.Ints(concs)
-	out := make([]level, 0, len(concs))
-	for _, c := range concs {
+	out := make([]level, 0, len(by))
+	for _, c := range slices.Sorted(maps.Keys(by)) {
 		ps := by[c]
 		l := level{Level: Level{Concurrency: c, Trials: len(ps)}}
 		l.vals = make([]float64, len(ps))

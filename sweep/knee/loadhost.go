@@ -25,22 +25,34 @@ func (l level) clientLimited() bool {
 // that reaches to is followed to its end: the flat stretch a knee rests on
 // is only as good as the first server-bound level in it.
 func limitedRuns(levels []level, from, to int) [][]int {
-	var runs [][]int
-	var cur []int
-	for i := max(from, 0); i < len(levels) && (i <= to || len(cur) > 0); i++ {
-		if levels[i].clientLimited() {
-			cur = append(cur, levels[i].Concurrency)
-			continue
-		}
-		if len(cur) > 0 {
-			runs = append(runs, cur)
-			cur = nil
-		}
+	var b runBuilder
+	for i := max(from, 0); i < len(levels) && (i <= to || len(b.cur) > 0); i++ {
+		b.add(levels[i].Concurrency, levels[i].clientLimited())
 	}
-	if len(cur) > 0 {
-		runs = append(runs, cur)
+	return b.done()
+}
+
+// runBuilder groups the marked levels of a grid, walked in order, into
+// runs of neighbours: 16, 32, 64 marked and 128 not make the run 16–64.
+type runBuilder struct {
+	runs [][]int
+	cur  []int // the run being extended
+}
+
+func (b *runBuilder) add(concurrency int, marked bool) {
+	if marked {
+		b.cur = append(b.cur, concurrency)
+		return
 	}
-	return runs
+	if len(b.cur) > 0 {
+		b.runs = append(b.runs, b.cur)
+		b.cur = nil
+	}
+}
+
+func (b *runBuilder) done() [][]int {
+	b.add(0, false)
+	return b.runs
 }
 
 // kneeWindow is the levels that decided a knee at index k: the one below
@@ -131,20 +143,9 @@ func runsIn(levels []Level, concs []int) [][]int {
 	for _, c := range concs {
 		in[c] = true
 	}
-	var runs [][]int
-	var cur []int
+	var b runBuilder
 	for _, l := range levels {
-		if in[l.Concurrency] {
-			cur = append(cur, l.Concurrency)
-			continue
-		}
-		if len(cur) > 0 {
-			runs = append(runs, cur)
-			cur = nil
-		}
+		b.add(l.Concurrency, in[l.Concurrency])
 	}
-	if len(cur) > 0 {
-		runs = append(runs, cur)
-	}
-	return runs
+	return b.done()
 }

@@ -2,6 +2,7 @@ package knee
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -181,11 +182,7 @@ func openPoint(st *sweep.StepResult) OpenPoint {
 
 // AnalyzeOpenAll analyses every open-loop series with the same options.
 func AnalyzeOpenAll(series []OpenSeries, o Options) []OpenReport {
-	out := make([]OpenReport, 0, len(series))
-	for _, s := range series {
-		out = append(out, AnalyzeOpen(s, o))
-	}
-	return out
+	return analyzeEach(series, o, AnalyzeOpen)
 }
 
 // AnalyzeOpen finds, for each pool size, the highest offered rate that
@@ -277,13 +274,8 @@ func openLevels(ps []OpenPoint) []OpenLevel {
 	for _, p := range ps {
 		by[p.Rate] = append(by[p.Rate], p)
 	}
-	rates := make([]int, 0, len(by))
-	for rate := range by {
-		rates = append(rates, rate)
-	}
-	sort.Ints(rates)
-	out := make([]OpenLevel, 0, len(rates))
-	for _, rate := range rates {
+	out := make([]OpenLevel, 0, len(by))
+	for _, rate := range slices.Sorted(maps.Keys(by)) {
 		tr := by[rate]
 		med := func(f func(OpenPoint) float64) float64 {
 			v := make([]float64, len(tr))

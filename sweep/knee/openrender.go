@@ -1,11 +1,9 @@
 package knee
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
@@ -16,13 +14,8 @@ import (
 func WriteOpenText(w io.Writer, reports []OpenReport) error {
 	ew := textfmt.NewErrWriter(w)
 	for i, r := range reports {
-		if i > 0 {
-			ew.Printf("\n")
-		}
-		ew.Printf("== open loop: %s ==\n", openName(r))
-		ew.Printf("%s\n\n", textfmt.Wrap(r.Recommendation, 78))
-		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "pool\trate/s\ttrials\toffered/s\tachieved/s\tachieved\tp50 ms\tp99 ms\tuncorrected p99\tpool wait\tdropped\tcarried\t\n")
+		tw := section(ew, i, "open loop: "+openName(r), r.Recommendation,
+			"pool\trate/s\ttrials\toffered/s\tachieved/s\tachieved\tp50 ms\tp99 ms\tuncorrected p99\tpool wait\tdropped\tcarried\t\n")
 		for _, p := range r.Pools {
 			for _, l := range p.Levels {
 				unc := "-"
@@ -58,39 +51,9 @@ func WriteOpenText(w io.Writer, reports []OpenReport) error {
 				}
 			}
 		}
-		if len(r.Warnings) > 0 {
-			ew.Printf("warnings:\n")
-			for _, wn := range r.Warnings {
-				ew.Printf("  - %s\n", wn)
-			}
-		}
+		writeWarnings(ew, r.Warnings)
 	}
 	return ew.Err
-}
-
-// WriteJSONWithOpen is WriteJSON with the open-loop reports added under
-// "open_loop"; with none it writes exactly what WriteJSON writes.
-func WriteJSONWithOpen(w io.Writer, reports []Report, open []OpenReport, missing ...Missing) error {
-	if len(open) == 0 {
-		return WriteJSON(w, reports, missing...)
-	}
-	out := struct {
-		Series   []Report     `json:"series"`
-		OpenLoop []OpenReport `json:"open_loop"`
-		Missing  []Missing    `json:"missing"`
-	}{Series: make([]Report, len(reports)), OpenLoop: make([]OpenReport, len(open)), Missing: append([]Missing{}, missing...)}
-	for i, r := range reports {
-		out.Series[i] = rounded(r)
-	}
-	for i, r := range open {
-		out.OpenLoop[i] = roundedOpen(r)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return fmt.Errorf("encode open-loop report: %w", err)
-	}
-	return nil
 }
 
 // roundedOpen copies r with floats rounded for output.
@@ -103,10 +66,7 @@ func roundedOpen(r OpenReport) OpenReport {
 			l.OfferedPerS, l.AchievedPerS = round(l.OfferedPerS, 1), round(l.AchievedPerS, 1)
 			l.AchievedShare, l.PoolWaitShare, l.ErrorShare = round(l.AchievedShare, 4), round(l.PoolWaitShare, 4), round(l.ErrorShare, 5)
 			l.P50Ms, l.P99Ms = round(l.P50Ms, 3), round(l.P99Ms, 3)
-			if l.UncorrectedP99Ms != nil {
-				v := round(*l.UncorrectedP99Ms, 3)
-				l.UncorrectedP99Ms = &v
-			}
+			l.UncorrectedP99Ms = roundPtr(l.UncorrectedP99Ms, 3)
 		}
 		r.Pools[i].Levels = ls
 	}

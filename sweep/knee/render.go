@@ -63,14 +63,7 @@ func Summary(r Report) string {
 func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 	ew := textfmt.NewErrWriter(w)
 	for i, r := range reports {
-		if i > 0 {
-			ew.Printf("\n")
-		}
-		ew.Printf("== %s ==\n", seriesName(r))
-		ew.Printf("%s\n\n", textfmt.Wrap(r.Verdict, 78))
-
-		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "concurrency\ttrials\tmedian ops/s\t[low, high]\tp99 ms\tbound\t\n")
+		tw := section(ew, i, seriesName(r), r.Verdict, "concurrency\ttrials\tmedian ops/s\t[low, high]\tp99 ms\tbound\t\n")
 		for _, l := range r.Levels {
 			p99 := "-"
 			if l.P99Ms != nil {
@@ -134,12 +127,7 @@ func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 		if r.BoundPastKnee != "" {
 			ew.Printf("bound past the knee: %s\n", r.BoundPastKnee)
 		}
-		if len(r.Warnings) > 0 {
-			ew.Printf("warnings:\n")
-			for _, wn := range r.Warnings {
-				ew.Printf("  - %s\n", wn)
-			}
-		}
+		writeWarnings(ew, r.Warnings)
 	}
 	if len(missing) > 0 {
 		ew.Printf("\n")
@@ -148,6 +136,30 @@ func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 		}
 	}
 	return ew.Err
+}
+
+// section starts report i's part of a text report: a blank line before
+// all but the first, "== name ==", the summary wrapped, then a table of
+// the levels whose heading row is head.
+func section(ew *textfmt.ErrWriter, i int, name, summary, head string) *tabwriter.Writer {
+	if i > 0 {
+		ew.Printf("\n")
+	}
+	ew.Printf("== %s ==\n", name)
+	ew.Printf("%s\n\n", textfmt.Wrap(summary, 78))
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, head)
+	return tw
+}
+
+// writeWarnings ends a report's part with its warnings, if any.
+func writeWarnings(ew *textfmt.ErrWriter, warnings []string) {
+	if len(warnings) > 0 {
+		ew.Printf("warnings:\n")
+		for _, wn := range warnings {
+			ew.Printf("  - %s\n", wn)
+		}
+	}
 }
 
 // uslPeak words the fit's peak: "fitted peak X ops/s" when κ > 0 gives one
@@ -167,12 +179,22 @@ func uslPeak(u USL) string {
 // numbers rounded to what a measurement can support, so output is stable
 // across machines. missing is [] when nothing planned is missing.
 func WriteJSON(w io.Writer, reports []Report, missing ...Missing) error {
+	return WriteJSONWithOpen(w, reports, nil, missing...)
+}
+
+// WriteJSONWithOpen is WriteJSON with the open-loop reports added under
+// "open_loop"; with none it writes exactly what WriteJSON writes.
+func WriteJSONWithOpen(w io.Writer, reports []Report, open []OpenReport, missing ...Missing) error {
 	out := struct {
-		Series  []Report  `json:"series"`
-		Missing []Missing `json:"missing"`
+		Series   []Report     `json:"series"`
+		OpenLoop []OpenReport `json:"open_loop,omitempty"`
+		Missing  []Missing    `json:"missing"`
 	}{Series: make([]Report, len(reports)), Missing: append([]Missing{}, missing...)}
 	for i, r := range reports {
 		out.Series[i] = rounded(r)
+	}
+	for _, r := range open {
+		out.OpenLoop = append(out.OpenLoop, roundedOpen(r))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -188,29 +210,17 @@ func rounded(r Report) Report {
 	for i := range r.Levels {
 		l := &r.Levels[i]
 		l.QPS, l.QPSLow, l.QPSHigh, l.QPSMean = round(l.QPS, 1), round(l.QPSLow, 1), round(l.QPSHigh, 1), round(l.QPSMean, 1)
-		if l.P99Ms != nil {
-			v := round(*l.P99Ms, 3)
-			l.P99Ms = &v
-		}
-		if l.ServerInFlight != nil {
-			v := round(*l.ServerInFlight, 2)
-			l.ServerInFlight = &v
-		}
+		l.P99Ms = roundPtr(l.P99Ms, 3)
+		l.ServerInFlight = roundPtr(l.ServerInFlight, 2)
 		l.PoolWaitP99Ms, l.MeanLatencyMs = round(l.PoolWaitP99Ms, 3), round(l.MeanLatencyMs, 3)
 	}
 	r.Peak.QPS = round(r.Peak.QPS, 1)
 	r.Knee.QPS = round(r.Knee.QPS, 1)
-	if r.Knee.Stability != nil {
-		v := round(*r.Knee.Stability, 3)
-		r.Knee.Stability = &v
-	}
+	r.Knee.Stability = roundPtr(r.Knee.Stability, 3)
 	u := &r.Methods.USL
 	u.Lambda, u.Sigma, u.Kappa = roundSig(u.Lambda, 5), roundSig(u.Sigma, 5), roundSig(u.Kappa, 5)
 	u.PeakQPS, u.R2 = round(u.PeakQPS, 1), round(u.R2, 4)
-	if u.NStar != nil {
-		v := round(*u.NStar, 2)
-		u.NStar = &v
-	}
+	u.NStar = roundPtr(u.NStar, 2)
 	if r.Retrograde != nil {
 		rg := *r.Retrograde
 		rg.DropPct = round(rg.DropPct, 1)
@@ -222,6 +232,15 @@ func rounded(r Report) Report {
 func round(v float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(v*p) / p
+}
+
+// roundPtr rounds *v, keeping nil (not reported) as nil.
+func roundPtr(v *float64, digits int) *float64 {
+	if v == nil {
+		return nil
+	}
+	r := round(*v, digits)
+	return &r
 }
 
 func roundSig(v float64, sig int) float64 {

@@ -11,9 +11,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
-	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
 // searchSession is a session against a simulator started in-process,
@@ -49,19 +49,11 @@ func searchSession(t *testing.T, uri, dir, mode string) *sweep.Session {
 // and checks the answers against the ground truth: 8 slots, so a knee
 // near 8 and a pool no smaller than one pool step below 8.
 func TestSearchSessionOnSimulator(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the simulator")
-	}
-	sp, _ := sim.ParseSpec("slots=8,service=2ms")
-	d, err := sim.Start(context.Background(), sp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	uri := testsrv.Sim(t, "slots=8,service=2ms").URI()
 	dir := t.TempDir()
 
 	// Interrupted after five steps, as Ctrl-C would.
-	s := searchSession(t, d.URI(), dir, sweep.SearchPool)
+	s := searchSession(t, uri, dir, sweep.SearchPool)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s.Hooks.Step = func(n, _ int, _ sweep.StepResult) {
 		if n == 5 {
@@ -78,7 +70,7 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := searchSession(t, d.URI(), dir, sweep.SearchPool)
+	r := searchSession(t, uri, dir, sweep.SearchPool)
 	r.Previous = prev
 	out, err = r.Run(context.Background())
 	if err != nil || out.Status != sweep.StatusComplete {
@@ -148,12 +140,12 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	}
 
 	// Once complete, a resume has nothing to do; another search is refused.
-	again := searchSession(t, d.URI(), dir, sweep.SearchPool)
+	again := searchSession(t, uri, dir, sweep.SearchPool)
 	again.Previous = res
 	if _, err := again.Pending(); !errors.Is(err, sweep.ErrAlreadyComplete) {
 		t.Errorf("resume of a complete search: %v", err)
 	}
-	other := searchSession(t, d.URI(), dir, sweep.SearchKnee)
+	other := searchSession(t, uri, dir, sweep.SearchKnee)
 	other.Previous = res
 	if _, err := other.Pending(); err == nil || err.Error() != "--search was pool" {
 		t.Errorf("resume as another search: %v", err)

@@ -37,12 +37,12 @@ type slotPool struct {
 	mu    sync.Mutex
 	total int
 	epoch time.Time
-	free  int64Heap // when each slot is next free, ns since epoch
+	free  timeHeap[freeAt] // when each slot is next free, ns since epoch
 	// starts holds booked ops in booking order; starts never decrease, so
 	// the ops that have started are a prefix.
 	starts   []booking
-	finishes bookingHeap // by finish
-	booked   [3]int64    // by opKind
+	finishes timeHeap[booking] // by finish
+	booked   [3]int64          // by opKind
 	started  [3]int64
 	finished [3]int64
 
@@ -58,7 +58,7 @@ type booking struct {
 }
 
 func newSlotPool(n int) *slotPool {
-	return &slotPool{total: n, epoch: time.Now(), free: make(int64Heap, n)}
+	return &slotPool{total: n, epoch: time.Now(), free: make(timeHeap[freeAt], n)}
 }
 
 // advance moves ops whose start or finish is at or before now along.
@@ -83,9 +83,9 @@ func (p *slotPool) book(kind opKind, service time.Duration) time.Duration {
 	defer p.mu.Unlock()
 	now := int64(time.Since(p.epoch))
 	p.advance(now)
-	start := max(now, p.free[0])
+	start := max(now, int64(p.free[0]))
 	finish := start + int64(service)
-	p.free[0] = finish
+	p.free[0] = freeAt(finish)
 	heap.Fix(&p.free, 0)
 	p.starts = append(p.starts, booking{start, kind})
 	heap.Push(&p.finishes, booking{finish, kind})
@@ -159,33 +159,27 @@ func (p *slotPool) snapshot() slotSnapshot {
 	}
 }
 
-// int64Heap is a min-heap of times.
-type int64Heap []int64
+// timeHeap is a min-heap (container/heap) of T by time: the slots by when
+// each is next free, and the bookings by when they finish.
+type timeHeap[T interface{ time() int64 }] []T
 
-func (h int64Heap) Len() int           { return len(h) }
-func (h int64Heap) Less(i, j int) bool { return h[i] < h[j] }
-func (h int64Heap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *int64Heap) Push(x any)        { *h = append(*h, x.(int64)) }
-func (h *int64Heap) Pop() any {
+func (h timeHeap[T]) Len() int           { return len(h) }
+func (h timeHeap[T]) Less(i, j int) bool { return h[i].time() < h[j].time() }
+func (h timeHeap[T]) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *timeHeap[T]) Push(x any)        { *h = append(*h, x.(T)) }
+func (h *timeHeap[T]) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
 }
 
-// bookingHeap is a min-heap of bookings by time.
-type bookingHeap []booking
+// freeAt is when a slot is next free, ns since the pool's epoch.
+type freeAt int64
 
-func (h bookingHeap) Len() int           { return len(h) }
-func (h bookingHeap) Less(i, j int) bool { return h[i].at < h[j].at }
-func (h bookingHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *bookingHeap) Push(x any)        { *h = append(*h, x.(booking)) }
-func (h *bookingHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
+func (f freeAt) time() int64 { return int64(f) }
+
+func (b booking) time() int64 { return b.at }
 
 // serviceTime draws one op's service time: (base + perConn·conns) scaled by
 // uniform noise in [1-jitter, 1+jitter], so the mean is unchanged by jitter.

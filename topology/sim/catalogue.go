@@ -138,11 +138,7 @@ func cmdCreate(f *frontend, _ context.Context, _ *connState, c *cmd) (bson.D, er
 }
 
 func cmdCreateIndexes(f *frontend, _ context.Context, _ *connState, c *cmd) (bson.D, error) {
-	coll, err := c.collName()
-	if err != nil {
-		return nil, err
-	}
-	specs, err := c.docs("indexes")
+	coll, specs, err := c.collDocs("indexes")
 	if err != nil {
 		return nil, err
 	}

@@ -163,6 +163,35 @@ func (c *cmd) collName() (string, error) {
 	return s, err
 }
 
+// collDocs returns the collection a write (or createIndexes) names and its
+// array of documents under key.
+func (c *cmd) collDocs(key string) (string, []bsoncore.Document, error) {
+	coll, err := c.collName()
+	if err != nil {
+		return "", nil, err
+	}
+	docs, err := c.docs(key)
+	return coll, docs, err
+}
+
+// filter parses the query document under key (a missing one matches all).
+func (c *cmd) filter(key string) (filter, error) {
+	d, err := c.doc(key)
+	if err != nil {
+		return filter{}, err
+	}
+	return parseFilter(d)
+}
+
+// skipLimit returns a read's skip and limit, 0 when not given.
+func (c *cmd) skipLimit() (skip, limit int64, err error) {
+	if skip, _, err = c.int("skip"); err != nil {
+		return 0, 0, err
+	}
+	limit, _, err = c.int("limit")
+	return skip, limit, err
+}
+
 func (c *cmd) doc(key string) (bsoncore.Document, error) {
 	v, err := c.body.LookupErr(key)
 	if err != nil || v.Type == bsoncore.TypeNull {

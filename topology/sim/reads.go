@@ -26,11 +26,8 @@ type findOpts struct {
 
 func parseFind(c *cmd) (findOpts, error) {
 	o := findOpts{batchSize: -1}
-	fd, err := c.doc("filter")
-	if err != nil {
-		return o, err
-	}
-	if o.filter, err = parseFilter(fd); err != nil {
+	var err error
+	if o.filter, err = c.filter("filter"); err != nil {
 		return o, err
 	}
 	sortDoc, err := c.doc("sort")
@@ -45,11 +42,7 @@ func parseFind(c *cmd) (findOpts, error) {
 		}
 		o.reverse = dir == -1
 	}
-	skip, _, err := c.int("skip")
-	if err != nil {
-		return o, err
-	}
-	limit, _, err := c.int("limit")
+	skip, limit, err := c.skipLimit()
 	if err != nil {
 		return o, err
 	}
@@ -185,19 +178,11 @@ func cmdCount(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, e
 	if err != nil {
 		return nil, err
 	}
-	q, err := c.doc("query")
+	flt, err := c.filter("query")
 	if err != nil {
 		return nil, err
 	}
-	flt, err := parseFilter(q)
-	if err != nil {
-		return nil, err
-	}
-	skip, _, err := c.int("skip")
-	if err != nil {
-		return nil, err
-	}
-	limit, _, err := c.int("limit")
+	skip, limit, err := c.skipLimit()
 	if err != nil {
 		return nil, err
 	}

@@ -154,16 +154,20 @@ func (s *Spec) set(key, val string) error {
 		*dst = d
 		return nil
 	}
-	switch key {
-	case "shards":
-		if err := integer(&s.Shards); err != nil {
+	// atLeastOne is an integer whose zero value means something else (a
+	// standalone server, this machine's cores): written, it must be ≥ 1.
+	atLeastOne := func(dst *int, leaveOut string) error {
+		if err := integer(dst); err != nil {
 			return err
 		}
-		if s.Shards < 1 {
-			// Distinguish from the zero value, which means standalone.
-			return bad("must be at least 1 (leave shards out for a standalone server)")
+		if *dst < 1 {
+			return bad("must be at least 1 (" + leaveOut + ")")
 		}
 		return nil
+	}
+	switch key {
+	case "shards":
+		return atLeastOne(&s.Shards, "leave shards out for a standalone server")
 	case "slots":
 		return integer(&s.Slots)
 	case "service":
@@ -184,14 +188,7 @@ func (s *Spec) set(key, val string) error {
 	case "router_cost":
 		return duration(&s.RouterCost)
 	case "cores":
-		if err := integer(&s.Cores); err != nil {
-			return err
-		}
-		if s.Cores < 1 {
-			// Distinguish from the zero value, which means this machine's.
-			return bad("must be at least 1 (leave cores out for this machine's count)")
-		}
-		return nil
+		return atLeastOne(&s.Cores, "leave cores out for this machine's count")
 	default:
 		return fmt.Errorf("%w: unknown key %q (known: %s)", ErrSpec, key, strings.Join(specKeys, ", "))
 	}

@@ -219,6 +219,21 @@ func upsertBase(filterDoc bsoncore.Document, u update) (bsoncore.Document, bsonc
 	return doc, id, err
 }
 
+// upsertKeyed is upsertBase's document with its store key, ready to insert.
+func upsertKeyed(filterDoc bsoncore.Document, u update) (keyed, bsoncore.Value, error) {
+	doc, id, err := upsertBase(filterDoc, u)
+	if err != nil {
+		return keyed{}, id, err
+	}
+	k, err := keyOf(id)
+	return keyed{k, doc}, id, err
+}
+
+// dupKeyMsg is mongod's message for a second document with the same _id.
+func dupKeyMsg(db, coll string, id bsoncore.Value) string {
+	return "E11000 duplicate key error collection: " + db + "." + coll + " index: _id_ dup key: { _id: " + id.String() + " }"
+}
+
 // writeError is one failed statement of a write command.
 type writeError struct {
 	Index int
@@ -236,8 +251,7 @@ func (s *store) insert(db, name string, docs []keyed, ordered bool) (int, []writ
 	var errs []writeError
 	for i, d := range docs {
 		if _, dup := c.docs[d.key]; dup {
-			id := d.doc.Lookup("_id")
-			errs = append(errs, writeError{Index: i, Code: 11000, Msg: "E11000 duplicate key error collection: " + db + "." + name + " index: _id_ dup key: { _id: " + id.String() + " }"})
+			errs = append(errs, writeError{Index: i, Code: 11000, Msg: dupKeyMsg(db, name, d.doc.Lookup("_id"))})
 			if ordered {
 				break
 			}
@@ -282,20 +296,16 @@ func (s *store) update(db, name string, f filter, filterDoc bsoncore.Document, u
 	if r.matched > 0 || !upsert {
 		return r, nil
 	}
-	doc, id, err := upsertBase(filterDoc, u)
+	kd, id, err := upsertKeyed(filterDoc, u)
 	if err != nil {
 		return r, err
 	}
-	k, err := keyOf(id)
-	if err != nil {
-		return r, err
-	}
-	if _, exists := c.docs[k]; exists {
+	if _, exists := c.docs[kd.key]; exists {
 		// The filter pinned an existing _id but its other fields did not
 		// match: MongoDB refuses to insert a second document with that _id.
-		return r, &cmdError{Code: 11000, Name: "DuplicateKey", Msg: "E11000 duplicate key error collection: " + db + "." + name + " index: _id_ dup key: { _id: " + id.String() + " }"}
+		return r, &cmdError{Code: 11000, Name: "DuplicateKey", Msg: dupKeyMsg(db, name, id)}
 	}
-	c.put(k, doc)
+	c.put(kd.key, kd.doc)
 	r.upserted = &id
 	return r, nil
 }

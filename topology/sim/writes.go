@@ -23,6 +23,44 @@ func writeErrorsDoc(errs []writeError) bson.A {
 	return out
 }
 
+// withWriteErrors adds the failed statements, if any, to a write's reply.
+func withWriteErrors(reply bson.D, errs []writeError) bson.D {
+	if len(errs) == 0 {
+		return reply
+	}
+	return append(reply, bson.E{Key: "writeErrors", Value: writeErrorsDoc(errs)})
+}
+
+// eachStatement runs a write's statements one after another, collecting
+// the failed ones as write errors; an ordered write stops at the first.
+// A cancelled context ends the whole command.
+func eachStatement(stmts []bsoncore.Document, ordered bool, run func(i int, s bsoncore.Document) error) ([]writeError, error) {
+	var errs []writeError
+	for i, s := range stmts {
+		err := run(i, s)
+		if errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		if err != nil {
+			errs = append(errs, stmtError(i, err))
+			if ordered {
+				break
+			}
+		}
+	}
+	return errs, nil
+}
+
+// writeStatements reads an update's or a delete's collection and its
+// statements under key, then takes the command's step on the router.
+func (f *frontend) writeStatements(ctx context.Context, c *cmd, key string) (string, []bsoncore.Document, error) {
+	coll, stmts, err := c.collDocs(key)
+	if err == nil {
+		err = f.routerStep(ctx, kindWrite)
+	}
+	return coll, stmts, err
+}
+
 // stmtError turns a statement's failure into a write error at index i.
 func stmtError(i int, err error) writeError {
 	var ce *cmdError
@@ -33,11 +71,7 @@ func stmtError(i int, err error) writeError {
 }
 
 func cmdInsert(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
-	coll, err := c.collName()
-	if err != nil {
-		return nil, err
-	}
-	docs, err := c.docs("documents")
+	coll, docs, err := c.collDocs("documents")
 	if err != nil {
 		return nil, err
 	}
@@ -99,12 +133,8 @@ func cmdInsert(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, 
 	if opErr != nil {
 		return nil, opErr
 	}
-	reply := bson.D{{Key: "n", Value: int32(n)}}
-	if len(errs) > 0 {
-		slices.SortFunc(errs, func(a, b writeError) int { return a.Index - b.Index })
-		reply = append(reply, bson.E{Key: "writeErrors", Value: writeErrorsDoc(errs)})
-	}
-	return reply, nil
+	slices.SortFunc(errs, func(a, b writeError) int { return a.Index - b.Index })
+	return withWriteErrors(bson.D{{Key: "n", Value: int32(n)}}, errs), nil
 }
 
 // withID returns doc with an _id first, generating an ObjectID if missing
@@ -124,48 +154,33 @@ func withID(doc bsoncore.Document) bsoncore.Document {
 }
 
 func cmdUpdate(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
-	coll, err := c.collName()
+	coll, stmts, err := f.writeStatements(ctx, c, "updates")
 	if err != nil {
-		return nil, err
-	}
-	stmts, err := c.docs("updates")
-	if err != nil {
-		return nil, err
-	}
-	ordered := c.bool("ordered", true)
-	if err := f.routerStep(ctx, kindWrite); err != nil {
 		return nil, err
 	}
 	var matched, modified int
 	upserted := bson.A{}
-	var errs []writeError
-	for i, s := range stmts {
+	errs, err := eachStatement(stmts, c.bool("ordered", true), func(i int, s bsoncore.Document) error {
 		f.tel.update.Add(1)
 		r, err := f.updateOne(ctx, c.db, coll, s)
-		if errors.Is(err, context.Canceled) {
-			return nil, err
-		}
 		if err != nil {
-			errs = append(errs, stmtError(i, err))
-			if ordered {
-				break
-			}
-			continue
+			return err
 		}
 		matched += r.matched
 		modified += r.modified
 		if r.upserted != nil {
 			upserted = append(upserted, bson.D{{Key: "index", Value: int32(i)}, {Key: "_id", Value: bson.RawValue{Type: bson.Type(r.upserted.Type), Value: r.upserted.Data}}})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	reply := bson.D{{Key: "n", Value: int32(matched + len(upserted))}, {Key: "nModified", Value: int32(modified)}}
 	if len(upserted) > 0 {
 		reply = append(reply, bson.E{Key: "upserted", Value: upserted})
 	}
-	if len(errs) > 0 {
-		reply = append(reply, bson.E{Key: "writeErrors", Value: writeErrorsDoc(errs)})
-	}
-	return reply, nil
+	return withWriteErrors(reply, errs), nil
 }
 
 // updateOne runs one update statement: on the _id's shard when the filter
@@ -224,16 +239,12 @@ func (f *frontend) updateOne(ctx context.Context, db, coll string, s bsoncore.Do
 	if r.matched > 0 || !upsert {
 		return r, nil
 	}
-	doc, id, err := upsertBase(q, u)
-	if err != nil {
-		return r, err
-	}
-	k, err := keyOf(id)
+	kd, id, err := upsertKeyed(q, u)
 	if err != nil {
 		return r, err
 	}
 	var werrs []writeError
-	if err := f.onShard(ctx, k.shardOf(n), kindWrite, func(st *store) { _, werrs = st.insert(db, coll, []keyed{{k, doc}}, true) }); err != nil {
+	if err := f.onShard(ctx, kd.key.shardOf(n), kindWrite, func(st *store) { _, werrs = st.insert(db, coll, []keyed{kd}, true) }); err != nil {
 		return r, err
 	}
 	if len(werrs) > 0 {
@@ -252,40 +263,24 @@ func boolValue(v bsoncore.Value) bool {
 }
 
 func cmdDelete(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
-	coll, err := c.collName()
+	coll, stmts, err := f.writeStatements(ctx, c, "deletes")
 	if err != nil {
-		return nil, err
-	}
-	stmts, err := c.docs("deletes")
-	if err != nil {
-		return nil, err
-	}
-	ordered := c.bool("ordered", true)
-	if err := f.routerStep(ctx, kindWrite); err != nil {
 		return nil, err
 	}
 	total := 0
-	var errs []writeError
-	for i, s := range stmts {
+	errs, err := eachStatement(stmts, c.bool("ordered", true), func(_ int, s bsoncore.Document) error {
 		f.tel.delete.Add(1)
 		n, err := f.deleteOne(ctx, c.db, coll, s)
-		if errors.Is(err, context.Canceled) {
-			return nil, err
-		}
 		if err != nil {
-			errs = append(errs, stmtError(i, err))
-			if ordered {
-				break
-			}
-			continue
+			return err
 		}
 		total += n
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	reply := bson.D{{Key: "n", Value: int32(total)}}
-	if len(errs) > 0 {
-		reply = append(reply, bson.E{Key: "writeErrors", Value: writeErrorsDoc(errs)})
-	}
-	return reply, nil
+	return withWriteErrors(bson.D{{Key: "n", Value: int32(total)}}, errs), nil
 }
 
 // deleteOne runs one delete statement, routed like updateOne.

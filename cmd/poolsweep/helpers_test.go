@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// binary is poolsweep built once for the tests that need real processes
+// (the sweep starts `poolsweep serve` as a child, as users get it).
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "poolsweep-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "poolsweep")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runCLI runs poolsweep in-process and returns its exit status and output.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// runBinary runs the built binary with a bound on its time.
+func runBinary(t *testing.T, dir string, timeout time.Duration, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// writeFile writes content to dir/name and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// readRes reads a results file or fails the test.
+func readRes(t *testing.T, path string) *sweep.Results {
+	t.Helper()
+	res, err := sweep.ReadResultsFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// launchServe starts `poolsweep serve args…` and waits for the URI it
+// prints first. stdin is its standard input, held open: closing it is how
+// a parent tells it to exit. The test's cleanup kills it if it still runs.
+func launchServe(t *testing.T, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, uri string) {
+	t.Helper()
+	cmd = exec.Command(binary, append([]string{"serve"}, args...)...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		stdin.Close()
+	})
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		lines <- strings.TrimSpace(line)
+	}()
+	select {
+	case uri = <-lines:
+		if !strings.HasPrefix(uri, "mongodb://") {
+			t.Fatalf("serve %v printed %q; stderr: %s", args, uri, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve %v printed no URI; stderr: %s", args, stderr.String())
+	}
+	return cmd, stdin, uri
+}
+
+// startServe runs `poolsweep serve args…` and returns its URI and a stop
+// function that closes its stdin (how a parent tells it to exit) and
+// returns how it exited; the test's cleanup stops it if the test did not.
+func startServe(t *testing.T, args ...string) (string, func() error) {
+	t.Helper()
+	cmd, stdin, uri := launchServe(t, args...)
+	var once sync.Once
+	var exitErr error
+	stop := func() error {
+		once.Do(func() {
+			stdin.Close()
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case exitErr = <-done:
+			case <-time.After(15 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				exitErr = errors.New("serve did not exit within 15s of its stdin closing")
+			}
+		})
+		return exitErr
+	}
+	t.Cleanup(func() { stop() })
+	return uri, stop
+}
+
+// startServeCmd runs `poolsweep serve args…` with its stdin held open (so
+// only a signal stops it) and returns the process and its URI.
+func startServeCmd(t *testing.T, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd, _, uri := launchServe(t, args...)
+	return cmd, uri
+}
+
+func pgURL(t *testing.T, env string) string {
+	u := os.Getenv(env)
+	if u == "" {
+		if os.Getenv("CI") == "true" {
+			// In CI the PostgreSQL backend is part of what must pass.
+			t.Fatalf("%s is not set in CI: scripts/test.sh could not start PostgreSQL", env)
+		}
+		t.Skipf("%s is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL", env)
+	}
+	return u
+}

@@ -1,0 +1,46 @@
+package plot
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/poolsweep/poolsweep/internal/golden"
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// readTestdata reads testdata/name, a results file, or fails the test.
+func readTestdata(t *testing.T, name string) *sweep.Results {
+	t.Helper()
+	r, err := sweep.ReadResultsFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// checkFigureData checks that figs are the figures named want, in order,
+// and compares their data and the notes with testdata/golden/name.json:
+// numbers rather than pixels. It returns the figures' data.
+func checkFigureData(t *testing.T, name string, figs []Figure, notes, want []string) []FigureData {
+	t.Helper()
+	var names []string
+	var data []FigureData
+	for _, f := range figs {
+		names = append(names, f.Name)
+		data = append(data, f.Data)
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("figures %v, want %v", names, want)
+	}
+	got, err := json.MarshalIndent(struct {
+		Figures []FigureData `json:"figures"`
+		Notes   []string     `json:"notes"`
+	}{data, notes}, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "golden", name+".json"), got)
+	return data
+}
