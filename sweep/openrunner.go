@@ -204,13 +204,14 @@ func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (StepResult, error)
 		for i := 0; i < m; i++ {
 			id := k*m + i
 			l.workers[id] = &worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial))), coll: coll, wl: &r.Workload,
-				api: r.Workload.Name == "api", keys: r.Keys, rec: rec, parent: context.WithValue(wctx, slotKey{}, id),
-				deadline: opDeadline{timeout: r.OpTimeout, base: rec.base}}
+				api: r.Workload.Name == "api", keys: r.Keys, rec: rec, parent: context.WithValue(wctx, slotKey{}, id), timeout: r.OpTimeout}
 			l.free[k] <- id
 		}
 	}
-	// The workers' deadline contexts end with wctx (cancelWorkers), which
-	// a slot's successive calls share; no call releases them on its own.
+	// The slots' op contexts end with wctx (cancelWorkers), which a slot's
+	// successive calls share; the watchdog cancels one whose op outlives
+	// the op timeout.
+	go rec.watch(wctx, r.OpTimeout)
 
 	// Dispatchers: one per client, each carrying rate/K; uniform streams
 	// interleave, poisson streams add up to one poisson stream.

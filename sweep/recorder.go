@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,10 +55,12 @@ type stripe struct {
 // worker sets and clears it; at the end of a step the recorder may clear
 // it first (seal), and then the worker's own completion is not recorded.
 type inflight struct {
-	call   atomic.Int64
-	op     atomic.Int64
-	opType atomic.Int32
-	_      [40]byte // one cache line per worker
+	call    atomic.Int64
+	op      atomic.Int64
+	opType  atomic.Int32
+	expired atomic.Int64                       // the op start the watchdog cancelled
+	cancel  atomic.Pointer[context.CancelFunc] // cancels the worker's op context
+	_       [24]byte                           // one cache line per worker
 }
 
 // recorder collects one step's measurements. Latencies are recorded in
@@ -106,6 +109,36 @@ func (r *recorder) clamp(d time.Duration) int64 {
 		return r.highest
 	}
 	return us
+}
+
+// watch enforces the op timeout until ctx ends: every tick (a tenth of
+// the timeout, between 10 and 250 ms) it cancels the op context of each
+// worker whose current op has run longer than timeout, marking that op
+// expired, so it ends within about a tick of its timeout and counts as a
+// timeout (worker.outcome).
+func (r *recorder) watch(ctx context.Context, timeout time.Duration) {
+	tick := min(max(timeout/10, 10*time.Millisecond), 250*time.Millisecond)
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := r.now()
+		for i := range r.slots {
+			sl := &r.slots[i]
+			s := sl.op.Load()
+			if s == 0 || now-time.Duration(s-1) < timeout || sl.expired.Load() == s {
+				continue
+			}
+			sl.expired.Store(s)
+			if c := sl.cancel.Load(); c != nil && sl.op.Load() == s {
+				(*c)()
+			}
+		}
+	}
 }
 
 // openWindow starts the measured window.

@@ -174,14 +174,16 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 			go func() {
 				defer wg.Done()
 				w := worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial)+r.Seed<<32)), coll: coll, wl: &r.Workload,
-					api: r.Workload.Name == "api", keys: r.Keys, rec: rec, parent: wctx, deadline: opDeadline{timeout: r.OpTimeout, base: rec.base}}
-				defer w.deadline.release()
+					api: r.Workload.Name == "api", keys: r.Keys, rec: rec, parent: wctx, timeout: r.OpTimeout}
+				defer w.release()
 				for !stop.Load() && wctx.Err() == nil {
 					w.call()
 				}
 			}()
 		}
 	}
+
+	go rec.watch(wctx, r.OpTimeout)
 
 	interrupted := func() (StepResult, error) {
 		stop.Store(true)
@@ -216,8 +218,9 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 		o.WindowEnd()
 	}
 
-	// Workers finish the call they are in. Every op ends within 1.25 op
-	// timeouts (see opDeadline), so after that (and a second) whatever
+	// Workers finish the call they are in. The watchdog ends every op
+	// within about a tenth of the op timeout past it (recorder.watch), so
+	// after 1.25 timeouts (and a second) whatever
 	// still runs is stuck: seal records it as a timeout of its age. An
 	// interrupted step cancels its calls instead: their outcome says
 	// nothing about the server, and they are not recorded.

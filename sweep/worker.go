@@ -13,15 +13,16 @@ import (
 
 // worker issues one call at a time.
 type worker struct {
-	id       int
-	rng      *rand.Rand
-	coll     *mongo.Collection
-	wl       *Workload
-	api      bool // the seeds' API call instead of the mix
-	keys     *KeySpace
-	rec      *recorder
-	parent   context.Context // cancelled when the step is interrupted
-	deadline opDeadline
+	id      int
+	rng     *rand.Rand
+	coll    *mongo.Collection
+	wl      *Workload
+	api     bool // the seeds' API call instead of the mix
+	keys    *KeySpace
+	rec     *recorder
+	parent  context.Context // cancelled when the step is interrupted
+	opCtx   context.Context // see opContext
+	timeout time.Duration   // --op-timeout, enforced by recorder.watch
 
 	// The next op's arguments, drawn before its clock starts.
 	key   string
@@ -31,32 +32,43 @@ type worker struct {
 	scanN int
 }
 
-// opDeadline gives a worker's operations their timeout without making a
-// context (and a timer) per operation, which the driver's own timeoutMS
-// would: one context whose deadline is renewed whenever less than the op
-// timeout T is left, so every operation gets between T and 1.25 T.
-type opDeadline struct {
-	timeout time.Duration
-	base    time.Time     // the recorder's clock origin
-	until   time.Duration // the current deadline on that clock
-	ctx     context.Context
-	cancel  context.CancelFunc
+// opContext is the context of the worker's next op: one per worker,
+// made again after the watchdog (recorder.watch) cancelled it because an op
+// outlived --op-timeout. One cancellable context per worker, not a
+// deadline per op: a deadline makes the driver arm socket timers and
+// compute maxTimeMS for every op, which costs the client about 4% of its
+// CPU at high concurrency.
+func (w *worker) opContext() context.Context {
+	if w.opCtx == nil || w.opCtx.Err() != nil {
+		ctx, cancel := context.WithCancel(w.parent)
+		w.opCtx = ctx
+		w.rec.slots[w.id].cancel.Store(&cancel)
+	}
+	return w.opCtx
 }
 
-// at returns the context for an operation starting at now (recorder clock).
-func (d *opDeadline) at(parent context.Context, now time.Duration) context.Context {
-	if d.ctx == nil || d.until-now < d.timeout {
-		d.release()
-		d.until = now + d.timeout + d.timeout/4
-		d.ctx, d.cancel = context.WithDeadline(parent, d.base.Add(d.until))
+// release cancels the worker's op context when it stops.
+func (w *worker) release() {
+	if c := w.rec.slots[w.id].cancel.Load(); c != nil {
+		(*c)()
 	}
-	return d.ctx
 }
 
-func (d *opDeadline) release() {
-	if d.cancel != nil {
-		d.cancel()
+// outcome classifies an op's error. An op the watchdog cancelled (its
+// context cancelled while the step goes on) timed out.
+func (w *worker) outcome(start time.Duration, err error) (int, error) {
+	if err != nil && w.parent.Err() == nil &&
+		(w.rec.slots[w.id].expired.Load() == int64(start)+1 || errors.Is(err, context.Canceled)) {
+		return errTimeout, opTimeoutError{w.timeout}
 	}
+	return classify(err), err
+}
+
+// opTimeoutError is the error of an op cancelled at --op-timeout.
+type opTimeoutError struct{ after time.Duration }
+
+func (e opTimeoutError) Error() string {
+	return "operation cancelled after --op-timeout " + e.after.String()
 }
 
 func (w *worker) pickOp() string {
@@ -80,8 +92,8 @@ func (w *worker) call() {
 		if typ, ok := opTypeOf(op); ok {
 			w.prepare(typ)
 			start := w.rec.startOne(w.id, typ)
-			err := w.exec(w.deadline.at(w.parent, start), typ)
-			w.rec.endOne(w.id, typ, start, classify(err), err, w.parent.Err() == nil)
+			kind, err := w.outcome(start, w.exec(w.opContext(), typ))
+			w.rec.endOne(w.id, typ, start, kind, err, w.parent.Err() == nil)
 			return
 		}
 	}
@@ -139,8 +151,8 @@ func (w *worker) run(op string) {
 func (w *worker) timed(typ int) {
 	w.prepare(typ)
 	start := w.rec.opStart(w.id, typ)
-	err := w.exec(w.deadline.at(w.parent, start), typ)
-	w.rec.opEnd(w.id, typ, start, classify(err), err, w.parent.Err() == nil)
+	kind, err := w.outcome(start, w.exec(w.opContext(), typ))
+	w.rec.opEnd(w.id, typ, start, kind, err, w.parent.Err() == nil)
 }
 
 // prepare draws the next op's arguments (keys, values, a document), before
