@@ -20,6 +20,7 @@ done <<'EOF'
 FuzzParseLevels ./sweep
 FuzzParsePropertyFile ./sweep
 FuzzReadResults ./sweep
+FuzzOpArgsKey ./sweep
 FuzzReadCSV ./sweep/knee
 FuzzParseSpec ./topology/sim
 FuzzRedactURI ./topology

@@ -3,7 +3,6 @@ package sweep
 import (
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"sync/atomic"
 )
 
@@ -36,7 +35,7 @@ func NewKeySpace(dist string, records, nextInsert int64) *KeySpace {
 }
 
 // Key returns "user<n>" for the n-th record.
-func Key(n int64) string { return "user" + strconv.FormatInt(n, 10) }
+func Key(n int64) string { return string(appendKey(nil, n)) }
 
 // Pick returns the index of an existing record.
 func (k *KeySpace) Pick(r *rand.Rand) int64 {
@@ -116,16 +115,19 @@ func fnv64(v uint64) uint64 {
 
 const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
-// randomString fills n bytes from r; cheap enough for the worker loop.
-func randomString(r *rand.Rand, n int) string {
-	b := make([]byte, n)
-	for i := 0; i < n; {
+// randomString is n random letters and digits from r.
+func randomString(r *rand.Rand, n int) string { return string(appendRandom(make([]byte, 0, n), r, n)) }
+
+// appendRandom appends n random letters and digits from r; cheap enough
+// for the worker loop, and allocation-free when b has room.
+func appendRandom(b []byte, r *rand.Rand, n int) []byte {
+	for n > 0 {
 		x := r.Uint64()
-		for j := 0; j < 10 && i < n; j++ {
-			b[i] = letters[x%uint64(len(letters))]
+		for j := 0; j < 10 && n > 0; j++ {
+			b = append(b, letters[x%uint64(len(letters))])
 			x /= uint64(len(letters))
-			i++
+			n--
 		}
 	}
-	return string(b)
+	return b
 }

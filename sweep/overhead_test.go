@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
@@ -81,6 +83,13 @@ func startSimProcess(tb testing.TB, spec string) string {
 	return strings.TrimSpace(line)
 }
 
+// heapAllocs is the number of heap objects this process has allocated so far.
+func heapAllocs() uint64 {
+	m := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}}
+	metrics.Read(m)
+	return m[0].Value.Uint64()
+}
+
 // processCPU is this process's user+system CPU time so far.
 func processCPU() time.Duration {
 	var ru syscall.Rusage
@@ -88,18 +97,27 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// cpuWindow is a WindowObserver that measures this process's CPU over
-// exactly the measured window.
-type cpuWindow struct{ start, used time.Duration }
+// cpuWindow is a WindowObserver that measures this process's CPU and
+// heap allocations over exactly the measured window.
+type cpuWindow struct {
+	start, used         time.Duration
+	allocs0, allocsUsed uint64
+}
 
-func (c *cpuWindow) WindowStart(context.Context, StepSpec) { c.start = processCPU() }
-func (c *cpuWindow) WindowEnd()                            { c.used = processCPU() - c.start }
-func (c *cpuWindow) Fill(*StepResult)                      {}
+func (c *cpuWindow) WindowStart(context.Context, StepSpec) {
+	c.start, c.allocs0 = processCPU(), heapAllocs()
+}
+func (c *cpuWindow) WindowEnd() {
+	c.used, c.allocsUsed = processCPU()-c.start, heapAllocs()-c.allocs0
+}
+func (c *cpuWindow) Fill(*StepResult) {}
 
-// overheadRound is one measurement: ops/s and client CPU per op.
+// overheadRound is one measurement: ops/s, and the client's CPU and heap
+// allocations per op.
 type overheadRound struct {
-	opsPerS  float64
-	cpuPerOp time.Duration
+	opsPerS     float64
+	cpuPerOp    time.Duration
+	allocsPerOp float64
 }
 
 // bareLoop is the physical limit of this stack: C goroutines calling
@@ -139,17 +157,17 @@ func bareLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, re
 		}()
 	}
 	time.Sleep(warmup)
-	cpu0 := processCPU()
+	cpu0, allocs0 := processCPU(), heapAllocs()
 	t0 := time.Now()
 	measuring.Store(true)
 	time.Sleep(window)
 	measuring.Store(false)
-	cpu := processCPU() - cpu0
+	cpu, allocs := processCPU()-cpu0, heapAllocs()-allocs0
 	secs := time.Since(t0).Seconds()
 	stop.Store(true)
 	wg.Wait()
 	n := ops.Load()
-	return overheadRound{opsPerS: float64(n) / secs, cpuPerOp: cpu / time.Duration(max(n, 1))}
+	return overheadRound{opsPerS: float64(n) / secs, cpuPerOp: cpu / time.Duration(max(n, 1)), allocsPerOp: float64(allocs) / float64(max(n, 1))}
 }
 
 // poolsweepLoop is one step of poolsweep's own runner: the same reads,
@@ -162,7 +180,7 @@ func poolsweepLoop(tb testing.TB, uri string, c int, warmup, window time.Duratio
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return overheadRound{opsPerS: step.OpsPerS, cpuPerOp: cw.used / time.Duration(max(step.Ops, 1))}
+	return overheadRound{opsPerS: step.OpsPerS, cpuPerOp: cw.used / time.Duration(max(step.Ops, 1)), allocsPerOp: float64(cw.allocsUsed) / float64(max(step.Ops, 1))}
 }
 
 // BenchmarkOverhead measures what poolsweep's worker loop costs against
@@ -173,7 +191,10 @@ func poolsweepLoop(tb testing.TB, uri string, c int, warmup, window time.Duratio
 //	go test -run '^$' -bench Overhead -benchtime 1x ./sweep
 //
 // It reports, per concurrency, the medians of both and their ratios
-// (ops/s ratio ≥ 0.97 and CPU/op ratio ≤ 1.03 is the target).
+// (ops/s ratio ≥ 0.97 and CPU/op ratio ≤ 1.03 is the target), and the
+// heap allocations per op of each: poolsweep's own per-op path allocates
+// nothing (TestWorkerOwnPathAllocatesNothing), so its count over the bare
+// loop's is the driver's pool monitor and the step's fixed costs.
 func BenchmarkOverhead(b *testing.B) {
 	uri := startSimProcess(b, "slots=256,service=1us")
 	w := DefaultWorkload()
@@ -204,12 +225,14 @@ func BenchmarkOverhead(b *testing.B) {
 						bare = append(bare, bareLoop(b, uri, c, warmup, window, int64(w.Records)))
 					}
 				}
-				bOps, bCPU := medianRound(bare)
-				pOps, pCPU := medianRound(ps)
+				bOps, bCPU, bAllocs := medianRound(bare)
+				pOps, pCPU, pAllocs := medianRound(ps)
 				for i := range bare {
-					b.Logf("round %d: bare %.0f ops/s %.1f µs/op | poolsweep %.0f ops/s %.1f µs/op", i+1,
-						bare[i].opsPerS, us(bare[i].cpuPerOp), ps[i].opsPerS, us(ps[i].cpuPerOp))
+					b.Logf("round %d: bare %.0f ops/s %.1f µs/op %.1f allocs/op | poolsweep %.0f ops/s %.1f µs/op %.1f allocs/op", i+1,
+						bare[i].opsPerS, us(bare[i].cpuPerOp), bare[i].allocsPerOp, ps[i].opsPerS, us(ps[i].cpuPerOp), ps[i].allocsPerOp)
 				}
+				b.ReportMetric(bAllocs, "bare-allocs/op")
+				b.ReportMetric(pAllocs, "poolsweep-allocs/op")
 				b.ReportMetric(bOps, "bare-ops/s")
 				b.ReportMetric(pOps, "poolsweep-ops/s")
 				b.ReportMetric(pOps/bOps, "ops/s-ratio")
@@ -223,30 +246,16 @@ func BenchmarkOverhead(b *testing.B) {
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
-// medianRound is the median ops/s and CPU per op over rounds.
-func medianRound(rs []overheadRound) (float64, time.Duration) {
+// medianRound is the median ops/s, CPU per op and allocations per op
+// over rounds.
+func medianRound(rs []overheadRound) (float64, time.Duration, float64) {
 	ops := make([]float64, len(rs))
 	cpu := make([]float64, len(rs))
+	allocs := make([]float64, len(rs))
 	for i, r := range rs {
-		ops[i], cpu[i] = r.opsPerS, float64(r.cpuPerOp)
+		ops[i], cpu[i], allocs[i] = r.opsPerS, float64(r.cpuPerOp), r.allocsPerOp
 	}
-	return medianOf(ops), time.Duration(medianOf(cpu))
-}
-
-func medianOf(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
+	return stats.Median(ops), time.Duration(stats.Median(cpu)), stats.Median(allocs)
 }
 
 // BenchmarkWorkerLoop runs only poolsweep's loop, for profiling:

@@ -25,11 +25,8 @@ type worker struct {
 	timeout time.Duration   // --op-timeout, enforced by recorder.watch
 
 	// The next op's arguments, drawn before its clock starts.
-	key   string
-	field string
-	value string
-	doc   bson.D
-	scanN int
+	args *opArgs // made on the first op
+	doc  bson.D  // an insert's document
 }
 
 // opContext is the context of the worker's next op: one per worker,
@@ -158,18 +155,20 @@ func (w *worker) timed(typ int) {
 // prepare draws the next op's arguments (keys, values, a document), before
 // its clock starts.
 func (w *worker) prepare(typ int) {
+	if w.args == nil {
+		w.args = newOpArgs()
+	}
 	switch typ {
 	case 0:
-		w.key = Key(w.keys.Pick(w.rng))
+		w.args.setKey(w.keys.Pick(w.rng))
 	case 1:
-		w.key = Key(w.keys.Pick(w.rng))
-		w.field = fieldName(w.rng.IntN(w.wl.FieldCount))
-		w.value = randomString(w.rng, w.wl.FieldLength)
+		w.args.setKey(w.keys.Pick(w.rng))
+		w.args.setField(fieldName(w.rng.IntN(w.wl.FieldCount)), w.rng, w.wl.FieldLength)
 	case 2:
 		w.doc = NewDocument(w.rng, w.keys.NextInsert(), *w.wl)
 	case 3:
-		w.key = Key(w.keys.Pick(w.rng))
-		w.scanN = 1 + w.rng.IntN(w.wl.MaxScanLength)
+		w.args.setKey(w.keys.Pick(w.rng))
+		w.args.scanN = 1 + w.rng.IntN(w.wl.MaxScanLength)
 	}
 }
 
@@ -177,20 +176,21 @@ func (w *worker) prepare(typ int) {
 func (w *worker) exec(ctx context.Context, typ int) error {
 	switch typ {
 	case 0:
-		err := w.coll.FindOne(ctx, bson.D{{Key: "_id", Value: w.key}}).Err()
+		err := w.coll.FindOne(ctx, w.args.byID).Err()
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			return nil // a key that is not there (yet) is an answer, not a failure
 		}
 		return err
 	case 1:
-		_, err := w.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: w.key}}, bson.D{{Key: "$set", Value: bson.D{{Key: w.field, Value: w.value}}}})
+		_, err := w.coll.UpdateOne(ctx, w.args.byID, w.args.update)
 		return err
 	case 2:
 		_, err := w.coll.InsertOne(ctx, w.doc)
 		return err
 	default:
-		cur, err := w.coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: w.key}}}},
-			options.Find().SetLimit(int64(w.scanN)).SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(int32(w.scanN)))
+		n := w.args.scanN
+		cur, err := w.coll.Find(ctx, w.args.fromID,
+			options.Find().SetLimit(int64(n)).SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(int32(n)))
 		if err == nil {
 			for cur.Next(ctx) {
 			}
