@@ -24,10 +24,10 @@ type analyzeOptions struct {
 
 func newAnalyzeCmd(e *env) *cobra.Command {
 	o := &analyzeOptions{}
-	cmd := &cobra.Command{
-		Use:   "analyze RESULTS.jsonl… | --csv FILE",
-		Short: "Find the knee, peak, USL fit and a pool-size recommendation for each series",
-		Long: `analyze reads results.jsonl files (or a CSV of numbers from YCSB or a spreadsheet) and,
+	cmd := filesCmd(cmdHelp{
+		use:   "analyze RESULTS.jsonl… | --csv FILE",
+		short: "Find the knee, peak, USL fit and a pool-size recommendation for each series",
+		long: `analyze reads results.jsonl files (or a CSV of numbers from YCSB or a spreadsheet) and,
 for each series (target × workload × pool setting), reports the peak, the knee by several
 independent methods (plateau, Kneedle, marginal gain, SLO, USL fit), where they agree,
 how confident that is, whether throughput falls past the peak, and the concurrency and
@@ -39,11 +39,10 @@ growing), and the smallest maxPoolSize that carries the highest such rate.
 
 A CSV needs a header row with columns concurrency (or connections) and qps; p99_ms,
 target, pool, trial, clients and workload are optional.`,
-		Example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
+		example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
   poolsweep analyze run1/results.jsonl run2/results.jsonl --format json
   poolsweep analyze --csv ycsb-runs.csv --slo-p99 20ms`,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
-	}
+	}, "", func(args []string) error { return o.run(e, args) })
 	f := cmd.Flags()
 	f.StringVar(&o.csv, "csv", "", "read a CSV (concurrency|connections, qps[, p99_ms, target, pool, trial, clients, workload]) instead of results files")
 	f.Float64Var(&o.plateau, "plateau", 0.95, "plateau knee: smallest concurrency reaching this fraction of the peak")
@@ -64,8 +63,8 @@ func (o *analyzeOptions) options() (knee.Options, error) {
 	if o.sloP99 < 0 {
 		return opts, usagef("--slo-p99: %s is negative", o.sloP99)
 	}
-	if o.format != "text" && o.format != "json" {
-		return opts, usagef("--format: %q is not text or json", o.format)
+	if err := oneOf("--format", o.format, "text", "json"); err != nil {
+		return opts, err
 	}
 	opts.Plateau, opts.MinGain, opts.SLOP99 = o.plateau, o.minGain, o.sloP99
 	return opts, nil
