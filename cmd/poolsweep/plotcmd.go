@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/outfile"
@@ -17,25 +16,10 @@ import (
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
-// addAnalysisFlags registers analyze's knee options on a command that
-// draws or reports knees, with analyze's names, defaults and help, so that
-// plot, report and analyze read the same flags the same way.
-func addAnalysisFlags(f *pflag.FlagSet, o *analyzeOptions) {
-	f.Float64Var(&o.plateau, "plateau", 0.95, "plateau knee: smallest concurrency reaching this fraction of the peak")
-	f.Float64Var(&o.minGain, "min-gain", 0.10, "marginal-gain knee: the first doubling of concurrency adding less than this fraction")
-	f.DurationVar(&o.sloP99, "slo-p99", 0, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms); open loop: the p99 a carried rate must meet")
-}
-
-// analysisOptions validates the knee flags by analyze's own rules.
-func analysisOptions(o analyzeOptions) (knee.Options, error) {
-	o.format = "text"
-	return o.options()
-}
-
 type plotOptions struct {
 	out      string
 	figures  string
-	analysis analyzeOptions
+	analysis kneeFlags
 }
 
 func newPlotCmd(e *env) *cobra.Command {
@@ -65,7 +49,7 @@ poolsweep compare --plot-dir, or poolsweep report A B.`,
 	}, "plot: give one or more results.jsonl files", func(args []string) error { return o.run(e, args) })
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory to write the figures into (required)")
 	cmd.Flags().StringVar(&o.figures, "figure", "", "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
-	addAnalysisFlags(cmd.Flags(), &o.analysis)
+	o.analysis.add(cmd.Flags())
 	return cmd
 }
 
@@ -80,7 +64,7 @@ func (o *plotOptions) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, err := analysisOptions(o.analysis)
+	opts, err := o.analysis.options()
 	if err != nil {
 		return err
 	}
@@ -132,7 +116,7 @@ type reportOptions struct {
 	format    string
 	baseline  string
 	candidate string
-	analysis  analyzeOptions
+	analysis  kneeFlags
 }
 
 func newReportCmd(e *env) *cobra.Command {
@@ -162,7 +146,7 @@ markdown the PNG figures are written beside the .md file.`,
 	cmd.Flags().StringVar(&o.format, "format", "html", "html or markdown")
 	cmd.Flags().StringVar(&o.baseline, "baseline", "", "with one results file of two targets: the baseline target for the A/B section")
 	cmd.Flags().StringVar(&o.candidate, "candidate", "", "the candidate target for the A/B section")
-	addAnalysisFlags(cmd.Flags(), &o.analysis)
+	o.analysis.add(cmd.Flags())
 	return cmd
 }
 
@@ -176,7 +160,7 @@ func (o *reportOptions) run(e *env, args []string) error {
 	if err := checkReportPath(o.out); err != nil {
 		return err
 	}
-	opts, err := analysisOptions(o.analysis)
+	opts, err := o.analysis.options()
 	if err != nil {
 		return err
 	}
