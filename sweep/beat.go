@@ -20,18 +20,7 @@ func startBeating(period time.Duration, beat func(ctx context.Context) bool) *be
 	b := &beating{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
-		t := time.NewTicker(period)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if !beat(ctx) {
-				return
-			}
-		}
+		every(ctx, period, func() bool { return beat(ctx) })
 	}()
 	return b
 }
@@ -40,6 +29,22 @@ func startBeating(period time.Duration, beat func(ctx context.Context) bool) *be
 func (b *beating) stop() {
 	b.cancel()
 	<-b.done
+}
+
+// every calls f every period until ctx ends or f returns false.
+func every(ctx context.Context, period time.Duration, f func() bool) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !f() {
+			return
+		}
+	}
 }
 
 // pause waits d, or until ctx ends.

@@ -7,66 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"go.mongodb.org/mongo-driver/v2/event"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
-
-// monitor turns the driver's pool events into p's numbers.
-func (p *poolRecorder) monitor() *event.PoolMonitor {
-	return &event.PoolMonitor{Event: func(e *event.PoolEvent) {
-		switch e.Type {
-		case event.ConnectionCreated:
-			p.created1()
-		case event.ConnectionClosed:
-			p.closed(e.Reason)
-		case event.ConnectionCheckedOut:
-			p.checkedOut(e.ConnectionID, e.Duration)
-		case event.ConnectionCheckOutFailed:
-			if p.measuring.Load() {
-				p.failed.Add(1)
-			}
-		}
-	}}
-}
-
-// connect makes the step's clients, each with a pool of spec.MaxPoolSize
-// kept at least want open, and the given monitors.
-func (r *Runner) connect(spec StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) ([]*mongo.Client, error) {
-	var clients []*mongo.Client
-	for k := 0; k < spec.Clients; k++ {
-		o := r.NewClient().SetMaxPoolSize(uint64(spec.MaxPoolSize)).SetMinPoolSize(uint64(want)).SetPoolMonitor(pm).SetMonitor(cm)
-		switch {
-		case r.MaxConnecting > 0:
-			o.SetMaxConnecting(r.MaxConnecting)
-		case o.MaxConnecting == nil:
-			o.SetMaxConnecting(DefaultMaxConnecting)
-		}
-		c, err := mongo.Connect(o)
-		if err != nil {
-			disconnect(clients)
-			return nil, fmt.Errorf("connect client %d: %w", k+1, err)
-		}
-		clients = append(clients, c)
-	}
-	return clients, nil
-}
-
-// disconnect closes clients in parallel: a thousand connections close
-// faster so, and the next step starts from a quiet server.
-func disconnect(clients []*mongo.Client) {
-	var wg sync.WaitGroup
-	for _, c := range clients {
-		wg.Add(1)
-		go func(c *mongo.Client) {
-			defer wg.Done()
-			dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			c.Disconnect(dctx)
-		}(c)
-	}
-	wg.Wait()
-}
 
 // openLoop is one open-loop step's arrivals: a dispatcher per client
 // issues each arrival at its scheduled time on a free slot of that
@@ -166,9 +107,8 @@ func (l *openLoop) behind(t time.Duration) time.Duration {
 // teardown are the closed loop's (RunStep); only the source of calls
 // differs.
 func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (StepResult, error) {
-	step := StepResult{Kind: KindStep, Target: spec.Target, Workload: spec.Workload, PoolSetting: spec.PoolSetting,
-		Concurrency: spec.Concurrency, MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Trial: spec.Trial,
-		Mode: ModeOpen, Rate: spec.Rate}
+	step := newStep(spec)
+	step.Mode, step.Rate = ModeOpen, spec.Rate
 	if spec.Clients < 1 || spec.Concurrency < 1 || spec.MaxPoolSize < 1 {
 		return step, fmt.Errorf("open-loop step: clients %d, max in flight %d and pool %d must be positive", spec.Clients, spec.Concurrency, spec.MaxPoolSize)
 	}
@@ -176,20 +116,14 @@ func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (StepResult, error)
 	rec := newRecorder(r.OpTimeout, spec.Concurrency*spec.Clients)
 	orec := newOpenRecorder(rec, r.Duration)
 	want := min(spec.Concurrency, spec.MaxPoolSize)
-	hosts := max(r.Hosts, 1)
 	clients, err := r.connect(spec, want, pool.monitor(), orec.commandMonitor())
 	if err != nil {
 		return step, err
 	}
 	defer disconnect(clients)
 
-	prewarmStart := time.Now()
-	if err := r.prewarm(ctx, spec, clients, pool, want, hosts); err != nil {
+	if err := r.prewarmStep(ctx, spec, &step, clients, pool, want); err != nil {
 		return step, err
-	}
-	step.Pool.PrewarmS = time.Since(prewarmStart).Seconds()
-	if got, need := pool.open.Load(), int64(want*spec.Clients*hosts); got < need {
-		step.Warnings = append(step.Warnings, fmt.Sprintf("pre-warm opened %d of %d connections within %s; the pool kept growing during warm-up", got, need, r.prewarmTimeout()))
 	}
 
 	// Slots: max-in-flight per client, each with a worker whose
@@ -251,16 +185,9 @@ func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (StepResult, error)
 	}
 	warmupS := time.Since(warmupStart).Seconds()
 
-	for _, o := range r.Observers {
-		o.WindowStart(ctx, spec)
-	}
-	step.Connections = int(pool.open.Load())
-	pool.maxOpen.Store(pool.open.Load())
-	created0 := pool.created.Load()
-	step.StartedAt = time.Now().UTC()
+	r.windowStart(ctx, spec)
 	host0 := sampleHost()
-	rec.openWindow()
-	pool.measuring.Store(true)
+	created0 := openWindow(&step, rec, pool)
 	completed := r.phase(ctx, spec, PhaseMeasure, r.Duration, rec, pool)
 	rec.closeWindow()
 	host1 := sampleHost()
@@ -268,10 +195,8 @@ func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (StepResult, error)
 	pool.measuring.Store(false)
 	// The window is the recorder's own, the one arrivals were counted in.
 	window := time.Duration(rec.close.Load() - rec.open.Load())
-	created1 := pool.created.Load()
-	for _, o := range r.Observers {
-		o.WindowEnd()
-	}
+	created := pool.created.Load() - created0
+	r.windowEnd()
 
 	// The arrivals due before the close are still issued: a dispatcher
 	// that fell behind catches up, for at most one op timeout, after
@@ -291,42 +216,10 @@ func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (StepResult, error)
 	stopAll()
 	callsDone := make(chan struct{})
 	go func() { l.calls.Wait(); close(callsDone) }()
-	if completed {
-		grace := time.NewTimer(r.OpTimeout*5/4 + time.Second)
-		select {
-		case <-callsDone:
-		case <-grace.C:
-		case <-ctx.Done():
-		}
-		grace.Stop()
-		if ctx.Err() == nil {
-			orec.seal()
-			rec.seal()
-		}
-	}
-	cancelWorkers()
-	select {
-	case <-callsDone:
-	case <-time.After(10 * time.Second):
-		step.Warnings = append(step.Warnings, "some calls had not returned 10 s after the step ended")
-	}
-	rec.discard()
+	r.drain(ctx, &step, completed, callsDone, func() { orec.seal(); rec.seal() }, cancelWorkers, rec, "calls")
 
 	rec.summary(&step, window)
 	orec.summary(&step, window, spec, behind, host0, host1)
 	step.Phases = &StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds()}
-	step.Pool.CheckoutWait = pool.summary()
-	step.Pool.CheckoutFailed = pool.failed.Load()
-	step.Pool.ConnectionsOpen = step.Connections
-	step.Pool.ConnectionsMax = int(pool.maxOpen.Load())
-	step.Pool.ConnectionsCreated = created1 - created0
-	step.Pool.ConnectionsLost = pool.lost.Load()
-	for _, o := range r.Observers {
-		o.Fill(&step)
-	}
-	if !completed {
-		step.Interrupted = true
-		return step, ctx.Err()
-	}
-	return step, nil
+	return r.finish(ctx, step, pool, created, completed)
 }

@@ -1,14 +1,11 @@
 package sweep
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,43 +14,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
-
-// simChild is the simulator in a child process of this test binary (see
-// TestMain), so that its CPU is not the client's and it can be stopped
-// with SIGSTOP like a stalled server.
-type simChild struct {
-	uri string
-	cmd *exec.Cmd
-}
-
-func startSimChild(t *testing.T, spec string) *simChild {
-	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), simChildEnv+"="+spec)
-	cmd.Stderr = os.Stderr
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGCONT)
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("simulator child: %v", err)
-	}
-	return &simChild{uri: strings.TrimSpace(line), cmd: cmd}
-}
 
 // openRunner is a runner for the read workload against uri.
 func openRunner(uri string, warmup, window time.Duration) *Runner {

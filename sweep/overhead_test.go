@@ -1,15 +1,11 @@
 package sweep
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"runtime"
 	"runtime/metrics"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -21,67 +17,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/stats"
-	"github.com/poolsweep/poolsweep/topology/sim"
 )
-
-// simChildEnv makes this test binary serve a simulator instead of running
-// tests (see TestMain), so that a benchmark can put the server in another
-// process and measure only the client's CPU.
-const simChildEnv = "POOLSWEEP_TEST_SIM_CHILD"
-
-func TestMain(m *testing.M) {
-	if spec := os.Getenv(simChildEnv); spec != "" {
-		serveSimChild(spec)
-		return
-	}
-	os.Exit(m.Run())
-}
-
-// serveSimChild runs the simulator until stdin closes.
-func serveSimChild(spec string) {
-	sp, err := sim.ParseSpec(spec)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	d, err := sim.Start(context.Background(), sp)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Println(d.URI())
-	bufio.NewReader(os.Stdin).ReadString('\n')
-	d.Close()
-}
-
-// startSimProcess starts the simulator in a child process of this test
-// binary and returns its URI.
-func startSimProcess(tb testing.TB, spec string) string {
-	tb.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), simChildEnv+"="+spec)
-	cmd.Stderr = os.Stderr
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-		}
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		tb.Fatalf("simulator child: %v", err)
-	}
-	return strings.TrimSpace(line)
-}
 
 // heapAllocs is the number of heap objects this process has allocated so far.
 func heapAllocs() uint64 {
@@ -196,7 +132,7 @@ func poolsweepLoop(tb testing.TB, uri string, c int, warmup, window time.Duratio
 // nothing (TestWorkerOwnPathAllocatesNothing), so its count over the bare
 // loop's is the driver's pool monitor and the step's fixed costs.
 func BenchmarkOverhead(b *testing.B) {
-	uri := startSimProcess(b, "slots=256,service=1us")
+	uri := startSimChild(b, "slots=256,service=1us").uri
 	w := DefaultWorkload()
 	w.Records, w.Database = 10000, "ps_overhead"
 	client, err := mongo.Connect(options.Client().ApplyURI(uri))
@@ -262,7 +198,7 @@ func medianRound(rs []overheadRound) (float64, time.Duration, float64) {
 //
 //	go test -run '^$' -bench WorkerLoop -benchtime 1x -cpuprofile cpu.out ./sweep
 func BenchmarkWorkerLoop(b *testing.B) {
-	uri := startSimProcess(b, "slots=256,service=1us")
+	uri := startSimChild(b, "slots=256,service=1us").uri
 	w := DefaultWorkload()
 	w.Records, w.Database = 10000, "ps_overhead"
 	client, _ := mongo.Connect(options.Client().ApplyURI(uri))

@@ -118,25 +118,25 @@ func (r *recorder) clamp(d time.Duration) int64 {
 // timeout (worker.outcome).
 func (r *recorder) watch(ctx context.Context, timeout time.Duration) {
 	tick := min(max(timeout/10, 10*time.Millisecond), 250*time.Millisecond)
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	every(ctx, tick, func() bool {
+		r.expire(timeout)
+		return true
+	})
+}
+
+// expire cancels the op context of each worker whose current op has run
+// longer than timeout, marking that op expired.
+func (r *recorder) expire(timeout time.Duration) {
+	now := r.now()
+	for i := range r.slots {
+		sl := &r.slots[i]
+		s := sl.op.Load()
+		if s == 0 || now-time.Duration(s-1) < timeout || sl.expired.Load() == s {
+			continue
 		}
-		now := r.now()
-		for i := range r.slots {
-			sl := &r.slots[i]
-			s := sl.op.Load()
-			if s == 0 || now-time.Duration(s-1) < timeout || sl.expired.Load() == s {
-				continue
-			}
-			sl.expired.Store(s)
-			if c := sl.cancel.Load(); c != nil && sl.op.Load() == s {
-				(*c)()
-			}
+		sl.expired.Store(s)
+		if c := sl.cancel.Load(); c != nil && sl.op.Load() == s {
+			(*c)()
 		}
 	}
 }
@@ -256,25 +256,10 @@ func (r *recorder) endOne(w, typ int, start time.Duration, kind int, err error, 
 	s := &r.s[w%stripes]
 	s.mu.Lock()
 	if op {
-		s.ops[typ].RecordValue(d)
-		if late {
-			s.lateOps[typ]++
-		}
-		if kind != errNone {
-			s.opErrs[typ]++
-			s.errs[kind]++
-			if s.firstErr == "" && err != nil {
-				s.firstErr = err.Error()
-			}
-		}
+		s.addOp(typ, d, kind, err, late)
 	}
 	if call {
-		s.call.RecordValue(d)
-		if late {
-			s.lateCalls++
-		} else {
-			s.calls++
-		}
+		s.addCall(d, late)
 	}
 	s.mu.Unlock()
 }
@@ -282,7 +267,21 @@ func (r *recorder) endOne(w, typ int, start time.Duration, kind int, err error, 
 func (r *recorder) recordOp(w, typ int, d time.Duration, kind int, err error, late bool) {
 	s := &r.s[w%stripes]
 	s.mu.Lock()
-	s.ops[typ].RecordValue(r.clamp(d))
+	s.addOp(typ, r.clamp(d), kind, err, late)
+	s.mu.Unlock()
+}
+
+func (r *recorder) recordCall(w int, d time.Duration, late bool) {
+	s := &r.s[w%stripes]
+	s.mu.Lock()
+	s.addCall(r.clamp(d), late)
+	s.mu.Unlock()
+}
+
+// addOp records one op of type typ that took us microseconds (clamped),
+// with its error kind; s.mu is held.
+func (s *stripe) addOp(typ int, us int64, kind int, err error, late bool) {
+	s.ops[typ].RecordValue(us)
 	if late {
 		s.lateOps[typ]++
 	}
@@ -293,19 +292,17 @@ func (r *recorder) recordOp(w, typ int, d time.Duration, kind int, err error, la
 			s.firstErr = err.Error()
 		}
 	}
-	s.mu.Unlock()
 }
 
-func (r *recorder) recordCall(w int, d time.Duration, late bool) {
-	s := &r.s[w%stripes]
-	s.mu.Lock()
-	s.call.RecordValue(r.clamp(d))
+// addCall records one call that took us microseconds (clamped); s.mu is
+// held.
+func (s *stripe) addCall(us int64, late bool) {
+	s.call.RecordValue(us)
 	if late {
 		s.lateCalls++
 	} else {
 		s.calls++
 	}
-	s.mu.Unlock()
 }
 
 // seal ends recording: every call and op that started before the window

@@ -2,14 +2,11 @@ package sweep
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/event"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -89,59 +86,14 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	if spec.Rate > 0 {
 		return r.runOpen(ctx, spec) // open loop: openrunner.go
 	}
-	step := StepResult{Kind: KindStep, Target: spec.Target, Workload: spec.Workload, PoolSetting: spec.PoolSetting,
-		Concurrency: spec.Concurrency, MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Trial: spec.Trial}
-
+	step := newStep(spec)
 	pool := newPoolRecorder()
-	monitor := &event.PoolMonitor{Event: func(e *event.PoolEvent) {
-		switch e.Type {
-		case event.ConnectionCreated:
-			pool.created1()
-		case event.ConnectionClosed:
-			pool.closed(e.Reason)
-		case event.ConnectionCheckedOut:
-			pool.checkedOut(e.ConnectionID, e.Duration)
-		case event.ConnectionCheckOutFailed:
-			if pool.measuring.Load() {
-				pool.failed.Add(1)
-			}
-		}
-	}}
 	want := min(spec.Concurrency, spec.MaxPoolSize)
-	hosts := max(r.Hosts, 1)
-	clients := make([]*mongo.Client, 0, spec.Clients)
-	defer func() {
-		// Disconnect in parallel: a thousand connections close faster so,
-		// and the next step starts from a quiet server.
-		var wg sync.WaitGroup
-		for _, c := range clients {
-			wg.Add(1)
-			go func(c *mongo.Client) {
-				defer wg.Done()
-				dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				c.Disconnect(dctx)
-			}(c)
-		}
-		wg.Wait()
-	}()
-	for k := 0; k < spec.Clients; k++ {
-		o := r.NewClient().
-			SetMaxPoolSize(uint64(spec.MaxPoolSize)).
-			SetMinPoolSize(uint64(want)).
-			SetPoolMonitor(monitor)
-		switch {
-		case r.MaxConnecting > 0:
-			o.SetMaxConnecting(r.MaxConnecting)
-		case o.MaxConnecting == nil:
-			o.SetMaxConnecting(DefaultMaxConnecting)
-		}
-		c, err := mongo.Connect(o)
-		if err != nil {
-			return step, fmt.Errorf("connect client %d: %w", k+1, err)
-		}
-		clients = append(clients, c)
+	clients, err := r.connect(spec, want, pool.monitor(), nil)
+	if err != nil {
+		return step, err
 	}
+	defer disconnect(clients)
 
 	rec := newRecorder(r.OpTimeout, spec.Concurrency*spec.Clients)
 	stop := &atomic.Bool{}
@@ -149,13 +101,8 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 
 	// Pre-warm: open the connections the step will use before any workload
 	// call, by pinging from as many goroutines as the pool will hold.
-	prewarmStart := time.Now()
-	if err := r.prewarm(ctx, spec, clients, pool, want, hosts); err != nil {
+	if err := r.prewarmStep(ctx, spec, &step, clients, pool, want); err != nil {
 		return step, err
-	}
-	step.Pool.PrewarmS = time.Since(prewarmStart).Seconds()
-	if got, need := pool.open.Load(), int64(want*spec.Clients*hosts); got < need {
-		step.Warnings = append(step.Warnings, fmt.Sprintf("pre-warm opened %d of %d connections within %s; the pool kept growing during warm-up", got, need, r.prewarmTimeout()))
 	}
 
 	barrierS, err := r.waitStart(ctx, spec)
@@ -198,74 +145,29 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	warmupS := time.Since(warmupStart).Seconds()
 
 	// Measured window.
-	for _, o := range r.Observers {
-		o.WindowStart(ctx, spec)
-	}
+	r.windowStart(ctx, spec)
 	r.awaitWindow(ctx, warmupStart)
-	step.Connections = int(pool.open.Load())
-	pool.maxOpen.Store(pool.open.Load())
-	created0 := pool.created.Load()
-	step.StartedAt = time.Now().UTC()
-	rec.openWindow()
-	pool.measuring.Store(true)
+	created0 := openWindow(&step, rec, pool)
 	t0 := time.Now()
 	completed := r.phase(ctx, spec, PhaseMeasure, r.Duration, rec, pool)
 	rec.closeWindow()
 	pool.measuring.Store(false)
 	window := time.Since(t0)
-	created1 := pool.created.Load()
-	for _, o := range r.Observers {
-		o.WindowEnd()
-	}
+	created := pool.created.Load() - created0
+	r.windowEnd()
 
-	// Workers finish the call they are in. The watchdog ends every op
-	// within about a tenth of the op timeout past it (recorder.watch), so
-	// after 1.25 timeouts (and a second) whatever
-	// still runs is stuck: seal records it as a timeout of its age. An
-	// interrupted step cancels its calls instead: their outcome says
-	// nothing about the server, and they are not recorded.
+	// Workers finish the call they are in (drain).
 	stop.Store(true)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	if completed {
-		grace := time.NewTimer(r.OpTimeout*5/4 + time.Second)
-		select {
-		case <-done:
-		case <-grace.C:
-		case <-ctx.Done():
-		}
-		grace.Stop()
-		if ctx.Err() == nil {
-			rec.seal()
-		}
-	}
-	cancelWorkers()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		step.Warnings = append(step.Warnings, "some workers had not returned 10 s after the step ended")
-	}
-	rec.discard()
+	r.drain(ctx, &step, completed, done, rec.seal, cancelWorkers, rec, "workers")
 
 	rec.summary(&step, window)
 	step.Phases = &StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds(), Barrier: barrierS}
 	if step.Histograms != nil {
 		step.Histograms.CheckoutWait = encodeHDR(pool.histogram())
 	}
-	step.Pool.CheckoutWait = pool.summary()
-	step.Pool.CheckoutFailed = pool.failed.Load()
-	step.Pool.ConnectionsOpen = step.Connections
-	step.Pool.ConnectionsMax = int(pool.maxOpen.Load())
-	step.Pool.ConnectionsCreated = created1 - created0
-	step.Pool.ConnectionsLost = pool.lost.Load()
-	for _, o := range r.Observers {
-		o.Fill(&step)
-	}
-	if !completed {
-		step.Interrupted = true
-		return step, ctx.Err()
-	}
-	return step, nil
+	return r.finish(ctx, step, pool, created, completed)
 }
 
 // phase waits d while reporting progress; false when ctx ended first.

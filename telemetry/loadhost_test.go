@@ -21,64 +21,61 @@ func readTestdata(t testing.TB, name string) []byte {
 	return b
 }
 
-func TestParsePSISomeTotal(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want float64
-		err  bool
-	}{
-		// Recorded on the 2-core development machine.
-		{"recorded", "some avg10=81.91 avg60=70.38 avg300=60.40 total=638114425\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n", 638114425, false},
-		// Kernels before 5.13 have no "full" line for CPU.
-		{"some only", "some avg10=0.00 avg60=0.00 avg300=0.00 total=12\n", 12, false},
-		// The full line must not be taken for the some line.
-		{"full first", "full avg10=0 avg60=0 avg300=0 total=7\nsome avg10=0 avg60=0 avg300=0 total=9\n", 9, false},
-		{"no total", "some avg10=0.00 avg60=0.00 avg300=0.00\n", 0, true},
-		{"bad total", "some avg10=0 total=x\n", 0, true},
-		{"negative total", "some total=-5\n", 0, true},
-		{"NaN total", "some total=NaN\n", 0, true},
-		{"empty", "", 0, true},
-	}
-	for _, tt := range tests {
-		got, err := parsePSISomeTotal([]byte(tt.in))
+// parseCase is one input of a parser's table test: the text, the value
+// it parses to, and whether it must be refused.
+type parseCase[T comparable] struct {
+	in   string
+	want T
+	err  bool
+}
+
+// checkParse runs parse, named fn, on every case.
+func checkParse[T comparable](t *testing.T, fn string, parse func([]byte) (T, error), cases []parseCase[T]) {
+	t.Helper()
+	for _, tt := range cases {
+		got, err := parse([]byte(tt.in))
 		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("%s: parsePSISomeTotal = %v, %v; want %v, err %v", tt.name, got, err, tt.want, tt.err)
+			t.Errorf("%s(%q) = %+v, %v; want %+v, err %v", fn, tt.in, got, err, tt.want, tt.err)
 		}
 	}
+}
+
+func TestParsePSISomeTotal(t *testing.T) {
+	checkParse(t, "parsePSISomeTotal", parsePSISomeTotal, []parseCase[float64]{
+		// Recorded on the 2-core development machine.
+		{"some avg10=81.91 avg60=70.38 avg300=60.40 total=638114425\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n", 638114425, false},
+		// Kernels before 5.13 have no "full" line for CPU.
+		{"some avg10=0.00 avg60=0.00 avg300=0.00 total=12\n", 12, false},
+		// The full line must not be taken for the some line.
+		{"full avg10=0 avg60=0 avg300=0 total=7\nsome avg10=0 avg60=0 avg300=0 total=9\n", 9, false},
+		{"some avg10=0.00 avg60=0.00 avg300=0.00\n", 0, true}, // no total
+		{"some avg10=0 total=x\n", 0, true},
+		{"some total=-5\n", 0, true},
+		{"some total=NaN\n", 0, true},
+		{"", 0, true},
+	})
 	if got, err := parsePSISomeTotal(readTestdata(t, "pressure-cpu.txt")); err != nil || got != 638114425 {
 		t.Errorf("testdata pressure-cpu.txt: %v, %v", got, err)
 	}
 }
 
 func TestParseProcStatCPU(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want cpuTimes
-		err  bool
-	}{
+	checkParse(t, "parseProcStatCPU", parseProcStatCPU, []parseCase[cpuTimes]{
 		// user nice system idle iowait irq softirq steal guest guest_nice:
 		// busy = 100+0+50+0+0+10 = 160 (guest is inside user), idle 800+40.
-		{"full line", "cpu  100 0 50 800 40 0 10 0 30 0\ncpu0 50 0 25 400 20 0 5 0 15 0\ncpu1 50 0 25 400 20 0 5 0 15 0\nintr 1 2\n",
+		{"cpu  100 0 50 800 40 0 10 0 30 0\ncpu0 50 0 25 400 20 0 5 0 15 0\ncpu1 50 0 25 400 20 0 5 0 15 0\nintr 1 2\n",
 			cpuTimes{busy: 160, total: 1000, cpus: 2}, false},
 		// Old kernels: only user nice system idle.
-		{"four counters", "cpu 10 0 10 80\ncpu0 10 0 10 80\n", cpuTimes{busy: 20, total: 100, cpus: 1}, false},
+		{"cpu 10 0 10 80\ncpu0 10 0 10 80\n", cpuTimes{busy: 20, total: 100, cpus: 1}, false},
 		// Steal time is busy: the hypervisor gave the CPU to someone else.
-		{"steal", "cpu 10 0 10 70 0 0 0 10\ncpu0 10 0 10 70 0 0 0 10\n", cpuTimes{busy: 30, total: 100, cpus: 1}, false},
-		{"no aggregate line", "cpu0 1 2 3 4\n", cpuTimes{}, true},
-		{"no per-cpu lines", "cpu 1 2 3 4\n", cpuTimes{}, true},
-		{"too few counters", "cpu 1 2 3\ncpu0 1 2 3\n", cpuTimes{}, true},
-		{"not a number", "cpu 1 x 3 4\ncpu0 1 2 3 4\n", cpuTimes{}, true},
-		{"infinite", "cpu 1 Inf 3 4\ncpu0 1 2 3 4\n", cpuTimes{}, true},
-		{"empty", "", cpuTimes{}, true},
-	}
-	for _, tt := range tests {
-		got, err := parseProcStatCPU([]byte(tt.in))
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("%s: parseProcStatCPU = %+v, %v; want %+v, err %v", tt.name, got, err, tt.want, tt.err)
-		}
-	}
+		{"cpu 10 0 10 70 0 0 0 10\ncpu0 10 0 10 70 0 0 0 10\n", cpuTimes{busy: 30, total: 100, cpus: 1}, false},
+		{"cpu0 1 2 3 4\n", cpuTimes{}, true},          // no aggregate line
+		{"cpu 1 2 3 4\n", cpuTimes{}, true},           // no per-cpu lines
+		{"cpu 1 2 3\ncpu0 1 2 3\n", cpuTimes{}, true}, // too few counters
+		{"cpu 1 x 3 4\ncpu0 1 2 3 4\n", cpuTimes{}, true},
+		{"cpu 1 Inf 3 4\ncpu0 1 2 3 4\n", cpuTimes{}, true},
+		{"", cpuTimes{}, true},
+	})
 	got, err := parseProcStatCPU(readTestdata(t, "stat-2cpu.txt"))
 	if err != nil || got.cpus != 2 || got.busy != 127141+44807+4152+5795 || got.total != got.busy+83052+1151 {
 		t.Errorf("testdata stat-2cpu.txt: %+v, %v", got, err)
@@ -163,24 +160,14 @@ func TestHistDelta(t *testing.T) {
 }
 
 func TestParseSchedstat(t *testing.T) {
-	tests := []struct {
-		in   string
-		want threadTimes
-		err  bool
-	}{
+	checkParse(t, "parseSchedstat", parseSchedstat, []parseCase[threadTimes]{
 		{"1397209 4880 2\n", threadTimes{1397209, 4880}, false}, // recorded
 		{"5 6", threadTimes{5, 6}, false},                       // no timeslice count
 		{"5", threadTimes{}, true},
 		{"a b c", threadTimes{}, true},
 		{"-1 2 3", threadTimes{}, true},
 		{"NaN 2 3", threadTimes{}, true},
-	}
-	for _, tt := range tests {
-		got, err := parseSchedstat([]byte(tt.in))
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("parseSchedstat(%q) = %+v, %v; want %+v, err %v", tt.in, got, err, tt.want, tt.err)
-		}
-	}
+	})
 	if _, err := parseSchedstat(readTestdata(t, "schedstat.txt")); err != nil {
 		t.Errorf("testdata schedstat.txt: %v", err)
 	}

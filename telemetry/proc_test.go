@@ -14,11 +14,7 @@ import (
 )
 
 func TestParseProcStat(t *testing.T) {
-	tests := []struct {
-		in   string
-		want float64
-		err  bool
-	}{
+	checkParse(t, "parseProcStat", parseProcStat, []parseCase[float64]{
 		// Typical line: utime 1500 + stime 250.
 		{"4211 (mongod) S 1 4211 4211 0 -1 4194560 701122 0 66 0 1500 250 0 0 20 0 68 0 1234 3827302400 471884", 1750, false},
 		// A command name with spaces and a ')' must not shift the fields.
@@ -27,13 +23,7 @@ func TestParseProcStat(t *testing.T) {
 		{"77 (x) R 1 2 3", 0, true},
 		// Garbage.
 		{"no parens here", 0, true},
-	}
-	for _, tt := range tests {
-		got, err := parseProcStat([]byte(tt.in))
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("parseProcStat(%q) = %v, %v; want %v, err %v", tt.in, got, err, tt.want, tt.err)
-		}
-	}
+	})
 }
 
 func TestParseVmRSS(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/loopback"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
@@ -103,7 +104,7 @@ func TestServerSamplerFerretDB(t *testing.T) {
 // TestServerSamplerUnreachable: a host that refuses connections yields
 // counted errors and null fields, within the time bound, and never fails.
 func TestServerSamplerUnreachable(t *testing.T) {
-	host := testsrv.ClosedAddr(t)
+	host := loopback.ClosedAddr(t)
 
 	s, err := NewServerSampler([]string{host}, SamplerOptions{Interval: 100 * time.Millisecond, Timeout: 300 * time.Millisecond})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/sweep"
@@ -15,19 +16,50 @@ import (
 )
 
 type analyzeOptions struct {
-	csv     string
+	csv      string
+	analysis kneeFlags
+	format   string
+}
+
+// kneeFlags are analyze's knee options. Plot and report take them too,
+// with the same names, defaults, help and checks, so that the three read
+// the same input the same way.
+type kneeFlags struct {
 	plateau float64
 	minGain float64
 	sloP99  time.Duration
-	format  string
+}
+
+// add registers the knee flags on f.
+func (k *kneeFlags) add(f *pflag.FlagSet) {
+	f.Float64Var(&k.plateau, "plateau", 0.95, "plateau knee: smallest concurrency reaching this fraction of the peak")
+	f.Float64Var(&k.minGain, "min-gain", 0.10, "marginal-gain knee: the first doubling of concurrency adding less than this fraction")
+	f.DurationVar(&k.sloP99, "slo-p99", 0, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms); open loop: the p99 a carried rate must meet")
+}
+
+// options checks the knee flags and returns them as the analysis's
+// options.
+func (k kneeFlags) options() (knee.Options, error) {
+	opts := knee.DefaultOptions()
+	if !(k.plateau > 0 && k.plateau <= 1) {
+		return opts, usagef("--plateau: %g is not in (0, 1]", k.plateau)
+	}
+	if !(k.minGain > 0 && k.minGain < 10) {
+		return opts, usagef("--min-gain: %g is not a positive fraction (0.10 = 10%%)", k.minGain)
+	}
+	if k.sloP99 < 0 {
+		return opts, usagef("--slo-p99: %s is negative", k.sloP99)
+	}
+	opts.Plateau, opts.MinGain, opts.SLOP99 = k.plateau, k.minGain, k.sloP99
+	return opts, nil
 }
 
 func newAnalyzeCmd(e *env) *cobra.Command {
 	o := &analyzeOptions{}
-	cmd := &cobra.Command{
-		Use:   "analyze RESULTS.jsonl… | --csv FILE",
-		Short: "Find the knee, peak, USL fit and a pool-size recommendation for each series",
-		Long: `analyze reads results.jsonl files (or a CSV of numbers from YCSB or a spreadsheet) and,
+	cmd := filesCmd(cmdHelp{
+		use:   "analyze RESULTS.jsonl… | --csv FILE",
+		short: "Find the knee, peak, USL fit and a pool-size recommendation for each series",
+		long: `analyze reads results.jsonl files (or a CSV of numbers from YCSB or a spreadsheet) and,
 for each series (target × workload × pool setting), reports the peak, the knee by several
 independent methods (plateau, Kneedle, marginal gain, SLO, USL fit), where they agree,
 how confident that is, whether throughput falls past the peak, and the concurrency and
@@ -39,35 +71,26 @@ growing), and the smallest maxPoolSize that carries the highest such rate.
 
 A CSV needs a header row with columns concurrency (or connections) and qps; p99_ms,
 target, pool, trial, clients and workload are optional.`,
-		Example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
+		example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
   poolsweep analyze run1/results.jsonl run2/results.jsonl --format json
   poolsweep analyze --csv ycsb-runs.csv --slo-p99 20ms`,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
-	}
+	}, "", func(args []string) error { return o.run(e, args) })
 	f := cmd.Flags()
 	f.StringVar(&o.csv, "csv", "", "read a CSV (concurrency|connections, qps[, p99_ms, target, pool, trial, clients, workload]) instead of results files")
-	f.Float64Var(&o.plateau, "plateau", 0.95, "plateau knee: smallest concurrency reaching this fraction of the peak")
-	f.Float64Var(&o.minGain, "min-gain", 0.10, "marginal-gain knee: the first doubling of concurrency adding less than this fraction")
-	f.DurationVar(&o.sloP99, "slo-p99", 0, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms); open loop: the p99 a carried rate must meet")
+	o.analysis.add(f)
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	return cmd
 }
 
+// options checks the flags and returns the analysis's options.
 func (o *analyzeOptions) options() (knee.Options, error) {
-	opts := knee.DefaultOptions()
-	if !(o.plateau > 0 && o.plateau <= 1) {
-		return opts, usagef("--plateau: %g is not in (0, 1]", o.plateau)
+	opts, err := o.analysis.options()
+	if err != nil {
+		return opts, err
 	}
-	if !(o.minGain > 0 && o.minGain < 10) {
-		return opts, usagef("--min-gain: %g is not a positive fraction (0.10 = 10%%)", o.minGain)
+	if err := oneOf("--format", o.format, "text", "json"); err != nil {
+		return opts, err
 	}
-	if o.sloP99 < 0 {
-		return opts, usagef("--slo-p99: %s is negative", o.sloP99)
-	}
-	if o.format != "text" && o.format != "json" {
-		return opts, usagef("--format: %q is not text or json", o.format)
-	}
-	opts.Plateau, opts.MinGain, opts.SLOP99 = o.plateau, o.minGain, o.sloP99
 	return opts, nil
 }
 

@@ -22,10 +22,10 @@ type compareOptions struct {
 
 func newCompareCmd(e *env) *cobra.Command {
 	o := &compareOptions{}
-	cmd := &cobra.Command{
-		Use:   "compare BASELINE.jsonl [CANDIDATE.jsonl]",
-		Short: "A/B comparison of two runs: what a server setting or a topology costs, with statistics",
-		Long: `compare pairs the steps of two runs (by target, workload, concurrency, pool and clients)
+	cmd := filesCmd(cmdHelp{
+		use:   "compare BASELINE.jsonl [CANDIDATE.jsonl]",
+		short: "A/B comparison of two runs: what a server setting or a topology costs, with statistics",
+		long: `compare pairs the steps of two runs (by target, workload, concurrency, pool and clients)
 and reports, per step, the change in throughput, average and p99 read and write latency,
 server and client CPU and errors, with a confidence interval and "~" where the difference
 is not significant (Mann–Whitney with 4+ trials per side, Welch's t with 3; fewer trials
@@ -34,11 +34,10 @@ workload in the style of "mixed read/write: throughput −17% [−20%, −14%], 
 
 One results file holding two targets (a sweep with --target a=… --target b=…,
 best with --order interleaved) is compared with --baseline a --candidate b.`,
-		Example: `  poolsweep compare audit-off/results.jsonl audit-on/results.jsonl
+		example: `  poolsweep compare audit-off/results.jsonl audit-on/results.jsonl
   poolsweep compare ab/results.jsonl --baseline standalone --candidate sharded --format markdown
   poolsweep compare before.jsonl after.jsonl --format json`,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
-	}
+	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(args []string) error { return o.run(e, args) })
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "text, markdown or json")
 	f.StringVar(&o.baseline, "baseline", "", "baseline target name (to compare two targets of one results file)")
@@ -51,12 +50,15 @@ best with --order interleaved) is compared with --baseline a --candidate b.`,
 
 func (o *compareOptions) run(e *env, args []string) error {
 	switch {
-	case len(args) == 0 || len(args) > 2:
+	case len(args) > 2:
 		return usagef("compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate")
 	case len(args) == 1 && (o.baseline == "" || o.candidate == ""):
 		return usagef("--baseline/--candidate: with one results file, name the two targets to compare")
-	case o.format != "text" && o.format != "markdown" && o.format != "json":
-		return usagef("--format: %q is not text, markdown or json", o.format)
+	}
+	if err := oneOf("--format", o.format, "text", "markdown", "json"); err != nil {
+		return err
+	}
+	switch {
 	case !(o.alpha > 0 && o.alpha < 1):
 		return usagef("--alpha: %g is not between 0 and 1", o.alpha)
 	case o.minEffect < 0:

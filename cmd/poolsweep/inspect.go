@@ -47,8 +47,8 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 	if err := topology.ValidateURI(o.uri); err != nil {
 		return usagef("--uri: %v", err)
 	}
-	if o.format != "text" && o.format != "json" {
-		return usagef("--format: %q is not text or json", o.format)
+	if err := oneOf("--format", o.format, "text", "json"); err != nil {
+		return err
 	}
 	ps, err := topology.PoolSettingsFromURI(o.uri)
 	if err != nil {

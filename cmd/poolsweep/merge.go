@@ -20,10 +20,10 @@ type mergeOptions struct {
 
 func newMergeCmd(e *env) *cobra.Command {
 	o := &mergeOptions{}
-	cmd := &cobra.Command{
-		Use:   "merge DIR|FILE... -o OUT",
-		Short: "Merge the results of the agents of one run (--agents) into one results.jsonl",
-		Long: `merge combines the results.jsonl of every agent of one agent-mode run (sweep --agents N
+	cmd := filesCmd(cmdHelp{
+		use:   "merge DIR|FILE... -o OUT",
+		short: "Merge the results of the agents of one run (--agents) into one results.jsonl",
+		long: `merge combines the results.jsonl of every agent of one agent-mode run (sweep --agents N
 --agent-index I --run-id NAME on several hosts) into one results file: per step, ops,
 calls, errors and connections summed; latency histograms merged, so the percentiles are
 exact rather than averaged; each agent's share kept under "agents"; and the skew of the
@@ -35,19 +35,15 @@ A step that some agent has no record of (it was killed, or was not ready within
 --agent-timeout) is marked partial and names the agents missing. Files of different runs
 or plans are refused, naming the file. Each argument is a results file or a directory
 holding one; OUT is a file, or a directory to write results.jsonl into.`,
-		Example: `  poolsweep merge poolsweep-out/seed003/agent-* -o poolsweep-out/seed003/results.jsonl
+		example: `  poolsweep merge poolsweep-out/seed003/agent-* -o poolsweep-out/seed003/results.jsonl
   poolsweep merge host1/results.jsonl host2/results.jsonl host3/results.jsonl -o merged/
   poolsweep report merged/results.jsonl -o report.html`,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
-	}
+	}, "merge: give the results of every agent of one run (files, or directories holding results.jsonl)", func(args []string) error { return o.run(e, args) })
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "the merged results file to write, or a directory for results.jsonl (required)")
 	return cmd
 }
 
 func (o *mergeOptions) run(e *env, args []string) error {
-	if len(args) == 0 {
-		return usagef("merge: give the results of every agent of one run (files, or directories holding results.jsonl)")
-	}
 	if o.out == "" {
 		return usagef("--out: required: the merged results file to write")
 	}

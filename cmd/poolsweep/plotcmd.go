@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/outfile"
@@ -17,33 +16,18 @@ import (
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
-// addAnalysisFlags registers analyze's knee options on a command that
-// draws or reports knees, with analyze's names, defaults and help, so that
-// plot, report and analyze read the same flags the same way.
-func addAnalysisFlags(f *pflag.FlagSet, o *analyzeOptions) {
-	f.Float64Var(&o.plateau, "plateau", 0.95, "plateau knee: smallest concurrency reaching this fraction of the peak")
-	f.Float64Var(&o.minGain, "min-gain", 0.10, "marginal-gain knee: the first doubling of concurrency adding less than this fraction")
-	f.DurationVar(&o.sloP99, "slo-p99", 0, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms); open loop: the p99 a carried rate must meet")
-}
-
-// analysisOptions validates the knee flags by analyze's own rules.
-func analysisOptions(o analyzeOptions) (knee.Options, error) {
-	o.format = "text"
-	return o.options()
-}
-
 type plotOptions struct {
 	out      string
 	figures  string
-	analysis analyzeOptions
+	analysis kneeFlags
 }
 
 func newPlotCmd(e *env) *cobra.Command {
 	o := &plotOptions{}
-	cmd := &cobra.Command{
-		Use:   "plot RESULTS.jsonl… -o DIR",
-		Short: "Draw figures (PNG and SVG) from results files",
-		Long: `plot reads results.jsonl files and draws, as PNG and SVG:
+	cmd := filesCmd(cmdHelp{
+		use:   "plot RESULTS.jsonl… -o DIR",
+		short: "Draw figures (PNG and SVG) from results files",
+		long: `plot reads results.jsonl files and draws, as PNG and SVG:
   throughput           ops/s (and calls/s) against connections, with the knee, peak, USL fit
   latency              p50 and p99 against connections
   latency-throughput   p99 against ops/s: the price of the last few percent of throughput
@@ -60,20 +44,16 @@ and peak are analyze's, with the same options (--plateau, --min-gain, --slo-p99)
 files form series as analyze forms them: steps of one target in several files are
 trials of one series. To set two runs of one target side by side, use
 poolsweep compare --plot-dir, or poolsweep report A B.`,
-		Example: `  poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures
+		example: `  poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures
   poolsweep plot standalone/results.jsonl sharded/results.jsonl -o cmp --figure throughput,comparison`,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
-	}
+	}, "plot: give one or more results.jsonl files", func(args []string) error { return o.run(e, args) })
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory to write the figures into (required)")
 	cmd.Flags().StringVar(&o.figures, "figure", "", "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
-	addAnalysisFlags(cmd.Flags(), &o.analysis)
+	o.analysis.add(cmd.Flags())
 	return cmd
 }
 
 func (o *plotOptions) run(e *env, args []string) error {
-	if len(args) == 0 {
-		return usagef("plot: give one or more results.jsonl files")
-	}
 	if o.out == "" {
 		return usagef("-o/--out: required (the directory for the figures)")
 	}
@@ -84,7 +64,7 @@ func (o *plotOptions) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, err := analysisOptions(o.analysis)
+	opts, err := o.analysis.options()
 	if err != nil {
 		return err
 	}
@@ -136,15 +116,15 @@ type reportOptions struct {
 	format    string
 	baseline  string
 	candidate string
-	analysis  analyzeOptions
+	analysis  kneeFlags
 }
 
 func newReportCmd(e *env) *cobra.Command {
 	o := &reportOptions{}
-	cmd := &cobra.Command{
-		Use:   "report RESULTS.jsonl… -o report.html",
-		Short: "Write one self-contained HTML (or Markdown) report: header, verdicts, figures, step table",
-		Long: `report writes a capacity-planning report from results files: the run's targets,
+	cmd := filesCmd(cmdHelp{
+		use:   "report RESULTS.jsonl… -o report.html",
+		short: "Write one self-contained HTML (or Markdown) report: header, verdicts, figures, step table",
+		long: `report writes a capacity-planning report from results files: the run's targets,
 workload, plan and client machine; the knee verdict per series; the figures; and the
 step table in the seeds' format (concurrency, pool, connections, throughput, average
 read and write latency in µs, p99, errors).
@@ -156,35 +136,31 @@ the comparison, and each run is analysed on its own, as analyze RUN would.
 
 HTML is one file with the SVG figures inline and nothing to fetch. With --format
 markdown the PNG figures are written beside the .md file.`,
-		Example: `  poolsweep report poolsweep-out/20261130-101500-1a2b/results.jsonl -o report.html
+		example: `  poolsweep report poolsweep-out/20261130-101500-1a2b/results.jsonl -o report.html
   poolsweep report run/results.jsonl --format markdown -o report/README.md
   poolsweep report run/results.jsonl --slo-p99 20ms -o report.html
   poolsweep report audit-off/results.jsonl audit-on/results.jsonl -o ab.html     # with an A/B section
   poolsweep report ab/results.jsonl --baseline standalone --candidate sharded -o ab.html`,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(e, args) },
-	}
+	}, "report: give one or more results.jsonl files", func(args []string) error { return o.run(e, args) })
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "report file to write (required)")
 	cmd.Flags().StringVar(&o.format, "format", "html", "html or markdown")
 	cmd.Flags().StringVar(&o.baseline, "baseline", "", "with one results file of two targets: the baseline target for the A/B section")
 	cmd.Flags().StringVar(&o.candidate, "candidate", "", "the candidate target for the A/B section")
-	addAnalysisFlags(cmd.Flags(), &o.analysis)
+	o.analysis.add(cmd.Flags())
 	return cmd
 }
 
 func (o *reportOptions) run(e *env, args []string) error {
-	if len(args) == 0 {
-		return usagef("report: give one or more results.jsonl files")
-	}
 	if o.out == "" {
 		return usagef("-o/--out: required (the report file)")
 	}
-	if o.format != "html" && o.format != "markdown" {
-		return usagef("--format: %q is not html or markdown", o.format)
+	if err := oneOf("--format", o.format, "html", "markdown"); err != nil {
+		return err
 	}
 	if err := checkReportPath(o.out); err != nil {
 		return err
 	}
-	opts, err := analysisOptions(o.analysis)
+	opts, err := o.analysis.options()
 	if err != nil {
 		return err
 	}

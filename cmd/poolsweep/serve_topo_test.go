@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/loopback"
 )
 
 // TestTopoServeBrokenBackend: serve --postgresql-url pointing at a closed
@@ -13,7 +13,7 @@ import (
 // nothing on stdout, one line on stderr naming --postgresql-url and never
 // the password.
 func TestTopoServeBrokenBackend(t *testing.T) {
-	addr := testsrv.ClosedAddr(t)
+	addr := loopback.ClosedAddr(t)
 	for _, pg := range []string{
 		"postgres://pguser:Pw-Secret-9@" + addr + "/ferretdb",
 		"postgresql://pguser:Pw%20Secret%409@" + addr + "/ferretdb?sslmode=disable&password=Pw-Other-7",
@@ -39,7 +39,7 @@ func TestTopoServeBrokenBackend(t *testing.T) {
 // one server listens, so a fault-injection test can kill a simulator and
 // start another on the same port; with several routers it is bad input.
 func TestTopoServeSimListen(t *testing.T) {
-	addr := testsrv.ClosedAddr(t) // a free port to give --listen
+	addr := loopback.ClosedAddr(t) // a free port to give --listen
 	for _, spec := range []string{"slots=2,service=0s", "shards=2,slots=2,service=0s,routers=1"} {
 		cmd, uri := startServeCmd(t, "--sim", spec, "--listen", addr)
 		if uri != "mongodb://"+addr+"/" {

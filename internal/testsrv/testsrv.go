@@ -8,7 +8,6 @@ package testsrv
 
 import (
 	"context"
-	"net"
 	"net/url"
 	"testing"
 	"time"
@@ -68,18 +67,6 @@ func Host(t testing.TB, uri string) string {
 		t.Fatal(err)
 	}
 	return u.Host
-}
-
-// ClosedAddr is a loopback host:port that nobody listens on: a server
-// that is down.
-func ClosedAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // Connect opens a driver client on uri whose operations time out after

@@ -2,30 +2,20 @@ package sim
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-)
 
-// freeAddr returns a loopback address nobody listens on.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+	"github.com/poolsweep/poolsweep/internal/loopback"
+)
 
 // TestListenRestartOnSamePort is what a fault-injection test does: a
 // deployment on a fixed port is stopped and another started on the same
 // port, and a client made before the restart carries on.
 func TestListenRestartOnSamePort(t *testing.T) {
-	addr := freeAddr(t)
+	addr := loopback.ClosedAddr(t)
 	start := func() *Deployment {
 		d, err := Start(t.Context(), Spec{Slots: 2}, Listen(addr))
 		if err != nil {
@@ -64,14 +54,14 @@ func TestListenRestartOnSamePort(t *testing.T) {
 
 func TestListenAddressCount(t *testing.T) {
 	sharded := Spec{Shards: 2, Slots: 2, Routers: 2, RouterSlots: 4}
-	if d, err := Start(t.Context(), sharded, Listen(freeAddr(t))); err == nil || !strings.Contains(err.Error(), "one per router") {
+	if d, err := Start(t.Context(), sharded, Listen(loopback.ClosedAddr(t))); err == nil || !strings.Contains(err.Error(), "one per router") {
 		if d != nil {
 			d.Close()
 		}
 		t.Fatalf("two routers, one address: %v", err)
 	}
 	sharded.Routers = 1
-	addr := freeAddr(t)
+	addr := loopback.ClosedAddr(t)
 	d, err := Start(t.Context(), sharded, Listen(addr))
 	if err != nil {
 		t.Fatal(err)

@@ -134,82 +134,83 @@ func ParseSpec(str string) (Spec, error) {
 	return s, nil
 }
 
+// field is the Spec field a key sets, or nil for an unknown key: the
+// server's keys, the routers', and the host's.
+func (s *Spec) field(key string) any {
+	return map[string]any{
+		"shards": &s.Shards, "slots": &s.Slots, "service": &s.Service, "conn_cost": &s.ConnCost, "jitter": &s.Jitter,
+		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost,
+		"cores": &s.Cores,
+	}[key]
+}
+
+// leaveOut names the integer keys whose zero value means something else
+// (a standalone server, this machine's cores): written, they must be ≥ 1,
+// and the error says what leaving them out means.
+var leaveOut = map[string]string{
+	"shards": "leave shards out for a standalone server",
+	"cores":  "leave cores out for this machine's count",
+}
+
 // set parses one value; range checks are left to Validate so that specs built
 // in Go get the same messages.
 func (s *Spec) set(key, val string) error {
 	bad := func(what string) error { return fmt.Errorf("%w: %s=%s: %s", ErrSpec, key, val, what) }
-	integer := func(dst *int) error {
+	switch dst := s.field(key).(type) {
+	case *int:
 		n, err := strconv.Atoi(val)
 		if err != nil {
 			return bad("not an integer")
 		}
+		if why, ok := leaveOut[key]; ok && n < 1 {
+			return bad("must be at least 1 (" + why + ")")
+		}
 		*dst = n
-		return nil
-	}
-	duration := func(dst *time.Duration) error {
+	case *time.Duration:
 		d, err := time.ParseDuration(val)
 		if err != nil {
 			return bad("not a duration (like 2ms or 50us)")
 		}
 		*dst = d
-		return nil
-	}
-	// atLeastOne is an integer whose zero value means something else (a
-	// standalone server, this machine's cores): written, it must be ≥ 1.
-	atLeastOne := func(dst *int, leaveOut string) error {
-		if err := integer(dst); err != nil {
-			return err
-		}
-		if *dst < 1 {
-			return bad("must be at least 1 (" + leaveOut + ")")
-		}
-		return nil
-	}
-	switch key {
-	case "shards":
-		return atLeastOne(&s.Shards, "leave shards out for a standalone server")
-	case "slots":
-		return integer(&s.Slots)
-	case "service":
-		return duration(&s.Service)
-	case "conn_cost":
-		return duration(&s.ConnCost)
-	case "jitter":
+	case *float64:
 		f, err := strconv.ParseFloat(val, 64)
 		if err != nil {
 			return bad("not a number")
 		}
-		s.Jitter = f
-		return nil
-	case "routers":
-		return integer(&s.Routers)
-	case "router_slots":
-		return integer(&s.RouterSlots)
-	case "router_cost":
-		return duration(&s.RouterCost)
-	case "cores":
-		return atLeastOne(&s.Cores, "leave cores out for this machine's count")
+		*dst = f
 	default:
 		return fmt.Errorf("%w: unknown key %q (known: %s)", ErrSpec, key, strings.Join(specKeys, ", "))
 	}
+	return nil
 }
 
 // Validate checks the ranges of every field; Start calls it.
 func (s Spec) Validate() error {
 	bad := func(key, val, what string) error { return fmt.Errorf("%w: %s=%s: %s", ErrSpec, key, val, what) }
-	switch {
-	case s.Shards < 0 || s.Shards > maxShards:
-		return bad("shards", strconv.Itoa(s.Shards), fmt.Sprintf("must be between 1 and %d", maxShards))
-	case s.Slots < 1 || s.Slots > maxSlots:
-		return bad("slots", strconv.Itoa(s.Slots), fmt.Sprintf("must be between 1 and %d", maxSlots))
-	case s.Service < 0 || s.Service > maxService:
-		return bad("service", fmtDuration(s.Service), fmt.Sprintf("must be between 0s and %s", maxService))
-	case s.ConnCost < 0 || s.ConnCost > maxConnCost:
-		return bad("conn_cost", fmtDuration(s.ConnCost), fmt.Sprintf("must be between 0s and %s", maxConnCost))
-	case math.IsNaN(s.Jitter) || s.Jitter < 0 || s.Jitter > 1:
-		return bad("jitter", strconv.FormatFloat(s.Jitter, 'g', -1, 64), "must be between 0 and 1")
-	case s.Cores < 0 || s.Cores > maxCores:
-		return bad("cores", strconv.Itoa(s.Cores), fmt.Sprintf("must be between 1 and %d", maxCores))
+	// count checks an integer key; least is 0 for the keys whose 0 means
+	// "left out" (shards, cores), and a written one still starts at 1.
+	count := func(key string, n, least, most int) error {
+		if n < least || n > most {
+			return bad(key, strconv.Itoa(n), fmt.Sprintf("must be between 1 and %d", most))
+		}
+		return nil
+	}
+	span := func(key string, d, most time.Duration) error {
+		if d < 0 || d > most {
+			return bad(key, fmtDuration(d), fmt.Sprintf("must be between 0s and %s", most))
+		}
+		return nil
+	}
+	jitter := func() error {
+		if math.IsNaN(s.Jitter) || s.Jitter < 0 || s.Jitter > 1 {
+			return bad("jitter", strconv.FormatFloat(s.Jitter, 'g', -1, 64), "must be between 0 and 1")
+		}
+		return nil
+	}
+	if err := first(count("shards", s.Shards, 0, maxShards), count("slots", s.Slots, 1, maxSlots),
+		span("service", s.Service, maxService), span("conn_cost", s.ConnCost, maxConnCost), jitter(),
+		count("cores", s.Cores, 0, maxCores)); err != nil {
+		return err
 	}
 	if !s.Sharded() {
 		if s.Routers != 0 || s.RouterSlots != 0 || s.RouterCost != 0 {
@@ -217,13 +218,16 @@ func (s Spec) Validate() error {
 		}
 		return nil
 	}
-	switch {
-	case s.Routers < 1 || s.Routers > maxRouters:
-		return bad("routers", strconv.Itoa(s.Routers), fmt.Sprintf("must be between 1 and %d", maxRouters))
-	case s.RouterSlots < 1 || s.RouterSlots > maxSlots:
-		return bad("router_slots", strconv.Itoa(s.RouterSlots), fmt.Sprintf("must be between 1 and %d", maxSlots))
-	case s.RouterCost < 0 || s.RouterCost > maxService:
-		return bad("router_cost", fmtDuration(s.RouterCost), fmt.Sprintf("must be between 0s and %s", maxService))
+	return first(count("routers", s.Routers, 1, maxRouters), count("router_slots", s.RouterSlots, 1, maxSlots),
+		span("router_cost", s.RouterCost, maxService))
+}
+
+// first is the first of errs that is not nil.
+func first(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

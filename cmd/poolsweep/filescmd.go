@@ -1,0 +1,46 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// The commands that read files named on their command line (analyze,
+// plot, report, compare, merge) are built alike: help, a RunE that
+// refuses an empty list of files before anything else, then the
+// command's own run. This file holds that common part; each command's
+// file keeps its help, its flags and its run.
+
+// cmdHelp is a command's help as cobra shows it.
+type cmdHelp struct {
+	use, short, long, example string
+}
+
+// filesCmd builds a command that reads the files named as its arguments.
+// With none, RunE fails with need as a usage error; with need "" the
+// command's run decides (analyze, which can read --csv instead).
+func filesCmd(h cmdHelp, need string, run func(args []string) error) *cobra.Command {
+	return &cobra.Command{
+		Use: h.use, Short: h.short, Long: h.long, Example: h.example,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 && need != "" {
+				return usageError{errors.New(need)}
+			}
+			return run(args)
+		},
+	}
+}
+
+// oneOf refuses a value of flag that is not one of allowed, naming them:
+// `--format: "x" is not text, markdown or json`.
+func oneOf(flag, value string, allowed ...string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	last := len(allowed) - 1
+	return usagef("%s: %q is not %s or %s", flag, value, strings.Join(allowed[:last], ", "), allowed[last])
+}

@@ -1,0 +1,175 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// What the closed loop (RunStep) and the open loop (runOpen) share about a
+// step: its clients, the pre-warm, the window's edges, the drain of the
+// calls still running, and the pool's and observers' part of the result.
+// Only the source of calls differs between the two.
+
+// newStep is the result of spec before anything is measured.
+func newStep(spec StepSpec) StepResult {
+	return StepResult{Kind: KindStep, Target: spec.Target, Workload: spec.Workload, PoolSetting: spec.PoolSetting,
+		Concurrency: spec.Concurrency, MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Trial: spec.Trial}
+}
+
+// monitor turns the driver's pool events into p's numbers.
+func (p *poolRecorder) monitor() *event.PoolMonitor {
+	return &event.PoolMonitor{Event: func(e *event.PoolEvent) {
+		switch e.Type {
+		case event.ConnectionCreated:
+			p.created1()
+		case event.ConnectionClosed:
+			p.closed(e.Reason)
+		case event.ConnectionCheckedOut:
+			p.checkedOut(e.ConnectionID, e.Duration)
+		case event.ConnectionCheckOutFailed:
+			if p.measuring.Load() {
+				p.failed.Add(1)
+			}
+		}
+	}}
+}
+
+// connect makes the step's clients, each with a pool of spec.MaxPoolSize
+// kept at least want open, and the given monitors (cm may be nil).
+func (r *Runner) connect(spec StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) ([]*mongo.Client, error) {
+	var clients []*mongo.Client
+	for k := 0; k < spec.Clients; k++ {
+		o := r.NewClient().SetMaxPoolSize(uint64(spec.MaxPoolSize)).SetMinPoolSize(uint64(want)).SetPoolMonitor(pm)
+		if cm != nil {
+			o.SetMonitor(cm)
+		}
+		switch {
+		case r.MaxConnecting > 0:
+			o.SetMaxConnecting(r.MaxConnecting)
+		case o.MaxConnecting == nil:
+			o.SetMaxConnecting(DefaultMaxConnecting)
+		}
+		c, err := mongo.Connect(o)
+		if err != nil {
+			disconnect(clients)
+			return nil, fmt.Errorf("connect client %d: %w", k+1, err)
+		}
+		clients = append(clients, c)
+	}
+	return clients, nil
+}
+
+// disconnect closes clients in parallel: a thousand connections close
+// faster so, and the next step starts from a quiet server.
+func disconnect(clients []*mongo.Client) {
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func(c *mongo.Client) {
+			defer wg.Done()
+			dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c.Disconnect(dctx)
+		}(c)
+	}
+	wg.Wait()
+}
+
+// prewarmStep opens the connections the step will use before any workload
+// call (prewarm), noting its time in step and warning when the pools did
+// not fill in time.
+func (r *Runner) prewarmStep(ctx context.Context, spec StepSpec, step *StepResult, clients []*mongo.Client, pool *poolRecorder, want int) error {
+	hosts := max(r.Hosts, 1)
+	start := time.Now()
+	if err := r.prewarm(ctx, spec, clients, pool, want, hosts); err != nil {
+		return err
+	}
+	step.Pool.PrewarmS = time.Since(start).Seconds()
+	if got, need := pool.open.Load(), int64(want*spec.Clients*hosts); got < need {
+		step.Warnings = append(step.Warnings, fmt.Sprintf("pre-warm opened %d of %d connections within %s; the pool kept growing during warm-up", got, need, r.prewarmTimeout()))
+	}
+	return nil
+}
+
+// windowStart tells the observers the window is about to open, so that
+// their first samples are taken before it.
+func (r *Runner) windowStart(ctx context.Context, spec StepSpec) {
+	for _, o := range r.Observers {
+		o.WindowStart(ctx, spec)
+	}
+}
+
+// openWindow opens the measured window on rec and pool, noting in step
+// the connections open and the start time; it returns how many
+// connections the pool had created so far.
+func openWindow(step *StepResult, rec *recorder, pool *poolRecorder) (created int64) {
+	step.Connections = int(pool.open.Load())
+	pool.maxOpen.Store(pool.open.Load())
+	created = pool.created.Load()
+	step.StartedAt = time.Now().UTC()
+	rec.openWindow()
+	pool.measuring.Store(true)
+	return created
+}
+
+// windowEnd tells the observers the window has closed.
+func (r *Runner) windowEnd() {
+	for _, o := range r.Observers {
+		o.WindowEnd()
+	}
+}
+
+// drain ends the step's calls; done closes once every one has returned.
+// The watchdog ends every op within about a tenth of the op timeout past
+// it (recorder.watch), so after 1.25 timeouts (and a second) whatever
+// still runs in a completed step is stuck: seal records it as a timeout of
+// its age. An interrupted step cancels its calls instead: their outcome
+// says nothing about the server, and they are not recorded. Calls (of
+// kind what) not back 10 s after the cancel are warned about.
+func (r *Runner) drain(ctx context.Context, step *StepResult, completed bool, done <-chan struct{}, seal func(), cancel context.CancelFunc, rec *recorder, what string) {
+	if completed {
+		grace := time.NewTimer(r.OpTimeout*5/4 + time.Second)
+		select {
+		case <-done:
+		case <-grace.C:
+		case <-ctx.Done():
+		}
+		grace.Stop()
+		if ctx.Err() == nil {
+			seal()
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		step.Warnings = append(step.Warnings, "some "+what+" had not returned 10 s after the step ended")
+	}
+	rec.discard()
+}
+
+// finish adds the pool's numbers over the window (created counts the
+// connections the pool had created when it opened) and the observers'
+// part to step, and returns it, marked interrupted with ctx's error when
+// the window did not complete.
+func (r *Runner) finish(ctx context.Context, step StepResult, pool *poolRecorder, created int64, completed bool) (StepResult, error) {
+	step.Pool.CheckoutWait = pool.summary()
+	step.Pool.CheckoutFailed = pool.failed.Load()
+	step.Pool.ConnectionsOpen = step.Connections
+	step.Pool.ConnectionsMax = int(pool.maxOpen.Load())
+	step.Pool.ConnectionsCreated = created
+	step.Pool.ConnectionsLost = pool.lost.Load()
+	for _, o := range r.Observers {
+		o.Fill(&step)
+	}
+	if !completed {
+		step.Interrupted = true
+		return step, ctx.Err()
+	}
+	return step, nil
+}
