@@ -68,7 +68,7 @@ func applyHost(ct *sweep.ClientTelemetry, a, b hostReading, ownCPU, wall float64
 		ct.CPUPressurePct = ptr(min((*b.psiSomeUS-*a.psiSomeUS)/(wall*1e6)*100, 100))
 	}
 	if a.cpu != nil && b.cpu != nil {
-		if host, others, ok := hostCPU(*a.cpu, *b.cpu, ownCPU); ok {
+		if host, others, ok := hostCPU(*a.cpu, *b.cpu, ownCPU, wall); ok {
 			n := b.cpu.cpus
 			ct.HostCPUs, ct.HostCPUPct, ct.OthersCPUPct = &n, &host, &others
 		}

@@ -106,26 +106,27 @@ func parseProcStatCPU(b []byte) (cpuTimes, error) {
 }
 
 // hostCPU is the window's host CPU from two /proc/stat readings and this
-// process's CPU seconds over the same window: host busy and the part of it
-// that was not ours, both in % of all cores. ok is false when the counters
-// did not advance (or went backwards), or when the host says it was less
-// busy than we alone were: the kernel accounts busy ticks lazily on some
-// (tickless, virtualised) CPUs, and such a window's host figures are
-// unknown, not small.
-func hostCPU(a, b cpuTimes, ownCPUSeconds float64) (host, others float64, ok bool) {
+// process's CPU seconds over the same window of wall seconds: host busy
+// and the part of it that was not ours, both in % of all cores. Each share
+// is taken against its own clock: the host's busy ticks against the
+// host's ticks, ours against wall time × cores. Mixing them would not
+// do: on tickless and virtualised CPUs /proc/stat loses ticks (measured
+// here: 91–98% of wall × cores), busy and idle alike, so busy ticks minus
+// our CPU seconds comes out below zero whenever we are busy. ok is false
+// when the counters did not advance (or went backwards), or when the
+// host's share is still well below ours (by more than 5 points): such a
+// window's host figures are unknown, not small.
+func hostCPU(a, b cpuTimes, ownCPUSeconds, wallSeconds float64) (host, others float64, ok bool) {
 	dt, db := b.total-a.total, b.busy-a.busy
-	if dt <= 0 || db < 0 {
-		return 0, 0, false
-	}
-	own := ownCPUSeconds * clockTicksPerSecond
-	// Ticks are sampled (10 ms each) and the two clocks are read a moment
-	// apart, so "busy minus ours" may dip a little below zero: allow 5% of
-	// the window before calling the counters inconsistent.
-	if db < own-0.05*dt {
+	if dt <= 0 || db < 0 || db > dt || wallSeconds <= 0 || b.cpus < 1 {
 		return 0, 0, false
 	}
 	host = db / dt * 100
-	others = min(max((db-own)/dt*100, 0), 100)
+	own := ownCPUSeconds / (wallSeconds * float64(b.cpus)) * 100
+	if host < own-5 {
+		return 0, 0, false
+	}
+	others = min(max(host-own, 0), 100)
 	return host, others, true
 }
 

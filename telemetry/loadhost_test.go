@@ -87,26 +87,32 @@ func TestHostCPU(t *testing.T) {
 	tests := []struct {
 		name         string
 		b            cpuTimes
-		own          float64 // CPU seconds
+		own, wall    float64 // CPU seconds, wall seconds
 		host, others float64
 		ok           bool
 	}{
-		// 2 cores × 1 s = 200 ticks, 150 busy, 0.5 s ours = 50 ticks: host
-		// 75%, others 50% of all cores.
-		{"half others", cpuTimes{busy: 1150, total: 4200}, 0.5, 75, 50, true},
-		// We used a little more than the host counted (tick sampling,
-		// within 5% of the window): others 0, not negative.
-		{"clamped", cpuTimes{busy: 1045, total: 4200}, 0.5, 22.5, 0, true},
-		// The host counted far less than we alone used (recorded once: host
-		// 7% while we used 25% of the cores): unknown, not 7%.
-		{"inconsistent", cpuTimes{busy: 1014, total: 4200}, 0.5, 0, 0, false},
+		// 2 cores × 1 s = 200 ticks, 150 busy; 0.5 s ours of 2 core-seconds
+		// is 25%: host 75%, others 50% of all cores.
+		{"half others", cpuTimes{busy: 1150, total: 4200, cpus: 2}, 0.5, 1, 75, 50, true},
+		// The host lost ticks (180 of 200), busy and idle alike: its share
+		// is taken against its own ticks, so others stays 50%, not 40%.
+		{"lost ticks", cpuTimes{busy: 1135, total: 4180, cpus: 2}, 0.5, 1, 75, 50, true},
+		// Seen on this VM: a spinning client (0.36 CPU-s in 0.3 s on 2
+		// cores, 60%) while the host counted 30 busy of 52 ticks (57.7%):
+		// within 5 points, so others 0, not unknown.
+		{"clamped", cpuTimes{busy: 1030, total: 4052, cpus: 2}, 0.36, 0.3, 30.0 / 52 * 100, 0, true},
+		// The host counted far less than we alone used (host 7% while we
+		// used 25% of the cores): unknown, not 7%.
+		{"inconsistent", cpuTimes{busy: 1014, total: 4200, cpus: 2}, 0.5, 1, 0, 0, false},
 		// The counters did not advance: nothing to say.
-		{"no time", cpuTimes{busy: 1000, total: 4000}, 0, 0, 0, false},
+		{"no time", cpuTimes{busy: 1000, total: 4000, cpus: 2}, 0, 1, 0, 0, false},
 		// A counter went backwards: nothing to say.
-		{"backwards", cpuTimes{busy: 900, total: 4200}, 0, 0, 0, false},
+		{"backwards", cpuTimes{busy: 900, total: 4200, cpus: 2}, 0, 1, 0, 0, false},
+		// No wall time: nothing to say.
+		{"no wall", cpuTimes{busy: 1150, total: 4200, cpus: 2}, 0.5, 0, 0, 0, false},
 	}
 	for _, tt := range tests {
-		host, others, ok := hostCPU(a, tt.b, tt.own)
+		host, others, ok := hostCPU(a, tt.b, tt.own, tt.wall)
 		if ok != tt.ok || !near(host, tt.host, 1e-9) || !near(others, tt.others, 1e-9) {
 			t.Errorf("%s: hostCPU = %v, %v, %v; want %v, %v, %v", tt.name, host, others, ok, tt.host, tt.others, tt.ok)
 		}
