@@ -136,7 +136,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 		return want(c, sweep.ReasonPeak, why)
 	}
 
-	done := p.kneeNote(r, len(h.match))
+	done := p.kneeNote(r, len(h.match), lowEdge)
 	switch {
 	case k.Confidence == "high" || k.Confidence == "medium":
 		return nil, done, 0, &r
@@ -179,15 +179,23 @@ func joinInts(xs []int) string {
 	return strings.Join(s, ", ")
 }
 
-// kneeNote is a located knee in one line.
-func (p *Planner) kneeNote(r knee.Report, steps int) string {
+// kneeNote is a located knee in one line. The analysis' range (where its
+// methods and resamples put the knee) and the search's bracket (the
+// measured grid level below the knee, with none free between) are two
+// things: the line says both, so that a wide range does not read as an
+// unfinished search, nor a narrow bracket as certainty.
+func (p *Planner) kneeNote(r knee.Report, steps, below int) string {
 	k := r.Knee
 	rng := ""
 	if k.Low != k.High {
 		rng = fmt.Sprintf(", range %d–%d", k.Low, k.High)
 	}
-	return fmt.Sprintf("search: knee at concurrency %d (%s confidence%s) in %s (the full grid at ×%s: %d); peak %s ops/s at %d",
-		k.Concurrency, k.Confidence, rng, plural(steps, "step"), trimFloat(p.search.Resolution), p.gridSteps(),
+	bracket := ""
+	if below < k.Concurrency {
+		bracket = fmt.Sprintf(", bracketed by its probes between %d and %d", below, k.Concurrency)
+	}
+	return fmt.Sprintf("search: knee at concurrency %d (%s confidence%s%s) in %s (the full grid at ×%s: %d); peak %s ops/s at %d",
+		k.Concurrency, k.Confidence, rng, bracket, plural(steps, "step"), trimFloat(p.search.Resolution), p.gridSteps(),
 		textfmt.Thousands(r.Peak.QPS), r.Peak.Concurrency)
 }
 
