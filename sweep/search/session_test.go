@@ -14,6 +14,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/telemetry"
 )
 
 // searchSession is a session against a simulator started in-process,
@@ -26,9 +27,19 @@ func searchSession(t *testing.T, uri, dir, mode string) *sweep.Session {
 	}
 	w := sweep.DefaultWorkload()
 	w.Records, w.Database = 500, "ps_search"
+	// The load host's health for every window, as a sweep records it: a
+	// knee the busy machine moved is then the analysis' own finding
+	// (LoadHostLimited), not a miss.
+	base := options.Client().ApplyURI(uri)
+	obs, err := telemetry.NewObserver(telemetry.ObserverConfig{Hosts: base.Hosts, Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { obs.Close(context.Background()) })
 	s := &sweep.Session{
-		RunID:   "search-run",
-		Targets: []sweep.SessionTarget{{Header: sweep.TargetHeader{Name: "sim", Topology: "standalone"}, NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }}},
+		RunID: "search-run",
+		Targets: []sweep.SessionTarget{{Header: sweep.TargetHeader{Name: "sim", Topology: "standalone"},
+			NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Observers: []sweep.WindowObserver{obs}}},
 		Plan: sweep.Plan{Concurrency: levels, Pool: sweep.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 3,
 			Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, OpTimeout: 2 * time.Second,
 			Search: &sweep.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels}},
@@ -128,6 +139,8 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	}
 	if c := rep.Knee.Confidence; c != "high" && c != "medium" {
 		t.Logf("the knee is %s confidence (%s): the machine's noise hid it; not held to the ground truth", c, rep.Knee.Statement)
+	} else if len(rep.Knee.LoadHostLimited) > 0 {
+		t.Logf("the load host limited levels %v that decide the knee (%s): not held to the ground truth", rep.Knee.LoadHostLimited, rep.Knee.Statement)
 	} else {
 		if rep.Knee.Concurrency < 6 || rep.Knee.Concurrency > 23 {
 			t.Errorf("knee %+v, want 6–23", rep.Knee)
