@@ -1,26 +1,29 @@
 package sweep
 
 import (
-	"math"
 	"runtime/metrics"
+
+	"github.com/poolsweep/poolsweep/internal/cpuwait"
 )
 
-// hostSample is the Go runtime's view of this process at one moment: the
-// CPU time its cores (GOMAXPROCS) had, the part of it they were idle, and
-// how long runnable goroutines waited for a core. Two samples bracket a
-// window: a client whose cores were busy all the time, or whose
-// goroutines waited long to run, is the limit of what it measured. It is
-// portable, unlike rusage, and costs a few microseconds.
+// hostSample is this process's view of its load host at one moment: the
+// CPU time its cores (GOMAXPROCS) had and the part of it they were idle
+// (Go runtime), how long runnable goroutines waited for a core (Go
+// scheduler) and how long its threads waited for a CPU (the kernel's run
+// queue, Linux). Two samples bracket a window: a client whose cores were
+// busy all the time, or that waited long to run, is the limit of what it
+// measured. It costs a few microseconds per thread.
 type hostSample struct {
 	total, idle float64
-	sched       *metrics.Float64Histogram
+	sched       *cpuwait.Hist
+	threads     cpuwait.Threads
 }
 
-var hostMetrics = []string{"/cpu/classes/total:cpu-seconds", "/cpu/classes/idle:cpu-seconds", "/sched/latencies:seconds"}
+var cpuMetrics = []string{"/cpu/classes/total:cpu-seconds", "/cpu/classes/idle:cpu-seconds"}
 
 func sampleHost() hostSample {
-	s := make([]metrics.Sample, len(hostMetrics))
-	for i, n := range hostMetrics {
+	s := make([]metrics.Sample, len(cpuMetrics))
+	for i, n := range cpuMetrics {
 		s[i].Name = n
 	}
 	metrics.Read(s)
@@ -31,47 +34,46 @@ func sampleHost() hostSample {
 	if s[1].Value.Kind() == metrics.KindFloat64 {
 		h.idle = s[1].Value.Float64()
 	}
-	if s[2].Value.Kind() == metrics.KindFloat64Histogram {
-		h.sched = s[2].Value.Float64Histogram()
+	if sh, ok := cpuwait.ReadSched(); ok {
+		h.sched = &sh
 	}
+	h.threads = cpuwait.ReadThreads("/proc")
 	return h
 }
 
+// hostWindow is what two host samples say about the window between them;
+// a nil field is a source this platform or runtime does not have, or one
+// that saw nothing.
+type hostWindow struct {
+	busy, schedP99Ms                *float64
+	runQueuePct, runQueueMeanWaitMs *float64
+}
+
 // since is the window from a to b: the share of the cores' time they were
-// busy (nil when the runtime does not say), and the 99th percentile of
-// the time goroutines waited to run, in ms (nil when none ran or the
-// runtime does not say).
-func (b hostSample) since(a hostSample) (busy, schedP99 *float64) {
+// busy, the 99th percentile of the time goroutines waited to run (ms), and
+// the share of their runnable time our threads waited in the kernel's run
+// queue with the mean wait each time one was given a CPU (ms).
+func (b hostSample) since(a hostSample) hostWindow {
+	var w hostWindow
 	if dt := b.total - a.total; dt > 0 {
 		v := min(max(1-(b.idle-a.idle)/dt, 0), 1)
-		busy = &v
+		w.busy = &v
 	}
-	if a.sched == nil || b.sched == nil || len(a.sched.Counts) != len(b.sched.Counts) {
-		return busy, nil
-	}
-	var n uint64
-	d := make([]uint64, len(b.sched.Counts))
-	for i := range d {
-		d[i] = b.sched.Counts[i] - a.sched.Counts[i]
-		n += d[i]
-	}
-	if n == 0 {
-		return busy, nil
-	}
-	want := uint64(math.Ceil(0.99 * float64(n)))
-	var seen uint64
-	for i, c := range d {
-		seen += c
-		if seen >= want {
-			// The bucket's upper bound; the last bucket is open-ended, so
-			// its lower bound.
-			hi := b.sched.Buckets[i+1]
-			if math.IsInf(hi, 1) {
-				hi = b.sched.Buckets[i]
+	if a.sched != nil && b.sched != nil {
+		if d, ok := cpuwait.HistDelta(*a.sched, *b.sched); ok {
+			if v, ok := d.Quantile(0.99); ok {
+				v *= 1000
+				w.schedP99Ms = &v
 			}
-			v := hi * 1000
-			return busy, &v
 		}
 	}
-	return busy, nil
+	if a.threads != nil && b.threads != nil {
+		if share, mean, ok := cpuwait.RunQueue(a.threads, b.threads); ok {
+			w.runQueuePct = &share
+			if mean > 0 {
+				w.runQueueMeanWaitMs = &mean
+			}
+		}
+	}
+	return w
 }

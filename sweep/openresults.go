@@ -63,6 +63,14 @@ type OpenLoopStats struct {
 	// Go runtime); nil when the runtime does not say.
 	ClientBusy        *float64 `json:"client_busy"`
 	SchedLatencyP99Ms *float64 `json:"sched_latency_p99_ms"`
+	// RunQueueWaitPct is the share of the time this process's threads
+	// were runnable that they waited for a CPU in the kernel's run queue,
+	// and RunQueueMeanWaitMs the mean wait each time one was given a CPU
+	// (Linux schedstat); nil where the kernel does not say. Other busy
+	// processes on the load host show here, not in the Go scheduler's
+	// numbers.
+	RunQueueWaitPct    *float64 `json:"run_queue_wait_pct"`
+	RunQueueMeanWaitMs *float64 `json:"run_queue_mean_wait_ms"`
 	// ClientBehind says the load host, not the target, set part of the
 	// numbers: arrivals were not issued or started late (start_lag_ms),
 	// the client's cores were busy all the window, or its goroutines

@@ -56,16 +56,22 @@ func logOpen(t *testing.T, name string, st StepResult) {
 	if o.Uncorrected != nil {
 		u = *o.Uncorrected
 	}
-	busy, sched := -1.0, -1.0
+	busy, sched, rq, rqWait := -1.0, -1.0, -1.0, -1.0
+	if o.RunQueueWaitPct != nil {
+		rq = *o.RunQueueWaitPct
+	}
+	if o.RunQueueMeanWaitMs != nil {
+		rqWait = *o.RunQueueMeanWaitMs
+	}
 	if o.ClientBusy != nil {
 		busy = 100 * *o.ClientBusy
 	}
 	if o.SchedLatencyP99Ms != nil {
 		sched = *o.SchedLatencyP99Ms
 	}
-	t.Logf("%s: offered %.0f/s achieved %.0f/s dropped %d not issued %d | corrected p50 %.2f p99 %.2f ms | uncorrected p50 %.2f p99 %.2f ms | lag p99 %.2f, pool wait mean %.2f, service mean %.2f ms | in flight mean %.1f max %d | trend %s | client busy %.0f%%, sched p99 %.2f ms, behind %v",
+	t.Logf("%s: offered %.0f/s achieved %.0f/s dropped %d not issued %d | corrected p50 %.2f p99 %.2f ms | uncorrected p50 %.2f p99 %.2f ms | lag p99 %.2f, pool wait mean %.2f, service mean %.2f ms | in flight mean %.1f max %d | trend %s | client busy %.0f%%, sched p99 %.2f ms, run queue %.0f%% mean wait %.3f ms, behind %v",
 		name, o.OfferedPerS, o.AchievedPerS, o.Dropped, o.NotIssued, o.Corrected.P50, o.Corrected.P99, u.P50, u.P99,
-		o.StartLag.P99, o.PoolWait.Mean, o.Service.Mean, o.InFlightMean, o.InFlightMax, trendText(o.LatencyTrend), busy, sched, o.ClientBehind)
+		o.StartLag.P99, o.PoolWait.Mean, o.Service.Mean, o.InFlightMean, o.InFlightMax, trendText(o.LatencyTrend), busy, sched, rq, rqWait, o.ClientBehind)
 }
 
 func trendText(tr []*float64) string {

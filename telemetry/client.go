@@ -5,6 +5,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/cpuwait"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -74,16 +75,16 @@ func applyHost(ct *sweep.ClientTelemetry, a, b hostReading, ownCPU, wall float64
 		}
 	}
 	if a.threads != nil && b.threads != nil {
-		if v, ok := runQueueShare(a.threads, b.threads); ok {
+		if v, _, ok := cpuwait.RunQueue(a.threads, b.threads); ok {
 			ct.RunQueueWaitPct = &v
 		}
 	}
 	if a.sched != nil && b.sched != nil {
-		if d, ok := histDelta(*a.sched, *b.sched); ok {
-			if v, ok := d.quantile(0.50); ok {
+		if d, ok := cpuwait.HistDelta(*a.sched, *b.sched); ok {
+			if v, ok := d.Quantile(0.50); ok {
 				ct.SchedLatencyP50MS = ptr(v * 1000)
 			}
-			if v, ok := d.quantile(0.99); ok {
+			if v, ok := d.Quantile(0.99); ok {
 				ct.SchedLatencyP99MS = ptr(v * 1000)
 			}
 		}

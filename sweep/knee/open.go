@@ -151,7 +151,10 @@ func OpenFromResults(rs []*sweep.Results) []OpenSeries {
 func openPoint(st *sweep.StepResult) OpenPoint {
 	o := st.Open
 	p := OpenPoint{Rate: st.Rate, MaxPoolSize: st.MaxPoolSize, Trial: st.Trial, OfferedPerS: o.OfferedPerS, AchievedPerS: o.AchievedPerS,
-		P50Ms: o.Corrected.P50, P99Ms: o.Corrected.P99, PoolWaitShare: o.PoolWaitShare(), Dropped: o.Dropped, ClientBehind: o.ClientBehind}
+		P50Ms: o.Corrected.P50, P99Ms: o.Corrected.P99, PoolWaitShare: o.PoolWaitShare(), Dropped: o.Dropped,
+		// The engine's own evidence, or the classifier's: a contended load
+		// host labels the step client-bound without the schedule slipping.
+		ClientBehind: o.ClientBehind || st.Bound == boundClient}
 	if o.Uncorrected != nil {
 		v := o.Uncorrected.P99
 		p.UncorrectedP99Ms = &v

@@ -156,8 +156,10 @@ func TestOpenFromResultsSplitsModes(t *testing.T) {
 		{Kind: "step", Target: "sim", Workload: "read", PoolSetting: "16", Concurrency: 5000, MaxPoolSize: 16, Clients: 1, Trial: 1, OpsPerS: 2000, CallsPerS: 2000, Calls: 100, Ops: 100,
 			Mode: sweep.ModeOpen, Rate: 2000, Open: &sweep.OpenLoopStats{OfferedPerS: 2000, AchievedPerS: 2000, Corrected: sweep.LatencySummary{Mean: 2.5, P50: 2.4, P99: 5},
 				Uncorrected: &unc, PoolWait: sweep.Quantiles{Mean: 0.2, P50: 0.096}, LatencyTrend: trend(2, 2, 2, 2, 2, 2, 2, 2, 2, 40)}},
+		// The classifier labelled it client-bound (a contended load host)
+		// though the engine saw its schedule keep up.
 		{Kind: "step", Target: "sim", Workload: "read", PoolSetting: "16", Concurrency: 5000, MaxPoolSize: 16, Clients: 1, Trial: 1, OpsPerS: 4000, CallsPerS: 4000, Calls: 100, Ops: 100,
-			Mode: sweep.ModeOpen, Rate: 6000, Open: &sweep.OpenLoopStats{OfferedPerS: 6000, AchievedPerS: 4000, Dropped: 9, Corrected: sweep.LatencySummary{Mean: 900, P99: 1200},
+			Bound: boundClient, Mode: sweep.ModeOpen, Rate: 6000, Open: &sweep.OpenLoopStats{OfferedPerS: 6000, AchievedPerS: 4000, Dropped: 9, Corrected: sweep.LatencySummary{Mean: 900, P99: 1200},
 				LatencyTrend: trend(100, 200, 300, 400, 500, 600, 700, 800, 900, 1000)}},
 	}}
 	closed := FromResults([]*sweep.Results{res})
@@ -169,7 +171,8 @@ func TestOpenFromResultsSplitsModes(t *testing.T) {
 		t.Fatalf("open-loop series %+v", open)
 	}
 	p := open[0].Points
-	if p[0].Growing || !p[1].Growing || p[1].Dropped != 9 || p[1].UncorrectedP99Ms != nil || *p[0].UncorrectedP99Ms != 3 {
+	if p[0].Growing || !p[1].Growing || p[1].Dropped != 9 || p[1].UncorrectedP99Ms != nil || *p[0].UncorrectedP99Ms != 3 ||
+		p[0].ClientBehind || !p[1].ClientBehind {
 		t.Errorf("points %+v", p)
 	}
 	if got := p[0].PoolWaitShare; got < 0.039 || got > 0.041 {
