@@ -59,8 +59,14 @@ type overheadRound struct {
 // bareLoop is the physical limit of this stack: C goroutines calling
 // FindOne by _id back to back on one client with a pool of C, no pool
 // monitor and no operation timeout, in a process with the same live heap.
-func bareLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, records int64) overheadRound {
-	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(c)).SetMinPoolSize(uint64(c)).SetMaxConnecting(uint64(c)))
+// lean also turns off the driver's server-selection timeout, as poolsweep
+// does for its step clients (connect): the leanest loop this driver runs.
+func bareLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, records int64, lean bool) overheadRound {
+	o := options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(c)).SetMinPoolSize(uint64(c)).SetMaxConnecting(uint64(c))
+	if lean {
+		o.SetServerSelectionTimeout(0)
+	}
+	client, err := mongo.Connect(o)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -120,17 +126,22 @@ func poolsweepLoop(tb testing.TB, uri string, c int, warmup, window time.Duratio
 }
 
 // BenchmarkOverhead measures what poolsweep's worker loop costs against
-// the bare driver loop, against the same simulator (in a child process,
-// so the CPU measured is the client's alone), interleaved over several
-// rounds so that drift of the machine hits both. Run it with
+// bare driver loops, against the same simulator (in a child process, so
+// the CPU measured is the client's alone), interleaved over several rounds
+// in a rotating order so that drift of the machine hits all three. Run it
+// with
 //
 //	go test -run '^$' -bench Overhead -benchtime 1x ./sweep
 //
-// It reports, per concurrency, the medians of both and their ratios
-// (ops/s ratio ≥ 0.97 and CPU/op ratio ≤ 1.03 is the target), and the
-// heap allocations per op of each: poolsweep's own per-op path allocates
-// nothing (TestWorkerOwnPathAllocatesNothing), so its count over the bare
-// loop's is the driver's pool monitor and the step's fixed costs.
+// It reports, per concurrency, the medians of each loop and poolsweep's
+// ratios (ops/s ratio ≥ 0.97 and CPU/op ratio ≤ 1.03 is the target)
+// against two bare loops: "bare", the driver's defaults (the issue's
+// baseline, a 30-s server-selection timer per op), and "lean", the same
+// without that timer, as poolsweep's step clients run; and the heap
+// allocations per op of each. poolsweep's own per-op path allocates
+// nothing (TestWorkerOwnPathAllocatesNothing): its cost over the lean loop
+// is the driver's pool events (three per op, for checkout wait), the
+// cancellable op context (--op-timeout) and the recording.
 func BenchmarkOverhead(b *testing.B) {
 	uri := startSimChild(b, "slots=256,service=1us").uri
 	w := DefaultWorkload()
@@ -145,39 +156,62 @@ func BenchmarkOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	keys := NewKeySpace(w.Distribution, int64(w.Records), lr.NextInsert)
-	const rounds = 4
+	const rounds = 6
 	warmup, window := 500*time.Millisecond, 2*time.Second
+	loops := []struct {
+		name string
+		run  func(c int) overheadRound
+	}{
+		{"bare", func(c int) overheadRound { return bareLoop(b, uri, c, warmup, window, int64(w.Records), false) }},
+		{"lean", func(c int) overheadRound { return bareLoop(b, uri, c, warmup, window, int64(w.Records), true) }},
+		{"poolsweep", func(c int) overheadRound { return poolsweepLoop(b, uri, c, warmup, window, w, keys) }},
+	}
 	for _, c := range []int{16, 256} {
 		b.Run(fmt.Sprintf("C=%d", c), func(b *testing.B) {
 			for range b.N {
-				var bare, ps []overheadRound
+				got := make([][]overheadRound, len(loops))
 				for i := range rounds {
-					// Alternate which goes first, so a trend favours neither.
-					if i%2 == 0 {
-						bare = append(bare, bareLoop(b, uri, c, warmup, window, int64(w.Records)))
-						ps = append(ps, poolsweepLoop(b, uri, c, warmup, window, w, keys))
-					} else {
-						ps = append(ps, poolsweepLoop(b, uri, c, warmup, window, w, keys))
-						bare = append(bare, bareLoop(b, uri, c, warmup, window, int64(w.Records)))
+					// Rotate which goes first, so a trend favours none.
+					for k := range loops {
+						j := (i + k) % len(loops)
+						got[j] = append(got[j], loops[j].run(c))
 					}
 				}
-				bOps, bCPU, bAllocs := medianRound(bare)
-				pOps, pCPU, pAllocs := medianRound(ps)
-				for i := range bare {
-					b.Logf("round %d: bare %.0f ops/s %.1f µs/op %.1f allocs/op | poolsweep %.0f ops/s %.1f µs/op %.1f allocs/op", i+1,
-						bare[i].opsPerS, us(bare[i].cpuPerOp), bare[i].allocsPerOp, ps[i].opsPerS, us(ps[i].cpuPerOp), ps[i].allocsPerOp)
+				for i := range rounds {
+					line := fmt.Sprintf("round %d:", i+1)
+					for j, l := range loops {
+						line += fmt.Sprintf(" | %s %.0f ops/s %.1f µs/op %.1f allocs/op", l.name, got[j][i].opsPerS, us(got[j][i].cpuPerOp), got[j][i].allocsPerOp)
+					}
+					b.Log(line)
 				}
-				b.ReportMetric(bAllocs, "bare-allocs/op")
-				b.ReportMetric(pAllocs, "poolsweep-allocs/op")
-				b.ReportMetric(bOps, "bare-ops/s")
-				b.ReportMetric(pOps, "poolsweep-ops/s")
-				b.ReportMetric(pOps/bOps, "ops/s-ratio")
-				b.ReportMetric(us(bCPU), "bare-cpu-µs/op")
-				b.ReportMetric(us(pCPU), "poolsweep-cpu-µs/op")
-				b.ReportMetric(float64(pCPU)/float64(bCPU), "cpu/op-ratio")
+				for j, l := range loops {
+					ops, cpu, allocs := medianRound(got[j])
+					b.ReportMetric(allocs, l.name+"-allocs/op")
+					b.ReportMetric(ops, l.name+"-ops/s")
+					b.ReportMetric(us(cpu), l.name+"-cpu-µs/op")
+					if j < 2 {
+						opsRatio, cpuRatio := pairedRatios(got[2], got[j])
+						b.ReportMetric(opsRatio, "ops/s-ratio-vs-"+l.name)
+						b.ReportMetric(cpuRatio, "cpu/op-ratio-vs-"+l.name)
+					}
+				}
 			}
 		})
 	}
+}
+
+// pairedRatios is the median over rounds of poolsweep's ops/s and CPU per
+// op over the other loop's in the same round: loops of one round ran
+// seconds apart, so the machine's drift between rounds (this VM's CPU per
+// op moves by ±15% over a minute) cancels out of each ratio.
+func pairedRatios(ps, other []overheadRound) (ops, cpu float64) {
+	o := make([]float64, len(ps))
+	c := make([]float64, len(ps))
+	for i := range ps {
+		o[i] = ps[i].opsPerS / max(other[i].opsPerS, 1e-9)
+		c[i] = float64(ps[i].cpuPerOp) / float64(max(other[i].cpuPerOp, 1))
+	}
+	return stats.Median(o), stats.Median(c)
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

@@ -44,7 +44,7 @@ func (r *Runner) prewarm(ctx context.Context, spec StepSpec, clients []*mongo.Cl
 			go func() {
 				defer wg.Done()
 				for !stop.Load() && pctx.Err() == nil {
-					if err := admin.RunCommand(pctx, ping).Err(); err != nil && pctx.Err() == nil {
+					if err := pingWithin(pctx, admin, ping); err != nil && pctx.Err() == nil {
 						// A slow or stuck server is what some steps measure:
 						// note the error, back off, and let the step decide.
 						firstErr.CompareAndSwap(nil, &err)
@@ -98,4 +98,17 @@ func (r *Runner) prewarm(ctx context.Context, spec StepSpec, clients []*mongo.Cl
 		case <-tick.C:
 		}
 	}
+}
+
+// prewarmPingBound bounds one pre-warm ping: server selection and checkout
+// as the driver's default server-selection timeout did before connect
+// turned it off for the step's clients, so an unreachable server is
+// reported as soon as before, and a ping waiting for a new connection is
+// not cancelled (which would close the connection it gets).
+const prewarmPingBound = 30 * time.Second
+
+func pingWithin(ctx context.Context, admin *mongo.Database, ping bson.D) error {
+	ctx, cancel := context.WithTimeout(ctx, prewarmPingBound)
+	defer cancel()
+	return admin.RunCommand(ctx, ping).Err()
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // What the closed loop (RunStep) and the open loop (runOpen) share about a
@@ -44,17 +45,7 @@ func (p *poolRecorder) monitor() *event.PoolMonitor {
 func (r *Runner) connect(spec StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) ([]*mongo.Client, error) {
 	var clients []*mongo.Client
 	for k := 0; k < spec.Clients; k++ {
-		o := r.NewClient().SetMaxPoolSize(uint64(spec.MaxPoolSize)).SetMinPoolSize(uint64(want)).SetPoolMonitor(pm)
-		if cm != nil {
-			o.SetMonitor(cm)
-		}
-		switch {
-		case r.MaxConnecting > 0:
-			o.SetMaxConnecting(r.MaxConnecting)
-		case o.MaxConnecting == nil:
-			o.SetMaxConnecting(DefaultMaxConnecting)
-		}
-		c, err := mongo.Connect(o)
+		c, err := mongo.Connect(r.stepClientOptions(spec, want, pm, cm))
 		if err != nil {
 			disconnect(clients)
 			return nil, fmt.Errorf("connect client %d: %w", k+1, err)
@@ -62,6 +53,32 @@ func (r *Runner) connect(spec StepSpec, want int, pm *event.PoolMonitor, cm *eve
 		clients = append(clients, c)
 	}
 	return clients, nil
+}
+
+// stepClientOptions are the options of one of the step's clients: the
+// user's (NewClient: the URI and the flags), the step's pool, the monitors,
+// and what poolsweep sets where the user did not.
+func (r *Runner) stepClientOptions(spec StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) *options.ClientOptions {
+	o := r.NewClient().SetMaxPoolSize(uint64(spec.MaxPoolSize)).SetMinPoolSize(uint64(want)).SetPoolMonitor(pm)
+	if cm != nil {
+		o.SetMonitor(cm)
+	}
+	if o.ServerSelectionTimeout == nil {
+		// Every workload op runs under the step's own bound, --op-timeout
+		// (recorder.watch), which also bounds server selection and
+		// checkout. The driver's 30-s default would wrap each op in one
+		// more cancellable timer context, about 2–5% of the client's CPU
+		// per op (BenchmarkOverhead). A URI that sets
+		// serverSelectionTimeoutMS keeps it.
+		o.SetServerSelectionTimeout(0)
+	}
+	switch {
+	case r.MaxConnecting > 0:
+		o.SetMaxConnecting(r.MaxConnecting)
+	case o.MaxConnecting == nil:
+		o.SetMaxConnecting(DefaultMaxConnecting)
+	}
+	return o
 }
 
 // disconnect closes clients in parallel: a thousand connections close

@@ -1,0 +1,40 @@
+package sweep
+
+import (
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestStepClientOptions: the step's clients keep what the user set (URI or
+// flags) and get poolsweep's settings only where the user set nothing:
+// the step's pool, maxConnecting 64, and no server-selection timeout of
+// their own (--op-timeout bounds every op).
+func TestStepClientOptions(t *testing.T) {
+	spec := StepSpec{Concurrency: 32, MaxPoolSize: 16, Clients: 1}
+	tests := []struct {
+		uri        string
+		flag       uint64 // --max-connecting, 0 when not given
+		ssTimeout  time.Duration
+		connecting uint64
+	}{
+		{"mongodb://h:27017", 0, 0, DefaultMaxConnecting},
+		{"mongodb://h:27017/?serverSelectionTimeoutMS=1500", 0, 1500 * time.Millisecond, DefaultMaxConnecting},
+		{"mongodb://h:27017/?maxConnecting=5", 0, 0, 5},
+		{"mongodb://h:27017/?maxConnecting=5", 9, 0, 9},
+	}
+	for _, tt := range tests {
+		r := &Runner{NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(tt.uri) }, MaxConnecting: tt.flag}
+		o := r.stepClientOptions(spec, 16, nil, nil)
+		if o.ServerSelectionTimeout == nil || *o.ServerSelectionTimeout != tt.ssTimeout {
+			t.Errorf("%s: server selection timeout %v, want %v", tt.uri, o.ServerSelectionTimeout, tt.ssTimeout)
+		}
+		if o.MaxConnecting == nil || *o.MaxConnecting != tt.connecting {
+			t.Errorf("%s --max-connecting %d: maxConnecting %v, want %d", tt.uri, tt.flag, o.MaxConnecting, tt.connecting)
+		}
+		if *o.MaxPoolSize != 16 || *o.MinPoolSize != 16 {
+			t.Errorf("%s: pool %d..%d, want 16..16", tt.uri, *o.MinPoolSize, *o.MaxPoolSize)
+		}
+	}
+}
