@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -58,6 +59,9 @@ type Runner struct {
 	Keys      *KeySpace
 	Warmup    time.Duration
 	Duration  time.Duration
+	// OpTimeout bounds every workload op, server selection and checkout
+	// included (the step's clients have no timeout of their own); RunStep
+	// refuses one below MinOpTimeout.
 	OpTimeout time.Duration
 	// PrewarmTimeout bounds waiting for the pool to open its connections.
 	PrewarmTimeout time.Duration
@@ -83,6 +87,9 @@ type Runner struct {
 // this step. When ctx is cancelled mid-window the partial step is returned
 // with Interrupted set, along with ctx's error.
 func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error) {
+	if r.OpTimeout < MinOpTimeout {
+		return newStep(spec), fmt.Errorf("sweep: Runner.OpTimeout is %s; every op needs a bound of at least %s", r.OpTimeout, MinOpTimeout)
+	}
 	if spec.Rate > 0 {
 		return r.runOpen(ctx, spec) // open loop: openrunner.go
 	}

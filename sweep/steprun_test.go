@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +36,20 @@ func TestStepClientOptions(t *testing.T) {
 		}
 		if *o.MaxPoolSize != 16 || *o.MinPoolSize != 16 {
 			t.Errorf("%s: pool %d..%d, want 16..16", tt.uri, *o.MinPoolSize, *o.MaxPoolSize)
+		}
+	}
+}
+
+// TestRunStepNeedsOpTimeout: a step without an op bound would wait forever
+// on a stuck server (its clients have no timeout of their own): RunStep
+// refuses it before connecting.
+func TestRunStepNeedsOpTimeout(t *testing.T) {
+	connected := false
+	r := &Runner{NewClient: func() *options.ClientOptions { connected = true; return options.Client() }}
+	for _, rate := range []int{0, 100} {
+		_, err := r.RunStep(t.Context(), StepSpec{Concurrency: 1, MaxPoolSize: 1, Clients: 1, Rate: rate})
+		if err == nil || !strings.Contains(err.Error(), "OpTimeout") || connected {
+			t.Errorf("rate %d: err %v, connected %v; want a refusal naming OpTimeout, before connecting", rate, err, connected)
 		}
 	}
 }

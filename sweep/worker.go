@@ -195,7 +195,12 @@ func (w *worker) exec(ctx context.Context, typ int) error {
 			for cur.Next(ctx) {
 			}
 			err = cur.Err()
-			cur.Close(context.WithoutCancel(ctx))
+			// Close even when the watchdog cancelled the op, bounded as an op
+			// is: the step's clients have no server-selection timeout, and a
+			// killCursors waiting for a connection must not wait forever.
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.timeout)
+			cur.Close(cctx)
+			cancel()
 		}
 		return err
 	}
