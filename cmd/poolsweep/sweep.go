@@ -139,7 +139,7 @@ Exit status:
 	f.IntVar(&o.trials, "trials", 0, "repetitions of every step; 3 or more give confidence intervals (default 1; embedded server 3)")
 	f.DurationVar(&o.warmup, "warmup", 0, "warm-up before each measured window, up to 24h (default 10s; embedded server 1s; simulator targets 1s)")
 	f.DurationVar(&o.duration, "duration", 0, "measured window of each step, 100ms to 24h (default 30s; embedded server 4s; simulator targets 3s)")
-	f.DurationVar(&o.opTimeout, "op-timeout", 5*time.Second, "timeout of every operation (driver v2 has none by default): one still running after it is cancelled and counted as a timeout; 1ms to 1h")
+	f.DurationVar(&o.opTimeout, "op-timeout", 5*time.Second, "timeout of every operation, server selection and pool checkout included (driver v2 has none by default): one still running after it is cancelled and counted as a timeout; 1ms to 1h")
 	f.DurationVar(&o.prewarm, "prewarm-timeout", 60*time.Second, "how long to wait for each step's pool to open its connections; 1s to 1h")
 	f.StringVar(&o.workload, "workload", "read", "read, update, insert, scan, api (2 finds + 1 update per call) or mixed")
 	f.StringVar(&o.mix, "mix", "", "operation shares for --workload mixed, e.g. read=70,update=30 (ops: read, update, insert, scan, rmw)")
