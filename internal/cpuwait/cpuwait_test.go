@@ -8,8 +8,6 @@ import (
 	"time"
 )
 
-func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
-
 func TestHistQuantile(t *testing.T) {
 	inf := math.Inf(1)
 	tests := []struct {
@@ -34,7 +32,7 @@ func TestHistQuantile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, ok := tt.h.Quantile(tt.q)
-		if ok != tt.ok || !near(got, tt.want, 1e-12) {
+		if ok != tt.ok || math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("%s: Quantile(%v) = %v, %v; want %v, %v", tt.name, tt.q, got, ok, tt.want, tt.ok)
 		}
 	}
@@ -112,7 +110,7 @@ func TestRunQueue(t *testing.T) {
 			a = Threads{"1": {Run: 100, Wait: 10}, "2": {Run: 50}}
 		}
 		share, mean, ok := RunQueue(a, tt.b)
-		if ok != tt.ok || !near(share, tt.share, 1e-9) || !near(mean, tt.meanWait, 1e-15) {
+		if ok != tt.ok || math.Abs(share-tt.share) > 1e-9 || math.Abs(mean-tt.meanWait) > 1e-15 {
 			t.Errorf("%s: RunQueue = %v, %v, %v; want %v, %v, %v", tt.name, share, mean, ok, tt.share, tt.meanWait, tt.ok)
 		}
 	}
