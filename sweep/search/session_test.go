@@ -3,7 +3,9 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,9 +19,14 @@ import (
 	"github.com/poolsweep/poolsweep/telemetry"
 )
 
-// searchSession is a session against a simulator started in-process,
+func TestMain(m *testing.M) {
+	testsrv.ServeSimChild()
+	os.Exit(m.Run())
+}
+
+// searchSession is a session against a simulator in a child process,
 // planned by a search over 1..64 at ×√2 with short windows.
-func searchSession(t *testing.T, uri, dir, mode string) *sweep.Session {
+func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *sweep.Session {
 	t.Helper()
 	levels, err := Levels(1, 64, math.Sqrt2)
 	if err != nil {
@@ -27,11 +34,15 @@ func searchSession(t *testing.T, uri, dir, mode string) *sweep.Session {
 	}
 	w := sweep.DefaultWorkload()
 	w.Records, w.Database = 500, "ps_search"
-	// The load host's health for every window, as a sweep records it: a
-	// knee the busy machine moved is then the analysis' own finding
-	// (LoadHostLimited), not a miss.
+	// The load host's health for every window, as a sweep records it with
+	// the server it started on this machine: a knee the busy machine moved
+	// is then the analysis' own finding (LoadHostLimited), not a miss. The
+	// server sharing the machine matters: its tickets are exhausted at
+	// every level past 8 while other processes slow it, and only a local
+	// server lets contention be judged before that.
+	uri := srv.URI
 	base := options.Client().ApplyURI(uri)
-	obs, err := telemetry.NewObserver(telemetry.ObserverConfig{Hosts: base.Hosts, Base: base})
+	obs, err := telemetry.NewObserver(telemetry.ObserverConfig{Hosts: base.Hosts, Base: base, ChildPID: srv.PID(), ChildHost: testsrv.Host(t, uri)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +71,14 @@ func searchSession(t *testing.T, uri, dir, mode string) *sweep.Session {
 // and checks the answers against the ground truth: 8 slots, so a knee
 // near 8 and a pool no smaller than one pool step below 8.
 func TestSearchSessionOnSimulator(t *testing.T) {
-	uri := testsrv.Sim(t, "slots=8,service=2ms").URI()
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	srv := testsrv.SimChild(t, "slots=8,service=2ms")
 	dir := t.TempDir()
 
 	// Interrupted after five steps, as Ctrl-C would.
-	s := searchSession(t, uri, dir, sweep.SearchPool)
+	s := searchSession(t, srv, dir, sweep.SearchPool)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s.Hooks.Step = func(n, _ int, _ sweep.StepResult) {
 		if n == 5 {
@@ -81,7 +95,7 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := searchSession(t, uri, dir, sweep.SearchPool)
+	r := searchSession(t, srv, dir, sweep.SearchPool)
 	r.Previous = prev
 	out, err = r.Run(context.Background())
 	if err != nil || out.Status != sweep.StatusComplete {
@@ -107,7 +121,8 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	grid := 3 * len(r.Plan.Search.Levels)
 	t.Logf("%d steps (the grid: %d); end: %s", len(res.Steps), grid, res.End.Reason)
 	for _, st := range res.Steps {
-		t.Logf("C=%d P=%s trial %d: %.0f ops/s (%s: %s)", st.Concurrency, st.PoolSetting, st.Trial, st.OpsPerS, st.Search.Reason, st.Search.Why)
+		t.Logf("C=%d P=%s trial %d: %.0f ops/s (%s: %s); bound %s (%s); load host %s", st.Concurrency, st.PoolSetting, st.Trial, st.OpsPerS, st.Search.Reason, st.Search.Why,
+			st.Bound, st.BoundReason, loadHostText(st.Client))
 	}
 	if !strings.Contains(res.End.Reason, "search: knee at concurrency") || !strings.Contains(res.End.Reason, "pool: at concurrency") {
 		t.Errorf("end reason %q", res.End.Reason)
@@ -153,12 +168,12 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	}
 
 	// Once complete, a resume has nothing to do; another search is refused.
-	again := searchSession(t, uri, dir, sweep.SearchPool)
+	again := searchSession(t, srv, dir, sweep.SearchPool)
 	again.Previous = res
 	if _, err := again.Pending(); !errors.Is(err, sweep.ErrAlreadyComplete) {
 		t.Errorf("resume of a complete search: %v", err)
 	}
-	other := searchSession(t, uri, dir, sweep.SearchKnee)
+	other := searchSession(t, srv, dir, sweep.SearchKnee)
 	other.Previous = res
 	if _, err := other.Pending(); err == nil || err.Error() != "--search was pool" {
 		t.Errorf("resume as another search: %v", err)
@@ -167,4 +182,19 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	if _, err := other.Pending(); err == nil || !strings.Contains(err.Error(), "--search was pool") {
 		t.Errorf("resume as a grid: %v", err)
 	}
+}
+
+// loadHostText is the step's load-host readings, for the log.
+func loadHostText(ct *sweep.ClientTelemetry) string {
+	if ct == nil {
+		return "not sampled"
+	}
+	v := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.0f", *p)
+	}
+	return fmt.Sprintf("cpu %.0f%%, run queue %s%%, sched p99 %s ms, PSI %s%%, others %s%%, host %s%%",
+		ct.CPUPct, v(ct.RunQueueWaitPct), v(ct.SchedLatencyP99MS), v(ct.CPUPressurePct), v(ct.OthersCPUPct), v(ct.HostCPUPct))
 }
