@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -114,7 +115,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	}
 	const capacity = 4000.0 // slots / service
 	sim := startSimChild(t, "slots=8,service=2ms")
-	r := openRunner(sim.uri, 500*time.Millisecond, 3*time.Second)
+	r := openRunner(sim.URI, 500*time.Millisecond, 3*time.Second)
 	run := func(sp StepSpec) StepResult {
 		t.Helper()
 		st, err := r.RunStep(context.Background(), sp)
@@ -267,7 +268,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 // stallAt stops the simulator child with SIGSTOP for stall, after into the
 // window, and notes how long it really was stopped.
 type stallAt struct {
-	sim          *simChild
+	sim          *testsrv.SimProcess
 	after, stall time.Duration
 	took         chan time.Duration
 }
@@ -276,9 +277,9 @@ func (s stallAt) WindowStart(context.Context, StepSpec) {
 	go func() {
 		time.Sleep(s.after)
 		t0 := time.Now()
-		s.sim.cmd.Process.Signal(syscall.SIGSTOP)
+		s.sim.Cmd.Process.Signal(syscall.SIGSTOP)
 		time.Sleep(s.stall)
-		s.sim.cmd.Process.Signal(syscall.SIGCONT)
+		s.sim.Cmd.Process.Signal(syscall.SIGCONT)
 		s.took <- time.Since(t0)
 	}()
 }
@@ -298,7 +299,7 @@ func TestOpenLoopStall(t *testing.T) {
 		t.Skip("stalls a simulator")
 	}
 	sim := startSimChild(t, "slots=8,service=2ms")
-	r := openRunner(sim.uri, 500*time.Millisecond, 3*time.Second)
+	r := openRunner(sim.URI, 500*time.Millisecond, 3*time.Second)
 	stall := stallAt{sim: sim, after: time.Second, stall: time.Second, took: make(chan time.Duration, 1)}
 	r.Observers = []WindowObserver{stall}
 	st, err := r.RunStep(context.Background(), openSpec(2000, 16, DefaultMaxInFlight))
@@ -324,7 +325,7 @@ func TestOpenLoopInterrupted(t *testing.T) {
 		t.Skip("runs the simulator")
 	}
 	sim := startSimChild(t, "slots=8,service=2ms")
-	r := openRunner(sim.uri, 200*time.Millisecond, 20*time.Second)
+	r := openRunner(sim.URI, 200*time.Millisecond, 20*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
 	start := time.Now()

@@ -143,7 +143,7 @@ func poolsweepLoop(tb testing.TB, uri string, c int, warmup, window time.Duratio
 // is the driver's pool events (three per op, for checkout wait), the
 // cancellable op context (--op-timeout) and the recording.
 func BenchmarkOverhead(b *testing.B) {
-	uri := startSimChild(b, "slots=256,service=1us").uri
+	uri := startSimChild(b, "slots=256,service=1us").URI
 	w := DefaultWorkload()
 	w.Records, w.Database = 10000, "ps_overhead"
 	client, err := mongo.Connect(options.Client().ApplyURI(uri))
@@ -232,7 +232,7 @@ func medianRound(rs []overheadRound) (float64, time.Duration, float64) {
 //
 //	go test -run '^$' -bench WorkerLoop -benchtime 1x -cpuprofile cpu.out ./sweep
 func BenchmarkWorkerLoop(b *testing.B) {
-	uri := startSimChild(b, "slots=256,service=1us").uri
+	uri := startSimChild(b, "slots=256,service=1us").URI
 	w := DefaultWorkload()
 	w.Records, w.Database = 10000, "ps_overhead"
 	client, _ := mongo.Connect(options.Client().ApplyURI(uri))

@@ -15,17 +15,23 @@ import (
 )
 
 // simChildEnv makes a test binary serve a simulator instead of running
-// tests (ServeSimChild), so that a test can put the server in another
+// tests (Main), so that a test can put the server in another
 // process: its CPU is then not the client's, the telemetry observer can
 // read it as the server poolsweep runs on this machine (as a sweep does
 // with its own child), and it can be stopped with SIGSTOP like a stalled
 // server.
 const simChildEnv = "POOLSWEEP_TEST_SIM_CHILD"
 
-// ServeSimChild serves a simulator until stdin closes, and then exits, when
+// Main is the TestMain of a package that uses SimChild: the child serves
+// the simulator (serveSimChild), any other run runs the tests.
+func Main(m *testing.M) {
+	serveSimChild()
+	os.Exit(m.Run())
+}
+
+// serveSimChild serves a simulator until stdin closes, and then exits, when
 // this test binary was started by SimChild; otherwise it returns at once.
-// A package that uses SimChild calls it first in its TestMain.
-func ServeSimChild() {
+func serveSimChild() {
 	spec := os.Getenv(simChildEnv)
 	if spec == "" {
 		return
@@ -56,7 +62,7 @@ type SimProcess struct {
 func (s *SimProcess) PID() int { return s.Cmd.Process.Pid }
 
 // SimChild starts the simulator in a child process of this test binary
-// (the package's TestMain must call ServeSimChild); it ends with the test,
+// (the package's TestMain must be Main); it ends with the test,
 // resumed first if the test stopped it.
 func SimChild(tb testing.TB, spec string) *SimProcess {
 	tb.Helper()

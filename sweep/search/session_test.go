@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,10 +18,7 @@ import (
 	"github.com/poolsweep/poolsweep/telemetry"
 )
 
-func TestMain(m *testing.M) {
-	testsrv.ServeSimChild()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testsrv.Main(m) }
 
 // searchSession is a session against a simulator in a child process,
 // planned by a search over 1..64 at ×√2 with short windows.
