@@ -144,7 +144,7 @@ func sweepLevels(t *testing.T, d *Deployment, levels []int, window time.Duration
 	for _, n := range levels {
 		l := closedLoop(t, d.URI(), n, 300*time.Millisecond, window)
 		out[n] = l
-		t.Logf("%s N=%d: %.0f ops/s (model %.0f); load host: %s", d.Spec(), n, l.opsPerS, d.Spec().Throughput(n), hostSummary(l))
+		t.Logf("%s N=%d: %.0f ops/s (model %.0f); load host: %s", d.Spec(), n, l.opsPerS, d.Spec().Throughput(n, 1), hostSummary(l))
 	}
 	return out
 }
@@ -240,7 +240,7 @@ func TestCalibrationConnCostRetrograde(t *testing.T) {
 		t.Errorf("N=64 gives %.0f ops/s, want at least 10%% below the peak %.0f (at N=%d)", x[64].opsPerS, peak, at)
 	}
 	t.Logf("model: %.0f at 8, %.0f at 64; measured peak %.0f at N=%d, %.0f at 64",
-		d.Spec().Throughput(8), d.Spec().Throughput(64), peak, at, x[64].opsPerS)
+		d.Spec().Throughput(8, 1), d.Spec().Throughput(64, 1), peak, at, x[64].opsPerS)
 }
 
 func TestCalibrationShardedScaling(t *testing.T) {
@@ -260,9 +260,9 @@ func TestCalibrationShardedScaling(t *testing.T) {
 	loadKeys(t, slow.URI())
 	xs := closedLoop(t, slow.URI(), n, 300*time.Millisecond, 1500*time.Millisecond)
 
-	t.Logf("single shard N=32: %.0f ops/s (model %.0f); load host: %s", one.opsPerS, single.Spec().Throughput(32), hostSummary(one))
-	t.Logf("3 shards, fast router, N=%d: %.0f ops/s (model %.0f) = %.2f× single; load host: %s", n, x3.opsPerS, wide.Spec().Throughput(n), x3.opsPerS/one.opsPerS, hostSummary(x3))
-	t.Logf("3 shards, slow router, N=%d: %.0f ops/s (model %.0f); load host: %s", n, xs.opsPerS, slow.Spec().Throughput(n), hostSummary(xs))
+	t.Logf("single shard N=32: %.0f ops/s (model %.0f); load host: %s", one.opsPerS, single.Spec().Throughput(32, 1), hostSummary(one))
+	t.Logf("3 shards, fast router, N=%d: %.0f ops/s (model %.0f) = %.2f× single; load host: %s", n, x3.opsPerS, wide.Spec().Throughput(n, 1), x3.opsPerS/one.opsPerS, hostSummary(x3))
+	t.Logf("3 shards, slow router, N=%d: %.0f ops/s (model %.0f); load host: %s", n, xs.opsPerS, slow.Spec().Throughput(n, 1), hostSummary(xs))
 	// A starved load host caps what 96 callers can push through three
 	// shards; it cannot raise the single shard above its capacity.
 	if x3.opsPerS < 2.5*one.opsPerS && !x3.excused(t, fmt.Sprintf("3 shards gave only %.2f× one", x3.opsPerS/one.opsPerS)) {

@@ -47,6 +47,7 @@ type slotPool struct {
 	finished [3]int64
 
 	maxQueued int
+	waited    int64 // ops that queued before their start
 	acquired  int64
 	waitNanos int64
 	holdNanos int64
@@ -94,6 +95,7 @@ func (p *slotPool) book(kind opKind, service time.Duration) time.Duration {
 	p.waitNanos += start - now
 	p.holdNanos += finish - start
 	if start > now {
+		p.waited++
 		if q := int(p.queuedLocked()); q > p.maxQueued {
 			p.maxQueued = q
 		}
@@ -139,9 +141,15 @@ type slotSnapshot struct {
 	QueuedReads, QueuedWrites int
 	ActiveReads, ActiveWrites int
 	MaxQueued                 int
-	Acquired                  int64
-	WaitTotal, HoldTotal      time.Duration
+	// Acquired ops were booked; Waited of them queued first; Started and
+	// Finished have begun and ended their service.
+	Acquired, Waited, Started, Finished int64
+	WaitTotal, HoldTotal                time.Duration
 }
+
+// Queued is the number of ops waiting for a slot, Active the number holding one.
+func (s slotSnapshot) Queued() int { return s.QueuedReads + s.QueuedWrites }
+func (s slotSnapshot) Active() int { return s.Total - s.Free }
 
 func (p *slotPool) snapshot() slotSnapshot {
 	p.mu.Lock()
@@ -154,7 +162,9 @@ func (p *slotPool) snapshot() slotSnapshot {
 		Total: p.total, Free: p.total - busy,
 		QueuedReads: queued(kindRead), QueuedWrites: queued(kindWrite),
 		ActiveReads: active(kindRead), ActiveWrites: active(kindWrite),
-		MaxQueued: p.maxQueued, Acquired: p.acquired,
+		MaxQueued: p.maxQueued, Acquired: p.acquired, Waited: p.waited,
+		Started:   p.started[kindRead] + p.started[kindWrite] + p.started[kindCommand],
+		Finished:  p.finished[kindRead] + p.finished[kindWrite] + p.finished[kindCommand],
 		WaitTotal: time.Duration(p.waitNanos), HoldTotal: time.Duration(p.holdNanos),
 	}
 }

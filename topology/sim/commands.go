@@ -26,6 +26,10 @@ func (e *cmdError) Error() string { return fmt.Sprintf("%s (%d): %s", e.Name, e.
 
 func errBadValue(msg string) *cmdError { return &cmdError{Code: 2, Name: "BadValue", Msg: msg} }
 
+func errCommandNotFound(name string) *cmdError {
+	return &cmdError{Code: 59, Name: "CommandNotFound", Msg: fmt.Sprintf("no such command: '%s'", name)}
+}
+
 func errTypeMismatch(msg string) *cmdError {
 	return &cmdError{Code: 14, Name: "TypeMismatch", Msg: msg}
 }
@@ -95,7 +99,7 @@ func (f *frontend) handle(ctx context.Context, cs *connState, req *request) bson
 	if !ok || (h.routerOnly && !f.router) {
 		f.tel.command.Add(1)
 		defer func() { f.tel.record(kindCommand, time.Since(start)) }()
-		return errorReply(&cmdError{Code: 59, Name: "CommandNotFound", Msg: fmt.Sprintf("no such command: '%s'", c.name)})
+		return errorReply(errCommandNotFound(c.name))
 	}
 	switch c.name {
 	case "find":

@@ -82,7 +82,7 @@ func TestHandlerHello(t *testing.T) {
 	r := runCmd(t, standalone, "admin", bson.D{{Key: "hello", Value: 1}, {Key: "helloOk", Value: true}}, nil)
 	wantOK(t, r)
 	if !r.Lookup("isWritablePrimary").Boolean() || !r.Lookup("helloOk").Boolean() || r.Lookup("connectionId").Int32() != 7 ||
-		r.Lookup("maxWireVersion").Int32() != maxWireVersion {
+		r.Lookup("maxWireVersion").Int32() != 25 {
 		t.Errorf("hello: %v", r)
 	}
 	if _, err := r.LookupErr("msg"); err == nil {
@@ -91,6 +91,14 @@ func TestHandlerHello(t *testing.T) {
 	legacy := runCmd(t, standalone, "admin", bson.D{{Key: "isMaster", Value: 1}}, nil)
 	if !legacy.Lookup("ismaster").Boolean() {
 		t.Errorf("isMaster: %v", legacy)
+	}
+	// 4.2 has no hello: the driver must stay on isMaster, so isMaster
+	// offers no helloOk either.
+	old := frontendFor(t, "service=0s,version=4.2")
+	wantCode(t, runCmd(t, old, "admin", bson.D{{Key: "hello", Value: 1}}, nil), 59, "CommandNotFound")
+	legacy = runCmd(t, old, "admin", bson.D{{Key: "isMaster", Value: 1}, {Key: "helloOk", Value: true}}, nil)
+	if _, err := legacy.LookupErr("helloOk"); err == nil || legacy.Lookup("maxWireVersion").Int32() != 8 {
+		t.Errorf("4.2 isMaster: %v", legacy)
 	}
 	router := frontendFor(t, "shards=2,service=0s")
 	r = runCmd(t, router, "admin", bson.D{{Key: "hello", Value: 1}}, nil)
@@ -188,7 +196,9 @@ func TestHandlerServerStatusShape(t *testing.T) {
 		{[]string{"connections", "available"}, bson.TypeInt32, maxIncomingConnections},
 		{[]string{"queues", "execution", "read", "totalTickets"}, bson.TypeInt32, 5},
 		{[]string{"queues", "execution", "write", "available"}, bson.TypeInt32, 5},
-		{[]string{"wiredTiger", "concurrentTransactions", "read", "out"}, bson.TypeInt32, 0},
+		{[]string{"queues", "execution", "read", "normalPriority", "queueLength"}, bson.TypeInt64, 0},
+		{[]string{"queues", "execution", "read", "normalPriority", "newAdmissions"}, bson.TypeInt64, 1},  // the find
+		{[]string{"queues", "execution", "write", "normalPriority", "newAdmissions"}, bson.TypeInt64, 1}, // the insert
 		{[]string{"globalLock", "currentQueue", "readers"}, bson.TypeInt32, 0},
 		{[]string{"globalLock", "activeClients", "total"}, bson.TypeInt32, 0},
 		{[]string{"network", "bytesIn"}, bson.TypeInt64, 0}, // counted at the socket
@@ -215,7 +225,12 @@ func TestHandlerServerStatusShape(t *testing.T) {
 	if r.Lookup("process").StringValue() != "mongod" {
 		t.Errorf("process = %v", r.Lookup("process"))
 	}
-	if _, err := r.LookupErr("extra_info"); err == nil {
-		t.Error("extra_info reported but the simulator does not measure its own CPU")
+	for _, section := range []string{"extra_info", "mem", "poolsweepSimulator"} {
+		if _, err := r.LookupErr(section); err == nil {
+			t.Errorf("%s reported by a simulator not alone in its process", section)
+		}
+	}
+	if _, err := r.LookupErr("wiredTiger", "concurrentTransactions"); err == nil {
+		t.Error("8.0 reports tickets under queues.execution only")
 	}
 }

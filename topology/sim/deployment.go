@@ -22,6 +22,8 @@ const maxIncomingConnections = 1_000_000
 // routers in front of in-process shards.
 type Deployment struct {
 	spec    Spec
+	version serverVersion // the spec's version row
+	alone   bool          // AloneInProcess
 	started time.Time
 	shards  []*shard
 	fronts  []*frontend
@@ -35,16 +37,26 @@ type Deployment struct {
 	connIDs   atomic.Int32
 }
 
-// shard is one simulated data-bearing server: a slot pool and a store. A
-// standalone deployment has exactly one, served directly.
+// shard is one simulated data-bearing server: a read and a write slot pool
+// (its read and write tickets) and a store. A standalone deployment has
+// exactly one, served directly.
 type shard struct {
-	name  string
-	host  string // fake, for listShards and connPoolStats
-	slots *slotPool
-	store *store
+	name          string
+	host          string // fake, for listShards and connPoolStats
+	reads, writes *slotPool
+	store         *store
 	// openConns is the connection count conn_cost multiplies: client
 	// connections for a standalone, router→shard connections for a shard.
 	openConns atomic.Int64
+}
+
+// pool returns the slot pool a data op of kind takes: reads queue for read
+// slots, writes (and anything else) for write slots.
+func (sh *shard) pool(kind opKind) *slotPool {
+	if kind == kindRead {
+		return sh.reads
+	}
+	return sh.writes
 }
 
 // frontend is one listening server: the standalone mongod or one router.
@@ -53,8 +65,9 @@ type frontend struct {
 	router bool
 	ln     net.Listener
 	host   string
-	// exec is the pool whose tickets serverStatus reports: the shard's for
-	// a standalone, the router's own for a router.
+	// exec is a router's own pool (its threads, modeled as router_slots),
+	// nil on a standalone. A mongos reports no tickets, so serverStatus
+	// never shows it.
 	exec    *slotPool
 	pools   []*connPool // router→shard connection pools, routers only
 	cursors *cursorTable
@@ -98,15 +111,17 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 	} else if len(addrs) != nFronts {
 		return nil, fmt.Errorf("sim: %d listen addresses for %d listening servers (one per router)", len(addrs), nFronts)
 	}
-	d := &Deployment{spec: spec, started: time.Now(), sleeper: newSleeper()}
+	version, _ := versionOf(spec.Version) // Validate checked it
+	d := &Deployment{spec: spec, version: version, alone: o.alone, started: time.Now(), sleeper: newSleeper()}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	nShards := max(spec.Shards, 1)
 	for i := range nShards {
 		d.shards = append(d.shards, &shard{
-			name:  fmt.Sprintf("shard%d", i),
-			host:  fmt.Sprintf("shard%d/shard%d.poolsweep-sim.invalid:27018", i, i),
-			slots: newSlotPool(spec.Slots),
-			store: newStore(),
+			name:   fmt.Sprintf("shard%d", i),
+			host:   fmt.Sprintf("shard%d/shard%d.poolsweep-sim.invalid:27018", i, i),
+			reads:  newSlotPool(spec.readSlots()),
+			writes: newSlotPool(spec.writeSlots()),
+			store:  newStore(),
 		})
 	}
 	var lc net.ListenConfig
@@ -126,8 +141,6 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 			for _, sh := range d.shards {
 				f.pools = append(f.pools, &connPool{shard: sh})
 			}
-		} else {
-			f.exec = d.shards[0].slots
 		}
 		d.fronts = append(d.fronts, f)
 	}
@@ -143,6 +156,7 @@ type Option func(*startOptions)
 
 type startOptions struct {
 	listen []string
+	alone  bool
 }
 
 // Listen makes Start listen on the given host:port addresses, one per
@@ -337,7 +351,7 @@ func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*sto
 	}
 	spec := f.d.spec
 	service := serviceTime(spec.Service, spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
-	if err := sh.slots.run(ctx, f.d.sleeper, kind, service); err != nil {
+	if err := sh.pool(kind).run(ctx, f.d.sleeper, kind, service); err != nil {
 		return err
 	}
 	// The data op takes effect at the end of its modeled service time.
@@ -379,7 +393,7 @@ type ServerStats struct {
 	Requests                                        int64
 	Insert, Query, Update, Delete, GetMore, Command int64
 	BytesIn, BytesOut                               int64
-	// Slots is the router's own pool, or the standalone's (same as Shards[0]).
+	// Slots is the router's own pool; zero on a standalone (see Shards[0]).
 	Slots SlotStats
 	// Router→shard connections (routers only).
 	PoolInUse, PoolAvailable, PoolCreated int
@@ -388,8 +402,9 @@ type ServerStats struct {
 // ShardStats are the counters of one shard (or of the standalone's data).
 type ShardStats struct {
 	Name      string
-	Slots     SlotStats
-	OpenConns int64 // connections conn_cost is charged for
+	Reads     SlotStats // the read pool
+	Writes    SlotStats // the write pool
+	OpenConns int64     // connections conn_cost is charged for
 	Documents int
 }
 
@@ -410,7 +425,9 @@ func (d *Deployment) Stats() Stats {
 			Insert:   f.tel.insert.Load(), Query: f.tel.query.Load(), Update: f.tel.update.Load(),
 			Delete: f.tel.delete.Load(), GetMore: f.tel.getmore.Load(), Command: f.tel.command.Load(),
 			BytesIn: f.tel.bytesIn.Load(), BytesOut: f.tel.bytesOut.Load(),
-			Slots: slotStats(f.exec.snapshot()),
+		}
+		if f.exec != nil {
+			s.Slots = slotStats(f.exec.snapshot())
 		}
 		for _, p := range f.pools {
 			u, a, c := p.counts()
@@ -429,7 +446,7 @@ func (d *Deployment) Stats() Stats {
 			}
 		}
 		sh.store.mu.Unlock()
-		st.Shards = append(st.Shards, ShardStats{Name: sh.name, Slots: slotStats(sh.slots.snapshot()),
+		st.Shards = append(st.Shards, ShardStats{Name: sh.name, Reads: slotStats(sh.reads.snapshot()), Writes: slotStats(sh.writes.snapshot()),
 			OpenConns: sh.openConns.Load(), Documents: docs})
 	}
 	return st

@@ -24,29 +24,40 @@
 // capacity; hello, ping, buildInfo, serverStatus, hostInfo and the catalogue commands
 // never wait, so monitoring does not disturb a measurement.
 //
-// A standalone server (and each shard) has `slots` execution slots. A data
-// op holds one slot for
+// A standalone server (and each shard) has two pools of execution slots,
+// as a real server has read and write tickets: read_slots for reads (find,
+// getMore, count) and write_slots for writes (insert, update, delete);
+// slots=N is the shorthand for both. A data op holds one slot of its kind for
 //
 //	service_time = (service + conn_cost·open_conns) · U(1-jitter, 1+jitter)
 //
 // where open_conns is the number of connections open to that server at the
 // op's arrival (client connections for a standalone, including the driver's
-// monitoring connection; router connections for a shard). Ops queue FIFO for
-// a slot. Slots are booked in model time (see slotPool), so the host's own
+// monitoring connection; router connections for a shard). Ops of one kind
+// queue FIFO for that kind's slots only: a queue of reads never delays a
+// write. Slots are booked in model time (see slotPool), so the host's own
 // scheduling delays make replies late but do not lower capacity.
 //
 // For a closed loop of N client connections each issuing one op at a time,
-// with negligible client and network time:
+// a share r of them reads, with negligible client and network time, R read
+// slots, W write slots and t(N) = service + conn_cost·N:
 //
-//	X(N) = min(N, slots) / (service + conn_cost·N)          ops/s
-//	peak = slots / service at N = slots (the knee)          when conn_cost = 0
-//	peak = slots / (service + conn_cost·slots) at N = slots when conn_cost > 0
-//	past the peak, X(N) falls as slots / (service + conn_cost·N)
+//	pure reads:  X(N) = min(N, R) / t(N)               ops/s
+//	pure writes: X(N) = min(N, W) / t(N)
+//	mixed:       X(N) = min(N, R/r, W/(1-r)) / t(N)     (a bound: see below)
+//	peak = R / service at N = R (the knee) for pure reads, when conn_cost = 0
+//	peak = R / (service + conn_cost·R) at N = R           when conn_cost > 0
+//	past the peak, X(N) falls as R / (service + conn_cost·N)
 //
-// so with slots=8,service=2ms the peak is 4000 ops/s and the knee 8; with
-// conn_cost=50us as well, 3333 ops/s at 8 falling to 1538 at 64. Real
-// clients add their own time per op, so X(N) is a little lower below the
-// knee and the 95%-of-peak point is often one grid step later (16 for 8).
+// so with slots=8,service=2ms pure reads peak at 4000 ops/s at a knee of 8;
+// with conn_cost=50us as well, 3333 ops/s at 8 falling to 1538 at 64. A mix
+// is held by its busier pool: with read_slots=8,write_slots=2 and half
+// writes, the write slots carry 1000 writes/s, so 2000 ops/s in all. The
+// mixed formula is the bottleneck bound, exact far from the knee; near it
+// the real curve is lower, because ops of the busier kind queue while the
+// other pool has free slots. Real clients add their own time per op, so X(N)
+// is a little lower below the knee and the 95%-of-peak point is often one
+// grid step later (16 for 8).
 //
 // A sharded deployment routes each op through a router: one router slot
 // (of router_slots) for router_cost, released before the op goes on to the
@@ -56,28 +67,59 @@
 // per shard) and range results are merged in _id order; single
 // updates/deletes without an _id try the shards in turn. Hence
 //
-//	capacity ≈ min(shards · slots/service, routers · router_slots/router_cost)
+//	capacity ≈ min(shards · X_shard, routers · router_slots/router_cost)
 //
-// for point operations spread over the shards (Spec.Throughput gives the
-// model curve, Spec.Peak its maximum).
+// for point operations spread over the shards, X_shard being one shard's
+// capacity for the mix above (Spec.Throughput(n, readShare) gives the model
+// curve, Spec.Peak(readShare) its maximum).
 //
-// # Telemetry
+// # Versions and telemetry
 //
-// serverStatus reports counted values with MongoDB's field names and types:
-// connections.{current,available,totalCreated,active}; opcounters (insert per
-// document, update and delete per statement, query per find, getmore per
-// getMore, command for everything else, count included);
-// opLatencies.{reads,writes,commands}.{latency µs,ops} measured from request
-// parsed to reply built; globalLock.currentQueue and activeClients from the
-// slot schedule; queues.execution and wiredTiger.concurrentTransactions
-// {read,write}.{out,available,totalTickets} for the one slot pool, which
-// reads and writes share (read.out + write.out + available = totalTickets);
-// network.{bytesIn,bytesOut,numRequests}; and a poolsweepSimulator section
-// with the spec. On a router these describe the router's own slots.
-// extra_info is omitted: the simulator usually runs inside the process that
-// drives the load, and its CPU time could not be told apart.
+// version=X.Y (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0; default 8.0) makes every
+// reply the one that version's real mongod or mongos gives, field by field,
+// following the corpus of captured and manual replies in testdata/servers
+// (versions.go holds the table; the conformance test holds the replies to
+// the corpus for every field poolsweep reads, listed in
+// testdata/servers/read-paths.txt). The simulator reports what a real server
+// of that version and process reports, and no more:
 //
-// connPoolStats on a router reports its connections to the shards, modeled
+//   - hello exists from 4.4 (isWritablePrimary; isMaster answers ismaster),
+//     with that version's maxWireVersion; before 4.4 hello is an unknown
+//     command and helloOk is never offered. topologyVersion is left out so
+//     that the driver polls.
+//   - serverStatus on a mongod: connections, globalLock.{currentQueue,
+//     activeClients}.{total,readers,writers} from the two pools' schedules,
+//     network, opLatencies.{reads,writes,commands}.{latency µs,ops} measured
+//     from request parsed to reply built, opcounters (int32 before 5.0,
+//     int64 from 5.0; insert per document, update and delete per statement,
+//     query per find, getmore per getMore, command for the rest), and the
+//     tickets per side (read, write), each from its own pool:
+//     wiredTiger.concurrentTransactions.<side>.{out,available,totalTickets}
+//     on 4.0–7.0, queues.execution.<side> on 8.0. From 7.0 each side has a
+//     normalPriority block (addedToQueue, queueLength, startedProcessing,
+//     processing, finishedProcessing, newAdmissions, totalTimeQueuedMicros …)
+//     counted on the same schedule; 8.0 adds lowPriority, all zeros since
+//     nothing is deprioritised. Real 7.0+ servers resize their tickets under
+//     load; the simulator's pools keep the size the spec gives, and
+//     totalTickets says so.
+//   - serverStatus on a mongos: no globalLock, tickets, queues or wiredTiger
+//     (a real mongos has none), and opLatencies only from 7.0. The
+//     router's own slots (router_slots) are not reported anywhere.
+//   - extra_info (user_time_us and system_time_us from getrusage, from 4.2)
+//     and mem (resident, virtual from /proc/self/statm) describe the
+//     process, so they are reported only when Start is given
+//     AloneInProcess(): the entry points that run the simulator in a process
+//     of its own (poolsweep serve --sim, a test's simulator child) say so;
+//     inside the process that drives the load they are left out, since its
+//     CPU time would be the client's.
+//   - There is no poolsweepSimulator section in serverStatus: telemetry must
+//     judge from what real servers report. buildInfo keeps its
+//     poolsweepSimulator and simulatorSpec fields and the version's
+//     "-poolsweep-sim" suffix, by which topology.Detect recognises the
+//     simulator.
+//
+// connPoolStats on a router reports its connections to the shards (leased
+// and totalLeased from 5.0, always 0), modeled
 // as a pool: an op in flight to a shard holds one, a finished op returns it
 // idle, and one is created only when none is idle; they are never closed.
 // So totalInUse is the ops in flight to shards, totalCreated the most ever
@@ -92,14 +134,17 @@
 // commands: hello/isMaster, ping, buildInfo, endSessions, find, getMore,
 // killCursors, count, insert, update, delete, listCollections,
 // listDatabases, create, createIndexes (recorded only), listIndexes, drop,
-// dropDatabase, serverStatus, connPoolStats, hostInfo (system.numCores is
-// the spec's cores=N, or this machine's count; cpuArch, hostname, memSizeMB
-// and os.type as mongod reports them), saslStart and saslContinue
+// dropDatabase, serverStatus, connPoolStats, hostInfo (system.numCores, and
+// numCoresAvailableToProcess from 8.0, is the spec's cores=N, or this
+// machine's count; cpuArch, hostname, memSizeMB, memLimitMB from 4.4 (the
+// cgroup's limit when lower) and os.type as mongod reports them), saslStart
+// and saslContinue
 // (any PLAIN credentials are accepted, as FerretDB does; other mechanisms
 // fail with AuthenticationFailed), and on routers listShards.
 // Anything else gets {ok:0, code:59, codeName:"CommandNotFound"}. Filters:
 // {}, _id equality, $eq/$gt/$gte/$lt/$lte on _id, and equality on other
-// top-level fields; sort only by _id; updates: $set, $inc, $unset on
-// top-level fields, replacement, upsert. _id may be a string, ObjectID or
+// fields, dotted paths into embedded documents included ({"holder.run_id":
+// X}); sort only by _id; updates: $set, $inc, $unset (dotted paths create
+// the embedded documents they need), replacement, upsert. _id may be a string, ObjectID or
 // number.
 package sim

@@ -12,12 +12,15 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// cmdHostInfo answers hostInfo as mongod and mongos do, so that a client
-// can learn the server's core count: system.{currentTime, hostname,
-// cpuAddrSize, memSizeMB, numCores, cpuArch, numaEnabled}, os.{type, name,
-// version} and extra. numCores is the spec's cores, or this machine's when
-// the spec leaves it out; memSizeMB is left out where /proc/meminfo is not
-// there to read, never invented.
+// cmdHostInfo answers hostInfo as mongod and mongos of the spec's version
+// do, so that a client can learn the server's core count and memory:
+// system.{currentTime, hostname, cpuAddrSize, memSizeMB, memLimitMB (4.4+),
+// numCores, numCoresAvailableToProcess (8.0+), cpuArch, numaEnabled},
+// os.{type, name, version} and extra.pageSize. numCores is the spec's cores,
+// or this machine's when the spec leaves it out (numCoresAvailableToProcess
+// likewise: the simulator sets no affinity). memSizeMB is the host's
+// memory, memLimitMB the cgroup's limit when lower, as mongod reports them;
+// both are left out where /proc/meminfo is not there to read, never invented.
 func cmdHostInfo(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, error) {
 	cores := f.d.spec.Cores
 	if cores == 0 {
@@ -32,11 +35,18 @@ func cmdHostInfo(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, 
 		{Key: "hostname", Value: host + ":" + portOf(f.host)},
 		{Key: "cpuAddrSize", Value: int32(strconv.IntSize)},
 	}
+	v := f.d.version
 	if mb, ok := memSizeMB(); ok {
 		system = append(system, bson.E{Key: "memSizeMB", Value: mb})
+		if v.memLimit {
+			system = append(system, bson.E{Key: "memLimitMB", Value: min(mb, cgroupMemLimitMB(mb))})
+		}
+	}
+	system = append(system, bson.E{Key: "numCores", Value: int32(cores)})
+	if v.coresAvailable {
+		system = append(system, bson.E{Key: "numCoresAvailableToProcess", Value: int32(cores)})
 	}
 	system = append(system,
-		bson.E{Key: "numCores", Value: int32(cores)},
 		bson.E{Key: "cpuArch", Value: cpuArch()},
 		bson.E{Key: "numaEnabled", Value: false})
 	return bson.D{
@@ -44,9 +54,9 @@ func cmdHostInfo(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, 
 		{Key: "os", Value: bson.D{
 			{Key: "type", Value: osType()},
 			{Key: "name", Value: "poolsweep simulator"},
-			{Key: "version", Value: simVersion},
+			{Key: "version", Value: v.release()},
 		}},
-		{Key: "extra", Value: bson.D{{Key: "poolsweepSimulator", Value: true}}},
+		{Key: "extra", Value: bson.D{{Key: "pageSize", Value: int64(os.Getpagesize())}}},
 	}, nil
 }
 
@@ -105,4 +115,22 @@ func memSizeMB() (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// cgroupMemLimitMB reads the memory limit of this process's cgroup (v2
+// memory.max, or v1 memory.limit_in_bytes); unlimited or unreadable gives
+// host, the host's memory, as mongod then reports memLimitMB = memSizeMB.
+func cgroupMemLimitMB(host int64) int64 {
+	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil || n <= 0 {
+			return host
+		}
+		return n >> 20
+	}
+	return host
 }

@@ -11,19 +11,21 @@ import (
 // (the driver's handshake and monitoring), buildInfo, ping and, on routers,
 // listShards. hostInfo is in hostinfo.go, serverStatus in telemetry.go.
 
-// simVersion is what buildInfo and serverStatus report: a real-looking
-// version so version checks pass, with a suffix that says what it is.
-const simVersion = "8.0.0-poolsweep-sim"
-
-// maxWireVersion 21 is MongoDB 7.0's, which driver v2 fully supports.
-const maxWireVersion = 21
-
 func cmdEmpty(*frontend, context.Context, *connState, *cmd) (bson.D, error) { return bson.D{}, nil }
 
+// cmdHello answers hello and isMaster as the spec's version does: hello
+// only from 4.4 (before, it is an unknown command and helloOk is never
+// offered, so the driver keeps to isMaster), isWritablePrimary for hello and
+// ismaster for isMaster, the version's maxWireVersion. topologyVersion
+// (4.4+) is left out on purpose: with it the driver would wait on awaitable
+// hellos, which the simulator does not serve, instead of polling.
 func cmdHello(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D, error) {
+	v := f.d.version
 	primaryKey := "isWritablePrimary"
 	if c.name != "hello" {
 		primaryKey = "ismaster"
+	} else if !v.hello {
+		return nil, errCommandNotFound(c.name)
 	}
 	d := bson.D{
 		{Key: primaryKey, Value: true},
@@ -34,13 +36,14 @@ func cmdHello(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D, er
 		{Key: "logicalSessionTimeoutMinutes", Value: int32(30)},
 		{Key: "connectionId", Value: cs.id},
 		{Key: "minWireVersion", Value: int32(0)},
-		{Key: "maxWireVersion", Value: int32(maxWireVersion)},
-		{Key: "readOnly", Value: false},
+		{Key: "maxWireVersion", Value: v.wire},
 	}
 	if f.router {
 		d = append(d, bson.E{Key: "msg", Value: "isdbgrid"})
+	} else {
+		d = append(d, bson.E{Key: "readOnly", Value: false})
 	}
-	if c.bool("helloOk", false) {
+	if v.hello && c.bool("helloOk", false) {
 		d = append(d, bson.E{Key: "helloOk", Value: true})
 	}
 	return d, nil
@@ -48,9 +51,9 @@ func cmdHello(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D, er
 
 func cmdBuildInfo(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, error) {
 	return bson.D{
-		{Key: "version", Value: simVersion},
+		{Key: "version", Value: f.d.version.release()},
 		{Key: "gitVersion", Value: "poolsweep-simulator"},
-		{Key: "versionArray", Value: bson.A{int32(8), int32(0), int32(0), int32(0)}},
+		{Key: "versionArray", Value: bson.A(f.d.version.versionArray())},
 		{Key: "bits", Value: int32(64)},
 		{Key: "maxBsonObjectSize", Value: int32(16 << 20)},
 		{Key: "storageEngines", Value: bson.A{"poolsweep-sim-memory"}},
@@ -63,7 +66,11 @@ func cmdBuildInfo(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D,
 func cmdListShards(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, error) {
 	shards := bson.A{}
 	for _, sh := range f.d.shards {
-		shards = append(shards, bson.D{{Key: "_id", Value: sh.name}, {Key: "host", Value: sh.host}, {Key: "state", Value: int32(1)}})
+		d := bson.D{{Key: "_id", Value: sh.name}, {Key: "host", Value: sh.host}, {Key: "state", Value: int32(1)}}
+		if f.d.version.topologyTime {
+			d = append(d, bson.E{Key: "topologyTime", Value: bson.Timestamp{T: uint32(f.d.started.Unix()), I: 1}})
+		}
+		shards = append(shards, d)
 	}
 	return bson.D{{Key: "shards", Value: shards}}, nil
 }

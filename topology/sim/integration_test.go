@@ -475,3 +475,44 @@ func TestStartRefusesEndedContext(t *testing.T) {
 		t.Fatal("Start with an ended context succeeded")
 	}
 }
+
+func TestReadsAndWritesQueueApart(t *testing.T) {
+	// One read slot and one write slot of 300ms: two finds and one insert at
+	// once run one read and the insert side by side; only the second find
+	// queues, for its own kind's slot (as on a real server's tickets).
+	d := startSim(t, "read_slots=1,write_slots=1,service=300ms")
+	loader := connect(t, d.URI(), 1)
+	c := connect(t, d.URI(), 8)
+	coll := c.Database("db").Collection("c")
+	errs := make(chan error, 3)
+	for range 2 {
+		go func() { errs <- coll.FindOne(t.Context(), bson.D{{Key: "_id", Value: 1}}).Err() }()
+	}
+	go func() {
+		_, err := coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: "w"}})
+		errs <- err
+	}()
+	seen := false
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && !seen {
+		s := serverStatus(t, loader)
+		q, a := s.Lookup("globalLock", "currentQueue"), s.Lookup("globalLock", "activeClients")
+		r, w := s.Lookup("queues", "execution", "read"), s.Lookup("queues", "execution", "write")
+		seen = q.Document().Lookup("readers").Int32() == 1 && q.Document().Lookup("writers").Int32() == 0 &&
+			a.Document().Lookup("readers").Int32() == 1 && a.Document().Lookup("writers").Int32() == 1 &&
+			r.Document().Lookup("normalPriority", "queueLength").Int64() == 1 && w.Document().Lookup("out").Int32() == 1 &&
+			r.Document().Lookup("totalTickets").Int32() == 1 && w.Document().Lookup("available").Int32() == 0
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !seen {
+		t.Error("never saw 1 read + 1 write running and 1 read queued for the read slot")
+	}
+	for range 3 {
+		if err := <-errs; err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+			t.Error(err)
+		}
+	}
+	if st := d.Stats().Shards[0]; st.Reads.Acquired != 2 || st.Writes.Acquired != 1 || st.Reads.MaxQueue != 1 || st.Writes.MaxQueue != 0 {
+		t.Errorf("read pool %+v, write pool %+v", st.Reads, st.Writes)
+	}
+}

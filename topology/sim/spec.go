@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -41,9 +42,14 @@ type Spec struct {
 	// Shards is the number of simulated shards behind the routers; 0 means a
 	// standalone mongod without routers.
 	Shards int
-	// Slots is the number of execution slots of the standalone server or of
-	// each shard: how many data operations it serves at once.
+	// Slots is the number of execution slots (tickets) of each kind, read
+	// and write, of the standalone server or of each shard, unless ReadSlots
+	// or WriteSlots says otherwise: reads and writes queue apart, as for a
+	// real server's read and write tickets.
 	Slots int
+	// ReadSlots and WriteSlots size the read and the write pool apart; 0
+	// means Slots.
+	ReadSlots, WriteSlots int
 	// Service is the base time a data operation holds a slot.
 	Service time.Duration
 	// ConnCost is extra slot-holding time per connection open to that server
@@ -65,6 +71,10 @@ type Spec struct {
 	// slots and service time. Tests set it to check what poolsweep does
 	// with a server's core count.
 	Cores int
+	// Version is the MongoDB version the servers answer as ("4.0" … "8.0";
+	// "" means DefaultVersion): it shapes every reply the way that version's
+	// real mongod or mongos shapes it (see versions.go).
+	Version string
 }
 
 // DefaultSpec returns the standalone spec that the empty string parses to.
@@ -76,7 +86,7 @@ func DefaultSpec() Spec {
 func (s Spec) Sharded() bool { return s.Shards > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "slots", "service", "conn_cost", "jitter", "routers", "router_slots", "router_cost", "cores"}
+var specKeys = []string{"shards", "slots", "read_slots", "write_slots", "service", "conn_cost", "jitter", "routers", "router_slots", "router_cost", "cores", "version"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -86,7 +96,9 @@ var specKeys = []string{"shards", "slots", "service", "conn_cost", "jitter", "ro
 // jitter=0, standalone (no shards key); with shards: routers=1,
 // router_slots=64, router_cost=50us. Router keys without shards are refused
 // because they would silently do nothing. cores=N sets the core count
-// hostInfo reports (default: this machine's).
+// hostInfo reports (default: this machine's). read_slots=N and write_slots=N
+// size the read and write pools apart (slots=N is both). version=X.Y answers
+// as that MongoDB version (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0; default 8.0).
 func ParseSpec(str string) (Spec, error) {
 	s := DefaultSpec()
 	seen := map[string]bool{}
@@ -138,9 +150,9 @@ func ParseSpec(str string) (Spec, error) {
 // server's keys, the routers', and the host's.
 func (s *Spec) field(key string) any {
 	return map[string]any{
-		"shards": &s.Shards, "slots": &s.Slots, "service": &s.Service, "conn_cost": &s.ConnCost, "jitter": &s.Jitter,
+		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "conn_cost": &s.ConnCost, "jitter": &s.Jitter,
 		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost,
-		"cores": &s.Cores,
+		"cores": &s.Cores, "version": &s.Version,
 	}[key]
 }
 
@@ -148,8 +160,10 @@ func (s *Spec) field(key string) any {
 // (a standalone server, this machine's cores): written, they must be ≥ 1,
 // and the error says what leaving them out means.
 var leaveOut = map[string]string{
-	"shards": "leave shards out for a standalone server",
-	"cores":  "leave cores out for this machine's count",
+	"shards":      "leave shards out for a standalone server",
+	"cores":       "leave cores out for this machine's count",
+	"read_slots":  "leave read_slots out for slots",
+	"write_slots": "leave write_slots out for slots",
 }
 
 // set parses one value; range checks are left to Validate so that specs built
@@ -178,6 +192,8 @@ func (s *Spec) set(key, val string) error {
 			return bad("not a number")
 		}
 		*dst = f
+	case *string:
+		*dst = val
 	default:
 		return fmt.Errorf("%w: unknown key %q (known: %s)", ErrSpec, key, strings.Join(specKeys, ", "))
 	}
@@ -209,8 +225,12 @@ func (s Spec) Validate() error {
 	}
 	if err := first(count("shards", s.Shards, 0, maxShards), count("slots", s.Slots, 1, maxSlots),
 		span("service", s.Service, maxService), span("conn_cost", s.ConnCost, maxConnCost), jitter(),
+		count("read_slots", s.ReadSlots, 0, maxSlots), count("write_slots", s.WriteSlots, 0, maxSlots),
 		count("cores", s.Cores, 0, maxCores)); err != nil {
 		return err
+	}
+	if _, ok := versionOf(s.Version); !ok {
+		return bad("version", s.Version, "unknown version (known: "+strings.Join(knownVersions(), ", ")+")")
 	}
 	if !s.Sharded() {
 		if s.Routers != 0 || s.RouterSlots != 0 || s.RouterCost != 0 {
@@ -239,8 +259,14 @@ func (s Spec) String() string {
 	if s.Sharded() {
 		parts = append(parts, "shards="+strconv.Itoa(s.Shards))
 	}
+	parts = append(parts, "slots="+strconv.Itoa(s.Slots))
+	if s.ReadSlots > 0 {
+		parts = append(parts, "read_slots="+strconv.Itoa(s.ReadSlots))
+	}
+	if s.WriteSlots > 0 {
+		parts = append(parts, "write_slots="+strconv.Itoa(s.WriteSlots))
+	}
 	parts = append(parts,
-		"slots="+strconv.Itoa(s.Slots),
 		"service="+fmtDuration(s.Service),
 		"conn_cost="+fmtDuration(s.ConnCost),
 		"jitter="+strconv.FormatFloat(s.Jitter, 'g', -1, 64))
@@ -254,6 +280,9 @@ func (s Spec) String() string {
 		// Only when set, so specs that leave it out print as before.
 		parts = append(parts, "cores="+strconv.Itoa(s.Cores))
 	}
+	if s.Version != "" {
+		parts = append(parts, "version="+s.Version)
+	}
 	return strings.Join(parts, ",")
 }
 
@@ -263,13 +292,18 @@ func fmtDuration(d time.Duration) string {
 	return strings.ReplaceAll(d.String(), "µs", "us")
 }
 
+// readSlots and writeSlots are the sizes of the two ticket pools.
+func (s Spec) readSlots() int  { return cmp.Or(s.ReadSlots, s.Slots) }
+func (s Spec) writeSlots() int { return cmp.Or(s.WriteSlots, s.Slots) }
+
 // ShardPeak is the ground-truth peak of one standalone server or shard in
-// ops/s when conn_cost is zero: slots/service. It is +Inf for service=0.
+// ops/s for pure reads when conn_cost is zero: read slots/service. It is
+// +Inf for service=0.
 func (s Spec) ShardPeak() float64 {
 	if s.Service <= 0 {
 		return math.Inf(1)
 	}
-	return float64(s.Slots) / s.Service.Seconds()
+	return float64(s.readSlots()) / s.Service.Seconds()
 }
 
 // RouterCapacity is the ops/s all routers together can pass: routers ×
@@ -283,27 +317,33 @@ func (s Spec) RouterCapacity() float64 {
 }
 
 // Throughput is the model's closed-loop ops/s at n client connections each
-// issuing single-op calls back to back, with negligible network and client
-// time and, for a sharded spec, ops spread evenly over the shards:
+// issuing single-op calls back to back, a share readShare (0 to 1) of them
+// reads and the rest writes, with negligible network and client time and,
+// for a sharded spec, ops spread evenly over the shards. With t = service +
+// conn_cost·m, R read slots and W write slots:
 //
-//	standalone: X(n) = min(n, slots) / (service + conn_cost·n)
-//	sharded:    X(n) = min(shards · min(m, slots) / (service + conn_cost·m), router capacity), m = n/shards
+//	one server:  X(m) = min(m, R/r, W/(1-r)) / t     (R/0 and W/0 are +Inf)
+//	pure reads:  X(m) = min(m, R) / t;  pure writes: X(m) = min(m, W) / t
+//	sharded:     X(n) = min(shards · X(n/shards), router capacity)
 //
-// For a shard, m approximates the router connections open to it, which grow
-// to the number of ops in flight to that shard. The driver's monitoring
-// connection (one per server) is left out; with conn_cost it adds
-// conn_cost to each op. Real runs land below this by the client and network
-// time per op.
-func (s Spec) Throughput(n int) float64 {
+// For a mix the formula is the bottleneck bound: exact far from the knee,
+// and above the real curve near it, where ops of the busier kind queue
+// while the other pool has free slots. For a shard, m approximates the
+// router connections open to it, which grow to the number of ops in flight
+// to that shard. The driver's monitoring connection (one per server) is left
+// out; with conn_cost it adds conn_cost to each op. Real runs land below
+// this by the client and network time per op.
+func (s Spec) Throughput(n int, readShare float64) float64 {
 	if n <= 0 {
 		return 0
 	}
+	r := min(max(readShare, 0), 1)
 	perShard := func(m float64) float64 {
 		t := s.Service.Seconds() + s.ConnCost.Seconds()*m
 		if t <= 0 {
 			return math.Inf(1)
 		}
-		return math.Min(m, float64(s.Slots)) / t
+		return math.Min(m, s.concurrencyLimit(r)) / t
 	}
 	if !s.Sharded() {
 		return perShard(float64(n))
@@ -312,15 +352,29 @@ func (s Spec) Throughput(n int) float64 {
 	return math.Min(x, s.RouterCapacity())
 }
 
-// Peak is the model's highest closed-loop throughput over n ≥ 1 and Knee the
-// smallest n that reaches it. Without conn_cost the peak is slots/service at
-// n = slots (per shard for sharded specs, capped by the routers); conn_cost
-// moves the peak to n = slots and lowers it to slots/(service+conn_cost·slots),
-// and past it throughput falls as slots/(service+conn_cost·n).
-func (s Spec) Peak() (opsPerSec float64, knee int) {
-	limit := s.Slots * max(s.Shards, 1)
-	for n := 1; n <= limit; n++ {
-		if x := s.Throughput(n); x > opsPerSec*(1+1e-12) {
+// concurrencyLimit is how many ops of a mix with read share r one server
+// runs at once at most: min(R/r, W/(1-r)).
+func (s Spec) concurrencyLimit(r float64) float64 {
+	limit := math.Inf(1)
+	if r > 0 {
+		limit = float64(s.readSlots()) / r
+	}
+	if r < 1 {
+		limit = math.Min(limit, float64(s.writeSlots())/(1-r))
+	}
+	return limit
+}
+
+// Peak is the model's highest closed-loop throughput over n ≥ 1 for a read
+// share readShare, and Knee the smallest n that reaches it. Without conn_cost
+// the peak is the slots of the kind in use/service at n = those slots (per
+// shard for sharded specs, capped by the routers); conn_cost lowers it to
+// slots/(service+conn_cost·slots), and past it throughput falls as
+// slots/(service+conn_cost·n).
+func (s Spec) Peak(readShare float64) (opsPerSec float64, knee int) {
+	limit := int(math.Ceil(math.Min(s.concurrencyLimit(min(max(readShare, 0), 1)), float64(s.readSlots()+s.writeSlots())))) * max(s.Shards, 1)
+	for n := 1; n <= limit+1; n++ {
+		if x := s.Throughput(n, readShare); x > opsPerSec*(1+1e-12) {
 			opsPerSec, knee = x, n
 		}
 	}

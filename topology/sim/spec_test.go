@@ -38,6 +38,11 @@ func TestParseSpec(t *testing.T) {
 		{"cores=16,shards=2",
 			Spec{Shards: 2, Slots: 8, Service: 2 * time.Millisecond, Routers: 1, RouterSlots: 64, RouterCost: 50 * time.Microsecond, Cores: 16},
 			"shards=2,slots=8,service=2ms,conn_cost=0s,jitter=0,routers=1,router_slots=64,router_cost=50us,cores=16"},
+		// read_slots and write_slots size the two pools apart; slots is the other's size.
+		{"write_slots=2,read_slots=16", Spec{Slots: 8, ReadSlots: 16, WriteSlots: 2, Service: 2 * time.Millisecond},
+			"slots=8,read_slots=16,write_slots=2,service=2ms,conn_cost=0s,jitter=0"},
+		// version prints last, only when set.
+		{"version=4.2", Spec{Slots: 8, Service: 2 * time.Millisecond, Version: "4.2"}, "slots=8,service=2ms,conn_cost=0s,jitter=0,version=4.2"},
 	}
 	for _, tt := range tests {
 		got, err := ParseSpec(tt.in)
@@ -63,16 +68,19 @@ func TestParseSpecErrors(t *testing.T) {
 		in      string
 		wantMsg string
 	}{
-		{"slots=0", "slots=0: must be between 1"},                       // no capacity at all
-		{"slots=-3", "slots=-3: must be between 1"},                     // negative slots
-		{"slots=many", "slots=many: not an integer"},                    // not a number
-		{"service=-1ms", "service=-1ms: must be between 0s"},            // negative time
-		{"service=2", "service=2: not a duration"},                      // missing unit
-		{"service=fast", "service=fast: not a duration"},                // garbage
-		{"conn_cost=-5us", "conn_cost=-5us: must be between 0s"},        // negative conn_cost
-		{"jitter=1.5", "jitter=1.5: must be between 0 and 1"},           // noise above 100%
-		{"jitter=NaN", "jitter=NaN: must be between 0 and 1"},           // NaN slips past < and >
-		{"foo=1", `unknown key "foo"`},                                  // typo'd key
+		{"slots=0", "slots=0: must be between 1"},                                                  // no capacity at all
+		{"slots=-3", "slots=-3: must be between 1"},                                                // negative slots
+		{"slots=many", "slots=many: not an integer"},                                               // not a number
+		{"service=-1ms", "service=-1ms: must be between 0s"},                                       // negative time
+		{"service=2", "service=2: not a duration"},                                                 // missing unit
+		{"service=fast", "service=fast: not a duration"},                                           // garbage
+		{"conn_cost=-5us", "conn_cost=-5us: must be between 0s"},                                   // negative conn_cost
+		{"jitter=1.5", "jitter=1.5: must be between 0 and 1"},                                      // noise above 100%
+		{"jitter=NaN", "jitter=NaN: must be between 0 and 1"},                                      // NaN slips past < and >
+		{"foo=1", `unknown key "foo"`},                                                             // typo'd key
+		{"version=3.6", "version=3.6: unknown version (known: 4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0)"}, // not modeled
+		{"version=8", "version=8: unknown version"},                                                // major only
+		{"read_slots=0", "read_slots=0: must be at least 1 (leave read_slots out for slots)"},
 		{"slots=8,slots=9", `duplicate key "slots"`},                    // ambiguous
 		{"slots", `"slots": want key=value`},                            // no value
 		{"slots=8,,service=1ms", "empty item"},                          // stray comma
@@ -137,9 +145,36 @@ func TestCapacityArithmetic(t *testing.T) {
 		{"two slow routers double the cap", twoSlow, 96, 8000},
 	}
 	for _, tt := range tests {
-		if got := tt.spec.Throughput(tt.n); math.Abs(got-tt.want) > 1e-6*tt.want+1e-9 {
+		if got := tt.spec.Throughput(tt.n, 1); math.Abs(got-tt.want) > 1e-6*tt.want+1e-9 {
 			t.Errorf("%s: Throughput(%d) = %g, want %g", tt.name, tt.n, got, tt.want)
 		}
+	}
+
+	// Reads and writes queue for their own slots.
+	split := Spec{Slots: 8, ReadSlots: 8, WriteSlots: 2, Service: 2 * ms}
+	mixes := []struct {
+		name      string
+		spec      Spec
+		n         int
+		readShare float64
+		want      float64
+	}{
+		{"pure writes saturate the write slots", split, 64, 0, 1000},
+		{"pure reads saturate the read slots", split, 64, 1, 4000},
+		{"below both limits a mix is linear", split, 2, 0.5, 1000},
+		// half writes: the 2 write slots carry 1000/s of writes, so 2000/s in all.
+		{"a mix is bound by its busier pool", split, 64, 0.5, 2000},
+		// 80% reads: reads bound at 8/0.8 = 10, writes at 2/0.2 = 10 in flight.
+		{"balanced mix uses both pools", split, 64, 0.8, 5000},
+		{"shared shorthand: equal pools double a half mix", standalone, 64, 0.5, 8000},
+	}
+	for _, tt := range mixes {
+		if got := tt.spec.Throughput(tt.n, tt.readShare); math.Abs(got-tt.want) > 1e-6*tt.want {
+			t.Errorf("%s: Throughput(%d, %g) = %g, want %g", tt.name, tt.n, tt.readShare, got, tt.want)
+		}
+	}
+	if p, k := split.Peak(0); p != 1000 || k != 2 {
+		t.Errorf("write peak %g at %d, want 1000 at 2", p, k)
 	}
 
 	peaks := []struct {
@@ -154,7 +189,7 @@ func TestCapacityArithmetic(t *testing.T) {
 		{"router-capped knee where the router saturates", slowRouter, 4000, 8},
 	}
 	for _, tt := range peaks {
-		p, k := tt.spec.Peak()
+		p, k := tt.spec.Peak(1)
 		if math.Abs(p-tt.wantPeak) > 1e-6*tt.wantPeak || k != tt.wantKnee {
 			t.Errorf("%s: Peak() = %g at %d, want %g at %d", tt.name, p, k, tt.wantPeak, tt.wantKnee)
 		}

@@ -164,7 +164,7 @@ func (s *store) coll(db, name string, create bool) *collection {
 }
 
 // filter is the subset of query language the simulator serves: equality or
-// a range on _id, and equality on other top-level fields.
+// a range on _id, and equality on other fields (dotted paths included).
 type filter struct {
 	idEq   *idKey
 	lo, hi *bound
@@ -266,11 +266,12 @@ func (f *filter) matchKey(k idKey) bool {
 	return true
 }
 
-// matchDoc checks the non-_id equality fields by exact BSON value.
+// matchDoc checks the non-_id equality fields by exact BSON value; a
+// dotted key ("holder.run_id") is a path into embedded documents.
 func (f *filter) matchDoc(doc bsoncore.Document) bool {
 	for _, e := range f.fields {
-		v, err := doc.LookupErr(e.Key())
-		if err != nil || !v.Equal(e.Value()) {
+		v, ok := lookupPath(doc, e.Key())
+		if !ok || !v.Equal(e.Value()) {
 			return false
 		}
 	}

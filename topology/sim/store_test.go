@@ -176,7 +176,11 @@ func TestUpdateApply(t *testing.T) {
 			bson.D{{Key: "_id", Value: "x"}, {Key: "only", Value: int32(1)}}, 0},
 		{"$inc on a string is TypeMismatch", bson.D{{Key: "$inc", Value: bson.D{{Key: "s", Value: 1}}}}, nil, 14},
 		{"$push is refused", bson.D{{Key: "$push", Value: bson.D{{Key: "a", Value: 1}}}}, nil, 2},
-		{"dotted paths are refused", bson.D{{Key: "$set", Value: bson.D{{Key: "a.b", Value: 1}}}}, nil, 2},
+		{"$set on a dotted path creates the embedded document",
+			bson.D{{Key: "$set", Value: bson.D{{Key: "a.b", Value: int32(1)}}}},
+			bson.D{{Key: "_id", Value: "x"}, {Key: "i", Value: int32(1)}, {Key: "l", Value: int64(1)}, {Key: "f", Value: 1.5}, {Key: "s", Value: "a"}, {Key: "a", Value: bson.D{{Key: "b", Value: int32(1)}}}}, 0},
+		{"a dotted path through a string is PathNotViable", bson.D{{Key: "$set", Value: bson.D{{Key: "s.b", Value: 1}}}}, nil, 28},
+		{"changing a field of _id is ImmutableField", bson.D{{Key: "$set", Value: bson.D{{Key: "_id.a", Value: 1}}}}, nil, 66},
 		{"changing _id is ImmutableField", bson.D{{Key: "$set", Value: bson.D{{Key: "_id", Value: "y"}}}}, nil, 66},
 	}
 	for _, tt := range tests {
@@ -232,5 +236,74 @@ func TestStoreUpsertExistingID(t *testing.T) {
 	}
 	if got := s.scan("d", "c", f, false, 0); len(got) != 0 {
 		t.Fatalf("document was replaced: %v", got)
+	}
+}
+
+// TestDottedPaths: filters and updates reach into embedded documents as
+// MongoDB's do, as poolsweep's load lock needs ({"holder.run_id": X}
+// with $inc, $set and $unset under holder).
+func TestDottedPaths(t *testing.T) {
+	lock := bson.D{{Key: "_id", Value: "lock"}, {Key: "holder", Value: bson.D{{Key: "run_id", Value: "r1"}, {Key: "pid", Value: int32(7)}}}, {Key: "beat", Value: int32(0)}}
+	tests := []struct {
+		name    string
+		filter  bson.D
+		update  bson.D
+		matched int
+		want    bson.D // the stored document afterwards
+	}{
+		{"a dotted equality matches the nested field",
+			bson.D{{Key: "_id", Value: "lock"}, {Key: "holder.run_id", Value: "r1"}, {Key: "holder.pid", Value: int32(7)}},
+			bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: int32(1)}}}}, 1,
+			bson.D{{Key: "_id", Value: "lock"}, {Key: "holder", Value: bson.D{{Key: "run_id", Value: "r1"}, {Key: "pid", Value: int32(7)}}}, {Key: "beat", Value: int32(1)}}},
+		{"a different nested value does not match",
+			bson.D{{Key: "holder.run_id", Value: "r2"}},
+			bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: int32(1)}}}}, 0, lock},
+		{"a literal top-level key with a dot is not the nested field",
+			bson.D{{Key: "holder.pid", Value: int32(8)}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "beat", Value: int32(9)}}}}, 0, lock},
+		{"a path through a non-document matches nothing",
+			bson.D{{Key: "beat.x", Value: int32(0)}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "beat", Value: int32(9)}}}}, 0, lock},
+		{"$set and $inc on dotted paths change the nested fields in place",
+			bson.D{{Key: "holder.run_id", Value: "r1"}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "holder.run_id", Value: "r3"}}}, {Key: "$inc", Value: bson.D{{Key: "holder.pid", Value: int64(1)}}}}, 1,
+			bson.D{{Key: "_id", Value: "lock"}, {Key: "holder", Value: bson.D{{Key: "run_id", Value: "r3"}, {Key: "pid", Value: int64(8)}}}, {Key: "beat", Value: int32(0)}}},
+		{"$unset on a dotted path removes the nested field only",
+			bson.D{{Key: "_id", Value: "lock"}},
+			bson.D{{Key: "$unset", Value: bson.D{{Key: "holder.pid", Value: ""}}}}, 1,
+			bson.D{{Key: "_id", Value: "lock"}, {Key: "holder", Value: bson.D{{Key: "run_id", Value: "r1"}}}, {Key: "beat", Value: int32(0)}}},
+		{"$set through a missing parent creates it",
+			bson.D{{Key: "_id", Value: "lock"}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "a.b.c", Value: true}}}}, 1,
+			bson.D{{Key: "_id", Value: "lock"}, {Key: "holder", Value: bson.D{{Key: "run_id", Value: "r1"}, {Key: "pid", Value: int32(7)}}}, {Key: "beat", Value: int32(0)},
+				{Key: "a", Value: bson.D{{Key: "b", Value: bson.D{{Key: "c", Value: true}}}}}}},
+	}
+	for _, tt := range tests {
+		st := newStore()
+		st.insert("db", "meta", []keyed{{mustKey(t, "lock"), doc(t, lock)}}, true)
+		fd := doc(t, tt.filter)
+		f, err := parseFilter(fd)
+		if err != nil {
+			t.Fatalf("%s: filter: %v", tt.name, err)
+		}
+		u, err := parseUpdate(val(t, tt.update))
+		if err != nil {
+			t.Fatalf("%s: update: %v", tt.name, err)
+		}
+		r, err := st.update("db", "meta", f, fd, u, false, false)
+		if err != nil || r.matched != tt.matched {
+			t.Errorf("%s: matched %d, %v; want %d", tt.name, r.matched, err, tt.matched)
+		}
+		got := st.scan("db", "meta", filter{}, false, 0)
+		if len(got) != 1 || string(got[0].doc) != string(doc(t, tt.want)) {
+			t.Errorf("%s: stored %v, want %v", tt.name, got, bson.Raw(doc(t, tt.want)))
+		}
+	}
+	// An upsert with a dotted filter key builds the embedded document.
+	u, _ := parseUpdate(val(t, bson.D{{Key: "$set", Value: bson.D{{Key: "beat", Value: int32(0)}}}}))
+	got, _, err := upsertBase(doc(t, bson.D{{Key: "_id", Value: "l2"}, {Key: "holder.run_id", Value: "r9"}}), u)
+	want := doc(t, bson.D{{Key: "_id", Value: "l2"}, {Key: "holder", Value: bson.D{{Key: "run_id", Value: "r9"}}}, {Key: "beat", Value: int32(0)}})
+	if err != nil || string(got) != string(want) {
+		t.Errorf("dotted upsert: %v, %v; want %v", bson.Raw(got), err, bson.Raw(want))
 	}
 }

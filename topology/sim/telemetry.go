@@ -42,39 +42,66 @@ func (t *telemetry) record(kind opKind, d time.Duration) {
 	}
 }
 
-// ticketDoc is one ticket pool in the shape of queues.execution.<kind> and
-// wiredTiger.concurrentTransactions.<kind>. The simulator has one pool shared
-// by reads and writes, so both kinds report the shared pool's size and free
-// slots and their own holders: read.out + write.out + available = totalTickets.
-func ticketDoc(out, available, total int) bson.D {
+// ticketSide is one side (read or write) of the execution tickets as the
+// version reports it: out, available and totalTickets (int32) from the
+// side's own pool; from 7.0 a normalPriority block of int64 counters taken
+// from the same schedule (queueLength, totalTimeQueuedMicros, …); from 8.0
+// a lowPriority block too, all zero since the simulator deprioritises
+// nothing. The simulator's pools keep the size the spec gives them: 7.0+
+// servers resize theirs under load, and a simulated one reports the fixed
+// size it really has.
+func ticketSide(v serverVersion, s slotSnapshot) bson.D {
+	d := bson.D{
+		{Key: "out", Value: int32(s.Active())},
+		{Key: "available", Value: int32(s.Free)},
+		{Key: "totalTickets", Value: int32(s.Total)},
+	}
+	if v.priority {
+		queued := int64(s.Queued())
+		d = append(d, bson.E{Key: "normalPriority", Value: priorityDoc(
+			s.Waited, s.Waited-queued, queued, s.Started, int64(s.Active()), s.Finished,
+			s.HoldTotal.Microseconds(), s.Acquired, s.WaitTotal.Microseconds())})
+	}
+	if v.lowPriority {
+		d = append(d, bson.E{Key: "lowPriority", Value: priorityDoc(0, 0, 0, 0, 0, 0, 0, 0, 0)})
+	}
+	return d
+}
+
+// priorityDoc is one priority's queue counters, in the server's order.
+// Waiting and service times are booked when an op is scheduled (see
+// slotPool), so totalTimeQueuedMicros includes the coming wait of ops still
+// queued.
+func priorityDoc(added, removed, length, started, processing, finished, processingMicros, admissions, queuedMicros int64) bson.D {
 	return bson.D{
-		{Key: "out", Value: int32(out)},
-		{Key: "available", Value: int32(available)},
-		{Key: "totalTickets", Value: int32(total)},
+		{Key: "addedToQueue", Value: added},
+		{Key: "removedFromQueue", Value: removed},
+		{Key: "queueLength", Value: length},
+		{Key: "startedProcessing", Value: started},
+		{Key: "processing", Value: processing},
+		{Key: "finishedProcessing", Value: finished},
+		{Key: "totalTimeProcessingMicros", Value: processingMicros},
+		{Key: "canceled", Value: int64(0)},
+		{Key: "newAdmissions", Value: admissions},
+		{Key: "totalTimeQueuedMicros", Value: queuedMicros},
 	}
 }
 
-// serverStatus builds the reply from the counters, with MongoDB's field
-// names and numeric types. extra_info (process CPU) is left out on purpose:
-// the simulator usually runs inside the process that drives the load, so
-// its CPU time could not be told apart from the client's.
+// serverStatus builds the reply from the counters with the sections, names
+// and numeric types of the spec's version and of this server's process (see
+// versions.go): a mongos reports no globalLock, tickets or queues, and no
+// opLatencies before 7.0. extra_info and mem describe the process, so they
+// are reported only when the simulator is alone in it (AloneInProcess):
+// inside the process that drives the load they would be the client's.
 func (f *frontend) serverStatus() bson.D {
 	now := time.Now()
 	up := now.Sub(f.d.started)
-	s := f.exec.snapshot()
+	v := f.d.version
 	t := &f.tel
 	cur := t.connCurrent.Load()
-	role := "standalone"
-	if f.router {
-		role = "router"
-	}
-	tickets := bson.D{
-		{Key: "write", Value: ticketDoc(s.ActiveWrites, s.Free, s.Total)},
-		{Key: "read", Value: ticketDoc(s.ActiveReads, s.Free, s.Total)},
-	}
-	return bson.D{
+	d := bson.D{
 		{Key: "host", Value: f.host},
-		{Key: "version", Value: simVersion},
+		{Key: "version", Value: v.release()},
 		{Key: "process", Value: f.process()},
 		{Key: "pid", Value: int64(os.Getpid())},
 		{Key: "uptime", Value: up.Seconds()},
@@ -87,71 +114,99 @@ func (f *frontend) serverStatus() bson.D {
 			{Key: "totalCreated", Value: int32(t.connCreated.Load())},
 			{Key: "active", Value: int32(t.inFlight.Load())},
 		}},
-		{Key: "globalLock", Value: bson.D{
+	}
+	if f.d.alone {
+		d = append(d, processSections(v)...)
+	}
+	var reads, writes slotSnapshot
+	if !f.router {
+		reads, writes = f.d.shards[0].reads.snapshot(), f.d.shards[0].writes.snapshot()
+		d = append(d, bson.E{Key: "globalLock", Value: bson.D{
 			{Key: "totalTime", Value: up.Microseconds()},
 			{Key: "currentQueue", Value: bson.D{
-				{Key: "total", Value: int32(s.QueuedReads + s.QueuedWrites)},
-				{Key: "readers", Value: int32(s.QueuedReads)},
-				{Key: "writers", Value: int32(s.QueuedWrites)},
+				{Key: "total", Value: int32(reads.Queued() + writes.Queued())},
+				{Key: "readers", Value: int32(reads.Queued())},
+				{Key: "writers", Value: int32(writes.Queued())},
 			}},
 			{Key: "activeClients", Value: bson.D{
-				{Key: "total", Value: int32(s.ActiveReads + s.ActiveWrites)},
-				{Key: "readers", Value: int32(s.ActiveReads)},
-				{Key: "writers", Value: int32(s.ActiveWrites)},
+				{Key: "total", Value: int32(reads.Active() + writes.Active())},
+				{Key: "readers", Value: int32(reads.Active())},
+				{Key: "writers", Value: int32(writes.Active())},
 			}},
-		}},
-		{Key: "network", Value: bson.D{
-			{Key: "bytesIn", Value: t.bytesIn.Load()},
-			{Key: "bytesOut", Value: t.bytesOut.Load()},
-			{Key: "numRequests", Value: t.numRequests.Load()},
-		}},
-		{Key: "opLatencies", Value: bson.D{
-			{Key: "reads", Value: bson.D{{Key: "latency", Value: t.readLat.Load()}, {Key: "ops", Value: t.readOps.Load()}}},
-			{Key: "writes", Value: bson.D{{Key: "latency", Value: t.writeLat.Load()}, {Key: "ops", Value: t.writeOps.Load()}}},
-			{Key: "commands", Value: bson.D{{Key: "latency", Value: t.cmdLat.Load()}, {Key: "ops", Value: t.cmdOps.Load()}}},
-		}},
-		{Key: "opcounters", Value: bson.D{
-			{Key: "insert", Value: t.insert.Load()},
-			{Key: "query", Value: t.query.Load()},
-			{Key: "update", Value: t.update.Load()},
-			{Key: "delete", Value: t.delete.Load()},
-			{Key: "getmore", Value: t.getmore.Load()},
-			{Key: "command", Value: t.command.Load()},
-		}},
-		{Key: "queues", Value: bson.D{{Key: "execution", Value: tickets}}},
-		{Key: "wiredTiger", Value: bson.D{{Key: "concurrentTransactions", Value: tickets}}},
-		{Key: "poolsweepSimulator", Value: bson.D{
-			{Key: "spec", Value: f.d.spec.String()},
-			{Key: "role", Value: role},
-			{Key: "maxQueue", Value: int32(s.MaxQueued)},
-		}},
+		}})
 	}
+	d = append(d, bson.E{Key: "network", Value: bson.D{
+		{Key: "bytesIn", Value: t.bytesIn.Load()},
+		{Key: "bytesOut", Value: t.bytesOut.Load()},
+		{Key: "numRequests", Value: t.numRequests.Load()},
+	}})
+	if !f.router || v.routerLatencies {
+		lat := func(us, ops int64) bson.D { return bson.D{{Key: "latency", Value: us}, {Key: "ops", Value: ops}} }
+		d = append(d, bson.E{Key: "opLatencies", Value: bson.D{
+			{Key: "reads", Value: lat(t.readLat.Load(), t.readOps.Load())},
+			{Key: "writes", Value: lat(t.writeLat.Load(), t.writeOps.Load())},
+			{Key: "commands", Value: lat(t.cmdLat.Load(), t.cmdOps.Load())},
+			{Key: "transactions", Value: lat(0, 0)},
+		}})
+	}
+	counter := func(n int64) any {
+		if v.opcounters64 {
+			return n
+		}
+		return int32(n)
+	}
+	d = append(d, bson.E{Key: "opcounters", Value: bson.D{
+		{Key: "insert", Value: counter(t.insert.Load())},
+		{Key: "query", Value: counter(t.query.Load())},
+		{Key: "update", Value: counter(t.update.Load())},
+		{Key: "delete", Value: counter(t.delete.Load())},
+		{Key: "getmore", Value: counter(t.getmore.Load())},
+		{Key: "command", Value: counter(t.command.Load())},
+	}})
+	if !f.router {
+		tickets := bson.D{{Key: "write", Value: ticketSide(v, writes)}, {Key: "read", Value: ticketSide(v, reads)}}
+		if v.queues {
+			d = append(d, bson.E{Key: "queues", Value: bson.D{{Key: "execution", Value: tickets}}},
+				bson.E{Key: "wiredTiger", Value: bson.D{{Key: "uri", Value: "statistics:"}}})
+		} else {
+			d = append(d, bson.E{Key: "wiredTiger", Value: bson.D{{Key: "uri", Value: "statistics:"}, {Key: "concurrentTransactions", Value: tickets}}})
+		}
+	}
+	return d
 }
 
 // connPoolStats reports a router's connections to its shards; a standalone
 // has none, so it reports zeros, as a mongod without outgoing pools does.
+// leased and totalLeased exist from 5.0 (always 0: the simulator leases no
+// connection outside its pool).
 func (f *frontend) connPoolStats() bson.D {
 	var inUse, avail, created int
+	leased := f.d.version.leased
 	hosts := bson.D{}
 	for _, p := range f.pools {
 		u, a, c := p.counts()
 		inUse, avail, created = inUse+u, avail+a, created+c
-		hosts = append(hosts, bson.E{Key: p.shard.host[len(p.shard.name)+1:], Value: bson.D{
+		h := bson.D{
 			{Key: "inUse", Value: int32(u)},
 			{Key: "available", Value: int32(a)},
-			{Key: "leased", Value: int32(0)},
 			{Key: "created", Value: int32(c)},
 			{Key: "refreshing", Value: int32(0)},
-		}})
+		}
+		if leased {
+			h = append(h, bson.E{Key: "leased", Value: int32(0)})
+		}
+		hosts = append(hosts, bson.E{Key: p.shard.host[len(p.shard.name)+1:], Value: h})
 	}
-	return bson.D{
+	d := bson.D{
 		{Key: "numClientConnections", Value: int32(f.tel.connCurrent.Load())},
 		{Key: "numAScopedConnections", Value: int32(0)},
 		{Key: "totalInUse", Value: int32(inUse)},
 		{Key: "totalAvailable", Value: int32(avail)},
-		{Key: "totalLeased", Value: int32(0)},
 		{Key: "totalCreated", Value: int32(created)},
 		{Key: "totalRefreshing", Value: int32(0)},
-		{Key: "hosts", Value: hosts},
 	}
+	if leased {
+		d = append(d, bson.E{Key: "totalLeased", Value: int32(0)})
+	}
+	return append(d, bson.E{Key: "hosts", Value: hosts})
 }

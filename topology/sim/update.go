@@ -17,9 +17,10 @@ type update struct {
 	unset       map[string]bool
 }
 
-// parseUpdate validates an update document. Dotted paths and other operators
-// are refused with an error: a silently ignored operator would make a
-// benchmark measure the wrong thing.
+// parseUpdate validates an update document. Operators other than $set,
+// $inc and $unset are refused with an error: a silently ignored operator
+// would make a benchmark measure the wrong thing. Dotted paths reach into
+// embedded documents (paths.go).
 func parseUpdate(v bsoncore.Value) (update, error) {
 	var u update
 	doc, ok := v.DocumentOK()
@@ -49,10 +50,7 @@ func parseUpdate(v bsoncore.Value) (update, error) {
 			return u, errBadValue(e.Key() + ": " + err.Error())
 		}
 		for _, f := range fe {
-			if strings.Contains(f.Key(), ".") {
-				return u, errBadValue("dotted path " + f.Key() + " is not supported by the simulator")
-			}
-			if f.Key() == "_id" {
+			if f.Key() == "_id" || strings.HasPrefix(f.Key(), "_id.") {
 				return u, &cmdError{Code: 66, Name: "ImmutableField", Msg: "Performing an update on the path '_id' would modify the immutable field '_id'"}
 			}
 		}
@@ -100,6 +98,9 @@ func (u update) apply(old bsoncore.Document) (bsoncore.Document, error) {
 		}
 		dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
 		return dst, nil
+	}
+	if u.dotted() {
+		return u.applyPaths(old)
 	}
 	done := map[string]bool{}
 	idx, dst := bsoncore.AppendDocumentStart(nil)
@@ -198,8 +199,7 @@ func upsertBase(filterDoc bsoncore.Document, u update) (bsoncore.Document, bsonc
 		oid := bson.NewObjectID()
 		id = bsoncore.Value{Type: bsoncore.TypeObjectID, Data: bsoncore.AppendObjectID(nil, oid)}
 	}
-	idx, dst := bsoncore.AppendDocumentStart(nil)
-	dst = bsoncore.AppendValueElement(dst, "_id", id)
+	base := bson.D{{Key: "_id", Value: rawOf(id)}}
 	if u.replacement == nil {
 		elems, _ := filterDoc.Elements()
 		for _, e := range elems {
@@ -211,10 +211,16 @@ func upsertBase(filterDoc bsoncore.Document, u update) (bsoncore.Document, bsonc
 					continue
 				}
 			}
-			dst = append(dst, e...)
+			// {"a.b": v} upserts {a: {b: v}}, as MongoDB does.
+			if err := setPath(&base, strings.Split(e.Key(), "."), rawOf(e.Value())); err != nil {
+				return nil, id, err
+			}
 		}
 	}
-	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
+	dst, err := bson.Marshal(base)
+	if err != nil {
+		return nil, id, errBadValue(err.Error())
+	}
 	doc, err := u.apply(dst)
 	return doc, id, err
 }

@@ -1,0 +1,94 @@
+package sim
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The MongoDB versions the simulator answers as, and what each version's
+// real mongod and mongos put in their replies. Every flag here follows the
+// corpus of real replies in testdata/servers (its README says, per fact,
+// whether a capture, the manual or the server's source is the evidence), and
+// the conformance test holds the replies to it.
+
+// DefaultVersion is the version a spec without version= answers as: the
+// newest one the simulator models.
+const DefaultVersion = "8.0"
+
+// serverVersion is one version's shape of the replies.
+type serverVersion struct {
+	name string // "7.0"
+	wire int32  // hello.maxWireVersion
+
+	// hello is the hello command (4.4.2+); before it only isMaster exists.
+	hello bool
+	// opcounters64: opcounters are int64 from 5.0, int32 before.
+	opcounters64 bool
+	// routerLatencies: a mongos reports opLatencies from 7.0 (SERVER-46478).
+	routerLatencies bool
+	// cpuTimes: extra_info.{user,system}_time_us on Linux from 4.2.
+	cpuTimes bool
+	// queues: tickets live under queues.execution (8.0) instead of
+	// wiredTiger.concurrentTransactions (4.0–7.0).
+	queues bool
+	// priority: each ticket side has a normalPriority block with queue
+	// lengths and totalTimeQueuedMicros (7.0+); lowPriority too from 8.0.
+	priority, lowPriority bool
+	// memLimit: hostInfo system.memLimitMB (4.4+); coresAvailable:
+	// system.numCoresAvailableToProcess (8.0+).
+	memLimit, coresAvailable bool
+	// leased: connPoolStats totalLeased and hosts.*.leased (5.0+).
+	leased bool
+	// topologyTime: listShards shards.*.topologyTime (5.0+).
+	topologyTime bool
+}
+
+// versions is the table, oldest first.
+var versions = []serverVersion{
+	{name: "4.0", wire: 7},
+	{name: "4.2", wire: 8, cpuTimes: true},
+	{name: "4.4", wire: 9, cpuTimes: true, hello: true, memLimit: true},
+	{name: "5.0", wire: 13, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true},
+	{name: "6.0", wire: 17, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true},
+	{name: "7.0", wire: 21, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
+		routerLatencies: true, priority: true},
+	{name: "8.0", wire: 25, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
+		routerLatencies: true, priority: true, lowPriority: true, queues: true, coresAvailable: true},
+}
+
+// versionOf returns the table row of a spec's version ("" is the default).
+func versionOf(name string) (serverVersion, bool) {
+	if name == "" {
+		name = DefaultVersion
+	}
+	for _, v := range versions {
+		if v.name == name {
+			return v, true
+		}
+	}
+	return serverVersion{}, false
+}
+
+// knownVersions lists the accepted version= values.
+func knownVersions() []string {
+	names := make([]string, len(versions))
+	for i, v := range versions {
+		names[i] = v.name
+	}
+	return names
+}
+
+// release is the version string buildInfo and serverStatus report: a real
+// version with a suffix that says what answers, which topology.Detect and
+// people reading a report recognise.
+func (v serverVersion) release() string { return v.name + ".0-poolsweep-sim" }
+
+// versionArray is buildInfo's versionArray for the release.
+func (v serverVersion) versionArray() []any {
+	var arr []any
+	for p := range strings.SplitSeq(v.name+".0.0", ".") {
+		n, _ := strconv.Atoi(p)
+		arr = append(arr, int32(n))
+	}
+	return arr
+}
