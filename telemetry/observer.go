@@ -24,9 +24,11 @@ type ObserverConfig struct {
 	// this machine's, and its CPU is not counted as a neighbour's load.
 	ChildPID  int
 	ChildHost string
-	// Sharded says Hosts are routers: shards are not sampled, which a
-	// "none" verdict must say.
+	// Sharded says Hosts are routers, behind which the shards' primaries
+	// are sampled too unless NoShardSampling.
 	Sharded bool
+	// NoShardSampling samples the routers only (--no-shard-sampling).
+	NoShardSampling bool
 	// ServerCores overrides every host's core count (--server-cores N);
 	// 0 means each host's hostInfo answer.
 	ServerCores int
@@ -59,7 +61,7 @@ type Observer struct {
 // NewObserver prepares the samplers; no I/O happens until the first
 // window. An error means the connection options are unusable.
 func NewObserver(cfg ObserverConfig) (*Observer, error) {
-	ss, err := NewServerSampler(cfg.Hosts, SamplerOptions{Base: cfg.Base, Interval: cfg.Interval})
+	ss, err := NewServerSampler(cfg.Hosts, SamplerOptions{Base: cfg.Base, Interval: cfg.Interval, NoShardSampling: cfg.NoShardSampling})
 	if err != nil {
 		return nil, err
 	}
@@ -123,9 +125,9 @@ func (o *Observer) Fill(step *sweep.StepResult) {
 	warned := len(step.Warnings)
 	Annotate(step, prev, o.classifier)
 	AnnotateOpen(step, warned) // open-loop steps: their own Little's law
-	if o.cfg.Sharded && step.Bound == BoundNone {
-		// Only the routers are sampled: a saturated shard shows only as
-		// latency growth, so "none" must not read as "nothing saturated".
+	if o.cfg.Sharded && step.Bound == BoundNone && (step.Server == nil || step.Server.ShardsSampled == nil) {
+		// The sampler never saw a router answer: nothing behind them was
+		// sampled, so "none" must not read as "nothing saturated".
 		step.BoundReason += "; shards are not sampled (only the mongos routers), so a saturated shard may not show here"
 	}
 	cp := *step

@@ -159,20 +159,16 @@ func writeTelemetryTable(w io.Writer, res *sweep.Results, steps []sweep.StepResu
 		if tot == nil {
 			tot = &sweep.ServerSample{}
 		}
+		// A cluster's queues and tickets are its shards': the routers have none.
+		shardsOrHosts := tot
+		if s.Server.ShardTotal != nil {
+			shardsOrHosts = s.Server.ShardTotal
+		}
 		queued := "n/r"
-		if q := tot.Queue; q != nil && (q.Readers != nil || q.Writers != nil) {
-			sum := 0.0
-			for _, v := range []*float64{q.Readers, q.Writers} {
-				if v != nil {
-					sum += *v
-				}
-			}
-			queued = fmt.Sprintf("%.1f", sum)
+		if q := shardsOrHosts.Queued(); q != nil {
+			queued = fmt.Sprintf("%.1f", *q)
 		}
-		tickets := "n/r"
-		if tk := tot.Tickets; tk != nil && tk.InUse != nil && tk.Available != nil {
-			tickets = fmt.Sprintf("%.1f/%.1f", *tk.InUse, *tk.Available)
-		}
+		tickets := ticketsText(shardsOrHosts.Tickets)
 		conns := "n/r"
 		if c := tot.Connections; c != nil && c.Current != nil {
 			conns = fmt.Sprintf("%.0f", *c.Current)
@@ -204,6 +200,27 @@ func writeTelemetryTable(w io.Writer, res *sweep.Results, steps []sweep.StepResu
 		sort.Strings(fields)
 		fmt.Fprintf(w, "n/r = %s: %s (a window with no reads or writes also has no latency)\n", telemetry.NotReported(k), strings.Join(fields, ", "))
 	}
+}
+
+// ticketsText is the tickets in use and free per side ("r 3.0/5.0 w
+// 8.0/0.0"), or "n/r"; the sides are separate pools and are never added.
+func ticketsText(tk *sweep.TicketCounts) string {
+	var parts []string
+	for _, side := range []struct {
+		name string
+		ts   *sweep.TicketSide
+	}{{"r", tk.Side(true)}, {"w", tk.Side(false)}} {
+		if side.ts != nil && side.ts.InUse != nil && side.ts.Available != nil {
+			parts = append(parts, fmt.Sprintf("%s %.1f/%.1f", side.name, *side.ts.InUse, *side.ts.Available))
+		}
+	}
+	if len(parts) == 0 {
+		if tk != nil && tk.InUse != nil && tk.Available != nil {
+			return fmt.Sprintf("%.1f/%.1f", *tk.InUse, *tk.Available) // a file from before per-side tickets
+		}
+		return "n/r"
+	}
+	return strings.Join(parts, " ")
 }
 
 func clientCPU(s sweep.StepResult) string {

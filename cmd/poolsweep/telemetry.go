@@ -13,13 +13,15 @@ type stepTelemetry struct{ *telemetry.Observer }
 
 // newStepTelemetry builds the window observer of one target: its hosts,
 // the user's connection options, the server process when this sweep
-// started it, and --server-cores when given.
-func newStepTelemetry(t *sweepTarget, serverCores int) (stepTelemetry, error) {
+// started it, --server-cores when given, and whether a cluster's shards
+// are sampled behind its routers (not with --no-shard-sampling).
+func newStepTelemetry(t *sweepTarget, serverCores int, noShardSampling bool) (stepTelemetry, error) {
 	cfg := telemetry.ObserverConfig{
-		Hosts:       t.header.Hosts,
-		Base:        topology.ClientOptions(t.URI),
-		Sharded:     t.header.Topology == topology.Sharded,
-		ServerCores: serverCores,
+		Hosts:           t.header.Hosts,
+		Base:            topology.ClientOptions(t.URI),
+		Sharded:         t.header.Topology == topology.Sharded,
+		NoShardSampling: noShardSampling,
+		ServerCores:     serverCores,
 	}
 	if t.child != nil {
 		cfg.ChildPID = t.child.PID
