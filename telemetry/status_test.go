@@ -129,14 +129,14 @@ func TestSummarizeFixtures(t *testing.T) {
 		// 7.0 primary: every field, tickets from wiredTiger.concurrentTransactions,
 		// queued from globalLock.currentQueue (the fixture has no queue counters).
 		{"mongod-7.0-replset.json", &sweep.ServerSample{
-			Version:         "7.0.14",
-			Connections:     &sweep.ConnCounts{Current: p(70), Available: p(838790), CreatedPerS: p(3)},
-			OpcountersPerS:  map[string]float64{"insert": 0, "query": 6000, "update": 3000, "delete": 0, "getmore": 0, "command": 12},
-			ReadLatencyUS:   p(850),
-			WriteLatencyUS:  p(1200),
-			ReadOpsPerS:     p(6000),
-			WriteOpsPerS:    p(3000),
-			Queue:           &sweep.QueueCounts{Readers: p(3), Writers: p(2)},
+			Version:        "7.0.14",
+			Connections:    &sweep.ConnCounts{Current: p(70), Available: p(838790), CreatedPerS: p(3)},
+			OpcountersPerS: map[string]float64{"insert": 0, "query": 6000, "update": 3000, "delete": 0, "getmore": 0, "command": 12},
+			ReadLatencyUS:  p(850),
+			WriteLatencyUS: p(1200),
+			ReadOpsPerS:    p(6000),
+			WriteOpsPerS:   p(3000),
+			Queue:          &sweep.QueueCounts{Readers: p(3), Writers: p(2)},
 			// readers + writers: 6+4, 14+6, 22+8
 			ActiveClients: p(20),
 			// Each side apart: reads 2/8/8 out, 6/0/0 free; writes 1/4/7, 7/4/1.
@@ -156,14 +156,14 @@ func TestSummarizeFixtures(t *testing.T) {
 		// rates over uptimeMillis (1 s) although our clock saw 2 s; no
 		// writes in the window → write latency null.
 		{"mongod-8.0.json", &sweep.ServerSample{
-			Version:         "8.0.4",
-			Connections:     &sweep.ConnCounts{Current: p(302), Available: p(838500), CreatedPerS: p(20)},
-			OpcountersPerS:  map[string]float64{"insert": 0, "query": 10000, "update": 0, "delete": 0, "getmore": 0, "command": 4},
-			ReadLatencyUS:   p(2000),
-			ReadOpsPerS:     p(10000),
-			WriteOpsPerS:    p(0),
-			Queue:           &sweep.QueueCounts{Readers: p(1), Writers: p(0)},
-			ActiveClients:   p(130),
+			Version:        "8.0.4",
+			Connections:    &sweep.ConnCounts{Current: p(302), Available: p(838500), CreatedPerS: p(20)},
+			OpcountersPerS: map[string]float64{"insert": 0, "query": 10000, "update": 0, "delete": 0, "getmore": 0, "command": 4},
+			ReadLatencyUS:  p(2000),
+			ReadOpsPerS:    p(10000),
+			WriteOpsPerS:   p(0),
+			Queue:          &sweep.QueueCounts{Readers: p(1), Writers: p(0)},
+			ActiveClients:  p(130),
 			// Reads out of tickets (0/128/128 out), 0/40/44 queued in
 			// normalPriority, and 31 s of queueing over the 1-s window: 31
 			// waiting on average, which the three samples undercount.
