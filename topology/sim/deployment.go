@@ -230,6 +230,27 @@ func (d *Deployment) ShardHosts() []string {
 	return hosts
 }
 
+// CloseShardListener stops shard i's own server from listening and drops
+// its connections, as if a firewall stood between the load host and that
+// shard: the routers still reach it (their connections are the
+// simulator's own), a client of its host:port no longer does.
+func (d *Deployment) CloseShardListener(i int) error {
+	if i < 0 || i >= len(d.shardFronts) {
+		return fmt.Errorf("sim: no shard %d (%d shards)", i, len(d.shardFronts))
+	}
+	f := d.shardFronts[i]
+	err := f.ln.Close()
+	f.mu.Lock()
+	for c := range f.conns {
+		c.Close()
+	}
+	f.mu.Unlock()
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
 // Hosts returns the listening host:port of each server the URI lists: the
 // standalone, or the routers in order.
 func (d *Deployment) Hosts() []string {
