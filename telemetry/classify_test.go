@@ -102,7 +102,7 @@ func TestClassify(t *testing.T) {
 			host(s).Version = "7.0.12"
 			host(s).Tickets = tickets(sideOf(4, 0, 0), sideOf(2, 0, 0.2))
 			host(s).Tickets.Write.QueuedFromTime = p(3)
-		}, nil, nil, BoundServer, []string{"write tickets exhausted, 0.2 queued (3.0 on average by queue time)", "7.0.12 sizes its tickets to the load"}},
+		}, nil, nil, BoundServer, []string{"write tickets exhausted, 0.2 queued (3.0 waiting on average by queue time)", "7.0.12 sizes its tickets to the load"}},
 		// The same counters before 7.0 (a fixed pool): available 0 is exhaustion.
 		{"6.0 available 0", func(s *sweep.StepResult) {
 			host(s).Version = "6.0.5"

@@ -124,7 +124,7 @@ func (c Classifier) ticketsBound(h *sweep.ServerSample, read bool) (ok bool, why
 	}
 	byTime := ""
 	if ts != nil && ts.QueuedFromTime != nil {
-		byTime = fmt.Sprintf(" (%.1f on average by queue time)", *ts.QueuedFromTime)
+		byTime = fmt.Sprintf(" (%.1f waiting on average by queue time)", *ts.QueuedFromTime)
 		waiting = max(waiting, *ts.QueuedFromTime)
 	}
 	if ts != nil && !dynamicTickets(h.Version) && ts.Available != nil && ts.InUse != nil && *ts.InUse > 0 && *ts.Available <= c.TicketsFreeMax {
@@ -134,8 +134,8 @@ func (c Classifier) ticketsBound(h *sweep.ServerSample, read bool) (ok bool, why
 		return false, "", waiting
 	}
 	if ts != nil && dynamicTickets(h.Version) {
-		return true, fmt.Sprintf("%s tickets exhausted%s%s (≥ %.0f); %s sizes its tickets to the load, so the queue says it, not available tickets",
-			name, queuedText, byTime, c.ServerQueueMin, h.Version), waiting
+		return true, fmt.Sprintf("%s tickets exhausted%s%s: server %s sizes its tickets to the load, so its queue (≥ %.0f) says it, not available tickets",
+			name, queuedText, byTime, h.Version, c.ServerQueueMin), waiting
 	}
 	return true, fmt.Sprintf("server %s queue: %.1f ops waiting on average%s (≥ %.0f)", name, waiting, byTime, c.ServerQueueMin), waiting
 }
