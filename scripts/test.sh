@@ -19,7 +19,7 @@ while read -r target pkg; do
 done <<'EOF'
 FuzzParseLevels ./sweep
 FuzzParsePropertyFile ./sweep
-FuzzReadResults ./sweep
+FuzzReadResults ./results
 FuzzOpArgsKey ./sweep
 FuzzReadCSV ./sweep/knee
 FuzzParseSpec ./topology/sim

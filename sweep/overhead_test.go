@@ -17,6 +17,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // heapAllocs is the number of heap objects this process has allocated so far.
@@ -46,7 +47,7 @@ func (c *cpuWindow) WindowStart(context.Context, StepSpec) {
 func (c *cpuWindow) WindowEnd() {
 	c.used, c.allocsUsed = processCPU()-c.start, heapAllocs()-c.allocs0
 }
-func (c *cpuWindow) Fill(*StepResult) {}
+func (c *cpuWindow) Fill(*results.StepResult) {}
 
 // overheadRound is one measurement: ops/s, and the client's CPU and heap
 // allocations per op.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Phases of a step, reported through Progress.
@@ -36,7 +38,7 @@ type Progress struct {
 type WindowObserver interface {
 	WindowStart(ctx context.Context, spec StepSpec)
 	WindowEnd()
-	Fill(step *StepResult)
+	Fill(step *results.StepResult)
 }
 
 // ClientFactory builds the driver options for one measured client; the
@@ -86,7 +88,7 @@ type Runner struct {
 // RunStep measures one step. The step's clients and pools exist only for
 // this step. When ctx is cancelled mid-window the partial step is returned
 // with Interrupted set, along with ctx's error.
-func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error) {
+func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (results.StepResult, error) {
 	if r.OpTimeout < MinOpTimeout {
 		return newStep(spec), fmt.Errorf("sweep: Runner.OpTimeout is %s; every op needs a bound of at least %s", r.OpTimeout, MinOpTimeout)
 	}
@@ -139,7 +141,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 
 	go rec.watch(wctx, r.OpTimeout)
 
-	interrupted := func() (StepResult, error) {
+	interrupted := func() (results.StepResult, error) {
 		stop.Store(true)
 		cancelWorkers()
 		wg.Wait()
@@ -170,9 +172,9 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	r.drain(ctx, &step, completed, done, rec.seal, cancelWorkers, rec, "workers")
 
 	rec.summary(&step, window)
-	step.Phases = &StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds(), Barrier: barrierS}
+	step.Phases = &results.StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds(), Barrier: barrierS}
 	if step.Histograms != nil {
-		step.Histograms.CheckoutWait = encodeHDR(pool.histogram())
+		step.Histograms.CheckoutWait = results.EncodeHistogram(pool.histogram())
 	}
 	return r.finish(ctx, step, pool, created, completed)
 }

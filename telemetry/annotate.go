@@ -1,6 +1,6 @@
 package telemetry
 
-import "github.com/poolsweep/poolsweep/sweep"
+import "github.com/poolsweep/poolsweep/results"
 
 // Annotate fills the judgement fields of a finished step: LittlesLaw (over
 // all clients: Concurrency × Clients in flight against the step's total
@@ -8,7 +8,7 @@ import "github.com/poolsweep/poolsweep/sweep"
 // fails, and Bound/BoundReason from c. prev is the step before it in the
 // same series, or nil. Call it after Server, Client, Pool, Latency and the
 // counts are set; it reads nothing else and does no I/O.
-func Annotate(step, prev *sweep.StepResult, c Classifier) {
+func Annotate(step, prev *results.StepResult, c Classifier) {
 	if step == nil {
 		return
 	}

@@ -3,7 +3,7 @@ package telemetry
 import (
 	"fmt"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Values of StepResult.Bound.
@@ -120,7 +120,7 @@ func DefaultClassifier() Classifier {
 // is the step before it in the same series (same target, workload, pool
 // setting and clients, lower concurrency) or nil; any other prev is ignored.
 // It is a pure function of its arguments.
-func (c Classifier) Classify(step, prev *sweep.StepResult) (bound, reason string) {
+func (c Classifier) Classify(step, prev *results.StepResult) (bound, reason string) {
 	if step == nil {
 		return BoundNone, "no step"
 	}
@@ -163,7 +163,7 @@ func (c Classifier) Classify(step, prev *sweep.StepResult) (bound, reason string
 }
 
 // opsPerCall is ops per workload call (1 when unknown).
-func opsPerCall(s *sweep.StepResult) float64 {
+func opsPerCall(s *results.StepResult) float64 {
 	if s.Calls > 0 && s.Ops > 0 {
 		return float64(s.Ops) / float64(s.Calls)
 	}
@@ -171,14 +171,14 @@ func opsPerCall(s *sweep.StepResult) float64 {
 }
 
 // poolShare is the fraction of a call spent waiting for pool checkouts.
-func poolShare(s *sweep.StepResult) (float64, bool) {
+func poolShare(s *results.StepResult) (float64, bool) {
 	if s.Latency.Mean <= 0 {
 		return 0, false
 	}
 	return s.Pool.CheckoutWait.Mean * opsPerCall(s) / s.Latency.Mean, true
 }
 
-func (c Classifier) poolBound(s *sweep.StepResult) (bool, string) {
+func (c Classifier) poolBound(s *results.StepResult) (bool, string) {
 	share, ok := poolShare(s)
 	if !ok || s.MaxPoolSize <= 0 || s.Concurrency <= s.MaxPoolSize || share < c.PoolWaitShare {
 		return false, ""
@@ -198,13 +198,13 @@ func (c Classifier) poolBound(s *sweep.StepResult) (bool, string) {
 }
 
 // sameSeries reports whether prev is an earlier point of step's curve.
-func sameSeries(step, prev *sweep.StepResult) bool {
+func sameSeries(step, prev *results.StepResult) bool {
 	return prev != nil && prev.Target == step.Target && prev.Workload == step.Workload &&
 		prev.PoolSetting == step.PoolSetting && prev.Clients == step.Clients &&
 		prev.Concurrency > 0 && prev.Concurrency < step.Concurrency
 }
 
-func (c Classifier) noneReason(s *sweep.StepResult) string {
+func (c Classifier) noneReason(s *results.StepResult) string {
 	msg := "no limit reached:"
 	if s.Client != nil && s.Client.CPUs > 0 {
 		msg += fmt.Sprintf(" client CPU %.0f%% of %d cores;", s.Client.CPUPct, s.Client.CPUs)

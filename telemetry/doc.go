@@ -2,8 +2,8 @@
 // process and the load host it runs on were doing during a step's measured
 // window, and labels what bound the step.
 //
-// It fills the telemetry types of package sweep (sweep.ServerTelemetry,
-// sweep.ClientTelemetry, sweep.LittlesLaw, StepResult.Bound). An Observer
+// It fills the telemetry types of package sweep (results.ServerTelemetry,
+// results.ClientTelemetry, results.LittlesLaw, StepResult.Bound). An Observer
 // (a sweep.WindowObserver) brackets each window with the samplers: a
 // ServerSampler polls serverStatus on every host (and asks hostInfo for its
 // cores once), a ProcSampler reads the /proc entry of a server poolsweep

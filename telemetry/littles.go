@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // LittlesLawTolerancePct is the deviation above which a step gets a warning.
@@ -17,15 +17,15 @@ const LittlesLawTolerancePct = 20
 // fault. Pass the total over all clients (K·C) and the total calls/s.
 // OK is false when the deviation exceeds LittlesLawTolerancePct, or when
 // there is nothing to check (no concurrency).
-func LittlesLaw(concurrencyInFlight int, callsPerS float64, meanCallLatencyMs float64) sweep.LittlesLaw {
+func LittlesLaw(concurrencyInFlight int, callsPerS float64, meanCallLatencyMs float64) results.LittlesLaw {
 	return littlesCheck(float64(concurrencyInFlight), callsPerS*meanCallLatencyMs/1000)
 }
 
 // littlesCheck compares the calls in flight as counted (expected) with
 // rate × time per call (measured). With nothing counted, or a measured
 // value that is not a number, there is nothing to check and OK is false.
-func littlesCheck(expected, measured float64) sweep.LittlesLaw {
-	l := sweep.LittlesLaw{ExpectedInFlight: expected, MeasuredInFlight: measured}
+func littlesCheck(expected, measured float64) results.LittlesLaw {
+	l := results.LittlesLaw{ExpectedInFlight: expected, MeasuredInFlight: measured}
 	if expected <= 0 || math.IsNaN(measured) || math.IsInf(measured, 0) {
 		return l
 	}
@@ -36,14 +36,14 @@ func littlesCheck(expected, measured float64) sweep.LittlesLaw {
 
 // LittlesLawWarning is the step warning for a failed check, or "" when the
 // check passed or could not run.
-func LittlesLawWarning(l sweep.LittlesLaw) string {
+func LittlesLawWarning(l results.LittlesLaw) string {
 	return littlesWarning(l, "Little's law: %.0f calls in flight but calls/s × mean latency gives %.1f (%+.0f%%): "+
 		"time is spent outside the measured calls (client-side queueing or a starved client) or the timing is wrong")
 }
 
 // littlesWarning words a failed check with format, which takes the calls
 // counted, the product and the deviation; "" when l passed or could not run.
-func littlesWarning(l sweep.LittlesLaw, format string) string {
+func littlesWarning(l results.LittlesLaw, format string) string {
 	if l.OK || l.ExpectedInFlight <= 0 {
 		return ""
 	}

@@ -3,7 +3,7 @@ package telemetry
 import (
 	"fmt"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // LittlesLawOpen checks an open-loop step (mode "open"): the calls in
@@ -15,16 +15,16 @@ import (
 // window (more offered than carried: the arithmetic holds only in a steady
 // state) or a measuring fault. OK is false when the deviation exceeds
 // LittlesLawTolerancePct, or when there is nothing to check.
-func LittlesLawOpen(o *sweep.OpenLoopStats) sweep.LittlesLaw {
+func LittlesLawOpen(o *results.OpenLoopStats) results.LittlesLaw {
 	if o == nil {
-		return sweep.LittlesLaw{}
+		return results.LittlesLaw{}
 	}
 	return littlesCheck(o.InFlightMean, o.AchievedPerS*max(o.Corrected.Mean-o.StartLag.Mean, 0)/1000)
 }
 
 // LittlesLawOpenWarning is the step warning for a failed open-loop check,
 // or "" when it passed or could not run.
-func LittlesLawOpenWarning(l sweep.LittlesLaw) string {
+func LittlesLawOpenWarning(l results.LittlesLaw) string {
 	return littlesWarning(l, "Little's law (open loop): %.1f calls in flight on average but achieved calls/s × time in the client gives %.1f (%+.0f%%): "+
 		"the backlog grew or drained during the window (more offered than carried), or the timing is wrong")
 }
@@ -35,7 +35,7 @@ func LittlesLawOpenWarning(l sweep.LittlesLaw) string {
 // labels a step whose load host fell behind its schedule client-bound.
 // warned is len(step.Warnings) before Annotate ran, so the closed-loop
 // warning is taken back. Closed-loop steps are left as they are.
-func AnnotateOpen(step *sweep.StepResult, warned int) {
+func AnnotateOpen(step *results.StepResult, warned int) {
 	if step == nil || step.Open == nil {
 		return
 	}

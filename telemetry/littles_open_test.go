@@ -4,23 +4,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func TestLittlesLawOpen(t *testing.T) {
 	tests := []struct {
 		name string
-		o    *sweep.OpenLoopStats
+		o    *results.OpenLoopStats
 		ok   bool
 		dev  float64
 	}{
 		// 2,000 calls/s × (2.9 − 0.4) ms = 5 in flight, as counted.
-		{"steady", &sweep.OpenLoopStats{InFlightMean: 5, AchievedPerS: 2000, Corrected: sweep.LatencySummary{Mean: 2.9}, StartLag: sweep.Quantiles{Mean: 0.4}}, true, 0},
+		{"steady", &results.OpenLoopStats{InFlightMean: 5, AchievedPerS: 2000, Corrected: results.LatencySummary{Mean: 2.9}, StartLag: results.Quantiles{Mean: 0.4}}, true, 0},
 		// A backlog that grew over the window: 4,000/s × 500 ms = 2,000,
 		// while 3,000 were waiting on average.
-		{"growing backlog", &sweep.OpenLoopStats{InFlightMean: 3000, AchievedPerS: 4000, Corrected: sweep.LatencySummary{Mean: 500}}, false, -33.3},
+		{"growing backlog", &results.OpenLoopStats{InFlightMean: 3000, AchievedPerS: 4000, Corrected: results.LatencySummary{Mean: 500}}, false, -33.3},
 		// Nothing counted in flight: nothing to check.
-		{"empty", &sweep.OpenLoopStats{}, false, 0},
+		{"empty", &results.OpenLoopStats{}, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,8 +36,8 @@ func TestLittlesLawOpen(t *testing.T) {
 // calls in flight; AnnotateOpen takes that back and checks it as an open
 // loop, and a load host that fell behind labels the step client-bound.
 func TestAnnotateOpen(t *testing.T) {
-	step := &sweep.StepResult{Concurrency: 5000, Clients: 1, CallsPerS: 2000, Latency: sweep.LatencySummary{Mean: 2.5}, Warnings: []string{"earlier"},
-		Mode: sweep.ModeOpen, Rate: 2000, Open: &sweep.OpenLoopStats{InFlightMean: 5, AchievedPerS: 2000, Corrected: sweep.LatencySummary{Mean: 2.5}, ClientBehind: true}}
+	step := &results.StepResult{Concurrency: 5000, Clients: 1, CallsPerS: 2000, Latency: results.LatencySummary{Mean: 2.5}, Warnings: []string{"earlier"},
+		Mode: results.ModeOpen, Rate: 2000, Open: &results.OpenLoopStats{InFlightMean: 5, AchievedPerS: 2000, Corrected: results.LatencySummary{Mean: 2.5}, ClientBehind: true}}
 	n := len(step.Warnings)
 	Annotate(step, nil, DefaultClassifier())
 	if !strings.Contains(strings.Join(step.Warnings, "\n"), "5000 calls in flight") {
@@ -51,7 +51,7 @@ func TestAnnotateOpen(t *testing.T) {
 		t.Errorf("bound %q: %s", step.Bound, step.BoundReason)
 	}
 	// A closed-loop step is left alone.
-	closed := &sweep.StepResult{Bound: BoundServer, Warnings: []string{"w"}}
+	closed := &results.StepResult{Bound: BoundServer, Warnings: []string{"w"}}
 	AnnotateOpen(closed, 0)
 	if closed.Bound != BoundServer || len(closed.Warnings) != 1 {
 		t.Errorf("closed-loop step changed: %+v", closed)

@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -51,9 +52,9 @@ type Observer struct {
 	procOK  bool
 	client  *ClientSampler
 	started bool
-	srv     *sweep.ServerTelemetry
-	cli     *sweep.ClientTelemetry
-	prev    map[string]*sweep.StepResult // last step of each series, for growth rules
+	srv     *results.ServerTelemetry
+	cli     *results.ClientTelemetry
+	prev    map[string]*results.StepResult // last step of each series, for growth rules
 }
 
 // NewObserver prepares the samplers; no I/O happens until the first
@@ -73,7 +74,7 @@ func NewObserver(cfg ObserverConfig) (*Observer, error) {
 	if cfg.ChildPID > 0 {
 		c.LocalServerHost = cfg.ChildHost
 	}
-	return &Observer{cfg: cfg, server: ss, classifier: c, client: NewClientSampler(), prev: map[string]*sweep.StepResult{}}, nil
+	return &Observer{cfg: cfg, server: ss, classifier: c, client: NewClientSampler(), prev: map[string]*results.StepResult{}}, nil
 }
 
 // WindowStart takes the first samples; the window opens when it returns.
@@ -96,7 +97,7 @@ func (o *Observer) WindowEnd() {
 	if o.procOK {
 		if ps, err := o.proc.Stop(); err == nil {
 			if o.srv == nil {
-				o.srv = &sweep.ServerTelemetry{Hosts: map[string]*sweep.ServerSample{}}
+				o.srv = &results.ServerTelemetry{Hosts: map[string]*results.ServerSample{}}
 			}
 			ps.ApplyTo(o.srv, o.cfg.ChildHost)
 		}
@@ -113,7 +114,7 @@ func (o *Observer) WindowEnd() {
 
 // Fill puts the window's telemetry on step and labels it (Annotate),
 // judged against the previous step of its series.
-func (o *Observer) Fill(step *sweep.StepResult) {
+func (o *Observer) Fill(step *results.StepResult) {
 	step.Server, step.Client = o.srv, o.cli
 	key := step.Workload + "|" + step.PoolSetting + "|" + strconv.Itoa(step.Clients)
 	prev := o.prev[key]

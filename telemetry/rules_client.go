@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Load-host contention thresholds, measured on the 2-core development VM
@@ -33,7 +33,7 @@ const (
 	defaultPressureMin     = 30.0 // % of wall time, PSI some
 )
 
-func (c Classifier) clientBound(s *sweep.StepResult) (bool, string) {
+func (c Classifier) clientBound(s *results.StepResult) (bool, string) {
 	ct := s.Client
 	if ct == nil || ct.CPUs <= 0 {
 		return false, ""
@@ -53,7 +53,7 @@ func (c Classifier) clientBound(s *sweep.StepResult) (bool, string) {
 // simulator at 10,000 ops/s took 70–81% of one core and the client 74–94%
 // on the 2-core development machine. A server that fills the machine beside a light client (embedded
 // FerretDB, client at 3–5% of the machine) is the server rules' business.
-func (c Classifier) machineFull(s *sweep.StepResult) (bool, string) {
+func (c Classifier) machineFull(s *results.StepResult) (bool, string) {
 	ct := s.Client
 	if c.LocalServerHost == "" || s.Server == nil || ct.HostCPUs == nil || *ct.HostCPUs <= 0 {
 		return false, ""
@@ -75,7 +75,7 @@ func (c Classifier) machineFull(s *sweep.StepResult) (bool, string) {
 // less the server poolsweep runs on this machine (whose CPU /proc measured
 // for its host entry): that server is what is being measured, not a
 // neighbour. Nil when the host's CPU was not measured.
-func (c Classifier) othersCPU(s *sweep.StepResult) *float64 {
+func (c Classifier) othersCPU(s *results.StepResult) *float64 {
 	ct := s.Client
 	if ct.OthersCPUPct == nil {
 		return nil
@@ -92,14 +92,14 @@ func (c Classifier) othersCPU(s *sweep.StepResult) *float64 {
 // Contended reports whether the load host kept this process from the CPU
 // during step's window (rule 4 of Classifier), with the evidence. It reads
 // only step.Client and, for LocalServerHost, step.Server.
-func (c Classifier) Contended(step *sweep.StepResult) (bool, string) {
+func (c Classifier) Contended(step *results.StepResult) (bool, string) {
 	if step == nil {
 		return false, ""
 	}
 	return c.contended(step)
 }
 
-func (c Classifier) contended(s *sweep.StepResult) (bool, string) {
+func (c Classifier) contended(s *results.StepResult) (bool, string) {
 	ct := s.Client
 	if ct == nil {
 		return false, ""
@@ -153,7 +153,7 @@ func (c Classifier) contended(s *sweep.StepResult) (bool, string) {
 // is judged by DefaultClassifier's client-CPU and contention rules from its
 // client telemetry, if any. The sweep summary's CLIENT-BOUND warning counts
 // the steps for which it is true.
-func ClientLimited(step *sweep.StepResult) (bool, string) {
+func ClientLimited(step *results.StepResult) (bool, string) {
 	if step == nil {
 		return false, ""
 	}

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // hostSamples returns the per-host samples in a stable order, or the total
 // when no host is listed.
-func hostSamples(t *sweep.ServerTelemetry) ([]string, []*sweep.ServerSample) {
+func hostSamples(t *results.ServerTelemetry) ([]string, []*results.ServerSample) {
 	if t == nil {
 		return nil, nil
 	}
@@ -20,19 +20,19 @@ func hostSamples(t *sweep.ServerTelemetry) ([]string, []*sweep.ServerSample) {
 		}
 	}
 	slices.Sort(names)
-	out := make([]*sweep.ServerSample, len(names))
+	out := make([]*results.ServerSample, len(names))
 	for i, h := range names {
 		out[i] = t.Hosts[h]
 	}
 	if len(out) == 0 && t.Total != nil {
-		return []string{"total"}, []*sweep.ServerSample{t.Total}
+		return []string{"total"}, []*results.ServerSample{t.Total}
 	}
 	return names, out
 }
 
 // queued is the mean number of ops waiting at the server: the ticket queue
 // when reported, else globalLock.currentQueue.
-func queued(s *sweep.ServerSample) *float64 {
+func queued(s *results.ServerSample) *float64 {
 	if s.Tickets != nil && s.Tickets.Queued != nil {
 		return s.Tickets.Queued
 	}
@@ -44,7 +44,7 @@ func queued(s *sweep.ServerSample) *float64 {
 
 // cores is the core count the CPU rule judges host h by: the override when
 // set, else what the host reported; 0 when unknown. src says which.
-func (c Classifier) cores(h *sweep.ServerSample) (n int, src string) {
+func (c Classifier) cores(h *results.ServerSample) (n int, src string) {
 	if c.ServerCores > 0 {
 		return c.ServerCores, "as configured"
 	}
@@ -54,7 +54,7 @@ func (c Classifier) cores(h *sweep.ServerSample) (n int, src string) {
 	return 0, ""
 }
 
-func (c Classifier) serverHard(s *sweep.StepResult) (bool, string) {
+func (c Classifier) serverHard(s *results.StepResult) (bool, string) {
 	names, samples := hostSamples(s.Server)
 	at := func(i int) string {
 		if len(names) > 1 {
@@ -90,7 +90,7 @@ func (c Classifier) serverHard(s *sweep.StepResult) (bool, string) {
 // a tenth of the operations ran into the operation timeout, the step's
 // throughput is the server's failure, whatever its counters say. Checkout
 // timeouts are counted separately (CheckoutFailed) and are the pool's.
-func timeoutBound(s *sweep.StepResult) (bool, string) {
+func timeoutBound(s *results.StepResult) (bool, string) {
 	total := s.Ops + s.OpsAfterClose
 	if total <= 0 || s.Errors.Timeout*10 < total {
 		return false, ""
@@ -101,7 +101,7 @@ func timeoutBound(s *sweep.StepResult) (bool, string) {
 
 // serverLatencyUS is the server-side mean op latency, reads and writes
 // weighted by their opcounter rates when both are known.
-func serverLatencyUS(s *sweep.ServerSample) *float64 {
+func serverLatencyUS(s *results.ServerSample) *float64 {
 	if s == nil {
 		return nil
 	}
@@ -122,7 +122,7 @@ func serverLatencyUS(s *sweep.ServerSample) *float64 {
 	}
 }
 
-func (c Classifier) serverSoft(s, prev *sweep.StepResult) (bool, string) {
+func (c Classifier) serverSoft(s, prev *results.StepResult) (bool, string) {
 	if !sameSeries(s, prev) || s.Server == nil || prev.Server == nil || prev.OpsPerS <= 0 {
 		return false, ""
 	}
@@ -142,7 +142,7 @@ func (c Classifier) serverSoft(s, prev *sweep.StepResult) (bool, string) {
 
 // serverSilent reports whether the server said nothing that could show
 // saturation: no latency, no queue and no tickets on any host.
-func serverSilent(t *sweep.ServerTelemetry) bool {
+func serverSilent(t *results.ServerTelemetry) bool {
 	if t == nil {
 		return true
 	}
@@ -156,7 +156,7 @@ func serverSilent(t *sweep.ServerTelemetry) bool {
 }
 
 // netCallLatency is the mean call latency without the pool checkout waits.
-func netCallLatency(s *sweep.StepResult) float64 {
+func netCallLatency(s *results.StepResult) float64 {
 	return s.Latency.Mean - s.Pool.CheckoutWait.Mean*opsPerCall(s)
 }
 
@@ -166,7 +166,7 @@ func netCallLatency(s *sweep.StepResult) float64 {
 // The client telemetry must exist (rules 1 and 4 have then judged the host
 // healthy); without it a starved client could not be told from a slow
 // server.
-func (c Classifier) serverInferred(s, prev *sweep.StepResult) (bool, string) {
+func (c Classifier) serverInferred(s, prev *results.StepResult) (bool, string) {
 	if !sameSeries(s, prev) || s.Client == nil || !serverSilent(s.Server) || prev.OpsPerS <= 0 {
 		return false, ""
 	}
@@ -188,7 +188,7 @@ func (c Classifier) serverInferred(s, prev *sweep.StepResult) (bool, string) {
 		prev.Concurrency, s.Concurrency, k, prev.OpsPerS, s.OpsPerS, s.OpsPerS/prev.OpsPerS, old, cur, cur/old)
 }
 
-func (c Classifier) networkBound(s *sweep.StepResult) (bool, string) {
+func (c Classifier) networkBound(s *results.StepResult) (bool, string) {
 	if c.LinkBytesPerS <= 0 || s.Server == nil || s.Server.Total == nil {
 		return false, ""
 	}

@@ -18,7 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
@@ -26,7 +26,7 @@ import (
 // samplers and Classify end to end: c workers doing finds by _id through a
 // pool of p, a warm-up, then a window bracketed exactly as the sweep
 // runner must bracket it (samplers started before, stopped after).
-func measureStep(t *testing.T, d *sim.Deployment, c, p int, window time.Duration) *sweep.StepResult {
+func measureStep(t *testing.T, d *sim.Deployment, c, p int, window time.Duration) *results.StepResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -102,7 +102,7 @@ func measureStep(t *testing.T, d *sim.Deployment, c, p int, window time.Duration
 	}
 
 	n := calls.Load()
-	step := &sweep.StepResult{
+	step := &results.StepResult{
 		Target: "sim", Workload: "find", PoolSetting: strconv.Itoa(p), Clients: 1,
 		Concurrency: c, MaxPoolSize: p, DurationS: secs,
 		Calls: n, Ops: n, CallsPerS: float64(n) / secs, OpsPerS: float64(n) / secs,
@@ -118,7 +118,7 @@ func measureStep(t *testing.T, d *sim.Deployment, c, p int, window time.Duration
 	return step
 }
 
-func logStep(t *testing.T, s *sweep.StepResult) {
+func logStep(t *testing.T, s *results.StepResult) {
 	t.Helper()
 	t.Logf("C=%d P=%d: %.0f calls/s, mean %.2f ms, pool wait %.2f ms, littles %+v",
 		s.Concurrency, s.MaxPoolSize, s.CallsPerS, s.Latency.Mean, s.Pool.CheckoutWait.Mean, *s.LittlesLaw)
@@ -134,7 +134,7 @@ func logStep(t *testing.T, s *sweep.StepResult) {
 // or contention): on a busy machine that is the honest answer, and the
 // rule that says so is pinned by table tests on recorded quiet and busy
 // windows (TestContended), so it cannot quietly swallow every step.
-func boundOrContended(t *testing.T, s *sweep.StepResult, want string) {
+func boundOrContended(t *testing.T, s *results.StepResult, want string) {
 	t.Helper()
 	if s.Bound == want {
 		return
@@ -183,7 +183,7 @@ func TestSimBounds(t *testing.T) {
 
 // checkSimTelemetry checks that what the simulator reports arrives non-nil
 // and agrees with what the client measured.
-func checkSimTelemetry(t *testing.T, s *sweep.StepResult) {
+func checkSimTelemetry(t *testing.T, s *results.StepResult) {
 	t.Helper()
 	tel := s.Server
 	if tel.SamplerErrors != 0 {

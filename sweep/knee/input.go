@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // maxStepWarnings bounds the per-step warnings of one series; the rest are
@@ -23,7 +23,7 @@ const maxStepWarnings = 5
 // a negative or non-finite ops/s, or an ops/s of 0 (or missing) although
 // operations were counted. The results reader validates records too; this
 // keeps the analysis honest whatever hands it a Results.
-func FromResults(rs []*sweep.Results) []Series {
+func FromResults(rs []*results.Results) []Series {
 	type key struct {
 		target, workload, pool string
 		clients                int
@@ -37,12 +37,12 @@ func FromResults(rs []*sweep.Results) []Series {
 		if res == nil {
 			continue
 		}
-		targets := map[string]sweep.TargetHeader{}
+		targets := map[string]results.TargetHeader{}
 		for _, t := range res.Header.Targets {
 			targets[t.Name] = t
 		}
 		for i, st := range res.Steps {
-			if st.Mode == sweep.ModeOpen {
+			if st.Mode == results.ModeOpen {
 				continue // no concurrency curve: OpenFromResults
 			}
 			k := key{st.Target, st.Workload, st.PoolSetting, max(st.Clients, 1)}
@@ -107,12 +107,12 @@ func FromResults(rs []*sweep.Results) []Series {
 }
 
 // unusable says why a step cannot be read as a measurement, "" when it can.
-func unusable(st *sweep.StepResult) string {
+func unusable(st *results.StepResult) string {
 	switch q := st.OpsPerS; {
 	case st.Concurrency < 1:
 		return fmt.Sprintf("concurrency %d is not a positive number", st.Concurrency)
-	case st.Concurrency > sweep.MaxConcurrency:
-		return fmt.Sprintf("concurrency %d is above the largest a plan allows (%d)", st.Concurrency, sweep.MaxConcurrency)
+	case st.Concurrency > results.MaxConcurrency:
+		return fmt.Sprintf("concurrency %d is above the largest a plan allows (%d)", st.Concurrency, results.MaxConcurrency)
 	case math.IsNaN(q) || math.IsInf(q, 0):
 		return "ops_per_s is not a finite number"
 	case q < 0:
@@ -124,7 +124,7 @@ func unusable(st *sweep.StepResult) string {
 }
 
 // stepName names a step for a warning: "target=sim C=0 pool=match trial 1".
-func stepName(st *sweep.StepResult) string {
+func stepName(st *results.StepResult) string {
 	s := fmt.Sprintf("target=%s C=%d pool=%s", textfmt.Escape(st.Target), st.Concurrency, textfmt.Escape(st.PoolSetting))
 	if st.Workload != "" {
 		s += " workload=" + textfmt.Escape(st.Workload)

@@ -7,33 +7,33 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Results files that lie must never turn into zeros, let alone into
 // "recommendation: concurrency 0".
 func TestFromResultsLeavesOutUnusableSteps(t *testing.T) {
-	good := func(c int, ops float64) sweep.StepResult {
-		return sweep.StepResult{Kind: sweep.KindStep, Target: "sim", PoolSetting: "match", Concurrency: c, Trial: 1,
+	good := func(c int, ops float64) results.StepResult {
+		return results.StepResult{Kind: results.KindStep, Target: "sim", PoolSetting: "match", Concurrency: c, Trial: 1,
 			DurationS: 10, Ops: int64(ops * 10), Calls: int64(ops * 10), OpsPerS: ops}
 	}
 	tests := []struct {
 		name string
-		bad  func(sweep.StepResult) sweep.StepResult
+		bad  func(results.StepResult) results.StepResult
 		warn string
 	}{
-		{"concurrency 0", func(s sweep.StepResult) sweep.StepResult { s.Concurrency = 0; return s },
+		{"concurrency 0", func(s results.StepResult) results.StepResult { s.Concurrency = 0; return s },
 			"r.jsonl: step record 3 (target=sim C=0 pool=match trial 1): concurrency 0 is not a positive number; left out"},
-		{"negative concurrency", func(s sweep.StepResult) sweep.StepResult { s.Concurrency = -8; return s }, "concurrency -8 is not a positive number"},
-		{"absurd concurrency", func(s sweep.StepResult) sweep.StepResult { s.Concurrency = 1 << 40; return s }, "above the largest a plan allows"},
-		{"negative ops/s", func(s sweep.StepResult) sweep.StepResult { s.OpsPerS = -500; return s }, "ops_per_s -500 is negative"},
-		{"NaN ops/s", func(s sweep.StepResult) sweep.StepResult { s.OpsPerS = math.NaN(); return s }, "not a finite number"},
-		{"missing ops/s", func(s sweep.StepResult) sweep.StepResult { s.OpsPerS = 0; return s }, "ops_per_s is missing or 0 although 40000 operations were counted"},
-		{"hostile target", func(s sweep.StepResult) sweep.StepResult { s.Target = "sim\x1b[2J"; s.Concurrency = 0; return s }, `target=sim\x1b[2J C=0`},
+		{"negative concurrency", func(s results.StepResult) results.StepResult { s.Concurrency = -8; return s }, "concurrency -8 is not a positive number"},
+		{"absurd concurrency", func(s results.StepResult) results.StepResult { s.Concurrency = 1 << 40; return s }, "above the largest a plan allows"},
+		{"negative ops/s", func(s results.StepResult) results.StepResult { s.OpsPerS = -500; return s }, "ops_per_s -500 is negative"},
+		{"NaN ops/s", func(s results.StepResult) results.StepResult { s.OpsPerS = math.NaN(); return s }, "not a finite number"},
+		{"missing ops/s", func(s results.StepResult) results.StepResult { s.OpsPerS = 0; return s }, "ops_per_s is missing or 0 although 40000 operations were counted"},
+		{"hostile target", func(s results.StepResult) results.StepResult { s.Target = "sim\x1b[2J"; s.Concurrency = 0; return s }, `target=sim\x1b[2J C=0`},
 	}
 	for _, tt := range tests {
-		steps := []sweep.StepResult{good(1, 1000), good(2, 2000), tt.bad(good(4, 4000)), good(8, 4000), good(16, 4000)}
-		ss := FromResults([]*sweep.Results{{Path: "r.jsonl", Steps: steps}})
+		steps := []results.StepResult{good(1, 1000), good(2, 2000), tt.bad(good(4, 4000)), good(8, 4000), good(16, 4000)}
+		ss := FromResults([]*results.Results{{Path: "r.jsonl", Steps: steps}})
 		var pts int
 		var warns []string
 		for _, s := range ss {
@@ -56,11 +56,11 @@ func TestFromResultsLeavesOutUnusableSteps(t *testing.T) {
 }
 
 func TestNoRecommendationFromOnlyBadSteps(t *testing.T) {
-	steps := []sweep.StepResult{
-		{Kind: sweep.KindStep, Target: "x", PoolSetting: "match", Concurrency: 0, OpsPerS: 100, Ops: 1000, DurationS: 10},
-		{Kind: sweep.KindStep, Target: "x", PoolSetting: "match", Concurrency: 8, OpsPerS: -100, Ops: 1000, DurationS: 10},
+	steps := []results.StepResult{
+		{Kind: results.KindStep, Target: "x", PoolSetting: "match", Concurrency: 0, OpsPerS: 100, Ops: 1000, DurationS: 10},
+		{Kind: results.KindStep, Target: "x", PoolSetting: "match", Concurrency: 8, OpsPerS: -100, Ops: 1000, DurationS: 10},
 	}
-	reports := AnalyzeAll(FromResults([]*sweep.Results{{Path: "lies.jsonl", Steps: steps}}), DefaultOptions())
+	reports := AnalyzeAll(FromResults([]*results.Results{{Path: "lies.jsonl", Steps: steps}}), DefaultOptions())
 	var text, js bytes.Buffer
 	if err := WriteText(&text, reports); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/golden"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func readSeeds(t testing.TB) []Series {
@@ -294,19 +294,19 @@ func TestDegenerateSeries(t *testing.T) {
 }
 
 func TestFromResults(t *testing.T) {
-	hdr := sweep.RunHeader{Targets: []sweep.TargetHeader{
+	hdr := results.RunHeader{Targets: []results.TargetHeader{
 		{Name: "sh", Topology: "sharded", Hosts: []string{"m1:27017", "m2:27017"}},
 		{Name: "one", Topology: "standalone", Hosts: []string{"a:27017"}},
 	}}
-	step := func(target, pool string, c int, ops float64, interrupted bool) sweep.StepResult {
-		st := sweep.StepResult{Kind: sweep.KindStep, Target: target, Workload: "api", PoolSetting: pool,
+	step := func(target, pool string, c int, ops float64, interrupted bool) results.StepResult {
+		st := results.StepResult{Kind: results.KindStep, Target: target, Workload: "api", PoolSetting: pool,
 			Concurrency: c, MaxPoolSize: c, Clients: 2, Connections: 2 * c, Calls: 100, OpsPerS: ops, CallsPerS: ops / 3,
 			Interrupted: interrupted, Bound: "server"}
 		st.Latency.P99, st.Latency.Mean = 12.5, 4
 		st.Pool.CheckoutWait.P99 = 0.5
 		return st
 	}
-	res := []*sweep.Results{{Path: "a.jsonl", Header: hdr, Steps: []sweep.StepResult{
+	res := []*results.Results{{Path: "a.jsonl", Header: hdr, Steps: []results.StepResult{
 		step("sh", "match", 8, 1000, false),
 		step("sh", "match", 16, 1800, false),
 		step("one", "match", 8, 900, false),

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Missing is the planned steps of one series (target × workload × pool
@@ -48,7 +48,7 @@ type MissingGroup struct {
 // it holds and returns one Missing per series that lacks any, in plan
 // order. A file whose header has no plan (older or hand-made files), or
 // whose plan is a search, is skipped: what was planned cannot be told.
-func MissingSteps(rs []*sweep.Results) []Missing {
+func MissingSteps(rs []*results.Results) []Missing {
 	var out []Missing
 	for _, r := range rs {
 		if r != nil {
@@ -58,7 +58,7 @@ func MissingSteps(rs []*sweep.Results) []Missing {
 	return out
 }
 
-func missingIn(r *sweep.Results, nameFile bool) []Missing {
+func missingIn(r *results.Results, nameFile bool) []Missing {
 	plan := r.Header.Plan
 	pools := plannedPools(plan)
 	// An adaptive search (plan.search) chooses its steps as it goes: the
@@ -72,13 +72,13 @@ func missingIn(r *sweep.Results, nameFile bool) []Missing {
 		targets = append(targets, t.Name)
 	}
 	if len(targets) == 0 {
-		targets = distinctSteps(r.Steps, func(s *sweep.StepResult) string { return s.Target })
+		targets = distinctSteps(r.Steps, func(s *results.StepResult) string { return s.Target })
 	}
 	workloads := r.Header.Workload.Mixes
 	if len(workloads) == 0 {
 		// One workload: the steps carry its series label, which the header
 		// does not (it has the workload's name).
-		workloads = distinctSteps(r.Steps, func(s *sweep.StepResult) string { return s.Workload })
+		workloads = distinctSteps(r.Steps, func(s *results.StepResult) string { return s.Workload })
 		if len(workloads) == 0 {
 			workloads = []string{r.Header.Workload.Name}
 		}
@@ -124,7 +124,7 @@ func missingIn(r *sweep.Results, nameFile bool) []Missing {
 }
 
 // plannedPools is the pool settings of the plan as steps record them.
-func plannedPools(p sweep.PlanInfo) []string {
+func plannedPools(p results.PlanInfo) []string {
 	if len(p.Pools) > 0 {
 		out := make([]string, len(p.Pools))
 		for i, n := range p.Pools {
@@ -138,7 +138,7 @@ func plannedPools(p sweep.PlanInfo) []string {
 	return nil
 }
 
-func distinctSteps(steps []sweep.StepResult, f func(*sweep.StepResult) string) []string {
+func distinctSteps(steps []results.StepResult, f func(*results.StepResult) string) []string {
 	var out []string
 	for i := range steps {
 		if v := f(&steps[i]); !slices.Contains(out, v) {
@@ -168,7 +168,7 @@ func groupMissing(concs []int, miss map[int][]int) []MissingGroup {
 }
 
 // runEndPhrase says how the run ended, for the missing lines.
-func runEndPhrase(r *sweep.Results) string {
+func runEndPhrase(r *results.Results) string {
 	e := r.End
 	if e == nil {
 		return "the run has no end record (still running, or killed)"

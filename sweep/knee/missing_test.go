@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // planned builds a results file from a plan and the steps it holds: have
@@ -17,18 +17,18 @@ type stepID struct {
 	c, trial               int
 }
 
-func planned(plan sweep.PlanInfo, targets []string, mixes []string, end *sweep.EndRecord, have []stepID) *sweep.Results {
-	r := &sweep.Results{Path: "run/results.jsonl", End: end}
+func planned(plan results.PlanInfo, targets []string, mixes []string, end *results.EndRecord, have []stepID) *results.Results {
+	r := &results.Results{Path: "run/results.jsonl", End: end}
 	r.Header.Plan = plan
-	r.Header.Workload = sweep.WorkloadInfo{Name: "read", Mixes: mixes}
+	r.Header.Workload = results.WorkloadInfo{Name: "read", Mixes: mixes}
 	if len(mixes) > 0 {
 		r.Header.Workload.Name = "mixes"
 	}
 	for _, t := range targets {
-		r.Header.Targets = append(r.Header.Targets, sweep.TargetHeader{Name: t})
+		r.Header.Targets = append(r.Header.Targets, results.TargetHeader{Name: t})
 	}
 	for _, h := range have {
-		s := sweep.StepResult{Kind: sweep.KindStep, Target: h.target, Workload: h.workload, PoolSetting: h.pool,
+		s := results.StepResult{Kind: results.KindStep, Target: h.target, Workload: h.workload, PoolSetting: h.pool,
 			Concurrency: h.c, Clients: plan.Clients, Trial: h.trial, OpsPerS: 100}
 		if h.trial < 0 {
 			s.Trial, s.Interrupted = -h.trial, true
@@ -55,17 +55,17 @@ func without(all []stepID, drop ...stepID) []stepID {
 
 func TestMissingSteps(t *testing.T) {
 	concs := []int{1, 2, 4, 8, 16, 32, 64}
-	match2 := sweep.PlanInfo{Concurrency: concs, Pool: "match", Clients: 1, Trials: 2, Steps: 14}
-	partial := &sweep.EndRecord{Kind: sweep.KindEnd, Status: "partial", Reason: "2 step(s) failed", Steps: 12}
+	match2 := results.PlanInfo{Concurrency: concs, Pool: "match", Clients: 1, Trials: 2, Steps: 14}
+	partial := &results.EndRecord{Kind: results.KindEnd, Status: "partial", Reason: "2 step(s) failed", Steps: 12}
 	full := grid("sim", "read", "match", concs, 2)
 	tests := []struct {
 		name  string
-		r     *sweep.Results
+		r     *results.Results
 		want  []string // the lines, in order
 		first Missing  // checked field by field when set
 	}{
 		// A finished run: nothing missing, nothing said.
-		{"complete", planned(match2, []string{"sim"}, nil, &sweep.EndRecord{Status: "complete", Steps: 14}, full), nil, Missing{}},
+		{"complete", planned(match2, []string{"sim"}, nil, &results.EndRecord{Status: "complete", Steps: 14}, full), nil, Missing{}},
 		// The issue's example.
 		{"partial", planned(match2, []string{"sim"}, nil, partial,
 			without(full, stepID{"sim", "read", "match", 32, 2}, stepID{"sim", "read", "match", 64, 2})),
@@ -78,31 +78,31 @@ func TestMissingSteps(t *testing.T) {
 			[]string{"missing: target=sim pool=match C=1,2,4,8,16 (trial 2), C=32,64 (all 2 trials); the run has no end record (still running, or killed)"},
 			Missing{}},
 		// An interrupted step is not a measurement: it is missing.
-		{"interrupted step", planned(match2, []string{"sim"}, nil, &sweep.EndRecord{Status: "interrupted", Steps: 14},
+		{"interrupted step", planned(match2, []string{"sim"}, nil, &results.EndRecord{Status: "interrupted", Steps: 14},
 			append(without(full, stepID{"sim", "read", "match", 64, 2}), stepID{"sim", "read", "match", 64, -2})),
 			[]string{"missing: target=sim pool=match C=64 (trial 2); the run ended interrupted: 14 of 14 planned steps recorded"},
 			Missing{}},
 		// Two targets, a pool list, three clients: the second target never ran.
-		{"target never ran", planned(sweep.PlanInfo{Concurrency: []int{8, 16}, Pool: "8,16", Pools: []int{8, 16}, Clients: 3, Trials: 1, Steps: 8},
-			[]string{"a", "b"}, nil, &sweep.EndRecord{Status: "failed", Reason: "target b stopped answering"},
+		{"target never ran", planned(results.PlanInfo{Concurrency: []int{8, 16}, Pool: "8,16", Pools: []int{8, 16}, Clients: 3, Trials: 1, Steps: 8},
+			[]string{"a", "b"}, nil, &results.EndRecord{Status: "failed", Reason: "target b stopped answering"},
 			append(grid("a", "read", "8", []int{8, 16}, 1), grid("a", "read", "16", []int{8, 16}, 1)...)),
 			[]string{
 				"missing: target=b pool=8 clients=3 C=8,16; the run ended failed: target b stopped answering",
 				"missing: target=b pool=16 clients=3 C=8,16; the run ended failed: target b stopped answering"},
 			Missing{}},
 		// Several mixes: the workload is named; trials are ranged.
-		{"mixes", planned(sweep.PlanInfo{Concurrency: []int{8}, Pool: "match", Trials: 4}, []string{"s"}, []string{"mix 50:50:0", "mix 0:100:0"}, nil,
+		{"mixes", planned(results.PlanInfo{Concurrency: []int{8}, Pool: "match", Trials: 4}, []string{"s"}, []string{"mix 50:50:0", "mix 0:100:0"}, nil,
 			append(grid("s", "mix 50:50:0", "match", []int{8}, 4), stepID{"s", "mix 0:100:0", "match", 8, 3})),
 			[]string{"missing: target=s workload=mix 0:100:0 pool=match C=8 (trials 1–2, 4); the run has no end record (still running, or killed)"},
 			Missing{}},
 		// No plan in the header: what was planned cannot be told.
-		{"no plan", planned(sweep.PlanInfo{}, []string{"sim"}, nil, nil, full[:3]), nil, Missing{}},
+		{"no plan", planned(results.PlanInfo{}, []string{"sim"}, nil, nil, full[:3]), nil, Missing{}},
 		// Names from the file are escaped in the text.
-		{"hostile target", planned(sweep.PlanInfo{Concurrency: []int{1}, Pool: "match", Trials: 1}, []string{"x\x1b[2J"}, nil, nil, nil),
+		{"hostile target", planned(results.PlanInfo{Concurrency: []int{1}, Pool: "match", Trials: 1}, []string{"x\x1b[2J"}, nil, nil, nil),
 			[]string{`missing: target=x\x1b[2J pool=match C=1; the run has no end record (still running, or killed)`}, Missing{}},
 	}
 	for _, tt := range tests {
-		ms := MissingSteps([]*sweep.Results{tt.r})
+		ms := MissingSteps([]*results.Results{tt.r})
 		var got []string
 		for _, m := range ms {
 			got = append(got, m.Text)
@@ -122,10 +122,10 @@ func TestMissingSteps(t *testing.T) {
 		}
 	}
 	// With several files each line names its file.
-	a := planned(sweep.PlanInfo{Concurrency: []int{1}, Pool: "match", Trials: 1}, []string{"sim"}, nil, nil, nil)
-	b := planned(sweep.PlanInfo{Concurrency: []int{1}, Pool: "match", Trials: 1}, []string{"sim"}, nil, nil, grid("sim", "read", "match", []int{1}, 1))
+	a := planned(results.PlanInfo{Concurrency: []int{1}, Pool: "match", Trials: 1}, []string{"sim"}, nil, nil, nil)
+	b := planned(results.PlanInfo{Concurrency: []int{1}, Pool: "match", Trials: 1}, []string{"sim"}, nil, nil, grid("sim", "read", "match", []int{1}, 1))
 	b.Path = "b.jsonl"
-	ms := MissingSteps([]*sweep.Results{a, b})
+	ms := MissingSteps([]*results.Results{a, b})
 	if len(ms) != 1 || ms[0].Text != "missing: run/results.jsonl: target=sim pool=match C=1; the run has no end record (still running, or killed)" {
 		t.Errorf("two files: %+v", ms)
 	}
@@ -133,9 +133,9 @@ func TestMissingSteps(t *testing.T) {
 
 func TestMissingRendered(t *testing.T) {
 	concs := []int{1, 2, 4}
-	r := planned(sweep.PlanInfo{Concurrency: concs, Pool: "match", Trials: 1, Steps: 3}, []string{"sim"}, nil,
-		&sweep.EndRecord{Status: "partial", Reason: "1 step(s) failed"}, grid("sim", "read", "match", concs[:2], 1))
-	rs := []*sweep.Results{r}
+	r := planned(results.PlanInfo{Concurrency: concs, Pool: "match", Trials: 1, Steps: 3}, []string{"sim"}, nil,
+		&results.EndRecord{Status: "partial", Reason: "1 step(s) failed"}, grid("sim", "read", "match", concs[:2], 1))
+	rs := []*results.Results{r}
 	ms := MissingSteps(rs)
 	reports := AnalyzeAll(FromResults(rs), DefaultOptions())
 	var text, js strings.Builder

@@ -11,7 +11,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Thresholds of the open-loop knee, properties of the method.
@@ -110,7 +110,7 @@ type OpenReport struct {
 // OpenFromResults gathers the open-loop steps (mode "open") of decoded
 // results into series, one per target × workload × clients, in the order
 // they first appear. Interrupted steps are left out.
-func OpenFromResults(rs []*sweep.Results) []OpenSeries {
+func OpenFromResults(rs []*results.Results) []OpenSeries {
 	type key struct {
 		target, workload string
 		clients          int
@@ -123,7 +123,7 @@ func OpenFromResults(rs []*sweep.Results) []OpenSeries {
 		}
 		for i := range res.Steps {
 			st := &res.Steps[i]
-			if st.Mode != sweep.ModeOpen || st.Open == nil || st.Interrupted || st.Rate < 1 {
+			if st.Mode != results.ModeOpen || st.Open == nil || st.Interrupted || st.Rate < 1 {
 				continue
 			}
 			k := key{st.Target, st.Workload, max(st.Clients, 1)}
@@ -148,7 +148,7 @@ func OpenFromResults(rs []*sweep.Results) []OpenSeries {
 	return out
 }
 
-func openPoint(st *sweep.StepResult) OpenPoint {
+func openPoint(st *results.StepResult) OpenPoint {
 	o := st.Open
 	p := OpenPoint{Rate: st.Rate, MaxPoolSize: st.MaxPoolSize, Trial: st.Trial, OfferedPerS: o.OfferedPerS, AchievedPerS: o.AchievedPerS,
 		P50Ms: o.Corrected.P50, P99Ms: o.Corrected.P99, PoolWaitShare: o.PoolWaitShare(), Dropped: o.Dropped,

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // simOpen models the calibrated simulator (slots=8, service=2ms) under an
@@ -143,7 +143,7 @@ func TestAnalyzeOpenNotes(t *testing.T) {
 // that climbs through the window is a growing queue; one slow tenth (a
 // pause of the host) is not.
 func TestOpenFromResultsSplitsModes(t *testing.T) {
-	unc := sweep.LatencySummary{P99: 3}
+	unc := results.LatencySummary{P99: 3}
 	trend := func(vs ...float64) []*float64 {
 		out := make([]*float64, len(vs))
 		for i := range vs {
@@ -151,22 +151,22 @@ func TestOpenFromResultsSplitsModes(t *testing.T) {
 		}
 		return out
 	}
-	res := &sweep.Results{Header: sweep.RunHeader{Targets: []sweep.TargetHeader{{Name: "sim", Topology: "standalone", Hosts: []string{"h"}}}}, Steps: []sweep.StepResult{
+	res := &results.Results{Header: results.RunHeader{Targets: []results.TargetHeader{{Name: "sim", Topology: "standalone", Hosts: []string{"h"}}}}, Steps: []results.StepResult{
 		{Kind: "step", Target: "sim", Workload: "read", PoolSetting: "match", Concurrency: 8, MaxPoolSize: 8, Clients: 1, Trial: 1, OpsPerS: 3900, CallsPerS: 3900, Calls: 100, Ops: 100},
 		{Kind: "step", Target: "sim", Workload: "read", PoolSetting: "16", Concurrency: 5000, MaxPoolSize: 16, Clients: 1, Trial: 1, OpsPerS: 2000, CallsPerS: 2000, Calls: 100, Ops: 100,
-			Mode: sweep.ModeOpen, Rate: 2000, Open: &sweep.OpenLoopStats{OfferedPerS: 2000, AchievedPerS: 2000, Corrected: sweep.LatencySummary{Mean: 2.5, P50: 2.4, P99: 5},
-				Uncorrected: &unc, PoolWait: sweep.Quantiles{Mean: 0.2, P50: 0.096}, LatencyTrend: trend(2, 2, 2, 2, 2, 2, 2, 2, 2, 40)}},
+			Mode: results.ModeOpen, Rate: 2000, Open: &results.OpenLoopStats{OfferedPerS: 2000, AchievedPerS: 2000, Corrected: results.LatencySummary{Mean: 2.5, P50: 2.4, P99: 5},
+				Uncorrected: &unc, PoolWait: results.Quantiles{Mean: 0.2, P50: 0.096}, LatencyTrend: trend(2, 2, 2, 2, 2, 2, 2, 2, 2, 40)}},
 		// The classifier labelled it client-bound (a contended load host)
 		// though the engine saw its schedule keep up.
 		{Kind: "step", Target: "sim", Workload: "read", PoolSetting: "16", Concurrency: 5000, MaxPoolSize: 16, Clients: 1, Trial: 1, OpsPerS: 4000, CallsPerS: 4000, Calls: 100, Ops: 100,
-			Bound: boundClient, Mode: sweep.ModeOpen, Rate: 6000, Open: &sweep.OpenLoopStats{OfferedPerS: 6000, AchievedPerS: 4000, Dropped: 9, Corrected: sweep.LatencySummary{Mean: 900, P99: 1200},
+			Bound: boundClient, Mode: results.ModeOpen, Rate: 6000, Open: &results.OpenLoopStats{OfferedPerS: 6000, AchievedPerS: 4000, Dropped: 9, Corrected: results.LatencySummary{Mean: 900, P99: 1200},
 				LatencyTrend: trend(100, 200, 300, 400, 500, 600, 700, 800, 900, 1000)}},
 	}}
-	closed := FromResults([]*sweep.Results{res})
+	closed := FromResults([]*results.Results{res})
 	if len(closed) != 1 || len(closed[0].Points) != 1 || closed[0].Pool != "match" {
 		t.Fatalf("closed-loop series %+v", closed)
 	}
-	open := OpenFromResults([]*sweep.Results{res})
+	open := OpenFromResults([]*results.Results{res})
 	if len(open) != 1 || len(open[0].Points) != 2 || open[0].Topology != "standalone" {
 		t.Fatalf("open-loop series %+v", open)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // serverInFlightKnee is the concurrency at which the server's in-flight
@@ -52,7 +52,7 @@ func serverInFlightKnee(levels []level, lx []float64, o Options) (int, string) {
 // serverInFlight is the server's in-flight operations during a step
 // (Little's law, recorded by telemetry), from the server-wide sample or the
 // only host's; ok is false when the server reported no latency.
-func serverInFlight(st *sweep.StepResult) (float64, bool) {
+func serverInFlight(st *results.StepResult) (float64, bool) {
 	if st.Server == nil {
 		return 0, false
 	}
@@ -83,7 +83,7 @@ func serverInFlight(st *sweep.StepResult) (float64, bool) {
 // queuedOps is the mean number of operations waiting at the server: the
 // ticket queue when reported, else globalLock.currentQueue; nil when
 // neither is.
-func queuedOps(s *sweep.ServerSample) *float64 {
+func queuedOps(s *results.ServerSample) *float64 {
 	if s.Tickets != nil && s.Tickets.Queued != nil {
 		return s.Tickets.Queued
 	}

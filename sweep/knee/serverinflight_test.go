@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // inFlightSeries is a series with throughput qps[i] and server in-flight
@@ -82,17 +82,17 @@ func TestServerInFlightJoinsConsensus(t *testing.T) {
 
 func TestServerInFlightFromResults(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
-	steps := []sweep.StepResult{
+	steps := []results.StepResult{
 		// Server-wide total.
-		{Target: "a", Concurrency: 8, OpsPerS: 100, DurationS: 1, Ops: 100, Server: &sweep.ServerTelemetry{Total: &sweep.ServerSample{InFlight: f(7.5)}}},
+		{Target: "a", Concurrency: 8, OpsPerS: 100, DurationS: 1, Ops: 100, Server: &results.ServerTelemetry{Total: &results.ServerSample{InFlight: f(7.5)}}},
 		// No total, one host: the host is the server.
-		{Target: "a", Concurrency: 16, OpsPerS: 100, DurationS: 1, Ops: 100, Server: &sweep.ServerTelemetry{Hosts: map[string]*sweep.ServerSample{"h:1": {InFlight: f(8)}}}},
+		{Target: "a", Concurrency: 16, OpsPerS: 100, DurationS: 1, Ops: 100, Server: &results.ServerTelemetry{Hosts: map[string]*results.ServerSample{"h:1": {InFlight: f(8)}}}},
 		// Reported without latency: not known.
-		{Target: "a", Concurrency: 32, OpsPerS: 100, DurationS: 1, Ops: 100, Server: &sweep.ServerTelemetry{Total: &sweep.ServerSample{}}},
+		{Target: "a", Concurrency: 32, OpsPerS: 100, DurationS: 1, Ops: 100, Server: &results.ServerTelemetry{Total: &results.ServerSample{}}},
 		// No server telemetry at all.
 		{Target: "a", Concurrency: 64, OpsPerS: 100, DurationS: 1, Ops: 100},
 	}
-	ss := FromResults([]*sweep.Results{{Path: "r.jsonl", Steps: steps}})
+	ss := FromResults([]*results.Results{{Path: "r.jsonl", Steps: steps}})
 	if len(ss) != 1 || len(ss[0].Points) != 4 {
 		t.Fatalf("series %+v", ss)
 	}

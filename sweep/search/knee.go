@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
@@ -37,7 +37,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 		last = h.match[len(h.match)-1].Concurrency
 	}
 	expect = max(1, p.kneeFresh()-h.all)
-	info := sweep.SearchInfo{Mode: sweep.SearchKnee, Probe: h.all + 1}
+	info := results.SearchInfo{Mode: results.SearchKnee, Probe: h.all + 1}
 	want := func(c int, reason, why string) (*probe, string, int, *knee.Report) {
 		in := info
 		in.Reason, in.Why = reason, why
@@ -47,7 +47,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 	cs := coarse(grid)
 	for j, i := range cs {
 		if c := grid[i]; free(c) {
-			return want(c, sweep.ReasonCoarse, fmt.Sprintf("coarse probe %d of %d across %d–%d", j+1, len(cs), grid[0], grid[len(grid)-1]))
+			return want(c, results.ReasonCoarse, fmt.Sprintf("coarse probe %d of %d across %d–%d", j+1, len(cs), grid[0], grid[len(grid)-1]))
 		}
 	}
 	r, ok := s.analyze(h.match, p.opts)
@@ -69,17 +69,17 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 		if lo, hi, ok := widestGap(grid, gap, free); ok {
 			info.Bracket = []int{lo, hi}
 			if i, ok := middleFree(grid, indexOf(grid, lo)+1, indexOf(grid, hi)-1, free); ok {
-				return want(grid[i], sweep.ReasonBisect, fmt.Sprintf("no knee yet (%s): bisect %d–%d", k.Statement, lo, hi))
+				return want(grid[i], results.ReasonBisect, fmt.Sprintf("no knee yet (%s): bisect %d–%d", k.Statement, lo, hi))
 			}
 		}
 		// One noisy step can fake a last gain: the top two levels get
 		// their trials first, and more while their intervals overlap.
 		top := ms[max(0, len(ms)-2):]
 		if c, ok := fewest(top, n, T, top[len(top)-1], last); ok {
-			return want(c, sweep.ReasonRepeat, fmt.Sprintf("no knee yet (%s); trial %d of %d at the top before concluding", k.Statement, n[c]+1, T))
+			return want(c, results.ReasonRepeat, fmt.Sprintf("no knee yet (%s); trial %d of %d at the top before concluding", k.Statement, n[c]+1, T))
 		}
 		if c, other, ok := overlapping(top, r.Levels, n, p.maxTrials, top[len(top)-1], last); ok && T >= 3 {
-			return want(c, sweep.ReasonRepeat, fmt.Sprintf("no knee yet, but the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
+			return want(c, results.ReasonRepeat, fmt.Sprintf("no knee yet, but the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
 		}
 		return nil, "search: " + k.Statement, 0, nil
 	}
@@ -103,16 +103,16 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 			i = j
 			why += fmt.Sprintf(" where %d's throughput per worker would reach 95%% of the peak", lowEdge)
 		}
-		return want(grid[i], sweep.ReasonBisect, why)
+		return want(grid[i], results.ReasonBisect, why)
 	}
 	// A knee that a single trial put here may be noise: a second trial
 	// before measuring past it (the rest come with its neighbours', so
 	// that one slow spell of the machine does not take all of a level's).
 	if n[kc] < min(2, T) {
-		return want(kc, sweep.ReasonRepeat, fmt.Sprintf("the knee at %d rests on 1 trial: a second before measuring past it", kc))
+		return want(kc, results.ReasonRepeat, fmt.Sprintf("the knee at %d rests on 1 trial: a second before measuring past it", kc))
 	}
 	if iK+1 < len(grid) && free(grid[iK+1]) {
-		return want(grid[iK+1], sweep.ReasonRefine, fmt.Sprintf("the grid level above the knee at %d, which its marginal gain is measured against", kc))
+		return want(grid[iK+1], results.ReasonRefine, fmt.Sprintf("the grid level above the knee at %d, which its marginal gain is measured against", kc))
 	}
 
 	// The levels that decide the knee, as the analysis counts them: the
@@ -129,11 +129,11 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 	slices.Sort(window)
 	window = slices.Compact(window)
 	if c, ok := fewest(window, n, T, kc, last); ok {
-		return want(c, sweep.ReasonRepeat, fmt.Sprintf("the levels that decide the knee (%s) get %d trials each; %d has %d", joinInts(window), T, c, n[c]))
+		return want(c, results.ReasonRepeat, fmt.Sprintf("the levels that decide the knee (%s) get %d trials each; %d has %d", joinInts(window), T, c, n[c]))
 	}
 
 	if c, why, ok := peakProbe(r, grid, free); ok {
-		return want(c, sweep.ReasonPeak, why)
+		return want(c, results.ReasonPeak, why)
 	}
 
 	done := p.kneeNote(r, len(h.match), lowEdge)
@@ -150,7 +150,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 	// overlap there says nothing more trials would settle.
 	if lowEdge < kc {
 		if c, other, ok := overlapping([]int{lowEdge, kc}, r.Levels, n, p.maxTrials, kc, last); ok {
-			return want(c, sweep.ReasonRepeat, fmt.Sprintf("the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
+			return want(c, results.ReasonRepeat, fmt.Sprintf("the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
 		}
 	}
 	return nil, done + fmt.Sprintf("; it stayed %s with up to %d trials where the knee and the level below it overlap", k.Confidence, p.maxTrials), 0, &r

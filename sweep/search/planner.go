@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -17,7 +18,7 @@ import (
 // search.
 type Planner struct {
 	plan   sweep.Plan
-	search sweep.SearchPlan
+	search results.SearchPlan
 	series []series
 	opts   knee.Options
 	// maxTrials bounds the extra trials where neighbouring levels still
@@ -38,12 +39,12 @@ type Planner struct {
 // searched in that order (targets outer). o is the analysis `analyze`
 // would run: its plateau fraction is also the pool search's tolerance,
 // and plan.Search.SLOP99Ms its p99 SLO.
-func New(plan sweep.Plan, targets []sweep.TargetHeader, workloads []string, o knee.Options) (*Planner, error) {
+func New(plan sweep.Plan, targets []results.TargetHeader, workloads []string, o knee.Options) (*Planner, error) {
 	sp := plan.Search
 	switch {
 	case sp == nil:
 		return nil, errors.New("the plan has no search")
-	case sp.Mode != sweep.SearchKnee && sp.Mode != sweep.SearchPool:
+	case sp.Mode != results.SearchKnee && sp.Mode != results.SearchPool:
 		return nil, fmt.Errorf("%q is not knee or pool", sp.Mode)
 	case len(sp.Levels) < 2:
 		return nil, errors.New("the search grid needs at least two levels")
@@ -79,11 +80,11 @@ type decision struct {
 type probe struct {
 	conc, pool int // pool 0: match
 	trial      int
-	info       sweep.SearchInfo
+	info       results.SearchInfo
 }
 
 // Next returns the next probe of the first series still searching.
-func (p *Planner) Next(done []sweep.StepResult, failed []sweep.StepSpec) (sweep.StepSpec, bool) {
+func (p *Planner) Next(done []results.StepResult, failed []sweep.StepSpec) (sweep.StepSpec, bool) {
 	p.failed = failed
 	ds := p.decide(done, failed)
 	for i, d := range ds {
@@ -106,7 +107,7 @@ func (p *Planner) Next(done []sweep.StepResult, failed []sweep.StepSpec) (sweep.
 // Remaining estimates the steps still to come: the current series' own
 // estimate plus a fresh search of each later one, no more than the budget
 // affords.
-func (p *Planner) Remaining(done []sweep.StepResult) int {
+func (p *Planner) Remaining(done []results.StepResult) int {
 	ds := p.decide(done, p.failed)
 	n := 0
 	for _, d := range ds {
@@ -132,7 +133,7 @@ func (p *Planner) Notes() []string { return p.notes }
 // decide runs every series' search on the history. A series is closed
 // once a later one has steps, whatever it would still do, so a search
 // never jumps back.
-func (p *Planner) decide(done []sweep.StepResult, failed []sweep.StepSpec) []decision {
+func (p *Planner) decide(done []results.StepResult, failed []sweep.StepSpec) []decision {
 	if len(done) == p.cacheN && len(failed) == p.cacheF && p.cached != nil {
 		return p.cached
 	}
@@ -187,13 +188,13 @@ func (p *Planner) decide(done []sweep.StepResult, failed []sweep.StepSpec) []dec
 func (p *Planner) seriesDecision(s series, h history, left, cost float64) decision {
 	pr, note, expect, rep := p.kneeStage(s, h)
 	switch {
-	case pr == nil && p.search.Mode == sweep.SearchPool && rep != nil:
+	case pr == nil && p.search.Mode == results.SearchPool && rep != nil:
 		var pnote string
 		pr, pnote, expect = p.poolStage(s, h, *rep)
 		note += "; " + pnote
-	case pr == nil && p.search.Mode == sweep.SearchPool:
+	case pr == nil && p.search.Mode == results.SearchPool:
 		note += "; pool: not searched without a knee"
-	case p.search.Mode == sweep.SearchPool:
+	case p.search.Mode == results.SearchPool:
 		expect += p.poolFresh(p.search.Levels[len(p.search.Levels)/2])
 	}
 	if pr == nil {
@@ -213,7 +214,7 @@ func (p *Planner) seriesDecision(s series, h history, left, cost float64) decisi
 }
 
 // stopNote says where a search stood when it had to stop.
-func stopNote(why string, info sweep.SearchInfo, steps int) string {
+func stopNote(why string, info results.SearchInfo, steps int) string {
 	s := why + " before the search finished, after " + plural(steps, "step")
 	if info.Knee == nil {
 		return s + ": no knee located yet"
@@ -221,7 +222,7 @@ func stopNote(why string, info sweep.SearchInfo, steps int) string {
 	s += fmt.Sprintf(": best answer so far, knee %d (%s confidence)", *info.Knee, info.Confidence)
 	if len(info.Bracket) == 2 {
 		what := "the knee lies in"
-		if info.Mode == sweep.SearchPool {
+		if info.Mode == results.SearchPool {
 			what = "the smallest good maxPoolSize lies in"
 		}
 		s += fmt.Sprintf(", %s (%d, %d]", what, info.Bracket[0], info.Bracket[1])
@@ -235,7 +236,7 @@ func (p *Planner) gridSteps() int { return len(p.search.Levels) * p.plan.Trials 
 // stepCost is the measured wall time of a step (check, pre-warm, warm-up,
 // window, teardown) averaged over the run so far; before any, the plan's
 // warm-up and window plus an allowance for the rest.
-func (p *Planner) stepCost(done []sweep.StepResult) float64 {
+func (p *Planner) stepCost(done []results.StepResult) float64 {
 	sum, n := 0.0, 0
 	for _, st := range done {
 		if st.Phases != nil {
@@ -252,7 +253,7 @@ func (p *Planner) stepCost(done []sweep.StepResult) float64 {
 // freshSteps is what a search of one series is expected to take.
 func (p *Planner) freshSteps() int {
 	n := p.kneeFresh()
-	if p.search.Mode == sweep.SearchPool {
+	if p.search.Mode == results.SearchPool {
 		n += p.poolFresh(p.search.Levels[len(p.search.Levels)/2])
 	}
 	return n

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -73,7 +74,7 @@ func TestCoarseAndPoolGrids(t *testing.T) {
 // from the start end with the answer the grid gives, cheaply.
 func TestKneeSearchEdges(t *testing.T) {
 	t.Run("still rising", func(t *testing.T) {
-		p := newPlanner(t, sweep.SearchKnee, 1, 128, 3, 0)
+		p := newPlanner(t, results.SearchKnee, 1, 128, 3, 0)
 		steps := run(t, p, model{curve: func(c, _ int) float64 { return 100 * float64(c) }, noise: 0.02})
 		if n := p.Notes(); len(n) != 1 || !strings.Contains(n[0], "no knee within the tested range") {
 			t.Errorf("notes %q", n)
@@ -84,7 +85,7 @@ func TestKneeSearchEdges(t *testing.T) {
 		checkInfo(t, steps)
 	})
 	t.Run("flat", func(t *testing.T) {
-		p := newPlanner(t, sweep.SearchKnee, 1, 128, 3, 0)
+		p := newPlanner(t, results.SearchKnee, 1, 128, 3, 0)
 		steps := run(t, p, model{curve: func(int, int) float64 { return 5000 }, noise: 0.02})
 		if r := kneeOf(steps, p); !r.Knee.Found || r.Knee.Concurrency > 2 {
 			t.Errorf("flat curve: knee %+v", r.Knee)
@@ -100,8 +101,8 @@ func TestKneeSearchEdges(t *testing.T) {
 // more than the budget affords.
 func TestBudget(t *testing.T) {
 	m := model{curve: saturating(4000, 8), noise: 0.02, cost: 5 * time.Second}
-	p := newPlanner(t, sweep.SearchKnee, 1, 128, 3, 40*time.Second)
-	var done []sweep.StepResult
+	p := newPlanner(t, results.SearchKnee, 1, 128, 3, 40*time.Second)
+	var done []results.StepResult
 	for {
 		sp, ok := p.Next(done, nil)
 		if !ok {
@@ -127,9 +128,9 @@ func TestBudget(t *testing.T) {
 // continues it exactly.
 func TestResumeContinuesTheSameSearch(t *testing.T) {
 	m := model{curve: connCost(8, 0.002, 0.00005), noise: 0.03}
-	whole := run(t, newPlanner(t, sweep.SearchPool, 1, 128, 3, 0), m)
+	whole := run(t, newPlanner(t, results.SearchPool, 1, 128, 3, 0), m)
 	for _, cut := range []int{1, 4, 9, len(whole) - 1} {
-		p := newPlanner(t, sweep.SearchPool, 1, 128, 3, 0)
+		p := newPlanner(t, results.SearchPool, 1, 128, 3, 0)
 		done := slices.Clone(whole[:cut])
 		for {
 			sp, ok := p.Next(done, nil)
@@ -156,7 +157,7 @@ func TestResumeContinuesTheSameSearch(t *testing.T) {
 func TestPoolSearch(t *testing.T) {
 	c := saturating(4000, 8)
 	m := model{curve: c, noise: 0.02}
-	p := newPlanner(t, sweep.SearchPool, 1, 128, 3, 0)
+	p := newPlanner(t, results.SearchPool, 1, 128, 3, 0)
 	steps := run(t, p, m)
 	r := kneeOf(steps, p)
 	kc := r.Recommendation.Concurrency
@@ -173,7 +174,7 @@ func TestPoolSearch(t *testing.T) {
 	for _, st := range steps {
 		if st.PoolSetting != "match" {
 			pools++
-			if st.Concurrency != kc || st.Search.Mode != sweep.SearchPool {
+			if st.Concurrency != kc || st.Search.Mode != results.SearchPool {
 				t.Errorf("pool step at C=%d (knee %d), search %+v", st.Concurrency, kc, st.Search)
 			}
 		}
@@ -218,7 +219,7 @@ func TestPoolSearch(t *testing.T) {
 			p99 = max(p99, st.Latency.P99)
 		}
 	}
-	ps := newPlanner(t, sweep.SearchPool, 1, 128, 3, 0)
+	ps := newPlanner(t, results.SearchPool, 1, 128, 3, 0)
 	ps.search.SLOP99Ms = p99 * 1.01
 	steps = run(t, ps, m)
 	n = ps.Notes()
@@ -236,8 +237,8 @@ func TestSeveralSeries(t *testing.T) {
 	curves := map[string]curve{"small": saturating(4000, 8), "large": saturating(16000, 32)}
 	m := model{noise: 0.02}
 	m.curve = nil
-	p := newPlanner(t, sweep.SearchKnee, 1, 128, 3, 0, "small", "large")
-	var done []sweep.StepResult
+	p := newPlanner(t, results.SearchKnee, 1, 128, 3, 0, "small", "large")
+	var done []results.StepResult
 	for len(done) < 200 {
 		sp, ok := p.Next(done, nil)
 		if !ok {
@@ -265,9 +266,9 @@ func TestSeveralSeries(t *testing.T) {
 // --keep-going) is not asked for again; the search goes on without it.
 func TestFailedStepIsNotRetried(t *testing.T) {
 	m := model{curve: saturating(4000, 8), noise: 0.02}
-	p := newPlanner(t, sweep.SearchKnee, 1, 128, 3, 0)
+	p := newPlanner(t, results.SearchKnee, 1, 128, 3, 0)
 	var (
-		done   []sweep.StepResult
+		done   []results.StepResult
 		failed []sweep.StepSpec
 		seen   = map[string]bool{}
 	)
@@ -280,7 +281,7 @@ func TestFailedStepIsNotRetried(t *testing.T) {
 			t.Fatalf("step %s asked for again", sp.Key())
 		}
 		seen[sp.Key()] = true
-		if sp.Search.Reason == sweep.ReasonBisect && (len(failed) == 0 || sp.Concurrency == failed[0].Concurrency) {
+		if sp.Search.Reason == results.ReasonBisect && (len(failed) == 0 || sp.Concurrency == failed[0].Concurrency) {
 			failed = append(failed, sp) // the first bisection's level cannot be measured
 			continue
 		}
@@ -297,18 +298,22 @@ func TestFailedStepIsNotRetried(t *testing.T) {
 func TestNewRefusesWhatItCannotSearch(t *testing.T) {
 	levels := []int{1, 2, 4}
 	base := sweep.Plan{Concurrency: levels, Pool: sweep.PoolPlan{Match: true}, Trials: 3, Clients: 1}
-	hs := []sweep.TargetHeader{{Name: "t"}}
+	hs := []results.TargetHeader{{Name: "t"}}
 	for _, tt := range []struct {
 		plan sweep.Plan
 		want string
 	}{
 		{base, "no search"},
-		{func() sweep.Plan { p := base; p.Search = &sweep.SearchPlan{Mode: "fast", Levels: levels}; return p }(), `"fast" is not knee or pool`},
-		{func() sweep.Plan { p := base; p.Search = &sweep.SearchPlan{Mode: "knee", Levels: levels[:1]}; return p }(), "two levels"},
+		{func() sweep.Plan { p := base; p.Search = &results.SearchPlan{Mode: "fast", Levels: levels}; return p }(), `"fast" is not knee or pool`},
+		{func() sweep.Plan {
+			p := base
+			p.Search = &results.SearchPlan{Mode: "knee", Levels: levels[:1]}
+			return p
+		}(), "two levels"},
 		{func() sweep.Plan {
 			p := base
 			p.Pool = sweep.PoolPlan{Sizes: []int{4}}
-			p.Search = &sweep.SearchPlan{Mode: "knee", Levels: levels}
+			p.Search = &results.SearchPlan{Mode: "knee", Levels: levels}
 			return p
 		}(), "pool match"},
 	} {
@@ -322,7 +327,7 @@ func TestNewRefusesWhatItCannotSearch(t *testing.T) {
 // eight each, and both say their share ended.
 func TestBudgetShared(t *testing.T) {
 	m := model{curve: saturating(4000, 8), noise: 0.02, cost: 5 * time.Second}
-	p := newPlanner(t, sweep.SearchKnee, 1, 128, 3, 80*time.Second, "a", "b")
+	p := newPlanner(t, results.SearchKnee, 1, 128, 3, 80*time.Second, "a", "b")
 	steps := run(t, p, m)
 	per := map[string]int{}
 	for _, st := range steps {

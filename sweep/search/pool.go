@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
@@ -60,7 +60,7 @@ func (p *Planner) poolStage(s series, h history, r knee.Report) (pr *probe, note
 	}
 	free := func(ps int) bool { _, m := sums[ps]; return !m && !h.triedAt[[2]int{c, ps}] }
 	expect = max(1, p.poolFresh(c)-(h.all-len(h.match)))
-	info := sweep.SearchInfo{Mode: sweep.SearchPool, Probe: h.all + 1, Knee: &kc, Confidence: r.Knee.Confidence, Bracket: []int{failHigh, passLow}}
+	info := results.SearchInfo{Mode: results.SearchPool, Probe: h.all + 1, Knee: &kc, Confidence: r.Knee.Confidence, Bracket: []int{failHigh, passLow}}
 	want := func(ps int, reason, why string) (*probe, string, int) {
 		in := info
 		in.Reason, in.Why = reason, why
@@ -76,7 +76,7 @@ func (p *Planner) poolStage(s series, h history, r knee.Report) (pr *probe, note
 			}
 		}
 		if ok {
-			return want(pick, sweep.ReasonPool, fmt.Sprintf("maxPoolSize %d kept the throughput at concurrency %d: halve it", passLow, c))
+			return want(pick, results.ReasonPool, fmt.Sprintf("maxPoolSize %d kept the throughput at concurrency %d: halve it", passLow, c))
 		}
 	} else {
 		var between []int // descending sizes strictly inside the bracket
@@ -86,17 +86,17 @@ func (p *Planner) poolStage(s series, h history, r knee.Report) (pr *probe, note
 			}
 		}
 		if i, ok := middleFree(between, 0, len(between)-1, free); ok {
-			return want(between[i], sweep.ReasonPool, fmt.Sprintf("the smallest good maxPoolSize is above %d and at most %d: bisect", failHigh, passLow))
+			return want(between[i], results.ReasonPool, fmt.Sprintf("the smallest good maxPoolSize is above %d and at most %d: bisect", failHigh, passLow))
 		}
 	}
 	// The answer rests on two verdicts, the good size and the bad one
 	// below it: both get --trials trials, since one slow step on a busy
 	// machine would otherwise settle it.
 	if sm := sums[passLow]; passLow != c && sm.n < T {
-		return want(passLow, sweep.ReasonRepeat, fmt.Sprintf("maxPoolSize %d is the answer so far: trial %d of %d", passLow, sm.n+1, T))
+		return want(passLow, results.ReasonRepeat, fmt.Sprintf("maxPoolSize %d is the answer so far: trial %d of %d", passLow, sm.n+1, T))
 	}
 	if sm := sums[failHigh]; failHigh > 0 && sm.n < T {
-		return want(failHigh, sweep.ReasonRepeat, fmt.Sprintf("maxPoolSize %d is the first size that lost throughput: trial %d of %d", failHigh, sm.n+1, T))
+		return want(failHigh, results.ReasonRepeat, fmt.Sprintf("maxPoolSize %d is the first size that lost throughput: trial %d of %d", failHigh, sm.n+1, T))
 	}
 
 	keep := fmt.Sprintf("keeps %s ops/s", textfmt.Thousands(ref.qps))

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -30,7 +31,7 @@ type model struct {
 // key (target, concurrency, pool, trial), so the search's steps are a
 // subset of the full grid's, with the same values: the two analyses
 // differ only in what was measured.
-func (m model) measure(sp sweep.StepSpec) sweep.StepResult {
+func (m model) measure(sp sweep.StepSpec) results.StepResult {
 	h := fnv.New64a()
 	h.Write([]byte(sp.Key()))
 	rng := rand.New(rand.NewPCG(h.Sum64(), 1))
@@ -41,10 +42,10 @@ func (m model) measure(sp sweep.StepSpec) sweep.StepResult {
 	if cost == 0 {
 		cost = 5 * time.Second
 	}
-	return sweep.StepResult{Kind: sweep.KindStep, Target: sp.Target, Workload: sp.Workload, PoolSetting: sp.PoolSetting,
+	return results.StepResult{Kind: results.KindStep, Target: sp.Target, Workload: sp.Workload, PoolSetting: sp.PoolSetting,
 		Concurrency: sp.Concurrency, MaxPoolSize: sp.MaxPoolSize, Clients: sp.Clients, Trial: sp.Trial, DurationS: 3,
-		Calls: int64(q * 3), Ops: int64(q * 3), CallsPerS: q, OpsPerS: q, Latency: sweep.LatencySummary{Mean: mean, P50: mean, P99: 2 * mean},
-		Phases: &sweep.StepPhases{Window: cost.Seconds()}, Search: sp.Search}
+		Calls: int64(q * 3), Ops: int64(q * 3), CallsPerS: q, OpsPerS: q, Latency: results.LatencySummary{Mean: mean, P50: mean, P99: 2 * mean},
+		Phases: &results.StepPhases{Window: cost.Seconds()}, Search: sp.Search}
 }
 
 // saturating is a knee at slots with a soft corner: peak·x/(1+x^4)^¼.
@@ -79,13 +80,13 @@ func newPlanner(t *testing.T, mode string, lo, hi, trials int, budget time.Durat
 	if len(targets) == 0 {
 		targets = []string{"t"}
 	}
-	var hs []sweep.TargetHeader
+	var hs []results.TargetHeader
 	for _, n := range targets {
-		hs = append(hs, sweep.TargetHeader{Name: n, Topology: "standalone", Hosts: []string{"h:1"}})
+		hs = append(hs, results.TargetHeader{Name: n, Topology: "standalone", Hosts: []string{"h:1"}})
 	}
 	plan := sweep.Plan{Concurrency: levels, Pool: sweep.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: trials,
 		Warmup: time.Second, Duration: 3 * time.Second, OpTimeout: time.Second,
-		Search: &sweep.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels, BudgetS: budget.Seconds()}}
+		Search: &results.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels, BudgetS: budget.Seconds()}}
 	p, err := New(plan, hs, []string{"read"}, knee.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -94,9 +95,9 @@ func newPlanner(t *testing.T, mode string, lo, hi, trials int, budget time.Durat
 }
 
 // run drives a planner to its end the way a session does.
-func run(t *testing.T, p *Planner, m model) []sweep.StepResult {
+func run(t *testing.T, p *Planner, m model) []results.StepResult {
 	t.Helper()
-	var done []sweep.StepResult
+	var done []results.StepResult
 	for i := 0; ; i++ {
 		if i > 1000 {
 			t.Fatal("the search does not end")
@@ -115,7 +116,7 @@ func run(t *testing.T, p *Planner, m model) []sweep.StepResult {
 // gridKnee is what the full grid at the planner's resolution and trials
 // says, measured on the same model.
 func gridKnee(p *Planner, m model) (knee.Report, int) {
-	var steps []sweep.StepResult
+	var steps []results.StepResult
 	for _, sp := range p.plan.Steps([]string{p.series[0].target.Name}, []string{"read"}) {
 		steps = append(steps, m.measure(sp))
 	}
@@ -123,7 +124,7 @@ func gridKnee(p *Planner, m model) (knee.Report, int) {
 	return r, len(steps)
 }
 
-func kneeOf(steps []sweep.StepResult, p *Planner) knee.Report {
+func kneeOf(steps []results.StepResult, p *Planner) knee.Report {
 	r, _ := p.series[0].analyze(steps, p.opts)
 	return r
 }
@@ -161,7 +162,7 @@ func TestKneeSearchMatchesTheGrid(t *testing.T) {
 		for seed := 1; seed <= 5; seed++ {
 			t.Run(fmt.Sprintf("%s/%d", tt.name, seed), func(t *testing.T) {
 				name := "t" + strconv.Itoa(seed)
-				p := newPlanner(t, sweep.SearchKnee, tt.lo, tt.hi, 3, 0, name)
+				p := newPlanner(t, results.SearchKnee, tt.lo, tt.hi, 3, 0, name)
 				steps := run(t, p, tt.m)
 				got := kneeOf(steps, p)
 				want, gridN := gridKnee(p, tt.m)
@@ -196,10 +197,10 @@ func TestKneeSearchMatchesTheGrid(t *testing.T) {
 
 // checkInfo: every probe says why it was chosen, in order, and no step
 // is measured twice.
-func checkInfo(t *testing.T, steps []sweep.StepResult) {
+func checkInfo(t *testing.T, steps []results.StepResult) {
 	t.Helper()
 	seen := map[string]bool{}
-	reasons := []string{sweep.ReasonCoarse, sweep.ReasonBisect, sweep.ReasonRefine, sweep.ReasonRepeat, sweep.ReasonPeak, sweep.ReasonPool}
+	reasons := []string{results.ReasonCoarse, results.ReasonBisect, results.ReasonRefine, results.ReasonRepeat, results.ReasonPeak, results.ReasonPool}
 	for i, st := range steps {
 		if seen[st.Key()] {
 			t.Errorf("step %s measured twice", st.Key())
@@ -209,7 +210,7 @@ func checkInfo(t *testing.T, steps []sweep.StepResult) {
 		if s == nil || s.Probe != i+1 || !slices.Contains(reasons, s.Reason) || s.Why == "" {
 			t.Fatalf("step %d: search info %+v", i+1, s)
 		}
-		if s.Reason != sweep.ReasonCoarse && s.Reason != sweep.ReasonRepeat && len(s.Bracket) != 2 {
+		if s.Reason != results.ReasonCoarse && s.Reason != results.ReasonRepeat && len(s.Bracket) != 2 {
 			t.Errorf("step %d (%s): no bracket: %+v", i+1, s.Reason, s)
 		}
 	}

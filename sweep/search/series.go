@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 )
@@ -12,24 +13,24 @@ import (
 // plan's clients. The knee is searched with pool match (P = C); the pool
 // search adds numbered pool settings at the knee's concurrency.
 type series struct {
-	target   sweep.TargetHeader
+	target   results.TargetHeader
 	workload string
 	clients  int
 }
 
 // history is one series' share of the run so far.
 type history struct {
-	match   []sweep.StepResult         // pool match, the knee curve
-	pools   map[int][]sweep.StepResult // by concurrency, then filtered by pool below
-	all     int                        // steps measured or failed in this series, every pool
-	spent   float64                    // wall seconds of the series' steps
-	tried   map[int]bool               // concurrency levels with a failed match step
-	triedAt map[[2]int]bool            // (concurrency, pool) with a failed pool step
+	match   []results.StepResult         // pool match, the knee curve
+	pools   map[int][]results.StepResult // by concurrency, then filtered by pool below
+	all     int                          // steps measured or failed in this series, every pool
+	spent   float64                      // wall seconds of the series' steps
+	tried   map[int]bool                 // concurrency levels with a failed match step
+	triedAt map[[2]int]bool              // (concurrency, pool) with a failed pool step
 }
 
 // of gathers what done and failed hold for s.
-func (s series) of(done []sweep.StepResult, failed []sweep.StepSpec) history {
-	h := history{pools: map[int][]sweep.StepResult{}, tried: map[int]bool{}, triedAt: map[[2]int]bool{}}
+func (s series) of(done []results.StepResult, failed []sweep.StepSpec) history {
+	h := history{pools: map[int][]results.StepResult{}, tried: map[int]bool{}, triedAt: map[[2]int]bool{}}
 	for _, st := range done {
 		if st.Target != s.target.Name || st.Workload != s.workload || st.Clients != s.clients {
 			continue
@@ -59,7 +60,7 @@ func (s series) of(done []sweep.StepResult, failed []sweep.StepSpec) history {
 }
 
 // trials counts the measured trials of each concurrency level.
-func trials(steps []sweep.StepResult) map[int]int {
+func trials(steps []results.StepResult) map[int]int {
 	n := map[int]int{}
 	for _, st := range steps {
 		n[st.Concurrency]++
@@ -71,9 +72,9 @@ func trials(steps []sweep.StepResult) map[int]int {
 // the same reading of step records (knee.FromResults) and the same
 // analysis (knee.Analyze), so the search stops on the answer a user will
 // read.
-func (s series) analyze(steps []sweep.StepResult, o knee.Options) (knee.Report, bool) {
-	res := &sweep.Results{Header: sweep.RunHeader{Targets: []sweep.TargetHeader{s.target}}, Steps: steps}
-	for _, se := range knee.FromResults([]*sweep.Results{res}) {
+func (s series) analyze(steps []results.StepResult, o knee.Options) (knee.Report, bool) {
+	res := &results.Results{Header: results.RunHeader{Targets: []results.TargetHeader{s.target}}, Steps: steps}
+	for _, se := range knee.FromResults([]*results.Results{res}) {
 		if se.Pool == "match" && len(se.Points) > 0 {
 			return knee.Analyze(se, o), true
 		}
@@ -82,8 +83,8 @@ func (s series) analyze(steps []sweep.StepResult, o knee.Options) (knee.Report, 
 }
 
 // poolAt is the measured steps at concurrency c with maxPoolSize p.
-func (h history) poolAt(c, p int) []sweep.StepResult {
-	var out []sweep.StepResult
+func (h history) poolAt(c, p int) []results.StepResult {
+	var out []results.StepResult
 	ps := strconv.Itoa(p)
 	for _, st := range h.pools[c] {
 		if st.PoolSetting == ps && st.MaxPoolSize == p {
@@ -94,8 +95,8 @@ func (h history) poolAt(c, p int) []sweep.StepResult {
 }
 
 // matchAt is the measured pool-match steps at concurrency c.
-func (h history) matchAt(c int) []sweep.StepResult {
-	var out []sweep.StepResult
+func (h history) matchAt(c int) []results.StepResult {
+	var out []results.StepResult
 	for _, st := range h.match {
 		if st.Concurrency == c {
 			out = append(out, st)
@@ -113,7 +114,7 @@ type summary struct {
 	p99Known    bool
 }
 
-func summarise(steps []sweep.StepResult) summary {
+func summarise(steps []results.StepResult) summary {
 	var qs, p99s []float64
 	for _, st := range steps {
 		qs = append(qs, st.OpsPerS)

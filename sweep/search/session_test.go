@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/knee"
 	"github.com/poolsweep/poolsweep/telemetry"
@@ -45,15 +46,15 @@ func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *swe
 	t.Cleanup(func() { obs.Close(context.Background()) })
 	s := &sweep.Session{
 		RunID: "search-run",
-		Targets: []sweep.SessionTarget{{Header: sweep.TargetHeader{Name: "sim", Topology: "standalone"},
+		Targets: []sweep.SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"},
 			NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Observers: []sweep.WindowObserver{obs}}},
 		Plan: sweep.Plan{Concurrency: levels, Pool: sweep.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 3,
 			Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, OpTimeout: 2 * time.Second,
-			Search: &sweep.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels}},
+			Search: &results.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels}},
 		Workloads:   []sweep.Workload{w},
 		ResultsPath: filepath.Join(dir, "results.jsonl"),
 	}
-	p, err := New(s.Plan, []sweep.TargetHeader{s.Targets[0].Header}, []string{w.Label}, knee.DefaultOptions())
+	p, err := New(s.Plan, []results.TargetHeader{s.Targets[0].Header}, []string{w.Label}, knee.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,34 +75,34 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	dir := t.TempDir()
 
 	// Interrupted after five steps, as Ctrl-C would.
-	s := searchSession(t, srv, dir, sweep.SearchPool)
+	s := searchSession(t, srv, dir, results.SearchPool)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	s.Hooks.Step = func(n, _ int, _ sweep.StepResult) {
+	s.Hooks.Step = func(n, _ int, _ results.StepResult) {
 		if n == 5 {
 			cancel(sweep.Interrupt{Signal: "SIGINT"})
 		}
 	}
 	out, err := s.Run(ctx)
-	if err != nil || out.Status != sweep.StatusInterrupted || out.Measured != 5 {
+	if err != nil || out.Status != results.StatusInterrupted || out.Measured != 5 {
 		t.Fatalf("interrupted run: %+v %v", out, err)
 	}
 
 	// Resumed: the search goes on from the five steps to its end.
-	prev, err := sweep.ReadResultsFile(s.ResultsPath)
+	prev, err := results.ReadResultsFile(s.ResultsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := searchSession(t, srv, dir, sweep.SearchPool)
+	r := searchSession(t, srv, dir, results.SearchPool)
 	r.Previous = prev
 	out, err = r.Run(context.Background())
-	if err != nil || out.Status != sweep.StatusComplete {
+	if err != nil || out.Status != results.StatusComplete {
 		t.Fatalf("resumed run: %+v %v", out, err)
 	}
-	res, err := sweep.ReadResultsFile(s.ResultsPath)
+	res, err := results.ReadResultsFile(s.ResultsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Header.Plan.Search == nil || res.Header.Plan.Search.Mode != sweep.SearchPool || res.End.Planned != len(res.Steps) {
+	if res.Header.Plan.Search == nil || res.Header.Plan.Search.Mode != results.SearchPool || res.End.Planned != len(res.Steps) {
 		t.Errorf("header search %+v, end %+v with %d steps", res.Header.Plan.Search, res.End, len(res.Steps))
 	}
 	seen := map[string]bool{}
@@ -133,7 +134,7 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	// band or the step count. (TestSearchOnSimulator in cmd/poolsweep
 	// holds the search to the full grid measured alongside it.)
 	var rep knee.Report
-	for _, se := range knee.FromResults([]*sweep.Results{res}) {
+	for _, se := range knee.FromResults([]*results.Results{res}) {
 		if se.Pool == "match" {
 			rep = knee.Analyze(se, knee.DefaultOptions())
 		}
@@ -164,12 +165,12 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	}
 
 	// Once complete, a resume has nothing to do; another search is refused.
-	again := searchSession(t, srv, dir, sweep.SearchPool)
+	again := searchSession(t, srv, dir, results.SearchPool)
 	again.Previous = res
 	if _, err := again.Pending(); !errors.Is(err, sweep.ErrAlreadyComplete) {
 		t.Errorf("resume of a complete search: %v", err)
 	}
-	other := searchSession(t, srv, dir, sweep.SearchKnee)
+	other := searchSession(t, srv, dir, results.SearchKnee)
 	other.Previous = res
 	if _, err := other.Pending(); err == nil || err.Error() != "--search was pool" {
 		t.Errorf("resume as another search: %v", err)
@@ -181,7 +182,7 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 }
 
 // loadHostText is the step's load-host readings, for the log.
-func loadHostText(ct *sweep.ClientTelemetry) string {
+func loadHostText(ct *results.ClientTelemetry) string {
 	if ct == nil {
 		return "not sampled"
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sweep
+package results
 
 import "os"
 

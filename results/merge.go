@@ -1,6 +1,7 @@
-package sweep
+package results
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -165,7 +166,7 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 		m.Errors.Timeout += s.Errors.Timeout
 		m.Errors.Network += s.Errors.Network
 		m.Errors.Server += s.Errors.Server
-		m.ErrorSample = firstNonEmpty(m.ErrorSample, s.ErrorSample)
+		m.ErrorSample = cmp.Or(m.ErrorSample, s.ErrorSample)
 		m.Connections += s.Connections
 		m.Interrupted = m.Interrupted || s.Interrupted
 		m.InFlightAtClose += s.InFlightAtClose
@@ -203,24 +204,24 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 	if err != nil {
 		return m, fmt.Errorf("%s: step %s C=%d: %w", parts[0].file, f.Target, f.Concurrency, err)
 	}
-	m.Latency = latencySummary(callH)
-	m.Histograms = &StepHistograms{Call: encodeHDR(callH), Ops: map[string]string{}}
+	m.Latency = NewLatencySummary(callH)
+	m.Histograms = &StepHistograms{Call: EncodeHistogram(callH), Ops: map[string]string{}}
 	for typ, encs := range ops {
 		h, err := mergeEncoded(encs)
 		if err != nil {
 			return m, fmt.Errorf("%s: step %s C=%d %s: %w", parts[0].file, f.Target, f.Concurrency, typ, err)
 		}
 		st := m.OpsByType[typ]
-		st.Latency = latencySummary(h)
+		st.Latency = NewLatencySummary(h)
 		m.OpsByType[typ] = st
-		m.Histograms.Ops[typ] = encodeHDR(h)
+		m.Histograms.Ops[typ] = EncodeHistogram(h)
 	}
 	checkH, err := mergeEncoded(checkouts)
 	if err != nil {
 		return m, fmt.Errorf("%s: step %s C=%d checkout wait: %w", parts[0].file, f.Target, f.Concurrency, err)
 	}
-	m.Pool.CheckoutWait = checkoutQuantiles(checkH)
-	m.Histograms.CheckoutWait = encodeHDR(checkH)
+	m.Pool.CheckoutWait = NewQuantiles(checkH)
+	m.Histograms.CheckoutWait = EncodeHistogram(checkH)
 
 	// Agents with no record of the step: named by the leader, or found
 	// missing here.
@@ -363,4 +364,16 @@ func WriteResults(w io.Writer, res *Results) error {
 		return enc.Encode(res.End)
 	}
 	return nil
+}
+
+// joinReasons joins two reasons of an end record with "; ", leaving out
+// an empty one.
+func joinReasons(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }

@@ -1,6 +1,15 @@
-package sweep
+package results
 
 import "strings"
+
+// Op types poolsweep's recorder writes in ops_by_type (and in
+// histograms.ops); a file from another tool may hold others.
+const (
+	TypeFind   = "find"
+	TypeUpdate = "update"
+	TypeInsert = "insert"
+	TypeScan   = "scan"
+)
 
 // Operation classes of the op types in ops_by_type: what "read latency"
 // and "write latency" (the seeds' RAL and WAL) average over, in the A/B

@@ -1,11 +1,20 @@
-package sweep
+package results
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
 
 // SchemaVersion is the version of results.jsonl this package writes. Readers
 // accept any file whose schema is <= SchemaVersion; later additions are new
 // keys only, so old readers keep working.
 const SchemaVersion = 1
+
+// MaxConcurrency is the most concurrency (workers, or calls in flight,
+// per client) a step may have: a plan asking for more is refused, and an
+// analysis leaves out a step that claims more.
+const MaxConcurrency = 100000
 
 // Record kinds, the value of "kind" on each line of results.jsonl.
 const (
@@ -178,6 +187,24 @@ type StepResult struct {
 	// WindowSkew how far their windows were apart.
 	Agents     []AgentShare `json:"agents,omitempty"`
 	WindowSkew *WindowSkew  `json:"window_skew,omitempty"`
+}
+
+// Key identifies a step across runs and files (its target, workload, pool
+// setting, concurrency, clients, trial and offered rate): --resume skips
+// the planned steps whose key is in the file, and merge lines agents'
+// records up by it. A later record of a key replaces an earlier one.
+func (s StepResult) Key() string {
+	return StepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial, s.Rate)
+}
+
+// StepKey is the key of a step with these levels (see StepResult.Key);
+// rate is 0 for the closed loop, whose keys have no rate part.
+func StepKey(target, workload, pool string, concurrency, clients, trial, rate int) string {
+	k := fmt.Sprintf("%s|%s|%d|%s|%d|%d", target, workload, concurrency, pool, clients, trial)
+	if rate > 0 {
+		k += "|r" + strconv.Itoa(rate)
+	}
+	return k
 }
 
 // StepPhases is a step's wall time by phase, in seconds: checking that

@@ -1,4 +1,4 @@
-package sweep
+package results
 
 import (
 	"math/rand/v2"
@@ -14,15 +14,12 @@ import (
 // histograms encoded.
 func agentStepOf(calls, finds, checkouts []int64, window time.Duration, start time.Time) StepResult {
 	call := hdr.New(1, 60_000_000, 3)
-	var ops [4]*hdr.Histogram
-	for j := range ops {
-		ops[j] = hdr.New(1, 60_000_000, 3)
-	}
+	find := hdr.New(1, 60_000_000, 3)
 	for _, v := range calls {
 		call.RecordValue(v)
 	}
 	for _, v := range finds {
-		ops[0].RecordValue(v)
+		find.RecordValue(v)
 	}
 	pool := hdr.New(1, 600_000_000, 3)
 	for _, v := range checkouts {
@@ -31,11 +28,10 @@ func agentStepOf(calls, finds, checkouts []int64, window time.Duration, start ti
 	secs := window.Seconds()
 	s := StepResult{Kind: KindStep, Target: "t", Workload: "read", PoolSetting: "match", Concurrency: 8, MaxPoolSize: 8, Clients: 1, Trial: 1,
 		Connections: 8, StartedAt: start, DurationS: secs, Calls: int64(len(calls)), Ops: int64(len(finds)),
-		CallsPerS: float64(len(calls)) / secs, OpsPerS: float64(len(finds)) / secs, Latency: latencySummary(call),
-		OpsByType:  map[string]OpTypeStats{"find": {Count: int64(len(finds)), PerS: float64(len(finds)) / secs, Latency: latencySummary(ops[0])}},
-		Pool:       PoolStats{CheckoutWait: checkoutQuantiles(pool), ConnectionsOpen: 8, ConnectionsMax: 8},
-		Histograms: newStepHistograms(call, ops)}
-	s.Histograms.CheckoutWait = encodeHDR(pool)
+		CallsPerS: float64(len(calls)) / secs, OpsPerS: float64(len(finds)) / secs, Latency: NewLatencySummary(call),
+		OpsByType:  map[string]OpTypeStats{"find": {Count: int64(len(finds)), PerS: float64(len(finds)) / secs, Latency: NewLatencySummary(find)}},
+		Pool:       PoolStats{CheckoutWait: NewQuantiles(pool), ConnectionsOpen: 8, ConnectionsMax: 8},
+		Histograms: &StepHistograms{Call: EncodeHistogram(call), Ops: map[string]string{"find": EncodeHistogram(find)}, CheckoutWait: EncodeHistogram(pool)}}
 	return s
 }
 
@@ -90,13 +86,13 @@ func TestMergeExactPercentiles(t *testing.T) {
 		t.Fatalf("%d merged steps", len(m.Steps))
 	}
 	s := m.Steps[0]
-	if want := latencySummary(all); s.Latency != want {
+	if want := NewLatencySummary(all); s.Latency != want {
 		t.Errorf("call latency %+v, want %+v", s.Latency, want)
 	}
-	if want := latencySummary(allFind); s.OpsByType["find"].Latency != want {
+	if want := NewLatencySummary(allFind); s.OpsByType["find"].Latency != want {
 		t.Errorf("find latency %+v, want %+v", s.OpsByType["find"].Latency, want)
 	}
-	if want := checkoutQuantiles(allPool); s.Pool.CheckoutWait != want {
+	if want := NewQuantiles(allPool); s.Pool.CheckoutWait != want {
 		t.Errorf("checkout wait %+v, want %+v", s.Pool.CheckoutWait, want)
 	}
 	// The merged histogram itself decodes to all the samples.

@@ -1,6 +1,19 @@
-package sweep
+package results
 
 import "cmp"
+
+// Arrival processes of an open-loop step (--arrivals).
+const (
+	// ArrivalsUniform: one arrival every 1/rate, exactly.
+	ArrivalsUniform = "uniform"
+	// ArrivalsPoisson: independent arrivals at the given mean rate
+	// (exponential gaps), the way independent users arrive.
+	ArrivalsPoisson = "poisson"
+)
+
+// ModeOpen is StepResult.Mode of an open-loop step; closed-loop steps
+// leave Mode empty.
+const ModeOpen = "open"
 
 // OpenLoopStats is what an open-loop step (--rate) offered, what it
 // carried, and where its calls' time went. Rates are calls/s over the
