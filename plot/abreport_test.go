@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
 func TestHTMLReportWithComparison(t *testing.T) {

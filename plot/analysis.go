@@ -1,8 +1,8 @@
 package plot
 
 import (
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
 // Analyze is AnalyzeWith and the documented defaults of `poolsweep

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
 // seriesOf finds a figure's series by name and role.

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
 // PNGNames are the file names WriteFiles gives each figure's PNG, for

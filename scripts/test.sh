@@ -21,7 +21,7 @@ FuzzParseLevels ./sweep
 FuzzParsePropertyFile ./sweep
 FuzzReadResults ./results
 FuzzOpArgsKey ./sweep
-FuzzReadCSV ./sweep/knee
+FuzzReadCSV ./analysis/knee
 FuzzParseSpec ./topology/sim
 FuzzRedactURI ./topology
 EOF

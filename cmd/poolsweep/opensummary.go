@@ -6,8 +6,8 @@ import (
 	"sort"
 	"text/tabwriter"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
 // splitOpen copies steps into the closed-loop ones and the open-loop ones.

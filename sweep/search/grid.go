@@ -4,7 +4,7 @@
 // the knee's throughput (--search pool), within a wall-time budget. It is
 // a sweep.Planner: a pure function of the steps measured so far, so a
 // resumed run picks up where it stopped. Every decision rests on the
-// analysis `poolsweep analyze` gives (sweep/knee), never on a knee of its
+// analysis `poolsweep analyze` gives (analysis/knee), never on a knee of its
 // own.
 package search
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
 // Planner is an adaptive search as a sweep.Planner. It searches each

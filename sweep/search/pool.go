@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
 // poolStage is the pool search's next probe, or its conclusion. At the

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
 )
 
 // curve is a synthetic deployment: throughput at concurrency c with pool

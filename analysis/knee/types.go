@@ -1,7 +1,10 @@
 // Package knee finds where a throughput-versus-concurrency curve saturates:
 // peak, several independent knee methods, a USL fit, their consensus with
-// its uncertainty, and a pool-size recommendation. Pure functions of
-// results; no I/O beyond decoding what it is handed.
+// its uncertainty, and a pool-size recommendation. Pure functions of the
+// records of package results (or a CSV of the same numbers); no I/O beyond
+// decoding what it is handed, and nothing of the engine that measured them.
+// It is the one knee definition: the adaptive search and every report ask
+// it, and never decide a knee of their own.
 package knee
 
 import "time"

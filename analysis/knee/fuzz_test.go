@@ -34,7 +34,7 @@ func safeForTerminal(s, allowed string) bool {
 // after it, that every error names its line and is safe to print, and that
 // what is accepted holds only valid measurements. Seeds live in
 // testdata/fuzz/FuzzReadCSV; CI runs
-// go test -run=^$ -fuzz=FuzzReadCSV -fuzztime=5s ./sweep/knee
+// go test -run=^$ -fuzz=FuzzReadCSV -fuzztime=5s ./analysis/knee
 func FuzzReadCSV(f *testing.F) {
 	if b, err := os.ReadFile("../../testdata/seeds-003.csv"); err == nil {
 		f.Add(b)
