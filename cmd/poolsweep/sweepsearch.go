@@ -12,8 +12,8 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/search"
 	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/search"
 )
 
 // Bounds of the search flags.
