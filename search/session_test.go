@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/results"
@@ -44,10 +45,11 @@ func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *swe
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { obs.Close(context.Background()) })
+	judge := bound.NewJudge(bound.JudgeConfig{LocalServerHost: testsrv.Host(t, uri)})
 	s := &sweep.Session{
 		RunID: "search-run",
 		Targets: []sweep.SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"},
-			NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Observers: []sweep.WindowObserver{obs}}},
+			NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Observers: []sweep.WindowObserver{obs}, Judge: judge}},
 		Plan: sweep.Plan{Concurrency: levels, Pool: sweep.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 3,
 			Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, OpTimeout: 2 * time.Second,
 			Search: &results.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels}},

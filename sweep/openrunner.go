@@ -187,7 +187,7 @@ func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (results.StepResult
 	}
 	warmupS := time.Since(warmupStart).Seconds()
 
-	r.windowStart(ctx, spec)
+	r.windowStart(ctx)
 	host0 := sampleHost()
 	created0 := openWindow(&step, rec, pool)
 	completed := r.phase(ctx, spec, PhaseMeasure, r.Duration, rec, pool)

@@ -275,7 +275,7 @@ type stallAt struct {
 	took         chan time.Duration
 }
 
-func (s stallAt) WindowStart(context.Context, StepSpec) {
+func (s stallAt) WindowStart(context.Context) {
 	go func() {
 		time.Sleep(s.after)
 		t0 := time.Now()

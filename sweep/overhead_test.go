@@ -41,7 +41,7 @@ type cpuWindow struct {
 	allocs0, allocsUsed uint64
 }
 
-func (c *cpuWindow) WindowStart(context.Context, StepSpec) {
+func (c *cpuWindow) WindowStart(context.Context) {
 	c.start, c.allocs0 = processCPU(), heapAllocs()
 }
 func (c *cpuWindow) WindowEnd() {

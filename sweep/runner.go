@@ -36,9 +36,17 @@ type Progress struct {
 // WindowEnd is called the moment the window closes, while the workers are
 // still running; Fill adds to the step once its numbers are computed.
 type WindowObserver interface {
-	WindowStart(ctx context.Context, spec StepSpec)
+	WindowStart(ctx context.Context)
 	WindowEnd()
 	Fill(step *results.StepResult)
+}
+
+// StepJudge labels a measured step from its numbers and its telemetry
+// (what bound it, Little's law). The runner calls it once every observer
+// has filled the step. The engine knows none of its rules: the caller
+// wires one in (analysis/bound's Judge).
+type StepJudge interface {
+	Judge(step *results.StepResult)
 }
 
 // ClientFactory builds the driver options for one measured client; the
@@ -77,6 +85,9 @@ type Runner struct {
 	Hosts     int
 	Progress  func(Progress)
 	Observers []WindowObserver
+	// Judge, when set, labels each step after the observers (nil: the
+	// step carries no judgement).
+	Judge StepJudge
 	// StartAt, when set, is asked once the pools are warm when to start
 	// the warm-up (agent mode: the moment every agent agreed on).
 	StartAt func(ctx context.Context, spec StepSpec) (time.Time, error)
@@ -154,7 +165,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (results.StepResult
 	warmupS := time.Since(warmupStart).Seconds()
 
 	// Measured window.
-	r.windowStart(ctx, spec)
+	r.windowStart(ctx)
 	r.awaitWindow(ctx, warmupStart)
 	created0 := openWindow(&step, rec, pool)
 	t0 := time.Now()

@@ -25,6 +25,9 @@ type SessionTarget struct {
 	NewClient ClientFactory
 	// Observers see every measured window of this target (telemetry).
 	Observers []WindowObserver
+	// Judge labels each of this target's steps once the observers have
+	// filled it (what bound it); nil leaves steps unlabelled.
+	Judge StepJudge
 	// Check, when set, says before each step whether the target can still
 	// be measured at all (for example: the server process poolsweep
 	// started has exited).
@@ -430,7 +433,7 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 		st.runners[w.Label] = &Runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
 			Warmup: s.Plan.Warmup, Duration: s.Plan.Duration, OpTimeout: s.Plan.OpTimeout,
 			PrewarmTimeout: s.PrewarmTimeout, MaxConnecting: s.MaxConnecting, Progress: s.Hooks.Progress,
-			Observers: t.Observers, Hosts: PoolHosts(t.Header)}
+			Observers: t.Observers, Judge: t.Judge, Hosts: PoolHosts(t.Header)}
 		s.agentRunner(st.runners[w.Label])
 	}
 	return st, nil

@@ -117,9 +117,9 @@ func (r *Runner) prewarmStep(ctx context.Context, spec StepSpec, step *results.S
 
 // windowStart tells the observers the window is about to open, so that
 // their first samples are taken before it.
-func (r *Runner) windowStart(ctx context.Context, spec StepSpec) {
+func (r *Runner) windowStart(ctx context.Context) {
 	for _, o := range r.Observers {
-		o.WindowStart(ctx, spec)
+		o.WindowStart(ctx)
 	}
 }
 
@@ -173,8 +173,8 @@ func (r *Runner) drain(ctx context.Context, step *results.StepResult, completed 
 }
 
 // finish adds the pool's numbers over the window (created counts the
-// connections the pool had created when it opened) and the observers'
-// part to step, and returns it, marked interrupted with ctx's error when
+// connections the pool had created when it opened), the observers' part
+// and the judge's labels to step, and returns it, marked interrupted with ctx's error when
 // the window did not complete.
 func (r *Runner) finish(ctx context.Context, step results.StepResult, pool *poolRecorder, created int64, completed bool) (results.StepResult, error) {
 	step.Pool.CheckoutWait = pool.summary()
@@ -185,6 +185,9 @@ func (r *Runner) finish(ctx context.Context, step results.StepResult, pool *pool
 	step.Pool.ConnectionsLost = pool.lost.Load()
 	for _, o := range r.Observers {
 		o.Fill(&step)
+	}
+	if r.Judge != nil {
+		r.Judge.Judge(&step)
 	}
 	if !completed {
 		step.Interrupted = true

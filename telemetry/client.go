@@ -92,8 +92,8 @@ func applyHost(ct *results.ClientTelemetry, a, b hostReading, ownCPU, wall float
 }
 
 // processCPU is this process's user+system time so far; zero if the kernel
-// will not say (then CPU % reads 0, which Classify treats as "not client
-// bound" rather than failing a step).
+// will not say (then CPU % reads 0, which bound.Classifier treats as
+// "not client bound" rather than failing a step).
 func processCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

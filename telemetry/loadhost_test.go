@@ -12,6 +12,8 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
+func near(a, b, tol float64) bool { return a-b <= tol && b-a <= tol }
+
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "proc", name))

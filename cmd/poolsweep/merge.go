@@ -5,13 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/telemetry"
 )
 
 type mergeOptions struct {
@@ -103,17 +102,9 @@ func mergeFiles(paths []string) (*results.Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	prev := map[string]*results.StepResult{}
-	c := telemetry.DefaultClassifier()
+	judge := bound.NewJudge(bound.JudgeConfig{})
 	for i := range res.Steps {
-		s := &res.Steps[i]
-		key := s.Target + "|" + s.Workload + "|" + s.PoolSetting + "|" + strconv.Itoa(s.Clients)
-		p := prev[key]
-		if p != nil && p.Concurrency >= s.Concurrency {
-			p = nil
-		}
-		telemetry.Annotate(s, p, c)
-		prev[key] = s
+		judge.Judge(&res.Steps[i])
 	}
 	return res, nil
 }

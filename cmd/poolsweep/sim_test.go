@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/telemetry"
 )
 
 // simSweep runs a sweep of simulator targets and returns its results.
@@ -52,7 +52,7 @@ func stepAt(t *testing.T, res *results.Results, target string, c int) results.St
 // miss only on such steps, so a regression on a quiet host still fails.
 func starved(t *testing.T, s results.StepResult, what string) bool {
 	t.Helper()
-	ok, why := telemetry.ClientLimited(&s)
+	ok, why := bound.ClientLimited(&s)
 	if ok {
 		t.Logf("%s C=%d: %s, but the load host was starved: %s", s.Target, s.Concurrency, what, why)
 	}
@@ -263,7 +263,7 @@ func TestCompareOnSimulator(t *testing.T) {
 		for _, s := range res.Steps {
 			if s.Target == "base" || s.Target == candidate {
 				n++
-				if ok, _ := telemetry.ClientLimited(&s); ok {
+				if ok, _ := bound.ClientLimited(&s); ok {
 					bad++
 				}
 			}
@@ -332,7 +332,7 @@ func TestSimulatorUnderCPUHogs(t *testing.T) {
 	logSteps(t, res)
 	contended := 0
 	for _, s := range res.Steps {
-		if s.Bound == telemetry.BoundClient && strings.Contains(s.BoundReason, "load host CPU contended") &&
+		if s.Bound == bound.BoundClient && strings.Contains(s.BoundReason, "load host CPU contended") &&
 			strings.Contains(s.BoundReason, "these numbers are this machine's, not the server's") {
 			contended++
 			continue
@@ -360,7 +360,7 @@ func TestSimulatorUnderCPUHogs(t *testing.T) {
 	}
 	client := 0
 	for _, l := range r.Levels {
-		if l.Bound == telemetry.BoundClient {
+		if l.Bound == bound.BoundClient {
 			client++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/results"
@@ -69,7 +70,7 @@ func writeSummary(w io.Writer, res *results.Results) {
 	}
 	clientBound := 0
 	for _, s := range steps {
-		if ok, _ := telemetry.ClientLimited(&s); ok {
+		if ok, _ := bound.ClientLimited(&s); ok {
 			clientBound++
 		}
 	}

@@ -231,12 +231,13 @@ func (o *sweepOptions) wireTargets(session *sweep.Session, targets []*sweepTarge
 			}
 		}
 		if !o.noTelemetry {
-			tel, err := newStepTelemetry(t, o.serverCores)
+			tel, err := newStepTelemetry(t)
 			if err != nil {
 				return closeAll, fmt.Errorf("target %s: telemetry: %w", t.Name, err)
 			}
 			closers = append(closers, tel.Close)
 			st.Observers = append(st.Observers, tel)
+			st.Judge = newStepJudge(t, o.serverCores)
 		}
 		session.Targets = append(session.Targets, st)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	psbound "github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/results"
 	pstel "github.com/poolsweep/poolsweep/telemetry"
 )
@@ -110,7 +111,7 @@ func closedLoop(t testing.TB, uri string, n int, warmup, window time.Duration) l
 		t.Fatalf("closed loop at %d: %v", n, err)
 	}
 	l := level{n: n, opsPerS: float64(got) / elapsed.Seconds(), client: ct}
-	l.contended, l.why = pstel.ClientLimited(&results.StepResult{Client: ct})
+	l.contended, l.why = psbound.ClientLimited(&results.StepResult{Client: ct})
 	if !l.contended {
 		l.contended, l.why = machineFull(ct)
 	}
@@ -125,7 +126,7 @@ func closedLoop(t testing.TB, uri string, n int, warmup, window time.Duration) l
 // held a real share of it. Seen in CI: 3 shards at N=96 gave 2.49× one
 // shard with this process at 68% of the cores and others at 25%.
 func machineFull(ct *results.ClientTelemetry) (bool, string) {
-	c := pstel.DefaultClassifier()
+	c := psbound.DefaultClassifier()
 	if ct == nil || ct.HostCPUPct == nil || ct.HostCPUs == nil || *ct.HostCPUs <= 0 {
 		return false, ""
 	}

@@ -1,4 +1,4 @@
-package telemetry
+package bound
 
 import (
 	"fmt"
@@ -86,7 +86,7 @@ func (c Classifier) othersCPU(s *results.StepResult) *float64 {
 			v -= *h.CPUPct / float64(*ct.HostCPUs)
 		}
 	}
-	return ptr(max(v, 0))
+	return new(max(v, 0))
 }
 
 // Contended reports whether the load host kept this process from the CPU

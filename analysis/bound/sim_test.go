@@ -1,4 +1,4 @@
-package telemetry
+package bound
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/telemetry"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
@@ -50,7 +51,7 @@ func measureStep(t *testing.T, d *sim.Deployment, c, p int, window time.Duration
 		t.Fatal(err)
 	}
 
-	sampler, err := NewServerSampler(d.Hosts(), SamplerOptions{Interval: 100 * time.Millisecond})
+	sampler, err := telemetry.NewServerSampler(d.Hosts(), telemetry.SamplerOptions{Interval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func measureStep(t *testing.T, d *sim.Deployment, c, p int, window time.Duration
 	}
 	time.Sleep(300 * time.Millisecond) // warm-up: pool filled, queues formed
 
-	cs := NewClientSampler()
+	cs := telemetry.NewClientSampler()
 	if err := sampler.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

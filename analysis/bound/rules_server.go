@@ -1,4 +1,4 @@
-package telemetry
+package bound
 
 import (
 	"fmt"
@@ -36,8 +36,15 @@ func queued(s *results.ServerSample) *float64 {
 	if s.Tickets != nil && s.Tickets.Queued != nil {
 		return s.Tickets.Queued
 	}
-	if s.Queue != nil {
-		return sumPtr(s.Queue.Readers, s.Queue.Writers)
+	if q := s.Queue; q != nil {
+		switch {
+		case q.Readers != nil && q.Writers != nil:
+			return new(*q.Readers + *q.Writers)
+		case q.Readers != nil:
+			return q.Readers
+		default:
+			return q.Writers // nil when neither is reported
+		}
 	}
 	return nil
 }
@@ -112,9 +119,9 @@ func serverLatencyUS(s *results.ServerSample) *float64 {
 		rw := oc["query"] + oc["getmore"]
 		ww := oc["insert"] + oc["update"] + oc["delete"]
 		if rw+ww > 0 {
-			return ptr((*r*rw + *w*ww) / (rw + ww))
+			return new((*r*rw + *w*ww) / (rw + ww))
 		}
-		return ptr((*r + *w) / 2)
+		return new((*r + *w) / 2)
 	case r != nil:
 		return r
 	default:

@@ -1,4 +1,4 @@
-package telemetry
+package bound
 
 import (
 	"strings"
@@ -225,6 +225,8 @@ func TestLittlesLaw(t *testing.T) {
 		t.Errorf("warning = %q", w)
 	}
 }
+
+func p(v float64) *float64 { return &v }
 
 func pi(v int) *int { return &v }
 

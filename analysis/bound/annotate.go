@@ -1,4 +1,4 @@
-package telemetry
+package bound
 
 import "github.com/poolsweep/poolsweep/results"
 
