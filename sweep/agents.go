@@ -311,7 +311,10 @@ func (a *Agents) End(out *Outcome) {
 			note += fmt.Sprintf(" (and %d more)", len(a.partial)-1)
 		}
 		out.Status = results.StatusPartial
-		out.Reason = joinReasons(out.Reason, note)
+		if out.Reason != "" {
+			note = out.Reason + "; " + note
+		}
+		out.Reason = note
 	}
 	if !a.leader() {
 		var d agentDoc
@@ -393,14 +396,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-func joinReasons(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "; " + b
 }
