@@ -12,7 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/topology"
 )
 
@@ -150,7 +150,7 @@ func (h *hostSampler) window(shardHosts map[string]bool) hostWindow {
 
 // shardTelemetry puts the shards' primaries, or why they are not sampled,
 // on st (a sharded cluster only).
-func (s *ServerSampler) shardTelemetry(st *sweep.ServerTelemetry) {
+func (s *ServerSampler) shardTelemetry(st *results.ServerTelemetry) {
 	if !s.sharded() {
 		return
 	}
@@ -160,11 +160,11 @@ func (s *ServerSampler) shardTelemetry(st *sweep.ServerTelemetry) {
 		st.ShardsNotSampled = s.shardsWhyNot
 		return
 	}
-	st.ShardHosts = make(map[string]*sweep.ShardSample, len(s.shardHosts))
+	st.ShardHosts = make(map[string]*results.ShardSample, len(s.shardHosts))
 	windows := make([]hostWindow, 0, len(s.shardHosts))
 	for _, h := range s.shardHosts {
 		hw := h.window(nil)
-		st.ShardHosts[h.shard] = &sweep.ShardSample{Host: h.host, Sample: hw.sample}
+		st.ShardHosts[h.shard] = &results.ShardSample{Host: h.host, Sample: hw.sample}
 		windows = append(windows, hw)
 	}
 	st.ShardTotal = totalOf(windows)

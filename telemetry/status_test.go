@@ -12,7 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // fixture is a testdata file: serverStatus replies (and, on a router, the
@@ -123,26 +123,26 @@ func jsonDiff(path string, g, w any) string {
 func TestSummarizeFixtures(t *testing.T) {
 	tests := []struct {
 		file   string
-		want   *sweep.ServerSample
+		want   *results.ServerSample
 		shards []string
 	}{
 		// 7.0 primary: every field, tickets from wiredTiger.concurrentTransactions,
 		// queued from globalLock.currentQueue (the fixture has no queue counters).
-		{"mongod-7.0-replset.json", &sweep.ServerSample{
+		{"mongod-7.0-replset.json", &results.ServerSample{
 			Version:        "7.0.14",
-			Connections:    &sweep.ConnCounts{Current: p(70), Available: p(838790), CreatedPerS: p(3)},
+			Connections:    &results.ConnCounts{Current: p(70), Available: p(838790), CreatedPerS: p(3)},
 			OpcountersPerS: map[string]float64{"insert": 0, "query": 6000, "update": 3000, "delete": 0, "getmore": 0, "command": 12},
 			ReadLatencyUS:  p(850),
 			WriteLatencyUS: p(1200),
 			ReadOpsPerS:    p(6000),
 			WriteOpsPerS:   p(3000),
-			Queue:          &sweep.QueueCounts{Readers: p(3), Writers: p(2)},
+			Queue:          &results.QueueCounts{Readers: p(3), Writers: p(2)},
 			// readers + writers: 6+4, 14+6, 22+8
 			ActiveClients: p(20),
 			// Each side apart: reads 2/8/8 out, 6/0/0 free; writes 1/4/7, 7/4/1.
-			Tickets: &sweep.TicketCounts{
-				Read:  &sweep.TicketSide{InUse: p(6), Available: p(2), Total: p(8)},
-				Write: &sweep.TicketSide{InUse: p(4), Available: p(4), Total: p(8)},
+			Tickets: &results.TicketCounts{
+				Read:  &results.TicketSide{InUse: p(6), Available: p(2), Total: p(8)},
+				Write: &results.TicketSide{InUse: p(4), Available: p(4), Total: p(8)},
 			},
 			CPUPct:          p(150),
 			RSSMB:           p(1844),
@@ -155,21 +155,21 @@ func TestSummarizeFixtures(t *testing.T) {
 		// 8.0: tickets from queues.execution with normalPriority's queue;
 		// rates over uptimeMillis (1 s) although our clock saw 2 s; no
 		// writes in the window → write latency null.
-		{"mongod-8.0.json", &sweep.ServerSample{
+		{"mongod-8.0.json", &results.ServerSample{
 			Version:        "8.0.4",
-			Connections:    &sweep.ConnCounts{Current: p(302), Available: p(838500), CreatedPerS: p(20)},
+			Connections:    &results.ConnCounts{Current: p(302), Available: p(838500), CreatedPerS: p(20)},
 			OpcountersPerS: map[string]float64{"insert": 0, "query": 10000, "update": 0, "delete": 0, "getmore": 0, "command": 4},
 			ReadLatencyUS:  p(2000),
 			ReadOpsPerS:    p(10000),
 			WriteOpsPerS:   p(0),
-			Queue:          &sweep.QueueCounts{Readers: p(1), Writers: p(0)},
+			Queue:          &results.QueueCounts{Readers: p(1), Writers: p(0)},
 			ActiveClients:  p(130),
 			// Reads out of tickets (0/128/128 out), 0/40/44 queued in
 			// normalPriority, and 31 s of queueing over the 1-s window: 31
 			// waiting on average, which the three samples undercount.
-			Tickets: &sweep.TicketCounts{
-				Read:  &sweep.TicketSide{InUse: p(256.0 / 3), Available: p(128.0 / 3), Total: p(128), Queued: p(28), QueuedFromTime: p(31)},
-				Write: &sweep.TicketSide{InUse: p(2), Available: p(126), Total: p(128), Queued: p(0), QueuedFromTime: p(0)},
+			Tickets: &results.TicketCounts{
+				Read:  &results.TicketSide{InUse: p(256.0 / 3), Available: p(128.0 / 3), Total: p(128), Queued: p(28), QueuedFromTime: p(31)},
+				Write: &results.TicketSide{InUse: p(2), Available: p(126), Total: p(128), Queued: p(0), QueuedFromTime: p(0)},
 			},
 			CPUPct:          p(700),
 			RSSMB:           p(2441),
@@ -182,9 +182,9 @@ func TestSummarizeFixtures(t *testing.T) {
 		// mongos: no globalLock, tickets or queues; router pool from
 		// connPoolStats totals, no shard hosts being given (created = count
 		// during the window); shard names.
-		{"mongos-7.0.json", &sweep.ServerSample{
+		{"mongos-7.0.json", &results.ServerSample{
 			Version:         "7.0.14",
-			Connections:     &sweep.ConnCounts{Current: p(193), Available: p(838667), CreatedPerS: p(1)},
+			Connections:     &results.ConnCounts{Current: p(193), Available: p(838667), CreatedPerS: p(1)},
 			OpcountersPerS:  map[string]float64{"insert": 0, "query": 3000, "update": 1500, "delete": 0, "getmore": 0, "command": 3},
 			ReadLatencyUS:   p(1500),
 			WriteLatencyUS:  p(2600),
@@ -194,14 +194,14 @@ func TestSummarizeFixtures(t *testing.T) {
 			RSSMB:           p(171),
 			NetInBytesPerS:  p(0.8e6),
 			NetOutBytesPerS: p(1.1e6),
-			ConnPool:        &sweep.ConnPoolCounts{InUse: p(62), Available: p(2), Created: p(6), Leased: p(0)},
+			ConnPool:        &results.ConnPoolCounts{InUse: p(62), Available: p(2), Created: p(6), Leased: p(0)},
 			// 3000 × 1500 µs + 1500 × 2600 µs
 			InFlight: p(8.4),
 			Samples:  3,
 		}, []string{"shard01", "shard02"}},
 		// FerretDB reports none of it: every field null, only the sample
 		// count (and the MongoDB version it claims).
-		{"ferretdb-1.24.json", &sweep.ServerSample{Version: "7.0.77", Samples: 3}, nil},
+		{"ferretdb-1.24.json", &results.ServerSample{Version: "7.0.77", Samples: 3}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -283,7 +283,7 @@ func TestSummarizeEdgeCases(t *testing.T) {
 
 	// No sample at all (every serverStatus failed): everything null.
 	none := summarizeHost(nil, nil).sample
-	equalJSON(t, "no samples", none, &sweep.ServerSample{})
+	equalJSON(t, "no samples", none, &results.ServerSample{})
 
 	// A restarted server (counters went backwards): the rate is unknown,
 	// never a huge negative number.

@@ -1,13 +1,13 @@
 package telemetry
 
 import (
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // hostWindow is one host's window summary plus the raw op counts that the
 // cross-host total needs to weight latencies.
 type hostWindow struct {
-	sample                *sweep.ServerSample
+	sample                *results.ServerSample
 	readOps, writeOps     float64 // server-side ops in the window (opLatencies)
 	readLatUS, writeLatUS float64 // summed latency in the window, µs
 	latOK                 [2]bool // read, write deltas usable
@@ -93,7 +93,7 @@ func ptr(f float64) *float64 { return &f }
 // pools are counted to them only (connPoolStats totals include the config
 // servers'); nil counts the totals.
 func summarizeHost(snaps []snapshot, shardHosts map[string]bool) hostWindow {
-	s := &sweep.ServerSample{Samples: len(snaps)}
+	s := &results.ServerSample{Samples: len(snaps)}
 	hw := hostWindow{sample: s}
 	if len(snaps) == 0 {
 		return hw
@@ -126,7 +126,7 @@ func summarizeHost(snaps []snapshot, shardHosts map[string]bool) hostWindow {
 		}
 	}
 
-	conn := &sweep.ConnCounts{
+	conn := &results.ConnCounts{
 		Current:     mean(snaps, func(x *snapshot) *float64 { return x.connCurrent }),
 		Available:   mean(snaps, func(x *snapshot) *float64 { return x.connAvailable }),
 		CreatedPerS: perSecond(delta(first.connTotalCreated, last.connTotalCreated), secs),
@@ -158,7 +158,7 @@ func summarizeHost(snaps []snapshot, shardHosts map[string]bool) hostWindow {
 		}
 	}
 
-	q := &sweep.QueueCounts{
+	q := &results.QueueCounts{
 		Readers: mean(snaps, func(x *snapshot) *float64 { return x.queueReaders }),
 		Writers: mean(snaps, func(x *snapshot) *float64 { return x.queueWriters }),
 	}
@@ -182,7 +182,7 @@ func summarizeHost(snaps []snapshot, shardHosts map[string]bool) hostWindow {
 	s.RSSMB = mean(snaps, func(x *snapshot) *float64 { return x.residentMB })
 
 	pool := func(x *snapshot) poolCounts { return poolToShards(x, shardHosts) }
-	cp := &sweep.ConnPoolCounts{
+	cp := &results.ConnPoolCounts{
 		InUse:     mean(snaps, func(x *snapshot) *float64 { return pool(x).inUse }),
 		Available: mean(snaps, func(x *snapshot) *float64 { return pool(x).available }),
 		// Connections the router opened to its shards during the window:
@@ -220,8 +220,8 @@ func poolToShards(x *snapshot, shardHosts map[string]bool) poolCounts {
 // are means over the snapshots; QueuedFromTime is the growth of the side's
 // totalTimeQueuedMicros over the window, which counts every op's wait and
 // not only the moments sampled.
-func ticketWindow(snaps []snapshot, secs float64) *sweep.TicketCounts {
-	t := &sweep.TicketCounts{
+func ticketWindow(snaps []snapshot, secs float64) *results.TicketCounts {
+	t := &results.TicketCounts{
 		Read:  sideWindow(snaps, secs, func(x *snapshot) *ticketSide { return x.ticketsRead }),
 		Write: sideWindow(snaps, secs, func(x *snapshot) *ticketSide { return x.ticketsWrite }),
 	}
@@ -231,7 +231,7 @@ func ticketWindow(snaps []snapshot, secs float64) *sweep.TicketCounts {
 	return t
 }
 
-func sideWindow(snaps []snapshot, secs float64, side func(*snapshot) *ticketSide) *sweep.TicketSide {
+func sideWindow(snaps []snapshot, secs float64, side func(*snapshot) *ticketSide) *results.TicketSide {
 	field := func(get func(*ticketSide) *float64) func(*snapshot) *float64 {
 		return func(x *snapshot) *float64 {
 			if ts := side(x); ts != nil {
@@ -240,7 +240,7 @@ func sideWindow(snaps []snapshot, secs float64, side func(*snapshot) *ticketSide
 			return nil
 		}
 	}
-	ts := &sweep.TicketSide{
+	ts := &results.TicketSide{
 		InUse:     mean(snaps, field(func(t *ticketSide) *float64 { return t.out })),
 		Available: mean(snaps, field(func(t *ticketSide) *float64 { return t.available })),
 		Total:     mean(snaps, field(func(t *ticketSide) *float64 { return t.total })),
@@ -260,11 +260,11 @@ func sideWindow(snaps []snapshot, secs float64, side func(*snapshot) *ticketSide
 // hosts that report them; latencies are weighted by each host's op count.
 // Cores stay per host (hosts may share a machine). A field no host reports
 // stays nil.
-func totalOf(hosts []hostWindow) *sweep.ServerSample {
-	t := &sweep.ServerSample{}
+func totalOf(hosts []hostWindow) *results.ServerSample {
+	t := &results.ServerSample{}
 	var rOps, rLat, wOps, wLat float64
 	var rOK, wOK bool
-	collect := func(get func(*sweep.ServerSample) *float64) *float64 {
+	collect := func(get func(*results.ServerSample) *float64) *float64 {
 		vs := make([]*float64, 0, len(hosts))
 		for _, h := range hosts {
 			vs = append(vs, get(h.sample))
@@ -300,41 +300,41 @@ func totalOf(hosts []hostWindow) *sweep.ServerSample {
 		t.WriteLatencyUS = ptr(wLat / wOps)
 	}
 
-	t.Connections = sumGroup(hosts, func(s *sweep.ServerSample) *sweep.ConnCounts { return s.Connections }, connFields)
-	t.Queue = sumGroup(hosts, func(s *sweep.ServerSample) *sweep.QueueCounts { return s.Queue }, queueFields)
-	t.Tickets = &sweep.TicketCounts{
-		Read:  sumGroup(hosts, func(s *sweep.ServerSample) *sweep.TicketSide { return s.Tickets.Side(true) }, sideFields),
-		Write: sumGroup(hosts, func(s *sweep.ServerSample) *sweep.TicketSide { return s.Tickets.Side(false) }, sideFields),
+	t.Connections = sumGroup(hosts, func(s *results.ServerSample) *results.ConnCounts { return s.Connections }, connFields)
+	t.Queue = sumGroup(hosts, func(s *results.ServerSample) *results.QueueCounts { return s.Queue }, queueFields)
+	t.Tickets = &results.TicketCounts{
+		Read:  sumGroup(hosts, func(s *results.ServerSample) *results.TicketSide { return s.Tickets.Side(true) }, sideFields),
+		Write: sumGroup(hosts, func(s *results.ServerSample) *results.TicketSide { return s.Tickets.Side(false) }, sideFields),
 	}
 	if t.Tickets.Read == nil && t.Tickets.Write == nil {
 		t.Tickets = nil
 	}
-	t.ReadOpsPerS = collect(func(s *sweep.ServerSample) *float64 { return s.ReadOpsPerS })
-	t.WriteOpsPerS = collect(func(s *sweep.ServerSample) *float64 { return s.WriteOpsPerS })
-	t.ConnPool = sumGroup(hosts, func(s *sweep.ServerSample) *sweep.ConnPoolCounts { return s.ConnPool }, poolFields)
-	t.ActiveClients = collect(func(s *sweep.ServerSample) *float64 { return s.ActiveClients })
-	t.InFlight = collect(func(s *sweep.ServerSample) *float64 { return s.InFlight })
-	t.CPUPct = collect(func(s *sweep.ServerSample) *float64 { return s.CPUPct })
-	t.RSSMB = collect(func(s *sweep.ServerSample) *float64 { return s.RSSMB })
-	t.NetInBytesPerS = collect(func(s *sweep.ServerSample) *float64 { return s.NetInBytesPerS })
-	t.NetOutBytesPerS = collect(func(s *sweep.ServerSample) *float64 { return s.NetOutBytesPerS })
+	t.ReadOpsPerS = collect(func(s *results.ServerSample) *float64 { return s.ReadOpsPerS })
+	t.WriteOpsPerS = collect(func(s *results.ServerSample) *float64 { return s.WriteOpsPerS })
+	t.ConnPool = sumGroup(hosts, func(s *results.ServerSample) *results.ConnPoolCounts { return s.ConnPool }, poolFields)
+	t.ActiveClients = collect(func(s *results.ServerSample) *float64 { return s.ActiveClients })
+	t.InFlight = collect(func(s *results.ServerSample) *float64 { return s.InFlight })
+	t.CPUPct = collect(func(s *results.ServerSample) *float64 { return s.CPUPct })
+	t.RSSMB = collect(func(s *results.ServerSample) *float64 { return s.RSSMB })
+	t.NetInBytesPerS = collect(func(s *results.ServerSample) *float64 { return s.NetInBytesPerS })
+	t.NetOutBytesPerS = collect(func(s *results.ServerSample) *float64 { return s.NetOutBytesPerS })
 	return t
 }
 
 // The groups of counters a server sample holds, each field listed in a
 // fixed order, so that one group's fields can be summed over hosts and a
 // group no host reports stays nil.
-func connFields(c *sweep.ConnCounts) []**float64 {
+func connFields(c *results.ConnCounts) []**float64 {
 	return []**float64{&c.Current, &c.Available, &c.CreatedPerS}
 }
 
-func queueFields(q *sweep.QueueCounts) []**float64 { return []**float64{&q.Readers, &q.Writers} }
+func queueFields(q *results.QueueCounts) []**float64 { return []**float64{&q.Readers, &q.Writers} }
 
-func sideFields(k *sweep.TicketSide) []**float64 {
+func sideFields(k *results.TicketSide) []**float64 {
 	return []**float64{&k.InUse, &k.Available, &k.Total, &k.Queued, &k.QueuedFromTime}
 }
 
-func poolFields(p *sweep.ConnPoolCounts) []**float64 {
+func poolFields(p *results.ConnPoolCounts) []**float64 {
 	return []**float64{&p.InUse, &p.Available, &p.Created, &p.Leased}
 }
 
@@ -350,7 +350,7 @@ func orNil[T any](g *T, fields func(*T) []**float64) *T {
 
 // sumGroup adds up one group of counters over the hosts: each field is the
 // sum over the hosts that report it.
-func sumGroup[T any](hosts []hostWindow, group func(*sweep.ServerSample) *T, fields func(*T) []**float64) *T {
+func sumGroup[T any](hosts []hostWindow, group func(*results.ServerSample) *T, fields func(*T) []**float64) *T {
 	var out T
 	for i, f := range fields(&out) {
 		var vs []*float64

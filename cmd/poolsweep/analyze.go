@@ -10,9 +10,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 type analyzeOptions struct {
@@ -151,14 +151,14 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 // readResultsFiles reads results files for analyze, plot, report and
 // compare, telling warn what the reader noticed (a cut-off last line left
 // out, a run without its end record).
-func readResultsFiles(paths []string, warn io.Writer) ([]*sweep.Results, error) {
-	var rs []*sweep.Results
+func readResultsFiles(paths []string, warn io.Writer) ([]*results.Results, error) {
+	var rs []*results.Results
 	for _, p := range paths {
-		r, err := sweep.ReadResultsFile(p)
+		r, err := results.ReadResultsFile(p)
 		if err != nil {
 			// Paths and decoding errors may carry bytes from outside:
 			// escaped, so they cannot drive the terminal.
-			var le *sweep.LineError
+			var le *results.LineError
 			if errors.As(err, &le) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 				return nil, usageError{textfmt.EscapeError(err)}
 			}
