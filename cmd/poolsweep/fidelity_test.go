@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The proofs of issue 21, end to end through the CLI against simulators
@@ -79,5 +80,31 @@ func TestSimWriteBoundByWriteTickets(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSimShardSamplingOff: --no-shard-sampling samples the routers only;
+// every step says so, and the summary says it once.
+func TestSimShardSamplingOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps the simulator")
+	}
+	uri, _ := startServe(t, "--sim", "version=7.0,shards=2,slots=4,service=2ms")
+	dir := t.TempDir()
+	out := dir + "/out"
+	code, stdout, stderr := runBinary(t, dir, 2*time.Minute, "sweep", "--target", "c="+uri, "--concurrency", "2,4",
+		"--warmup", "200ms", "--duration", "700ms", "--records", "500", "--no-plot", "--no-shard-sampling", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	res := readRes(t, out+"/results.jsonl")
+	for _, s := range res.Steps {
+		if s.Server == nil || s.Server.ShardsSampled == nil || *s.Server.ShardsSampled || len(s.Server.ShardHosts) != 0 ||
+			!strings.Contains(s.Server.ShardsNotSampled, "--no-shard-sampling") {
+			t.Errorf("C=%d: %+v: want shards_sampled false because of --no-shard-sampling", s.Concurrency, s.Server)
+		}
+	}
+	if n := strings.Count(stdout, "shards not sampled: --no-shard-sampling"); n != 1 {
+		t.Errorf("the summary says it %d times, want once:\n%s", n, stdout)
 	}
 }

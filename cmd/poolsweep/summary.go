@@ -68,6 +68,9 @@ func writeSummary(w io.Writer, res *results.Results) {
 			fmt.Fprintf(w, "note: %s: %s\n", h.Name, h.Note)
 		}
 	}
+	for _, n := range shardNotes(steps) {
+		fmt.Fprintln(w, n)
+	}
 	clientBound := 0
 	for _, s := range steps {
 		if ok, _ := bound.ClientLimited(&s); ok {
@@ -229,4 +232,20 @@ func clientCPU(s results.StepResult) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", s.Client.CPUPct)
+}
+
+// shardNotes says once per target why a sharded cluster's shards were not
+// sampled behind its routers (every step records it; the verdicts were
+// then judged on what the routers report).
+func shardNotes(steps []results.StepResult) []string {
+	var out []string
+	said := map[string]bool{}
+	for _, s := range steps {
+		if s.Server == nil || s.Server.ShardsSampled == nil || *s.Server.ShardsSampled || said[s.Target] {
+			continue
+		}
+		said[s.Target] = true
+		out = append(out, fmt.Sprintf("note: %s: shards not sampled: %s; the bound was judged on what the mongos routers report", s.Target, safeLine(s.Server.ShardsNotSampled)))
+	}
+	return out
 }
