@@ -30,16 +30,7 @@ func TestConformance(t *testing.T) {
 			if proc == "mongos" {
 				spec = "shards=1," + spec
 			}
-			s, err := ParseSpec(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := Start(t.Context(), s, AloneInProcess())
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { d.Close() })
-			f := d.fronts[0]
+			f := startAlone(t, spec).fronts[0]
 			for _, cmd := range conformanceCommands(v, proc) {
 				ref, ok := referenceFile(files, cmd, proc, v.name)
 				if !ok {
@@ -68,6 +59,22 @@ func TestConformance(t *testing.T) {
 // simulator alone in its process reports both.
 var processShared = map[string]map[string]string{
 	"mongos": {"extra_info": "process shared", "mem": "process shared"},
+}
+
+// startAlone starts spec as the only deployment of its process (as serve
+// --sim runs it), until the test ends.
+func startAlone(t *testing.T, spec string) *Deployment {
+	t.Helper()
+	s, err := ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Start(t.Context(), s, AloneInProcess())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
 }
 
 // conformanceCommands are the commands poolsweep sends to a server of that
@@ -235,15 +242,7 @@ func TestConformanceShardServer(t *testing.T) {
 	files := corpusFiles(t)
 	absent := processShared["mongos"]
 	for _, v := range versions {
-		s, err := ParseSpec("shards=2,service=0s,version=" + v.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := Start(t.Context(), s, AloneInProcess())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { d.Close() })
+		d := startAlone(t, "shards=2,service=0s,version="+v.name)
 		f := d.shardFronts[1]
 		for _, cmd := range []string{"serverStatus", "hostInfo", "buildInfo"} {
 			ref, ok := referenceFile(files, cmd, "mongod", v.name)
