@@ -108,6 +108,14 @@ func TestClassify(t *testing.T) {
 			host(s).Version = "6.0.5"
 			host(s).Tickets = tickets(sideOf(4, 0, 0), sideOf(2, 62, 0))
 		}, nil, nil, BoundServer, []string{"read tickets exhausted"}},
+		// Before 7.0 a queue of writers waits for write tickets even when
+		// the samples caught one free now and then (bursts on a busy
+		// host): still the write tickets.
+		{"6.0 write queue with a ticket free at times", func(s *results.StepResult) {
+			host(s).Version = "6.0.5"
+			host(s).Tickets = tickets(&results.TicketSide{InUse: p(0.5), Available: p(15.5), Total: p(16)}, &results.TicketSide{InUse: p(1.3), Available: p(0.7), Total: p(2)})
+			host(s).Queue = &results.QueueCounts{Readers: p(0), Writers: p(3.3)}
+		}, nil, nil, BoundServer, []string{"write tickets exhausted, 3.3 queued: 0.7 available and 1.3 in use"}},
 		// Queue > 1 on average on one side (from globalLock when tickets
 		// say nothing about queueing); the sides are not added.
 		{"global queue", func(s *results.StepResult) {

@@ -103,10 +103,12 @@ func (c Classifier) serverHard(s *results.StepResult) (bool, string) {
 }
 
 // ticketsBound judges one side of one host. Before 7.0 tickets are a fixed
-// pool: none available while some are in use is exhaustion. From 7.0 the
-// server sizes them to the load, so available says nothing; the queue
-// does: its mean length, or the mean number of ops waiting by the growth of
-// totalTimeQueuedMicros, whichever is larger.
+// pool: none available while some are in use is exhaustion, and so is a
+// queue (globalLock.currentQueue counts the ops waiting for a ticket). From
+// 7.0 the server sizes them to the load, so available says nothing; the
+// queue does: its mean length, or the mean number of ops waiting by the
+// growth of totalTimeQueuedMicros, whichever is larger. A server that
+// reports no tickets for the side is judged by its queue alone.
 //
 // waiting is the side's mean number of ops waiting (0 when not reported),
 // by which serverHard names the worse side.
@@ -122,22 +124,27 @@ func (c Classifier) ticketsBound(h *results.ServerSample, read bool) (ok bool, w
 		queuedText = fmt.Sprintf(", %.1f queued", *q)
 		waiting = *q
 	}
-	byTime := ""
 	if ts != nil && ts.QueuedFromTime != nil {
-		byTime = fmt.Sprintf(" (%.1f waiting on average by queue time)", *ts.QueuedFromTime)
+		queuedText += fmt.Sprintf(" (%.1f waiting on average by queue time)", *ts.QueuedFromTime)
 		waiting = max(waiting, *ts.QueuedFromTime)
 	}
-	if ts != nil && !dynamicTickets(h.Version) && ts.Available != nil && ts.InUse != nil && *ts.InUse > 0 && *ts.Available <= c.TicketsFreeMax {
-		return true, fmt.Sprintf("%s tickets exhausted%s: %.1f available and %.1f in use on average", name, queuedText, *ts.Available, *ts.InUse), waiting
-	}
-	if waiting < c.ServerQueueMin || (q == nil && byTime == "") {
+	dynamic := dynamicTickets(h.Version)
+	exhausted := ts != nil && !dynamic && ts.Available != nil && ts.InUse != nil && *ts.InUse > 0 && *ts.Available <= c.TicketsFreeMax
+	if !exhausted && waiting < c.ServerQueueMin {
 		return false, "", waiting
 	}
-	if ts != nil && dynamicTickets(h.Version) {
-		return true, fmt.Sprintf("%s tickets exhausted%s%s: server %s sizes its tickets to the load, so its queue (≥ %.0f) says it, not available tickets",
-			name, queuedText, byTime, h.Version, c.ServerQueueMin), waiting
+	switch {
+	case ts == nil:
+		return true, fmt.Sprintf("server %s queue: %.1f ops waiting on average (≥ %.0f)", name, waiting, c.ServerQueueMin), waiting
+	case dynamic:
+		return true, fmt.Sprintf("%s tickets exhausted%s: server %s sizes its tickets to the load, so its queue (≥ %.0f) says it, not available tickets",
+			name, queuedText, h.Version, c.ServerQueueMin), waiting
 	}
-	return true, fmt.Sprintf("server %s queue: %.1f ops waiting on average%s (≥ %.0f)", name, waiting, byTime, c.ServerQueueMin), waiting
+	held := ""
+	if ts.Available != nil && ts.InUse != nil {
+		held = fmt.Sprintf(": %.1f available and %.1f in use on average", *ts.Available, *ts.InUse)
+	}
+	return true, fmt.Sprintf("%s tickets exhausted%s%s", name, queuedText, held), waiting
 }
 
 // timeoutBound catches a server that stopped answering (FerretDB on a
