@@ -17,7 +17,7 @@ echo "== fuzz (5 s each)"
 while read -r target pkg; do
   go test -run='^$' -fuzz="^${target}\$" -fuzztime=5s "$pkg"
 done <<'EOF'
-FuzzParseLevels ./sweep
+FuzzParseLevels ./plan
 FuzzParsePropertyFile ./sweep
 FuzzReadResults ./results
 FuzzOpArgsKey ./sweep

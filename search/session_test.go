@@ -15,6 +15,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/telemetry"
@@ -50,7 +51,7 @@ func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *swe
 		RunID: "search-run",
 		Targets: []sweep.SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"},
 			NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Observers: []sweep.WindowObserver{obs}, Judge: judge}},
-		Plan: sweep.Plan{Concurrency: levels, Pool: sweep.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 3,
+		Plan: plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 3,
 			Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, OpTimeout: 2 * time.Second,
 			Search: &results.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels}},
 		Workloads:   []sweep.Workload{w},

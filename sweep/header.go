@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/version"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -48,7 +49,7 @@ func ToolVersion() string {
 
 // NewRunHeader describes a run before its first step: plan, workloads,
 // targets (their URIs already redacted by the caller) and this machine.
-func NewRunHeader(runID string, plan Plan, workloads []Workload, targets []results.TargetHeader, steps int) results.RunHeader {
+func NewRunHeader(runID string, plan plan.Plan, workloads []Workload, targets []results.TargetHeader, steps int) results.RunHeader {
 	return results.RunHeader{Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID, ToolVersion: ToolVersion(), StartedAt: time.Now().UTC(),
 		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: NewClientInfo(), Targets: targets}
 }
@@ -75,10 +76,10 @@ func NewWorkloadInfo(ws []Workload) results.WorkloadInfo {
 }
 
 // NewPlanInfo is the plan as recorded in the header.
-func NewPlanInfo(p Plan, steps int) results.PlanInfo {
+func NewPlanInfo(p plan.Plan, steps int) results.PlanInfo {
 	order := p.Order
 	if order == "" {
-		order = OrderSequential
+		order = plan.OrderSequential
 	}
 	return results.PlanInfo{Concurrency: p.Concurrency, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
 		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps,

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/poolsweep/poolsweep/plan"
 )
 
 // Per-item costs behind EstimateMemory, rounded up from what was measured
@@ -23,7 +25,7 @@ const (
 // EstimateMemory is the peak memory one step of the plan needs in this
 // process, in bytes: the largest step's workers and connections, each
 // worker holding the largest document it sends, plus the loader's batches.
-func EstimateMemory(p Plan, ws []Workload, hosts int) uint64 {
+func EstimateMemory(p plan.Plan, ws []Workload, hosts int) uint64 {
 	maxC := p.Concurrency[len(p.Concurrency)-1]
 	maxP := maxC
 	if !p.Pool.Match {
@@ -78,7 +80,7 @@ func parseMemTotal(sc *bufio.Scanner) uint64 {
 
 // CheckMemory refuses a plan whose estimated peak exceeds the machine's
 // memory; the error names the flags that set the size.
-func CheckMemory(p Plan, ws []Workload, hosts int, machine uint64) error {
+func CheckMemory(p plan.Plan, ws []Workload, hosts int, machine uint64) error {
 	if machine == 0 {
 		return nil
 	}

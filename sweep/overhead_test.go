@@ -17,6 +17,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -119,7 +120,7 @@ func poolsweepLoop(tb testing.TB, uri string, c int, warmup, window time.Duratio
 	cw := &cpuWindow{}
 	r := &Runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w, Keys: keys,
 		Warmup: warmup, Duration: window, OpTimeout: 5 * time.Second, Observers: []WindowObserver{cw}}
-	step, err := r.RunStep(context.Background(), StepSpec{Target: "sim", Workload: w.Label, Concurrency: c, MaxPoolSize: c, PoolSetting: "match", Clients: 1, Trial: 1})
+	step, err := r.RunStep(context.Background(), plan.StepSpec{Target: "sim", Workload: w.Label, Concurrency: c, MaxPoolSize: c, PoolSetting: "match", Clients: 1, Trial: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/plan"
 )
 
 func TestPrepareOwnership(t *testing.T) {
@@ -67,7 +68,7 @@ func TestRunStepAgainstFerretDB(t *testing.T) {
 	r := &Runner{Target: "ferret", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) },
 		Workload: w, Keys: NewKeySpace("uniform", 200, lr.NextInsert), Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond,
 		OpTimeout: 5 * time.Second, Progress: func(p Progress) { phases = append(phases, p.Phase) }}
-	spec := StepSpec{Target: "ferret", Workload: w.Label, Concurrency: 4, MaxPoolSize: 2, PoolSetting: "2", Clients: 2, Trial: 1}
+	spec := plan.StepSpec{Target: "ferret", Workload: w.Label, Concurrency: 4, MaxPoolSize: 2, PoolSetting: "2", Clients: 2, Trial: 1}
 	step, err := r.RunStep(ctx, spec)
 	if err != nil {
 		t.Fatal(err)

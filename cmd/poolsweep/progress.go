@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
@@ -70,7 +71,7 @@ func (p *progressPrinter) hooks() sweep.SessionHooks {
 			p.endLine()
 			p.println("target %s: %s", target, safeLine(msg))
 		},
-		Begin: func(n, of int, _ sweep.StepSpec) {
+		Begin: func(n, of int, _ plan.StepSpec) {
 			p.mu.Lock()
 			p.current = n
 			p.total = of // a search's estimate changes as it goes
@@ -81,7 +82,7 @@ func (p *progressPrinter) hooks() sweep.SessionHooks {
 			p.endLine()
 			p.step(n, s)
 		},
-		Failed: func(_, _ int, _ sweep.StepSpec, err error) {
+		Failed: func(_, _ int, _ plan.StepSpec, err error) {
 			p.endLine()
 			p.println("poolsweep: %s (skipped: --keep-going)", safeLine(topology.Redact(err.Error())))
 		},

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
@@ -13,7 +14,7 @@ import (
 
 // config is the validated, connection-free part of a sweep.
 type sweepConfig struct {
-	plan      sweep.Plan
+	plan      plan.Plan
 	workloads []sweep.Workload
 	targets   []topology.Target
 	defaults  planDefaults
@@ -75,15 +76,15 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if !o.changed("concurrency") {
 		conc = cfg.defaults.concurrency
 	}
-	levels, err := sweep.ParseLevels(conc, results.MaxConcurrency)
+	levels, err := plan.ParseLevels(conc, results.MaxConcurrency)
 	if err != nil {
 		return nil, usagef("--concurrency: %v", err)
 	}
-	pool, err := sweep.ParsePool(o.pool)
+	pool, err := plan.ParsePool(o.pool)
 	if err != nil {
 		return nil, usagef("--pool: %v", err)
 	}
-	p := sweep.Plan{Concurrency: levels, Pool: pool, Clients: o.clients, Trials: o.trials,
+	p := plan.Plan{Concurrency: levels, Pool: pool, Clients: o.clients, Trials: o.trials,
 		Warmup: o.warmup, Duration: o.duration, OpTimeout: o.opTimeout, Order: o.order}
 	if !o.changed("warmup") {
 		p.Warmup = cfg.defaults.warmup
