@@ -18,9 +18,9 @@ while read -r target pkg; do
   go test -run='^$' -fuzz="^${target}\$" -fuzztime=5s "$pkg"
 done <<'EOF'
 FuzzParseLevels ./plan
-FuzzParsePropertyFile ./sweep
+FuzzParsePropertyFile ./workload
 FuzzReadResults ./results
-FuzzOpArgsKey ./sweep
+FuzzOpArgsKey ./workload
 FuzzReadCSV ./analysis/knee
 FuzzParseSpec ./topology/sim
 FuzzRedactURI ./topology

@@ -19,6 +19,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/telemetry"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }
@@ -31,7 +32,7 @@ func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *swe
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := sweep.DefaultWorkload()
+	w := workload.DefaultWorkload()
 	w.Records, w.Database = 500, "ps_search"
 	// The load host's health for every window, as a sweep records it with
 	// the server it started on this machine: a knee the busy machine moved
@@ -54,7 +55,7 @@ func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *swe
 		Plan: plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 3,
 			Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, OpTimeout: 2 * time.Second,
 			Search: &results.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels}},
-		Workloads:   []sweep.Workload{w},
+		Workloads:   []workload.Workload{w},
 		ResultsPath: filepath.Join(dir, "results.jsonl"),
 	}
 	p, err := New(s.Plan, []results.TargetHeader{s.Targets[0].Header}, []string{w.Label}, knee.DefaultOptions())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // Coordinator keeps a session in lock step with other processes that
@@ -101,9 +102,9 @@ func (s *Session) agentRunner(r *Runner) {
 
 // agentKeys gives this agent its own block of insert keys, so that agents
 // inserting at once never collide.
-func (s *Session) agentKeys(k *KeySpace) {
+func (s *Session) agentKeys(k *workload.KeySpace) {
 	if s.agents != nil && s.agents.Index != nil && *s.agents.Index > 0 {
-		k.agentBlock(*s.agents.Index)
+		k.AgentBlock(*s.agents.Index)
 	}
 }
 
@@ -126,7 +127,7 @@ func (s *Session) PlanHash(agents int) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func workloadLabels(ws []Workload) []string {
+func workloadLabels(ws []workload.Workload) []string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
 		out[i] = w.Label

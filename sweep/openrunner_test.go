@@ -17,14 +17,15 @@ import (
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // openRunner is a runner for the read workload against uri.
 func openRunner(uri string, warmup, window time.Duration) *Runner {
-	w := DefaultWorkload()
+	w := workload.DefaultWorkload()
 	w.Records, w.Database = 1000, "ps_open"
 	return &Runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w,
-		Keys: NewKeySpace(w.Distribution, int64(w.Records), int64(w.Records)), Warmup: warmup, Duration: window, OpTimeout: 5 * time.Second}
+		Keys: workload.NewKeySpace(w.Distribution, int64(w.Records), int64(w.Records)), Warmup: warmup, Duration: window, OpTimeout: 5 * time.Second}
 }
 
 func openSpec(rate, pool, maxInFlight int) plan.StepSpec {

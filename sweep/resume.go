@@ -7,6 +7,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // ErrAlreadyComplete is returned when a run to resume has every planned
@@ -17,7 +18,7 @@ var ErrAlreadyComplete = errors.New("the run is already complete")
 // workloads and target names, so that --resume appends comparable steps.
 // Durations must match too: a step measured for 30 s and one for 5 s are
 // not trials of one level. The error names the setting that differs.
-func CheckResume(h results.RunHeader, plan plan.Plan, workloads []Workload, targets []string) error {
+func CheckResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workload, targets []string) error {
 	p := NewPlanInfo(plan, 0)
 	hp := h.Plan
 	// A search's concurrency list is its grid: name the search setting

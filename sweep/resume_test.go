@@ -7,6 +7,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // The header records the open-loop plan, and resuming with another rate
@@ -18,14 +19,14 @@ func TestOpenPlanHeaderAndResume(t *testing.T) {
 	if len(info.Rate) != 3 || info.Arrivals != results.ArrivalsPoisson || info.MaxInFlight != 100 {
 		t.Fatalf("plan info %+v", info)
 	}
-	w := DefaultWorkload()
-	h := NewRunHeader("r", p, []Workload{w}, []results.TargetHeader{{Name: "a"}}, 12)
-	if err := CheckResume(h, p, []Workload{w}, []string{"a"}); err != nil {
+	w := workload.DefaultWorkload()
+	h := NewRunHeader("r", p, []workload.Workload{w}, []results.TargetHeader{{Name: "a"}}, 12)
+	if err := CheckResume(h, p, []workload.Workload{w}, []string{"a"}); err != nil {
 		t.Fatal(err)
 	}
 	q := p
 	q.Rate = []int{1000}
-	if err := CheckResume(h, q, []Workload{w}, []string{"a"}); err == nil || !strings.Contains(err.Error(), "--rate") {
+	if err := CheckResume(h, q, []workload.Workload{w}, []string{"a"}); err == nil || !strings.Contains(err.Error(), "--rate") {
 		t.Errorf("resume with another rate list: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // Phases of a step, reported through Progress.
@@ -66,8 +67,8 @@ const DefaultMaxConnecting = 64
 type Runner struct {
 	Target    string
 	NewClient ClientFactory
-	Workload  Workload
-	Keys      *KeySpace
+	Workload  workload.Workload
+	Keys      *workload.KeySpace
 	Warmup    time.Duration
 	Duration  time.Duration
 	// OpTimeout bounds every workload op, server selection and checkout

@@ -14,6 +14,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // SessionTarget is one deployment a session measures.
@@ -40,7 +41,7 @@ type SessionTarget struct {
 // the runner calls from its own.
 type SessionHooks struct {
 	Loading  func(target string, done, total int) // documents loaded so far
-	Loaded   func(target string, lr LoadResult)
+	Loaded   func(target string, lr workload.LoadResult)
 	Waiting  func(target, msg string)                       // waiting for another run's load
 	Begin    func(n, of int, spec plan.StepSpec)            // a step is about to start
 	Progress func(Progress)                                 // the live view of a step
@@ -57,7 +58,7 @@ type Session struct {
 	RunID     string
 	Targets   []SessionTarget
 	Plan      plan.Plan
-	Workloads []Workload
+	Workloads []workload.Workload
 	// ResultsPath is the results.jsonl to write. A new run creates it (and
 	// its directory) once every target's data is ready, so a run that
 	// fails before measuring anything leaves no file behind; a resumed run
@@ -414,21 +415,21 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 	}
 	st.setup = setup
 	wl := s.Workloads[0]
-	opts := PrepareOptions{Drop: s.Drop, RunID: s.RunID, LockWait: s.LockWait}
+	opts := workload.PrepareOptions{Drop: s.Drop, RunID: s.RunID, LockWait: s.LockWait}
 	if s.Hooks.Loading != nil {
 		opts.Progress = func(done, total int) { s.Hooks.Loading(name, done, total) }
 	}
 	if s.Hooks.Waiting != nil {
 		opts.Waiting = func(msg string) { s.Hooks.Waiting(name, msg) }
 	}
-	lr, err := Prepare(ctx, setup, wl, opts)
+	lr, err := workload.Prepare(ctx, setup, wl, opts)
 	if err != nil {
 		return st, fmt.Errorf("target %s: %w", name, err)
 	}
 	if s.Hooks.Loaded != nil {
 		s.Hooks.Loaded(name, lr)
 	}
-	keys := NewKeySpace(wl.Distribution, int64(wl.Records), lr.NextInsert)
+	keys := workload.NewKeySpace(wl.Distribution, int64(wl.Records), lr.NextInsert)
 	s.agentKeys(keys)
 	for _, w := range s.Workloads {
 		st.runners[w.Label] = &Runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,

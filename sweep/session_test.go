@@ -13,19 +13,20 @@ import (
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // newTestSession is a small plan (C=1,2,4, short windows) against uri.
 func newTestSession(t *testing.T, uri, dir string) *Session {
 	t.Helper()
 	levels, _ := plan.ParseLevels("1,2,4", plan.MaxConcurrency)
-	w := DefaultWorkload()
+	w := workload.DefaultWorkload()
 	w.Records, w.Database = 200, "ps_session"
 	return &Session{
 		RunID:       "test-run",
 		Targets:     []SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"}, NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }}},
 		Plan:        plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1, Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond, OpTimeout: time.Second},
-		Workloads:   []Workload{w},
+		Workloads:   []workload.Workload{w},
 		ResultsPath: filepath.Join(dir, "results.jsonl"),
 	}
 }

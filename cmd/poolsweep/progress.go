@@ -14,6 +14,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // progressPrinter renders the engine's progress on stderr: one line per
@@ -63,7 +64,7 @@ func (p *progressPrinter) live(pr sweep.Progress) {
 func (p *progressPrinter) hooks() sweep.SessionHooks {
 	return sweep.SessionHooks{
 		Loading: p.loading,
-		Loaded: func(target string, lr sweep.LoadResult) {
+		Loaded: func(target string, lr workload.LoadResult) {
 			p.endLine()
 			p.println("target %s: %s", target, lr.Note)
 		},

@@ -8,7 +8,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // Defaults that depend on what is being measured. The embedded FerretDB
@@ -160,7 +160,7 @@ Exit status:
 	f.StringVar(&o.resume, "resume", "", "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	f.IntVar(&o.serverCores, "server-cores", 0, "CPU cores of each server host, for the server-CPU bound (default: what hostInfo reports, or this machine's for a server poolsweep started)")
-	f.DurationVar(&o.lockWait, "lock-wait", sweep.DefaultLockWait, "how long to wait for another poolsweep run that is loading the same collection")
+	f.DurationVar(&o.lockWait, "lock-wait", workload.DefaultLockWait, "how long to wait for another poolsweep run that is loading the same collection")
 	addAgentFlags(f, &o.agentOptions)
 	f.StringVar(&o.rate, "rate", "", "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
 	f.StringVar(&o.arrivals, "arrivals", results.ArrivalsUniform, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")

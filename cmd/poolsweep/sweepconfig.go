@@ -10,12 +10,13 @@ import (
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/topology/sim"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // config is the validated, connection-free part of a sweep.
 type sweepConfig struct {
 	plan      plan.Plan
-	workloads []sweep.Workload
+	workloads []workload.Workload
 	targets   []topology.Target
 	defaults  planDefaults
 	notes     []string
@@ -128,7 +129,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if given > 1 || (given == 1 && (o.changed("workload") || o.changed("mix"))) {
 		return nil, usagef("--workload, --mixes and --workload-file: choose one way to say the workload")
 	}
-	base := sweep.DefaultWorkload()
+	base := workload.DefaultWorkload()
 	base.Distribution = o.distribution
 	base.Database = o.database
 	base.Records = cfg.defaults.records
@@ -137,7 +138,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	}
 	switch {
 	case o.changed("mixes"):
-		ws, err := sweep.ParseMixes(o.mixes, base)
+		ws, err := workload.ParseMixes(o.mixes, base)
 		if err != nil {
 			return nil, usagef("--mixes: %v", err)
 		}
@@ -147,7 +148,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		if err != nil {
 			return nil, usagef("--workload-file: %v", err)
 		}
-		pf, err := sweep.ParsePropertyFile(f, o.workloadFile, base)
+		pf, err := workload.ParsePropertyFile(f, o.workloadFile, base)
 		f.Close()
 		if err != nil {
 			return nil, usagef("--workload-file: %v", err)
@@ -162,14 +163,14 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		for _, w := range pf.Warnings {
 			cfg.notes = append(cfg.notes, "warning: "+w)
 		}
-		cfg.workloads = []sweep.Workload{pf.Workload}
+		cfg.workloads = []workload.Workload{pf.Workload}
 	default:
-		w, err := sweep.BuiltinWorkload(o.workload, o.mix)
+		w, err := workload.BuiltinWorkload(o.workload, o.mix)
 		if err != nil {
 			return nil, usageError{err}
 		}
 		w.Distribution, w.Database, w.Records = base.Distribution, base.Database, base.Records
-		cfg.workloads = []sweep.Workload{w}
+		cfg.workloads = []workload.Workload{w}
 	}
 	for _, w := range cfg.workloads {
 		if err := w.Validate(); err != nil {
