@@ -56,10 +56,16 @@ func Open(ctx context.Context, path string, limit int64) (*File, error) {
 	if fi.Size() > limit {
 		return nil, tooLarge(path, limit)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Opened for reading only (os.OpenFile is the output layer's: see
+	// internal/outfile), and without blocking.
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	for errors.Is(err, syscall.EINTR) {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, textfmt.IOError(err))
 	}
+	f := os.NewFile(uintptr(fd), path)
 	// What was opened may not be what was looked at (swapped meanwhile).
 	if ofi, err := f.Stat(); err != nil || !ofi.Mode().IsRegular() || !os.SameFile(fi, ofi) {
 		f.Close()
@@ -70,15 +76,22 @@ func Open(ctx context.Context, path string, limit int64) (*File, error) {
 
 // tooLarge says that path is over limit, in MiB or KiB.
 func tooLarge(path string, limit int64) error {
+	return fmt.Errorf("%s is %w", path, overLimit(limit))
+}
+
+// overLimit says a file is over limit, without naming it: for errors of
+// Read, which the reader's caller prefixes with the file's name.
+func overLimit(limit int64) error {
 	size := fmt.Sprintf("%d KiB", limit>>10)
 	if limit >= 1<<20 {
 		size = fmt.Sprintf("%d MiB", limit>>20)
 	}
-	return fmt.Errorf("%s is larger than %s, the most poolsweep reads from such a file: %w", path, size, ErrTooLarge)
+	return fmt.Errorf("larger than %s, the limit for this input: %w", size, ErrTooLarge)
 }
 
 // Read reads from the file; past the limit it fails with ErrTooLarge, and
-// once the context has ended with its error.
+// once the context has ended with its error. Its errors do not name the
+// file: whoever reads says which file it was reading.
 func (f *File) Read(p []byte) (int, error) {
 	if err := f.ctx.Err(); err != nil {
 		return 0, err
@@ -89,10 +102,10 @@ func (f *File) Read(p []byte) (int, error) {
 	n, err := f.f.Read(p)
 	f.read += int64(n)
 	if f.read > f.limit {
-		return 0, tooLarge(f.name, f.limit)
+		return 0, overLimit(f.limit)
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		err = fmt.Errorf("%s: %w", f.name, textfmt.IOError(err))
+		err = textfmt.IOError(err)
 	}
 	return n, err
 }
@@ -110,7 +123,11 @@ func ReadAll(ctx context.Context, path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
 }
 
 // Tail is at most the last n bytes of path, a regular file of any size:
@@ -130,5 +147,9 @@ func Tail(ctx context.Context, path string, n int64) ([]byte, error) {
 			return nil, fmt.Errorf("%s: %w", path, textfmt.IOError(err))
 		}
 	}
-	return io.ReadAll(io.LimitReader(f, n))
+	b, err := io.ReadAll(io.LimitReader(f, n))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
 }

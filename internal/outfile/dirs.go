@@ -12,28 +12,31 @@ import (
 )
 
 // CheckDir says whether dir can be an output directory the user named
-// (--out, -o, --plot): an existing writable directory (the name may be a
-// symlink to one: the user chose it), or absent in an existing writable
-// directory, so that MakeDir can create it. A missing parent is refused:
-// poolsweep creates one level, never a path. The error names dir as given.
+// (--out, -o, --plot): an existing writable directory, or absent in an
+// existing writable directory, so that MakeDir can create it. The name
+// itself must not be a symlink, even to a directory: one planted there
+// would take the files out of the place the user named. A missing parent
+// is refused: poolsweep creates one level, never a path. The error names
+// dir as given.
 func CheckDir(dir string) error {
 	if dir == "" {
 		return errors.New("no directory given")
 	}
-	fi, err := os.Stat(dir)
+	clean := filepath.Clean(dir) // "d/" would follow a symlink d, and fail on a file d
+	if li, err := os.Lstat(clean); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		return symlinkError(dir)
+	}
+	fi, err := os.Stat(clean)
 	switch {
 	case err == nil:
 		if !fi.IsDir() {
 			return fmt.Errorf("%s is %s, %w", dir, textfmt.FileKind(fi.Mode()), ErrNotDir)
 		}
-		if writable(dir) != nil {
+		if writable(clean) != nil {
 			return fmt.Errorf("%s is %w", dir, ErrNotWritable)
 		}
 		return nil
 	case errors.Is(err, fs.ErrNotExist):
-		if li, lerr := os.Lstat(dir); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a symlink to a missing directory: %w", dir, ErrNoDir)
-		}
 		return checkNewDir(dir)
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("%s: %w", dir, textfmt.IOError(err))
@@ -74,7 +77,7 @@ func MakeDir(dir string) error {
 		return fmt.Errorf("%s: %w", dir, textfmt.IOError(err))
 	}
 	// Made now, or made by someone else meanwhile: it must be a directory.
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := os.Lstat(filepath.Clean(dir)); err != nil || !fi.IsDir() {
 		return fmt.Errorf("%s: %w (it changed while poolsweep made it)", dir, ErrNotDir)
 	}
 	return nil
@@ -139,7 +142,7 @@ func ownDir(base, rel string, create bool) error {
 func realDir(p string, fi fs.FileInfo) error {
 	switch m := fi.Mode(); {
 	case m&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symlink; poolsweep names this directory itself and uses only a real one: %w", p, ErrSymlink)
+		return symlinkError(p)
 	case !m.IsDir():
 		return fmt.Errorf("%s is %s, %w", p, textfmt.FileKind(m), ErrNotDir)
 	}

@@ -2,10 +2,11 @@
 // hostile path cannot make it write anywhere the user did not name.
 //
 // The rules, for every file poolsweep writes:
-//   - The file's own name (the last component of its path) must be absent
-//     or a regular file. A symlink there is refused, whatever it points
-//     to, and so are a device, FIFO, socket or directory: poolsweep never
-//     writes through or over them.
+//   - The name poolsweep writes (the last component of the path: a file,
+//     or the output directory the user named) must be absent or the
+//     right kind of thing. A symlink there is refused, whatever it points
+//     to, and so are a device, FIFO, socket, or a directory where a file
+//     is wanted: poolsweep never writes through or over them.
 //   - A whole file (a report, a figure, a merged results file) is written
 //     into a temporary file in the same directory and renamed over the
 //     path: readers see the old file or the new one, and a failed write
@@ -19,9 +20,8 @@
 //     Directories poolsweep names itself (a Markdown report's figures
 //     directory, the default poolsweep-out/RUN-ID) must be absent or real
 //     directories, never symlinks (MakeOwnDir).
-//   - Directories that already exist on the way to the file may be
-//     reached through symlinks: the user chose the path up to the file.
-//     What outfile guards is every name it creates or replaces.
+//   - Directories on the way to that last name may be reached through
+//     symlinks: the user chose the path up to it.
 //
 // Check, CheckDir and CheckOwnDir let a command refuse a bad path before
 // it does any work; the writing functions check again.
@@ -93,15 +93,20 @@ func regular(path string, fi fs.FileInfo) error {
 	m := fi.Mode()
 	switch {
 	case m&fs.ModeSymlink != 0:
-		to, err := os.Readlink(path)
-		if err != nil {
-			return fmt.Errorf("%s is a symlink: %w", path, ErrSymlink)
-		}
-		return fmt.Errorf("%s is a symlink to %s: %w", path, to, ErrSymlink)
+		return symlinkError(path)
 	case !m.IsRegular():
 		return fmt.Errorf("%s is %s, %w", path, textfmt.FileKind(m), ErrNotRegular)
 	}
 	return nil
+}
+
+// symlinkError refuses the symlink at path, saying where it points.
+func symlinkError(path string) error {
+	to, err := os.Readlink(filepath.Clean(path))
+	if err != nil {
+		return fmt.Errorf("%s is a symlink: %w", path, ErrSymlink)
+	}
+	return fmt.Errorf("%s is a symlink to %s: %w", path, to, ErrSymlink)
 }
 
 // checkParent says whether the directory path is in exists and takes new
@@ -150,9 +155,14 @@ func Write(path string, write func(io.Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	// The writer sees errors without the temporary file's name: the user
-	// named path, not it.
-	if err := write(plainErrors{tmp}); err != nil {
+	// A failed write is said as what the system said (the disk is full),
+	// not as whatever the writer wrapped it in, and without the temporary
+	// file's name: the user named path, not it.
+	w := &watchedFile{f: tmp}
+	if err := write(w); err != nil {
+		if w.err != nil {
+			err = w.err
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := tmp.Chmod(mode); err != nil {
@@ -199,13 +209,19 @@ func plainName(name string) error {
 	return nil
 }
 
-// plainErrors is a file whose write errors do not name it.
-type plainErrors struct{ f *os.File }
+// watchedFile is a file whose write errors do not name it and are kept.
+type watchedFile struct {
+	f   *os.File
+	err error // the first write error, in words
+}
 
-func (p plainErrors) Write(b []byte) (int, error) {
-	n, err := p.f.Write(b)
+func (w *watchedFile) Write(b []byte) (int, error) {
+	n, err := w.f.Write(b)
 	if err != nil {
 		err = textfmt.IOError(err)
+		if w.err == nil {
+			w.err = err
+		}
 	}
 	return n, err
 }

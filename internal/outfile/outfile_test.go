@@ -102,15 +102,17 @@ func TestCheckDir(t *testing.T) {
 		wantErr error
 	}{
 		{filepath.Join(d, "dir"), nil},                   // an existing directory
-		{filepath.Join(d, "to-dir"), nil},                // a symlink to one
+		{filepath.Join(d, "to-dir"), ErrSymlink},         // a symlink to one: planted, it would take the files elsewhere
+		{filepath.Join(d, "to-dir") + "/", ErrSymlink},   // however it is written
+		{filepath.Join(d, "to-dir", "sub"), nil},         // a new directory in one the path reaches through a symlink
 		{filepath.Join(d, "new"), nil},                   // absent: created under a writable parent
 		{filepath.Join(d, "new", "deeper"), ErrNoDir},    // absent with its parent: only one level is made
-		{filepath.Join(d, "dangling"), ErrNoDir},         // a symlink to a missing directory
+		{filepath.Join(d, "dangling"), ErrSymlink},       // a symlink to a missing directory
 		{filepath.Join(d, "old.html"), ErrNotDir},        // a file
 		{"/dev/null", ErrNotDir},                         // a device
 		{filepath.Join(d, "fifo"), ErrNotDir},            // a FIFO
 		{filepath.Join(d, "old.html", "sub"), ErrNotDir}, // under a file
-		{filepath.Join(d, "to-null"), ErrNotDir},         // a symlink to a device
+		{filepath.Join(d, "to-null"), ErrSymlink},        // a symlink to a device
 	} {
 		err := CheckDir(tc.dir)
 		if (tc.wantErr == nil) != (err == nil) || (tc.wantErr != nil && !errors.Is(err, tc.wantErr)) {
@@ -274,10 +276,7 @@ func TestMakeDir(t *testing.T) {
 	if err := MakeDir(filepath.Join(d, "made")); err != nil { // existing: nothing to do
 		t.Error(err)
 	}
-	if err := MakeDir(filepath.Join(d, "to-dir")); err != nil { // the user's symlink to a directory
-		t.Error(err)
-	}
-	for _, bad := range []string{filepath.Join(d, "a", "b"), filepath.Join(d, "dangling"), filepath.Join(d, "fifo"), filepath.Join(d, "old.html")} {
+	for _, bad := range []string{filepath.Join(d, "to-dir"), filepath.Join(d, "a", "b"), filepath.Join(d, "dangling"), filepath.Join(d, "fifo"), filepath.Join(d, "old.html")} {
 		if err := MakeDir(bad); err == nil {
 			t.Errorf("MakeDir(%q) succeeded", bad)
 		}
