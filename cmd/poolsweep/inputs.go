@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/poolsweep/poolsweep/internal/infile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/sweep"
+)
+
+// Every file poolsweep reads is opened through internal/infile: a regular
+// file (a FIFO, device, socket or directory is refused before anything
+// can block on it), capped, and read only while no signal has come. The
+// caps, by kind of input:
+const (
+	// maxResultsBytes bounds a results.jsonl: a plan's 100,000 steps of
+	// a few KiB each fit, a file that never ends does not.
+	maxResultsBytes = 1 << 30
+	// maxCSVBytes bounds analyze --csv: a table of steps.
+	maxCSVBytes = 64 << 20
+	// maxWorkloadBytes bounds sweep --workload-file: a YCSB property file
+	// is a few KiB.
+	maxWorkloadBytes = 1 << 20
+	// logTailBytes is how much of the end of an agent's log is read to
+	// say how the agent ended.
+	logTailBytes = 4 << 10
+)
+
+// readResultsFile reads and decodes one results file.
+func readResultsFile(ctx context.Context, path string) (*sweep.Results, error) {
+	f, err := infile.Open(ctx, path, maxResultsBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return sweep.ReadResults(f, path)
+}
+
+// readInput reads the file flag names (a property file, a CSV table)
+// through read, bounded by limit. Its errors are one line naming flag (a
+// usage error), or the interruption when a signal came while reading.
+func readInput[T any](ctx context.Context, flag, path string, limit int64, read func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	f, err := infile.Open(ctx, path, limit)
+	if err != nil {
+		return zero, usagef("%s: %w", flag, textfmt.EscapeError(err))
+	}
+	defer f.Close()
+	v, err := read(f)
+	switch {
+	case ctx.Err() != nil:
+		return zero, interrupted(ctx)
+	case err != nil:
+		return zero, usagef("%s: %w", flag, textfmt.EscapeError(err))
+	}
+	return v, nil
+}
+
+// inputError says why an input file could not be read (every error of
+// readResultsFile names the file) as a usage error, or the interruption
+// when a signal stopped the reading.
+func inputError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return interrupted(ctx)
+	}
+	return usageError{textfmt.EscapeError(err)}
+}
