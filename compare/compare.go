@@ -10,7 +10,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // DefaultAlpha is the significance level when Options.Alpha is zero.
@@ -144,7 +144,7 @@ type Unmatched struct {
 // pair whatever their names; with several, by name; Options.Baseline and
 // Options.Candidate pick two targets instead. It returns an error wrapping
 // ErrNothingToCompare, with the reason in one line, when no step pairs.
-func Match(base, cand []*sweep.Results, o Options) (*Comparison, error) {
+func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	if o.Alpha == 0 {
 		o.Alpha = DefaultAlpha
 	}
@@ -180,8 +180,8 @@ func Match(base, cand []*sweep.Results, o Options) (*Comparison, error) {
 		byRole = len(bt) > 1 || len(ct) > 1
 	}
 	for _, x := range []struct {
-		steps []*sweep.StepResult
-		rs    []*sweep.Results
+		steps []*results.StepResult
+		rs    []*results.Results
 		name  string
 	}{{bAll, base, "baseline"}, {cAll, cand, "candidate"}} {
 		if len(x.steps) == 0 {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/internal/golden"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // check compares got with testdata/name (internal/golden; -update
@@ -30,7 +30,7 @@ func render(t *testing.T, c *Comparison, f func(*bytes.Buffer, *Comparison) erro
 
 func TestGolden(t *testing.T) {
 	base, cand := testdataFixtures(t)
-	c, err := Match([]*sweep.Results{base}, []*sweep.Results{cand}, Options{})
+	c, err := Match([]*results.Results{base}, []*results.Results{cand}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestGolden(t *testing.T) {
 
 	// Two trials per side: deltas shown, nothing called significant.
 	b2, c2 := studyPair(2)
-	c, err = Match([]*sweep.Results{b2}, []*sweep.Results{c2}, Options{})
+	c, err = Match([]*results.Results{b2}, []*results.Results{c2}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestGolden(t *testing.T) {
 func TestStudyFindings(t *testing.T) {
 	for _, trials := range []int{3, 5} {
 		b, cd := studyPair(trials)
-		c, err := Match([]*sweep.Results{b}, []*sweep.Results{cd}, Options{})
+		c, err := Match([]*results.Results{b}, []*results.Results{cd}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func contains(xs []string, x string) bool {
 
 func TestJSONShape(t *testing.T) {
 	base, cand := studyPair(5)
-	c, err := Match([]*sweep.Results{base}, []*sweep.Results{cand}, Options{})
+	c, err := Match([]*results.Results{base}, []*results.Results{cand}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,28 +168,28 @@ func TestMatchUnmatchedReasons(t *testing.T) {
 	p := profile{ops: 1000, readMS: 1, read: 100, serverCPU: -1, clientCPU: -1, noise: noiseA}
 	for _, tc := range []struct {
 		name string
-		base func(*sweep.Results)
-		cand func(*sweep.Results)
+		base func(*results.Results)
+		cand func(*results.Results)
 		want []string // reasons in order
 	}{
 		// A concurrency only the baseline ran.
 		{"missing concurrency",
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64, 128, 256}, 3) },
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64, 128}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64, 128, 256}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64, 128}, 3) },
 			[]string{"candidate has no concurrency=256 (it has 64, 128)"}},
 		// A concurrency only the candidate ran.
 		{"extra candidate concurrency",
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64}, 3) },
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64, 512}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64, 512}, 3) },
 			[]string{"baseline has no concurrency=512 (it has 64)"}},
 		// One of two workloads missing on the candidate side.
 		{"missing workload",
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64}, 3); p.add(r, "a", "scan", []int{64}, 3) },
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64}, 3); p.add(r, "a", "update", []int{64}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64}, 3); p.add(r, "a", "scan", []int{64}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64}, 3); p.add(r, "a", "update", []int{64}, 3) },
 			[]string{`candidate has no workload "scan"`, `baseline has no workload "update"`}},
 		// Pool settings differ at the same concurrency.
 		{"pool differs",
-			func(r *sweep.Results) {
+			func(r *results.Results) {
 				p.add(r, "a", "read", []int{64, 128}, 3)
 				for i := range r.Steps {
 					if r.Steps[i].Concurrency == 128 {
@@ -197,12 +197,12 @@ func TestMatchUnmatchedReasons(t *testing.T) {
 					}
 				}
 			},
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64, 128}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64, 128}, 3) },
 			[]string{"candidate has no pool=100 at concurrency=128 (it has match)", "baseline has no pool=match at concurrency=128 (it has 100)"}},
 		// Clients differ at the same concurrency and pool.
 		{"clients differ",
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64, 128}, 3) },
-			func(r *sweep.Results) {
+			func(r *results.Results) { p.add(r, "a", "read", []int{64, 128}, 3) },
+			func(r *results.Results) {
 				p.add(r, "a", "read", []int{64, 128}, 3)
 				for i := range r.Steps {
 					if r.Steps[i].Concurrency == 128 {
@@ -213,14 +213,14 @@ func TestMatchUnmatchedReasons(t *testing.T) {
 			[]string{"candidate has no clients=1 at concurrency=128 pool=match (it has 3)", "baseline has no clients=3 at concurrency=128 pool=match (it has 1)"}},
 		// Several targets pair by name; the others are reported.
 		{"targets by name",
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64}, 3); p.add(r, "b", "read", []int{64}, 3) },
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64}, 3); p.add(r, "c", "read", []int{64}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64}, 3); p.add(r, "b", "read", []int{64}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64}, 3); p.add(r, "c", "read", []int{64}, 3) },
 			[]string{`candidate has no target "b"`, `baseline has no target "c"`}},
 	} {
 		b, c := fixture("b.jsonl", "b"), fixture("c.jsonl", "c")
 		tc.base(b)
 		tc.cand(c)
-		cmp, err := Match([]*sweep.Results{b}, []*sweep.Results{c}, Options{})
+		cmp, err := Match([]*results.Results{b}, []*results.Results{c}, Options{})
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -247,7 +247,7 @@ func TestMatchTargets(t *testing.T) {
 	b, c := fixture("b.jsonl", "b"), fixture("c.jsonl", "c")
 	p.add(b, "old", "read", []int{64}, 4)
 	q.add(c, "new", "read", []int{64}, 4)
-	cmp, err := Match([]*sweep.Results{b}, []*sweep.Results{c}, Options{})
+	cmp, err := Match([]*results.Results{b}, []*results.Results{c}, Options{})
 	if err != nil || len(cmp.Steps) != 1 || cmp.Steps[0].Target != "old → new" {
 		t.Fatalf("single targets: %v %+v", err, cmp)
 	}
@@ -260,7 +260,7 @@ func TestMatchTargets(t *testing.T) {
 			one.Steps = append(one.Steps, fixtureStep("a", "read", cc, tr, p), fixtureStep("b", "read", cc, tr, q))
 		}
 	}
-	rs := []*sweep.Results{one}
+	rs := []*results.Results{one}
 	cmp, err = Match(rs, rs, Options{Baseline: "a", Candidate: "b"})
 	if err != nil {
 		t.Fatal(err)
@@ -299,34 +299,34 @@ func TestNothingToCompare(t *testing.T) {
 	w.read, w.upd = 0, 100
 	for _, tc := range []struct {
 		name       string
-		base, cand func(*sweep.Results)
+		base, cand func(*results.Results)
 		want       string
 	}{
 		// Files from different workloads: the error names both.
 		{"different workloads",
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64, 128}, 3) },
-			func(r *sweep.Results) { w.add(r, "a", "update", []int{64, 128}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64, 128}, 3) },
+			func(r *results.Results) { w.add(r, "a", "update", []int{64, 128}, 3) },
 			`nothing to compare between b.jsonl and c.jsonl: workload differs: baseline "read" vs candidate "update"`},
 		// Same workload, disjoint concurrencies.
 		{"disjoint concurrency",
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64}, 3) },
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{512}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{512}, 3) },
 			"nothing to compare between b.jsonl and c.jsonl: candidate has no concurrency=64 (it has 512)"},
 		// A run that died before its first step.
 		{"empty candidate",
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64}, 3) },
-			func(r *sweep.Results) {},
+			func(r *results.Results) { p.add(r, "a", "read", []int{64}, 3) },
+			func(r *results.Results) {},
 			"nothing to compare: candidate c.jsonl has no finished steps"},
 		// Interrupted steps do not count as finished.
 		{"only interrupted",
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64}, 3) },
-			func(r *sweep.Results) { p.add(r, "a", "read", []int{64}, 1); r.Steps[0].Interrupted = true },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64}, 3) },
+			func(r *results.Results) { p.add(r, "a", "read", []int{64}, 1); r.Steps[0].Interrupted = true },
 			"nothing to compare: candidate c.jsonl has no finished steps"},
 	} {
 		b, c := fixture("b.jsonl", "b"), fixture("c.jsonl", "c")
 		tc.base(b)
 		tc.cand(c)
-		_, err := Match([]*sweep.Results{b}, []*sweep.Results{c}, Options{})
+		_, err := Match([]*results.Results{b}, []*results.Results{c}, Options{})
 		if !errors.Is(err, ErrNothingToCompare) || err.Error() != tc.want {
 			t.Errorf("%s: error %q, want %q", tc.name, err, tc.want)
 		}
@@ -339,7 +339,7 @@ func TestNothingToCompare(t *testing.T) {
 func TestInterruptedStepsNoted(t *testing.T) {
 	b, c := studyPair(4)
 	c.Steps[0].Interrupted = true
-	cmp, err := Match([]*sweep.Results{b}, []*sweep.Results{c}, Options{})
+	cmp, err := Match([]*results.Results{b}, []*results.Results{c}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestInterruptedStepsNoted(t *testing.T) {
 
 func TestDeltaBars(t *testing.T) {
 	b, c := studyPair(5)
-	cmp, err := Match([]*sweep.Results{b}, []*sweep.Results{c}, Options{})
+	cmp, err := Match([]*results.Results{b}, []*results.Results{c}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

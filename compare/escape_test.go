@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Names from results files reach terminals: text and Markdown output and
@@ -19,7 +19,7 @@ func TestHostileNamesAreEscaped(t *testing.T) {
 	p.add(cand, evil, "read\x1b[0m", []int{8}, 3)
 	p.add(cand, evil, "read\x1b[0m", []int{32}, 3) // unmatched: its reason names the side's levels
 
-	c, err := Match([]*sweep.Results{base}, []*sweep.Results{cand}, Options{})
+	c, err := Match([]*results.Results{base}, []*results.Results{cand}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,13 +36,13 @@ func TestHostileNamesAreEscaped(t *testing.T) {
 		}
 	}
 	// Errors: a target that is not there, and nothing to compare.
-	_, err = Match([]*sweep.Results{base}, []*sweep.Results{cand}, Options{Baseline: "x\x1by", Candidate: evil})
+	_, err = Match([]*results.Results{base}, []*results.Results{cand}, Options{Baseline: "x\x1by", Candidate: evil})
 	if err == nil || strings.ContainsAny(err.Error(), "\x1b\x07\u202e") {
 		t.Errorf("error %q", err)
 	}
 	other := fixture("other.jsonl", "r", "b")
 	p.add(other, "b", "scan\x1b[0m", []int{8}, 3)
-	_, err = Match([]*sweep.Results{base}, []*sweep.Results{other}, Options{})
+	_, err = Match([]*results.Results{base}, []*results.Results{other}, Options{})
 	if err == nil || strings.ContainsAny(err.Error(), "\x1b\x07\u202e") {
 		t.Errorf("error %q", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/golden"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // profile is what a fixture step measures before noise.
@@ -24,17 +24,17 @@ type profile struct {
 
 // fixtureStep builds one StepResult from a profile: op counts follow the
 // mix, latencies and throughput are scaled by the trial's noise.
-func fixtureStep(target, workload string, c, trial int, p profile) sweep.StepResult {
+func fixtureStep(target, workload string, c, trial int, p profile) results.StepResult {
 	f := p.noise[(trial-1)%len(p.noise)]
 	const dur = 10.0
 	ops := p.ops * f
-	s := sweep.StepResult{
-		Kind: sweep.KindStep, Target: target, Workload: workload, PoolSetting: "match",
+	s := results.StepResult{
+		Kind: results.KindStep, Target: target, Workload: workload, PoolSetting: "match",
 		Concurrency: c, MaxPoolSize: c, Clients: 1, Connections: c, Trial: trial,
 		StartedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(trial) * time.Minute),
 		DurationS: dur, Ops: int64(ops * dur), Calls: int64(ops * dur), OpsPerS: ops, CallsPerS: ops,
-		Errors:    sweep.ErrorCounts{Timeout: p.errors},
-		OpsByType: map[string]sweep.OpTypeStats{},
+		Errors:    results.ErrorCounts{Timeout: p.errors},
+		OpsByType: map[string]results.OpTypeStats{},
 	}
 	add := func(op string, share int, meanMS float64) {
 		if share == 0 {
@@ -42,41 +42,41 @@ func fixtureStep(target, workload string, c, trial int, p profile) sweep.StepRes
 		}
 		n := int64(ops * dur * float64(share) / 100)
 		m := meanMS / f // slower when throughput is lower, as in a closed loop
-		s.OpsByType[op] = sweep.OpTypeStats{Count: n, PerS: float64(n) / dur,
-			Latency: sweep.LatencySummary{Mean: m, P50: m * 0.9, P90: m * 2, P99: m * 3, P999: m * 5, Max: m * 8}}
+		s.OpsByType[op] = results.OpTypeStats{Count: n, PerS: float64(n) / dur,
+			Latency: results.LatencySummary{Mean: m, P50: m * 0.9, P90: m * 2, P99: m * 3, P999: m * 5, Max: m * 8}}
 	}
 	add("insert", p.insert, p.writeMS)
 	add("find", p.read, p.readMS)
 	add("update", p.upd, p.writeMS)
-	s.Latency = sweep.LatencySummary{Mean: (p.readMS*float64(p.read) + p.writeMS*float64(p.insert+p.upd)) / 100 / f}
+	s.Latency = results.LatencySummary{Mean: (p.readMS*float64(p.read) + p.writeMS*float64(p.insert+p.upd)) / 100 / f}
 	if p.serverCPU >= 0 {
 		cpu := p.serverCPU * (1 + (f-1)/4)
-		total := &sweep.ServerSample{CPUPct: &cpu, Samples: 10}
+		total := &results.ServerSample{CPUPct: &cpu, Samples: 10}
 		if p.srvReadUS > 0 {
 			r, w := p.srvReadUS/f, p.srvWrUS/f
 			total.ReadLatencyUS, total.WriteLatencyUS = &r, &w
 		}
-		s.Server = &sweep.ServerTelemetry{Hosts: map[string]*sweep.ServerSample{"127.0.0.1:27017": total}, Total: total}
+		s.Server = &results.ServerTelemetry{Hosts: map[string]*results.ServerSample{"127.0.0.1:27017": total}, Total: total}
 	}
 	if p.clientCPU >= 0 {
-		s.Client = &sweep.ClientTelemetry{CPUPct: p.clientCPU * (1 + (f-1)/2), CPUs: 2}
+		s.Client = &results.ClientTelemetry{CPUPct: p.clientCPU * (1 + (f-1)/2), CPUs: 2}
 	}
 	return s
 }
 
 // fixture is a results set with header; steps are appended by add.
-func fixture(path, runID string, targets ...string) *sweep.Results {
-	r := &sweep.Results{Path: path, Header: sweep.RunHeader{Kind: sweep.KindRun, Schema: sweep.SchemaVersion, RunID: runID,
+func fixture(path, runID string, targets ...string) *results.Results {
+	r := &results.Results{Path: path, Header: results.RunHeader{Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID,
 		ToolVersion: "test", StartedAt: time.Date(2025, 1, 2, 3, 0, 0, 0, time.UTC),
-		Workload: sweep.WorkloadInfo{Name: "mixes"}}}
+		Workload: results.WorkloadInfo{Name: "mixes"}}}
 	for _, t := range targets {
-		r.Header.Targets = append(r.Header.Targets, sweep.TargetHeader{Name: t, URI: "mongodb://127.0.0.1:27017", Topology: "standalone", ServerKind: "simulator"})
+		r.Header.Targets = append(r.Header.Targets, results.TargetHeader{Name: t, URI: "mongodb://127.0.0.1:27017", Topology: "standalone", ServerKind: "simulator"})
 	}
-	r.End = &sweep.EndRecord{Kind: sweep.KindEnd, Status: sweep.StatusComplete}
+	r.End = &results.EndRecord{Kind: results.KindEnd, Status: results.StatusComplete}
 	return r
 }
 
-func (p profile) add(r *sweep.Results, target, workload string, cs []int, trials int) {
+func (p profile) add(r *results.Results, target, workload string, cs []int, trials int) {
 	for _, c := range cs {
 		for tr := 1; tr <= trials; tr++ {
 			r.Steps = append(r.Steps, fixtureStep(target, workload, c, tr, p))
@@ -96,7 +96,7 @@ var (
 // writes only, and on the mixed mix 17% of throughput, +610 µs write and
 // +220 µs read latency. The baseline also ran C=512 for the mixed mix,
 // which the candidate lacks.
-func studyPair(trials int) (base, cand *sweep.Results) {
+func studyPair(trials int) (base, cand *results.Results) {
 	base = fixture("base.jsonl", "audit-off", "rs")
 	cand = fixture("cand.jsonl", "audit-on", "rs")
 	wo := profile{ops: 40000, writeMS: 2.0, insert: 100, serverCPU: 20, clientCPU: 35, srvReadUS: 0, noise: noiseA}
@@ -115,9 +115,9 @@ func studyPair(trials int) (base, cand *sweep.Results) {
 }
 
 // writeFixture writes r as a results.jsonl with the sweep package's writer.
-func writeFixture(t *testing.T, path string, r *sweep.Results) {
+func writeFixture(t *testing.T, path string, r *results.Results) {
 	t.Helper()
-	w, err := sweep.CreateResults(path)
+	w, err := results.CreateResults(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func writeFixture(t *testing.T, path string, r *sweep.Results) {
 
 // testdataFixtures returns the study pair read back from testdata, writing
 // the files first under -update.
-func testdataFixtures(t *testing.T) (base, cand *sweep.Results) {
+func testdataFixtures(t *testing.T) (base, cand *results.Results) {
 	t.Helper()
 	bp, cp := filepath.Join("testdata", "base.jsonl"), filepath.Join("testdata", "cand.jsonl")
 	if golden.Updating() {
@@ -150,11 +150,11 @@ func testdataFixtures(t *testing.T) (base, cand *sweep.Results) {
 		writeFixture(t, bp, b)
 		writeFixture(t, cp, c)
 	}
-	base, err := sweep.ReadResultsFile(bp)
+	base, err := results.ReadResultsFile(bp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cand, err = sweep.ReadResultsFile(cp); err != nil {
+	if cand, err = results.ReadResultsFile(cp); err != nil {
 		t.Fatal(err)
 	}
 	return base, cand

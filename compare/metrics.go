@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Metric names, the keys of Step.Metrics and of metrics.<name> in JSON.
@@ -33,43 +33,43 @@ type metricDef struct {
 	unit    string // "ops/s", "µs", "%", "errors"
 	title   string // table heading
 	points  bool   // a percentage whose delta is told in percentage points
-	extract func(*sweep.StepResult) (float64, bool)
+	extract func(*results.StepResult) (float64, bool)
 }
 
 var metricDefs = map[string]metricDef{
-	OpsPerS: {OpsPerS, "ops/s", "ops/s", false, func(s *sweep.StepResult) (float64, bool) {
+	OpsPerS: {OpsPerS, "ops/s", "ops/s", false, func(s *results.StepResult) (float64, bool) {
 		return s.OpsPerS, true
 	}},
 	ReadMeanUS:   {ReadMeanUS, "µs", "read latency, mean (µs)", false, classMean(isRead)},
 	ReadP99US:    {ReadP99US, "µs", "read latency, p99 (µs)", false, classP99(isRead)},
 	WriteMeanUS:  {WriteMeanUS, "µs", "write latency, mean (µs)", false, classMean(isWrite)},
 	WriteP99US:   {WriteP99US, "µs", "write latency, p99 (µs)", false, classP99(isWrite)},
-	ServerCPUPct: {ServerCPUPct, "%", "server CPU (%)", true, serverField(func(t *sweep.ServerSample) *float64 { return t.CPUPct })},
-	ClientCPUPct: {ClientCPUPct, "%", "client CPU (%)", true, func(s *sweep.StepResult) (float64, bool) {
+	ServerCPUPct: {ServerCPUPct, "%", "server CPU (%)", true, serverField(func(t *results.ServerSample) *float64 { return t.CPUPct })},
+	ClientCPUPct: {ClientCPUPct, "%", "client CPU (%)", true, func(s *results.StepResult) (float64, bool) {
 		if s.Client == nil {
 			return 0, false
 		}
 		return s.Client.CPUPct, true
 	}},
 	ServerReadLatencyUS: {ServerReadLatencyUS, "µs", "server read latency (µs)", false,
-		serverField(func(t *sweep.ServerSample) *float64 { return t.ReadLatencyUS })},
+		serverField(func(t *results.ServerSample) *float64 { return t.ReadLatencyUS })},
 	ServerWriteLatencyUS: {ServerWriteLatencyUS, "µs", "server write latency (µs)", false,
-		serverField(func(t *sweep.ServerSample) *float64 { return t.WriteLatencyUS })},
-	Errors: {Errors, "errors", "errors", false, func(s *sweep.StepResult) (float64, bool) {
+		serverField(func(t *results.ServerSample) *float64 { return t.WriteLatencyUS })},
+	Errors: {Errors, "errors", "errors", false, func(s *results.StepResult) (float64, bool) {
 		return float64(s.Errors.Total()), true
 	}},
 }
 
 // classMean and classP99 read the mean and p99 latency of one op class.
-func classMean(class func(op string) bool) func(*sweep.StepResult) (float64, bool) {
-	return func(s *sweep.StepResult) (float64, bool) {
+func classMean(class func(op string) bool) func(*results.StepResult) (float64, bool) {
+	return func(s *results.StepResult) (float64, bool) {
 		m, _, ok := classLatency(s, class)
 		return m, ok
 	}
 }
 
-func classP99(class func(op string) bool) func(*sweep.StepResult) (float64, bool) {
-	return func(s *sweep.StepResult) (float64, bool) {
+func classP99(class func(op string) bool) func(*results.StepResult) (float64, bool) {
+	return func(s *results.StepResult) (float64, bool) {
 		_, p, ok := classLatency(s, class)
 		return p, ok
 	}
@@ -77,8 +77,8 @@ func classP99(class func(op string) bool) func(*sweep.StepResult) (float64, bool
 
 // serverField reads one field of the server-wide sample; not known when
 // the server was not sampled or did not report it.
-func serverField(get func(*sweep.ServerSample) *float64) func(*sweep.StepResult) (float64, bool) {
-	return func(s *sweep.StepResult) (float64, bool) {
+func serverField(get func(*results.ServerSample) *float64) func(*results.StepResult) (float64, bool) {
+	return func(s *results.StepResult) (float64, bool) {
 		if t := serverTotal(s); t != nil && get(t) != nil {
 			return *get(t), true
 		}
@@ -88,7 +88,7 @@ func serverField(get func(*sweep.ServerSample) *float64) func(*sweep.StepResult)
 
 // serverTotal is the server-wide sample: the total, or the only host when a
 // sampler filled hosts without a total.
-func serverTotal(s *sweep.StepResult) *sweep.ServerSample {
+func serverTotal(s *results.StepResult) *results.ServerSample {
 	if s.Server == nil {
 		return nil
 	}
@@ -103,18 +103,18 @@ func serverTotal(s *sweep.StepResult) *sweep.ServerSample {
 	return nil
 }
 
-// isRead and isWrite classify driver op types by sweep.OpClassOf, the one
+// isRead and isWrite classify driver op types by results.OpClassOf, the one
 // definition of the read and write classes.
-func isRead(op string) bool { return sweep.OpClassOf(op) == sweep.OpClassRead }
+func isRead(op string) bool { return results.OpClassOf(op) == results.OpClassRead }
 
-func isWrite(op string) bool { return sweep.OpClassOf(op) == sweep.OpClassWrite }
+func isWrite(op string) bool { return results.OpClassOf(op) == results.OpClassWrite }
 
 // classLatency is the count-weighted mean latency (µs) of the op types in a
 // class and their p99 (µs). With several types the exact combined p99 is
 // not recoverable from summaries; the largest per-type p99 is used, which is
 // an upper bound of it (every type is ≥ 99% below that value). ok is false
 // when the step did no op of the class.
-func classLatency(s *sweep.StepResult, in func(string) bool) (meanUS, p99US float64, ok bool) {
+func classLatency(s *results.StepResult, in func(string) bool) (meanUS, p99US float64, ok bool) {
 	var n int64
 	var sum float64
 	for op, st := range s.OpsByType {
@@ -134,12 +134,12 @@ func classLatency(s *sweep.StepResult, in func(string) bool) (meanUS, p99US floa
 // opCounts adds the ops of a step to insert/read/update/other-write tallies.
 type opCounts struct{ insert, read, update, otherWrite int64 }
 
-func (c *opCounts) add(s *sweep.StepResult) {
+func (c *opCounts) add(s *results.StepResult) {
 	for op, st := range s.OpsByType {
 		switch o := strings.ToLower(op); {
-		case o == sweep.TypeInsert:
+		case o == results.TypeInsert:
 			c.insert += st.Count
-		case o == sweep.TypeUpdate:
+		case o == results.TypeUpdate:
 			c.update += st.Count
 		case isRead(o):
 			c.read += st.Count

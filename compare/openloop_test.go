@@ -5,21 +5,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // openResults is an open-loop run: the same max-in-flight (the steps'
 // concurrency) and pool at every rate, three trials each.
-func openResults(path string, rates []int, ops func(rate int) float64) *sweep.Results {
-	r := &sweep.Results{Path: path, Header: sweep.RunHeader{Kind: sweep.KindRun, Schema: 1, Targets: []sweep.TargetHeader{{Name: "db"}}}}
+func openResults(path string, rates []int, ops func(rate int) float64) *results.Results {
+	r := &results.Results{Path: path, Header: results.RunHeader{Kind: results.KindRun, Schema: 1, Targets: []results.TargetHeader{{Name: "db"}}}}
 	p := profile{read: 100, readMS: 2, serverCPU: -1, clientCPU: -1, noise: []float64{1, 1.01, 0.99}}
 	for _, rate := range rates {
 		for trial := 1; trial <= 3; trial++ {
 			p.ops = ops(rate)
 			s := fixtureStep("db", "read", 5000, trial, p)
 			s.PoolSetting, s.MaxPoolSize = "16", 16
-			s.Mode, s.Rate = sweep.ModeOpen, rate
-			s.Open = &sweep.OpenLoopStats{OfferedPerS: float64(rate), AchievedPerS: s.CallsPerS}
+			s.Mode, s.Rate = results.ModeOpen, rate
+			s.Open = &results.OpenLoopStats{OfferedPerS: float64(rate), AchievedPerS: s.CallsPerS}
 			r.Steps = append(r.Steps, s)
 		}
 	}
@@ -32,7 +32,7 @@ func openResults(path string, rates []int, ops func(rate int) float64) *sweep.Re
 func TestMatchOpenLoop(t *testing.T) {
 	base := openResults("base.jsonl", []int{1000, 2000, 4000}, func(r int) float64 { return float64(min(r, 3000)) })
 	cand := openResults("cand.jsonl", []int{1000, 2000}, func(r int) float64 { return float64(min(r, 1500)) })
-	c, err := Match([]*sweep.Results{base}, []*sweep.Results{cand}, Options{})
+	c, err := Match([]*results.Results{base}, []*results.Results{cand}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

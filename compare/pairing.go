@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // stepKey identifies a step across trials; role is "" when each side has a
@@ -25,15 +25,15 @@ type stepKey struct {
 type side struct {
 	name   string // "baseline" or "candidate"
 	files  []string
-	steps  map[stepKey][]*sweep.StepResult
+	steps  map[stepKey][]*results.StepResult
 	keys   []stepKey // first-appearance order
 	target map[string]string
 }
 
 // collect gathers the usable steps of a side: interrupted steps measured a
 // cut-short window and are left out, with a note.
-func collect(rs []*sweep.Results) ([]*sweep.StepResult, []string) {
-	var out []*sweep.StepResult
+func collect(rs []*results.Results) ([]*results.StepResult, []string) {
+	var out []*results.StepResult
 	var notes []string
 	for _, r := range rs {
 		skipped := 0
@@ -51,7 +51,7 @@ func collect(rs []*sweep.Results) ([]*sweep.StepResult, []string) {
 	return out, notes
 }
 
-func sameFiles(a, b []*sweep.Results) bool {
+func sameFiles(a, b []*results.Results) bool {
 	return slices.Equal(paths(a), paths(b))
 }
 
@@ -65,7 +65,7 @@ func shown(names []string) string {
 	return strings.Join(out, ", ")
 }
 
-func paths(rs []*sweep.Results) []string {
+func paths(rs []*results.Results) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = r.Path
@@ -74,7 +74,7 @@ func paths(rs []*sweep.Results) []string {
 }
 
 // targetsOf lists the distinct targets of steps in first-appearance order.
-func targetsOf(steps []*sweep.StepResult) []string {
+func targetsOf(steps []*results.StepResult) []string {
 	var out []string
 	for _, s := range steps {
 		if !slices.Contains(out, s.Target) {
@@ -84,8 +84,8 @@ func targetsOf(steps []*sweep.StepResult) []string {
 	return out
 }
 
-func pickTarget(steps []*sweep.StepResult, name, sideName string, rs []*sweep.Results) ([]*sweep.StepResult, error) {
-	var out []*sweep.StepResult
+func pickTarget(steps []*results.StepResult, name, sideName string, rs []*results.Results) ([]*results.StepResult, error) {
+	var out []*results.StepResult
 	for _, s := range steps {
 		if s.Target == name {
 			out = append(out, s)
@@ -98,8 +98,8 @@ func pickTarget(steps []*sweep.StepResult, name, sideName string, rs []*sweep.Re
 	return out, nil
 }
 
-func group(name string, rs []*sweep.Results, steps []*sweep.StepResult, byRole bool) *side {
-	s := &side{name: name, files: paths(rs), steps: map[stepKey][]*sweep.StepResult{}, target: map[string]string{}}
+func group(name string, rs []*results.Results, steps []*results.StepResult, byRole bool) *side {
+	s := &side{name: name, files: paths(rs), steps: map[stepKey][]*results.StepResult{}, target: map[string]string{}}
 	for _, st := range steps {
 		k := stepKey{workload: st.Workload, c: st.Concurrency, pool: st.PoolSetting, k: max(st.Clients, 1), rate: st.Rate}
 		if byRole {
@@ -114,7 +114,7 @@ func group(name string, rs []*sweep.Results, steps []*sweep.StepResult, byRole b
 	return s
 }
 
-func describe(rs []*sweep.Results, steps []*sweep.StepResult) Side {
+func describe(rs []*results.Results, steps []*results.StepResult) Side {
 	d := Side{Files: paths(rs), Targets: targetsOf(steps), Steps: len(steps)}
 	for _, r := range rs {
 		if r.Header.RunID != "" && !slices.Contains(d.RunIDs, r.Header.RunID) {

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -136,10 +136,10 @@ func TestWelch(t *testing.T) {
 }
 
 // opsSteps makes one step per throughput value, for metric-level tests.
-func opsSteps(vals []float64) []*sweep.StepResult {
-	out := make([]*sweep.StepResult, len(vals))
+func opsSteps(vals []float64) []*results.StepResult {
+	out := make([]*results.StepResult, len(vals))
 	for i, v := range vals {
-		out[i] = &sweep.StepResult{OpsPerS: v}
+		out[i] = &results.StepResult{OpsPerS: v}
 	}
 	return out
 }
@@ -222,8 +222,8 @@ func TestBuildMetricStatuses(t *testing.T) {
 		}
 	}
 	// Errors 0 on the baseline: compared on the plain difference, no %.
-	base := []*sweep.StepResult{{}, {}, {}, {}}
-	cand := []*sweep.StepResult{{Errors: sweep.ErrorCounts{Timeout: 5}}, {Errors: sweep.ErrorCounts{Timeout: 7}}, {Errors: sweep.ErrorCounts{Network: 6}}, {Errors: sweep.ErrorCounts{Server: 6}}}
+	base := []*results.StepResult{{}, {}, {}, {}}
+	cand := []*results.StepResult{{Errors: results.ErrorCounts{Timeout: 5}}, {Errors: results.ErrorCounts{Timeout: 7}}, {Errors: results.ErrorCounts{Network: 6}}, {Errors: results.ErrorCounts{Server: 6}}}
 	m := buildMetric(metricDefs[Errors], base, cand, Options{Alpha: 0.05})
 	if m.DeltaPct != nil || m.CILowPct != nil || *m.Delta != 6 || m.Status != StatusChanged || *m.CILow != 5 || *m.CIHigh != 7 {
 		t.Errorf("errors from zero: %+v", m)

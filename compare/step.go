@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/poolsweep/poolsweep/internal/stats"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // buildStep compares one matched step: every metric of MetricNames over
@@ -35,7 +35,7 @@ func buildStep(k stepKey, b, c *side, o Options) *Step {
 	return st
 }
 
-func values(def metricDef, steps []*sweep.StepResult) []float64 {
+func values(def metricDef, steps []*results.StepResult) []float64 {
 	var out []float64
 	for _, s := range steps {
 		if v, ok := def.extract(s); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -58,7 +58,7 @@ func summary(xs []float64) (center, spreadPct *float64) {
 	return center, spreadPct
 }
 
-func buildMetric(def metricDef, bs, cs []*sweep.StepResult, o Options) *Metric {
+func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric {
 	xs, ys := values(def, bs), values(def, cs)
 	if len(xs) == 0 && len(ys) == 0 {
 		return nil

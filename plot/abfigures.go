@@ -13,10 +13,10 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // A/B figure names, also the base names of the files WriteFiles writes.
@@ -31,13 +31,13 @@ const (
 // cand may be the same results (one file, two targets): the curves are
 // split by the targets c used on each side. The notes say what was left
 // out and why.
-func ABFigures(base, cand []*sweep.Results, c *compare.Comparison) ([]Figure, []string, error) {
+func ABFigures(base, cand []*results.Results, c *compare.Comparison) ([]Figure, []string, error) {
 	return ABFiguresWith(base, cand, c, knee.DefaultOptions())
 }
 
 // ABFiguresWith is ABFigures with the knee options o for the knees it
 // marks: each side analysed as `poolsweep analyze` would with o.
-func ABFiguresWith(base, cand []*sweep.Results, c *compare.Comparison, o knee.Options) ([]Figure, []string, error) {
+func ABFiguresWith(base, cand []*results.Results, c *compare.Comparison, o knee.Options) ([]Figure, []string, error) {
 	if c == nil || len(c.Steps) == 0 {
 		return nil, nil, errors.New("a/b figures: the comparison has no matched steps")
 	}
@@ -61,8 +61,8 @@ func ABFiguresWith(base, cand []*sweep.Results, c *compare.Comparison, o knee.Op
 // abSide is one side of the comparison as one results set: every file of
 // the side merged (compare pools their trials too) and only the targets
 // the comparison used.
-func abSide(rs []*sweep.Results, targets []string) *sweep.Results {
-	m := &sweep.Results{}
+func abSide(rs []*results.Results, targets []string) *results.Results {
+	m := &results.Results{}
 	var pathList []string
 	for _, r := range rs {
 		if r == nil {
@@ -74,7 +74,7 @@ func abSide(rs []*sweep.Results, targets []string) *sweep.Results {
 		}
 		pathList = append(pathList, r.Path)
 		for _, t := range r.Header.Targets {
-			if slices.Contains(targets, t.Name) && !slices.ContainsFunc(m.Header.Targets, func(h sweep.TargetHeader) bool { return h.Name == t.Name }) {
+			if slices.Contains(targets, t.Name) && !slices.ContainsFunc(m.Header.Targets, func(h results.TargetHeader) bool { return h.Name == t.Name }) {
 				m.Header.Targets = append(m.Header.Targets, t)
 			}
 		}
@@ -90,11 +90,11 @@ func abSide(rs []*sweep.Results, targets []string) *sweep.Results {
 
 // abThroughput overlays both sides' throughput curves: one colour per
 // series, the baseline solid and the candidate dashed.
-func abThroughput(base, cand []*sweep.Results, c *compare.Comparison, o knee.Options) (Figure, error) {
+func abThroughput(base, cand []*results.Results, c *compare.Comparison, o knee.Options) (Figure, error) {
 	oneFile := c.OneFile()
 	sides := []struct {
 		name    string
-		rs      *sweep.Results
+		rs      *results.Results
 		dashes  []vg.Length
 		curves  []*curve
 		nudge   float64
@@ -107,8 +107,8 @@ func abThroughput(base, cand []*sweep.Results, c *compare.Comparison, o knee.Opt
 	var all []*curve
 	for i := range sides {
 		s := &sides[i]
-		reports := AnalyzeWith([]*sweep.Results{s.rs}, o)
-		s.curves = buildCurves([]*sweep.Results{s.rs}, reports, false)
+		reports := AnalyzeWith([]*results.Results{s.rs}, o)
+		s.curves = buildCurves([]*results.Results{s.rs}, reports, false)
 		for _, cv := range s.curves {
 			k := c.SeriesKey(cv.target, cv.workload, cv.pool, cv.clients)
 			ki := slices.Index(keys, k)

@@ -11,27 +11,27 @@ import (
 
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // abCase is one A/B input: the two sides, how compare matched them, and
 // what the figures must show.
 type abCase struct {
 	name       string
-	base, cand []*sweep.Results
+	base, cand []*results.Results
 	opts       compare.Options
 }
 
 // loadAB reads the audit-log study in miniature (copied from compare's
 // testdata so that this package's golden files do not move when compare's
 // fixtures are regenerated).
-func loadAB(t *testing.T) (base, cand *sweep.Results) {
+func loadAB(t *testing.T) (base, cand *results.Results) {
 	return readTestdata(t, "ab-base.jsonl"), readTestdata(t, "ab-cand.jsonl")
 }
 
 // firstTrials keeps trials 1..n of every step: an A/B with too few trials
 // to test anything.
-func firstTrials(r *sweep.Results, n int) *sweep.Results {
+func firstTrials(r *results.Results, n int) *results.Results {
 	c := *r
 	c.Steps = nil
 	for _, s := range r.Steps {
@@ -47,11 +47,11 @@ func abCases(t *testing.T) []abCase {
 	pair, _ := loadInputs(t)
 	return []abCase{
 		// Two files, two mixes, 5 trials a side: the study's findings.
-		{"ab-files", []*sweep.Results{base}, []*sweep.Results{cand}, compare.Options{}},
+		{"ab-files", []*results.Results{base}, []*results.Results{cand}, compare.Options{}},
 		// One file, two targets (--baseline standalone --candidate sharded).
-		{"ab-one-file", []*sweep.Results{pair}, []*sweep.Results{pair}, compare.Options{Baseline: "standalone", Candidate: "sharded"}},
+		{"ab-one-file", []*results.Results{pair}, []*results.Results{pair}, compare.Options{Baseline: "standalone", Candidate: "sharded"}},
 		// Two trials a side: nothing is tested, every delta unconfirmed.
-		{"ab-unconfirmed", []*sweep.Results{firstTrials(base, 2)}, []*sweep.Results{firstTrials(cand, 2)}, compare.Options{}},
+		{"ab-unconfirmed", []*results.Results{firstTrials(base, 2)}, []*results.Results{firstTrials(cand, 2)}, compare.Options{}},
 	}
 }
 

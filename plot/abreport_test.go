@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func TestHTMLReportWithComparison(t *testing.T) {
 	tc := abCases(t)[0]
 	c, abFigs, _ := tc.figures(t)
-	rs := append(append([]*sweep.Results(nil), tc.base...), tc.cand...)
+	rs := append(append([]*results.Results(nil), tc.base...), tc.cand...)
 	reports := AnalyzeEach(rs, knee.DefaultOptions())
 	figs, _, err := FiguresEach(rs, reports, nil)
 	if err != nil {

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/stats"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // seriesOf finds a figure's series by name and role.
@@ -27,12 +27,12 @@ func TestMarksSitOnTheirPoints(t *testing.T) {
 	base, cand := loadAB(t)
 	for _, tc := range []struct {
 		name    string
-		rs      []*sweep.Results
+		rs      []*results.Results
 		reports []knee.Report
 	}{
-		{"pair, hand-set knees", []*sweep.Results{pair}, pairReports(pair)},
-		{"pair and grid, real analysis", []*sweep.Results{pair, grid}, Analyze([]*sweep.Results{pair, grid})},
-		{"A/B files, real analysis", []*sweep.Results{base, cand}, AnalyzeEach([]*sweep.Results{base, cand}, knee.DefaultOptions())},
+		{"pair, hand-set knees", []*results.Results{pair}, pairReports(pair)},
+		{"pair and grid, real analysis", []*results.Results{pair, grid}, Analyze([]*results.Results{pair, grid})},
+		{"A/B files, real analysis", []*results.Results{base, cand}, AnalyzeEach([]*results.Results{base, cand}, knee.DefaultOptions())},
 	} {
 		figs, _, err := Figures(tc.rs, tc.reports, nil)
 		if tc.name == "A/B files, real analysis" {
@@ -73,7 +73,7 @@ func TestMarksSitOnTheirPoints(t *testing.T) {
 // analysis's levels (median, 95% interval, trials), nothing recomputed.
 func TestThroughputIsTheAnalysis(t *testing.T) {
 	pair, grid := loadInputs(t)
-	rs := []*sweep.Results{pair, grid}
+	rs := []*results.Results{pair, grid}
 	reports := Analyze(rs)
 	figs, _, err := Figures(rs, reports, []string{FigThroughput})
 	if err != nil {
@@ -112,7 +112,7 @@ func TestThroughputIsTheAnalysis(t *testing.T) {
 // K × C, and says "not reported" when the results carry none.
 func TestServerInFlight(t *testing.T) {
 	r := readTestdata(t, "inflight.jsonl")
-	figs, _, err := Figures([]*sweep.Results{r}, nil, []string{FigTimeBreakdown})
+	figs, _, err := Figures([]*results.Results{r}, nil, []string{FigTimeBreakdown})
 	if err != nil || len(figs) != 1 {
 		t.Fatalf("figures %v, err %v", figs, err)
 	}
@@ -151,7 +151,7 @@ func TestServerInFlight(t *testing.T) {
 
 	// Results without it: no in-flight panel, and the caption says so.
 	pair, _ := loadInputs(t)
-	figs, _, err = Figures([]*sweep.Results{pair}, nil, []string{FigTimeBreakdown})
+	figs, _, err = Figures([]*results.Results{pair}, nil, []string{FigTimeBreakdown})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/stats"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // curve is one plotted series: one series of the knee analysis (target ×
@@ -25,7 +25,7 @@ type curve struct {
 	workload string
 	pool     string
 	clients  int
-	header   *sweep.TargetHeader
+	header   *results.TargetHeader
 	levels   []level
 	report   *knee.Report
 	idx      int // colour and glyph index
@@ -37,7 +37,7 @@ type level struct {
 	maxPool     int
 	conns       float64 // median measured connections (or the planned K×min(C,P))
 	inFlight    float64 // K × C
-	steps       []*sweep.StepResult
+	steps       []*results.StepResult
 	ops         band    // as the knee analysis summarised the level
 	calls       float64 // median calls/s over trials
 	p50, p99    float64 // medians over trials; 0 when unknown
@@ -53,7 +53,7 @@ type band struct {
 
 // stepConnections is the step's measured connection count, or the planned
 // K × min(C, P) when the runner did not record one.
-func stepConnections(s *sweep.StepResult) float64 {
+func stepConnections(s *results.StepResult) float64 {
 	if s.Connections > 0 {
 		return float64(s.Connections)
 	}
@@ -67,7 +67,7 @@ func stepConnections(s *sweep.StepResult) float64 {
 
 // callsDiffer says the workload's calls hold several ops, so calls/s is a
 // different number from ops/s and worth its own line.
-func callsDiffer(s *sweep.StepResult) bool {
+func callsDiffer(s *results.StepResult) bool {
 	return s.CallsPerS > 0 && s.OpsPerS/s.CallsPerS > 1.05
 }
 
@@ -81,7 +81,7 @@ func callsDiffer(s *sweep.StepResult) bool {
 // and its levels exactly as that report summarised them. A curve without a
 // report is summarised by knee.Analyze itself, so every figure draws the
 // analysis's numbers whether or not it marks a knee.
-func buildCurves(rs []*sweep.Results, reports []knee.Report, each bool) []*curve {
+func buildCurves(rs []*results.Results, reports []knee.Report, each bool) []*curve {
 	multiWorkload := countWorkloads(rs) > 1
 	dupTarget := map[string]bool{}
 	if each {
@@ -103,7 +103,7 @@ func buildCurves(rs []*sweep.Results, reports []knee.Report, each bool) []*curve
 			// Interrupted steps had their window cut short; the knee
 			// analysis leaves them out too. The step table still lists them.
 			// Open-loop steps are drawn by the open-* figures.
-			if (s.Kind != "" && s.Kind != sweep.KindStep) || s.Interrupted || s.Mode == sweep.ModeOpen {
+			if (s.Kind != "" && s.Kind != results.KindStep) || s.Interrupted || s.Mode == results.ModeOpen {
 				continue
 			}
 			k := max(s.Clients, 1)
@@ -210,14 +210,14 @@ func poolRank(p string) int {
 	return n
 }
 
-func addStep(c *curve, s *sweep.StepResult) {
+func addStep(c *curve, s *results.StepResult) {
 	for i := range c.levels {
 		if c.levels[i].concurrency == s.Concurrency {
 			c.levels[i].steps = append(c.levels[i].steps, s)
 			return
 		}
 	}
-	c.levels = append(c.levels, level{concurrency: s.Concurrency, maxPool: s.MaxPoolSize, steps: []*sweep.StepResult{s}})
+	c.levels = append(c.levels, level{concurrency: s.Concurrency, maxPool: s.MaxPoolSize, steps: []*results.StepResult{s}})
 }
 
 // finishCurve sorts the levels and takes each one's throughput and p99
@@ -258,7 +258,7 @@ func finishCurve(c *curve, analysed []knee.Level) {
 
 // curveLabel is the legend text: target, pool setting, and only the
 // dimensions that actually vary (workload, clients, run).
-func curveLabel(r *sweep.Results, c *curve, multiWorkload, dupTarget bool) string {
+func curveLabel(r *results.Results, c *curve, multiWorkload, dupTarget bool) string {
 	var b strings.Builder
 	if dupTarget {
 		b.WriteString(runName(r))
@@ -280,7 +280,7 @@ func curveLabel(r *sweep.Results, c *curve, multiWorkload, dupTarget bool) strin
 
 // runName tells result files apart: the run id, else the directory name,
 // else the file name.
-func runName(r *sweep.Results) string {
+func runName(r *results.Results) string {
 	if r.Header.RunID != "" {
 		return r.Header.RunID
 	}
@@ -290,7 +290,7 @@ func runName(r *sweep.Results) string {
 	return filepath.Base(r.Path)
 }
 
-func countWorkloads(rs []*sweep.Results) int {
+func countWorkloads(rs []*results.Results) int {
 	seen := map[string]bool{}
 	for _, r := range rs {
 		for i := range r.Steps {
@@ -301,7 +301,7 @@ func countWorkloads(rs []*sweep.Results) int {
 }
 
 // duplicateTargets reports target names that occur in more than one file.
-func duplicateTargets(rs []*sweep.Results) map[string]bool {
+func duplicateTargets(rs []*results.Results) map[string]bool {
 	files := map[string]int{}
 	for _, r := range rs {
 		seen := map[string]bool{}
@@ -351,7 +351,7 @@ func (c *curve) peakOps() (float64, *level) {
 
 // serverKindNote says what kind of server a target is when it is not a real
 // MongoDB, because its numbers must not be read as MongoDB's.
-func serverKindNote(h *sweep.TargetHeader) string {
+func serverKindNote(h *results.TargetHeader) string {
 	if h == nil {
 		return ""
 	}

@@ -15,9 +15,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // ErrNoSteps is returned when the results hold no measured step to draw.
@@ -30,13 +30,13 @@ var ErrNoSteps = errors.New("no measured steps to plot")
 // figure that does not apply to these results (no C × P grid, a single
 // target, no server telemetry) is left out and the second return value
 // says why, one note per figure.
-func Figures(rs []*sweep.Results, reports []knee.Report, which []string) ([]Figure, []string, error) {
+func Figures(rs []*results.Results, reports []knee.Report, which []string) ([]Figure, []string, error) {
 	return figures(rs, reports, nil, which, false)
 }
 
 // FiguresEach is Figures with every file's series drawn as its own curves,
 // for reports from AnalyzeEach: two runs of one target side by side.
-func FiguresEach(rs []*sweep.Results, reports []knee.Report, which []string) ([]Figure, []string, error) {
+func FiguresEach(rs []*results.Results, reports []knee.Report, which []string) ([]Figure, []string, error) {
 	return figures(rs, reports, nil, which, true)
 }
 
@@ -44,11 +44,11 @@ func FiguresEach(rs []*sweep.Results, reports []knee.Report, which []string) ([]
 // draw (AnalyzeOpenWith's, with the options the user gave); Figures
 // analyses the open-loop steps with analyze's defaults. Closed-loop
 // figures leave open-loop steps out, with a note.
-func FiguresWith(rs []*sweep.Results, reports []knee.Report, open []knee.OpenReport, which []string) ([]Figure, []string, error) {
+func FiguresWith(rs []*results.Results, reports []knee.Report, open []knee.OpenReport, which []string) ([]Figure, []string, error) {
 	return figures(rs, reports, open, which, false)
 }
 
-func figures(rs []*sweep.Results, reports []knee.Report, open []knee.OpenReport, which []string, each bool) ([]Figure, []string, error) {
+func figures(rs []*results.Results, reports []knee.Report, open []knee.OpenReport, which []string, each bool) ([]Figure, []string, error) {
 	want, err := wanted(which)
 	if err != nil {
 		return nil, nil, err
@@ -117,7 +117,7 @@ func wanted(which []string) (map[string]bool, error) {
 }
 
 type figContext struct {
-	rs     []*sweep.Results
+	rs     []*results.Results
 	curves []*curve
 	mode   xMode
 }

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/golden"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // The test inputs are generated from known curves (a USL with chosen
@@ -39,11 +39,11 @@ type stepSpec struct {
 	readShare              float64 // share of ops that are finds
 	poolWaitMs             float64
 	serverFrac             float64 // server latency as a share of op latency; 0 = no telemetry
-	errs                   sweep.ErrorCounts
+	errs                   results.ErrorCounts
 	interrupted            bool
 }
 
-func makeStep(s stepSpec) sweep.StepResult {
+func makeStep(s stepSpec) results.StepResult {
 	callsPerS := s.opsPerS / s.opsPerCall
 	inFlight := float64(s.conc * max(s.clients, 1))
 	callMean := inFlight / callsPerS * 1000 // Little's law, ms
@@ -59,40 +59,40 @@ func makeStep(s stepSpec) sweep.StepResult {
 	if writes > 0 {
 		wLat = (opMean*float64(ops) - rLat*float64(reads)) / float64(writes)
 	}
-	st := sweep.StepResult{
-		Kind: sweep.KindStep, Target: s.target, Workload: s.workload, PoolSetting: s.pool,
+	st := results.StepResult{
+		Kind: results.KindStep, Target: s.target, Workload: s.workload, PoolSetting: s.pool,
 		Concurrency: s.conc, MaxPoolSize: s.maxPool, Clients: s.clients, Connections: s.conns, Trial: s.trial,
 		StartedAt: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), DurationS: dur,
 		Calls: calls, Ops: ops, CallsPerS: callsPerS, OpsPerS: s.opsPerS, Errors: s.errs,
-		Latency: sweep.LatencySummary{Mean: callMean, P50: callMean * 0.85, P90: callMean * 1.6,
+		Latency: results.LatencySummary{Mean: callMean, P50: callMean * 0.85, P90: callMean * 1.6,
 			P99: callMean * (2 + float64(s.conc)/64), P999: callMean * (3 + float64(s.conc)/32), Max: callMean * 8},
-		OpsByType: map[string]sweep.OpTypeStats{},
-		Pool: sweep.PoolStats{CheckoutWait: sweep.Quantiles{Mean: s.poolWaitMs, P50: s.poolWaitMs / 2, P99: s.poolWaitMs * 6, Max: s.poolWaitMs * 20},
+		OpsByType: map[string]results.OpTypeStats{},
+		Pool: results.PoolStats{CheckoutWait: results.Quantiles{Mean: s.poolWaitMs, P50: s.poolWaitMs / 2, P99: s.poolWaitMs * 6, Max: s.poolWaitMs * 20},
 			ConnectionsOpen: s.conns, ConnectionsMax: s.maxPool * max(s.clients, 1)},
 		Interrupted: s.interrupted,
 		ErrorSample: "auth failed for mongodb://admin:hunter2@10.0.0.1", // must never reach a report
 	}
 	if reads > 0 {
-		st.OpsByType["find"] = sweep.OpTypeStats{Count: reads, PerS: float64(reads) / dur, Latency: sweep.LatencySummary{Mean: rLat, P50: rLat * 0.8, P99: rLat * 3}}
+		st.OpsByType["find"] = results.OpTypeStats{Count: reads, PerS: float64(reads) / dur, Latency: results.LatencySummary{Mean: rLat, P50: rLat * 0.8, P99: rLat * 3}}
 	}
 	if writes > 0 {
-		st.OpsByType["update"] = sweep.OpTypeStats{Count: writes, PerS: float64(writes) / dur, Latency: sweep.LatencySummary{Mean: wLat, P50: wLat * 0.8, P99: wLat * 3}}
+		st.OpsByType["update"] = results.OpTypeStats{Count: writes, PerS: float64(writes) / dur, Latency: results.LatencySummary{Mean: wLat, P50: wLat * 0.8, P99: wLat * 3}}
 	}
 	if s.serverFrac > 0 {
 		r, w := rLat*s.serverFrac*1000, wLat*s.serverFrac*1000
-		st.Server = &sweep.ServerTelemetry{Total: &sweep.ServerSample{ReadLatencyUS: &r, WriteLatencyUS: &w, Samples: 10}}
+		st.Server = &results.ServerTelemetry{Total: &results.ServerSample{ReadLatencyUS: &r, WriteLatencyUS: &w, Samples: 10}}
 	}
 	return st
 }
 
-func header(runID, workload string, mix map[string]float64, opsPerCall float64, plan sweep.PlanInfo, targets ...sweep.TargetHeader) sweep.RunHeader {
-	return sweep.RunHeader{
-		Kind: sweep.KindRun, Schema: sweep.SchemaVersion, RunID: runID, ToolVersion: "poolsweep test",
+func header(runID, workload string, mix map[string]float64, opsPerCall float64, plan results.PlanInfo, targets ...results.TargetHeader) results.RunHeader {
+	return results.RunHeader{
+		Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID, ToolVersion: "poolsweep test",
 		StartedAt: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC),
-		Workload: sweep.WorkloadInfo{Name: workload, Mix: mix, OpsPerCall: opsPerCall, Distribution: "uniform",
+		Workload: results.WorkloadInfo{Name: workload, Mix: mix, OpsPerCall: opsPerCall, Distribution: "uniform",
 			Records: 10000, FieldCount: 10, FieldLength: 100, Database: "poolsweep", Collection: "usertable"},
 		Plan:    plan,
-		Client:  sweep.ClientInfo{CPUs: 8, GoVersion: "go1.26", DriverVersion: "v2.10.0", OS: "linux", Arch: "amd64", Hostname: "loadgen-1"},
+		Client:  results.ClientInfo{CPUs: 8, GoVersion: "go1.26", DriverVersion: "v2.10.0", OS: "linux", Arch: "amd64", Hostname: "loadgen-1"},
 		Targets: targets,
 	}
 }
@@ -100,13 +100,13 @@ func header(runID, workload string, mix map[string]float64, opsPerCall float64, 
 // pairResults: a simulated standalone and a simulated 3-mongos sharded
 // cluster, the seeds' API call (2 finds + 1 update), C 8..512, pool match,
 // 3 trials. The standalone carries server telemetry.
-func pairResults() *sweep.Results {
+func pairResults() *results.Results {
 	rng := rand.New(rand.NewPCG(1, 2))
-	plan := sweep.PlanInfo{Concurrency: pairLevels, Pool: "match", Clients: 1, Trials: 3, WarmupS: 5, DurationS: 10, OpTimeoutS: 10, Steps: 42}
-	r := &sweep.Results{Path: "testdata/pair.jsonl", Header: header("pair-sim", "api", map[string]float64{"find": 2, "update": 1}, 3, plan,
-		sweep.TargetHeader{Name: "standalone", URI: "mongodb://127.0.0.1:27018", Topology: "standalone", ServerVersion: "7.0.0-sim",
+	plan := results.PlanInfo{Concurrency: pairLevels, Pool: "match", Clients: 1, Trials: 3, WarmupS: 5, DurationS: 10, OpTimeoutS: 10, Steps: 42}
+	r := &results.Results{Path: "testdata/pair.jsonl", Header: header("pair-sim", "api", map[string]float64{"find": 2, "update": 1}, 3, plan,
+		results.TargetHeader{Name: "standalone", URI: "mongodb://127.0.0.1:27018", Topology: "standalone", ServerVersion: "7.0.0-sim",
 			ServerKind: "simulator", Hosts: []string{"127.0.0.1:27018"}, SimSpec: "slots=16,service=250us"},
-		sweep.TargetHeader{Name: "sharded", URI: "mongodb://user:xxxxx@127.0.0.1:27020,127.0.0.1:27021,127.0.0.1:27022", Topology: "sharded",
+		results.TargetHeader{Name: "sharded", URI: "mongodb://user:xxxxx@127.0.0.1:27020,127.0.0.1:27021,127.0.0.1:27022", Topology: "sharded",
 			ServerVersion: "7.0.0-sim", ServerKind: "simulator", Hosts: []string{"127.0.0.1:27020", "127.0.0.1:27021", "127.0.0.1:27022"},
 			Shards: []string{"shard0", "shard1", "shard2"}, SimSpec: "shards=3,slots=8,service=300us"})}
 	for _, tg := range []struct {
@@ -118,9 +118,9 @@ func pairResults() *sweep.Results {
 		for _, c := range pairLevels {
 			for trial := 1; trial <= 3; trial++ {
 				ops := tg.truth.at(float64(c)) * (1 + 0.03*(rng.Float64()*2-1))
-				var errs sweep.ErrorCounts
+				var errs results.ErrorCounts
 				if c == 512 && trial == 2 {
-					errs = sweep.ErrorCounts{Timeout: 7, Network: 1}
+					errs = results.ErrorCounts{Timeout: 7, Network: 1}
 				}
 				r.Steps = append(r.Steps, makeStep(stepSpec{target: tg.name, workload: "api", pool: "match", conc: c, maxPool: c, clients: 1,
 					conns: c * tg.hosts, trial: trial, opsPerS: ops, opsPerCall: 3, readShare: 2.0 / 3,
@@ -128,19 +128,19 @@ func pairResults() *sweep.Results {
 			}
 		}
 	}
-	r.End = &sweep.EndRecord{Kind: sweep.KindEnd, Status: sweep.StatusComplete, FinishedAt: time.Date(2025, 3, 1, 12, 30, 0, 0, time.UTC), Steps: len(r.Steps)}
+	r.End = &results.EndRecord{Kind: results.KindEnd, Status: results.StatusComplete, FinishedAt: time.Date(2025, 3, 1, 12, 30, 0, 0, time.UTC), Steps: len(r.Steps)}
 	return r
 }
 
 // gridResults: the embedded FerretDB over a C × P grid (YCSB-A-like 50:50
 // find:update), 2 trials, where the pool caps the connections. The last
 // step was interrupted.
-func gridResults() *sweep.Results {
+func gridResults() *results.Results {
 	rng := rand.New(rand.NewPCG(3, 4))
 	cs, ps := []int{8, 32, 128, 512}, []int{8, 32, 128}
-	plan := sweep.PlanInfo{Concurrency: cs, Pool: "8,32,128", Pools: ps, Clients: 1, Trials: 2, WarmupS: 2, DurationS: 10, OpTimeoutS: 5, Steps: 24}
-	r := &sweep.Results{Path: "testdata/grid.jsonl", Header: header("grid-ferret", "ycsb-a", map[string]float64{"read": 50, "update": 50}, 1, plan,
-		sweep.TargetHeader{Name: "embedded", URI: "mongodb://127.0.0.1:40123", Topology: "standalone", ServerVersion: "7.0.77",
+	plan := results.PlanInfo{Concurrency: cs, Pool: "8,32,128", Pools: ps, Clients: 1, Trials: 2, WarmupS: 2, DurationS: 10, OpTimeoutS: 5, Steps: 24}
+	r := &results.Results{Path: "testdata/grid.jsonl", Header: header("grid-ferret", "ycsb-a", map[string]float64{"read": 50, "update": 50}, 1, plan,
+		results.TargetHeader{Name: "embedded", URI: "mongodb://127.0.0.1:40123", Topology: "standalone", ServerVersion: "7.0.77",
 			ServerKind: "ferretdb", Hosts: []string{"127.0.0.1:40123"}, Note: "FerretDB v1.24.2 (SQLite)"})}
 	truth := uslTruth{160, 0.08, 0.0006}
 	for _, p := range ps {
@@ -165,7 +165,7 @@ func gridResults() *sweep.Results {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // writeResultsFile encodes r as results.jsonl.
-func writeResultsFile(t *testing.T, path string, r *sweep.Results) {
+func writeResultsFile(t *testing.T, path string, r *results.Results) {
 	t.Helper()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -188,7 +188,7 @@ func writeResultsFile(t *testing.T, path string, r *sweep.Results) {
 
 // loadInputs reads the testdata results files, regenerating them first
 // with -update.
-func loadInputs(t *testing.T) (pair, grid *sweep.Results) {
+func loadInputs(t *testing.T) (pair, grid *results.Results) {
 	t.Helper()
 	if golden.Updating() {
 		writeResultsFile(t, filepath.Join("testdata", "pair.jsonl"), pairResults())
@@ -203,9 +203,9 @@ func loadInputs(t *testing.T) (pair, grid *sweep.Results) {
 // points; knees, peaks and retrograde stretches are set by hand where the
 // curves put them, their throughput read from the analysed levels as the
 // analysis does.
-func pairReports(pair *sweep.Results) []knee.Report {
+func pairReports(pair *results.Results) []knee.Report {
 	ns := func(u uslTruth) *float64 { v := math.Sqrt((1 - u.sigma) / u.kappa); return &v }
-	real := Analyze([]*sweep.Results{pair})
+	real := Analyze([]*results.Results{pair})
 	qps := func(i, c int) float64 {
 		for _, l := range real[i].Levels {
 			if l.Concurrency == c {

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/internal/golden"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // readTestdata reads testdata/name, a results file, or fails the test.
-func readTestdata(t *testing.T, name string) *sweep.Results {
+func readTestdata(t *testing.T, name string) *results.Results {
 	t.Helper()
-	r, err := sweep.ReadResultsFile(filepath.Join("testdata", name))
+	r, err := results.ReadResultsFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func TestHumanNumber(t *testing.T) {
@@ -61,13 +61,13 @@ func TestLevelTicksDoNotCrowd(t *testing.T) {
 
 func TestStepConnections(t *testing.T) {
 	for _, tc := range []struct {
-		s    sweep.StepResult
+		s    results.StepResult
 		want float64
 	}{
-		{sweep.StepResult{Connections: 180, Concurrency: 64, MaxPoolSize: 64, Clients: 3}, 180}, // measured wins
-		{sweep.StepResult{Concurrency: 64, MaxPoolSize: 32, Clients: 3}, 96},                    // planned: K × min(C, P)
-		{sweep.StepResult{Concurrency: 64, MaxPoolSize: 100, Clients: 0}, 64},                   // clients 0 counts as 1
-		{sweep.StepResult{Concurrency: 16}, 16},                                                 // no pool recorded: C
+		{results.StepResult{Connections: 180, Concurrency: 64, MaxPoolSize: 64, Clients: 3}, 180}, // measured wins
+		{results.StepResult{Concurrency: 64, MaxPoolSize: 32, Clients: 3}, 96},                    // planned: K × min(C, P)
+		{results.StepResult{Concurrency: 64, MaxPoolSize: 100, Clients: 0}, 64},                   // clients 0 counts as 1
+		{results.StepResult{Concurrency: 16}, 16},                                                 // no pool recorded: C
 	} {
 		if got := stepConnections(&tc.s); got != tc.want {
 			t.Errorf("stepConnections(%+v) = %g, want %g", tc.s, got, tc.want)

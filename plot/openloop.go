@@ -11,9 +11,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Open-loop figure names (sweep --rate).
@@ -27,7 +27,7 @@ var openFigures = []string{FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}
 
 // AnalyzeOpenWith analyses the open-loop steps of rs as `poolsweep
 // analyze` does with options o; the open-* figures draw these reports.
-func AnalyzeOpenWith(rs []*sweep.Results, o knee.Options) []knee.OpenReport {
+func AnalyzeOpenWith(rs []*results.Results, o knee.Options) []knee.OpenReport {
 	return knee.AnalyzeOpenAll(knee.OpenFromResults(rs), o)
 }
 
@@ -60,7 +60,7 @@ func openCurves(reports []knee.OpenReport) []openCurve {
 // openFigs draws the open-loop figures named in want from reports; when
 // there is nothing to draw and they were asked for by name, a note says
 // why (a closed-loop run drawn with every figure gets no note).
-func openFigs(rs []*sweep.Results, reports []knee.OpenReport, want map[string]bool, named bool) ([]Figure, []string) {
+func openFigs(rs []*results.Results, reports []knee.OpenReport, want map[string]bool, named bool) ([]Figure, []string) {
 	asked := false
 	for _, n := range openFigures {
 		asked = asked || want[n]
@@ -100,7 +100,7 @@ func openFigs(rs []*sweep.Results, reports []knee.OpenReport, want map[string]bo
 }
 
 // openSubject is the "workload … on targets …" part of the titles.
-func openSubject(rs []*sweep.Results, reports []knee.OpenReport) string {
+func openSubject(rs []*results.Results, reports []knee.OpenReport) string {
 	var wls, tgs []string
 	for _, r := range reports {
 		if r.Workload != "" && !slices.Contains(wls, r.Workload) {
@@ -269,11 +269,11 @@ func openPoolWait(cs []openCurve, subject string) Figure {
 }
 
 // openStepCount is how many open-loop steps rs hold.
-func openStepCount(rs []*sweep.Results) int {
+func openStepCount(rs []*results.Results) int {
 	n := 0
 	for _, r := range rs {
 		for i := range r.Steps {
-			if r.Steps[i].Mode == sweep.ModeOpen {
+			if r.Steps[i].Mode == results.ModeOpen {
 				n++
 			}
 		}

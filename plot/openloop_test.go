@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/golden"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // openResults is an open-loop run against a model of the calibrated
@@ -18,22 +18,22 @@ import (
 // calls/s; below that, latency grows as 1/(1 − utilisation); above it the
 // backlog grows to max-in-flight and arrivals are dropped, and a pool
 // below 8 makes calls wait for connections. 2 trials, pools 4 and 16.
-func openResults() *sweep.Results {
+func openResults() *results.Results {
 	rates, pools := []int{1000, 2000, 3000, 6000}, []int{4, 16}
-	plan := sweep.PlanInfo{Concurrency: []int{5000}, Pool: "4,16", Pools: pools, Clients: 1, Trials: 2, WarmupS: 1, DurationS: 3, OpTimeoutS: 5,
-		Steps: 16, Rate: rates, Arrivals: sweep.ArrivalsUniform, MaxInFlight: 5000}
-	r := &sweep.Results{Path: "testdata/open.jsonl", Header: header("open-sim", "read", map[string]float64{"read": 100}, 1, plan,
-		sweep.TargetHeader{Name: "sim", URI: "mongodb://127.0.0.1:27018/", Topology: "standalone", ServerVersion: "8.0.0-poolsweep-sim",
+	plan := results.PlanInfo{Concurrency: []int{5000}, Pool: "4,16", Pools: pools, Clients: 1, Trials: 2, WarmupS: 1, DurationS: 3, OpTimeoutS: 5,
+		Steps: 16, Rate: rates, Arrivals: results.ArrivalsUniform, MaxInFlight: 5000}
+	r := &results.Results{Path: "testdata/open.jsonl", Header: header("open-sim", "read", map[string]float64{"read": 100}, 1, plan,
+		results.TargetHeader{Name: "sim", URI: "mongodb://127.0.0.1:27018/", Topology: "standalone", ServerVersion: "8.0.0-poolsweep-sim",
 			ServerKind: "simulator", Hosts: []string{"127.0.0.1:27018"}, SimSpec: "slots=8,service=2ms"})}
 	for trial := 1; trial <= 2; trial++ {
 		for _, pool := range pools {
 			for _, rate := range rates {
 				noise := 1 + 0.01*float64(trial*2-3)
 				capacity := float64(min(pool, 8)) / 0.002
-				st := sweep.StepResult{Kind: sweep.KindStep, Target: "sim", Workload: "read", PoolSetting: itoa(pool), Concurrency: 5000,
+				st := results.StepResult{Kind: results.KindStep, Target: "sim", Workload: "read", PoolSetting: itoa(pool), Concurrency: 5000,
 					MaxPoolSize: pool, Clients: 1, Connections: pool, Trial: trial, StartedAt: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), DurationS: 3,
-					OpsByType: map[string]sweep.OpTypeStats{}, Mode: sweep.ModeOpen, Rate: rate}
-				o := &sweep.OpenLoopStats{Arrivals: sweep.ArrivalsUniform, MaxInFlight: 5000, Offered: int64(3 * rate), OfferedPerS: float64(rate)}
+					OpsByType: map[string]results.OpTypeStats{}, Mode: results.ModeOpen, Rate: rate}
+				o := &results.OpenLoopStats{Arrivals: results.ArrivalsUniform, MaxInFlight: 5000, Offered: int64(3 * rate), OfferedPerS: float64(rate)}
 				svc := 2.2
 				var mean, p50, p99, wait float64
 				if rho := float64(rate) / capacity; rho < 1 {
@@ -49,11 +49,11 @@ func openResults() *sweep.Results {
 						wait = 0.97 * mean
 					}
 				}
-				o.Corrected = sweep.LatencySummary{Mean: mean, P50: p50, P90: p99 * 0.8, P99: p99, P999: p99 * 1.1, Max: p99 * 1.2}
-				o.Uncorrected = &sweep.LatencySummary{Mean: svc, P50: 2.1, P90: 2.5, P99: 4, P999: 6, Max: 9}
-				o.StartLag = sweep.Quantiles{Mean: 0.2, P50: 0.1, P99: 0.6, Max: 2}
-				o.PoolWait = sweep.Quantiles{Mean: wait, P50: wait, P99: wait * 2, Max: wait * 3}
-				o.Service = sweep.Quantiles{Mean: mean - wait - 0.2, P50: 2.1, P99: 4, Max: 9}
+				o.Corrected = results.LatencySummary{Mean: mean, P50: p50, P90: p99 * 0.8, P99: p99, P999: p99 * 1.1, Max: p99 * 1.2}
+				o.Uncorrected = &results.LatencySummary{Mean: svc, P50: 2.1, P90: 2.5, P99: 4, P999: 6, Max: 9}
+				o.StartLag = results.Quantiles{Mean: 0.2, P50: 0.1, P99: 0.6, Max: 2}
+				o.PoolWait = results.Quantiles{Mean: wait, P50: wait, P99: wait * 2, Max: wait * 3}
+				o.Service = results.Quantiles{Mean: mean - wait - 0.2, P50: 2.1, P99: 4, Max: 9}
 				o.InFlightMean = o.AchievedPerS * (mean - 0.2) / 1000
 				o.InFlightMax = int(o.InFlightMean * 2)
 				st.Calls, st.Ops = int64(o.AchievedPerS*3), int64(o.AchievedPerS*3)
@@ -64,11 +64,11 @@ func openResults() *sweep.Results {
 			}
 		}
 	}
-	r.End = &sweep.EndRecord{Kind: sweep.KindEnd, Status: sweep.StatusComplete, FinishedAt: time.Date(2025, 3, 1, 12, 30, 0, 0, time.UTC), Steps: len(r.Steps)}
+	r.End = &results.EndRecord{Kind: results.KindEnd, Status: results.StatusComplete, FinishedAt: time.Date(2025, 3, 1, 12, 30, 0, 0, time.UTC), Steps: len(r.Steps)}
 	return r
 }
 
-func loadOpen(t *testing.T) *sweep.Results {
+func loadOpen(t *testing.T) *results.Results {
 	t.Helper()
 	if golden.Updating() {
 		writeResultsFile(t, filepath.Join("testdata", "open.jsonl"), openResults())
@@ -84,8 +84,8 @@ func TestOpenFigures(t *testing.T) {
 	r := loadOpen(t)
 	o := knee.DefaultOptions()
 	o.SLOP99 = 20 * time.Millisecond
-	open := AnalyzeOpenWith([]*sweep.Results{r}, o)
-	figs, notes, err := FiguresWith([]*sweep.Results{r}, AnalyzeWith([]*sweep.Results{r}, o), open, nil)
+	open := AnalyzeOpenWith([]*results.Results{r}, o)
+	figs, notes, err := FiguresWith([]*results.Results{r}, AnalyzeWith([]*results.Results{r}, o), open, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestOpenFigures(t *testing.T) {
 	}
 	data := checkFigureData(t, "open", figs, notes, []string{FigOpenLatency, FigOpenAchieved, FigOpenPoolWait})
 	if *plotDir != "" {
-		writeLook(t, filepath.Join(*plotDir, "open"), scenario{rs: []*sweep.Results{r}}, figs)
+		writeLook(t, filepath.Join(*plotDir, "open"), scenario{rs: []*results.Results{r}}, figs)
 	}
 
 	// What the analysis decided is what is marked: pool 4 carries
@@ -148,7 +148,7 @@ func TestOpenMixedAndReport(t *testing.T) {
 	open := loadOpen(t)
 	mixed := *pair
 	mixed.Steps = append(slices.Clone(pair.Steps), open.Steps...)
-	rs := []*sweep.Results{&mixed}
+	rs := []*results.Results{&mixed}
 	figs, notes, err := Figures(rs, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestOpenMixedAndReport(t *testing.T) {
 	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "16 open-loop step(s) left out") }) {
 		t.Errorf("notes %q", notes)
 	}
-	_, notes, err = Figures([]*sweep.Results{pair}, nil, []string{FigOpenLatency})
+	_, notes, err = Figures([]*results.Results{pair}, nil, []string{FigOpenLatency})
 	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "open-latency: skipped: no open-loop steps") {
 		t.Errorf("open figure of a closed run: %v %q", err, notes)
 	}

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // openVerdicts are the open-loop reports as the report's verdicts: the
@@ -43,11 +43,11 @@ func openVerdicts(reports []knee.OpenReport, kinds map[string]string) []verdictV
 
 // openStepTable is one row per open-loop step, sorted by target, pool,
 // rate and trial; empty when the run has none.
-func openStepTable(r *sweep.Results) stepTable {
-	var steps []*sweep.StepResult
+func openStepTable(r *results.Results) stepTable {
+	var steps []*results.StepResult
 	targets := map[string]bool{}
 	for i := range r.Steps {
-		if s := &r.Steps[i]; s.Mode == sweep.ModeOpen && s.Open != nil {
+		if s := &r.Steps[i]; s.Mode == results.ModeOpen && s.Open != nil {
 			steps = append(steps, s)
 			targets[s.Target] = true
 		}
@@ -55,7 +55,7 @@ func openStepTable(r *sweep.Results) stepTable {
 	if len(steps) == 0 {
 		return stepTable{}
 	}
-	slices.SortStableFunc(steps, sweep.CompareOpenSteps)
+	slices.SortStableFunc(steps, results.CompareOpenSteps)
 	var t stepTable
 	if len(targets) > 1 {
 		t.Head = append(t.Head, "target")
@@ -86,7 +86,7 @@ func openStepTable(r *sweep.Results) stepTable {
 }
 
 // openPlanText is an open-loop plan in words.
-func openPlanText(p sweep.PlanInfo) string {
+func openPlanText(p results.PlanInfo) string {
 	rs := make([]string, len(p.Rate))
 	for i, r := range p.Rate {
 		rs[i] = strconv.Itoa(r)

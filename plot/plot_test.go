@@ -15,8 +15,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 var (
@@ -25,7 +25,7 @@ var (
 
 type scenario struct {
 	name    string
-	rs      []*sweep.Results
+	rs      []*results.Results
 	reports []knee.Report
 	figs    []string // figure names expected
 	notes   int      // skipped-figure notes expected
@@ -36,20 +36,20 @@ func scenarios(t *testing.T) []scenario {
 	inflight := readTestdata(t, "inflight.jsonl")
 	return []scenario{
 		// Two targets in one file with telemetry: every figure but the grid.
-		{"pair", []*sweep.Results{pair}, pairReports(pair),
+		{"pair", []*results.Results{pair}, pairReports(pair),
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigComparison, FigTimeBreakdown}, 1},
 		// A C × P grid on one target without telemetry and without reports:
 		// the grid appears, comparison and time breakdown are skipped.
-		{"grid", []*sweep.Results{grid}, nil,
+		{"grid", []*results.Results{grid}, nil,
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid}, 2},
 		// Two files: the comparison spans files.
-		{"two-files", []*sweep.Results{pair, grid}, pairReports(pair),
+		{"two-files", []*results.Results{pair, grid}, pairReports(pair),
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown}, 0},
 		// A recorded simulator run (slots=8, service=2ms, 3 trials) with
 		// the server's in-flight ops hand-added (Little's law from its
 		// opcounters and latency), missing in one trial: the time
 		// breakdown gains the server's view of the knee.
-		{"inflight", []*sweep.Results{inflight}, Analyze([]*sweep.Results{inflight}),
+		{"inflight", []*results.Results{inflight}, Analyze([]*results.Results{inflight}),
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigTimeBreakdown}, 2},
 	}
 }
@@ -98,7 +98,7 @@ func writeLook(t *testing.T, dir string, sc scenario, figs []Figure) {
 func TestFigureMarks(t *testing.T) {
 	pair, _ := loadInputs(t)
 	reports := pairReports(pair)
-	figs, _, err := Figures([]*sweep.Results{pair}, reports, []string{FigThroughput})
+	figs, _, err := Figures([]*results.Results{pair}, reports, []string{FigThroughput})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestFigureMarks(t *testing.T) {
 
 func TestSVGParsesAndLabels(t *testing.T) {
 	pair, grid := loadInputs(t)
-	figs, _, err := Figures([]*sweep.Results{pair, grid}, pairReports(pair), nil)
+	figs, _, err := Figures([]*results.Results{pair, grid}, pairReports(pair), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func svgTexts(t *testing.T, b []byte) []string {
 
 func TestPNGDecodes(t *testing.T) {
 	pair, _ := loadInputs(t)
-	figs, _, err := Figures([]*sweep.Results{pair}, pairReports(pair), nil)
+	figs, _, err := Figures([]*results.Results{pair}, pairReports(pair), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ var externalRef = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*(https?:|//)`
 
 func TestHTMLReportSelfContained(t *testing.T) {
 	pair, grid := loadInputs(t)
-	rs := []*sweep.Results{pair, grid}
+	rs := []*results.Results{pair, grid}
 	reports := pairReports(pair)
 	figs, _, err := Figures(rs, reports, nil)
 	if err != nil {
@@ -299,7 +299,7 @@ func TestHTMLReportSelfContained(t *testing.T) {
 
 func TestMarkdownReportLinksWrittenPNGs(t *testing.T) {
 	pair, _ := loadInputs(t)
-	rs := []*sweep.Results{pair}
+	rs := []*results.Results{pair}
 	figs, _, err := Figures(rs, pairReports(pair), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +336,7 @@ func TestMarkdownReportLinksWrittenPNGs(t *testing.T) {
 
 func TestFiguresSelection(t *testing.T) {
 	pair, _ := loadInputs(t)
-	rs := []*sweep.Results{pair}
+	rs := []*results.Results{pair}
 	for _, tc := range []struct {
 		which   []string
 		want    []string
@@ -360,7 +360,7 @@ func TestFiguresSelection(t *testing.T) {
 			t.Errorf("%v: figures %v, want %v", tc.which, got, tc.want)
 		}
 	}
-	if _, _, err := Figures([]*sweep.Results{{Path: "empty"}}, nil, nil); !errors.Is(err, ErrNoSteps) {
+	if _, _, err := Figures([]*results.Results{{Path: "empty"}}, nil, nil); !errors.Is(err, ErrNoSteps) {
 		t.Errorf("no steps: err %v, want ErrNoSteps", err)
 	}
 }
@@ -369,7 +369,7 @@ func TestFiguresSelection(t *testing.T) {
 // figures carry a knee mark for every series where it found one.
 func TestWithKneeAnalysis(t *testing.T) {
 	pair, grid := loadInputs(t)
-	rs := []*sweep.Results{pair, grid}
+	rs := []*results.Results{pair, grid}
 	reports := Analyze(rs)
 	if len(reports) != 5 { // standalone, sharded, embedded × 3 pools
 		t.Fatalf("%d reports, want 5", len(reports))

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // PNGNames are the file names WriteFiles gives each figure's PNG, for
@@ -141,7 +141,7 @@ func (r *Report) analysisRuns() []string {
 	}
 	var out []string
 	for _, res := range r.Results {
-		n := len(knee.FromResults([]*sweep.Results{res}))
+		n := len(knee.FromResults([]*results.Results{res}))
 		for range n {
 			out = append(out, runName(res))
 		}
@@ -233,7 +233,7 @@ func inlineSVG(b []byte, title string) string {
 // the knee analysis of their series with its figures, and optionally an A/B
 // comparison with its own figures.
 type Report struct {
-	Results []*sweep.Results
+	Results []*results.Results
 	// Analyses are the knee reports of the series: AnalyzeWith's, or
 	// AnalyzeEach's with Each set.
 	Analyses []knee.Report

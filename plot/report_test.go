@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func TestMixText(t *testing.T) {
@@ -24,7 +24,7 @@ func TestMixText(t *testing.T) {
 			t.Errorf("mixText(%v) = %q, want %q", tc.mix, got, tc.want)
 		}
 	}
-	w := sweep.WorkloadInfo{Name: "mixes", Mixes: []string{"mix 0:100:0", "mix 0:50:50"}}
+	w := results.WorkloadInfo{Name: "mixes", Mixes: []string{"mix 0:100:0", "mix 0:50:50"}}
 	if got := workloadText(w); got != "mixes (insert:read:update) 0:100:0, 0:50:50" {
 		t.Errorf("workloadText(mixes) = %q", got)
 	}
@@ -36,7 +36,7 @@ func TestMixText(t *testing.T) {
 // per distinct note), and the figures scaled to the text column.
 func TestReportPolish(t *testing.T) {
 	pair, _ := loadInputs(t)
-	rs := []*sweep.Results{pair}
+	rs := []*results.Results{pair}
 	reports := Analyze(rs)
 	figs, skipped, err := Figures(rs, reports, nil)
 	if err != nil || len(skipped) == 0 {

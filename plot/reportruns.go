@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // serverKindLabel names a target's server so that nobody reads FerretDB's
 // or the simulator's numbers as MongoDB's.
-func serverKindLabel(h sweep.TargetHeader) string {
+func serverKindLabel(h results.TargetHeader) string {
 	switch h.ServerKind {
 	case "ferretdb":
 		return "embedded FerretDB (numbers are FerretDB's, not MongoDB's)"
@@ -32,7 +32,7 @@ func serverKindLabel(h sweep.TargetHeader) string {
 	return h.ServerKind
 }
 
-func runViewOf(r *sweep.Results, multi bool) runView {
+func runViewOf(r *results.Results, multi bool) runView {
 	h := r.Header
 	rv := runView{Title: "Run " + h.RunID}
 	if h.RunID == "" {
@@ -84,7 +84,7 @@ func runViewOf(r *sweep.Results, multi bool) runView {
 
 // targetNotes are the targets' notes, each said once: "a, b: note" when
 // several targets share it (every simulated target has the same one).
-func targetNotes(ts []sweep.TargetHeader) []string {
+func targetNotes(ts []results.TargetHeader) []string {
 	var order []string
 	names := map[string][]string{}
 	for _, t := range ts {
@@ -103,7 +103,7 @@ func targetNotes(ts []sweep.TargetHeader) []string {
 	return out
 }
 
-func workloadText(w sweep.WorkloadInfo) string {
+func workloadText(w results.WorkloadInfo) string {
 	var parts []string
 	if w.Name != "mixes" || len(w.Mixes) == 0 { // "mixes, mixes …" says it twice
 		parts = append(parts, w.Name)
@@ -163,7 +163,7 @@ func mixText(mix map[string]float64) string {
 	return strings.Join(out, " : ")
 }
 
-func planText(p sweep.PlanInfo) string {
+func planText(p results.PlanInfo) string {
 	if len(p.Rate) > 0 {
 		return openPlanText(p)
 	}
@@ -179,7 +179,7 @@ func planText(p sweep.PlanInfo) string {
 	return s
 }
 
-func clientText(c sweep.ClientInfo) string {
+func clientText(c results.ClientInfo) string {
 	var parts []string
 	if c.Hostname != "" {
 		parts = append(parts, c.Hostname)
@@ -202,12 +202,12 @@ func clientText(c sweep.ClientInfo) string {
 // stepTableOf is the seeds' table: one row per step, sorted by target, pool,
 // concurrency and trial; RAL/WAL are the mean latencies of reads (find,
 // scan) and writes (update, insert) in µs.
-func stepTableOf(r *sweep.Results) stepTable {
-	steps := make([]*sweep.StepResult, 0, len(r.Steps))
+func stepTableOf(r *results.Results) stepTable {
+	steps := make([]*results.StepResult, 0, len(r.Steps))
 	targets, workloads, clients, calls, bounds := map[string]bool{}, map[string]bool{}, false, false, false
 	for i := range r.Steps {
 		s := &r.Steps[i]
-		if s.Mode == sweep.ModeOpen {
+		if s.Mode == results.ModeOpen {
 			continue // openStepTable
 		}
 		steps = append(steps, s)
@@ -222,7 +222,7 @@ func stepTableOf(r *sweep.Results) stepTable {
 		rank[t.Name] = i
 	}
 	// Targets in the header's order, then workloads, pools, levels, trials.
-	slices.SortStableFunc(steps, func(a, b *sweep.StepResult) int {
+	slices.SortStableFunc(steps, func(a, b *results.StepResult) int {
 		return cmp.Or(cmp.Compare(rankOf(rank, a.Target), rankOf(rank, b.Target)), cmp.Compare(a.Target, b.Target), cmp.Compare(a.Workload, b.Workload),
 			cmp.Compare(poolRank(a.PoolSetting), poolRank(b.PoolSetting)), cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Trial, b.Trial))
 	})
@@ -290,7 +290,7 @@ func usCell(v float64, ok bool) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
-func errorsCell(e sweep.ErrorCounts) string {
+func errorsCell(e results.ErrorCounts) string {
 	if e.Total() == 0 {
 		return "0"
 	}

@@ -1,8 +1,8 @@
 package plot
 
-import "github.com/poolsweep/poolsweep/sweep"
+import "github.com/poolsweep/poolsweep/results"
 
-type sweepStep = sweep.StepResult
+type sweepStep = results.StepResult
 
 // Op types that count as reads and writes in RAL/WAL, as in the seeds'
 // tables (YCSB's read/scan vs update/insert).
@@ -13,7 +13,7 @@ var (
 
 // sampleRW returns a server sample's read and write latency (µs), nil when
 // not reported.
-func sampleRW(t *sweep.ServerSample) (rd, wr *float64) {
+func sampleRW(t *results.ServerSample) (rd, wr *float64) {
 	if t == nil {
 		return nil, nil
 	}

@@ -19,9 +19,9 @@ while read -r target pkg; do
 done <<'EOF'
 FuzzParseLevels ./sweep
 FuzzParsePropertyFile ./sweep
-FuzzReadResults ./sweep
+FuzzReadResults ./results
 FuzzOpArgsKey ./sweep
-FuzzReadCSV ./sweep/knee
+FuzzReadCSV ./analysis/knee
 FuzzParseSpec ./topology/sim
 FuzzRedactURI ./topology
 EOF

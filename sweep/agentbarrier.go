@@ -12,6 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func replaceUpsert() options.Lister[options.ReplaceOptions] { return options.Replace().SetUpsert(true) }
@@ -23,7 +25,7 @@ func (a *Agents) Begin(ctx context.Context, spec StepSpec) error {
 	a.seq++
 	a.posted, a.started, a.missing, a.startAt = false, nil, nil, time.Time{}
 	if msg := a.lost(); msg != "" {
-		return &AgentsStopped{Status: StatusFailed, Reason: msg}
+		return &AgentsStopped{Status: results.StatusFailed, Reason: msg}
 	}
 	if a.leader() {
 		return nil
@@ -38,7 +40,7 @@ func (a *Agents) checkLeader(ctx context.Context) error {
 	err := a.coll.FindOne(ctx, bson.D{{Key: "_id", Value: a.agentID(0)}}).Decode(&d)
 	switch {
 	case errors.Is(err, mongo.ErrNoDocuments):
-		return &AgentsStopped{Status: StatusFailed, Reason: fmt.Sprintf("the leader (agent 0) of run %s has left the run", a.RunID)}
+		return &AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("the leader (agent 0) of run %s has left the run", a.RunID)}
 	case err != nil:
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -51,16 +53,16 @@ func (a *Agents) checkLeader(ctx context.Context) error {
 	leader := a.name(0, d.Host)
 	switch {
 	case d.Stopped != "":
-		status := StatusFailed
+		status := results.StatusFailed
 		switch d.Stopped {
-		case StatusInterrupted:
-			status = StatusInterrupted
-		case StatusComplete, StatusPartial:
-			status = StatusPartial
+		case results.StatusInterrupted:
+			status = results.StatusInterrupted
+		case results.StatusComplete, results.StatusPartial:
+			status = results.StatusPartial
 		}
 		return &AgentsStopped{Status: status, Reason: fmt.Sprintf("%s stopped the run (%s): %s", leader, d.Stopped, d.StopReason)}
 	case a.stale(p, now):
-		return &AgentsStopped{Status: StatusFailed, Reason: fmt.Sprintf("%s stopped answering (no heartbeat for %s)", leader, a.silent(p, now).Round(time.Second))}
+		return &AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("%s stopped answering (no heartbeat for %s)", leader, a.silent(p, now).Round(time.Second))}
 	}
 	return nil
 }
@@ -96,7 +98,7 @@ func (a *Agents) Ready(ctx context.Context, spec StepSpec) (time.Time, error) {
 			case in:
 				a.started = append(a.started, i)
 			case reason != "":
-				a.missing = append(a.missing, MissingAgent{Index: i, Host: docs[i].Host, Reason: reason})
+				a.missing = append(a.missing, results.MissingAgent{Index: i, Host: docs[i].Host, Reason: reason})
 			default:
 				continue
 			}
@@ -179,7 +181,7 @@ func (a *Agents) followerReady(ctx context.Context, spec StepSpec) (time.Time, e
 			a.missing = sd.Missing
 			switch {
 			case sd.Key != key:
-				return time.Time{}, &AgentsStopped{Status: StatusFailed, Reason: fmt.Sprintf("the leader's step %d is %s, this agent's %s: give every agent the same flags", a.seq, sd.Key, key)}
+				return time.Time{}, &AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("the leader's step %d is %s, this agent's %s: give every agent the same flags", a.seq, sd.Key, key)}
 			case sd.Cancel != "":
 				return time.Time{}, fmt.Errorf("%w: the leader could not measure it: %s", ErrStepSkipped, sd.Cancel)
 			}
@@ -203,7 +205,7 @@ func (a *Agents) followerReady(ctx context.Context, spec StepSpec) (time.Time, e
 			// A failed read: try again; the leader's staleness decides.
 		}
 		if msg := a.lost(); msg != "" {
-			return time.Time{}, &AgentsStopped{Status: StatusFailed, Reason: msg}
+			return time.Time{}, &AgentsStopped{Status: results.StatusFailed, Reason: msg}
 		}
 		if polls%4 == 0 {
 			if err := a.checkLeader(ctx); err != nil {
@@ -222,7 +224,7 @@ func (a *Agents) followerReady(ctx context.Context, spec StepSpec) (time.Time, e
 // it), and after a measured step waits for every agent that started it to
 // finish: one that stops answering instead is named, and the step is
 // partial.
-func (a *Agents) Finish(ctx context.Context, spec StepSpec, step *StepResult, err error) {
+func (a *Agents) Finish(ctx context.Context, spec StepSpec, step *results.StepResult, err error) {
 	if step.DurationS > 0 && !a.startAt.IsZero() {
 		a.fillStep(step)
 	}
@@ -252,10 +254,10 @@ func (a *Agents) Finish(ctx context.Context, spec StepSpec, step *StepResult, er
 }
 
 // fillStep records this agent's part in the step.
-func (a *Agents) fillStep(step *StepResult) {
+func (a *Agents) fillStep(step *results.StepResult) {
 	start := step.StartedAt
 	end := start.Add(time.Duration(step.DurationS * float64(time.Second)))
-	as := &AgentStep{Index: a.Index, Of: a.Count, Host: a.host, StartAt: a.startAt.UTC(),
+	as := &results.AgentStep{Index: a.Index, Of: a.Count, Host: a.host, StartAt: a.startAt.UTC(),
 		WindowStart: a.toRef(start).UTC(), WindowEnd: a.toRef(end).UTC()}
 	if a.offset != nil {
 		ms := float64(*a.offset) / float64(time.Millisecond)
@@ -271,13 +273,13 @@ func (a *Agents) fillStep(step *StepResult) {
 // awaitDone waits until every agent that started the step has finished
 // it; those that stop answering, leave, or exceed --agent-timeout are
 // added to the step's missing agents.
-func (a *Agents) awaitDone(ctx context.Context, step *StepResult) {
+func (a *Agents) awaitDone(ctx context.Context, step *results.StepResult) {
 	deadline := time.Now().Add(a.Timeout)
 	pending := map[int]bool{}
 	for _, i := range a.started {
 		pending[i] = true
 	}
-	var gone []MissingAgent
+	var gone []results.MissingAgent
 	for len(pending) > 0 {
 		docs, err := a.readAgents(ctx)
 		if err != nil {
@@ -305,7 +307,7 @@ func (a *Agents) awaitDone(ctx context.Context, step *StepResult) {
 				continue
 			}
 			if reason != "" {
-				gone = append(gone, MissingAgent{Index: i, Host: d.Host, Reason: reason})
+				gone = append(gone, results.MissingAgent{Index: i, Host: d.Host, Reason: reason})
 			}
 			delete(pending, i)
 		}
@@ -320,8 +322,8 @@ func (a *Agents) awaitDone(ctx context.Context, step *StepResult) {
 	}
 }
 
-func sortMissing(m []MissingAgent) {
-	slices.SortFunc(m, func(x, y MissingAgent) int { return x.Index - y.Index })
+func sortMissing(m []results.MissingAgent) {
+	slices.SortFunc(m, func(x, y results.MissingAgent) int { return x.Index - y.Index })
 }
 
 func indexList(set map[int]bool) string {

@@ -12,6 +12,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // AgentsCollection holds agent mode's coordination documents, in
@@ -70,11 +72,11 @@ type Agents struct {
 	beat    *heartbeat
 	quiet   [2]atomic.Int64 // this host's clock, unix ns: no beats from [0] to [1]
 	peers   map[int]*peer
-	startAt time.Time      // the current step's agreed start (reference clock)
-	started []int          // leader: agents in the current step
-	missing []MissingAgent // the current step's missing agents
-	posted  bool           // leader: the current step's start is published
-	partial []string       // steps that ran without some agents
+	startAt time.Time              // the current step's agreed start (reference clock)
+	started []int                  // leader: agents in the current step
+	missing []results.MissingAgent // the current step's missing agents
+	posted  bool                   // leader: the current step's start is published
+	partial []string               // steps that ran without some agents
 	ended   bool
 }
 
@@ -109,14 +111,14 @@ type agentDoc struct {
 
 // stepDoc is the leader's word on one step.
 type stepDoc struct {
-	ID      string         `bson:"_id"`
-	Kind    string         `bson:"kind"`
-	RunID   string         `bson:"run_id"`
-	Seq     int            `bson:"seq"`
-	Key     string         `bson:"key"`
-	StartAt time.Time      `bson:"start_at"` // reference clock
-	Missing []MissingAgent `bson:"missing"`
-	Cancel  string         `bson:"cancel,omitempty"` // the leader could not measure it
+	ID      string                 `bson:"_id"`
+	Kind    string                 `bson:"kind"`
+	RunID   string                 `bson:"run_id"`
+	Seq     int                    `bson:"seq"`
+	Key     string                 `bson:"key"`
+	StartAt time.Time              `bson:"start_at"` // reference clock
+	Missing []results.MissingAgent `bson:"missing"`
+	Cancel  string                 `bson:"cancel,omitempty"` // the leader could not measure it
 }
 
 func (a *Agents) agentID(i int) string  { return a.RunID + "/agent/" + fmt.Sprint(i) }
@@ -166,7 +168,7 @@ func (a *Agents) name(i int, host string) string {
 // Start connects, measures this host's clock against the target's,
 // registers this agent and starts its heartbeat; a follower then waits
 // for a live leader and checks that it runs the same plan and version.
-func (a *Agents) Start(ctx context.Context) (*AgentsHeader, error) {
+func (a *Agents) Start(ctx context.Context) (*results.AgentsHeader, error) {
 	if a.Count < 1 || a.Index < 0 || a.Index >= a.Count || a.RunID == "" || a.NewClient == nil {
 		return nil, fmt.Errorf("agents: index %d of %d, run %q: not a valid agent", a.Index, a.Count, a.RunID)
 	}
@@ -186,13 +188,13 @@ func (a *Agents) Start(ctx context.Context) (*AgentsHeader, error) {
 	if !a.leader() {
 		if err := a.awaitLeader(ctx); err != nil {
 			a.stopBeat()
-			a.leave(ctx, StatusFailed, err.Error())
+			a.leave(ctx, results.StatusFailed, err.Error())
 			a.close()
 			return nil, err
 		}
 	}
 	idx := a.Index
-	return &AgentsHeader{Count: a.Count, Index: &idx, PlanHash: a.PlanHash, ClientsPerAgent: a.ClientsPerAgent,
+	return &results.AgentsHeader{Count: a.Count, Index: &idx, PlanHash: a.PlanHash, ClientsPerAgent: a.ClientsPerAgent,
 		Host: a.host, TimeoutS: a.Timeout.Seconds()}, nil
 }
 
@@ -303,13 +305,16 @@ func (a *Agents) End(out *Outcome) {
 	defer cancel()
 	a.stopBeat()
 	defer a.close()
-	if (out.Status == StatusComplete || out.Status == StatusPartial) && len(a.partial) > 0 {
+	if (out.Status == results.StatusComplete || out.Status == results.StatusPartial) && len(a.partial) > 0 {
 		note := fmt.Sprintf("%d step(s) ran without some agents: %s", len(a.partial), a.partial[0])
 		if len(a.partial) > 1 {
 			note += fmt.Sprintf(" (and %d more)", len(a.partial)-1)
 		}
-		out.Status = StatusPartial
-		out.Reason = joinReasons(out.Reason, note)
+		out.Status = results.StatusPartial
+		if out.Reason != "" {
+			note = out.Reason + "; " + note
+		}
+		out.Reason = note
 	}
 	if !a.leader() {
 		var d agentDoc
@@ -391,14 +396,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-func joinReasons(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "; " + b
 }

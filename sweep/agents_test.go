@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // agentSessions starts a simulator and returns its URI and made sessions
@@ -91,13 +92,13 @@ func checkNoLeftover(t *testing.T, uri, run string) {
 func TestAgentsLockStep(t *testing.T) {
 	uri, ss := agentSessions(t, "lockstep", 3, 3, 20*time.Second)
 	for i, r := range runAgents(bg(3), ss...) {
-		if r.err != nil || r.out.Status != StatusComplete || r.out.Measured != 3 {
+		if r.err != nil || r.out.Status != results.StatusComplete || r.out.Measured != 3 {
 			t.Fatalf("agent %d: %+v %v", i, r.out, r.err)
 		}
 	}
-	var files []*Results
+	var files []*results.Results
 	for _, s := range ss {
-		res, err := ReadResultsFile(s.ResultsPath)
+		res, err := results.ReadResultsFile(s.ResultsPath)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +112,7 @@ func TestAgentsLockStep(t *testing.T) {
 		}
 		files = append(files, res)
 	}
-	m, err := MergeAgents(files)
+	m, err := results.MergeAgents(files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestAgentsLockStep(t *testing.T) {
 			t.Errorf("C=%d: windows overlap %.3f, want ≥ 0.95 (skew %+v)", st.Concurrency, st.WindowSkew.Overlap, st.WindowSkew)
 		}
 	}
-	if m.End.Status != StatusComplete {
+	if m.End.Status != results.StatusComplete {
 		t.Errorf("merged end %+v", m.End)
 	}
 	checkNoLeftover(t, uri, "lockstep")
@@ -148,10 +149,10 @@ func TestAgentsRefusedAndMissing(t *testing.T) {
 	if !errors.As(rs[1].err, &refused) || !strings.Contains(refused.Reason, "is not the leader's") || !strings.Contains(refused.Reason, "agent 0") {
 		t.Fatalf("odd agent: %+v %v", rs[1].out, rs[1].err)
 	}
-	if rs[0].err != nil || rs[0].out.Status != StatusPartial || !strings.Contains(rs[0].out.Reason, "ran without some agents") {
+	if rs[0].err != nil || rs[0].out.Status != results.StatusPartial || !strings.Contains(rs[0].out.Reason, "ran without some agents") {
 		t.Fatalf("leader: %+v %v", rs[0].out, rs[0].err)
 	}
-	res, err := ReadResultsFile(leader.ResultsPath)
+	res, err := results.ReadResultsFile(leader.ResultsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,10 +169,10 @@ func TestAgentsRefusedAndMissing(t *testing.T) {
 			t.Errorf("agent 2: %+v", m)
 		}
 	}
-	if res.End.Status != StatusPartial {
+	if res.End.Status != results.StatusPartial {
 		t.Errorf("end %+v", res.End)
 	}
-	if _, err := ReadResultsFile(odd.ResultsPath); err == nil {
+	if _, err := results.ReadResultsFile(odd.ResultsPath); err == nil {
 		t.Errorf("the refused agent wrote results")
 	}
 	checkNoLeftover(t, uri, "refused")
@@ -182,17 +183,17 @@ func TestAgentsRefusedAndMissing(t *testing.T) {
 func TestAgentsLeaderInterrupt(t *testing.T) {
 	uri, ss := agentSessions(t, "interrupt", 2, 2, 20*time.Second)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	ss[0].Hooks.Step = func(n, _ int, _ StepResult) {
+	ss[0].Hooks.Step = func(n, _ int, _ results.StepResult) {
 		if n == 1 {
 			cancel(Interrupt{Signal: "SIGINT"})
 		}
 	}
 	rs := runAgents([]context.Context{ctx, context.Background()}, ss...)
-	if rs[0].out.Status != StatusInterrupted || rs[0].out.Signal != "SIGINT" {
+	if rs[0].out.Status != results.StatusInterrupted || rs[0].out.Signal != "SIGINT" {
 		t.Fatalf("leader: %+v %v", rs[0].out, rs[0].err)
 	}
 	f := rs[1].out
-	if f.Status != StatusInterrupted || !strings.Contains(f.Reason, "agent 0") || !strings.Contains(f.Reason, "stopped the run") || f.Measured > 2 {
+	if f.Status != results.StatusInterrupted || !strings.Contains(f.Reason, "agent 0") || !strings.Contains(f.Reason, "stopped the run") || f.Measured > 2 {
 		t.Fatalf("follower: %+v %v", f, rs[1].err)
 	}
 	checkNoLeftover(t, uri, "interrupt")
@@ -213,15 +214,15 @@ func TestAgentsLateAgentSkipsAStep(t *testing.T) {
 		return nil
 	}
 	rs := runAgents(bg(2), leader, late)
-	if rs[0].err != nil || rs[0].out.Status != StatusPartial || rs[0].out.Measured != 3 {
+	if rs[0].err != nil || rs[0].out.Status != results.StatusPartial || rs[0].out.Measured != 3 {
 		t.Fatalf("leader: %+v %v", rs[0].out, rs[0].err)
 	}
 	f := rs[1].out
-	if rs[1].err != nil || f.Status != StatusPartial || f.Measured != 2 || len(f.Failed) != 1 || f.Failed[0].Concurrency != 2 ||
+	if rs[1].err != nil || f.Status != results.StatusPartial || f.Measured != 2 || len(f.Failed) != 1 || f.Failed[0].Concurrency != 2 ||
 		!strings.Contains(f.Failed[0].Error, "not ready within --agent-timeout") {
 		t.Fatalf("late agent: %+v %v", f, rs[1].err)
 	}
-	res, err := ReadResultsFile(leader.ResultsPath)
+	res, err := results.ReadResultsFile(leader.ResultsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,11 +232,11 @@ func TestAgentsLateAgentSkipsAStep(t *testing.T) {
 			t.Errorf("leader C=%d: partial %v missing %+v", st.Concurrency, st.Partial, st.MissingAgents)
 		}
 	}
-	other, err := ReadResultsFile(late.ResultsPath)
+	other, err := results.ReadResultsFile(late.ResultsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := MergeAgents([]*Results{res, other})
+	m, err := results.MergeAgents([]*results.Results{res, other})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Coordinator keeps a session in lock step with other processes that
@@ -17,7 +19,7 @@ import (
 type Coordinator interface {
 	// Start joins the run before any data is loaded, and returns what
 	// the results header records of agent mode.
-	Start(ctx context.Context) (*AgentsHeader, error)
+	Start(ctx context.Context) (*results.AgentsHeader, error)
 	// Begin is called before each step; an *AgentsStopped error ends the
 	// session (the leader stopped the run).
 	Begin(ctx context.Context, spec StepSpec) error
@@ -27,7 +29,7 @@ type Coordinator interface {
 	Ready(ctx context.Context, spec StepSpec) (time.Time, error)
 	// Finish is called after every step attempt (err is its error) and
 	// may add agent-mode fields to the step before it is written.
-	Finish(ctx context.Context, spec StepSpec, step *StepResult, err error)
+	Finish(ctx context.Context, spec StepSpec, step *results.StepResult, err error)
 	// End is called once as the session ends: it tells the others,
 	// removes the coordination documents, and may turn a complete
 	// outcome partial (steps that ran without some agents).
@@ -67,7 +69,7 @@ func (s *Session) startAgents(ctx context.Context, measuring bool) (func(*Outcom
 		}
 		ended = true
 		if out == nil {
-			out = &Outcome{Status: StatusFailed, Reason: "the session stopped before measuring"}
+			out = &Outcome{Status: results.StatusFailed, Reason: "the session stopped before measuring"}
 		}
 		s.Coordinator.End(out)
 	}, nil
@@ -80,7 +82,7 @@ func (s *Session) agentsBegin(ctx context.Context, spec StepSpec) error {
 	return s.Coordinator.Begin(ctx, spec)
 }
 
-func (s *Session) agentsFinish(ctx context.Context, spec StepSpec, step *StepResult, err error) {
+func (s *Session) agentsFinish(ctx context.Context, spec StepSpec, step *results.StepResult, err error) {
 	if s.Coordinator != nil {
 		s.Coordinator.Finish(ctx, spec, step, err)
 	}
@@ -113,11 +115,11 @@ func (s *Session) PlanHash(agents int) string {
 		names[i] = t.Header.Name
 	}
 	b, _ := json.Marshal(struct {
-		Plan      PlanInfo     `json:"plan"`
-		Workloads WorkloadInfo `json:"workloads"`
-		Labels    []string     `json:"labels"`
-		Targets   []string     `json:"targets"`
-		Agents    int          `json:"agents"`
+		Plan      results.PlanInfo     `json:"plan"`
+		Workloads results.WorkloadInfo `json:"workloads"`
+		Labels    []string             `json:"labels"`
+		Targets   []string             `json:"targets"`
+		Agents    int                  `json:"agents"`
 	}{NewPlanInfo(s.Plan, len(s.Steps())), NewWorkloadInfo(s.Workloads), workloadLabels(s.Workloads), names, agents})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])

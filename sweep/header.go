@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/version"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // ToolVersion is poolsweep's version as the Go toolchain stamped it into
@@ -46,16 +48,16 @@ func ToolVersion() string {
 
 // NewRunHeader describes a run before its first step: plan, workloads,
 // targets (their URIs already redacted by the caller) and this machine.
-func NewRunHeader(runID string, plan Plan, workloads []Workload, targets []TargetHeader, steps int) RunHeader {
-	return RunHeader{Kind: KindRun, Schema: SchemaVersion, RunID: runID, ToolVersion: ToolVersion(), StartedAt: time.Now().UTC(),
+func NewRunHeader(runID string, plan Plan, workloads []Workload, targets []results.TargetHeader, steps int) results.RunHeader {
+	return results.RunHeader{Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID, ToolVersion: ToolVersion(), StartedAt: time.Now().UTC(),
 		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: NewClientInfo(), Targets: targets}
 }
 
 // NewWorkloadInfo describes the workload(s) of a run: one workload with its
 // mix, or several (--mixes) by their labels.
-func NewWorkloadInfo(ws []Workload) WorkloadInfo {
+func NewWorkloadInfo(ws []Workload) results.WorkloadInfo {
 	w := ws[0]
-	info := WorkloadInfo{Name: w.Name, Distribution: w.Distribution, Records: w.Records, FieldCount: w.FieldCount,
+	info := results.WorkloadInfo{Name: w.Name, Distribution: w.Distribution, Records: w.Records, FieldCount: w.FieldCount,
 		FieldLength: w.FieldLength, MaxScanLength: w.MaxScanLength, Database: w.Database, Collection: w.Collection,
 		File: w.File, OpsPerCall: w.OpsPerCall()}
 	if len(ws) > 1 {
@@ -73,20 +75,20 @@ func NewWorkloadInfo(ws []Workload) WorkloadInfo {
 }
 
 // NewPlanInfo is the plan as recorded in the header.
-func NewPlanInfo(p Plan, steps int) PlanInfo {
+func NewPlanInfo(p Plan, steps int) results.PlanInfo {
 	order := p.Order
 	if order == "" {
 		order = OrderSequential
 	}
-	return PlanInfo{Concurrency: p.Concurrency, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
+	return results.PlanInfo{Concurrency: p.Concurrency, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
 		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps,
 		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight, Search: p.Search}
 }
 
 // NewClientInfo describes this load-generating machine and process.
-func NewClientInfo() ClientInfo {
+func NewClientInfo() results.ClientInfo {
 	host, _ := os.Hostname()
-	return ClientInfo{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), DriverVersion: version.Driver, OS: runtime.GOOS, Arch: runtime.GOARCH, Hostname: host}
+	return results.ClientInfo{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), DriverVersion: version.Driver, OS: runtime.GOOS, Arch: runtime.GOARCH, Hostname: host}
 }
 
 // NewRunID names a run by its start time and a random suffix.

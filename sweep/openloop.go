@@ -5,20 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
-)
 
-// Arrival processes of an open-loop step (--arrivals).
-const (
-	// ArrivalsUniform: one arrival every 1/rate, exactly.
-	ArrivalsUniform = "uniform"
-	// ArrivalsPoisson: independent arrivals at the given mean rate
-	// (exponential gaps), the way independent users arrive.
-	ArrivalsPoisson = "poisson"
+	"github.com/poolsweep/poolsweep/results"
 )
-
-// ModeOpen is StepResult.Mode of an open-loop step; closed-loop steps
-// leave Mode empty.
-const ModeOpen = "open"
 
 // Schedule is when the calls of one open-loop arrival stream are due, as
 // offsets from the stream's start. It is a pure value: the same kind, rate,
@@ -47,11 +36,11 @@ func NewSchedule(kind string, perSecond float64, phase time.Duration, seed uint6
 	}
 	s := &Schedule{kind: kind, interval: 1e9 / perSecond, phase: float64(phase), at: float64(phase)}
 	switch kind {
-	case ArrivalsUniform:
-	case ArrivalsPoisson:
+	case results.ArrivalsUniform:
+	case results.ArrivalsPoisson:
 		s.rng = rand.New(rand.NewPCG(seed, 0x6f70656e6c6f6f70))
 	default:
-		return nil, fmt.Errorf("arrivals %q is not %s or %s", kind, ArrivalsUniform, ArrivalsPoisson)
+		return nil, fmt.Errorf("arrivals %q is not %s or %s", kind, results.ArrivalsUniform, results.ArrivalsPoisson)
 	}
 	return s, nil
 }
@@ -61,7 +50,7 @@ func NewSchedule(kind string, perSecond float64, phase time.Duration, seed uint6
 // rounding never drifts the rate over a long window.
 func (s *Schedule) Next() time.Duration {
 	s.n++
-	if s.kind == ArrivalsUniform {
+	if s.kind == results.ArrivalsUniform {
 		return time.Duration(s.phase + float64(s.n-1)*s.interval)
 	}
 	s.at += s.rng.ExpFloat64() * s.interval
@@ -77,7 +66,7 @@ func (s *Schedule) Count() int64 { return s.n }
 // offset (independent poisson streams add up to one).
 func Phases(kind string, totalPerSecond float64, k int) []time.Duration {
 	out := make([]time.Duration, max(k, 0))
-	if kind != ArrivalsUniform || !(totalPerSecond > 0) {
+	if kind != results.ArrivalsUniform || !(totalPerSecond > 0) {
 		return out
 	}
 	for i := range out {

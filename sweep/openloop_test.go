@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func TestScheduleUniform(t *testing.T) {
@@ -27,7 +29,7 @@ func TestScheduleUniform(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := NewSchedule(ArrivalsUniform, tt.perSecond, tt.phase, 1)
+			s, err := NewSchedule(results.ArrivalsUniform, tt.perSecond, tt.phase, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +50,7 @@ func TestScheduleUniform(t *testing.T) {
 // A long uniform schedule holds its rate exactly: the millionth arrival
 // at 7,000/s is where n/rate says, to the nanosecond's rounding.
 func TestScheduleUniformNoDrift(t *testing.T) {
-	s, _ := NewSchedule(ArrivalsUniform, 7000, 0, 1)
+	s, _ := NewSchedule(results.ArrivalsUniform, 7000, 0, 1)
 	var last time.Duration
 	for range 1_000_000 {
 		last = s.Next()
@@ -64,9 +66,9 @@ func TestScheduleUniformNoDrift(t *testing.T) {
 // 37% of gaps longer than the mean).
 func TestSchedulePoisson(t *testing.T) {
 	const rate, n = 5000.0, 200_000
-	a, _ := NewSchedule(ArrivalsPoisson, rate, 0, 42)
-	b, _ := NewSchedule(ArrivalsPoisson, rate, 0, 42)
-	c, _ := NewSchedule(ArrivalsPoisson, rate, 0, 43)
+	a, _ := NewSchedule(results.ArrivalsPoisson, rate, 0, 42)
+	b, _ := NewSchedule(results.ArrivalsPoisson, rate, 0, 42)
+	c, _ := NewSchedule(results.ArrivalsPoisson, rate, 0, 43)
 	var prev time.Duration
 	var sum, sum2 float64
 	long, same, differ := 0, true, false
@@ -106,10 +108,10 @@ func TestScheduleBadInput(t *testing.T) {
 		phase time.Duration
 		want  string
 	}{
-		{ArrivalsUniform, 0, 0, "positive"},
-		{ArrivalsUniform, math.NaN(), 0, "positive"},
-		{ArrivalsPoisson, math.Inf(1), 0, "positive"},
-		{ArrivalsUniform, 10, -time.Second, "negative"},
+		{results.ArrivalsUniform, 0, 0, "positive"},
+		{results.ArrivalsUniform, math.NaN(), 0, "positive"},
+		{results.ArrivalsPoisson, math.Inf(1), 0, "positive"},
+		{results.ArrivalsUniform, 10, -time.Second, "negative"},
 		{"bursty", 10, 0, `"bursty" is not uniform or poisson`},
 	} {
 		if _, err := NewSchedule(tt.kind, tt.rate, tt.phase, 1); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -122,10 +124,10 @@ func TestScheduleBadInput(t *testing.T) {
 // total rate: merged, every gap is 1/rate.
 func TestPhasesInterleave(t *testing.T) {
 	const total, k = 3000.0, 3
-	ph := Phases(ArrivalsUniform, total, k)
+	ph := Phases(results.ArrivalsUniform, total, k)
 	var all []time.Duration
 	for i := range k {
-		s, _ := NewSchedule(ArrivalsUniform, total/k, ph[i], 1)
+		s, _ := NewSchedule(results.ArrivalsUniform, total/k, ph[i], 1)
 		for range 100 {
 			all = append(all, s.Next())
 		}
@@ -137,7 +139,7 @@ func TestPhasesInterleave(t *testing.T) {
 		}
 	}
 	// Poisson streams need no offset.
-	if p := Phases(ArrivalsPoisson, total, k); !slices.Equal(p, make([]time.Duration, k)) {
+	if p := Phases(results.ArrivalsPoisson, total, k); !slices.Equal(p, make([]time.Duration, k)) {
 		t.Errorf("poisson phases %v", p)
 	}
 }

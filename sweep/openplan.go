@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Open-loop plan limits and defaults.
@@ -22,15 +24,6 @@ const (
 	DefaultOpenPool = 100
 )
 
-// rateKey is the part of a step's key that tells open-loop steps apart;
-// empty for the closed loop, so closed-loop keys are as before.
-func rateKey(rate int) string {
-	if rate <= 0 {
-		return ""
-	}
-	return "|r" + strconv.Itoa(rate)
-}
-
 // IsOpen says whether the plan is an open-loop one (--rate).
 func (p Plan) IsOpen() bool { return len(p.Rate) > 0 }
 
@@ -43,8 +36,8 @@ func (p Plan) validateOpen() error {
 	switch {
 	case p.Pool.Match:
 		return errors.New("--pool: match sets the pool to the concurrency, which an open loop does not have; give pool sizes (default " + strconv.Itoa(DefaultOpenPool) + ", the driver's own)")
-	case p.Arrivals != ArrivalsUniform && p.Arrivals != ArrivalsPoisson:
-		return fmt.Errorf("--arrivals: %q is not %s or %s", p.Arrivals, ArrivalsUniform, ArrivalsPoisson)
+	case p.Arrivals != results.ArrivalsUniform && p.Arrivals != results.ArrivalsPoisson:
+		return fmt.Errorf("--arrivals: %q is not %s or %s", p.Arrivals, results.ArrivalsUniform, results.ArrivalsPoisson)
 	case p.MaxInFlight < 1 || p.MaxInFlight > MaxWorkers/max(p.Clients, 1):
 		return fmt.Errorf("--max-in-flight: %d is not between 1 and %d (%d calls in flight in one process, over %d client(s))",
 			p.MaxInFlight, MaxWorkers/max(p.Clients, 1), MaxWorkers, max(p.Clients, 1))

@@ -4,11 +4,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func openPlan() Plan {
 	return Plan{Concurrency: []int{100}, Pool: PoolPlan{Sizes: []int{4, 16}, Given: "4,16"}, Clients: 1, Trials: 2,
-		Duration: time.Second, OpTimeout: time.Second, Rate: []int{1000, 2000, 4000}, Arrivals: ArrivalsPoisson, MaxInFlight: 100}
+		Duration: time.Second, OpTimeout: time.Second, Rate: []int{1000, 2000, 4000}, Arrivals: results.ArrivalsPoisson, MaxInFlight: 100}
 }
 
 // An open-loop plan is rate × pool × trials, trials outer and the rate
@@ -24,7 +26,7 @@ func TestOpenPlanSteps(t *testing.T) {
 		t.Fatalf("%d steps, want 12", len(steps))
 	}
 	first := steps[0]
-	if first.Rate != 1000 || first.MaxPoolSize != 4 || first.PoolSetting != "4" || first.Concurrency != 100 || first.Arrivals != ArrivalsPoisson || first.Trial != 1 {
+	if first.Rate != 1000 || first.MaxPoolSize != 4 || first.PoolSetting != "4" || first.Concurrency != 100 || first.Arrivals != results.ArrivalsPoisson || first.Trial != 1 {
 		t.Errorf("first step %+v", first)
 	}
 	if s := steps[5]; s.Rate != 4000 || s.MaxPoolSize != 16 || s.Trial != 1 {
@@ -39,7 +41,7 @@ func TestOpenPlanSteps(t *testing.T) {
 	}
 	// A finished step's key matches its spec's; closed-loop keys are as
 	// they were (no rate part).
-	r := StepResult{Target: "a", Workload: "read", PoolSetting: "4", Concurrency: 100, Clients: 1, Trial: 1, Rate: 1000}
+	r := results.StepResult{Target: "a", Workload: "read", PoolSetting: "4", Concurrency: 100, Clients: 1, Trial: 1, Rate: 1000}
 	if r.Key() != first.Key() {
 		t.Errorf("result key %q, spec key %q", r.Key(), first.Key())
 	}
@@ -87,11 +89,11 @@ func TestOpenPlanValidate(t *testing.T) {
 func TestOpenPlanHeaderAndResume(t *testing.T) {
 	p := openPlan()
 	info := NewPlanInfo(p, 12)
-	if len(info.Rate) != 3 || info.Arrivals != ArrivalsPoisson || info.MaxInFlight != 100 {
+	if len(info.Rate) != 3 || info.Arrivals != results.ArrivalsPoisson || info.MaxInFlight != 100 {
 		t.Fatalf("plan info %+v", info)
 	}
 	w := DefaultWorkload()
-	h := NewRunHeader("r", p, []Workload{w}, []TargetHeader{{Name: "a"}}, 12)
+	h := NewRunHeader("r", p, []Workload{w}, []results.TargetHeader{{Name: "a"}}, 12)
 	if err := CheckResume(h, p, []Workload{w}, []string{"a"}); err != nil {
 		t.Fatal(err)
 	}

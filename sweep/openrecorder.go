@@ -9,6 +9,8 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"go.mongodb.org/mongo-driver/v2/event"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // trendBuckets is how many parts of the window latency_trend_ms has.
@@ -238,7 +240,7 @@ func (o *openRecorder) commandMonitor() *event.CommandMonitor {
 }
 
 // summary fills the step's open-loop numbers; call it after rec.summary.
-func (o *openRecorder) summary(step *StepResult, window time.Duration, spec StepSpec, behind time.Duration, host0, host1 hostSample) {
+func (o *openRecorder) summary(step *results.StepResult, window time.Duration, spec StepSpec, behind time.Duration, host0, host1 hostSample) {
 	merged := func(get func(*openStripe) *hdr.Histogram) *hdr.Histogram {
 		h := hdr.New(1, o.rec.highest, 3)
 		for i := range o.s {
@@ -248,7 +250,7 @@ func (o *openRecorder) summary(step *StepResult, window time.Duration, spec Step
 		}
 		return h
 	}
-	st := &OpenLoopStats{Arrivals: spec.Arrivals, MaxInFlight: spec.Concurrency, Offered: o.offered.Load(), Dropped: o.dropped.Load(),
+	st := &results.OpenLoopStats{Arrivals: spec.Arrivals, MaxInFlight: spec.Concurrency, Offered: o.offered.Load(), Dropped: o.dropped.Load(),
 		NotIssued: o.notIssued.Load(), InFlightMax: int(o.inFlightMax.Load()), Corrected: step.Latency,
 		AchievedPerS: step.CallsPerS, BehindAtCloseMs: float64(behind) / float64(time.Millisecond)}
 	hw := host1.since(host0)
@@ -258,7 +260,7 @@ func (o *openRecorder) summary(step *StepResult, window time.Duration, spec Step
 		st.InFlightMean = float64(o.inFlightNS.Load()) / float64(window)
 	}
 	if u := merged(func(s *openStripe) *hdr.Histogram { return s.uncorr }); u.TotalCount() > 0 {
-		l := latencySummary(u)
+		l := results.NewLatencySummary(u)
 		st.Uncorrected = &l
 	}
 	st.StartLag = quantiles(merged(func(s *openStripe) *hdr.Histogram { return s.lag }))
@@ -278,11 +280,11 @@ func (o *openRecorder) summary(step *StepResult, window time.Duration, spec Step
 	step.Open = st
 }
 
-func quantiles(h *hdr.Histogram) Quantiles {
+func quantiles(h *hdr.Histogram) results.Quantiles {
 	if h.TotalCount() == 0 {
-		return Quantiles{}
+		return results.Quantiles{}
 	}
-	return Quantiles{Mean: h.Mean() / 1000, P50: float64(h.ValueAtQuantile(50)) / 1000, P99: float64(h.ValueAtQuantile(99)) / 1000, Max: float64(h.Max()) / 1000}
+	return results.Quantiles{Mean: h.Mean() / 1000, P50: float64(h.ValueAtQuantile(50)) / 1000, P99: float64(h.ValueAtQuantile(99)) / 1000, Max: float64(h.Max()) / 1000}
 }
 
 // Thresholds of clientBehind.
@@ -318,7 +320,7 @@ const (
 // target set part of an open-loop step's latency: arrivals it never
 // issued, a schedule far behind at the close, or start lags that are a
 // large part of the corrected p99. "" when it kept up.
-func clientBehind(st *OpenLoopStats) string {
+func clientBehind(st *results.OpenLoopStats) string {
 	ms := float64(time.Millisecond)
 	switch {
 	case st.NotIssued > 0:

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // openLoop is one open-loop step's arrivals: a dispatcher per client
@@ -106,9 +108,9 @@ func (l *openLoop) behind(t time.Duration) time.Duration {
 // flight per client. The clients, pre-warm, warm-up, window, seal and
 // teardown are the closed loop's (RunStep); only the source of calls
 // differs.
-func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (StepResult, error) {
+func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (results.StepResult, error) {
 	step := newStep(spec)
-	step.Mode, step.Rate = ModeOpen, spec.Rate
+	step.Mode, step.Rate = results.ModeOpen, spec.Rate
 	if spec.Clients < 1 || spec.Concurrency < 1 || spec.MaxPoolSize < 1 {
 		return step, fmt.Errorf("open-loop step: clients %d, max in flight %d and pool %d must be positive", spec.Clients, spec.Concurrency, spec.MaxPoolSize)
 	}
@@ -172,7 +174,7 @@ func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (StepResult, error)
 		}
 		dispatchers.Wait()
 	}
-	interrupted := func() (StepResult, error) {
+	interrupted := func() (results.StepResult, error) {
 		stopAll()
 		cancelWorkers()
 		l.calls.Wait()
@@ -185,7 +187,7 @@ func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (StepResult, error)
 	}
 	warmupS := time.Since(warmupStart).Seconds()
 
-	r.windowStart(ctx, spec)
+	r.windowStart(ctx)
 	host0 := sampleHost()
 	created0 := openWindow(&step, rec, pool)
 	completed := r.phase(ctx, spec, PhaseMeasure, r.Duration, rec, pool)
@@ -220,6 +222,6 @@ func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (StepResult, error)
 
 	rec.summary(&step, window)
 	orec.summary(&step, window, spec, behind, host0, host1)
-	step.Phases = &StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds()}
+	step.Phases = &results.StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds()}
 	return r.finish(ctx, step, pool, created, completed)
 }

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // openRunner is a runner for the read workload against uri.
@@ -26,14 +28,14 @@ func openRunner(uri string, warmup, window time.Duration) *Runner {
 
 func openSpec(rate, pool, maxInFlight int) StepSpec {
 	return StepSpec{Target: "sim", Workload: "read", Concurrency: maxInFlight, MaxPoolSize: pool, PoolSetting: itoa(pool),
-		Clients: 1, Trial: 1, Rate: rate, Arrivals: ArrivalsUniform}
+		Clients: 1, Trial: 1, Rate: rate, Arrivals: results.ArrivalsUniform}
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // behindEvidence is the step's own evidence that the load host set part
 // of its numbers ("" when it kept up), logged by the tests that accept it.
-func behindEvidence(st StepResult) string {
+func behindEvidence(st results.StepResult) string {
 	if st.Open == nil || !st.Open.ClientBehind {
 		return ""
 	}
@@ -43,17 +45,17 @@ func behindEvidence(st StepResult) string {
 // hostSlow is the evidence that this host, not the code under test,
 // slowed the simulator down: its replies took over twice the 2 ms it
 // books (mean send to reply, below its capacity). "" otherwise.
-func hostSlow(st StepResult) string {
+func hostSlow(st results.StepResult) string {
 	if m := st.Open.Service.Mean; m > 4 {
 		return fmt.Sprintf("the simulator's replies took %.2f ms on average, over twice its 2 ms service time: this host delayed them", m)
 	}
 	return ""
 }
 
-func logOpen(t *testing.T, name string, st StepResult) {
+func logOpen(t *testing.T, name string, st results.StepResult) {
 	t.Helper()
 	o := st.Open
-	u := LatencySummary{}
+	u := results.LatencySummary{}
 	if o.Uncorrected != nil {
 		u = *o.Uncorrected
 	}
@@ -116,20 +118,20 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	const capacity = 4000.0 // slots / service
 	sim := startSimChild(t, "slots=8,service=2ms")
 	r := openRunner(sim.URI, 500*time.Millisecond, 3*time.Second)
-	run := func(sp StepSpec) StepResult {
+	run := func(sp StepSpec) results.StepResult {
 		t.Helper()
 		st, err := r.RunStep(context.Background(), sp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Mode != ModeOpen || st.Rate != sp.Rate || st.Open == nil {
+		if st.Mode != results.ModeOpen || st.Rate != sp.Rate || st.Open == nil {
 			t.Fatalf("not an open-loop step: mode %q rate %d open %v", st.Mode, st.Rate, st.Open)
 		}
 		return st
 	}
 	// offeredExact: a uniform schedule offers rate × window arrivals in
 	// the window, whatever the client did with them.
-	offeredExact := func(name string, st StepResult) {
+	offeredExact := func(name string, st results.StepResult) {
 		t.Helper()
 		if want := float64(st.Rate) * st.DurationS; math.Abs(float64(st.Open.Offered)-want) > 2 {
 			t.Errorf("%s: offered %d arrivals in %.3f s, want %.0f", name, st.Open.Offered, st.DurationS, want)
@@ -176,10 +178,10 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 
 	// Poisson arrivals at the same rate: about the rate offered, carried.
 	sp := openSpec(2000, 100, DefaultMaxInFlight)
-	sp.Arrivals = ArrivalsPoisson
+	sp.Arrivals = results.ArrivalsPoisson
 	pois := run(sp)
 	logOpen(t, "2000/s poisson", pois)
-	if pois.Open.Arrivals != ArrivalsPoisson || math.Abs(pois.Open.OfferedPerS/2000-1) > 0.05 {
+	if pois.Open.Arrivals != results.ArrivalsPoisson || math.Abs(pois.Open.OfferedPerS/2000-1) > 0.05 {
 		t.Errorf("poisson: %s arrivals offered %.0f/s, want about 2000", pois.Open.Arrivals, pois.Open.OfferedPerS)
 	}
 	if pois.Open.AchievedShare() < 0.98 && behindEvidence(pois) == "" {
@@ -273,7 +275,7 @@ type stallAt struct {
 	took         chan time.Duration
 }
 
-func (s stallAt) WindowStart(context.Context, StepSpec) {
+func (s stallAt) WindowStart(context.Context) {
 	go func() {
 		time.Sleep(s.after)
 		t0 := time.Now()
@@ -283,8 +285,8 @@ func (s stallAt) WindowStart(context.Context, StepSpec) {
 		s.took <- time.Since(t0)
 	}()
 }
-func (stallAt) WindowEnd()       {}
-func (stallAt) Fill(*StepResult) {}
+func (stallAt) WindowEnd()               {}
+func (stallAt) Fill(*results.StepResult) {}
 
 // TestOpenLoopStall stops the server for a second inside the window. Every
 // call that arrives meanwhile waits for it, so the corrected latency shows
@@ -330,7 +332,7 @@ func TestOpenLoopInterrupted(t *testing.T) {
 	time.AfterFunc(time.Second, cancel)
 	start := time.Now()
 	st, err := r.RunStep(ctx, openSpec(6000, 16, 1000))
-	if !errors.Is(err, context.Canceled) || !st.Interrupted || st.Mode != ModeOpen || time.Since(start) > 8*time.Second {
+	if !errors.Is(err, context.Canceled) || !st.Interrupted || st.Mode != results.ModeOpen || time.Since(start) > 8*time.Second {
 		t.Errorf("err %v, interrupted %v, mode %q after %s", err, st.Interrupted, st.Mode, time.Since(start))
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // heapAllocs is the number of heap objects this process has allocated so far.
@@ -40,13 +41,13 @@ type cpuWindow struct {
 	allocs0, allocsUsed uint64
 }
 
-func (c *cpuWindow) WindowStart(context.Context, StepSpec) {
+func (c *cpuWindow) WindowStart(context.Context) {
 	c.start, c.allocs0 = processCPU(), heapAllocs()
 }
 func (c *cpuWindow) WindowEnd() {
 	c.used, c.allocsUsed = processCPU()-c.start, heapAllocs()-c.allocs0
 }
-func (c *cpuWindow) Fill(*StepResult) {}
+func (c *cpuWindow) Fill(*results.StepResult) {}
 
 // overheadRound is one measurement: ops/s, and the client's CPU and heap
 // allocations per op.

@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Limits on what a plan may ask for. They catch typos (an extra zero) and
 // ranges that would never finish, before anything connects.
 const (
-	MaxConcurrency = 100000
+	MaxConcurrency = results.MaxConcurrency
 	MaxPoolSize    = 100000
 	MaxLevels      = 1000
 	MaxClients     = 1000
@@ -185,7 +187,7 @@ type Plan struct {
 	MaxInFlight int
 	// Search, when set, makes the plan an adaptive search over
 	// Concurrency (its grid) rather than the grid itself.
-	Search *SearchPlan
+	Search *results.SearchPlan
 }
 
 // Validate checks the combination; each error names the flag.
@@ -243,21 +245,13 @@ type StepSpec struct {
 	Rate     int
 	Arrivals string
 	// Search says why an adaptive search chose the step (nil in a grid).
-	Search *SearchInfo
+	Search *results.SearchInfo
 }
 
-// Key identifies a step across runs, for --resume.
+// Key identifies a step across runs, for --resume: the key of the step
+// record it becomes (results.StepResult.Key).
 func (s StepSpec) Key() string {
-	return stepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial) + rateKey(s.Rate)
-}
-
-// Key of a finished step, matching StepSpec.Key.
-func (s StepResult) Key() string {
-	return stepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial) + rateKey(s.Rate)
-}
-
-func stepKey(target, workload, pool string, c, k, trial int) string {
-	return fmt.Sprintf("%s|%s|%d|%s|%d|%d", target, workload, c, pool, k, trial)
+	return results.StepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial, s.Rate)
 }
 
 // Steps expands the plan for the given targets and workload labels. Trials

@@ -1,5 +1,7 @@
 package sweep
 
+import "github.com/poolsweep/poolsweep/results"
+
 // A Planner chooses a session's steps one at a time from what has been
 // measured so far: a fixed grid (GridPlanner), or an adaptive search. It
 // is a small type of its own, like Plan.Steps, so that a new way of
@@ -9,10 +11,10 @@ type Planner interface {
 	// measured so far (a resumed run's earlier steps included, in file
 	// order) and the steps that could not be measured in this session.
 	// ok is false when the plan is done.
-	Next(done []StepResult, failed []StepSpec) (spec StepSpec, ok bool)
+	Next(done []results.StepResult, failed []StepSpec) (spec StepSpec, ok bool)
 	// Remaining estimates how many steps are still to come, for progress
 	// and the time estimate.
-	Remaining(done []StepResult) int
+	Remaining(done []results.StepResult) int
 }
 
 // PlannerNotes is what a planner may add to the end of a run: why it
@@ -32,7 +34,7 @@ type GridPlanner struct {
 func NewGridPlanner(steps []StepSpec) *GridPlanner { return &GridPlanner{steps: steps} }
 
 // Next returns the next step of the list.
-func (g *GridPlanner) Next([]StepResult, []StepSpec) (StepSpec, bool) {
+func (g *GridPlanner) Next([]results.StepResult, []StepSpec) (StepSpec, bool) {
 	if g.next >= len(g.steps) {
 		return StepSpec{}, false
 	}
@@ -41,4 +43,4 @@ func (g *GridPlanner) Next([]StepResult, []StepSpec) (StepSpec, bool) {
 }
 
 // Remaining is how many steps of the list are left.
-func (g *GridPlanner) Remaining([]StepResult) int { return len(g.steps) - g.next }
+func (g *GridPlanner) Remaining([]results.StepResult) int { return len(g.steps) - g.next }

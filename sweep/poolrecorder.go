@@ -7,6 +7,8 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"go.mongodb.org/mongo-driver/v2/event"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // poolRecorder turns the driver's pool events into the step's pool
@@ -68,15 +70,5 @@ func (p *poolRecorder) checkedOut(connID int64, d time.Duration) {
 	s.mu.Unlock()
 }
 
-func (p *poolRecorder) summary() Quantiles {
-	h := hdr.New(1, 600_000_000, 3)
-	for i := range p.s {
-		p.s[i].mu.Lock()
-		h.Merge(p.s[i].h)
-		p.s[i].mu.Unlock()
-	}
-	if h.TotalCount() == 0 {
-		return Quantiles{}
-	}
-	return Quantiles{Mean: h.Mean() / 1000, P50: float64(h.ValueAtQuantile(50)) / 1000, P99: float64(h.ValueAtQuantile(99)) / 1000, Max: float64(h.Max()) / 1000}
-}
+// summary is the window's checkout waits in milliseconds.
+func (p *poolRecorder) summary() results.Quantiles { return results.NewQuantiles(p.histogram()) }

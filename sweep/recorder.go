@@ -7,17 +7,13 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
-// Op types as they appear in ops_by_type.
-const (
-	TypeFind   = "find"
-	TypeUpdate = "update"
-	TypeInsert = "insert"
-	TypeScan   = "scan"
-)
-
-var opTypes = []string{TypeFind, TypeUpdate, TypeInsert, TypeScan}
+// opTypes are the recorder's op types by index, as they appear in
+// ops_by_type.
+var opTypes = []string{results.TypeFind, results.TypeUpdate, results.TypeInsert, results.TypeScan}
 
 // Error kinds.
 const (
@@ -346,7 +342,7 @@ func (stillRunning) Error() string {
 }
 
 // summary merges the stripes into the step's counts and distributions.
-func (r *recorder) summary(step *StepResult, window time.Duration) {
+func (r *recorder) summary(step *results.StepResult, window time.Duration) {
 	call := hdr.New(1, r.highest, 3)
 	var ops [4]*hdr.Histogram
 	for j := range ops {
@@ -373,9 +369,9 @@ func (r *recorder) summary(step *StepResult, window time.Duration) {
 	}
 	secs := window.Seconds()
 	step.DurationS = secs
-	step.Latency = latencySummary(call)
+	step.Latency = results.NewLatencySummary(call)
 	step.Histograms = newStepHistograms(call, ops)
-	step.OpsByType = map[string]OpTypeStats{}
+	step.OpsByType = map[string]results.OpTypeStats{}
 	for j, h := range ops {
 		if h.TotalCount() == 0 {
 			continue
@@ -383,7 +379,7 @@ func (r *recorder) summary(step *StepResult, window time.Duration) {
 		n := h.TotalCount() - late[j]
 		step.Ops += n
 		step.OpsAfterClose += late[j]
-		st := OpTypeStats{Count: n, Errors: opErrs[j], Latency: latencySummary(h)}
+		st := results.OpTypeStats{Count: n, Errors: opErrs[j], Latency: results.NewLatencySummary(h)}
 		if secs > 0 {
 			st.PerS = float64(n) / secs
 		}
@@ -393,22 +389,7 @@ func (r *recorder) summary(step *StepResult, window time.Duration) {
 		step.CallsPerS = float64(step.Calls) / secs
 		step.OpsPerS = float64(step.Ops) / secs
 	}
-	step.Errors = ErrorCounts{Timeout: errs[errTimeout], Network: errs[errNetwork], Server: errs[errServer]}
+	step.Errors = results.ErrorCounts{Timeout: errs[errTimeout], Network: errs[errNetwork], Server: errs[errServer]}
 	step.InFlightAtClose = r.inFlightAtClose
 	step.OldestInFlightMS = float64(r.oldestAtClose) / float64(time.Millisecond)
-}
-
-func latencySummary(h *hdr.Histogram) LatencySummary {
-	if h.TotalCount() == 0 {
-		return LatencySummary{}
-	}
-	ms := func(us int64) float64 { return float64(us) / 1000 }
-	return LatencySummary{
-		Mean: h.Mean() / 1000,
-		P50:  ms(h.ValueAtQuantile(50)),
-		P90:  ms(h.ValueAtQuantile(90)),
-		P99:  ms(h.ValueAtQuantile(99)),
-		P999: ms(h.ValueAtQuantile(99.9)),
-		Max:  ms(h.Max()),
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // TestRecorderSummary checks the merge of the stripes: counts, rates,
@@ -33,12 +35,12 @@ func TestRecorderSummary(t *testing.T) {
 	r.closeWindow()
 	record(0, 0, time.Millisecond, errNone, nil) // after the window: not counted
 
-	var s StepResult
+	var s results.StepResult
 	r.summary(&s, 2*time.Second)
 	if s.Calls != 1000 || s.Ops != 1002 || s.CallsPerS != 500 || s.OpsPerS != 501 {
 		t.Errorf("counts: calls %d ops %d calls/s %g ops/s %g", s.Calls, s.Ops, s.CallsPerS, s.OpsPerS)
 	}
-	if s.Errors != (ErrorCounts{Timeout: 1, Server: 1}) || s.ErrorSample != "E11000" || s.OpsByType["update"].Errors != 2 {
+	if s.Errors != (results.ErrorCounts{Timeout: 1, Server: 1}) || s.ErrorSample != "E11000" || s.OpsByType["update"].Errors != 2 {
 		t.Errorf("errors: %+v %q %+v", s.Errors, s.ErrorSample, s.OpsByType["update"])
 	}
 	if f := s.OpsByType["find"]; f.Count != 1000 || f.Latency.P50 < 1.99 || f.Latency.P50 > 2.01 {
@@ -85,7 +87,7 @@ func TestRecorderWindowEnd(t *testing.T) {
 	r.opEnd(2, 1, o2, errNone, nil, true)
 	r.callEnd(2, c2, true)
 
-	var s StepResult
+	var s results.StepResult
 	r.summary(&s, time.Second)
 	if s.InFlightAtClose != 2 || s.OldestInFlightMS < 19 {
 		t.Errorf("in flight at close: %d, oldest %.1f ms; want 2 and ≥ 20 ms", s.InFlightAtClose, s.OldestInFlightMS)
@@ -93,7 +95,7 @@ func TestRecorderWindowEnd(t *testing.T) {
 	if s.Calls != 1 || s.Ops != 1 {
 		t.Errorf("throughput counts calls %d ops %d, want 1 and 1 (only what ended in the window)", s.Calls, s.Ops)
 	}
-	if s.Errors != (ErrorCounts{Timeout: 1, Network: 1}) || s.OpsAfterClose != 2 || s.FailedShare() != 2.0/3 {
+	if s.Errors != (results.ErrorCounts{Timeout: 1, Network: 1}) || s.OpsAfterClose != 2 || s.FailedShare() != 2.0/3 {
 		t.Errorf("errors %+v, %d ops after the close, failed share %g: want the straddling reset and the sealed timeout, 2 of 3 ops",
 			s.Errors, s.OpsAfterClose, s.FailedShare())
 	}

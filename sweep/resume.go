@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // ErrAlreadyComplete is returned when a run to resume has every planned
@@ -14,7 +16,7 @@ var ErrAlreadyComplete = errors.New("the run is already complete")
 // workloads and target names, so that --resume appends comparable steps.
 // Durations must match too: a step measured for 30 s and one for 5 s are
 // not trials of one level. The error names the setting that differs.
-func CheckResume(h RunHeader, plan Plan, workloads []Workload, targets []string) error {
+func CheckResume(h results.RunHeader, plan Plan, workloads []Workload, targets []string) error {
 	p := NewPlanInfo(plan, 0)
 	hp := h.Plan
 	// A search's concurrency list is its grid: name the search setting
@@ -56,7 +58,7 @@ func CheckResume(h RunHeader, plan Plan, workloads []Workload, targets []string)
 // PendingSteps is what is left of steps after the measured ones of prev.
 // A step cut short by an interruption is measured again. When nothing is
 // left and prev ended complete, it returns ErrAlreadyComplete.
-func PendingSteps(prev *Results, steps []StepSpec) ([]StepSpec, error) {
+func PendingSteps(prev *results.Results, steps []StepSpec) ([]StepSpec, error) {
 	done := map[string]bool{}
 	for _, st := range prev.Steps {
 		if !st.Interrupted {
@@ -69,7 +71,7 @@ func PendingSteps(prev *Results, steps []StepSpec) ([]StepSpec, error) {
 			left = append(left, sp)
 		}
 	}
-	if len(left) == 0 && prev.End != nil && prev.End.Status == StatusComplete {
+	if len(left) == 0 && prev.End != nil && prev.End.Status == results.StatusComplete {
 		return nil, ErrAlreadyComplete
 	}
 	return left, nil

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Phases of a step, reported through Progress.
@@ -34,9 +36,17 @@ type Progress struct {
 // WindowEnd is called the moment the window closes, while the workers are
 // still running; Fill adds to the step once its numbers are computed.
 type WindowObserver interface {
-	WindowStart(ctx context.Context, spec StepSpec)
+	WindowStart(ctx context.Context)
 	WindowEnd()
-	Fill(step *StepResult)
+	Fill(step *results.StepResult)
+}
+
+// StepJudge labels a measured step from its numbers and its telemetry
+// (what bound it, Little's law). The runner calls it once every observer
+// has filled the step. The engine knows none of its rules: the caller
+// wires one in (analysis/bound's Judge).
+type StepJudge interface {
+	Judge(step *results.StepResult)
 }
 
 // ClientFactory builds the driver options for one measured client; the
@@ -75,6 +85,9 @@ type Runner struct {
 	Hosts     int
 	Progress  func(Progress)
 	Observers []WindowObserver
+	// Judge, when set, labels each step after the observers (nil: the
+	// step carries no judgement).
+	Judge StepJudge
 	// StartAt, when set, is asked once the pools are warm when to start
 	// the warm-up (agent mode: the moment every agent agreed on).
 	StartAt func(ctx context.Context, spec StepSpec) (time.Time, error)
@@ -86,7 +99,7 @@ type Runner struct {
 // RunStep measures one step. The step's clients and pools exist only for
 // this step. When ctx is cancelled mid-window the partial step is returned
 // with Interrupted set, along with ctx's error.
-func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error) {
+func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (results.StepResult, error) {
 	if r.OpTimeout < MinOpTimeout {
 		return newStep(spec), fmt.Errorf("sweep: Runner.OpTimeout is %s; every op needs a bound of at least %s", r.OpTimeout, MinOpTimeout)
 	}
@@ -139,7 +152,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 
 	go rec.watch(wctx, r.OpTimeout)
 
-	interrupted := func() (StepResult, error) {
+	interrupted := func() (results.StepResult, error) {
 		stop.Store(true)
 		cancelWorkers()
 		wg.Wait()
@@ -152,7 +165,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	warmupS := time.Since(warmupStart).Seconds()
 
 	// Measured window.
-	r.windowStart(ctx, spec)
+	r.windowStart(ctx)
 	r.awaitWindow(ctx, warmupStart)
 	created0 := openWindow(&step, rec, pool)
 	t0 := time.Now()
@@ -170,9 +183,9 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (StepResult, error)
 	r.drain(ctx, &step, completed, done, rec.seal, cancelWorkers, rec, "workers")
 
 	rec.summary(&step, window)
-	step.Phases = &StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds(), Barrier: barrierS}
+	step.Phases = &results.StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds(), Barrier: barrierS}
 	if step.Histograms != nil {
-		step.Histograms.CheckoutWait = encodeHDR(pool.histogram())
+		step.Histograms.CheckoutWait = results.EncodeHistogram(pool.histogram())
 	}
 	return r.finish(ctx, step, pool, created, completed)
 }

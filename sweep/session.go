@@ -9,18 +9,23 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // SessionTarget is one deployment a session measures.
 type SessionTarget struct {
 	// Header is the target as detected, its URI already redacted; it goes
 	// into the results header as it is.
-	Header TargetHeader
+	Header results.TargetHeader
 	// NewClient builds driver options with the real URI; the session adds
 	// pool size, monitors and timeouts.
 	NewClient ClientFactory
 	// Observers see every measured window of this target (telemetry).
 	Observers []WindowObserver
+	// Judge labels each of this target's steps once the observers have
+	// filled it (what bound it); nil leaves steps unlabelled.
+	Judge StepJudge
 	// Check, when set, says before each step whether the target can still
 	// be measured at all (for example: the server process poolsweep
 	// started has exited).
@@ -36,7 +41,7 @@ type SessionHooks struct {
 	Waiting  func(target, msg string)                  // waiting for another run's load
 	Begin    func(n, of int, spec StepSpec)            // a step is about to start
 	Progress func(Progress)                            // the live view of a step
-	Step     func(n, of int, step StepResult)          // a step measured and written
+	Step     func(n, of int, step results.StepResult)  // a step measured and written
 	Failed   func(n, of int, spec StepSpec, err error) // a step that could not be measured
 	Stopping func(reason string)                       // the session stops early
 }
@@ -63,7 +68,7 @@ type Session struct {
 	MakeDir func() error
 	// Previous is the run being resumed (read from ResultsPath); nil for a
 	// new run.
-	Previous *Results
+	Previous *results.Results
 	// Planner chooses the steps; nil measures the plan's grid (what
 	// Pending returns). A planner sees the resumed run's steps too, so it
 	// can pick up where the earlier run stopped.
@@ -86,7 +91,7 @@ type Session struct {
 	// Coordinator keeps this session in lock step with other agents
 	// measuring the same plan (agent mode); nil runs alone.
 	Coordinator Coordinator
-	agents      *AgentsHeader // what Coordinator.Start returned
+	agents      *results.AgentsHeader // what Coordinator.Start returned
 }
 
 // Interrupt is the cause a caller gives when it cancels a session's
@@ -103,7 +108,7 @@ type Outcome struct {
 	Planned  int    // steps in the whole plan
 	Pending  int    // steps this session set out to measure
 	Measured int    // steps this session measured and wrote
-	Failed   []FailedStep
+	Failed   []results.FailedStep
 	Time     SessionTime // where the session's wall time went
 	Notes    []string    // the planner's notes on where it stopped
 }
@@ -116,7 +121,7 @@ type SessionTime struct {
 	Barrier                                  time.Duration // waiting for other agents (agent mode)
 }
 
-func (t *SessionTime) add(p *StepPhases) {
+func (t *SessionTime) add(p *results.StepPhases) {
 	sec := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
 	t.Check += sec(p.Check)
 	t.Prewarm += sec(p.Prewarm)
@@ -168,7 +173,7 @@ func (s *Session) Pending() ([]StepSpec, error) {
 	if err := CheckResume(s.Previous.Header, s.Plan, s.Workloads, names); err != nil {
 		return nil, err
 	}
-	if s.Planner != nil && s.Previous.End != nil && s.Previous.End.Status == StatusComplete && s.Planner.Remaining(measuredSteps(s.Previous)) == 0 {
+	if s.Planner != nil && s.Previous.End != nil && s.Previous.End.Status == results.StatusComplete && s.Planner.Remaining(measuredSteps(s.Previous)) == 0 {
 		return nil, ErrAlreadyComplete // a search that had found its answer
 	}
 	return PendingSteps(s.Previous, steps)
@@ -195,7 +200,7 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	began := time.Now()
 	endAgents, err := s.startAgents(ctx, len(pending) > 0)
 	if err != nil {
-		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
+		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
 	}
 	defer endAgents(nil)
 	targets, err := s.prepareAll(ctx, len(pending) > 0)
@@ -207,14 +212,14 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	}()
 	if err != nil {
 		if ctx.Err() != nil {
-			return Outcome{Status: StatusInterrupted, Reason: "interrupted while loading data; nothing was measured", Signal: signalOf(ctx)}, nil
+			return Outcome{Status: results.StatusInterrupted, Reason: "interrupted while loading data; nothing was measured", Signal: signalOf(ctx)}, nil
 		}
-		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
+		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
 	}
 
 	w, earlier, err := s.openResults(out.Planned)
 	if err != nil {
-		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
+		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
 	}
 	defer w.Close()
 	planner := s.Planner
@@ -223,26 +228,26 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	}
 	runErr := s.measure(ctx, w, targets, planner, &out)
 	if out.Status == "" {
-		out.Status = StatusComplete
+		out.Status = results.StatusComplete
 		if len(out.Failed) > 0 {
-			out.Status = StatusPartial
+			out.Status = results.StatusPartial
 			out.Reason = fmt.Sprintf("%d of %d step(s) could not be measured and were skipped (--keep-going)", len(out.Failed), out.Measured+len(out.Failed))
 		}
 	}
 	if pn, ok := planner.(PlannerNotes); ok {
 		out.Notes = pn.Notes()
-		if out.Status == StatusComplete || out.Status == StatusPartial {
+		if out.Status == results.StatusComplete || out.Status == results.StatusPartial {
 			for _, n := range out.Notes {
 				out.Reason = strings.TrimPrefix(out.Reason+"; "+n, "; ")
 			}
 		}
 	}
 	endAgents(&out)
-	end := EndRecord{Kind: KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
+	end := results.EndRecord{Kind: results.KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
 		Steps: earlier + w.StepsWritten(), Planned: out.Planned, FailedSteps: out.Failed, Signal: out.Signal}
 	if err := w.Write(end); err != nil && runErr == nil {
 		runErr = err
-		out.Status, out.Reason = StatusFailed, err.Error()
+		out.Status, out.Reason = results.StatusFailed, err.Error()
 	}
 	out.Time.Total = time.Since(began)
 	return out, runErr
@@ -250,9 +255,9 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 
 // openResults creates the results file of a new run with its header, or
 // opens the resumed run's file; it returns how many steps it held.
-func (s *Session) openResults(planned int) (*ResultsWriter, int, error) {
+func (s *Session) openResults(planned int) (*results.ResultsWriter, int, error) {
 	if s.Previous != nil {
-		w, err := AppendResults(s.ResultsPath)
+		w, err := results.AppendResults(s.ResultsPath)
 		return w, len(s.Previous.Steps), err
 	}
 	if s.MakeDir != nil {
@@ -260,11 +265,11 @@ func (s *Session) openResults(planned int) (*ResultsWriter, int, error) {
 			return nil, 0, fmt.Errorf("create the output directory: %w", err)
 		}
 	}
-	w, err := CreateResults(s.ResultsPath)
+	w, err := results.CreateResults(s.ResultsPath)
 	if err != nil {
 		return nil, 0, err
 	}
-	headers := make([]TargetHeader, len(s.Targets))
+	headers := make([]results.TargetHeader, len(s.Targets))
 	for i, t := range s.Targets {
 		headers[i] = t.Header
 	}
@@ -313,10 +318,10 @@ func (t *sessionTarget) close() {
 
 // measure runs the steps and writes them; it sets out.Status when the
 // session stops early.
-func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[string]*sessionTarget, planner Planner, out *Outcome) error {
+func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName map[string]*sessionTarget, planner Planner, out *Outcome) error {
 	stop := func(status, reason string, err error) error {
 		out.Status, out.Reason = status, reason
-		if status == StatusInterrupted {
+		if status == results.StatusInterrupted {
 			out.Signal = signalOf(ctx)
 		}
 		if s.Hooks.Stopping != nil {
@@ -325,7 +330,7 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 		return err
 	}
 	var (
-		history []StepResult // every measured step of the run, for the planner
+		history []results.StepResult // every measured step of the run, for the planner
 		failed  []StepSpec
 	)
 	if s.Previous != nil {
@@ -340,7 +345,7 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 	}
 	for i := 0; ; i++ {
 		if ctx.Err() != nil {
-			return stop(StatusInterrupted, fmt.Sprintf("interrupted before step %d", i+1), nil)
+			return stop(results.StatusInterrupted, fmt.Sprintf("interrupted before step %d", i+1), nil)
 		}
 		spec, ok := planner.Next(history, failed)
 		if !ok {
@@ -362,21 +367,21 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 		if ctx.Err() != nil {
 			if step.Interrupted && step.DurationS > 0 {
 				if werr := w.Write(step); werr != nil {
-					return stop(StatusFailed, werr.Error(), werr)
+					return stop(results.StatusFailed, werr.Error(), werr)
 				}
 			}
-			return stop(StatusInterrupted, fmt.Sprintf("interrupted during step %d of %d", i+1, n), nil)
+			return stop(results.StatusInterrupted, fmt.Sprintf("interrupted during step %d of %d", i+1, n), nil)
 		}
 		if err != nil {
 			if stopped := (*AgentsStopped)(nil); errors.As(err, &stopped) {
 				return stop(stopped.Status, stopped.Reason, nil)
 			}
 			failed = append(failed, spec)
-			out.Failed = append(out.Failed, FailedStep{Target: spec.Target, Workload: spec.Workload, Concurrency: spec.Concurrency,
+			out.Failed = append(out.Failed, results.FailedStep{Target: spec.Target, Workload: spec.Workload, Concurrency: spec.Concurrency,
 				PoolSetting: spec.PoolSetting, Clients: spec.Clients, Trial: spec.Trial, Error: err.Error(), Rate: spec.Rate})
 			err = fmt.Errorf("step %d of %d (%s C=%d P=%s trial %d): %w", i+1, n, spec.Target, spec.Concurrency, spec.PoolSetting, spec.Trial, err)
 			if !s.KeepGoing && !errors.Is(err, ErrStepSkipped) {
-				return stop(StatusFailed, err.Error(), err)
+				return stop(results.StatusFailed, err.Error(), err)
 			}
 			if s.Hooks.Failed != nil {
 				s.Hooks.Failed(i+1, n, spec, err)
@@ -384,7 +389,7 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 			continue
 		}
 		if err := w.Write(step); err != nil {
-			return stop(StatusFailed, err.Error(), err)
+			return stop(results.StatusFailed, err.Error(), err)
 		}
 		history = append(history, step)
 		out.Measured++
@@ -393,12 +398,12 @@ func (s *Session) measure(ctx context.Context, w *ResultsWriter, byName map[stri
 		}
 		if w.Full() {
 			err := fmt.Errorf("no space left for further results in %s (the disk is full or a file size limit was reached); the steps written are kept", w.Path())
-			return stop(StatusFailed, err.Error(), err)
+			return stop(results.StatusFailed, err.Error(), err)
 		}
 		if s.MaxErrorRate < 1 {
 			if rate := step.FailedShare(); rate > s.MaxErrorRate {
 				err := fmt.Errorf("step %d of %d (%s C=%d P=%s): %.0f%% of operations failed, above --max-error-rate %g", i+1, n, spec.Target, spec.Concurrency, spec.PoolSetting, 100*rate, s.MaxErrorRate)
-				return stop(StatusFailed, err.Error(), err)
+				return stop(results.StatusFailed, err.Error(), err)
 			}
 		}
 	}
@@ -434,7 +439,7 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 		st.runners[w.Label] = &Runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
 			Warmup: s.Plan.Warmup, Duration: s.Plan.Duration, OpTimeout: s.Plan.OpTimeout,
 			PrewarmTimeout: s.PrewarmTimeout, MaxConnecting: s.MaxConnecting, Progress: s.Hooks.Progress,
-			Observers: t.Observers, Hosts: PoolHosts(t.Header)}
+			Observers: t.Observers, Judge: t.Judge, Hosts: PoolHosts(t.Header)}
 		s.agentRunner(st.runners[w.Label])
 	}
 	return st, nil
@@ -442,14 +447,14 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 
 // runStep checks that the target still answers, then measures the step,
 // and says where its wall time went.
-func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec StepSpec) (StepResult, error) {
+func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec StepSpec) (results.StepResult, error) {
 	start := time.Now()
 	if err := s.agentsBegin(ctx, spec); err != nil {
-		return StepResult{}, err
+		return results.StepResult{}, err
 	}
 	check, err := s.check(ctx, t, spec)
 	if err != nil {
-		return StepResult{}, err
+		return results.StepResult{}, err
 	}
 	step, err := t.runners[spec.Workload].RunStep(ctx, spec)
 	step.Search = spec.Search
@@ -488,7 +493,7 @@ func (s *Session) check(ctx context.Context, t *sessionTarget, spec StepSpec) (t
 
 // PoolHosts is how many hosts each client keeps a busy pool to: every
 // mongos of a sharded target; one member (the primary) otherwise.
-func PoolHosts(h TargetHeader) int {
+func PoolHosts(h results.TargetHeader) int {
 	if h.Topology == "sharded" && len(h.Hosts) > 0 {
 		return len(h.Hosts)
 	}
@@ -497,11 +502,11 @@ func PoolHosts(h TargetHeader) int {
 
 // measuredSteps is a resumed run's steps that count as measured (an
 // interrupted one is measured again); nil for a new run.
-func measuredSteps(prev *Results) []StepResult {
+func measuredSteps(prev *results.Results) []results.StepResult {
 	if prev == nil {
 		return nil
 	}
-	var out []StepResult
+	var out []results.StepResult
 	for _, st := range prev.Steps {
 		if !st.Interrupted {
 			out = append(out, st)

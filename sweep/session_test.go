@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // newTestSession is a small plan (C=1,2,4, short windows) against uri.
@@ -21,7 +22,7 @@ func newTestSession(t *testing.T, uri, dir string) *Session {
 	w.Records, w.Database = 200, "ps_session"
 	return &Session{
 		RunID:       "test-run",
-		Targets:     []SessionTarget{{Header: TargetHeader{Name: "sim", Topology: "standalone"}, NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }}},
+		Targets:     []SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"}, NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }}},
 		Plan:        Plan{Concurrency: levels, Pool: PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1, Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond, OpTimeout: time.Second},
 		Workloads:   []Workload{w},
 		ResultsPath: filepath.Join(dir, "results.jsonl"),
@@ -40,21 +41,21 @@ func TestSessionRunsThePlan(t *testing.T) {
 	)
 	s.Hooks = SessionHooks{
 		Begin: func(int, int, StepSpec) { begun++ },
-		Step: func(n, of int, st StepResult) {
+		Step: func(n, of int, st results.StepResult) {
 			mu.Lock()
 			seen = append(seen, st.Concurrency)
 			mu.Unlock()
 		},
 	}
 	out, err := s.Run(context.Background())
-	if err != nil || out.Status != StatusComplete || out.Measured != 3 || out.Planned != 3 {
+	if err != nil || out.Status != results.StatusComplete || out.Measured != 3 || out.Planned != 3 {
 		t.Fatalf("outcome %+v, %v", out, err)
 	}
 	if begun != 3 || len(seen) != 3 || seen[0] != 1 || seen[2] != 4 {
 		t.Errorf("hooks: begun %d, steps %v", begun, seen)
 	}
-	res, err := ReadResultsFile(s.ResultsPath)
-	if err != nil || len(res.Steps) != 3 || res.End.Status != StatusComplete || res.End.Steps != 3 || res.End.Planned != 3 || res.Header.RunID != "test-run" {
+	res, err := results.ReadResultsFile(s.ResultsPath)
+	if err != nil || len(res.Steps) != 3 || res.End.Status != results.StatusComplete || res.End.Steps != 3 || res.End.Planned != 3 || res.Header.RunID != "test-run" {
 		t.Fatalf("results: %v %+v", err, res)
 	}
 	for _, st := range res.Steps {
@@ -64,7 +65,7 @@ func TestSessionRunsThePlan(t *testing.T) {
 	}
 
 	// Resuming the finished run finds nothing to do and touches nothing.
-	prev, _ := ReadResultsFile(s.ResultsPath)
+	prev, _ := results.ReadResultsFile(s.ResultsPath)
 	again := newTestSession(t, uri, filepath.Dir(s.ResultsPath))
 	again.Previous = prev
 	if _, err := again.Run(context.Background()); !errors.Is(err, ErrAlreadyComplete) {
@@ -97,11 +98,11 @@ func TestSessionKeepGoingAndInterrupt(t *testing.T) {
 		return nil
 	}
 	out, err := s.Run(context.Background())
-	if err != nil || out.Status != StatusPartial || len(out.Failed) != 1 || out.Failed[0].Concurrency != 2 || out.Measured != 2 {
+	if err != nil || out.Status != results.StatusPartial || len(out.Failed) != 1 || out.Failed[0].Concurrency != 2 || out.Measured != 2 {
 		t.Fatalf("keep-going: %+v %v", out, err)
 	}
-	res, _ := ReadResultsFile(s.ResultsPath)
-	if res.End.Status != StatusPartial || len(res.End.FailedSteps) != 1 || res.End.FailedSteps[0].Error != "server process exited" {
+	res, _ := results.ReadResultsFile(s.ResultsPath)
+	if res.End.Status != results.StatusPartial || len(res.End.FailedSteps) != 1 || res.End.FailedSteps[0].Error != "server process exited" {
 		t.Errorf("end record %+v", res.End)
 	}
 
@@ -117,11 +118,11 @@ func TestSessionKeepGoingAndInterrupt(t *testing.T) {
 		time.AfterFunc(250*time.Millisecond, func() { cancel(Interrupt{Signal: "SIGTERM"}) })
 	}
 	out, err = r.Run(ctx)
-	if err != nil || out.Status != StatusInterrupted || out.Signal != "SIGTERM" {
+	if err != nil || out.Status != results.StatusInterrupted || out.Signal != "SIGTERM" {
 		t.Fatalf("interrupt: %+v %v", out, err)
 	}
-	res, err = ReadResultsFile(s.ResultsPath)
-	if err != nil || res.End.Status != StatusInterrupted || res.End.Signal != "SIGTERM" {
+	res, err = results.ReadResultsFile(s.ResultsPath)
+	if err != nil || res.End.Status != results.StatusInterrupted || res.End.Signal != "SIGTERM" {
 		t.Fatalf("after interrupt: %v %+v", err, res.End)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // What the closed loop (RunStep) and the open loop (runOpen) share about a
@@ -17,8 +19,8 @@ import (
 // Only the source of calls differs between the two.
 
 // newStep is the result of spec before anything is measured.
-func newStep(spec StepSpec) StepResult {
-	return StepResult{Kind: KindStep, Target: spec.Target, Workload: spec.Workload, PoolSetting: spec.PoolSetting,
+func newStep(spec StepSpec) results.StepResult {
+	return results.StepResult{Kind: results.KindStep, Target: spec.Target, Workload: spec.Workload, PoolSetting: spec.PoolSetting,
 		Concurrency: spec.Concurrency, MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Trial: spec.Trial}
 }
 
@@ -100,7 +102,7 @@ func disconnect(clients []*mongo.Client) {
 // prewarmStep opens the connections the step will use before any workload
 // call (prewarm), noting its time in step and warning when the pools did
 // not fill in time.
-func (r *Runner) prewarmStep(ctx context.Context, spec StepSpec, step *StepResult, clients []*mongo.Client, pool *poolRecorder, want int) error {
+func (r *Runner) prewarmStep(ctx context.Context, spec StepSpec, step *results.StepResult, clients []*mongo.Client, pool *poolRecorder, want int) error {
 	hosts := max(r.Hosts, 1)
 	start := time.Now()
 	if err := r.prewarm(ctx, spec, clients, pool, want, hosts); err != nil {
@@ -115,16 +117,16 @@ func (r *Runner) prewarmStep(ctx context.Context, spec StepSpec, step *StepResul
 
 // windowStart tells the observers the window is about to open, so that
 // their first samples are taken before it.
-func (r *Runner) windowStart(ctx context.Context, spec StepSpec) {
+func (r *Runner) windowStart(ctx context.Context) {
 	for _, o := range r.Observers {
-		o.WindowStart(ctx, spec)
+		o.WindowStart(ctx)
 	}
 }
 
 // openWindow opens the measured window on rec and pool, noting in step
 // the connections open and the start time; it returns how many
 // connections the pool had created so far.
-func openWindow(step *StepResult, rec *recorder, pool *poolRecorder) (created int64) {
+func openWindow(step *results.StepResult, rec *recorder, pool *poolRecorder) (created int64) {
 	step.Connections = int(pool.open.Load())
 	pool.maxOpen.Store(pool.open.Load())
 	created = pool.created.Load()
@@ -148,7 +150,7 @@ func (r *Runner) windowEnd() {
 // its age. An interrupted step cancels its calls instead: their outcome
 // says nothing about the server, and they are not recorded. Calls (of
 // kind what) not back 10 s after the cancel are warned about.
-func (r *Runner) drain(ctx context.Context, step *StepResult, completed bool, done <-chan struct{}, seal func(), cancel context.CancelFunc, rec *recorder, what string) {
+func (r *Runner) drain(ctx context.Context, step *results.StepResult, completed bool, done <-chan struct{}, seal func(), cancel context.CancelFunc, rec *recorder, what string) {
 	if completed {
 		grace := time.NewTimer(r.OpTimeout*5/4 + time.Second)
 		select {
@@ -171,10 +173,10 @@ func (r *Runner) drain(ctx context.Context, step *StepResult, completed bool, do
 }
 
 // finish adds the pool's numbers over the window (created counts the
-// connections the pool had created when it opened) and the observers'
-// part to step, and returns it, marked interrupted with ctx's error when
+// connections the pool had created when it opened), the observers' part
+// and the judge's labels to step, and returns it, marked interrupted with ctx's error when
 // the window did not complete.
-func (r *Runner) finish(ctx context.Context, step StepResult, pool *poolRecorder, created int64, completed bool) (StepResult, error) {
+func (r *Runner) finish(ctx context.Context, step results.StepResult, pool *poolRecorder, created int64, completed bool) (results.StepResult, error) {
 	step.Pool.CheckoutWait = pool.summary()
 	step.Pool.CheckoutFailed = pool.failed.Load()
 	step.Pool.ConnectionsOpen = step.Connections
@@ -183,6 +185,9 @@ func (r *Runner) finish(ctx context.Context, step StepResult, pool *poolRecorder
 	step.Pool.ConnectionsLost = pool.lost.Load()
 	for _, o := range r.Observers {
 		o.Fill(&step)
+	}
+	if r.Judge != nil {
+		r.Judge.Judge(&step)
 	}
 	if !completed {
 		step.Interrupted = true

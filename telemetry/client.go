@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/cpuwait"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // ClientSampler measures this process and the load host over a window:
@@ -41,7 +41,7 @@ func (c *ClientSampler) Start() {
 // follows CPU affinity and cgroup limits), which is what "the client is at
 // its cores" must be judged against. Goroutines is the count at Stop. A
 // load-host field stays nil when its source is missing at either end.
-func (c *ClientSampler) Stop() *sweep.ClientTelemetry {
+func (c *ClientSampler) Stop() *results.ClientTelemetry {
 	if !c.started {
 		return nil
 	}
@@ -49,7 +49,7 @@ func (c *ClientSampler) Stop() *sweep.ClientTelemetry {
 	cpu := processCPU() - c.cpu
 	wall := time.Since(c.at).Seconds()
 	end := readHost(c.root)
-	ct := &sweep.ClientTelemetry{
+	ct := &results.ClientTelemetry{
 		CPUs:       runtime.GOMAXPROCS(0),
 		GCPauseMS:  float64(gcPauseTotal()-c.pauseNs) / 1e6,
 		Goroutines: runtime.NumGoroutine(),
@@ -63,7 +63,7 @@ func (c *ClientSampler) Stop() *sweep.ClientTelemetry {
 
 // applyHost fills ct's load-host fields from the readings at both ends of
 // a window of wall seconds in which this process used ownCPU seconds.
-func applyHost(ct *sweep.ClientTelemetry, a, b hostReading, ownCPU, wall float64) {
+func applyHost(ct *results.ClientTelemetry, a, b hostReading, ownCPU, wall float64) {
 	if a.psiSomeUS != nil && b.psiSomeUS != nil && wall > 0 && *b.psiSomeUS >= *a.psiSomeUS {
 		// The kernel's and our clocks differ by our read latency: cap at 100.
 		ct.CPUPressurePct = ptr(min((*b.psiSomeUS-*a.psiSomeUS)/(wall*1e6)*100, 100))
@@ -92,8 +92,8 @@ func applyHost(ct *sweep.ClientTelemetry, a, b hostReading, ownCPU, wall float64
 }
 
 // processCPU is this process's user+system time so far; zero if the kernel
-// will not say (then CPU % reads 0, which Classify treats as "not client
-// bound" rather than failing a step).
+// will not say (then CPU % reads 0, which bound.Classifier treats as
+// "not client bound" rather than failing a step).
 func processCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

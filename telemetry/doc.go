@@ -1,16 +1,15 @@
 // Package telemetry measures what the server, the driver pool, the client
 // process and the load host it runs on were doing during a step's measured
-// window, and labels what bound the step.
+// window. It holds samplers only: what bound the step is judged from their
+// numbers afterwards, by package bound (analysis/bound).
 //
-// It fills the telemetry types of package sweep (sweep.ServerTelemetry,
-// sweep.ClientTelemetry, sweep.LittlesLaw, StepResult.Bound). An Observer
-// (a sweep.WindowObserver) brackets each window with the samplers: a
-// ServerSampler polls serverStatus on every host (and asks hostInfo for its
-// cores once), a ProcSampler reads the /proc entry of a server poolsweep
-// started, and a ClientSampler reads this process and the load host (PSI,
-// /proc/stat, the kernel's and the Go scheduler's run-queue waits). The
-// pure functions LittlesLaw and Classifier.Classify judge a finished step;
-// ClientLimited says whether this machine, not the server, set its numbers.
+// It fills the telemetry of a step record (results.ServerTelemetry,
+// results.ClientTelemetry). An Observer (the engine's sweep.WindowObserver)
+// brackets each window with the samplers: a ServerSampler polls
+// serverStatus on every host (and asks hostInfo for its cores once), a
+// ProcSampler reads the /proc entry of a server poolsweep started, and a
+// ClientSampler reads this process and the load host (PSI, /proc/stat, the
+// kernel's and the Go scheduler's run-queue waits).
 //
 // A number the server or the platform does not report stays nil all the
 // way to results.jsonl, never a zero that looks measured; a sampling error

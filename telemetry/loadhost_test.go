@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
+
+func near(a, b, tol float64) bool { return a-b <= tol && b-a <= tol }
 
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
@@ -122,7 +124,7 @@ func TestHostCPU(t *testing.T) {
 // TestApplyHostMissingSources: a platform without PSI, /proc/stat or
 // schedstat leaves those fields null, never 0, and the rest still works.
 func TestApplyHostMissingSources(t *testing.T) {
-	var ct sweep.ClientTelemetry
+	var ct results.ClientTelemetry
 	applyHost(&ct, hostReading{}, hostReading{}, 1, 1)
 	if ct.CPUPressurePct != nil || ct.HostCPUPct != nil || ct.OthersCPUPct != nil || ct.HostCPUs != nil ||
 		ct.SchedLatencyP50MS != nil || ct.SchedLatencyP99MS != nil || ct.RunQueueWaitPct != nil {

@@ -3,12 +3,11 @@ package telemetry
 import (
 	"context"
 	"runtime"
-	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // ObserverConfig says what an Observer samples for one target.
@@ -20,40 +19,30 @@ type ObserverConfig struct {
 	Base *options.ClientOptions
 	// ChildPID is the server process poolsweep started on this machine
 	// (the embedded server, a simulator), 0 if none; ChildHost is its
-	// host:port. Its CPU and RSS are read from /proc, its cores default to
-	// this machine's, and its CPU is not counted as a neighbour's load.
+	// host:port. Its CPU and RSS are read from /proc, and its cores
+	// default to this machine's.
 	ChildPID  int
 	ChildHost string
-	// Sharded says Hosts are routers: shards are not sampled, which a
-	// "none" verdict must say.
-	Sharded bool
-	// ServerCores overrides every host's core count (--server-cores N);
-	// 0 means each host's hostInfo answer.
-	ServerCores int
-	// Classifier judges each step; nil means DefaultClassifier. Its
-	// ServerCores and LocalServerHost are set from this config.
-	Classifier *Classifier
 	// Interval between server samples in a window; 0 means DefaultInterval.
 	Interval time.Duration
 }
 
 // Observer samples the server (every host), the server's process when
 // poolsweep started it, this process and the load host for exactly each
-// measured window, then labels what bound the step. It implements
-// sweep.WindowObserver; one serves a whole sweep of one target, so the
-// sampler's connections are made once. Close it at the end.
+// measured window, and puts what they said on the step. It is the engine's
+// window observer (sweep.WindowObserver); one serves a whole sweep of one
+// target, so the sampler's connections are made once. Close it at the end.
+// What bound the step is judged after it, by package bound.
 type Observer struct {
-	cfg        ObserverConfig
-	server     *ServerSampler
-	classifier Classifier
+	cfg    ObserverConfig
+	server *ServerSampler
 
 	proc    *ProcSampler
 	procOK  bool
 	client  *ClientSampler
 	started bool
-	srv     *sweep.ServerTelemetry
-	cli     *sweep.ClientTelemetry
-	prev    map[string]*sweep.StepResult // last step of each series, for growth rules
+	srv     *results.ServerTelemetry
+	cli     *results.ClientTelemetry
 }
 
 // NewObserver prepares the samplers; no I/O happens until the first
@@ -63,21 +52,11 @@ func NewObserver(cfg ObserverConfig) (*Observer, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := DefaultClassifier()
-	if cfg.Classifier != nil {
-		c = *cfg.Classifier
-	}
-	if cfg.ServerCores > 0 {
-		c.ServerCores = cfg.ServerCores
-	}
-	if cfg.ChildPID > 0 {
-		c.LocalServerHost = cfg.ChildHost
-	}
-	return &Observer{cfg: cfg, server: ss, classifier: c, client: NewClientSampler(), prev: map[string]*sweep.StepResult{}}, nil
+	return &Observer{cfg: cfg, server: ss, client: NewClientSampler()}, nil
 }
 
 // WindowStart takes the first samples; the window opens when it returns.
-func (o *Observer) WindowStart(ctx context.Context, _ sweep.StepSpec) {
+func (o *Observer) WindowStart(ctx context.Context) {
 	o.srv, o.cli = nil, nil
 	o.started = o.server.Start(ctx) == nil
 	if o.cfg.ChildPID > 0 {
@@ -96,7 +75,7 @@ func (o *Observer) WindowEnd() {
 	if o.procOK {
 		if ps, err := o.proc.Stop(); err == nil {
 			if o.srv == nil {
-				o.srv = &sweep.ServerTelemetry{Hosts: map[string]*sweep.ServerSample{}}
+				o.srv = &results.ServerTelemetry{Hosts: map[string]*results.ServerSample{}}
 			}
 			ps.ApplyTo(o.srv, o.cfg.ChildHost)
 		}
@@ -111,30 +90,12 @@ func (o *Observer) WindowEnd() {
 	}
 }
 
-// Fill puts the window's telemetry on step and labels it (Annotate),
-// judged against the previous step of its series.
-func (o *Observer) Fill(step *sweep.StepResult) {
+// Fill puts the window's telemetry on step.
+func (o *Observer) Fill(step *results.StepResult) {
 	step.Server, step.Client = o.srv, o.cli
-	key := step.Workload + "|" + step.PoolSetting + "|" + strconv.Itoa(step.Clients)
-	prev := o.prev[key]
-	if prev != nil && prev.Concurrency >= step.Concurrency {
-		prev = nil // a new trial starts the series over
-	}
-	warned := len(step.Warnings)
-	Annotate(step, prev, o.classifier)
-	AnnotateOpen(step, warned) // open-loop steps: their own Little's law
-	if o.cfg.Sharded && step.Bound == BoundNone {
-		// Only the routers are sampled: a saturated shard shows only as
-		// latency growth, so "none" must not read as "nothing saturated".
-		step.BoundReason += "; shards are not sampled (only the mongos routers), so a saturated shard may not show here"
-	}
-	cp := *step
-	o.prev[key] = &cp
 }
 
 // Close disconnects the sampler's clients.
 func (o *Observer) Close(ctx context.Context) error {
 	return o.server.Close(ctx)
 }
-
-var _ sweep.WindowObserver = (*Observer)(nil)

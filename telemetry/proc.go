@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // clockTicksPerSecond is the unit of utime and stime in /proc/<pid>/stat.
@@ -152,21 +152,21 @@ func parseVmRSS(b []byte) (float64, error) {
 // total's CPU and RSS as the sum over hosts, overriding what the server said
 // about itself: /proc is the same measurement for every server kind. A
 // missing host entry is created.
-func (ps ProcStats) ApplyTo(t *sweep.ServerTelemetry, host string) {
+func (ps ProcStats) ApplyTo(t *results.ServerTelemetry, host string) {
 	if t == nil {
 		return
 	}
 	if t.Hosts == nil {
-		t.Hosts = map[string]*sweep.ServerSample{}
+		t.Hosts = map[string]*results.ServerSample{}
 	}
 	h := t.Hosts[host]
 	if h == nil {
-		h = &sweep.ServerSample{}
+		h = &results.ServerSample{}
 		t.Hosts[host] = h
 	}
 	h.CPUPct, h.RSSMB = ptr(ps.CPUPct), ptr(ps.RSSMB)
 	if t.Total == nil {
-		t.Total = &sweep.ServerSample{}
+		t.Total = &results.ServerSample{}
 	}
 	var cpus, rss []*float64
 	for _, s := range t.Hosts {

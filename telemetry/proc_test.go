@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func TestParseProcStat(t *testing.T) {
@@ -147,9 +147,9 @@ func TestProcSamplerFakeProc(t *testing.T) {
 }
 
 func TestProcStatsApplyTo(t *testing.T) {
-	tel := &sweep.ServerTelemetry{
-		Hosts: map[string]*sweep.ServerSample{"127.0.0.1:27017": {Samples: 3}},
-		Total: &sweep.ServerSample{Samples: 3},
+	tel := &results.ServerTelemetry{
+		Hosts: map[string]*results.ServerSample{"127.0.0.1:27017": {Samples: 3}},
+		Total: &results.ServerSample{Samples: 3},
 	}
 	ProcStats{CPUPct: 95, RSSMB: 120}.ApplyTo(tel, "127.0.0.1:27017")
 	h := tel.Hosts["127.0.0.1:27017"]

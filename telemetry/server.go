@@ -14,7 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Defaults for SamplerOptions.
@@ -341,7 +341,7 @@ func (s *ServerSampler) recordError(err error) {
 // Stop ends the window: it takes a last sample of every host (bounded by
 // Timeout, even if Start's context has ended) and summarises the window per
 // host and in total. It returns nil if no window is running.
-func (s *ServerSampler) Stop() *sweep.ServerTelemetry {
+func (s *ServerSampler) Stop() *results.ServerTelemetry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.running {
@@ -353,7 +353,7 @@ func (s *ServerSampler) Stop() *sweep.ServerTelemetry {
 	s.sampleAll(context.WithoutCancel(s.ctx))
 	s.ctx = nil
 
-	st := &sweep.ServerTelemetry{Hosts: make(map[string]*sweep.ServerSample, len(s.hosts))}
+	st := &results.ServerTelemetry{Hosts: make(map[string]*results.ServerSample, len(s.hosts))}
 	windows := make([]hostWindow, 0, len(s.hosts))
 	for _, h := range s.hosts {
 		hw := summarizeHost(h.snaps)

@@ -12,7 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // fixture is a testdata file: serverStatus replies (and, on a router, the
@@ -121,19 +121,19 @@ func jsonDiff(path string, g, w any) string {
 func TestSummarizeFixtures(t *testing.T) {
 	tests := []struct {
 		file   string
-		want   *sweep.ServerSample
+		want   *results.ServerSample
 		shards []string
 	}{
 		// 7.0 primary: every field, tickets from wiredTiger.concurrentTransactions,
 		// queued from globalLock.currentQueue (no queueLength before 8.0).
-		{"mongod-7.0-replset.json", &sweep.ServerSample{
-			Connections:     &sweep.ConnCounts{Current: p(70), Available: p(838790), CreatedPerS: p(3)},
+		{"mongod-7.0-replset.json", &results.ServerSample{
+			Connections:     &results.ConnCounts{Current: p(70), Available: p(838790), CreatedPerS: p(3)},
 			OpcountersPerS:  map[string]float64{"insert": 0, "query": 6000, "update": 3000, "delete": 0, "getmore": 0, "command": 12},
 			ReadLatencyUS:   p(850),
 			WriteLatencyUS:  p(1200),
-			Queue:           &sweep.QueueCounts{Readers: p(3), Writers: p(2)},
+			Queue:           &results.QueueCounts{Readers: p(3), Writers: p(2)},
 			ActiveClients:   p(20),
-			Tickets:         &sweep.TicketCounts{InUse: p(10), Available: p(6), Queued: p(5)},
+			Tickets:         &results.TicketCounts{InUse: p(10), Available: p(6), Queued: p(5)},
 			CPUPct:          p(150),
 			RSSMB:           p(1844),
 			NetInBytesPerS:  p(1.5e6),
@@ -145,13 +145,13 @@ func TestSummarizeFixtures(t *testing.T) {
 		// 8.0: tickets from queues.execution with queueLength preferred to
 		// globalLock.currentQueue; rates over uptimeMillis (1 s) although
 		// our clock saw 2 s; no writes in the window → write latency null.
-		{"mongod-8.0.json", &sweep.ServerSample{
-			Connections:     &sweep.ConnCounts{Current: p(302), Available: p(838500), CreatedPerS: p(20)},
+		{"mongod-8.0.json", &results.ServerSample{
+			Connections:     &results.ConnCounts{Current: p(302), Available: p(838500), CreatedPerS: p(20)},
 			OpcountersPerS:  map[string]float64{"insert": 0, "query": 10000, "update": 0, "delete": 0, "getmore": 0, "command": 4},
 			ReadLatencyUS:   p(2000),
-			Queue:           &sweep.QueueCounts{Readers: p(1), Writers: p(0)},
+			Queue:           &results.QueueCounts{Readers: p(1), Writers: p(0)},
 			ActiveClients:   p(130),
-			Tickets:         &sweep.TicketCounts{InUse: p(262.0 / 3), Available: p(506.0 / 3), Queued: p(28)},
+			Tickets:         &results.TicketCounts{InUse: p(262.0 / 3), Available: p(506.0 / 3), Queued: p(28)},
 			CPUPct:          p(700),
 			RSSMB:           p(2441),
 			NetInBytesPerS:  p(1.2e6),
@@ -162,8 +162,8 @@ func TestSummarizeFixtures(t *testing.T) {
 		}, nil},
 		// mongos: no globalLock, tickets or queues; router pool from
 		// connPoolStats (created = count during the window); shard names.
-		{"mongos-7.0.json", &sweep.ServerSample{
-			Connections:     &sweep.ConnCounts{Current: p(193), Available: p(838667), CreatedPerS: p(1)},
+		{"mongos-7.0.json", &results.ServerSample{
+			Connections:     &results.ConnCounts{Current: p(193), Available: p(838667), CreatedPerS: p(1)},
 			OpcountersPerS:  map[string]float64{"insert": 0, "query": 3000, "update": 1500, "delete": 0, "getmore": 0, "command": 3},
 			ReadLatencyUS:   p(1500),
 			WriteLatencyUS:  p(2600),
@@ -171,13 +171,13 @@ func TestSummarizeFixtures(t *testing.T) {
 			RSSMB:           p(171),
 			NetInBytesPerS:  p(0.8e6),
 			NetOutBytesPerS: p(1.1e6),
-			ConnPool:        &sweep.ConnPoolCounts{InUse: p(62), Available: p(2), Created: p(6)},
+			ConnPool:        &results.ConnPoolCounts{InUse: p(62), Available: p(2), Created: p(6)},
 			// 3000 × 1500 µs + 1500 × 2600 µs
 			InFlight: p(8.4),
 			Samples:  3,
 		}, []string{"shard01", "shard02"}},
 		// FerretDB reports none of it: every field null, only the sample count.
-		{"ferretdb-1.24.json", &sweep.ServerSample{Samples: 3}, nil},
+		{"ferretdb-1.24.json", &results.ServerSample{Samples: 3}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -257,7 +257,7 @@ func TestSummarizeEdgeCases(t *testing.T) {
 
 	// No sample at all (every serverStatus failed): everything null.
 	none := summarizeHost(nil).sample
-	equalJSON(t, "no samples", none, &sweep.ServerSample{})
+	equalJSON(t, "no samples", none, &results.ServerSample{})
 
 	// A restarted server (counters went backwards): the rate is unknown,
 	// never a huge negative number.

@@ -1,13 +1,13 @@
 package telemetry
 
 import (
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // hostWindow is one host's window summary plus the raw op counts that the
 // cross-host total needs to weight latencies.
 type hostWindow struct {
-	sample                *sweep.ServerSample
+	sample                *results.ServerSample
 	readOps, writeOps     float64 // server-side ops in the window (opLatencies)
 	readLatUS, writeLatUS float64 // summed latency in the window, µs
 	latOK                 [2]bool // read, write deltas usable
@@ -89,7 +89,7 @@ func ptr(f float64) *float64 { return &f }
 // writes, so nothing of ours is in it. Both halves must be reported: one
 // alone would undercount a mixed workload.
 func summarizeHost(snaps []snapshot) hostWindow {
-	s := &sweep.ServerSample{Samples: len(snaps)}
+	s := &results.ServerSample{Samples: len(snaps)}
 	hw := hostWindow{sample: s}
 	if len(snaps) == 0 {
 		return hw
@@ -121,7 +121,7 @@ func summarizeHost(snaps []snapshot) hostWindow {
 		}
 	}
 
-	conn := &sweep.ConnCounts{
+	conn := &results.ConnCounts{
 		Current:     mean(snaps, func(x *snapshot) *float64 { return x.connCurrent }),
 		Available:   mean(snaps, func(x *snapshot) *float64 { return x.connAvailable }),
 		CreatedPerS: perSecond(delta(first.connTotalCreated, last.connTotalCreated), secs),
@@ -145,7 +145,7 @@ func summarizeHost(snaps []snapshot) hostWindow {
 		s.InFlight = ptr((hw.readLatUS + hw.writeLatUS) / (secs * 1e6))
 	}
 
-	q := &sweep.QueueCounts{
+	q := &results.QueueCounts{
 		Readers: mean(snaps, func(x *snapshot) *float64 { return x.queueReaders }),
 		Writers: mean(snaps, func(x *snapshot) *float64 { return x.queueWriters }),
 	}
@@ -168,7 +168,7 @@ func summarizeHost(snaps []snapshot) hostWindow {
 	}
 	s.RSSMB = mean(snaps, func(x *snapshot) *float64 { return x.residentMB })
 
-	cp := &sweep.ConnPoolCounts{
+	cp := &results.ConnPoolCounts{
 		InUse:     mean(snaps, func(x *snapshot) *float64 { return x.poolInUse }),
 		Available: mean(snaps, func(x *snapshot) *float64 { return x.poolAvailable }),
 		// Connections the router opened to its shards during the window:
@@ -183,7 +183,7 @@ func summarizeHost(snaps []snapshot) hostWindow {
 // tickets' own queueLength when the server reports it, else from
 // globalLock.currentQueue, which counts the same waiters on servers without
 // queueLength.
-func ticketWindow(snaps []snapshot) *sweep.TicketCounts {
+func ticketWindow(snaps []snapshot) *results.TicketCounts {
 	side := func(get func(*ticketSide) *float64) func(*snapshot) *float64 {
 		return func(x *snapshot) *float64 {
 			var r, w *float64
@@ -196,7 +196,7 @@ func ticketWindow(snaps []snapshot) *sweep.TicketCounts {
 			return sumPtr(r, w)
 		}
 	}
-	t := &sweep.TicketCounts{
+	t := &results.TicketCounts{
 		InUse:     mean(snaps, side(func(ts *ticketSide) *float64 { return ts.out })),
 		Available: mean(snaps, side(func(ts *ticketSide) *float64 { return ts.available })),
 	}
@@ -215,11 +215,11 @@ func ticketWindow(snaps []snapshot) *sweep.TicketCounts {
 // hosts that report them; latencies are weighted by each host's op count.
 // Cores stay per host (hosts may share a machine). A field no host reports
 // stays nil.
-func totalOf(hosts []hostWindow) *sweep.ServerSample {
-	t := &sweep.ServerSample{}
+func totalOf(hosts []hostWindow) *results.ServerSample {
+	t := &results.ServerSample{}
 	var rOps, rLat, wOps, wLat float64
 	var rOK, wOK bool
-	collect := func(get func(*sweep.ServerSample) *float64) *float64 {
+	collect := func(get func(*results.ServerSample) *float64) *float64 {
 		vs := make([]*float64, 0, len(hosts))
 		for _, h := range hosts {
 			vs = append(vs, get(h.sample))
@@ -255,33 +255,33 @@ func totalOf(hosts []hostWindow) *sweep.ServerSample {
 		t.WriteLatencyUS = ptr(wLat / wOps)
 	}
 
-	t.Connections = sumGroup(hosts, func(s *sweep.ServerSample) *sweep.ConnCounts { return s.Connections }, connFields)
-	t.Queue = sumGroup(hosts, func(s *sweep.ServerSample) *sweep.QueueCounts { return s.Queue }, queueFields)
-	t.Tickets = sumGroup(hosts, func(s *sweep.ServerSample) *sweep.TicketCounts { return s.Tickets }, ticketFields)
-	t.ConnPool = sumGroup(hosts, func(s *sweep.ServerSample) *sweep.ConnPoolCounts { return s.ConnPool }, poolFields)
-	t.ActiveClients = collect(func(s *sweep.ServerSample) *float64 { return s.ActiveClients })
-	t.InFlight = collect(func(s *sweep.ServerSample) *float64 { return s.InFlight })
-	t.CPUPct = collect(func(s *sweep.ServerSample) *float64 { return s.CPUPct })
-	t.RSSMB = collect(func(s *sweep.ServerSample) *float64 { return s.RSSMB })
-	t.NetInBytesPerS = collect(func(s *sweep.ServerSample) *float64 { return s.NetInBytesPerS })
-	t.NetOutBytesPerS = collect(func(s *sweep.ServerSample) *float64 { return s.NetOutBytesPerS })
+	t.Connections = sumGroup(hosts, func(s *results.ServerSample) *results.ConnCounts { return s.Connections }, connFields)
+	t.Queue = sumGroup(hosts, func(s *results.ServerSample) *results.QueueCounts { return s.Queue }, queueFields)
+	t.Tickets = sumGroup(hosts, func(s *results.ServerSample) *results.TicketCounts { return s.Tickets }, ticketFields)
+	t.ConnPool = sumGroup(hosts, func(s *results.ServerSample) *results.ConnPoolCounts { return s.ConnPool }, poolFields)
+	t.ActiveClients = collect(func(s *results.ServerSample) *float64 { return s.ActiveClients })
+	t.InFlight = collect(func(s *results.ServerSample) *float64 { return s.InFlight })
+	t.CPUPct = collect(func(s *results.ServerSample) *float64 { return s.CPUPct })
+	t.RSSMB = collect(func(s *results.ServerSample) *float64 { return s.RSSMB })
+	t.NetInBytesPerS = collect(func(s *results.ServerSample) *float64 { return s.NetInBytesPerS })
+	t.NetOutBytesPerS = collect(func(s *results.ServerSample) *float64 { return s.NetOutBytesPerS })
 	return t
 }
 
 // The groups of counters a server sample holds, each field listed in a
 // fixed order, so that one group's fields can be summed over hosts and a
 // group no host reports stays nil.
-func connFields(c *sweep.ConnCounts) []**float64 {
+func connFields(c *results.ConnCounts) []**float64 {
 	return []**float64{&c.Current, &c.Available, &c.CreatedPerS}
 }
 
-func queueFields(q *sweep.QueueCounts) []**float64 { return []**float64{&q.Readers, &q.Writers} }
+func queueFields(q *results.QueueCounts) []**float64 { return []**float64{&q.Readers, &q.Writers} }
 
-func ticketFields(k *sweep.TicketCounts) []**float64 {
+func ticketFields(k *results.TicketCounts) []**float64 {
 	return []**float64{&k.InUse, &k.Available, &k.Queued}
 }
 
-func poolFields(p *sweep.ConnPoolCounts) []**float64 {
+func poolFields(p *results.ConnPoolCounts) []**float64 {
 	return []**float64{&p.InUse, &p.Available, &p.Created}
 }
 
@@ -297,7 +297,7 @@ func orNil[T any](g *T, fields func(*T) []**float64) *T {
 
 // sumGroup adds up one group of counters over the hosts: each field is the
 // sum over the hosts that report it.
-func sumGroup[T any](hosts []hostWindow, group func(*sweep.ServerSample) *T, fields func(*T) []**float64) *T {
+func sumGroup[T any](hosts []hostWindow, group func(*results.ServerSample) *T, fields func(*T) []**float64) *T {
 	var out T
 	for i, f := range fields(&out) {
 		var vs []*float64

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -156,9 +157,9 @@ func (o *sweepOptions) agentError(ctx context.Context, outcome sweep.Outcome, ru
 		return usageError{runErr}
 	case !o.agentMode():
 		return nil
-	case outcome.Status == sweep.StatusInterrupted && ctx.Err() == nil:
+	case outcome.Status == results.StatusInterrupted && ctx.Err() == nil:
 		return interruptedError{signal: "the leader"}
-	case outcome.Status == sweep.StatusPartial:
+	case outcome.Status == results.StatusPartial:
 		return agentsPartial{outcome.Reason}
 	}
 	return nil

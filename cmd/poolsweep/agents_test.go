@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -111,7 +112,7 @@ func compareAgentsWithClients(t *testing.T, rounds int, noisy bool, plan []strin
 			}
 		}
 		merged := readRes(t, filepath.Join(spawn, "results.jsonl"))
-		if merged.End == nil || merged.End.Status != sweep.StatusComplete || merged.Header.Agents == nil || len(merged.Header.Agents.Merged) != 3 {
+		if merged.End == nil || merged.End.Status != results.StatusComplete || merged.Header.Agents == nil || len(merged.Header.Agents.Merged) != 3 {
 			t.Fatalf("merged end %+v header agents %+v", merged.End, merged.Header.Agents)
 		}
 		for _, m := range merged.Steps {
@@ -270,7 +271,7 @@ func TestAgentKilledMidSweep(t *testing.T) {
 	}
 	for i := range 2 {
 		res := readRes(t, filepath.Join(dir, fmt.Sprintf("agent-%d", i), "results.jsonl"))
-		if len(res.Steps) != 3 || res.End == nil || res.End.Status != sweep.StatusPartial {
+		if len(res.Steps) != 3 || res.End == nil || res.End.Status != results.StatusPartial {
 			t.Fatalf("agent %d: %d steps, end %+v", i, len(res.Steps), res.End)
 		}
 		for _, s := range res.Steps {
@@ -300,7 +301,7 @@ func TestAgentKilledMidSweep(t *testing.T) {
 	}
 	t.Logf("merge:\n%s", stdout)
 	m := readRes(t, mergedPath)
-	if len(m.Steps) != 3 || m.End.Status != sweep.StatusPartial {
+	if len(m.Steps) != 3 || m.End.Status != results.StatusPartial {
 		t.Fatalf("merged: %d steps, end %+v", len(m.Steps), m.End)
 	}
 	for _, s := range m.Steps {

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 type analyzeOptions struct {
@@ -145,10 +145,10 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 // readResultsFiles reads results files for analyze, plot, report and
 // compare, telling warn what the reader noticed (a cut-off last line left
 // out, a run without its end record).
-func readResultsFiles(ctx context.Context, paths []string, warn io.Writer) ([]*sweep.Results, error) {
-	var rs []*sweep.Results
+func readResultsFiles(ctx context.Context, paths []string, warn io.Writer) ([]*results.Results, error) {
+	var rs []*results.Results
 	for _, p := range paths {
-		r, err := readResultsFile(ctx, p)
+		r, err := results.ReadFile(ctx, p)
 		if err != nil {
 			// Paths and decoding errors may carry bytes from outside:
 			// escaped (by inputError), so they cannot drive the terminal.

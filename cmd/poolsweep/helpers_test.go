@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // binary is poolsweep built once for the tests that need real processes
@@ -75,9 +75,9 @@ func writeFile(t *testing.T, dir, name, content string) string {
 }
 
 // readRes reads a results file or fails the test.
-func readRes(t *testing.T, path string) *sweep.Results {
+func readRes(t *testing.T, path string) *results.Results {
 	t.Helper()
-	res, err := sweep.ReadResultsFile(path)
+	res, err := results.ReadResultsFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

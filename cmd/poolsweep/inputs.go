@@ -6,17 +6,13 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
 )
 
 // Every file poolsweep reads is opened through internal/infile: a regular
 // file (a FIFO, device, socket or directory is refused before anything
 // can block on it), capped, and read only while no signal has come. The
-// caps, by kind of input:
+// caps, by kind of input (a results file's is results.MaxFileBytes):
 const (
-	// maxResultsBytes bounds a results.jsonl: a plan's 100,000 steps of
-	// a few KiB each fit, a file that never ends does not.
-	maxResultsBytes = 1 << 30
 	// maxCSVBytes bounds analyze --csv: a table of steps.
 	maxCSVBytes = 64 << 20
 	// maxWorkloadBytes bounds sweep --workload-file: a YCSB property file
@@ -26,16 +22,6 @@ const (
 	// say how the agent ended.
 	logTailBytes = 4 << 10
 )
-
-// readResultsFile reads and decodes one results file.
-func readResultsFile(ctx context.Context, path string) (*sweep.Results, error) {
-	f, err := infile.Open(ctx, path, maxResultsBytes)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return sweep.ReadResults(f, path)
-}
 
 // readInput reads the file flag names (a property file, a CSV table)
 // through read, bounded by limit. Its errors are one line naming flag (a

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func TestBadInputExitsTwoWithOneLine(t *testing.T) {
@@ -117,7 +117,7 @@ func TestSweepEmbedded(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	res := readRes(t, filepath.Join(out, "results.jsonl"))
-	if len(res.Steps) != 4 || res.End == nil || res.End.Status != sweep.StatusComplete {
+	if len(res.Steps) != 4 || res.End == nil || res.End.Status != results.StatusComplete {
 		t.Fatalf("want 4 steps and a complete end record, got %d steps, end %+v", len(res.Steps), res.End)
 	}
 	h := res.Header
@@ -201,7 +201,7 @@ func TestSweepInterrupted(t *testing.T) {
 		t.Fatalf("exit: %v, want 130\n%s", err, log.String())
 	}
 	res := readRes(t, filepath.Join(out, "results.jsonl"))
-	if len(res.Steps) < 1 || res.Steps[0].Interrupted || res.End == nil || res.End.Status != sweep.StatusInterrupted {
+	if len(res.Steps) < 1 || res.Steps[0].Interrupted || res.End == nil || res.End.Status != results.StatusInterrupted {
 		t.Fatalf("steps %d, end %+v\n%s", len(res.Steps), res.End, log.String())
 	}
 	if !strings.Contains(log.String(), "interrupted by SIGINT; finished steps are kept") || res.End.Signal != "SIGINT" {
@@ -225,7 +225,7 @@ func TestSweepInterrupted(t *testing.T) {
 			complete[s.Concurrency]++
 		}
 	}
-	if len(complete) != 3 || complete[1] != 1 || complete[2] != 1 || complete[4] != 1 || res.End.Status != sweep.StatusComplete || res.Header.RunID == "" {
+	if len(complete) != 3 || complete[1] != 1 || complete[2] != 1 || complete[4] != 1 || res.End.Status != results.StatusComplete || res.Header.RunID == "" {
 		t.Errorf("after resume: %v, end %+v", complete, res.End)
 	}
 
@@ -347,9 +347,9 @@ func TestPostgreSQLSmallPoolDeadlockSurvived(t *testing.T) {
 		// the outcomes allowed: end status → exit code and steps kept
 		want map[string][2]int
 	}{
-		{"goes on", nil, map[string][2]int{sweep.StatusFailed: {exitFailed, 2}, sweep.StatusComplete: {0, 3}}},
-		{"keep going", []string{"--keep-going"}, map[string][2]int{sweep.StatusPartial: {exitPartial, 2}, sweep.StatusComplete: {0, 3}}},
-		{"stops", []string{"--max-error-rate", "0.5"}, map[string][2]int{sweep.StatusFailed: {exitFailed, 2}}},
+		{"goes on", nil, map[string][2]int{results.StatusFailed: {exitFailed, 2}, results.StatusComplete: {0, 3}}},
+		{"keep going", []string{"--keep-going"}, map[string][2]int{results.StatusPartial: {exitPartial, 2}, results.StatusComplete: {0, 3}}},
+		{"stops", []string{"--max-error-rate", "0.5"}, map[string][2]int{results.StatusFailed: {exitFailed, 2}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// A deadlocked FerretDB stays stuck for minutes: each case gets
@@ -360,7 +360,7 @@ func TestPostgreSQLSmallPoolDeadlockSurvived(t *testing.T) {
 				"--op-timeout", "1s", "--prewarm-timeout", "5s", "--records", "300", "--out", filepath.Join(dir, "out"), "--no-plot"}, tt.extra...)
 			start := time.Now()
 			code, stdout, stderr := runBinary(t, dir, 3*time.Minute, args...)
-			res, err := sweep.ReadResultsFile(filepath.Join(dir, "out", "results.jsonl"))
+			res, err := results.ReadResultsFile(filepath.Join(dir, "out", "results.jsonl"))
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr)
 			}
@@ -371,12 +371,12 @@ func TestPostgreSQLSmallPoolDeadlockSurvived(t *testing.T) {
 			if !ok || code != want[0] || len(res.Steps) != want[1] {
 				t.Fatalf("end %q, exit %d, %d steps; want one of %v\n%s\n%s", res.End.Status, code, len(res.Steps), tt.want, stdout, stderr)
 			}
-			if res.End.Status != sweep.StatusComplete && tt.extra == nil || len(tt.extra) > 0 && tt.extra[0] == "--keep-going" && res.End.Status == sweep.StatusPartial {
+			if res.End.Status != results.StatusComplete && tt.extra == nil || len(tt.extra) > 0 && tt.extra[0] == "--keep-going" && res.End.Status == results.StatusPartial {
 				if !strings.Contains(res.End.Reason+fmt.Sprint(res.End.FailedSteps), "does not answer") {
 					t.Errorf("the end record should say the server stopped answering: %+v", res.End)
 				}
 			}
-			var deadlocked *sweep.StepResult
+			var deadlocked *results.StepResult
 			for i := range res.Steps {
 				if res.Steps[i].Concurrency == 128 {
 					deadlocked = &res.Steps[i]

@@ -6,14 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/internal/outfile"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/telemetry"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 type mergeOptions struct {
@@ -106,43 +105,35 @@ func same(a, b string) bool {
 // merged step as a sweep labels its steps: Little's law over all the
 // agents' clients and what bound the step (a starved agent shows as
 // client-bound: the merged step carries the busiest agent's client CPU).
-func mergeFiles(ctx context.Context, paths []string) (*sweep.Results, error) {
-	var files []*sweep.Results
+func mergeFiles(ctx context.Context, paths []string) (*results.Results, error) {
+	var files []*results.Results
 	for _, p := range paths {
-		r, err := readResultsFile(ctx, p)
+		r, err := results.ReadFile(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, r)
 	}
-	res, err := sweep.MergeAgents(files)
+	res, err := results.MergeAgents(files)
 	if err != nil {
 		return nil, err
 	}
-	prev := map[string]*sweep.StepResult{}
-	c := telemetry.DefaultClassifier()
+	judge := bound.NewJudge(bound.JudgeConfig{})
 	for i := range res.Steps {
-		s := &res.Steps[i]
-		key := s.Target + "|" + s.Workload + "|" + s.PoolSetting + "|" + strconv.Itoa(s.Clients)
-		p := prev[key]
-		if p != nil && p.Concurrency >= s.Concurrency {
-			p = nil
-		}
-		telemetry.Annotate(s, p, c)
-		prev[key] = s
+		judge.Judge(&res.Steps[i])
 	}
 	return res, nil
 }
 
 // writeMerged writes the merged results whole, or leaves out as it was;
 // its error names out.
-func writeMerged(out string, res *sweep.Results) error {
-	return outfile.Write(out, func(w io.Writer) error { return sweep.WriteResults(w, res) })
+func writeMerged(out string, res *results.Results) error {
+	return outfile.Write(out, func(w io.Writer) error { return results.WriteResults(w, res) })
 }
 
 // printMerged says what was merged, how well the windows lined up, and
 // the step table.
-func printMerged(w io.Writer, out string, res *sweep.Results) {
+func printMerged(w io.Writer, out string, res *results.Results) {
 	a := res.Header.Agents
 	partial := 0
 	maxStart, maxEnd, minOverlap := 0.0, 0.0, 1.0

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -25,7 +26,7 @@ func TestOpenLoopEndToEnd(t *testing.T) {
 		t.Fatalf("%d steps, want 4", len(res.Steps))
 	}
 	for _, s := range res.Steps {
-		if s.Mode != sweep.ModeOpen || s.Open == nil || s.Rate == 0 || s.MaxPoolSize != 16 {
+		if s.Mode != results.ModeOpen || s.Open == nil || s.Rate == 0 || s.MaxPoolSize != 16 {
 			t.Fatalf("step %+v is not an open-loop step", s)
 		}
 		capacity := map[string]float64{"small": 4000, "large": 8000}[s.Target]

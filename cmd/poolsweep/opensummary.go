@@ -6,14 +6,14 @@ import (
 	"sort"
 	"text/tabwriter"
 
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // splitOpen copies steps into the closed-loop ones and the open-loop ones.
-func splitOpen(all []sweep.StepResult) (closed, open []sweep.StepResult) {
+func splitOpen(all []results.StepResult) (closed, open []results.StepResult) {
 	for _, s := range all {
-		if s.Mode == sweep.ModeOpen && s.Open != nil {
+		if s.Mode == results.ModeOpen && s.Open != nil {
 			open = append(open, s)
 		} else {
 			closed = append(closed, s)
@@ -27,8 +27,8 @@ func splitOpen(all []sweep.StepResult) (closed, open []sweep.StepResult) {
 // uncorrected latency and the share of it spent waiting for the pool.
 // alone says the run has no closed-loop steps, so the run's notes and
 // warnings are printed here.
-func writeOpenSummary(w io.Writer, res *sweep.Results, steps []sweep.StepResult, alone bool) {
-	sort.SliceStable(steps, func(i, j int) bool { return sweep.CompareOpenSteps(&steps[i], &steps[j]) < 0 })
+func writeOpenSummary(w io.Writer, res *results.Results, steps []results.StepResult, alone bool) {
+	sort.SliceStable(steps, func(i, j int) bool { return results.CompareOpenSteps(&steps[i], &steps[j]) < 0 })
 	fmt.Fprintln(w, "\nopen loop (latency from each call's intended start; uncorrected: from its send):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "target\trate/s\tP\tK\ttrial\tconnections\toffered/s\tachieved/s\tdropped\tin flight\tp50\tp99\tuncorrected p99\tpool wait\terrors\tbound\t")
@@ -69,7 +69,7 @@ func writeOpenSummary(w io.Writer, res *sweep.Results, steps []sweep.StepResult,
 		fmt.Fprintf(w, "WARNING: in %d of %d open-loop steps this machine fell behind its arrival schedule: part of their latency is the client's.\n"+
 			"         Run poolsweep on more (or larger) client machines, or offer lower rates per process, before trusting them.\n", behind, len(steps))
 	}
-	for _, r := range knee.AnalyzeOpenAll(knee.OpenFromResults([]*sweep.Results{res}), knee.DefaultOptions()) {
+	for _, r := range knee.AnalyzeOpenAll(knee.OpenFromResults([]*results.Results{res}), knee.DefaultOptions()) {
 		fmt.Fprintln(w, knee.OpenSummary(r))
 	}
 	if alone {
@@ -89,14 +89,14 @@ func levelText(concurrency, rate int) string {
 }
 
 // openProgress is what an open-loop step adds to its progress line.
-func openProgress(s sweep.StepResult) string {
+func openProgress(s results.StepResult) string {
 	if s.Open == nil {
 		return ""
 	}
 	return fmt.Sprintf(", offered %s/s, dropped %d, p99 uncorrected %s", fmtRate(s.Open.OfferedPerS), s.Open.Dropped, uncorrectedP99(s.Open))
 }
 
-func uncorrectedP99(o *sweep.OpenLoopStats) string {
+func uncorrectedP99(o *results.OpenLoopStats) string {
 	if o.Uncorrected == nil {
 		return "-"
 	}

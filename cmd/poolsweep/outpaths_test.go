@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -422,7 +423,7 @@ func TestInputsBounded(t *testing.T) {
 		}
 		return p
 	}
-	bigResults := sparse("big.jsonl", maxResultsBytes+1)
+	bigResults := sparse("big.jsonl", results.MaxFileBytes+1)
 	bigCSV := sparse("big.csv", maxCSVBytes+1)
 	bigWorkload := sparse("big.properties", maxWorkloadBytes+1)
 	// Runs to resume whose results.jsonl is each of these.
@@ -437,7 +438,7 @@ func TestInputsBounded(t *testing.T) {
 	resumeFifo := resume("fifo", func(p string) { syscall.Mkfifo(p, 0o644) })
 	resumeDir := resume("dir", func(p string) { os.Mkdir(p, 0o755) })
 	resumeDev := resume("dev", func(p string) { os.Symlink("/dev/zero", p) })
-	resumeBig := resume("big", func(p string) { os.WriteFile(p, nil, 0o644); os.Truncate(p, maxResultsBytes+1) })
+	resumeBig := resume("big", func(p string) { os.WriteFile(p, nil, 0o644); os.Truncate(p, results.MaxFileBytes+1) })
 
 	out := t.TempDir()
 	type reader struct {

@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/plot"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 type plotOptions struct {
@@ -203,7 +203,7 @@ type abRequest struct {
 }
 
 // writeReport is writeReportWith and analyze's default options.
-func writeReport(path, format string, rs []*sweep.Results, ab abRequest, e *env) error {
+func writeReport(path, format string, rs []*results.Results, ab abRequest, e *env) error {
 	return writeReportWith(path, format, rs, ab, knee.DefaultOptions(), e)
 }
 
@@ -213,7 +213,7 @@ func writeReport(path, format string, rs []*sweep.Results, ab abRequest, e *env)
 // analyze's with opts: across all files, or each file on its own when two
 // files form an A/B pair. With an A/B request the comparison's verdicts,
 // table and figures are included.
-func writeReportWith(path, format string, rs []*sweep.Results, ab abRequest, opts knee.Options, e *env) error {
+func writeReportWith(path, format string, rs []*results.Results, ab abRequest, opts knee.Options, e *env) error {
 	each := ab.want && len(rs) == 2
 	rep := &plot.Report{Results: rs, Each: each, Options: &opts, Open: plot.AnalyzeOpenWith(rs, opts)}
 	var notes []string

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 )
@@ -76,7 +77,7 @@ func (p *progressPrinter) hooks() sweep.SessionHooks {
 			p.mu.Unlock()
 		},
 		Progress: p.live,
-		Step: func(n, _ int, s sweep.StepResult) {
+		Step: func(n, _ int, s results.StepResult) {
 			p.endLine()
 			p.step(n, s)
 		},
@@ -114,7 +115,7 @@ func (p *progressPrinter) endLine() {
 	}
 }
 
-func (p *progressPrinter) step(n int, s sweep.StepResult) {
+func (p *progressPrinter) step(n int, s results.StepResult) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "[%d/%d] %s %s %s P=%s K=%d trial %d: %s ops/s, %s calls/s, p99 %s, errors %d, conns %d%s\n",

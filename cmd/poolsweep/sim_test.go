@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
-	"github.com/poolsweep/poolsweep/telemetry"
+	"github.com/poolsweep/poolsweep/analysis/bound"
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // simSweep runs a sweep of simulator targets and returns its results.
-func simSweep(t *testing.T, args ...string) (*sweep.Results, string) {
+func simSweep(t *testing.T, args ...string) (*results.Results, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("sweeps the simulator")
@@ -32,7 +32,7 @@ func simSweep(t *testing.T, args ...string) (*sweep.Results, string) {
 	return res, filepath.Join(out, "results.jsonl")
 }
 
-func stepAt(t *testing.T, res *sweep.Results, target string, c int) sweep.StepResult {
+func stepAt(t *testing.T, res *results.Results, target string, c int) results.StepResult {
 	t.Helper()
 	for _, s := range res.Steps {
 		if s.Target == target && s.Concurrency == c {
@@ -43,16 +43,16 @@ func stepAt(t *testing.T, res *sweep.Results, target string, c int) sweep.StepRe
 		}
 	}
 	t.Fatalf("no step %s C=%d in the results", target, c)
-	return sweep.StepResult{}
+	return results.StepResult{}
 }
 
 // starved says whether the tool's own evidence shows that this machine,
 // not the simulator, set step's numbers (it is labelled client: its CPU or
 // a contended load host), and logs the evidence. A calibration claim may
 // miss only on such steps, so a regression on a quiet host still fails.
-func starved(t *testing.T, s sweep.StepResult, what string) bool {
+func starved(t *testing.T, s results.StepResult, what string) bool {
 	t.Helper()
-	ok, why := telemetry.ClientLimited(&s)
+	ok, why := bound.ClientLimited(&s)
 	if ok {
 		t.Logf("%s C=%d: %s, but the load host was starved: %s", s.Target, s.Concurrency, what, why)
 	}
@@ -60,8 +60,8 @@ func starved(t *testing.T, s sweep.StepResult, what string) bool {
 }
 
 // seriesOf returns target's steps in concurrency order.
-func seriesOf(res *sweep.Results, target string) []sweep.StepResult {
-	var out []sweep.StepResult
+func seriesOf(res *results.Results, target string) []results.StepResult {
+	var out []results.StepResult
 	for _, s := range res.Steps {
 		if s.Target == target {
 			out = append(out, s)
@@ -71,7 +71,7 @@ func seriesOf(res *sweep.Results, target string) []sweep.StepResult {
 }
 
 // logSteps prints each step's throughput, bound and load-host evidence.
-func logSteps(t *testing.T, res *sweep.Results) {
+func logSteps(t *testing.T, res *results.Results) {
 	t.Helper()
 	for _, s := range res.Steps {
 		host := "no client telemetry"
@@ -162,7 +162,7 @@ func TestSimulatorKnee(t *testing.T) {
 			}
 		}
 	}
-	peak, peakStep := 0.0, sweep.StepResult{}
+	peak, peakStep := 0.0, results.StepResult{}
 	for _, s := range res.Steps {
 		if s.Target == "costly" && s.OpsPerS > peak {
 			peak, peakStep = s.OpsPerS, s
@@ -206,7 +206,7 @@ func TestSimulatorSharded(t *testing.T) {
 	if slow < 4000*0.85 && !starved(t, slowStep, fmt.Sprintf("%.0f ops/s is below 85%% of the router's 4000", slow)) {
 		t.Errorf("a router of 4 slots × 1ms should reach ~4000 ops/s, got %.0f", slow)
 	}
-	var hdr sweep.TargetHeader
+	var hdr results.TargetHeader
 	for _, h := range res.Header.Targets {
 		if h.Name == "sharded" {
 			hdr = h
@@ -263,7 +263,7 @@ func TestCompareOnSimulator(t *testing.T) {
 		for _, s := range res.Steps {
 			if s.Target == "base" || s.Target == candidate {
 				n++
-				if ok, _ := telemetry.ClientLimited(&s); ok {
+				if ok, _ := bound.ClientLimited(&s); ok {
 					bad++
 				}
 			}
@@ -332,7 +332,7 @@ func TestSimulatorUnderCPUHogs(t *testing.T) {
 	logSteps(t, res)
 	contended := 0
 	for _, s := range res.Steps {
-		if s.Bound == telemetry.BoundClient && strings.Contains(s.BoundReason, "load host CPU contended") &&
+		if s.Bound == bound.BoundClient && strings.Contains(s.BoundReason, "load host CPU contended") &&
 			strings.Contains(s.BoundReason, "these numbers are this machine's, not the server's") {
 			contended++
 			continue
@@ -349,7 +349,7 @@ func TestSimulatorUnderCPUHogs(t *testing.T) {
 	if !strings.Contains(stdout, "CLIENT-BOUND") {
 		t.Errorf("the summary does not warn that the steps were client-bound:\n%s", stdout)
 	}
-	reports := knee.AnalyzeAll(knee.FromResults([]*sweep.Results{res}), knee.DefaultOptions())
+	reports := knee.AnalyzeAll(knee.FromResults([]*results.Results{res}), knee.DefaultOptions())
 	if len(reports) != 1 {
 		t.Fatalf("%d knee reports", len(reports))
 	}
@@ -360,7 +360,7 @@ func TestSimulatorUnderCPUHogs(t *testing.T) {
 	}
 	client := 0
 	for _, l := range r.Levels {
-		if l.Bound == telemetry.BoundClient {
+		if l.Bound == bound.BoundClient {
 			client++
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // TestSimLifeLongSweep guards issue 10's "the simulator dies after 60 s":
@@ -47,8 +47,8 @@ func TestSimLifeLongSweep(t *testing.T) {
 	if span := end.Sub(res.Steps[0].StartedAt); span < 61*time.Second {
 		t.Errorf("the windows span only %v; the test must cross the 60-s mark", span)
 	}
-	if res.End == nil || res.End.Status != sweep.StatusComplete {
-		t.Errorf("end record %+v, want status %s", res.End, sweep.StatusComplete)
+	if res.End == nil || res.End.Status != results.StatusComplete {
+		t.Errorf("end record %+v, want status %s", res.End, results.StatusComplete)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/outfile"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/topology"
 )
 
@@ -121,18 +121,18 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	}
 	printMerged(e.stdout, merged, res)
 	if !o.noPlot {
-		if err := writeArtifacts(dir, []*sweep.Results{res}); err != nil {
+		if err := writeArtifacts(dir, []*results.Results{res}); err != nil {
 			fmt.Fprintf(e.stderr, "poolsweep: figures: %s\n", safeLine(topology.Redact(err.Error())))
 		}
 	}
 	switch {
 	case ctx.Err() != nil:
 		return interrupted(ctx)
-	case res.End.Status == sweep.StatusComplete:
+	case res.End.Status == results.StatusComplete:
 		return nil
-	case res.End.Status == sweep.StatusPartial:
+	case res.End.Status == results.StatusPartial:
 		return agentsPartial{res.End.Reason}
-	case res.End.Status == sweep.StatusInterrupted:
+	case res.End.Status == results.StatusInterrupted:
 		return interruptedError{signal: "the leader"}
 	}
 	return errors.New("the run failed: " + res.End.Reason)

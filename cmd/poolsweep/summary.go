@@ -8,14 +8,15 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/plot"
-	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/telemetry"
 )
 
 // writeSummary prints the end-of-sweep table and the knee of each series.
-func writeSummary(w io.Writer, res *sweep.Results) {
+func writeSummary(w io.Writer, res *results.Results) {
 	steps, open := splitOpen(res.Steps)
 	if len(steps) == 0 {
 		writeOpenSummary(w, res, open, true) // an open-loop run (opensummary.go)
@@ -69,7 +70,7 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 	}
 	clientBound := 0
 	for _, s := range steps {
-		if ok, _ := telemetry.ClientLimited(&s); ok {
+		if ok, _ := bound.ClientLimited(&s); ok {
 			clientBound++
 		}
 	}
@@ -86,10 +87,10 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 	if errs > 0 && ops > 0 {
 		fmt.Fprintf(w, "note: %d of %d operations failed (%.2f%%); they are counted in ops/s and latency, see errors per step\n", errs, ops, 100*float64(errs)/float64(ops))
 	}
-	for _, r := range knee.AnalyzeAll(knee.FromResults([]*sweep.Results{res}), knee.DefaultOptions()) {
+	for _, r := range knee.AnalyzeAll(knee.FromResults([]*results.Results{res}), knee.DefaultOptions()) {
 		fmt.Fprintln(w, knee.Summary(r))
 	}
-	for _, m := range knee.MissingSteps([]*sweep.Results{res}) {
+	for _, m := range knee.MissingSteps([]*results.Results{res}) {
 		fmt.Fprintln(w, m.Text)
 	}
 	for _, warn := range res.Warnings {
@@ -101,7 +102,7 @@ func writeSummary(w io.Writer, res *sweep.Results) {
 }
 
 // writeArtifacts draws every applicable figure and report.html into dir.
-func writeArtifacts(dir string, rs []*sweep.Results) error {
+func writeArtifacts(dir string, rs []*results.Results) error {
 	reports := plot.Analyze(rs)
 	figs, _, err := plot.Figures(rs, reports, nil)
 	if err != nil {
@@ -116,7 +117,7 @@ func writeArtifacts(dir string, rs []*sweep.Results) error {
 // writeTelemetryTable prints what the server and the client were doing in
 // each window. A value the server did not report is "n/r", and a footnote
 // names the server kind, so a missing field never reads as a measured zero.
-func writeTelemetryTable(w io.Writer, res *sweep.Results, steps []sweep.StepResult) {
+func writeTelemetryTable(w io.Writer, res *results.Results, steps []results.StepResult) {
 	any := false
 	for _, s := range steps {
 		any = any || s.Server != nil || s.Client != nil
@@ -157,7 +158,7 @@ func writeTelemetryTable(w io.Writer, res *sweep.Results, steps []sweep.StepResu
 		errs := fmt.Sprint(s.Server.SamplerErrors)
 		tot := s.Server.Total
 		if tot == nil {
-			tot = &sweep.ServerSample{}
+			tot = &results.ServerSample{}
 		}
 		queued := "n/r"
 		if q := tot.Queue; q != nil && (q.Readers != nil || q.Writers != nil) {
@@ -206,7 +207,7 @@ func writeTelemetryTable(w io.Writer, res *sweep.Results, steps []sweep.StepResu
 	}
 }
 
-func clientCPU(s sweep.StepResult) string {
+func clientCPU(s results.StepResult) string {
 	if s.Client == nil {
 		return "-"
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -161,7 +162,7 @@ Exit status:
 	f.DurationVar(&o.lockWait, "lock-wait", sweep.DefaultLockWait, "how long to wait for another poolsweep run that is loading the same collection")
 	addAgentFlags(f, &o.agentOptions)
 	f.StringVar(&o.rate, "rate", "", "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
-	f.StringVar(&o.arrivals, "arrivals", sweep.ArrivalsUniform, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
+	f.StringVar(&o.arrivals, "arrivals", results.ArrivalsUniform, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
 	f.IntVar(&o.maxInFlight, "max-in-flight", sweep.DefaultMaxInFlight, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
 
 	// Adaptive search (issue 14).

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/topology/sim"
@@ -75,7 +76,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if !o.changed("concurrency") {
 		conc = cfg.defaults.concurrency
 	}
-	levels, err := sweep.ParseLevels(conc, sweep.MaxConcurrency)
+	levels, err := sweep.ParseLevels(conc, results.MaxConcurrency)
 	if err != nil {
 		return nil, usagef("--concurrency: %v", err)
 	}

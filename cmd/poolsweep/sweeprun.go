@@ -13,6 +13,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/plot"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 )
@@ -20,7 +21,7 @@ import (
 // sweepTarget is a target with what the CLI learned and started for it.
 type sweepTarget struct {
 	topology.Target
-	header sweep.TargetHeader
+	header results.TargetHeader
 	child  *topology.Child // a server this sweep started
 }
 
@@ -38,7 +39,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		MaxConnecting: o.maxConnecting, LockWait: o.lockWait,
 	}
 	for _, t := range cfg.targets {
-		session.Targets = append(session.Targets, sweep.SessionTarget{Header: sweep.TargetHeader{Name: t.Name}})
+		session.Targets = append(session.Targets, sweep.SessionTarget{Header: results.TargetHeader{Name: t.Name}})
 	}
 	if err := wireSearch(session); err != nil {
 		return err
@@ -98,10 +99,10 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	}
 
 	// Whatever happened, what was measured is summarised and drawn.
-	if res, err := sweep.ReadResultsFile(session.ResultsPath); err == nil && len(res.Steps) > 0 {
+	if res, err := results.ReadResultsFile(session.ResultsPath); err == nil && len(res.Steps) > 0 {
 		writeSummary(e.stdout, res)
 		if !o.noPlot {
-			if err := writeArtifacts(outDir, []*sweep.Results{res}); err != nil {
+			if err := writeArtifacts(outDir, []*results.Results{res}); err != nil {
 				fmt.Fprintf(e.stderr, "poolsweep: figures: %s\n", safeLine(topology.Redact(err.Error())))
 			}
 		}
@@ -113,11 +114,11 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		return agentErr
 	}
 	switch outcome.Status {
-	case sweep.StatusComplete:
+	case results.StatusComplete:
 		return nil
-	case sweep.StatusPartial:
+	case results.StatusPartial:
 		return partialError{outcome}
-	case sweep.StatusInterrupted:
+	case results.StatusInterrupted:
 		return interrupted(ctx)
 	}
 	if errors.Is(runErr, sweep.ErrNotOurs) {
@@ -143,7 +144,7 @@ func (o *sweepOptions) outputDir(ctx context.Context, session *sweep.Session) (s
 		if err := outfile.Check(path); err != nil {
 			return "", usagef("--resume: %v", err)
 		}
-		prev, err := readResultsFile(ctx, path)
+		prev, err := results.ReadFile(ctx, path)
 		if err != nil {
 			return "", usagef("--resume: %v", err)
 		}
@@ -261,7 +262,7 @@ func detectTargets(ctx context.Context, e *env, ts []topology.Target) ([]*sweepT
 		if err != nil {
 			return targets, fmt.Errorf("target %s (%s): %w", t.Name, st.Redacted(), err)
 		}
-		st.header = sweep.TargetHeader{Name: t.Name, URI: topology.Redact(st.URI), Topology: info.Topology, SetName: info.SetName,
+		st.header = results.TargetHeader{Name: t.Name, URI: topology.Redact(st.URI), Topology: info.Topology, SetName: info.SetName,
 			ServerVersion: info.ServerVersion, ServerKind: info.ServerKind, Hosts: info.Hosts, Shards: info.Shards, SimSpec: info.SimSpec, Note: info.Note}
 		fmt.Fprintf(e.stderr, "target %s: %s %s %s, hosts %s\n", t.Name, info.ServerKind, info.ServerVersion, info.Topology, strings.Join(info.Hosts, ","))
 	}
@@ -290,12 +291,13 @@ func (o *sweepOptions) wireTargets(session *sweep.Session, targets []*sweepTarge
 			}
 		}
 		if !o.noTelemetry {
-			tel, err := newStepTelemetry(t, o.serverCores)
+			tel, err := newStepTelemetry(t)
 			if err != nil {
 				return closeAll, fmt.Errorf("target %s: telemetry: %w", t.Name, err)
 			}
 			closers = append(closers, tel.Close)
 			st.Observers = append(st.Observers, tel)
+			st.Judge = newStepJudge(t, o.serverCores)
 		}
 		session.Targets = append(session.Targets, st)
 	}

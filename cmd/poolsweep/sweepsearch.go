@@ -10,9 +10,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/search"
 	"github.com/poolsweep/poolsweep/sweep"
-	"github.com/poolsweep/poolsweep/sweep/knee"
-	"github.com/poolsweep/poolsweep/sweep/search"
 )
 
 // Bounds of the search flags.
@@ -52,7 +53,7 @@ func (s *searchOptions) plan(p *sweep.Plan, changed func(string) bool) error {
 		return nil
 	}
 	mode := strings.TrimSpace(s.search)
-	if mode != sweep.SearchKnee && mode != sweep.SearchPool {
+	if mode != results.SearchKnee && mode != results.SearchPool {
 		return usagef("--search: %q is not knee or pool", s.search)
 	}
 	switch {
@@ -64,7 +65,7 @@ func (s *searchOptions) plan(p *sweep.Plan, changed func(string) bool) error {
 		return usagef("--order interleaved: --search takes one target at a time")
 	case len(p.Concurrency) < 2:
 		return usagef("--concurrency: --search needs a range of at least two levels, e.g. 1..128x2 (got %v)", p.Concurrency)
-	case changed("slo-p99") && mode != sweep.SearchPool:
+	case changed("slo-p99") && mode != results.SearchPool:
 		return usagef("--slo-p99: only with --search pool (analyze --slo-p99 reads it for a knee)")
 	case changed("slo-p99") && (s.sloP99 <= 0 || s.sloP99 > maxSLOP99):
 		return usagef("--slo-p99: %s is not between 1ns and %s", s.sloP99, maxSLOP99)
@@ -93,7 +94,7 @@ func (s *searchOptions) plan(p *sweep.Plan, changed func(string) bool) error {
 		}
 	}
 	p.Concurrency = levels
-	p.Search = &sweep.SearchPlan{Mode: mode, Resolution: r, Levels: levels, BudgetS: s.budget.Seconds(),
+	p.Search = &results.SearchPlan{Mode: mode, Resolution: r, Levels: levels, BudgetS: s.budget.Seconds(),
 		SLOP99Ms: float64(s.sloP99) / float64(time.Millisecond)}
 	return nil
 }
@@ -128,7 +129,7 @@ func wireSearch(session *sweep.Session) error {
 	if session.Plan.Search == nil {
 		return nil
 	}
-	var targets []sweep.TargetHeader
+	var targets []results.TargetHeader
 	for _, t := range session.Targets {
 		targets = append(targets, t.Header)
 	}
@@ -146,9 +147,9 @@ func wireSearch(session *sweep.Session) error {
 
 // searchPlanLine is the first progress line of a search: what it
 // explores, the steps and time it expects, and the grid it replaces.
-func searchPlanLine(w io.Writer, session *sweep.Session, prev *sweep.Results) int {
+func searchPlanLine(w io.Writer, session *sweep.Session, prev *results.Results) int {
 	sp := session.Plan.Search
-	var earlier []sweep.StepResult
+	var earlier []results.StepResult
 	if prev != nil {
 		for _, st := range prev.Steps {
 			if !st.Interrupted {

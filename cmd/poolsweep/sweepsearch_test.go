@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // kneeJSON is a series' knee from analyze --format json.
@@ -39,7 +39,7 @@ func analyzeKnee(t *testing.T, path string) kneeJSON {
 }
 
 // wall is a run's wall time from its header to its last end record.
-func wall(res *sweep.Results) time.Duration { return res.End.FinishedAt.Sub(res.Header.StartedAt) }
+func wall(res *results.Results) time.Duration { return res.End.FinishedAt.Sub(res.Header.StartedAt) }
 
 // TestSearchOnSimulator is issue 14's proof end to end: against the
 // calibrated standalone (knee 8), the full grid at ×√2 with 3 trials and
@@ -63,7 +63,7 @@ func TestSearchOnSimulator(t *testing.T) {
 	if s := res.Header.Plan.Search; s == nil || s.Mode != "knee" || !slices.Equal(s.Levels, levels) || res.Header.Plan.Trials != 3 {
 		t.Fatalf("header plan %+v", res.Header.Plan)
 	}
-	if res.End.Status != sweep.StatusComplete || !strings.HasPrefix(res.End.Reason, "search: knee at concurrency") || res.End.Planned != len(res.Steps) {
+	if res.End.Status != results.StatusComplete || !strings.HasPrefix(res.End.Reason, "search: knee at concurrency") || res.End.Planned != len(res.Steps) {
 		t.Errorf("end record %+v", res.End)
 	}
 	for i, st := range res.Steps {
@@ -74,7 +74,7 @@ func TestSearchOnSimulator(t *testing.T) {
 
 	g, s := analyzeKnee(t, gridPath), analyzeKnee(t, path)
 	clientBound := 0
-	for _, r := range []*sweep.Results{gridRes, res} {
+	for _, r := range []*results.Results{gridRes, res} {
 		for _, st := range r.Steps {
 			if st.Bound == "client" {
 				clientBound++

@@ -1,7 +1,7 @@
 // Package golden compares test output with golden files, and rewrites them
 // when the test binary runs with -update:
 //
-//	go test ./sweep/knee -run Golden -update
+//	go test ./analysis/knee -run Golden -update
 //
 // Review the diff of the rewritten files before committing them.
 package golden

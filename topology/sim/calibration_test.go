@@ -11,7 +11,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	psbound "github.com/poolsweep/poolsweep/analysis/bound"
+	"github.com/poolsweep/poolsweep/results"
 	pstel "github.com/poolsweep/poolsweep/telemetry"
 )
 
@@ -39,7 +40,7 @@ func loadKeys(t testing.TB, uri string) {
 type level struct {
 	n         int
 	opsPerS   float64
-	client    *sweep.ClientTelemetry
+	client    *results.ClientTelemetry
 	contended bool   // telemetry's verdict on the load host
 	why       string // its evidence
 }
@@ -110,7 +111,7 @@ func closedLoop(t testing.TB, uri string, n int, warmup, window time.Duration) l
 		t.Fatalf("closed loop at %d: %v", n, err)
 	}
 	l := level{n: n, opsPerS: float64(got) / elapsed.Seconds(), client: ct}
-	l.contended, l.why = pstel.ClientLimited(&sweep.StepResult{Client: ct})
+	l.contended, l.why = psbound.ClientLimited(&results.StepResult{Client: ct})
 	if !l.contended {
 		l.contended, l.why = machineFull(ct)
 	}
@@ -124,8 +125,8 @@ func closedLoop(t testing.TB, uri string, n int, warmup, window time.Duration) l
 // full when the host's busy share reached that mark while this process
 // held a real share of it. Seen in CI: 3 shards at N=96 gave 2.49× one
 // shard with this process at 68% of the cores and others at 25%.
-func machineFull(ct *sweep.ClientTelemetry) (bool, string) {
-	c := pstel.DefaultClassifier()
+func machineFull(ct *results.ClientTelemetry) (bool, string) {
+	c := psbound.DefaultClassifier()
 	if ct == nil || ct.HostCPUPct == nil || ct.HostCPUs == nil || *ct.HostCPUs <= 0 {
 		return false, ""
 	}

@@ -1,0 +1,157 @@
+package knee
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/poolsweep/poolsweep/results"
+)
+
+// Results files that lie must never turn into zeros, let alone into
+// "recommendation: concurrency 0".
+func TestFromResultsLeavesOutUnusableSteps(t *testing.T) {
+	good := func(c int, ops float64) results.StepResult {
+		return results.StepResult{Kind: results.KindStep, Target: "sim", PoolSetting: "match", Concurrency: c, Trial: 1,
+			DurationS: 10, Ops: int64(ops * 10), Calls: int64(ops * 10), OpsPerS: ops}
+	}
+	tests := []struct {
+		name string
+		bad  func(results.StepResult) results.StepResult
+		warn string
+	}{
+		{"concurrency 0", func(s results.StepResult) results.StepResult { s.Concurrency = 0; return s },
+			"r.jsonl: step record 3 (target=sim C=0 pool=match trial 1): concurrency 0 is not a positive number; left out"},
+		{"negative concurrency", func(s results.StepResult) results.StepResult { s.Concurrency = -8; return s }, "concurrency -8 is not a positive number"},
+		{"absurd concurrency", func(s results.StepResult) results.StepResult { s.Concurrency = 1 << 40; return s }, "above the largest a plan allows"},
+		{"negative ops/s", func(s results.StepResult) results.StepResult { s.OpsPerS = -500; return s }, "ops_per_s -500 is negative"},
+		{"NaN ops/s", func(s results.StepResult) results.StepResult { s.OpsPerS = math.NaN(); return s }, "not a finite number"},
+		{"missing ops/s", func(s results.StepResult) results.StepResult { s.OpsPerS = 0; return s }, "ops_per_s is missing or 0 although 40000 operations were counted"},
+		{"hostile target", func(s results.StepResult) results.StepResult { s.Target = "sim\x1b[2J"; s.Concurrency = 0; return s }, `target=sim\x1b[2J C=0`},
+	}
+	for _, tt := range tests {
+		steps := []results.StepResult{good(1, 1000), good(2, 2000), tt.bad(good(4, 4000)), good(8, 4000), good(16, 4000)}
+		ss := FromResults([]*results.Results{{Path: "r.jsonl", Steps: steps}})
+		var pts int
+		var warns []string
+		for _, s := range ss {
+			pts += len(s.Points)
+			warns = append(warns, s.Warnings...)
+			for _, p := range s.Points {
+				if p.Concurrency < 1 || !(p.QPS > 0) {
+					t.Errorf("%s: point %+v was kept", tt.name, p)
+				}
+			}
+		}
+		joined := strings.Join(warns, "\n")
+		if pts != 4 || !strings.Contains(joined, tt.warn) {
+			t.Errorf("%s: %d points, warnings %q; want 4 and %q", tt.name, pts, joined, tt.warn)
+		}
+		if strings.ContainsRune(joined, 0x1b) {
+			t.Errorf("%s: raw escape in warnings %q", tt.name, joined)
+		}
+	}
+}
+
+func TestNoRecommendationFromOnlyBadSteps(t *testing.T) {
+	steps := []results.StepResult{
+		{Kind: results.KindStep, Target: "x", PoolSetting: "match", Concurrency: 0, OpsPerS: 100, Ops: 1000, DurationS: 10},
+		{Kind: results.KindStep, Target: "x", PoolSetting: "match", Concurrency: 8, OpsPerS: -100, Ops: 1000, DurationS: 10},
+	}
+	reports := AnalyzeAll(FromResults([]*results.Results{{Path: "lies.jsonl", Steps: steps}}), DefaultOptions())
+	var text, js bytes.Buffer
+	if err := WriteText(&text, reports); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, reports); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text.String(), "recommendation: concurrency 0") || !strings.Contains(text.String(), "recommendation: none") ||
+		!strings.Contains(text.String(), "step record 1") || !strings.Contains(text.String(), "step record 2") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	if !strings.Contains(js.String(), `"concurrency": null`) || strings.Contains(js.String(), `"concurrency": 0`) ||
+		!strings.Contains(js.String(), `"levels": []`) {
+		t.Errorf("json:\n%s", js.String())
+	}
+}
+
+func TestReadCSVValidatesEveryField(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		// Numbers must be plain decimals: no hex, no Inf, no digit separators.
+		{"hex qps", "concurrency,qps\n1,0x10\n", `seeds.csv:2: qps: "0x10" is not a number`},
+		{"inf qps", "concurrency,qps\n1,Inf\n", `seeds.csv:2: qps: "Inf" is not a number`},
+		{"huge qps", "concurrency,qps\n1,1e400\n", `seeds.csv:2: qps: "1e400" is not a number`},
+		{"underscores", "concurrency,qps\n1_000,5\n", `seeds.csv:2: concurrency: "1_000" is not a whole number`},
+		{"empty qps", "concurrency,qps\n8,\n", `seeds.csv:2: qps: missing value`},
+		{"empty concurrency", "concurrency,qps\n,5\n", `seeds.csv:2: concurrency: missing value`},
+		// Counts in range.
+		{"absurd concurrency", "concurrency,qps\n99999999999,5\n", `seeds.csv:2: concurrency: "99999999999" is larger than 10000000`},
+		{"zero clients", "concurrency,qps,clients\n1,5,0\n", `seeds.csv:2: clients: "0" must be at least 1`},
+		{"zero connections", "concurrency,qps,connections\n1,5,0\n", `seeds.csv:2: connections: "0" must be at least 1`},
+		{"fractional trial", "concurrency,qps,trial\n1,5,1.5\n", `seeds.csv:2: trial: "1.5" is not a trial number`},
+		// Labels are printable and pools are "match" or a size.
+		{"escape in target", "concurrency,qps,target\n1,5,a\x1b[31mred\n", `seeds.csv:2: target: "a\x1b[31mred" holds a non-printing character`},
+		{"bad pool", "concurrency,qps,pool\n1,5,big\n", `seeds.csv:2: pool: "big" is not "match" or a pool size`},
+		{"long workload", "concurrency,qps,workload\n1,5," + strings.Repeat("w", 201) + "\n", `seeds.csv:2: workload: 201 characters is longer than 200`},
+		// The report of issue 11: a header with escape sequences was echoed raw.
+		{"escape in header", "\x1b]0;pwned\x07concurrency,ops\n1,5\n", `seeds.csv:1: missing column concurrency (or connections) (header has \x1b]0;pwned\aconcurrency,ops)`},
+		{"escape in a duplicate column", "qps,concurrency,q\x1bps,q\x1bps\n", `seeds.csv:1: q\x1bps: appears twice in the header`},
+		// A quote in a bare field: encoding/csv's line and column.
+		{"bare quote", "concurrency,qps\n1,5\"x\n", `seeds.csv:2: column 4: bare " in non-quoted-field`},
+		// A ragged row keeps encoding/csv's line number.
+		{"ragged row", "concurrency,qps\n1,10\n2,20\nabc\n", "seeds.csv:4: wrong number of fields"},
+		// The example from the brief: a non-number names file, line and column.
+		{"qps abc", "concurrency,qps\n1,10\n2,20\n4,abc\n", `seeds.csv:4: qps: "abc" is not a number`},
+		// Missing required column, on the header line.
+		{"no qps", "concurrency,ops\n1,10\n", "seeds.csv:1: missing column qps (header has concurrency,ops)"},
+		// Neither concurrency nor connections.
+		{"no x", "threads,qps\n1,10\n", "seeds.csv:1: missing column concurrency (or connections) (header has threads,qps)"},
+		// Header only: an empty series.
+		{"no rows", "concurrency,qps\n", "seeds.csv:2: no data rows after the header"},
+		// Nothing at all.
+		{"empty file", "", "seeds.csv:1: no data rows: the file is empty, want a header row"},
+		// Concurrency must be a positive whole number.
+		{"zero concurrency", "concurrency,qps\n0,10\n", `seeds.csv:2: concurrency: "0" must be at least 1`},
+		{"fractional concurrency", "concurrency,qps\n64.5,10\n", `seeds.csv:2: concurrency: "64.5" is not a whole number`},
+		// Negative and non-finite throughput.
+		{"negative qps", "concurrency,qps\n1,-5\n", `seeds.csv:2: qps: "-5" must not be negative`},
+		{"NaN p99", "concurrency,qps,p99_ms\n1,5,NaN\n", `seeds.csv:2: p99_ms: "NaN" is not a number`},
+		// A bad optional column is still an error, not silently dropped.
+		{"bad clients", "concurrency,qps,clients\n1,5,three\n", `seeds.csv:2: clients: "three" is not a whole number`},
+		{"bad trial", "concurrency,qps,trial\n1,5,-1\n", `seeds.csv:2: trial: "-1" is not a trial number`},
+		// A duplicated column is ambiguous.
+		{"duplicate", "qps,concurrency,qps\n1,2,3\n", "seeds.csv:1: qps: appears twice in the header"},
+	}
+	for _, tt := range tests {
+		_, err := ReadCSV(strings.NewReader(tt.in), "seeds.csv")
+		if err == nil {
+			t.Errorf("%s: no error", tt.name)
+			continue
+		}
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.File != "seeds.csv" || ie.Line < 1 {
+			t.Errorf("%s: %v is not an InputError with file and line", tt.name, err)
+		}
+		if err.Error() != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, err, tt.want)
+		}
+		if strings.ContainsAny(err.Error(), "\x1b\x07\n\r") {
+			t.Errorf("%s: raw control character in %q", tt.name, err.Error())
+		}
+	}
+	// A file name with control characters is escaped too.
+	_, err := ReadCSV(strings.NewReader(""), "evil\x1b[2J.csv")
+	if err == nil || strings.ContainsRune(err.Error(), 0x1b) {
+		t.Errorf("file name not escaped: %q", err)
+	}
+	// What is valid still reads: pool sizes, trial 0, "64.0".
+	ss, err := ReadCSV(strings.NewReader("concurrency,qps,pool,trial,workload\n64.0,5,16,0,read\n8,4,match,1,read\n"), "ok.csv")
+	if err != nil || len(ss) != 2 || ss[0].Pool != "16" || ss[0].Points[0].Concurrency != 64 {
+		t.Errorf("valid file: %v %+v", err, ss)
+	}
+}

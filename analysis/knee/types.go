@@ -1,0 +1,185 @@
+// Package knee finds where a throughput-versus-concurrency curve saturates:
+// peak, several independent knee methods, a USL fit, their consensus with
+// its uncertainty, and a pool-size recommendation. Pure functions of the
+// records of package results (or a CSV of the same numbers); no I/O beyond
+// decoding what it is handed, and nothing of the engine that measured them.
+// It is the one knee definition: the adaptive search and every report ask
+// it, and never decide a knee of their own.
+package knee
+
+import "time"
+
+// Point is one measured step as the analysis sees it. Several points with
+// the same Concurrency are trials of one level.
+type Point struct {
+	Concurrency   int     // per client
+	Connections   int     // K × min(C, P) as measured; 0 when unknown
+	QPS           float64 // ops/s (total over all clients)
+	CallsPerS     float64 // 0 when unknown
+	P99Ms         float64 // NaN or 0 when unknown (HasP99 says which)
+	HasP99        bool
+	PoolWaitP99Ms float64
+	MeanLatencyMs float64
+	MaxPoolSize   int
+	Trial         int
+	Bound         string // "client", "pool", "server", "network", "none" or "" when unknown
+	BoundReason   string
+	// ServerInFlight is the server's operations in flight during the step
+	// (server ops/s × mean server latency, Little's law); HasServerInFlight
+	// says whether the server reported the latency it needs.
+	ServerInFlight    float64
+	HasServerInFlight bool
+}
+
+// Series is one curve: target × workload × pool setting (× clients).
+type Series struct {
+	Target   string
+	Workload string
+	Pool     string // "match" or a number
+	Clients  int    // K; 1 when unknown
+	Topology string // standalone, replset, sharded or ""
+	Hosts    int    // number of hosts (mongos for sharded); 1 when unknown
+	Points   []Point
+	// Warnings found while building the series (skipped steps, mixed
+	// files); Analyze carries them into Report.Warnings.
+	Warnings []string
+}
+
+// Options tune the analysis; the zero value is not valid, use DefaultOptions.
+type Options struct {
+	Plateau   float64       // fraction of peak for the plateau knee (0.95)
+	MinGain   float64       // marginal gain threshold per doubling (0.10)
+	SLOP99    time.Duration // 0 = no SLO knee
+	Bootstrap int           // bootstrap resamples (1000)
+	Seed      int64         // for reproducible bootstrap
+	// Headroom is the recommended concurrency as a fraction of the knee
+	// (1 = run at the knee; the pool cap then keeps bursts from pushing the
+	// server past it). Values outside (0, 1] mean 1.
+	Headroom float64
+}
+
+// DefaultOptions are the documented defaults of `poolsweep analyze`.
+func DefaultOptions() Options {
+	return Options{Plateau: 0.95, MinGain: 0.10, Bootstrap: 1000, Seed: 1, Headroom: 1}
+}
+
+// Level is one concurrency level aggregated over trials.
+type Level struct {
+	Concurrency int      `json:"concurrency"`
+	Connections int      `json:"connections"`
+	Trials      int      `json:"trials"`
+	QPS         float64  `json:"qps"`     // median over trials
+	QPSLow      float64  `json:"qps_low"` // 95% interval (= QPS with one trial)
+	QPSHigh     float64  `json:"qps_high"`
+	QPSMean     float64  `json:"qps_mean"`
+	P99Ms       *float64 `json:"p99_ms"` // median; nil when unknown
+	// ServerInFlight is the median of the trials' server in-flight
+	// operations; nil unless every trial of the level has one.
+	ServerInFlight *float64 `json:"server_in_flight"`
+	Bound          string   `json:"bound,omitempty"`
+	// PoolWaitP99Ms and MeanLatencyMs are medians over trials (0 when
+	// unknown); MaxPoolSize is the largest configured pool seen. They feed
+	// the pool-bound test.
+	PoolWaitP99Ms float64 `json:"pool_wait_p99_ms,omitempty"`
+	MeanLatencyMs float64 `json:"mean_latency_ms,omitempty"`
+	MaxPoolSize   int     `json:"max_pool_size,omitempty"`
+}
+
+// Peak is the highest median throughput.
+type Peak struct {
+	Concurrency int     `json:"concurrency"`
+	QPS         float64 `json:"qps"`
+}
+
+// Knee is the consensus knee and its uncertainty.
+type Knee struct {
+	Found       bool    `json:"found"`
+	Concurrency int     `json:"concurrency"` // 0 when not found
+	Low         int     `json:"low"`
+	High        int     `json:"high"`
+	QPS         float64 `json:"qps"`
+	Confidence  string  `json:"confidence"` // "high", "medium", "low", "unconfirmed", "none"
+	Statement   string  `json:"statement"`
+	// Stability is the fraction of bootstrap resamples whose consensus knee
+	// is this one; nil when no bootstrap ran (fewer than 3 trials a level).
+	Stability *float64 `json:"stability,omitempty"`
+	Resamples int      `json:"resamples,omitempty"`
+	// LoadHostLimited lists the concurrency levels, among those that
+	// decided the knee (or, with no knee, those from the peak on), where at
+	// least half the trials were labelled client-bound: their numbers are
+	// the load host's, not the server's. Confidence is then at most low.
+	LoadHostLimited []int `json:"load_host_limited,omitempty"`
+}
+
+// Method is one knee method's answer; Concurrency is nil when the method
+// found no knee or was not run, and Note says why.
+type Method struct {
+	Concurrency *int   `json:"concurrency"`
+	Note        string `json:"note,omitempty"`
+}
+
+// USL is a Universal Scalability Law fit X(N) = λN / (1 + σ(N−1) + κN(N−1)).
+type USL struct {
+	Fitted  bool     `json:"fitted"`
+	Skipped string   `json:"skipped,omitempty"` // why, when not fitted
+	Lambda  float64  `json:"lambda"`
+	Sigma   float64  `json:"sigma"`
+	Kappa   float64  `json:"kappa"`
+	NStar   *float64 `json:"n_star"` // nil (JSON null) when κ = 0: no finite peak
+	// PeakQPS is the fitted throughput at N*. With no finite peak it is the
+	// asymptote λ/σ the curve approaches (σ > 0) or 0 (a straight line); the
+	// JSON then has peak_qps null and asymptote_qps.
+	PeakQPS float64 `json:"peak_qps"`
+	R2      float64 `json:"r2"`
+	Bound   string  `json:"bound"`            // "contention", "coherency", "linear"
+	Points  int     `json:"points,omitempty"` // trial points fitted
+}
+
+// Eval is the fitted throughput at concurrency n.
+func (u USL) Eval(n float64) float64 {
+	return u.Lambda * n / (1 + u.Sigma*(n-1) + u.Kappa*n*(n-1))
+}
+
+// Methods groups each method's answer.
+type Methods struct {
+	Plateau  Method `json:"plateau"`
+	Kneedle  Method `json:"kneedle"`
+	Marginal Method `json:"marginal"`
+	SLO      Method `json:"slo"`
+	// ServerInFlight is where the server's in-flight operations stop
+	// rising; it joins the consensus when the server reports latency.
+	ServerInFlight Method `json:"server_in_flight"`
+	USL            USL    `json:"usl"`
+}
+
+// Retrograde says throughput fell past the peak by more than the noise.
+type Retrograde struct {
+	From    int     `json:"from"` // first concurrency past the peak that is significantly lower
+	DropPct float64 `json:"drop_pct"`
+	To      int     `json:"to"` // the level with the largest drop
+}
+
+// Recommendation is what to configure.
+type Recommendation struct {
+	Concurrency int    `json:"concurrency"`   // per client
+	MaxPoolSize int    `json:"max_pool_size"` // per client per host
+	Why         string `json:"why"`
+	PoolBound   bool   `json:"pool_bound"`
+}
+
+// Report is the analysis of one series.
+type Report struct {
+	Target         string         `json:"target"`
+	Workload       string         `json:"workload,omitempty"`
+	Pool           string         `json:"pool"`
+	Clients        int            `json:"clients"`
+	Levels         []Level        `json:"levels"`
+	Peak           Peak           `json:"peak"`
+	Knee           Knee           `json:"knee"`
+	Methods        Methods        `json:"methods"`
+	Retrograde     *Retrograde    `json:"retrograde"`
+	Recommendation Recommendation `json:"recommendation"`
+	BoundPastKnee  string         `json:"bound_past_knee,omitempty"`
+	Verdict        string         `json:"verdict"`
+	Warnings       []string       `json:"warnings,omitempty"`
+}

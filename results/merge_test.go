@@ -1,0 +1,172 @@
+package results
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// agentStepOf builds one agent's record of a step the way the runner
+// does: counts, rates and quantiles from its own histograms, and the
+// histograms encoded.
+func agentStepOf(calls, finds, checkouts []int64, window time.Duration, start time.Time) StepResult {
+	call := hdr.New(1, 60_000_000, 3)
+	find := hdr.New(1, 60_000_000, 3)
+	for _, v := range calls {
+		call.RecordValue(v)
+	}
+	for _, v := range finds {
+		find.RecordValue(v)
+	}
+	pool := hdr.New(1, 600_000_000, 3)
+	for _, v := range checkouts {
+		pool.RecordValue(v)
+	}
+	secs := window.Seconds()
+	s := StepResult{Kind: KindStep, Target: "t", Workload: "read", PoolSetting: "match", Concurrency: 8, MaxPoolSize: 8, Clients: 1, Trial: 1,
+		Connections: 8, StartedAt: start, DurationS: secs, Calls: int64(len(calls)), Ops: int64(len(finds)),
+		CallsPerS: float64(len(calls)) / secs, OpsPerS: float64(len(finds)) / secs, Latency: NewLatencySummary(call),
+		OpsByType:  map[string]OpTypeStats{"find": {Count: int64(len(finds)), PerS: float64(len(finds)) / secs, Latency: NewLatencySummary(find)}},
+		Pool:       PoolStats{CheckoutWait: NewQuantiles(pool), ConnectionsOpen: 8, ConnectionsMax: 8},
+		Histograms: &StepHistograms{Call: EncodeHistogram(call), Ops: map[string]string{"find": EncodeHistogram(find)}, CheckoutWait: EncodeHistogram(pool)}}
+	return s
+}
+
+func agentResults(path, run, plan string, index, count int, steps ...StepResult) *Results {
+	i := index
+	return &Results{Path: path, Header: RunHeader{Kind: KindRun, Schema: SchemaVersion, RunID: run,
+		Plan:   PlanInfo{Concurrency: []int{8}, Clients: 1, Trials: 1},
+		Agents: &AgentsHeader{Count: count, Index: &i, PlanHash: plan, ClientsPerAgent: 1, Host: "h" + string(rune('0'+index))}},
+		Steps: steps, End: &EndRecord{Kind: KindEnd, Status: StatusComplete, Steps: len(steps), Planned: 1}}
+}
+
+// TestMergeExactPercentiles is the exact-merge proof: the merged step's
+// percentiles (per call, per op type and of pool checkout wait) equal
+// those of one histogram of every agent's samples, and its counts and
+// rates are the sums.
+func TestMergeExactPercentiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	all := hdr.New(1, 60_000_000, 3)
+	allFind := hdr.New(1, 60_000_000, 3)
+	allPool := hdr.New(1, 600_000_000, 3)
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var files []*Results
+	var wantOps int64
+	for a := range 3 {
+		// Each agent sees a different distribution: one fast, one slow,
+		// one with a long tail, so averaging percentiles would be wrong.
+		var calls, finds, pool []int64
+		n := 2000 + 1500*a
+		for range n {
+			v := int64(200*(a+1)) + int64(rng.ExpFloat64()*float64(300*(a+1)))
+			if a == 2 && rng.IntN(100) == 0 {
+				v += 50_000
+			}
+			calls = append(calls, v)
+			finds = append(finds, v/2+1)
+			pool = append(pool, 1+int64(rng.IntN(100*(a+1))))
+		}
+		for i := range calls {
+			all.RecordValue(calls[i])
+			allFind.RecordValue(finds[i])
+			allPool.RecordValue(pool[i])
+		}
+		wantOps += int64(len(finds))
+		s := agentStepOf(calls, finds, pool, 2*time.Second, start.Add(time.Duration(a)*time.Millisecond))
+		files = append(files, agentResults("agent-"+string(rune('0'+a))+".jsonl", "run1", "hash1", a, 3, s))
+	}
+	m, err := MergeAgents(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Steps) != 1 {
+		t.Fatalf("%d merged steps", len(m.Steps))
+	}
+	s := m.Steps[0]
+	if want := NewLatencySummary(all); s.Latency != want {
+		t.Errorf("call latency %+v, want %+v", s.Latency, want)
+	}
+	if want := NewLatencySummary(allFind); s.OpsByType["find"].Latency != want {
+		t.Errorf("find latency %+v, want %+v", s.OpsByType["find"].Latency, want)
+	}
+	if want := NewQuantiles(allPool); s.Pool.CheckoutWait != want {
+		t.Errorf("checkout wait %+v, want %+v", s.Pool.CheckoutWait, want)
+	}
+	// The merged histogram itself decodes to all the samples.
+	h, err := DecodeHistogram(s.Histograms.Call)
+	if err != nil || !h.Equals(all) {
+		t.Errorf("merged call histogram differs from one of all samples (%v)", err)
+	}
+	if s.Ops != wantOps || s.Calls != wantOps || s.Connections != 24 || s.Clients != 3 || s.OpsPerS != float64(wantOps)/2 {
+		t.Errorf("sums: ops %d calls %d conns %d clients %d ops/s %g", s.Ops, s.Calls, s.Connections, s.Clients, s.OpsPerS)
+	}
+	if len(s.Agents) != 3 || s.Agents[2].Ops != 5000 || s.Partial {
+		t.Errorf("agents %+v partial %v", s.Agents, s.Partial)
+	}
+	// Windows 0, 1 and 2 ms apart over 2 s.
+	if sk := s.WindowSkew; sk == nil || sk.StartMS != 2 || sk.EndMS != 2 || sk.Overlap < 0.998 || sk.Overlap > 0.999 {
+		t.Errorf("skew %+v", s.WindowSkew)
+	}
+	if m.Header.Plan.Clients != 3 || m.Header.Agents.Index != nil || len(m.Header.Agents.Merged) != 3 || m.End.Status != StatusComplete {
+		t.Errorf("header %+v agents %+v end %+v", m.Header.Plan, m.Header.Agents, m.End)
+	}
+	// Averaging the agents' p99s would not give the merged p99.
+	avg := (files[0].Steps[0].Latency.P99 + files[1].Steps[0].Latency.P99 + files[2].Steps[0].Latency.P99) / 3
+	if avg == s.Latency.P99 {
+		t.Errorf("the test data cannot tell an exact merge from an average (p99 %g)", avg)
+	}
+}
+
+// TestMergeRefusals: files of other runs or plans, a file given twice, a
+// file of no agent run, each refused naming the file; a step one agent
+// has no record of is partial and names it.
+func TestMergeRefusals(t *testing.T) {
+	start := time.Now().UTC()
+	st := agentStepOf([]int64{100, 200}, []int64{50, 60}, []int64{1}, time.Second, start)
+	other := st
+	other.Concurrency = 16
+	a0 := agentResults("a0.jsonl", "run1", "hash1", 0, 3, st, other)
+	a1 := agentResults("a1.jsonl", "run1", "hash1", 1, 3, st)
+	tests := []struct {
+		name  string
+		files []*Results
+		want  string
+	}{
+		{"other run", []*Results{a0, agentResults("b1.jsonl", "run2", "hash1", 1, 3, st)}, "b1.jsonl is from run run2"},
+		{"other plan", []*Results{a0, agentResults("c1.jsonl", "run1", "hash2", 1, 3, st)}, "c1.jsonl was measured with another plan"},
+		{"twice", []*Results{a0, a1, agentResults("a1-copy.jsonl", "run1", "hash1", 1, 3, st)}, "a1.jsonl and a1-copy.jsonl are both agent 1"},
+		{"not an agent run", []*Results{a0, {Path: "plain.jsonl", Header: RunHeader{RunID: "run1"}}}, "plain.jsonl: not one agent's results"},
+	}
+	for _, tt := range tests {
+		if _, err := MergeAgents(tt.files); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an error naming %q", tt.name, err, tt.want)
+		}
+	}
+	noHist := st
+	noHist.Histograms = nil
+	if _, err := MergeAgents([]*Results{a0, agentResults("old.jsonl", "run1", "hash1", 1, 3, noHist)}); err == nil || !strings.Contains(err.Error(), "old.jsonl") {
+		t.Errorf("a step without histograms: %v", err)
+	}
+
+	// Agent 1 has C=8 only; agent 2's file was not given.
+	m, err := MergeAgents([]*Results{a1, a0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Steps) != 2 || m.Steps[0].Concurrency != 8 || m.Steps[1].Concurrency != 16 {
+		t.Fatalf("steps in the leader's order: %+v", m.Steps)
+	}
+	s8, s16 := m.Steps[0], m.Steps[1]
+	if !s8.Partial || len(s8.MissingAgents) != 1 || s8.MissingAgents[0].Index != 2 || !strings.Contains(s8.MissingAgents[0].Reason, "no results file") {
+		t.Errorf("C=8 missing %+v", s8.MissingAgents)
+	}
+	if !s16.Partial || len(s16.MissingAgents) != 2 || !strings.Contains(s16.MissingAgents[0].Reason, "a1.jsonl has no record") {
+		t.Errorf("C=16 missing %+v", s16.MissingAgents)
+	}
+	if m.End.Status != StatusPartial || !strings.Contains(m.End.Reason, "2 of 2 merged step(s) are partial") {
+		t.Errorf("end %+v", m.End)
+	}
+}

@@ -1,0 +1,420 @@
+package results
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// SchemaVersion is the version of results.jsonl this package writes. Readers
+// accept any file whose schema is <= SchemaVersion; later additions are new
+// keys only, so old readers keep working.
+const SchemaVersion = 1
+
+// MaxConcurrency is the most concurrency (workers, or calls in flight,
+// per client) a step may have: a plan asking for more is refused, and an
+// analysis leaves out a step that claims more.
+const MaxConcurrency = 100000
+
+// Record kinds, the value of "kind" on each line of results.jsonl.
+const (
+	KindRun  = "run"
+	KindStep = "step"
+	KindEnd  = "end"
+)
+
+// End statuses.
+const (
+	// StatusComplete: every planned step was measured.
+	StatusComplete = "complete"
+	// StatusPartial: the run went to its end, but some steps failed or
+	// were skipped (--keep-going); EndRecord.FailedSteps names them.
+	StatusPartial = "partial"
+	// StatusInterrupted: a signal (Ctrl-C, SIGTERM, SIGHUP) stopped the run.
+	StatusInterrupted = "interrupted"
+	// StatusFailed: the run stopped on an error (a step failed without
+	// --keep-going, the error-rate stop, a write error).
+	StatusFailed = "failed"
+)
+
+// RunHeader is the first line of results.jsonl: everything needed to know
+// what produced the steps that follow, with credentials redacted.
+type RunHeader struct {
+	Kind        string         `json:"kind"`
+	Schema      int            `json:"schema"`
+	RunID       string         `json:"run_id"`
+	ToolVersion string         `json:"tool_version"`
+	StartedAt   time.Time      `json:"started_at"`
+	Workload    WorkloadInfo   `json:"workload"`
+	Plan        PlanInfo       `json:"plan"`
+	Client      ClientInfo     `json:"client"`
+	Targets     []TargetHeader `json:"targets"`
+	// Agents describes agent mode (several processes measuring one plan
+	// in lock step, or their merged results); nil for one process.
+	Agents *AgentsHeader `json:"agents,omitempty"`
+}
+
+// WorkloadInfo describes the workload(s) of a run as recorded in the header.
+type WorkloadInfo struct {
+	Name          string             `json:"name"`
+	Mix           map[string]float64 `json:"mix,omitempty"`
+	Mixes         []string           `json:"mixes,omitempty"`
+	OpsPerCall    float64            `json:"ops_per_call,omitempty"`
+	Distribution  string             `json:"distribution"`
+	Records       int                `json:"records"`
+	FieldCount    int                `json:"field_count"`
+	FieldLength   int                `json:"field_length"`
+	MaxScanLength int                `json:"max_scan_length"`
+	Database      string             `json:"database"`
+	Collection    string             `json:"collection"`
+	File          string             `json:"file,omitempty"`
+}
+
+// PlanInfo is the plan as the user gave it and as it was expanded.
+type PlanInfo struct {
+	Concurrency []int   `json:"concurrency"`
+	Pool        string  `json:"pool"`            // "match" or the list as given
+	Pools       []int   `json:"pools,omitempty"` // expanded pool list; empty for match
+	Clients     int     `json:"clients"`
+	Trials      int     `json:"trials"`
+	WarmupS     float64 `json:"warmup_s"`
+	DurationS   float64 `json:"duration_s"`
+	OpTimeoutS  float64 `json:"op_timeout_s"`
+	Order       string  `json:"order,omitempty"`
+	Steps       int     `json:"steps"`
+
+	// Open loop (--rate): the offered calls/s levels, the arrival process
+	// and the most calls in flight per client; absent for a closed loop.
+	Rate        []int  `json:"rate,omitempty"`
+	Arrivals    string `json:"arrivals,omitempty"`
+	MaxInFlight int    `json:"max_in_flight,omitempty"`
+	// Search is the adaptive search's settings; absent for a grid.
+	Search *SearchPlan `json:"search,omitempty"`
+}
+
+// ClientInfo describes the machine and software that generated the load.
+type ClientInfo struct {
+	CPUs          int    `json:"cpus"`
+	GoVersion     string `json:"go_version"`
+	DriverVersion string `json:"driver_version"`
+	OS            string `json:"os,omitempty"`
+	Arch          string `json:"arch,omitempty"`
+	Hostname      string `json:"hostname,omitempty"`
+}
+
+// TargetHeader is one target as detected before the sweep started.
+type TargetHeader struct {
+	Name          string   `json:"name"`
+	URI           string   `json:"uri"` // always redacted
+	Topology      string   `json:"topology"`
+	SetName       string   `json:"set_name,omitempty"`
+	ServerVersion string   `json:"server_version"`
+	ServerKind    string   `json:"server_kind"` // mongodb, ferretdb, simulator
+	Hosts         []string `json:"hosts"`
+	Shards        []string `json:"shards,omitempty"`
+	SimSpec       string   `json:"sim_spec,omitempty"`
+	Note          string   `json:"note,omitempty"`
+}
+
+// StepResult is one measured step: (target, concurrency, pool, clients,
+// trial) after its warm-up. Counts include errors; latencies cover the
+// measured window only.
+type StepResult struct {
+	Kind        string                 `json:"kind"`
+	Target      string                 `json:"target"`
+	Workload    string                 `json:"workload"`
+	PoolSetting string                 `json:"pool_setting"` // "match" or the number, the series key
+	Concurrency int                    `json:"concurrency"`
+	MaxPoolSize int                    `json:"max_pool_size"`
+	Clients     int                    `json:"clients"`
+	Connections int                    `json:"connections"` // open connections seen by pool events at window start
+	Trial       int                    `json:"trial"`
+	StartedAt   time.Time              `json:"started_at"`
+	DurationS   float64                `json:"duration_s"`
+	Calls       int64                  `json:"calls"`
+	Ops         int64                  `json:"ops"`
+	CallsPerS   float64                `json:"calls_per_s"`
+	OpsPerS     float64                `json:"ops_per_s"`
+	Errors      ErrorCounts            `json:"errors"`
+	ErrorSample string                 `json:"error_sample,omitempty"`
+	Latency     LatencySummary         `json:"latency_ms"` // per call
+	OpsByType   map[string]OpTypeStats `json:"ops_by_type"`
+	Pool        PoolStats              `json:"pool"`
+	Interrupted bool                   `json:"interrupted,omitempty"`
+	// InFlightAtClose counts the calls still running when the window
+	// closed, and OldestInFlightMS is the age of the oldest of them then.
+	// Those calls are not dropped: each is recorded in the latency
+	// histograms with its full latency when it ends, or as a timeout of at
+	// least its age when it does not end within the operation timeout.
+	InFlightAtClose  int     `json:"in_flight_at_close"`
+	OldestInFlightMS float64 `json:"oldest_in_flight_ms"`
+	// OpsAfterClose are the operations that started in the window and
+	// ended after it (or were sealed as timeouts): in the latency
+	// histograms and the error counts, not in Ops or the rates.
+	OpsAfterClose int64 `json:"ops_after_close"`
+	// Phases is where the step's wall time went.
+	Phases *StepPhases `json:"phases_s,omitempty"`
+	// Search says why an adaptive search chose this step; absent in a grid.
+	Search *SearchInfo `json:"search,omitempty"`
+
+	// Mode is "open" for an open-loop step (--rate) and absent for the
+	// closed loop. Rate is its offered calls/s as planned; Open has what
+	// it offered and carried and where its calls' time went (latency_ms
+	// is then the corrected latency, from each call's intended start).
+	Mode string         `json:"mode,omitempty"`
+	Rate int            `json:"rate,omitempty"`
+	Open *OpenLoopStats `json:"open_loop,omitempty"`
+
+	// Telemetry; absent (nil) until a sampler fills it.
+	Server      *ServerTelemetry `json:"server,omitempty"`
+	Client      *ClientTelemetry `json:"client,omitempty"`
+	LittlesLaw  *LittlesLaw      `json:"littles_law,omitempty"`
+	Bound       string           `json:"bound,omitempty"`
+	BoundReason string           `json:"bound_reason,omitempty"`
+	Warnings    []string         `json:"warnings,omitempty"`
+
+	// Histograms are the window's HDR histograms in HdrHistogram's
+	// standard compressed base64 encoding, so that steps measured by
+	// several agents merge exactly.
+	Histograms *StepHistograms `json:"histograms,omitempty"`
+	// Agent is this agent's part in a step measured in lock step.
+	Agent *AgentStep `json:"agent,omitempty"`
+	// Partial says the step ran without some of the run's agents;
+	// MissingAgents names them and why.
+	Partial       bool           `json:"partial,omitempty"`
+	MissingAgents []MissingAgent `json:"missing_agents,omitempty"`
+	// Agents (merged results) is each agent's share of the step, and
+	// WindowSkew how far their windows were apart.
+	Agents     []AgentShare `json:"agents,omitempty"`
+	WindowSkew *WindowSkew  `json:"window_skew,omitempty"`
+}
+
+// Key identifies a step across runs and files (its target, workload, pool
+// setting, concurrency, clients, trial and offered rate): --resume skips
+// the planned steps whose key is in the file, and merge lines agents'
+// records up by it. A later record of a key replaces an earlier one.
+func (s StepResult) Key() string {
+	return StepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial, s.Rate)
+}
+
+// StepKey is the key of a step with these levels (see StepResult.Key);
+// rate is 0 for the closed loop, whose keys have no rate part.
+func StepKey(target, workload, pool string, concurrency, clients, trial, rate int) string {
+	k := fmt.Sprintf("%s|%s|%d|%s|%d|%d", target, workload, concurrency, pool, clients, trial)
+	if rate > 0 {
+		k += "|r" + strconv.Itoa(rate)
+	}
+	return k
+}
+
+// StepPhases is a step's wall time by phase, in seconds: checking that
+// the target answers, opening the pool's connections, the warm-up, the
+// measured window, and the teardown (workers finishing their calls,
+// telemetry, closing the connections).
+type StepPhases struct {
+	Check    float64 `json:"check"`
+	Prewarm  float64 `json:"prewarm"`
+	Warmup   float64 `json:"warmup"`
+	Window   float64 `json:"window"`
+	Teardown float64 `json:"teardown"`
+	// Barrier is the wait for the other agents (agent mode).
+	Barrier float64 `json:"barrier,omitempty"`
+}
+
+// Total is the step's wall time.
+func (p StepPhases) Total() float64 {
+	return p.Check + p.Prewarm + p.Warmup + p.Window + p.Teardown + p.Barrier
+}
+
+// ErrorCounts counts failed ops by kind.
+type ErrorCounts struct {
+	Timeout int64 `json:"timeout"`
+	Network int64 `json:"network"`
+	Server  int64 `json:"server"`
+}
+
+// Total is the number of failed ops of every kind.
+func (e ErrorCounts) Total() int64 { return e.Timeout + e.Network + e.Server }
+
+// FailedShare is the fraction of the step's operations that failed,
+// counting those that straddled the window's end (whose errors are in
+// Errors but which are not in Ops); 0 when there were none.
+func (s StepResult) FailedShare() float64 {
+	n := s.Ops + s.OpsAfterClose
+	if n <= 0 {
+		return 0
+	}
+	return float64(s.Errors.Total()) / float64(n)
+}
+
+// LatencySummary is a latency distribution in milliseconds.
+type LatencySummary struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// OpTypeStats is the count, rate and latency of one driver operation type
+// (find, update, insert, scan).
+type OpTypeStats struct {
+	Count   int64          `json:"count"`
+	PerS    float64        `json:"per_s"`
+	Errors  int64          `json:"errors"`
+	Latency LatencySummary `json:"latency_ms"`
+}
+
+// PoolStats is what the driver's pool events said during the window.
+type PoolStats struct {
+	CheckoutWait       Quantiles `json:"checkout_wait_ms"`
+	CheckoutFailed     int64     `json:"checkout_failed"`
+	ConnectionsOpen    int       `json:"connections_open"`
+	ConnectionsMax     int       `json:"connections_max"`
+	ConnectionsCreated int64     `json:"connections_created"`
+	// ConnectionsLost were closed by an error during the window (a reset,
+	// a server gone): a fault the driver's retries may hide from the ops.
+	ConnectionsLost int64   `json:"connections_lost"`
+	PrewarmS        float64 `json:"prewarm_s"`
+}
+
+// Quantiles is a short distribution summary in milliseconds.
+type Quantiles struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+}
+
+// ServerTelemetry is what the server(s) said about themselves during the
+// window; nil fields mean "not reported by this server", never zero.
+type ServerTelemetry struct {
+	Hosts         map[string]*ServerSample `json:"hosts"`
+	Total         *ServerSample            `json:"total"`
+	SamplerErrors int                      `json:"sampler_errors"`
+	SamplerError  string                   `json:"sampler_error,omitempty"`
+	Shards        []string                 `json:"shards,omitempty"`
+}
+
+// ServerSample is one host's (or the sum of all hosts') window summary.
+type ServerSample struct {
+	Connections     *ConnCounts        `json:"connections"`
+	OpcountersPerS  map[string]float64 `json:"opcounters_per_s"`
+	ReadLatencyUS   *float64           `json:"read_latency_us"`
+	WriteLatencyUS  *float64           `json:"write_latency_us"`
+	Queue           *QueueCounts       `json:"queue"`
+	ActiveClients   *float64           `json:"active_clients"`
+	Tickets         *TicketCounts      `json:"tickets"`
+	CPUPct          *float64           `json:"cpu_pct"`
+	RSSMB           *float64           `json:"rss_mb"`
+	NetInBytesPerS  *float64           `json:"net_in_bytes_per_s"`
+	NetOutBytesPerS *float64           `json:"net_out_bytes_per_s"`
+	ConnPool        *ConnPoolCounts    `json:"conn_pool,omitempty"`
+	Samples         int                `json:"samples"`
+	// InFlight is the server's mean ops in flight over the window by
+	// Little's law (its read+write ops/s × their mean server latency, queue
+	// wait included); nil when the server reports no opLatencies.
+	InFlight *float64 `json:"in_flight"`
+	// Cores is the host's core count from hostInfo (per host; nil on Total
+	// and where the server does not answer).
+	Cores *int `json:"cores"`
+}
+
+// ConnCounts is serverStatus.connections over the window.
+type ConnCounts struct {
+	Current     *float64 `json:"current"`
+	Available   *float64 `json:"available"`
+	CreatedPerS *float64 `json:"created_per_s"`
+}
+
+// QueueCounts is globalLock.currentQueue, averaged over the window.
+type QueueCounts struct {
+	Readers *float64 `json:"readers"`
+	Writers *float64 `json:"writers"`
+}
+
+// TicketCounts is execution tickets (queues.execution or
+// wiredTiger.concurrentTransactions), averaged over the window.
+type TicketCounts struct {
+	InUse     *float64 `json:"in_use"`
+	Available *float64 `json:"available"`
+	Queued    *float64 `json:"queued"`
+}
+
+// ConnPoolCounts is a router's connPoolStats totals.
+type ConnPoolCounts struct {
+	InUse     *float64 `json:"in_use"`
+	Available *float64 `json:"available"`
+	Created   *float64 `json:"created"`
+}
+
+// ClientTelemetry is this process, and the load host it runs on, during
+// the window. The host fields are nil where the platform has no source.
+type ClientTelemetry struct {
+	CPUPct     float64 `json:"cpu_pct"`
+	CPUs       int     `json:"cpus"`
+	GCPauseMS  float64 `json:"gc_pause_ms"`
+	Goroutines int     `json:"goroutines"`
+
+	// CPUPressurePct is PSI "some" for CPU (/proc/pressure/cpu): the share
+	// of wall time in which at least one runnable task waited for a CPU.
+	CPUPressurePct *float64 `json:"cpu_pressure_pct"`
+	// HostCPUs is how many CPUs HostCPUPct and OthersCPUPct are shares of.
+	HostCPUs *int `json:"host_cpus"`
+	// HostCPUPct is the host's busy CPU (/proc/stat), in % of all cores.
+	HostCPUPct *float64 `json:"host_cpu_pct"`
+	// OthersCPUPct is the host's busy CPU not spent by this process, in %
+	// of all cores.
+	OthersCPUPct *float64 `json:"others_cpu_pct"`
+	// SchedLatencyP50MS and SchedLatencyP99MS are how long this process's
+	// runnable goroutines waited to run (runtime/metrics
+	// /sched/latencies:seconds over the window).
+	SchedLatencyP50MS *float64 `json:"sched_latency_p50_ms"`
+	SchedLatencyP99MS *float64 `json:"sched_latency_p99_ms"`
+	// RunQueueWaitPct is the share of the time this process's threads
+	// wanted a CPU that they spent waiting for one (Linux
+	// /proc/self/task/*/schedstat): the starvation the OS imposed on us,
+	// which the Go scheduler's own latency cannot see while our threads
+	// sleep in epoll.
+	RunQueueWaitPct *float64 `json:"run_queue_wait_pct"`
+}
+
+// LittlesLaw compares the configured in-flight calls with calls/s × latency.
+type LittlesLaw struct {
+	ExpectedInFlight float64 `json:"expected_in_flight"`
+	MeasuredInFlight float64 `json:"measured_in_flight"`
+	DeviationPct     float64 `json:"deviation_pct"`
+	OK               bool    `json:"ok"`
+}
+
+// EndRecord is the last line of a results file. A resumed run appends
+// steps after an earlier end record and then its own; the last one counts.
+type EndRecord struct {
+	Kind       string    `json:"kind"`
+	Status     string    `json:"status"`
+	Reason     string    `json:"reason"`
+	FinishedAt time.Time `json:"finished_at"`
+	Steps      int       `json:"steps"` // step records in the file
+	// Planned is how many steps the plan has in all (0 when unknown).
+	Planned int `json:"planned,omitempty"`
+	// FailedSteps are the steps that could not be measured in this
+	// session (status partial or failed).
+	FailedSteps []FailedStep `json:"failed_steps,omitempty"`
+	// Signal names the signal that interrupted the run (SIGINT, SIGTERM,
+	// SIGHUP), when one did.
+	Signal string `json:"signal,omitempty"`
+}
+
+// FailedStep is a planned step that was not measured, and why.
+type FailedStep struct {
+	Target      string `json:"target"`
+	Workload    string `json:"workload"`
+	Concurrency int    `json:"concurrency"`
+	PoolSetting string `json:"pool_setting"`
+	Clients     int    `json:"clients"`
+	Trial       int    `json:"trial"`
+	Error       string `json:"error"`
+	// Rate is an open-loop step's offered calls/s; absent in closed loop.
+	Rate int `json:"rate,omitempty"`
+}
