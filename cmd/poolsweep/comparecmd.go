@@ -44,7 +44,7 @@ best with --order interleaved) is compared with --baseline a --candidate b.`,
 	f.StringVar(&o.baseline, "baseline", "", "baseline target name (to compare two targets of one results file)")
 	f.StringVar(&o.candidate, "candidate", "", "candidate target name")
 	f.Float64Var(&o.alpha, "alpha", compare.DefaultAlpha, "significance level")
-	f.StringVar(&o.plotDir, "plot", "", "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory")
+	f.StringVar(&o.plotDir, "plot", "", "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory, made if absent (its parent must exist)")
 	f.Float64Var(&o.minEffect, "min-effect", 0, "call significant changes smaller than this many percent no change (0 = off)")
 	return cmd
 }

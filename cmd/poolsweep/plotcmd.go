@@ -49,7 +49,7 @@ poolsweep compare --plot-dir, or poolsweep report A B.`,
 		example: `  poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures
   poolsweep plot standalone/results.jsonl sharded/results.jsonl -o cmp --figure throughput,comparison`,
 	}, "plot: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory to write the figures into (required)")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory to write the figures into, made if absent (required; its parent must exist)")
 	cmd.Flags().StringVar(&o.figures, "figure", "", "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
 	o.analysis.add(cmd.Flags())
 	return cmd
@@ -141,11 +141,10 @@ the comparison, and each run is analysed on its own, as analyze RUN would.
 
 HTML is one file with the SVG figures inline and nothing to fetch. With --format
 markdown the figures (PNG and SVG) go into a directory named after the report, beside
-it: -o report/README.md writes report/README_files/throughput.png and so on, so that
-no file the report did not name is replaced. The directory the report goes into must
-exist.`,
+it: -o report.md writes report_files/throughput.png and so on, so that no file the
+report did not name is replaced. The directory the report goes into must exist.`,
 		example: `  poolsweep report poolsweep-out/20261130-101500-1a2b/results.jsonl -o report.html
-  poolsweep report run/results.jsonl --format markdown -o report/README.md
+  poolsweep report run/results.jsonl --format markdown -o report.md      # figures in report_files/
   poolsweep report run/results.jsonl --slo-p99 20ms -o report.html
   poolsweep report audit-off/results.jsonl audit-on/results.jsonl -o ab.html     # with an A/B section
   poolsweep report ab/results.jsonl --baseline standalone --candidate sharded -o ab.html`,

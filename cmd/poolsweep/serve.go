@@ -59,11 +59,11 @@ it and start another where clients expect it.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.data, "data", "", "directory for FerretDB's SQLite files (default: a temporary directory removed at exit)")
+	f.StringVar(&o.data, "data", "", "directory for FerretDB's SQLite files, made if absent (its parent must exist; default: a temporary directory removed at exit)")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "host:port to listen on (port 0 picks a free one)")
 	f.StringVar(&o.postgresqlURL, "postgresql-url", "", "use FerretDB's PostgreSQL backend at this URL instead of SQLite")
 	f.StringVar(&o.sim, "sim", "", "run the calibrated simulator with this spec instead of FerretDB (e.g. slots=8,service=2ms)")
-	f.StringVar(&o.logFile, "log", "", "append the server's own warnings to this file (default: stderr)")
+	f.StringVar(&o.logFile, "log", "", "append the server's own warnings to this file, a regular file in an existing directory (default: stderr)")
 	return cmd
 }
 
