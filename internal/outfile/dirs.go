@@ -37,34 +37,12 @@ func CheckDir(dir string) error {
 		}
 		return nil
 	case errors.Is(err, fs.ErrNotExist):
-		return checkNewDir(dir)
+		return checkParent(dir) // made below it, one level
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("%s: %w", dir, textfmt.IOError(err))
 	}
 	// ENOTDIR: a component of the path is a file.
 	return fmt.Errorf("%s: part of the path is %w", dir, ErrNotDir)
-}
-
-// checkNewDir says whether the absent dir can be made: its parent exists,
-// is a directory and takes new entries.
-func checkNewDir(dir string) error {
-	parent := filepath.Dir(filepath.Clean(dir))
-	fi, err := os.Stat(parent)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: %w: %s (poolsweep creates only the last directory of a path, never its parents)", dir, ErrNoDir, parent)
-	case err != nil:
-		if errors.Is(err, fs.ErrPermission) {
-			return fmt.Errorf("%s: %w", dir, textfmt.IOError(err))
-		}
-		return fmt.Errorf("%s: part of the path is %w", dir, ErrNotDir)
-	case !fi.IsDir():
-		return fmt.Errorf("%s: %s is %s, %w", dir, parent, textfmt.FileKind(fi.Mode()), ErrNotDir)
-	}
-	if writable(parent) != nil {
-		return fmt.Errorf("%s cannot be created: %s is %w", dir, parent, ErrNotWritable)
-	}
-	return nil
 }
 
 // MakeDir makes sure the output directory the user named exists: it

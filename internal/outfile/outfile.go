@@ -109,24 +109,25 @@ func symlinkError(path string) error {
 	return fmt.Errorf("%s is a symlink to %s: %w", path, to, ErrSymlink)
 }
 
-// checkParent says whether the directory path is in exists and takes new
-// files (Write puts its temporary file there).
-func checkParent(path string) error {
-	dir := filepath.Dir(path)
+// checkParent says whether the directory that name (a file to write, or
+// a directory to make) is in exists, is a directory and takes new entries
+// (Write puts its temporary file there). It is never made.
+func checkParent(name string) error {
+	dir := filepath.Dir(filepath.Clean(name))
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: %w: %s (poolsweep does not create it)", path, ErrNoDir, dir)
+		return fmt.Errorf("%s: %w: %s (poolsweep does not create it)", name, ErrNoDir, dir)
 	case err != nil:
 		if errors.Is(err, fs.ErrPermission) {
-			return fmt.Errorf("%s: %w", path, textfmt.IOError(err))
+			return fmt.Errorf("%s: %w", name, textfmt.IOError(err))
 		}
-		return fmt.Errorf("%s: part of the path is %w", path, ErrNotDir)
+		return fmt.Errorf("%s: part of the path is %w", name, ErrNotDir)
 	case !fi.IsDir():
-		return fmt.Errorf("%s: %s is %s, %w", path, dir, textfmt.FileKind(fi.Mode()), ErrNotDir)
+		return fmt.Errorf("%s: %s is %s, %w", name, dir, textfmt.FileKind(fi.Mode()), ErrNotDir)
 	}
 	if err := writable(dir); err != nil {
-		return fmt.Errorf("%s: directory %s is %w", path, dir, ErrNotWritable)
+		return fmt.Errorf("%s: directory %s is %w", name, dir, ErrNotWritable)
 	}
 	return nil
 }
