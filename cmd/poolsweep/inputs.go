@@ -43,9 +43,9 @@ func readInput[T any](ctx context.Context, flag, path string, limit int64, read 
 	return v, nil
 }
 
-// inputError says why an input file could not be read (every error of
-// readResultsFile names the file) as a usage error, or the interruption
-// when a signal stopped the reading.
+// inputError says why results files could not be read or merged (every
+// error of results.ReadFile names the file) as a usage error, or the
+// interruption when a signal stopped the reading.
 func inputError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return interrupted(ctx)
