@@ -331,11 +331,14 @@ func TestOutputNeighboursKept(t *testing.T) {
 		{"plot", pairFixture, "-o", filepath.Join(d, "figs"), "--figure", "throughput"},
 		{"plot", pairFixture, "-o", filepath.Join(d, "link", "figs"), "--figure", "throughput"}, // a new directory in one reached through a symlink
 		{"compare", abBaseInput, abCandInput, "--plot", filepath.Join(d, "ab")},
-		{"serve", "--sim", "slots=1", "--log", log},
 	} {
 		if code, _, stderr := runWithin(t, 2*time.Minute, args...); code != 0 {
 			t.Errorf("%q: exit %d: %s", args, code, stderr)
 		}
+	}
+	// serve runs until its stdin closes: as a process.
+	if _, stop := startServe(t, "--sim", "slots=1", "--log", log); stop() != nil {
+		t.Errorf("serve --log %s: %v", log, stop())
 	}
 	for _, p := range kept {
 		fi, err := os.Stat(p)
