@@ -144,19 +144,6 @@ func (fc *figContext) subject(cs []*curve) string {
 	return s + strings.Join(tgs, ", ")
 }
 
-func (fc *figContext) anyCalls(cs []*curve) bool {
-	for _, c := range cs {
-		for _, l := range c.levels {
-			for _, s := range l.steps {
-				if callsDiffer(s) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
 func (fc *figContext) trials() int {
 	n := 0
 	for _, c := range fc.curves {

@@ -57,7 +57,6 @@ var (
 	sansFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
 	boldFont = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}
 	greyText = color.Gray{Y: 0x55}
-	gridGrey = color.Gray{Y: 0xdd}
 )
 
 // Font sizes in points, chosen so an 8in-wide figure scaled to a laptop

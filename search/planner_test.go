@@ -221,7 +221,7 @@ func TestPoolSearch(t *testing.T) {
 	}
 	ps := newPlanner(t, results.SearchPool, 1, 128, 3, 0)
 	ps.search.SLOP99Ms = p99 * 1.01
-	steps = run(t, ps, m)
+	checkInfo(t, run(t, ps, m))
 	n = ps.Notes()
 	if len(n) != 1 || !strings.Contains(n[0], "p99 within") {
 		t.Fatalf("SLO notes %q", n)

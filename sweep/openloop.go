@@ -57,9 +57,6 @@ func (s *Schedule) Next() time.Duration {
 	return time.Duration(s.at)
 }
 
-// Count is how many arrivals Next has returned.
-func (s *Schedule) Count() int64 { return s.n }
-
 // Phases spreads k streams of one total rate so that together they are
 // one stream of that rate: uniform streams are offset by one total-rate
 // gap each (client i's first arrival at i/rate), poisson streams need no

@@ -191,7 +191,7 @@ func TestGoldenOpenText(t *testing.T) {
 }
 
 func TestGoldenOpenJSON(t *testing.T) {
-	b := checkGolden(t, "open.json.golden", func(w io.Writer) error { return WriteJSONWithOpen(w, nil, openGolden(t)) })
+	b := checkGolden(t, "open.json.golden", func(w io.Writer) error { return WriteJSON(w, nil, openGolden(t)) })
 	var doc struct {
 		OpenLoop []map[string]any `json:"open_loop"`
 	}
@@ -205,7 +205,7 @@ func TestGoldenOpenJSON(t *testing.T) {
 	}
 	// Without open-loop reports there is no "open_loop" key: the output is
 	// the closed-loop golden file, byte for byte.
-	checkGolden(t, "report.json.golden", func(w io.Writer) error { return WriteJSONWithOpen(w, goldenReports(t), nil) })
+	checkGolden(t, "report.json.golden", func(w io.Writer) error { return WriteJSON(w, goldenReports(t), nil) })
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

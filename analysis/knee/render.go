@@ -175,16 +175,12 @@ func uslPeak(u USL) string {
 	return "no finite peak (linear)"
 }
 
-// WriteJSON renders reports as {"series": [...], "missing": [...]} with
-// numbers rounded to what a measurement can support, so output is stable
-// across machines. missing is [] when nothing planned is missing.
-func WriteJSON(w io.Writer, reports []Report, missing ...Missing) error {
-	return WriteJSONWithOpen(w, reports, nil, missing...)
-}
-
-// WriteJSONWithOpen is WriteJSON with the open-loop reports added under
-// "open_loop"; with none it writes exactly what WriteJSON writes.
-func WriteJSONWithOpen(w io.Writer, reports []Report, open []OpenReport, missing ...Missing) error {
+// WriteJSON renders reports as {"series": [...], "open_loop": [...],
+// "missing": [...]} with numbers rounded to what a measurement can
+// support, so output is stable across machines. open_loop is left out when
+// there are no open-loop reports; missing is [] when nothing planned is
+// missing.
+func WriteJSON(w io.Writer, reports []Report, open []OpenReport, missing ...Missing) error {
 	out := struct {
 		Series   []Report     `json:"series"`
 		OpenLoop []OpenReport `json:"open_loop,omitempty"`

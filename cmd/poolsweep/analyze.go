@@ -131,7 +131,7 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	}
 	reports := knee.AnalyzeAll(series, opts)
 	if o.format == "json" {
-		return knee.WriteJSONWithOpen(e.stdout, reports, open, missing...)
+		return knee.WriteJSON(e.stdout, reports, open, missing...)
 	}
 	if err := knee.WriteText(e.stdout, reports, missing...); err != nil || len(open) == 0 {
 		return err

@@ -121,11 +121,11 @@ func writeArtifacts(dir string, rs []*results.Results) error {
 // each window. A value the server did not report is "n/r", and a footnote
 // names the server kind, so a missing field never reads as a measured zero.
 func writeTelemetryTable(w io.Writer, res *results.Results, steps []results.StepResult) {
-	any := false
+	sampled := false
 	for _, s := range steps {
-		any = any || s.Server != nil || s.Client != nil
+		sampled = sampled || s.Server != nil || s.Client != nil
 	}
-	if !any {
+	if !sampled {
 		return
 	}
 	kinds := map[string]string{}

@@ -55,10 +55,6 @@ func Mean(xs []float64) float64 { return orNaN(mstats.Mean(xs)) }
 // fewer than two values.
 func Variance(xs []float64) float64 { return orNaN(mstats.SampleVariance(xs)) }
 
-// StdDev is the sample standard deviation of xs (divisor n − 1); NaN for
-// fewer than two values.
-func StdDev(xs []float64) float64 { return orNaN(mstats.StandardDeviationSample(xs)) }
-
 // orNaN is v, or NaN where the library refused (empty input, too few
 // values): our callers test for NaN, not for an error.
 func orNaN(v float64, err error) float64 {
