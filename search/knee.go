@@ -220,7 +220,7 @@ func peakProbe(r knee.Report, grid []int, free func(int) bool) (int, string, boo
 		}
 	}
 	u := r.Methods.USL
-	if u.Fitted && u.NStar != nil && *u.NStar >= float64(grid[0]) && *u.NStar <= float64(grid[len(grid)-1]) {
+	if u.Accepted() && u.NStar != nil && *u.NStar >= float64(grid[0]) && *u.NStar <= float64(grid[len(grid)-1]) {
 		i := indexOf(grid, int(math.Round(*u.NStar)))
 		for _, j := range []int{i - 1, i} {
 			if j >= 0 && j < len(grid) && free(grid[j]) && dist(grid[j], int(math.Round(*u.NStar))) < 0.5 {

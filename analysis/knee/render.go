@@ -98,14 +98,17 @@ func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", m.name, c, m.m.Note)
 		}
 		u := r.Methods.USL
-		if u.Fitted {
+		switch {
+		case u.Accepted():
 			ns := "∞ (κ = 0)"
 			if u.NStar != nil {
 				ns = strconv.FormatFloat(*u.NStar, 'f', 1, 64)
 			}
 			fmt.Fprintf(tw, "  usl\t%s\tλ=%s σ=%s κ=%s %s, R²=%.3f, %s-bound\n",
 				ns, fmtSig(u.Lambda), fmtSig(u.Sigma), fmtSig(u.Kappa), uslPeak(u), u.R2, u.Bound)
-		} else {
+		case u.Fitted:
+			fmt.Fprintf(tw, "  usl\t-\trejected: %s (λ=%s σ=%s κ=%s)\n", u.Rejected, fmtSig(u.Lambda), fmtSig(u.Sigma), fmtSig(u.Kappa))
+		default:
 			fmt.Fprintf(tw, "  usl\t-\tskipped: %s\n", u.Skipped)
 		}
 		if rg := r.Retrograde; rg != nil {
