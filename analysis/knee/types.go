@@ -122,13 +122,13 @@ type Method struct {
 // A fit whose R² is below MinUSLR2 is Fitted but Rejected: its parameters
 // and R² are kept, its peak (NStar, PeakQPS) and Bound are not.
 type USL struct {
-	Fitted   bool   `json:"fitted"`
-	Skipped  string `json:"skipped,omitempty"`  // why, when not fitted
-	Rejected string `json:"rejected,omitempty"` // why the fit is not used, when fitted
-	Lambda  float64  `json:"lambda"`
-	Sigma   float64  `json:"sigma"`
-	Kappa   float64  `json:"kappa"`
-	NStar   *float64 `json:"n_star"` // nil (JSON null) when κ = 0: no finite peak
+	Fitted   bool     `json:"fitted"`
+	Skipped  string   `json:"skipped,omitempty"`  // why, when not fitted
+	Rejected string   `json:"rejected,omitempty"` // why the fit is not used, when fitted
+	Lambda   float64  `json:"lambda"`
+	Sigma    float64  `json:"sigma"`
+	Kappa    float64  `json:"kappa"`
+	NStar    *float64 `json:"n_star"` // nil (JSON null) when κ = 0: no finite peak
 	// PeakQPS is the fitted throughput at N*. With no finite peak it is the
 	// asymptote λ/σ the curve approaches (σ > 0) or 0 (a straight line); the
 	// JSON then has peak_qps null and asymptote_qps.
