@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/buildinfo"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -149,8 +150,8 @@ func (a *Agents) judgeReady(i int, docs map[int]agentDoc, key string, now time.T
 		return false, ""
 	case d.PlanHash != a.PlanHash:
 		return false, fmt.Sprintf("refused: its plan (hash %s) is not this run's (hash %s); give every agent the same flags", d.PlanHash, a.PlanHash)
-	case d.ToolVersion != ToolVersion():
-		return false, fmt.Sprintf("refused: it runs poolsweep %s, the leader %s", d.ToolVersion, ToolVersion())
+	case d.ToolVersion != buildinfo.Version():
+		return false, fmt.Sprintf("refused: it runs poolsweep %s, the leader %s", d.ToolVersion, buildinfo.Version())
 	case d.Ready == a.seq && d.ReadyKey == key:
 		return true, ""
 	case d.Ready == a.seq:

@@ -3,55 +3,21 @@ package sweep
 import (
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/version"
 
+	"github.com/poolsweep/poolsweep/internal/buildinfo"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
-// ToolVersion is poolsweep's version as the Go toolchain stamped it into
-// the binary: the module version for a tagged build (go install
-// …@v1.2.3), a pseudo-version with the commit for a build inside a git
-// checkout, "dev" when nothing was stamped (go test, go run of a copy
-// without VCS information).
-func ToolVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
-	if rev == "" {
-		return "dev"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if modified == "true" {
-		rev += "+dirty"
-	}
-	return "dev-" + rev
-}
-
 // NewRunHeader describes a run before its first step: plan, workloads,
 // targets (their URIs already redacted by the caller) and this machine.
 func NewRunHeader(runID string, plan plan.Plan, workloads []workload.Workload, targets []results.TargetHeader, steps int) results.RunHeader {
-	return results.RunHeader{Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID, ToolVersion: ToolVersion(), StartedAt: time.Now().UTC(),
+	return results.RunHeader{Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID, ToolVersion: buildinfo.Version(), StartedAt: time.Now().UTC(),
 		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: NewClientInfo(), Targets: targets}
 }
 
