@@ -52,6 +52,8 @@ func New(plan plan.Plan, targets []results.TargetHeader, workloads []string, o k
 		return nil, errors.New("nothing to search: no target or workload")
 	case !plan.Pool.Match:
 		return nil, errors.New("a search measures pool match (P = C); --search pool finds the pool size")
+	case sp.PoolMin < 0 || sp.PoolMax < 0 || (sp.PoolMax > 0 && sp.PoolMax < sp.PoolMin):
+		return nil, fmt.Errorf("the pool sizes %d..%d are not a range", sp.PoolMin, sp.PoolMax)
 	}
 	if o.SLOP99 == 0 && sp.SLOP99Ms > 0 {
 		o.SLOP99 = time.Duration(sp.SLOP99Ms * float64(time.Millisecond))

@@ -231,6 +231,42 @@ func TestPoolSearch(t *testing.T) {
 	}
 }
 
+// TestPoolSearchWithinRange: --pool MIN..MAX bounds the sizes the pool
+// search tries; the knee search is unchanged (pool match). With a floor
+// above the noise-free answer the answer is the floor or above it.
+func TestPoolSearchWithinRange(t *testing.T) {
+	c := saturating(4000, 8)
+	m := model{curve: c, noise: 0.02}
+	p := newPlanner(t, results.SearchPool, 1, 128, 3, 0)
+	p.search.PoolMin, p.search.PoolMax = 6, 9
+	steps := run(t, p, m)
+	tried := 0
+	for _, st := range steps {
+		if st.PoolSetting == "match" {
+			continue
+		}
+		tried++
+		if st.MaxPoolSize < 6 || st.MaxPoolSize > 9 {
+			t.Errorf("pool step %d outside --pool 6..9", st.MaxPoolSize)
+		}
+	}
+	n := p.Notes()
+	if tried == 0 || len(n) != 1 || !strings.Contains(n[0], "pool: at concurrency") {
+		t.Fatalf("%d pool steps, notes %q", tried, n)
+	}
+	var got int
+	if _, err := fmtSscan(n[0], "maxPoolSize %d per host", &got); err != nil || got < 6 {
+		t.Errorf("answer %d below the floor 6: %q", got, n[0])
+	}
+	// A range below every size the grid has at the knee: nothing to try.
+	p = newPlanner(t, results.SearchPool, 1, 128, 3, 0)
+	p.search.PoolMin, p.search.PoolMax = 1000, 2000
+	run(t, p, m)
+	if n := p.Notes(); len(n) != 1 || !strings.Contains(n[0], "within --pool 1000..2000") {
+		t.Errorf("notes %q", n)
+	}
+}
+
 // TestSeveralSeries: targets are searched one after the other, each to
 // its own knee, and the notes name them.
 func TestSeveralSeries(t *testing.T) {

@@ -132,7 +132,6 @@ func safeLine(s string) string {
 	return textfmt.Escape(s)
 }
 
-
 func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "poolsweep",

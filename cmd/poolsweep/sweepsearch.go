@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,17 +35,46 @@ type searchOptions struct {
 
 // addFlags registers the search flags.
 func (s *searchOptions) addFlags(f *pflag.FlagSet) {
-	f.StringVar(&s.search, "search", "", `find the answer in a fraction of the grid's steps: "knee" locates the knee on a log₂ grid between the lowest and highest --concurrency; "pool" then finds the smallest maxPoolSize at the knee that keeps its throughput`)
+	f.StringVar(&s.search, "search", "", `find the answer in a fraction of the grid's steps: "knee" locates the knee on a log₂ grid between the lowest and highest --concurrency (MIN..MAX will do); "pool" then finds the smallest maxPoolSize at the knee that keeps its throughput, within --pool MIN..MAX when given`)
 	f.StringVar(&s.resolution, "resolution", "sqrt2", "with --search: the factor between neighbouring levels of the grid the knee is located on, sqrt2 or a number from 1.05 to 4")
 	f.DurationVar(&s.budget, "budget", 0, "with --search: a wall-time budget (e.g. 20m); the search plans its probes to fit the measured cost per step and, when it ends first, reports its best bracket")
 	f.DurationVar(&s.sloP99, "slo-p99", 0, "with --search pool: the p99 latency per call a pool size must meet")
+}
+
+// searching says --search was given: the search then sets its own levels
+// between the ends of --concurrency, and --search pool its own pool sizes
+// within those of --pool.
+func (s *searchOptions) searching() bool { return strings.TrimSpace(s.search) != "" }
+
+// levelsAndPool parses --concurrency (conc, with the defaults applied)
+// and --pool. A search takes only the lowest and highest of each, in any
+// list or range form, a range without a step included ("1..256"): it
+// places its own levels between them. Its knee is measured with pool
+// match; the pool range is the search's (searchOptions.plan).
+func (o *sweepOptions) levelsAndPool(conc string) ([]int, plan.PoolPlan, error) {
+	if !o.searching() || o.rate != "" {
+		levels, err := plan.ParseLevels(conc, results.MaxConcurrency)
+		if err != nil {
+			return nil, plan.PoolPlan{}, usagef("--concurrency: %v", err)
+		}
+		pool, err := plan.ParsePool(o.pool)
+		if err != nil {
+			return nil, plan.PoolPlan{}, usagef("--pool: %v", err)
+		}
+		return levels, pool, nil
+	}
+	lo, hi, err := plan.ParseSpan(conc, results.MaxConcurrency)
+	if err != nil {
+		return nil, plan.PoolPlan{}, usagef("--concurrency: %v", err)
+	}
+	return slices.Compact([]int{lo, hi}), plan.PoolPlan{Match: true, Given: "match"}, nil
 }
 
 // plan turns the search flags into the plan's search: its grid replaces
 // the concurrency list (only the list's lowest and highest level count),
 // and the levels that decide the knee get 3 trials unless --trials says
 // otherwise. Every problem is a usage error naming its flag.
-func (s *searchOptions) plan(p *plan.Plan, changed func(string) bool) error {
+func (s *searchOptions) plan(p *plan.Plan, pool string, changed func(string) bool) error {
 	if s.search == "" {
 		for _, f := range []string{"resolution", "budget", "slo-p99"} {
 			if changed(f) {
@@ -60,8 +90,6 @@ func (s *searchOptions) plan(p *plan.Plan, changed func(string) bool) error {
 	switch {
 	case p.IsOpen():
 		return usagef("--search: it searches concurrency in the closed loop; with --rate give the rates to offer")
-	case !p.Pool.Match:
-		return usagef("--pool: --search measures pool match (P = C); --search pool finds the pool size itself")
 	case p.Order == plan.OrderInterleaved:
 		return usagef("--order interleaved: --search takes one target at a time")
 	case len(p.Concurrency) < 2:
@@ -70,6 +98,16 @@ func (s *searchOptions) plan(p *plan.Plan, changed func(string) bool) error {
 		return usagef("--slo-p99: only with --search pool (analyze --slo-p99 reads it for a knee)")
 	case changed("slo-p99") && (s.sloP99 <= 0 || s.sloP99 > maxSLOP99):
 		return usagef("--slo-p99: %s is not between 1ns and %s", s.sloP99, maxSLOP99)
+	}
+	var poolMin, poolMax int
+	if pool = strings.TrimSpace(pool); pool != "match" {
+		if mode != results.SearchPool {
+			return usagef("--pool: --search knee measures pool match (P = C); a range of pool sizes (MIN..MAX) is for --search pool")
+		}
+		var err error
+		if poolMin, poolMax, err = plan.ParseSpan(pool, plan.MaxPoolSize); err != nil {
+			return usagef("--pool: %v", err)
+		}
 	}
 	r, err := parseResolution(s.resolution)
 	if err != nil {
@@ -96,7 +134,7 @@ func (s *searchOptions) plan(p *plan.Plan, changed func(string) bool) error {
 	}
 	p.Concurrency = levels
 	p.Search = &results.SearchPlan{Mode: mode, Resolution: r, Levels: levels, BudgetS: s.budget.Seconds(),
-		SLOP99Ms: float64(s.sloP99) / float64(time.Millisecond)}
+		SLOP99Ms: float64(s.sloP99) / float64(time.Millisecond), PoolMin: poolMin, PoolMax: poolMax}
 	return nil
 }
 
