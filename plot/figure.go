@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 
 	gplot "gonum.org/v1/plot"
@@ -214,6 +215,22 @@ func Paths(dir string, figs []Figure) []string {
 		}
 	}
 	return out
+}
+
+// CheckFiles refuses, before any is written, a figure file in dir that
+// WriteFiles could not write as a regular file (a symlink, a directory, a
+// device in its place). A dir that does not exist yet is fine: every file
+// in it will be new.
+func CheckFiles(dir string, figs []Figure) error {
+	if _, err := os.Lstat(dir); err != nil {
+		return nil
+	}
+	for _, p := range Paths(dir, figs) {
+		if err := outfile.Check(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteFiles writes NAME.png and NAME.svg for every figure into dir, which

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/runinfo"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -110,7 +111,7 @@ func openSubject(rs []*results.Results, reports []knee.OpenReport) string {
 		for _, res := range rs {
 			for i := range res.Header.Targets {
 				if h := &res.Header.Targets[i]; h.Name == r.Target {
-					if n := serverKindNote(h); n != "" {
+					if n := runinfo.ServerKind(h); n != "" {
 						t += " (" + n + ")"
 					}
 				}

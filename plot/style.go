@@ -7,12 +7,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/poolsweep/poolsweep/internal/textfmt"
 	xfont "golang.org/x/image/font"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Default figure size: wide enough for a legend beside the data on a laptop

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/runinfo"
 )
 
 // throughputPanel draws ops/s per curve with 95% bars and the knee/peak
@@ -42,7 +43,7 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) *drawing {
 			calls = append(calls, plotter.XY{X: x, Y: l.calls})
 			cd.Points = append(cd.Points, DataPoint{X: round6(x), Y: round6(l.calls), N: len(l.steps)})
 			for _, s := range l.steps {
-				showCalls = showCalls || callsDiffer(s)
+				showCalls = showCalls || runinfo.CallsDiffer(s)
 			}
 		}
 		// Retrograde stretch first, so it sits under the data: a wide

@@ -76,8 +76,11 @@ func TestKneeSearchEdges(t *testing.T) {
 	t.Run("still rising", func(t *testing.T) {
 		p := newPlanner(t, results.SearchKnee, 1, 128, 3, 0)
 		steps := run(t, p, model{curve: func(c, _ int) float64 { return 100 * float64(c) }, noise: 0.02})
-		if n := p.Notes(); len(n) != 1 || !strings.Contains(n[0], "no knee within the tested range") {
+		if n := p.Notes(); len(n) != 1 || !strings.Contains(n[0], "no knee located") {
 			t.Errorf("notes %q", n)
+		}
+		if r := kneeOf(steps, p); r.Knee.Found || !strings.Contains(r.Knee.Statement, "no knee within the tested range") {
+			t.Errorf("the analysis of the search's steps: %+v", r.Knee)
 		}
 		if len(steps) > 12 {
 			t.Errorf("%d steps to say there is no knee", len(steps))

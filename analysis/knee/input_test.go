@@ -155,3 +155,46 @@ func TestReadCSVValidatesEveryField(t *testing.T) {
 		t.Errorf("valid file: %v %+v", err, ss)
 	}
 }
+
+// OnCurve is the steps FromResults reads as points (every usable one):
+// the figures draw these and no others. Open-loop steps, interrupted
+// steps and a pool search's probes are not on a curve.
+func TestOnCurveIsFromResults(t *testing.T) {
+	mk := func(c int, f func(*results.StepResult)) results.StepResult {
+		s := results.StepResult{Kind: results.KindStep, Target: "sim", PoolSetting: "match", Concurrency: c, Trial: 1,
+			DurationS: 10, Ops: 10000, Calls: 10000, OpsPerS: 1000}
+		if f != nil {
+			f(&s)
+		}
+		return s
+	}
+	steps := []results.StepResult{
+		mk(1, nil), mk(2, nil), mk(4, nil),
+		mk(8, func(s *results.StepResult) { s.Interrupted = true }),
+		mk(8, func(s *results.StepResult) { s.Mode, s.Rate, s.Open = results.ModeOpen, 100, &results.OpenLoopStats{} }),
+		mk(4, func(s *results.StepResult) {
+			s.PoolSetting, s.MaxPoolSize = "2", 2
+			s.Search = &results.SearchInfo{Mode: results.SearchPool, Reason: results.ReasonPool}
+		}),
+		// A pool-match step a pool search measured is on the curve.
+		mk(16, func(s *results.StepResult) {
+			s.Search = &results.SearchInfo{Mode: results.SearchPool, Reason: results.ReasonRepeat}
+		}),
+	}
+	on := 0
+	for i := range steps {
+		if OnCurve(&steps[i]) {
+			on++
+		}
+	}
+	pts := 0
+	for _, s := range FromResults([]*results.Results{{Path: "r", Steps: steps}}) {
+		pts += len(s.Points)
+		if s.Pool != "match" {
+			t.Errorf("a series of pool %q: the pool search's probes are not a curve", s.Pool)
+		}
+	}
+	if on != 4 || pts != on {
+		t.Errorf("%d steps on a curve, %d points; want 4 and 4", on, pts)
+	}
+}

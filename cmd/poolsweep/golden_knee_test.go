@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/golden"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Recorded results the golden outputs are made from. sim-api.jsonl is a
@@ -78,7 +81,7 @@ func TestGoldenSweepSummary(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := readRes(t, tc.path)
 			var b bytes.Buffer
-			writeSummary(&b, res)
+			writeSummary(&b, res, analysis.Of([]*results.Results{res}, knee.DefaultOptions()))
 			golden.Check(t, filepath.Join("testdata", "golden", tc.name+".golden"), b.Bytes())
 		})
 	}

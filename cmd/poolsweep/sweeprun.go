@@ -11,6 +11,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/results"
@@ -101,9 +103,10 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 
 	// Whatever happened, what was measured is summarised and drawn.
 	if res, err := results.ReadResultsFile(session.ResultsPath); err == nil && len(res.Steps) > 0 {
-		writeSummary(e.stdout, res)
+		a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
+		writeSummary(e.stdout, res, a)
 		if !o.noPlot {
-			if err := writeArtifacts(outDir, []*results.Results{res}); err != nil {
+			if err := writeArtifacts(outDir, res, a); err != nil {
 				fmt.Fprintf(e.stderr, "poolsweep: figures: %s\n", safeLine(topology.Redact(err.Error())))
 			}
 		}
@@ -210,8 +213,8 @@ func (o *sweepOptions) checkArtifacts(flag, dir string) error {
 	for i, name := range plot.AllFigures {
 		figs[i].Name = name
 	}
-	if err := checkFigurePaths(flag, dir, figs); err != nil {
-		return err
+	if err := plot.CheckFiles(dir, figs); err != nil {
+		return usagef("%s: %v", flag, err)
 	}
 	if err := outfile.Check(filepath.Join(dir, "report.html")); err != nil {
 		return usagef("%s: %v", flag, err)

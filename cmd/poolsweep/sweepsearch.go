@@ -104,6 +104,11 @@ func (s *searchOptions) plan(p *plan.Plan, pool string, changed func(string) boo
 		if mode != results.SearchPool {
 			return usagef("--pool: --search knee measures pool match (P = C); a range of pool sizes (MIN..MAX) is for --search pool")
 		}
+		// The pool search places its own sizes (--resolution): a list or
+		// a stepped range would ask for sizes it does not try.
+		if _, to, ok := strings.Cut(pool, ".."); !ok || strings.ContainsAny(to, ",x+") {
+			return usagef("--pool: %s: --search pool tries sizes of its own; give the range it may try them in, MIN..MAX", pool)
+		}
 		var err error
 		if poolMin, poolMax, err = plan.ParseSpan(pool, plan.MaxPoolSize); err != nil {
 			return usagef("--pool: %v", err)
