@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +48,10 @@ func sweepWithFaults(t *testing.T, timeout time.Duration, args []string, onLine 
 	} else {
 		cmd = exec.CommandContext(ctx, binary, args...)
 	}
+	// At the timeout a Go process prints every goroutine's stack on
+	// SIGQUIT, into the stderr this test logs: a hang says where it hangs.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = 10 * time.Second
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -56,13 +61,16 @@ func sweepWithFaults(t *testing.T, timeout time.Duration, args []string, onLine 
 		t.Fatal(err)
 	}
 	var (
-		log strings.Builder
-		wg  sync.WaitGroup
+		log     strings.Builder
+		stamped strings.Builder // the same lines, each with its time since start
+		wg      sync.WaitGroup
 	)
 	sc := bufio.NewScanner(stderr)
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		log.WriteString(line + "\n")
+		fmt.Fprintf(&stamped, "%7.2fs %s\n", time.Since(start).Seconds(), line)
 		if onLine != nil {
 			wg.Add(1)
 			go func() { defer wg.Done(); onLine(line) }()
@@ -71,13 +79,13 @@ func sweepWithFaults(t *testing.T, timeout time.Duration, args []string, onLine 
 	err = cmd.Wait()
 	wg.Wait()
 	r := faultRun{stderr: log.String(), took: time.Since(start), out: out}
+	if ctx.Err() != nil {
+		t.Fatalf("sweep did not end within %s (%v); its stderr (seconds since start), ending with its goroutines at SIGQUIT:\n%s", timeout, err, stamped.String())
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatalf("sweep: %v\n%s", err, r.stderr)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("sweep did not end within %s\n%s", timeout, r.stderr)
 	}
 	if res, err := sweep.ReadResultsFile(filepath.Join(out, "results.jsonl")); err == nil {
 		r.res = res
