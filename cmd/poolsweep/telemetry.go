@@ -31,5 +31,16 @@ func newStepTelemetry(t *sweepTarget, serverCores int) (stepTelemetry, error) {
 	return stepTelemetry{o}, err
 }
 
+// telemetryCloseBound bounds closing the observer's sampler: its clients
+// end their sessions on the server, one command like those the sampler
+// bounds by telemetry.DefaultTimeout. A server that stopped answering
+// would otherwise hold the sweep's exit until the driver's heartbeats gave
+// up on it (about 40 s with the 10-s connect timeout).
+const telemetryCloseBound = telemetry.DefaultTimeout
+
 // Close disconnects the observer's sampler.
-func (s stepTelemetry) Close() { _ = s.Observer.Close(context.Background()) }
+func (s stepTelemetry) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), telemetryCloseBound)
+	defer cancel()
+	_ = s.Observer.Close(ctx)
+}
