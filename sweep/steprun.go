@@ -81,20 +81,29 @@ func (r *Runner) stepClientOptions(spec StepSpec, want int, pm *event.PoolMonito
 	return o
 }
 
+// disconnectTimeout bounds closing a step's clients: the driver first ends
+// their sessions on the server, which a stopped server never answers.
+const disconnectTimeout = 10 * time.Second
+
 // disconnect closes clients in parallel: a thousand connections close
-// faster so, and the next step starts from a quiet server.
+// faster so, and the next step starts from a quiet server. It waits a
+// second past disconnectTimeout at most: the driver's Disconnect can
+// outlive its context (with connectTimeoutMS=0 it waits, before it looks
+// at the context, for a handshake with a stopped server that nothing
+// cancels), and a client stuck so is left behind, not the sweep with it.
 func disconnect(clients []*mongo.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), disconnectTimeout)
+	defer cancel()
 	var wg sync.WaitGroup
 	for _, c := range clients {
-		wg.Add(1)
-		go func(c *mongo.Client) {
-			defer wg.Done()
-			dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			c.Disconnect(dctx)
-		}(c)
+		wg.Go(func() { c.Disconnect(ctx) })
 	}
-	wg.Wait()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(disconnectTimeout + time.Second):
+	}
 }
 
 // prewarmStep opens the connections the step will use before any workload
