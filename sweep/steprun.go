@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/internal/teardown"
 )
 
 // What the closed loop (RunStep) and the open loop (runOpen) share about a
@@ -86,24 +88,19 @@ func (r *Runner) stepClientOptions(spec StepSpec, want int, pm *event.PoolMonito
 const disconnectTimeout = 10 * time.Second
 
 // disconnect closes clients in parallel: a thousand connections close
-// faster so, and the next step starts from a quiet server. It waits a
-// second past disconnectTimeout at most: the driver's Disconnect can
-// outlive its context (with connectTimeoutMS=0 it waits, before it looks
-// at the context, for a handshake with a stopped server that nothing
-// cancels), and a client stuck so is left behind, not the sweep with it.
+// faster so, and the next step starts from a quiet server. A client whose
+// Disconnect outlives its deadline is left behind, not the sweep with it
+// (teardown.Within).
 func disconnect(clients []*mongo.Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), disconnectTimeout)
 	defer cancel()
-	var wg sync.WaitGroup
-	for _, c := range clients {
-		wg.Go(func() { c.Disconnect(ctx) })
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(disconnectTimeout + time.Second):
-	}
+	teardown.Within(ctx, func(ctx context.Context) {
+		var wg sync.WaitGroup
+		for _, c := range clients {
+			wg.Go(func() { c.Disconnect(ctx) })
+		}
+		wg.Wait()
+	})
 }
 
 // prewarmStep opens the connections the step will use before any workload

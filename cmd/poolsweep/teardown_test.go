@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 )
@@ -15,28 +16,44 @@ import (
 // their sessions on the server when the sweep closes them. A server that
 // stopped answering just then (the proxy holds every byte back, as a
 // SIGSTOPped server does) must not hold the sweep's exit for longer than
-// the sampler's own command bound; without one, only the driver's
-// heartbeats ended it (10-s connect timeouts: 30–40 s here).
+// the sampler's own command bound. Without one, only the driver's
+// heartbeats ended it (10-s connect timeouts: 30–40 s here); with
+// connectTimeoutMS=0 and a window sampled while the server was stopped (a
+// connection's handshake then never ends), nothing did.
 func TestTelemetryCloseStoppedServer(t *testing.T) {
-	_, p := faultTarget(t)
-	st := &sweepTarget{Target: topology.Target{Name: "t", URI: "mongodb://" + p.Addr() + "/?directConnection=true"},
-		header: sweep.TargetHeader{Name: "t", Hosts: []string{p.Addr()}}}
-	tel, err := newStepTelemetry(st, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tel.WindowStart(t.Context(), sweep.StepSpec{})
-	tel.WindowEnd()
-	var step sweep.StepResult
-	tel.Fill(&step)
-	if step.Server == nil || step.Server.SamplerErrors != 0 {
-		t.Fatalf("the window before the stop was not sampled: %+v", step.Server)
-	}
-	p.SetBlackhole(true)
-	defer p.SetBlackhole(false)
-	start := time.Now()
-	tel.Close()
-	if took := time.Since(start); took > telemetryCloseBound+5*time.Second {
-		t.Errorf("closing the telemetry of a server that stopped answering took %s; the bound is %s", took.Round(time.Millisecond), telemetryCloseBound)
+	for _, tc := range []struct {
+		query         string
+		windowStopped bool // sample a window while the server is stopped
+	}{{"", false}, {"&connectTimeoutMS=0", true}} {
+		_, p := faultTarget(t)
+		st := &sweepTarget{Target: topology.Target{Name: "t", URI: "mongodb://" + p.Addr() + "/?directConnection=true" + tc.query},
+			header: sweep.TargetHeader{Name: "t", Hosts: []string{p.Addr()}}}
+		tel, err := newStepTelemetry(st, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tel.WindowStart(t.Context(), sweep.StepSpec{})
+		tel.WindowEnd()
+		var step sweep.StepResult
+		tel.Fill(&step)
+		if step.Server == nil || step.Server.SamplerErrors != 0 {
+			t.Fatalf("%q: the window before the stop was not sampled: %+v", tc.query, step.Server)
+		}
+		p.SetBlackhole(true)
+		if tc.windowStopped {
+			tel.WindowStart(t.Context(), sweep.StepSpec{})
+			time.Sleep(1500 * time.Millisecond) // one more sample, on a new connection
+			tel.WindowEnd()
+		}
+		closed := make(chan struct{})
+		go func() { tel.Close(); close(closed) }()
+		bound := telemetryCloseBound + teardown.Grace
+		select {
+		case <-closed:
+		case <-time.After(bound + 5*time.Second):
+			t.Errorf("%q: closing the telemetry of a server that stopped answering took over %s; the bound is %s", tc.query, bound+5*time.Second, bound)
+		}
+		p.SetBlackhole(false)
+		<-closed
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/telemetry"
 	"github.com/poolsweep/poolsweep/topology"
 )
@@ -35,12 +36,13 @@ func newStepTelemetry(t *sweepTarget, serverCores int) (stepTelemetry, error) {
 // end their sessions on the server, one command like those the sampler
 // bounds by telemetry.DefaultTimeout. A server that stopped answering
 // would otherwise hold the sweep's exit until the driver's heartbeats gave
-// up on it (about 40 s with the 10-s connect timeout).
+// up on it (about 40 s with the 10-s connect timeout), or for ever with
+// connectTimeoutMS=0 (teardown.Within).
 const telemetryCloseBound = telemetry.DefaultTimeout
 
 // Close disconnects the observer's sampler.
 func (s stepTelemetry) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), telemetryCloseBound)
 	defer cancel()
-	_ = s.Observer.Close(ctx)
+	teardown.Within(ctx, func(ctx context.Context) { _ = s.Observer.Close(ctx) })
 }
