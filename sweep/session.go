@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/workload"
@@ -312,8 +313,8 @@ func (s *Session) prepareAll(ctx context.Context, load bool) (map[string]*sessio
 
 func (t *sessionTarget) close() {
 	if t.setup != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		t.setup.Disconnect(ctx)
+		ctx, cancel := context.WithTimeout(context.Background(), disconnectTimeout)
+		teardown.Within(ctx, func(ctx context.Context) { t.setup.Disconnect(ctx) })
 		cancel()
 	}
 }
