@@ -256,7 +256,15 @@ func (a *Agents) awaitLeader(ctx context.Context) error {
 		}
 		if err == nil {
 			p.observe(d, time.Now())
-			if p.live && d.Stopped == "" {
+			if d.Stopped != "" {
+				// The leader ended the run before this agent saw it begin
+				// (it failed at the start): waiting for it is in vain. The
+				// leader removes its document at its end, so a stopped one
+				// is this run's.
+				return &AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("%s stopped the run before it began (%s): %s",
+					a.name(0, d.Host), d.Stopped, d.StopReason)}
+			}
+			if p.live {
 				switch {
 				case d.PlanHash != a.PlanHash:
 					return &AgentRefused{fmt.Sprintf("--agents: this agent's plan (hash %s) is not the leader's, %s (hash %s); give every agent the same flags",

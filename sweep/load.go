@@ -91,6 +91,24 @@ func Prepare(ctx context.Context, client *mongo.Client, w Workload, o PrepareOpt
 	return loadCollection(ctx, db, w, state, o)
 }
 
+// CheckData says, writing nothing, whether Prepare may use w's collection
+// on the target newClient reaches: an error wrapping ErrNotOurs when it
+// holds documents poolsweep did not create. Agent mode asks before the
+// agents meet, so that none of them joins a run that cannot load.
+func CheckData(ctx context.Context, newClient ClientFactory, w Workload) error {
+	client, err := mongo.Connect(newClient().SetMaxPoolSize(2).SetTimeout(30 * time.Second))
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = client.Disconnect(dctx)
+		cancel()
+	}()
+	_, _, err = inspectCollection(ctx, client.Database(w.Database), w, false)
+	return err
+}
+
 type collectionState int
 
 const (

@@ -194,6 +194,9 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		out.Planned = len(prev) + out.Pending
 	}
 	began := time.Now()
+	if err := s.checkData(ctx, len(pending) > 0); err != nil {
+		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
+	}
 	endAgents, err := s.startAgents(ctx, len(pending) > 0)
 	if err != nil {
 		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
@@ -247,6 +250,22 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	}
 	out.Time.Total = time.Since(began)
 	return out, runErr
+}
+
+// checkData refuses, before this process joins an agent run, a target
+// whose collection holds data poolsweep did not create: every agent would
+// fail to load it, after the others had waited for it at the barrier. A
+// session that runs alone finds out in Prepare, as early.
+func (s *Session) checkData(ctx context.Context, measuring bool) error {
+	if s.Coordinator == nil || !measuring {
+		return nil
+	}
+	for _, t := range s.Targets {
+		if err := CheckData(ctx, t.NewClient, s.Workloads[0]); err != nil {
+			return fmt.Errorf("target %s: %w", t.Header.Name, err)
+		}
+	}
+	return nil
 }
 
 // openResults creates the results file of a new run with its header, or
