@@ -23,6 +23,7 @@ type agentOptions struct {
 	runID        string
 	agentTimeout time.Duration
 	spawn        int
+	targetsFD    int // an agent of --spawn reads its targets from this inherited descriptor
 
 	flagSet *pflag.FlagSet // the parsed flags, for --spawn to pass on
 }
@@ -45,6 +46,8 @@ func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
 	f.StringVar(&o.runID, "run-id", "", "the run's name (letters, digits, . _ -); agent mode: the same on every agent (default: the start time and a random suffix)")
 	f.DurationVar(&o.agentTimeout, "agent-timeout", defaultAgentTimeout, "agent mode: how long to wait for an agent to join or be ready for a step; a step then runs without it and is marked partial")
 	f.IntVar(&o.spawn, "spawn", 0, "start this many agent processes on this machine, run the plan in lock step and merge their results (for large hosts and tests)")
+	f.IntVar(&o.targetsFD, "targets-fd", 0, "internal: the agents --spawn starts read their targets from this inherited descriptor, so that no password is on a command line")
+	_ = f.MarkHidden("targets-fd")
 }
 
 // validateAgents checks the agent-mode flags against each other and the

@@ -43,6 +43,9 @@ func TestAgentFlags(t *testing.T) {
 		{[]string{"sweep", "--spawn", "2", "--agents", "2"}, "--spawn: it starts its own agents"},
 		{[]string{"sweep", "--uri", "mongodb://h/", "--spawn", "2", "--rate", "1000", "--pool", "16"}, "--rate: open-loop arrivals are measured by one process"},
 		{[]string{"sweep", "--uri", "mongodb://h/", "--spawn", "2", "--search", "knee", "--concurrency", "1..64x2"}, "--search: an adaptive search runs in one process"},
+		{[]string{"sweep", "--targets-fd", "3"}, "--targets-fd: only for the agents --spawn starts"},
+		{[]string{"sweep", "--targets-fd", "1", "--agents", "2", "--agent-index", "0", "--run-id", "r"}, "--targets-fd: 1 is not an inherited descriptor"},
+		{[]string{"sweep", "--targets-fd", "3", "--uri", uri, "--agents", "2", "--agent-index", "0", "--run-id", "r"}, "--targets-fd: the targets come from the descriptor"},
 		{[]string{"merge", "x.jsonl"}, "--out: required"},
 		{[]string{"merge", "-o", "m.jsonl"}, "merge: give the results"},
 		{[]string{"merge", "/nonexistent/results.jsonl", "-o", filepath.Join(t.TempDir(), "m.jsonl")}, "/nonexistent/results.jsonl"},
@@ -332,4 +335,61 @@ func TestAgentKilledMidSweep(t *testing.T) {
 	if err != nil || len(docs) != 0 {
 		t.Errorf("coordination documents left behind: %v %v", len(docs), err)
 	}
+}
+
+// TestAgentLeaderDiesFollowerFails: the leader is killed as step 2
+// starts; the follower finds it silent, ends its results with a failed
+// end record naming the leader, and its exit status says so (1): it used
+// to write "failed" and exit 0.
+func TestAgentLeaderDiesFollowerFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs agents against the simulator")
+	}
+	uri, _ := startServe(t, "--sim", "slots=4,service=2ms")
+	dir := t.TempDir()
+	const run = "leaderdies"
+	agents := make([]*exec.Cmd, 2)
+	logs := make([]*strings.Builder, 2)
+	for i := range agents {
+		logs[i] = &strings.Builder{}
+		agents[i] = exec.Command(binary, "sweep", "--uri", uri, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "2s", "--records", "500",
+			"--agents", "2", "--agent-index", fmt.Sprint(i), "--run-id", run, "--agent-timeout", "30s", "--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)), "--no-plot")
+		agents[i].Stdout, agents[i].Stderr = io.Discard, logs[i]
+		if err := agents[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer agents[i].Process.Kill()
+	}
+	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(sweep.AgentsCollection)
+	deadline := time.Now().Add(2 * time.Minute)
+	for coll.FindOne(context.Background(), bson.D{{Key: "_id", Value: run + "/step/2"}}).Err() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("step 2 never started; agent 0:\n%s", logs[0].String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := agents[0].Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	agents[0].Wait()
+	done := make(chan error, 1)
+	go func() { done <- agents[1].Wait() }()
+	var code int
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the follower did not end; its log:\n%s", logs[1].String())
+	}
+	res := readRes(t, filepath.Join(dir, "agent-1", "results.jsonl"))
+	if res.End == nil || res.End.Status != results.StatusFailed || !strings.Contains(res.End.Reason, "agent 0") {
+		t.Fatalf("follower's end record %+v, want failed naming agent 0; log:\n%s", res.End, logs[1].String())
+	}
+	if code != exitFailed {
+		t.Errorf("the follower ended %q but exited %d, want 1; log:\n%s", res.End.Status, code, logs[1].String())
+	}
+	t.Logf("follower: exit %d, end %s: %s", code, res.End.Status, res.End.Reason)
 }
