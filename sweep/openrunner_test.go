@@ -16,19 +16,21 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // openRunner is a runner for the read workload against uri.
 func openRunner(uri string, warmup, window time.Duration) *Runner {
-	w := DefaultWorkload()
+	w := workload.DefaultWorkload()
 	w.Records, w.Database = 1000, "ps_open"
 	return &Runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w,
-		Keys: NewKeySpace(w.Distribution, int64(w.Records), int64(w.Records)), Warmup: warmup, Duration: window, OpTimeout: 5 * time.Second}
+		Keys: workload.NewKeySpace(w.Distribution, int64(w.Records), int64(w.Records)), Warmup: warmup, Duration: window, OpTimeout: 5 * time.Second}
 }
 
-func openSpec(rate, pool, maxInFlight int) StepSpec {
-	return StepSpec{Target: "sim", Workload: "read", Concurrency: maxInFlight, MaxPoolSize: pool, PoolSetting: itoa(pool),
+func openSpec(rate, pool, maxInFlight int) plan.StepSpec {
+	return plan.StepSpec{Target: "sim", Workload: "read", Concurrency: maxInFlight, MaxPoolSize: pool, PoolSetting: itoa(pool),
 		Clients: 1, Trial: 1, Rate: rate, Arrivals: results.ArrivalsUniform}
 }
 
@@ -149,7 +151,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	const capacity = 4000.0 // slots / service
 	sim := startSimChild(t, "slots=8,service=2ms")
 	r := openRunner(sim.URI, 500*time.Millisecond, 3*time.Second)
-	run := func(sp StepSpec) results.StepResult {
+	run := func(sp plan.StepSpec) results.StepResult {
 		t.Helper()
 		st, err := r.RunStep(context.Background(), sp)
 		if err != nil {
@@ -174,7 +176,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	// (hostEvidence) says its host kept up, and are logged otherwise.
 
 	// Below capacity.
-	under := run(openSpec(2000, 100, DefaultMaxInFlight))
+	under := run(openSpec(2000, 100, plan.DefaultMaxInFlight))
 	logOpen(t, "2000/s pool 100", under)
 	o := under.Open
 	offeredExact("2000/s", under)
@@ -182,7 +184,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	if underEv != "" {
 		t.Logf("2000/s: the load host set part of the numbers, speed assertions not made: %s", underEv)
 	} else {
-		if o.Dropped != 0 || o.NotIssued != 0 || o.AchievedShare() < 0.98 || o.InFlightMax >= DefaultMaxInFlight {
+		if o.Dropped != 0 || o.NotIssued != 0 || o.AchievedShare() < 0.98 || o.InFlightMax >= plan.DefaultMaxInFlight {
 			t.Errorf("2000/s: achieved %.0f of %.0f/s, dropped %d, not issued %d, at most %d in flight", o.AchievedPerS, o.OfferedPerS, o.Dropped, o.NotIssued, o.InFlightMax)
 		}
 		// Near the 2 ms service time, unless the round trip itself (the
@@ -215,7 +217,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	}
 
 	// Poisson arrivals at the same rate: about the rate offered, carried.
-	sp := openSpec(2000, 100, DefaultMaxInFlight)
+	sp := openSpec(2000, 100, plan.DefaultMaxInFlight)
 	sp.Arrivals = results.ArrivalsPoisson
 	pois := run(sp)
 	logOpen(t, "2000/s poisson", pois)
@@ -229,7 +231,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	}
 
 	// Above capacity.
-	over := run(openSpec(6000, 100, DefaultMaxInFlight))
+	over := run(openSpec(6000, 100, plan.DefaultMaxInFlight))
 	logOpen(t, "6000/s pool 100", over)
 	o = over.Open
 	offeredExact("6000/s", over)
@@ -251,11 +253,11 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 		}
 		// 2,000 more arrivals a second than the capacity fill
 		// max-in-flight within 2.5 s: dropped arrivals are counted.
-		if o.Dropped == 0 || o.InFlightMax != DefaultMaxInFlight {
-			t.Errorf("6000/s: %d arrivals dropped, at most %d in flight: the backlog should reach max-in-flight (%d) and drop", o.Dropped, o.InFlightMax, DefaultMaxInFlight)
+		if o.Dropped == 0 || o.InFlightMax != plan.DefaultMaxInFlight {
+			t.Errorf("6000/s: %d arrivals dropped, at most %d in flight: the backlog should reach max-in-flight (%d) and drop", o.Dropped, o.InFlightMax, plan.DefaultMaxInFlight)
 		}
 		if o.Corrected.P99 < 100 {
-			t.Errorf("6000/s: corrected p99 %.1f ms: a backlog of up to %d calls at %.0f/s waits far longer", o.Corrected.P99, DefaultMaxInFlight, capacity)
+			t.Errorf("6000/s: corrected p99 %.1f ms: a backlog of up to %d calls at %.0f/s waits far longer", o.Corrected.P99, plan.DefaultMaxInFlight, capacity)
 		}
 		if o.Uncorrected == nil || o.Uncorrected.P99 > o.Corrected.P99/5 {
 			t.Errorf("6000/s: uncorrected %v hides less than it should against corrected p99 %.1f ms", o.Uncorrected, o.Corrected.P99)
@@ -271,7 +273,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	// The closed loop at the same pool: C = P = 100 workers carry the
 	// capacity too, but only ever wait behind each other.
 	h0 := sampleHost()
-	closed, err := r.RunStep(context.Background(), StepSpec{Target: "sim", Workload: "read", Concurrency: 100, MaxPoolSize: 100, PoolSetting: "100", Clients: 1, Trial: 1})
+	closed, err := r.RunStep(context.Background(), plan.StepSpec{Target: "sim", Workload: "read", Concurrency: 100, MaxPoolSize: 100, PoolSetting: "100", Clients: 1, Trial: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +297,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	// (late starts dilute the pool's share of the latency; delayed replies
 	// hold a pool of 16's connections longer, so it queues) is measured
 	// again, up to three times, and accepted with that evidence only.
-	measure := func(name string, sp StepSpec, fails func(*results.OpenLoopStats) string) {
+	measure := func(name string, sp plan.StepSpec, fails func(*results.OpenLoopStats) string) {
 		t.Helper()
 		for attempt := 1; ; attempt++ {
 			st := run(sp)
@@ -316,13 +318,13 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 			t.Logf("%s: attempt %d measured the host, not the pool (%s: %s); again", name, attempt, fail, ev)
 		}
 	}
-	measure("3000/s pool 4", openSpec(3000, 4, DefaultMaxInFlight), func(o *results.OpenLoopStats) string {
+	measure("3000/s pool 4", openSpec(3000, 4, plan.DefaultMaxInFlight), func(o *results.OpenLoopStats) string {
 		if s := o.PoolWaitShare(); s < 0.5 || o.AchievedShare() > 0.99 {
 			return fmt.Sprintf("pool wait is %.0f%% of the latency, achieved %.0f/s: it should be pool-bound", 100*s, o.AchievedPerS)
 		}
 		return ""
 	})
-	measure("3000/s pool 16", openSpec(3000, 16, DefaultMaxInFlight), func(o *results.OpenLoopStats) string {
+	measure("3000/s pool 16", openSpec(3000, 16, plan.DefaultMaxInFlight), func(o *results.OpenLoopStats) string {
 		if s := o.PoolWaitShare(); s >= 0.5 || o.AchievedShare() < 0.98 {
 			return fmt.Sprintf("pool wait is %.0f%% of the latency, achieved %.0f of %.0f/s: it should not be pool-bound", 100*s, o.AchievedPerS, o.OfferedPerS)
 		}
@@ -367,7 +369,7 @@ func TestOpenLoopStall(t *testing.T) {
 	r := openRunner(sim.URI, 500*time.Millisecond, 3*time.Second)
 	stall := stallAt{sim: sim, after: time.Second, stall: time.Second, took: make(chan time.Duration, 1)}
 	r.Observers = []WindowObserver{stall}
-	st, err := r.RunStep(context.Background(), openSpec(2000, 16, DefaultMaxInFlight))
+	st, err := r.RunStep(context.Background(), openSpec(2000, 16, plan.DefaultMaxInFlight))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,8 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // spawnedAgent is one agent process of --spawn.
@@ -154,12 +154,12 @@ func agentDirs(n int) []string {
 // collection holds data poolsweep did not create (bad input: another
 // --database is the fix), so that nothing is started, created or left
 // behind for a run that could not load.
-func checkSpawnData(ctx context.Context, targets []*sweepTarget, w sweep.Workload) error {
+func checkSpawnData(ctx context.Context, targets []*sweepTarget, w workload.Workload) error {
 	for _, t := range targets {
 		uri := t.URI
-		err := sweep.CheckData(ctx, func() *options.ClientOptions { return topology.ClientOptions(uri) }, w)
+		err := workload.CheckData(ctx, func() *options.ClientOptions { return topology.ClientOptions(uri) }, w)
 		switch {
-		case errors.Is(err, sweep.ErrNotOurs):
+		case errors.Is(err, workload.ErrNotOurs):
 			return usagef("--database: target %s: %v", t.Name, err)
 		case err != nil && ctx.Err() != nil:
 			return interrupted(ctx)

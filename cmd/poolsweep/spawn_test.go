@@ -19,6 +19,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // descendants lists the processes below pid, from /proc.
@@ -194,7 +195,7 @@ func TestSpawnRefusesForeignCollection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(names, sweep.AgentsCollection) || slices.Contains(names, sweep.MetaCollection) {
+	if slices.Contains(names, sweep.AgentsCollection) || slices.Contains(names, workload.MetaCollection) {
 		t.Errorf("collections left behind: %v", names)
 	}
 }

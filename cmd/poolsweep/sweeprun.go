@@ -15,6 +15,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // sweepTarget is a target with what the CLI learned and started for it.
@@ -133,7 +134,7 @@ func endError(ctx context.Context, outcome sweep.Outcome, runErr error) error {
 		return interrupted(ctx)
 	}
 	switch {
-	case errors.Is(runErr, sweep.ErrNotOurs):
+	case errors.Is(runErr, workload.ErrNotOurs):
 		return usagef("--database: %v", runErr)
 	case runErr != nil:
 		return runErr

@@ -1,4 +1,4 @@
-package sweep
+package workload
 
 import (
 	"context"
@@ -95,7 +95,7 @@ func Prepare(ctx context.Context, client *mongo.Client, w Workload, o PrepareOpt
 // on the target newClient reaches: an error wrapping ErrNotOurs when it
 // holds documents poolsweep did not create. Agent mode asks before the
 // agents meet, so that none of them joins a run that cannot load.
-func CheckData(ctx context.Context, newClient ClientFactory, w Workload) error {
+func CheckData(ctx context.Context, newClient func() *options.ClientOptions, w Workload) error {
 	client, err := mongo.Connect(newClient().SetMaxPoolSize(2).SetTimeout(30 * time.Second))
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -232,7 +232,7 @@ func NewDocument(r *rand.Rand, n int64, w Workload) bson.D {
 	d := make(bson.D, 0, w.FieldCount+1)
 	d = append(d, bson.E{Key: "_id", Value: Key(n)})
 	for i := 0; i < w.FieldCount; i++ {
-		d = append(d, bson.E{Key: fieldName(i), Value: randomString(r, w.FieldLength)})
+		d = append(d, bson.E{Key: FieldName(i), Value: randomString(r, w.FieldLength)})
 	}
 	return d
 }
@@ -245,7 +245,8 @@ func init() {
 	}
 }
 
-func fieldName(i int) string {
+// FieldName is YCSB's name of field i: "field0", "field1", ….
+func FieldName(i int) string {
 	if i < len(fieldNames) {
 		return fieldNames[i]
 	}
