@@ -89,6 +89,7 @@ type Session struct {
 	// Coordinator keeps this session in lock step with other agents
 	// measuring the same plan (agent mode); nil runs alone.
 	Coordinator Coordinator
+	coord       Coordinator           // Coordinator once joined, or alone
 	agents      *results.AgentsHeader // what Coordinator.Start returned
 }
 
@@ -199,7 +200,7 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	if err := s.checkData(ctx, len(pending) > 0); err != nil {
 		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
 	}
-	endAgents, err := s.startAgents(ctx, len(pending) > 0)
+	endAgents, err := s.join(ctx, len(pending) > 0)
 	if err != nil {
 		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
 	}
@@ -373,7 +374,7 @@ func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName 
 		t := byName[spec.Target]
 		stepBegan := time.Now()
 		step, err := s.runStep(ctx, t, spec)
-		s.agentsFinish(ctx, spec, &step, err)
+		s.coord.Finish(ctx, spec, &step, err)
 		if step.Phases != nil {
 			out.Time.add(step.Phases)
 		} else {
@@ -449,13 +450,22 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 		s.Hooks.Loaded(name, lr)
 	}
 	keys := workload.NewKeySpace(wl.Distribution, int64(wl.Records), lr.NextInsert)
-	s.agentKeys(keys)
+	agent := s.agentIndex()
+	if agent > 0 {
+		// Agents inserting at once never collide: each has its own block.
+		keys.AgentBlock(agent)
+	}
 	for _, w := range s.Workloads {
-		st.runners[w.Label] = &Runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
+		r := &Runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
 			Warmup: s.Plan.Warmup, Duration: s.Plan.Duration, OpTimeout: s.Plan.OpTimeout,
 			PrewarmTimeout: s.PrewarmTimeout, MaxConnecting: s.MaxConnecting, Progress: s.Hooks.Progress,
 			Observers: t.Observers, Judge: t.Judge, Hosts: PoolHosts(t.Header)}
-		s.agentRunner(st.runners[w.Label])
+		if agent >= 0 {
+			// In lock step: the coordinator's start barrier, and random
+			// streams of this agent's own.
+			r.StartAt, r.Seed = s.coord.Ready, uint64(agent)+1
+		}
+		st.runners[w.Label] = r
 	}
 	return st, nil
 }
@@ -464,7 +474,7 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 // and says where its wall time went.
 func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec plan.StepSpec) (results.StepResult, error) {
 	start := time.Now()
-	if err := s.agentsBegin(ctx, spec); err != nil {
+	if err := s.coord.Begin(ctx, spec); err != nil {
 		return results.StepResult{}, err
 	}
 	check, err := s.check(ctx, t, spec)

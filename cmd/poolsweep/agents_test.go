@@ -18,7 +18,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/agents"
 )
 
 // TestAgentFlags: agent-mode flags are checked against each other and
@@ -254,21 +254,21 @@ func TestAgentKilledMidSweep(t *testing.T) {
 	uri, _ := startServe(t, "--sim", "shards=3,slots=4,service=2ms,routers=2")
 	dir := t.TempDir()
 	const run = "killtest"
-	agents := make([]*exec.Cmd, 3)
+	procs := make([]*exec.Cmd, 3)
 	logs := make([]*strings.Builder, 3)
-	for i := range agents {
+	for i := range procs {
 		logs[i] = &strings.Builder{}
-		agents[i] = exec.Command(binary, "sweep", "--uri", uri, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "3s", "--records", "1000",
+		procs[i] = exec.Command(binary, "sweep", "--uri", uri, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "3s", "--records", "1000",
 			"--agents", "3", "--agent-index", fmt.Sprint(i), "--run-id", run, "--agent-timeout", "30s", "--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)), "--no-plot")
-		agents[i].Stdout, agents[i].Stderr = io.Discard, logs[i]
-		if err := agents[i].Start(); err != nil {
+		procs[i].Stdout, procs[i].Stderr = io.Discard, logs[i]
+		if err := procs[i].Start(); err != nil {
 			t.Fatal(err)
 		}
-		defer agents[i].Process.Kill()
+		defer procs[i].Process.Kill()
 	}
 	// Watch the coordination documents for step 2's start, and kill agent
 	// 2 halfway through its window.
-	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(sweep.AgentsCollection)
+	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(agents.Collection)
 	var step2 struct {
 		StartAt time.Time `bson:"start_at"`
 	}
@@ -280,14 +280,14 @@ func TestAgentKilledMidSweep(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(time.Until(step2.StartAt.Add(300*time.Millisecond + 1500*time.Millisecond)))
-	if err := agents[2].Process.Kill(); err != nil {
+	if err := procs[2].Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	agents[2].Wait()
+	procs[2].Wait()
 	codes := make([]int, 2)
 	for i := range 2 {
 		done := make(chan error, 1)
-		go func() { done <- agents[i].Wait() }()
+		go func() { done <- procs[i].Wait() }()
 		select {
 		case err := <-done:
 			var ee *exec.ExitError
@@ -377,19 +377,19 @@ func TestAgentLeaderDiesFollowerFails(t *testing.T) {
 	uri, _ := startServe(t, "--sim", "slots=4,service=2ms")
 	dir := t.TempDir()
 	const run = "leaderdies"
-	agents := make([]*exec.Cmd, 2)
+	procs := make([]*exec.Cmd, 2)
 	logs := make([]*strings.Builder, 2)
-	for i := range agents {
+	for i := range procs {
 		logs[i] = &strings.Builder{}
-		agents[i] = exec.Command(binary, "sweep", "--uri", uri, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "2s", "--records", "500",
+		procs[i] = exec.Command(binary, "sweep", "--uri", uri, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "2s", "--records", "500",
 			"--agents", "2", "--agent-index", fmt.Sprint(i), "--run-id", run, "--agent-timeout", "30s", "--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)), "--no-plot")
-		agents[i].Stdout, agents[i].Stderr = io.Discard, logs[i]
-		if err := agents[i].Start(); err != nil {
+		procs[i].Stdout, procs[i].Stderr = io.Discard, logs[i]
+		if err := procs[i].Start(); err != nil {
 			t.Fatal(err)
 		}
-		defer agents[i].Process.Kill()
+		defer procs[i].Process.Kill()
 	}
-	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(sweep.AgentsCollection)
+	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(agents.Collection)
 	deadline := time.Now().Add(2 * time.Minute)
 	for coll.FindOne(context.Background(), bson.D{{Key: "_id", Value: run + "/step/2"}}).Err() != nil {
 		if time.Now().After(deadline) {
@@ -397,12 +397,12 @@ func TestAgentLeaderDiesFollowerFails(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := agents[0].Process.Kill(); err != nil {
+	if err := procs[0].Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	agents[0].Wait()
+	procs[0].Wait()
 	done := make(chan error, 1)
-	go func() { done <- agents[1].Wait() }()
+	go func() { done <- procs[1].Wait() }()
 	var code int
 	select {
 	case err := <-done:

@@ -18,7 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/agents"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -195,7 +195,7 @@ func TestSpawnRefusesForeignCollection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(names, sweep.AgentsCollection) || slices.Contains(names, workload.MetaCollection) {
+	if slices.Contains(names, agents.Collection) || slices.Contains(names, workload.MetaCollection) {
 		t.Errorf("collections left behind: %v", names)
 	}
 }
