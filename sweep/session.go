@@ -60,9 +60,10 @@ type Session struct {
 	Plan      plan.Plan
 	Workloads []workload.Workload
 	// ResultsPath is the results.jsonl to write. A new run creates it (and
-	// its directory) once every target's data is ready, so a run that
-	// fails before measuring anything leaves no file behind; a resumed run
-	// appends to it.
+	// its directory) once every target's data is ready; a resumed run
+	// appends to it. A run whose data could not be loaded ends it at once
+	// with a failed end record saying why (none when the data is not
+	// poolsweep's: that is bad input, and nothing is written).
 	ResultsPath string
 	// Previous is the run being resumed (read from ResultsPath); nil for a
 	// new run.
@@ -216,7 +217,13 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		if ctx.Err() != nil {
 			return Outcome{Status: results.StatusInterrupted, Reason: "interrupted while loading data; nothing was measured", Signal: signalOf(ctx)}, nil
 		}
-		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
+		out.Status, out.Reason = results.StatusFailed, err.Error()
+		endAgents(&out)
+		if !errors.Is(err, workload.ErrNotOurs) {
+			s.endUnmeasured(out)
+		}
+		out.Time.Total = time.Since(began)
+		return out, err
 	}
 
 	w, earlier, err := s.openResults(out.Planned)
@@ -269,6 +276,20 @@ func (s *Session) checkData(ctx context.Context, measuring bool) error {
 		}
 	}
 	return nil
+}
+
+// endUnmeasured ends the results of a run that could not load its data
+// with the end record saying why, so that the file, not only the
+// terminal, tells what happened. A file that cannot be written leaves the
+// error the caller returns as the whole story.
+func (s *Session) endUnmeasured(out Outcome) {
+	w, earlier, err := s.openResults(out.Planned)
+	if err != nil {
+		return
+	}
+	defer w.Close()
+	_ = w.Write(results.EndRecord{Kind: results.KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
+		Steps: earlier, Planned: out.Planned})
 }
 
 // openResults creates the results file of a new run with its header, or
