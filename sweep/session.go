@@ -146,15 +146,25 @@ func (s *Session) Estimate(steps []plan.StepSpec) time.Duration {
 
 // Steps is the whole plan expanded for the session's targets and workloads.
 func (s *Session) Steps() []plan.StepSpec {
+	return s.Plan.Steps(s.TargetNames(), s.WorkloadLabels())
+}
+
+// TargetNames is the session's targets' names, in order.
+func (s *Session) TargetNames() []string {
 	names := make([]string, len(s.Targets))
 	for i, t := range s.Targets {
 		names[i] = t.Header.Name
 	}
+	return names
+}
+
+// WorkloadLabels is the series labels of the session's workloads, in order.
+func (s *Session) WorkloadLabels() []string {
 	labels := make([]string, len(s.Workloads))
 	for i, w := range s.Workloads {
 		labels[i] = w.Label
 	}
-	return s.Plan.Steps(names, labels)
+	return labels
 }
 
 // Pending is what is left to measure: the whole plan for a new run; for a
@@ -166,11 +176,7 @@ func (s *Session) Pending() ([]plan.StepSpec, error) {
 	if s.Previous == nil {
 		return steps, nil
 	}
-	names := make([]string, len(s.Targets))
-	for i, t := range s.Targets {
-		names[i] = t.Header.Name
-	}
-	if err := CheckResume(s.Previous.Header, s.Plan, s.Workloads, names); err != nil {
+	if err := CheckResume(s.Previous.Header, s.Plan, s.Workloads, s.TargetNames()); err != nil {
 		return nil, err
 	}
 	if s.Planner != nil && s.Previous.End != nil && s.Previous.End.Status == results.StatusComplete && s.Planner.Remaining(measuredSteps(s.Previous)) == 0 {

@@ -242,6 +242,64 @@ func TestSpawnAgentsFerretDB(t *testing.T) {
 	compareAgentsWithClients(t, 5, true, []string{"--concurrency", "2", "--trials", "1", "--warmup", "300ms", "--duration", "3s", "--records", "200"}, "--uri", uri)
 }
 
+// agentProcs starts n agents of run as separate processes, as on n
+// hosts, each sweeping uri with args and writing to dir/agent-I; their
+// stderr is in the returned logs. The test's end kills any still running.
+func agentProcs(t *testing.T, uri, dir, run string, n int, args ...string) ([]*exec.Cmd, []*strings.Builder) {
+	t.Helper()
+	procs := make([]*exec.Cmd, n)
+	logs := make([]*strings.Builder, n)
+	for i := range procs {
+		logs[i] = &strings.Builder{}
+		all := append([]string{"sweep", "--uri", uri}, args...)
+		all = append(all, "--agents", fmt.Sprint(n), "--agent-index", fmt.Sprint(i), "--run-id", run, "--agent-timeout", "30s",
+			"--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)), "--no-plot")
+		procs[i] = exec.Command(binary, all...)
+		procs[i].Stdout, procs[i].Stderr = io.Discard, logs[i]
+		if err := procs[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { procs[i].Process.Kill() })
+	}
+	return procs, logs
+}
+
+// awaitStepStart waits for the leader's start of step seq of run in the
+// coordination documents and returns it (reference clock).
+func awaitStepStart(t *testing.T, uri, run string, seq int, leaderLog *strings.Builder) time.Time {
+	t.Helper()
+	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(agents.Collection)
+	var step struct {
+		StartAt time.Time `bson:"start_at"`
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for coll.FindOne(context.Background(), bson.D{{Key: "_id", Value: fmt.Sprintf("%s/step/%d", run, seq)}}).Decode(&step) != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("step %d never started; agent 0:\n%s", seq, leaderLog.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return step.StartAt
+}
+
+// exitOf waits (bounded) for an agent process and returns its exit status.
+func exitOf(t *testing.T, p *exec.Cmd, name string, log *strings.Builder) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- p.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		return 0
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("%s did not end; its log:\n%s", name, log.String())
+	}
+	return -1
+}
+
 // TestAgentKilledMidSweep: three agents started as on three hosts (the
 // ssh flow) against one simulated cluster; agent 2 is killed in the
 // middle of step 2's window. The others' steps are all complete records;
@@ -254,49 +312,19 @@ func TestAgentKilledMidSweep(t *testing.T) {
 	uri, _ := startServe(t, "--sim", "shards=3,slots=4,service=2ms,routers=2")
 	dir := t.TempDir()
 	const run = "killtest"
-	procs := make([]*exec.Cmd, 3)
-	logs := make([]*strings.Builder, 3)
-	for i := range procs {
-		logs[i] = &strings.Builder{}
-		procs[i] = exec.Command(binary, "sweep", "--uri", uri, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "3s", "--records", "1000",
-			"--agents", "3", "--agent-index", fmt.Sprint(i), "--run-id", run, "--agent-timeout", "30s", "--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)), "--no-plot")
-		procs[i].Stdout, procs[i].Stderr = io.Discard, logs[i]
-		if err := procs[i].Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer procs[i].Process.Kill()
-	}
+	procs, logs := agentProcs(t, uri, dir, run, 3, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "3s", "--records", "1000")
 	// Watch the coordination documents for step 2's start, and kill agent
 	// 2 halfway through its window.
 	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(agents.Collection)
-	var step2 struct {
-		StartAt time.Time `bson:"start_at"`
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for coll.FindOne(context.Background(), bson.D{{Key: "_id", Value: run + "/step/2"}}).Decode(&step2) != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("step 2 never started; agent 0:\n%s", logs[0].String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(time.Until(step2.StartAt.Add(300*time.Millisecond + 1500*time.Millisecond)))
+	start2 := awaitStepStart(t, uri, run, 2, logs[0])
+	time.Sleep(time.Until(start2.Add(300*time.Millisecond + 1500*time.Millisecond)))
 	if err := procs[2].Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	procs[2].Wait()
 	codes := make([]int, 2)
 	for i := range 2 {
-		done := make(chan error, 1)
-		go func() { done <- procs[i].Wait() }()
-		select {
-		case err := <-done:
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				codes[i] = ee.ExitCode()
-			}
-		case <-time.After(2 * time.Minute):
-			t.Fatalf("agent %d did not end; its log:\n%s", i, logs[i].String())
-		}
+		codes[i] = exitOf(t, procs[i], fmt.Sprintf("agent %d", i), logs[i])
 	}
 	if codes[0] != exitPartial || codes[1] != exitPartial {
 		t.Errorf("exit statuses %v, want 3 (partial) for both; agent 0:\n%s\nagent 1:\n%s", codes, logs[0].String(), logs[1].String())
@@ -377,42 +405,13 @@ func TestAgentLeaderDiesFollowerFails(t *testing.T) {
 	uri, _ := startServe(t, "--sim", "slots=4,service=2ms")
 	dir := t.TempDir()
 	const run = "leaderdies"
-	procs := make([]*exec.Cmd, 2)
-	logs := make([]*strings.Builder, 2)
-	for i := range procs {
-		logs[i] = &strings.Builder{}
-		procs[i] = exec.Command(binary, "sweep", "--uri", uri, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "2s", "--records", "500",
-			"--agents", "2", "--agent-index", fmt.Sprint(i), "--run-id", run, "--agent-timeout", "30s", "--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)), "--no-plot")
-		procs[i].Stdout, procs[i].Stderr = io.Discard, logs[i]
-		if err := procs[i].Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer procs[i].Process.Kill()
-	}
-	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(agents.Collection)
-	deadline := time.Now().Add(2 * time.Minute)
-	for coll.FindOne(context.Background(), bson.D{{Key: "_id", Value: run + "/step/2"}}).Err() != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("step 2 never started; agent 0:\n%s", logs[0].String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	procs, logs := agentProcs(t, uri, dir, run, 2, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "2s", "--records", "500")
+	awaitStepStart(t, uri, run, 2, logs[0])
 	if err := procs[0].Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	procs[0].Wait()
-	done := make(chan error, 1)
-	go func() { done <- procs[1].Wait() }()
-	var code int
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("the follower did not end; its log:\n%s", logs[1].String())
-	}
+	code := exitOf(t, procs[1], "the follower", logs[1])
 	res := readRes(t, filepath.Join(dir, "agent-1", "results.jsonl"))
 	if res.End == nil || res.End.Status != results.StatusFailed || !strings.Contains(res.End.Reason, "agent 0") {
 		t.Fatalf("follower's end record %+v, want failed naming agent 0; log:\n%s", res.End, logs[1].String())

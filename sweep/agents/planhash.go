@@ -14,21 +14,13 @@ import (
 // agents. Two processes given the same flags get the same hash on any
 // host.
 func PlanHash(s *sweep.Session, agents int) string {
-	names := make([]string, len(s.Targets))
-	for i, t := range s.Targets {
-		names[i] = t.Header.Name
-	}
-	labels := make([]string, len(s.Workloads))
-	for i, w := range s.Workloads {
-		labels[i] = w.Label
-	}
 	b, _ := json.Marshal(struct {
 		Plan      results.PlanInfo     `json:"plan"`
 		Workloads results.WorkloadInfo `json:"workloads"`
 		Labels    []string             `json:"labels"`
 		Targets   []string             `json:"targets"`
 		Agents    int                  `json:"agents"`
-	}{sweep.NewPlanInfo(s.Plan, len(s.Steps())), sweep.NewWorkloadInfo(s.Workloads), labels, names, agents})
+	}{sweep.NewPlanInfo(s.Plan, len(s.Steps())), sweep.NewWorkloadInfo(s.Workloads), s.WorkloadLabels(), s.TargetNames(), agents})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }
