@@ -102,9 +102,17 @@ func compareAgentsWithClients(t *testing.T, rounds int, noisy bool, plan []strin
 		if code != 0 {
 			t.Fatalf("--clients 3: exit %d\n%s\n%s", code, stdout, stderr)
 		}
-		code, stdout, stderr = runBinary(t, dir, 4*time.Minute, append(args, "--spawn", "3", "--out", spawn)...)
+		// A long --agent-timeout: beside four busy loops (PSI 98%), an
+		// agent once took over the default minute to be ready for its
+		// first step, and the run ended partial.
+		code, stdout, stderr = runBinary(t, dir, 8*time.Minute, append(args, "--spawn", "3", "--agent-timeout", "4m", "--out", spawn)...)
 		if code != 0 {
-			t.Fatalf("--spawn 3: exit %d\n%s\n%s", code, stdout, stderr)
+			var logs []string
+			for i := range 3 {
+				b, _ := os.ReadFile(filepath.Join(spawn, fmt.Sprintf("agent-%d.log", i)))
+				logs = append(logs, fmt.Sprintf("agent %d's log:\n%s", i, b))
+			}
+			t.Fatalf("--spawn 3: exit %d\n%s\n%s\n%s", code, stdout, stderr, strings.Join(logs, "\n"))
 		}
 		if !strings.Contains(stdout, "merged run") || !strings.Contains(stdout, "windows: start skew") {
 			t.Errorf("spawn printed no merge summary:\n%s", stdout)
