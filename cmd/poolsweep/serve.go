@@ -122,7 +122,10 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 	startCtx, cancelStart := context.WithTimeout(ctx, 60*time.Second)
 	defer cancelStart()
 	if o.sim != "" {
-		var opts []sim.Option
+		// This process runs the simulator and nothing else: its CPU time is
+		// the server's, which serverStatus may then report as a real
+		// mongod does.
+		opts := []sim.Option{sim.AloneInProcess()}
 		if o.listenSet {
 			opts = append(opts, sim.Listen(o.listen))
 		}

@@ -56,6 +56,7 @@ type sweepOptions struct {
 	maxErrorRate  float64
 	prewarm       time.Duration
 	serverCores   int
+	noShardSample bool
 	lockWait      time.Duration
 
 	// Open loop (sweepopen.go).
@@ -164,6 +165,7 @@ merged run's end status.`,
 	f.Float64Var(&o.maxErrorRate, "max-error-rate", 1, "stop the sweep after a step whose failed operations exceed this fraction (1 = never stop)")
 	f.StringVar(&o.resume, "resume", "", "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
+	f.BoolVar(&o.noShardSample, "no-shard-sampling", false, "on a sharded cluster, sample the mongos routers only, not the shards' primaries behind them (which poolsweep otherwise finds with listShards and samples directly, with the URI's credentials and TLS)")
 	f.IntVar(&o.serverCores, "server-cores", 0, "CPU cores of each server host, for the server-CPU bound (default: what hostInfo reports, or this machine's for a server poolsweep started)")
 	f.DurationVar(&o.lockWait, "lock-wait", workload.DefaultLockWait, "how long to wait for another poolsweep run that is loading the same collection")
 	addAgentFlags(f, &o.agentOptions)

@@ -249,7 +249,7 @@ func (o *sweepOptions) wireTargets(session *sweep.Session, targets []*sweepTarge
 			}
 		}
 		if !o.noTelemetry {
-			tel, err := newStepTelemetry(t)
+			tel, err := newStepTelemetry(t, o.noShardSample)
 			if err != nil {
 				return closeAll, fmt.Errorf("target %s: telemetry: %w", t.Name, err)
 			}
