@@ -143,7 +143,7 @@ func startLock(ctx context.Context, meta *mongo.Collection, id string, me LockHo
 		if err != nil || res.MatchedCount > 0 {
 			return true // a failed bump says nothing; a waiter's staleness decides
 		}
-		l.lose(l.lost(bctx))
+		l.lose(l.lost(ctx))
 		return false
 	})
 	return l
@@ -156,11 +156,17 @@ func (l *loadLock) ours() bson.D {
 
 // lost says how the lock was lost: taken over (by whom) or removed.
 func (l *loadLock) lost(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	var cur lockDoc
-	if l.meta.FindOne(ctx, bson.D{{Key: "_id", Value: l.id}}).Decode(&cur) == nil {
+	err := l.meta.FindOne(ctx, bson.D{{Key: "_id", Value: l.id}}).Decode(&cur)
+	switch {
+	case err == nil:
 		return fmt.Errorf("%w: %s took it over, taking this run for dead", ErrLockLost, cur.Holder)
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return fmt.Errorf("%w: its document in %s was removed", ErrLockLost, MetaCollection)
 	}
-	return fmt.Errorf("%w: its document in %s was removed", ErrLockLost, MetaCollection)
+	return fmt.Errorf("%w: its document in %s no longer names this run (who holds it now could not be read: %v)", ErrLockLost, MetaCollection, err)
 }
 
 // held returns nil while this run still holds the lock, and how it was
@@ -170,12 +176,12 @@ func (l *loadLock) held() error {
 	if err := context.Cause(l.ctx); errors.Is(err, ErrLockLost) {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(l.ctx, lockBeat)
+	ctx, cancel := context.WithTimeout(l.ctx, lockStaleAfter)
 	defer cancel()
 	err := l.meta.FindOne(ctx, l.ours()).Err()
 	switch {
 	case errors.Is(err, mongo.ErrNoDocuments):
-		return l.lost(ctx)
+		return l.lost(l.ctx)
 	case err != nil && l.ctx.Err() == nil:
 		return fmt.Errorf("check the load lock in %s: %w", MetaCollection, err)
 	}

@@ -131,10 +131,11 @@ func lockTimings(t *testing.T, beatEvery time.Duration) {
 	t.Cleanup(func() { lockBeat, lockStaleAfter = oldBeat, oldStale })
 }
 
-// slowLoad is a workload whose load on a simulator with a 50 ms service
-// time takes several seconds (200 batches of 500 small documents, four at
-// a time): longer than the lock's staleness, so that a waiter that took a
-// live holder's silence for death would take the lock over.
+// slowLoad is a workload whose load on a simulator with a 100 ms service
+// time takes at least 5 s of the simulator's own time, however fast the
+// machine (200 batches of 500 small documents, four at a time): longer
+// than the lock's staleness, so that a waiter that took a live holder's
+// silence for death would take the lock over.
 func slowLoad(db string) Workload {
 	w := DefaultWorkload()
 	w.Records, w.FieldCount, w.FieldLength, w.Database = 100_000, 1, 8, db
@@ -150,7 +151,7 @@ func slowLoad(db string) Workload {
 // holder after 20 s.)
 func TestPrepareTwoRunsOnSimulator(t *testing.T) {
 	lockTimings(t, 200*time.Millisecond)
-	uri := testsrv.Sim(t, "slots=8,service=50ms").URI()
+	uri := testsrv.Sim(t, "slots=8,service=100ms").URI()
 	w := slowLoad("ps_twolock")
 	var (
 		wg   sync.WaitGroup
@@ -209,7 +210,7 @@ func TestPrepareTwoRunsOnSimulator(t *testing.T) {
 // the next run reloads it whole.
 func TestPrepareLockLostMidLoad(t *testing.T) {
 	lockTimings(t, 200*time.Millisecond)
-	uri := testsrv.Sim(t, "slots=8,service=50ms").URI()
+	uri := testsrv.Sim(t, "slots=8,service=100ms").URI()
 	for _, tt := range []struct {
 		name string
 		lose func(meta *mongo.Collection, id string) error
