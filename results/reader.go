@@ -3,18 +3,24 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
+
+	"github.com/poolsweep/poolsweep/internal/infile"
 )
 
 // maxRecordBytes bounds one line of results.jsonl (a step with histograms
 // stays far below it).
 const maxRecordBytes = 64 << 20
+
+// MaxFileBytes bounds a results file: a plan's 100,000 steps of a few KiB
+// each fit; a file that never ends does not.
+const MaxFileBytes = 1 << 30
 
 // Results is a decoded results.jsonl.
 type Results struct {
@@ -40,9 +46,16 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// ReadResultsFile decodes path.
+// ReadResultsFile decodes path (see ReadFile), to the end whatever comes.
 func ReadResultsFile(path string) (*Results, error) {
-	f, err := os.Open(path)
+	return ReadFile(context.Background(), path)
+}
+
+// ReadFile decodes path: a regular file of at most MaxFileBytes (a FIFO,
+// device or directory is refused before anything can block on it), read
+// until ctx ends. Every error names path.
+func ReadFile(ctx context.Context, path string) (*Results, error) {
+	f, err := infile.Open(ctx, path, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}

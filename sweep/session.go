@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -60,11 +58,17 @@ type Session struct {
 	Plan      plan.Plan
 	Workloads []workload.Workload
 	// ResultsPath is the results.jsonl to write. A new run creates it (and
-	// its directory) once every target's data is ready; a resumed run
-	// appends to it. A run whose data could not be loaded ends it at once
-	// with a failed end record saying why (none when the data is not
-	// poolsweep's: that is bad input, and nothing is written).
+	// its directory, with MakeDir) once every target's data is ready; a
+	// resumed run appends to it. A run whose data could not be loaded ends
+	// it at once with a failed end record saying why (none when the data
+	// is not poolsweep's: that is bad input, and nothing is written).
 	ResultsPath string
+	// MakeDir makes the directory ResultsPath goes into, when a new run
+	// first writes there (after loading its data, so that a run that
+	// cannot start leaves nothing behind); nil: the directory must exist.
+	// The engine creates no directory itself: where one may be made is
+	// the caller's rule (see internal/outfile).
+	MakeDir func() error
 	// Previous is the run being resumed (read from ResultsPath); nil for a
 	// new run.
 	Previous *results.Results
@@ -305,8 +309,10 @@ func (s *Session) openResults(planned int) (*results.ResultsWriter, int, error) 
 		w, err := results.AppendResults(s.ResultsPath)
 		return w, len(s.Previous.Steps), err
 	}
-	if err := os.MkdirAll(filepath.Dir(s.ResultsPath), 0o755); err != nil {
-		return nil, 0, fmt.Errorf("create the output directory: %w", err)
+	if s.MakeDir != nil {
+		if err := s.MakeDir(); err != nil {
+			return nil, 0, fmt.Errorf("create the output directory: %w", err)
+		}
 	}
 	w, err := results.CreateResults(s.ResultsPath)
 	if err != nil {

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -74,7 +73,7 @@ target, pool, trial, clients and workload are optional.`,
 		example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
   poolsweep analyze run1/results.jsonl run2/results.jsonl --format json
   poolsweep analyze --csv ycsb-runs.csv --slo-p99 20ms`,
-	}, "", func(args []string) error { return o.run(e, args) })
+	}, "", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
 	f.StringVar(&o.csv, "csv", "", "read a CSV (concurrency|connections, qps[, p99_ms, target, pool, trial, clients, workload]) instead of results files")
 	o.analysis.add(f)
@@ -94,7 +93,7 @@ func (o *analyzeOptions) options() (knee.Options, error) {
 	return opts, nil
 }
 
-func (o *analyzeOptions) run(e *env, args []string) error {
+func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	opts, err := o.options()
 	if err != nil {
 		return err
@@ -106,18 +105,13 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 	case o.csv != "" && len(args) > 0:
 		return usagef("--csv: give either results files or --csv, not both")
 	case o.csv != "":
-		f, err := os.Open(o.csv)
-		if err != nil {
-			return usagef("--csv: %w", textfmt.EscapeError(err))
-		}
-		defer f.Close()
-		if series, err = knee.ReadCSV(f, o.csv); err != nil {
-			return usageError{err}
+		if series, err = readInput(ctx, "--csv", o.csv, maxCSVBytes, func(r io.Reader) ([]knee.Series, error) { return knee.ReadCSV(r, o.csv) }); err != nil {
+			return err
 		}
 	case len(args) == 0:
 		return usagef("analyze: give one or more results.jsonl files, or --csv FILE")
 	default:
-		rs, err := readResultsFiles(args, e.stderr)
+		rs, err := readResultsFiles(ctx, args, e.stderr)
 		if err != nil {
 			return err
 		}
@@ -151,18 +145,14 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 // readResultsFiles reads results files for analyze, plot, report and
 // compare, telling warn what the reader noticed (a cut-off last line left
 // out, a run without its end record).
-func readResultsFiles(paths []string, warn io.Writer) ([]*results.Results, error) {
+func readResultsFiles(ctx context.Context, paths []string, warn io.Writer) ([]*results.Results, error) {
 	var rs []*results.Results
 	for _, p := range paths {
-		r, err := results.ReadResultsFile(p)
+		r, err := results.ReadFile(ctx, p)
 		if err != nil {
 			// Paths and decoding errors may carry bytes from outside:
-			// escaped, so they cannot drive the terminal.
-			var le *results.LineError
-			if errors.As(err, &le) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-				return nil, usageError{textfmt.EscapeError(err)}
-			}
-			return nil, usageError{textfmt.EscapeError(fmt.Errorf("%s: %w", p, err))}
+			// escaped (by inputError), so they cannot drive the terminal.
+			return nil, inputError(ctx, err)
 		}
 		if len(r.Steps) == 0 {
 			return nil, usagef("%s: no measured steps", textfmt.Escape(p))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -37,18 +38,18 @@ best with --order interleaved) is compared with --baseline a --candidate b.`,
 		example: `  poolsweep compare audit-off/results.jsonl audit-on/results.jsonl
   poolsweep compare ab/results.jsonl --baseline standalone --candidate sharded --format markdown
   poolsweep compare before.jsonl after.jsonl --format json`,
-	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(args []string) error { return o.run(e, args) })
+	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "text, markdown or json")
 	f.StringVar(&o.baseline, "baseline", "", "baseline target name (to compare two targets of one results file)")
 	f.StringVar(&o.candidate, "candidate", "", "candidate target name")
 	f.Float64Var(&o.alpha, "alpha", compare.DefaultAlpha, "significance level")
-	f.StringVar(&o.plotDir, "plot", "", "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory")
+	f.StringVar(&o.plotDir, "plot", "", "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory, made if absent (its parent must exist)")
 	f.Float64Var(&o.minEffect, "min-effect", 0, "call significant changes smaller than this many percent no change (0 = off)")
 	return cmd
 }
 
-func (o *compareOptions) run(e *env, args []string) error {
+func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 	switch {
 	case len(args) > 2:
 		return usagef("compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate")
@@ -75,13 +76,13 @@ func (o *compareOptions) run(e *env, args []string) error {
 			return usagef("--plot: %v", err)
 		}
 	}
-	base, err := readResultsFiles(args[:1], e.stderr)
+	base, err := readResultsFiles(ctx, args[:1], e.stderr)
 	if err != nil {
 		return err
 	}
 	cand := base
 	if len(args) == 2 {
-		if cand, err = readResultsFiles(args[1:], e.stderr); err != nil {
+		if cand, err = readResultsFiles(ctx, args[1:], e.stderr); err != nil {
 			return err
 		}
 	}
@@ -96,6 +97,12 @@ func (o *compareOptions) run(e *env, args []string) error {
 		}
 		for _, n := range notes {
 			fmt.Fprintln(e.stderr, "note:", n)
+		}
+		if err := checkFigurePaths("--plot", o.plotDir, figs); err != nil {
+			return err
+		}
+		if err := outfile.MakeDir(o.plotDir); err != nil {
+			return usagef("--plot: %v", err)
 		}
 		paths, err := plot.WriteFiles(o.plotDir, figs)
 		if err != nil {

@@ -106,8 +106,9 @@ func TestInspectSaveReplies(t *testing.T) {
 }
 
 // TestInspectSaveRepliesRefuses: a --save-replies that is a file is bad
-// input (exit 2, one line, nothing connected to or written); a symlink
-// where a reply would go is not written through.
+// input (exit 2, one line, nothing connected to or written), and so is a
+// symlink to a directory; a symlink where a reply would go is not written
+// through.
 func TestInspectSaveRepliesRefuses(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "a-file")
@@ -117,6 +118,18 @@ func TestInspectSaveRepliesRefuses(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "inspect", "--uri", "mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=100", "--save-replies", file)
 	if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "--save-replies") || stdout != "" {
 		t.Errorf("a file as --save-replies: exit %d, stdout %q, stderr %q; want 2 and one line naming the flag", code, stdout, stderr)
+	}
+
+	// The directory itself a symlink (to a real directory elsewhere):
+	// refused before connecting, as every output directory is.
+	elsewhere := t.TempDir()
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, "inspect", "--uri", "mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=100", "--save-replies", link)
+	if entries, _ := os.ReadDir(elsewhere); code != 2 || len(entries) != 0 || !strings.Contains(stderr, "--save-replies") || stdout != "" {
+		t.Errorf("a symlinked --save-replies: exit %d, %d file(s) written through, stderr %q; want 2 and nothing written", code, len(entries), stderr)
 	}
 
 	d := startSimInProcess(t, "version=8.0")

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -23,10 +19,10 @@ var versionInName = regexp.MustCompile(`^[0-9][0-9A-Za-z.\-]{0,31}$`)
 // saveReplies writes each captured reply into dir as Extended JSON (v2,
 // canonical: the BSON types kept), named as the corpus names its replies
 // (<command>.<process>[-<role>]-<version>.json, role on hello and isMaster
-// only), through outfile. A file in the way that is a symlink is refused:
-// these files are meant to be read by others. It returns the paths written.
+// only), through outfile, which refuses a symlink in the way: these files are
+// meant to be read by others. It returns the paths written.
 func saveReplies(dir string, r topology.Replies) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := outfile.MakeDir(dir); err != nil {
 		return nil, fmt.Errorf("--save-replies: %w", err)
 	}
 	version := r.Version
@@ -39,20 +35,17 @@ func saveReplies(dir string, r topology.Replies) ([]string, error) {
 		if rep.Command == "hello" || rep.Command == "isMaster" {
 			role = r.Role
 		}
-		path := filepath.Join(dir, corpus.FileName(rep.Command, r.Process, role, version, ""))
-		if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return written, fmt.Errorf("--save-replies: %s is a symlink; not written through", path)
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return written, fmt.Errorf("--save-replies: %w", err)
-		}
 		text, err := bson.MarshalExtJSONIndent(rep.Doc, true, false, "", " ")
 		if err != nil {
 			return written, fmt.Errorf("--save-replies: %s: %w", rep.Command, err)
 		}
-		if err := outfile.Write(path, func(w io.Writer) error {
+		// WriteIn refuses a symlink in the way and a name that is not one
+		// plain file name (the version and role come from the server).
+		path, err := outfile.WriteIn(dir, corpus.FileName(rep.Command, r.Process, role, version, ""), func(w io.Writer) error {
 			_, err := w.Write(append(text, '\n'))
 			return err
-		}); err != nil {
+		})
+		if err != nil {
 			return written, fmt.Errorf("--save-replies: %w", err)
 		}
 		written = append(written, path)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
@@ -58,11 +59,11 @@ it and start another where clients expect it.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.data, "data", "", "directory for FerretDB's SQLite files (default: a temporary directory removed at exit)")
+	f.StringVar(&o.data, "data", "", "directory for FerretDB's SQLite files, made if absent (its parent must exist; default: a temporary directory removed at exit)")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "host:port to listen on (port 0 picks a free one)")
 	f.StringVar(&o.postgresqlURL, "postgresql-url", "", "use FerretDB's PostgreSQL backend at this URL instead of SQLite")
 	f.StringVar(&o.sim, "sim", "", "run the calibrated simulator with this spec instead of FerretDB (e.g. slots=8,service=2ms)")
-	f.StringVar(&o.logFile, "log", "", "append the server's own warnings to this file (default: stderr)")
+	f.StringVar(&o.logFile, "log", "", "append the server's own warnings to this file, a regular file in an existing directory (default: stderr)")
 	return cmd
 }
 
@@ -97,9 +98,14 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 	if o.postgresqlURL != "" && !strings.HasPrefix(o.postgresqlURL, "postgres://") && !strings.HasPrefix(o.postgresqlURL, "postgresql://") {
 		return usagef("--postgresql-url: %q is not a postgres:// URL", topology.Redact(o.postgresqlURL))
 	}
+	if o.data != "" {
+		if err := outfile.CheckDir(o.data); err != nil {
+			return usagef("--data: %v", err)
+		}
+	}
 	logw := e.stderr
 	if o.logFile != "" {
-		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := outfile.Append(o.logFile)
 		if err != nil {
 			return usagef("--log: %v", err)
 		}
@@ -150,7 +156,9 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	} else if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		// The directory the user named, made one level deep if absent;
+		// FerretDB makes its files in it.
+		if err := outfile.MakeDir(dir); err != nil {
 			return usagef("--data: %v", err)
 		}
 	}

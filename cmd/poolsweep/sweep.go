@@ -114,6 +114,8 @@ Exit status:
   129, 130, 143
        interrupted by SIGHUP, SIGINT (Ctrl-C) or SIGTERM: the step in progress is
        recorded as interrupted, every finished step is kept, and --resume continues
+  141  stdout was closed before poolsweep finished writing to it (… | head): it ends
+       quietly, as a tool that SIGPIPE stopped does; every command gives 141 then
 The status always follows the end record's status. Agent mode: an agent whose leader
 failed, stopped answering or left ends "failed" (1); one whose leader was interrupted
 ends "interrupted" (130); steps that ran without some agents make the run "partial"
@@ -157,7 +159,7 @@ merged run's end status.`,
 	f.IntVar(&o.records, "records", 0, "documents to load (default 10000; embedded server 1000)")
 	f.StringVar(&o.database, "database", "poolsweep", "database poolsweep loads and writes (it never writes elsewhere)")
 	f.BoolVar(&o.drop, "drop", false, "reload poolsweep's own collection even if a matching one exists")
-	f.StringVar(&o.out, "out", "", "output directory (default ./poolsweep-out/<run-id>)")
+	f.StringVar(&o.out, "out", "", "output directory, made if absent (its parent must exist; default ./poolsweep-out/<run-id>)")
 	f.StringVar(&o.order, "order", plan.OrderSequential, "with several targets: sequential, or interleaved (A B A B … step by step)")
 	f.Uint64Var(&o.maxConnecting, "max-connecting", 0, "connections each pool opens at once (default: the URI's maxConnecting, else 64; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured")
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep (the run then ends partial, exit 3)")

@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
@@ -40,6 +41,7 @@ func agentSessions(t *testing.T, run string, made, count int, timeout time.Durat
 			Plan: plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1,
 				Warmup: 100 * time.Millisecond, Duration: 1500 * time.Millisecond, OpTimeout: time.Second},
 			ResultsPath: filepath.Join(dir, fmt.Sprintf("agent-%d", index), "results.jsonl")}
+		s.MakeDir = func() error { return outfile.MakeDir(filepath.Dir(s.ResultsPath)) } // as the CLI makes --out
 		s.Coordinator = &Agent{RunID: run, Count: count, Index: index, PlanHash: PlanHash(s, count), ClientsPerAgent: 1,
 			Timeout: timeout, StepTime: 5 * time.Second, Window: s.Plan.Warmup + s.Plan.Duration, NewClient: s.Targets[0].NewClient, Database: "ps_agents"}
 		ss[index] = s
