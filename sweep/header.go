@@ -11,6 +11,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/buildinfo"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -19,6 +20,15 @@ import (
 func NewRunHeader(runID string, plan plan.Plan, workloads []workload.Workload, targets []results.TargetHeader, steps int) results.RunHeader {
 	return results.RunHeader{Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID, ToolVersion: buildinfo.Version(), StartedAt: time.Now().UTC(),
 		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: NewClientInfo(), Targets: targets}
+}
+
+// NewTargetHeader describes a target as the results header records it:
+// its name, its URI with every secret redacted, and what topology.Detect
+// found it to be.
+func NewTargetHeader(name, uri string, info topology.Info) results.TargetHeader {
+	return results.TargetHeader{Name: name, URI: topology.Redact(uri), Topology: info.Topology, SetName: info.SetName,
+		ServerVersion: info.ServerVersion, ServerKind: info.ServerKind, Hosts: info.Hosts, Shards: info.Shards,
+		SimSpec: info.SimSpec, Note: info.Note}
 }
 
 // NewWorkloadInfo describes the workload(s) of a run: one workload with its

@@ -283,8 +283,7 @@ func detectTargets(ctx context.Context, e *env, ts []topology.Target) ([]*sweepT
 		if err != nil {
 			return targets, fmt.Errorf("target %s (%s): %w", t.Name, st.Redacted(), err)
 		}
-		st.header = results.TargetHeader{Name: t.Name, URI: topology.Redact(st.URI), Topology: info.Topology, SetName: info.SetName,
-			ServerVersion: info.ServerVersion, ServerKind: info.ServerKind, Hosts: info.Hosts, Shards: info.Shards, SimSpec: info.SimSpec, Note: info.Note}
+		st.header = sweep.NewTargetHeader(t.Name, st.URI, info)
 		fmt.Fprintf(e.stderr, "target %s: %s %s %s, hosts %s\n", t.Name, info.ServerKind, info.ServerVersion, info.Topology, strings.Join(info.Hosts, ","))
 	}
 	return targets, nil
