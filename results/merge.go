@@ -2,6 +2,7 @@ package results
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,34 @@ import (
 	"strings"
 	"time"
 )
+
+// MergeAgentFiles reads the results files of one agent-mode run, one per
+// agent, merges them (MergeAgents), and hands label every merged step in
+// order, so that each is labelled as a sweep labels its own steps: what
+// bound it and Little's law over all the agents' clients (a starved
+// agent shows as client-bound: the merged step carries the busiest
+// agent's client CPU). The rules are not this package's: the caller
+// passes them (bound.Judge's Judge); nil labels nothing.
+func MergeAgentFiles(ctx context.Context, paths []string, label func(*StepResult)) (*Results, error) {
+	var files []*Results
+	for _, p := range paths {
+		r, err := ReadFile(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, r)
+	}
+	res, err := MergeAgents(files)
+	if err != nil {
+		return nil, err
+	}
+	if label != nil {
+		for i := range res.Steps {
+			label(&res.Steps[i])
+		}
+	}
+	return res, nil
+}
 
 // MergeAgents merges the results of one agent-mode run, one file per
 // agent, into the results of the whole run: each step's ops, calls,

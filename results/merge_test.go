@@ -1,8 +1,13 @@
 package results
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +219,53 @@ func TestMergeNamesCorruptHistogram(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// MergeAgentFiles reads the agents' files from disk, merges them as
+// MergeAgents does and hands label every merged step, in order; a file
+// that is not an agent's is named.
+func TestMergeAgentFiles(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var paths []string
+	var files []*Results
+	for a := range 2 {
+		s1 := agentStepOf([]int64{100, 200, 300}, []int64{50, 60}, []int64{1, 2}, time.Second, start)
+		s2 := s1
+		s2.Concurrency, s2.MaxPoolSize = 16, 16
+		r := agentResults(filepath.Join(dir, fmt.Sprintf("agent-%d.jsonl", a)), "run1", "hash1", a, 2, s1, s2)
+		r.Header.Plan.Concurrency = []int{8, 16}
+		var b bytes.Buffer
+		if err := WriteResults(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(r.Path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths, files = append(paths, r.Path), append(files, r)
+	}
+	var labelled []int
+	m, err := MergeAgentFiles(context.Background(), paths, func(s *StepResult) {
+		labelled = append(labelled, s.Concurrency)
+		s.Bound = "none"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := MergeAgents(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Steps) != len(want.Steps) || !slices.Equal(labelled, []int{8, 16}) {
+		t.Fatalf("%d merged steps (want %d), labelled %v", len(m.Steps), len(want.Steps), labelled)
+	}
+	for i := range m.Steps {
+		if m.Steps[i].Bound != "none" || m.Steps[i].Ops != want.Steps[i].Ops || m.Steps[i].Latency != want.Steps[i].Latency {
+			t.Errorf("step %d: %+v, want MergeAgents' with its label", i, m.Steps[i])
+		}
+	}
+	if _, err := MergeAgentFiles(context.Background(), append(paths, filepath.Join(dir, "absent.jsonl")), nil); err == nil || !strings.Contains(err.Error(), "absent.jsonl") {
+		t.Errorf("a missing file: %v", err)
 	}
 }

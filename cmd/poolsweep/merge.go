@@ -105,28 +105,10 @@ func same(a, b string) bool {
 	return filepath.Clean(a) == filepath.Clean(b)
 }
 
-// mergeFiles reads the agents' results and merges them, then labels each
-// merged step as a sweep labels its steps: Little's law over all the
-// agents' clients and what bound the step (a starved agent shows as
-// client-bound: the merged step carries the busiest agent's client CPU).
+// mergeFiles reads and merges the agents' results, each merged step
+// labelled by the sweep's own bound rules.
 func mergeFiles(ctx context.Context, paths []string) (*results.Results, error) {
-	var files []*results.Results
-	for _, p := range paths {
-		r, err := results.ReadFile(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, r)
-	}
-	res, err := results.MergeAgents(files)
-	if err != nil {
-		return nil, err
-	}
-	judge := bound.NewJudge(bound.JudgeConfig{})
-	for i := range res.Steps {
-		judge.Judge(&res.Steps[i])
-	}
-	return res, nil
+	return results.MergeAgentFiles(ctx, paths, bound.NewJudge(bound.JudgeConfig{}).Judge)
 }
 
 // writeMerged writes the merged results whole, or leaves out as it was;
