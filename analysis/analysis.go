@@ -63,7 +63,7 @@ func Of(rs []*results.Results, o knee.Options) *Analysis {
 		if s, ok := searchOf(r); ok {
 			a.Searches = append(a.Searches, s)
 		}
-		a.Counts.add(Count(r))
+		a.Counts.add(count(r))
 	}
 	return a
 }

@@ -47,7 +47,7 @@ func TestCount(t *testing.T) {
 	}
 	open := step("a", 1, 1, 50)
 	open.Mode, open.Open = results.ModeOpen, &results.OpenLoopStats{ClientBehind: true}
-	got := Count(run("r", a, b, c, open))
+	got := count(run("r", a, b, c, open))
 	want := Counts{Steps: 3, ClientBound: 1, Ops: 405, FailedOps: 4, OpenSteps: 1, Behind: 1,
 		ShardsNotSampled: []ShardsNotSampled{{Target: "a", Why: "listShards refused"}}}
 	if got.Steps != want.Steps || got.ClientBound != want.ClientBound || got.Ops != want.Ops || got.FailedOps != want.FailedOps ||

@@ -37,8 +37,8 @@ func (c Counts) FailedShare() float64 {
 	return float64(c.FailedOps) / float64(c.Ops)
 }
 
-// Count counts one run's steps.
-func Count(r *results.Results) Counts {
+// count counts one run's steps.
+func count(r *results.Results) Counts {
 	var c Counts
 	said := map[string]bool{}
 	for i := range r.Steps {

@@ -164,7 +164,7 @@ func TestABDeltaData(t *testing.T) {
 	d := figs[1].Data
 	want := map[string]compare.DeltaBar{}
 	for _, b := range c.DeltaBars() {
-		if slices.Contains(ABMetrics, b.Metric) {
+		if slices.Contains(abMetrics, b.Metric) {
 			want[b.Metric+"|"+b.Step] = b
 		}
 	}

@@ -192,7 +192,7 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 			rows++
 		}
 	}
-	h := DefaultHeight
+	h := defaultHeight
 	if rows > 1 {
 		h = vg.Length(rows)*3*vg.Inch + 1.2*vg.Inch
 	}

@@ -40,8 +40,8 @@ const (
 var AllFigures = []string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown,
 	FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}
 
-// PNGDPI is the resolution of PNG output: 8in × 5in becomes 1200 × 750 px.
-const PNGDPI = 150
+// pngDPI is the resolution of PNG output: 8in × 5in becomes 1200 × 750 px.
+const pngDPI = 150
 
 // Figure is one picture: a title over one or more gonum panels, a legend
 // beside them and a caption below, plus the data it shows.
@@ -53,8 +53,8 @@ type Figure struct {
 	Cols    int           // panel columns; 0 means all panels in one row
 	Legend  []LegendEntry
 	Data    FigureData
-	Width   vg.Length // 0 means DefaultWidth
-	Height  vg.Length // 0 means DefaultHeight
+	Width   vg.Length // 0 means defaultWidth
+	Height  vg.Length // 0 means defaultHeight
 }
 
 // LegendEntry is one line of a figure's legend.
@@ -108,10 +108,10 @@ type Mark struct {
 func (f *Figure) size() (vg.Length, vg.Length) {
 	w, h := f.Width, f.Height
 	if w == 0 {
-		w = DefaultWidth
+		w = defaultWidth
 	}
 	if h == 0 {
-		h = DefaultHeight
+		h = defaultHeight
 	}
 	return w, h
 }
@@ -194,10 +194,10 @@ func (f *Figure) WriteSVG(w io.Writer) error {
 	return nil
 }
 
-// WritePNG writes the figure as a PNG at PNGDPI.
+// WritePNG writes the figure as a PNG at pngDPI.
 func (f *Figure) WritePNG(w io.Writer) error {
 	fw, fh := f.size()
-	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(PNGDPI))}
+	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(pngDPI))}
 	f.Draw(draw.New(c))
 	if _, err := c.WriteTo(w); err != nil {
 		return fmt.Errorf("figure %s: png: %w", f.Name, err)
@@ -205,9 +205,9 @@ func (f *Figure) WritePNG(w io.Writer) error {
 	return nil
 }
 
-// Paths are the files WriteFiles writes for figs into dir, in its order:
+// figurePaths are the files WriteFiles writes for figs into dir, in its order:
 // each figure's PNG, then its SVG.
-func Paths(dir string, figs []Figure) []string {
+func figurePaths(dir string, figs []Figure) []string {
 	var out []string
 	for i := range figs {
 		for _, ext := range []string{"png", "svg"} {
@@ -225,7 +225,7 @@ func CheckFiles(dir string, figs []Figure) error {
 	if _, err := os.Lstat(dir); err != nil {
 		return nil
 	}
-	for _, p := range Paths(dir, figs) {
+	for _, p := range figurePaths(dir, figs) {
 		if err := outfile.Check(p); err != nil {
 			return err
 		}
@@ -240,7 +240,7 @@ func CheckFiles(dir string, figs []Figure) error {
 // refused, never written through.
 func WriteFiles(dir string, figs []Figure) ([]string, error) {
 	var paths []string
-	for i, p := range Paths(dir, figs) {
+	for i, p := range figurePaths(dir, figs) {
 		f := &figs[i/2]
 		write := f.WritePNG
 		if i%2 == 1 {

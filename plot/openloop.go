@@ -26,12 +26,6 @@ const (
 
 var openFigures = []string{FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}
 
-// AnalyzeOpenWith analyses the open-loop steps of rs as `poolsweep
-// analyze` does with options o; the open-* figures draw these reports.
-func AnalyzeOpenWith(rs []*results.Results, o knee.Options) []knee.OpenReport {
-	return knee.AnalyzeOpenAll(knee.OpenFromResults(rs), o)
-}
-
 // openCurve is one pool size of one open-loop report.
 type openCurve struct {
 	label  string

@@ -226,11 +226,11 @@ func TestPNGDecodes(t *testing.T) {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
 		w, h := f.size()
-		if got := img.Bounds().Dx(); got != int(math.Round((w.Points()/72)*PNGDPI)) {
-			t.Errorf("%s: width %d px, want %g in × %d dpi", f.Name, got, (w.Points() / 72), PNGDPI)
+		if got := img.Bounds().Dx(); got != int(math.Round((w.Points()/72)*pngDPI)) {
+			t.Errorf("%s: width %d px, want %g in × %d dpi", f.Name, got, (w.Points() / 72), pngDPI)
 		}
-		if got := img.Bounds().Dy(); got != int(math.Round((h.Points()/72)*PNGDPI)) {
-			t.Errorf("%s: height %d px, want %g in × %d dpi", f.Name, got, (h.Points() / 72), PNGDPI)
+		if got := img.Bounds().Dy(); got != int(math.Round((h.Points()/72)*pngDPI)) {
+			t.Errorf("%s: height %d px, want %g in × %d dpi", f.Name, got, (h.Points() / 72), pngDPI)
 		}
 	}
 }

@@ -19,8 +19,8 @@ import (
 // Default figure size: wide enough for a legend beside the data on a laptop
 // screen, and the 8:5 shape still fits a printed A4/Letter page width.
 const (
-	DefaultWidth  = 8 * vg.Inch
-	DefaultHeight = 5 * vg.Inch
+	defaultWidth  = 8 * vg.Inch
+	defaultHeight = 5 * vg.Inch
 )
 
 // okabeIto is the Okabe–Ito colour-blind-safe palette, reordered so the

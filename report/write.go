@@ -96,24 +96,24 @@ func Check(path, format string) error {
 		return &PathError{err}
 	}
 	if format == Markdown {
-		if err := outfile.CheckOwnDir(filepath.Dir(path), FiguresDir(path)); err != nil {
+		if err := outfile.CheckOwnDir(filepath.Dir(path), figuresDir(path)); err != nil {
 			return &PathError{err}
 		}
 	}
 	return nil
 }
 
-// FiguresDir names the directory a Markdown report's figures go into,
+// figuresDir names the directory a Markdown report's figures go into,
 // beside it and named after it (r.md → r_files), so that writing the
 // report replaces no file the user did not name.
-func FiguresDir(report string) string {
+func figuresDir(report string) string {
 	base := filepath.Base(report)
 	return strings.TrimSuffix(base, filepath.Ext(base)) + "_files"
 }
 
 // Write writes the report to path in format (HTML or Markdown), whole or
 // not at all. A Markdown report's figures, PNG and SVG, go into its
-// figures directory (FiguresDir), every one checked before any is
+// figures directory (figuresDir), every one checked before any is
 // written. A path that cannot take them is a *PathError.
 func (r *Report) Write(path, format string) error {
 	if err := Check(path, format); err != nil {
@@ -121,7 +121,7 @@ func (r *Report) Write(path, format string) error {
 	}
 	write := r.WriteHTML
 	if format == Markdown {
-		dir, side := filepath.Dir(path), FiguresDir(path)
+		dir, side := filepath.Dir(path), figuresDir(path)
 		all := append(append([]plot.Figure{}, r.Figures...), r.ABFigures...)
 		if err := plot.CheckFiles(filepath.Join(dir, side), all); err != nil {
 			return &PathError{err}

@@ -15,11 +15,11 @@ import (
 	"github.com/poolsweep/poolsweep/workload"
 )
 
-// NewRunHeader describes a run before its first step: plan, workloads,
+// newRunHeader describes a run before its first step: plan, workloads,
 // targets (their URIs already redacted by the caller) and this machine.
-func NewRunHeader(runID string, plan plan.Plan, workloads []workload.Workload, targets []results.TargetHeader, steps int) results.RunHeader {
+func newRunHeader(runID string, plan plan.Plan, workloads []workload.Workload, targets []results.TargetHeader, steps int) results.RunHeader {
 	return results.RunHeader{Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID, ToolVersion: buildinfo.Version(), StartedAt: time.Now().UTC(),
-		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: NewClientInfo(), Targets: targets}
+		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: newClientInfo(), Targets: targets}
 }
 
 // NewTargetHeader describes a target as the results header records it:
@@ -63,8 +63,8 @@ func NewPlanInfo(p plan.Plan, steps int) results.PlanInfo {
 		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight, Search: p.Search}
 }
 
-// NewClientInfo describes this load-generating machine and process.
-func NewClientInfo() results.ClientInfo {
+// newClientInfo describes this load-generating machine and process.
+func newClientInfo() results.ClientInfo {
 	host, _ := os.Hostname()
 	return results.ClientInfo{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), DriverVersion: version.Driver, OS: runtime.GOOS, Arch: runtime.GOARCH, Hostname: host}
 }

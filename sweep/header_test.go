@@ -27,7 +27,7 @@ func TestNewTargetHeader(t *testing.T) {
 		t.Errorf("URI %q is not redacted", got.URI)
 	}
 	p := plan.Plan{Concurrency: []int{1}, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1}
-	if h := NewRunHeader("r", p, []workload.Workload{workload.DefaultWorkload()}, []results.TargetHeader{got}, 1); h.ToolVersion != buildinfo.Version() {
+	if h := newRunHeader("r", p, []workload.Workload{workload.DefaultWorkload()}, []results.TargetHeader{got}, 1); h.ToolVersion != buildinfo.Version() {
 		t.Errorf("tool_version %q, want %q", h.ToolVersion, buildinfo.Version())
 	}
 }

@@ -85,7 +85,7 @@ func TestAnalyzeOpen(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := DefaultOptions()
 			o.SLOP99 = tt.slo
-			r := AnalyzeOpen(simOpenSeries(3), o)
+			r := analyzeOpen(simOpenSeries(3), o)
 			if tt.rate == 0 {
 				if r.CarriedRate != nil || r.MaxPoolSize != nil {
 					t.Errorf("carried %v with pool %v, want none", *r.CarriedRate, r.MaxPoolSize)
@@ -127,7 +127,7 @@ func TestAnalyzeOpenNotes(t *testing.T) {
 	}
 	o := DefaultOptions()
 	o.SLOP99 = 50 * time.Millisecond
-	r := AnalyzeOpen(s, o)
+	r := analyzeOpen(s, o)
 	if !strings.Contains(r.Recommendation, "3 clients share the rate") || !strings.Contains(r.Recommendation, "highest rate offered") ||
 		!strings.Contains(r.Recommendation, "smallest pool measured") {
 		t.Errorf("recommendation %q", r.Recommendation)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -161,7 +163,7 @@ merged run's end status.`,
 	f.BoolVar(&o.drop, "drop", false, "reload poolsweep's own collection even if a matching one exists")
 	f.StringVar(&o.out, "out", "", "output directory, made if absent (its parent must exist; default ./poolsweep-out/<run-id>)")
 	f.StringVar(&o.order, "order", plan.OrderSequential, "with several targets: sequential, or interleaved (A B A B … step by step)")
-	f.Uint64Var(&o.maxConnecting, "max-connecting", 0, "connections each pool opens at once (default: the URI's maxConnecting, else 64; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured")
+	f.Uint64Var(&o.maxConnecting, "max-connecting", 0, fmt.Sprintf("connections each pool opens at once (default: the URI's maxConnecting, else %d; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured", sweep.DefaultMaxConnecting))
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep (the run then ends partial, exit 3)")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
 	f.Float64Var(&o.maxErrorRate, "max-error-rate", 1, "stop the sweep after a step whose failed operations exceed this fraction (1 = never stop)")
