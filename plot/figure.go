@@ -1,7 +1,10 @@
-// Package plot turns poolsweep results into figures (PNG and SVG, drawn
-// with gonum/plot) and into self-contained HTML and Markdown reports. It
-// reads decoded results and knee reports only; it never talks to a server
-// and never prints.
+// Package plot draws poolsweep's figures (PNG and SVG, with gonum/plot)
+// from results and their analysis (package analysis): one entry point,
+// Figures, for the figures of one analysis, and ABFigures for an A/B
+// comparison of two analysed sides. Every point, interval and mark is the
+// analysis's; plot decides nothing, never talks to a server and never
+// prints. FigureData, the numbers behind each figure, is what the tests
+// (and users) check rather than pixels.
 package plot
 
 import (
