@@ -88,8 +88,8 @@ type frontend struct {
 	shardServer bool
 	// member is the replica-set member this server is (rs=N), nil otherwise.
 	member *member
-	ln          net.Listener
-	host        string
+	ln     net.Listener
+	host   string
 	// exec is a router's own pool (its threads, modeled as router_slots),
 	// nil on a standalone. A mongos reports no tickets, so serverStatus
 	// never shows it.

@@ -102,13 +102,17 @@ func (rs *replSet) appendLocked(changes []change) *oplogEntry {
 	return e
 }
 
-// send books e on m's write slots for when it arrives and returns when m
-// will have applied it and everything before it.
+// send books e on m's oplog applier and write slots for when it arrives
+// and returns when m will have applied it and everything before it. The
+// entry first gets an applier slot (repl_writers of them) and then, from
+// that start, a write slot: the fewer of the two binds (exactly, since on
+// a secondary only the applier books write slots).
 func (m *member) send(e *oplogEntry, arrival time.Time) time.Time {
 	spec := m.rs.d.spec
 	sh := m.shard
 	service := serviceTime(spec.Service, spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
-	finish := sh.writes.bookAt(arrival, kindWrite, service)
+	start := m.appliers.bookAt(arrival, kindWrite, service).Add(-service)
+	finish := sh.writes.bookAt(start, kindWrite, service)
 	a := &m.repl
 	a.mu.Lock()
 	a.done = later(a.done, finish)
@@ -221,6 +225,21 @@ func (e *oplogEntry) ackedBy(n int) (time.Time, bool) {
 	times := slices.Clone(e.applied)
 	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
 	return times[n-1], true
+}
+
+// stats are the members' replication states now.
+func (rs *replSet) stats() []MemberStats {
+	v := rs.view()
+	out := make([]MemberStats, len(rs.members))
+	for i, m := range rs.members {
+		_, wall := m.appliedOp()
+		m.repl.mu.Lock()
+		pending := len(m.repl.pending)
+		m.repl.mu.Unlock()
+		out[i] = MemberStats{Host: m.front.host, Primary: v.primary == i, Applied: wall,
+			Behind: max(v.last.wall.Sub(wall), 0), Pending: pending, Applier: slotStats(m.appliers.snapshot())}
+	}
+	return out
 }
 
 func later(a, b time.Time) time.Time {

@@ -64,6 +64,9 @@ type member struct {
 	index int
 	front *frontend
 	shard *shard
+	// appliers are the oplog applier's slots (repl_writers): an entry
+	// holds one of them and one of the member's write slots.
+	appliers *slotPool
 
 	// repl is this member's replication: what it has been sent and
 	// applied (replication.go).
@@ -82,7 +85,7 @@ type member struct {
 func newReplSet(d *Deployment) *replSet {
 	rs := &replSet{d: d, name: setName, term: 1}
 	for i, f := range d.fronts {
-		m := &member{rs: rs, index: i, front: f, shard: f.shard}
+		m := &member{rs: rs, index: i, front: f, shard: f.shard, appliers: newSlotPool(d.spec.ReplWriters)}
 		f.shard.name = f.host
 		f.member = m
 		rs.members = append(rs.members, m)
@@ -108,7 +111,7 @@ func (rs *replSet) stop() {
 
 // majority is how many members a majority write needs (writeMajorityCount):
 // every member votes and bears data.
-func (rs *replSet) majority() int { return len(rs.members)/2 + 1 }
+func (rs *replSet) majority() int { return rs.d.spec.Majority() }
 
 // hosts are the members' host:port, in order.
 func (rs *replSet) hosts() []string {

@@ -29,6 +29,10 @@ const (
 	// a secondary being elected.
 	DefaultReplLag  = time.Millisecond
 	DefaultElection = 300 * time.Millisecond
+	// DefaultReplWriters is how many writes a secondary applies at once
+	// (of its write slots), a real secondary's replWriterThreadCount
+	// default.
+	DefaultReplWriters = 16
 )
 
 // Upper bounds keep a typo (slots=80000000, service=2h) from starting a
@@ -93,6 +97,10 @@ type Spec struct {
 	// ElectionDelay is the time from a primary stepping down to a secondary
 	// being elected (replica sets only); no member is writable in between.
 	ElectionDelay time.Duration
+	// ReplWriters is how many of a secondary's write slots its oplog
+	// application may hold at once (replica sets only), as a real
+	// secondary applies with replWriterThreadCount threads.
+	ReplWriters int
 	// Version is the MongoDB version the servers answer as ("4.0" … "8.0";
 	// "" means DefaultVersion): it shapes every reply the way that version's
 	// real mongod or mongos shapes it (see versions.go).
@@ -111,7 +119,7 @@ func (s Spec) Sharded() bool { return s.Shards > 0 }
 func (s Spec) ReplicaSet() bool { return s.Members > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "conn_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "cores", "version"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "conn_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "cores", "version"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -125,8 +133,8 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // size the read and write pools apart (slots=N is both). version=X.Y answers
 // as that MongoDB version (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0; default 8.0).
 // rs=N (1 to 7) starts a replica set of N members instead of a standalone,
-// with repl_lag=1ms and election=300ms unless given; rs and shards are
-// exclusive, and repl_lag and election without rs are refused.
+// with repl_lag=1ms, election=300ms and repl_writers=16 unless given; rs and
+// shards are exclusive, and the replica-set keys without rs are refused.
 func ParseSpec(str string) (Spec, error) {
 	s := DefaultSpec()
 	seen := map[string]bool{}
@@ -152,7 +160,7 @@ func ParseSpec(str string) (Spec, error) {
 		}
 	}
 	if s.Members == 0 {
-		for _, k := range []string{"repl_lag", "election"} {
+		for _, k := range []string{"repl_lag", "election", "repl_writers"} {
 			if seen[k] {
 				return Spec{}, fmt.Errorf("%w: %s: only meaningful with rs=N", ErrSpec, k)
 			}
@@ -163,6 +171,9 @@ func ParseSpec(str string) (Spec, error) {
 		}
 		if !seen["election"] {
 			s.ElectionDelay = DefaultElection
+		}
+		if !seen["repl_writers"] {
+			s.ReplWriters = DefaultReplWriters
 		}
 	}
 	if s.Shards == 0 {
@@ -194,7 +205,7 @@ func (s *Spec) field(key string) any {
 	return map[string]any{
 		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "conn_cost": &s.ConnCost, "jitter": &s.Jitter,
 		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost,
-		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay,
+		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
 		"cores": &s.Cores, "version": &s.Version,
 	}[key]
 }
@@ -295,8 +306,8 @@ func (s Spec) Validate() error {
 func (s Spec) validateReplicaSet() error {
 	bad := func(key, val, what string) error { return fmt.Errorf("%w: %s=%s: %s", ErrSpec, key, val, what) }
 	if s.Members == 0 {
-		if s.ReplLag != 0 || s.ElectionDelay != 0 {
-			return fmt.Errorf("%w: repl_lag and election need rs=N", ErrSpec)
+		if s.ReplLag != 0 || s.ElectionDelay != 0 || s.ReplWriters != 0 {
+			return fmt.Errorf("%w: repl_lag, election and repl_writers need rs=N", ErrSpec)
 		}
 		return nil
 	}
@@ -309,6 +320,8 @@ func (s Spec) validateReplicaSet() error {
 		return bad("repl_lag", fmtDuration(s.ReplLag), fmt.Sprintf("must be between 0s and %s", maxReplLag))
 	case s.ElectionDelay < 0 || s.ElectionDelay > maxElection:
 		return bad("election", fmtDuration(s.ElectionDelay), fmt.Sprintf("must be between 0s and %s", maxElection))
+	case s.ReplWriters < 1 || s.ReplWriters > maxSlots:
+		return bad("repl_writers", strconv.Itoa(s.ReplWriters), fmt.Sprintf("must be between 1 and %d", maxSlots))
 	}
 	return nil
 }
@@ -351,7 +364,7 @@ func (s Spec) String() string {
 			"router_cost="+fmtDuration(s.RouterCost))
 	}
 	if s.ReplicaSet() {
-		parts = append(parts, "repl_lag="+fmtDuration(s.ReplLag), "election="+fmtDuration(s.ElectionDelay))
+		parts = append(parts, "repl_lag="+fmtDuration(s.ReplLag), "election="+fmtDuration(s.ElectionDelay), "repl_writers="+strconv.Itoa(s.ReplWriters))
 	}
 	if s.Cores > 0 {
 		// Only when set, so specs that leave it out print as before.
