@@ -52,14 +52,7 @@ func TestCalibrationReplicaSetReads(t *testing.T) {
 	}
 	d := startSim(t, "rs=3,slots=8,service=2ms")
 	loadKeys(t, d.URI())
-	waitFor(t, 10*time.Second, "the secondaries apply the keys", func() bool {
-		for _, m := range d.Stats().Members {
-			if m.Pending > 0 {
-				return false
-			}
-		}
-		return true
-	})
+	waitApplied(t, d)
 	const n = 32
 	s0 := d.Stats()
 	p := closedLoopReading(t, d.URI(), n, 300*time.Millisecond, 1500*time.Millisecond, readpref.Primary())

@@ -78,29 +78,14 @@ func TestConformanceReplicaSet(t *testing.T) {
 	}
 }
 
-// roleFile picks a replica-set member's reply of that version and role: a
-// capture (or an edited capture) over the manual's; a secondary's reply of
-// a version with none is held to the primary's, whose fields it shares.
+// roleFile picks a replica-set member's reply of that version and role;
+// a secondary's reply of a version with none is held to the primary's,
+// whose fields it shares.
 func roleFile(files []corpus.File, cmd, role, version string) (corpus.File, bool) {
-	var best corpus.File
-	found := false
-	for _, want := range []string{"replset-" + role, "replset-primary"} {
-		for _, f := range files {
-			if f.Command != cmd || f.Process != "mongod" || f.Role != want {
-				continue
-			}
-			if f.Version != version && !strings.HasPrefix(f.Version, version+".") {
-				continue
-			}
-			if !found || (best.Manual() && !f.Manual()) {
-				best, found = f, true
-			}
-		}
-		if found {
-			return best, true
-		}
+	if f, ok := pickFile(files, cmd, "mongod", version, "replset-"+role); ok {
+		return f, true
 	}
-	return best, false
+	return pickFile(files, cmd, "mongod", version, "replset-primary")
 }
 
 // replSectionPaths are the fields of serverStatus's repl section that

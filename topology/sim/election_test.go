@@ -196,14 +196,7 @@ func TestReplicaSetStepDownInterruptsWritesInProgress(t *testing.T) {
 	if i < 0 || !failed.retry[i] {
 		t.Errorf("failures the driver saw: codes %v, labels %v; want InterruptedDueToReplStateChange (11602) with RetryableWriteError", failed.codes, failed.retry)
 	}
-	waitFor(t, 5*time.Second, "every member applies the retried insert", func() bool {
-		for _, m := range d.Stats().Members {
-			if m.Pending > 0 {
-				return false
-			}
-		}
-		return true
-	})
+	waitApplied(t, d)
 	for _, h := range d.Hosts() {
 		direct := connect(t, "mongodb://"+h+"/?directConnection=true", 1)
 		if n, err := direct.Database("db").Collection("c").EstimatedDocumentCount(ctx); err != nil || n != 1 {

@@ -70,6 +70,19 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 	}
 }
 
+// waitApplied waits until every member of d has applied every write.
+func waitApplied(t *testing.T, d *Deployment) {
+	t.Helper()
+	waitFor(t, 10*time.Second, "every member applies every write", func() bool {
+		for _, m := range d.Stats().Members {
+			if m.Pending > 0 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // connectWatched connects to the set's URI with a topology watch.
 func connectWatched(t *testing.T, uri string, pool uint64, opts ...*options.ClientOptions) (*mongo.Client, *topologyWatch) {
 	t.Helper()
@@ -365,14 +378,7 @@ func TestReplicaSetDataAndCatalogueReplicate(t *testing.T) {
 	if err := c.Database("db").Collection("gone").Drop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "every member applies every write", func() bool {
-		for _, m := range d.Stats().Members {
-			if m.Pending > 0 {
-				return false
-			}
-		}
-		return true
-	})
+	waitApplied(t, d)
 	for _, h := range d.Hosts() {
 		direct := connect(t, "mongodb://"+h+"/?directConnection=true", 1)
 		dc := direct.Database("db").Collection("c")

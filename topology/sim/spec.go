@@ -159,44 +159,46 @@ func ParseSpec(str string) (Spec, error) {
 			}
 		}
 	}
-	if s.Members == 0 {
-		for _, k := range []string{"repl_lag", "election", "repl_writers"} {
-			if seen[k] {
-				return Spec{}, fmt.Errorf("%w: %s: only meaningful with rs=N", ErrSpec, k)
+	for _, g := range dependents {
+		for _, k := range g.keys {
+			switch {
+			case !g.active(s) && seen[k.key]:
+				return Spec{}, fmt.Errorf("%w: %s: only meaningful with %s", ErrSpec, k.key, g.needs)
+			case g.active(s) && !seen[k.key]:
+				k.byDefault(&s)
 			}
-		}
-	} else {
-		if !seen["repl_lag"] {
-			s.ReplLag = DefaultReplLag
-		}
-		if !seen["election"] {
-			s.ElectionDelay = DefaultElection
-		}
-		if !seen["repl_writers"] {
-			s.ReplWriters = DefaultReplWriters
-		}
-	}
-	if s.Shards == 0 {
-		for _, k := range []string{"routers", "router_slots", "router_cost"} {
-			if seen[k] {
-				return Spec{}, fmt.Errorf("%w: %s: only meaningful with shards=N", ErrSpec, k)
-			}
-		}
-	} else {
-		if !seen["routers"] {
-			s.Routers = DefaultRouters
-		}
-		if !seen["router_slots"] {
-			s.RouterSlots = DefaultRouterSlots
-		}
-		if !seen["router_cost"] {
-			s.RouterCost = DefaultRouterCost
 		}
 	}
 	if err := s.Validate(); err != nil {
 		return Spec{}, err
 	}
 	return s, nil
+}
+
+// dependents are the keys that mean something only with another (the
+// routers' with shards=N, the replica set's with rs=N): refused without
+// it, given their defaults with it.
+var dependents = []struct {
+	needs  string
+	active func(Spec) bool
+	keys   []dependentKey
+}{
+	{"rs=N", Spec.ReplicaSet, []dependentKey{
+		{"repl_lag", func(s *Spec) { s.ReplLag = DefaultReplLag }},
+		{"election", func(s *Spec) { s.ElectionDelay = DefaultElection }},
+		{"repl_writers", func(s *Spec) { s.ReplWriters = DefaultReplWriters }},
+	}},
+	{"shards=N", Spec.Sharded, []dependentKey{
+		{"routers", func(s *Spec) { s.Routers = DefaultRouters }},
+		{"router_slots", func(s *Spec) { s.RouterSlots = DefaultRouterSlots }},
+		{"router_cost", func(s *Spec) { s.RouterCost = DefaultRouterCost }},
+	}},
+}
+
+// dependentKey is a dependent key and how it takes its default.
+type dependentKey struct {
+	key       string
+	byDefault func(*Spec)
 }
 
 // field is the Spec field a key sets, or nil for an unknown key: the
