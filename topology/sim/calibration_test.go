@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 
 	psbound "github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/results"
@@ -66,9 +68,15 @@ func (l level) excused(t *testing.T, what string) bool {
 // returns, so levels do not add up connections.
 func closedLoop(t testing.TB, uri string, n int, warmup, window time.Duration) level {
 	t.Helper()
+	return closedLoopReading(t, uri, n, warmup, window, readpref.Primary())
+}
+
+// closedLoopReading is closedLoop with the reads' read preference.
+func closedLoopReading(t testing.TB, uri string, n int, warmup, window time.Duration, mode *readpref.ReadPref) level {
+	t.Helper()
 	client := connectNoCleanup(t, uri, uint64(n))
 	defer disconnect(client)
-	coll := client.Database("cal").Collection("c")
+	coll := client.Database("cal").Collection("c", options.Collection().SetReadPreference(mode))
 	ctx, cancel := context.WithTimeout(t.Context(), warmup+window+10*time.Second)
 	defer cancel()
 	var measuring atomic.Bool

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,10 @@ type slotPool struct {
 	total int
 	epoch time.Time
 	free  timeHeap[freeAt] // when each slot is next free, ns since epoch
+	// arrivals holds ops booked ahead of their arrival (bookAt: a write
+	// on its way to a secondary), in arrival order; they count as queued
+	// only once they have arrived.
+	arrivals []booking
 	// starts holds booked ops in booking order; starts never decrease, so
 	// the ops that have started are a prefix.
 	starts   []booking
@@ -65,6 +70,12 @@ func newSlotPool(n int) *slotPool {
 // advance moves ops whose start or finish is at or before now along.
 // The caller holds mu.
 func (p *slotPool) advance(now int64) {
+	n := 0
+	for n < len(p.arrivals) && p.arrivals[n].at <= now {
+		p.booked[p.arrivals[n].kind]++
+		n++
+	}
+	p.arrivals = p.arrivals[n:]
 	i := 0
 	for i < len(p.starts) && p.starts[i].at <= now {
 		p.started[p.starts[i].kind]++
@@ -83,24 +94,52 @@ func (p *slotPool) book(kind opKind, service time.Duration) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := int64(time.Since(p.epoch))
+	return time.Duration(p.bookLocked(now, now, kind, service) - now)
+}
+
+// bookAt schedules one op that arrives at the given time (now or later)
+// and returns when it finishes. A write on its way to a secondary is booked
+// as it leaves the primary, so that its finish, and hence when the
+// secondary has applied it, is known at once; it queues behind the ops
+// booked before it, in arrival order, as if it had been booked on arrival.
+func (p *slotPool) bookAt(arrival time.Time, kind opKind, service time.Duration) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := int64(time.Since(p.epoch))
+	at := max(int64(arrival.Sub(p.epoch)), now)
+	return p.epoch.Add(time.Duration(p.bookLocked(now, at, kind, service)))
+}
+
+// bookLocked books an op arriving at arrival (≥ now) into the slot that
+// frees first and returns its finish, both in ns since the epoch.
+func (p *slotPool) bookLocked(now, arrival int64, kind opKind, service time.Duration) int64 {
 	p.advance(now)
-	start := max(now, int64(p.free[0]))
+	start := max(arrival, int64(p.free[0]))
 	finish := start + int64(service)
 	p.free[0] = freeAt(finish)
 	heap.Fix(&p.free, 0)
 	p.starts = append(p.starts, booking{start, kind})
 	heap.Push(&p.finishes, booking{finish, kind})
-	p.booked[kind]++
+	if arrival > now {
+		// Counted as queued from its arrival on (advance).
+		i := len(p.arrivals)
+		for i > 0 && p.arrivals[i-1].at > arrival {
+			i--
+		}
+		p.arrivals = slices.Insert(p.arrivals, i, booking{arrival, kind})
+	} else {
+		p.booked[kind]++
+	}
 	p.acquired++
-	p.waitNanos += start - now
+	p.waitNanos += start - arrival
 	p.holdNanos += finish - start
-	if start > now {
+	if start > arrival {
 		p.waited++
 		if q := int(p.queuedLocked()); q > p.maxQueued {
 			p.maxQueued = q
 		}
 	}
-	return time.Duration(finish - now)
+	return finish
 }
 
 func (p *slotPool) queuedLocked() int64 {
@@ -114,25 +153,7 @@ func (p *slotPool) queuedLocked() int64 {
 // run books an op and sleeps until it finishes. It returns early with
 // ctx.Err() when ctx ends; the booking stays (the model has no cancellation).
 func (p *slotPool) run(ctx context.Context, s *sleeper, kind opKind, service time.Duration) error {
-	wait := p.book(kind, service)
-	// Long queue waits use a context-aware coarse timer, so that Close does
-	// not wait for a deep queue to drain; the last stretch is slept precisely.
-	const coarse = 20 * time.Millisecond
-	deadline := time.Now().Add(wait)
-	if wait > 2*coarse {
-		t := time.NewTimer(wait - coarse)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.sleep(time.Until(deadline))
-	return nil
+	return s.until(ctx, time.Now().Add(p.book(kind, service)))
 }
 
 // slotSnapshot is a consistent copy of a pool's counters.
@@ -225,8 +246,30 @@ func newSleeper() *sleeper {
 	return s
 }
 
+// until blocks until deadline, or until ctx ends (then it returns
+// ctx.Err()). Long waits (a deep queue, a majority write's replication) use
+// a context-aware coarse timer, so that Close does not wait for them; the
+// last stretch is slept precisely.
+func (s *sleeper) until(ctx context.Context, deadline time.Time) error {
+	const coarse = 20 * time.Millisecond
+	if wait := time.Until(deadline); wait > 2*coarse {
+		t := time.NewTimer(wait - coarse)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.sleep(time.Until(deadline))
+	return nil
+}
+
 // sleep blocks for about d; it does not watch a context because d is at
-// most one op's service time.
+// most one op's service time, or the last stretch of a longer wait.
 func (s *sleeper) sleep(d time.Duration) {
 	if d <= 0 {
 		return

@@ -17,8 +17,9 @@ import (
 // catalogue returns, across shards, each collection of db with its
 // document bytes and recorded indexes (from the first shard holding it).
 func (f *frontend) catalogue(db string) map[string]*collection {
+	f.catchUp()
 	out := map[string]*collection{}
-	for _, sh := range f.d.shards {
+	for _, sh := range f.shards {
 		sh.store.mu.Lock()
 		for name, c := range sh.store.dbs[db] {
 			agg := out[name]
@@ -74,8 +75,9 @@ func idIndexSpec() bson.D {
 }
 
 func cmdListDatabases(f *frontend, _ context.Context, _ *connState, c *cmd) (bson.D, error) {
+	f.catchUp()
 	sizes := map[string]int64{}
-	for _, sh := range f.d.shards {
+	for _, sh := range f.shards {
 		sh.store.mu.Lock()
 		for db, colls := range sh.store.dbs {
 			for _, coll := range colls {
@@ -112,32 +114,44 @@ func cmdListDatabases(f *frontend, _ context.Context, _ *connState, c *cmd) (bso
 	return reply, nil
 }
 
-// eachShard runs fn on every shard's store under its lock.
-func (f *frontend) eachShard(fn func(st *store)) {
-	for _, sh := range f.d.shards {
-		sh.store.mu.Lock()
-		fn(sh.store)
-		sh.store.mu.Unlock()
+// eachStore runs a catalogue write on every store this server's data ops
+// reach, under the store's lock; on a replica set's primary it is a write
+// of the set, replayed on the secondaries.
+func (f *frontend) eachStore(ctx context.Context, fn func(st *store)) error {
+	locked := func(st *store) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		fn(st)
 	}
+	if f.member != nil {
+		return f.member.write(ctx, locked)
+	}
+	for _, sh := range f.shards {
+		locked(sh.store)
+	}
+	return nil
 }
 
-func cmdCreate(f *frontend, _ context.Context, _ *connState, c *cmd) (bson.D, error) {
+func cmdCreate(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
 	coll, err := c.collName()
 	if err != nil {
 		return nil, err
 	}
 	exists := false
-	f.eachShard(func(st *store) {
+	err = f.eachStore(ctx, func(st *store) {
 		exists = exists || st.coll(c.db, coll, false) != nil
 		st.coll(c.db, coll, true)
 	})
+	if err != nil {
+		return nil, err
+	}
 	if exists {
 		return nil, &cmdError{Code: 48, Name: "NamespaceExists", Msg: "Collection " + c.db + "." + coll + " already exists."}
 	}
 	return bson.D{}, nil
 }
 
-func cmdCreateIndexes(f *frontend, _ context.Context, _ *connState, c *cmd) (bson.D, error) {
+func cmdCreateIndexes(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
 	coll, specs, err := c.collDocs("indexes")
 	if err != nil {
 		return nil, err
@@ -152,19 +166,9 @@ func cmdCreateIndexes(f *frontend, _ context.Context, _ *connState, c *cmd) (bso
 	}
 	var before, after int
 	created := false
-	f.eachShard(func(st *store) {
-		created = st.coll(c.db, coll, false) == nil
-		col := st.coll(c.db, coll, true)
-		before = 1 + len(col.indexes)
-		for _, s := range specs {
-			name := s.Lookup("name").StringValue()
-			if name == "_id_" || slices.ContainsFunc(col.indexes, func(r bson.Raw) bool { return r.Lookup("name").StringValue() == name }) {
-				continue
-			}
-			col.indexes = append(col.indexes, bson.Raw(slices.Clone(s)))
-		}
-		after = 1 + len(col.indexes)
-	})
+	if err := f.eachStore(ctx, func(st *store) { before, after, created = st.addIndexesLocked(c.db, coll, specs) }); err != nil {
+		return nil, err
+	}
 	return bson.D{
 		{Key: "createdCollectionAutomatically", Value: created},
 		{Key: "numIndexesBefore", Value: int32(before)},
@@ -189,29 +193,30 @@ func cmdListIndexes(f *frontend, _ context.Context, _ *connState, c *cmd) (bson.
 	return cursorReply("firstBatch", c.db+"."+coll, 0, docs), nil
 }
 
-func cmdDrop(f *frontend, _ context.Context, _ *connState, c *cmd) (bson.D, error) {
+func cmdDrop(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
 	coll, err := c.collName()
 	if err != nil {
 		return nil, err
 	}
 	was := 0
-	f.eachShard(func(st *store) {
-		if col := st.coll(c.db, coll, false); col != nil {
-			was = 1 + len(col.indexes)
-			delete(st.dbs[c.db], coll)
-			if len(st.dbs[c.db]) == 0 {
-				delete(st.dbs, c.db)
-			}
+	err = f.eachStore(ctx, func(st *store) {
+		if n := st.dropCollLocked(c.db, coll); n > 0 {
+			was = n
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	// Since MongoDB 7.0 dropping a missing collection succeeds.
 	return bson.D{{Key: "nIndexesWas", Value: int32(was)}, {Key: "ns", Value: c.db + "." + coll}}, nil
 }
 
-func cmdDropDatabase(f *frontend, _ context.Context, _ *connState, c *cmd) (bson.D, error) {
+func cmdDropDatabase(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, error) {
 	if strings.TrimSpace(c.db) == "" {
 		return nil, errBadValue("dropDatabase needs $db")
 	}
-	f.eachShard(func(st *store) { delete(st.dbs, c.db) })
+	if err := f.eachStore(ctx, func(st *store) { st.dropDBLocked(c.db) }); err != nil {
+		return nil, err
+	}
 	return bson.D{{Key: "dropped", Value: c.db}}, nil
 }

@@ -15,11 +15,13 @@ import (
 // themselves are in info.go, hostinfo.go, auth.go, reads.go, cursors.go,
 // writes.go, catalogue.go and telemetry.go.
 
-// cmdError is a command failure sent as {ok:0, errmsg, code, codeName}.
+// cmdError is a command failure sent as {ok:0, errmsg, code, codeName},
+// with errorLabels when it has any.
 type cmdError struct {
-	Code int32
-	Name string
-	Msg  string
+	Code   int32
+	Name   string
+	Msg    string
+	Labels []string
 }
 
 func (e *cmdError) Error() string { return fmt.Sprintf("%s (%d): %s", e.Name, e.Code, e.Msg) }
@@ -46,8 +48,9 @@ type cmd struct {
 type handler struct {
 	fn   func(f *frontend, ctx context.Context, cs *connState, c *cmd) (bson.D, error)
 	kind opKind // latency class; only data commands take slots, in fn
-	// routerOnly commands are unknown to a standalone, as on mongod.
-	routerOnly bool
+	// routerOnly commands are unknown to a standalone, as on mongod;
+	// mongodOnly ones are unknown to a router, as on mongos.
+	routerOnly, mongodOnly bool
 }
 
 // handlers is the command table; a name not in it is CommandNotFound.
@@ -65,24 +68,26 @@ var handlers = map[string]handler{
 	"connPoolStats": {fn: func(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, error) {
 		return f.connPoolStats(), nil
 	}},
-	"hostInfo":        {fn: cmdHostInfo},
-	"saslStart":       {fn: cmdSaslStart},
-	"saslContinue":    {fn: cmdSaslContinue},
-	"listShards":      {fn: cmdListShards, routerOnly: true},
-	"find":            {fn: cmdFind, kind: kindRead},
-	"getMore":         {fn: cmdGetMore, kind: kindRead},
-	"killCursors":     {fn: cmdKillCursors},
-	"count":           {fn: cmdCount, kind: kindRead},
-	"insert":          {fn: cmdInsert, kind: kindWrite},
-	"update":          {fn: cmdUpdate, kind: kindWrite},
-	"delete":          {fn: cmdDelete, kind: kindWrite},
-	"listCollections": {fn: cmdListCollections},
-	"listDatabases":   {fn: cmdListDatabases},
-	"create":          {fn: cmdCreate},
-	"createIndexes":   {fn: cmdCreateIndexes},
-	"listIndexes":     {fn: cmdListIndexes},
-	"drop":            {fn: cmdDrop},
-	"dropDatabase":    {fn: cmdDropDatabase},
+	"hostInfo":         {fn: cmdHostInfo},
+	"saslStart":        {fn: cmdSaslStart},
+	"saslContinue":     {fn: cmdSaslContinue},
+	"listShards":       {fn: cmdListShards, routerOnly: true},
+	"replSetGetStatus": {fn: cmdReplSetGetStatus, mongodOnly: true},
+	"replSetStepDown":  {fn: cmdReplSetStepDown, mongodOnly: true},
+	"find":             {fn: cmdFind, kind: kindRead},
+	"getMore":          {fn: cmdGetMore, kind: kindRead},
+	"killCursors":      {fn: cmdKillCursors},
+	"count":            {fn: cmdCount, kind: kindRead},
+	"insert":           {fn: cmdInsert, kind: kindWrite},
+	"update":           {fn: cmdUpdate, kind: kindWrite},
+	"delete":           {fn: cmdDelete, kind: kindWrite},
+	"listCollections":  {fn: cmdListCollections},
+	"listDatabases":    {fn: cmdListDatabases},
+	"create":           {fn: cmdCreate},
+	"createIndexes":    {fn: cmdCreateIndexes},
+	"listIndexes":      {fn: cmdListIndexes},
+	"drop":             {fn: cmdDrop},
+	"dropDatabase":     {fn: cmdDropDatabase},
 }
 
 // handle runs one request and returns the reply document. It never fails:
@@ -96,7 +101,7 @@ func (f *frontend) handle(ctx context.Context, cs *connState, req *request) bson
 		c.name = first.Key()
 	}
 	h, ok := handlers[c.name]
-	if !ok || (h.routerOnly && !f.router) {
+	if !ok || (h.routerOnly && !f.router) || (h.mongodOnly && f.router) {
 		f.tel.command.Add(1)
 		defer func() { f.tel.record(kindCommand, time.Since(start)) }()
 		return errorReply(errCommandNotFound(c.name))
@@ -120,7 +125,13 @@ func (f *frontend) handle(ctx context.Context, cs *connState, req *request) bson
 	default:
 		f.tel.command.Add(1)
 	}
-	fields, err := h.fn(f, ctx, cs, c)
+	var fields bson.D
+	var err error
+	if f.member != nil {
+		fields, err = f.member.run(ctx, c, func(ctx context.Context) (bson.D, error) { return h.fn(f, ctx, cs, c) })
+	} else {
+		fields, err = h.fn(f, ctx, cs, c)
+	}
 	var reply bsoncore.Document
 	if err == nil {
 		fields = append(fields, bson.E{Key: "ok", Value: 1.0})
@@ -143,12 +154,16 @@ func errorReply(err error) bsoncore.Document {
 			ce = &cmdError{Code: 91, Name: "ShutdownInProgress", Msg: "the simulated server is shutting down"}
 		}
 	}
-	doc, _ := bson.Marshal(bson.D{
+	d := bson.D{
 		{Key: "ok", Value: 0.0},
 		{Key: "errmsg", Value: ce.Msg},
 		{Key: "code", Value: ce.Code},
 		{Key: "codeName", Value: ce.Name},
-	})
+	}
+	if len(ce.Labels) > 0 {
+		d = append(d, bson.E{Key: "errorLabels", Value: ce.Labels})
+	}
+	doc, _ := bson.Marshal(d)
 	return doc
 }
 

@@ -97,10 +97,16 @@ func referenceFile(files []corpus.File, cmd, proc, version string) (corpus.File,
 	if cmd == "hostInfo" {
 		proc = "mongod"
 	}
+	return pickFile(files, cmd, proc, version, "", "standalone")
+}
+
+// pickFile picks the reply of a command, process and version whose role
+// is one of roles: a capture (or an edited capture) over the manual's.
+func pickFile(files []corpus.File, cmd, proc, version string, roles ...string) (corpus.File, bool) {
 	var best corpus.File
 	found := false
 	for _, f := range files {
-		if f.Command != cmd || f.Process != proc || (f.Role != "" && f.Role != "standalone") {
+		if f.Command != cmd || f.Process != proc || !slices.Contains(roles, f.Role) {
 			continue
 		}
 		if f.Version != version && !strings.HasPrefix(f.Version, version+".") {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"slices"
 	"sync"
@@ -18,16 +17,20 @@ import (
 // like mongod's net.maxIncomingConnections.
 const maxIncomingConnections = 1_000_000
 
-// Deployment is a running simulated deployment: one standalone server, or
+// Deployment is a running simulated deployment: one standalone server;
 // routers in front of shards, each shard a one-member replica set on a
-// port of its own, as a real cluster's shards are reachable on theirs.
+// port of its own, as a real cluster's shards are reachable on theirs; or
+// a replica set, each member on a port of its own.
 type Deployment struct {
 	spec    Spec
 	version serverVersion // the spec's version row
 	alone   bool          // AloneInProcess
 	started time.Time
-	shards  []*shard
-	fronts  []*frontend // the standalone, or the routers: what the URI lists
+	// shards are the data-bearing servers' data and slots: the
+	// standalone's, the shards', or the replica set's members', in order.
+	shards []*shard
+	fronts []*frontend // the standalone, the routers or the members: what the URI lists
+	rs     *replSet    // the replica set (rs=N), nil otherwise
 	// shardFronts are the shards' own listening servers (sharded only),
 	// in shard order.
 	shardFronts []*frontend
@@ -45,7 +48,9 @@ type Deployment struct {
 // (its read and write tickets) and a store. A standalone deployment has
 // exactly one, served directly.
 type shard struct {
-	name string // the shard's _id and its replica set's name
+	// name is the shard's _id and its replica set's name; a replica-set
+	// member's is its host.
+	name string
 	// host is the shard's own listening host:port (sharded only; listShards
 	// gives it as name/host, connPoolStats keys its pools by it).
 	host          string
@@ -74,12 +79,17 @@ type frontend struct {
 	// standalone's only shard, or the shard a shard server is; nil on a
 	// router.
 	shard *shard
+	// shards are the data this server's data ops reach: the standalone's
+	// or a member's own, or every shard for a router.
+	shards []*shard
 	// shardServer marks a shard's own mongod: it answers hello as the
 	// primary of its one-member replica set and serves monitoring
 	// commands; data goes through the routers.
 	shardServer bool
-	ln          net.Listener
-	host        string
+	// member is the replica-set member this server is (rs=N), nil otherwise.
+	member *member
+	ln     net.Listener
+	host   string
 	// exec is a router's own pool (its threads, modeled as router_slots),
 	// nil on a standalone. A mongos reports no tickets, so serverStatus
 	// never shows it.
@@ -117,19 +127,22 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 		opt(&o)
 	}
 	nFronts := 1
-	if spec.Sharded() {
+	switch {
+	case spec.Sharded():
 		nFronts = spec.Routers
+	case spec.ReplicaSet():
+		nFronts = spec.Members
 	}
 	addrs := o.listen
 	if addrs == nil {
 		addrs = slices.Repeat([]string{"127.0.0.1:0"}, nFronts)
 	} else if len(addrs) != nFronts {
-		return nil, fmt.Errorf("sim: %d listen addresses for %d listening servers (one per router)", len(addrs), nFronts)
+		return nil, fmt.Errorf("sim: %d listen addresses for %d listening servers (one per router or member)", len(addrs), nFronts)
 	}
 	version, _ := versionOf(spec.Version) // Validate checked it
 	d := &Deployment{spec: spec, version: version, alone: o.alone, started: time.Now(), sleeper: newSleeper()}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
-	nShards := max(spec.Shards, 1)
+	nShards := max(spec.Shards, spec.Members, 1)
 	for i := range nShards {
 		d.shards = append(d.shards, &shard{
 			name:   fmt.Sprintf("shard%d", i),
@@ -162,6 +175,7 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 				return fail(err)
 			}
 			f.shard, f.shardServer, sh.host = sh, true, f.host
+			f.shards = []*shard{sh}
 			d.shardFronts = append(d.shardFronts, f)
 		}
 	}
@@ -170,16 +184,23 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 		if err != nil {
 			return fail(err)
 		}
-		if spec.Sharded() {
+		switch i := len(d.fronts); {
+		case spec.Sharded():
 			f.router = true
 			f.exec = newSlotPool(spec.RouterSlots)
+			f.shards = d.shards
 			for _, sh := range d.shards {
 				f.pools = append(f.pools, &connPool{shard: sh})
 			}
-		} else {
-			f.shard = d.shards[0]
+		default:
+			// The standalone, or member i of the replica set.
+			f.shard = d.shards[i]
+			f.shards = d.shards[i : i+1]
 		}
 		d.fronts = append(d.fronts, f)
+	}
+	if spec.ReplicaSet() {
+		d.rs = newReplSet(d)
 	}
 	for _, f := range d.listening() {
 		d.wg.Add(1)
@@ -195,10 +216,11 @@ func (d *Deployment) listening() []*frontend {
 
 // reportsProcess says whether serverStatus may describe this process
 // (extra_info, mem) as the server's own: only when the deployment is alone
-// in the process and is one server. A sharded deployment runs routers and
-// shards in one process, whose CPU time no one of them could claim.
+// in the process and is one server (a standalone or a one-member set). A
+// sharded deployment runs routers and shards in one process, a replica set
+// its members, whose CPU time no one of them could claim.
 func (d *Deployment) reportsProcess() bool {
-	return d.alone && !d.spec.Sharded()
+	return d.alone && len(d.listening()) == 1
 }
 
 // Option configures Start.
@@ -252,7 +274,7 @@ func (d *Deployment) CloseShardListener(i int) error {
 }
 
 // Hosts returns the listening host:port of each server the URI lists: the
-// standalone, or the routers in order.
+// standalone, the routers, or the replica set's members, in order.
 func (d *Deployment) Hosts() []string {
 	hosts := make([]string, len(d.fronts))
 	for i, f := range d.fronts {
@@ -264,7 +286,8 @@ func (d *Deployment) Hosts() []string {
 // URI returns a connection string listing every listening server. No
 // directConnection option is needed: with one seed answering as a
 // standalone the driver picks a single topology, and routers answering
-// msg:"isdbgrid" make it a sharded one.
+// msg:"isdbgrid" make it a sharded one. A replica set's URI names the set
+// (replicaSet=rs0), as one for a real set does.
 func (d *Deployment) URI() string {
 	uri := "mongodb://"
 	for i, h := range d.Hosts() {
@@ -272,6 +295,11 @@ func (d *Deployment) URI() string {
 			uri += ","
 		}
 		uri += h
+	}
+	if d.rs != nil {
+		// The set's name makes the driver discover a replica set from
+		// any member, and refuse a member of another set.
+		return uri + "/?replicaSet=" + d.rs.name
 	}
 	return uri + "/"
 }
@@ -281,6 +309,9 @@ func (d *Deployment) URI() string {
 func (d *Deployment) Close() error {
 	d.closeOnce.Do(func() {
 		d.cancel()
+		if d.rs != nil {
+			d.rs.stop()
+		}
 		var errs []error
 		for _, f := range d.listening() {
 			if err := f.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
@@ -378,99 +409,6 @@ func (f *frontend) serveConn(c net.Conn) {
 		}
 		f.tel.bytesOut.Add(int64(len(out)))
 	}
-}
-
-// connPool models one router's connections to one shard honestly: an op in
-// flight to the shard holds a connection; a finished op returns it idle; a
-// new one is created only when none is idle. Connections are never closed
-// while the deployment runs, so created = in use + available.
-type connPool struct {
-	shard                *shard
-	mu                   sync.Mutex
-	inUse, idle, created int
-}
-
-func (p *connPool) checkout() {
-	p.mu.Lock()
-	if p.idle > 0 {
-		p.idle--
-	} else {
-		p.created++
-		p.shard.openConns.Add(1)
-	}
-	p.inUse++
-	p.mu.Unlock()
-}
-
-func (p *connPool) checkin() {
-	p.mu.Lock()
-	p.inUse--
-	p.idle++
-	p.mu.Unlock()
-}
-
-func (p *connPool) counts() (inUse, idle, created int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.inUse, p.idle, p.created
-}
-
-// routerStep charges a router's per-op cost: one router slot for
-// router_cost. It is a no-op on a standalone. The slot is released before
-// the op is forwarded, as a mongos does not hold a thread while shards work.
-func (f *frontend) routerStep(ctx context.Context, kind opKind) error {
-	if !f.router {
-		return nil
-	}
-	return f.exec.run(ctx, f.d.sleeper, kind, serviceTime(f.d.spec.RouterCost, 0, 0, f.d.spec.Jitter, rand.Float64))
-}
-
-// onShard runs fn as one data op on shard i: through a router connection
-// when routed, then a slot booked for the modeled service time, at the end
-// of which fn reads or writes the shard's store.
-//
-// A routed op is also one operation of the shard's own server, which counts
-// it in its serverStatus as a mongod counts what its routers send: one
-// opLatencies entry for the slot wait and service, and its opcounters (see
-// shardOp).
-func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*store)) error {
-	sh := f.d.shards[i]
-	var start time.Time
-	if f.router {
-		p := f.pools[i]
-		p.checkout()
-		defer p.checkin()
-		start = time.Now()
-	}
-	spec := f.d.spec
-	service := serviceTime(spec.Service, spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
-	if err := sh.pool(kind).run(ctx, f.d.sleeper, kind, service); err != nil {
-		return err
-	}
-	// The data op takes effect at the end of its modeled service time.
-	fn(sh.store)
-	if f.router {
-		sf := f.d.shardFronts[i]
-		shardOpOf(ctx).count(&sf.tel)
-		sf.tel.record(kind, time.Since(start))
-	}
-	return nil
-}
-
-// scatter runs fn on every shard in parallel, one data op each.
-func (f *frontend) scatter(ctx context.Context, kind opKind, fn func(i int, st *store)) error {
-	if len(f.d.shards) == 1 {
-		return f.onShard(ctx, 0, kind, func(st *store) { fn(0, st) })
-	}
-	errs := make([]error, len(f.d.shards))
-	var wg sync.WaitGroup
-	for i := range f.d.shards {
-		wg.Go(func() {
-			errs[i] = f.onShard(ctx, i, kind, func(st *store) { fn(i, st) })
-		})
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 func (f *frontend) process() string {

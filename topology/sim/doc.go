@@ -25,6 +25,12 @@
 // commands: data goes through the routers. The defaults are in ParseSpec's
 // documentation.
 //
+// A spec with rs=N (1 to 7) starts a replica set instead: N members, each
+// a mongod on its own port with its own slots and its own data; the URI
+// lists them and names the set (replicaSet=rs0), so the driver discovers
+// a replica set, keeps a pool per member, and sends reads where its read
+// preference says. See "Replica sets" below.
+//
 // # Capacity model and ground truth
 //
 // Only data operations (find, getMore, count, insert, update, delete) use
@@ -80,6 +86,70 @@
 // capacity for the mix above (Spec.Throughput(n, readShare) gives the model
 // curve, Spec.Peak(readShare) its maximum).
 //
+// # Replica sets
+//
+// The first member starts as primary. Only the primary takes writes (a
+// secondary answers NotWritablePrimary); a secondary serves reads only
+// with a read preference other than primary (NotPrimaryNoSecondaryOk
+// otherwise), as real members do. Each write the primary applies (at the
+// end of its service time in one of its write slots) is logged with an
+// optime and sent to every secondary: it arrives repl_lag later and queues,
+// in log order, for one of the secondary's repl_writers applier slots and
+// one of its write slots, held for a service time drawn as for any write
+// there. A secondary has applied an entry once it and every earlier entry
+// are done, and only then do its reads see the write; its optime is the
+// last entry it has applied, so replication lag is real: the apply delay,
+// queueing included.
+//
+// Write concern: w:N is acknowledged when N members (the primary
+// included) have applied the write, w:"majority" when N/2+1 have, w:1 when
+// the primary has, w:0 not at all; without a writeConcern the version's
+// default applies (w:1 before 5.0, majority from 5.0). wtimeout gives
+// writeConcernError 64 (errInfo.wtimeout) when it passes first, w beyond
+// the set's size writeConcernError 100, an unknown tag error 79.
+//
+// replSetStepDown (and Deployment.StepDown) makes the primary a secondary
+// at once: no member is writable until the election ends, election (the
+// spec key) later or, if later still, when the elected member has applied
+// everything the old primary logged. Writes still holding a slot on the
+// old primary are not applied and fail with InterruptedDueToReplStateChange
+// (11602); writes sent to any member meanwhile fail with
+// NotWritablePrimary; from 4.4 both carry the RetryableWriteError label of
+// a retryable write (one with a txnNumber), so the driver marks the server
+// Unknown, waits for a primary and retries. The elected member's term, and
+// so its electionId, is one greater; it logs a no-op entry of the new term.
+// hello has no topologyVersion, so the driver learns the new primary by
+// polling: at once after a refusal (its immediate checks, at most every
+// 500ms), else at its heartbeat (10 s by default). The old primary may not
+// be elected again for the step-down period (60 s by default).
+//
+// Capacity. With R read slots, W write slots, A = min(W, repl_writers)
+// appliers per secondary, t(m) = service + conn_cost·m for m connections
+// to a member, and n client connections in a closed loop:
+//
+//	reads, with k members serving the read preference (primary and
+//	primaryPreferred: 1; secondary and secondaryPreferred: rs-1;
+//	nearest: rs):     X(n) = k · min(n/k, R) / t(n/k)
+//	writes, w:1:      X(n) = min(n, W) / t(n)
+//	writes, w > 1:    X(n) = min(n / L, W / t(n), A / service)
+//	                  L = t(n) + repl_lag + service, an idle set's latency
+//	every secondary applies every write: under w:1 writes at X above
+//	A/service its lag grows by 1 - A/(service·X) seconds per second
+//
+// The driver spreads reads over the k members evenly (it picks the less
+// busy of two random eligible members within its latency window), so
+// with rs=3, slots=8, service=2ms primary reads peak at 4000/s,
+// secondaryPreferred reads at 8000/s and nearest at 12000/s. A majority
+// write on an idle rs=3 with repl_lag=1ms takes 2+1+2 = 5ms, so one client
+// makes 200 writes/s and 20 make 4000/s, the primary's write slots. Reads
+// and writes do not share slots, so reads on a secondary do not slow its
+// applying. Spec.ReadThroughput, Spec.WriteThroughput and
+// Spec.WriteLatency give the model curves. Not modeled: flow control,
+// chained replication, arbiters, priorities and tags, rollback (a clean
+// step-down loses nothing), a transaction table (a retried multi-statement
+// write whose first statements applied before an interruption applies them
+// again), and streaming hello.
+//
 // # Versions and telemetry
 //
 // version=X.Y (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0; default 8.0) makes every
@@ -116,13 +186,25 @@
 //     opcounters of the ops its routers sent it (a find as a query, inserts
 //     per document, updates and deletes per statement, a count as a
 //     command), and connections including the routers' to it.
+//   - A replica-set member answers hello and isMaster with its set's
+//     fields (hosts, setName, setVersion, secondary, primary, me, the
+//     primary's electionId, lastWrite), serverStatus with repl (the same,
+//     ismaster named isWritablePrimary from 5.0, and rbid) and
+//     opcountersRepl (what it applied as a secondary), and
+//     replSetGetStatus with every member's state and applied optime
+//     (optimeDate in seconds; lastAppliedWallTime in milliseconds, in
+//     optimes from 4.2 and per member from 4.4; syncingTo through 4.2;
+//     votingMembersCount from 4.4). A secondary's opcounters, opLatencies
+//     and connections count what it serves to clients; its tickets and
+//     globalLock include the writes it applies.
 //   - serverStatus on a mongos: no globalLock, tickets, queues or wiredTiger
 //     (a real mongos has none), and opLatencies only from 7.0. The
 //     router's own slots (router_slots) are not reported anywhere.
 //   - extra_info (user_time_us and system_time_us from getrusage, from 4.2)
 //     and mem (resident, virtual from /proc/self/statm) describe the
 //     process, so they are reported only when Start is given
-//     AloneInProcess() and the deployment is one server (a standalone):
+//     AloneInProcess() and the deployment is one server (a standalone or a
+//     one-member set):
 //     the entry points that run the simulator in a process of its own
 //     (poolsweep serve --sim, a test's simulator child) say so; inside the
 //     process that drives the load they are left out, since its CPU time
@@ -150,7 +232,9 @@
 // commands: hello/isMaster, ping, buildInfo, endSessions, find, getMore,
 // killCursors, count, insert, update, delete, listCollections,
 // listDatabases, create, createIndexes (recorded only), listIndexes, drop,
-// dropDatabase, serverStatus, connPoolStats, hostInfo (system.numCores, and
+// dropDatabase, serverStatus, replSetGetStatus and replSetStepDown (on a
+// replica set's members; a standalone answers NoReplicationEnabled),
+// connPoolStats, hostInfo (system.numCores, and
 // numCoresAvailableToProcess from 8.0, is the spec's cores=N, or this
 // machine's count; cpuArch, hostname, memSizeMB, memLimitMB from 4.4 (the
 // cgroup's limit when lower) and os.type as mongod reports them), saslStart

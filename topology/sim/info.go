@@ -18,7 +18,10 @@ func cmdEmpty(*frontend, context.Context, *connState, *cmd) (bson.D, error) { re
 // offered, so the driver keeps to isMaster), isWritablePrimary for hello and
 // ismaster for isMaster, the version's maxWireVersion. topologyVersion
 // (4.4+) is left out on purpose: with it the driver would wait on awaitable
-// hellos, which the simulator does not serve, instead of polling.
+// hellos, which the simulator does not serve, instead of polling. A
+// replica-set member answers as a primary or a secondary of its set
+// (member.helloFields); during an election every member is a secondary and
+// none names a primary.
 func cmdHello(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D, error) {
 	v := f.d.version
 	primaryKey := "isWritablePrimary"
@@ -27,8 +30,15 @@ func cmdHello(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D, er
 	} else if !v.hello {
 		return nil, errCommandNotFound(c.name)
 	}
-	d := bson.D{
-		{Key: primaryKey, Value: true},
+	// A replica-set member's set fields come first, as in the captured
+	// replies, and say whether it is the writable primary.
+	var d bson.D
+	if f.member != nil {
+		d = f.member.helloFields(primaryKey)
+	} else {
+		d = bson.D{{Key: primaryKey, Value: true}}
+	}
+	d = append(d, bson.D{
 		{Key: "maxBsonObjectSize", Value: int32(16 << 20)},
 		{Key: "maxMessageSizeBytes", Value: int32(maxMessageSize)},
 		{Key: "maxWriteBatchSize", Value: int32(100000)},
@@ -37,7 +47,7 @@ func cmdHello(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D, er
 		{Key: "connectionId", Value: cs.id},
 		{Key: "minWireVersion", Value: int32(0)},
 		{Key: "maxWireVersion", Value: v.wire},
-	}
+	}...)
 	switch {
 	case f.router:
 		d = append(d, bson.E{Key: "msg", Value: "isdbgrid"})

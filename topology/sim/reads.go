@@ -105,12 +105,12 @@ func (f *frontend) findDocs(ctx context.Context, db, coll string, o findOpts) ([
 	}
 	var all []keyed
 	if o.filter.idEq != nil {
-		i := o.filter.idEq.shardOf(len(f.d.shards))
+		i := o.filter.idEq.shardOf(len(f.shards))
 		if err := f.onShard(ctx, i, kindRead, func(st *store) { all = st.scan(db, coll, o.filter, o.reverse, perShard) }); err != nil {
 			return nil, err
 		}
 	} else {
-		parts := make([][]keyed, len(f.d.shards))
+		parts := make([][]keyed, len(f.shards))
 		if err := f.scatter(ctx, kindRead, func(i int, st *store) { parts[i] = st.scan(db, coll, o.filter, o.reverse, perShard) }); err != nil {
 			return nil, err
 		}
@@ -189,9 +189,9 @@ func cmdCount(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, e
 	if err := f.routerStep(ctx, kindRead); err != nil {
 		return nil, err
 	}
-	counts := make([]int, len(f.d.shards))
+	counts := make([]int, len(f.shards))
 	if flt.idEq != nil {
-		i := flt.idEq.shardOf(len(f.d.shards))
+		i := flt.idEq.shardOf(len(f.shards))
 		err = f.onShard(ctx, i, kindRead, func(st *store) { counts[i] = st.count(c.db, coll, flt) })
 	} else {
 		err = f.scatter(ctx, kindRead, func(i int, st *store) { counts[i] = st.count(c.db, coll, flt) })

@@ -23,6 +23,16 @@ const (
 	DefaultRouters     = 1
 	DefaultRouterSlots = 64
 	DefaultRouterCost  = 50 * time.Microsecond
+	// DefaultReplLag and DefaultElection apply to a replica set (rs=N):
+	// the time a write takes to reach a secondary before it queues for the
+	// secondary's write slots, and the time from a primary stepping down to
+	// a secondary being elected.
+	DefaultReplLag  = time.Millisecond
+	DefaultElection = 300 * time.Millisecond
+	// DefaultReplWriters is how many writes a secondary applies at once
+	// (of its write slots), a real secondary's replWriterThreadCount
+	// default.
+	DefaultReplWriters = 16
 )
 
 // Upper bounds keep a typo (slots=80000000, service=2h) from starting a
@@ -34,6 +44,11 @@ const (
 	maxService  = 10 * time.Second
 	maxConnCost = time.Second
 	maxCores    = 4096
+	// maxMembers is a replica set's largest size: 7 voting members, as a
+	// real set allows.
+	maxMembers  = 7
+	maxReplLag  = 10 * time.Second
+	maxElection = time.Minute
 )
 
 // Spec describes a simulated deployment. The zero value is not valid; use
@@ -71,6 +86,21 @@ type Spec struct {
 	// slots and service time. Tests set it to check what poolsweep does
 	// with a server's core count.
 	Cores int
+	// Members is the number of members of a replica set (rs=N): a primary
+	// and N-1 secondaries, each a server on its own port with its own slots
+	// and data; 0 means no replica set.
+	Members int
+	// ReplLag is the time a write applied on the primary takes to reach
+	// each secondary, which then applies it through its own write slots
+	// (replica sets only).
+	ReplLag time.Duration
+	// ElectionDelay is the time from a primary stepping down to a secondary
+	// being elected (replica sets only); no member is writable in between.
+	ElectionDelay time.Duration
+	// ReplWriters is how many of a secondary's write slots its oplog
+	// application may hold at once (replica sets only), as a real
+	// secondary applies with replWriterThreadCount threads.
+	ReplWriters int
 	// Version is the MongoDB version the servers answer as ("4.0" … "8.0";
 	// "" means DefaultVersion): it shapes every reply the way that version's
 	// real mongod or mongos shapes it (see versions.go).
@@ -85,8 +115,11 @@ func DefaultSpec() Spec {
 // Sharded reports whether the spec describes routers in front of shards.
 func (s Spec) Sharded() bool { return s.Shards > 0 }
 
+// ReplicaSet reports whether the spec describes a replica set (rs=N).
+func (s Spec) ReplicaSet() bool { return s.Members > 0 }
+
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "slots", "read_slots", "write_slots", "service", "conn_cost", "jitter", "routers", "router_slots", "router_cost", "cores", "version"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "conn_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "cores", "version"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -99,6 +132,9 @@ var specKeys = []string{"shards", "slots", "read_slots", "write_slots", "service
 // hostInfo reports (default: this machine's). read_slots=N and write_slots=N
 // size the read and write pools apart (slots=N is both). version=X.Y answers
 // as that MongoDB version (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0; default 8.0).
+// rs=N (1 to 7) starts a replica set of N members instead of a standalone,
+// with repl_lag=1ms, election=300ms and repl_writers=16 unless given; rs and
+// shards are exclusive, and the replica-set keys without rs are refused.
 func ParseSpec(str string) (Spec, error) {
 	s := DefaultSpec()
 	seen := map[string]bool{}
@@ -123,21 +159,14 @@ func ParseSpec(str string) (Spec, error) {
 			}
 		}
 	}
-	if s.Shards == 0 {
-		for _, k := range []string{"routers", "router_slots", "router_cost"} {
-			if seen[k] {
-				return Spec{}, fmt.Errorf("%w: %s: only meaningful with shards=N", ErrSpec, k)
+	for _, g := range dependents {
+		for _, k := range g.keys {
+			switch {
+			case !g.active(s) && seen[k.key]:
+				return Spec{}, fmt.Errorf("%w: %s: only meaningful with %s", ErrSpec, k.key, g.needs)
+			case g.active(s) && !seen[k.key]:
+				k.byDefault(&s)
 			}
-		}
-	} else {
-		if !seen["routers"] {
-			s.Routers = DefaultRouters
-		}
-		if !seen["router_slots"] {
-			s.RouterSlots = DefaultRouterSlots
-		}
-		if !seen["router_cost"] {
-			s.RouterCost = DefaultRouterCost
 		}
 	}
 	if err := s.Validate(); err != nil {
@@ -146,12 +175,39 @@ func ParseSpec(str string) (Spec, error) {
 	return s, nil
 }
 
+// dependents are the keys that mean something only with another (the
+// routers' with shards=N, the replica set's with rs=N): refused without
+// it, given their defaults with it.
+var dependents = []struct {
+	needs  string
+	active func(Spec) bool
+	keys   []dependentKey
+}{
+	{"rs=N", Spec.ReplicaSet, []dependentKey{
+		{"repl_lag", func(s *Spec) { s.ReplLag = DefaultReplLag }},
+		{"election", func(s *Spec) { s.ElectionDelay = DefaultElection }},
+		{"repl_writers", func(s *Spec) { s.ReplWriters = DefaultReplWriters }},
+	}},
+	{"shards=N", Spec.Sharded, []dependentKey{
+		{"routers", func(s *Spec) { s.Routers = DefaultRouters }},
+		{"router_slots", func(s *Spec) { s.RouterSlots = DefaultRouterSlots }},
+		{"router_cost", func(s *Spec) { s.RouterCost = DefaultRouterCost }},
+	}},
+}
+
+// dependentKey is a dependent key and how it takes its default.
+type dependentKey struct {
+	key       string
+	byDefault func(*Spec)
+}
+
 // field is the Spec field a key sets, or nil for an unknown key: the
 // server's keys, the routers', and the host's.
 func (s *Spec) field(key string) any {
 	return map[string]any{
 		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "conn_cost": &s.ConnCost, "jitter": &s.Jitter,
 		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost,
+		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
 		"cores": &s.Cores, "version": &s.Version,
 	}[key]
 }
@@ -161,6 +217,7 @@ func (s *Spec) field(key string) any {
 // and the error says what leaving them out means.
 var leaveOut = map[string]string{
 	"shards":      "leave shards out for a standalone server",
+	"rs":          "leave rs out for a standalone server",
 	"cores":       "leave cores out for this machine's count",
 	"read_slots":  "leave read_slots out for slots",
 	"write_slots": "leave write_slots out for slots",
@@ -232,6 +289,9 @@ func (s Spec) Validate() error {
 	if _, ok := versionOf(s.Version); !ok {
 		return bad("version", s.Version, "unknown version (known: "+strings.Join(knownVersions(), ", ")+")")
 	}
+	if err := s.validateReplicaSet(); err != nil {
+		return err
+	}
 	if !s.Sharded() {
 		if s.Routers != 0 || s.RouterSlots != 0 || s.RouterCost != 0 {
 			return fmt.Errorf("%w: routers, router_slots and router_cost need shards=N", ErrSpec)
@@ -240,6 +300,32 @@ func (s Spec) Validate() error {
 	}
 	return first(count("routers", s.Routers, 1, maxRouters), count("router_slots", s.RouterSlots, 1, maxSlots),
 		span("router_cost", s.RouterCost, maxService))
+}
+
+// validateReplicaSet checks the replica-set keys: rs in 1..7, its delays
+// in range, none of them without rs, and rs not with shards (a shard of the
+// simulator is a one-member set already).
+func (s Spec) validateReplicaSet() error {
+	bad := func(key, val, what string) error { return fmt.Errorf("%w: %s=%s: %s", ErrSpec, key, val, what) }
+	if s.Members == 0 {
+		if s.ReplLag != 0 || s.ElectionDelay != 0 || s.ReplWriters != 0 {
+			return fmt.Errorf("%w: repl_lag, election and repl_writers need rs=N", ErrSpec)
+		}
+		return nil
+	}
+	switch {
+	case s.Members < 1 || s.Members > maxMembers:
+		return bad("rs", strconv.Itoa(s.Members), fmt.Sprintf("must be between 1 and %d (members of a replica set)", maxMembers))
+	case s.Sharded():
+		return fmt.Errorf("%w: rs=%d and shards=%d: a replica set or a sharded cluster, not both", ErrSpec, s.Members, s.Shards)
+	case s.ReplLag < 0 || s.ReplLag > maxReplLag:
+		return bad("repl_lag", fmtDuration(s.ReplLag), fmt.Sprintf("must be between 0s and %s", maxReplLag))
+	case s.ElectionDelay < 0 || s.ElectionDelay > maxElection:
+		return bad("election", fmtDuration(s.ElectionDelay), fmt.Sprintf("must be between 0s and %s", maxElection))
+	case s.ReplWriters < 1 || s.ReplWriters > maxSlots:
+		return bad("repl_writers", strconv.Itoa(s.ReplWriters), fmt.Sprintf("must be between 1 and %d", maxSlots))
+	}
+	return nil
 }
 
 // first is the first of errs that is not nil.
@@ -259,6 +345,9 @@ func (s Spec) String() string {
 	if s.Sharded() {
 		parts = append(parts, "shards="+strconv.Itoa(s.Shards))
 	}
+	if s.ReplicaSet() {
+		parts = append(parts, "rs="+strconv.Itoa(s.Members))
+	}
 	parts = append(parts, "slots="+strconv.Itoa(s.Slots))
 	if s.ReadSlots > 0 {
 		parts = append(parts, "read_slots="+strconv.Itoa(s.ReadSlots))
@@ -275,6 +364,9 @@ func (s Spec) String() string {
 			"routers="+strconv.Itoa(s.Routers),
 			"router_slots="+strconv.Itoa(s.RouterSlots),
 			"router_cost="+fmtDuration(s.RouterCost))
+	}
+	if s.ReplicaSet() {
+		parts = append(parts, "repl_lag="+fmtDuration(s.ReplLag), "election="+fmtDuration(s.ElectionDelay), "repl_writers="+strconv.Itoa(s.ReplWriters))
 	}
 	if s.Cores > 0 {
 		// Only when set, so specs that leave it out print as before.

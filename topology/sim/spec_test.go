@@ -43,6 +43,13 @@ func TestParseSpec(t *testing.T) {
 			"slots=8,read_slots=16,write_slots=2,service=2ms,conn_cost=0s,jitter=0"},
 		// version prints last, only when set.
 		{"version=4.2", Spec{Slots: 8, Service: 2 * time.Millisecond, Version: "4.2"}, "slots=8,service=2ms,conn_cost=0s,jitter=0,version=4.2"},
+		// rs switches on the replica-set defaults: 1ms lag, 300ms elections, 16 appliers.
+		{"rs=3", Spec{Members: 3, Slots: 8, Service: 2 * time.Millisecond, ReplLag: time.Millisecond, ElectionDelay: 300 * time.Millisecond, ReplWriters: 16},
+			"rs=3,slots=8,service=2ms,conn_cost=0s,jitter=0,repl_lag=1ms,election=300ms,repl_writers=16"},
+		// The replica-set keys are read with rs; a one-member set and a zero lag are allowed.
+		{"repl_writers=2,rs=1,election=1s,repl_lag=0s,version=4.4",
+			Spec{Members: 1, Slots: 8, Service: 2 * time.Millisecond, ElectionDelay: time.Second, ReplWriters: 2, Version: "4.4"},
+			"rs=1,slots=8,service=2ms,conn_cost=0s,jitter=0,repl_lag=0s,election=1s,repl_writers=2,version=4.4"},
 	}
 	for _, tt := range tests {
 		got, err := ParseSpec(tt.in)
@@ -81,17 +88,28 @@ func TestParseSpecErrors(t *testing.T) {
 		{"version=3.6", "version=3.6: unknown version (known: 4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0)"}, // not modeled
 		{"version=8", "version=8: unknown version"},                                                // major only
 		{"read_slots=0", "read_slots=0: must be at least 1 (leave read_slots out for slots)"},
-		{"slots=8,slots=9", `duplicate key "slots"`},                    // ambiguous
-		{"slots", `"slots": want key=value`},                            // no value
-		{"slots=8,,service=1ms", "empty item"},                          // stray comma
-		{"shards=0", "shards=0: must be at least 1"},                    // zero shards is not standalone
-		{"router_slots=4", "router_slots: only meaningful with shards"}, // router key without shards
-		{"shards=2,routers=0", "routers=0: must be between 1"},          // a cluster with no router
-		{"shards=2,router_cost=-1ms", "router_cost=-1ms"},               // negative router cost
-		{"shards=1000", "shards=1000: must be between 1 and 64"},        // absurd size
-		{"cores=0", "cores=0: must be at least 1"},                      // zero is "this machine's", by leaving it out
-		{"cores=100000", "cores=100000: must be between 1 and 4096"},    // absurd
-		{"cores=two", "cores=two: not an integer"},                      // not a number
+		{"slots=8,slots=9", `duplicate key "slots"`},                      // ambiguous
+		{"slots", `"slots": want key=value`},                              // no value
+		{"slots=8,,service=1ms", "empty item"},                            // stray comma
+		{"shards=0", "shards=0: must be at least 1"},                      // zero shards is not standalone
+		{"router_slots=4", "router_slots: only meaningful with shards"},   // router key without shards
+		{"shards=2,routers=0", "routers=0: must be between 1"},            // a cluster with no router
+		{"shards=2,router_cost=-1ms", "router_cost=-1ms"},                 // negative router cost
+		{"shards=1000", "shards=1000: must be between 1 and 64"},          // absurd size
+		{"cores=0", "cores=0: must be at least 1"},                        // zero is "this machine's", by leaving it out
+		{"cores=100000", "cores=100000: must be between 1 and 4096"},      // absurd
+		{"cores=two", "cores=two: not an integer"},                        // not a number
+		{"rs=0", "rs=0: must be at least 1 (leave rs out"},                // zero members is not standalone
+		{"rs=8", "rs=8: must be between 1 and 7"},                         // more than a set's voting members
+		{"rs=three", "rs=three: not an integer"},                          // not a number
+		{"rs=3,shards=2", "a replica set or a sharded cluster, not both"}, // exclusive
+		{"repl_lag=5ms", "repl_lag: only meaningful with rs=N"},           // lag without a set
+		{"election=1s", "election: only meaningful with rs=N"},            // election without a set
+		{"repl_writers=4", "repl_writers: only meaningful with rs=N"},     // appliers without a set
+		{"rs=3,repl_lag=-1ms", "repl_lag=-1ms: must be between 0s"},       // negative lag
+		{"rs=3,repl_lag=1h", "repl_lag=1h0m0s: must be between 0s and 10s"},
+		{"rs=3,election=-1s", "election=-1s: must be between 0s"},
+		{"rs=3,repl_writers=0", "repl_writers=0: must be between 1"}, // no applier at all
 	}
 	for _, tt := range tests {
 		_, err := ParseSpec(tt.in)
@@ -114,6 +132,18 @@ func TestSpecValidateFromGo(t *testing.T) {
 	s.RouterSlots = 4
 	if err := s.Validate(); !errors.Is(err, ErrSpec) {
 		t.Errorf("Validate of standalone with router_slots: %v", err)
+	}
+	// Nor replica-set fields without members.
+	s = DefaultSpec()
+	s.ReplLag = time.Millisecond
+	if err := s.Validate(); !errors.Is(err, ErrSpec) {
+		t.Errorf("Validate of standalone with a replication lag: %v", err)
+	}
+	// A set built in Go needs its appliers.
+	s = DefaultSpec()
+	s.Members = 3
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "repl_writers=0") {
+		t.Errorf("Validate of rs=3 without repl_writers: %v", err)
 	}
 }
 

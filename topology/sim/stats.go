@@ -30,7 +30,8 @@ type ServerStats struct {
 	PoolInUse, PoolAvailable, PoolCreated int
 }
 
-// ShardStats are the counters of one shard (or of the standalone's data).
+// ShardStats are the counters of one shard (or of the standalone's data, or
+// of one replica-set member's, named by its host).
 type ShardStats struct {
 	Name      string
 	Reads     SlotStats // the read pool
@@ -39,10 +40,27 @@ type ShardStats struct {
 	Documents int
 }
 
+// MemberStats are one replica-set member's replication state.
+type MemberStats struct {
+	Host    string
+	Primary bool
+	// Applied is the primary's time of the last write this member has
+	// applied (its optime's wall time, to the nanosecond).
+	Applied time.Time
+	// Behind is how far Applied trails the newest write the set logged:
+	// the member's replication lag, 0 when it is caught up.
+	Behind time.Duration
+	// Pending counts the logged writes it has not applied yet.
+	Pending int
+	// Applier is its oplog applier's pool (repl_writers slots).
+	Applier SlotStats
+}
+
 // Stats is a snapshot of every counter, for tests and diagnostics.
 type Stats struct {
 	Servers []ServerStats
 	Shards  []ShardStats
+	Members []MemberStats // a replica set's, in member order
 }
 
 // Stats returns a snapshot of the deployment's counters.
@@ -67,6 +85,9 @@ func (d *Deployment) Stats() Stats {
 			s.PoolCreated += c
 		}
 		st.Servers = append(st.Servers, s)
+	}
+	if d.rs != nil {
+		st.Members = d.rs.stats()
 	}
 	for _, sh := range d.shards {
 		sh.store.mu.Lock()

@@ -138,6 +138,9 @@ func (c *collection) keys() []idKey {
 type store struct {
 	mu  sync.Mutex
 	dbs map[string]map[string]*collection
+	// journal, while open, collects the changes of the write being applied
+	// (a replica-set primary's, for its secondaries: see journal.go).
+	journal *[]change
 }
 
 func newStore() *store {
@@ -159,6 +162,7 @@ func (s *store) coll(db, name string, create bool) *collection {
 	if c == nil && create {
 		c = newCollection()
 		colls[name] = c
+		s.record(change{op: chCreate, db: db, coll: name})
 	}
 	return c
 }

@@ -100,7 +100,11 @@ func queueCounters(wide bool, added, removed, length, started, processing, finis
 // serverStatus builds the reply from the counters with the sections, names
 // and numeric types of the spec's version and of this server's process (see
 // versions.go): a mongos reports no globalLock, tickets or queues, and no
-// opLatencies before 7.0. extra_info and mem describe the process, so they
+// opLatencies before 7.0; a replica-set member adds opcountersRepl and repl
+// (replstatus.go). A secondary's opcounters and opLatencies count what it
+// serves to clients; the writes it applies from its primary show in
+// opcountersRepl and, as they hold its write slots, in its tickets and
+// globalLock. extra_info and mem describe the process, so they
 // are reported only when the simulator is alone in it (AloneInProcess):
 // inside the process that drives the load they would be the client's.
 func (f *frontend) serverStatus() bson.D {
@@ -179,6 +183,9 @@ func (f *frontend) serverStatus() bson.D {
 		{Key: "getmore", Value: counter(t.getmore.Load())},
 		{Key: "command", Value: counter(t.command.Load())},
 	}})
+	if f.member != nil {
+		d = append(d, f.member.replSections(counter)...)
+	}
 	if !f.router {
 		tickets := bson.D{{Key: "write", Value: ticketSide(v, writes)}, {Key: "read", Value: ticketSide(v, reads)}}
 		if v.queues {

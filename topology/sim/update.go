@@ -264,6 +264,7 @@ func (s *store) insert(db, name string, docs []keyed, ordered bool) (int, []writ
 			continue
 		}
 		c.put(d.key, d.doc)
+		s.record(change{op: chInsert, db: db, coll: name, key: d.key, doc: d.doc})
 		n++
 	}
 	return n, errs
@@ -296,6 +297,7 @@ func (s *store) update(db, name string, f filter, filterDoc bsoncore.Document, u
 		r.matched++
 		if string(nd) != string(m.doc) {
 			c.put(m.key, nd)
+			s.record(change{op: chUpdate, db: db, coll: name, key: m.key, doc: nd})
 			r.modified++
 		}
 	}
@@ -312,6 +314,7 @@ func (s *store) update(db, name string, f filter, filterDoc bsoncore.Document, u
 		return r, &cmdError{Code: 11000, Name: "DuplicateKey", Msg: dupKeyMsg(db, name, id)}
 	}
 	c.put(kd.key, kd.doc)
+	s.record(change{op: chInsert, db: db, coll: name, key: kd.key, doc: kd.doc})
 	r.upserted = &id
 	return r, nil
 }
@@ -327,6 +330,7 @@ func (s *store) delete(db, name string, f filter, limit int) int {
 	c := s.coll(db, name, false)
 	for _, m := range matches {
 		c.remove(m.key)
+		s.record(change{op: chDelete, db: db, coll: name, key: m.key})
 	}
 	return len(matches)
 }

@@ -50,19 +50,40 @@ type serverVersion struct {
 	leased bool
 	// topologyTime: listShards shards.*.topologyTime (5.0+).
 	topologyTime bool
+
+	// Replica sets. retryLabels: an error of a retryable write carries the
+	// RetryableWriteError label (4.4+), on which drivers of wire version 9+
+	// retry. primaryNames: "not primary" (NotWritablePrimary,
+	// NotPrimaryNoSecondaryOk) rather than "not master" (NotMaster,
+	// NotMasterNoSlaveOk), and serverStatus.repl.isWritablePrimary rather
+	// than ismaster (SERVER-50412, SERVER-50420: 4.9, so 5.0+).
+	// majorityDefault: a write without writeConcern waits for a majority
+	// (the implicit default from 5.0; w:1 before).
+	retryLabels, primaryNames, majorityDefault bool
+	// replWallTimes: replSetGetStatus has the optimes' wall times
+	// (lastCommittedWallTime, lastAppliedWallTime, …) and majorityVoteCount
+	// and writeMajorityCount (4.2+, the 4.2 captures). replStatus44: its
+	// members have lastAppliedWallTime and lastDurableWallTime, it has
+	// votingMembersCount and writableVotingMembersCount (SERVER-46274,
+	// 4.3.4) and no longer syncingTo (4.4+; see testdata/servers/README.md).
+	replWallTimes, replStatus44 bool
 }
 
 // versions is the table, oldest first.
 var versions = []serverVersion{
 	{name: "4.0", wire: 7},
-	{name: "4.2", wire: 8, cpuTimes: true},
-	{name: "4.4", wire: 9, cpuTimes: true, hello: true, memLimit: true},
-	{name: "5.0", wire: 13, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true},
-	{name: "6.0", wire: 17, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true},
+	{name: "4.2", wire: 8, cpuTimes: true, replWallTimes: true},
+	{name: "4.4", wire: 9, cpuTimes: true, hello: true, memLimit: true, replWallTimes: true, replStatus44: true, retryLabels: true},
+	{name: "5.0", wire: 13, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
+		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
+	{name: "6.0", wire: 17, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
+		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
 	{name: "7.0", wire: 21, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
-		routerLatencies: true, queueCounters: true},
+		routerLatencies: true, queueCounters: true,
+		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
 	{name: "8.0", wire: 25, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
-		routerLatencies: true, queueCounters: true, queueBlocks: true, queues: true, coresAvailable: true},
+		routerLatencies: true, queueCounters: true, queueBlocks: true, queues: true, coresAvailable: true,
+		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
 }
 
 // versionOf returns the table row of a spec's version ("" is the default).

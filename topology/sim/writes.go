@@ -33,12 +33,15 @@ func withWriteErrors(reply bson.D, errs []writeError) bson.D {
 
 // eachStatement runs a write's statements one after another, collecting
 // the failed ones as write errors; an ordered write stops at the first.
-// A cancelled context ends the whole command.
+// A cancelled context ends the whole command, and so does a write
+// interrupted by a step-down, as a real server fails the whole batch on an
+// interruption.
 func eachStatement(stmts []bsoncore.Document, ordered bool, run func(i int, s bsoncore.Document) error) ([]writeError, error) {
 	var errs []writeError
 	for i, s := range stmts {
 		err := run(i, s)
-		if errors.Is(err, context.Canceled) {
+		var ce *cmdError
+		if errors.Is(err, context.Canceled) || (errors.As(err, &ce) && ce.Code == errInterrupted().Code) {
 			return nil, err
 		}
 		if err != nil {
@@ -81,8 +84,8 @@ func cmdInsert(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, 
 		return nil, err
 	}
 	// Group by shard, remembering each document's index in the request.
-	groups := make([][]keyed, len(f.d.shards))
-	index := make([][]int, len(f.d.shards))
+	groups := make([][]keyed, len(f.shards))
+	index := make([][]int, len(f.shards))
 	var errs []writeError
 	for i, d := range docs {
 		d = withID(d)
@@ -95,7 +98,7 @@ func cmdInsert(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, 
 			}
 			continue
 		}
-		s := k.shardOf(len(f.d.shards))
+		s := k.shardOf(len(f.shards))
 		groups[s] = append(groups[s], keyed{k, d})
 		index[s] = append(index[s], i)
 	}
@@ -204,7 +207,7 @@ func (f *frontend) updateOne(ctx context.Context, db, coll string, s bsoncore.Do
 	if multi && u.replacement != nil {
 		return r, errBadValue("multi update is not supported with a replacement document")
 	}
-	n := len(f.d.shards)
+	n := len(f.shards)
 	var opErr error
 	if flt.idEq != nil || n == 1 {
 		i := 0
@@ -295,7 +298,7 @@ func (f *frontend) deleteOne(ctx context.Context, db, coll string, s bsoncore.Do
 	if limit != 0 && limit != 1 {
 		return 0, errBadValue("delete limit must be 0 or 1")
 	}
-	n := len(f.d.shards)
+	n := len(f.shards)
 	if flt.idEq != nil || n == 1 {
 		i := 0
 		if flt.idEq != nil {

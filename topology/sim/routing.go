@@ -1,0 +1,119 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Routing a data op to the data it touches: a router's step and its
+// connections to the shards, and the data op itself on one shard (or the
+// standalone's or a replica-set member's own data), with its slot.
+
+// connPool models one router's connections to one shard honestly: an op in
+// flight to the shard holds a connection; a finished op returns it idle; a
+// new one is created only when none is idle. Connections are never closed
+// while the deployment runs, so created = in use + available.
+type connPool struct {
+	shard                *shard
+	mu                   sync.Mutex
+	inUse, idle, created int
+}
+
+func (p *connPool) checkout() {
+	p.mu.Lock()
+	if p.idle > 0 {
+		p.idle--
+	} else {
+		p.created++
+		p.shard.openConns.Add(1)
+	}
+	p.inUse++
+	p.mu.Unlock()
+}
+
+func (p *connPool) checkin() {
+	p.mu.Lock()
+	p.inUse--
+	p.idle++
+	p.mu.Unlock()
+}
+
+func (p *connPool) counts() (inUse, idle, created int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inUse, p.idle, p.created
+}
+
+// routerStep charges a router's per-op cost: one router slot for
+// router_cost. It is a no-op on a standalone. The slot is released before
+// the op is forwarded, as a mongos does not hold a thread while shards work.
+func (f *frontend) routerStep(ctx context.Context, kind opKind) error {
+	if !f.router {
+		return nil
+	}
+	return f.exec.run(ctx, f.d.sleeper, kind, serviceTime(f.d.spec.RouterCost, 0, 0, f.d.spec.Jitter, rand.Float64))
+}
+
+// onShard runs fn as one data op on shard i (the only one of a standalone
+// or a replica-set member): through a router connection when routed, then
+// a slot booked for the modeled service time, at the end of which fn reads
+// or writes the shard's store.
+//
+// A routed op is also one operation of the shard's own server, which counts
+// it in its serverStatus as a mongod counts what its routers send: one
+// opLatencies entry for the slot wait and service, and its opcounters (see
+// shardOp).
+func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*store)) error {
+	sh := f.shards[i]
+	var start time.Time
+	if f.router {
+		p := f.pools[i]
+		p.checkout()
+		defer p.checkin()
+		start = time.Now()
+	}
+	spec := f.d.spec
+	service := serviceTime(spec.Service, spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
+	if err := sh.pool(kind).run(ctx, f.d.sleeper, kind, service); err != nil {
+		return err
+	}
+	// The data op takes effect at the end of its modeled service time: on
+	// a replica-set member, a write through the set (logged for the
+	// secondaries) and a read on the data the member has applied.
+	switch {
+	case f.member != nil && kind == kindWrite:
+		if err := f.member.write(ctx, fn); err != nil {
+			return err
+		}
+	case f.member != nil:
+		f.member.catchUp()
+		fn(sh.store)
+	default:
+		fn(sh.store)
+	}
+	if f.router {
+		sf := f.d.shardFronts[i]
+		shardOpOf(ctx).count(&sf.tel)
+		sf.tel.record(kind, time.Since(start))
+	}
+	return nil
+}
+
+// scatter runs fn on every shard in parallel, one data op each.
+func (f *frontend) scatter(ctx context.Context, kind opKind, fn func(i int, st *store)) error {
+	if len(f.shards) == 1 {
+		return f.onShard(ctx, 0, kind, func(st *store) { fn(0, st) })
+	}
+	errs := make([]error, len(f.shards))
+	var wg sync.WaitGroup
+	for i := range f.shards {
+		wg.Go(func() {
+			errs[i] = f.onShard(ctx, i, kind, func(st *store) { fn(i, st) })
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
