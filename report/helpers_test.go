@@ -1,8 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"flag"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -41,4 +43,27 @@ func build(t *testing.T, rs []*results.Results, a *analysis.Analysis, ab *AB) (*
 
 func escapeHTML(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+var externalRef = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*(https?:|//)`)
+
+// selfContainedHTML is rep's HTML page, which must fetch nothing (no
+// external reference, script, stylesheet or import) and leak no error
+// sample's password.
+func selfContainedHTML(t *testing.T, rep *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	if m := externalRef.FindString(h); m != "" {
+		t.Errorf("external reference %q in the report", m)
+	}
+	for _, bad := range []string{"<script", "<link", "@import", "url(", "hunter2"} {
+		if strings.Contains(h, bad) {
+			t.Errorf("report contains %q", bad)
+		}
+	}
+	return h
 }
