@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -12,13 +10,13 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/results"
 )
 
 type analyzeOptions struct {
 	csv      string
 	analysis kneeFlags
 	format   string
+	read     readOptions
 }
 
 // kneeFlags are analyze's knee options. Plot and report take them too,
@@ -79,6 +77,7 @@ target, pool, trial, clients and workload are optional.`,
 	f.StringVar(&o.csv, "csv", "", "read a CSV (concurrency|connections, qps[, p99_ms, target, pool, trial, clients, workload]) instead of results files")
 	o.analysis.add(f)
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	o.read.addFlag(f)
 	return cmd
 }
 
@@ -117,7 +116,7 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 	case len(args) == 0:
 		return usagef("analyze: give one or more results.jsonl files, or --csv FILE")
 	default:
-		rs, err := readResultsFiles(args, e.stderr)
+		rs, err := o.read.files(args, e.stderr)
 		if err != nil {
 			return err
 		}
@@ -146,31 +145,4 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 		fmt.Fprintln(e.stdout)
 	}
 	return knee.WriteOpenText(e.stdout, open)
-}
-
-// readResultsFiles reads results files for analyze, plot, report and
-// compare, telling warn what the reader noticed (a cut-off last line left
-// out, a run without its end record).
-func readResultsFiles(paths []string, warn io.Writer) ([]*results.Results, error) {
-	var rs []*results.Results
-	for _, p := range paths {
-		r, err := results.ReadResultsFile(p)
-		if err != nil {
-			// Paths and decoding errors may carry bytes from outside:
-			// escaped, so they cannot drive the terminal.
-			var le *results.LineError
-			if errors.As(err, &le) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-				return nil, usageError{textfmt.EscapeError(err)}
-			}
-			return nil, usageError{textfmt.EscapeError(fmt.Errorf("%s: %w", p, err))}
-		}
-		if len(r.Steps) == 0 {
-			return nil, usagef("%s: no measured steps", textfmt.Escape(p))
-		}
-		for _, w := range r.Warnings {
-			fmt.Fprintf(warn, "poolsweep: warning: %s\n", safeLine(w))
-		}
-		rs = append(rs, r)
-	}
-	return rs, nil
 }

@@ -18,6 +18,7 @@ type compareOptions struct {
 	alpha     float64
 	minEffect float64
 	plotDir   string
+	read      readOptions
 }
 
 func newCompareCmd(e *env) *cobra.Command {
@@ -45,6 +46,7 @@ best with --order interleaved) is compared with --baseline a --candidate b.`,
 	f.Float64Var(&o.alpha, "alpha", compare.DefaultAlpha, "significance level")
 	f.StringVar(&o.plotDir, "plot", "", "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory")
 	f.Float64Var(&o.minEffect, "min-effect", 0, "call significant changes smaller than this many percent no change (0 = off)")
+	o.read.addFlag(f)
 	return cmd
 }
 
@@ -75,13 +77,13 @@ func (o *compareOptions) run(e *env, args []string) error {
 			return usagef("--plot: %v", err)
 		}
 	}
-	base, err := readResultsFiles(args[:1], e.stderr)
+	base, err := o.read.files(args[:1], e.stderr)
 	if err != nil {
 		return err
 	}
 	cand := base
 	if len(args) == 2 {
-		if cand, err = readResultsFiles(args[1:], e.stderr); err != nil {
+		if cand, err = o.read.files(args[1:], e.stderr); err != nil {
 			return err
 		}
 	}

@@ -23,7 +23,7 @@ type cmdHelp struct {
 // command's run decides (analyze, which can read --csv instead).
 func filesCmd(h cmdHelp, need string, run func(args []string) error) *cobra.Command {
 	return &cobra.Command{
-		Use: h.use, Short: h.short, Long: h.long, Example: h.example,
+		Use: h.use, Short: h.short, Long: h.long + "\n\n" + readHelp, Example: h.example,
 		RunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 && need != "" {
 				return usageError{errors.New(need)}
@@ -32,6 +32,13 @@ func filesCmd(h cmdHelp, need string, run func(args []string) error) *cobra.Comm
 		},
 	}
 }
+
+// readHelp ends the help of every command that reads results files.
+const readHelp = `Every record of a results file is checked against the schema (docs/results-schema.md)
+before anything is read from it. Exit status: 0 done; 1 failed (a file could not be
+written); 2 bad input: a flag, a path, or a record that breaks the schema, named by
+file, line and field (results.jsonl:7: step.duration_s: 0 is not a window length);
+nothing is written. --lenient skips such a step with that line as a warning instead.`
 
 // oneOf refuses a value of flag that is not one of allowed, naming them:
 // `--format: "x" is not text, markdown or json`.

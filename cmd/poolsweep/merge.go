@@ -14,7 +14,8 @@ import (
 )
 
 type mergeOptions struct {
-	out string
+	out  string
+	read readOptions
 }
 
 func newMergeCmd(e *env) *cobra.Command {
@@ -39,6 +40,7 @@ holding one; OUT is a file, or a directory to write results.jsonl into.`,
   poolsweep report merged/results.jsonl -o report.html`,
 	}, "merge: give the results of every agent of one run (files, or directories holding results.jsonl)", func(args []string) error { return o.run(e, args) })
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "the merged results file to write, or a directory for results.jsonl (required)")
+	o.read.addFlag(cmd.Flags())
 	return cmd
 }
 
@@ -64,7 +66,7 @@ func (o *mergeOptions) run(e *env, args []string) error {
 		}
 		paths[i] = p
 	}
-	res, err := mergeFiles(paths)
+	res, err := mergeFiles(paths, o.read, e.stderr)
 	if err != nil {
 		return usageError{err}
 	}
@@ -89,12 +91,15 @@ func same(a, b string) bool {
 // merged step as a sweep labels its steps: Little's law over all the
 // agents' clients and what bound the step (a starved agent shows as
 // client-bound: the merged step carries the busiest agent's client CPU).
-func mergeFiles(paths []string) (*results.Results, error) {
+func mergeFiles(paths []string, read readOptions, warn io.Writer) (*results.Results, error) {
 	var files []*results.Results
 	for _, p := range paths {
-		r, err := results.ReadResultsFile(p)
+		r, err := results.ReadResultsFileWith(p, read.options())
 		if err != nil {
 			return nil, err
+		}
+		if read.lenient {
+			warnAll(warn, r)
 		}
 		files = append(files, r)
 	}

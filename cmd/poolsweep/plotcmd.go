@@ -20,6 +20,7 @@ type plotOptions struct {
 	out      string
 	figures  string
 	analysis kneeFlags
+	read     readOptions
 }
 
 func newPlotCmd(e *env) *cobra.Command {
@@ -50,6 +51,7 @@ poolsweep compare --plot-dir, or poolsweep report A B.`,
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory to write the figures into (required)")
 	cmd.Flags().StringVar(&o.figures, "figure", "", "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
 	o.analysis.add(cmd.Flags())
+	o.read.addFlag(cmd.Flags())
 	return cmd
 }
 
@@ -68,7 +70,7 @@ func (o *plotOptions) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rs, err := readResultsFiles(args, e.stderr)
+	rs, err := o.read.files(args, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -117,6 +119,7 @@ type reportOptions struct {
 	baseline  string
 	candidate string
 	analysis  kneeFlags
+	read      readOptions
 }
 
 func newReportCmd(e *env) *cobra.Command {
@@ -147,6 +150,7 @@ markdown the PNG figures are written beside the .md file.`,
 	cmd.Flags().StringVar(&o.baseline, "baseline", "", "with one results file of two targets: the baseline target for the A/B section")
 	cmd.Flags().StringVar(&o.candidate, "candidate", "", "the candidate target for the A/B section")
 	o.analysis.add(cmd.Flags())
+	o.read.addFlag(cmd.Flags())
 	return cmd
 }
 
@@ -173,7 +177,7 @@ func (o *reportOptions) run(e *env, args []string) error {
 	if len(args) > 1 && o.baseline != "" {
 		return usagef("--baseline/--candidate: name two targets of one results file; two files are already an A/B pair")
 	}
-	rs, err := readResultsFiles(args, e.stderr)
+	rs, err := o.read.files(args, e.stderr)
 	if err != nil {
 		return err
 	}

@@ -105,7 +105,7 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 		}
 		return fmt.Errorf("no agent wrote results; see %s", agents[0].log)
 	}
-	res, err := mergeFiles(paths)
+	res, err := mergeFiles(paths, readOptions{}, e.stderr)
 	if err != nil {
 		return fmt.Errorf("merge the agents' results: %w", err)
 	}

@@ -52,6 +52,7 @@ type sweepOptions struct {
 	noPlot        bool
 	noTelemetry   bool
 	resume        string
+	read          readOptions // --lenient, with --resume
 	maxErrorRate  float64
 	prewarm       time.Duration
 	serverCores   int
@@ -106,7 +107,8 @@ Exit status:
   0    every planned step was measured (end status "complete")
   1    the run failed: a step failed without --keep-going, --max-error-rate stopped it,
        the results could not be written, or the data could not be loaded
-  2    bad input (a flag, a path, a resumed run with other settings); nothing was started
+  2    bad input (a flag, a path, a resumed run with other settings, or whose results hold
+       a record that breaks the schema: --lenient skips it); nothing was started
   3    the run went to its end but some steps failed and were skipped (--keep-going):
        end status "partial"; the end record and analyze name the missing steps
   129, 130, 143
@@ -157,6 +159,7 @@ Exit status:
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
 	f.Float64Var(&o.maxErrorRate, "max-error-rate", 1, "stop the sweep after a step whose failed operations exceed this fraction (1 = never stop)")
 	f.StringVar(&o.resume, "resume", "", "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
+	f.BoolVar(&o.read.lenient, "lenient", false, "with --resume: "+lenientHelp+"; such a step is measured again")
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	f.IntVar(&o.serverCores, "server-cores", 0, "CPU cores of each server host, for the server-CPU bound (default: what hostInfo reports, or this machine's for a server poolsweep started)")
 	f.DurationVar(&o.lockWait, "lock-wait", sweep.DefaultLockWait, "how long to wait for another poolsweep run that is loading the same collection")

@@ -112,6 +112,9 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if o.serverCores < 0 || o.serverCores > 1_000_000 {
 		return nil, usagef("--server-cores: %d is not between 1 and 1000000 (0: as reported)", o.serverCores)
 	}
+	if o.read.lenient && o.resume == "" {
+		return nil, usagef("--lenient: only with --resume (it is how the earlier results are read)")
+	}
 	if o.lockWait < 0 || o.lockWait > 24*time.Hour {
 		return nil, usagef("--lock-wait: %s is not between 0 and 24h", o.lockWait)
 	}

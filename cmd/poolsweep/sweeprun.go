@@ -63,6 +63,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 			fmt.Fprintf(e.stderr, "resuming %s: %d steps already measured; the search goes on from them\n", session.RunID, len(session.Previous.Steps))
 		}
 	}
+	if session.Previous != nil && o.read.lenient {
+		warnAll(e.stderr, session.Previous)
+	}
 	for _, n := range cfg.notes {
 		fmt.Fprintln(e.stderr, "note:", safeLine(n))
 	}
@@ -98,7 +101,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	}
 
 	// Whatever happened, what was measured is summarised and drawn.
-	if res, err := results.ReadResultsFile(session.ResultsPath); err == nil && len(res.Steps) > 0 {
+	if res, err := results.ReadResultsFileWith(session.ResultsPath, o.read.options()); err == nil && len(res.Steps) > 0 {
 		writeSummary(e.stdout, res)
 		if !o.noPlot {
 			if err := writeArtifacts(outDir, []*results.Results{res}); err != nil {
@@ -138,7 +141,7 @@ func (o *sweepOptions) outputDir(session *sweep.Session) (string, error) {
 		if err := outfile.Check(path); err != nil {
 			return "", usagef("--resume: %v", err)
 		}
-		prev, err := results.ReadResultsFile(path)
+		prev, err := o.read.file(path)
 		if err != nil {
 			return "", usagef("--resume: %v", err)
 		}
