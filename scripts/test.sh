@@ -17,10 +17,10 @@ echo "== fuzz (5 s each)"
 while read -r target pkg; do
   go test -run='^$' -fuzz="^${target}\$" -fuzztime=5s "$pkg"
 done <<'EOF'
-FuzzParseLevels ./sweep
-FuzzParsePropertyFile ./sweep
+FuzzParseLevels ./plan
+FuzzParsePropertyFile ./workload
 FuzzReadResults ./results
-FuzzOpArgsKey ./sweep
+FuzzOpArgsKey ./workload
 FuzzReadCSV ./analysis/knee
 FuzzParseSpec ./topology/sim
 FuzzRedactURI ./topology

@@ -2,7 +2,7 @@
 // of throughput against concurrency on a log₂ grid with a fraction of the
 // grid's steps (--search knee), then the smallest maxPoolSize that keeps
 // the knee's throughput (--search pool), within a wall-time budget. It is
-// a sweep.Planner that drives the engine's Session: a pure function of the
+// a plan.Planner that drives the engine's Session: a pure function of the
 // steps measured so far (results records), so a resumed run picks up where
 // it stopped. Every decision rests on the analysis `poolsweep analyze`
 // gives (analysis/knee), never on a knee of its own.

@@ -8,16 +8,16 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
 )
 
-// Planner is an adaptive search as a sweep.Planner. It searches each
+// Planner is an adaptive search as a plan.Planner. It searches each
 // target × workload in turn. Next, Remaining and Notes are pure functions
 // of the steps they are given, so a resumed run continues the same
 // search.
 type Planner struct {
-	plan   sweep.Plan
+	plan   plan.Plan
 	search results.SearchPlan
 	series []series
 	opts   knee.Options
@@ -30,7 +30,7 @@ type Planner struct {
 	cacheN, cacheF int
 	cached         []decision
 	notes          []string
-	failed         []sweep.StepSpec // as Next last saw them, for Remaining
+	failed         []plan.StepSpec // as Next last saw them, for Remaining
 }
 
 // New plans a search. plan.Search must be set and plan.Concurrency must be
@@ -39,7 +39,7 @@ type Planner struct {
 // searched in that order (targets outer). o is the analysis `analyze`
 // would run: its plateau fraction is also the pool search's tolerance,
 // and plan.Search.SLOP99Ms its p99 SLO.
-func New(plan sweep.Plan, targets []results.TargetHeader, workloads []string, o knee.Options) (*Planner, error) {
+func New(plan plan.Plan, targets []results.TargetHeader, workloads []string, o knee.Options) (*Planner, error) {
 	sp := plan.Search
 	switch {
 	case sp == nil:
@@ -84,7 +84,7 @@ type probe struct {
 }
 
 // Next returns the next probe of the first series still searching.
-func (p *Planner) Next(done []results.StepResult, failed []sweep.StepSpec) (sweep.StepSpec, bool) {
+func (p *Planner) Next(done []results.StepResult, failed []plan.StepSpec) (plan.StepSpec, bool) {
 	p.failed = failed
 	ds := p.decide(done, failed)
 	for i, d := range ds {
@@ -92,7 +92,7 @@ func (p *Planner) Next(done []results.StepResult, failed []sweep.StepSpec) (swee
 			continue
 		}
 		s := p.series[i]
-		spec := sweep.StepSpec{Index: len(done) + len(failed), Target: s.target.Name, Workload: s.workload,
+		spec := plan.StepSpec{Index: len(done) + len(failed), Target: s.target.Name, Workload: s.workload,
 			Concurrency: d.next.conc, MaxPoolSize: d.next.conc, PoolSetting: "match", Clients: s.clients, Trial: d.next.trial}
 		if d.next.pool > 0 {
 			spec.MaxPoolSize, spec.PoolSetting = d.next.pool, fmt.Sprint(d.next.pool)
@@ -101,7 +101,7 @@ func (p *Planner) Next(done []results.StepResult, failed []sweep.StepSpec) (swee
 		spec.Search = &info
 		return spec, true
 	}
-	return sweep.StepSpec{}, false
+	return plan.StepSpec{}, false
 }
 
 // Remaining estimates the steps still to come: the current series' own
@@ -133,7 +133,7 @@ func (p *Planner) Notes() []string { return p.notes }
 // decide runs every series' search on the history. A series is closed
 // once a later one has steps, whatever it would still do, so a search
 // never jumps back.
-func (p *Planner) decide(done []results.StepResult, failed []sweep.StepSpec) []decision {
+func (p *Planner) decide(done []results.StepResult, failed []plan.StepSpec) []decision {
 	if len(done) == p.cacheN && len(failed) == p.cacheF && p.cached != nil {
 		return p.cached
 	}

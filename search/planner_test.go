@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
 )
 
 func TestLevels(t *testing.T) {
@@ -269,7 +269,7 @@ func TestFailedStepIsNotRetried(t *testing.T) {
 	p := newPlanner(t, results.SearchKnee, 1, 128, 3, 0)
 	var (
 		done   []results.StepResult
-		failed []sweep.StepSpec
+		failed []plan.StepSpec
 		seen   = map[string]bool{}
 	)
 	for i := 0; i < 100; i++ {
@@ -297,22 +297,22 @@ func TestFailedStepIsNotRetried(t *testing.T) {
 
 func TestNewRefusesWhatItCannotSearch(t *testing.T) {
 	levels := []int{1, 2, 4}
-	base := sweep.Plan{Concurrency: levels, Pool: sweep.PoolPlan{Match: true}, Trials: 3, Clients: 1}
+	base := plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true}, Trials: 3, Clients: 1}
 	hs := []results.TargetHeader{{Name: "t"}}
 	for _, tt := range []struct {
-		plan sweep.Plan
+		plan plan.Plan
 		want string
 	}{
 		{base, "no search"},
-		{func() sweep.Plan { p := base; p.Search = &results.SearchPlan{Mode: "fast", Levels: levels}; return p }(), `"fast" is not knee or pool`},
-		{func() sweep.Plan {
+		{func() plan.Plan { p := base; p.Search = &results.SearchPlan{Mode: "fast", Levels: levels}; return p }(), `"fast" is not knee or pool`},
+		{func() plan.Plan {
 			p := base
 			p.Search = &results.SearchPlan{Mode: "knee", Levels: levels[:1]}
 			return p
 		}(), "two levels"},
-		{func() sweep.Plan {
+		{func() plan.Plan {
 			p := base
-			p.Pool = sweep.PoolPlan{Sizes: []int{4}}
+			p.Pool = plan.PoolPlan{Sizes: []int{4}}
 			p.Search = &results.SearchPlan{Mode: "knee", Levels: levels}
 			return p
 		}(), "pool match"},

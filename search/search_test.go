@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
 )
 
 // curve is a synthetic deployment: throughput at concurrency c with pool
@@ -31,7 +31,7 @@ type model struct {
 // key (target, concurrency, pool, trial), so the search's steps are a
 // subset of the full grid's, with the same values: the two analyses
 // differ only in what was measured.
-func (m model) measure(sp sweep.StepSpec) results.StepResult {
+func (m model) measure(sp plan.StepSpec) results.StepResult {
 	h := fnv.New64a()
 	h.Write([]byte(sp.Key()))
 	rng := rand.New(rand.NewPCG(h.Sum64(), 1))
@@ -84,7 +84,7 @@ func newPlanner(t *testing.T, mode string, lo, hi, trials int, budget time.Durat
 	for _, n := range targets {
 		hs = append(hs, results.TargetHeader{Name: n, Topology: "standalone", Hosts: []string{"h:1"}})
 	}
-	plan := sweep.Plan{Concurrency: levels, Pool: sweep.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: trials,
+	plan := plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: trials,
 		Warmup: time.Second, Duration: 3 * time.Second, OpTimeout: time.Second,
 		Search: &results.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels, BudgetS: budget.Seconds()}}
 	p, err := New(plan, hs, []string{"read"}, knee.DefaultOptions())

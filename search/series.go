@@ -5,8 +5,8 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
 )
 
 // series is one curve the search explores: a target × workload, at the
@@ -29,7 +29,7 @@ type history struct {
 }
 
 // of gathers what done and failed hold for s.
-func (s series) of(done []results.StepResult, failed []sweep.StepSpec) history {
+func (s series) of(done []results.StepResult, failed []plan.StepSpec) history {
 	h := history{pools: map[int][]results.StepResult{}, tried: map[int]bool{}, triedAt: map[[2]int]bool{}}
 	for _, st := range done {
 		if st.Target != s.target.Name || st.Workload != s.workload || st.Clients != s.clients {

@@ -15,9 +15,11 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/telemetry"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 func TestMain(m *testing.M) { testsrv.Main(m) }
@@ -30,7 +32,7 @@ func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *swe
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := sweep.DefaultWorkload()
+	w := workload.DefaultWorkload()
 	w.Records, w.Database = 500, "ps_search"
 	// The load host's health for every window, as a sweep records it with
 	// the server it started on this machine: a knee the busy machine moved
@@ -50,10 +52,10 @@ func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *swe
 		RunID: "search-run",
 		Targets: []sweep.SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"},
 			NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Observers: []sweep.WindowObserver{obs}, Judge: judge}},
-		Plan: sweep.Plan{Concurrency: levels, Pool: sweep.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 3,
+		Plan: plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 3,
 			Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, OpTimeout: 2 * time.Second,
 			Search: &results.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels}},
-		Workloads:   []sweep.Workload{w},
+		Workloads:   []workload.Workload{w},
 		ResultsPath: filepath.Join(dir, "results.jsonl"),
 	}
 	p, err := New(s.Plan, []results.TargetHeader{s.Targets[0].Header}, []string{w.Label}, knee.DefaultOptions())

@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -21,7 +22,7 @@ func replaceUpsert() options.Lister[options.ReplaceOptions] { return options.Rep
 // Begin starts coordinating the next step. A follower stops here when the
 // leader has stopped the run (Ctrl-C on the leader, a failure, its end)
 // or stopped answering, before it opens any connection for the step.
-func (a *Agents) Begin(ctx context.Context, spec StepSpec) error {
+func (a *Agents) Begin(ctx context.Context, spec plan.StepSpec) error {
 	a.seq++
 	a.posted, a.started, a.missing, a.startAt = false, nil, nil, time.Time{}
 	if msg := a.lost(); msg != "" {
@@ -72,7 +73,7 @@ func (a *Agents) checkLeader(ctx context.Context) error {
 // agent is ready, has dropped out, or --agent-timeout has passed, and
 // publishes the start time (on the reference clock) with the agents it
 // runs without.
-func (a *Agents) Ready(ctx context.Context, spec StepSpec) (time.Time, error) {
+func (a *Agents) Ready(ctx context.Context, spec plan.StepSpec) (time.Time, error) {
 	if !a.leader() {
 		return a.followerReady(ctx, spec)
 	}
@@ -165,7 +166,7 @@ func (a *Agents) judgeReady(i int, docs map[int]agentDoc, key string, now time.T
 }
 
 // followerReady says this agent is warm and waits for the leader's start.
-func (a *Agents) followerReady(ctx context.Context, spec StepSpec) (time.Time, error) {
+func (a *Agents) followerReady(ctx context.Context, spec plan.StepSpec) (time.Time, error) {
 	key := spec.Key()
 	if err := a.setMine(ctx, bson.D{{Key: "ready", Value: a.seq}, {Key: "ready_key", Value: key}}); err != nil {
 		if ctx.Err() != nil {
@@ -224,7 +225,7 @@ func (a *Agents) followerReady(ctx context.Context, spec StepSpec) (time.Time, e
 // it), and after a measured step waits for every agent that started it to
 // finish: one that stops answering instead is named, and the step is
 // partial.
-func (a *Agents) Finish(ctx context.Context, spec StepSpec, step *results.StepResult, err error) {
+func (a *Agents) Finish(ctx context.Context, spec plan.StepSpec, step *results.StepResult, err error) {
 	if step.DurationS > 0 && !a.startAt.IsZero() {
 		a.fillStep(step)
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/poolsweep/poolsweep/internal/beat"
 )
 
 // silent is how long p has given no sign of life, not counting the
@@ -36,14 +38,14 @@ func (a *Agents) quietNow(now time.Time) bool {
 // heartbeat bumps this agent's beat until stopped. When its document is
 // gone or taken over, lost says why, and the agent stops at its next step.
 type heartbeat struct {
-	*beating
+	*beat.Beating
 	lost atomic.Pointer[string]
 }
 
 func startHeartbeat(a *Agents) *heartbeat {
 	h := &heartbeat{}
 	id := a.agentID(a.Index)
-	h.beating = startBeating(agentBeat, func(ctx context.Context) bool {
+	h.Beating = beat.Start(agentBeat, func(ctx context.Context) bool {
 		if a.quietNow(time.Now()) {
 			return true
 		}
@@ -66,7 +68,7 @@ func startHeartbeat(a *Agents) *heartbeat {
 
 func (a *Agents) stopBeat() {
 	if a.beat != nil {
-		a.beat.stop()
+		a.beat.Stop()
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"time"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // Coordinator keeps a session in lock step with other processes that
@@ -22,14 +24,14 @@ type Coordinator interface {
 	Start(ctx context.Context) (*results.AgentsHeader, error)
 	// Begin is called before each step; an *AgentsStopped error ends the
 	// session (the leader stopped the run).
-	Begin(ctx context.Context, spec StepSpec) error
+	Begin(ctx context.Context, spec plan.StepSpec) error
 	// Ready is called once the step's pools are warm; it returns the
 	// moment, on this host's clock, to start the warm-up. ErrStepSkipped
 	// says the step runs (or ran) without this process.
-	Ready(ctx context.Context, spec StepSpec) (time.Time, error)
+	Ready(ctx context.Context, spec plan.StepSpec) (time.Time, error)
 	// Finish is called after every step attempt (err is its error) and
 	// may add agent-mode fields to the step before it is written.
-	Finish(ctx context.Context, spec StepSpec, step *results.StepResult, err error)
+	Finish(ctx context.Context, spec plan.StepSpec, step *results.StepResult, err error)
 	// End is called once as the session ends: it tells the others,
 	// removes the coordination documents, and may turn a complete
 	// outcome partial (steps that ran without some agents).
@@ -75,14 +77,14 @@ func (s *Session) startAgents(ctx context.Context, measuring bool) (func(*Outcom
 	}, nil
 }
 
-func (s *Session) agentsBegin(ctx context.Context, spec StepSpec) error {
+func (s *Session) agentsBegin(ctx context.Context, spec plan.StepSpec) error {
 	if s.Coordinator == nil {
 		return nil
 	}
 	return s.Coordinator.Begin(ctx, spec)
 }
 
-func (s *Session) agentsFinish(ctx context.Context, spec StepSpec, step *results.StepResult, err error) {
+func (s *Session) agentsFinish(ctx context.Context, spec plan.StepSpec, step *results.StepResult, err error) {
 	if s.Coordinator != nil {
 		s.Coordinator.Finish(ctx, spec, step, err)
 	}
@@ -100,9 +102,9 @@ func (s *Session) agentRunner(r *Runner) {
 
 // agentKeys gives this agent its own block of insert keys, so that agents
 // inserting at once never collide.
-func (s *Session) agentKeys(k *KeySpace) {
+func (s *Session) agentKeys(k *workload.KeySpace) {
 	if s.agents != nil && s.agents.Index != nil && *s.agents.Index > 0 {
-		k.agentBlock(*s.agents.Index)
+		k.AgentBlock(*s.agents.Index)
 	}
 }
 
@@ -125,7 +127,7 @@ func (s *Session) PlanHash(agents int) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func workloadLabels(ws []Workload) []string {
+func workloadLabels(ws []workload.Workload) []string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
 		out[i] = w.Label
@@ -135,7 +137,7 @@ func workloadLabels(ws []Workload) []string {
 
 // waitStart asks StartAt when to begin and waits for that moment; it
 // returns how long the step waited at the barrier, in seconds.
-func (r *Runner) waitStart(ctx context.Context, spec StepSpec) (float64, error) {
+func (r *Runner) waitStart(ctx context.Context, spec plan.StepSpec) (float64, error) {
 	if r.StartAt == nil {
 		return 0, nil
 	}

@@ -9,7 +9,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/version"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // ToolVersion is poolsweep's version as the Go toolchain stamped it into
@@ -48,14 +50,14 @@ func ToolVersion() string {
 
 // NewRunHeader describes a run before its first step: plan, workloads,
 // targets (their URIs already redacted by the caller) and this machine.
-func NewRunHeader(runID string, plan Plan, workloads []Workload, targets []results.TargetHeader, steps int) results.RunHeader {
+func NewRunHeader(runID string, plan plan.Plan, workloads []workload.Workload, targets []results.TargetHeader, steps int) results.RunHeader {
 	return results.RunHeader{Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID, ToolVersion: ToolVersion(), StartedAt: time.Now().UTC(),
 		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: NewClientInfo(), Targets: targets}
 }
 
 // NewWorkloadInfo describes the workload(s) of a run: one workload with its
 // mix, or several (--mixes) by their labels.
-func NewWorkloadInfo(ws []Workload) results.WorkloadInfo {
+func NewWorkloadInfo(ws []workload.Workload) results.WorkloadInfo {
 	w := ws[0]
 	info := results.WorkloadInfo{Name: w.Name, Distribution: w.Distribution, Records: w.Records, FieldCount: w.FieldCount,
 		FieldLength: w.FieldLength, MaxScanLength: w.MaxScanLength, Database: w.Database, Collection: w.Collection,
@@ -75,10 +77,10 @@ func NewWorkloadInfo(ws []Workload) results.WorkloadInfo {
 }
 
 // NewPlanInfo is the plan as recorded in the header.
-func NewPlanInfo(p Plan, steps int) results.PlanInfo {
+func NewPlanInfo(p plan.Plan, steps int) results.PlanInfo {
 	order := p.Order
 	if order == "" {
-		order = OrderSequential
+		order = plan.OrderSequential
 	}
 	return results.PlanInfo{Concurrency: p.Concurrency, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
 		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps,

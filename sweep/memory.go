@@ -6,6 +6,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/poolsweep/poolsweep/plan"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // Per-item costs behind EstimateMemory, rounded up from what was measured
@@ -23,7 +26,7 @@ const (
 // EstimateMemory is the peak memory one step of the plan needs in this
 // process, in bytes: the largest step's workers and connections, each
 // worker holding the largest document it sends, plus the loader's batches.
-func EstimateMemory(p Plan, ws []Workload, hosts int) uint64 {
+func EstimateMemory(p plan.Plan, ws []workload.Workload, hosts int) uint64 {
 	maxC := p.Concurrency[len(p.Concurrency)-1]
 	maxP := maxC
 	if !p.Pool.Match {
@@ -33,12 +36,12 @@ func EstimateMemory(p Plan, ws []Workload, hosts int) uint64 {
 	for _, w := range ws {
 		sent := uint64(w.FieldLength) // an update sends one field
 		for _, m := range w.Mix {
-			if m.Op == OpInsert && m.Weight > 0 {
+			if m.Op == workload.OpInsert && m.Weight > 0 {
 				sent = uint64(w.DocumentBytes())
 			}
 		}
 		doc = max(doc, sent)
-		load = max(load, 4*uint64(LoadBatch(w))*uint64(w.DocumentBytes())*opCopies)
+		load = max(load, 4*uint64(workload.LoadBatch(w))*uint64(w.DocumentBytes())*opCopies)
 	}
 	workers := uint64(maxC) * uint64(p.Clients)
 	conns := uint64(maxP) * uint64(p.Clients) * uint64(max(hosts, 1))
@@ -78,7 +81,7 @@ func parseMemTotal(sc *bufio.Scanner) uint64 {
 
 // CheckMemory refuses a plan whose estimated peak exceeds the machine's
 // memory; the error names the flags that set the size.
-func CheckMemory(p Plan, ws []Workload, hosts int, machine uint64) error {
+func CheckMemory(p plan.Plan, ws []workload.Workload, hosts int, machine uint64) error {
 	if machine == 0 {
 		return nil
 	}

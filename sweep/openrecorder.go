@@ -10,6 +10,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"go.mongodb.org/mongo-driver/v2/event"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -240,7 +241,7 @@ func (o *openRecorder) commandMonitor() *event.CommandMonitor {
 }
 
 // summary fills the step's open-loop numbers; call it after rec.summary.
-func (o *openRecorder) summary(step *results.StepResult, window time.Duration, spec StepSpec, behind time.Duration, host0, host1 hostSample) {
+func (o *openRecorder) summary(step *results.StepResult, window time.Duration, spec plan.StepSpec, behind time.Duration, host0, host1 hostSample) {
 	merged := func(get func(*openStripe) *hdr.Histogram) *hdr.Histogram {
 		h := hdr.New(1, o.rec.highest, 3)
 		for i := range o.s {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -108,7 +109,7 @@ func (l *openLoop) behind(t time.Duration) time.Duration {
 // flight per client. The clients, pre-warm, warm-up, window, seal and
 // teardown are the closed loop's (RunStep); only the source of calls
 // differs.
-func (r *Runner) runOpen(ctx context.Context, spec StepSpec) (results.StepResult, error) {
+func (r *Runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepResult, error) {
 	step := newStep(spec)
 	step.Mode, step.Rate = results.ModeOpen, spec.Rate
 	if spec.Clients < 1 || spec.Concurrency < 1 || spec.MaxPoolSize < 1 {

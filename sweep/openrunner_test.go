@@ -15,19 +15,21 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // openRunner is a runner for the read workload against uri.
 func openRunner(uri string, warmup, window time.Duration) *Runner {
-	w := DefaultWorkload()
+	w := workload.DefaultWorkload()
 	w.Records, w.Database = 1000, "ps_open"
 	return &Runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w,
-		Keys: NewKeySpace(w.Distribution, int64(w.Records), int64(w.Records)), Warmup: warmup, Duration: window, OpTimeout: 5 * time.Second}
+		Keys: workload.NewKeySpace(w.Distribution, int64(w.Records), int64(w.Records)), Warmup: warmup, Duration: window, OpTimeout: 5 * time.Second}
 }
 
-func openSpec(rate, pool, maxInFlight int) StepSpec {
-	return StepSpec{Target: "sim", Workload: "read", Concurrency: maxInFlight, MaxPoolSize: pool, PoolSetting: itoa(pool),
+func openSpec(rate, pool, maxInFlight int) plan.StepSpec {
+	return plan.StepSpec{Target: "sim", Workload: "read", Concurrency: maxInFlight, MaxPoolSize: pool, PoolSetting: itoa(pool),
 		Clients: 1, Trial: 1, Rate: rate, Arrivals: results.ArrivalsUniform}
 }
 
@@ -118,7 +120,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	const capacity = 4000.0 // slots / service
 	sim := startSimChild(t, "slots=8,service=2ms")
 	r := openRunner(sim.URI, 500*time.Millisecond, 3*time.Second)
-	run := func(sp StepSpec) results.StepResult {
+	run := func(sp plan.StepSpec) results.StepResult {
 		t.Helper()
 		st, err := r.RunStep(context.Background(), sp)
 		if err != nil {
@@ -139,7 +141,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	}
 
 	// Below capacity.
-	under := run(openSpec(2000, 100, DefaultMaxInFlight))
+	under := run(openSpec(2000, 100, plan.DefaultMaxInFlight))
 	logOpen(t, "2000/s pool 100", under)
 	o := under.Open
 	offeredExact("2000/s", under)
@@ -177,7 +179,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	}
 
 	// Poisson arrivals at the same rate: about the rate offered, carried.
-	sp := openSpec(2000, 100, DefaultMaxInFlight)
+	sp := openSpec(2000, 100, plan.DefaultMaxInFlight)
 	sp.Arrivals = results.ArrivalsPoisson
 	pois := run(sp)
 	logOpen(t, "2000/s poisson", pois)
@@ -189,7 +191,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	}
 
 	// Above capacity.
-	over := run(openSpec(6000, 100, DefaultMaxInFlight))
+	over := run(openSpec(6000, 100, plan.DefaultMaxInFlight))
 	logOpen(t, "6000/s pool 100", over)
 	o = over.Open
 	offeredExact("6000/s", over)
@@ -210,10 +212,10 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	}
 	// 2,000 more arrivals a second than the capacity fill max-in-flight
 	// within 2.5 s: dropped arrivals are counted, and only then.
-	if o.Dropped == 0 || o.InFlightMax != DefaultMaxInFlight {
-		t.Errorf("6000/s: %d arrivals dropped, at most %d in flight: the backlog should reach max-in-flight (%d) and drop", o.Dropped, o.InFlightMax, DefaultMaxInFlight)
+	if o.Dropped == 0 || o.InFlightMax != plan.DefaultMaxInFlight {
+		t.Errorf("6000/s: %d arrivals dropped, at most %d in flight: the backlog should reach max-in-flight (%d) and drop", o.Dropped, o.InFlightMax, plan.DefaultMaxInFlight)
 	}
-	if under.Open.Dropped != 0 || under.Open.InFlightMax >= DefaultMaxInFlight {
+	if under.Open.Dropped != 0 || under.Open.InFlightMax >= plan.DefaultMaxInFlight {
 		t.Errorf("2000/s: %d arrivals dropped with at most %d in flight", under.Open.Dropped, under.Open.InFlightMax)
 	}
 	if o.Corrected.P99 < 10*under.Open.Corrected.P99 || o.Corrected.P99 < 100 {
@@ -224,7 +226,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	}
 	// The closed loop at the same pool: C = P = 100 workers carry the
 	// capacity too, but only ever wait behind each other.
-	closed, err := r.RunStep(context.Background(), StepSpec{Target: "sim", Workload: "read", Concurrency: 100, MaxPoolSize: 100, PoolSetting: "100", Clients: 1, Trial: 1})
+	closed, err := r.RunStep(context.Background(), plan.StepSpec{Target: "sim", Workload: "read", Concurrency: 100, MaxPoolSize: 100, PoolSetting: "100", Clients: 1, Trial: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,13 +244,13 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	// 16 also queues when this host delays the simulator's replies (its
 	// connections are held longer): then the step is measured again, up
 	// to three times, and accepted with that evidence only.
-	p4 := run(openSpec(3000, 4, DefaultMaxInFlight))
+	p4 := run(openSpec(3000, 4, plan.DefaultMaxInFlight))
 	logOpen(t, "3000/s pool 4", p4)
 	if s := p4.Open.PoolWaitShare(); s < 0.5 || p4.Open.AchievedShare() > 0.99 {
 		t.Errorf("pool 4 at 3000/s: pool wait is %.0f%% of the latency, achieved %.0f/s: it should be pool-bound", 100*s, p4.Open.AchievedPerS)
 	}
 	for attempt := 1; ; attempt++ {
-		p16 := run(openSpec(3000, 16, DefaultMaxInFlight))
+		p16 := run(openSpec(3000, 16, plan.DefaultMaxInFlight))
 		logOpen(t, "3000/s pool 16", p16)
 		s := p16.Open.PoolWaitShare()
 		if s < 0.5 && p16.Open.AchievedShare() >= 0.98 {
@@ -304,7 +306,7 @@ func TestOpenLoopStall(t *testing.T) {
 	r := openRunner(sim.URI, 500*time.Millisecond, 3*time.Second)
 	stall := stallAt{sim: sim, after: time.Second, stall: time.Second, took: make(chan time.Duration, 1)}
 	r.Observers = []WindowObserver{stall}
-	st, err := r.RunStep(context.Background(), openSpec(2000, 16, DefaultMaxInFlight))
+	st, err := r.RunStep(context.Background(), openSpec(2000, 16, plan.DefaultMaxInFlight))
 	if err != nil {
 		t.Fatal(err)
 	}

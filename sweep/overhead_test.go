@@ -17,7 +17,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // heapAllocs is the number of heap objects this process has allocated so far.
@@ -91,7 +93,7 @@ func bareLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, re
 			rng := rand.New(rand.NewPCG(uint64(i), 1))
 			n := int64(0)
 			for !stop.Load() {
-				coll.FindOne(ctx, bson.D{{Key: "_id", Value: Key(rng.Int64N(records))}}).Err()
+				coll.FindOne(ctx, bson.D{{Key: "_id", Value: workload.Key(rng.Int64N(records))}}).Err()
 				if measuring.Load() {
 					n++
 				}
@@ -115,11 +117,11 @@ func bareLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, re
 
 // poolsweepLoop is one step of poolsweep's own runner: the same reads,
 // with everything results.jsonl promises recorded.
-func poolsweepLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, w Workload, keys *KeySpace) overheadRound {
+func poolsweepLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, w workload.Workload, keys *workload.KeySpace) overheadRound {
 	cw := &cpuWindow{}
 	r := &Runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w, Keys: keys,
 		Warmup: warmup, Duration: window, OpTimeout: 5 * time.Second, Observers: []WindowObserver{cw}}
-	step, err := r.RunStep(context.Background(), StepSpec{Target: "sim", Workload: w.Label, Concurrency: c, MaxPoolSize: c, PoolSetting: "match", Clients: 1, Trial: 1})
+	step, err := r.RunStep(context.Background(), plan.StepSpec{Target: "sim", Workload: w.Label, Concurrency: c, MaxPoolSize: c, PoolSetting: "match", Clients: 1, Trial: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -145,18 +147,18 @@ func poolsweepLoop(tb testing.TB, uri string, c int, warmup, window time.Duratio
 // cancellable op context (--op-timeout) and the recording.
 func BenchmarkOverhead(b *testing.B) {
 	uri := startSimChild(b, "slots=256,service=1us").URI
-	w := DefaultWorkload()
+	w := workload.DefaultWorkload()
 	w.Records, w.Database = 10000, "ps_overhead"
 	client, err := mongo.Connect(options.Client().ApplyURI(uri))
 	if err != nil {
 		b.Fatal(err)
 	}
-	lr, err := Prepare(context.Background(), client, w, PrepareOptions{})
+	lr, err := workload.Prepare(context.Background(), client, w, workload.PrepareOptions{})
 	client.Disconnect(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
-	keys := NewKeySpace(w.Distribution, int64(w.Records), lr.NextInsert)
+	keys := workload.NewKeySpace(w.Distribution, int64(w.Records), lr.NextInsert)
 	const rounds = 6
 	warmup, window := 500*time.Millisecond, 2*time.Second
 	loops := []struct {
@@ -234,15 +236,15 @@ func medianRound(rs []overheadRound) (float64, time.Duration, float64) {
 //	go test -run '^$' -bench WorkerLoop -benchtime 1x -cpuprofile cpu.out ./sweep
 func BenchmarkWorkerLoop(b *testing.B) {
 	uri := startSimChild(b, "slots=256,service=1us").URI
-	w := DefaultWorkload()
+	w := workload.DefaultWorkload()
 	w.Records, w.Database = 10000, "ps_overhead"
 	client, _ := mongo.Connect(options.Client().ApplyURI(uri))
-	lr, err := Prepare(context.Background(), client, w, PrepareOptions{})
+	lr, err := workload.Prepare(context.Background(), client, w, workload.PrepareOptions{})
 	client.Disconnect(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
-	keys := NewKeySpace(w.Distribution, int64(w.Records), lr.NextInsert)
+	keys := workload.NewKeySpace(w.Distribution, int64(w.Records), lr.NextInsert)
 	for range b.N {
 		r := poolsweepLoop(b, uri, 64, 200*time.Millisecond, 5*time.Second, w, keys)
 		b.ReportMetric(r.opsPerS, "ops/s")

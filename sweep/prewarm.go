@@ -9,6 +9,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/poolsweep/poolsweep/plan"
 )
 
 func (r *Runner) prewarmTimeout() time.Duration {
@@ -26,7 +28,7 @@ func (r *Runner) prewarmTimeout() time.Duration {
 // the window (and comparable between steps). Pings use no workload data.
 // The driver opens at most maxConnecting connections at a time per pool,
 // so large pools take a while.
-func (r *Runner) prewarm(ctx context.Context, spec StepSpec, clients []*mongo.Client, pool *poolRecorder, want, hosts int) error {
+func (r *Runner) prewarm(ctx context.Context, spec plan.StepSpec, clients []*mongo.Client, pool *poolRecorder, want, hosts int) error {
 	need := int64(want * len(clients) * hosts)
 	deadline := time.Now().Add(r.prewarmTimeout())
 	pctx, cancel := context.WithDeadline(ctx, deadline)

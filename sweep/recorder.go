@@ -8,6 +8,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/poolsweep/poolsweep/internal/beat"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -114,7 +115,7 @@ func (r *recorder) clamp(d time.Duration) int64 {
 // timeout (worker.outcome).
 func (r *recorder) watch(ctx context.Context, timeout time.Duration) {
 	tick := min(max(timeout/10, 10*time.Millisecond), 250*time.Millisecond)
-	every(ctx, tick, func() bool {
+	beat.Every(ctx, tick, func() bool {
 		r.expire(timeout)
 		return true
 	})

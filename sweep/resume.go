@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // ErrAlreadyComplete is returned when a run to resume has every planned
@@ -16,7 +18,7 @@ var ErrAlreadyComplete = errors.New("the run is already complete")
 // workloads and target names, so that --resume appends comparable steps.
 // Durations must match too: a step measured for 30 s and one for 5 s are
 // not trials of one level. The error names the setting that differs.
-func CheckResume(h results.RunHeader, plan Plan, workloads []Workload, targets []string) error {
+func CheckResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workload, targets []string) error {
 	p := NewPlanInfo(plan, 0)
 	hp := h.Plan
 	// A search's concurrency list is its grid: name the search setting
@@ -58,14 +60,14 @@ func CheckResume(h results.RunHeader, plan Plan, workloads []Workload, targets [
 // PendingSteps is what is left of steps after the measured ones of prev.
 // A step cut short by an interruption is measured again. When nothing is
 // left and prev ended complete, it returns ErrAlreadyComplete.
-func PendingSteps(prev *results.Results, steps []StepSpec) ([]StepSpec, error) {
+func PendingSteps(prev *results.Results, steps []plan.StepSpec) ([]plan.StepSpec, error) {
 	done := map[string]bool{}
 	for _, st := range prev.Steps {
 		if !st.Interrupted {
 			done[st.Key()] = true
 		}
 	}
-	var left []StepSpec
+	var left []plan.StepSpec
 	for _, sp := range steps {
 		if !done[sp.Key()] {
 			left = append(left, sp)

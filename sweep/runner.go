@@ -10,7 +10,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // Phases of a step, reported through Progress.
@@ -22,7 +24,7 @@ const (
 
 // Progress is a live view of the running step, sent about twice a second.
 type Progress struct {
-	Step      StepSpec
+	Step      plan.StepSpec
 	Phase     string
 	Elapsed   time.Duration // in this phase
 	Total     time.Duration // length of this phase (0 when unbounded)
@@ -65,8 +67,8 @@ const DefaultMaxConnecting = 64
 type Runner struct {
 	Target    string
 	NewClient ClientFactory
-	Workload  Workload
-	Keys      *KeySpace
+	Workload  workload.Workload
+	Keys      *workload.KeySpace
 	Warmup    time.Duration
 	Duration  time.Duration
 	// OpTimeout bounds every workload op, server selection and checkout
@@ -90,7 +92,7 @@ type Runner struct {
 	Judge StepJudge
 	// StartAt, when set, is asked once the pools are warm when to start
 	// the warm-up (agent mode: the moment every agent agreed on).
-	StartAt func(ctx context.Context, spec StepSpec) (time.Time, error)
+	StartAt func(ctx context.Context, spec plan.StepSpec) (time.Time, error)
 	// Seed varies the workers' random streams (agent mode: the agent's
 	// index, so that agents do not all read the same keys in turn).
 	Seed uint64
@@ -99,9 +101,9 @@ type Runner struct {
 // RunStep measures one step. The step's clients and pools exist only for
 // this step. When ctx is cancelled mid-window the partial step is returned
 // with Interrupted set, along with ctx's error.
-func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (results.StepResult, error) {
-	if r.OpTimeout < MinOpTimeout {
-		return newStep(spec), fmt.Errorf("sweep: Runner.OpTimeout is %s; every op needs a bound of at least %s", r.OpTimeout, MinOpTimeout)
+func (r *Runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepResult, error) {
+	if r.OpTimeout < plan.MinOpTimeout {
+		return newStep(spec), fmt.Errorf("sweep: Runner.OpTimeout is %s; every op needs a bound of at least %s", r.OpTimeout, plan.MinOpTimeout)
 	}
 	if spec.Rate > 0 {
 		return r.runOpen(ctx, spec) // open loop: openrunner.go
@@ -191,7 +193,7 @@ func (r *Runner) RunStep(ctx context.Context, spec StepSpec) (results.StepResult
 }
 
 // phase waits d while reporting progress; false when ctx ended first.
-func (r *Runner) phase(ctx context.Context, spec StepSpec, name string, d time.Duration, rec *recorder, pool *poolRecorder) bool {
+func (r *Runner) phase(ctx context.Context, spec plan.StepSpec, name string, d time.Duration, rec *recorder, pool *poolRecorder) bool {
 	start := time.Now()
 	end := start.Add(d)
 	tick := time.NewTicker(500 * time.Millisecond)

@@ -10,17 +10,19 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/plan"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 func TestPrepareOwnership(t *testing.T) {
 	uri := testsrv.Ferret(t)
 	c := testsrv.Connect(t, uri)
 	ctx := context.Background()
-	w := DefaultWorkload()
+	w := workload.DefaultWorkload()
 	w.Records = 300
 	w.Database = "ps_test"
 
-	lr, err := Prepare(ctx, c, w, PrepareOptions{})
+	lr, err := workload.Prepare(ctx, c, w, workload.PrepareOptions{})
 	if err != nil || !lr.Loaded || lr.NextInsert != 300 {
 		t.Fatalf("first load: %+v %v", lr, err)
 	}
@@ -29,12 +31,12 @@ func TestPrepareOwnership(t *testing.T) {
 		t.Fatalf("loaded %d documents, want 300", n)
 	}
 	// same size: reused, nothing rewritten
-	if lr, err = Prepare(ctx, c, w, PrepareOptions{}); err != nil || !lr.Reused {
+	if lr, err = workload.Prepare(ctx, c, w, workload.PrepareOptions{}); err != nil || !lr.Reused {
 		t.Fatalf("second prepare should reuse: %+v %v", lr, err)
 	}
 	// a different size of our own collection is reloaded
 	w.Records = 200
-	if lr, err = Prepare(ctx, c, w, PrepareOptions{}); err != nil || !lr.Loaded {
+	if lr, err = workload.Prepare(ctx, c, w, workload.PrepareOptions{}); err != nil || !lr.Loaded {
 		t.Fatalf("resize: %+v %v", lr, err)
 	}
 	// someone else's collection is refused, even with --drop, and left intact
@@ -44,7 +46,7 @@ func TestPrepareOwnership(t *testing.T) {
 	}
 	w.Database = "theirs"
 	for _, drop := range []bool{false, true} {
-		if _, err := Prepare(ctx, c, w, PrepareOptions{Drop: drop}); !errors.Is(err, ErrNotOurs) {
+		if _, err := workload.Prepare(ctx, c, w, workload.PrepareOptions{Drop: drop}); !errors.Is(err, workload.ErrNotOurs) {
 			t.Fatalf("drop=%v: want ErrNotOurs, got %v", drop, err)
 		}
 	}
@@ -57,17 +59,17 @@ func TestRunStepAgainstFerretDB(t *testing.T) {
 	uri := testsrv.Ferret(t)
 	c := testsrv.Connect(t, uri)
 	ctx := context.Background()
-	w, _ := BuiltinWorkload("api", "")
+	w, _ := workload.BuiltinWorkload("api", "")
 	w.Records = 200
-	lr, err := Prepare(ctx, c, w, PrepareOptions{})
+	lr, err := workload.Prepare(ctx, c, w, workload.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var phases []string
 	r := &Runner{Target: "ferret", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) },
-		Workload: w, Keys: NewKeySpace("uniform", 200, lr.NextInsert), Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond,
+		Workload: w, Keys: workload.NewKeySpace("uniform", 200, lr.NextInsert), Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond,
 		OpTimeout: 5 * time.Second, Progress: func(p Progress) { phases = append(phases, p.Phase) }}
-	spec := StepSpec{Target: "ferret", Workload: w.Label, Concurrency: 4, MaxPoolSize: 2, PoolSetting: "2", Clients: 2, Trial: 1}
+	spec := plan.StepSpec{Target: "ferret", Workload: w.Label, Concurrency: 4, MaxPoolSize: 2, PoolSetting: "2", Clients: 2, Trial: 1}
 	step, err := r.RunStep(ctx, spec)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // SessionTarget is one deployment a session measures.
@@ -39,13 +41,13 @@ type SessionTarget struct {
 // the runner calls from its own.
 type SessionHooks struct {
 	Loading  func(target string, done, total int) // documents loaded so far
-	Loaded   func(target string, lr LoadResult)
-	Waiting  func(target, msg string)                  // waiting for another run's load
-	Begin    func(n, of int, spec StepSpec)            // a step is about to start
-	Progress func(Progress)                            // the live view of a step
-	Step     func(n, of int, step results.StepResult)  // a step measured and written
-	Failed   func(n, of int, spec StepSpec, err error) // a step that could not be measured
-	Stopping func(reason string)                       // the session stops early
+	Loaded   func(target string, lr workload.LoadResult)
+	Waiting  func(target, msg string)                       // waiting for another run's load
+	Begin    func(n, of int, spec plan.StepSpec)            // a step is about to start
+	Progress func(Progress)                                 // the live view of a step
+	Step     func(n, of int, step results.StepResult)       // a step measured and written
+	Failed   func(n, of int, spec plan.StepSpec, err error) // a step that could not be measured
+	Stopping func(reason string)                            // the session stops early
 }
 
 // Session is a whole sweep: it loads the data, measures every step of the
@@ -55,8 +57,8 @@ type SessionHooks struct {
 type Session struct {
 	RunID     string
 	Targets   []SessionTarget
-	Plan      Plan
-	Workloads []Workload
+	Plan      plan.Plan
+	Workloads []workload.Workload
 	// ResultsPath is the results.jsonl to write. A new run creates it (and
 	// its directory) once every target's data is ready, so a run that
 	// fails before measuring anything leaves no file behind; a resumed run
@@ -68,7 +70,7 @@ type Session struct {
 	// Planner chooses the steps; nil measures the plan's grid (what
 	// Pending returns). A planner sees the resumed run's steps too, so it
 	// can pick up where the earlier run stopped.
-	Planner Planner
+	Planner plan.Planner
 
 	Drop           bool          // reload poolsweep's own data
 	KeepGoing      bool          // a step that fails is skipped, the run ends partial
@@ -131,7 +133,7 @@ func (t *SessionTime) add(p *results.StepPhases) {
 // and window, plus a rough allowance for checking the target, opening
 // the pool (at DefaultMaxConnecting a time, about 1,000 connections a
 // second on a local network) and tearing down.
-func (s *Session) Estimate(steps []StepSpec) time.Duration {
+func (s *Session) Estimate(steps []plan.StepSpec) time.Duration {
 	var d time.Duration
 	for _, sp := range steps {
 		conns := min(sp.Concurrency, sp.MaxPoolSize) * max(sp.Clients, 1)
@@ -141,7 +143,7 @@ func (s *Session) Estimate(steps []StepSpec) time.Duration {
 }
 
 // Steps is the whole plan expanded for the session's targets and workloads.
-func (s *Session) Steps() []StepSpec {
+func (s *Session) Steps() []plan.StepSpec {
 	names := make([]string, len(s.Targets))
 	for i, t := range s.Targets {
 		names[i] = t.Header.Name
@@ -157,7 +159,7 @@ func (s *Session) Steps() []StepSpec {
 // resumed run the steps not measured yet, after checking that the earlier
 // run had the same settings. It does no I/O, so callers can ask before
 // they start servers. ErrAlreadyComplete says there is nothing to do.
-func (s *Session) Pending() ([]StepSpec, error) {
+func (s *Session) Pending() ([]plan.StepSpec, error) {
 	steps := s.Steps()
 	if s.Previous == nil {
 		return steps, nil
@@ -220,7 +222,7 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	defer w.Close()
 	planner := s.Planner
 	if planner == nil {
-		planner = NewGridPlanner(pending)
+		planner = plan.NewGridPlanner(pending)
 	}
 	runErr := s.measure(ctx, w, targets, planner, &out)
 	if out.Status == "" {
@@ -230,7 +232,7 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 			out.Reason = fmt.Sprintf("%d of %d step(s) could not be measured and were skipped (--keep-going)", len(out.Failed), out.Measured+len(out.Failed))
 		}
 	}
-	if pn, ok := planner.(PlannerNotes); ok {
+	if pn, ok := planner.(plan.PlannerNotes); ok {
 		out.Notes = pn.Notes()
 		if out.Status == results.StatusComplete || out.Status == results.StatusPartial {
 			for _, n := range out.Notes {
@@ -312,7 +314,7 @@ func (t *sessionTarget) close() {
 
 // measure runs the steps and writes them; it sets out.Status when the
 // session stops early.
-func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName map[string]*sessionTarget, planner Planner, out *Outcome) error {
+func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName map[string]*sessionTarget, planner plan.Planner, out *Outcome) error {
 	stop := func(status, reason string, err error) error {
 		out.Status, out.Reason = status, reason
 		if status == results.StatusInterrupted {
@@ -325,7 +327,7 @@ func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName 
 	}
 	var (
 		history []results.StepResult // every measured step of the run, for the planner
-		failed  []StepSpec
+		failed  []plan.StepSpec
 	)
 	if s.Previous != nil {
 		for _, st := range s.Previous.Steps {
@@ -413,21 +415,21 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 	}
 	st.setup = setup
 	wl := s.Workloads[0]
-	opts := PrepareOptions{Drop: s.Drop, RunID: s.RunID, LockWait: s.LockWait}
+	opts := workload.PrepareOptions{Drop: s.Drop, RunID: s.RunID, LockWait: s.LockWait}
 	if s.Hooks.Loading != nil {
 		opts.Progress = func(done, total int) { s.Hooks.Loading(name, done, total) }
 	}
 	if s.Hooks.Waiting != nil {
 		opts.Waiting = func(msg string) { s.Hooks.Waiting(name, msg) }
 	}
-	lr, err := Prepare(ctx, setup, wl, opts)
+	lr, err := workload.Prepare(ctx, setup, wl, opts)
 	if err != nil {
 		return st, fmt.Errorf("target %s: %w", name, err)
 	}
 	if s.Hooks.Loaded != nil {
 		s.Hooks.Loaded(name, lr)
 	}
-	keys := NewKeySpace(wl.Distribution, int64(wl.Records), lr.NextInsert)
+	keys := workload.NewKeySpace(wl.Distribution, int64(wl.Records), lr.NextInsert)
 	s.agentKeys(keys)
 	for _, w := range s.Workloads {
 		st.runners[w.Label] = &Runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
@@ -441,7 +443,7 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 
 // runStep checks that the target still answers, then measures the step,
 // and says where its wall time went.
-func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec StepSpec) (results.StepResult, error) {
+func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec plan.StepSpec) (results.StepResult, error) {
 	start := time.Now()
 	if err := s.agentsBegin(ctx, spec); err != nil {
 		return results.StepResult{}, err
@@ -460,7 +462,7 @@ func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec StepSpec) 
 }
 
 // check says whether the target still answers, and how long asking took.
-func (s *Session) check(ctx context.Context, t *sessionTarget, spec StepSpec) (time.Duration, error) {
+func (s *Session) check(ctx context.Context, t *sessionTarget, spec plan.StepSpec) (time.Duration, error) {
 	start := time.Now()
 	if t.Check != nil {
 		if err := t.Check(); err != nil {

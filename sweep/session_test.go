@@ -11,20 +11,22 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // newTestSession is a small plan (C=1,2,4, short windows) against uri.
 func newTestSession(t *testing.T, uri, dir string) *Session {
 	t.Helper()
-	levels, _ := ParseLevels("1,2,4", MaxConcurrency)
-	w := DefaultWorkload()
+	levels, _ := plan.ParseLevels("1,2,4", plan.MaxConcurrency)
+	w := workload.DefaultWorkload()
 	w.Records, w.Database = 200, "ps_session"
 	return &Session{
 		RunID:       "test-run",
 		Targets:     []SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"}, NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }}},
-		Plan:        Plan{Concurrency: levels, Pool: PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1, Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond, OpTimeout: time.Second},
-		Workloads:   []Workload{w},
+		Plan:        plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1, Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond, OpTimeout: time.Second},
+		Workloads:   []workload.Workload{w},
 		ResultsPath: filepath.Join(dir, "results.jsonl"),
 	}
 }
@@ -40,7 +42,7 @@ func TestSessionRunsThePlan(t *testing.T) {
 		begun int
 	)
 	s.Hooks = SessionHooks{
-		Begin: func(int, int, StepSpec) { begun++ },
+		Begin: func(int, int, plan.StepSpec) { begun++ },
 		Step: func(n, of int, st results.StepResult) {
 			mu.Lock()
 			seen = append(seen, st.Concurrency)
@@ -114,7 +116,7 @@ func TestSessionKeepGoingAndInterrupt(t *testing.T) {
 		t.Fatalf("pending after partial: %v %v", pending, err)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	r.Hooks.Begin = func(int, int, StepSpec) {
+	r.Hooks.Begin = func(int, int, plan.StepSpec) {
 		time.AfterFunc(250*time.Millisecond, func() { cancel(Interrupt{Signal: "SIGTERM"}) })
 	}
 	out, err = r.Run(ctx)

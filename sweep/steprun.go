@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -19,7 +20,7 @@ import (
 // Only the source of calls differs between the two.
 
 // newStep is the result of spec before anything is measured.
-func newStep(spec StepSpec) results.StepResult {
+func newStep(spec plan.StepSpec) results.StepResult {
 	return results.StepResult{Kind: results.KindStep, Target: spec.Target, Workload: spec.Workload, PoolSetting: spec.PoolSetting,
 		Concurrency: spec.Concurrency, MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Trial: spec.Trial}
 }
@@ -44,7 +45,7 @@ func (p *poolRecorder) monitor() *event.PoolMonitor {
 
 // connect makes the step's clients, each with a pool of spec.MaxPoolSize
 // kept at least want open, and the given monitors (cm may be nil).
-func (r *Runner) connect(spec StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) ([]*mongo.Client, error) {
+func (r *Runner) connect(spec plan.StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) ([]*mongo.Client, error) {
 	var clients []*mongo.Client
 	for k := 0; k < spec.Clients; k++ {
 		c, err := mongo.Connect(r.stepClientOptions(spec, want, pm, cm))
@@ -60,7 +61,7 @@ func (r *Runner) connect(spec StepSpec, want int, pm *event.PoolMonitor, cm *eve
 // stepClientOptions are the options of one of the step's clients: the
 // user's (NewClient: the URI and the flags), the step's pool, the monitors,
 // and what poolsweep sets where the user did not.
-func (r *Runner) stepClientOptions(spec StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) *options.ClientOptions {
+func (r *Runner) stepClientOptions(spec plan.StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) *options.ClientOptions {
 	o := r.NewClient().SetMaxPoolSize(uint64(spec.MaxPoolSize)).SetMinPoolSize(uint64(want)).SetPoolMonitor(pm)
 	if cm != nil {
 		o.SetMonitor(cm)
@@ -102,7 +103,7 @@ func disconnect(clients []*mongo.Client) {
 // prewarmStep opens the connections the step will use before any workload
 // call (prewarm), noting its time in step and warning when the pools did
 // not fill in time.
-func (r *Runner) prewarmStep(ctx context.Context, spec StepSpec, step *results.StepResult, clients []*mongo.Client, pool *poolRecorder, want int) error {
+func (r *Runner) prewarmStep(ctx context.Context, spec plan.StepSpec, step *results.StepResult, clients []*mongo.Client, pool *poolRecorder, want int) error {
 	hosts := max(r.Hosts, 1)
 	start := time.Now()
 	if err := r.prewarm(ctx, spec, clients, pool, want, hosts); err != nil {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/plan"
 )
 
 // TestStepClientOptions: the step's clients keep what the user set (URI or
@@ -13,7 +15,7 @@ import (
 // the step's pool, maxConnecting 64, and no server-selection timeout of
 // their own (--op-timeout bounds every op).
 func TestStepClientOptions(t *testing.T) {
-	spec := StepSpec{Concurrency: 32, MaxPoolSize: 16, Clients: 1}
+	spec := plan.StepSpec{Concurrency: 32, MaxPoolSize: 16, Clients: 1}
 	tests := []struct {
 		uri        string
 		flag       uint64 // --max-connecting, 0 when not given
@@ -47,7 +49,7 @@ func TestRunStepNeedsOpTimeout(t *testing.T) {
 	connected := false
 	r := &Runner{NewClient: func() *options.ClientOptions { connected = true; return options.Client() }}
 	for _, rate := range []int{0, 100} {
-		_, err := r.RunStep(t.Context(), StepSpec{Concurrency: 1, MaxPoolSize: 1, Clients: 1, Rate: rate})
+		_, err := r.RunStep(t.Context(), plan.StepSpec{Concurrency: 1, MaxPoolSize: 1, Clients: 1, Rate: rate})
 		if err == nil || !strings.Contains(err.Error(), "OpTimeout") || connected {
 			t.Errorf("rate %d: err %v, connected %v; want a refusal naming OpTimeout, before connecting", rate, err, connected)
 		}

@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // worker issues one call at a time.
@@ -16,17 +18,17 @@ type worker struct {
 	id      int
 	rng     *rand.Rand
 	coll    *mongo.Collection
-	wl      *Workload
+	wl      *workload.Workload
 	api     bool // the seeds' API call instead of the mix
-	keys    *KeySpace
+	keys    *workload.KeySpace
 	rec     *recorder
 	parent  context.Context // cancelled when the step is interrupted
 	opCtx   context.Context // see opContext
 	timeout time.Duration   // --op-timeout, enforced by recorder.watch
 
 	// The next op's arguments, drawn before its clock starts.
-	args *opArgs // made on the first op
-	doc  bson.D  // an insert's document
+	args *workload.OpArgs // made on the first op
+	doc  bson.D           // an insert's document
 }
 
 // opContext is the context of the worker's next op: one per worker,
@@ -104,13 +106,13 @@ func (w *worker) call() {
 // rmw, which is two.
 func opTypeOf(op string) (int, bool) {
 	switch op {
-	case OpRead:
+	case workload.OpRead:
 		return 0, true
-	case OpUpdate:
+	case workload.OpUpdate:
 		return 1, true
-	case OpInsert:
+	case workload.OpInsert:
 		return 2, true
-	case OpScan:
+	case workload.OpScan:
 		return 3, true
 	}
 	return 0, false
@@ -135,7 +137,7 @@ func (w *worker) run(op string) {
 		w.timed(1)
 		return
 	}
-	if op == OpRMW {
+	if op == workload.OpRMW {
 		w.timed(0)
 		w.timed(1)
 		return
@@ -156,19 +158,19 @@ func (w *worker) timed(typ int) {
 // its clock starts.
 func (w *worker) prepare(typ int) {
 	if w.args == nil {
-		w.args = newOpArgs()
+		w.args = workload.NewOpArgs()
 	}
 	switch typ {
 	case 0:
-		w.args.setKey(w.keys.Pick(w.rng))
+		w.args.SetKey(w.keys.Pick(w.rng))
 	case 1:
-		w.args.setKey(w.keys.Pick(w.rng))
-		w.args.setField(fieldName(w.rng.IntN(w.wl.FieldCount)), w.rng, w.wl.FieldLength)
+		w.args.SetKey(w.keys.Pick(w.rng))
+		w.args.SetField(workload.FieldName(w.rng.IntN(w.wl.FieldCount)), w.rng, w.wl.FieldLength)
 	case 2:
-		w.doc = NewDocument(w.rng, w.keys.NextInsert(), *w.wl)
+		w.doc = workload.NewDocument(w.rng, w.keys.NextInsert(), *w.wl)
 	case 3:
-		w.args.setKey(w.keys.Pick(w.rng))
-		w.args.scanN = 1 + w.rng.IntN(w.wl.MaxScanLength)
+		w.args.SetKey(w.keys.Pick(w.rng))
+		w.args.ScanN = 1 + w.rng.IntN(w.wl.MaxScanLength)
 	}
 }
 
@@ -176,20 +178,20 @@ func (w *worker) prepare(typ int) {
 func (w *worker) exec(ctx context.Context, typ int) error {
 	switch typ {
 	case 0:
-		err := w.coll.FindOne(ctx, w.args.byID).Err()
+		err := w.coll.FindOne(ctx, w.args.ByID).Err()
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			return nil // a key that is not there (yet) is an answer, not a failure
 		}
 		return err
 	case 1:
-		_, err := w.coll.UpdateOne(ctx, w.args.byID, w.args.update)
+		_, err := w.coll.UpdateOne(ctx, w.args.ByID, w.args.Update)
 		return err
 	case 2:
 		_, err := w.coll.InsertOne(ctx, w.doc)
 		return err
 	default:
-		n := w.args.scanN
-		cur, err := w.coll.Find(ctx, w.args.fromID,
+		n := w.args.ScanN
+		cur, err := w.coll.Find(ctx, w.args.FromID,
 			options.Find().SetLimit(int64(n)).SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(int32(n)))
 		if err == nil {
 			for cur.Next(ctx) {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
 )
 
 // TestOpenLoopEndToEnd sweeps two simulators (capacity 4,000 and 8,000
@@ -19,7 +19,7 @@ import (
 func TestOpenLoopEndToEnd(t *testing.T) {
 	res, path := simSweep(t, "--target", "small=sim:slots=8,service=2ms", "--target", "large=sim:slots=16,service=2ms",
 		"--rate", "1000,6000", "--pool", "16", "--warmup", "300ms", "--duration", "1500ms")
-	if p := res.Header.Plan; len(p.Rate) != 2 || p.Arrivals != "uniform" || p.MaxInFlight != sweep.DefaultMaxInFlight {
+	if p := res.Header.Plan; len(p.Rate) != 2 || p.Arrivals != "uniform" || p.MaxInFlight != plan.DefaultMaxInFlight {
 		t.Errorf("header plan %+v", p)
 	}
 	if len(res.Steps) != 4 {

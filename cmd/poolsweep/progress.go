@@ -10,9 +10,11 @@ import (
 	"golang.org/x/term"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // progressPrinter renders the engine's progress on stderr: one line per
@@ -62,7 +64,7 @@ func (p *progressPrinter) live(pr sweep.Progress) {
 func (p *progressPrinter) hooks() sweep.SessionHooks {
 	return sweep.SessionHooks{
 		Loading: p.loading,
-		Loaded: func(target string, lr sweep.LoadResult) {
+		Loaded: func(target string, lr workload.LoadResult) {
 			p.endLine()
 			p.println("target %s: %s", target, lr.Note)
 		},
@@ -70,7 +72,7 @@ func (p *progressPrinter) hooks() sweep.SessionHooks {
 			p.endLine()
 			p.println("target %s: %s", target, safeLine(msg))
 		},
-		Begin: func(n, of int, _ sweep.StepSpec) {
+		Begin: func(n, of int, _ plan.StepSpec) {
 			p.mu.Lock()
 			p.current = n
 			p.total = of // a search's estimate changes as it goes
@@ -81,7 +83,7 @@ func (p *progressPrinter) hooks() sweep.SessionHooks {
 			p.endLine()
 			p.step(n, s)
 		},
-		Failed: func(_, _ int, _ sweep.StepSpec, err error) {
+		Failed: func(_, _ int, _ plan.StepSpec, err error) {
 			p.endLine()
 			p.println("poolsweep: %s (skipped: --keep-going)", safeLine(topology.Redact(err.Error())))
 		},

@@ -6,8 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // Defaults that depend on what is being measured. The embedded FerretDB
@@ -153,7 +154,7 @@ Exit status:
 	f.StringVar(&o.database, "database", "poolsweep", "database poolsweep loads and writes (it never writes elsewhere)")
 	f.BoolVar(&o.drop, "drop", false, "reload poolsweep's own collection even if a matching one exists")
 	f.StringVar(&o.out, "out", "", "output directory (default ./poolsweep-out/<run-id>)")
-	f.StringVar(&o.order, "order", sweep.OrderSequential, "with several targets: sequential, or interleaved (A B A B … step by step)")
+	f.StringVar(&o.order, "order", plan.OrderSequential, "with several targets: sequential, or interleaved (A B A B … step by step)")
 	f.Uint64Var(&o.maxConnecting, "max-connecting", 0, "connections each pool opens at once (default: the URI's maxConnecting, else 64; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured")
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep (the run then ends partial, exit 3)")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
@@ -162,11 +163,11 @@ Exit status:
 	f.BoolVar(&o.read.lenient, "lenient", false, "with --resume: "+lenientHelp+"; such a step is measured again")
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	f.IntVar(&o.serverCores, "server-cores", 0, "CPU cores of each server host, for the server-CPU bound (default: what hostInfo reports, or this machine's for a server poolsweep started)")
-	f.DurationVar(&o.lockWait, "lock-wait", sweep.DefaultLockWait, "how long to wait for another poolsweep run that is loading the same collection")
+	f.DurationVar(&o.lockWait, "lock-wait", workload.DefaultLockWait, "how long to wait for another poolsweep run that is loading the same collection")
 	addAgentFlags(f, &o.agentOptions)
 	f.StringVar(&o.rate, "rate", "", "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
 	f.StringVar(&o.arrivals, "arrivals", results.ArrivalsUniform, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
-	f.IntVar(&o.maxInFlight, "max-in-flight", sweep.DefaultMaxInFlight, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
+	f.IntVar(&o.maxInFlight, "max-in-flight", plan.DefaultMaxInFlight, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
 
 	// Adaptive search (issue 14).
 	o.searchOptions.addFlags(f)

@@ -5,16 +5,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/topology/sim"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // config is the validated, connection-free part of a sweep.
 type sweepConfig struct {
-	plan      sweep.Plan
-	workloads []sweep.Workload
+	plan      plan.Plan
+	workloads []workload.Workload
 	targets   []topology.Target
 	defaults  planDefaults
 	notes     []string
@@ -75,15 +77,15 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if !o.changed("concurrency") {
 		conc = cfg.defaults.concurrency
 	}
-	levels, err := sweep.ParseLevels(conc, results.MaxConcurrency)
+	levels, err := plan.ParseLevels(conc, results.MaxConcurrency)
 	if err != nil {
 		return nil, usagef("--concurrency: %v", err)
 	}
-	pool, err := sweep.ParsePool(o.pool)
+	pool, err := plan.ParsePool(o.pool)
 	if err != nil {
 		return nil, usagef("--pool: %v", err)
 	}
-	p := sweep.Plan{Concurrency: levels, Pool: pool, Clients: o.clients, Trials: o.trials,
+	p := plan.Plan{Concurrency: levels, Pool: pool, Clients: o.clients, Trials: o.trials,
 		Warmup: o.warmup, Duration: o.duration, OpTimeout: o.opTimeout, Order: o.order}
 	if !o.changed("warmup") {
 		p.Warmup = cfg.defaults.warmup
@@ -130,7 +132,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if given > 1 || (given == 1 && (o.changed("workload") || o.changed("mix"))) {
 		return nil, usagef("--workload, --mixes and --workload-file: choose one way to say the workload")
 	}
-	base := sweep.DefaultWorkload()
+	base := workload.DefaultWorkload()
 	base.Distribution = o.distribution
 	base.Database = o.database
 	base.Records = cfg.defaults.records
@@ -139,7 +141,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	}
 	switch {
 	case o.changed("mixes"):
-		ws, err := sweep.ParseMixes(o.mixes, base)
+		ws, err := workload.ParseMixes(o.mixes, base)
 		if err != nil {
 			return nil, usagef("--mixes: %v", err)
 		}
@@ -149,7 +151,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		if err != nil {
 			return nil, usagef("--workload-file: %v", err)
 		}
-		pf, err := sweep.ParsePropertyFile(f, o.workloadFile, base)
+		pf, err := workload.ParsePropertyFile(f, o.workloadFile, base)
 		f.Close()
 		if err != nil {
 			return nil, usagef("--workload-file: %v", err)
@@ -164,14 +166,14 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		for _, w := range pf.Warnings {
 			cfg.notes = append(cfg.notes, "warning: "+w)
 		}
-		cfg.workloads = []sweep.Workload{pf.Workload}
+		cfg.workloads = []workload.Workload{pf.Workload}
 	default:
-		w, err := sweep.BuiltinWorkload(o.workload, o.mix)
+		w, err := workload.BuiltinWorkload(o.workload, o.mix)
 		if err != nil {
 			return nil, usageError{err}
 		}
 		w.Distribution, w.Database, w.Records = base.Distribution, base.Database, base.Records
-		cfg.workloads = []sweep.Workload{w}
+		cfg.workloads = []workload.Workload{w}
 	}
 	for _, w := range cfg.workloads {
 		if err := w.Validate(); err != nil {

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/plan"
 )
 
 // applyOpen turns the open-loop flags into the plan: with --rate, the
@@ -11,7 +11,7 @@ import (
 // plan's concurrency: the most calls in flight per client), and the pool
 // defaults to the driver's own 100 instead of "match", which needs a
 // concurrency. Without --rate, the open-loop flags are refused.
-func (o *sweepOptions) applyOpen(p *sweep.Plan) error {
+func (o *sweepOptions) applyOpen(p *plan.Plan) error {
 	if !o.changed("rate") {
 		for _, f := range []string{"arrivals", "max-in-flight"} {
 			if o.changed(f) {
@@ -23,7 +23,7 @@ func (o *sweepOptions) applyOpen(p *sweep.Plan) error {
 	if o.changed("concurrency") {
 		return usagef("--rate and --concurrency: --rate offers calls at fixed rates (open loop), --concurrency runs workers back to back (closed loop); give one")
 	}
-	rates, err := sweep.ParseLevels(o.rate, sweep.MaxRate)
+	rates, err := plan.ParseLevels(o.rate, plan.MaxRate)
 	if err != nil {
 		return usagef("--rate: %v", err)
 	}
@@ -33,7 +33,7 @@ func (o *sweepOptions) applyOpen(p *sweep.Plan) error {
 	p.Rate, p.Arrivals, p.MaxInFlight = rates, o.arrivals, o.maxInFlight
 	p.Concurrency = []int{o.maxInFlight}
 	if !o.changed("pool") {
-		p.Pool = sweep.PoolPlan{Sizes: []int{sweep.DefaultOpenPool}, Given: fmt.Sprint(sweep.DefaultOpenPool)}
+		p.Pool = plan.PoolPlan{Sizes: []int{plan.DefaultOpenPool}, Given: fmt.Sprint(plan.DefaultOpenPool)}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // sweepTarget is a target with what the CLI learned and started for it.
@@ -123,7 +124,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	case results.StatusInterrupted:
 		return interrupted(ctx)
 	}
-	if errors.Is(runErr, sweep.ErrNotOurs) {
+	if errors.Is(runErr, workload.ErrNotOurs) {
 		return usagef("--database: %v", runErr)
 	}
 	return runErr

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/search"
 	"github.com/poolsweep/poolsweep/sweep"
@@ -43,7 +44,7 @@ func (s *searchOptions) addFlags(f *pflag.FlagSet) {
 // the concurrency list (only the list's lowest and highest level count),
 // and the levels that decide the knee get 3 trials unless --trials says
 // otherwise. Every problem is a usage error naming its flag.
-func (s *searchOptions) plan(p *sweep.Plan, changed func(string) bool) error {
+func (s *searchOptions) plan(p *plan.Plan, changed func(string) bool) error {
 	if s.search == "" {
 		for _, f := range []string{"resolution", "budget", "slo-p99"} {
 			if changed(f) {
@@ -61,7 +62,7 @@ func (s *searchOptions) plan(p *sweep.Plan, changed func(string) bool) error {
 		return usagef("--search: it searches concurrency in the closed loop; with --rate give the rates to offer")
 	case !p.Pool.Match:
 		return usagef("--pool: --search measures pool match (P = C); --search pool finds the pool size itself")
-	case p.Order == sweep.OrderInterleaved:
+	case p.Order == plan.OrderInterleaved:
 		return usagef("--order interleaved: --search takes one target at a time")
 	case len(p.Concurrency) < 2:
 		return usagef("--concurrency: --search needs a range of at least two levels, e.g. 1..128x2 (got %v)", p.Concurrency)
@@ -78,8 +79,8 @@ func (s *searchOptions) plan(p *sweep.Plan, changed func(string) bool) error {
 	if err != nil {
 		return usagef("--resolution: %v", err)
 	}
-	if len(levels) > sweep.MaxLevels {
-		return usagef("--resolution: ×%g makes %d levels, more than %d", r, len(levels), sweep.MaxLevels)
+	if len(levels) > plan.MaxLevels {
+		return usagef("--resolution: ×%g makes %d levels, more than %d", r, len(levels), plan.MaxLevels)
 	}
 	if !changed("trials") {
 		p.Trials = 3
@@ -158,7 +159,7 @@ func searchPlanLine(w io.Writer, session *sweep.Session, prev *results.Results) 
 		}
 	}
 	n := session.Planner.Remaining(earlier)
-	one := session.Estimate([]sweep.StepSpec{{Concurrency: sp.Levels[len(sp.Levels)/2], MaxPoolSize: sp.Levels[len(sp.Levels)/2], Clients: session.Plan.Clients}})
+	one := session.Estimate([]plan.StepSpec{{Concurrency: sp.Levels[len(sp.Levels)/2], MaxPoolSize: sp.Levels[len(sp.Levels)/2], Clients: session.Plan.Clients}})
 	grid := session.Steps()
 	fmt.Fprintf(w, "plan: search %s over C=%d..%d (%d levels at ×%s), about %d step(s), about %s; the full grid would be %d step(s), about %s",
 		sp.Mode, sp.Levels[0], sp.Levels[len(sp.Levels)-1], len(sp.Levels), strconv.FormatFloat(math.Round(sp.Resolution*100)/100, 'f', -1, 64),

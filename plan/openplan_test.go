@@ -1,4 +1,4 @@
-package sweep
+package plan
 
 import (
 	"strings"
@@ -81,25 +81,5 @@ func TestOpenPlanValidate(t *testing.T) {
 				t.Errorf("err %v, want one starting %q", err, tt.want)
 			}
 		})
-	}
-}
-
-// The header records the open-loop plan, and resuming with another rate
-// list is refused by name.
-func TestOpenPlanHeaderAndResume(t *testing.T) {
-	p := openPlan()
-	info := NewPlanInfo(p, 12)
-	if len(info.Rate) != 3 || info.Arrivals != results.ArrivalsPoisson || info.MaxInFlight != 100 {
-		t.Fatalf("plan info %+v", info)
-	}
-	w := DefaultWorkload()
-	h := NewRunHeader("r", p, []Workload{w}, []results.TargetHeader{{Name: "a"}}, 12)
-	if err := CheckResume(h, p, []Workload{w}, []string{"a"}); err != nil {
-		t.Fatal(err)
-	}
-	q := p
-	q.Rate = []int{1000}
-	if err := CheckResume(h, q, []Workload{w}, []string{"a"}); err == nil || !strings.Contains(err.Error(), "--rate") {
-		t.Errorf("resume with another rate list: %v", err)
 	}
 }

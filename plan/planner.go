@@ -1,4 +1,4 @@
-package sweep
+package plan
 
 import "github.com/poolsweep/poolsweep/results"
 

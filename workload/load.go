@@ -1,4 +1,4 @@
-package sweep
+package workload
 
 import (
 	"context"
@@ -214,7 +214,7 @@ func NewDocument(r *rand.Rand, n int64, w Workload) bson.D {
 	d := make(bson.D, 0, w.FieldCount+1)
 	d = append(d, bson.E{Key: "_id", Value: Key(n)})
 	for i := 0; i < w.FieldCount; i++ {
-		d = append(d, bson.E{Key: fieldName(i), Value: randomString(r, w.FieldLength)})
+		d = append(d, bson.E{Key: FieldName(i), Value: randomString(r, w.FieldLength)})
 	}
 	return d
 }
@@ -227,7 +227,8 @@ func init() {
 	}
 }
 
-func fieldName(i int) string {
+// FieldName is YCSB's name of field i: "field0", "field1", ….
+func FieldName(i int) string {
 	if i < len(fieldNames) {
 		return fieldNames[i]
 	}

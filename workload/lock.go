@@ -1,4 +1,4 @@
-package sweep
+package workload
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/poolsweep/poolsweep/internal/beat"
 )
 
 // The load lock: one document in poolsweep_meta whose _id names the
@@ -50,7 +52,7 @@ type loadLock struct {
 	meta   *mongo.Collection
 	id     string
 	holder LockHolder
-	beat   *beating
+	beat   *beat.Beating
 }
 
 func lockID(collection string) string { return "lock:" + collection }
@@ -122,7 +124,7 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 // startLock keeps the lock alive by bumping its counter until release.
 func startLock(meta *mongo.Collection, id string, me LockHolder) *loadLock {
 	l := &loadLock{meta: meta, id: id, holder: me}
-	l.beat = startBeating(lockBeat, func(ctx context.Context) bool {
+	l.beat = beat.Start(lockBeat, func(ctx context.Context) bool {
 		bctx, bcancel := context.WithTimeout(ctx, lockBeat)
 		defer bcancel()
 		_, _ = meta.UpdateOne(bctx, bson.D{{Key: "_id", Value: id}, {Key: "holder.run_id", Value: me.RunID}, {Key: "holder.pid", Value: me.PID}},
@@ -134,7 +136,7 @@ func startLock(meta *mongo.Collection, id string, me LockHolder) *loadLock {
 
 // release stops the heartbeat and removes the lock if it is still ours.
 func (l *loadLock) release() {
-	l.beat.stop()
+	l.beat.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _ = l.meta.DeleteOne(ctx, bson.D{{Key: "_id", Value: l.id}, {Key: "holder.run_id", Value: l.holder.RunID}, {Key: "holder.pid", Value: l.holder.PID}})

@@ -1,4 +1,4 @@
-package sweep
+package workload
 
 import (
 	"math"
@@ -19,7 +19,7 @@ type KeySpace struct {
 	zipf    *zipfian     // over the loaded records (uniform keys use none)
 	zipfMax int64
 	// gapFrom..gapTo are keys no one inserts: the other agents' share
-	// below this agent's block (agent mode; see agentBlock).
+	// below this agent's block (agent mode; see AgentBlock).
 	gapFrom, gapTo int64
 }
 

@@ -1,4 +1,4 @@
-package sweep
+package workload
 
 // agentInsertBlock spaces the agents' insert keys: agent i of a run
 // inserts user<n> from its first free index + i·2^40 on, so that agents
@@ -6,8 +6,8 @@ package sweep
 // put a round trip into every insert).
 const agentInsertBlock = 1 << 40
 
-// agentBlock moves this key space's inserts to agent i's block.
-func (k *KeySpace) agentBlock(i int) {
+// AgentBlock moves this key space's inserts to agent i's block.
+func (k *KeySpace) AgentBlock(i int) {
 	k.gapFrom = k.next.Load()
 	k.next.Add(int64(i) * agentInsertBlock)
 	k.gapTo = k.next.Load()

@@ -1,4 +1,4 @@
-package sweep
+package workload
 
 import (
 	"encoding/binary"
@@ -8,42 +8,43 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// opArgs holds a worker's next op arguments in buffers it reuses, and the
+// OpArgs holds a worker's next op arguments in buffers it reuses, and the
 // filters and updates that point at them, built once per worker. A filter
 // made per op (a bson.D boxed into an interface, a key string, a value
 // string) costs three or four allocations the bare driver loop also pays;
-// with opArgs the worker's own per-op path allocates nothing, and the
+// with OpArgs the worker's own per-op path allocates nothing, and the
 // driver's allocations are all that is left. The driver encodes a filter
 // before the op returns, so rewriting the buffers for the next op is safe.
-type opArgs struct {
+type OpArgs struct {
 	id    bson.RawValue // the record's _id, a BSON string
 	value bson.RawValue // an update's new field value, a BSON string
 	set   bson.D        // {field: value}; its one element's Key is rewritten per op
-	scanN int
+	ScanN int           // a scan's limit, drawn by the worker
 
-	byID   any // {_id: id}
-	update any // {$set: set}
-	fromID any // {_id: {$gte: id}}
+	ByID   any // {_id: id}
+	Update any // {$set: set}
+	FromID any // {_id: {$gte: id}}
 }
 
-func newOpArgs() *opArgs {
-	a := &opArgs{id: bson.RawValue{Type: bson.TypeString}, value: bson.RawValue{Type: bson.TypeString}}
+// NewOpArgs makes a worker's buffers and the filters that point at them.
+func NewOpArgs() *OpArgs {
+	a := &OpArgs{id: bson.RawValue{Type: bson.TypeString}, value: bson.RawValue{Type: bson.TypeString}}
 	a.set = bson.D{{Value: &a.value}}
-	a.byID = bson.D{{Key: "_id", Value: &a.id}}
-	a.update = bson.D{{Key: "$set", Value: a.set}}
-	a.fromID = bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: &a.id}}}}
+	a.ByID = bson.D{{Key: "_id", Value: &a.id}}
+	a.Update = bson.D{{Key: "$set", Value: a.set}}
+	a.FromID = bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: &a.id}}}}
 	return a
 }
 
-// setKey makes the _id the key of record n (Key(n)).
-func (a *opArgs) setKey(n int64) {
+// SetKey makes the _id the key of record n (Key(n)).
+func (a *OpArgs) SetKey(n int64) {
 	b := beginBSONString(a.id.Value[:0])
 	b = appendKey(b, n)
 	a.id.Value = endBSONString(b)
 }
 
-// setField makes the update set field to a random string of length n.
-func (a *opArgs) setField(field string, r *rand.Rand, n int) {
+// SetField makes the update set field to a random string of length n.
+func (a *OpArgs) SetField(field string, r *rand.Rand, n int) {
 	a.set[0].Key = field
 	b := beginBSONString(a.value.Value[:0])
 	b = appendRandom(b, r, n)

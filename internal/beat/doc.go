@@ -1,0 +1,4 @@
+// Package beat runs a function on a ticker in its own goroutine, for the
+// heartbeats that keep a coordination document alive (the load lock, the
+// agents) and the engine's periodic samples.
+package beat
