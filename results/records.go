@@ -453,4 +453,7 @@ type FailedStep struct {
 	Error       string `json:"error"`
 	// Rate is an open-loop step's offered calls/s; absent in closed loop.
 	Rate int `json:"rate,omitempty"`
+	// TargetFailed says the step was measured and recorded, but the target
+	// failed during its window (its record has the target_failed mark).
+	TargetFailed bool `json:"target_failed,omitempty"`
 }

@@ -90,7 +90,7 @@ func missingIn(r *results.Results, nameFile bool) []Missing {
 	}
 	have := map[key]bool{}
 	for i := range r.Steps {
-		if s := &r.Steps[i]; !s.Interrupted {
+		if s := &r.Steps[i]; s.Measured() {
 			have[key{s.Target, s.Workload, s.PoolSetting, s.Concurrency, max(s.Clients, 1), s.Trial}] = true
 		}
 	}

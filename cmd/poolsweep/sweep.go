@@ -103,6 +103,9 @@ Operations still running when a window closes are not dropped: each is recorded 
 its full latency when it ends, or as a timeout once past --op-timeout, and the step
 records how many there were (in_flight_at_close). Before each step poolsweep checks that
 the target still answers (a ping, 5 s), so a dead target fails its steps in seconds.
+A step during which the target failed (it died, or stopped answering while the driver
+or the server samples saw it fail) is recorded with target_failed and bound "failed":
+analyze leaves it out, and --resume measures it again.
 
 Exit status:
   0    every planned step was measured (end status "complete")
@@ -110,8 +113,10 @@ Exit status:
        the results could not be written, or the data could not be loaded
   2    bad input (a flag, a path, a resumed run with other settings, or whose results hold
        a record that breaks the schema: --lenient skips it); nothing was started
-  3    the run went to its end but some steps failed and were skipped (--keep-going):
-       end status "partial"; the end record and analyze name the missing steps
+  3    the run went to its end but some steps failed and were skipped (--keep-going),
+       or the target failed during some (bound "failed", target_failed in the record):
+       end status "partial"; the end record and analyze name them, --resume measures
+       them again
   129, 130, 143
        interrupted by SIGHUP, SIGINT (Ctrl-C) or SIGTERM: the step in progress is
        recorded as interrupted, every finished step is kept, and --resume continues`,
