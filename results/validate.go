@@ -24,12 +24,12 @@ const (
 	// MaxWindowS bounds duration_s: --duration is at most 24 h, and a
 	// window closes within moments of its planned end.
 	MaxWindowS = 2 * 24 * 3600
-	// maxTargets and maxWorkloads bound the header's lists (--target,
-	// --mixes); maxPlanned bounds the grid a header describes, which the
-	// missing-steps analysis walks.
-	maxTargets   = 1000
-	maxWorkloads = 1000
-	maxPlanned   = 10_000_000
+	// MaxTargets and MaxWorkloads bound the header's lists (--target,
+	// --mixes); MaxPlanned bounds the steps a header plans over all its
+	// targets and workloads, which the missing-steps analysis walks.
+	MaxTargets   = 1000
+	MaxWorkloads = 1000
+	MaxPlanned   = 10_000_000
 )
 
 // Bounds.
@@ -456,8 +456,8 @@ func ValidateHeader(h *RunHeader) error {
 	if len(h.Targets) == 0 {
 		c.fail("run.targets", "none; steps name their target from this list")
 	}
-	if len(h.Targets) > maxTargets {
-		c.fail("run.targets", "%d targets, more than %d", len(h.Targets), maxTargets)
+	if len(h.Targets) > MaxTargets {
+		c.fail("run.targets", "%d targets, more than %d", len(h.Targets), MaxTargets)
 	}
 	seen := map[string]bool{}
 	for i, t := range h.Targets {
@@ -470,8 +470,8 @@ func ValidateHeader(h *RunHeader) error {
 		seen[t.Name] = true
 	}
 	w := h.Workload
-	if len(w.Mixes) > maxWorkloads {
-		c.fail("run.workload.mixes", "%d mixes, more than %d", len(w.Mixes), maxWorkloads)
+	if len(w.Mixes) > MaxWorkloads {
+		c.fail("run.workload.mixes", "%d mixes, more than %d", len(w.Mixes), MaxWorkloads)
 	}
 	for _, op := range sortedKeys(w.Mix) {
 		c.nonNeg("run.workload.mix."+op, w.Mix[op])
@@ -505,8 +505,8 @@ func ValidateHeader(h *RunHeader) error {
 		c.nonNeg("run.plan.search.slo_p99_ms", s.SLOP99Ms)
 	}
 	grid := int64(max(len(p.Concurrency), len(p.Rate))) * int64(max(len(p.Pools), 1)) * int64(max(p.Trials, 1))
-	if n := grid * int64(max(len(h.Targets), 1)) * int64(max(len(w.Mixes), 1)); c.err == nil && n > maxPlanned {
-		c.fail("run.plan", "a grid of %d steps, more than %d", n, maxPlanned)
+	if n := grid * int64(max(len(h.Targets), 1)) * int64(max(len(w.Mixes), 1)); c.err == nil && n > MaxPlanned {
+		c.fail("run.plan", "a grid of %d steps, more than %d", n, MaxPlanned)
 	}
 	if a := h.Agents; a != nil {
 		c.between("run.agents.count", int64(a.Count), 1, MaxAgents)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -39,15 +38,3 @@ before anything is read from it. Exit status: 0 done; 1 failed (a file could not
 written); 2 bad input: a flag, a path, or a record that breaks the schema, named by
 file, line and field (results.jsonl:7: step.duration_s: 0 is not a window length);
 nothing is written. --lenient skips such a step with that line as a warning instead.`
-
-// oneOf refuses a value of flag that is not one of allowed, naming them:
-// `--format: "x" is not text, markdown or json`.
-func oneOf(flag, value string, allowed ...string) error {
-	for _, a := range allowed {
-		if value == a {
-			return nil
-		}
-	}
-	last := len(allowed) - 1
-	return usagef("%s: %q is not %s or %s", flag, value, strings.Join(allowed[:last], ", "), allowed[last])
-}

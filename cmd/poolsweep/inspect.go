@@ -25,7 +25,9 @@ type inspectReport struct {
 	Pool topology.PoolSettings `json:"pool"`
 }
 
-func newInspectCmd(e *env) *cobra.Command {
+// newInspectCmd builds the inspect command; runF runs it once its flags
+// are parsed (nil: inspect the deployment; tests pass their own).
+func newInspectCmd(e *env, runF func(context.Context, *inspectOptions) error) *cobra.Command {
 	o := &inspectOptions{}
 	cmd := &cobra.Command{
 		Use:   "inspect --uri URI",
@@ -33,26 +35,34 @@ func newInspectCmd(e *env) *cobra.Command {
 		Example: `  poolsweep inspect --uri mongodb://127.0.0.1:27017
   poolsweep inspect --uri 'mongodb://m1:27017,m2:27017/?maxPoolSize=200' --format json`,
 		Args: argsUsage(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), e) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return o.run(cmd.Context(), e)
+		},
 	}
-	cmd.Flags().StringVar(&o.uri, "uri", "", "MongoDB connection string (required)")
-	cmd.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
+	textVar(cmd.Flags(), &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string (required)")
+	choiceVar(cmd.Flags(), &o.format, "format", "text", []string{"text", "json"}, false, "output format: text or json")
 	return cmd
 }
 
-func (o *inspectOptions) run(ctx context.Context, e *env) error {
+// validate checks the flags before anything connects.
+func (o *inspectOptions) validate() (topology.PoolSettings, error) {
 	if o.uri == "" {
-		return usagef("--uri: required")
-	}
-	if err := topology.ValidateURI(o.uri); err != nil {
-		return usagef("--uri: %v", err)
-	}
-	if err := oneOf("--format", o.format, "text", "json"); err != nil {
-		return err
+		return topology.PoolSettings{}, usagef("--uri: required")
 	}
 	ps, err := topology.PoolSettingsFromURI(o.uri)
 	if err != nil {
-		return usagef("--uri: %v", err)
+		return ps, usagef("--uri: %v", err)
+	}
+	return ps, nil
+}
+
+func (o *inspectOptions) run(ctx context.Context, e *env) error {
+	ps, err := o.validate()
+	if err != nil {
+		return err
 	}
 	info, err := topology.Detect(ctx, o.uri)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -39,7 +40,7 @@ holding one; OUT is a file, or a directory to write results.jsonl into.`,
   poolsweep merge host1/results.jsonl host2/results.jsonl host3/results.jsonl -o merged/
   poolsweep report merged/results.jsonl -o report.html`,
 	}, "merge: give the results of every agent of one run (files, or directories holding results.jsonl)", func(args []string) error { return o.run(e, args) })
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "the merged results file to write, or a directory for results.jsonl (required)")
+	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file or directory, checked by outfile", nil, "the merged results file to write, or a directory for results.jsonl (required)")
 	o.read.addFlag(cmd.Flags())
 	return cmd
 }
@@ -142,5 +143,5 @@ func printMerged(w io.Writer, out string, res *results.Results) {
 	}
 	fmt.Fprintf(w, "\nwindows: start skew ≤ %.1f ms, end skew ≤ %.1f ms, overlap ≥ %.1f%%\n\n", maxStart, maxEnd, 100*minOverlap)
 	writeSummary(w, res)
-	fmt.Fprintf(w, "\nresults: %s (end status %s)\n", out, res.End.Status)
+	fmt.Fprintf(w, "\nresults: %s (end status %s)\n", textfmt.Escape(out), res.End.Status)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -48,8 +49,8 @@ poolsweep compare --plot-dir, or poolsweep report A B.`,
 		example: `  poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures
   poolsweep plot standalone/results.jsonl sharded/results.jsonl -o cmp --figure throughput,comparison`,
 	}, "plot: give one or more results.jsonl files", func(args []string) error { return o.run(e, args) })
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory to write the figures into (required)")
-	cmd.Flags().StringVar(&o.figures, "figure", "", "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
+	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a directory, checked by outfile", nil, "directory to write the figures into (required)")
+	choiceVar(cmd.Flags(), &o.figures, "figure", "", plot.AllFigures, true, "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
 	o.analysis.add(cmd.Flags())
 	o.read.addFlag(cmd.Flags())
 	return cmd
@@ -89,7 +90,7 @@ func (o *plotOptions) run(e *env, args []string) error {
 		return err
 	}
 	for _, p := range paths {
-		fmt.Fprintln(e.stdout, p)
+		fmt.Fprintln(e.stdout, textfmt.Escape(p))
 	}
 	return nil
 }
@@ -100,15 +101,7 @@ func figureList(s string) ([]string, error) {
 	}
 	var out []string
 	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		ok := false
-		for _, a := range plot.AllFigures {
-			ok = ok || a == f
-		}
-		if !ok {
-			return nil, usagef("--figure: %q is not one of %s", f, strings.Join(plot.AllFigures, ", "))
-		}
-		out = append(out, f)
+		out = append(out, strings.TrimSpace(f)) // each one of plot.AllFigures (choiceVar)
 	}
 	return out, nil
 }
@@ -145,10 +138,10 @@ markdown the PNG figures are written beside the .md file.`,
   poolsweep report audit-off/results.jsonl audit-on/results.jsonl -o ab.html     # with an A/B section
   poolsweep report ab/results.jsonl --baseline standalone --candidate sharded -o ab.html`,
 	}, "report: give one or more results.jsonl files", func(args []string) error { return o.run(e, args) })
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "report file to write (required)")
-	cmd.Flags().StringVar(&o.format, "format", "html", "html or markdown")
-	cmd.Flags().StringVar(&o.baseline, "baseline", "", "with one results file of two targets: the baseline target for the A/B section")
-	cmd.Flags().StringVar(&o.candidate, "candidate", "", "the candidate target for the A/B section")
+	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file, checked by outfile", nil, "report file to write (required)")
+	choiceVar(cmd.Flags(), &o.format, "format", "html", []string{"html", "markdown"}, false, "html or markdown")
+	textVar(cmd.Flags(), &o.baseline, "baseline", "", "a target name of the results file", nil, "with one results file of two targets: the baseline target for the A/B section")
+	textVar(cmd.Flags(), &o.candidate, "candidate", "", "a target name of the results file", nil, "the candidate target for the A/B section")
 	o.analysis.add(cmd.Flags())
 	o.read.addFlag(cmd.Flags())
 	return cmd
@@ -157,9 +150,6 @@ markdown the PNG figures are written beside the .md file.`,
 func (o *reportOptions) run(e *env, args []string) error {
 	if o.out == "" {
 		return usagef("-o/--out: required (the report file)")
-	}
-	if err := oneOf("--format", o.format, "html", "markdown"); err != nil {
-		return err
 	}
 	if err := checkReportPath(o.out); err != nil {
 		return err
@@ -188,7 +178,7 @@ func (o *reportOptions) run(e *env, args []string) error {
 	if err := writeReportWith(o.out, o.format, rs, ab, opts, e); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, o.out)
+	fmt.Fprintln(e.stdout, textfmt.Escape(o.out))
 	return nil
 }
 

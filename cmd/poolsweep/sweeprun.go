@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
@@ -111,7 +112,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		}
 		writeSearchNotes(e.stdout, outcome.Notes)
 		fmt.Fprintf(e.stdout, "\n%s\n", timeSplit(outcome.Time))
-		fmt.Fprintf(e.stdout, "results: %s\n", session.ResultsPath)
+		fmt.Fprintf(e.stdout, "results: %s\n", textfmt.Escape(session.ResultsPath))
 	}
 	if agentErr != nil {
 		return agentErr
