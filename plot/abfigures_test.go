@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"image/png"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,7 +74,11 @@ func TestABFigureDataGolden(t *testing.T) {
 			_, figs, notes := tc.figures(t)
 			checkFigureData(t, tc.name, figs, notes, []string{FigABThroughput, FigABDeltas})
 			if *plotDir != "" {
-				if _, err := WriteFiles(filepath.Join(*plotDir, tc.name), figs); err != nil {
+				dir := filepath.Join(*plotDir, tc.name)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := WriteFiles(dir, figs); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -10,7 +10,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 
 	gplot "gonum.org/v1/plot"
@@ -217,14 +216,12 @@ func Paths(dir string, figs []Figure) []string {
 	return out
 }
 
-// WriteFiles writes NAME.png and NAME.svg for every figure into dir
-// (created if missing) and returns the paths written, PNG before SVG. Each
-// file is written whole or not at all (outfile.Write): a path that is not
-// a regular file is refused, never written through.
+// WriteFiles writes NAME.png and NAME.svg for every figure into dir, which
+// must exist (the caller makes it, by outfile's rules), and returns the
+// paths written, PNG before SVG. Each file is written whole or not at all
+// (outfile.Write): a path that is a symlink or not a regular file is
+// refused, never written through.
 func WriteFiles(dir string, figs []Figure) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("figures: %w", err)
-	}
 	var paths []string
 	for i, p := range Paths(dir, figs) {
 		f := &figs[i/2]

@@ -75,6 +75,9 @@ func TestFigureDataGolden(t *testing.T) {
 // writeLook writes the figures and both reports for a person to inspect.
 func writeLook(t *testing.T, dir string, sc scenario, figs []Figure) {
 	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := WriteFiles(dir, figs); err != nil {
 		t.Fatal(err)
 	}

@@ -3,18 +3,24 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"strconv"
+
+	"github.com/poolsweep/poolsweep/internal/infile"
 )
 
 // maxRecordBytes bounds one line of results.jsonl (a step with histograms
 // stays far below it).
 const maxRecordBytes = 64 << 20
+
+// MaxFileBytes bounds a results file: a plan's 100,000 steps of a few KiB
+// each fit; a file that never ends does not.
+const MaxFileBytes = 1 << 30
 
 // Results is a decoded results.jsonl.
 type Results struct {
@@ -51,14 +57,21 @@ type ReadOptions struct {
 	Lenient bool
 }
 
-// ReadResultsFile decodes path.
+// ReadResultsFile decodes path (see ReadFile), to the end whatever comes.
 func ReadResultsFile(path string) (*Results, error) {
-	return ReadResultsFileWith(path, ReadOptions{})
+	return ReadFileWith(context.Background(), path, ReadOptions{})
 }
 
-// ReadResultsFileWith decodes path with o.
-func ReadResultsFileWith(path string, o ReadOptions) (*Results, error) {
-	f, err := os.Open(path)
+// ReadFile decodes path strictly (ReadFileWith).
+func ReadFile(ctx context.Context, path string) (*Results, error) {
+	return ReadFileWith(ctx, path, ReadOptions{})
+}
+
+// ReadFileWith decodes path with o: a regular file of at most
+// MaxFileBytes (a FIFO, device or directory is refused before anything
+// can block on it), read until ctx ends. Every error names path.
+func ReadFileWith(ctx context.Context, path string, o ReadOptions) (*Results, error) {
+	f, err := infile.Open(ctx, path, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -326,28 +326,55 @@ type Quantiles struct {
 // ServerTelemetry is what the server(s) said about themselves during the
 // window; nil fields mean "not reported by this server", never zero.
 type ServerTelemetry struct {
+	// Hosts are the hosts of the URI: a standalone, a replica set's
+	// members, or a sharded cluster's mongos routers.
 	Hosts         map[string]*ServerSample `json:"hosts"`
 	Total         *ServerSample            `json:"total"`
 	SamplerErrors int                      `json:"sampler_errors"`
 	SamplerError  string                   `json:"sampler_error,omitempty"`
 	Shards        []string                 `json:"shards,omitempty"`
+	// ShardsSampled says, for a sharded cluster, whether its shards'
+	// primaries were sampled behind the routers (nil for other
+	// topologies); ShardsNotSampled says why not.
+	ShardsSampled    *bool  `json:"shards_sampled,omitempty"`
+	ShardsNotSampled string `json:"shards_not_sampled,omitempty"`
+	// ShardHosts are the shards' primaries, sampled directly, keyed by
+	// shard name (listShards _id); ShardTotal adds them up as Total adds up
+	// Hosts.
+	ShardHosts map[string]*ShardSample `json:"shard_hosts,omitempty"`
+	ShardTotal *ServerSample           `json:"shard_total,omitempty"`
+}
+
+// ShardSample is one shard's primary during the window.
+type ShardSample struct {
+	Host   string        `json:"host"`
+	Sample *ServerSample `json:"sample"`
 }
 
 // ServerSample is one host's (or the sum of all hosts') window summary.
 type ServerSample struct {
-	Connections     *ConnCounts        `json:"connections"`
-	OpcountersPerS  map[string]float64 `json:"opcounters_per_s"`
-	ReadLatencyUS   *float64           `json:"read_latency_us"`
-	WriteLatencyUS  *float64           `json:"write_latency_us"`
-	Queue           *QueueCounts       `json:"queue"`
-	ActiveClients   *float64           `json:"active_clients"`
-	Tickets         *TicketCounts      `json:"tickets"`
-	CPUPct          *float64           `json:"cpu_pct"`
-	RSSMB           *float64           `json:"rss_mb"`
-	NetInBytesPerS  *float64           `json:"net_in_bytes_per_s"`
-	NetOutBytesPerS *float64           `json:"net_out_bytes_per_s"`
-	ConnPool        *ConnPoolCounts    `json:"conn_pool,omitempty"`
-	Samples         int                `json:"samples"`
+	// Version is the server's own (serverStatus.version); empty on Total.
+	Version        string             `json:"version,omitempty"`
+	Connections    *ConnCounts        `json:"connections"`
+	OpcountersPerS map[string]float64 `json:"opcounters_per_s"`
+	ReadLatencyUS  *float64           `json:"read_latency_us"`
+	WriteLatencyUS *float64           `json:"write_latency_us"`
+	// ReadOpsPerS and WriteOpsPerS are the ops the latencies are means of
+	// (opLatencies.{reads,writes}.ops): one per command, where opcounters
+	// count documents (an insertMany of 1,000 is 1,000 inserts).
+	ReadOpsPerS  *float64     `json:"read_ops_per_s"`
+	WriteOpsPerS *float64     `json:"write_ops_per_s"`
+	Queue        *QueueCounts `json:"queue"`
+	// ActiveClients is globalLock.activeClients readers + writers: the
+	// ops holding the global lock (its total counts internal threads too).
+	ActiveClients   *float64        `json:"active_clients"`
+	Tickets         *TicketCounts   `json:"tickets"`
+	CPUPct          *float64        `json:"cpu_pct"`
+	RSSMB           *float64        `json:"rss_mb"`
+	NetInBytesPerS  *float64        `json:"net_in_bytes_per_s"`
+	NetOutBytesPerS *float64        `json:"net_out_bytes_per_s"`
+	ConnPool        *ConnPoolCounts `json:"conn_pool,omitempty"`
+	Samples         int             `json:"samples"`
 	// InFlight is the server's mean ops in flight over the window by
 	// Little's law (its read+write ops/s × their mean server latency, queue
 	// wait included); nil when the server reports no opLatencies.
@@ -355,6 +382,10 @@ type ServerSample struct {
 	// Cores is the host's core count from hostInfo (per host; nil on Total
 	// and where the server does not answer).
 	Cores *int `json:"cores"`
+	// CoresMayMissQuota: hostInfo shows a memory limit below the host's
+	// memory (a container, likely), and its core count is the host's, which
+	// a CPU quota does not change: the CPU rule may miss a quota.
+	CoresMayMissQuota bool `json:"cores_may_miss_quota,omitempty"`
 }
 
 // ConnCounts is serverStatus.connections over the window.
@@ -370,19 +401,97 @@ type QueueCounts struct {
 	Writers *float64 `json:"writers"`
 }
 
-// TicketCounts is execution tickets (queues.execution or
-// wiredTiger.concurrentTransactions), averaged over the window.
+// TicketCounts is the execution tickets (queues.execution or
+// wiredTiger.concurrentTransactions) over the window, read and write
+// apart: they are separate pools, and one exhausted while the other is
+// idle is saturation a sum would hide.
 type TicketCounts struct {
-	InUse     *float64 `json:"in_use"`
-	Available *float64 `json:"available"`
-	Queued    *float64 `json:"queued"`
+	Read  *TicketSide `json:"read,omitempty"`
+	Write *TicketSide `json:"write,omitempty"`
+	// InUse, Available and Queued are both sides added up, as files written
+	// before per-side tickets hold them; poolsweep no longer writes them.
+	InUse     *float64 `json:"in_use,omitempty"`
+	Available *float64 `json:"available,omitempty"`
+	Queued    *float64 `json:"queued,omitempty"`
 }
 
-// ConnPoolCounts is a router's connPoolStats totals.
+// TicketSide is one side's tickets, averaged over the window.
+type TicketSide struct {
+	InUse     *float64 `json:"in_use"`
+	Available *float64 `json:"available"`
+	Total     *float64 `json:"total"`
+	// Queued is the mean queue length the server reports (7.0+: on the
+	// side, or its normalPriority and lowPriority blocks added).
+	Queued *float64 `json:"queued"`
+	// QueuedFromTime is the mean number of ops waiting over the whole
+	// window by Little's law: the growth of totalTimeQueuedMicros (both
+	// priorities) over the window's length (7.0+).
+	QueuedFromTime *float64 `json:"queued_from_time"`
+}
+
+// Side is one side of the tickets (read or write); nil when t is nil.
+func (t *TicketCounts) Side(read bool) *TicketSide {
+	switch {
+	case t == nil:
+		return nil
+	case read:
+		return t.Read
+	default:
+		return t.Write
+	}
+}
+
+// SideQueued is the mean number of one side's ops (reads or writes)
+// waiting at the server over the window: the tickets' own queue where the
+// server reports it (7.0+), else globalLock.currentQueue's readers or
+// writers; nil when neither is reported.
+func (s *ServerSample) SideQueued(read bool) *float64 {
+	if s == nil {
+		return nil
+	}
+	if ts := s.Tickets.Side(read); ts != nil && ts.Queued != nil {
+		return ts.Queued
+	}
+	if s.Queue != nil {
+		if read {
+			return s.Queue.Readers
+		}
+		return s.Queue.Writers
+	}
+	return nil
+}
+
+// Queued is the mean number of ops waiting at the server over the window,
+// both sides added (SideQueued), or, in a file written before per-side
+// tickets, its summed ticket queue; nil when none is reported.
+func (s *ServerSample) Queued() *float64 {
+	if s == nil {
+		return nil
+	}
+	r, w := s.SideQueued(true), s.SideQueued(false)
+	switch {
+	case r != nil && w != nil:
+		q := *r + *w
+		return &q
+	case r != nil:
+		return r
+	case w != nil:
+		return w
+	case s.Tickets != nil:
+		return s.Tickets.Queued
+	}
+	return nil
+}
+
+// ConnPoolCounts is a router's connection pools to its shards
+// (connPoolStats, summed over the shards' hosts once listShards has named
+// them; before that, the totals, which include the config servers).
 type ConnPoolCounts struct {
 	InUse     *float64 `json:"in_use"`
 	Available *float64 `json:"available"`
 	Created   *float64 `json:"created"`
+	// Leased are connections checked out of the pool for a while (5.0+).
+	Leased *float64 `json:"leased"`
 }
 
 // ClientTelemetry is this process, and the load host it runs on, during

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // reserveBytes is the disk space a results file keeps allocated past its
@@ -27,9 +30,10 @@ type ResultsWriter struct {
 }
 
 // CreateResults creates path for a new run. It never replaces an existing
-// file, and never writes through a path that is not a regular file.
+// file, and never writes through a symlink or a path that is not a regular
+// file (outfile.CreateExclusive).
 func CreateResults(path string) (*ResultsWriter, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := outfile.CreateExclusive(path)
 	if err != nil {
 		return nil, fmt.Errorf("create results: %w", err)
 	}
@@ -42,16 +46,14 @@ func CreateResults(path string) (*ResultsWriter, error) {
 // An incomplete last line (a run killed mid-write) is cut off first, so
 // the records appended after it start on a line of their own.
 func AppendResults(path string) (*ResultsWriter, error) {
-	fi, err := os.Lstat(path)
+	f, err := outfile.OpenExisting(path) // a regular file, never a symlink
 	if err != nil {
 		return nil, fmt.Errorf("open results: %w", err)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("open results: %s is not a regular file", path)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0o644)
+	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("open results: %w", err)
+		f.Close()
+		return nil, fmt.Errorf("open results: %s: %w", path, textfmt.IOError(err))
 	}
 	size, err := completeLength(f, fi.Size())
 	if err != nil {
@@ -107,10 +109,13 @@ func (w *ResultsWriter) Write(rec any) error {
 	}
 	if err != nil {
 		// Cut back to the last complete record so the file stays readable.
+		// The error names the file once, in words ("the file size limit
+		// is reached (ulimit -f)", not "write X: write X: file too large").
+		err = textfmt.IOError(err)
 		if terr := w.f.Truncate(w.size); terr != nil {
-			err = errors.Join(err, fmt.Errorf("cut back: %w", terr))
+			err = fmt.Errorf("%w; cutting back to the last whole record: %w", err, textfmt.IOError(terr))
 		}
-		return fmt.Errorf("write %s: %w", w.path, err)
+		return fmt.Errorf("%s: %w", w.path, err)
 	}
 	w.size += int64(n)
 	if _, ok := rec.(StepResult); ok {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -60,10 +58,16 @@ type Session struct {
 	Plan      plan.Plan
 	Workloads []workload.Workload
 	// ResultsPath is the results.jsonl to write. A new run creates it (and
-	// its directory) once every target's data is ready, so a run that
-	// fails before measuring anything leaves no file behind; a resumed run
-	// appends to it.
+	// its directory, with MakeDir) once every target's data is ready, so a
+	// run that fails before measuring anything leaves no file behind; a
+	// resumed run appends to it.
 	ResultsPath string
+	// MakeDir makes the directory ResultsPath goes into, when a new run
+	// first writes there (after loading its data, so that a run that
+	// cannot start leaves nothing behind); nil: the directory must exist.
+	// The engine creates no directory itself: where one may be made is
+	// the caller's rule (see internal/outfile).
+	MakeDir func() error
 	// Previous is the run being resumed (read from ResultsPath); nil for a
 	// new run.
 	Previous *results.Results
@@ -285,8 +289,10 @@ func (s *Session) openResults(planned int) (*results.ResultsWriter, error) {
 	if s.Previous != nil {
 		return results.AppendResults(s.ResultsPath)
 	}
-	if err := os.MkdirAll(filepath.Dir(s.ResultsPath), 0o755); err != nil {
-		return nil, fmt.Errorf("create the output directory: %w", err)
+	if s.MakeDir != nil {
+		if err := s.MakeDir(); err != nil {
+			return nil, fmt.Errorf("create the output directory: %w", err)
+		}
 	}
 	w, err := results.CreateResults(s.ResultsPath)
 	if err != nil {

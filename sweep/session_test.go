@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
@@ -28,6 +29,7 @@ func newTestSession(t *testing.T, uri, dir string) *Session {
 		Plan:        plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1, Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond, OpTimeout: time.Second},
 		Workloads:   []workload.Workload{w},
 		ResultsPath: filepath.Join(dir, "results.jsonl"),
+		MakeDir:     func() error { return outfile.MakeDir(dir) }, // as the CLI makes --out
 	}
 }
 

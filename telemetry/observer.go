@@ -13,7 +13,8 @@ import (
 // ObserverConfig says what an Observer samples for one target.
 type ObserverConfig struct {
 	// Hosts are the servers to sample, as host:port: every host the target
-	// exposes (the mongos routers of a sharded cluster).
+	// exposes (the mongos routers of a sharded cluster, behind which the
+	// sampler finds and samples the shards' primaries too).
 	Hosts []string
 	// Base holds the user's connection options; see SamplerOptions.Base.
 	Base *options.ClientOptions
@@ -25,6 +26,9 @@ type ObserverConfig struct {
 	ChildHost string
 	// Interval between server samples in a window; 0 means DefaultInterval.
 	Interval time.Duration
+	// NoShardSampling samples a sharded cluster's routers only, not the
+	// shards' primaries behind them (--no-shard-sampling).
+	NoShardSampling bool
 }
 
 // Observer samples the server (every host), the server's process when
@@ -48,7 +52,7 @@ type Observer struct {
 // NewObserver prepares the samplers; no I/O happens until the first
 // window. An error means the connection options are unusable.
 func NewObserver(cfg ObserverConfig) (*Observer, error) {
-	ss, err := NewServerSampler(cfg.Hosts, SamplerOptions{Base: cfg.Base, Interval: cfg.Interval})
+	ss, err := NewServerSampler(cfg.Hosts, SamplerOptions{Base: cfg.Base, Interval: cfg.Interval, NoShardSampling: cfg.NoShardSampling})
 	if err != nil {
 		return nil, err
 	}

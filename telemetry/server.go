@@ -19,8 +19,9 @@ import (
 
 // Defaults for SamplerOptions.
 const (
-	DefaultInterval = time.Second
-	DefaultTimeout  = 2 * time.Second
+	DefaultInterval     = time.Second
+	DefaultTimeout      = 2 * time.Second
+	DefaultShardTimeout = 5 * time.Second
 )
 
 // opMsgOverhead is the OP_MSG framing around a command body (16-byte header,
@@ -40,6 +41,12 @@ type SamplerOptions struct {
 	// Timeout bounds every command and the final sample at Stop; 0 means
 	// DefaultTimeout.
 	Timeout time.Duration
+	// NoShardSampling leaves a sharded cluster's shards unsampled
+	// (--no-shard-sampling): only the routers are.
+	NoShardSampling bool
+	// ShardTimeout bounds finding and reaching each shard's primary; 0
+	// means DefaultShardTimeout.
+	ShardTimeout time.Duration
 }
 
 // ServerSampler polls serverStatus on every host of a target during a
@@ -48,11 +55,18 @@ type SamplerOptions struct {
 // stays outside the measured pools; its own commands and bytes are taken out
 // of the opcounters and network rates it reports.
 //
+// On a sharded cluster the hosts are mongos routers, which report no
+// tickets, queues or global lock: the sampler reads listShards once, finds
+// each shard's primary and samples it directly too (see shards.go), with
+// the same credentials and TLS and one connection per host.
+//
 // One sampler serves a whole sweep: Start and Stop bracket each window and
 // may be repeated; Close releases the connections at the end.
 type ServerSampler struct {
 	opts  SamplerOptions
 	hosts []*hostSampler
+	// shardHosts are the shards' primaries, once found (shardsDone).
+	shardHosts []*hostSampler
 
 	mu      sync.Mutex
 	running bool
@@ -60,7 +74,14 @@ type ServerSampler struct {
 	stop    chan struct{}
 	wg      sync.WaitGroup
 	ctx     context.Context
-	shards  []string
+	// shards is listShards' answer (nil until asked); shardsAsked says it
+	// was asked, answered or not.
+	shards      []shardInfo
+	shardsAsked bool
+	// shardsDone says the shards' primaries were looked for; shardsWhyNot
+	// is why they are not sampled, when they are not.
+	shardsDone   bool
+	shardsWhyNot string
 
 	errMu    sync.Mutex
 	errCount int
@@ -80,9 +101,10 @@ type hostSampler struct {
 
 	snaps      []snapshot
 	router     bool
-	noPoolStat bool // connPoolStats failed once; not retried, not recounted
-	asked      bool // hostInfo was asked (once per host, answered or not)
-	cores      *int // hostInfo's core count; nil when not answered
+	noPoolStat bool     // connPoolStats failed once; not retried, not recounted
+	asked      bool     // hostInfo was asked (once per host, answered or not)
+	info       hostInfo // hostInfo's answer; cores nil when not answered
+	shard      string   // the shard whose primary this is; "" for a URI host
 }
 
 // NewServerSampler prepares one client per host (given as host:port). No
@@ -97,18 +119,35 @@ func NewServerSampler(hosts []string, opts SamplerOptions) (*ServerSampler, erro
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
+	if opts.ShardTimeout <= 0 {
+		opts.ShardTimeout = DefaultShardTimeout
+	}
 	s := &ServerSampler{opts: opts}
 	for _, h := range hosts {
-		hs := &hostSampler{host: h}
-		c, err := mongo.Connect(hs.clientOptions(opts))
+		hs, err := newHostSampler(h, opts)
 		if err != nil {
 			_ = s.Close(context.Background())
-			return nil, fmt.Errorf("server sampler for %s: %w", h, err)
+			return nil, err
 		}
-		hs.client = c
 		s.hosts = append(s.hosts, hs)
 	}
 	return s, nil
+}
+
+// newHostSampler makes one host's client; no I/O happens until it is used.
+func newHostSampler(host string, opts SamplerOptions) (*hostSampler, error) {
+	hs := &hostSampler{host: host}
+	c, err := mongo.Connect(hs.clientOptions(opts))
+	if err != nil {
+		return nil, fmt.Errorf("server sampler for %s: %w", host, err)
+	}
+	hs.client = c
+	return hs, nil
+}
+
+// all is every host sampled: the URI's, then the shards' primaries.
+func (s *ServerSampler) all() []*hostSampler {
+	return append(append([]*hostSampler(nil), s.hosts...), s.shardHosts...)
 }
 
 // clientOptions builds the one-host client: direct, one pooled connection,
@@ -125,17 +164,7 @@ func (h *hostSampler) clientOptions(opts SamplerOptions) *options.ClientOptions 
 		SetServerSelectionTimeout(opts.Timeout).
 		SetConnectTimeout(opts.Timeout).
 		SetRetryReads(false)
-	if b := opts.Base; b != nil {
-		co.Auth = b.Auth
-		co.TLSConfig = b.TLSConfig
-		co.Dialer = b.Dialer
-		co.ServerAPIOptions = b.ServerAPIOptions
-		co.DisableOCSPEndpointCheck = b.DisableOCSPEndpointCheck
-		co.DisableCertificateRevocationCheck = b.DisableCertificateRevocationCheck
-		if b.ConnectTimeout != nil {
-			co.ConnectTimeout = b.ConnectTimeout
-		}
-	}
+	copyAccess(co, opts.Base)
 	co.SetMonitor(&event.CommandMonitor{
 		Started: func(_ context.Context, e *event.CommandStartedEvent) {
 			h.ownCommands.Add(1)
@@ -160,6 +189,24 @@ func (h *hostSampler) clientOptions(opts SamplerOptions) *options.ClientOptions 
 		},
 	})
 	return co
+}
+
+// copyAccess copies from the user's options what reaching and
+// authenticating to a host needs: credentials, TLS, dialer, server API
+// version and connect timeout. Nil base copies nothing.
+func copyAccess(co, b *options.ClientOptions) {
+	if b == nil {
+		return
+	}
+	co.Auth = b.Auth
+	co.TLSConfig = b.TLSConfig
+	co.Dialer = b.Dialer
+	co.ServerAPIOptions = b.ServerAPIOptions
+	co.DisableOCSPEndpointCheck = b.DisableOCSPEndpointCheck
+	co.DisableCertificateRevocationCheck = b.DisableCertificateRevocationCheck
+	if b.ConnectTimeout != nil {
+		co.ConnectTimeout = b.ConnectTimeout
+	}
 }
 
 // Hosts returns the hosts being sampled, in the order given.
@@ -190,15 +237,17 @@ func (s *ServerSampler) Start(ctx context.Context) error {
 	s.errMu.Lock()
 	s.errCount, s.errFirst = 0, ""
 	s.errMu.Unlock()
-	for _, h := range s.hosts {
+	for _, h := range s.all() {
 		h.snaps = h.snaps[:0]
 	}
 
-	s.askCores(ctx)
-	s.sampleAll(ctx)
+	s.askCores(ctx, s.hosts)
+	s.sampleAll(ctx, s.hosts)
 	s.fetchShards(ctx)
+	s.findShards(ctx)
+	s.sampleAll(ctx, s.shardHosts)
 
-	for _, h := range s.hosts {
+	for _, h := range s.all() {
 		s.wg.Add(1)
 		go s.loop(ctx, h)
 	}
@@ -223,10 +272,10 @@ func (s *ServerSampler) loop(ctx context.Context, h *hostSampler) {
 	}
 }
 
-// sampleAll samples every host at once and waits for all of them.
-func (s *ServerSampler) sampleAll(ctx context.Context) {
+// sampleAll samples the hosts at once and waits for all of them.
+func (s *ServerSampler) sampleAll(ctx context.Context, hosts []*hostSampler) {
 	var wg sync.WaitGroup
-	for _, h := range s.hosts {
+	for _, h := range hosts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -240,9 +289,9 @@ func (s *ServerSampler) sampleAll(ctx context.Context) {
 // (hostInfo), all at once, before the first window's baseline sample. A
 // host that does not answer (no privilege, an old or partial server) keeps
 // nil cores; that is not a sampling error and is not asked again.
-func (s *ServerSampler) askCores(ctx context.Context) {
+func (s *ServerSampler) askCores(ctx context.Context, hosts []*hostSampler) {
 	var wg sync.WaitGroup
-	for _, h := range s.hosts {
+	for _, h := range hosts {
 		if h.asked {
 			continue
 		}
@@ -252,7 +301,7 @@ func (s *ServerSampler) askCores(ctx context.Context) {
 			defer cancel()
 			raw, err := h.client.Database("admin").RunCommand(cctx, bson.D{{Key: "hostInfo", Value: 1}}).Raw()
 			if err == nil {
-				h.cores = parseHostInfoCores(raw)
+				h.info = parseHostInfo(raw)
 			}
 		})
 	}
@@ -306,27 +355,49 @@ func (h *hostSampler) sample(ctx context.Context, timeout time.Duration) (*snaps
 
 // fetchShards runs listShards once per sampler on the first router found.
 func (s *ServerSampler) fetchShards(ctx context.Context) {
-	if s.shards != nil {
+	if s.shardsAsked {
 		return
 	}
 	for _, h := range s.hosts {
 		if !h.router {
 			continue
 		}
+		s.shardsAsked = true // asked once; do not count the same failure every step
 		cctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 		raw, err := h.client.Database("admin").RunCommand(cctx, bson.D{{Key: "listShards", Value: 1}}).Raw()
 		cancel()
 		if err != nil {
 			s.recordError(fmt.Errorf("listShards on %s: %w", h.host, err))
-			s.shards = []string{} // asked once; do not count the same failure every step
 			return
 		}
 		s.shards = parseListShards(raw)
-		if s.shards == nil {
-			s.shards = []string{}
-		}
 		return
 	}
+}
+
+// sharded says whether any host answered as a mongos router.
+func (s *ServerSampler) sharded() bool {
+	for _, h := range s.hosts {
+		if h.router {
+			return true
+		}
+	}
+	return false
+}
+
+// shardHostSet is every host listShards names, for counting a router's
+// pools to the shards only; nil when the shards are not known.
+func (s *ServerSampler) shardHostSet() map[string]bool {
+	if s.shards == nil {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, sh := range s.shards {
+		for _, h := range sh.hosts {
+			set[h] = true
+		}
+	}
+	return set
 }
 
 func (s *ServerSampler) recordError(err error) {
@@ -350,24 +421,22 @@ func (s *ServerSampler) Stop() *results.ServerTelemetry {
 	close(s.stop)
 	s.wg.Wait()
 	s.running = false
-	s.sampleAll(context.WithoutCancel(s.ctx))
+	s.sampleAll(context.WithoutCancel(s.ctx), s.all())
 	s.ctx = nil
 
 	st := &results.ServerTelemetry{Hosts: make(map[string]*results.ServerSample, len(s.hosts))}
+	pools := s.shardHostSet()
 	windows := make([]hostWindow, 0, len(s.hosts))
 	for _, h := range s.hosts {
-		hw := summarizeHost(h.snaps)
-		if h.cores != nil {
-			c := *h.cores
-			hw.sample.Cores = &c
-		}
+		hw := h.window(pools)
 		st.Hosts[h.host] = hw.sample
 		windows = append(windows, hw)
 	}
 	st.Total = totalOf(windows)
-	if len(s.shards) > 0 {
-		st.Shards = append([]string(nil), s.shards...)
+	for _, sh := range s.shards {
+		st.Shards = append(st.Shards, sh.name)
 	}
+	s.shardTelemetry(st)
 	s.errMu.Lock()
 	st.SamplerErrors, st.SamplerError = s.errCount, s.errFirst
 	s.errMu.Unlock()
@@ -385,7 +454,7 @@ func (s *ServerSampler) Close(ctx context.Context) error {
 	s.closed = true
 	s.mu.Unlock()
 	var errs []error
-	for _, h := range s.hosts {
+	for _, h := range s.all() {
 		if h.client != nil {
 			if err := h.client.Disconnect(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("disconnect %s: %w", h.host, err))

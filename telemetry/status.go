@@ -3,6 +3,7 @@ package telemetry
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -15,7 +16,16 @@ var opcounterNames = []string{"insert", "query", "update", "delete", "getmore", 
 // tickets, as queues.execution.<side> (8.0+) or
 // wiredTiger.concurrentTransactions.<side> (before) reports it.
 type ticketSide struct {
-	out, available, queueLength *float64
+	out, available, total *float64
+	// queueLength and queuedMicros are the ticket holder's queue (7.0+):
+	// on the side itself (7.0), or its normalPriority and lowPriority
+	// blocks added up (8.0; exempt ops never queue).
+	queueLength, queuedMicros *float64
+}
+
+// poolCounts is one connPoolStats entry: a host's pool, or the totals.
+type poolCounts struct {
+	inUse, available, created, leased *float64
 }
 
 // snapshot is the subset of one serverStatus reply (plus, on a router, one
@@ -24,6 +34,7 @@ type ticketSide struct {
 type snapshot struct {
 	at           time.Time // when the reply arrived, on this process's clock
 	process      string    // "mongod", "mongos", or whatever the server says
+	version      string
 	uptimeMillis *float64
 
 	opcounters map[string]float64 // nil when the section is absent
@@ -32,7 +43,8 @@ type snapshot struct {
 
 	readLatency, readOps, writeLatency, writeOps *float64
 
-	queueReaders, queueWriters, activeClients *float64
+	queueReaders, queueWriters   *float64
+	activeReaders, activeWriters *float64
 
 	ticketsRead, ticketsWrite *ticketSide
 
@@ -41,7 +53,10 @@ type snapshot struct {
 	cpuUserUS, cpuSysUS *float64
 	residentMB          *float64
 
-	poolInUse, poolAvailable, poolCreated *float64
+	// A router's pools: the totals, and per host:port (connPoolStats
+	// hosts), of which the window keeps the shards' (poolToShards).
+	poolTotal *poolCounts
+	poolHosts map[string]poolCounts
 
 	// The sampler's own traffic on this host up to this snapshot, so that it
 	// can be taken out of the deltas: commands started (including this
@@ -51,18 +66,103 @@ type snapshot struct {
 	ownCommands, ownBytesIn, ownBytesOut float64
 }
 
+// reply is one server reply being read: the command it answers, and where
+// doc sits in it. Every field poolsweep reads from a server goes through
+// its methods, which report each full path to readHook: a test records
+// them and holds them to testdata/servers/read-paths.txt.
+type reply struct {
+	command string
+	doc     bson.Raw
+	at      []string // path of doc in the whole reply; "*" for any key
+}
+
+// readHook, when set (by tests), is told of every field read.
+var readHook func(command string, path []string)
+
+func newReply(command string, doc bson.Raw) reply { return reply{command: command, doc: doc} }
+
+// value looks up path below r and reports the read.
+func (r reply) value(path ...string) (bson.RawValue, bool) {
+	if readHook != nil {
+		readHook(r.command, append(append([]string(nil), r.at...), path...))
+	}
+	if len(r.doc) == 0 {
+		return bson.RawValue{}, false
+	}
+	v, err := r.doc.LookupErr(path...)
+	return v, err == nil
+}
+
 // num reads a numeric field at path, whatever BSON number type the server
 // chose (MongoDB mixes int32, int64 and double across versions and even
 // across fields of one section). It returns nil when the field is absent or
 // not a finite number.
-func num(doc bson.Raw, path ...string) *float64 {
-	if len(doc) == 0 {
+func (r reply) num(path ...string) *float64 {
+	v, ok := r.value(path...)
+	if !ok {
 		return nil
 	}
-	v, err := doc.LookupErr(path...)
+	return number(v)
+}
+
+// str reads a string field at path; "" when absent or not a string.
+func (r reply) str(path ...string) string {
+	v, ok := r.value(path...)
+	if !ok {
+		return ""
+	}
+	s, _ := v.StringValueOK()
+	return s
+}
+
+// sub returns the sub-document at path (an empty reply when absent): a way
+// down, not a read; the fields read below it are reported.
+func (r reply) sub(path ...string) reply {
+	out := reply{command: r.command, at: append(append([]string(nil), r.at...), path...)}
+	if len(r.doc) == 0 {
+		return out
+	}
+	if v, err := r.doc.LookupErr(path...); err == nil {
+		out.doc, _ = v.DocumentOK()
+	}
+	return out
+}
+
+// present says whether r is a document the server sent.
+func (r reply) present() bool { return len(r.doc) > 0 }
+
+// each calls fn for every element of the document or array at path, as a
+// reply whose path says "*" for the key. Like sub, it is a way down.
+func (r reply) each(path string, fn func(key string, elem reply)) {
+	if len(r.doc) == 0 {
+		return
+	}
+	v, err := r.doc.LookupErr(path)
 	if err != nil {
-		return nil
+		return
 	}
+	var d bson.Raw
+	switch v.Type {
+	case bson.TypeEmbeddedDocument:
+		d = v.Document()
+	case bson.TypeArray:
+		d = bson.Raw(v.Array())
+	default:
+		return
+	}
+	elems, err := d.Elements()
+	if err != nil {
+		return
+	}
+	at := append(append([]string(nil), r.at...), path, "*")
+	for _, e := range elems {
+		doc, _ := e.Value().DocumentOK()
+		fn(e.Key(), reply{command: r.command, doc: doc, at: at})
+	}
+}
+
+// number is v as a float64, or nil when it is not a finite number.
+func number(v bson.RawValue) *float64 {
 	var f float64
 	switch v.Type {
 	case bson.TypeInt32:
@@ -90,129 +190,176 @@ func num(doc bson.Raw, path ...string) *float64 {
 	return &f
 }
 
-// sub returns the sub-document at path, or nil.
-func sub(doc bson.Raw, path ...string) bson.Raw {
-	if len(doc) == 0 {
-		return nil
-	}
-	v, err := doc.LookupErr(path...)
-	if err != nil {
-		return nil
-	}
-	d, ok := v.DocumentOK()
-	if !ok {
-		return nil
-	}
-	return d
-}
-
 // parseServerStatus extracts a snapshot from one serverStatus reply. It
 // never fails: what it cannot read stays nil.
 func parseServerStatus(doc bson.Raw, at time.Time) snapshot {
-	s := snapshot{at: at}
-	if v, err := doc.LookupErr("process"); err == nil {
-		s.process, _ = v.StringValueOK()
-	}
-	s.uptimeMillis = num(doc, "uptimeMillis")
+	r := newReply("serverStatus", doc)
+	s := snapshot{at: at, process: r.str("process"), version: r.str("version")}
+	s.uptimeMillis = r.num("uptimeMillis")
 
-	if oc := sub(doc, "opcounters"); oc != nil {
+	if oc := r.sub("opcounters"); oc.present() {
 		s.opcounters = make(map[string]float64, len(opcounterNames))
 		for _, k := range opcounterNames {
-			if v := num(oc, k); v != nil {
+			if v := oc.num(k); v != nil {
 				s.opcounters[k] = *v
 			}
 		}
 	}
 
-	s.connCurrent = num(doc, "connections", "current")
-	s.connAvailable = num(doc, "connections", "available")
-	s.connTotalCreated = num(doc, "connections", "totalCreated")
+	s.connCurrent = r.num("connections", "current")
+	s.connAvailable = r.num("connections", "available")
+	s.connTotalCreated = r.num("connections", "totalCreated")
 
-	s.readLatency = num(doc, "opLatencies", "reads", "latency")
-	s.readOps = num(doc, "opLatencies", "reads", "ops")
-	s.writeLatency = num(doc, "opLatencies", "writes", "latency")
-	s.writeOps = num(doc, "opLatencies", "writes", "ops")
+	s.readLatency = r.num("opLatencies", "reads", "latency")
+	s.readOps = r.num("opLatencies", "reads", "ops")
+	s.writeLatency = r.num("opLatencies", "writes", "latency")
+	s.writeOps = r.num("opLatencies", "writes", "ops")
 
-	s.queueReaders = num(doc, "globalLock", "currentQueue", "readers")
-	s.queueWriters = num(doc, "globalLock", "currentQueue", "writers")
-	s.activeClients = num(doc, "globalLock", "activeClients", "total")
+	s.queueReaders = r.num("globalLock", "currentQueue", "readers")
+	s.queueWriters = r.num("globalLock", "currentQueue", "writers")
+	// activeClients.total counts internal threads too (an idle primary
+	// reports dozens): readers and writers are the ops.
+	s.activeReaders = r.num("globalLock", "activeClients", "readers")
+	s.activeWriters = r.num("globalLock", "activeClients", "writers")
 
 	// 8.0 moved the admission tickets to queues.execution; earlier servers
 	// report the same counters under wiredTiger.concurrentTransactions. A
 	// server that has both is read from the newer place.
-	tickets := sub(doc, "queues", "execution")
-	if tickets == nil {
-		tickets = sub(doc, "wiredTiger", "concurrentTransactions")
+	tickets := r.sub("queues", "execution")
+	if !tickets.present() {
+		tickets = r.sub("wiredTiger", "concurrentTransactions")
 	}
-	s.ticketsRead = parseTicketSide(sub(tickets, "read"))
-	s.ticketsWrite = parseTicketSide(sub(tickets, "write"))
+	s.ticketsRead = parseTicketSide(tickets.sub("read"))
+	s.ticketsWrite = parseTicketSide(tickets.sub("write"))
 
-	s.netIn = num(doc, "network", "bytesIn")
-	s.netOut = num(doc, "network", "bytesOut")
+	s.netIn = r.num("network", "bytesIn")
+	s.netOut = r.num("network", "bytesOut")
 
-	s.cpuUserUS = num(doc, "extra_info", "user_time_us")
-	s.cpuSysUS = num(doc, "extra_info", "system_time_us")
-	s.residentMB = num(doc, "mem", "resident")
+	s.cpuUserUS = r.num("extra_info", "user_time_us")
+	s.cpuSysUS = r.num("extra_info", "system_time_us")
+	s.residentMB = r.num("mem", "resident")
 	return s
 }
 
-func parseTicketSide(d bson.Raw) *ticketSide {
-	if d == nil {
+// parseTicketSide reads one side of the tickets, in every shape a real
+// server gives it: out, available and totalTickets on the side; the queue
+// (queueLength, totalTimeQueuedMicros) on the side itself in 7.0, and in
+// the normalPriority and lowPriority blocks from 8.0 (added up: both are
+// ops waiting for this side's tickets).
+func parseTicketSide(d reply) *ticketSide {
+	if !d.present() {
 		return nil
 	}
-	t := &ticketSide{
-		out:         num(d, "out"),
-		available:   num(d, "available"),
-		queueLength: num(d, "queueLength"),
+	t := &ticketSide{out: d.num("out"), available: d.num("available"), total: d.num("totalTickets")}
+	for _, q := range []reply{d, d.sub("normalPriority"), d.sub("lowPriority")} {
+		t.queueLength = sumPtr(t.queueLength, q.num("queueLength"))
+		t.queuedMicros = sumPtr(t.queuedMicros, q.num("totalTimeQueuedMicros"))
 	}
-	if t.out == nil && t.available == nil && t.queueLength == nil {
+	if t.out == nil && t.available == nil && t.queueLength == nil && t.queuedMicros == nil {
 		return nil
 	}
 	return t
 }
 
-// addConnPoolStats copies a router's connPoolStats totals into s.
+// parseConnPoolStats reads a router's connPoolStats: the totals, and each
+// host's pool, from which the window keeps the shards' (the totals cover
+// the config servers too). leased is 5.0+.
+func parseConnPoolStats(doc bson.Raw) (total *poolCounts, hosts map[string]poolCounts) {
+	r := newReply("connPoolStats", doc)
+	t := poolCounts{inUse: r.num("totalInUse"), available: r.num("totalAvailable"), created: r.num("totalCreated"), leased: r.num("totalLeased")}
+	if t != (poolCounts{}) {
+		total = &t
+	}
+	r.each("hosts", func(host string, h reply) {
+		if hosts == nil {
+			hosts = map[string]poolCounts{}
+		}
+		hosts[host] = poolCounts{inUse: h.num("inUse"), available: h.num("available"), created: h.num("created"), leased: h.num("leased")}
+	})
+	return total, hosts
+}
+
+// addConnPoolStats copies a router's connPoolStats into s.
 func (s *snapshot) addConnPoolStats(doc bson.Raw) {
-	s.poolInUse = num(doc, "totalInUse")
-	s.poolAvailable = num(doc, "totalAvailable")
-	s.poolCreated = num(doc, "totalCreated")
+	s.poolTotal, s.poolHosts = parseConnPoolStats(doc)
 }
 
-// parseListShards returns the shard names of a listShards reply.
-func parseListShards(doc bson.Raw) []string {
-	arr, ok := doc.Lookup("shards").ArrayOK()
-	if !ok {
-		return nil
-	}
-	vals, err := arr.Values()
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, sv := range vals {
-		d, ok := sv.DocumentOK()
-		if !ok {
-			continue
-		}
-		if name, ok := d.Lookup("_id").StringValueOK(); ok {
-			names = append(names, name)
-		}
-	}
-	return names
+// shardInfo is one listShards entry: the shard's name and its hosts, with
+// the replica set name when the shard is one (host "rs1/h1:27018,h2:27018";
+// a bare "h1:27018" is a standalone shard).
+type shardInfo struct {
+	name, setName string
+	hosts         []string
 }
 
-// parseHostInfoCores returns the logical cores a hostInfo reply says the
-// server may use: system.numCoresAvailableToProcess (newer servers; it
-// follows CPU affinity) when positive, else system.numCores. Nil when
-// neither is a positive whole number.
-func parseHostInfoCores(doc bson.Raw) *int {
+// parseListShards returns the shards of a listShards reply.
+func parseListShards(doc bson.Raw) []shardInfo {
+	var out []shardInfo
+	newReply("listShards", doc).each("shards", func(_ string, d reply) {
+		name := d.str("_id")
+		if name == "" {
+			return
+		}
+		sh := shardInfo{name: name}
+		hosts := d.str("host")
+		if set, rest, ok := strings.Cut(hosts, "/"); ok {
+			sh.setName, hosts = set, rest
+		}
+		for h := range strings.SplitSeq(hosts, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				sh.hosts = append(sh.hosts, h)
+			}
+		}
+		out = append(out, sh)
+	})
+	return out
+}
+
+// hostInfo is what a hostInfo reply says about the server's machine.
+type hostInfo struct {
+	// cores is system.numCoresAvailableToProcess (newer servers; it follows
+	// CPU affinity) when positive, else system.numCores; nil when neither
+	// is a positive whole number.
+	cores *int
+	// memLimited: system.memLimitMB is below system.memSizeMB, as in a
+	// container with a memory limit, where a CPU quota (which numCores does
+	// not follow) is likely too.
+	memLimited bool
+}
+
+// parseHostInfo reads a hostInfo reply.
+func parseHostInfo(doc bson.Raw) hostInfo {
+	r := newReply("hostInfo", doc)
+	var hi hostInfo
 	for _, key := range []string{"numCoresAvailableToProcess", "numCores"} {
-		v := num(doc, "system", key)
+		v := r.num("system", key)
 		if v == nil || *v < 1 || *v != math.Trunc(*v) || *v > 1<<20 {
 			continue
 		}
 		n := int(*v)
-		return &n
+		hi.cores = &n
+		break
 	}
-	return nil
+	limit, size := r.num("system", "memLimitMB"), r.num("system", "memSizeMB")
+	hi.memLimited = limit != nil && size != nil && *limit > 0 && *limit < *size
+	return hi
+}
+
+// helloInfo is what a hello (or isMaster) reply of a replica-set member
+// says about the set: the member's own address and the primary's.
+type helloInfo struct {
+	setName, me, primary string
+	writablePrimary      bool
+}
+
+// parseHello reads a hello or isMaster reply (command names which).
+func parseHello(command string, doc bson.Raw) helloInfo {
+	r := newReply(command, doc)
+	key := "isWritablePrimary"
+	if command != "hello" {
+		key = "ismaster"
+	}
+	v, _ := r.value(key)
+	w, _ := v.BooleanOK()
+	return helloInfo{setName: r.str("setName"), me: r.str("me"), primary: r.str("primary"), writablePrimary: w}
 }

@@ -50,7 +50,9 @@ func loadFixture(t *testing.T, name string) fixture {
 		f.snaps = append(f.snaps, s)
 	}
 	if ls, ok := doc.Lookup("listShards").DocumentOK(); ok {
-		f.shards = parseListShards(ls)
+		for _, sh := range parseListShards(ls) {
+			f.shards = append(f.shards, sh.name)
+		}
 	}
 	return f
 }
@@ -125,15 +127,23 @@ func TestSummarizeFixtures(t *testing.T) {
 		shards []string
 	}{
 		// 7.0 primary: every field, tickets from wiredTiger.concurrentTransactions,
-		// queued from globalLock.currentQueue (no queueLength before 8.0).
+		// queued from globalLock.currentQueue (the fixture has no queue counters).
 		{"mongod-7.0-replset.json", &results.ServerSample{
-			Connections:     &results.ConnCounts{Current: p(70), Available: p(838790), CreatedPerS: p(3)},
-			OpcountersPerS:  map[string]float64{"insert": 0, "query": 6000, "update": 3000, "delete": 0, "getmore": 0, "command": 12},
-			ReadLatencyUS:   p(850),
-			WriteLatencyUS:  p(1200),
-			Queue:           &results.QueueCounts{Readers: p(3), Writers: p(2)},
-			ActiveClients:   p(20),
-			Tickets:         &results.TicketCounts{InUse: p(10), Available: p(6), Queued: p(5)},
+			Version:        "7.0.14",
+			Connections:    &results.ConnCounts{Current: p(70), Available: p(838790), CreatedPerS: p(3)},
+			OpcountersPerS: map[string]float64{"insert": 0, "query": 6000, "update": 3000, "delete": 0, "getmore": 0, "command": 12},
+			ReadLatencyUS:  p(850),
+			WriteLatencyUS: p(1200),
+			ReadOpsPerS:    p(6000),
+			WriteOpsPerS:   p(3000),
+			Queue:          &results.QueueCounts{Readers: p(3), Writers: p(2)},
+			// readers + writers: 6+4, 14+6, 22+8
+			ActiveClients: p(20),
+			// Each side apart: reads 2/8/8 out, 6/0/0 free; writes 1/4/7, 7/4/1.
+			Tickets: &results.TicketCounts{
+				Read:  &results.TicketSide{InUse: p(6), Available: p(2), Total: p(8)},
+				Write: &results.TicketSide{InUse: p(4), Available: p(4), Total: p(8)},
+			},
 			CPUPct:          p(150),
 			RSSMB:           p(1844),
 			NetInBytesPerS:  p(1.5e6),
@@ -142,16 +152,25 @@ func TestSummarizeFixtures(t *testing.T) {
 			InFlight: p(8.7),
 			Samples:  3,
 		}, nil},
-		// 8.0: tickets from queues.execution with queueLength preferred to
-		// globalLock.currentQueue; rates over uptimeMillis (1 s) although
-		// our clock saw 2 s; no writes in the window → write latency null.
+		// 8.0: tickets from queues.execution with normalPriority's queue;
+		// rates over uptimeMillis (1 s) although our clock saw 2 s; no
+		// writes in the window → write latency null.
 		{"mongod-8.0.json", &results.ServerSample{
-			Connections:     &results.ConnCounts{Current: p(302), Available: p(838500), CreatedPerS: p(20)},
-			OpcountersPerS:  map[string]float64{"insert": 0, "query": 10000, "update": 0, "delete": 0, "getmore": 0, "command": 4},
-			ReadLatencyUS:   p(2000),
-			Queue:           &results.QueueCounts{Readers: p(1), Writers: p(0)},
-			ActiveClients:   p(130),
-			Tickets:         &results.TicketCounts{InUse: p(262.0 / 3), Available: p(506.0 / 3), Queued: p(28)},
+			Version:        "8.0.4",
+			Connections:    &results.ConnCounts{Current: p(302), Available: p(838500), CreatedPerS: p(20)},
+			OpcountersPerS: map[string]float64{"insert": 0, "query": 10000, "update": 0, "delete": 0, "getmore": 0, "command": 4},
+			ReadLatencyUS:  p(2000),
+			ReadOpsPerS:    p(10000),
+			WriteOpsPerS:   p(0),
+			Queue:          &results.QueueCounts{Readers: p(1), Writers: p(0)},
+			ActiveClients:  p(130),
+			// Reads out of tickets (0/128/128 out), 0/40/44 queued in
+			// normalPriority, and 31 s of queueing over the 1-s window: 31
+			// waiting on average, which the three samples undercount.
+			Tickets: &results.TicketCounts{
+				Read:  &results.TicketSide{InUse: p(256.0 / 3), Available: p(128.0 / 3), Total: p(128), Queued: p(28), QueuedFromTime: p(31)},
+				Write: &results.TicketSide{InUse: p(2), Available: p(126), Total: p(128), Queued: p(0), QueuedFromTime: p(0)},
+			},
 			CPUPct:          p(700),
 			RSSMB:           p(2441),
 			NetInBytesPerS:  p(1.2e6),
@@ -161,31 +180,38 @@ func TestSummarizeFixtures(t *testing.T) {
 			Samples:  3,
 		}, nil},
 		// mongos: no globalLock, tickets or queues; router pool from
-		// connPoolStats (created = count during the window); shard names.
+		// connPoolStats totals, no shard hosts being given (created = count
+		// during the window); shard names.
 		{"mongos-7.0.json", &results.ServerSample{
+			Version:         "7.0.14",
 			Connections:     &results.ConnCounts{Current: p(193), Available: p(838667), CreatedPerS: p(1)},
 			OpcountersPerS:  map[string]float64{"insert": 0, "query": 3000, "update": 1500, "delete": 0, "getmore": 0, "command": 3},
 			ReadLatencyUS:   p(1500),
 			WriteLatencyUS:  p(2600),
+			ReadOpsPerS:     p(3000),
+			WriteOpsPerS:    p(1500),
 			CPUPct:          p(100),
 			RSSMB:           p(171),
 			NetInBytesPerS:  p(0.8e6),
 			NetOutBytesPerS: p(1.1e6),
-			ConnPool:        &results.ConnPoolCounts{InUse: p(62), Available: p(2), Created: p(6)},
+			ConnPool:        &results.ConnPoolCounts{InUse: p(62), Available: p(2), Created: p(6), Leased: p(0)},
 			// 3000 × 1500 µs + 1500 × 2600 µs
 			InFlight: p(8.4),
 			Samples:  3,
 		}, []string{"shard01", "shard02"}},
-		// FerretDB reports none of it: every field null, only the sample count.
-		{"ferretdb-1.24.json", &results.ServerSample{Samples: 3}, nil},
+		// FerretDB reports none of it: every field null, only the sample
+		// count (and the MongoDB version it claims).
+		{"ferretdb-1.24.json", &results.ServerSample{Version: "7.0.77", Samples: 3}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			f := loadFixture(t, tt.file)
-			hw := summarizeHost(f.snaps)
+			hw := summarizeHost(f.snaps, nil)
 			equalJSON(t, "host", hw.sample, tt.want)
-			// One host: the total is the host.
-			equalJSON(t, "total", totalOf([]hostWindow{hw}), tt.want)
+			// One host: the total is the host (a version is a host's own).
+			total := *tt.want
+			total.Version = ""
+			equalJSON(t, "total", totalOf([]hostWindow{hw}), &total)
 			if !slices.Equal(f.shards, tt.shards) {
 				t.Errorf("shards = %v, want %v", f.shards, tt.shards)
 			}
@@ -197,7 +223,7 @@ func TestSummarizeFixtures(t *testing.T) {
 // written as null in results.jsonl, never as a zero.
 func TestFerretDBFieldsAreNull(t *testing.T) {
 	f := loadFixture(t, "ferretdb-1.24.json")
-	b, err := json.Marshal(totalOf([]hostWindow{summarizeHost(f.snaps)}))
+	b, err := json.Marshal(totalOf([]hostWindow{summarizeHost(f.snaps, nil)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +259,7 @@ func TestOwnCommandsSubtracted(t *testing.T) {
 		snaps := slices.Clone(f.snaps)
 		last := &snaps[len(snaps)-1]
 		last.ownCommands, last.ownBytesIn, last.ownBytesOut = tt.own[0], tt.own[1], tt.own[2]
-		s := summarizeHost(snaps).sample
+		s := summarizeHost(snaps, nil).sample
 		if got := s.OpcountersPerS["command"]; got != tt.command {
 			t.Errorf("own %v: command/s = %v, want %v", tt.own, got, tt.command)
 		}
@@ -247,7 +273,7 @@ func TestSummarizeEdgeCases(t *testing.T) {
 	f := loadFixture(t, "mongod-7.0-replset.json")
 
 	// One sample: gauges are known, rates are not (no interval to divide by).
-	one := summarizeHost(f.snaps[:1]).sample
+	one := summarizeHost(f.snaps[:1], nil).sample
 	if one.Connections == nil || *one.Connections.Current != 68 || one.Connections.CreatedPerS != nil {
 		t.Errorf("one sample: connections = %+v, want current 68 and no created rate", one.Connections)
 	}
@@ -256,7 +282,7 @@ func TestSummarizeEdgeCases(t *testing.T) {
 	}
 
 	// No sample at all (every serverStatus failed): everything null.
-	none := summarizeHost(nil).sample
+	none := summarizeHost(nil, nil).sample
 	equalJSON(t, "no samples", none, &results.ServerSample{})
 
 	// A restarted server (counters went backwards): the rate is unknown,
@@ -265,7 +291,7 @@ func TestSummarizeEdgeCases(t *testing.T) {
 	restarted[2].netIn = p(10)
 	restarted[2].uptimeMillis = p(500)
 	restarted[2].opcounters = map[string]float64{"query": 5}
-	s := summarizeHost(restarted).sample
+	s := summarizeHost(restarted, nil).sample
 	if s.NetInBytesPerS != nil {
 		t.Errorf("restart: net in = %v, want null", *s.NetInBytesPerS)
 	}
@@ -275,9 +301,9 @@ func TestSummarizeEdgeCases(t *testing.T) {
 }
 
 func TestTotalOverHosts(t *testing.T) {
-	a := summarizeHost(loadFixture(t, "mongos-7.0.json").snaps)
-	b := summarizeHost(loadFixture(t, "mongod-7.0-replset.json").snaps)
-	fe := summarizeHost(loadFixture(t, "ferretdb-1.24.json").snaps)
+	a := summarizeHost(loadFixture(t, "mongos-7.0.json").snaps, nil)
+	b := summarizeHost(loadFixture(t, "mongod-7.0-replset.json").snaps, nil)
+	fe := summarizeHost(loadFixture(t, "ferretdb-1.24.json").snaps, nil)
 	tot := totalOf([]hostWindow{a, b, fe})
 	// Rates and gauges add up over the hosts that report them; the host
 	// that reports nothing does not turn the sum into null.
@@ -333,7 +359,7 @@ func TestNumCoercion(t *testing.T) {
 		{[]string{"nested", "x", "deeper"}, nil}, // path through a non-document
 	}
 	for _, tt := range tests {
-		got := num(raw, tt.path...)
+		got := newReply("test", raw).num(tt.path...)
 		if (got == nil) != (tt.want == nil) || (got != nil && *got != *tt.want) {
 			t.Errorf("num(%v) = %v, want %v", tt.path, deref(got), deref(tt.want))
 		}
@@ -385,7 +411,7 @@ func TestParseHostInfoCores(t *testing.T) {
 		"ferretdb-1.24": 2,  // numCores (its GOMAXPROCS)
 		"no-counts":     0,  // numCores 0: unknown
 	} {
-		got := parseHostInfoCores(doc.Lookup("replies", name).Document())
+		got := parseHostInfo(doc.Lookup("replies", name).Document()).cores
 		switch {
 		case want == 0 && got != nil:
 			t.Errorf("%s: cores = %d, want nil", name, *got)
@@ -393,7 +419,7 @@ func TestParseHostInfoCores(t *testing.T) {
 			t.Errorf("%s: cores = %v, want %d", name, got, want)
 		}
 	}
-	if got := parseHostInfoCores(nil); got != nil {
+	if got := parseHostInfo(nil).cores; got != nil {
 		t.Errorf("empty reply: cores = %d, want nil", *got)
 	}
 }

@@ -88,13 +88,18 @@ func ptr(f float64) *float64 { return &f }
 // connPoolStats are commands, which opLatencies counts apart from reads and
 // writes, so nothing of ours is in it. Both halves must be reported: one
 // alone would undercount a mixed workload.
-func summarizeHost(snaps []snapshot) hostWindow {
+//
+// shardHosts, when known, are the hosts of the cluster's shards: a router's
+// pools are counted to them only (connPoolStats totals include the config
+// servers'); nil counts the totals.
+func summarizeHost(snaps []snapshot, shardHosts map[string]bool) hostWindow {
 	s := &results.ServerSample{Samples: len(snaps)}
 	hw := hostWindow{sample: s}
 	if len(snaps) == 0 {
 		return hw
 	}
 	first, last := snaps[0], snaps[len(snaps)-1]
+	s.Version = last.version
 	secs := 0.0
 	if len(snaps) > 1 {
 		secs = elapsedSeconds(first, last)
@@ -141,8 +146,16 @@ func summarizeHost(snaps []snapshot) hostWindow {
 		}
 	}
 
-	if hw.latOK[0] && hw.latOK[1] && secs > 0 {
-		s.InFlight = ptr((hw.readLatUS + hw.writeLatUS) / (secs * 1e6))
+	if secs > 0 {
+		if hw.latOK[0] {
+			s.ReadOpsPerS = ptr(hw.readOps / secs)
+		}
+		if hw.latOK[1] {
+			s.WriteOpsPerS = ptr(hw.writeOps / secs)
+		}
+		if hw.latOK[0] && hw.latOK[1] {
+			s.InFlight = ptr((hw.readLatUS + hw.writeLatUS) / (secs * 1e6))
+		}
 	}
 
 	q := &results.QueueCounts{
@@ -150,8 +163,8 @@ func summarizeHost(snaps []snapshot) hostWindow {
 		Writers: mean(snaps, func(x *snapshot) *float64 { return x.queueWriters }),
 	}
 	s.Queue = orNil(q, queueFields)
-	s.ActiveClients = mean(snaps, func(x *snapshot) *float64 { return x.activeClients })
-	s.Tickets = ticketWindow(snaps)
+	s.ActiveClients = mean(snaps, func(x *snapshot) *float64 { return sumPtr(x.activeReaders, x.activeWriters) })
+	s.Tickets = ticketWindow(snaps, secs)
 
 	if secs > 0 {
 		// Both halves are needed: user time alone would understate the CPU.
@@ -168,46 +181,78 @@ func summarizeHost(snaps []snapshot) hostWindow {
 	}
 	s.RSSMB = mean(snaps, func(x *snapshot) *float64 { return x.residentMB })
 
+	pool := func(x *snapshot) poolCounts { return poolToShards(x, shardHosts) }
 	cp := &results.ConnPoolCounts{
-		InUse:     mean(snaps, func(x *snapshot) *float64 { return x.poolInUse }),
-		Available: mean(snaps, func(x *snapshot) *float64 { return x.poolAvailable }),
+		InUse:     mean(snaps, func(x *snapshot) *float64 { return pool(x).inUse }),
+		Available: mean(snaps, func(x *snapshot) *float64 { return pool(x).available }),
 		// Connections the router opened to its shards during the window:
 		// the lifetime total is meaningless for one step.
-		Created: delta(first.poolCreated, last.poolCreated),
+		Created: delta(pool(&first).created, pool(&last).created),
+		Leased:  mean(snaps, func(x *snapshot) *float64 { return pool(x).leased }),
 	}
 	s.ConnPool = orNil(cp, poolFields)
 	return hw
 }
 
-// ticketWindow averages the admission tickets. Queued comes from the
-// tickets' own queueLength when the server reports it, else from
-// globalLock.currentQueue, which counts the same waiters on servers without
-// queueLength.
-func ticketWindow(snaps []snapshot) *results.TicketCounts {
-	side := func(get func(*ticketSide) *float64) func(*snapshot) *float64 {
-		return func(x *snapshot) *float64 {
-			var r, w *float64
-			if x.ticketsRead != nil {
-				r = get(x.ticketsRead)
-			}
-			if x.ticketsWrite != nil {
-				w = get(x.ticketsWrite)
-			}
-			return sumPtr(r, w)
+// poolToShards is a router's pools to the shards' hosts, added up; with
+// no shard hosts known, the totals.
+func poolToShards(x *snapshot, shardHosts map[string]bool) poolCounts {
+	if shardHosts == nil || x.poolHosts == nil {
+		if x.poolTotal == nil {
+			return poolCounts{}
 		}
+		return *x.poolTotal
 	}
+	var sum poolCounts
+	for host, p := range x.poolHosts {
+		if !shardHosts[host] {
+			continue
+		}
+		sum.inUse = sumPtr(sum.inUse, p.inUse)
+		sum.available = sumPtr(sum.available, p.available)
+		sum.created = sumPtr(sum.created, p.created)
+		sum.leased = sumPtr(sum.leased, p.leased)
+	}
+	return sum
+}
+
+// ticketWindow summarises the admission tickets, each side apart: gauges
+// are means over the snapshots; QueuedFromTime is the growth of the side's
+// totalTimeQueuedMicros over the window, which counts every op's wait and
+// not only the moments sampled.
+func ticketWindow(snaps []snapshot, secs float64) *results.TicketCounts {
 	t := &results.TicketCounts{
-		InUse:     mean(snaps, side(func(ts *ticketSide) *float64 { return ts.out })),
-		Available: mean(snaps, side(func(ts *ticketSide) *float64 { return ts.available })),
+		Read:  sideWindow(snaps, secs, func(x *snapshot) *ticketSide { return x.ticketsRead }),
+		Write: sideWindow(snaps, secs, func(x *snapshot) *ticketSide { return x.ticketsWrite }),
 	}
-	if t.InUse == nil && t.Available == nil {
+	if t.Read == nil && t.Write == nil {
 		return nil
 	}
-	t.Queued = mean(snaps, side(func(ts *ticketSide) *float64 { return ts.queueLength }))
-	if t.Queued == nil {
-		t.Queued = mean(snaps, func(x *snapshot) *float64 { return sumPtr(x.queueReaders, x.queueWriters) })
-	}
 	return t
+}
+
+func sideWindow(snaps []snapshot, secs float64, side func(*snapshot) *ticketSide) *results.TicketSide {
+	field := func(get func(*ticketSide) *float64) func(*snapshot) *float64 {
+		return func(x *snapshot) *float64 {
+			if ts := side(x); ts != nil {
+				return get(ts)
+			}
+			return nil
+		}
+	}
+	ts := &results.TicketSide{
+		InUse:     mean(snaps, field(func(t *ticketSide) *float64 { return t.out })),
+		Available: mean(snaps, field(func(t *ticketSide) *float64 { return t.available })),
+		Total:     mean(snaps, field(func(t *ticketSide) *float64 { return t.total })),
+		Queued:    mean(snaps, field(func(t *ticketSide) *float64 { return t.queueLength })),
+	}
+	if len(snaps) > 1 && secs > 0 {
+		queuedMicros := field(func(t *ticketSide) *float64 { return t.queuedMicros })
+		if d := delta(queuedMicros(&snaps[0]), queuedMicros(&snaps[len(snaps)-1])); d != nil {
+			ts.QueuedFromTime = ptr(*d / (secs * 1e6))
+		}
+	}
+	return orNil(ts, sideFields)
 }
 
 // totalOf adds the hosts' summaries: rates, gauges, in-flight ops, CPU (in
@@ -257,7 +302,15 @@ func totalOf(hosts []hostWindow) *results.ServerSample {
 
 	t.Connections = sumGroup(hosts, func(s *results.ServerSample) *results.ConnCounts { return s.Connections }, connFields)
 	t.Queue = sumGroup(hosts, func(s *results.ServerSample) *results.QueueCounts { return s.Queue }, queueFields)
-	t.Tickets = sumGroup(hosts, func(s *results.ServerSample) *results.TicketCounts { return s.Tickets }, ticketFields)
+	t.Tickets = &results.TicketCounts{
+		Read:  sumGroup(hosts, func(s *results.ServerSample) *results.TicketSide { return s.Tickets.Side(true) }, sideFields),
+		Write: sumGroup(hosts, func(s *results.ServerSample) *results.TicketSide { return s.Tickets.Side(false) }, sideFields),
+	}
+	if t.Tickets.Read == nil && t.Tickets.Write == nil {
+		t.Tickets = nil
+	}
+	t.ReadOpsPerS = collect(func(s *results.ServerSample) *float64 { return s.ReadOpsPerS })
+	t.WriteOpsPerS = collect(func(s *results.ServerSample) *float64 { return s.WriteOpsPerS })
 	t.ConnPool = sumGroup(hosts, func(s *results.ServerSample) *results.ConnPoolCounts { return s.ConnPool }, poolFields)
 	t.ActiveClients = collect(func(s *results.ServerSample) *float64 { return s.ActiveClients })
 	t.InFlight = collect(func(s *results.ServerSample) *float64 { return s.InFlight })
@@ -277,12 +330,12 @@ func connFields(c *results.ConnCounts) []**float64 {
 
 func queueFields(q *results.QueueCounts) []**float64 { return []**float64{&q.Readers, &q.Writers} }
 
-func ticketFields(k *results.TicketCounts) []**float64 {
-	return []**float64{&k.InUse, &k.Available, &k.Queued}
+func sideFields(k *results.TicketSide) []**float64 {
+	return []**float64{&k.InUse, &k.Available, &k.Total, &k.Queued, &k.QueuedFromTime}
 }
 
 func poolFields(p *results.ConnPoolCounts) []**float64 {
-	return []**float64{&p.InUse, &p.Available, &p.Created}
+	return []**float64{&p.InUse, &p.Available, &p.Created, &p.Leased}
 }
 
 // orNil is g, or nil when none of its counters is reported.

@@ -227,13 +227,8 @@ func Detect(ctx context.Context, uri string) (Info, error) {
 	}
 	info.Hosts = append(info.Hosts, cs.Hosts...)
 	if info.Topology == ReplSet {
-		if hs, ok := hello["hosts"].(bson.A); ok {
-			info.Hosts = info.Hosts[:0]
-			for _, h := range hs {
-				if s, ok := h.(string); ok {
-					info.Hosts = append(info.Hosts, s)
-				}
-			}
+		if members := replicaSetMembers(hello); len(members) > 0 {
+			info.Hosts = members
 		}
 	}
 
@@ -270,6 +265,23 @@ func Detect(ctx context.Context, uri string) (Info, error) {
 		}
 	}
 	return info, nil
+}
+
+// replicaSetMembers is a replica set's data-bearing members as hello
+// lists them: hosts (electable) and passives (priority 0, which hello lists
+// apart; they serve reads and take writes' replication all the same).
+// Arbiters hold no data and are left out.
+func replicaSetMembers(hello bson.M) []string {
+	var out []string
+	for _, key := range []string{"hosts", "passives"} {
+		hs, _ := hello[key].(bson.A)
+		for _, h := range hs {
+			if s, ok := h.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 func asInt32(v any) (int32, bool) {

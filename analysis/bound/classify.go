@@ -28,11 +28,16 @@ const (
 //     ClientCPUFrac: neither can get more CPU than the other leaves it, so
 //     the limit is this machine. When the client is saturated every other
 //     number is a symptom of it, so it goes first.
-//  2. server  — hard evidence on any host of a server on another machine:
-//     admission tickets exhausted (mean available ≤ TicketsFreeMax while
-//     some are in use), ops queued (mean ≥ ServerQueueMin), or CPU ≥
-//     ServerCPUFrac of the host's cores (ServerCores when set, else the
-//     host's hostInfo core count). A server that is out of capacity with P
+//  2. server  — hard evidence on any host of a server on another machine
+//     (a sharded cluster's shards' primaries, sampled behind the routers,
+//     then the URI's hosts; the reason names the host): one side's
+//     admission tickets, read or write, judged apart — before 7.0 exhausted
+//     (mean available ≤ TicketsFreeMax while some are in use), from 7.0
+//     (which sizes tickets to the load) by the queue only; ops queued on
+//     one side (mean queue length, or mean waiting by the growth of
+//     totalTimeQueuedMicros, ≥ ServerQueueMin); or CPU ≥ ServerCPUFrac of
+//     the host's cores (ServerCores when set, else the host's hostInfo core
+//     count). A server that is out of capacity with P
 //     connections is the limit even when the pool also makes callers wait
 //     (a bigger pool would only queue more at the server), and even when
 //     this machine is contended (its queue was full regardless).
@@ -220,10 +225,38 @@ func (c Classifier) noneReason(s *results.StepResult) string {
 	if s.Server == nil || s.Server.Total == nil {
 		return msg + " no server telemetry"
 	}
-	if q := queued(s.Server.Total); q != nil {
+	queueAt := s.Server.Total
+	if s.Server.ShardTotal != nil {
+		queueAt = s.Server.ShardTotal
+	}
+	if q := queueAt.Queued(); q != nil {
 		msg += fmt.Sprintf(" server queue %.1f", *q)
 	} else {
 		msg += " server queue not reported"
 	}
+	if sampled := s.Server.ShardsSampled; sampled != nil && !*sampled {
+		msg += "; shards not sampled (" + s.Server.ShardsNotSampled + "), so a saturated shard may not show here"
+	}
+	if c.ServerCores == 0 {
+		for _, h := range judgedHosts(s.Server) {
+			if h.sample.CoresMayMissQuota {
+				msg += "; " + quotaNote(h)
+				break
+			}
+		}
+	}
 	return msg
+}
+
+// quotaNote says that the CPU rule may miss a container's CPU quota on h.
+func quotaNote(h judgedHost) string {
+	who := h.name
+	if who == "" {
+		who = "the server"
+	}
+	cores := "its host's cores"
+	if h.sample.Cores != nil {
+		cores = fmt.Sprintf("its host's %d cores", *h.sample.Cores)
+	}
+	return fmt.Sprintf("%s looks like a container (hostInfo: memory limit below the host's memory): the CPU rule uses %s and may miss a CPU quota; give --server-cores", who, cores)
 }

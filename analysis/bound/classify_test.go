@@ -20,12 +20,22 @@ func baseStep() *results.StepResult {
 				ReadLatencyUS: p(800), WriteLatencyUS: p(1200),
 				OpcountersPerS: map[string]float64{"query": 5000, "update": 5000},
 				Queue:          &results.QueueCounts{Readers: p(0), Writers: p(0)},
-				Tickets:        &results.TicketCounts{InUse: p(4), Available: p(124), Queued: p(0)},
+				Tickets:        tickets(sideOf(2, 62, 0), sideOf(2, 62, 0)),
 				CPUPct:         p(120),
 				NetInBytesPerS: p(1e6), NetOutBytesPerS: p(2e6),
 			}},
 		},
 	}
+}
+
+// sideOf is one side of the tickets: in use, available (of a fixed total)
+// and queued, all means over the window.
+func sideOf(inUse, available, queued float64) *results.TicketSide {
+	return &results.TicketSide{InUse: p(inUse), Available: p(available), Total: p(inUse + available), Queued: p(queued)}
+}
+
+func tickets(read, write *results.TicketSide) *results.TicketCounts {
+	return &results.TicketCounts{Read: read, Write: write}
 }
 
 // withTotal makes the total the single host, as the sampler would.
@@ -66,18 +76,60 @@ func TestClassify(t *testing.T) {
 		{"few timeouts", func(s *results.StepResult) { s.Errors.Timeout = 900 }, nil, nil, BoundNone, nil},
 		// Client at 84%: just below the threshold, not client-bound.
 		{"client below threshold", func(s *results.StepResult) { s.Client.CPUPct = 168 }, nil, nil, BoundNone, nil},
-		// Tickets exhausted on the host: server.
+		// Write tickets exhausted on the host: server, and the side is named.
 		{"tickets exhausted", func(s *results.StepResult) {
-			host(s).Tickets = &results.TicketCounts{InUse: p(8), Available: p(0.2), Queued: p(40)}
-		}, nil, nil, BoundServer, []string{"tickets exhausted", "0.2 available", "40.0 ops queued"}},
-		// Queue > 1 on average (from globalLock when tickets say nothing about queueing).
+			host(s).Tickets = tickets(sideOf(2, 62, 0), sideOf(8, 0.2, 40))
+		}, nil, nil, BoundServer, []string{"write tickets exhausted", "40.0 queued", "0.2 available"}},
+		// The 4.2.8 capture edited to read out 128 / available 0 with 40
+		// readers queued and the write pool idle: summed, in use 128 and
+		// available 128 looked healthy; per side the reads are exhausted.
+		{"read tickets out, write idle", func(s *results.StepResult) {
+			host(s).Version = "4.2.8"
+			host(s).Tickets = tickets(&results.TicketSide{InUse: p(128), Available: p(0), Total: p(128)}, sideOf(0, 128, 0))
+			host(s).Tickets.Read.Queued = nil // 4.2 reports no ticket queue
+			host(s).Queue = &results.QueueCounts{Readers: p(40), Writers: p(0)}
+		}, nil, nil, BoundServer, []string{"read tickets exhausted, 40.0 queued", "0.0 available and 128.0 in use"}},
+		// 7.0 sizes its tickets to the load: none available with no queue
+		// is how it runs, not saturation.
+		{"7.0 available 0 without a queue", func(s *results.StepResult) {
+			host(s).Version = "7.0.12"
+			host(s).Tickets = tickets(sideOf(4, 0, 0), sideOf(2, 0, 0))
+			host(s).Tickets.Read.QueuedFromTime = p(0.1)
+		}, nil, nil, BoundNone, nil},
+		// ... but a queue on 7.0 is, here seen only by the queue time (the
+		// samples caught it empty): 3 ops waiting on average.
+		{"7.0 queue time", func(s *results.StepResult) {
+			host(s).Version = "7.0.12"
+			host(s).Tickets = tickets(sideOf(4, 0, 0), sideOf(2, 0, 0.2))
+			host(s).Tickets.Write.QueuedFromTime = p(3)
+		}, nil, nil, BoundServer, []string{"write tickets exhausted, 0.2 queued (3.0 waiting on average by queue time)", "7.0.12 sizes its tickets to the load"}},
+		// The same counters before 7.0 (a fixed pool): available 0 is exhaustion.
+		{"6.0 available 0", func(s *results.StepResult) {
+			host(s).Version = "6.0.5"
+			host(s).Tickets = tickets(sideOf(4, 0, 0), sideOf(2, 62, 0))
+		}, nil, nil, BoundServer, []string{"read tickets exhausted"}},
+		// Before 7.0 a queue of writers waits for write tickets even when
+		// the samples caught one free now and then (bursts on a busy
+		// host): still the write tickets.
+		{"6.0 write queue with a ticket free at times", func(s *results.StepResult) {
+			host(s).Version = "6.0.5"
+			host(s).Tickets = tickets(&results.TicketSide{InUse: p(0.5), Available: p(15.5), Total: p(16)}, &results.TicketSide{InUse: p(1.3), Available: p(0.7), Total: p(2)})
+			host(s).Queue = &results.QueueCounts{Readers: p(0), Writers: p(3.3)}
+		}, nil, nil, BoundServer, []string{"write tickets exhausted, 3.3 queued: 0.7 available and 1.3 in use"}},
+		// Queue > 1 on average on one side (from globalLock when tickets
+		// say nothing about queueing); the sides are not added.
 		{"global queue", func(s *results.StepResult) {
 			host(s).Tickets = nil
 			host(s).Queue = &results.QueueCounts{Readers: p(2.5), Writers: p(1)}
-		}, nil, nil, BoundServer, []string{"3.5 ops waiting"}},
+		}, nil, nil, BoundServer, []string{"read queue: 2.5 ops waiting"}},
+		// Two sides each under 1: no queue, even though they add up to 1.2.
+		{"queue under 1 per side", func(s *results.StepResult) {
+			host(s).Tickets = nil
+			host(s).Queue = &results.QueueCounts{Readers: p(0.6), Writers: p(0.6)}
+		}, nil, nil, BoundNone, nil},
 		// Ticket queue preferred over globalLock queue; 0.4 < 1 is not "queued".
 		{"small ticket queue", func(s *results.StepResult) {
-			host(s).Tickets.Queued = p(0.4)
+			host(s).Tickets.Read.Queued, host(s).Tickets.Write.Queued = p(0.4), p(0.4)
 			host(s).Queue = &results.QueueCounts{Readers: p(9), Writers: p(9)}
 		}, nil, nil, BoundNone, nil},
 		// Server CPU 720% on 8 cores = 90%: server, only when cores are known.
@@ -117,13 +169,27 @@ func TestClassify(t *testing.T) {
 		{"server before pool", func(s *results.StepResult) {
 			s.Concurrency = 256
 			s.Pool.CheckoutWait.Mean = 4
-			host(s).Tickets = &results.TicketCounts{InUse: p(128), Available: p(0), Queued: p(0)}
-		}, nil, nil, BoundServer, []string{"tickets exhausted"}},
+			host(s).Tickets = tickets(sideOf(128, 0, 0), sideOf(0, 128, 0))
+		}, nil, nil, BoundServer, []string{"read tickets exhausted"}},
 		// Concurrency ×2, server latency ×2, throughput +5%: server by growth.
 		{"server latency growth", func(s *results.StepResult) {
 			s.Concurrency, s.MaxPoolSize, s.OpsPerS = 128, 128, 10500
 			host(s).ReadLatencyUS, host(s).WriteLatencyUS = p(1600), p(2400)
 		}, prevOf(func(*results.StepResult) {}), nil, BoundServer, []string{"server latency 1000→2000 µs", "concurrency went 64→128"}},
+		// Latency is weighted by opLatencies ops, not opcounters: an
+		// insertMany of 1,000 documents is one write op of 2400 µs, not
+		// 1,000. By ops, 9,000 reads at 1600 and 1,000 writes at 2400 give
+		// 1680 µs against 1000 before (×1.68 for ×2 concurrency: not yet
+		// server); by opcounters the writes would weigh 100 times more.
+		{"latency weighted by ops", func(s *results.StepResult) {
+			s.Concurrency, s.MaxPoolSize, s.OpsPerS = 128, 128, 10500
+			host(s).ReadLatencyUS, host(s).WriteLatencyUS = p(1600), p(2400)
+			host(s).ReadOpsPerS, host(s).WriteOpsPerS = p(9000), p(1000)
+			host(s).OpcountersPerS = map[string]float64{"query": 9000, "insert": 1000000}
+		}, prevOf(func(s *results.StepResult) {
+			host(s).ReadOpsPerS, host(s).WriteOpsPerS = p(9000), p(1000)
+			host(s).ReadLatencyUS, host(s).WriteLatencyUS = p(1000), p(1000)
+		}), func(c *Classifier) { c.LatencyGrowth = 0.75 }, BoundNone, nil},
 		// Latency ×2 but throughput ×1.9: the server is keeping up (growth, not saturation).
 		{"latency grows with throughput", func(s *results.StepResult) {
 			s.Concurrency, s.MaxPoolSize, s.OpsPerS = 128, 128, 19000
@@ -184,7 +250,7 @@ func TestClassifySeveralHosts(t *testing.T) {
 	s.Server.Hosts["b:27017"] = &results.ServerSample{Queue: &results.QueueCounts{Readers: p(5), Writers: p(0)}}
 	for range 5 {
 		bound, reason := DefaultClassifier().Classify(s, nil)
-		if bound != BoundServer || !strings.Contains(reason, "on b:27017") {
+		if bound != BoundServer || !strings.HasPrefix(reason, "b:27017: ") {
 			t.Fatalf("Classify = %q, %q; want server on b:27017", bound, reason)
 		}
 	}
@@ -225,8 +291,6 @@ func TestLittlesLaw(t *testing.T) {
 		t.Errorf("warning = %q", w)
 	}
 }
-
-func p(v float64) *float64 { return &v }
 
 func pi(v int) *int { return &v }
 
@@ -359,3 +423,62 @@ func TestClassifySilentServer(t *testing.T) {
 		})
 	}
 }
+
+// TestClassifyShards: behind the routers, the shards' primaries are judged
+// first and the one that saturated is named; when they were not sampled, a
+// "none" says why.
+func TestClassifyShards(t *testing.T) {
+	router := func() *results.ServerSample {
+		return &results.ServerSample{Version: "7.0.12", ReadLatencyUS: p(3000), WriteLatencyUS: p(3000), CPUPct: p(40), Cores: pi(8)}
+	}
+	shard := func(writeQueued float64) *results.ShardSample {
+		return &results.ShardSample{Host: "db3:27018", Sample: &results.ServerSample{
+			Version: "7.0.12", Tickets: tickets(sideOf(3, 0, 0), sideOf(4, 0, writeQueued)), Cores: pi(8), CPUPct: p(300),
+		}}
+	}
+	sampled, notSampled := true, false
+	step := func() *results.StepResult {
+		s := baseStep()
+		s.Server = &results.ServerTelemetry{
+			Hosts:         map[string]*results.ServerSample{"m1:27017": router(), "m2:27017": router()},
+			Shards:        []string{"rs0", "rs1"},
+			ShardsSampled: &sampled,
+			ShardHosts:    map[string]*results.ShardSample{"rs0": shard(0), "rs1": shard(37)},
+		}
+		s.Server.Total = router()
+		return s
+	}
+	bound, reason := DefaultClassifier().Classify(step(), nil)
+	if bound != BoundServer || !strings.HasPrefix(reason, "shard rs1 (db3:27018): write tickets exhausted, 37.0 queued") {
+		t.Errorf("Classify = %s (%s), want server naming shard rs1's write tickets", bound, reason)
+	}
+
+	// Not sampled (unreachable): judged on the routers, which show
+	// nothing, and the reason says why the shards were not looked at.
+	s := step()
+	s.Server.ShardsSampled, s.Server.ShardHosts = &notSampled, nil
+	s.Server.ShardsNotSampled = "shard rs1 (db3:27018) could not be reached from this host within 5s"
+	bound, reason = DefaultClassifier().Classify(s, nil)
+	if bound != BoundNone || !strings.Contains(reason, "shards not sampled (shard rs1 (db3:27018) could not be reached") {
+		t.Errorf("Classify = %s (%s), want none saying the shards were not sampled", bound, reason)
+	}
+}
+
+// TestClassifyQuotaNote: a host that looks like a container (memory limit
+// below the host's) has its CPU judged against the host's cores, which a
+// CPU quota does not change; without --server-cores the verdict says so.
+func TestClassifyQuotaNote(t *testing.T) {
+	s := withTotal(baseStep())
+	h := s.Server.Hosts["a:27017"]
+	h.Cores, h.CPUPct, h.CoresMayMissQuota = pi(10), p(195), true // 2 of 10 cores: a 2-core quota at its limit
+	bound, reason := DefaultClassifier().Classify(s, nil)
+	if bound != BoundNone || !strings.Contains(reason, "looks like a container") || !strings.Contains(reason, "host's 10 cores") {
+		t.Errorf("Classify = %s (%s), want none with the quota note", bound, reason)
+	}
+	c := DefaultClassifier()
+	c.ServerCores = 2
+	if bound, reason := c.Classify(s, nil); bound != BoundServer || strings.Contains(reason, "container") {
+		t.Errorf("--server-cores 2: Classify = %s (%s), want server by CPU and no note", bound, reason)
+	}
+}
+func p(v float64) *float64 { return &v }

@@ -14,7 +14,10 @@ func hostStep(ct results.ClientTelemetry, localCPU float64) *results.StepResult 
 	s := withTotal(baseStep())
 	ct.CPUs, ct.HostCPUs = 2, pi(2)
 	s.Client = &ct
-	s.Server.Hosts["a:27017"].Tickets = &results.TicketCounts{InUse: p(8), Available: p(0), Queued: p(20)}
+	s.Server.Hosts["a:27017"].Tickets = &results.TicketCounts{
+		Read:  &results.TicketSide{InUse: p(8), Available: p(0), Total: p(8), Queued: p(20)},
+		Write: &results.TicketSide{InUse: p(0), Available: p(8), Total: p(8), Queued: p(0)},
+	}
 	s.Server.Hosts["a:27017"].CPUPct = p(localCPU)
 	return s
 }

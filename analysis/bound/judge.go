@@ -18,8 +18,9 @@ type JudgeConfig struct {
 	// this machine (the embedded server, a simulator child), "" if none:
 	// its CPU is the system under test, not a neighbour's load.
 	LocalServerHost string
-	// Sharded says the telemetry sampled a sharded cluster's routers, not
-	// its shards, which a "none" verdict must say.
+	// Sharded says the target is a sharded cluster: when its telemetry
+	// says nothing of its shards (the sampler never saw a router answer),
+	// a "none" verdict must say that the shards were not looked at.
 	Sharded bool
 }
 
@@ -73,9 +74,11 @@ func (j *Judge) Judge(step *results.StepResult) {
 		step.Bound, step.BoundReason = results.BoundFailed, "target failed during the window: "+f.Reason
 		return
 	}
-	if j.sharded && step.Bound == BoundNone {
-		// Only the routers are sampled: a saturated shard shows only as
-		// latency growth, so "none" must not read as "nothing saturated".
+	if j.sharded && step.Bound == BoundNone && (step.Server == nil || step.Server.ShardsSampled == nil) {
+		// Nothing behind the routers was sampled, nor said why (the
+		// classifier says it when the telemetry does): a saturated shard
+		// shows only as latency growth, so "none" must not read as
+		// "nothing saturated".
 		step.BoundReason += "; shards are not sampled (only the mongos routers), so a saturated shard may not show here"
 	}
 	cp := *step

@@ -2,51 +2,63 @@ package bound
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// hostSamples returns the per-host samples in a stable order, or the total
-// when no host is listed.
-func hostSamples(t *results.ServerTelemetry) ([]string, []*results.ServerSample) {
-	if t == nil {
-		return nil, nil
-	}
-	names := make([]string, 0, len(t.Hosts))
-	for h, s := range t.Hosts {
-		if s != nil {
-			names = append(names, h)
-		}
-	}
-	slices.Sort(names)
-	out := make([]*results.ServerSample, len(names))
-	for i, h := range names {
-		out[i] = t.Hosts[h]
-	}
-	if len(out) == 0 && t.Total != nil {
-		return []string{"total"}, []*results.ServerSample{t.Total}
-	}
-	return names, out
+// judgedHost is one server the hard rules look at, with the words that
+// name it in a reason.
+type judgedHost struct {
+	name   string // "" when the target is this one host
+	sample *results.ServerSample
 }
 
-// queued is the mean number of ops waiting at the server: the ticket queue
-// when reported, else globalLock.currentQueue.
-func queued(s *results.ServerSample) *float64 {
-	if s.Tickets != nil && s.Tickets.Queued != nil {
-		return s.Tickets.Queued
+// judgedHosts returns the servers whose own counters can show saturation,
+// in a stable order: the shards' primaries when they were sampled (by
+// shard name; "shard rs1 (db3:27018)"), then the URI's hosts (the routers
+// of a cluster, whose CPU still counts). The total stands in when no host
+// is listed.
+func judgedHosts(t *results.ServerTelemetry) []judgedHost {
+	if t == nil {
+		return nil
 	}
-	if q := s.Queue; q != nil {
-		switch {
-		case q.Readers != nil && q.Writers != nil:
-			return new(*q.Readers + *q.Writers)
-		case q.Readers != nil:
-			return q.Readers
-		default:
-			return q.Writers // nil when neither is reported
+	var out []judgedHost
+	shards := slices.Sorted(maps.Keys(t.ShardHosts))
+	for _, name := range shards {
+		if sh := t.ShardHosts[name]; sh != nil && sh.Sample != nil {
+			out = append(out, judgedHost{fmt.Sprintf("shard %s (%s)", name, sh.Host), sh.Sample})
 		}
 	}
-	return nil
+	hosts := slices.Sorted(maps.Keys(t.Hosts))
+	for _, h := range hosts {
+		if s := t.Hosts[h]; s != nil {
+			name := h
+			if len(hosts) == 1 && len(out) == 0 {
+				name = ""
+			}
+			out = append(out, judgedHost{name, s})
+		}
+	}
+	if len(out) == 0 && t.Total != nil {
+		out = append(out, judgedHost{"", t.Total})
+	}
+	return out
+}
+
+// dynamicTickets says whether the server sizes its tickets to the load
+// (7.0+: throughput probing), where available ≈ 0 is normal and only the
+// queue says saturation.
+func dynamicTickets(version string) bool {
+	major, _, ok := strings.Cut(version, ".")
+	if !ok {
+		return false
+	}
+	n, err := strconv.Atoi(major)
+	return err == nil && n >= 7
 }
 
 // cores is the core count the CPU rule judges host h by: the override when
@@ -61,35 +73,78 @@ func (c Classifier) cores(h *results.ServerSample) (n int, src string) {
 	return 0, ""
 }
 
+// serverHard looks for hard evidence on each judged host: one side's
+// tickets exhausted or queued, or the host's CPU full. Read and write
+// tickets are separate pools and are judged apart, never summed.
 func (c Classifier) serverHard(s *results.StepResult) (bool, string) {
-	names, samples := hostSamples(s.Server)
-	at := func(i int) string {
-		if len(names) > 1 {
-			return " on " + names[i]
+	for _, h := range judgedHosts(s.Server) {
+		at := ""
+		if h.name != "" {
+			at = h.name + ": "
 		}
-		return ""
-	}
-	for i, h := range samples {
-		if t := h.Tickets; t != nil && t.Available != nil && t.InUse != nil && *t.InUse > 0 && *t.Available <= c.TicketsFreeMax {
-			q := ""
-			if t.Queued != nil {
-				q = fmt.Sprintf(", %.1f ops queued", *t.Queued)
-			}
-			return true, fmt.Sprintf("server execution tickets exhausted%s: %.1f available and %.1f in use on average%s",
-				at(i), *t.Available, *t.InUse, q)
+		// Both sides may be out: name the one with more ops waiting.
+		okR, whyR, waitR := c.ticketsBound(h.sample, true)
+		okW, whyW, waitW := c.ticketsBound(h.sample, false)
+		switch {
+		case okR && (!okW || waitR >= waitW):
+			return true, at + whyR
+		case okW:
+			return true, at + whyW
 		}
-		if q := queued(h); q != nil && *q >= c.ServerQueueMin {
-			return true, fmt.Sprintf("server queue%s: %.1f ops waiting on average (≥ %.0f)", at(i), *q, c.ServerQueueMin)
-		}
-		if n, src := c.cores(h); n > 0 && h.CPUPct != nil {
-			frac := *h.CPUPct / (float64(n) * 100)
+		if n, src := c.cores(h.sample); n > 0 && h.sample.CPUPct != nil {
+			frac := *h.sample.CPUPct / (float64(n) * 100)
 			if frac >= c.ServerCPUFrac {
-				return true, fmt.Sprintf("server CPU%s %.0f%% is %.0f%% of %d cores (%s; ≥ %.0f%%)",
-					at(i), *h.CPUPct, frac*100, n, src, c.ServerCPUFrac*100)
+				return true, fmt.Sprintf("%sserver CPU %.0f%% is %.0f%% of %d cores (%s; ≥ %.0f%%)",
+					at, *h.sample.CPUPct, frac*100, n, src, c.ServerCPUFrac*100)
 			}
 		}
 	}
 	return false, ""
+}
+
+// ticketsBound judges one side of one host. Before 7.0 tickets are a fixed
+// pool: none available while some are in use is exhaustion, and so is a
+// queue (globalLock.currentQueue counts the ops waiting for a ticket). From
+// 7.0 the server sizes them to the load, so available says nothing; the
+// queue does: its mean length, or the mean number of ops waiting by the
+// growth of totalTimeQueuedMicros, whichever is larger. A server that
+// reports no tickets for the side is judged by its queue alone.
+//
+// waiting is the side's mean number of ops waiting (0 when not reported),
+// by which serverHard names the worse side.
+func (c Classifier) ticketsBound(h *results.ServerSample, read bool) (ok bool, why string, waiting float64) {
+	name := "write"
+	if read {
+		name = "read"
+	}
+	ts := h.Tickets.Side(read)
+	q := h.SideQueued(read)
+	queuedText := ""
+	if q != nil {
+		queuedText = fmt.Sprintf(", %.1f queued", *q)
+		waiting = *q
+	}
+	if ts != nil && ts.QueuedFromTime != nil {
+		queuedText += fmt.Sprintf(" (%.1f waiting on average by queue time)", *ts.QueuedFromTime)
+		waiting = max(waiting, *ts.QueuedFromTime)
+	}
+	dynamic := dynamicTickets(h.Version)
+	exhausted := ts != nil && !dynamic && ts.Available != nil && ts.InUse != nil && *ts.InUse > 0 && *ts.Available <= c.TicketsFreeMax
+	if !exhausted && waiting < c.ServerQueueMin {
+		return false, "", waiting
+	}
+	switch {
+	case ts == nil:
+		return true, fmt.Sprintf("server %s queue: %.1f ops waiting on average (≥ %.0f)", name, waiting, c.ServerQueueMin), waiting
+	case dynamic:
+		return true, fmt.Sprintf("%s tickets exhausted%s: server %s sizes its tickets to the load, so its queue (≥ %.0f) says it, not available tickets",
+			name, queuedText, h.Version, c.ServerQueueMin), waiting
+	}
+	held := ""
+	if ts.Available != nil && ts.InUse != nil {
+		held = fmt.Sprintf(": %.1f available and %.1f in use on average", *ts.Available, *ts.InUse)
+	}
+	return true, fmt.Sprintf("%s tickets exhausted%s%s", name, queuedText, held), waiting
 }
 
 // timeoutBound catches a server that stopped answering (FerretDB on a
@@ -107,7 +162,8 @@ func timeoutBound(s *results.StepResult) (bool, string) {
 }
 
 // serverLatencyUS is the server-side mean op latency, reads and writes
-// weighted by their opcounter rates when both are known.
+// weighted by their ops (opLatencies.*.ops: one per command, where
+// opcounters count documents).
 func serverLatencyUS(s *results.ServerSample) *float64 {
 	if s == nil {
 		return nil
@@ -115,9 +171,13 @@ func serverLatencyUS(s *results.ServerSample) *float64 {
 	r, w := s.ReadLatencyUS, s.WriteLatencyUS
 	switch {
 	case r != nil && w != nil:
-		oc := s.OpcountersPerS
-		rw := oc["query"] + oc["getmore"]
-		ww := oc["insert"] + oc["update"] + oc["delete"]
+		var rw, ww float64
+		if s.ReadOpsPerS != nil {
+			rw = *s.ReadOpsPerS
+		}
+		if s.WriteOpsPerS != nil {
+			ww = *s.WriteOpsPerS
+		}
 		if rw+ww > 0 {
 			return new((*r*rw + *w*ww) / (rw + ww))
 		}
@@ -129,11 +189,24 @@ func serverLatencyUS(s *results.ServerSample) *float64 {
 	}
 }
 
+// latencySample is where a step's server latency is read: the URI's hosts'
+// total, or, for routers that report none (a mongos before 7.0), the
+// shards' primaries'.
+func latencySample(t *results.ServerTelemetry) *results.ServerSample {
+	if t == nil {
+		return nil
+	}
+	if serverLatencyUS(t.Total) == nil && t.ShardTotal != nil {
+		return t.ShardTotal
+	}
+	return t.Total
+}
+
 func (c Classifier) serverSoft(s, prev *results.StepResult) (bool, string) {
 	if !sameSeries(s, prev) || s.Server == nil || prev.Server == nil || prev.OpsPerS <= 0 {
 		return false, ""
 	}
-	cur, old := serverLatencyUS(s.Server.Total), serverLatencyUS(prev.Server.Total)
+	cur, old := serverLatencyUS(latencySample(s.Server)), serverLatencyUS(latencySample(prev.Server))
 	if cur == nil || old == nil || *old <= 0 {
 		return false, ""
 	}
@@ -153,9 +226,12 @@ func serverSilent(t *results.ServerTelemetry) bool {
 	if t == nil {
 		return true
 	}
-	_, samples := hostSamples(t)
-	for _, h := range append(samples, t.Total) {
-		if h != nil && (serverLatencyUS(h) != nil || queued(h) != nil || h.Tickets != nil) {
+	samples := []*results.ServerSample{t.Total, t.ShardTotal}
+	for _, h := range judgedHosts(t) {
+		samples = append(samples, h.sample)
+	}
+	for _, h := range samples {
+		if h != nil && (serverLatencyUS(h) != nil || h.Queued() != nil || h.Tickets != nil) {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -194,7 +195,7 @@ func checkSimTelemetry(t *testing.T, s *results.StepResult) {
 	if tot.Connections == nil || tot.Connections.Current == nil || *tot.Connections.Current < float64(min(s.Concurrency, s.MaxPoolSize)) {
 		t.Errorf("connections = %+v, want ≥ %d current", tot.Connections, min(s.Concurrency, s.MaxPoolSize))
 	}
-	if tot.Tickets == nil || tot.Tickets.InUse == nil || tot.Queue == nil || tot.ReadLatencyUS == nil {
+	if tot.Tickets == nil || tot.Tickets.Read == nil || tot.Tickets.Read.InUse == nil || tot.Tickets.Write == nil || tot.Queue == nil || tot.ReadLatencyUS == nil {
 		t.Fatalf("tickets %+v, queue %+v, read latency %v: want all reported by the simulator", tot.Tickets, tot.Queue, tot.ReadLatencyUS)
 	}
 	// The server counted the same finds the client made, within the few
@@ -224,8 +225,10 @@ func checkSimTelemetry(t *testing.T, s *results.StepResult) {
 	}
 }
 
-// TestSimSharded samples both routers of a simulated cluster: router pools
-// and shard names appear, and the total adds the routers up.
+// TestSimSharded samples both routers of a simulated cluster and, behind
+// them, each shard's primary, found through listShards and hello: router
+// pools count the connections to the shards' hosts, shard samples carry
+// tickets and latency, and the total adds the routers up.
 func TestSimSharded(t *testing.T) {
 	d := testsrv.Sim(t, "shards=2,slots=4,service=1ms,routers=2")
 	s := measureStep(t, d, 8, 8, 700*time.Millisecond)
@@ -239,15 +242,70 @@ func TestSimSharded(t *testing.T) {
 	}
 	var sum float64
 	for h, hs := range tel.Hosts {
-		if hs.ConnPool == nil || hs.ConnPool.InUse == nil {
+		if hs.ConnPool == nil || hs.ConnPool.InUse == nil || hs.ConnPool.Created == nil {
 			t.Errorf("%s: router pool not reported", h)
+		}
+		if hs.Tickets != nil || hs.Queue != nil {
+			t.Errorf("%s: a router reports no tickets or queue, got %+v %+v", h, hs.Tickets, hs.Queue)
 		}
 		sum += hs.OpcountersPerS["query"]
 	}
 	if got := tel.Total.OpcountersPerS["query"]; fmt.Sprintf("%.6f", got) != fmt.Sprintf("%.6f", sum) {
 		t.Errorf("total query/s %v, hosts add up to %v", got, sum)
 	}
+	if tel.ShardsSampled == nil || !*tel.ShardsSampled || len(tel.ShardHosts) != 2 {
+		t.Fatalf("shards sampled = %v (%s), shard hosts %v: want both primaries", tel.ShardsSampled, tel.ShardsNotSampled, tel.ShardHosts)
+	}
+	hosts := d.ShardHosts()
+	var shardQueries float64
+	for i, name := range []string{"shard0", "shard1"} {
+		sh := tel.ShardHosts[name]
+		if sh == nil || sh.Host != hosts[i] {
+			t.Fatalf("%s: %+v, want its primary %s", name, sh, hosts[i])
+		}
+		ts := sh.Sample.Tickets
+		if ts == nil || ts.Read == nil || ts.Read.Total == nil || *ts.Read.Total != 4 || sh.Sample.Version == "" {
+			t.Errorf("%s: tickets %+v, version %q: want 4 read tickets and the server's version", name, ts, sh.Sample.Version)
+		}
+		shardQueries += sh.Sample.OpcountersPerS["query"]
+	}
+	// Every find reached exactly one shard: the shards' queries add up to
+	// the routers' (within the few at the window's edges).
+	if shardQueries < 0.85*sum || shardQueries > 1.15*sum {
+		t.Errorf("shards counted %.0f queries/s, routers %.0f", shardQueries, sum)
+	}
 	if tel.SamplerErrors != 0 {
 		t.Errorf("sampler errors %d: %s", tel.SamplerErrors, tel.SamplerError)
+	}
+}
+
+// TestSimShardBound is the sharded proof in-process: routers that answer
+// as a real 7.0 mongos (no tickets, no queue) in front of two shards of 4
+// slots, loaded past the knee on one shard's key. The routers alone show
+// nothing hard; the shard's primary, sampled behind them, shows its read
+// tickets out with ops queued, and the bound names it.
+func TestSimShardBound(t *testing.T) {
+	d := testsrv.Sim(t, "version=7.0,shards=2,slots=4,service=2ms,routers=2")
+	s := measureStep(t, d, 32, 32, time.Second)
+	logStep(t, s)
+	boundOrContended(t, s, BoundServer)
+	if s.Bound == BoundServer && (!strings.HasPrefix(s.BoundReason, "shard shard") || !strings.Contains(s.BoundReason, "read tickets exhausted")) {
+		t.Errorf("reason %q: want it to name the shard and its read tickets", s.BoundReason)
+	}
+	for h, hs := range s.Server.Hosts {
+		if hs.Tickets != nil || hs.Queue != nil {
+			t.Errorf("router %s reports tickets or a queue: %+v %+v", h, hs.Tickets, hs.Queue)
+		}
+	}
+	// The loaded shard's own numbers: 4 tickets, ~28 waiting by its queue
+	// and by its queue time, which a 7.0 server reports.
+	var loaded *results.TicketSide
+	for _, sh := range s.Server.ShardHosts {
+		if r := sh.Sample.Tickets.Side(true); r != nil && r.Queued != nil && *r.Queued > 1 {
+			loaded = r
+		}
+	}
+	if loaded == nil || loaded.QueuedFromTime == nil || *loaded.QueuedFromTime < 1 {
+		t.Fatalf("no shard shows its read queue: %+v", s.Server.ShardHosts)
 	}
 }

@@ -74,28 +74,8 @@ func serverInFlight(st *results.StepResult) (float64, bool) {
 	// client's concurrency; what levels off at the server's capacity is
 	// the part executing: in flight minus queued, where the queue is
 	// reported.
-	if q := queuedOps(t); q != nil {
+	if q := t.Queued(); q != nil {
 		v = max(0, v-*q)
 	}
 	return v, true
-}
-
-// queuedOps is the mean number of operations waiting at the server: the
-// ticket queue when reported, else globalLock.currentQueue; nil when
-// neither is.
-func queuedOps(s *results.ServerSample) *float64 {
-	if s.Tickets != nil && s.Tickets.Queued != nil {
-		return s.Tickets.Queued
-	}
-	if s.Queue != nil && (s.Queue.Readers != nil || s.Queue.Writers != nil) {
-		var q float64
-		if s.Queue.Readers != nil {
-			q += *s.Queue.Readers
-		}
-		if s.Queue.Writers != nil {
-			q += *s.Queue.Writers
-		}
-		return &q
-	}
-	return nil
 }

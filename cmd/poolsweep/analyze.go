@@ -1,8 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -63,7 +64,7 @@ target, pool, trial, clients and workload are optional.`,
 		example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
   poolsweep analyze run1/results.jsonl run2/results.jsonl --format json
   poolsweep analyze --csv ycsb-runs.csv --slo-p99 20ms`,
-	}, "", func(args []string) error { return o.run(e, args) })
+	}, "", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
 	textVar(f, &o.csv, "csv", "", "a path, read as a CSV", nil, "read a CSV (concurrency|connections, qps[, p99_ms, target, pool, trial, clients, workload]) instead of results files")
 	o.analysis.add(f)
@@ -77,7 +78,7 @@ func (o *analyzeOptions) options() (knee.Options, error) {
 	return o.analysis.options()
 }
 
-func (o *analyzeOptions) run(e *env, args []string) error {
+func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	opts, err := o.options()
 	if err != nil {
 		return err
@@ -89,18 +90,13 @@ func (o *analyzeOptions) run(e *env, args []string) error {
 	case o.csv != "" && len(args) > 0:
 		return usagef("--csv: give either results files or --csv, not both")
 	case o.csv != "":
-		f, err := os.Open(o.csv)
-		if err != nil {
-			return usagef("--csv: %w", textfmt.EscapeError(err))
-		}
-		defer f.Close()
-		if series, err = knee.ReadCSV(f, o.csv); err != nil {
-			return usageError{err}
+		if series, err = readInput(ctx, "--csv", o.csv, maxCSVBytes, func(r io.Reader) ([]knee.Series, error) { return knee.ReadCSV(r, o.csv) }); err != nil {
+			return err
 		}
 	case len(args) == 0:
 		return usagef("analyze: give one or more results.jsonl files, or --csv FILE")
 	default:
-		rs, err := o.read.files(args, e.stderr)
+		rs, err := o.read.files(ctx, args, e.stderr)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -43,19 +44,19 @@ best with --order interleaved) is compared with --baseline a --candidate b.`,
 		example: `  poolsweep compare audit-off/results.jsonl audit-on/results.jsonl
   poolsweep compare ab/results.jsonl --baseline standalone --candidate sharded --format markdown
   poolsweep compare before.jsonl after.jsonl --format json`,
-	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(args []string) error { return o.run(e, args) })
+	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
 	choiceVar(f, &o.format, "format", "text", []string{"text", "markdown", "json"}, false, "text, markdown or json")
 	textVar(f, &o.baseline, "baseline", "", "a target name of the results file", nil, "baseline target name (to compare two targets of one results file)")
 	textVar(f, &o.candidate, "candidate", "", "a target name of the results file", nil, "candidate target name")
 	floatVar(f, &o.alpha, "alpha", compare.DefaultAlpha, 0, 1, true, true, "significance level, above 0 and below 1")
-	textVar(f, &o.plotDir, "plot", "", "a directory, checked by outfile", nil, "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory")
+	textVar(f, &o.plotDir, "plot", "", "a directory, made through outfile", nil, "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory, made if absent (its parent must exist)")
 	floatVar(f, &o.minEffect, "min-effect", 0, 0, maxMinEffect, false, false, "call significant changes smaller than this many percent no change, 0 to 1000 (0 = off)")
 	o.read.addFlag(f)
 	return cmd
 }
 
-func (o *compareOptions) run(e *env, args []string) error {
+func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 	switch {
 	case len(args) > 2:
 		return usagef("compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate")
@@ -73,13 +74,13 @@ func (o *compareOptions) run(e *env, args []string) error {
 			return usagef("--plot: %v", err)
 		}
 	}
-	base, err := o.read.files(args[:1], e.stderr)
+	base, err := o.read.files(ctx, args[:1], e.stderr)
 	if err != nil {
 		return err
 	}
 	cand := base
 	if len(args) == 2 {
-		if cand, err = o.read.files(args[1:], e.stderr); err != nil {
+		if cand, err = o.read.files(ctx, args[1:], e.stderr); err != nil {
 			return err
 		}
 	}
@@ -94,6 +95,12 @@ func (o *compareOptions) run(e *env, args []string) error {
 		}
 		for _, n := range notes {
 			fmt.Fprintln(e.stderr, "note:", n)
+		}
+		if err := checkFigurePaths("--plot", o.plotDir, figs); err != nil {
+			return err
+		}
+		if err := outfile.MakeDir(o.plotDir); err != nil {
+			return usagef("--plot: %v", err)
 		}
 		paths, err := plot.WriteFiles(o.plotDir, figs)
 		if err != nil {

@@ -394,8 +394,10 @@ func TestFaultResultsFileLimit(t *testing.T) {
 	args := faultArgs(p, "--concurrency", "1,2,3,4,5,6,7,8", "--duration", "300ms", "--warmup", "100ms")
 	// dash counts ulimit -f in 512-byte blocks: 12 KiB holds a few steps.
 	r := sweepWithFaults(t, 2*time.Minute, args, nil, "sh", "-c", `ulimit -f 24; exec "$@"`, "sh")
-	if r.code != exitFailed || !strings.Contains(r.stderr, "file too large") {
-		t.Fatalf("exit %d, want 1 and the write error said\n%s", r.code, r.stderr)
+	// Said once, in words: it was "write X: write X: file too large".
+	path := filepath.Join(r.out, "results.jsonl")
+	if r.code != exitFailed || !strings.Contains(r.stderr, path+": the file size limit is reached (ulimit -f)") || strings.Contains(r.stderr, "write "+path) {
+		t.Fatalf("exit %d, want 1 and the write error said once, in words\n%s", r.code, r.stderr)
 	}
 	if r.res == nil || len(r.res.Steps) == 0 || len(r.res.Steps) == 8 {
 		t.Fatalf("want some but not all steps kept, got %v\n%s", r.res, r.stderr)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 
 	"github.com/spf13/cobra"
@@ -20,14 +21,15 @@ type cmdHelp struct {
 // filesCmd builds a command that reads the files named as its arguments.
 // With none, RunE fails with need as a usage error; with need "" the
 // command's run decides (analyze, which can read --csv instead).
-func filesCmd(h cmdHelp, need string, run func(args []string) error) *cobra.Command {
+// run gets the command's context, which a signal ends.
+func filesCmd(h cmdHelp, need string, run func(ctx context.Context, args []string) error) *cobra.Command {
 	return &cobra.Command{
 		Use: h.use, Short: h.short, Long: h.long + "\n\n" + readHelp, Example: h.example,
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && need != "" {
 				return usageError{errors.New(need)}
 			}
-			return run(args)
+			return run(cmd.Context(), args)
 		},
 	}
 }

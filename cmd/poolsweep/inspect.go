@@ -10,12 +10,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/topology"
 )
 
 type inspectOptions struct {
-	uri    string
-	format string
+	uri         string
+	format      string
+	saveReplies string
 }
 
 // inspectReport is inspect's JSON output.
@@ -23,6 +25,8 @@ type inspectReport struct {
 	URI  string                `json:"uri"`
 	Info topology.Info         `json:"server"`
 	Pool topology.PoolSettings `json:"pool"`
+	// SavedReplies are the files --save-replies wrote.
+	SavedReplies []string `json:"saved_replies,omitempty"`
 }
 
 // newInspectCmd builds the inspect command; runF runs it once its flags
@@ -32,8 +36,23 @@ func newInspectCmd(e *env, runF func(context.Context, *inspectOptions) error) *c
 	cmd := &cobra.Command{
 		Use:   "inspect --uri URI",
 		Short: "Show a deployment's topology, version, hosts and the pool settings its URI implies",
+		Long: `inspect connects with one connection, asks hello, buildInfo and (on a mongos)
+listShards, and shows the topology, the server's version, its hosts and shards, and the
+driver pool settings the URI implies.
+
+--save-replies DIR also writes the replies the server gave to the commands poolsweep
+sends during a sweep — hello (isMaster before 4.4), buildInfo, serverStatus, hostInfo
+and, on a mongos, connPoolStats and listShards — into DIR, one Extended JSON file each,
+named like poolsweep's corpus of real servers' replies
+(<command>.<process>[-<role>]-<version>.json, e.g. serverStatus.mongod-7.0.12.json).
+Secrets are removed first: $clusterTime's signature, saslSupportedMechs,
+speculativeAuthenticate, any field named like a password, secret, token, credential or
+URI, and the URI's password wherever it appears; the connection string itself is never
+written. Host names stay. Attach the files to a bug report: they are how poolsweep
+learns what your server version reports.`,
 		Example: `  poolsweep inspect --uri mongodb://127.0.0.1:27017
-  poolsweep inspect --uri 'mongodb://m1:27017,m2:27017/?maxPoolSize=200' --format json`,
+  poolsweep inspect --uri 'mongodb://m1:27017,m2:27017/?maxPoolSize=200' --format json
+  poolsweep inspect --uri mongodb://db1:27017 --save-replies ./replies`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -44,6 +63,7 @@ func newInspectCmd(e *env, runF func(context.Context, *inspectOptions) error) *c
 	}
 	textVar(cmd.Flags(), &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string (required)")
 	choiceVar(cmd.Flags(), &o.format, "format", "text", []string{"text", "json"}, false, "output format: text or json")
+	textVar(cmd.Flags(), &o.saveReplies, "save-replies", "", "a directory, made through outfile", nil, "also write the server's replies (secrets removed) into this directory, named like poolsweep's corpus, for a bug report")
 	return cmd
 }
 
@@ -64,6 +84,11 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	if o.saveReplies != "" {
+		if err := outfile.CheckDir(o.saveReplies); err != nil {
+			return usagef("--save-replies: %v", err)
+		}
+	}
 	info, err := topology.Detect(ctx, o.uri)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -72,6 +97,18 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 		return fmt.Errorf("inspect %s: %w", topology.Redact(o.uri), err)
 	}
 	rep := inspectReport{URI: topology.Redact(o.uri), Info: info, Pool: ps}
+	if o.saveReplies != "" {
+		replies, err := topology.CaptureReplies(ctx, o.uri)
+		if err != nil {
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
+			return fmt.Errorf("inspect %s: --save-replies: %w", topology.Redact(o.uri), err)
+		}
+		if rep.SavedReplies, err = saveReplies(o.saveReplies, replies); err != nil {
+			return err
+		}
+	}
 	if o.format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -118,6 +155,9 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 	fmt.Fprintf(w, "readPreference: %s\n", ps.ReadPreference)
 	if ps.WriteConcern != "" {
 		fmt.Fprintf(w, "writeConcern:   %s\n", ps.WriteConcern)
+	}
+	for _, f := range rep.SavedReplies {
+		fmt.Fprintf(w, "saved reply:    %s\n", printable(f))
 	}
 	n := len(info.Hosts)
 	if info.Topology == topology.Sharded || info.Topology == topology.Standalone {

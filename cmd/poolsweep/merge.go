@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -35,26 +37,35 @@ of one process.
 A step that some agent has no record of (it was killed, or was not ready within
 --agent-timeout) is marked partial and names the agents missing. Files of different runs
 or plans are refused, naming the file. Each argument is a results file or a directory
-holding one; OUT is a file, or a directory to write results.jsonl into.`,
+holding one; OUT is a file, or a directory to write results.jsonl into (an existing
+one, or a new one named with a trailing slash, made if its parent exists).`,
 		example: `  poolsweep merge poolsweep-out/seed003/agent-* -o poolsweep-out/seed003/results.jsonl
   poolsweep merge host1/results.jsonl host2/results.jsonl host3/results.jsonl -o merged/
   poolsweep report merged/results.jsonl -o report.html`,
-	}, "merge: give the results of every agent of one run (files, or directories holding results.jsonl)", func(args []string) error { return o.run(e, args) })
+	}, "merge: give the results of every agent of one run (files, or directories holding results.jsonl)", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file or directory, checked by outfile", nil, "the merged results file to write, or a directory for results.jsonl (required)")
 	o.read.addFlag(cmd.Flags())
 	return cmd
 }
 
-func (o *mergeOptions) run(e *env, args []string) error {
+func (o *mergeOptions) run(ctx context.Context, e *env, args []string) error {
 	if o.out == "" {
 		return usagef("--out: required: the merged results file to write")
 	}
-	out := o.out
-	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		out = filepath.Join(out, "results.jsonl")
+	// A directory (existing, or named with a trailing slash) takes
+	// results.jsonl; it is made, one level, if absent. A symlink is not
+	// taken for a directory: outfile refuses it as the file to write.
+	out, outDir := o.out, ""
+	if fi, err := os.Lstat(out); (err == nil && fi.IsDir()) || strings.HasSuffix(out, string(filepath.Separator)) {
+		outDir, out = out, filepath.Join(out, "results.jsonl")
+		if err := outfile.CheckDir(outDir); err != nil {
+			return usagef("--out: %v", err)
+		}
 	}
-	if err := outfile.Check(out); err != nil {
-		return usagef("--out: %v", err)
+	if _, err := os.Lstat(outDir); outDir == "" || err == nil { // else made fresh: the file is new
+		if err := outfile.Check(out); err != nil {
+			return usagef("--out: %v", err)
+		}
 	}
 	paths := make([]string, len(args))
 	for i, a := range args {
@@ -67,9 +78,14 @@ func (o *mergeOptions) run(e *env, args []string) error {
 		}
 		paths[i] = p
 	}
-	res, err := mergeFiles(paths, o.read, e.stderr)
+	res, err := mergeFiles(ctx, paths, o.read, e.stderr)
 	if err != nil {
-		return usageError{err}
+		return inputError(ctx, err)
+	}
+	if outDir != "" {
+		if err := outfile.MakeDir(outDir); err != nil {
+			return usagef("--out: %v", err)
+		}
 	}
 	if err := writeMerged(out, res); err != nil {
 		return err
@@ -92,10 +108,10 @@ func same(a, b string) bool {
 // merged step as a sweep labels its steps: Little's law over all the
 // agents' clients and what bound the step (a starved agent shows as
 // client-bound: the merged step carries the busiest agent's client CPU).
-func mergeFiles(paths []string, read readOptions, warn io.Writer) (*results.Results, error) {
+func mergeFiles(ctx context.Context, paths []string, read readOptions, warn io.Writer) (*results.Results, error) {
 	var files []*results.Results
 	for _, p := range paths {
-		r, err := results.ReadResultsFileWith(p, read.options())
+		r, err := results.ReadFileWith(ctx, p, read.options())
 		if err != nil {
 			return nil, err
 		}
@@ -115,12 +131,10 @@ func mergeFiles(paths []string, read readOptions, warn io.Writer) (*results.Resu
 	return res, nil
 }
 
-// writeMerged writes the merged results whole, or leaves out as it was.
+// writeMerged writes the merged results whole, or leaves out as it was;
+// its error names out.
 func writeMerged(out string, res *results.Results) error {
-	if err := outfile.Write(out, func(w io.Writer) error { return results.WriteResults(w, res) }); err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	return nil
+	return outfile.Write(out, func(w io.Writer) error { return results.WriteResults(w, res) })
 }
 
 // printMerged says what was merged, how well the windows lined up, and

@@ -45,7 +45,7 @@ func TestPlotReportOutputPaths(t *testing.T) {
 	// throughput.png is a directory: a figure there cannot be written.
 	must(os.MkdirAll(filepath.Join(d, "figs"), 0o755))
 	must(syscall.Mkfifo(filepath.Join(d, "figs", "throughput.png"), 0o644))
-	must(os.MkdirAll(filepath.Join(d, "md", "throughput.png"), 0o755))
+	must(os.MkdirAll(filepath.Join(d, "md", "README_files", "throughput.png"), 0o755))
 
 	for _, tc := range []struct {
 		args []string
@@ -58,13 +58,15 @@ func TestPlotReportOutputPaths(t *testing.T) {
 		{[]string{"report", in, "-o", filepath.Join(d, "to-null")}, "is a symlink to /dev/null"},                                     // through a link
 		{[]string{"report", in, "-o", filepath.Join(d, "file", "r.html")}, "not a directory"},                                        // a parent is a file
 		{[]string{"report", in, "-o", filepath.Join(d, "new") + "/"}, "names a directory"},                                           // a directory name
-		{[]string{"report", in, "--format", "markdown", "-o", filepath.Join(d, "md", "README.md")}, "throughput.png is a directory"}, // a figure beside it
+		{[]string{"report", in, "--format", "markdown", "-o", filepath.Join(d, "md", "README.md")}, "throughput.png is a directory"}, // a figure in its figures directory
 		{[]string{"plot", in, "-o", filepath.Join(d, "file")}, "is a regular file, not a directory"},                                 // a file as the directory
 		{[]string{"plot", in, "-o", "/dev/null"}, "/dev/null is a character device"},                                                 // a device as the directory
 		{[]string{"plot", in, "-o", filepath.Join(d, "fifo")}, "is a FIFO"},                                                          // a FIFO as the directory
 		{[]string{"plot", in, "-o", filepath.Join(d, "file", "sub")}, "not a directory"},                                             // under a file
 		{[]string{"plot", in, "-o", filepath.Join(d, "figs")}, "throughput.png is a FIFO"},                                           // a figure's own path
 		{[]string{"report", "/nonexistent.jsonl", "-o", "/dev/full"}, "/dev/full"},                                                   // -o is checked before the inputs are read
+		{[]string{"report", in, "-o", filepath.Join(d, "a", "b", "report.html")}, "no such directory"},                               // a missing directory is not made
+		{[]string{"plot", in, "-o", filepath.Join(d, "c", "figs")}, "no such directory"},                                             // nor a missing parent
 	} {
 		before := listTree(t, d)
 		code, stdout, stderr := runCLI(t, tc.args...)
@@ -85,12 +87,12 @@ func TestPlotReportOutputPaths(t *testing.T) {
 		}
 	}
 
-	// Good paths still work: a report in a directory that does not exist
-	// yet, a report replacing an older one, figures into a new directory.
+	// Good paths still work: a report in an existing directory, a report
+	// replacing an older one, figures into a new directory.
 	for _, args := range [][]string{
-		{"report", in, "-o", filepath.Join(d, "a", "b", "report.html")},
+		{"report", in, "-o", filepath.Join(d, "dir", "report.html")},
 		{"report", in, "-o", filepath.Join(d, "file")},
-		{"plot", in, "-o", filepath.Join(d, "c", "figs"), "--figure", "throughput"},
+		{"plot", in, "-o", filepath.Join(d, "newfigs"), "--figure", "throughput"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 0 {
 			t.Errorf("%v: exit %d: %s", args, code, stderr)
@@ -99,7 +101,7 @@ func TestPlotReportOutputPaths(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(d, "file")); err != nil || !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
 		t.Errorf("report did not replace the file: %v", err)
 	}
-	for _, p := range []string{filepath.Join(d, "a", "b", "report.html"), filepath.Join(d, "c", "figs", "throughput.png")} {
+	for _, p := range []string{filepath.Join(d, "dir", "report.html"), filepath.Join(d, "newfigs", "throughput.png")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Error(err)
 		}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,15 +50,15 @@ trials of one series. To set two runs of one target side by side, use
 poolsweep compare --plot-dir, or poolsweep report A B.`,
 		example: `  poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures
   poolsweep plot standalone/results.jsonl sharded/results.jsonl -o cmp --figure throughput,comparison`,
-	}, "plot: give one or more results.jsonl files", func(args []string) error { return o.run(e, args) })
-	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a directory, checked by outfile", nil, "directory to write the figures into (required)")
+	}, "plot: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
+	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a directory, made through outfile", nil, "directory to write the figures into, made if absent (required; its parent must exist)")
 	choiceVar(cmd.Flags(), &o.figures, "figure", "", plot.AllFigures, true, "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
 	o.analysis.add(cmd.Flags())
 	o.read.addFlag(cmd.Flags())
 	return cmd
 }
 
-func (o *plotOptions) run(e *env, args []string) error {
+func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
 	if o.out == "" {
 		return usagef("-o/--out: required (the directory for the figures)")
 	}
@@ -71,7 +73,7 @@ func (o *plotOptions) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rs, err := o.read.files(args, e.stderr)
+	rs, err := o.read.files(ctx, args, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -79,11 +81,14 @@ func (o *plotOptions) run(e *env, args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if err := checkFigurePaths(o.out, figs); err != nil {
+	if err := checkFigurePaths("-o", o.out, figs); err != nil {
 		return err
 	}
 	for _, n := range notes {
 		fmt.Fprintln(e.stderr, "note:", n)
+	}
+	if err := outfile.MakeDir(o.out); err != nil {
+		return usagef("-o: %v", err)
 	}
 	paths, err := plot.WriteFiles(o.out, figs)
 	if err != nil {
@@ -131,14 +136,16 @@ several files are trials of one series). Two files are an A/B pair: the report a
 the comparison, and each run is analysed on its own, as analyze RUN would.
 
 HTML is one file with the SVG figures inline and nothing to fetch. With --format
-markdown the PNG figures are written beside the .md file.`,
+markdown the figures (PNG and SVG) go into a directory named after the report, beside
+it: -o report.md writes report_files/throughput.png and so on, so that no file the
+report did not name is replaced. The directory the report goes into must exist.`,
 		example: `  poolsweep report poolsweep-out/20261130-101500-1a2b/results.jsonl -o report.html
-  poolsweep report run/results.jsonl --format markdown -o report/README.md
+  poolsweep report run/results.jsonl --format markdown -o report.md      # figures in report_files/
   poolsweep report run/results.jsonl --slo-p99 20ms -o report.html
   poolsweep report audit-off/results.jsonl audit-on/results.jsonl -o ab.html     # with an A/B section
   poolsweep report ab/results.jsonl --baseline standalone --candidate sharded -o ab.html`,
-	}, "report: give one or more results.jsonl files", func(args []string) error { return o.run(e, args) })
-	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file, checked by outfile", nil, "report file to write (required)")
+	}, "report: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
+	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file, written through outfile", nil, "report file to write (required)")
 	choiceVar(cmd.Flags(), &o.format, "format", "html", []string{"html", "markdown"}, false, "html or markdown")
 	textVar(cmd.Flags(), &o.baseline, "baseline", "", "a target name of the results file", nil, "with one results file of two targets: the baseline target for the A/B section")
 	textVar(cmd.Flags(), &o.candidate, "candidate", "", "a target name of the results file", nil, "the candidate target for the A/B section")
@@ -147,11 +154,11 @@ markdown the PNG figures are written beside the .md file.`,
 	return cmd
 }
 
-func (o *reportOptions) run(e *env, args []string) error {
+func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
 	if o.out == "" {
 		return usagef("-o/--out: required (the report file)")
 	}
-	if err := checkReportPath(o.out); err != nil {
+	if err := checkReportPath(o.out, o.format); err != nil {
 		return err
 	}
 	opts, err := o.analysis.options()
@@ -167,7 +174,7 @@ func (o *reportOptions) run(e *env, args []string) error {
 	if len(args) > 1 && o.baseline != "" {
 		return usagef("--baseline/--candidate: name two targets of one results file; two files are already an A/B pair")
 	}
-	rs, err := o.read.files(args, e.stderr)
+	rs, err := o.read.files(ctx, args, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -194,7 +201,8 @@ func writeReport(path, format string, rs []*results.Results, ab abRequest, e *en
 }
 
 // writeReportWith draws every applicable figure and writes the report; for
-// Markdown the PNGs (and SVGs) go beside the report. The analysis is
+// Markdown the PNGs (and SVGs) go into its figures directory (see
+// figuresDir). The analysis is
 // analyze's with opts: across all files, or each file on its own when two
 // files form an A/B pair. With an A/B request the comparison's verdicts,
 // table and figures are included.
@@ -217,10 +225,10 @@ func writeReportWith(path, format string, rs []*results.Results, ab abRequest, o
 		return err
 	}
 	rep.Skipped = notes
-	if err := checkReportPath(path); err != nil {
+	if err := checkReportPath(path, format); err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
+	dir, side := filepath.Dir(path), figuresDir(path)
 	if ab.want {
 		base, cand := rs[:1], rs[len(rs)-1:]
 		if ab.baseline != "" {
@@ -239,9 +247,10 @@ func writeReportWith(path, format string, rs []*results.Results, ab abRequest, o
 	}
 	all := append(append([]plot.Figure{}, rep.Figures...), rep.ABFigures...)
 	if format == "markdown" {
-		// The figures go beside the report: check them all before writing
-		// any, so that a bad name among them leaves nothing half done.
-		if err := checkFigurePaths(dir, all); err != nil {
+		// The figures go into the report's figures directory: check them
+		// all before writing any, so that a bad name among them leaves
+		// nothing half done.
+		if err := checkFigurePaths("-o", filepath.Join(dir, side), all); err != nil {
 			return err
 		}
 	}
@@ -250,14 +259,15 @@ func writeReportWith(path, format string, rs []*results.Results, ab abRequest, o
 			fmt.Fprintln(e.stderr, "note:", n)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("-o: %v", err)
-	}
 	write := rep.WriteHTML
 	if format == "markdown" {
-		rep.PNGNames, rep.ABPNGNames = plot.PNGNames(rep.Figures), plot.PNGNames(rep.ABFigures)
+		rep.PNGNames, rep.ABPNGNames = linkNames(side, rep.Figures), linkNames(side, rep.ABFigures)
 		write = rep.WriteMarkdown
-		if _, err := plot.WriteFiles(dir, all); err != nil {
+		figDir, err := outfile.MakeOwnDir(dir, side)
+		if err != nil {
+			return usagef("-o: %v", err)
+		}
+		if _, err := plot.WriteFiles(figDir, all); err != nil {
 			return err
 		}
 	}
@@ -268,36 +278,48 @@ func writeReportWith(path, format string, rs []*results.Results, ab abRequest, o
 }
 
 // checkReportPath refuses a report path that is not a regular file (or
-// absent) or whose directory cannot be written or created: before any
-// work, one line naming -o.
-func checkReportPath(path string) error {
-	dir := filepath.Dir(path)
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		// The directory is made first: it must be creatable, and the
-		// file in it will be new.
-		if err := outfile.CheckDir(dir); err != nil {
-			return usagef("-o: %v", err)
-		}
-		if strings.HasSuffix(path, string(filepath.Separator)) {
-			return usagef("-o: %s names a directory; give a file name", path)
-		}
-		return nil
-	}
+// absent) in an existing writable directory, and for Markdown a figures
+// directory that is not a real directory: before any work, one line
+// naming -o. The directory is never created.
+func checkReportPath(path, format string) error {
 	if err := outfile.Check(path); err != nil {
 		return usagef("-o: %v", err)
+	}
+	if format == "markdown" {
+		if err := outfile.CheckOwnDir(filepath.Dir(path), figuresDir(path)); err != nil {
+			return usagef("-o: %v", err)
+		}
 	}
 	return nil
 }
 
+// figuresDir names the directory a Markdown report's figures go into,
+// beside it and named after it (r.md → r_files), so that writing the
+// report replaces no file the user did not name.
+func figuresDir(report string) string {
+	base := filepath.Base(report)
+	return strings.TrimSuffix(base, filepath.Ext(base)) + "_files"
+}
+
+// linkNames are the links to figs' PNGs in the figures directory side,
+// relative to the report, escaped for a Markdown link.
+func linkNames(side string, figs []plot.Figure) []string {
+	names := plot.PNGNames(figs)
+	for i, n := range names {
+		names[i] = url.PathEscape(side) + "/" + url.PathEscape(n)
+	}
+	return names
+}
+
 // checkFigurePaths refuses figure files in dir that could not be written
-// as regular files, before any is written.
-func checkFigurePaths(dir string, figs []plot.Figure) error {
-	if _, err := os.Stat(dir); err != nil {
-		return nil // made fresh by WriteFiles: every file in it is new
+// as regular files, before any is written, naming flag.
+func checkFigurePaths(flag, dir string, figs []plot.Figure) error {
+	if _, err := os.Lstat(dir); err != nil {
+		return nil // made fresh: every file in it is new
 	}
 	for _, p := range plot.Paths(dir, figs) {
 		if err := outfile.Check(p); err != nil {
-			return usagef("-o: %v", err)
+			return usagef("%s: %v", flag, err)
 		}
 	}
 	return nil

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -26,28 +25,25 @@ func (r *readOptions) addFlag(f *pflag.FlagSet) { f.BoolVar(&r.lenient, "lenient
 func (r readOptions) options() results.ReadOptions { return results.ReadOptions{Lenient: r.lenient} }
 
 // file reads one results file; a file that cannot be read as results is
-// bad input (a usage error naming it).
-func (r readOptions) file(path string) (*results.Results, error) {
-	res, err := results.ReadResultsFileWith(path, r.options())
-	if err == nil {
-		return res, nil
+// bad input (a usage error naming it), or the interruption when a signal
+// stopped the reading.
+func (r readOptions) file(ctx context.Context, path string) (*results.Results, error) {
+	res, err := results.ReadFileWith(ctx, path, r.options())
+	if err != nil {
+		// Paths and decoding errors may carry bytes from outside: escaped
+		// (by inputError), so they cannot drive the terminal.
+		return nil, inputError(ctx, err)
 	}
-	// Paths and decoding errors may carry bytes from outside: escaped,
-	// so they cannot drive the terminal.
-	var le *results.LineError
-	if errors.As(err, &le) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-		return nil, usageError{textfmt.EscapeError(err)}
-	}
-	return nil, usageError{textfmt.EscapeError(fmt.Errorf("%s: %w", path, err))}
+	return res, nil
 }
 
 // files reads results files for analyze, plot, report and compare,
 // telling warn what the reader noticed (a cut-off last line left out, a
 // run without its end record, records skipped by --lenient).
-func (r readOptions) files(paths []string, warn io.Writer) ([]*results.Results, error) {
+func (r readOptions) files(ctx context.Context, paths []string, warn io.Writer) ([]*results.Results, error) {
 	var rs []*results.Results
 	for _, p := range paths {
-		res, err := r.file(p)
+		res, err := r.file(ctx, p)
 		if err != nil {
 			return nil, err
 		}

@@ -118,7 +118,7 @@ func TestTopoSweepHostileCredentials(t *testing.T) {
 		printed := stdout + stderr
 		results := filepath.Join(out, "results.jsonl")
 		for _, format := range []string{"html", "markdown"} {
-			code, stdout, stderr := runBinary(t, dir, time.Minute, "report", results, "--format", format, "-o", filepath.Join(dir, "report-"+format, "report."+format))
+			code, stdout, stderr := runBinary(t, dir, time.Minute, "report", results, "--format", format, "-o", filepath.Join(dir, "report."+format))
 			if code != 0 {
 				t.Fatalf("%q: report --format %s: exit %d: %s", userPass, format, code, stderr)
 			}

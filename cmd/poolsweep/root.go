@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -22,6 +24,11 @@ const (
 	exitUsage       = 2
 	exitPartial     = 3   // the run ended, but some steps could not be measured
 	exitInterrupted = 130 // 128 + SIGINT; SIGTERM gives 143, SIGHUP 129
+	// exitClosedStdout: the reader of stdout left before poolsweep was
+	// done writing (poolsweep analyze … | head -1). poolsweep ends quietly
+	// with 128 + SIGPIPE, the status of a tool that SIGPIPE ended, so a
+	// pipeline (set -o pipefail) sees what it sees of cat or grep.
+	exitClosedStdout = 141
 )
 
 // signalNumbers are the signals a run stops for, by the name the end
@@ -55,7 +62,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // runWith is run with the commands' runners r.
 func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
-	stdin, stdout, stderr := e.stdin, e.stdout, e.stderr
+	out := &stdoutWatch{w: e.stdout}
+	stdin, stdout, stderr := e.stdin, io.Writer(out), e.stderr
+	e = &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRootCmd(e, r)
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -70,6 +79,9 @@ func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
 		}
 	}()
 	err := root.ExecuteContext(ctx)
+	if out.closed.Load() && (err == nil || errors.Is(err, syscall.EPIPE)) {
+		return exitClosedStdout // nothing to say: no one reads it
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -95,6 +107,22 @@ func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
 		fmt.Fprintf(stderr, "poolsweep: %s\n", safeLine(topology.Redact(err.Error())))
 		return exitFailed
 	}
+}
+
+// stdoutWatch notes that a write to stdout found its reader gone (EPIPE:
+// main asks for SIGPIPE as a signal, so that a sweep is not killed by it
+// before its end record).
+type stdoutWatch struct {
+	w      io.Writer
+	closed atomic.Bool
+}
+
+func (s *stdoutWatch) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		s.closed.Store(true)
+	}
+	return n, err
 }
 
 // safeLine makes s fit for one line of a terminal: only its first line,

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
@@ -63,11 +64,11 @@ it and start another where clients expect it.`,
 		},
 	}
 	f := cmd.Flags()
-	textVar(f, &o.data, "data", "", "a directory", nil, "directory for FerretDB's SQLite files (default: a temporary directory removed at exit)")
+	textVar(f, &o.data, "data", "", "a directory, made through outfile", nil, "directory for FerretDB's SQLite files, made if absent (its parent must exist; default: a temporary directory removed at exit)")
 	textVar(f, &o.listen, "listen", "127.0.0.1:0", "host:port on a loopback or local address", checkListen, "host:port to listen on (port 0 picks a free one)")
 	textVar(f, &o.postgresqlURL, "postgresql-url", "", "a postgres:// URL", nil, "use FerretDB's PostgreSQL backend at this URL instead of SQLite")
 	textVar(f, &o.sim, "sim", "", "a simulator spec", func(v string) error { _, err := sim.ParseSpec(v); return err }, "run the calibrated simulator with this spec instead of FerretDB (e.g. slots=8,service=2ms)")
-	textVar(f, &o.logFile, "log", "", "a file, appended through outfile", nil, "append the server's own warnings to this file (default: stderr)")
+	textVar(f, &o.logFile, "log", "", "a file, appended through outfile", nil, "append the server's own warnings to this file, a regular file in an existing directory (default: stderr)")
 	return cmd
 }
 
@@ -121,9 +122,14 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	if o.data != "" {
+		if err := outfile.CheckDir(o.data); err != nil {
+			return usagef("--data: %v", err)
+		}
+	}
 	logw := e.stderr
 	if o.logFile != "" {
-		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := outfile.Append(o.logFile)
 		if err != nil {
 			return usagef("--log: %v", err)
 		}
@@ -146,7 +152,10 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 	startCtx, cancelStart := context.WithTimeout(ctx, 60*time.Second)
 	defer cancelStart()
 	if o.sim != "" {
-		var opts []sim.Option
+		// This process runs the simulator and nothing else: its CPU time is
+		// the server's, which serverStatus may then report as a real
+		// mongod does.
+		opts := []sim.Option{sim.AloneInProcess()}
 		if o.listenSet {
 			opts = append(opts, sim.Listen(o.listen))
 		}
@@ -171,7 +180,9 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	} else if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		// The directory the user named, made one level deep if absent;
+		// FerretDB makes its files in it.
+		if err := outfile.MakeDir(dir); err != nil {
 			return usagef("--data: %v", err)
 		}
 	}

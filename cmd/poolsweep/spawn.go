@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/topology"
@@ -43,13 +44,16 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	if dir == "" {
 		dir = filepath.Join("poolsweep-out", runID)
 	}
-	if err := outfile.CheckDir(dir); err != nil {
+	if err := o.checkOutDir(dir); err != nil {
 		return usagef("--out: %v", err)
 	}
-	for _, p := range append([]string{"results.jsonl"}, agentDirs(o.spawn)...) {
+	for _, p := range append([]string{"results.jsonl"}, agentFiles(o.spawn)...) {
 		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
 			return usagef("--out: %s already holds %s; choose another directory", dir, p)
 		}
+	}
+	if err := o.checkArtifacts("--out", dir); err != nil {
+		return err
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -61,7 +65,7 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := o.makeOutDir(dir); err != nil {
 		return fmt.Errorf("create the output directory: %w", err)
 	}
 	args := o.spawnArgs(cfg, targets)
@@ -105,7 +109,9 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 		}
 		return fmt.Errorf("no agent wrote results; see %s", agents[0].log)
 	}
-	res, err := mergeFiles(paths, readOptions{}, e.stderr)
+	// The agents' files are read even after Ctrl-C: what they measured is
+	// kept, and the files are the agents' own, bounded by infile.
+	res, err := mergeFiles(context.WithoutCancel(ctx), paths, readOptions{}, e.stderr)
 	if err != nil {
 		return fmt.Errorf("merge the agents' results: %w", err)
 	}
@@ -132,10 +138,12 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	return errors.New("the run failed: " + res.End.Reason)
 }
 
-func agentDirs(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("agent-%d", i)
+// agentFiles are the names --spawn makes in the output directory for n
+// agents: a directory and a log each.
+func agentFiles(n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("agent-%d", i), fmt.Sprintf("agent-%d.log", i))
 	}
 	return out
 }
@@ -181,7 +189,7 @@ func (o *sweepOptions) spawnArgs(cfg *sweepConfig, targets []*sweepTarget) []str
 // life.
 func startAgent(exe string, args []string, dir, runID string, i int, o *sweepOptions, stderr io.Writer) (*spawnedAgent, error) {
 	a := &spawnedAgent{index: i, log: filepath.Join(dir, fmt.Sprintf("agent-%d.log", i)), done: make(chan struct{})}
-	logf, err := os.Create(a.log)
+	logf, err := outfile.CreateExclusive(a.log)
 	if err != nil {
 		return nil, fmt.Errorf("--spawn: agent %d log: %w", i, err)
 	}
@@ -277,9 +285,10 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	}
 }
 
-// lastLine is the last non-empty line of a file, for a short report.
+// lastLine is the last non-empty line of a log, for a short report: a
+// read of a few KiB, done after Ctrl-C too.
 func lastLine(path string) string {
-	b, err := os.ReadFile(path)
+	b, err := infile.Tail(context.Background(), path, logTailBytes)
 	if err != nil {
 		return err.Error()
 	}

@@ -71,6 +71,9 @@ func writeSummary(w io.Writer, res *results.Results) {
 			fmt.Fprintf(w, "note: %s: %s\n", h.Name, h.Note)
 		}
 	}
+	for _, n := range shardNotes(steps) {
+		fmt.Fprintln(w, n)
+	}
 	clientBound := 0
 	for _, s := range steps {
 		if ok, _ := bound.ClientLimited(&s); ok {
@@ -163,20 +166,16 @@ func writeTelemetryTable(w io.Writer, res *results.Results, steps []results.Step
 		if tot == nil {
 			tot = &results.ServerSample{}
 		}
+		// A cluster's queues and tickets are its shards': the routers have none.
+		shardsOrHosts := tot
+		if s.Server.ShardTotal != nil {
+			shardsOrHosts = s.Server.ShardTotal
+		}
 		queued := "n/r"
-		if q := tot.Queue; q != nil && (q.Readers != nil || q.Writers != nil) {
-			sum := 0.0
-			for _, v := range []*float64{q.Readers, q.Writers} {
-				if v != nil {
-					sum += *v
-				}
-			}
-			queued = fmt.Sprintf("%.1f", sum)
+		if q := shardsOrHosts.Queued(); q != nil {
+			queued = fmt.Sprintf("%.1f", *q)
 		}
-		tickets := "n/r"
-		if tk := tot.Tickets; tk != nil && tk.InUse != nil && tk.Available != nil {
-			tickets = fmt.Sprintf("%.1f/%.1f", *tk.InUse, *tk.Available)
-		}
+		tickets := ticketsText(shardsOrHosts.Tickets)
 		conns := "n/r"
 		if c := tot.Connections; c != nil && c.Current != nil {
 			conns = fmt.Sprintf("%.0f", *c.Current)
@@ -210,9 +209,46 @@ func writeTelemetryTable(w io.Writer, res *results.Results, steps []results.Step
 	}
 }
 
+// ticketsText is the tickets in use and free per side ("r 3.0/5.0 w
+// 8.0/0.0"), or "n/r"; the sides are separate pools and are never added.
+func ticketsText(tk *results.TicketCounts) string {
+	var parts []string
+	for _, side := range []struct {
+		name string
+		ts   *results.TicketSide
+	}{{"r", tk.Side(true)}, {"w", tk.Side(false)}} {
+		if side.ts != nil && side.ts.InUse != nil && side.ts.Available != nil {
+			parts = append(parts, fmt.Sprintf("%s %.1f/%.1f", side.name, *side.ts.InUse, *side.ts.Available))
+		}
+	}
+	if len(parts) == 0 {
+		if tk != nil && tk.InUse != nil && tk.Available != nil {
+			return fmt.Sprintf("%.1f/%.1f", *tk.InUse, *tk.Available) // a file from before per-side tickets
+		}
+		return "n/r"
+	}
+	return strings.Join(parts, " ")
+}
+
 func clientCPU(s results.StepResult) string {
 	if s.Client == nil {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", s.Client.CPUPct)
+}
+
+// shardNotes says once per target why a sharded cluster's shards were not
+// sampled behind its routers (every step records it; the verdicts were
+// then judged on what the routers report).
+func shardNotes(steps []results.StepResult) []string {
+	var out []string
+	said := map[string]bool{}
+	for _, s := range steps {
+		if s.Server == nil || s.Server.ShardsSampled == nil || *s.Server.ShardsSampled || said[s.Target] {
+			continue
+		}
+		said[s.Target] = true
+		out = append(out, fmt.Sprintf("note: %s: shards not sampled: %s; the bound was judged on what the mongos routers report", s.Target, safeLine(s.Server.ShardsNotSampled)))
+	}
+	return out
 }

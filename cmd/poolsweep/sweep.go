@@ -60,6 +60,7 @@ type sweepOptions struct {
 	maxErrorRate  float64
 	prewarm       time.Duration
 	serverCores   int
+	noShardSample bool
 	lockWait      time.Duration
 
 	// Open loop (sweepopen.go).
@@ -147,7 +148,9 @@ Exit status:
        them again
   129, 130, 143
        interrupted by SIGHUP, SIGINT (Ctrl-C) or SIGTERM: the step in progress is
-       recorded as interrupted, every finished step is kept, and --resume continues`,
+       recorded as interrupted, every finished step is kept, and --resume continues
+  141  stdout was closed before poolsweep finished writing to it (… | head): it ends
+       quietly, as a tool that SIGPIPE stopped does; every command gives 141 then`,
 		Example: `  poolsweep sweep
   poolsweep sweep --uri mongodb://db1:27017 --workload api --concurrency 64,128,256,500,1000
   poolsweep sweep --target standalone=mongodb://a:27017 --target sharded=mongodb://m1:27017,m2:27017 \
@@ -186,7 +189,7 @@ Exit status:
 	intVar(f, &o.records, "records", 0, 1, workload.MaxRecords, "documents to load (default 10000; embedded server 1000)")
 	textVar(f, &o.database, "database", "poolsweep", "a MongoDB database name", workload.CheckDatabaseName, "database poolsweep loads and writes (it never writes elsewhere); MongoDB's rules for names: under 64 bytes, none of /\\. \"$*<>:|? or spaces")
 	f.BoolVar(&o.drop, "drop", false, "reload poolsweep's own collection even if a matching one exists")
-	textVar(f, &o.out, "out", "", "a directory, checked by outfile", nil, "output directory (default ./poolsweep-out/<run-id>)")
+	textVar(f, &o.out, "out", "", "a directory, made through outfile", nil, "output directory, made if absent (its parent must exist; default ./poolsweep-out/<run-id>)")
 	choiceVar(f, &o.order, "order", plan.OrderSequential, []string{plan.OrderSequential, plan.OrderInterleaved}, false, "with several targets: sequential, or interleaved (A B A B … step by step)")
 	uint64Var(f, &o.maxConnecting, "max-connecting", 0, 1, maxConnecting, "connections each pool opens at once, 1 to 1024 (default: the URI's maxConnecting, else 64; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured")
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep (the run then ends partial, exit 3)")
@@ -195,6 +198,7 @@ Exit status:
 	textVar(f, &o.resume, "resume", "", "a directory holding results.jsonl", nil, "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
 	f.BoolVar(&o.read.lenient, "lenient", false, "with --resume: "+lenientHelp+"; such a step is measured again")
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
+	f.BoolVar(&o.noShardSample, "no-shard-sampling", false, "on a sharded cluster, sample the mongos routers only, not the shards' primaries behind them (which poolsweep otherwise finds with listShards and samples directly, with the URI's credentials and TLS)")
 	intVar(f, &o.serverCores, "server-cores", 0, 0, maxServerCores, "CPU cores of each server host, for the server-CPU bound (default 0: what hostInfo reports, or this machine's for a server poolsweep started)")
 	durationVar(f, &o.lockWait, "lock-wait", workload.DefaultLockWait, 0, 24*time.Hour, "how long to wait for another poolsweep run that is loading the same collection, up to 24h")
 	addAgentFlags(f, &o.agentOptions)

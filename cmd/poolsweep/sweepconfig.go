@@ -1,7 +1,8 @@
 package main
 
 import (
-	"os"
+	"context"
+	"io"
 	"strings"
 
 	"github.com/poolsweep/poolsweep/plan"
@@ -125,14 +126,13 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		}
 		cfg.workloads = ws
 	case o.workloadFile != "":
-		f, err := os.Open(o.workloadFile)
+		// A regular file of at most 1 MiB: read at once, before any
+		// signal could matter.
+		pf, err := readInput(context.Background(), "--workload-file", o.workloadFile, maxWorkloadBytes, func(r io.Reader) (workload.PropertyFile, error) {
+			return workload.ParsePropertyFile(r, o.workloadFile, base)
+		})
 		if err != nil {
-			return nil, usagef("--workload-file: %v", err)
-		}
-		pf, err := workload.ParsePropertyFile(f, o.workloadFile, base)
-		f.Close()
-		if err != nil {
-			return nil, usagef("--workload-file: %v", err)
+			return nil, err
 		}
 		if o.changed("records") {
 			pf.Workload.Records = o.records

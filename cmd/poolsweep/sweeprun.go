@@ -13,6 +13,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
@@ -45,7 +46,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err := wireSearch(session); err != nil {
 		return err
 	}
-	outDir, err := o.outputDir(session)
+	outDir, err := o.outputDir(ctx, session)
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	}
 
 	// Whatever happened, what was measured is summarised and drawn.
-	if res, err := results.ReadResultsFileWith(session.ResultsPath, o.read.options()); err == nil && len(res.Steps) > 0 {
+	if res, err := results.ReadFileWith(context.Background(), session.ResultsPath, o.read.options()); err == nil && len(res.Steps) > 0 {
 		writeSummary(e.stdout, res)
 		if !o.noPlot {
 			if err := writeArtifacts(outDir, []*results.Results{res}); err != nil {
@@ -133,19 +134,27 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 
 // outputDir settles where results go: the run being resumed, --out, or a
 // new directory named after the run; it refuses a place that cannot take
-// them before anything connects.
-func (o *sweepOptions) outputDir(session *sweep.Session) (string, error) {
+// them before anything connects: a results.jsonl already there (or a
+// symlink in its place), and a report or figure name that is a symlink
+// or not a regular file, which the end of the run would have to skip.
+func (o *sweepOptions) outputDir(ctx context.Context, session *sweep.Session) (string, error) {
 	if o.resume != "" {
 		if o.out != "" && filepath.Clean(o.out) != filepath.Clean(o.resume) {
 			return "", usagef("--resume: results go back into %s; drop --out", o.resume)
+		}
+		if err := outfile.CheckDir(o.resume); err != nil {
+			return "", usagef("--resume: %v", err)
 		}
 		path := filepath.Join(o.resume, "results.jsonl")
 		if err := outfile.Check(path); err != nil {
 			return "", usagef("--resume: %v", err)
 		}
-		prev, err := o.read.file(path)
+		prev, err := o.read.file(ctx, path)
 		if err != nil {
 			return "", usagef("--resume: %v", err)
+		}
+		if err := o.checkArtifacts("--resume", o.resume); err != nil {
+			return "", err
 		}
 		session.Previous, session.RunID = prev, prev.Header.RunID
 		return o.resume, nil
@@ -154,13 +163,64 @@ func (o *sweepOptions) outputDir(session *sweep.Session) (string, error) {
 	if dir == "" {
 		dir = o.defaultOutDir(session.RunID)
 	}
-	if err := outfile.CheckDir(dir); err != nil {
+	if err := o.checkOutDir(dir); err != nil {
 		return "", usagef("--out: %v", err)
 	}
-	if _, err := os.Lstat(filepath.Join(dir, "results.jsonl")); err == nil {
+	results := filepath.Join(dir, "results.jsonl")
+	if _, err := os.Lstat(results); err == nil {
+		if err := outfile.Check(results); err != nil {
+			return "", usagef("--out: %v", err)
+		}
 		return "", usagef("--out: %s already holds a results.jsonl; choose another directory, or continue it with --resume %s", dir, dir)
 	}
+	if err := o.checkArtifacts("--out", dir); err != nil {
+		return "", err
+	}
+	session.MakeDir = func() error { return o.makeOutDir(dir) }
 	return dir, nil
+}
+
+// checkOutDir checks the output directory of a new run: the one the user
+// named (--out), which poolsweep makes one level deep if it is absent, or
+// the default ./poolsweep-out/RUN-ID, poolsweep's own names, which must be
+// real directories where they exist.
+func (o *sweepOptions) checkOutDir(dir string) error {
+	if o.out != "" {
+		return outfile.CheckDir(dir)
+	}
+	return outfile.CheckOwnDir(".", dir)
+}
+
+// makeOutDir makes the output directory checkOutDir accepted.
+func (o *sweepOptions) makeOutDir(dir string) error {
+	if o.out != "" {
+		return outfile.MakeDir(dir)
+	}
+	_, err := outfile.MakeOwnDir(".", dir)
+	return err
+}
+
+// checkArtifacts refuses an existing output directory in which the report
+// or a figure drawn at the end of the run could not be written (unless
+// --no-plot): it is known before the run starts, not after it.
+func (o *sweepOptions) checkArtifacts(flag, dir string) error {
+	if o.noPlot {
+		return nil
+	}
+	if _, err := os.Lstat(dir); err != nil {
+		return nil // made fresh: every file in it is new
+	}
+	figs := make([]plot.Figure, len(plot.AllFigures))
+	for i, name := range plot.AllFigures {
+		figs[i].Name = name
+	}
+	if err := checkFigurePaths(flag, dir, figs); err != nil {
+		return err
+	}
+	if err := outfile.Check(filepath.Join(dir, "report.html")); err != nil {
+		return usagef("%s: %v", flag, err)
+	}
+	return nil
 }
 
 // startTargets starts the servers poolsweep runs itself and detects what
@@ -236,7 +296,7 @@ func (o *sweepOptions) wireTargets(session *sweep.Session, targets []*sweepTarge
 			}
 		}
 		if !o.noTelemetry {
-			tel, err := newStepTelemetry(t)
+			tel, err := newStepTelemetry(t, o.noShardSample)
 			if err != nil {
 				return closeAll, fmt.Errorf("target %s: telemetry: %w", t.Name, err)
 			}

@@ -19,12 +19,14 @@ var (
 )
 
 // newStepTelemetry builds the window observer of one target: its hosts,
-// the user's connection options, and the server process when this sweep
-// started it.
-func newStepTelemetry(t *sweepTarget) (stepTelemetry, error) {
+// the user's connection options, the server process when this sweep
+// started it, and whether a cluster's shards are sampled behind its
+// routers (not with --no-shard-sampling).
+func newStepTelemetry(t *sweepTarget, noShardSampling bool) (stepTelemetry, error) {
 	cfg := telemetry.ObserverConfig{
-		Hosts: t.header.Hosts,
-		Base:  topology.ClientOptions(t.URI),
+		Hosts:           t.header.Hosts,
+		Base:            topology.ClientOptions(t.URI),
+		NoShardSampling: noShardSampling,
 	}
 	if t.child != nil {
 		cfg.ChildPID = t.child.PID
@@ -36,7 +38,7 @@ func newStepTelemetry(t *sweepTarget) (stepTelemetry, error) {
 
 // newStepJudge labels one target's steps from their telemetry (what bound
 // each): with --server-cores when given, the server this sweep started on
-// this machine, and whether only a sharded cluster's routers are sampled.
+// this machine, and whether the target is a sharded cluster.
 func newStepJudge(t *sweepTarget, serverCores int) *bound.Judge {
 	cfg := bound.JudgeConfig{ServerCores: serverCores, Sharded: t.header.Topology == topology.Sharded}
 	if t.child != nil && t.child.PID > 0 {

@@ -49,7 +49,7 @@ func TestInvalidRecordsRefused(t *testing.T) {
 			for _, args := range [][]string{
 				{"analyze", path},
 				{"plot", path, "-o", out},
-				{"report", path, "-o", filepath.Join(out, "r.html")},
+				{"report", path, "-o", filepath.Join(dir, "r.html")},
 				{"compare", good, path},
 				{"merge", path, "-o", filepath.Join(dir, "m.jsonl")},
 			} {
@@ -57,7 +57,7 @@ func TestInvalidRecordsRefused(t *testing.T) {
 				if code != exitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, want) || stdout != "" {
 					t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and one line %q", args[0], code, stdout, stderr, want)
 				}
-				for _, p := range []string{out, filepath.Join(dir, "m.jsonl")} {
+				for _, p := range []string{out, filepath.Join(dir, "m.jsonl"), filepath.Join(dir, "r.html")} {
 					if _, err := os.Stat(p); err == nil {
 						t.Errorf("%s wrote %s from a refused file", args[0], p)
 					}

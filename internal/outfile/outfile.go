@@ -1,8 +1,30 @@
-// Package outfile writes output files (figures, reports) so that a bad
-// path cannot harm: it writes only regular files, never through or over a
-// device, FIFO, socket or directory, and a write that fails leaves the
-// destination as it was and no temporary file behind. Check and CheckDir
-// let a command refuse a bad output path before it does any work.
+// Package outfile is the one way poolsweep writes files, so that a bad or
+// hostile path cannot make it write anywhere the user did not name.
+//
+// The rules, for every file poolsweep writes:
+//   - The name poolsweep writes (the last component of the path: a file,
+//     or the output directory the user named) must be absent or the
+//     right kind of thing. A symlink there is refused, whatever it points
+//     to, and so are a device, FIFO, socket, or a directory where a file
+//     is wanted: poolsweep never writes through or over them.
+//   - A whole file (a report, a figure, a merged results file) is written
+//     into a temporary file in the same directory and renamed over the
+//     path: readers see the old file or the new one, and a failed write
+//     leaves the path as it was and no temporary file behind (Write).
+//     A file written as it goes (results.jsonl, an agent's log) is created
+//     exclusively and never follows a symlink (CreateExclusive); a log
+//     appended to is opened the same way (Append).
+//   - Missing parent directories are never created. An output directory
+//     the user names (sweep --out, plot -o, compare --plot) is created if
+//     it is absent and its parent exists: one level, never more (MakeDir).
+//     Directories poolsweep names itself (a Markdown report's figures
+//     directory, the default poolsweep-out/RUN-ID) must be absent or real
+//     directories, never symlinks (MakeOwnDir).
+//   - Directories on the way to that last name may be reached through
+//     symlinks: the user chose the path up to it.
+//
+// Check, CheckDir and CheckOwnDir let a command refuse a bad path before
+// it does any work; the writing functions check again.
 package outfile
 
 import (
@@ -13,158 +35,120 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
-// Errors that Check, CheckDir and Write wrap, for errors.Is.
+// Errors that the checks and writes wrap, for errors.Is.
 var (
 	// ErrNotRegular: the path exists and is not a regular file (a
-	// directory, device, FIFO, socket, or a symlink to one).
+	// directory, device, FIFO or socket).
 	ErrNotRegular = errors.New("not a regular file")
+	// ErrSymlink: the path is a symlink, which poolsweep never writes
+	// through, whatever it points to.
+	ErrSymlink = errors.New("poolsweep never writes through a symlink")
 	// ErrNotDir: a directory was wanted and the path is something else.
 	ErrNotDir = errors.New("not a directory")
-	// ErrNoDir: the directory to write into does not exist.
+	// ErrNoDir: the directory to write into does not exist, and is not
+	// one poolsweep may create.
 	ErrNoDir = errors.New("no such directory")
 	// ErrNotWritable: this user may not create files in the directory.
 	ErrNotWritable = errors.New("not writable")
+	// ErrExists: a file to be created exclusively is already there.
+	ErrExists = errors.New("already exists")
+	// ErrBadName: a file name to write into a directory is not one plain
+	// name (empty, ".", "..", or with a separator).
+	ErrBadName = errors.New("not a plain file name")
 )
 
-// Check says whether path can be written as an output file: it must be
-// absent, or a regular file (or a symlink to one, which Write then writes
-// through to), and the directory it is in must exist and be writable. The
+// Check says whether path can be written as an output file: absent or a
+// regular file (never a symlink), in an existing writable directory. The
 // error names path as given.
 func Check(path string) error {
-	_, err := target(path)
-	return err
-}
-
-// target resolves path to the file Write replaces and checks it.
-func target(path string) (string, error) {
 	if path == "" {
-		return "", errors.New("no file name given")
+		return errors.New("no file name given")
 	}
 	if strings.HasSuffix(path, string(filepath.Separator)) {
-		return "", fmt.Errorf("%s names a directory, %w; give a file name", path, ErrNotRegular)
+		return fmt.Errorf("%s names a directory, %w; give a file name", path, ErrNotRegular)
 	}
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		// Absent: the directory must take a new file. A missing parent
-		// is reported by checkParent.
-		return path, checkParent(path, path)
+		return checkParent(path)
 	case err != nil:
 		// ENOTDIR and the like: say what is wrong with the parent.
-		if perr := checkParent(path, path); perr != nil {
-			return "", perr
+		if perr := checkParent(path); perr != nil {
+			return perr
 		}
-		return "", fmt.Errorf("%s: %w", path, cause(err))
+		return fmt.Errorf("%s: %w", path, textfmt.IOError(err))
 	}
-	dest := path
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		resolved, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			return "", fmt.Errorf("%s is a symlink to a missing file, %w", path, ErrNotRegular)
-		}
-		if fi, err = os.Stat(resolved); err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
-		}
-		if !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("%s is a symlink to %s, %s, %w", path, resolved, kind(fi.Mode()), ErrNotRegular)
-		}
-		dest = resolved
+	if err := regular(path, fi); err != nil {
+		return err
 	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is %s, %w", path, kind(fi.Mode()), ErrNotRegular)
-	}
-	return dest, checkParent(dest, path)
+	return checkParent(path)
 }
 
-// checkParent says whether the directory of dest exists and takes new
-// files (Write puts its temporary file there); user is the path to name.
-func checkParent(dest, user string) error {
-	dir := filepath.Dir(dest)
-	fi, err := os.Stat(dir)
+// regular refuses anything at path but a regular file; fi is its Lstat.
+func regular(path string, fi fs.FileInfo) error {
+	m := fi.Mode()
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: %w: %s", user, ErrNoDir, dir)
-	case err != nil:
-		return fmt.Errorf("%s: %w", user, err)
-	case !fi.IsDir():
-		return fmt.Errorf("%s: %s is %s, %w", user, dir, kind(fi.Mode()), ErrNotDir)
-	}
-	if err := writable(dir); err != nil {
-		return fmt.Errorf("%s: directory %s is %w", user, dir, ErrNotWritable)
+	case m&fs.ModeSymlink != 0:
+		return symlinkError(path)
+	case !m.IsRegular():
+		return fmt.Errorf("%s is %s, %w", path, textfmt.FileKind(m), ErrNotRegular)
 	}
 	return nil
 }
 
-// CheckDir says whether dir can be used as an output directory: an
-// existing writable directory (or a symlink to one), or absent with its
-// nearest existing ancestor a writable directory, so that it can be
-// created. The error names dir as given.
-func CheckDir(dir string) error {
-	if dir == "" {
-		return errors.New("no directory given")
+// symlinkError refuses the symlink at path, saying where it points.
+func symlinkError(path string) error {
+	to, err := os.Readlink(filepath.Clean(path))
+	if err != nil {
+		return fmt.Errorf("%s is a symlink: %w", path, ErrSymlink)
 	}
+	return fmt.Errorf("%s is a symlink to %s: %w", path, to, ErrSymlink)
+}
+
+// checkParent says whether the directory that name (a file to write, or
+// a directory to make) is in exists, is a directory and takes new entries
+// (Write puts its temporary file there). It is never made.
+func checkParent(name string) error {
+	dir := filepath.Dir(filepath.Clean(name))
 	fi, err := os.Stat(dir)
 	switch {
-	case err == nil:
-		if !fi.IsDir() {
-			return fmt.Errorf("%s is %s, %w", dir, kind(fi.Mode()), ErrNotDir)
-		}
-		if writable(dir) != nil {
-			return fmt.Errorf("%s is %w", dir, ErrNotWritable)
-		}
-		return nil
-	case !errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %w: %s (poolsweep does not create it)", name, ErrNoDir, dir)
+	case err != nil:
 		if errors.Is(err, fs.ErrPermission) {
-			return fmt.Errorf("%s: %w", dir, err)
+			return fmt.Errorf("%s: %w", name, textfmt.IOError(err))
 		}
-		// ENOTDIR: a component of the path is a file.
-		return fmt.Errorf("%s: part of the path is %w", dir, ErrNotDir)
+		return fmt.Errorf("%s: part of the path is %w", name, ErrNotDir)
+	case !fi.IsDir():
+		return fmt.Errorf("%s: %s is %s, %w", name, dir, textfmt.FileKind(fi.Mode()), ErrNotDir)
 	}
-	// Absent: walk up to the nearest existing ancestor.
-	parent := filepath.Dir(filepath.Clean(dir))
-	for {
-		fi, err := os.Stat(parent)
-		if err == nil {
-			if !fi.IsDir() {
-				return fmt.Errorf("%s: %s is %s, %w", dir, parent, kind(fi.Mode()), ErrNotDir)
-			}
-			if writable(parent) != nil {
-				return fmt.Errorf("%s cannot be created: %s is %w", dir, parent, ErrNotWritable)
-			}
-			return nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s: %w", dir, err)
-		}
-		next := filepath.Dir(parent)
-		if next == parent {
-			return fmt.Errorf("%s: %w", dir, ErrNoDir)
-		}
-		parent = next
+	if err := writable(dir); err != nil {
+		return fmt.Errorf("%s: directory %s is %w", name, dir, ErrNotWritable)
 	}
+	return nil
 }
 
 // Write writes path with write: into a temporary file in the same
 // directory, synced, then renamed over path, so that readers see the old
 // file or the new one and never a part. path is checked first (see Check)
 // and again right before the rename; on any failure the temporary file is
-// removed and path is left as it was. A symlink to a regular file is
-// written through: the link stays, its target is replaced.
+// removed and path is left as it was. An existing file keeps its mode.
 func Write(path string, write func(io.Writer) error) (err error) {
-	dest, err := target(path)
-	if err != nil {
+	if err := Check(path); err != nil {
 		return err
 	}
 	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(dest); err == nil {
+	if fi, err := os.Lstat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	dir := filepath.Dir(dest)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dest)+".tmp-*")
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("%s: cannot create a file in %s: %w", path, dir, cause(err))
+		return fmt.Errorf("%s: cannot create a file in %s: %w", path, dir, textfmt.IOError(err))
 	}
 	defer func() {
 		if err != nil {
@@ -172,44 +156,75 @@ func Write(path string, write func(io.Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := write(tmp); err != nil {
-		return fmt.Errorf("%s: %w", path, cause(err))
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("%s: %w", path, cause(err))
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", path, cause(err))
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, cause(err))
-	}
-	// Something may have been put at dest since the first check (a FIFO,
-	// a directory): never rename over it.
-	if fi, err := os.Lstat(dest); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is now %s, %w", path, kind(fi.Mode()), ErrNotRegular)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	// A failed write is said as what the system said (the disk is full),
+	// not as whatever the writer wrapped it in, and without the temporary
+	// file's name: the user named path, not it.
+	w := &watchedFile{f: tmp}
+	if err := write(w); err != nil {
+		if w.err != nil {
+			err = w.err
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		return fmt.Errorf("%s: %w", path, cause(err))
+	if err := tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("%s: %w", path, textfmt.IOError(err))
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", path, textfmt.IOError(err))
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, textfmt.IOError(err))
+	}
+	// Something may have been put at path since the first check (a
+	// symlink, a FIFO, a directory): never rename over it.
+	if fi, err := os.Lstat(path); err == nil {
+		if err := regular(path, fi); err != nil {
+			return fmt.Errorf("%w (it changed while poolsweep wrote)", err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", path, textfmt.IOError(err))
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("%s: %w", path, textfmt.IOError(err))
 	}
 	syncDir(dir)
 	return nil
 }
 
-// cause drops the temporary file's name from an error about it: the user
-// named path, not our temporary file.
-func cause(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) && strings.Contains(filepath.Base(pe.Path), ".tmp-") {
-		return pe.Err
+// WriteIn writes the file name into dir (see Write) and returns its path.
+// name must be one plain file name: a name that came from elsewhere (a
+// host, a command) cannot climb out of dir.
+func WriteIn(dir, name string, write func(io.Writer) error) (string, error) {
+	if err := plainName(name); err != nil {
+		return "", err
 	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
+	path := filepath.Join(dir, name)
+	return path, Write(path, write)
+}
+
+// plainName refuses a name that is not one component of a path.
+func plainName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+		return fmt.Errorf("%q is %w", name, ErrBadName)
 	}
-	return err
+	return nil
+}
+
+// watchedFile is a file whose write errors do not name it and are kept.
+type watchedFile struct {
+	f   *os.File
+	err error // the first write error, in words
+}
+
+func (w *watchedFile) Write(b []byte) (int, error) {
+	n, err := w.f.Write(b)
+	if err != nil {
+		err = textfmt.IOError(err)
+		if w.err == nil {
+			w.err = err
+		}
+	}
+	return n, err
 }
 
 // syncDir makes the rename durable where the platform allows; a failure
@@ -221,25 +236,4 @@ func syncDir(dir string) {
 	}
 	_ = d.Sync()
 	d.Close()
-}
-
-// kind names a file mode in words, with its article.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "not a regular file"
 }

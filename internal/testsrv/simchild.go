@@ -41,7 +41,7 @@ func serveSimChild() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	d, err := sim.Start(context.Background(), sp)
+	d, err := sim.Start(context.Background(), sp, sim.AloneInProcess())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

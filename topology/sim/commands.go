@@ -101,6 +101,15 @@ func (f *frontend) handle(ctx context.Context, cs *connState, req *request) bson
 		defer func() { f.tel.record(kindCommand, time.Since(start)) }()
 		return errorReply(errCommandNotFound(c.name))
 	}
+	if f.shardServer && !shardServerCommands[c.name] {
+		f.tel.command.Add(1)
+		defer func() { f.tel.record(kindCommand, time.Since(start)) }()
+		return errorReply(errShardServerOnly(c.name))
+	}
+	if f.router {
+		// The shards count what this command sends them (onShard).
+		ctx = withShardOp(ctx, shardOp{command: c.name})
+	}
 	switch c.name {
 	case "find":
 		f.tel.query.Add(1)

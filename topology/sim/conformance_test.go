@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/poolsweep/poolsweep/internal/corpus"
 )
 
 // TestConformance holds the simulator's replies to the corpus of real
@@ -28,16 +30,7 @@ func TestConformance(t *testing.T) {
 			if proc == "mongos" {
 				spec = "shards=1," + spec
 			}
-			s, err := ParseSpec(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := Start(t.Context(), s, AloneInProcess())
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { d.Close() })
-			f := d.fronts[0]
+			f := startAlone(t, spec).fronts[0]
 			for _, cmd := range conformanceCommands(v, proc) {
 				ref, ok := referenceFile(files, cmd, proc, v.name)
 				if !ok {
@@ -45,18 +38,43 @@ func TestConformance(t *testing.T) {
 					continue
 				}
 				kind := "captured"
-				if ref.manual() {
+				if ref.Manual() {
 					kind = "manual"
 				}
-				name := fmt.Sprintf("%s/%s-%s/%s(%s)", cmd, proc, v.name, ref.name, kind)
+				name := fmt.Sprintf("%s/%s-%s/%s(%s)", cmd, proc, v.name, ref.Name, kind)
 				t.Run(name, func(t *testing.T) {
-					real := loadReply(t, ref.name)
+					real := loadReply(t, ref.Name)
 					sim := runCmd(t, f, "admin", bson.D{{Key: cmd, Value: 1}}, nil)
-					checkConforms(t, cmd, real, sim, paths, ref.manual())
+					checkConforms(t, cmd, real, sim, paths, ref.Manual(), processShared[proc])
 				})
 			}
 		}
 	}
+}
+
+// processShared are the sections a sharded simulator's servers leave out on
+// purpose: its routers and shards share one process, whose CPU time and
+// memory none of them could claim, so none reports extra_info or mem (a
+// real one does; poolsweep then reads nil, "not reported"). A standalone
+// simulator alone in its process reports both.
+var processShared = map[string]map[string]string{
+	"mongos": {"extra_info": "process shared", "mem": "process shared"},
+}
+
+// startAlone starts spec as the only deployment of its process (as serve
+// --sim runs it), until the test ends.
+func startAlone(t *testing.T, spec string) *Deployment {
+	t.Helper()
+	s, err := ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Start(t.Context(), s, AloneInProcess())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
 }
 
 // conformanceCommands are the commands poolsweep sends to a server of that
@@ -75,20 +93,20 @@ func conformanceCommands(v serverVersion, proc string) []string {
 // referenceFile picks the corpus reply for a command, process and version:
 // a capture (a standalone's, for mongod) when there is one, else the
 // manual's. hostInfo is the same on mongod and mongos.
-func referenceFile(files []corpusFile, cmd, proc, version string) (corpusFile, bool) {
+func referenceFile(files []corpus.File, cmd, proc, version string) (corpus.File, bool) {
 	if cmd == "hostInfo" {
 		proc = "mongod"
 	}
-	var best corpusFile
+	var best corpus.File
 	found := false
 	for _, f := range files {
-		if f.command != cmd || f.process != proc || (f.role != "" && f.role != "standalone") {
+		if f.Command != cmd || f.Process != proc || (f.Role != "" && f.Role != "standalone") {
 			continue
 		}
-		if f.version != version && !strings.HasPrefix(f.version, version+".") {
+		if f.Version != version && !strings.HasPrefix(f.Version, version+".") {
 			continue
 		}
-		if !found || (best.manual() && !f.manual()) {
+		if !found || (best.Manual() && !f.Manual()) {
 			best, found = f, true
 		}
 	}
@@ -102,7 +120,11 @@ var simulatorMarkers = map[string][]string{
 	"buildInfo": {"poolsweepSimulator", "simulatorSpec"},
 }
 
-func checkConforms(t *testing.T, cmd string, real, sim bson.Raw, paths []readPath, exact bool) {
+// checkConforms holds one simulated reply to the real one. absent lists
+// top-level sections the simulated server leaves out on purpose, with the
+// reason (a shard of a sharded simulator cannot tell its CPU from the
+// process's): their paths are not checked.
+func checkConforms(t *testing.T, cmd string, real, sim bson.Raw, paths []corpus.ReadPath, exact bool, absent map[string]string) {
 	t.Helper()
 	elems, err := sim.Elements()
 	if err != nil {
@@ -114,11 +136,14 @@ func checkConforms(t *testing.T, cmd string, real, sim bson.Raw, paths []readPat
 		}
 	}
 	for _, p := range paths {
-		if p.command != cmd {
+		if p.Command != cmd {
 			continue
 		}
-		path := strings.Join(p.path, ".")
-		rv, sv := valuesAt(real, p.path), valuesAt(sim, p.path)
+		if _, skip := absent[p.Path[0]]; skip {
+			continue
+		}
+		path := strings.Join(p.Path, ".")
+		rv, sv := valuesAt(real, p.Path), valuesAt(sim, p.Path)
 		switch {
 		case len(rv) > 0 && len(sv) == 0:
 			t.Errorf("%s: the real reply has it, the simulator does not", path)
@@ -202,5 +227,41 @@ func TestValuesAt(t *testing.T) {
 		if got := len(valuesAt(d, strings.Split(tt.path, "."))); got != tt.want {
 			t.Errorf("%s: %d values, want %d", tt.path, got, tt.want)
 		}
+	}
+}
+
+// TestConformanceShardServer holds a sharded simulator's shard servers to
+// the corpus: at every version, serverStatus, hostInfo and buildInfo as a
+// mongod's of that version (a shard primary reports what a standalone
+// does, plus repl, which poolsweep does not read), and isMaster as the
+// captured replica-set primary's (4.2; the replica-set fields poolsweep
+// reads — setName, hosts, primary, me — have the same shape in every
+// version). extra_info and mem are left out on purpose (processShared).
+func TestConformanceShardServer(t *testing.T) {
+	paths := readPaths(t)
+	files := corpusFiles(t)
+	absent := processShared["mongos"]
+	for _, v := range versions {
+		d := startAlone(t, "shards=2,service=0s,version="+v.name)
+		f := d.shardFronts[1]
+		for _, cmd := range []string{"serverStatus", "hostInfo", "buildInfo"} {
+			ref, ok := referenceFile(files, cmd, "mongod", v.name)
+			if !ok {
+				t.Fatalf("%s mongod-%s: no reply in the corpus", cmd, v.name)
+			}
+			t.Run(fmt.Sprintf("%s/shard-%s/%s", cmd, v.name, ref.Name), func(t *testing.T) {
+				checkConforms(t, cmd, loadReply(t, ref.Name), runCmd(t, f, "admin", bson.D{{Key: cmd, Value: 1}}, nil), paths, ref.Manual(), absent)
+			})
+		}
+		t.Run(fmt.Sprintf("isMaster/shard-%s/isMaster.mongod-replset-primary-4.2.json", v.name), func(t *testing.T) {
+			sim := runCmd(t, f, "admin", bson.D{{Key: "isMaster", Value: 1}}, nil)
+			checkConforms(t, "isMaster", loadReply(t, "isMaster.mongod-replset-primary-4.2.json"), sim, paths, false, nil)
+			if me, _ := sim.Lookup("me").StringValueOK(); me != d.ShardHosts()[1] {
+				t.Errorf("me = %q, want the shard's host %s", me, d.ShardHosts()[1])
+			}
+			if set, _ := sim.Lookup("setName").StringValueOK(); set != "shard1" {
+				t.Errorf("setName = %q, want shard1 (the shard's _id)", set)
+			}
+		})
 	}
 }

@@ -19,15 +19,19 @@ import (
 const maxIncomingConnections = 1_000_000
 
 // Deployment is a running simulated deployment: one standalone server, or
-// routers in front of in-process shards.
+// routers in front of shards, each shard a one-member replica set on a
+// port of its own, as a real cluster's shards are reachable on theirs.
 type Deployment struct {
 	spec    Spec
 	version serverVersion // the spec's version row
 	alone   bool          // AloneInProcess
 	started time.Time
 	shards  []*shard
-	fronts  []*frontend
-	sleeper *sleeper
+	fronts  []*frontend // the standalone, or the routers: what the URI lists
+	// shardFronts are the shards' own listening servers (sharded only),
+	// in shard order.
+	shardFronts []*frontend
+	sleeper     *sleeper
 
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -41,8 +45,10 @@ type Deployment struct {
 // (its read and write tickets) and a store. A standalone deployment has
 // exactly one, served directly.
 type shard struct {
-	name          string
-	host          string // fake, for listShards and connPoolStats
+	name string // the shard's _id and its replica set's name
+	// host is the shard's own listening host:port (sharded only; listShards
+	// gives it as name/host, connPoolStats keys its pools by it).
+	host          string
 	reads, writes *slotPool
 	store         *store
 	// openConns is the connection count conn_cost multiplies: client
@@ -59,12 +65,21 @@ func (sh *shard) pool(kind opKind) *slotPool {
 	return sh.writes
 }
 
-// frontend is one listening server: the standalone mongod or one router.
+// frontend is one listening server: the standalone mongod, one router, or
+// one shard's mongod.
 type frontend struct {
 	d      *Deployment
 	router bool
-	ln     net.Listener
-	host   string
+	// shard is the data this server holds and reports tickets for: the
+	// standalone's only shard, or the shard a shard server is; nil on a
+	// router.
+	shard *shard
+	// shardServer marks a shard's own mongod: it answers hello as the
+	// primary of its one-member replica set and serves monitoring
+	// commands; data goes through the routers.
+	shardServer bool
+	ln          net.Listener
+	host        string
 	// exec is a router's own pool (its threads, modeled as router_slots),
 	// nil on a standalone. A mongos reports no tickets, so serverStatus
 	// never shows it.
@@ -118,37 +133,72 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 	for i := range nShards {
 		d.shards = append(d.shards, &shard{
 			name:   fmt.Sprintf("shard%d", i),
-			host:   fmt.Sprintf("shard%d/shard%d.poolsweep-sim.invalid:27018", i, i),
 			reads:  newSlotPool(spec.readSlots()),
 			writes: newSlotPool(spec.writeSlots()),
 			store:  newStore(),
 		})
 	}
 	var lc net.ListenConfig
-	for _, addr := range addrs {
+	listen := func(addr string) (*frontend, error) {
 		ln, err := lc.Listen(ctx, "tcp", addr)
 		if err != nil {
-			for _, f := range d.fronts {
-				f.ln.Close()
-			}
-			d.cancel()
 			return nil, fmt.Errorf("sim: listen: %w", err)
 		}
-		f := &frontend{d: d, router: spec.Sharded(), ln: ln, host: ln.Addr().String(),
-			cursors: newCursorTable(), conns: map[net.Conn]struct{}{}}
-		if f.router {
+		return &frontend{d: d, ln: ln, host: ln.Addr().String(), cursors: newCursorTable(), conns: map[net.Conn]struct{}{}}, nil
+	}
+	fail := func(err error) (*Deployment, error) {
+		for _, f := range d.listening() {
+			f.ln.Close()
+		}
+		d.cancel()
+		return nil, err
+	}
+	if spec.Sharded() {
+		// Each shard listens on a free loopback port: a cluster's shards
+		// are reachable hosts, which listShards names.
+		for _, sh := range d.shards {
+			f, err := listen("127.0.0.1:0")
+			if err != nil {
+				return fail(err)
+			}
+			f.shard, f.shardServer, sh.host = sh, true, f.host
+			d.shardFronts = append(d.shardFronts, f)
+		}
+	}
+	for _, addr := range addrs {
+		f, err := listen(addr)
+		if err != nil {
+			return fail(err)
+		}
+		if spec.Sharded() {
+			f.router = true
 			f.exec = newSlotPool(spec.RouterSlots)
 			for _, sh := range d.shards {
 				f.pools = append(f.pools, &connPool{shard: sh})
 			}
+		} else {
+			f.shard = d.shards[0]
 		}
 		d.fronts = append(d.fronts, f)
 	}
-	for _, f := range d.fronts {
+	for _, f := range d.listening() {
 		d.wg.Add(1)
 		go f.acceptLoop()
 	}
 	return d, nil
+}
+
+// listening is every listening server: the URI's, then the shards'.
+func (d *Deployment) listening() []*frontend {
+	return append(slices.Clone(d.fronts), d.shardFronts...)
+}
+
+// reportsProcess says whether serverStatus may describe this process
+// (extra_info, mem) as the server's own: only when the deployment is alone
+// in the process and is one server. A sharded deployment runs routers and
+// shards in one process, whose CPU time no one of them could claim.
+func (d *Deployment) reportsProcess() bool {
+	return d.alone && !d.spec.Sharded()
 }
 
 // Option configures Start.
@@ -170,7 +220,39 @@ func Listen(addrs ...string) Option {
 // Spec returns the spec the deployment runs.
 func (d *Deployment) Spec() Spec { return d.spec }
 
-// Hosts returns the listening host:port of each server, routers in order.
+// ShardHosts returns each shard's own listening host:port, in shard order
+// (none for a standalone). listShards names them as shardN/host.
+func (d *Deployment) ShardHosts() []string {
+	hosts := make([]string, len(d.shardFronts))
+	for i, f := range d.shardFronts {
+		hosts[i] = f.host
+	}
+	return hosts
+}
+
+// CloseShardListener stops shard i's own server from listening and drops
+// its connections, as if a firewall stood between the load host and that
+// shard: the routers still reach it (their connections are the
+// simulator's own), a client of its host:port no longer does.
+func (d *Deployment) CloseShardListener(i int) error {
+	if i < 0 || i >= len(d.shardFronts) {
+		return fmt.Errorf("sim: no shard %d (%d shards)", i, len(d.shardFronts))
+	}
+	f := d.shardFronts[i]
+	err := f.ln.Close()
+	f.mu.Lock()
+	for c := range f.conns {
+		c.Close()
+	}
+	f.mu.Unlock()
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Hosts returns the listening host:port of each server the URI lists: the
+// standalone, or the routers in order.
 func (d *Deployment) Hosts() []string {
 	hosts := make([]string, len(d.fronts))
 	for i, f := range d.fronts {
@@ -200,7 +282,7 @@ func (d *Deployment) Close() error {
 	d.closeOnce.Do(func() {
 		d.cancel()
 		var errs []error
-		for _, f := range d.fronts {
+		for _, f := range d.listening() {
 			if err := f.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 				errs = append(errs, err)
 			}
@@ -256,8 +338,12 @@ func (f *frontend) serveConn(c net.Conn) {
 	cs := &connState{id: f.d.connIDs.Add(1)}
 	f.tel.connCurrent.Add(1)
 	f.tel.connCreated.Add(1)
-	if !f.router {
-		f.d.shards[0].openConns.Add(1)
+	// A standalone's client connections are what conn_cost charges for; a
+	// shard is charged for its routers' connections (connPool), not for a
+	// monitor's.
+	charged := f.shard != nil && !f.shardServer
+	if charged {
+		f.shard.openConns.Add(1)
 	}
 	defer func() {
 		c.Close()
@@ -265,8 +351,8 @@ func (f *frontend) serveConn(c net.Conn) {
 		delete(f.conns, c)
 		f.mu.Unlock()
 		f.tel.connCurrent.Add(-1)
-		if !f.router {
-			f.d.shards[0].openConns.Add(-1)
+		if charged {
+			f.shard.openConns.Add(-1)
 		}
 	}()
 	br := bufio.NewReaderSize(c, 32<<10)
@@ -342,12 +428,19 @@ func (f *frontend) routerStep(ctx context.Context, kind opKind) error {
 // onShard runs fn as one data op on shard i: through a router connection
 // when routed, then a slot booked for the modeled service time, at the end
 // of which fn reads or writes the shard's store.
+//
+// A routed op is also one operation of the shard's own server, which counts
+// it in its serverStatus as a mongod counts what its routers send: one
+// opLatencies entry for the slot wait and service, and its opcounters (see
+// shardOp).
 func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*store)) error {
 	sh := f.d.shards[i]
+	var start time.Time
 	if f.router {
 		p := f.pools[i]
 		p.checkout()
 		defer p.checkin()
+		start = time.Now()
 	}
 	spec := f.d.spec
 	service := serviceTime(spec.Service, spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
@@ -356,6 +449,11 @@ func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*sto
 	}
 	// The data op takes effect at the end of its modeled service time.
 	fn(sh.store)
+	if f.router {
+		sf := f.d.shardFronts[i]
+		shardOpOf(ctx).count(&sf.tel)
+		sf.tel.record(kind, time.Since(start))
+	}
 	return nil
 }
 
@@ -373,87 +471,6 @@ func (f *frontend) scatter(ctx context.Context, kind opKind, fn func(i int, st *
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// SlotStats are the counted totals of one slot pool.
-type SlotStats struct {
-	Total    int           // slots
-	Acquired int64         // ops that held a slot
-	MaxQueue int           // longest wait queue seen
-	Wait     time.Duration // total time ops waited for a slot
-	Held     time.Duration // total time slots were held
-}
-
-// ServerStats are the counters of one listening server.
-type ServerStats struct {
-	Host                                            string
-	Process                                         string // "mongod" or "mongos"
-	ConnectionsCurrent                              int64
-	ConnectionsCreated                              int64
-	Requests                                        int64
-	Insert, Query, Update, Delete, GetMore, Command int64
-	BytesIn, BytesOut                               int64
-	// Slots is the router's own pool; zero on a standalone (see Shards[0]).
-	Slots SlotStats
-	// Router→shard connections (routers only).
-	PoolInUse, PoolAvailable, PoolCreated int
-}
-
-// ShardStats are the counters of one shard (or of the standalone's data).
-type ShardStats struct {
-	Name      string
-	Reads     SlotStats // the read pool
-	Writes    SlotStats // the write pool
-	OpenConns int64     // connections conn_cost is charged for
-	Documents int
-}
-
-// Stats is a snapshot of every counter, for tests and diagnostics.
-type Stats struct {
-	Servers []ServerStats
-	Shards  []ShardStats
-}
-
-// Stats returns a snapshot of the deployment's counters.
-func (d *Deployment) Stats() Stats {
-	var st Stats
-	for _, f := range d.fronts {
-		s := ServerStats{
-			Host: f.host, Process: f.process(),
-			ConnectionsCurrent: f.tel.connCurrent.Load(), ConnectionsCreated: f.tel.connCreated.Load(),
-			Requests: f.tel.numRequests.Load(),
-			Insert:   f.tel.insert.Load(), Query: f.tel.query.Load(), Update: f.tel.update.Load(),
-			Delete: f.tel.delete.Load(), GetMore: f.tel.getmore.Load(), Command: f.tel.command.Load(),
-			BytesIn: f.tel.bytesIn.Load(), BytesOut: f.tel.bytesOut.Load(),
-		}
-		if f.exec != nil {
-			s.Slots = slotStats(f.exec.snapshot())
-		}
-		for _, p := range f.pools {
-			u, a, c := p.counts()
-			s.PoolInUse += u
-			s.PoolAvailable += a
-			s.PoolCreated += c
-		}
-		st.Servers = append(st.Servers, s)
-	}
-	for _, sh := range d.shards {
-		sh.store.mu.Lock()
-		docs := 0
-		for _, colls := range sh.store.dbs {
-			for _, c := range colls {
-				docs += len(c.docs)
-			}
-		}
-		sh.store.mu.Unlock()
-		st.Shards = append(st.Shards, ShardStats{Name: sh.name, Reads: slotStats(sh.reads.snapshot()), Writes: slotStats(sh.writes.snapshot()),
-			OpenConns: sh.openConns.Load(), Documents: docs})
-	}
-	return st
-}
-
-func slotStats(s slotSnapshot) SlotStats {
-	return SlotStats{Total: s.Total, Acquired: s.Acquired, MaxQueue: s.MaxQueued, Wait: s.WaitTotal, Held: s.HoldTotal}
 }
 
 func (f *frontend) process() string {

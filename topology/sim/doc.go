@@ -13,10 +13,17 @@
 //	defer d.Close()
 //	uri := d.URI() // mongodb://127.0.0.1:port/ ; one host per router when sharded
 //
-// A spec with shards=N starts N in-process shards behind Routers routers,
-// each router on its own port; the URI lists them all and the driver sees a
-// sharded topology because the routers answer hello with msg:"isdbgrid".
-// The defaults are in ParseSpec's documentation.
+// A spec with shards=N starts N shards behind Routers routers, each router
+// on its own port; the URI lists the routers and the driver sees a sharded
+// topology because they answer hello with msg:"isdbgrid". Each shard is a
+// server of its own too, on a free loopback port (ShardHosts), answering as
+// the primary of a one-member replica set named after the shard
+// (setName, hosts, primary, me), so that a client can find and sample a
+// shard's primary as on a real cluster: listShards gives shardN/host:port.
+// A shard's server answers the monitoring commands (hello, buildInfo,
+// serverStatus, hostInfo, connPoolStats, ping, sasl*) and refuses data
+// commands: data goes through the routers. The defaults are in ParseSpec's
+// documentation.
 //
 // # Capacity model and ground truth
 //
@@ -95,31 +102,40 @@
 //     query per find, getmore per getMore, command for the rest), and the
 //     tickets per side (read, write), each from its own pool:
 //     wiredTiger.concurrentTransactions.<side>.{out,available,totalTickets}
-//     on 4.0–7.0, queues.execution.<side> on 8.0. From 7.0 each side has a
-//     normalPriority block (addedToQueue, queueLength, startedProcessing,
-//     processing, finishedProcessing, newAdmissions, totalTimeQueuedMicros …)
-//     counted on the same schedule; 8.0 adds lowPriority, all zeros since
-//     nothing is deprioritised. Real 7.0+ servers resize their tickets under
-//     load; the simulator's pools keep the size the spec gives, and
-//     totalTickets says so.
+//     on 4.0–7.0, queues.execution.<side> on 8.0. From 7.0 each side has
+//     its ticket holder's queue counters (addedToQueue, queueLength,
+//     startedProcessing, processing, finishedProcessing, newAdmissions,
+//     totalTimeQueuedMicros …) counted on the same schedule: on the side
+//     itself in 7.0 (queueLength and processing int32), in exempt (all
+//     zeros: nothing skips the queue here) and normalPriority blocks (int64)
+//     in 8.0, as the servers' source of those versions appends them. Real
+//     7.0+ servers resize their tickets under load; the simulator's pools
+//     keep the size the spec gives, and totalTickets says so.
+//   - A shard's server (sharded specs) reports as a mongod: globalLock,
+//     tickets and queues from the shard's own pools, opLatencies and
+//     opcounters of the ops its routers sent it (a find as a query, inserts
+//     per document, updates and deletes per statement, a count as a
+//     command), and connections including the routers' to it.
 //   - serverStatus on a mongos: no globalLock, tickets, queues or wiredTiger
 //     (a real mongos has none), and opLatencies only from 7.0. The
 //     router's own slots (router_slots) are not reported anywhere.
 //   - extra_info (user_time_us and system_time_us from getrusage, from 4.2)
 //     and mem (resident, virtual from /proc/self/statm) describe the
 //     process, so they are reported only when Start is given
-//     AloneInProcess(): the entry points that run the simulator in a process
-//     of its own (poolsweep serve --sim, a test's simulator child) say so;
-//     inside the process that drives the load they are left out, since its
-//     CPU time would be the client's.
+//     AloneInProcess() and the deployment is one server (a standalone):
+//     the entry points that run the simulator in a process of its own
+//     (poolsweep serve --sim, a test's simulator child) say so; inside the
+//     process that drives the load they are left out, since its CPU time
+//     would be the client's, and a sharded deployment's routers and shards
+//     share one process, whose CPU time none of them could claim.
 //   - There is no poolsweepSimulator section in serverStatus: telemetry must
 //     judge from what real servers report. buildInfo keeps its
 //     poolsweepSimulator and simulatorSpec fields and the version's
 //     "-poolsweep-sim" suffix, by which topology.Detect recognises the
 //     simulator.
 //
-// connPoolStats on a router reports its connections to the shards (leased
-// and totalLeased from 5.0, always 0), modeled
+// connPoolStats on a router reports its connections to the shards, keyed
+// by each shard's host:port (leased and totalLeased from 5.0, always 0), modeled
 // as a pool: an op in flight to a shard holds one, a finished op returns it
 // idle, and one is created only when none is idle; they are never closed.
 // So totalInUse is the ops in flight to shards, totalCreated the most ever

@@ -38,9 +38,12 @@ func cmdHello(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D, er
 		{Key: "minWireVersion", Value: int32(0)},
 		{Key: "maxWireVersion", Value: v.wire},
 	}
-	if f.router {
+	switch {
+	case f.router:
 		d = append(d, bson.E{Key: "msg", Value: "isdbgrid"})
-	} else {
+	case f.shardServer:
+		d = append(append(d, f.replicaSetFields()...), bson.E{Key: "readOnly", Value: false})
+	default:
 		d = append(d, bson.E{Key: "readOnly", Value: false})
 	}
 	if v.hello && c.bool("helloOk", false) {
@@ -66,7 +69,8 @@ func cmdBuildInfo(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D,
 func cmdListShards(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, error) {
 	shards := bson.A{}
 	for _, sh := range f.d.shards {
-		d := bson.D{{Key: "_id", Value: sh.name}, {Key: "host", Value: sh.host}, {Key: "state", Value: int32(1)}}
+		// A shard is a replica set: listShards names it set/host.
+		d := bson.D{{Key: "_id", Value: sh.name}, {Key: "host", Value: sh.name + "/" + sh.host}, {Key: "state", Value: int32(1)}}
 		if f.d.version.topologyTime {
 			d = append(d, bson.E{Key: "topologyTime", Value: bson.Timestamp{T: uint32(f.d.started.Unix()), I: 1}})
 		}

@@ -44,41 +44,51 @@ func (t *telemetry) record(kind opKind, d time.Duration) {
 
 // ticketSide is one side (read or write) of the execution tickets as the
 // version reports it: out, available and totalTickets (int32) from the
-// side's own pool; from 7.0 a normalPriority block of int64 counters taken
-// from the same schedule (queueLength, totalTimeQueuedMicros, …); from 8.0
-// a lowPriority block too, all zero since the simulator deprioritises
-// nothing. The simulator's pools keep the size the spec gives them: 7.0+
-// servers resize theirs under load, and a simulated one reports the fixed
-// size it really has.
+// side's own pool, and from 7.0 the queue counters of the server's ticket
+// holder taken from the same schedule (addedToQueue, queueLength,
+// totalTimeQueuedMicros, …). 7.0 puts them on the side itself, queueLength
+// and processing as int32; 8.0 puts them, all int64, in an exempt block
+// (ops that skip the queue: none here) and a normalPriority block (see
+// versions.go for the server source). The simulator's pools keep the size
+// the spec gives them: 7.0+ servers resize theirs under load, and a
+// simulated one reports the fixed size it really has.
 func ticketSide(v serverVersion, s slotSnapshot) bson.D {
 	d := bson.D{
 		{Key: "out", Value: int32(s.Active())},
 		{Key: "available", Value: int32(s.Free)},
 		{Key: "totalTickets", Value: int32(s.Total)},
 	}
-	if v.priority {
-		queued := int64(s.Queued())
-		d = append(d, bson.E{Key: "normalPriority", Value: priorityDoc(
-			s.Waited, s.Waited-queued, queued, s.Started, int64(s.Active()), s.Finished,
-			s.HoldTotal.Microseconds(), s.Acquired, s.WaitTotal.Microseconds())})
+	if !v.queueCounters {
+		return d
 	}
-	if v.lowPriority {
-		d = append(d, bson.E{Key: "lowPriority", Value: priorityDoc(0, 0, 0, 0, 0, 0, 0, 0, 0)})
+	queued := int64(s.Queued())
+	normal := queueCounters(v.queueBlocks, s.Waited, s.Waited-queued, queued, s.Started, int64(s.Active()), s.Finished,
+		s.HoldTotal.Microseconds(), s.Acquired, s.WaitTotal.Microseconds())
+	if !v.queueBlocks {
+		return append(d, normal...)
 	}
-	return d
+	return append(d,
+		bson.E{Key: "exempt", Value: queueCounters(true, 0, 0, 0, 0, 0, 0, 0, 0, 0)},
+		bson.E{Key: "normalPriority", Value: normal})
 }
 
-// priorityDoc is one priority's queue counters, in the server's order.
-// Waiting and service times are booked when an op is scheduled (see
-// slotPool), so totalTimeQueuedMicros includes the coming wait of ops still
-// queued.
-func priorityDoc(added, removed, length, started, processing, finished, processingMicros, admissions, queuedMicros int64) bson.D {
+// queueCounters are one queue's counters, in the server's order. Waiting
+// and service times are booked when an op is scheduled (see slotPool), so
+// totalTimeQueuedMicros includes the coming wait of ops still queued. wide
+// writes queueLength and processing as int64 (8.0) rather than int32 (7.0).
+func queueCounters(wide bool, added, removed, length, started, processing, finished, processingMicros, admissions, queuedMicros int64) bson.D {
+	gauge := func(n int64) any {
+		if wide {
+			return n
+		}
+		return int32(n)
+	}
 	return bson.D{
 		{Key: "addedToQueue", Value: added},
 		{Key: "removedFromQueue", Value: removed},
-		{Key: "queueLength", Value: length},
+		{Key: "queueLength", Value: gauge(length)},
 		{Key: "startedProcessing", Value: started},
-		{Key: "processing", Value: processing},
+		{Key: "processing", Value: gauge(processing)},
 		{Key: "finishedProcessing", Value: finished},
 		{Key: "totalTimeProcessingMicros", Value: processingMicros},
 		{Key: "canceled", Value: int64(0)},
@@ -98,7 +108,13 @@ func (f *frontend) serverStatus() bson.D {
 	up := now.Sub(f.d.started)
 	v := f.d.version
 	t := &f.tel
-	cur := t.connCurrent.Load()
+	cur, created := t.connCurrent.Load(), t.connCreated.Load()
+	if f.shardServer {
+		// A shard's clients are its routers' connections too, which the
+		// routers open and never close (connPool).
+		cur += f.shard.openConns.Load()
+		created += f.shard.openConns.Load()
+	}
 	d := bson.D{
 		{Key: "host", Value: f.host},
 		{Key: "version", Value: v.release()},
@@ -111,16 +127,16 @@ func (f *frontend) serverStatus() bson.D {
 		{Key: "connections", Value: bson.D{
 			{Key: "current", Value: int32(cur)},
 			{Key: "available", Value: int32(maxIncomingConnections - cur)},
-			{Key: "totalCreated", Value: int32(t.connCreated.Load())},
+			{Key: "totalCreated", Value: int32(created)},
 			{Key: "active", Value: int32(t.inFlight.Load())},
 		}},
 	}
-	if f.d.alone {
+	if f.d.reportsProcess() {
 		d = append(d, processSections(v)...)
 	}
 	var reads, writes slotSnapshot
 	if !f.router {
-		reads, writes = f.d.shards[0].reads.snapshot(), f.d.shards[0].writes.snapshot()
+		reads, writes = f.shard.reads.snapshot(), f.shard.writes.snapshot()
 		d = append(d, bson.E{Key: "globalLock", Value: bson.D{
 			{Key: "totalTime", Value: up.Microseconds()},
 			{Key: "currentQueue", Value: bson.D{
@@ -195,7 +211,7 @@ func (f *frontend) connPoolStats() bson.D {
 		if leased {
 			h = append(h, bson.E{Key: "leased", Value: int32(0)})
 		}
-		hosts = append(hosts, bson.E{Key: p.shard.host[len(p.shard.name)+1:], Value: h})
+		hosts = append(hosts, bson.E{Key: p.shard.host, Value: h})
 	}
 	d := bson.D{
 		{Key: "numClientConnections", Value: int32(f.tel.connCurrent.Load())},

@@ -31,9 +31,18 @@ type serverVersion struct {
 	// queues: tickets live under queues.execution (8.0) instead of
 	// wiredTiger.concurrentTransactions (4.0–7.0).
 	queues bool
-	// priority: each ticket side has a normalPriority block with queue
-	// lengths and totalTimeQueuedMicros (7.0+); lowPriority too from 8.0.
-	priority, lowPriority bool
+	// queueCounters: each ticket side reports its ticket holder's queue
+	// counters (queueLength, totalTimeQueuedMicros, …) from 7.0. In 7.0
+	// they sit on the side itself (the 7.0 SemaphoreTicketHolder appends
+	// them flat, queueLength and processing as int32); queueBlocks: from 8.0
+	// they sit, int64, in an exempt and a normalPriority block. Source:
+	// mongodb/mongo src/mongo/util/concurrency/ticketholder.cpp, the 7.0
+	// TicketHolderWithQueueingStats::appendStats and
+	// SemaphoreTicketHolder::_appendImplStats, and the 8.0
+	// TicketHolder::appendStats with semaphore_ticketholder.cpp (see
+	// testdata/servers/README.md). A lowPriority block exists only with the
+	// PriorityTicketHolder, which is not the default, so it is not modeled.
+	queueCounters, queueBlocks bool
 	// memLimit: hostInfo system.memLimitMB (4.4+); coresAvailable:
 	// system.numCoresAvailableToProcess (8.0+).
 	memLimit, coresAvailable bool
@@ -51,9 +60,9 @@ var versions = []serverVersion{
 	{name: "5.0", wire: 13, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true},
 	{name: "6.0", wire: 17, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true},
 	{name: "7.0", wire: 21, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
-		routerLatencies: true, priority: true},
+		routerLatencies: true, queueCounters: true},
 	{name: "8.0", wire: 25, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
-		routerLatencies: true, priority: true, lowPriority: true, queues: true, coresAvailable: true},
+		routerLatencies: true, queueCounters: true, queueBlocks: true, queues: true, coresAvailable: true},
 }
 
 // versionOf returns the table row of a spec's version ("" is the default).

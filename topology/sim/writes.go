@@ -122,7 +122,8 @@ func cmdInsert(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, 
 			continue
 		}
 		wg.Go(func() {
-			if err := f.onShard(ctx, i, kindWrite, func(st *store) { run(i, st) }); err != nil {
+			sctx := withShardOp(ctx, shardOp{command: "insert", docs: len(groups[i])})
+			if err := f.onShard(sctx, i, kindWrite, func(st *store) { run(i, st) }); err != nil {
 				mu.Lock()
 				opErr = err
 				mu.Unlock()

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/poolsweep/poolsweep/internal/infile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+)
+
+// Every file poolsweep reads is opened through internal/infile: a regular
+// file (a FIFO, device, socket or directory is refused before anything
+// can block on it), capped, and read only while no signal has come. The
+// caps, by kind of input (a results file's is results.MaxFileBytes):
+const (
+	// maxCSVBytes bounds analyze --csv: a table of steps.
+	maxCSVBytes = 64 << 20
+	// maxWorkloadBytes bounds sweep --workload-file: a YCSB property file
+	// is a few KiB.
+	maxWorkloadBytes = 1 << 20
+	// logTailBytes is how much of the end of an agent's log is read to
+	// say how the agent ended.
+	logTailBytes = 4 << 10
+)
+
+// readInput reads the file flag names (a property file, a CSV table)
+// through read, bounded by limit. Its errors are one line naming flag (a
+// usage error), or the interruption when a signal came while reading.
+func readInput[T any](ctx context.Context, flag, path string, limit int64, read func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	f, err := infile.Open(ctx, path, limit)
+	if err != nil {
+		return zero, usagef("%s: %w", flag, textfmt.EscapeError(err))
+	}
+	defer f.Close()
+	v, err := read(f)
+	switch {
+	case ctx.Err() != nil:
+		return zero, interrupted(ctx)
+	case err != nil:
+		return zero, usagef("%s: %w", flag, textfmt.EscapeError(err))
+	}
+	return v, nil
+}
+
+// inputError says why results files could not be read or merged (every
+// error of results.ReadFile names the file) as a usage error, or the
+// interruption when a signal stopped the reading.
+func inputError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return interrupted(ctx)
+	}
+	return usageError{textfmt.EscapeError(err)}
+}

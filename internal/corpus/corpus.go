@@ -1,0 +1,130 @@
+// Package corpus reads the corpus of real MongoDB servers' replies in
+// testdata/servers (its README says where each reply comes from) for the
+// tests that hold poolsweep to them: the simulator's conformance test, the
+// telemetry parser's goldens and its read-paths check. It finds the folder
+// from its own source file, so it works from any package's tests. FileName
+// names a reply as the corpus does, for inspect --save-replies.
+package corpus
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Dir is the corpus folder, testdata/servers at the module's root.
+func Dir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "servers")
+}
+
+// nameRE is the regular shape of a corpus file name:
+// <command>.<process>[-<role>]-<version>[.<variant>].json, version being
+// x.y, x.y.z or "unknown-<year>".
+var nameRE = regexp.MustCompile(`^([A-Za-z]+)\.(mongod|mongos)(-[a-z]+(?:-[a-z]+)?)?-(\d+\.\d+(?:\.\d+)?|unknown-\d{4})(\.[a-z]+)?\.json$`)
+
+// File is what a corpus file's name says about its reply.
+type File struct {
+	Name, Command, Process, Role, Version, Variant string
+}
+
+// Manual reports whether the reply was built from the manual, not captured.
+func (f File) Manual() bool { return f.Variant == ".manual" }
+
+// ParseName splits a file name; ok is false for a name off the pattern.
+func ParseName(name string) (File, bool) {
+	m := nameRE.FindStringSubmatch(name)
+	if m == nil {
+		return File{}, false
+	}
+	return File{Name: name, Command: m[1], Process: m[2], Role: strings.TrimPrefix(m[3], "-"), Version: m[4], Variant: m[5]}, true
+}
+
+// FileName is the corpus name of a reply: command, process, role (may be
+// empty), version and variant ("" for a capture, "manual", "edited").
+func FileName(command, process, role, version, variant string) string {
+	name := command + "." + process
+	if role != "" {
+		name += "-" + role
+	}
+	name += "-" + version
+	if variant != "" {
+		name += "." + variant
+	}
+	return name + ".json"
+}
+
+// Files lists every reply in the corpus.
+func Files() ([]File, error) {
+	entries, err := os.ReadDir(Dir())
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	var files []File
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		f, ok := ParseName(e.Name())
+		if !ok {
+			return nil, fmt.Errorf("corpus file %s: name is not <command>.<process>[-<role>]-<version>[.<variant>].json", e.Name())
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// Load reads one corpus file into bson.Raw (Extended JSON v2, canonical
+// where the source kept the types).
+func Load(name string) (bson.Raw, error) {
+	data, err := os.ReadFile(filepath.Join(Dir(), name))
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	var raw bson.Raw
+	if err := bson.UnmarshalExtJSON(data, true, &raw); err != nil {
+		return nil, fmt.Errorf("corpus %s: %w", name, err)
+	}
+	return raw, nil
+}
+
+// ReadPath is one line of read-paths.txt: a field poolsweep reads.
+type ReadPath struct {
+	Command string
+	Path    []string
+}
+
+// String is the line as read-paths.txt writes it.
+func (p ReadPath) String() string { return p.Command + " " + strings.Join(p.Path, ".") }
+
+// ReadPaths loads testdata/servers/read-paths.txt.
+func ReadPaths() ([]ReadPath, error) {
+	f, err := os.Open(filepath.Join(Dir(), "read-paths.txt"))
+	if err != nil {
+		return nil, fmt.Errorf("read paths: %w", err)
+	}
+	defer f.Close()
+	var out []ReadPath
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cmd, path, ok := strings.Cut(line, " ")
+		if !ok {
+			return nil, fmt.Errorf("read-paths.txt: %q: want <command> <dotted path>", line)
+		}
+		out = append(out, ReadPath{Command: cmd, Path: strings.Split(path, ".")})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read paths: %w", err)
+	}
+	return out, nil
+}
