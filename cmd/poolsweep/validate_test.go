@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // TestInvalidRecordsRefused: every command that reads results refuses a
@@ -74,5 +77,52 @@ func TestInvalidRecordsRefused(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestResumeLenient: --resume reads the earlier results through the same
+// validator: a step that breaks the schema refuses the resume (exit 2,
+// naming file, line and field); with --lenient the step is skipped with
+// that line as a warning and measured again, and the end record counts
+// each step once.
+func TestResumeLenient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs sweeps against a simulator")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	args := []string{"sweep", "--target", "s=sim:slots=8,service=1ms", "--concurrency", "1,2", "--warmup", "100ms", "--duration", "300ms",
+		"--records", "100", "--no-plot", "--no-telemetry"}
+	if code, _, stderr := runBinary(t, dir, 2*time.Minute, append(args, "--out", out)...); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	path := filepath.Join(out, "results.jsonl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(lines[2]), &m); err != nil {
+		t.Fatal(err)
+	}
+	m["duration_s"] = 0
+	bad, _ := json.Marshal(m)
+	lines[2] = string(bad) + "\n"
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := path + ":3: step.duration_s: 0 is not a window length"
+	code, _, stderr := runBinary(t, dir, 2*time.Minute, append(args, "--resume", out)...)
+	if code != exitUsage || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("resume of a file with a bad step: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	code, _, stderr = runBinary(t, dir, 2*time.Minute, append(args, "--resume", out, "--lenient")...)
+	if code != 0 || !strings.Contains(stderr, "warning: "+want+"; skipped (--lenient)") || !strings.Contains(stderr, "1 of 2 steps already measured, 1 to go") {
+		t.Fatalf("--resume --lenient: exit %d\n%s", code, stderr)
+	}
+	res, err := results.ReadFileWith(t.Context(), path, results.ReadOptions{Lenient: true})
+	if err != nil || len(res.Steps) != 2 || res.End.Steps != 2 || res.End.Planned != 2 || res.End.Status != results.StatusComplete {
+		t.Fatalf("after the lenient resume: %v, %d steps, end %+v", err, len(res.Steps), res.End)
 	}
 }
