@@ -262,22 +262,5 @@ func contains(list []string, s string) bool {
 // defect this test is for.
 func runBounded(t *testing.T, argv []string) (int, string, string) {
 	t.Helper()
-	type result struct {
-		code           int
-		stdout, stderr string
-	}
-	done := make(chan result, 1)
-	go func() {
-		var out, errb bytes.Buffer
-		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
-		code := runWith(context.Background(), argv, e, dryRunners)
-		done <- result{code, out.String(), errb.String()}
-	}()
-	select {
-	case r := <-done:
-		return r.code, r.stdout, r.stderr
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%q did not return within 30 s", argv)
-		return 0, "", ""
-	}
+	return runWithinUsing(t, 30*time.Second, dryRunners, argv...)
 }
