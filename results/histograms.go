@@ -57,24 +57,31 @@ func NewQuantiles(h *hdr.Histogram) Quantiles {
 
 func usToMS(us int64) float64 { return float64(us) / 1000 }
 
+// sourced is one encoded histogram and where it came from (the file and
+// step), so that an error names the record at fault.
+type sourced struct {
+	where, encoded string
+}
+
 // mergeEncoded decodes and merges encoded histograms into one; a value
 // that does not fit (it cannot, with poolsweep's own ranges) is an error
-// rather than a silently smaller count.
-func mergeEncoded(encoded []string) (*hdr.Histogram, error) {
+// rather than a silently smaller count. An error names the histogram's
+// source.
+func mergeEncoded(encoded []sourced) (*hdr.Histogram, error) {
 	var hs []*hdr.Histogram
 	var highest int64 = 1
 	for _, e := range encoded {
-		h, err := DecodeHistogram(e)
+		h, err := DecodeHistogram(e.encoded)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", e.where, err)
 		}
 		hs = append(hs, h)
 		highest = max(highest, h.HighestTrackableValue())
 	}
 	out := hdr.New(1, max(highest, 2), 3)
-	for _, h := range hs {
+	for i, h := range hs {
 		if dropped := out.Merge(h); dropped > 0 {
-			return nil, fmt.Errorf("merge histograms: %d values out of range", dropped)
+			return nil, fmt.Errorf("%s: merge histograms: %d values out of range", encoded[i].where, dropped)
 		}
 	}
 	return out, nil

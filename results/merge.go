@@ -17,8 +17,10 @@ import (
 // are exact, not averaged), each agent's share kept under agents and the
 // skew of their windows shown. A step some agent has no record of is
 // partial and names it. Files of different runs or plans are refused,
-// naming the file. The merged steps count every agent's clients
-// (agents × --clients), so they read like a --clients run of one process.
+// naming the file. A merged step counts the clients of the agents whose
+// records it holds (agents × --clients when every agent measured it;
+// fewer in a partial step), so it reads like a --clients run of one
+// process, and its per-client numbers are those of the clients that ran.
 func MergeAgents(files []*Results) (*Results, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no results to merge")
@@ -126,15 +128,16 @@ func mergedHeader(ref *Results, byIndex map[int]*Results, indexes []int) RunHead
 	return h
 }
 
-// mergeStep merges one step's records, one per agent that has it.
+// mergeStep merges one step's records, one per agent that has it. The
+// merged step's clients are those of the agents whose records it holds:
+// a step some agent missed carries fewer clients, not the plan's.
 func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResult, error) {
 	f := parts[0].step
 	m := StepResult{Kind: KindStep, Target: f.Target, Workload: f.Workload, PoolSetting: f.PoolSetting, Concurrency: f.Concurrency,
-		MaxPoolSize: f.MaxPoolSize, Clients: max(f.Clients, 1) * count, Trial: f.Trial, OpsByType: map[string]OpTypeStats{},
-		Phases: &StepPhases{}}
+		MaxPoolSize: f.MaxPoolSize, Trial: f.Trial, OpsByType: map[string]OpTypeStats{}, Phases: &StepPhases{}}
 	var (
-		calls, checkouts []string
-		ops              = map[string][]string{}
+		calls, checkouts []sourced
+		ops              = map[string][]sourced{}
 		durations        float64
 		cpuFrac          = -1.0
 	)
@@ -145,20 +148,21 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 		if s.Histograms == nil || s.Histograms.Call == "" || s.Histograms.CheckoutWait == "" {
 			return m, fmt.Errorf("%s has no histograms; merging needs the histograms every step of an agent run records", where)
 		}
-		calls = append(calls, s.Histograms.Call)
-		checkouts = append(checkouts, s.Histograms.CheckoutWait)
+		calls = append(calls, sourced{where, s.Histograms.Call})
+		checkouts = append(checkouts, sourced{where + " checkout wait", s.Histograms.CheckoutWait})
 		for typ, st := range s.OpsByType {
 			enc, ok := s.Histograms.Ops[typ]
 			if !ok {
 				return m, fmt.Errorf("%s has no %s histogram", where, typ)
 			}
-			ops[typ] = append(ops[typ], enc)
+			ops[typ] = append(ops[typ], sourced{where + " " + typ, enc})
 			agg := m.OpsByType[typ]
 			agg.Count += st.Count
 			agg.PerS += st.PerS
 			agg.Errors += st.Errors
 			m.OpsByType[typ] = agg
 		}
+		m.Clients += max(s.Clients, 1)
 		m.Calls += s.Calls
 		m.Ops += s.Ops
 		m.CallsPerS += s.CallsPerS
@@ -208,14 +212,14 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 	m.DurationS = durations / float64(len(parts))
 	callH, err := mergeEncoded(calls)
 	if err != nil {
-		return m, fmt.Errorf("%s: step %s C=%d: %w", parts[0].file, f.Target, f.Concurrency, err)
+		return m, err
 	}
 	m.Latency = NewLatencySummary(callH)
 	m.Histograms = &StepHistograms{Call: EncodeHistogram(callH), Ops: map[string]string{}}
 	for typ, encs := range ops {
 		h, err := mergeEncoded(encs)
 		if err != nil {
-			return m, fmt.Errorf("%s: step %s C=%d %s: %w", parts[0].file, f.Target, f.Concurrency, typ, err)
+			return m, err
 		}
 		st := m.OpsByType[typ]
 		st.Latency = NewLatencySummary(h)
@@ -224,7 +228,7 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 	}
 	checkH, err := mergeEncoded(checkouts)
 	if err != nil {
-		return m, fmt.Errorf("%s: step %s C=%d checkout wait: %w", parts[0].file, f.Target, f.Concurrency, err)
+		return m, err
 	}
 	m.Pool.CheckoutWait = NewQuantiles(checkH)
 	m.Histograms.CheckoutWait = EncodeHistogram(checkH)

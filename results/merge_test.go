@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -166,6 +167,11 @@ func TestMergeRefusals(t *testing.T) {
 	if !s16.Partial || len(s16.MissingAgents) != 2 || !strings.Contains(s16.MissingAgents[0].Reason, "a1.jsonl has no record") {
 		t.Errorf("C=16 missing %+v", s16.MissingAgents)
 	}
+	// A partial step counts the clients that ran, not the plan's: its
+	// per-client numbers are those of the agents present.
+	if s8.Clients != 2 || s16.Clients != 1 || m.Header.Plan.Clients != 3 {
+		t.Errorf("clients: C=8 %d (want 2), C=16 %d (want 1), plan %d (want 3)", s8.Clients, s16.Clients, m.Header.Plan.Clients)
+	}
 	if m.End.Status != StatusPartial || !strings.Contains(m.End.Reason, "2 of 2 merged step(s) are partial") {
 		t.Errorf("end %+v", m.End)
 	}
@@ -190,5 +196,45 @@ func TestMergeKeepsTargetFailed(t *testing.T) {
 	m.Header.Targets = []TargetHeader{{Name: "t"}}
 	if err := ValidateStep(&s, &m.Header); err != nil {
 		t.Errorf("merged step is not valid: %v", err)
+	}
+}
+
+// TestMergeNamesCorruptHistogram: a histogram that does not decode is
+// reported with the file and step it came from, whichever agent's file
+// holds it (it used to name the first file always).
+func TestMergeNamesCorruptHistogram(t *testing.T) {
+	start := time.Now().UTC()
+	for _, bad := range []int{1, 2} {
+		for _, which := range []string{"call", "find", "checkout"} {
+			var files []*Results
+			for a := range 3 {
+				st := agentStepOf([]int64{100, 200}, []int64{50, 60}, []int64{1}, time.Second, start)
+				if a == bad {
+					h := *st.Histograms
+					h.Ops = map[string]string{"find": h.Ops["find"]}
+					switch which {
+					case "call":
+						h.Call = "HISTFAAAAB" + h.Call[10:]
+					case "find":
+						h.Ops["find"] = "not base64!"
+					case "checkout":
+						h.CheckoutWait = h.CheckoutWait[:len(h.CheckoutWait)/2]
+					}
+					st.Histograms = &h
+				}
+				files = append(files, agentResults(fmt.Sprintf("agent-%d.jsonl", a), "run1", "hash1", a, 3, st))
+			}
+			_, err := MergeAgents(files)
+			want := fmt.Sprintf("agent-%d.jsonl: step t C=8 P=match trial 1", bad)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("corrupt %s histogram in file %d: %v, want an error naming %q", which, bad+1, err, want)
+				continue
+			}
+			for a := range 3 {
+				if a != bad && strings.Contains(err.Error(), fmt.Sprintf("agent-%d.jsonl", a)) {
+					t.Errorf("corrupt %s histogram in file %d: %v names another file", which, bad+1, err)
+				}
+			}
+		}
 	}
 }

@@ -8,5 +8,7 @@
 // results.jsonl contract; everything after measuring (the knee, the
 // figures, the comparison) reads those records and never this package.
 // What bound a step is not decided here: a StepJudge that the caller wires
-// in labels each step once its window's telemetry is in.
+// in labels each step once its window's telemetry is in. Agent mode's
+// lock step is a Coordinator the caller wires in (sweep/agents): the
+// engine knows only that interface.
 package sweep

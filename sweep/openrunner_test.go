@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,6 +51,34 @@ func behindEvidence(st results.StepResult) string {
 func hostSlow(st results.StepResult) string {
 	if m := st.Open.Service.Mean; m > 4 {
 		return fmt.Sprintf("the simulator's replies took %.2f ms on average, over twice its 2 ms service time: this host delayed them", m)
+	}
+	return ""
+}
+
+// hostEvidence is everything a step itself says about the load host that
+// measured it: "" when it measured the step as the code under test left
+// it, else why not. Every assertion on speed (rates carried, latencies,
+// backlogs) consults it, and a comparison of two steps is made only when
+// both have none. Below the simulator's capacity a reply takes its 2 ms,
+// so slow replies are the host's too; above it they are the queue's.
+func hostEvidence(st results.StepResult, belowCapacity bool) string {
+	ev := []string{behindEvidence(st)}
+	if belowCapacity {
+		ev = append(ev, hostSlow(st))
+	}
+	return strings.Trim(strings.Join(ev, "; "), "; ")
+}
+
+// closedEvidence is, for a closed-loop step (which records no open-loop
+// numbers), the host's own samples around it, judged by the open loop's
+// thresholds: cores busy nearly all the time, or threads kept waiting for
+// a CPU as other processes hold them.
+func closedEvidence(hw hostWindow) string {
+	switch {
+	case hw.busy != nil && *hw.busy >= busyShare:
+		return fmt.Sprintf("this process's cores were %.0f%% busy", 100**hw.busy)
+	case hw.runQueuePct != nil && *hw.runQueuePct >= runQueueShare:
+		return fmt.Sprintf("this process's threads waited for a CPU %.0f%% of the time they were runnable", *hw.runQueuePct)
 	}
 	return ""
 }
@@ -111,8 +140,10 @@ func firstLast(tr []*float64) (first, last float64, ok bool) {
 // latency grows over the window and arrivals are dropped, while a closed
 // loop at the same pool reports a far lower latency; at 3,000/s a pool of
 // 4 (at most 2,000/s) is pool-bound and a pool of 16 is not. Where the
-// load host demonstrably could not keep the schedule (the step says so,
-// with numbers), the speed assertions accept that and log the evidence.
+// load host demonstrably could not keep the schedule or delayed the
+// replies (the step says so, with numbers), that step's speed assertions
+// are not made and the evidence is logged; two steps are compared only
+// when neither has such evidence.
 func TestOpenLoopOnSimulator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulator for about 30 s")
@@ -140,16 +171,21 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 		}
 	}
 
+	// Assertions on what the schedule, the model and the bookkeeping fix
+	// hold on any host; those on speed hold where the step's own evidence
+	// (hostEvidence) says its host kept up, and are logged otherwise.
+
 	// Below capacity.
 	under := run(openSpec(2000, 100, plan.DefaultMaxInFlight))
 	logOpen(t, "2000/s pool 100", under)
 	o := under.Open
 	offeredExact("2000/s", under)
-	if ev := behindEvidence(under); ev != "" {
-		t.Logf("2000/s: the load host fell behind, speed assertions relaxed: %s", ev)
+	underEv := hostEvidence(under, true)
+	if underEv != "" {
+		t.Logf("2000/s: the load host set part of the numbers, speed assertions not made: %s", underEv)
 	} else {
-		if o.Dropped != 0 || o.NotIssued != 0 || o.AchievedShare() < 0.98 {
-			t.Errorf("2000/s: achieved %.0f of %.0f/s, dropped %d, not issued %d", o.AchievedPerS, o.OfferedPerS, o.Dropped, o.NotIssued)
+		if o.Dropped != 0 || o.NotIssued != 0 || o.AchievedShare() < 0.98 || o.InFlightMax >= plan.DefaultMaxInFlight {
+			t.Errorf("2000/s: achieved %.0f of %.0f/s, dropped %d, not issued %d, at most %d in flight", o.AchievedPerS, o.OfferedPerS, o.Dropped, o.NotIssued, o.InFlightMax)
 		}
 		// Near the 2 ms service time, unless the round trip itself (the
 		// uncorrected latency, the server's reply) was slow on this host.
@@ -171,7 +207,9 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	}
 	// Little's law within the step: time-averaged calls in flight =
 	// achieved rate × time in the client (corrected latency − start lag).
-	if want := o.AchievedPerS * (o.Corrected.Mean - o.StartLag.Mean) / 1000; math.Abs(o.InFlightMean-want) > 0.2*want {
+	// Only where calls take a small part of the window: a backlog of
+	// calls seconds old (a host that fell behind) straddles its edges.
+	if want := o.AchievedPerS * (o.Corrected.Mean - o.StartLag.Mean) / 1000; underEv == "" && math.Abs(o.InFlightMean-want) > 0.2*want {
 		t.Errorf("2000/s: %.2f calls in flight on average, Little's law says %.2f", o.InFlightMean, want)
 	}
 	if o.InFlightMax < 1 || float64(o.InFlightMax) < o.InFlightMean {
@@ -186,8 +224,10 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	if pois.Open.Arrivals != results.ArrivalsPoisson || math.Abs(pois.Open.OfferedPerS/2000-1) > 0.05 {
 		t.Errorf("poisson: %s arrivals offered %.0f/s, want about 2000", pois.Open.Arrivals, pois.Open.OfferedPerS)
 	}
-	if pois.Open.AchievedShare() < 0.98 && behindEvidence(pois) == "" {
-		t.Errorf("poisson: achieved %.0f of %.0f/s", pois.Open.AchievedPerS, pois.Open.OfferedPerS)
+	if ev := hostEvidence(pois, true); ev != "" {
+		t.Logf("poisson: the load host set part of the numbers, achieved rate not checked: %s", ev)
+	} else if pois.Open.AchievedShare() < 0.98 {
+		t.Errorf("poisson: achieved %.0f of %.0f/s with the host keeping up", pois.Open.AchievedPerS, pois.Open.OfferedPerS)
 	}
 
 	// Above capacity.
@@ -198,10 +238,12 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	if o.AchievedPerS > capacity*1.03 {
 		t.Errorf("6000/s: achieved %.0f/s, above the simulator's capacity %.0f", o.AchievedPerS, capacity)
 	}
-	if ev := behindEvidence(over); ev != "" {
-		// A slower client fills the backlog sooner: it may be full before
-		// the window opens, and the latency flat across it.
-		t.Logf("6000/s: the load host fell behind; achieved rate and latency trend not checked: %s", ev)
+	overEv := hostEvidence(over, false)
+	if overEv != "" {
+		// A slower client fills the backlog sooner, or issues too little
+		// to fill it: it may be full before the window opens, the latency
+		// flat across it, or arrivals not issued rather than dropped.
+		t.Logf("6000/s: the load host set part of the numbers; achieved rate, backlog and latency not checked: %s", overEv)
 	} else {
 		if o.AchievedPerS < 0.85*capacity {
 			t.Errorf("6000/s: achieved %.0f/s, well below the capacity %.0f with the client keeping up", o.AchievedPerS, capacity)
@@ -209,64 +251,85 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 		if first, last, ok := firstLast(o.LatencyTrend); !ok || last < 1.5*first {
 			t.Errorf("6000/s: corrected latency over the window %s does not grow", trendText(o.LatencyTrend))
 		}
+		// 2,000 more arrivals a second than the capacity fill
+		// max-in-flight within 2.5 s: dropped arrivals are counted.
+		if o.Dropped == 0 || o.InFlightMax != plan.DefaultMaxInFlight {
+			t.Errorf("6000/s: %d arrivals dropped, at most %d in flight: the backlog should reach max-in-flight (%d) and drop", o.Dropped, o.InFlightMax, plan.DefaultMaxInFlight)
+		}
+		if o.Corrected.P99 < 100 {
+			t.Errorf("6000/s: corrected p99 %.1f ms: a backlog of up to %d calls at %.0f/s waits far longer", o.Corrected.P99, plan.DefaultMaxInFlight, capacity)
+		}
+		if o.Uncorrected == nil || o.Uncorrected.P99 > o.Corrected.P99/5 {
+			t.Errorf("6000/s: uncorrected %v hides less than it should against corrected p99 %.1f ms", o.Uncorrected, o.Corrected.P99)
+		}
 	}
-	// 2,000 more arrivals a second than the capacity fill max-in-flight
-	// within 2.5 s: dropped arrivals are counted, and only then.
-	if o.Dropped == 0 || o.InFlightMax != plan.DefaultMaxInFlight {
-		t.Errorf("6000/s: %d arrivals dropped, at most %d in flight: the backlog should reach max-in-flight (%d) and drop", o.Dropped, o.InFlightMax, plan.DefaultMaxInFlight)
-	}
-	if under.Open.Dropped != 0 || under.Open.InFlightMax >= plan.DefaultMaxInFlight {
-		t.Errorf("2000/s: %d arrivals dropped with at most %d in flight", under.Open.Dropped, under.Open.InFlightMax)
-	}
-	if o.Corrected.P99 < 10*under.Open.Corrected.P99 || o.Corrected.P99 < 100 {
-		t.Errorf("6000/s: corrected p99 %.1f ms, not far above 2000/s's %.1f ms", o.Corrected.P99, under.Open.Corrected.P99)
-	}
-	if o.Uncorrected == nil || o.Uncorrected.P99 > o.Corrected.P99/5 {
-		t.Errorf("6000/s: uncorrected %v hides less than it should against corrected p99 %.1f ms", o.Uncorrected, o.Corrected.P99)
+	if overEv == "" && underEv == "" {
+		if o.Corrected.P99 < 10*under.Open.Corrected.P99 {
+			t.Errorf("6000/s: corrected p99 %.1f ms, not far above 2000/s's %.1f ms", o.Corrected.P99, under.Open.Corrected.P99)
+		}
+	} else {
+		t.Logf("6000/s against 2000/s: not compared, a host that did not keep up measured one of them")
 	}
 	// The closed loop at the same pool: C = P = 100 workers carry the
 	// capacity too, but only ever wait behind each other.
+	h0 := sampleHost()
 	closed, err := r.RunStep(context.Background(), plan.StepSpec{Target: "sim", Workload: "read", Concurrency: 100, MaxPoolSize: 100, PoolSetting: "100", Clients: 1, Trial: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("closed loop C=100 P=100: %.0f calls/s, p50 %.2f ms, p99 %.2f ms; open loop at 6000/s: %.0f calls/s, corrected p50 %.1f ms, p99 %.1f ms",
-		closed.CallsPerS, closed.Latency.P50, closed.Latency.P99, o.AchievedPerS, o.Corrected.P50, o.Corrected.P99)
+	closedEv := closedEvidence(sampleHost().since(h0))
+	t.Logf("closed loop C=100 P=100: %.0f calls/s, p50 %.2f ms, p99 %.2f ms (host: %s); open loop at 6000/s: %.0f calls/s, corrected p50 %.1f ms, p99 %.1f ms",
+		closed.CallsPerS, closed.Latency.P50, closed.Latency.P99, cmp.Or(closedEv, "kept up"), o.AchievedPerS, o.Corrected.P50, o.Corrected.P99)
 	if closed.Mode != "" || closed.Open != nil {
 		t.Errorf("closed-loop step carries open-loop fields: %q %v", closed.Mode, closed.Open)
 	}
-	if o.Corrected.P99 < 5*closed.Latency.P99 {
-		t.Errorf("open loop p99 %.1f ms is not far above the closed loop's %.1f ms at the same pool", o.Corrected.P99, closed.Latency.P99)
+	if overEv == "" && closedEv == "" {
+		if o.Corrected.P99 < 5*closed.Latency.P99 {
+			t.Errorf("open loop p99 %.1f ms is not far above the closed loop's %.1f ms at the same pool", o.Corrected.P99, closed.Latency.P99)
+		}
+	} else {
+		t.Logf("open against closed loop: not compared, a host that did not keep up measured one of them")
 	}
 
 	// Pool 4 against 16 at 3,000/s: 4 connections carry at most 4/2ms =
-	// 2,000 calls/s, so the rest wait in the pool; 16 carry it. A pool of
-	// 16 also queues when this host delays the simulator's replies (its
-	// connections are held longer): then the step is measured again, up
-	// to three times, and accepted with that evidence only.
-	p4 := run(openSpec(3000, 4, plan.DefaultMaxInFlight))
-	logOpen(t, "3000/s pool 4", p4)
-	if s := p4.Open.PoolWaitShare(); s < 0.5 || p4.Open.AchievedShare() > 0.99 {
-		t.Errorf("pool 4 at 3000/s: pool wait is %.0f%% of the latency, achieved %.0f/s: it should be pool-bound", 100*s, p4.Open.AchievedPerS)
+	// 2,000 calls/s, so the rest wait in the pool; 16 carry it. Both are
+	// below the simulator's capacity. A step whose host did not keep up
+	// (late starts dilute the pool's share of the latency; delayed replies
+	// hold a pool of 16's connections longer, so it queues) is measured
+	// again, up to three times, and accepted with that evidence only.
+	measure := func(name string, sp plan.StepSpec, fails func(*results.OpenLoopStats) string) {
+		t.Helper()
+		for attempt := 1; ; attempt++ {
+			st := run(sp)
+			logOpen(t, name, st)
+			fail := fails(st.Open)
+			if fail == "" {
+				return
+			}
+			ev := hostEvidence(st, true)
+			switch {
+			case ev == "":
+				t.Errorf("%s: %s, with the host keeping up", name, fail)
+				return
+			case attempt == 3:
+				t.Logf("%s: %s in all %d attempts, each with evidence that the host was the limit: %s", name, fail, attempt, ev)
+				return
+			}
+			t.Logf("%s: attempt %d measured the host, not the pool (%s: %s); again", name, attempt, fail, ev)
+		}
 	}
-	for attempt := 1; ; attempt++ {
-		p16 := run(openSpec(3000, 16, plan.DefaultMaxInFlight))
-		logOpen(t, "3000/s pool 16", p16)
-		s := p16.Open.PoolWaitShare()
-		if s < 0.5 && p16.Open.AchievedShare() >= 0.98 {
-			break
+	measure("3000/s pool 4", openSpec(3000, 4, plan.DefaultMaxInFlight), func(o *results.OpenLoopStats) string {
+		if s := o.PoolWaitShare(); s < 0.5 || o.AchievedShare() > 0.99 {
+			return fmt.Sprintf("pool wait is %.0f%% of the latency, achieved %.0f/s: it should be pool-bound", 100*s, o.AchievedPerS)
 		}
-		ev := strings.Trim(behindEvidence(p16)+"; "+hostSlow(p16), "; ")
-		if ev == "" {
-			t.Errorf("pool 16 at 3000/s: pool wait is %.0f%% of the latency, achieved %.0f of %.0f/s, with the host keeping up", 100*s, p16.Open.AchievedPerS, p16.Open.OfferedPerS)
-			break
+		return ""
+	})
+	measure("3000/s pool 16", openSpec(3000, 16, plan.DefaultMaxInFlight), func(o *results.OpenLoopStats) string {
+		if s := o.PoolWaitShare(); s >= 0.5 || o.AchievedShare() < 0.98 {
+			return fmt.Sprintf("pool wait is %.0f%% of the latency, achieved %.0f of %.0f/s: it should not be pool-bound", 100*s, o.AchievedPerS, o.OfferedPerS)
 		}
-		if attempt == 3 {
-			t.Logf("pool 16 at 3000/s: pool wait %.0f%%, achieved %.0f/s in all %d attempts, each with evidence that the host was the limit: %s", 100*s, p16.Open.AchievedPerS, attempt, ev)
-			break
-		}
-		t.Logf("pool 16 at 3000/s: attempt %d measured the host, not the pool (%s); again", attempt, ev)
-	}
+		return ""
+	})
 }
 
 // stallAt stops the simulator child with SIGSTOP for stall, after into the

@@ -126,13 +126,16 @@ func (r *recorder) watch(ctx context.Context, timeout time.Duration) {
 }
 
 // expire cancels the op context of each worker whose current op has run
-// longer than timeout, marking that op expired.
+// longer than timeout, marking that op expired. It cancels again at every
+// tick while the op runs: a worker marks an op's start before it takes the
+// op's context (a new one after a timeout), and a worker starved between
+// the two would otherwise run that op with a context no one cancels.
 func (r *recorder) expire(timeout time.Duration) {
 	now := r.now()
 	for i := range r.slots {
 		sl := &r.slots[i]
 		s := sl.op.Load()
-		if s == 0 || now-time.Duration(s-1) < timeout || sl.expired.Load() == s {
+		if s == 0 || now-time.Duration(s-1) < timeout {
 			continue
 		}
 		sl.expired.Store(s)

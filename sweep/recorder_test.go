@@ -137,3 +137,35 @@ func BenchmarkNewRecorder(b *testing.B) {
 		newRecorder(5*time.Second, 64)
 	}
 }
+
+// TestWatchdogCancelsAContextTakenLate: a worker marks an op's start, then
+// takes the op's context, a new one after its last op timed out. A worker
+// starved between the two, past the op timeout, is seen expired by the
+// watchdog while the cancel it finds is the old context's; the next tick
+// must cancel the new one, or the op runs unbounded until the step ends.
+func TestWatchdogCancelsAContextTakenLate(t *testing.T) {
+	const timeout = 20 * time.Millisecond
+	rec := newRecorder(timeout, 1)
+	w := &worker{id: 0, rec: rec, parent: t.Context(), timeout: timeout}
+
+	first := w.opContext()
+	start := rec.startOne(0, 0)
+	time.Sleep(timeout + 5*time.Millisecond)
+	rec.expire(timeout)
+	if first.Err() == nil {
+		t.Fatal("an op past the op timeout was not cancelled")
+	}
+	rec.endOne(0, 0, start, errTimeout, nil, true)
+
+	rec.startOne(0, 0)
+	time.Sleep(timeout + 5*time.Millisecond) // starved before taking the context
+	rec.expire(timeout)                      // finds the old cancel
+	late := w.opContext()
+	if late == first || late.Err() != nil {
+		t.Fatal("the worker did not take a new, live context after a timeout")
+	}
+	rec.expire(timeout) // the next tick
+	if late.Err() == nil {
+		t.Error("the op whose context was taken after the watchdog looked is never cancelled")
+	}
+}

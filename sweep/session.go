@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/workload"
@@ -58,9 +59,10 @@ type Session struct {
 	Plan      plan.Plan
 	Workloads []workload.Workload
 	// ResultsPath is the results.jsonl to write. A new run creates it (and
-	// its directory, with MakeDir) once every target's data is ready, so a
-	// run that fails before measuring anything leaves no file behind; a
-	// resumed run appends to it.
+	// its directory, with MakeDir) once every target's data is ready; a
+	// resumed run appends to it. A run whose data could not be loaded ends
+	// it at once with a failed end record saying why (none when the data
+	// is not poolsweep's: that is bad input, and nothing is written).
 	ResultsPath string
 	// MakeDir makes the directory ResultsPath goes into, when a new run
 	// first writes there (after loading its data, so that a run that
@@ -93,6 +95,7 @@ type Session struct {
 	// Coordinator keeps this session in lock step with other agents
 	// measuring the same plan (agent mode); nil runs alone.
 	Coordinator Coordinator
+	coord       Coordinator           // Coordinator once joined, or alone
 	agents      *results.AgentsHeader // what Coordinator.Start returned
 }
 
@@ -148,15 +151,25 @@ func (s *Session) Estimate(steps []plan.StepSpec) time.Duration {
 
 // Steps is the whole plan expanded for the session's targets and workloads.
 func (s *Session) Steps() []plan.StepSpec {
+	return s.Plan.Steps(s.TargetNames(), s.WorkloadLabels())
+}
+
+// TargetNames is the session's targets' names, in order.
+func (s *Session) TargetNames() []string {
 	names := make([]string, len(s.Targets))
 	for i, t := range s.Targets {
 		names[i] = t.Header.Name
 	}
+	return names
+}
+
+// WorkloadLabels is the series labels of the session's workloads, in order.
+func (s *Session) WorkloadLabels() []string {
 	labels := make([]string, len(s.Workloads))
 	for i, w := range s.Workloads {
 		labels[i] = w.Label
 	}
-	return s.Plan.Steps(names, labels)
+	return labels
 }
 
 // Pending is what is left to measure: the whole plan for a new run; for a
@@ -168,11 +181,7 @@ func (s *Session) Pending() ([]plan.StepSpec, error) {
 	if s.Previous == nil {
 		return steps, nil
 	}
-	names := make([]string, len(s.Targets))
-	for i, t := range s.Targets {
-		names[i] = t.Header.Name
-	}
-	if err := CheckResume(s.Previous.Header, s.Plan, s.Workloads, names); err != nil {
+	if err := CheckResume(s.Previous.Header, s.Plan, s.Workloads, s.TargetNames()); err != nil {
 		return nil, err
 	}
 	if s.Planner != nil && s.Previous.End != nil && s.Previous.End.Status == results.StatusComplete && s.Planner.Remaining(measuredSteps(s.Previous)) == 0 {
@@ -200,7 +209,10 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		out.Planned = len(prev) + out.Pending
 	}
 	began := time.Now()
-	endAgents, err := s.startAgents(ctx, len(pending) > 0)
+	if err := s.checkData(ctx, len(pending) > 0); err != nil {
+		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
+	}
+	endAgents, err := s.join(ctx, len(pending) > 0)
 	if err != nil {
 		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
 	}
@@ -216,7 +228,13 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		if ctx.Err() != nil {
 			return Outcome{Status: results.StatusInterrupted, Reason: "interrupted while loading data; nothing was measured", Signal: signalOf(ctx)}, nil
 		}
-		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
+		out.Status, out.Reason = results.StatusFailed, err.Error()
+		endAgents(&out)
+		if !errors.Is(err, workload.ErrNotOurs) {
+			s.endUnmeasured(out)
+		}
+		out.Time.Total = time.Since(began)
+		return out, err
 	}
 
 	w, err := s.openResults(out.Planned)
@@ -283,6 +301,40 @@ func partialReason(out Outcome) string {
 	return fmt.Sprintf("%s of %d step(s)", strings.Join(parts, ", and "), out.Measured+len(out.Failed))
 }
 
+// checkData refuses, before this process joins an agent run, a target
+// whose collection holds data poolsweep did not create: every agent would
+// fail to load it, after the others had waited for it at the barrier. A
+// session that runs alone finds out in Prepare, as early.
+func (s *Session) checkData(ctx context.Context, measuring bool) error {
+	if s.Coordinator == nil || !measuring {
+		return nil
+	}
+	for _, t := range s.Targets {
+		if err := workload.CheckData(ctx, t.NewClient, s.Workloads[0]); err != nil {
+			return fmt.Errorf("target %s: %w", t.Header.Name, err)
+		}
+	}
+	return nil
+}
+
+// endUnmeasured ends the results of a run that could not load its data
+// with the end record saying why, so that the file, not only the
+// terminal, tells what happened. A file that cannot be written leaves the
+// error the caller returns as the whole story.
+func (s *Session) endUnmeasured(out Outcome) {
+	w, err := s.openResults(out.Planned)
+	if err != nil {
+		return
+	}
+	defer w.Close()
+	earlier := 0 // the steps a resumed run's file holds, once each
+	if s.Previous != nil {
+		earlier = len(s.Previous.Steps)
+	}
+	_ = w.Write(results.EndRecord{Kind: results.KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
+		Steps: earlier, Planned: out.Planned})
+}
+
 // openResults creates the results file of a new run with its header, or
 // opens the resumed run's file.
 func (s *Session) openResults(planned int) (*results.ResultsWriter, error) {
@@ -339,8 +391,8 @@ func (s *Session) prepareAll(ctx context.Context, load bool) (map[string]*sessio
 
 func (t *sessionTarget) close() {
 	if t.setup != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		t.setup.Disconnect(ctx)
+		ctx, cancel := context.WithTimeout(context.Background(), disconnectTimeout)
+		teardown.Within(ctx, func(ctx context.Context) { t.setup.Disconnect(ctx) })
 		cancel()
 	}
 }
@@ -381,7 +433,7 @@ func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName 
 		t := byName[spec.Target]
 		stepBegan := time.Now()
 		step, err := s.runStep(ctx, t, spec)
-		s.agentsFinish(ctx, spec, &step, err)
+		s.coord.Finish(ctx, spec, &step, err)
 		if step.Phases != nil {
 			out.Time.add(step.Phases)
 		} else {
@@ -468,13 +520,22 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 		s.Hooks.Loaded(name, lr)
 	}
 	keys := workload.NewKeySpace(wl.Distribution, int64(wl.Records), lr.NextInsert)
-	s.agentKeys(keys)
+	agent := s.agentIndex()
+	if agent > 0 {
+		// Agents inserting at once never collide: each has its own block.
+		keys.AgentBlock(agent)
+	}
 	for _, w := range s.Workloads {
-		st.runners[w.Label] = &Runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
+		r := &Runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
 			Warmup: s.Plan.Warmup, Duration: s.Plan.Duration, OpTimeout: s.Plan.OpTimeout,
 			PrewarmTimeout: s.PrewarmTimeout, MaxConnecting: s.MaxConnecting, Progress: s.Hooks.Progress,
 			Observers: t.Observers, Judge: t.Judge, Hosts: PoolHosts(t.Header)}
-		s.agentRunner(st.runners[w.Label])
+		if agent >= 0 {
+			// In lock step: the coordinator's start barrier, and random
+			// streams of this agent's own.
+			r.StartAt, r.Seed = s.coord.Ready, uint64(agent)+1
+		}
+		st.runners[w.Label] = r
 	}
 	return st, nil
 }
@@ -483,7 +544,7 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 // and says where its wall time went.
 func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec plan.StepSpec) (results.StepResult, error) {
 	start := time.Now()
-	if err := s.agentsBegin(ctx, spec); err != nil {
+	if err := s.coord.Begin(ctx, spec); err != nil {
 		return results.StepResult{}, err
 	}
 	check, err := s.check(ctx, t, spec)

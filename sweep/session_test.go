@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/outfile"
@@ -188,4 +190,36 @@ func TestSessionResumeMeasuresFailedSteps(t *testing.T) {
 			t.Errorf("step C=%d is still not a measurement after the resume: %+v", st.Concurrency, st)
 		}
 	}
+}
+
+// TestSessionLoadLockLost: the load lock's document is removed while the
+// session loads. The load stops, no step is measured on the half-loaded
+// collection, the run fails with an error saying why, and the results
+// file ends with a failed end record that says the same.
+func TestSessionLoadLockLost(t *testing.T) {
+	uri := testsrv.Sim(t, "slots=8,service=50ms").URI()
+	s := newTestSession(t, uri, t.TempDir())
+	w := &s.Workloads[0]
+	// Several seconds of loading: 200 batches of 500 small documents.
+	w.Records, w.FieldCount, w.FieldLength, w.Database = 100_000, 1, 8, "ps_session_lost"
+	meta := testsrv.Connect(t, uri).Database(w.Database).Collection(workload.MetaCollection)
+	var once sync.Once
+	s.Hooks.Loading = func(_ string, done, _ int) {
+		if done >= 5000 {
+			once.Do(func() {
+				go meta.DeleteOne(context.Background(), bson.D{{Key: "_id", Value: "lock:" + w.Collection}})
+			})
+		}
+	}
+	measured := 0
+	s.Hooks.Begin = func(int, int, plan.StepSpec) { measured++ }
+	out, err := s.Run(context.Background())
+	if !errors.Is(err, workload.ErrLockLost) || out.Status != results.StatusFailed || measured != 0 || out.Measured != 0 {
+		t.Fatalf("outcome %+v, %d step(s) begun, error %v; want a failed run, nothing measured, the lost lock named", out, measured, err)
+	}
+	res, rerr := results.ReadResultsFile(s.ResultsPath)
+	if rerr != nil || res.End == nil || res.End.Status != results.StatusFailed || !strings.Contains(res.End.Reason, "lost the load lock") || len(res.Steps) != 0 {
+		t.Fatalf("results: %v, end %+v; want a failed end record naming the lost lock", rerr, res.End)
+	}
+	t.Logf("end record: %s", res.End.Reason)
 }

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -86,20 +87,24 @@ func (r *Runner) stepClientOptions(spec plan.StepSpec, want int, pm *event.PoolM
 	return o
 }
 
+// disconnectTimeout bounds closing a step's clients: the driver first ends
+// their sessions on the server, which a stopped server never answers.
+const disconnectTimeout = 10 * time.Second
+
 // disconnect closes clients in parallel: a thousand connections close
-// faster so, and the next step starts from a quiet server.
+// faster so, and the next step starts from a quiet server. A client whose
+// Disconnect outlives its deadline is left behind, not the sweep with it
+// (teardown.Within).
 func disconnect(clients []*mongo.Client) {
-	var wg sync.WaitGroup
-	for _, c := range clients {
-		wg.Add(1)
-		go func(c *mongo.Client) {
-			defer wg.Done()
-			dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			c.Disconnect(dctx)
-		}(c)
-	}
-	wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), disconnectTimeout)
+	defer cancel()
+	teardown.Within(ctx, func(ctx context.Context) {
+		var wg sync.WaitGroup
+		for _, c := range clients {
+			wg.Go(func() { c.Disconnect(ctx) })
+		}
+		wg.Wait()
+	})
 }
 
 // prewarmStep opens the connections the step will use before any workload

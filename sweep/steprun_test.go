@@ -1,10 +1,14 @@
 package sweep
 
 import (
+	"context"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/plan"
@@ -53,5 +57,47 @@ func TestRunStepNeedsOpTimeout(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "OpTimeout") || connected {
 			t.Errorf("rate %d: err %v, connected %v; want a refusal naming OpTimeout, before connecting", rate, err, connected)
 		}
+	}
+}
+
+// TestDisconnectStoppedServer: closing a step's clients ends in bounded
+// time even when the driver's Disconnect does not. With connectTimeoutMS=0
+// (a user's URI may say so) a connection handshaking with a stopped server
+// is never cancelled, and Disconnect waits for it before it looks at its
+// context: the sweep stayed in the step's teardown until the server woke.
+func TestDisconnectStoppedServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stops a simulator for the teardown bound (10 s)")
+	}
+	sim := startSimChild(t, "slots=8,service=1ms")
+	r := &Runner{NewClient: func() *options.ClientOptions {
+		return options.Client().ApplyURI(sim.URI).SetDirect(true).SetConnectTimeout(0)
+	}}
+	clients, err := r.connect(plan.StepSpec{Concurrency: 4, MaxPoolSize: 4, Clients: 1}, 1, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ping := func(d time.Duration) error {
+		ctx, cancel := context.WithTimeout(t.Context(), d)
+		defer cancel()
+		return clients[0].Database("admin").RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err()
+	}
+	if err := ping(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	sim.Cmd.Process.Signal(syscall.SIGSTOP)
+	var wg sync.WaitGroup
+	for range 3 { // more than the one open connection: the pool dials more, whose handshakes hang
+		wg.Go(func() { ping(300 * time.Millisecond) })
+	}
+	wg.Wait()
+	start := time.Now()
+	done := make(chan struct{})
+	go func() { disconnect(clients); close(done) }()
+	select {
+	case <-done:
+		t.Logf("teardown against a stopped server took %s", time.Since(start).Round(time.Millisecond))
+	case <-time.After(disconnectTimeout + 10*time.Second):
+		t.Errorf("closing a step's clients against a stopped server did not end within %s", disconnectTimeout+10*time.Second)
 	}
 }

@@ -84,11 +84,40 @@ func Prepare(ctx context.Context, client *mongo.Client, w Workload, o PrepareOpt
 	}
 	defer lock.release()
 	// Another run may have loaded it while this one waited.
-	lr, state, err = inspectCollection(ctx, db, w, o.Drop)
-	if err != nil || state == stateReusable {
-		return lr, err
+	lr, state, err = inspectCollection(lock.ctx, db, w, o.Drop)
+	if err == nil && state != stateReusable {
+		lr, err = loadCollection(lock.ctx, db, w, state, o, lock.held)
 	}
-	return loadCollection(ctx, db, w, state, o)
+	if err != nil {
+		lost := context.Cause(lock.ctx)
+		if !errors.Is(lost, ErrLockLost) {
+			lost = err
+		}
+		if errors.Is(lost, ErrLockLost) {
+			// Whatever the load was doing when the lock went, it stopped:
+			// the collection may be half loaded, or another run reloading it.
+			return LoadResult{}, fmt.Errorf("load %s: %w; stopped loading, and nothing is measured on a collection that may be incomplete (%s marks it so: the next run reloads it)", ns, lost, MetaCollection)
+		}
+	}
+	return lr, err
+}
+
+// CheckData says, writing nothing, whether Prepare may use w's collection
+// on the target newClient reaches: an error wrapping ErrNotOurs when it
+// holds documents poolsweep did not create. Agent mode asks before the
+// agents meet, so that none of them joins a run that cannot load.
+func CheckData(ctx context.Context, newClient func() *options.ClientOptions, w Workload) error {
+	client, err := mongo.Connect(newClient().SetMaxPoolSize(2).SetTimeout(30 * time.Second))
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = client.Disconnect(dctx)
+		cancel()
+	}()
+	_, _, err = inspectCollection(ctx, client.Database(w.Database), w, false)
+	return err
 }
 
 type collectionState int
@@ -129,7 +158,7 @@ func inspectCollection(ctx context.Context, db *mongo.Database, w Workload, drop
 }
 
 // loadCollection (re)loads the collection; the caller holds the lock.
-func loadCollection(ctx context.Context, db *mongo.Database, w Workload, state collectionState, o PrepareOptions) (LoadResult, error) {
+func loadCollection(ctx context.Context, db *mongo.Database, w Workload, state collectionState, o PrepareOptions, held func() error) (LoadResult, error) {
 	meta := db.Collection(MetaCollection)
 	coll := db.Collection(w.Collection)
 	ns := w.Database + "." + w.Collection
@@ -150,6 +179,11 @@ func loadCollection(ctx context.Context, db *mongo.Database, w Workload, state c
 	start := time.Now()
 	if err := load(ctx, coll, w, o.Progress); err != nil {
 		return LoadResult{}, fmt.Errorf("load %s: %w", ns, err)
+	}
+	// Complete only while still ours: a run that took the lock over may
+	// be reloading the collection now.
+	if err := held(); err != nil {
+		return LoadResult{}, err
 	}
 	if _, err := meta.UpdateOne(ctx, bson.D{{Key: "_id", Value: w.Collection}}, bson.D{{Key: "$set", Value: bson.D{{Key: "complete", Value: true}}}}); err != nil {
 		return LoadResult{}, fmt.Errorf("mark %s complete: %w", ns, err)

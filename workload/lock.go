@@ -18,7 +18,10 @@ import (
 // it to go away and then find the data loaded. The holder bumps a counter
 // in it while it loads; a waiter that sees the counter stand still for
 // lockStaleAfter (on its own clock, so clock skew between hosts does not
-// matter) takes the lock over from the dead run.
+// matter) takes the lock over from the dead run. A holder whose bump
+// matches no document (the lock was removed, or taken over by a run that
+// thought it dead) has lost it: it stops loading at once, and its run
+// fails rather than measure a collection another run may be reloading.
 var (
 	lockBeat       = 2 * time.Second
 	lockStaleAfter = 20 * time.Second // ten beats missed
@@ -47,12 +50,19 @@ type lockDoc struct {
 // longer than the wait allowed.
 var ErrLockTimeout = errors.New("another poolsweep run is loading the same collection")
 
-// loadLock is a held lock.
+// ErrLockLost is returned when this run's load lock went away while it
+// loaded: its document was removed, or another run took it over.
+var ErrLockLost = errors.New("lost the load lock")
+
+// loadLock is a held lock. Its context ends, with an ErrLockLost cause,
+// when the lock is found lost; the load runs under it.
 type loadLock struct {
 	meta   *mongo.Collection
 	id     string
 	holder LockHolder
 	beat   *beat.Beating
+	ctx    context.Context
+	lose   context.CancelCauseFunc
 }
 
 func lockID(collection string) string { return "lock:" + collection }
@@ -73,7 +83,7 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 	for {
 		_, err := meta.InsertOne(ctx, lockDoc{ID: id, Holder: me, AcquiredAt: time.Now().UTC()})
 		if err == nil {
-			return startLock(meta, id, me), nil
+			return startLock(ctx, meta, id, me), nil
 		}
 		if !mongo.IsDuplicateKeyError(err) {
 			return nil, fmt.Errorf("take the load lock in %s: %w", MetaCollection, err)
@@ -101,7 +111,7 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 				if waiting != nil {
 					waiting(fmt.Sprintf("took over a stale load lock from %s, silent for %s", cur.Holder, now.Sub(lastSeen).Round(time.Second)))
 				}
-				return startLock(meta, id, me), nil
+				return startLock(ctx, meta, id, me), nil
 			}
 			continue
 		}
@@ -121,23 +131,68 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 	}
 }
 
-// startLock keeps the lock alive by bumping its counter until release.
-func startLock(meta *mongo.Collection, id string, me LockHolder) *loadLock {
+// startLock keeps the lock alive by bumping its counter until release;
+// the lock's context derives from ctx and ends when the lock is lost.
+func startLock(ctx context.Context, meta *mongo.Collection, id string, me LockHolder) *loadLock {
 	l := &loadLock{meta: meta, id: id, holder: me}
+	l.ctx, l.lose = context.WithCancelCause(ctx)
 	l.beat = beat.Start(lockBeat, func(ctx context.Context) bool {
 		bctx, bcancel := context.WithTimeout(ctx, lockBeat)
 		defer bcancel()
-		_, _ = meta.UpdateOne(bctx, bson.D{{Key: "_id", Value: id}, {Key: "holder.run_id", Value: me.RunID}, {Key: "holder.pid", Value: me.PID}},
-			bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: 1}}}})
-		return true
+		res, err := meta.UpdateOne(bctx, l.ours(), bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: 1}}}})
+		if err != nil || res.MatchedCount > 0 {
+			return true // a failed bump says nothing; a waiter's staleness decides
+		}
+		l.lose(l.lost(ctx))
+		return false
 	})
 	return l
+}
+
+// ours matches the lock document while this run holds it.
+func (l *loadLock) ours() bson.D {
+	return bson.D{{Key: "_id", Value: l.id}, {Key: "holder.run_id", Value: l.holder.RunID}, {Key: "holder.pid", Value: l.holder.PID}}
+}
+
+// lost says how the lock was lost: taken over (by whom) or removed.
+func (l *loadLock) lost(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var cur lockDoc
+	err := l.meta.FindOne(ctx, bson.D{{Key: "_id", Value: l.id}}).Decode(&cur)
+	switch {
+	case err == nil:
+		return fmt.Errorf("%w: %s took it over, taking this run for dead", ErrLockLost, cur.Holder)
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return fmt.Errorf("%w: its document in %s was removed", ErrLockLost, MetaCollection)
+	}
+	return fmt.Errorf("%w: its document in %s no longer names this run (who holds it now could not be read: %v)", ErrLockLost, MetaCollection, err)
+}
+
+// held returns nil while this run still holds the lock, and how it was
+// lost otherwise: checked once more before the load is marked complete,
+// between two beats.
+func (l *loadLock) held() error {
+	if err := context.Cause(l.ctx); errors.Is(err, ErrLockLost) {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(l.ctx, lockStaleAfter)
+	defer cancel()
+	err := l.meta.FindOne(ctx, l.ours()).Err()
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return l.lost(l.ctx)
+	case err != nil && l.ctx.Err() == nil:
+		return fmt.Errorf("check the load lock in %s: %w", MetaCollection, err)
+	}
+	return l.ctx.Err()
 }
 
 // release stops the heartbeat and removes the lock if it is still ours.
 func (l *loadLock) release() {
 	l.beat.Stop()
+	l.lose(nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, _ = l.meta.DeleteOne(ctx, bson.D{{Key: "_id", Value: l.id}, {Key: "holder.run_id", Value: l.holder.RunID}, {Key: "holder.pid", Value: l.holder.PID}})
+	_, _ = l.meta.DeleteOne(ctx, l.ours())
 }

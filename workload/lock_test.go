@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
@@ -117,5 +119,159 @@ func TestPrepareStaleLock(t *testing.T) {
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("gave up after %s, want about 3 s", d)
+	}
+}
+
+// lockTimings shortens the load lock's beat and staleness for a test, in
+// the production ratio (ten beats missed make a lock stale), and restores
+// them after it.
+func lockTimings(t *testing.T, beatEvery time.Duration) {
+	oldBeat, oldStale := lockBeat, lockStaleAfter
+	lockBeat, lockStaleAfter = beatEvery, 10*beatEvery
+	t.Cleanup(func() { lockBeat, lockStaleAfter = oldBeat, oldStale })
+}
+
+// slowLoad is a workload whose load on a simulator with a 100 ms service
+// time takes at least 5 s of the simulator's own time, however fast the
+// machine (200 batches of 500 small documents, four at a time): longer
+// than the lock's staleness, so that a waiter that took a live holder's
+// silence for death would take the lock over.
+func slowLoad(db string) Workload {
+	w := DefaultWorkload()
+	w.Records, w.FieldCount, w.FieldLength, w.Database = 100_000, 1, 8, db
+	return w
+}
+
+// TestPrepareTwoRunsOnSimulator: two runs started together on a fresh
+// simulator database. The second waits for the first, then finds the data
+// loaded; it never takes the lock over while the holder lives, though the
+// load lasts several times the lock's staleness. (When the simulator
+// matched a dotted filter key as a top-level name, the holder's heartbeat
+// matched nothing and the waiter "took over a stale load lock" from a live
+// holder after 20 s.)
+func TestPrepareTwoRunsOnSimulator(t *testing.T) {
+	lockTimings(t, 200*time.Millisecond)
+	uri := testsrv.Sim(t, "slots=8,service=100ms").URI()
+	w := slowLoad("ps_twolock")
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		said = map[string][]string{}
+		lrs  = map[string]LoadResult{}
+		errs = map[string]error{}
+	)
+	began := time.Now()
+	for _, run := range []string{"first", "second"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := testsrv.Connect(t, uri)
+			lr, err := Prepare(context.Background(), c, w, PrepareOptions{RunID: run, Waiting: func(m string) {
+				mu.Lock()
+				said[run] = append(said[run], m)
+				mu.Unlock()
+			}})
+			mu.Lock()
+			lrs[run], errs[run] = lr, err
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	took := time.Since(began)
+	loader, waiter := "first", "second"
+	if lrs["second"].Loaded {
+		loader, waiter = "second", "first"
+	}
+	t.Logf("%s loaded in %s (%s); %s said %q", loader, lrs[loader].Took.Round(time.Millisecond), took.Round(time.Millisecond), waiter, said[waiter])
+	if errs[loader] != nil || errs[waiter] != nil || !lrs[loader].Loaded || !lrs[waiter].Reused {
+		t.Fatalf("loader %+v %v; waiter %+v %v", lrs[loader], errs[loader], lrs[waiter], errs[waiter])
+	}
+	if lrs[loader].Took < 2*lockStaleAfter {
+		t.Errorf("the load took %s, under twice the lock's staleness (%s): the test proves nothing", lrs[loader].Took, lockStaleAfter)
+	}
+	all := strings.Join(said[waiter], "|")
+	if !strings.Contains(all, "waiting for run "+loader) || strings.Contains(all, "took over") || len(said[loader]) != 0 {
+		t.Errorf("messages: loader %q, waiter %q; want the waiter to wait for %s and never take over", said[loader], said[waiter], loader)
+	}
+	c := testsrv.Connect(t, uri)
+	var docs []bson.M
+	cur, err := c.Database(w.Database).Collection(w.Collection).Find(context.Background(), bson.D{})
+	if err == nil {
+		err = cur.All(context.Background(), &docs)
+	}
+	if err != nil || len(docs) != w.Records {
+		t.Errorf("collection holds %d documents (%v), want %d", len(docs), err, w.Records)
+	}
+}
+
+// TestPrepareLockLostMidLoad: a holder whose lock document is removed, or
+// taken over by another run, while it loads stops loading at its next
+// beat and fails, saying so; the collection is left marked incomplete, so
+// the next run reloads it whole.
+func TestPrepareLockLostMidLoad(t *testing.T) {
+	lockTimings(t, 200*time.Millisecond)
+	uri := testsrv.Sim(t, "slots=8,service=100ms").URI()
+	for _, tt := range []struct {
+		name string
+		lose func(meta *mongo.Collection, id string) error
+		want string
+	}{
+		{"removed", func(meta *mongo.Collection, id string) error {
+			_, err := meta.DeleteOne(context.Background(), bson.D{{Key: "_id", Value: id}})
+			return err
+		}, "its document in poolsweep_meta was removed"},
+		{"taken over", func(meta *mongo.Collection, id string) error {
+			_, err := meta.UpdateOne(context.Background(), bson.D{{Key: "_id", Value: id}},
+				bson.D{{Key: "$set", Value: bson.D{{Key: "holder", Value: LockHolder{RunID: "usurper", Host: "elsewhere", PID: 7}}}}})
+			return err
+		}, "run usurper on elsewhere (pid 7) took it over"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := slowLoad("ps_lost_" + strings.ReplaceAll(tt.name, " ", "_"))
+			c := testsrv.Connect(t, uri)
+			meta := c.Database(w.Database).Collection(MetaCollection)
+			var loaded atomic.Int64
+			done := make(chan error, 1)
+			began := time.Now()
+			go func() {
+				_, err := Prepare(context.Background(), c, w, PrepareOptions{RunID: "holder", Progress: func(d, _ int) { loaded.Store(int64(d)) }})
+				done <- err
+			}()
+			for loaded.Load() < 5000 {
+				if time.Since(began) > time.Minute {
+					t.Fatal("the load did not start")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := tt.lose(meta, lockID(w.Collection)); err != nil {
+				t.Fatal(err)
+			}
+			lostAt, at := time.Now(), loaded.Load()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute):
+				t.Fatal("the holder did not stop")
+			}
+			stopped := time.Since(lostAt)
+			t.Logf("lost at %d documents; Prepare ended %s later at %d: %v", at, stopped.Round(time.Millisecond), loaded.Load(), err)
+			if !errors.Is(err, ErrLockLost) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "stopped loading") {
+				t.Fatalf("Prepare: %v; want a lost lock naming %q", err, tt.want)
+			}
+			if n := loaded.Load(); n >= int64(w.Records) {
+				t.Errorf("the holder loaded all %d documents after losing its lock", n)
+			}
+			var m metaDoc
+			if err := meta.FindOne(context.Background(), bson.D{{Key: "_id", Value: w.Collection}}).Decode(&m); err != nil || m.Complete {
+				t.Errorf("meta %+v (%v): want the collection marked incomplete", m, err)
+			}
+			// The next run reloads it whole (the lock document is cleared
+			// first, as the usurper would on its release).
+			_, _ = meta.DeleteOne(context.Background(), bson.D{{Key: "_id", Value: lockID(w.Collection)}})
+			lr, err := Prepare(context.Background(), c, w, PrepareOptions{RunID: "next"})
+			if err != nil || !lr.Loaded || lr.Documents != int64(w.Records) {
+				t.Errorf("the next run: %+v %v, want a reload of %d documents", lr, err, w.Records)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package knee
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -23,6 +24,15 @@ const maxStepWarnings = 5
 // a negative or non-finite ops/s, or an ops/s of 0 (or missing) although
 // operations were counted. The results reader validates records too; this
 // keeps the analysis honest whatever hands it a Results.
+//
+// Partial steps (an agent run's steps that ran without some agents) are
+// left out too, and named with the agents they ran without: their load is
+// not their level's (fewer clients than planned, or an agent that died in
+// the window and whose operations are missing from the sums), so a point
+// among full steps would bend the curve, and a curve of them would mix
+// loads. They are counted in the series they were planned in (the run's
+// plan.clients), so the knee, peak and recommendation come from full steps
+// only, and MissingSteps lists them as not measured.
 func FromResults(rs []*results.Results) []Series {
 	type key struct {
 		target, workload, pool string
@@ -33,6 +43,7 @@ func FromResults(rs []*results.Results) []Series {
 	files := map[key]map[string]bool{}
 	skipped := map[key]int{}
 	bad := map[key][]string{}
+	partial := map[key][]string{}
 	for _, res := range rs {
 		if res == nil {
 			continue
@@ -46,6 +57,9 @@ func FromResults(rs []*results.Results) []Series {
 				continue // no concurrency curve: OpenFromResults
 			}
 			k := key{st.Target, st.Workload, st.PoolSetting, max(st.Clients, 1)}
+			if st.Partial && res.Header.Plan.Clients > 0 {
+				k.clients = res.Header.Plan.Clients // the series it was planned in
+			}
 			s, ok := by[k]
 			if !ok {
 				s = &Series{Target: st.Target, Workload: st.Workload, Pool: st.PoolSetting, Clients: k.clients, Hosts: 1}
@@ -64,6 +78,10 @@ func FromResults(rs []*results.Results) []Series {
 			}
 			if f := st.TargetFailed; f != nil {
 				bad[k] = append(bad[k], targetFailedNote(&st))
+				continue
+			}
+			if st.Partial {
+				partial[k] = append(partial[k], partialName(&st))
 				continue
 			}
 			if why := unusable(&st); why != "" {
@@ -95,6 +113,9 @@ func FromResults(rs []*results.Results) []Series {
 		s := by[k]
 		if n := skipped[k]; n > 0 {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%d interrupted step(s) left out", n))
+		}
+		if p := partial[k]; len(p) > 0 {
+			s.Warnings = append(s.Warnings, partialWarning(p, k.clients))
 		}
 		if b := bad[k]; len(b) > 0 {
 			if len(b) > maxStepWarnings {
@@ -147,4 +168,36 @@ func stepName(st *results.StepResult) string {
 		s += fmt.Sprintf(" clients=%d", st.Clients)
 	}
 	return s + fmt.Sprintf(" trial %d", st.Trial)
+}
+
+// partialName names a partial step and the agents it ran without:
+// "C=64 trial 1 (without agent 2 on load3: stopped answering during the step)".
+func partialName(st *results.StepResult) string {
+	var without []string
+	for _, m := range st.MissingAgents {
+		who := fmt.Sprintf("agent %d", m.Index)
+		if m.Host != "" {
+			who += " on " + textfmt.Escape(m.Host)
+		}
+		without = append(without, who+": "+textfmt.Escape(m.Reason))
+	}
+	name := fmt.Sprintf("C=%d trial %d", st.Concurrency, st.Trial)
+	if len(without) == 0 {
+		return name + " (without some agents)"
+	}
+	return name + " (without " + strings.Join(without, "; ") + ")"
+}
+
+// partialWarning is a series' line on its partial steps.
+func partialWarning(names []string, planned int) string {
+	shown := names
+	if len(shown) > maxStepWarnings {
+		shown = shown[:maxStepWarnings]
+	}
+	s := fmt.Sprintf("%d partial step(s) left out of the knee, peak and recommendation: they ran without some agents, so they carried less than the planned %d clients' load: %s",
+		len(names), planned, strings.Join(shown, ", "))
+	if len(names) > len(shown) {
+		s += fmt.Sprintf(", and %d more", len(names)-len(shown))
+	}
+	return s
 }

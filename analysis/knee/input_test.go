@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,5 +154,52 @@ func TestReadCSVValidatesEveryField(t *testing.T) {
 	ss, err := ReadCSV(strings.NewReader("concurrency,qps,pool,trial,workload\n64.0,5,16,0,read\n8,4,match,1,read\n"), "ok.csv")
 	if err != nil || len(ss) != 2 || ss[0].Pool != "16" || ss[0].Points[0].Concurrency != 64 {
 		t.Errorf("valid file: %v %+v", err, ss)
+	}
+}
+
+// TestFromResultsLeavesOutPartialSteps: a merged agent run whose agent 2
+// died before C=8: the partial steps (two agents' clients) are not points
+// of the planned 3-client series, nor a series of their own; the series
+// names them with the agent they ran without, and MissingSteps counts
+// them as not measured.
+func TestFromResultsLeavesOutPartialSteps(t *testing.T) {
+	res := &results.Results{Path: "merged.jsonl"}
+	res.Header.Plan = results.PlanInfo{Concurrency: []int{1, 2, 4, 8, 16}, Pool: "match", Clients: 3, Trials: 1, Steps: 5}
+	res.Header.Targets = []results.TargetHeader{{Name: "sim"}}
+	res.End = &results.EndRecord{Kind: results.KindEnd, Status: results.StatusPartial, Reason: "2 of 5 merged step(s) are partial"}
+	for _, c := range []int{1, 2, 4, 8, 16} {
+		st := results.StepResult{Kind: results.KindStep, Target: "sim", Workload: "read", PoolSetting: "match", Concurrency: c, Clients: 3,
+			Trial: 1, DurationS: 10, OpsPerS: float64(300 * min(c, 4)), Ops: int64(3000 * min(c, 4)), Calls: int64(3000 * min(c, 4))}
+		if c >= 8 {
+			// Two agents' clients and operations: a third less than the level's.
+			st.Clients, st.OpsPerS, st.Partial = 2, st.OpsPerS*2/3, true
+			st.MissingAgents = []results.MissingAgent{{Index: 2, Host: "load3", Reason: "stopped answering during the step"}}
+		}
+		res.Steps = append(res.Steps, st)
+	}
+	ss := FromResults([]*results.Results{res})
+	if len(ss) != 1 || ss[0].Clients != 3 {
+		t.Fatalf("%d series (want one, of 3 clients): %+v", len(ss), ss)
+	}
+	for _, p := range ss[0].Points {
+		if p.Concurrency >= 8 {
+			t.Errorf("partial step C=%d is a point of the series", p.Concurrency)
+		}
+	}
+	want := "2 partial step(s) left out of the knee, peak and recommendation: they ran without some agents, so they carried less than the planned 3 clients' load: " +
+		"C=8 trial 1 (without agent 2 on load3: stopped answering during the step), C=16 trial 1 (without agent 2 on load3: stopped answering during the step)"
+	if len(ss[0].Points) != 3 || !slices.Contains(ss[0].Warnings, want) {
+		t.Errorf("%d points, warnings %q; want 3 and %q", len(ss[0].Points), ss[0].Warnings, want)
+	}
+	r := Analyze(ss[0], DefaultOptions())
+	if r.Peak.Concurrency != 4 || !slices.Contains(r.Warnings, want) {
+		t.Errorf("peak %+v, warnings %q", r.Peak, r.Warnings)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, []Report{r}, MissingSteps([]*results.Results{res})...); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "C=8 trial 1 (without agent 2 on load3") || !strings.Contains(text.String(), "missing: target=sim pool=match clients=3 C=8,16") {
+		t.Errorf("analyze text does not name the partial steps:\n%s", text.String())
 	}
 }

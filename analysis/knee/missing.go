@@ -12,7 +12,8 @@ import (
 
 // Missing is the planned steps of one series (target × workload × pool
 // setting × clients) that a results file does not hold: never run, still
-// to run, or cut short (interrupted steps are not measurements). A run that
+// to run, cut short (interrupted steps are not measurements), or measured
+// without some of an agent run's agents (partial steps). A run that
 // ended partial, interrupted or failed, or never wrote its end record,
 // leaves some.
 type Missing struct {
@@ -90,7 +91,10 @@ func missingIn(r *results.Results, nameFile bool) []Missing {
 	}
 	have := map[key]bool{}
 	for i := range r.Steps {
-		if s := &r.Steps[i]; s.Measured() {
+		// A partial step (it ran without some agents) is left out of the
+		// knee as an interrupted one is: not measured as planned; so is one
+		// during which the target failed.
+		if s := &r.Steps[i]; s.Measured() && !s.Partial {
 			have[key{s.Target, s.Workload, s.PoolSetting, s.Concurrency, max(s.Clients, 1), s.Trial}] = true
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/agents"
 )
 
 // agentOptions are the flags of agent mode: several processes, on one
@@ -23,6 +24,7 @@ type agentOptions struct {
 	runID        string
 	agentTimeout time.Duration
 	spawn        int
+	targetsFD    int // an agent of --spawn reads its targets from this inherited descriptor
 
 	flagSet *pflag.FlagSet // the parsed flags, for --spawn to pass on
 }
@@ -45,7 +47,13 @@ func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
 	textVar(f, &o.runID, "run-id", "", "a name of letters, digits, . _ -", checkRunID, "the run's name (letters, digits, . _ -); agent mode: the same on every agent (default: the start time and a random suffix)")
 	durationVar(f, &o.agentTimeout, "agent-timeout", defaultAgentTimeout, time.Second, 24*time.Hour, "agent mode: how long to wait for an agent to join or be ready for a step, 1s to 24h; a step then runs without it and is marked partial")
 	intVar(f, &o.spawn, "spawn", 0, 1, maxSpawn, "start this many agent processes on this machine, run the plan in lock step and merge their results (for large hosts and tests)")
+	// An inherited descriptor: 0 to 2 are the standard streams.
+	intVar(f, &o.targetsFD, "targets-fd", 0, 3, maxTargetsFD, "internal: the agents --spawn starts read their targets from this inherited descriptor, so that no password is on a command line")
+	_ = f.MarkHidden("targets-fd")
 }
+
+// maxTargetsFD bounds --targets-fd: --spawn hands its agents descriptor 3.
+const maxTargetsFD = 1024
 
 // checkRunID refuses a run id that is not a plain name (it names a
 // directory and the agents' documents).
@@ -133,7 +141,7 @@ func (o *sweepOptions) wireAgents(e *env, session *sweep.Session, progress *prog
 		return
 	}
 	t := session.Targets[0]
-	session.Coordinator = &sweep.Agents{RunID: session.RunID, Count: o.agents, Index: o.agentIndex, PlanHash: session.PlanHash(o.agents),
+	session.Coordinator = &agents.Agent{RunID: session.RunID, Count: o.agents, Index: o.agentIndex, PlanHash: agents.PlanHash(session, o.agents),
 		ClientsPerAgent: session.Plan.Clients, Timeout: o.agentTimeout, NewClient: t.NewClient, Database: session.Workloads[0].Database,
 		StepTime: session.Plan.Warmup + session.Plan.Duration + session.Plan.OpTimeout*5/4 + o.prewarm + 20*time.Second,
 		Window:   session.Plan.Warmup + session.Plan.Duration,
@@ -142,7 +150,7 @@ func (o *sweepOptions) wireAgents(e *env, session *sweep.Session, progress *prog
 			fmt.Fprintf(e.stderr, "agents: %s\n", safeLine(msg))
 		}}
 	fmt.Fprintf(e.stderr, "agent %d of %d in run %s (coordinating through %s.%s on target %s)\n",
-		o.agentIndex, o.agents, session.RunID, session.Workloads[0].Database, sweep.AgentsCollection, t.Header.Name)
+		o.agentIndex, o.agents, session.RunID, session.Workloads[0].Database, agents.Collection, t.Header.Name)
 }
 
 // agentError turns what agent mode ended with into the CLI's errors: a
@@ -150,7 +158,7 @@ func (o *sweepOptions) wireAgents(e *env, session *sweep.Session, progress *prog
 // interrupted (exit 130); a partial agent run exits 3 without advice to
 // resume; nil when none applies.
 func (o *sweepOptions) agentError(ctx context.Context, outcome sweep.Outcome, runErr error) error {
-	var refused *sweep.AgentRefused
+	var refused *agents.Refused
 	switch {
 	case errors.As(runErr, &refused):
 		return usageError{runErr}

@@ -15,9 +15,10 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/sweep/agents"
 )
 
 // TestAgentFlags: agent-mode flags are checked against each other and
@@ -43,6 +44,9 @@ func TestAgentFlags(t *testing.T) {
 		{[]string{"sweep", "--spawn", "2", "--agents", "2"}, "--spawn: it starts its own agents"},
 		{[]string{"sweep", "--uri", "mongodb://h/", "--spawn", "2", "--rate", "1000", "--pool", "16"}, "--rate: open-loop arrivals are measured by one process"},
 		{[]string{"sweep", "--uri", "mongodb://h/", "--spawn", "2", "--search", "knee", "--concurrency", "1..64x2"}, "--search: an adaptive search runs in one process"},
+		{[]string{"sweep", "--targets-fd", "3"}, "--targets-fd: only for the agents --spawn starts"},
+		{[]string{"sweep", "--targets-fd", "1", "--agents", "2", "--agent-index", "0", "--run-id", "r"}, "--targets-fd: 1 is not between 3 and 1024"},
+		{[]string{"sweep", "--targets-fd", "3", "--uri", uri, "--agents", "2", "--agent-index", "0", "--run-id", "r"}, "--targets-fd: the targets come from the descriptor"},
 		{[]string{"merge", "x.jsonl"}, "--out: required"},
 		{[]string{"merge", "-o", "m.jsonl"}, "merge: give the results"},
 		{[]string{"merge", "/nonexistent/results.jsonl", "-o", filepath.Join(t.TempDir(), "m.jsonl")}, "/nonexistent/results.jsonl"},
@@ -98,9 +102,17 @@ func compareAgentsWithClients(t *testing.T, rounds int, noisy bool, plan []strin
 		if code != 0 {
 			t.Fatalf("--clients 3: exit %d\n%s\n%s", code, stdout, stderr)
 		}
-		code, stdout, stderr = runBinary(t, dir, 4*time.Minute, append(args, "--spawn", "3", "--out", spawn)...)
+		// A long --agent-timeout: beside four busy loops (PSI 98%), an
+		// agent once took over the default minute to be ready for its
+		// first step, and the run ended partial.
+		code, stdout, stderr = runBinary(t, dir, 8*time.Minute, append(args, "--spawn", "3", "--agent-timeout", "4m", "--out", spawn)...)
 		if code != 0 {
-			t.Fatalf("--spawn 3: exit %d\n%s\n%s", code, stdout, stderr)
+			var logs []string
+			for i := range 3 {
+				b, _ := os.ReadFile(filepath.Join(spawn, fmt.Sprintf("agent-%d.log", i)))
+				logs = append(logs, fmt.Sprintf("agent %d's log:\n%s", i, b))
+			}
+			t.Fatalf("--spawn 3: exit %d\n%s\n%s\n%s", code, stdout, stderr, strings.Join(logs, "\n"))
 		}
 		if !strings.Contains(stdout, "merged run") || !strings.Contains(stdout, "windows: start skew") {
 			t.Errorf("spawn printed no merge summary:\n%s", stdout)
@@ -115,6 +127,10 @@ func compareAgentsWithClients(t *testing.T, rounds int, noisy bool, plan []strin
 		if merged.End == nil || merged.End.Status != results.StatusComplete || merged.Header.Agents == nil || len(merged.Header.Agents.Merged) != 3 {
 			t.Fatalf("merged end %+v header agents %+v", merged.End, merged.Header.Agents)
 		}
+		var own []*results.Results // each agent's own file, with its own telemetry
+		for i := range 3 {
+			own = append(own, readRes(t, filepath.Join(spawn, fmt.Sprintf("agent-%d", i), "results.jsonl")))
+		}
 		for _, m := range merged.Steps {
 			if mergedOps[m.Concurrency] == nil {
 				levels = append(levels, m.Concurrency)
@@ -125,7 +141,11 @@ func compareAgentsWithClients(t *testing.T, rounds int, noisy bool, plan []strin
 				t.Errorf("C=%d: %d agents, partial %v, clients %d, errors %+v", m.Concurrency, len(m.Agents), m.Partial, m.Clients, m.Errors)
 			}
 			if m.WindowSkew.Overlap < 0.95 {
-				t.Errorf("C=%d: the agents' windows overlap %.3f, want ≥ 0.95 (skew %+v)", m.Concurrency, m.WindowSkew.Overlap, m.WindowSkew)
+				if why := agentsLimited(own, m); why != "" {
+					t.Logf("C=%d: the agents' windows overlap %.3f, under 0.95, on a load host the agents' own telemetry shows contended: %s", m.Concurrency, m.WindowSkew.Overlap, why)
+				} else {
+					t.Errorf("C=%d: the agents' windows overlap %.3f, want ≥ 0.95 (skew %+v), and no agent's telemetry shows its load host contended", m.Concurrency, m.WindowSkew.Overlap, m.WindowSkew)
+				}
 			}
 		}
 	}
@@ -164,6 +184,26 @@ func compareAgentsWithClients(t *testing.T, rounds int, noisy bool, plan []strin
 	if _, err := os.Stat(filepath.Join(spawn, "report.html")); err != nil {
 		t.Errorf("spawn drew no report: %v", err)
 	}
+}
+
+// agentsLimited is the evidence, from the agents' own records of merged
+// step m (their client telemetry, judged as each agent judged its step),
+// that the load host rather than the coordination set the agents' timing:
+// an agent whose step is client-bound (its CPU, or the host's CPU
+// contended). "" when no agent's record shows it.
+func agentsLimited(own []*results.Results, m results.StepResult) string {
+	var why []string
+	for i, r := range own {
+		for _, s := range r.Steps {
+			if s.Target != m.Target || s.Workload != m.Workload || s.PoolSetting != m.PoolSetting || s.Concurrency != m.Concurrency || s.Trial != m.Trial {
+				continue
+			}
+			if ok, reason := bound.ClientLimited(&s); ok {
+				why = append(why, fmt.Sprintf("agent %d: %s", i, reason))
+			}
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 func median(v []float64) float64 {
@@ -210,6 +250,64 @@ func TestSpawnAgentsFerretDB(t *testing.T) {
 	compareAgentsWithClients(t, 5, true, []string{"--concurrency", "2", "--trials", "1", "--warmup", "300ms", "--duration", "3s", "--records", "200"}, "--uri", uri)
 }
 
+// agentProcs starts n agents of run as separate processes, as on n
+// hosts, each sweeping uri with args and writing to dir/agent-I; their
+// stderr is in the returned logs. The test's end kills any still running.
+func agentProcs(t *testing.T, uri, dir, run string, n int, args ...string) ([]*exec.Cmd, []*strings.Builder) {
+	t.Helper()
+	procs := make([]*exec.Cmd, n)
+	logs := make([]*strings.Builder, n)
+	for i := range procs {
+		logs[i] = &strings.Builder{}
+		all := append([]string{"sweep", "--uri", uri}, args...)
+		all = append(all, "--agents", fmt.Sprint(n), "--agent-index", fmt.Sprint(i), "--run-id", run, "--agent-timeout", "30s",
+			"--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)), "--no-plot")
+		procs[i] = exec.Command(binary, all...)
+		procs[i].Stdout, procs[i].Stderr = io.Discard, logs[i]
+		if err := procs[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { procs[i].Process.Kill() })
+	}
+	return procs, logs
+}
+
+// awaitStepStart waits for the leader's start of step seq of run in the
+// coordination documents and returns it (reference clock).
+func awaitStepStart(t *testing.T, uri, run string, seq int, leaderLog *strings.Builder) time.Time {
+	t.Helper()
+	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(agents.Collection)
+	var step struct {
+		StartAt time.Time `bson:"start_at"`
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for coll.FindOne(context.Background(), bson.D{{Key: "_id", Value: fmt.Sprintf("%s/step/%d", run, seq)}}).Decode(&step) != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("step %d never started; agent 0:\n%s", seq, leaderLog.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return step.StartAt
+}
+
+// exitOf waits (bounded) for an agent process and returns its exit status.
+func exitOf(t *testing.T, p *exec.Cmd, name string, log *strings.Builder) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- p.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		return 0
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("%s did not end; its log:\n%s", name, log.String())
+	}
+	return -1
+}
+
 // TestAgentKilledMidSweep: three agents started as on three hosts (the
 // ssh flow) against one simulated cluster; agent 2 is killed in the
 // middle of step 2's window. The others' steps are all complete records;
@@ -222,49 +320,19 @@ func TestAgentKilledMidSweep(t *testing.T) {
 	uri, _ := startServe(t, "--sim", "shards=3,slots=4,service=2ms,routers=2")
 	dir := t.TempDir()
 	const run = "killtest"
-	agents := make([]*exec.Cmd, 3)
-	logs := make([]*strings.Builder, 3)
-	for i := range agents {
-		logs[i] = &strings.Builder{}
-		agents[i] = exec.Command(binary, "sweep", "--uri", uri, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "3s", "--records", "1000",
-			"--agents", "3", "--agent-index", fmt.Sprint(i), "--run-id", run, "--agent-timeout", "30s", "--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)), "--no-plot")
-		agents[i].Stdout, agents[i].Stderr = io.Discard, logs[i]
-		if err := agents[i].Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer agents[i].Process.Kill()
-	}
+	procs, logs := agentProcs(t, uri, dir, run, 3, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "3s", "--records", "1000")
 	// Watch the coordination documents for step 2's start, and kill agent
 	// 2 halfway through its window.
-	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(sweep.AgentsCollection)
-	var step2 struct {
-		StartAt time.Time `bson:"start_at"`
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for coll.FindOne(context.Background(), bson.D{{Key: "_id", Value: run + "/step/2"}}).Decode(&step2) != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("step 2 never started; agent 0:\n%s", logs[0].String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(time.Until(step2.StartAt.Add(300*time.Millisecond + 1500*time.Millisecond)))
-	if err := agents[2].Process.Kill(); err != nil {
+	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(agents.Collection)
+	start2 := awaitStepStart(t, uri, run, 2, logs[0])
+	time.Sleep(time.Until(start2.Add(300*time.Millisecond + 1500*time.Millisecond)))
+	if err := procs[2].Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	agents[2].Wait()
+	procs[2].Wait()
 	codes := make([]int, 2)
 	for i := range 2 {
-		done := make(chan error, 1)
-		go func() { done <- agents[i].Wait() }()
-		select {
-		case err := <-done:
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				codes[i] = ee.ExitCode()
-			}
-		case <-time.After(2 * time.Minute):
-			t.Fatalf("agent %d did not end; its log:\n%s", i, logs[i].String())
-		}
+		codes[i] = exitOf(t, procs[i], fmt.Sprintf("agent %d", i), logs[i])
 	}
 	if codes[0] != exitPartial || codes[1] != exitPartial {
 		t.Errorf("exit statuses %v, want 3 (partial) for both; agent 0:\n%s\nagent 1:\n%s", codes, logs[0].String(), logs[1].String())
@@ -332,4 +400,32 @@ func TestAgentKilledMidSweep(t *testing.T) {
 	if err != nil || len(docs) != 0 {
 		t.Errorf("coordination documents left behind: %v %v", len(docs), err)
 	}
+}
+
+// TestAgentLeaderDiesFollowerFails: the leader is killed as step 2
+// starts; the follower finds it silent, ends its results with a failed
+// end record naming the leader, and its exit status says so (1): it used
+// to write "failed" and exit 0.
+func TestAgentLeaderDiesFollowerFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs agents against the simulator")
+	}
+	uri, _ := startServe(t, "--sim", "slots=4,service=2ms")
+	dir := t.TempDir()
+	const run = "leaderdies"
+	procs, logs := agentProcs(t, uri, dir, run, 2, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "2s", "--records", "500")
+	awaitStepStart(t, uri, run, 2, logs[0])
+	if err := procs[0].Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	procs[0].Wait()
+	code := exitOf(t, procs[1], "the follower", logs[1])
+	res := readRes(t, filepath.Join(dir, "agent-1", "results.jsonl"))
+	if res.End == nil || res.End.Status != results.StatusFailed || !strings.Contains(res.End.Reason, "agent 0") {
+		t.Fatalf("follower's end record %+v, want failed naming agent 0; log:\n%s", res.End, logs[1].String())
+	}
+	if code != exitFailed {
+		t.Errorf("the follower ended %q but exited %d, want 1; log:\n%s", res.End.Status, code, logs[1].String())
+	}
+	t.Logf("follower: exit %d, end %s: %s", code, res.End.Status, res.End.Reason)
 }

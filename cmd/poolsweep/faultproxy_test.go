@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -27,6 +28,8 @@ type faultProxy struct {
 	blackhole bool
 	released  chan struct{} // closed when the blackhole ends
 	conns     map[net.Conn]struct{}
+
+	lastToClient atomic.Int64 // when bytes last went to a client, Unix ns
 }
 
 func newFaultProxy(t *testing.T, backend string) *faultProxy {
@@ -128,8 +131,8 @@ func (p *faultProxy) serve(front net.Conn) {
 	p.track(front, true)
 	p.track(back, true)
 	done := make(chan struct{}, 2)
-	go func() { p.pipe(back, front); done <- struct{}{} }()
-	go func() { p.pipe(front, back); done <- struct{}{} }()
+	go func() { p.pipe(back, front, false); done <- struct{}{} }()
+	go func() { p.pipe(front, back, true); done <- struct{}{} }()
 	<-done
 	front.Close()
 	back.Close()
@@ -138,8 +141,13 @@ func (p *faultProxy) serve(front net.Conn) {
 	p.track(back, false)
 }
 
-// pipe copies src to dst chunk by chunk, applying the faults in force.
-func (p *faultProxy) pipe(dst, src net.Conn) {
+// LastToClient is when the proxy last passed bytes from a server to a
+// client.
+func (p *faultProxy) LastToClient() time.Time { return time.Unix(0, p.lastToClient.Load()) }
+
+// pipe copies src to dst chunk by chunk, applying the faults in force;
+// toClient says dst is a client.
+func (p *faultProxy) pipe(dst, src net.Conn, toClient bool) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
@@ -153,6 +161,9 @@ func (p *faultProxy) pipe(dst, src net.Conn) {
 			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return
+			}
+			if toClient {
+				p.lastToClient.Store(time.Now().UnixNano())
 			}
 		}
 		if err != nil {

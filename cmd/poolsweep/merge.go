@@ -30,15 +30,17 @@ func newMergeCmd(e *env) *cobra.Command {
 --agent-index I --run-id NAME on several hosts) into one results file: per step, ops,
 calls, errors and connections summed; latency histograms merged, so the percentiles are
 exact rather than averaged; each agent's share kept under "agents"; and the skew of the
-agents' windows under "window_skew". The merged steps count every agent's clients
-(agents × --clients), so analyze, plot, report and compare read them like a --clients run
-of one process.
+agents' windows under "window_skew". A merged step counts the clients of the agents
+whose records it holds (agents × --clients when every agent measured it), so analyze,
+plot, report and compare read it like a --clients run of one process.
 
 A step that some agent has no record of (it was killed, or was not ready within
---agent-timeout) is marked partial and names the agents missing. Files of different runs
-or plans are refused, naming the file. Each argument is a results file or a directory
-holding one; OUT is a file, or a directory to write results.jsonl into (an existing
-one, or a new one named with a trailing slash, made if its parent exists).`,
+--agent-timeout) is marked partial, names the agents missing and counts only the others'
+clients; analyze leaves partial steps out of the knee and names them. Files of different
+runs or plans are refused, naming the file; a histogram that does not decode is named by
+its file and step. Each argument is a results file or a directory holding one; OUT is a
+file, or a directory to write results.jsonl into (an existing one, or a new one named with
+a trailing slash, made if its parent exists).`,
 		example: `  poolsweep merge poolsweep-out/seed003/agent-* -o poolsweep-out/seed003/results.jsonl
   poolsweep merge host1/results.jsonl host2/results.jsonl host3/results.jsonl -o merged/
   poolsweep report merged/results.jsonl -o report.html`,

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,11 +17,13 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // spawnedAgent is one agent process of --spawn.
@@ -65,10 +68,17 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	if err != nil {
 		return err
 	}
+	if err := checkSpawnData(ctx, targets, cfg.workloads[0]); err != nil {
+		return err
+	}
 	if err := o.makeOutDir(dir); err != nil {
 		return fmt.Errorf("create the output directory: %w", err)
 	}
-	args := o.spawnArgs(cfg, targets)
+	args := o.spawnArgs(cfg)
+	handed, err := json.Marshal(o.handedTargets(targets))
+	if err != nil {
+		return err
+	}
 	agents := make([]*spawnedAgent, 0, o.spawn)
 	defer func() {
 		// Whatever happened, no agent outlives the launcher.
@@ -82,7 +92,7 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 		}
 	}()
 	for i := range o.spawn {
-		a, err := startAgent(exe, args, dir, runID, i, o, e.stderr)
+		a, err := startAgent(exe, args, handed, dir, runID, i, o, e.stderr)
 		if err != nil {
 			return err
 		}
@@ -148,13 +158,89 @@ func agentFiles(n int) []string {
 	return out
 }
 
+// checkSpawnData refuses, before any agent starts, a target whose
+// collection holds data poolsweep did not create (bad input: another
+// --database is the fix), so that nothing is started, created or left
+// behind for a run that could not load.
+func checkSpawnData(ctx context.Context, targets []*sweepTarget, w workload.Workload) error {
+	for _, t := range targets {
+		uri := t.URI
+		err := workload.CheckData(ctx, func() *options.ClientOptions { return topology.ClientOptions(uri) }, w)
+		switch {
+		case errors.Is(err, workload.ErrNotOurs):
+			return usagef("--database: target %s: %v", t.Name, err)
+		case err != nil && ctx.Err() != nil:
+			return interrupted(ctx)
+		case err != nil:
+			return fmt.Errorf("target %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
+// handedTargets is how --spawn gives its agents the targets: through a
+// pipe each agent inherits (--targets-fd), never on their command lines,
+// where any user of the machine could read a URI's password (ps,
+// /proc/PID/cmdline). They are the targets as this process resolved them:
+// the servers it started, by their URIs.
+type handedTargets struct {
+	URI     string   `json:"uri,omitempty"`
+	Targets []string `json:"targets,omitempty"`
+}
+
+func (o *sweepOptions) handedTargets(targets []*sweepTarget) handedTargets {
+	if o.uri != "" {
+		return handedTargets{URI: o.uri}
+	}
+	var h handedTargets
+	for _, t := range targets {
+		h.Targets = append(h.Targets, t.Name+"="+t.URI)
+	}
+	return h
+}
+
+// maxHandedTargets bounds what an agent reads from --targets-fd.
+const maxHandedTargets = 1 << 20
+
+// readHandedTargets is an agent's side of handedTargets: with --targets-fd
+// it reads the targets from that inherited descriptor into --uri or
+// --target, as if they had been given.
+func (o *sweepOptions) readHandedTargets() error {
+	if o.targetsFD == 0 {
+		return nil
+	}
+	switch { // its range (an inherited descriptor, 3 or above) is the flag's
+	case !o.changed("agents"):
+		return usagef("--targets-fd: only for the agents --spawn starts (with --agents)")
+	case o.uri != "" || len(o.targets) > 0:
+		return usagef("--targets-fd: the targets come from the descriptor; drop --uri and --target")
+	}
+	f := os.NewFile(uintptr(o.targetsFD), "targets")
+	if f == nil {
+		return usagef("--targets-fd: %d is not open", o.targetsFD)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxHandedTargets+1))
+	var h handedTargets
+	switch {
+	case err != nil:
+		return usagef("--targets-fd: read: %v", err)
+	case len(b) > maxHandedTargets:
+		return usagef("--targets-fd: more than %d bytes", maxHandedTargets)
+	case json.Unmarshal(b, &h) != nil || (h.URI == "") == (len(h.Targets) == 0):
+		return usagef("--targets-fd: not the targets --spawn hands its agents")
+	}
+	o.uri, o.targets = h.URI, h.Targets
+	return nil
+}
+
 // spawnArgs are the sweep flags every agent gets: the ones given (but
-// those --spawn decides), the targets as this process resolved them (the
-// servers it started by their URIs), and the plan as resolved, since an
-// agent sees only URIs and would otherwise pick other defaults.
-func (o *sweepOptions) spawnArgs(cfg *sweepConfig, targets []*sweepTarget) []string {
+// those --spawn decides) and the plan as resolved, since an agent sees
+// only URIs and would otherwise pick other defaults. The targets go
+// through a pipe (handedTargets).
+func (o *sweepOptions) spawnArgs(cfg *sweepConfig) []string {
 	decided := map[string]bool{"spawn": true, "out": true, "target": true, "uri": true, "run-id": true, "agents": true, "agent-index": true,
-		"resume": true, "no-plot": true, "concurrency": true, "trials": true, "warmup": true, "duration": true, "records": true}
+		"resume": true, "no-plot": true, "concurrency": true, "trials": true, "warmup": true, "duration": true, "records": true, "targets-fd": true}
 	args := []string{"sweep"}
 	o.flagSet.Visit(func(f *pflag.Flag) {
 		if decided[f.Name] {
@@ -168,13 +254,6 @@ func (o *sweepOptions) spawnArgs(cfg *sweepConfig, targets []*sweepTarget) []str
 		}
 		args = append(args, "--"+f.Name+"="+f.Value.String())
 	})
-	if o.uri != "" {
-		args = append(args, "--uri", o.uri)
-	} else {
-		for _, t := range targets {
-			args = append(args, "--target", t.Name+"="+t.URI)
-		}
-	}
 	levels := make([]string, len(cfg.plan.Concurrency))
 	for i, c := range cfg.plan.Concurrency {
 		levels[i] = strconv.Itoa(c)
@@ -186,26 +265,41 @@ func (o *sweepOptions) spawnArgs(cfg *sweepConfig, targets []*sweepTarget) []str
 
 // startAgent starts agent i in its own process group (so that Ctrl-C on
 // the terminal reaches the launcher alone) and bound to the launcher's
-// life.
-func startAgent(exe string, args []string, dir, runID string, i int, o *sweepOptions, stderr io.Writer) (*spawnedAgent, error) {
+// life, and hands it the targets through a pipe it inherits as fd 3.
+func startAgent(exe string, args []string, targets []byte, dir, runID string, i int, o *sweepOptions, stderr io.Writer) (*spawnedAgent, error) {
 	a := &spawnedAgent{index: i, log: filepath.Join(dir, fmt.Sprintf("agent-%d.log", i)), done: make(chan struct{})}
 	logf, err := outfile.CreateExclusive(a.log)
 	if err != nil {
 		return nil, fmt.Errorf("--spawn: agent %d log: %w", i, err)
 	}
-	all := append(append([]string(nil), args...), "--agents", strconv.Itoa(o.spawn), "--agent-index", strconv.Itoa(i),
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("--spawn: agent %d: %w", i, err)
+	}
+	all := append(append([]string(nil), args...), "--targets-fd", "3", "--agents", strconv.Itoa(o.spawn), "--agent-index", strconv.Itoa(i),
 		"--run-id", runID, "--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)))
 	a.cmd = exec.Command(exe, all...)
 	a.cmd.Stdout = logf
 	a.cmd.Stderr = logf
+	a.cmd.ExtraFiles = []*os.File{pr} // fd 3
 	if i == 0 {
 		a.cmd.Stderr = io.MultiWriter(logf, &prefixWriter{w: stderr, prefix: "agent 0: "})
 	}
 	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := a.cmd.Start(); err != nil {
+	err = a.cmd.Start()
+	pr.Close()
+	if err != nil {
+		pw.Close()
 		logf.Close()
 		return nil, fmt.Errorf("--spawn: start agent %d: %w", i, err)
 	}
+	// An agent that dies before reading makes this write fail; its exit
+	// status and log say why.
+	go func() {
+		_, _ = pw.Write(targets)
+		pw.Close()
+	}()
 	go func() {
 		err := a.cmd.Wait()
 		logf.Close()

@@ -150,7 +150,12 @@ Exit status:
        interrupted by SIGHUP, SIGINT (Ctrl-C) or SIGTERM: the step in progress is
        recorded as interrupted, every finished step is kept, and --resume continues
   141  stdout was closed before poolsweep finished writing to it (… | head): it ends
-       quietly, as a tool that SIGPIPE stopped does; every command gives 141 then`,
+       quietly, as a tool that SIGPIPE stopped does; every command gives 141 then
+The status always follows the end record's status. Agent mode: an agent whose leader
+failed, stopped answering or left ends "failed" (1); one whose leader was interrupted
+ends "interrupted" (130); steps that ran without some agents make the run "partial"
+(3); an agent refused for another plan or version exits 2. --spawn exits with the
+merged run's end status.`,
 		Example: `  poolsweep sweep
   poolsweep sweep --uri mongodb://db1:27017 --workload api --concurrency 64,128,256,500,1000
   poolsweep sweep --target standalone=mongodb://a:27017 --target sharded=mongodb://m1:27017,m2:27017 \

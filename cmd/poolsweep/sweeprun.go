@@ -28,6 +28,9 @@ type sweepTarget struct {
 }
 
 func (o *sweepOptions) run(ctx context.Context, e *env) error {
+	if err := o.readHandedTargets(); err != nil {
+		return err
+	}
 	cfg, err := o.validate()
 	if err != nil {
 		return err
@@ -118,6 +121,15 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if agentErr != nil {
 		return agentErr
 	}
+	return endError(ctx, outcome, runErr)
+}
+
+// endError is the error, and so the exit status, that a session's end
+// status calls for: complete 0, partial 3, interrupted 128 + the signal,
+// failed 1 (2 when the data poolsweep was to use is not its own). A
+// failed run always exits non-zero, also when it failed without an error
+// of its own (an agent whose leader stopped answering).
+func endError(ctx context.Context, outcome sweep.Outcome, runErr error) error {
 	switch outcome.Status {
 	case results.StatusComplete:
 		return nil
@@ -126,10 +138,15 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	case results.StatusInterrupted:
 		return interrupted(ctx)
 	}
-	if errors.Is(runErr, workload.ErrNotOurs) {
+	switch {
+	case errors.Is(runErr, workload.ErrNotOurs):
 		return usagef("--database: %v", runErr)
+	case runErr != nil:
+		return runErr
+	case outcome.Reason != "":
+		return errors.New("the run failed: " + outcome.Reason)
 	}
-	return runErr
+	return errors.New("the run failed")
 }
 
 // outputDir settles where results go: the run being resumed, --out, or a

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/poolsweep/poolsweep/analysis/bound"
+	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/telemetry"
 	"github.com/poolsweep/poolsweep/topology"
@@ -55,5 +56,17 @@ func childHost(t *sweepTarget) string {
 	return ""
 }
 
+// telemetryCloseBound bounds closing the observer's sampler: its clients
+// end their sessions on the server, one command like those the sampler
+// bounds by telemetry.DefaultTimeout. A server that stopped answering
+// would otherwise hold the sweep's exit until the driver's heartbeats gave
+// up on it (about 40 s with the 10-s connect timeout), or for ever with
+// connectTimeoutMS=0 (teardown.Within).
+const telemetryCloseBound = telemetry.DefaultTimeout
+
 // Close disconnects the observer's sampler.
-func (s stepTelemetry) Close() { _ = s.Observer.Close(context.Background()) }
+func (s stepTelemetry) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), telemetryCloseBound)
+	defer cancel()
+	teardown.Within(ctx, func(ctx context.Context) { _ = s.Observer.Close(ctx) })
+}

@@ -1,4 +1,4 @@
-package sweep
+package agents
 
 import (
 	"context"
@@ -11,27 +11,38 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // agentSessions starts a simulator and returns its URI and made sessions
 // (agents 0 to made-1) of run, a run of count agents, each writing to its
-// own directory; timeout is --agent-timeout.
-func agentSessions(t *testing.T, run string, made, count int, timeout time.Duration) (string, []*Session) {
+// own directory; timeout is --agent-timeout. The plan is C=1,2,4 with
+// windows long enough that the few tens of milliseconds by which a busy
+// 2-core machine starts agents apart stay under 5% of them.
+func agentSessions(t *testing.T, run string, made, count int, timeout time.Duration) (string, []*sweep.Session) {
 	t.Helper()
 	uri := testsrv.Sim(t, "slots=8,service=1ms").URI()
 	dir := t.TempDir()
-	ss := make([]*Session, made)
+	levels, _ := plan.ParseLevels("1,2,4", plan.MaxConcurrency)
+	ss := make([]*sweep.Session, made)
 	for index := range ss {
-		s := newTestSession(t, uri, filepath.Join(dir, fmt.Sprintf("agent-%d", index)))
-		s.RunID = run
-		// Windows long enough that the few tens of milliseconds by which a
-		// busy 2-core machine starts agents apart stay under 5% of them.
-		s.Plan.Duration = 1500 * time.Millisecond
-		s.Workloads[0].Database = "ps_agents"
-		s.Coordinator = &Agents{RunID: run, Count: count, Index: index, PlanHash: s.PlanHash(count), ClientsPerAgent: 1,
+		w := workload.DefaultWorkload()
+		w.Records, w.Database = 200, "ps_agents"
+		s := &sweep.Session{RunID: run, Workloads: []workload.Workload{w},
+			Targets: []sweep.SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"},
+				NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }}},
+			Plan: plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1,
+				Warmup: 100 * time.Millisecond, Duration: 1500 * time.Millisecond, OpTimeout: time.Second},
+			ResultsPath: filepath.Join(dir, fmt.Sprintf("agent-%d", index), "results.jsonl")}
+		s.MakeDir = func() error { return outfile.MakeDir(filepath.Dir(s.ResultsPath)) } // as the CLI makes --out
+		s.Coordinator = &Agent{RunID: run, Count: count, Index: index, PlanHash: PlanHash(s, count), ClientsPerAgent: 1,
 			Timeout: timeout, StepTime: 5 * time.Second, Window: s.Plan.Warmup + s.Plan.Duration, NewClient: s.Targets[0].NewClient, Database: "ps_agents"}
 		ss[index] = s
 	}
@@ -39,12 +50,12 @@ func agentSessions(t *testing.T, run string, made, count int, timeout time.Durat
 }
 
 type agentRun struct {
-	out Outcome
+	out sweep.Outcome
 	err error
 }
 
 // runAgents runs the sessions at once and returns their outcomes.
-func runAgents(ctxs []context.Context, ss ...*Session) []agentRun {
+func runAgents(ctxs []context.Context, ss ...*sweep.Session) []agentRun {
 	res := make([]agentRun, len(ss))
 	var wg sync.WaitGroup
 	for i, s := range ss {
@@ -72,7 +83,7 @@ func checkNoLeftover(t *testing.T, uri, run string) {
 	t.Helper()
 	c := testsrv.Connect(t, uri)
 	// Find, not CountDocuments: the simulator serves no aggregate.
-	cur, err := c.Database("ps_agents").Collection(AgentsCollection).Find(context.Background(), bson.D{{Key: "run_id", Value: run}})
+	cur, err := c.Database("ps_agents").Collection(Collection).Find(context.Background(), bson.D{{Key: "run_id", Value: run}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,9 +154,9 @@ func TestAgentsRefusedAndMissing(t *testing.T) {
 	uri, ss := agentSessions(t, "refused", 2, 3, 1500*time.Millisecond)
 	leader, odd := ss[0], ss[1]
 	odd.Plan.Trials = 2
-	odd.Coordinator.(*Agents).PlanHash = odd.PlanHash(3)
+	odd.Coordinator.(*Agent).PlanHash = PlanHash(odd, 3)
 	rs := runAgents(bg(2), leader, odd)
-	var refused *AgentRefused
+	var refused *Refused
 	if !errors.As(rs[1].err, &refused) || !strings.Contains(refused.Reason, "is not the leader's") || !strings.Contains(refused.Reason, "agent 0") {
 		t.Fatalf("odd agent: %+v %v", rs[1].out, rs[1].err)
 	}
@@ -185,7 +196,7 @@ func TestAgentsLeaderInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ss[0].Hooks.Step = func(n, _ int, _ results.StepResult) {
 		if n == 1 {
-			cancel(Interrupt{Signal: "SIGINT"})
+			cancel(sweep.Interrupt{Signal: "SIGINT"})
 		}
 	}
 	rs := runAgents([]context.Context{ctx, context.Background()}, ss...)

@@ -1,4 +1,4 @@
-package sweep
+package agents
 
 import (
 	"context"
@@ -13,14 +13,16 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/poolsweep/poolsweep/internal/beat"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/sweep"
 )
 
-// AgentsCollection holds agent mode's coordination documents, in
-// poolsweep's own database on the (first) target: one document per agent
+// Collection holds agent mode's coordination documents, in poolsweep's
+// own database on the (first) target: one document per agent
 // (registration, heartbeat, ready and done marks) and one per step (the
 // agreed start). They are a few hundred bytes each and removed at the end.
-const AgentsCollection = "poolsweep_agents"
+const Collection = "poolsweep_agents"
 
 // Agent mode's timing. Every agent bumps its heartbeat once a second,
 // except from the agreed start of a step to the end of its window: the
@@ -37,17 +39,18 @@ var (
 	agentLead = 500 * time.Millisecond
 )
 
-// Agents is the Coordinator of agent mode: Count processes, on one host
-// or many, measuring one plan against one deployment in lock step. Index
-// 0 leads: it waits before each step until every agent has warmed its
-// pools (or --agent-timeout passes), then publishes one start time that
-// all of them keep. Coordination goes through the deployment under test,
-// the one system every agent already reaches.
-type Agents struct {
+// Agent is this process as one agent of a run, and the session's
+// sweep.Coordinator: Count processes, on one host or many, measuring one
+// plan against one deployment in lock step. Index 0 leads: it waits
+// before each step until every agent has warmed its pools (or
+// --agent-timeout passes), then publishes one start time that all of
+// them keep. Coordination goes through the deployment under test, the
+// one system every agent already reaches.
+type Agent struct {
 	RunID           string
 	Count           int
 	Index           int
-	PlanHash        string // Session.PlanHash(Count)
+	PlanHash        string // PlanHash(session, Count)
 	ClientsPerAgent int
 	Timeout         time.Duration // --agent-timeout
 	// StepTime bounds a step's wall time past its barrier (warm-up,
@@ -57,7 +60,7 @@ type Agents struct {
 	// Window is a step's warm-up plus its measured window: how long every
 	// agent keeps quiet from the agreed start.
 	Window    time.Duration
-	NewClient ClientFactory // the first target, with the real URI
+	NewClient sweep.ClientFactory // the first target, with the real URI
 	Database  string
 	// Waiting is told what this agent is waiting for (may be nil).
 	Waiting func(msg string)
@@ -80,95 +83,17 @@ type Agents struct {
 	ended   bool
 }
 
-// AgentRefused is the error of an agent that may not join its run:
+// Refused is the error of an agent that may not join its run:
 // another plan or poolsweep version than the leader's, or an index that
 // another live agent holds. The fix is in the flags, so it is bad input.
-type AgentRefused struct{ Reason string }
+type Refused struct{ Reason string }
 
-func (a *AgentRefused) Error() string { return a.Reason }
-
-// agentDoc is one agent's document.
-type agentDoc struct {
-	ID          string    `bson:"_id"`
-	Kind        string    `bson:"kind"`
-	RunID       string    `bson:"run_id"`
-	Index       int       `bson:"index"`
-	Count       int       `bson:"count"`
-	Host        string    `bson:"host"`
-	PID         int       `bson:"pid"`
-	Nonce       string    `bson:"nonce"`
-	PlanHash    string    `bson:"plan_hash"`
-	ToolVersion string    `bson:"tool_version"`
-	Registered  time.Time `bson:"registered_at"`
-	Beat        int64     `bson:"beat"`
-	Ready       int       `bson:"ready"` // the step it is warm for
-	ReadyKey    string    `bson:"ready_key"`
-	Done        int       `bson:"done"` // the last step it finished or gave up
-	DoneError   string    `bson:"done_error,omitempty"`
-	Stopped     string    `bson:"stopped,omitempty"` // its run's end status
-	StopReason  string    `bson:"stop_reason,omitempty"`
-}
-
-// stepDoc is the leader's word on one step.
-type stepDoc struct {
-	ID      string                 `bson:"_id"`
-	Kind    string                 `bson:"kind"`
-	RunID   string                 `bson:"run_id"`
-	Seq     int                    `bson:"seq"`
-	Key     string                 `bson:"key"`
-	StartAt time.Time              `bson:"start_at"` // reference clock
-	Missing []results.MissingAgent `bson:"missing"`
-	Cancel  string                 `bson:"cancel,omitempty"` // the leader could not measure it
-}
-
-func (a *Agents) agentID(i int) string  { return a.RunID + "/agent/" + fmt.Sprint(i) }
-func (a *Agents) stepID(seq int) string { return a.RunID + "/step/" + fmt.Sprint(seq) }
-func (a *Agents) leader() bool          { return a.Index == 0 }
-
-// peer is what an agent knows of another from its document.
-type peer struct {
-	doc   agentDoc
-	nonce string
-	beat  int64
-	seen  time.Time // when its beat last moved, on this host's clock
-	live  bool      // its beat has been seen moving: a process, not a leftover
-}
-
-func (p *peer) observe(d agentDoc, now time.Time) {
-	switch {
-	case d.Nonce != p.nonce:
-		*p = peer{nonce: d.Nonce, beat: d.Beat, seen: now}
-	case d.Beat != p.beat:
-		p.beat, p.seen, p.live = d.Beat, now, true
-	}
-	p.doc = d
-}
-
-func (a *Agents) peer(i int) *peer {
-	if a.peers == nil {
-		a.peers = map[int]*peer{}
-	}
-	if a.peers[i] == nil {
-		a.peers[i] = &peer{}
-	}
-	return a.peers[i]
-}
-
-func (a *Agents) name(i int, host string) string {
-	role := ""
-	if i == 0 {
-		role = ", the leader"
-	}
-	if host == "" {
-		return fmt.Sprintf("agent %d%s", i, role)
-	}
-	return fmt.Sprintf("agent %d (on %s%s)", i, host, role)
-}
+func (a *Refused) Error() string { return a.Reason }
 
 // Start connects, measures this host's clock against the target's,
 // registers this agent and starts its heartbeat; a follower then waits
 // for a live leader and checks that it runs the same plan and version.
-func (a *Agents) Start(ctx context.Context) (*results.AgentsHeader, error) {
+func (a *Agent) Start(ctx context.Context) (*results.AgentsHeader, error) {
 	if a.Count < 1 || a.Index < 0 || a.Index >= a.Count || a.RunID == "" || a.NewClient == nil {
 		return nil, fmt.Errorf("agents: index %d of %d, run %q: not a valid agent", a.Index, a.Count, a.RunID)
 	}
@@ -176,7 +101,7 @@ func (a *Agents) Start(ctx context.Context) (*results.AgentsHeader, error) {
 	if a.client, err = mongo.Connect(a.NewClient().SetMaxPoolSize(4).SetTimeout(10 * time.Second)); err != nil {
 		return nil, fmt.Errorf("agents: connect: %w", err)
 	}
-	a.coll = a.client.Database(a.Database).Collection(AgentsCollection)
+	a.coll = a.client.Database(a.Database).Collection(Collection)
 	a.host, _ = os.Hostname()
 	a.pid = os.Getpid()
 	a.nonce = randomHex(8)
@@ -201,7 +126,7 @@ func (a *Agents) Start(ctx context.Context) (*results.AgentsHeader, error) {
 // register writes this agent's document, refusing an index that another
 // live agent of the run holds; a leader first removes an earlier run's
 // step documents under the same name.
-func (a *Agents) register(ctx context.Context) error {
+func (a *Agent) register(ctx context.Context) error {
 	id := a.agentID(a.Index)
 	var old agentDoc
 	err := a.coll.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&old)
@@ -213,7 +138,7 @@ func (a *Agents) register(ctx context.Context) error {
 		p.observe(old, time.Now())
 		deadline := time.Now().Add(agentBeat*5/2 + agentPoll)
 		for time.Now().Before(deadline) {
-			if err := pause(ctx, agentPoll*4); err != nil {
+			if err := beat.Pause(ctx, agentPoll*4); err != nil {
 				return err
 			}
 			var d agentDoc
@@ -221,12 +146,12 @@ func (a *Agents) register(ctx context.Context) error {
 				break
 			}
 			if p.observe(d, time.Now()); p.live {
-				return &AgentRefused{fmt.Sprintf("--agent-index: agent %d of run %s is already running on %s (pid %d); give each agent its own --agent-index, or use another --run-id",
+				return &Refused{fmt.Sprintf("--agent-index: agent %d of run %s is already running on %s (pid %d); give each agent its own --agent-index, or use another --run-id",
 					a.Index, a.RunID, d.Host, d.PID)}
 			}
 		}
 	case err != nil && !errors.Is(err, mongo.ErrNoDocuments):
-		return fmt.Errorf("agents: read %s: %w", AgentsCollection, err)
+		return fmt.Errorf("agents: read %s: %w", Collection, err)
 	}
 	if a.leader() {
 		if _, err := a.coll.DeleteMany(ctx, bson.D{{Key: "run_id", Value: a.RunID}, {Key: "kind", Value: "step"}}); err != nil {
@@ -234,9 +159,9 @@ func (a *Agents) register(ctx context.Context) error {
 		}
 	}
 	doc := agentDoc{ID: id, Kind: "agent", RunID: a.RunID, Index: a.Index, Count: a.Count, Host: a.host, PID: a.pid, Nonce: a.nonce,
-		PlanHash: a.PlanHash, ToolVersion: ToolVersion(), Registered: time.Now().UTC()}
+		PlanHash: a.PlanHash, ToolVersion: sweep.ToolVersion(), Registered: time.Now().UTC()}
 	if _, err := a.coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, doc, replaceUpsert()); err != nil {
-		return fmt.Errorf("agents: register in %s: %w", AgentsCollection, err)
+		return fmt.Errorf("agents: register in %s: %w", Collection, err)
 	}
 	a.beat = startHeartbeat(a)
 	return nil
@@ -244,7 +169,7 @@ func (a *Agents) register(ctx context.Context) error {
 
 // awaitLeader waits for the leader's document to be live, then refuses
 // this agent if the leader runs another plan or poolsweep build.
-func (a *Agents) awaitLeader(ctx context.Context) error {
+func (a *Agent) awaitLeader(ctx context.Context) error {
 	deadline := time.Now().Add(a.Timeout)
 	told := false
 	p := a.peer(0)
@@ -256,14 +181,22 @@ func (a *Agents) awaitLeader(ctx context.Context) error {
 		}
 		if err == nil {
 			p.observe(d, time.Now())
-			if p.live && d.Stopped == "" {
+			if d.Stopped != "" {
+				// The leader ended the run before this agent saw it begin
+				// (it failed at the start): waiting for it is in vain. The
+				// leader removes its document at its end, so a stopped one
+				// is this run's.
+				return &sweep.AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("%s stopped the run before it began (%s): %s",
+					a.name(0, d.Host), d.Stopped, d.StopReason)}
+			}
+			if p.live {
 				switch {
 				case d.PlanHash != a.PlanHash:
-					return &AgentRefused{fmt.Sprintf("--agents: this agent's plan (hash %s) is not the leader's, %s (hash %s); give every agent the same flags",
+					return &Refused{fmt.Sprintf("--agents: this agent's plan (hash %s) is not the leader's, %s (hash %s); give every agent the same flags",
 						a.PlanHash, a.name(0, d.Host), d.PlanHash)}
-				case d.ToolVersion != ToolVersion():
-					return &AgentRefused{fmt.Sprintf("--agents: this agent runs poolsweep %s, the leader, %s, runs %s; run the same build everywhere",
-						ToolVersion(), a.name(0, d.Host), d.ToolVersion)}
+				case d.ToolVersion != sweep.ToolVersion():
+					return &Refused{fmt.Sprintf("--agents: this agent runs poolsweep %s, the leader, %s, runs %s; run the same build everywhere",
+						sweep.ToolVersion(), a.name(0, d.Host), d.ToolVersion)}
 				}
 				return nil
 			}
@@ -275,20 +208,20 @@ func (a *Agents) awaitLeader(ctx context.Context) error {
 			a.Waiting(fmt.Sprintf("agent %d of %d: waiting for the leader (agent 0) of run %s to join", a.Index, a.Count, a.RunID))
 			told = true
 		}
-		if err := pause(ctx, agentPoll*4); err != nil {
+		if err := beat.Pause(ctx, agentPoll*4); err != nil {
 			return err
 		}
 	}
 }
 
 // setMine updates this agent's own document (while it is still ours).
-func (a *Agents) setMine(ctx context.Context, set bson.D) error {
+func (a *Agent) setMine(ctx context.Context, set bson.D) error {
 	_, err := a.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: a.agentID(a.Index)}, {Key: "nonce", Value: a.nonce}}, bson.D{{Key: "$set", Value: set}})
 	return err
 }
 
 // leave marks this agent stopped, so that the leader stops waiting for it.
-func (a *Agents) leave(ctx context.Context, status, reason string) {
+func (a *Agent) leave(ctx context.Context, status, reason string) {
 	_ = a.setMine(ctx, bson.D{{Key: "stopped", Value: status}, {Key: "stop_reason", Value: reason}})
 }
 
@@ -296,7 +229,7 @@ func (a *Agents) leave(ctx context.Context, status, reason string) {
 // until every agent has left or gone silent, and removes the run's
 // documents; a follower marks itself stopped, or removes its document
 // when the leader has already gone.
-func (a *Agents) End(out *Outcome) {
+func (a *Agent) End(out *sweep.Outcome) {
 	if a.ended || a.client == nil {
 		return
 	}
@@ -329,13 +262,13 @@ func (a *Agents) End(out *Outcome) {
 	a.leave(ctx, out.Status, out.Reason)
 	a.awaitGoodbyes(ctx)
 	if _, err := a.coll.DeleteMany(ctx, bson.D{{Key: "run_id", Value: a.RunID}}); err != nil && a.Waiting != nil {
-		a.Waiting(fmt.Sprintf("could not remove the coordination documents of run %s from %s: %v", a.RunID, AgentsCollection, err))
+		a.Waiting(fmt.Sprintf("could not remove the coordination documents of run %s from %s: %v", a.RunID, Collection, err))
 	}
 }
 
 // awaitGoodbyes waits until every follower has left, stopped or gone
 // silent, or ctx ends.
-func (a *Agents) awaitGoodbyes(ctx context.Context) {
+func (a *Agent) awaitGoodbyes(ctx context.Context) {
 	told, began := false, time.Now()
 	for {
 		docs, err := a.readAgents(ctx)
@@ -361,21 +294,21 @@ func (a *Agents) awaitGoodbyes(ctx context.Context) {
 			a.Waiting(fmt.Sprintf("the run has ended; waiting for %d agent(s) to finish their step and leave", waiting))
 			told = true
 		}
-		if pause(ctx, agentPoll*4) != nil {
+		if beat.Pause(ctx, agentPoll*4) != nil {
 			return
 		}
 	}
 }
 
 // readAgents reads every agent document of the run, by index.
-func (a *Agents) readAgents(ctx context.Context) (map[int]agentDoc, error) {
+func (a *Agent) readAgents(ctx context.Context) (map[int]agentDoc, error) {
 	cur, err := a.coll.Find(ctx, bson.D{{Key: "run_id", Value: a.RunID}, {Key: "kind", Value: "agent"}})
 	if err != nil {
-		return nil, fmt.Errorf("agents: read %s: %w", AgentsCollection, err)
+		return nil, fmt.Errorf("agents: read %s: %w", Collection, err)
 	}
 	var docs []agentDoc
 	if err := cur.All(ctx, &docs); err != nil {
-		return nil, fmt.Errorf("agents: read %s: %w", AgentsCollection, err)
+		return nil, fmt.Errorf("agents: read %s: %w", Collection, err)
 	}
 	out := map[int]agentDoc{}
 	for _, d := range docs {
@@ -384,7 +317,7 @@ func (a *Agents) readAgents(ctx context.Context) (map[int]agentDoc, error) {
 	return out, nil
 }
 
-func (a *Agents) close() {
+func (a *Agent) close() {
 	if a.client != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_ = a.client.Disconnect(ctx)

@@ -1,4 +1,4 @@
-package sweep
+package agents
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 // silent is how long p has given no sign of life, not counting the
 // current step's quiet time (a peer beats again only after its window).
-func (a *Agents) silent(p *peer, now time.Time) time.Duration {
+func (a *Agent) silent(p *peer, now time.Time) time.Duration {
 	last := p.seen
 	if q := time.Unix(0, a.quiet[1].Load()); q.After(last) {
 		last = q
@@ -21,16 +21,16 @@ func (a *Agents) silent(p *peer, now time.Time) time.Duration {
 	return now.Sub(last)
 }
 
-func (a *Agents) stale(p *peer, now time.Time) bool { return a.silent(p, now) >= agentStaleAfter }
+func (a *Agent) stale(p *peer, now time.Time) bool { return a.silent(p, now) >= agentStaleAfter }
 
 // keepQuiet stops this agent's heartbeat from the step's start (on this
 // host's clock) to the end of its window, with a little room for skew.
-func (a *Agents) keepQuiet(start time.Time) {
+func (a *Agent) keepQuiet(start time.Time) {
 	a.quiet[0].Store(start.Add(-agentLead).UnixNano())
 	a.quiet[1].Store(start.Add(a.Window + agentLead).UnixNano())
 }
 
-func (a *Agents) quietNow(now time.Time) bool {
+func (a *Agent) quietNow(now time.Time) bool {
 	n := now.UnixNano()
 	return n >= a.quiet[0].Load() && n < a.quiet[1].Load()
 }
@@ -42,7 +42,7 @@ type heartbeat struct {
 	lost atomic.Pointer[string]
 }
 
-func startHeartbeat(a *Agents) *heartbeat {
+func startHeartbeat(a *Agent) *heartbeat {
 	h := &heartbeat{}
 	id := a.agentID(a.Index)
 	h.Beating = beat.Start(agentBeat, func(ctx context.Context) bool {
@@ -66,14 +66,14 @@ func startHeartbeat(a *Agents) *heartbeat {
 	return h
 }
 
-func (a *Agents) stopBeat() {
+func (a *Agent) stopBeat() {
 	if a.beat != nil {
 		a.beat.Stop()
 	}
 }
 
 // lost says why this agent's registration is gone, or "".
-func (a *Agents) lost() string {
+func (a *Agent) lost() string {
 	if a.beat != nil {
 		if p := a.beat.lost.Load(); p != nil {
 			return *p

@@ -1,6 +1,7 @@
-package sweep
+package agents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,8 +14,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/beat"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/sweep"
 )
 
 func replaceUpsert() options.Lister[options.ReplaceOptions] { return options.Replace().SetUpsert(true) }
@@ -22,11 +25,11 @@ func replaceUpsert() options.Lister[options.ReplaceOptions] { return options.Rep
 // Begin starts coordinating the next step. A follower stops here when the
 // leader has stopped the run (Ctrl-C on the leader, a failure, its end)
 // or stopped answering, before it opens any connection for the step.
-func (a *Agents) Begin(ctx context.Context, spec plan.StepSpec) error {
+func (a *Agent) Begin(ctx context.Context, spec plan.StepSpec) error {
 	a.seq++
 	a.posted, a.started, a.missing, a.startAt = false, nil, nil, time.Time{}
 	if msg := a.lost(); msg != "" {
-		return &AgentsStopped{Status: results.StatusFailed, Reason: msg}
+		return &sweep.AgentsStopped{Status: results.StatusFailed, Reason: msg}
 	}
 	if a.leader() {
 		return nil
@@ -34,14 +37,14 @@ func (a *Agents) Begin(ctx context.Context, spec plan.StepSpec) error {
 	return a.checkLeader(ctx)
 }
 
-// checkLeader returns *AgentsStopped when the leader has stopped the run,
+// checkLeader returns *sweep.AgentsStopped when the leader has stopped the run,
 // left, or stopped answering.
-func (a *Agents) checkLeader(ctx context.Context) error {
+func (a *Agent) checkLeader(ctx context.Context) error {
 	var d agentDoc
 	err := a.coll.FindOne(ctx, bson.D{{Key: "_id", Value: a.agentID(0)}}).Decode(&d)
 	switch {
 	case errors.Is(err, mongo.ErrNoDocuments):
-		return &AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("the leader (agent 0) of run %s has left the run", a.RunID)}
+		return &sweep.AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("the leader (agent 0) of run %s has left the run", a.RunID)}
 	case err != nil:
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -61,9 +64,9 @@ func (a *Agents) checkLeader(ctx context.Context) error {
 		case results.StatusComplete, results.StatusPartial:
 			status = results.StatusPartial
 		}
-		return &AgentsStopped{Status: status, Reason: fmt.Sprintf("%s stopped the run (%s): %s", leader, d.Stopped, d.StopReason)}
+		return &sweep.AgentsStopped{Status: status, Reason: fmt.Sprintf("%s stopped the run (%s): %s", leader, d.Stopped, d.StopReason)}
 	case a.stale(p, now):
-		return &AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("%s stopped answering (no heartbeat for %s)", leader, a.silent(p, now).Round(time.Second))}
+		return &sweep.AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("%s stopped answering (no heartbeat for %s)", leader, a.silent(p, now).Round(time.Second))}
 	}
 	return nil
 }
@@ -73,7 +76,7 @@ func (a *Agents) checkLeader(ctx context.Context) error {
 // agent is ready, has dropped out, or --agent-timeout has passed, and
 // publishes the start time (on the reference clock) with the agents it
 // runs without.
-func (a *Agents) Ready(ctx context.Context, spec plan.StepSpec) (time.Time, error) {
+func (a *Agent) Ready(ctx context.Context, spec plan.StepSpec) (time.Time, error) {
 	if !a.leader() {
 		return a.followerReady(ctx, spec)
 	}
@@ -112,7 +115,7 @@ func (a *Agents) Ready(ctx context.Context, spec plan.StepSpec) (time.Time, erro
 			a.Waiting(fmt.Sprintf("step %d: waiting for %s to be ready (up to --agent-timeout %s)", a.seq, indexList(pending), a.Timeout))
 			told = true
 		}
-		if err := pause(ctx, agentPoll); err != nil {
+		if err := beat.Pause(ctx, agentPoll); err != nil {
 			return time.Time{}, err
 		}
 	}
@@ -129,7 +132,7 @@ func (a *Agents) Ready(ctx context.Context, spec plan.StepSpec) (time.Time, erro
 
 // judgeReady says whether follower i is in the step (in), out of it
 // (reason), or not yet decided (neither).
-func (a *Agents) judgeReady(i int, docs map[int]agentDoc, key string, now time.Time, late bool) (in bool, reason string) {
+func (a *Agent) judgeReady(i int, docs map[int]agentDoc, key string, now time.Time, late bool) (in bool, reason string) {
 	d, ok := docs[i]
 	if !ok {
 		if late {
@@ -141,7 +144,7 @@ func (a *Agents) judgeReady(i int, docs map[int]agentDoc, key string, now time.T
 	p.observe(d, now)
 	switch {
 	case d.Stopped != "":
-		return false, "stopped: " + firstNonEmpty(d.StopReason, d.Stopped)
+		return false, "stopped: " + cmp.Or(d.StopReason, d.Stopped)
 	case !p.live:
 		if late {
 			return false, fmt.Sprintf("not registered within --agent-timeout %s (its document shows no heartbeat)", a.Timeout)
@@ -149,14 +152,14 @@ func (a *Agents) judgeReady(i int, docs map[int]agentDoc, key string, now time.T
 		return false, ""
 	case d.PlanHash != a.PlanHash:
 		return false, fmt.Sprintf("refused: its plan (hash %s) is not this run's (hash %s); give every agent the same flags", d.PlanHash, a.PlanHash)
-	case d.ToolVersion != ToolVersion():
-		return false, fmt.Sprintf("refused: it runs poolsweep %s, the leader %s", d.ToolVersion, ToolVersion())
+	case d.ToolVersion != sweep.ToolVersion():
+		return false, fmt.Sprintf("refused: it runs poolsweep %s, the leader %s", d.ToolVersion, sweep.ToolVersion())
 	case d.Ready == a.seq && d.ReadyKey == key:
 		return true, ""
 	case d.Ready == a.seq:
 		return false, fmt.Sprintf("it is ready for another step (%s): the plans diverged", d.ReadyKey)
 	case d.Done >= a.seq:
-		return false, "it could not run the step: " + firstNonEmpty(d.DoneError, "no reason given")
+		return false, "it could not run the step: " + cmp.Or(d.DoneError, "no reason given")
 	case a.stale(p, now):
 		return false, fmt.Sprintf("stopped answering (no heartbeat for %s)", a.silent(p, now).Round(time.Second))
 	case late:
@@ -166,7 +169,7 @@ func (a *Agents) judgeReady(i int, docs map[int]agentDoc, key string, now time.T
 }
 
 // followerReady says this agent is warm and waits for the leader's start.
-func (a *Agents) followerReady(ctx context.Context, spec plan.StepSpec) (time.Time, error) {
+func (a *Agent) followerReady(ctx context.Context, spec plan.StepSpec) (time.Time, error) {
 	key := spec.Key()
 	if err := a.setMine(ctx, bson.D{{Key: "ready", Value: a.seq}, {Key: "ready_key", Value: key}}); err != nil {
 		if ctx.Err() != nil {
@@ -182,9 +185,9 @@ func (a *Agents) followerReady(ctx context.Context, spec plan.StepSpec) (time.Ti
 			a.missing = sd.Missing
 			switch {
 			case sd.Key != key:
-				return time.Time{}, &AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("the leader's step %d is %s, this agent's %s: give every agent the same flags", a.seq, sd.Key, key)}
+				return time.Time{}, &sweep.AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("the leader's step %d is %s, this agent's %s: give every agent the same flags", a.seq, sd.Key, key)}
 			case sd.Cancel != "":
-				return time.Time{}, fmt.Errorf("%w: the leader could not measure it: %s", ErrStepSkipped, sd.Cancel)
+				return time.Time{}, fmt.Errorf("%w: the leader could not measure it: %s", sweep.ErrStepSkipped, sd.Cancel)
 			}
 			start := a.toLocal(sd.StartAt)
 			a.keepQuiet(start)
@@ -192,10 +195,10 @@ func (a *Agents) followerReady(ctx context.Context, spec plan.StepSpec) (time.Ti
 				if m.Index == a.Index {
 					// Out of this step: keep off the server until the others'
 					// window has ended.
-					if err := sleepUntil(ctx, start.Add(a.Window)); err != nil {
+					if err := beat.Until(ctx, start.Add(a.Window)); err != nil {
 						return time.Time{}, err
 					}
-					return time.Time{}, fmt.Errorf("%w: %s", ErrStepSkipped, m.Reason)
+					return time.Time{}, fmt.Errorf("%w: %s", sweep.ErrStepSkipped, m.Reason)
 				}
 			}
 			a.startAt = sd.StartAt
@@ -206,14 +209,14 @@ func (a *Agents) followerReady(ctx context.Context, spec plan.StepSpec) (time.Ti
 			// A failed read: try again; the leader's staleness decides.
 		}
 		if msg := a.lost(); msg != "" {
-			return time.Time{}, &AgentsStopped{Status: results.StatusFailed, Reason: msg}
+			return time.Time{}, &sweep.AgentsStopped{Status: results.StatusFailed, Reason: msg}
 		}
 		if polls%4 == 0 {
 			if err := a.checkLeader(ctx); err != nil {
 				return time.Time{}, err
 			}
 		}
-		if err := pause(ctx, agentPoll); err != nil {
+		if err := beat.Pause(ctx, agentPoll); err != nil {
 			return time.Time{}, err
 		}
 	}
@@ -225,14 +228,14 @@ func (a *Agents) followerReady(ctx context.Context, spec plan.StepSpec) (time.Ti
 // it), and after a measured step waits for every agent that started it to
 // finish: one that stops answering instead is named, and the step is
 // partial.
-func (a *Agents) Finish(ctx context.Context, spec plan.StepSpec, step *results.StepResult, err error) {
+func (a *Agent) Finish(ctx context.Context, spec plan.StepSpec, step *results.StepResult, err error) {
 	if step.DurationS > 0 && !a.startAt.IsZero() {
 		a.fillStep(step)
 	}
 	switch {
 	case !a.leader():
 		set := bson.D{{Key: "done", Value: a.seq}}
-		if err != nil && !errors.Is(err, ErrStepSkipped) {
+		if err != nil && !errors.Is(err, sweep.ErrStepSkipped) {
 			set = append(set, bson.E{Key: "done_error", Value: oneLine(err.Error())})
 		}
 		_ = a.setMine(ctx, set)
@@ -255,7 +258,7 @@ func (a *Agents) Finish(ctx context.Context, spec plan.StepSpec, step *results.S
 }
 
 // fillStep records this agent's part in the step.
-func (a *Agents) fillStep(step *results.StepResult) {
+func (a *Agent) fillStep(step *results.StepResult) {
 	start := step.StartedAt
 	end := start.Add(time.Duration(step.DurationS * float64(time.Second)))
 	as := &results.AgentStep{Index: a.Index, Of: a.Count, Host: a.host, StartAt: a.startAt.UTC(),
@@ -274,7 +277,7 @@ func (a *Agents) fillStep(step *results.StepResult) {
 // awaitDone waits until every agent that started the step has finished
 // it; those that stop answering, leave, or exceed --agent-timeout are
 // added to the step's missing agents.
-func (a *Agents) awaitDone(ctx context.Context, step *results.StepResult) {
+func (a *Agent) awaitDone(ctx context.Context, step *results.StepResult) {
 	deadline := time.Now().Add(a.Timeout)
 	pending := map[int]bool{}
 	for _, i := range a.started {
@@ -299,7 +302,7 @@ func (a *Agents) awaitDone(ctx context.Context, step *results.StepResult) {
 			case !ok:
 				reason = "left during the step (its document is gone)"
 			case d.Stopped != "":
-				reason = "stopped during the step: " + firstNonEmpty(d.StopReason, d.Stopped)
+				reason = "stopped during the step: " + cmp.Or(d.StopReason, d.Stopped)
 			case a.stale(p, now):
 				reason = fmt.Sprintf("stopped answering during the step (no heartbeat for %s after the window); its window is missing", a.silent(p, now).Round(time.Second))
 			case now.After(deadline):
@@ -312,7 +315,7 @@ func (a *Agents) awaitDone(ctx context.Context, step *results.StepResult) {
 			}
 			delete(pending, i)
 		}
-		if len(pending) > 0 && pause(ctx, agentPoll) != nil {
+		if len(pending) > 0 && beat.Pause(ctx, agentPoll) != nil {
 			return
 		}
 	}
@@ -337,15 +340,6 @@ func indexList(set map[int]bool) string {
 		return "agent " + parts[0]
 	}
 	return "agents " + strings.Join(parts, ", ")
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func oneLine(s string) string {

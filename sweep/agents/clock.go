@@ -1,4 +1,4 @@
-package sweep
+package agents
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 // clockOffset estimates the target's clock minus this host's from the
 // hello reply's localTime, keeping the sample with the shortest round
 // trip; nil when the target reports no time (this host's clock is used).
-func (a *Agents) clockOffset(ctx context.Context) *time.Duration {
+func (a *Agent) clockOffset(ctx context.Context) *time.Duration {
 	var (
 		best    time.Duration
 		bestRTT = time.Duration(-1)
@@ -41,21 +41,21 @@ func (a *Agents) clockOffset(ctx context.Context) *time.Duration {
 
 // refNow is now on the reference clock; toLocal turns a reference time
 // into this host's.
-func (a *Agents) refNow() time.Time {
+func (a *Agent) refNow() time.Time {
 	if a.offset == nil {
 		return time.Now()
 	}
 	return time.Now().Add(*a.offset)
 }
 
-func (a *Agents) toLocal(t time.Time) time.Time {
+func (a *Agent) toLocal(t time.Time) time.Time {
 	if a.offset == nil {
 		return t
 	}
 	return t.Add(-*a.offset)
 }
 
-func (a *Agents) toRef(t time.Time) time.Time {
+func (a *Agent) toRef(t time.Time) time.Time {
 	if a.offset == nil {
 		return t
 	}
