@@ -100,10 +100,10 @@ func buildCurves(rs []*results.Results, reports []knee.Report, each bool) []*cur
 		}
 		for i := range r.Steps {
 			s := &r.Steps[i]
-			// Interrupted steps had their window cut short; the knee
-			// analysis leaves them out too. The step table still lists them.
+			// Interrupted steps had their window cut short, and the target
+			// failed during others; the knee analysis leaves them out too. The step table still lists them.
 			// Open-loop steps are drawn by the open-* figures.
-			if (s.Kind != "" && s.Kind != results.KindStep) || s.Interrupted || s.Mode == results.ModeOpen {
+			if (s.Kind != "" && s.Kind != results.KindStep) || !s.Measured() || s.Mode == results.ModeOpen {
 				continue
 			}
 			k := max(s.Clients, 1)

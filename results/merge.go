@@ -173,6 +173,12 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 		m.ErrorSample = cmp.Or(m.ErrorSample, s.ErrorSample)
 		m.Connections += s.Connections
 		m.Interrupted = m.Interrupted || s.Interrupted
+		if m.TargetFailed == nil && s.TargetFailed != nil {
+			// The target failed during an agent's window: the merged step
+			// is no measurement either (the lowest index's evidence).
+			f := *s.TargetFailed
+			m.TargetFailed = &f
+		}
 		m.InFlightAtClose += s.InFlightAtClose
 		m.OldestInFlightMS = max(m.OldestInFlightMS, s.OldestInFlightMS)
 		durations += s.DurationS

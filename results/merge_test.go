@@ -177,6 +177,28 @@ func TestMergeRefusals(t *testing.T) {
 	}
 }
 
+// TestMergeKeepsTargetFailed: a step during which the target failed in
+// any agent's window is no measurement once merged either: it keeps the
+// mark, and the merged file reads back valid.
+func TestMergeKeepsTargetFailed(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	ok := agentStepOf([]int64{500, 600}, []int64{300, 400}, []int64{1, 2}, 2*time.Second, start)
+	failed := agentStepOf([]int64{500}, []int64{300}, []int64{1}, 2*time.Second, start)
+	failed.TargetFailed = &TargetFailed{Failed: true, Reason: "no operation succeeded for 1.4 s", StalledS: 1.4}
+	m, err := MergeAgents([]*Results{agentResults("a0", "run1", "h", 0, 2, ok), agentResults("a1", "run1", "h", 1, 2, failed)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Steps[0]
+	if s.TargetFailed == nil || s.TargetFailed.StalledS != 1.4 || s.Measured() {
+		t.Fatalf("merged step lost the mark: %+v", s.TargetFailed)
+	}
+	m.Header.Targets = []TargetHeader{{Name: "t"}}
+	if err := ValidateStep(&s, &m.Header); err != nil {
+		t.Errorf("merged step is not valid: %v", err)
+	}
+}
+
 // TestMergeNamesCorruptHistogram: a histogram that does not decode is
 // reported with the file and step it came from, whichever agent's file
 // holds it (it used to name the first file always).

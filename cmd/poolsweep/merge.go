@@ -12,11 +12,13 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
 type mergeOptions struct {
-	out string
+	out  string
+	read readOptions
 }
 
 func newMergeCmd(e *env) *cobra.Command {
@@ -43,7 +45,8 @@ a trailing slash, made if its parent exists).`,
   poolsweep merge host1/results.jsonl host2/results.jsonl host3/results.jsonl -o merged/
   poolsweep report merged/results.jsonl -o report.html`,
 	}, "merge: give the results of every agent of one run (files, or directories holding results.jsonl)", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "the merged results file to write, or a directory for results.jsonl (required)")
+	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file or directory, checked by outfile", nil, "the merged results file to write, or a directory for results.jsonl (required)")
+	o.read.addFlag(cmd.Flags())
 	return cmd
 }
 
@@ -77,7 +80,7 @@ func (o *mergeOptions) run(ctx context.Context, e *env, args []string) error {
 		}
 		paths[i] = p
 	}
-	res, err := mergeFiles(ctx, paths)
+	res, err := mergeFiles(ctx, paths, o.read, e.stderr)
 	if err != nil {
 		return inputError(ctx, err)
 	}
@@ -107,12 +110,15 @@ func same(a, b string) bool {
 // merged step as a sweep labels its steps: Little's law over all the
 // agents' clients and what bound the step (a starved agent shows as
 // client-bound: the merged step carries the busiest agent's client CPU).
-func mergeFiles(ctx context.Context, paths []string) (*results.Results, error) {
+func mergeFiles(ctx context.Context, paths []string, read readOptions, warn io.Writer) (*results.Results, error) {
 	var files []*results.Results
 	for _, p := range paths {
-		r, err := results.ReadFile(ctx, p)
+		r, err := results.ReadFileWith(ctx, p, read.options())
 		if err != nil {
 			return nil, err
+		}
+		if read.lenient {
+			warnAll(warn, r)
 		}
 		files = append(files, r)
 	}
@@ -153,5 +159,5 @@ func printMerged(w io.Writer, out string, res *results.Results) {
 	}
 	fmt.Fprintf(w, "\nwindows: start skew ≤ %.1f ms, end skew ≤ %.1f ms, overlap ≥ %.1f%%\n\n", maxStart, maxEnd, 100*minOverlap)
 	writeSummary(w, res)
-	fmt.Fprintf(w, "\nresults: %s (end status %s)\n", out, res.End.Status)
+	fmt.Fprintf(w, "\nresults: %s (end status %s)\n", textfmt.Escape(out), res.End.Status)
 }

@@ -53,6 +53,9 @@ func writeSummary(w io.Writer, res *results.Results) {
 		if s.Interrupted {
 			mark = " (interrupted)"
 		}
+		if s.TargetFailed != nil {
+			mark = " (target failed)"
+		}
 		bound := s.Bound
 		if bound == "" {
 			bound = "-"
