@@ -36,11 +36,16 @@ func fixtureStep(target, workload string, c, trial int, p profile) results.StepR
 		Errors:    results.ErrorCounts{Timeout: p.errors},
 		OpsByType: map[string]results.OpTypeStats{},
 	}
+	left := s.Ops // the last type takes what rounding left, so the types add up to ops
 	add := func(op string, share int, meanMS float64) {
 		if share == 0 {
 			return
 		}
-		n := int64(ops * dur * float64(share) / 100)
+		n := min(int64(ops*dur*float64(share)/100), left)
+		if op == lastOp(p) {
+			n = left
+		}
+		left -= n
 		m := meanMS / f // slower when throughput is lower, as in a closed loop
 		s.OpsByType[op] = results.OpTypeStats{Count: n, PerS: float64(n) / dur,
 			Latency: results.LatencySummary{Mean: m, P50: m * 0.9, P90: m * 2, P99: m * 3, P999: m * 5, Max: m * 8}}
@@ -48,7 +53,8 @@ func fixtureStep(target, workload string, c, trial int, p profile) results.StepR
 	add("insert", p.insert, p.writeMS)
 	add("find", p.read, p.readMS)
 	add("update", p.upd, p.writeMS)
-	s.Latency = results.LatencySummary{Mean: (p.readMS*float64(p.read) + p.writeMS*float64(p.insert+p.upd)) / 100 / f}
+	m := (p.readMS*float64(p.read) + p.writeMS*float64(p.insert+p.upd)) / 100 / f
+	s.Latency = results.LatencySummary{Mean: m, P50: m * 0.9, P90: m * 2, P99: m * 3, P999: m * 5, Max: m * 8}
 	if p.serverCPU >= 0 {
 		cpu := p.serverCPU * (1 + (f-1)/4)
 		total := &results.ServerSample{CPUPct: &cpu, Samples: 10}
@@ -62,6 +68,17 @@ func fixtureStep(target, workload string, c, trial int, p profile) results.StepR
 		s.Client = &results.ClientTelemetry{CPUPct: p.clientCPU * (1 + (f-1)/2), CPUs: 2}
 	}
 	return s
+}
+
+// lastOp is the last op type of p's mix that has a share.
+func lastOp(p profile) string {
+	switch {
+	case p.upd > 0:
+		return "update"
+	case p.read > 0:
+		return "find"
+	}
+	return "insert"
 }
 
 // fixture is a results set with header; steps are appended by add.

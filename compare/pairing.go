@@ -31,21 +31,28 @@ type side struct {
 }
 
 // collect gathers the usable steps of a side: interrupted steps measured a
-// cut-short window and are left out, with a note.
+// cut-short window, and steps during which the target failed measured a
+// deployment that was not all there; both are left out, with a note.
 func collect(rs []*results.Results) ([]*results.StepResult, []string) {
 	var out []*results.StepResult
 	var notes []string
 	for _, r := range rs {
-		skipped := 0
+		skipped, failed := 0, 0
 		for i := range r.Steps {
-			if r.Steps[i].Interrupted {
+			switch {
+			case r.Steps[i].Interrupted:
 				skipped++
-				continue
+			case r.Steps[i].TargetFailed != nil:
+				failed++
+			default:
+				out = append(out, &r.Steps[i])
 			}
-			out = append(out, &r.Steps[i])
 		}
 		if skipped > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %d interrupted step(s) ignored", textfmt.Escape(r.Path), skipped))
+		}
+		if failed > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %d step(s) during which the target failed ignored", textfmt.Escape(r.Path), failed))
 		}
 	}
 	return out, notes

@@ -11,7 +11,7 @@ import (
 // Open-loop plan limits and defaults.
 const (
 	// MaxRate bounds one --rate level (calls/s from one process).
-	MaxRate = 10_000_000
+	MaxRate = results.MaxRate
 	// DefaultMaxInFlight is --max-in-flight: the calls one client keeps
 	// running at once before it drops arrivals. An application has such a
 	// bound too (its request threads or its event loop's backlog); 5,000

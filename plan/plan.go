@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,10 +16,10 @@ import (
 // ranges that would never finish, before anything connects.
 const (
 	MaxConcurrency = results.MaxConcurrency
-	MaxPoolSize    = 100000
-	MaxLevels      = 1000
-	MaxClients     = 1000
-	MaxTrials      = 1000
+	MaxPoolSize    = results.MaxPoolSize
+	MaxLevels      = results.MaxLevels
+	MaxClients     = results.MaxClients
+	MaxTrials      = results.MaxTrials
 	MaxSteps       = 100000 // steps in one plan (per target and workload)
 	MaxWorkers     = 200000 // worker goroutines in one process
 
@@ -39,6 +40,10 @@ func fmtDuration(d time.Duration) string {
 // ParseLevels parses a level list: "64,128,256", a geometric range
 // "1..256x2", a linear range "100..1000+100", or a comma-separated mix of
 // these. The result is sorted and de-duplicated. max bounds each value.
+// A range's step must be a finite number that reaches a second level
+// (a factor from above 1 up to the range's span, a whole step up to its
+// width), and it may take at most maxRangeSteps steps, so that no list
+// runs as one level by accident, and none loops for long.
 func ParseLevels(s string, max int) ([]int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -72,54 +77,13 @@ func ParseLevels(s string, max int) ([]int, error) {
 			}
 			continue
 		}
-		lo, err := parsePositive(from, max)
+		levels, err := parseRange(part, from, rest, max)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", part, err)
+			return nil, fmt.Errorf("%q: %w", part, err)
 		}
-		var (
-			hiS, stepS string
-			geometric  bool
-		)
-		if h, st, ok := strings.Cut(rest, "x"); ok {
-			hiS, stepS, geometric = h, st, true
-		} else if h, st, ok := strings.Cut(rest, "+"); ok {
-			hiS, stepS = h, st
-		} else {
-			return nil, fmt.Errorf("%s: a range needs a step: %s..%sx2 (geometric) or %s..%s+%s (linear)", part, from, rest, from, rest, from)
-		}
-		hi, err := parsePositive(hiS, max)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", part, err)
-		}
-		if hi < lo {
-			return nil, fmt.Errorf("%s: the range ends (%d) below where it starts (%d)", part, hi, lo)
-		}
-		step, err := strconv.ParseFloat(stepS, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s: step %q is not a number", part, stepS)
-		}
-		if geometric {
-			if !(step > 1) {
-				return nil, fmt.Errorf("%s: factor %s never reaches %d (it must be > 1)", part, stepS, hi)
-			}
-			for v := float64(lo); ; v *= step {
-				// Compare as floats first: a huge factor overflows int.
-				if v+0.5 >= float64(hi)+1 {
-					break
-				}
-				n := int(v + 0.5)
-				if err := add(n); err != nil {
-					return nil, fmt.Errorf("%s: %w", part, err)
-				}
-			}
-		} else {
-			if step != float64(int(step)) || step < 1 {
-				return nil, fmt.Errorf("%s: step %s never reaches %d (it must be a whole number ≥ 1)", part, stepS, hi)
-			}
-			for v := lo; v <= hi; v += int(step) {
-				if err := add(v); err != nil {
-					return nil, fmt.Errorf("%s: %w", part, err)
-				}
+		for _, v := range levels {
+			if err := add(v); err != nil {
+				return nil, fmt.Errorf("%q: %w", part, err)
 			}
 		}
 	}
@@ -127,9 +91,74 @@ func ParseLevels(s string, max int) ([]int, error) {
 	return out, nil
 }
 
+// maxRangeSteps bounds the steps one range may take (its levels before
+// rounding and de-duplication).
+const maxRangeSteps = 10 * MaxLevels
+
+// parseRange expands one range, lo..hi followed by xFACTOR or +STEP.
+func parseRange(part, from, rest string, max int) ([]int, error) {
+	lo, err := parsePositive(from, max)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		hiS, stepS string
+		geometric  bool
+	)
+	if h, st, ok := strings.Cut(rest, "x"); ok {
+		hiS, stepS, geometric = h, st, true
+	} else if h, st, ok := strings.Cut(rest, "+"); ok {
+		hiS, stepS = h, st
+	} else {
+		return nil, fmt.Errorf("a range needs a step: %s..%sx2 (geometric) or %s..%s+%s (linear)", from, rest, from, rest, from)
+	}
+	hi, err := parsePositive(hiS, max)
+	if err != nil {
+		return nil, err
+	}
+	if hi < lo {
+		return nil, fmt.Errorf("the range ends (%d) below where it starts (%d)", hi, lo)
+	}
+	step, err := strconv.ParseFloat(strings.TrimSpace(stepS), 64)
+	if err != nil || math.IsNaN(step) || math.IsInf(step, 0) {
+		return nil, fmt.Errorf("step %q is not a finite number", stepS)
+	}
+	var out []int
+	if geometric {
+		span := float64(hi) / float64(lo)
+		switch {
+		case !(step > 1):
+			return nil, fmt.Errorf("factor %s never reaches %d (it must be above 1)", stepS, hi)
+		case hi > lo && step > span:
+			return nil, fmt.Errorf("factor %s goes past %d at once, leaving %d alone (it must be at most %g)", stepS, hi, lo, span)
+		case math.Log(span)/math.Log(step) > maxRangeSteps:
+			return nil, fmt.Errorf("factor %s is too close to 1: it takes more than %d steps from %d to %d", stepS, maxRangeSteps, lo, hi)
+		}
+		for v := float64(lo); v+0.5 < float64(hi)+1; v *= step {
+			out = append(out, int(v+0.5))
+		}
+		return out, nil
+	}
+	switch {
+	case step != math.Trunc(step) || step < 1:
+		return nil, fmt.Errorf("step %s never reaches %d (it must be a whole number ≥ 1)", stepS, hi)
+	case hi > lo && step > float64(hi-lo):
+		return nil, fmt.Errorf("step %s goes past %d at once, leaving %d alone (it must be at most %d)", stepS, hi, lo, hi-lo)
+	case float64(hi-lo)/step >= MaxLevels:
+		return nil, fmt.Errorf("more than %d levels", MaxLevels)
+	}
+	for v := lo; v <= hi; v += int(step) {
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 func parsePositive(s string, max int) (int, error) {
 	s = strings.TrimSpace(s)
 	v, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("%s is larger than %d", s, max)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a whole number", s)
 	}

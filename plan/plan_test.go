@@ -35,6 +35,23 @@ func TestParseLevels(t *testing.T) {
 		{"200000", nil, "larger than"},                                                  // beyond the limit
 		{"1..100000+1", nil, "more than 1000 levels"},                                   // absurdly many steps
 		{"sixty", nil, "not a whole number"},                                            // words
+		// Hostile input: each is refused, none runs as one level.
+		{"1..64xInf", nil, "not a finite number"},         // an infinite factor
+		{"1..64x+Inf", nil, "not a finite number"},        // spelt with its sign
+		{"1..64xNaN", nil, "not a finite number"},         // not a number
+		{"1..64x1e309", nil, "not a finite number"},       // overflows to infinity
+		{"100..1000+Inf", nil, "not a finite number"},     // an infinite linear step
+		{"1..64x100", nil, "goes past 64 at once"},        // a factor that leaves one level
+		{"100..1000+5000", nil, "goes past 1000 at once"}, // a step that leaves one level
+		{"1..64x1.0000000001", nil, "too close to 1"},     // billions of steps
+		{"9223372036854775808", nil, "larger than"},       // 2^63
+		{"18446744073709551615", nil, "larger than"},      // 2^64-1
+		{"1..9223372036854775807+1", nil, "larger than"},  // an end past every bound
+		{"8\x00", nil, "not a whole number"},              // a NUL
+		{"1..64x2\x1b[2J", nil, "not a finite number"},    // an escape sequence
+		{"8..8x1000", []int{8}, ""},                       // a range of one level takes any factor
+		{"1..64x64", []int{1, 64}, ""},                    // a factor of the whole span: both ends
+		{"1..100000x1.0001", nil, "too close to 1"},       // close to 1: 115,000 steps
 	}
 	for _, tt := range tests {
 		got, err := ParseLevels(tt.in, MaxConcurrency)

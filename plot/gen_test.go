@@ -66,7 +66,7 @@ func makeStep(s stepSpec) results.StepResult {
 		StartedAt: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), DurationS: dur,
 		Calls: calls, Ops: ops, CallsPerS: callsPerS, OpsPerS: s.opsPerS, Errors: s.errs,
 		Latency: results.LatencySummary{Mean: callMean, P50: callMean * 0.85, P90: callMean * 1.6,
-			P99: callMean * (2 + float64(s.conc)/64), P999: callMean * (3 + float64(s.conc)/32), Max: callMean * 8},
+			P99: callMean * (2 + float64(s.conc)/64), P999: callMean * (3 + float64(s.conc)/32), Max: callMean * (8 + float64(s.conc)/16)},
 		OpsByType: map[string]results.OpTypeStats{},
 		Pool: results.PoolStats{CheckoutWait: results.Quantiles{Mean: s.poolWaitMs, P50: s.poolWaitMs / 2, P99: s.poolWaitMs * 6, Max: s.poolWaitMs * 20},
 			ConnectionsOpen: s.conns, ConnectionsMax: s.maxPool * max(s.clients, 1)},
@@ -74,10 +74,10 @@ func makeStep(s stepSpec) results.StepResult {
 		ErrorSample: "auth failed for mongodb://admin:hunter2@10.0.0.1", // must never reach a report
 	}
 	if reads > 0 {
-		st.OpsByType["find"] = results.OpTypeStats{Count: reads, PerS: float64(reads) / dur, Latency: results.LatencySummary{Mean: rLat, P50: rLat * 0.8, P99: rLat * 3}}
+		st.OpsByType["find"] = results.OpTypeStats{Count: reads, PerS: float64(reads) / dur, Latency: results.LatencySummary{Mean: rLat, P50: rLat * 0.8, P90: rLat * 2, P99: rLat * 3, P999: rLat * 4, Max: rLat * 6}}
 	}
 	if writes > 0 {
-		st.OpsByType["update"] = results.OpTypeStats{Count: writes, PerS: float64(writes) / dur, Latency: results.LatencySummary{Mean: wLat, P50: wLat * 0.8, P99: wLat * 3}}
+		st.OpsByType["update"] = results.OpTypeStats{Count: writes, PerS: float64(writes) / dur, Latency: results.LatencySummary{Mean: wLat, P50: wLat * 0.8, P90: wLat * 2, P99: wLat * 3, P999: wLat * 4, Max: wLat * 6}}
 	}
 	if s.serverFrac > 0 {
 		r, w := rLat*s.serverFrac*1000, wLat*s.serverFrac*1000

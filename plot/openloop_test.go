@@ -54,12 +54,13 @@ func openResults() *results.Results {
 				o.Uncorrected = &results.LatencySummary{Mean: svc, P50: 2.1, P90: 2.5, P99: 4, P999: 6, Max: 9}
 				o.StartLag = results.Quantiles{Mean: 0.2, P50: 0.1, P99: 0.6, Max: 2}
 				o.PoolWait = results.Quantiles{Mean: wait, P50: wait, P99: wait * 2, Max: wait * 3}
-				o.Service = results.Quantiles{Mean: mean - wait - 0.2, P50: 2.1, P99: 4, Max: 9}
+				o.Service = results.Quantiles{Mean: mean - wait - 0.2, P50: 2.1, P99: 4, Max: max(9, 2*(mean-wait))}
 				o.InFlightMean = o.AchievedPerS * (mean - 0.2) / 1000
 				o.InFlightMax = int(o.InFlightMean * 2)
 				st.Calls, st.Ops = int64(o.AchievedPerS*3), int64(o.AchievedPerS*3)
 				st.CallsPerS, st.OpsPerS = o.AchievedPerS, o.AchievedPerS
 				st.Latency = o.Corrected
+				st.OpsByType[results.TypeFind] = results.OpTypeStats{Count: st.Ops, PerS: st.OpsPerS, Latency: o.Corrected}
 				st.Open = o
 				r.Steps = append(r.Steps, st)
 			}

@@ -76,6 +76,9 @@ func openStepTable(r *results.Results) stepTable {
 		if s.Interrupted {
 			trial += " (interrupted)"
 		}
+		if s.TargetFailed != nil {
+			trial += " (target failed)"
+		}
 		row = append(row, strconv.Itoa(s.Rate), strconv.Itoa(s.MaxPoolSize), trial, fmt.Sprintf("%.0f", o.OfferedPerS), fmt.Sprintf("%.0f", o.AchievedPerS),
 			strconv.FormatInt(o.Dropped, 10), fmt.Sprintf("%.1f / %d", o.InFlightMean, o.InFlightMax),
 			strconv.FormatFloat(o.Corrected.P50, 'f', 2, 64), strconv.FormatFloat(o.Corrected.P99, 'f', 2, 64), unc,

@@ -270,6 +270,9 @@ func stepTableOf(r *results.Results) stepTable {
 		if s.Interrupted {
 			trial += " (interrupted)"
 		}
+		if s.TargetFailed != nil {
+			trial += " (target failed)"
+		}
 		row = append(row, conns, trial, fmt.Sprintf("%.0f", s.OpsPerS))
 		if calls {
 			row = append(row, fmt.Sprintf("%.0f", s.CallsPerS))

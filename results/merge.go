@@ -2,7 +2,6 @@ package results
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,34 +10,6 @@ import (
 	"strings"
 	"time"
 )
-
-// MergeAgentFiles reads the results files of one agent-mode run, one per
-// agent, merges them (MergeAgents), and hands label every merged step in
-// order, so that each is labelled as a sweep labels its own steps: what
-// bound it and Little's law over all the agents' clients (a starved
-// agent shows as client-bound: the merged step carries the busiest
-// agent's client CPU). The rules are not this package's: the caller
-// passes them (bound.Judge's Judge); nil labels nothing.
-func MergeAgentFiles(ctx context.Context, paths []string, label func(*StepResult)) (*Results, error) {
-	var files []*Results
-	for _, p := range paths {
-		r, err := ReadFile(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, r)
-	}
-	res, err := MergeAgents(files)
-	if err != nil {
-		return nil, err
-	}
-	if label != nil {
-		for i := range res.Steps {
-			label(&res.Steps[i])
-		}
-	}
-	return res, nil
-}
 
 // MergeAgents merges the results of one agent-mode run, one file per
 // agent, into the results of the whole run: each step's ops, calls,
@@ -50,7 +21,13 @@ func MergeAgentFiles(ctx context.Context, paths []string, label func(*StepResult
 // records it holds (agents × --clients when every agent measured it;
 // fewer in a partial step), so it reads like a --clients run of one
 // process, and its per-client numbers are those of the clients that ran.
-func MergeAgents(files []*Results) (*Results, error) {
+//
+// label, when not nil, is handed every merged step in order, so that each
+// is labelled as a sweep labels its own steps: what bound it and Little's
+// law over all the agents' clients (a starved agent shows as client-bound:
+// the merged step carries the busiest agent's client CPU). The rules are
+// not this package's: the caller passes them (bound.Judge's Judge).
+func MergeAgents(files []*Results, label func(*StepResult)) (*Results, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no results to merge")
 	}
@@ -120,6 +97,11 @@ func MergeAgents(files []*Results) (*Results, error) {
 	for _, i := range indexes {
 		for _, w := range byIndex[i].Warnings {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("agent %d: %s", i, w))
+		}
+	}
+	if label != nil {
+		for i := range out.Steps {
+			label(&out.Steps[i])
 		}
 	}
 	return out, nil
@@ -202,6 +184,12 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 		m.ErrorSample = cmp.Or(m.ErrorSample, s.ErrorSample)
 		m.Connections += s.Connections
 		m.Interrupted = m.Interrupted || s.Interrupted
+		if m.TargetFailed == nil && s.TargetFailed != nil {
+			// The target failed during an agent's window: the merged step
+			// is no measurement either (the lowest index's evidence).
+			f := *s.TargetFailed
+			m.TargetFailed = &f
+		}
 		m.InFlightAtClose += s.InFlightAtClose
 		m.OldestInFlightMS = max(m.OldestInFlightMS, s.OldestInFlightMS)
 		durations += s.DurationS

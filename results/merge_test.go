@@ -1,12 +1,8 @@
 package results
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -84,7 +80,7 @@ func TestMergeExactPercentiles(t *testing.T) {
 		s := agentStepOf(calls, finds, pool, 2*time.Second, start.Add(time.Duration(a)*time.Millisecond))
 		files = append(files, agentResults("agent-"+string(rune('0'+a))+".jsonl", "run1", "hash1", a, 3, s))
 	}
-	m, err := MergeAgents(files)
+	m, err := MergeAgents(files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,18 +143,18 @@ func TestMergeRefusals(t *testing.T) {
 		{"not an agent run", []*Results{a0, {Path: "plain.jsonl", Header: RunHeader{RunID: "run1"}}}, "plain.jsonl: not one agent's results"},
 	}
 	for _, tt := range tests {
-		if _, err := MergeAgents(tt.files); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := MergeAgents(tt.files, nil); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error naming %q", tt.name, err, tt.want)
 		}
 	}
 	noHist := st
 	noHist.Histograms = nil
-	if _, err := MergeAgents([]*Results{a0, agentResults("old.jsonl", "run1", "hash1", 1, 3, noHist)}); err == nil || !strings.Contains(err.Error(), "old.jsonl") {
+	if _, err := MergeAgents([]*Results{a0, agentResults("old.jsonl", "run1", "hash1", 1, 3, noHist)}, nil); err == nil || !strings.Contains(err.Error(), "old.jsonl") {
 		t.Errorf("a step without histograms: %v", err)
 	}
 
 	// Agent 1 has C=8 only; agent 2's file was not given.
-	m, err := MergeAgents([]*Results{a1, a0})
+	m, err := MergeAgents([]*Results{a1, a0}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +175,28 @@ func TestMergeRefusals(t *testing.T) {
 	}
 	if m.End.Status != StatusPartial || !strings.Contains(m.End.Reason, "2 of 2 merged step(s) are partial") {
 		t.Errorf("end %+v", m.End)
+	}
+}
+
+// TestMergeKeepsTargetFailed: a step during which the target failed in
+// any agent's window is no measurement once merged either: it keeps the
+// mark, and the merged file reads back valid.
+func TestMergeKeepsTargetFailed(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	ok := agentStepOf([]int64{500, 600}, []int64{300, 400}, []int64{1, 2}, 2*time.Second, start)
+	failed := agentStepOf([]int64{500}, []int64{300}, []int64{1}, 2*time.Second, start)
+	failed.TargetFailed = &TargetFailed{Failed: true, Reason: "no operation succeeded for 1.4 s", StalledS: 1.4}
+	m, err := MergeAgents([]*Results{agentResults("a0", "run1", "h", 0, 2, ok), agentResults("a1", "run1", "h", 1, 2, failed)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Steps[0]
+	if s.TargetFailed == nil || s.TargetFailed.StalledS != 1.4 || s.Measured() {
+		t.Fatalf("merged step lost the mark: %+v", s.TargetFailed)
+	}
+	m.Header.Targets = []TargetHeader{{Name: "t"}}
+	if err := ValidateStep(&s, &m.Header); err != nil {
+		t.Errorf("merged step is not valid: %v", err)
 	}
 }
 
@@ -207,7 +225,7 @@ func TestMergeNamesCorruptHistogram(t *testing.T) {
 				}
 				files = append(files, agentResults(fmt.Sprintf("agent-%d.jsonl", a), "run1", "hash1", a, 3, st))
 			}
-			_, err := MergeAgents(files)
+			_, err := MergeAgents(files, nil)
 			want := fmt.Sprintf("agent-%d.jsonl: step t C=8 P=match trial 1", bad)
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("corrupt %s histogram in file %d: %v, want an error naming %q", which, bad+1, err, want)
@@ -222,50 +240,27 @@ func TestMergeNamesCorruptHistogram(t *testing.T) {
 	}
 }
 
-// MergeAgentFiles reads the agents' files from disk, merges them as
-// MergeAgents does and hands label every merged step, in order; a file
-// that is not an agent's is named.
-func TestMergeAgentFiles(t *testing.T) {
-	dir := t.TempDir()
+// MergeAgents hands label every merged step, in order, after merging.
+func TestMergeAgentsLabels(t *testing.T) {
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	var paths []string
 	var files []*Results
 	for a := range 2 {
 		s1 := agentStepOf([]int64{100, 200, 300}, []int64{50, 60}, []int64{1, 2}, time.Second, start)
 		s2 := s1
 		s2.Concurrency, s2.MaxPoolSize = 16, 16
-		r := agentResults(filepath.Join(dir, fmt.Sprintf("agent-%d.jsonl", a)), "run1", "hash1", a, 2, s1, s2)
+		r := agentResults(fmt.Sprintf("agent-%d.jsonl", a), "run1", "hash1", a, 2, s1, s2)
 		r.Header.Plan.Concurrency = []int{8, 16}
-		var b bytes.Buffer
-		if err := WriteResults(&b, r); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(r.Path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths, files = append(paths, r.Path), append(files, r)
+		files = append(files, r)
 	}
-	var labelled []int
-	m, err := MergeAgentFiles(context.Background(), paths, func(s *StepResult) {
-		labelled = append(labelled, s.Concurrency)
+	var seen []int
+	m, err := MergeAgents(files, func(s *StepResult) {
+		seen = append(seen, s.Concurrency)
 		s.Bound = "none"
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := MergeAgents(files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Steps) != len(want.Steps) || !slices.Equal(labelled, []int{8, 16}) {
-		t.Fatalf("%d merged steps (want %d), labelled %v", len(m.Steps), len(want.Steps), labelled)
-	}
-	for i := range m.Steps {
-		if m.Steps[i].Bound != "none" || m.Steps[i].Ops != want.Steps[i].Ops || m.Steps[i].Latency != want.Steps[i].Latency {
-			t.Errorf("step %d: %+v, want MergeAgents' with its label", i, m.Steps[i])
-		}
-	}
-	if _, err := MergeAgentFiles(context.Background(), append(paths, filepath.Join(dir, "absent.jsonl")), nil); err == nil || !strings.Contains(err.Error(), "absent.jsonl") {
-		t.Errorf("a missing file: %v", err)
+	if !slices.Equal(seen, []int{8, 16}) || m.Steps[0].Bound != "none" || m.Steps[1].Bound != "none" || m.Steps[0].Ops != 2*files[0].Steps[0].Ops {
+		t.Errorf("labelled %v; steps %+v", seen, m.Steps)
 	}
 }

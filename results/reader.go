@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"reflect"
 	"strconv"
 
 	"github.com/poolsweep/poolsweep/internal/infile"
@@ -31,6 +31,8 @@ type Results struct {
 	// Warnings are what a reader should be told about the file: a cut-off
 	// last line that was left out, or a run without its end record.
 	Warnings []string
+	// Skipped counts the records a lenient reader left out.
+	Skipped int
 }
 
 // ErrNotResults is returned when a file is not a poolsweep results file.
@@ -46,29 +48,52 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// ReadResultsFile decodes path (see ReadFile), to the end whatever comes.
-func ReadResultsFile(path string) (*Results, error) {
-	return ReadFile(context.Background(), path)
+// ReadOptions say how a reader treats records that break the schema.
+type ReadOptions struct {
+	// Lenient skips a step (or an end record) that breaks the schema,
+	// with a warning naming its line and field, instead of refusing the
+	// file. The run header is never skipped: without it nothing can be
+	// read.
+	Lenient bool
 }
 
-// ReadFile decodes path: a regular file of at most MaxFileBytes (a FIFO,
-// device or directory is refused before anything can block on it), read
-// until ctx ends. Every error names path.
+// ReadResultsFile decodes path (see ReadFile), to the end whatever comes.
+func ReadResultsFile(path string) (*Results, error) {
+	return ReadFileWith(context.Background(), path, ReadOptions{})
+}
+
+// ReadFile decodes path strictly (ReadFileWith).
 func ReadFile(ctx context.Context, path string) (*Results, error) {
+	return ReadFileWith(ctx, path, ReadOptions{})
+}
+
+// ReadFileWith decodes path with o: a regular file of at most
+// MaxFileBytes (a FIFO, device or directory is refused before anything
+// can block on it), read until ctx ends. Every error names path.
+func ReadFileWith(ctx context.Context, path string, o ReadOptions) (*Results, error) {
 	f, err := infile.Open(ctx, path, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadResults(f, path)
+	return ReadResultsWith(f, path, o)
 }
 
-// ReadResults decodes and validates a results stream. Every record's
-// fields are checked and a bad one is an error naming its line. The one
-// exception is a last line cut off mid-record (a run killed, or a full
-// disk, while writing): it is left out with a warning, so the complete
-// records before it stay usable. Unknown keys are ignored.
+// ReadResults decodes and validates a results stream (ReadResultsWith,
+// strictly).
 func ReadResults(r io.Reader, name string) (*Results, error) {
+	return ReadResultsWith(r, name, ReadOptions{})
+}
+
+// ReadResultsWith decodes and validates a results stream. Every record is
+// checked (ValidateHeader, ValidateStep, ValidateEnd) and a bad one is an
+// error naming its line and field; with o.Lenient a bad step or end
+// record is skipped with a warning instead. The one exception is a last
+// line cut off mid-record (a run killed, or a full disk, while writing):
+// it is left out with a warning, so the complete records before it stay
+// usable. A step recorded twice (a resumed run measured it again) keeps
+// its later record. Unknown keys are ignored.
+func ReadResultsWith(r io.Reader, name string, o ReadOptions) (*Results, error) {
 	res := &Results{Path: name}
 	br := bufio.NewReaderSize(r, 64<<10)
 	line := 0
@@ -96,7 +121,11 @@ func ReadResults(r io.Reader, name string) (*Results, error) {
 					res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: the last line is cut off (a run killed or a disk full while writing); it was left out and the %d complete records before it are used", name, line, line-1))
 					break
 				}
-				return nil, derr
+				if !o.Lenient || line == 1 || errors.Is(derr, errSecondHeader) {
+					return nil, derr
+				}
+				res.Skipped++
+				res.Warnings = append(res.Warnings, derr.Error()+"; skipped (--lenient)")
 			}
 		}
 		if last {
@@ -109,15 +138,37 @@ func ReadResults(r io.Reader, name string) (*Results, error) {
 	if res.Header.Kind != KindRun {
 		return nil, &LineError{name, 1, fmt.Errorf("%w: no run header", ErrNotResults)}
 	}
+	res.Steps = latestRecords(res.Steps)
 	if res.End == nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: no end record: the run stopped without closing the file (killed?); its %d step(s) are used", name, len(res.Steps)))
 	}
 	return res, nil
 }
 
+// latestRecords keeps the last record of each step, in the order of those
+// records: a resumed run that measured a step again (it was interrupted,
+// or the target failed during it) replaces the earlier record.
+func latestRecords(steps []StepResult) []StepResult {
+	last := make(map[string]int, len(steps))
+	for i := range steps {
+		last[steps[i].Key()] = i
+	}
+	if len(last) == len(steps) {
+		return steps
+	}
+	out := make([]StepResult, 0, len(last))
+	for i := range steps {
+		if last[steps[i].Key()] == i {
+			out = append(out, steps[i])
+		}
+	}
+	return out
+}
+
 var (
-	errLineTooLong = fmt.Errorf("a line is longer than %d MiB", maxRecordBytes>>20)
-	errNotJSON     = errors.New("not a JSON record")
+	errLineTooLong  = fmt.Errorf("a line is longer than %d MiB", maxRecordBytes>>20)
+	errNotJSON      = errors.New("not a JSON record")
+	errSecondHeader = errors.New("a second run header; concatenated files are not supported")
 )
 
 // readLine returns the next line with its newline, bounded in length.
@@ -159,16 +210,22 @@ func (res *Results) decode(b []byte, name string, line int) error {
 	switch probe.Kind {
 	case KindRun:
 		if line != 1 {
-			return lineErr(errors.New("a second run header; concatenated files are not supported"))
+			return lineErr(errSecondHeader)
 		}
 		if probe.Schema < 1 || probe.Schema > SchemaVersion {
 			return lineErr(fmt.Errorf("schema %d is not supported (this poolsweep reads 1..%d)", probe.Schema, SchemaVersion))
 		}
 		if err := json.Unmarshal(b, &res.Header); err != nil {
-			return lineErr(fieldError("run header", err))
+			return lineErr(fieldError("run", err))
+		}
+		if err := ValidateHeader(&res.Header); err != nil {
+			return lineErr(err)
 		}
 	case KindStep:
 		s, err := decodeStep(b)
+		if err == nil {
+			err = ValidateStep(&s, &res.Header)
+		}
 		if err != nil {
 			return lineErr(err)
 		}
@@ -176,12 +233,10 @@ func (res *Results) decode(b []byte, name string, line int) error {
 	case KindEnd:
 		var e EndRecord
 		if err := json.Unmarshal(b, &e); err != nil {
-			return lineErr(fieldError("end record", err))
+			return lineErr(fieldError("end", err))
 		}
-		switch e.Status {
-		case StatusComplete, StatusPartial, StatusInterrupted, StatusFailed:
-		default:
-			return lineErr(fmt.Errorf("end record: status %q is not complete, partial, interrupted or failed", e.Status))
+		if err := ValidateEnd(&e); err != nil {
+			return lineErr(err)
 		}
 		res.End = &e
 	default:
@@ -190,43 +245,43 @@ func (res *Results) decode(b []byte, name string, line int) error {
 	return nil
 }
 
-// fieldError says a JSON type error in the user's words: which field, and
-// what it held.
+// fieldError says a JSON type error in the user's words: which field of
+// which record, and what it held.
 func fieldError(what string, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Errorf("%s: field %s holds a %s, want a %s", what, te.Field, te.Value, te.Type)
+		return &FieldError{Field: what + "." + te.Field, Msg: fmt.Sprintf("holds a %s, want a %s", te.Value, jsonType(te.Type.Kind()))}
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// decodeStep decodes a step record and checks that the fields every
-// analysis relies on are present and possible: a step with no ops_per_s,
-// concurrency 0 or a negative rate would otherwise be read as a
-// measurement and steer the knee.
+// jsonType names a Go kind as JSON does.
+func jsonType(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "whole number"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.String:
+		return "string"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	}
+	return "object"
+}
+
+// decodeStep decodes a step record, with the defaults of files from
+// before clients, trial and pool_setting were recorded.
 func decodeStep(b []byte) (StepResult, error) {
 	var s StepResult
 	if err := json.Unmarshal(b, &s); err != nil {
 		return s, fieldError("step", err)
 	}
-	var present struct {
-		Target      *string  `json:"target"`
-		Concurrency *int     `json:"concurrency"`
-		MaxPoolSize *int     `json:"max_pool_size"`
-		OpsPerS     *float64 `json:"ops_per_s"`
-		CallsPerS   *float64 `json:"calls_per_s"`
-		DurationS   *float64 `json:"duration_s"`
-	}
-	_ = json.Unmarshal(b, &present) // types were checked above
-	switch {
-	case present.Target == nil || *present.Target == "":
-		return s, errors.New("step: target is missing")
-	case present.Concurrency == nil:
-		return s, errors.New("step: concurrency is missing")
-	case present.MaxPoolSize == nil:
-		return s, errors.New("step: max_pool_size is missing")
-	case present.OpsPerS == nil:
-		return s, errors.New("step: ops_per_s is missing")
+	if err := checkStepKeys(b); err != nil {
+		return s, err
 	}
 	if s.PoolSetting == "" {
 		s.PoolSetting = strconv.Itoa(s.MaxPoolSize)
@@ -236,39 +291,6 @@ func decodeStep(b []byte) (StepResult, error) {
 	}
 	if s.Trial == 0 {
 		s.Trial = 1
-	}
-	checks := []struct {
-		name string
-		v    float64
-		min  float64
-	}{
-		{"concurrency", float64(s.Concurrency), 1},
-		{"max_pool_size", float64(s.MaxPoolSize), 1},
-		{"clients", float64(s.Clients), 1},
-		{"trial", float64(s.Trial), 1},
-		{"ops_per_s", s.OpsPerS, 0},
-		{"calls_per_s", s.CallsPerS, 0},
-		{"duration_s", s.DurationS, 0},
-		{"ops", float64(s.Ops), 0},
-		{"calls", float64(s.Calls), 0},
-		{"connections", float64(s.Connections), 0},
-		{"errors.timeout", float64(s.Errors.Timeout), 0},
-		{"errors.network", float64(s.Errors.Network), 0},
-		{"errors.server", float64(s.Errors.Server), 0},
-		{"latency_ms.mean", s.Latency.Mean, 0},
-		{"latency_ms.p50", s.Latency.P50, 0},
-		{"latency_ms.p99", s.Latency.P99, 0},
-		{"latency_ms.max", s.Latency.Max, 0},
-		{"pool.checkout_wait_ms.mean", s.Pool.CheckoutWait.Mean, 0},
-		{"pool.checkout_wait_ms.p99", s.Pool.CheckoutWait.P99, 0},
-	}
-	for _, c := range checks {
-		if math.IsNaN(c.v) || math.IsInf(c.v, 0) || c.v < c.min {
-			if c.min > 0 {
-				return s, fmt.Errorf("step: %s is %v; it must be at least %v", c.name, c.v, c.min)
-			}
-			return s, fmt.Errorf("step: %s is %v; it must not be negative", c.name, c.v)
-		}
 	}
 	return s, nil
 }

@@ -172,6 +172,11 @@ type StepResult struct {
 	Bound       string           `json:"bound,omitempty"`
 	BoundReason string           `json:"bound_reason,omitempty"`
 	Warnings    []string         `json:"warnings,omitempty"`
+	// TargetFailed marks a step during which the target failed (it died,
+	// or stopped answering); nil when it did not. Such a step is not a
+	// measurement of the deployment: analyses leave it out and --resume
+	// measures it again.
+	TargetFailed *TargetFailed `json:"target_failed,omitempty"`
 
 	// Histograms are the window's HDR histograms in HdrHistogram's
 	// standard compressed base64 encoding, so that steps measured by
@@ -205,6 +210,37 @@ func StepKey(target, workload, pool string, concurrency, clients, trial, rate in
 		k += "|r" + strconv.Itoa(rate)
 	}
 	return k
+}
+
+// Measured says whether the step counts as a measurement of the
+// deployment: its window ran to its end and the target did not fail
+// during it. --resume measures the others again.
+func (s StepResult) Measured() bool { return !s.Interrupted && s.TargetFailed == nil }
+
+// TargetFailed is the mark of a step during which the target failed: the
+// evidence the engine saw. Times are seconds from the window's opening
+// (past duration_s: during the drain after it closed).
+type TargetFailed struct {
+	Failed bool   `json:"failed"`
+	Reason string `json:"reason"`
+	// FirstFailureS is when the first failure was seen: an operation
+	// that failed on the network or timed out, a connection closed by an
+	// error, or the driver clearing a pool.
+	FirstFailureS float64 `json:"first_failure_s"`
+	// StalledFromS and StalledS are the longest stretch after a failure
+	// in which no operation succeeded: from the last success before it to
+	// the next success, or to the end of the step when none came
+	// (Recovered false).
+	StalledFromS float64 `json:"stalled_from_s"`
+	StalledS     float64 `json:"stalled_s"`
+	Recovered    bool    `json:"recovered"`
+	// PoolCleared counts the pools the driver cleared because it saw the
+	// server fail (a network error that was not a timeout).
+	PoolCleared     int64       `json:"pool_cleared"`
+	ConnectionsLost int64       `json:"connections_lost"`
+	SamplerErrors   int         `json:"sampler_errors"`
+	InFlightAtClose int         `json:"in_flight_at_close"`
+	Errors          ErrorCounts `json:"errors"`
 }
 
 // StepPhases is a step's wall time by phase, in seconds: checking that
@@ -526,4 +562,7 @@ type FailedStep struct {
 	Error       string `json:"error"`
 	// Rate is an open-loop step's offered calls/s; absent in closed loop.
 	Rate int `json:"rate,omitempty"`
+	// TargetFailed says the step was measured and recorded, but the target
+	// failed during its window (its record has the target_failed mark).
+	TargetFailed bool `json:"target_failed,omitempty"`
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -16,8 +17,11 @@ func TestResultsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := RunHeader{Kind: KindRun, Schema: SchemaVersion, RunID: "r1", StartedAt: time.Unix(0, 0).UTC(), Targets: []TargetHeader{{Name: "a", URI: "mongodb://u:***@h/"}}}
-	s := StepResult{Kind: KindStep, Target: "a", Concurrency: 8, MaxPoolSize: 8, PoolSetting: "match", OpsPerS: 123.5, OpsByType: map[string]OpTypeStats{"find": {Count: 3}}}
-	for _, rec := range []any{h, s, s, EndRecord{Kind: KindEnd, Status: StatusComplete}} {
+	s := testStep(8)
+	s.Ops, s.OpsPerS, s.OpsByType = 247, 123.5, map[string]OpTypeStats{"find": {Count: 247}}
+	s2 := s
+	s2.Trial = 2
+	for _, rec := range []any{h, s, s2, EndRecord{Kind: KindEnd, Status: StatusComplete}} {
 		if err := w.Write(rec); err != nil {
 			t.Fatal(err)
 		}
@@ -40,8 +44,22 @@ func TestResultsRoundTrip(t *testing.T) {
 }
 
 func TestReadResultsErrors(t *testing.T) {
-	header := `{"kind":"run","schema":1,"run_id":"x"}` + "\n"
-	step := `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1,"ops_per_s":1}` + "\n"
+	header := line(t, testHeader())
+	step := line(t, testStep(1))
+	// withStep is the step line with key k set to v (or removed when v is
+	// nil).
+	withStep := func(k string, v any) string {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(step), &m); err != nil {
+			t.Fatal(err)
+		}
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return line(t, m)
+	}
 	tests := []struct {
 		name, body, want string
 		line             int
@@ -50,21 +68,25 @@ func TestReadResultsErrors(t *testing.T) {
 		{"JSON but not ours", `{"hello":1}` + "\n", "first line has kind", 1},
 		{"empty file", "", "empty", 1},
 		{"future schema", `{"kind":"run","schema":99}` + "\n", "schema 99", 1},
+		{"header without targets", `{"kind":"run","schema":1,"run_id":"x"}` + "\n", "run.targets: none", 1},
 		{"cut line in the middle", header + `{"kind":"step","tar` + "\n" + step, "truncated", 2},
 		{"unknown kind", header + `{"kind":"bogus"}` + "\n", "unknown record kind", 2},
 		{"two headers", header + header, "second run header", 2},
 		// Records whose fields lie: each is refused, naming line and field.
-		{"no ops_per_s", header + `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1}` + "\n", "ops_per_s is missing", 2},
-		{"negative ops_per_s", header + `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1,"ops_per_s":-5}` + "\n", "ops_per_s is -5", 2},
-		{"concurrency 0", header + `{"kind":"step","target":"a","concurrency":0,"max_pool_size":1,"ops_per_s":1}` + "\n", "concurrency is 0", 2},
-		{"no concurrency", header + `{"kind":"step","target":"a","max_pool_size":1,"ops_per_s":1}` + "\n", "concurrency is missing", 2},
-		{"no target", header + `{"kind":"step","concurrency":1,"max_pool_size":1,"ops_per_s":1}` + "\n", "target is missing", 2},
-		{"string for a number", header + `{"kind":"step","target":"a","concurrency":"8","max_pool_size":1,"ops_per_s":1}` + "\n", "field concurrency holds a string", 2},
-		{"negative latency", header + `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1,"ops_per_s":1,"latency_ms":{"p99":-1}}` + "\n", "latency_ms.p99", 2},
-		{"negative errors", header + `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1,"ops_per_s":1,"errors":{"timeout":-1}}` + "\n", "errors.timeout", 2},
-		{"trial 0 given", header + `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1,"ops_per_s":1,"clients":-2}` + "\n", "clients is -2", 2},
-		{"unknown end status", header + step + `{"kind":"end","status":"fine"}` + "\n", "status \"fine\"", 3},
-		{"kind not a string", header + `{"kind":7}` + "\n", "field kind holds a number", 2},
+		{"no ops_per_s", header + withStep("ops_per_s", nil), "step.ops_per_s: missing", 2},
+		{"no latency_ms", header + withStep("latency_ms", nil), "step.latency_ms: missing", 2},
+		{"negative ops_per_s", header + withStep("ops_per_s", -5), "step.ops_per_s: -5 is not a number ≥ 0", 2},
+		{"concurrency 0", header + withStep("concurrency", 0), "step.concurrency: 0 is not between 1 and 100000", 2},
+		{"no concurrency", header + withStep("concurrency", nil), "step.concurrency: missing", 2},
+		{"no target", header + withStep("target", nil), "step.target: missing", 2},
+		{"target not in the header", header + withStep("target", "zz"), `step.target: "zz" is not a target of the run header`, 2},
+		{"string for a number", header + withStep("concurrency", "8"), "step.concurrency: holds a string, want a whole number", 2},
+		{"negative latency", header + withStep("latency_ms", map[string]any{"p99": -1}), "step.latency_ms.p99", 2},
+		{"negative errors", header + withStep("errors", map[string]any{"timeout": -1}), "step.errors.timeout", 2},
+		{"negative clients", header + withStep("clients", -2), "step.clients: -2 is not between", 2},
+		{"window of 0", header + withStep("duration_s", 0), "step.duration_s: 0 is not a window length", 2},
+		{"unknown end status", header + step + `{"kind":"end","status":"fine"}` + "\n", `end.status: "fine" is not one of`, 3},
+		{"kind not a string", header + `{"kind":7}` + "\n", "record.kind: holds a number, want a string", 2},
 	}
 	for _, tt := range tests {
 		_, err := ReadResults(strings.NewReader(tt.body), "f.jsonl")
@@ -74,7 +96,7 @@ func TestReadResultsErrors(t *testing.T) {
 		}
 	}
 	// A run killed before its closing record is still readable, and says so.
-	r, err := ReadResults(strings.NewReader(header+step), "f.jsonl")
+	r, err := ReadResults(strings.NewReader(header+withStep("pool_setting", nil)), "f.jsonl")
 	if err != nil || r.End != nil || len(r.Steps) != 1 || r.Steps[0].PoolSetting != "1" || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "no end record") {
 		t.Errorf("file without end record: %+v, %v", r, err)
 	}
@@ -84,10 +106,10 @@ func TestReadResultsErrors(t *testing.T) {
 // writing leaves its last line cut off; the complete records before it are
 // used, with a warning naming the line.
 func TestReadResultsCutLastLine(t *testing.T) {
-	header := `{"kind":"run","schema":1,"run_id":"x"}` + "\n"
-	step := `{"kind":"step","target":"a","concurrency":1,"max_pool_size":1,"ops_per_s":1}` + "\n"
+	header := line(t, testHeader())
+	step1, step2 := line(t, testStep(1)), line(t, testStep(2))
 	for _, cut := range []string{`{"kind":"step","tar`, `{`, `{"kind":"end","status":"compl`} {
-		r, err := ReadResults(strings.NewReader(header+step+step+cut), "f.jsonl")
+		r, err := ReadResults(strings.NewReader(header+step1+step2+cut), "f.jsonl")
 		if err != nil {
 			t.Errorf("cut %q: %v", cut, err)
 			continue
@@ -103,14 +125,14 @@ func TestReadResultsCutLastLine(t *testing.T) {
 // partial last line left by a killed run before appending.
 func TestResultsWriterWholeRecords(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "results.jsonl")
-	if err := os.WriteFile(path, []byte(`{"kind":"run","schema":1,"run_id":"x"}`+"\n"+`{"kind":"step","targ`), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(line(t, testHeader())+`{"kind":"step","targ`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	w, err := AppendResults(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(StepResult{Kind: KindStep, Target: "a", Concurrency: 1, MaxPoolSize: 1, Clients: 1, Trial: 1, OpsPerS: 3}); err != nil {
+	if err := w.Write(testStep(1)); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Write(EndRecord{Kind: KindEnd, Status: StatusComplete}); err != nil {

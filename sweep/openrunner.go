@@ -224,5 +224,5 @@ func (r *runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepR
 	rec.summary(&step, window)
 	orec.summary(&step, window, spec, behind, host0, host1)
 	step.Phases = &results.StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds()}
-	return r.finish(ctx, step, pool, created, completed)
+	return r.finish(ctx, step, rec, pool, created, completed)
 }

@@ -20,8 +20,12 @@ type poolRecorder struct {
 	created   atomic.Int64
 	failed    atomic.Int64
 	lost      atomic.Int64 // closed by an error during the window
+	cleared   atomic.Int64 // pools the driver cleared once the window opened
 	measuring atomic.Bool
-	s         [stripes]struct {
+	// onFail, once set, is told of a connection closed by an error and
+	// (hard) of a pool the driver cleared: the step's stalls (outage.go).
+	onFail atomic.Pointer[func(hard bool)]
+	s      [stripes]struct {
 		mu sync.Mutex
 		h  *hdr.Histogram
 		_  [48]byte
@@ -56,6 +60,22 @@ func (p *poolRecorder) closed(reason string) {
 	p.open.Add(-1)
 	if p.measuring.Load() && (reason == event.ReasonError || reason == event.ReasonStale || reason == event.ReasonConnectionErrored) {
 		p.lost.Add(1)
+		p.failed1(false)
+	}
+}
+
+// poolCleared counts a pool the driver cleared: it saw the server fail
+// (a network error that was not a timeout, or a failed heartbeat).
+func (p *poolRecorder) poolCleared() {
+	if f := p.onFail.Load(); f != nil {
+		p.cleared.Add(1)
+		(*f)(true)
+	}
+}
+
+func (p *poolRecorder) failed1(hard bool) {
+	if f := p.onFail.Load(); f != nil {
+		(*f)(hard)
 	}
 }
 

@@ -81,6 +81,9 @@ type recorder struct {
 	// Set by closeWindow.
 	inFlightAtClose int
 	oldestAtClose   time.Duration
+
+	// outage follows the stalls after failures (outage.go).
+	outage outage
 }
 
 func newRecorder(opTimeout time.Duration, workers int) *recorder {
@@ -91,6 +94,7 @@ func newRecorder(opTimeout time.Duration, workers int) *recorder {
 			r.s[i].ops[j] = hdr.New(1, r.highest, 3)
 		}
 	}
+	r.outage.closed = &r.close
 	return r
 }
 
@@ -193,6 +197,7 @@ func (r *recorder) opEnd(w, typ int, start time.Duration, kind int, err error, r
 		return // sealed: already recorded as a timeout
 	}
 	end := r.now()
+	r.noteOutcome(w, end, kind)
 	if counts, late := r.measured(start, end); counts {
 		r.recordOp(w, typ, end-start, kind, err, late)
 	}
@@ -248,6 +253,9 @@ func (r *recorder) endOne(w, typ int, start time.Duration, kind int, err error, 
 		r.countLive(w)
 	}
 	end := r.now()
+	if op {
+		r.noteOutcome(w, end, kind)
+	}
 	counts, late := r.measured(start, end)
 	if !counts {
 		return
@@ -320,6 +328,7 @@ func (r *recorder) seal() {
 		sl := &r.slots[w]
 		if s := sl.op.Load(); s != 0 && sl.op.CompareAndSwap(s, 0) && r.open.Load() != 0 && time.Duration(s-1) < closed {
 			r.recordOp(w, int(sl.opType.Load()), now-time.Duration(s-1), errTimeout, errStillRunning, true)
+			r.noteOutcome(w, now, errTimeout)
 		}
 		if s := sl.call.Load(); s != 0 && sl.call.CompareAndSwap(s, 0) && r.open.Load() != 0 && time.Duration(s-1) < closed {
 			r.recordCall(w, now-time.Duration(s-1), true)

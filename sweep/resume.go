@@ -58,12 +58,13 @@ func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 }
 
 // pendingSteps is what is left of steps after the measured ones of prev.
-// A step cut short by an interruption is measured again. When nothing is
-// left and prev ended complete, it returns ErrAlreadyComplete.
+// A step cut short by an interruption, or during which the target failed,
+// is measured again. When nothing is left and prev ended complete, it
+// returns ErrAlreadyComplete.
 func pendingSteps(prev *results.Results, steps []plan.StepSpec) ([]plan.StepSpec, error) {
 	done := map[string]bool{}
 	for _, st := range prev.Steps {
-		if !st.Interrupted {
+		if st.Measured() {
 			done[st.Key()] = true
 		}
 	}

@@ -189,7 +189,7 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 	if step.Histograms != nil {
 		step.Histograms.CheckoutWait = results.EncodeHistogram(pool.histogram())
 	}
-	return r.finish(ctx, step, pool, created, completed)
+	return r.finish(ctx, step, rec, pool, created, completed)
 }
 
 // phase waits d while reporting progress; false when ctx ended first.

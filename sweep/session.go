@@ -237,7 +237,7 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		return out, err
 	}
 
-	w, earlier, err := s.openResults(out.Planned)
+	w, err := s.openResults(out.Planned)
 	if err != nil {
 		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
 	}
@@ -246,12 +246,20 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	if planner == nil {
 		planner = plan.NewGridPlanner(pending)
 	}
-	runErr := s.measure(ctx, w, targets, planner, &out)
+	// The steps the file holds, once each: a step measured again (it was
+	// interrupted, or the target failed) replaces its earlier record.
+	recorded := map[string]bool{}
+	if s.Previous != nil {
+		for _, st := range s.Previous.Steps {
+			recorded[st.Key()] = true
+		}
+	}
+	runErr := s.measure(ctx, w, targets, planner, &out, recorded)
 	if out.Status == "" {
 		out.Status = results.StatusComplete
 		if len(out.Failed) > 0 {
 			out.Status = results.StatusPartial
-			out.Reason = fmt.Sprintf("%d of %d step(s) could not be measured and were skipped (--keep-going)", len(out.Failed), out.Measured+len(out.Failed))
+			out.Reason = partialReason(out)
 		}
 	}
 	if pn, ok := planner.(plan.PlannerNotes); ok {
@@ -264,13 +272,33 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	}
 	endAgents(&out)
 	end := results.EndRecord{Kind: results.KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
-		Steps: earlier + w.StepsWritten(), Planned: out.Planned, FailedSteps: out.Failed, Signal: out.Signal}
+		Steps: len(recorded), Planned: out.Planned, FailedSteps: out.Failed, Signal: out.Signal}
 	if err := w.Write(end); err != nil && runErr == nil {
 		runErr = err
 		out.Status, out.Reason = results.StatusFailed, err.Error()
 	}
 	out.Time.Total = time.Since(began)
 	return out, runErr
+}
+
+// partialReason says why a run that went to its end is partial: steps
+// that could not run (skipped with --keep-going), and steps during which
+// the target failed; --resume measures both again.
+func partialReason(out Outcome) string {
+	targetFailed := 0
+	for _, f := range out.Failed {
+		if f.TargetFailed {
+			targetFailed++
+		}
+	}
+	var parts []string
+	if n := len(out.Failed) - targetFailed; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d step(s) could not be measured and were skipped (--keep-going)", n))
+	}
+	if targetFailed > 0 {
+		parts = append(parts, fmt.Sprintf("the target failed during %d step(s), which are not measurements", targetFailed))
+	}
+	return fmt.Sprintf("%s of %d step(s)", strings.Join(parts, ", and "), out.Measured+len(out.Failed))
 }
 
 // checkData refuses, before this process joins an agent run, a target
@@ -294,30 +322,33 @@ func (s *Session) checkData(ctx context.Context, measuring bool) error {
 // terminal, tells what happened. A file that cannot be written leaves the
 // error the caller returns as the whole story.
 func (s *Session) endUnmeasured(out Outcome) {
-	w, earlier, err := s.openResults(out.Planned)
+	w, err := s.openResults(out.Planned)
 	if err != nil {
 		return
 	}
 	defer w.Close()
+	earlier := 0 // the steps a resumed run's file holds, once each
+	if s.Previous != nil {
+		earlier = len(s.Previous.Steps)
+	}
 	_ = w.Write(results.EndRecord{Kind: results.KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
 		Steps: earlier, Planned: out.Planned})
 }
 
 // openResults creates the results file of a new run with its header, or
-// opens the resumed run's file; it returns how many steps it held.
-func (s *Session) openResults(planned int) (*results.ResultsWriter, int, error) {
+// opens the resumed run's file.
+func (s *Session) openResults(planned int) (*results.ResultsWriter, error) {
 	if s.Previous != nil {
-		w, err := results.AppendResults(s.ResultsPath)
-		return w, len(s.Previous.Steps), err
+		return results.AppendResults(s.ResultsPath)
 	}
 	if s.MakeDir != nil {
 		if err := s.MakeDir(); err != nil {
-			return nil, 0, fmt.Errorf("create the output directory: %w", err)
+			return nil, fmt.Errorf("create the output directory: %w", err)
 		}
 	}
 	w, err := results.CreateResults(s.ResultsPath)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	headers := make([]results.TargetHeader, len(s.Targets))
 	for i, t := range s.Targets {
@@ -327,9 +358,9 @@ func (s *Session) openResults(planned int) (*results.ResultsWriter, int, error) 
 	header.Agents = s.agents
 	if err := w.Write(header); err != nil {
 		w.Close()
-		return nil, 0, err
+		return nil, err
 	}
-	return w, 0, nil
+	return w, nil
 }
 
 // target is a SessionTarget being measured.
@@ -368,7 +399,7 @@ func (t *sessionTarget) close() {
 
 // measure runs the steps and writes them; it sets out.Status when the
 // session stops early.
-func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName map[string]*sessionTarget, planner plan.Planner, out *Outcome) error {
+func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName map[string]*sessionTarget, planner plan.Planner, out *Outcome, recorded map[string]bool) error {
 	stop := func(status, reason string, err error) error {
 		out.Status, out.Reason = status, reason
 		if status == results.StatusInterrupted {
@@ -383,13 +414,7 @@ func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName 
 		history []results.StepResult // every measured step of the run, for the planner
 		failed  []plan.StepSpec
 	)
-	if s.Previous != nil {
-		for _, st := range s.Previous.Steps {
-			if !st.Interrupted {
-				history = append(history, st)
-			}
-		}
-	}
+	history = append(history, measuredSteps(s.Previous)...)
 	if s.Planner != nil {
 		defer func() { out.Planned = len(history) + len(failed) + planner.Remaining(history) }()
 	}
@@ -419,6 +444,7 @@ func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName 
 				if werr := w.Write(step); werr != nil {
 					return stop(results.StatusFailed, werr.Error(), werr)
 				}
+				recorded[step.Key()] = true
 			}
 			return stop(results.StatusInterrupted, fmt.Sprintf("interrupted during step %d of %d", i+1, n), nil)
 		}
@@ -441,8 +467,18 @@ func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName 
 		if err := w.Write(step); err != nil {
 			return stop(results.StatusFailed, err.Error(), err)
 		}
-		history = append(history, step)
-		out.Measured++
+		recorded[step.Key()] = true
+		if f := step.TargetFailed; f != nil {
+			// Recorded with its mark, and measured again on --resume; the
+			// run goes on (the target may be back), and ends partial.
+			failed = append(failed, spec)
+			out.Failed = append(out.Failed, results.FailedStep{Target: spec.Target, Workload: spec.Workload, Concurrency: spec.Concurrency,
+				PoolSetting: spec.PoolSetting, Clients: spec.Clients, Trial: spec.Trial, Rate: spec.Rate,
+				Error: "the target failed during the window: " + f.Reason, TargetFailed: true})
+		} else {
+			history = append(history, step)
+			out.Measured++
+		}
 		if s.Hooks.Step != nil {
 			s.Hooks.Step(i+1, n, step)
 		}
@@ -559,15 +595,16 @@ func poolHosts(h results.TargetHeader) int {
 	return 1
 }
 
-// measuredSteps is a resumed run's steps that count as measured (an
-// interrupted one is measured again); nil for a new run.
+// measuredSteps is a resumed run's steps that count as measured (one that
+// was interrupted, or during which the target failed, is measured again);
+// nil for a new run.
 func measuredSteps(prev *results.Results) []results.StepResult {
 	if prev == nil {
 		return nil
 	}
 	var out []results.StepResult
 	for _, st := range prev.Steps {
-		if !st.Interrupted {
+		if st.Measured() {
 			out = append(out, st)
 		}
 	}

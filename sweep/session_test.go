@@ -133,6 +133,65 @@ func TestSessionKeepGoingAndInterrupt(t *testing.T) {
 	}
 }
 
+// TestSessionResumeMeasuresFailedSteps: a step during which the target
+// failed is measured again on resume, as an interrupted one is; the later
+// records replace the earlier ones, and the end record counts each step
+// once (the audit saw steps: 4, planned: 3 after a resume).
+func TestSessionResumeMeasuresFailedSteps(t *testing.T) {
+	uri := testsrv.Sim(t, "slots=4,service=1ms").URI()
+	dir := t.TempDir()
+	s := newTestSession(t, uri, dir)
+	if out, err := s.Run(context.Background()); err != nil || out.Status != results.StatusComplete {
+		t.Fatalf("first run: %+v %v", out, err)
+	}
+	first, err := results.ReadResultsFile(s.ResultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file as a run would leave it had the target failed during C=2
+	// and a signal cut C=4 short.
+	failed, cut := first.Steps[1], first.Steps[2]
+	failed.TargetFailed = &results.TargetFailed{Failed: true, Reason: "no operation succeeded for 1.0 s", StalledS: 1}
+	failed.Bound, failed.BoundReason = results.BoundFailed, "target failed during the window: no operation succeeded for 1.0 s"
+	cut.Interrupted = true
+	again := filepath.Join(t.TempDir(), "results.jsonl")
+	w, err := results.CreateResults(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range []any{first.Header, first.Steps[0], failed, cut,
+		results.EndRecord{Kind: results.KindEnd, Status: results.StatusInterrupted, Steps: 3, Planned: 3, Signal: "SIGINT"}} {
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+
+	prev, err := results.ReadResultsFile(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newTestSession(t, uri, filepath.Dir(again))
+	r.Previous = prev
+	pending, err := r.Pending()
+	if err != nil || len(pending) != 2 || pending[0].Concurrency != 2 || pending[1].Concurrency != 4 {
+		t.Fatalf("pending: %v %v; want C=2 (the target failed) and C=4 (interrupted)", pending, err)
+	}
+	out, err := r.Run(context.Background())
+	if err != nil || out.Status != results.StatusComplete || out.Measured != 2 {
+		t.Fatalf("resume: %+v %v", out, err)
+	}
+	res, err := results.ReadResultsFile(again)
+	if err != nil || res.End.Steps != 3 || res.End.Planned != 3 || len(res.Steps) != 3 {
+		t.Fatalf("after resume: %v, end %+v, %d steps", err, res.End, len(res.Steps))
+	}
+	for _, st := range res.Steps {
+		if !st.Measured() {
+			t.Errorf("step C=%d is still not a measurement after the resume: %+v", st.Concurrency, st)
+		}
+	}
+}
+
 // TestSessionLoadLockLost: the load lock's document is removed while the
 // session loads. The load stops, no step is measured on the half-loaded
 // collection, the run fails with an error saying why, and the results

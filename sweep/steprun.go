@@ -34,6 +34,8 @@ func (p *poolRecorder) monitor() *event.PoolMonitor {
 			p.created1()
 		case event.ConnectionClosed:
 			p.closed(e.Reason)
+		case event.ConnectionPoolCleared:
+			p.poolCleared()
 		case event.ConnectionCheckedOut:
 			p.checkedOut(e.ConnectionID, e.Duration)
 		case event.ConnectionCheckOutFailed:
@@ -137,6 +139,8 @@ func openWindow(step *results.StepResult, rec *recorder, pool *poolRecorder) (cr
 	pool.maxOpen.Store(pool.open.Load())
 	created = pool.created.Load()
 	step.StartedAt = time.Now().UTC()
+	fail := rec.poolFailed
+	pool.onFail.Store(&fail)
 	rec.openWindow()
 	pool.measuring.Store(true)
 	return created
@@ -179,10 +183,11 @@ func (r *runner) drain(ctx context.Context, step *results.StepResult, completed 
 }
 
 // finish adds the pool's numbers over the window (created counts the
-// connections the pool had created when it opened), the observers' part
-// and the judge's labels to step, and returns it, marked interrupted with ctx's error when
+// connections the pool had created when it opened), the observers' part,
+// the target_failed mark when the target failed (outage.go) and the
+// judge's labels to step, and returns it, marked interrupted with ctx's error when
 // the window did not complete.
-func (r *runner) finish(ctx context.Context, step results.StepResult, pool *poolRecorder, created int64, completed bool) (results.StepResult, error) {
+func (r *runner) finish(ctx context.Context, step results.StepResult, rec *recorder, pool *poolRecorder, created int64, completed bool) (results.StepResult, error) {
 	step.Pool.CheckoutWait = pool.summary()
 	step.Pool.CheckoutFailed = pool.failed.Load()
 	step.Pool.ConnectionsOpen = step.Connections
@@ -191,6 +196,14 @@ func (r *runner) finish(ctx context.Context, step results.StepResult, pool *pool
 	step.Pool.ConnectionsLost = pool.lost.Load()
 	for _, o := range r.Observers {
 		o.Fill(&step)
+	}
+	if completed {
+		// An interrupted step is measured again anyway; a completed one
+		// whose target failed must say so before it is judged.
+		if f := markTargetFailed(&step, rec.outageEvidence(pool.cleared.Load())); f != nil {
+			step.TargetFailed = f
+			step.Warnings = append(step.Warnings, "the target failed during the window: "+f.Reason+"; this step is not a measurement of the deployment, and --resume measures it again")
+		}
 	}
 	if r.Judge != nil {
 		r.Judge.Judge(&step)

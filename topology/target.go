@@ -85,10 +85,11 @@ func ValidateURI(uri string) error {
 	if !strings.HasPrefix(uri, "mongodb://") && !strings.HasPrefix(uri, "mongodb+srv://") {
 		return fmt.Errorf("%q is not a MongoDB URI (want mongodb://… or mongodb+srv://…)", Redact(uri))
 	}
-	if _, err := connstring.Parse(uri); err != nil {
+	cs, err := connstring.Parse(uri)
+	if err != nil {
 		return errors.New(Redact(err.Error()))
 	}
-	return nil
+	return checkURIBounds(cs)
 }
 
 // PoolSettings are the driver pool settings a URI implies (and the

@@ -88,8 +88,8 @@ func (w Workload) DocumentBytes() int {
 // Validate checks the data shape; the mix was validated when parsed.
 func (w Workload) Validate() error {
 	switch {
-	case w.Records < 1 || w.Records > 100_000_000:
-		return fmt.Errorf("--records: %d is not between 1 and 100000000", w.Records)
+	case w.Records < 1 || w.Records > MaxRecords:
+		return fmt.Errorf("--records: %d is not between 1 and %d", w.Records, MaxRecords)
 	case w.FieldCount < 1 || w.FieldCount > 1000:
 		return fmt.Errorf("fieldcount: %d is not between 1 and 1000", w.FieldCount)
 	case w.FieldLength < 1 || w.FieldLength > 1<<20:
@@ -98,10 +98,12 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("maxscanlength: %d is not between 1 and 100000", w.MaxScanLength)
 	case w.DocumentBytes() > MaxDocumentBytes:
 		return fmt.Errorf("fieldcount × fieldlength: %d × %d makes %d-byte documents, over MongoDB's 16 MiB limit", w.FieldCount, w.FieldLength, w.DocumentBytes())
-	case w.Database == "" || strings.ContainsAny(w.Database, "/\\. \"$"):
-		return fmt.Errorf("--database: %q is not a valid database name", w.Database)
-	case w.Database == "admin" || w.Database == "local" || w.Database == "config":
-		return fmt.Errorf("--database: %q is a system database; poolsweep writes only to its own", w.Database)
+	}
+	if err := CheckDatabaseName(w.Database); err != nil {
+		return fmt.Errorf("--database: %w", err)
+	}
+	if err := CheckCollectionName(w.Database, w.Collection); err != nil {
+		return fmt.Errorf("collection: %w", err)
 	}
 	if !contains(Distributions, w.Distribution) {
 		return fmt.Errorf("--distribution: %q is not one of %s", w.Distribution, strings.Join(Distributions, ", "))

@@ -13,6 +13,9 @@ const (
 	BoundServer  = "server"
 	BoundNetwork = "network"
 	BoundNone    = "none"
+	// BoundFailed: the target failed during the window
+	// (StepResult.TargetFailed); the engine marks the step, Judge labels it.
+	BoundFailed = results.BoundFailed
 )
 
 // Classifier holds the thresholds Classify judges a step by. The zero value

@@ -67,6 +67,13 @@ func (j *Judge) Judge(step *results.StepResult) {
 	warned := len(step.Warnings)
 	Annotate(step, prev, j.classifier)
 	AnnotateOpen(step, warned) // open-loop steps: their own Little's law
+	if f := step.TargetFailed; f != nil {
+		// Its numbers are a deployment that was there for part of the
+		// window: no limit of it is read from them, and the next step of
+		// the series is not judged against them.
+		step.Bound, step.BoundReason = results.BoundFailed, "target failed during the window: "+f.Reason
+		return
+	}
 	if j.sharded && step.Bound == BoundNone && (step.Server == nil || step.Server.ShardsSampled == nil) {
 		// Nothing behind the routers was sampled, nor said why (the
 		// classifier says it when the telemetry does): a saturated shard

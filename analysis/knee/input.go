@@ -23,7 +23,7 @@ const maxStepWarnings = 5
 //
 // Steps that cannot be read as a measurement are left out with a warning
 // naming them, never read as zeros: interrupted steps (their window was cut
-// short), and steps with a concurrency below 1 or above what a plan allows,
+// short), steps during which the target failed (target_failed), and steps with a concurrency below 1 or above what a plan allows,
 // a negative or non-finite ops/s, or an ops/s of 0 (or missing) although
 // operations were counted. The results reader validates records too; this
 // keeps the analysis honest whatever hands it a Results.
@@ -82,6 +82,10 @@ func FromResults(rs []*results.Results) []Series {
 				skipped[k]++
 				continue
 			}
+			if f := st.TargetFailed; f != nil {
+				bad[k] = append(bad[k], targetFailedNote(&st))
+				continue
+			}
 			if st.Partial {
 				partial[k] = append(partial[k], partialName(&st))
 				continue
@@ -134,11 +138,12 @@ func FromResults(rs []*results.Results) []Series {
 }
 
 // OnCurve says st is a point of a concurrency curve as FromResults reads
-// it: a closed-loop step measured over its whole window with every agent,
+// it: a closed-loop step measured over its whole window (results'
+// Measured: not interrupted, the target did not fail) with every agent,
 // not a pool search's probe. (FromResults also leaves out a step whose
 // numbers are unusable, with a warning.) Figures draw exactly these steps.
 func OnCurve(st *results.StepResult) bool {
-	return (st.Kind == "" || st.Kind == results.KindStep) && st.Mode != results.ModeOpen && !poolProbe(st) && !st.Interrupted && !st.Partial
+	return (st.Kind == "" || st.Kind == results.KindStep) && st.Mode != results.ModeOpen && !poolProbe(st) && st.Measured() && !st.Partial
 }
 
 // poolProbe says st is a pool search's probe: a numbered maxPoolSize tried
@@ -173,6 +178,16 @@ func unusable(st *results.StepResult) string {
 		return fmt.Sprintf("ops_per_s is missing or 0 although %d operations were counted", max(st.Ops, st.Calls))
 	}
 	return ""
+}
+
+// targetFailedNote names a step during which the target failed, which
+// is not a measurement of the deployment.
+func targetFailedNote(st *results.StepResult) string {
+	level := fmt.Sprintf("C=%d", st.Concurrency)
+	if st.Rate > 0 {
+		level = fmt.Sprintf("rate=%d pool=%s", st.Rate, textfmt.Escape(st.PoolSetting))
+	}
+	return fmt.Sprintf("step %s trial %d: the target failed during the window (%s); left out", level, st.Trial, textfmt.Escape(st.TargetFailed.Reason))
 }
 
 // stepName names a step for a warning: "target=sim C=0 pool=match trial 1".

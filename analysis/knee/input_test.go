@@ -172,6 +172,8 @@ func TestOnCurveIsFromResults(t *testing.T) {
 	steps := []results.StepResult{
 		mk(1, nil), mk(2, nil), mk(4, nil),
 		mk(8, func(s *results.StepResult) { s.Interrupted = true }),
+		mk(8, func(s *results.StepResult) { s.TargetFailed = &results.TargetFailed{Reason: "no reply for 2s"} }),
+		mk(16, func(s *results.StepResult) { s.Partial = true }),
 		mk(8, func(s *results.StepResult) { s.Mode, s.Rate, s.Open = results.ModeOpen, 100, &results.OpenLoopStats{} }),
 		mk(4, func(s *results.StepResult) {
 			s.PoolSetting, s.MaxPoolSize = "2", 2

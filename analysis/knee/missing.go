@@ -92,8 +92,9 @@ func missingIn(r *results.Results, nameFile bool) []Missing {
 	have := map[key]bool{}
 	for i := range r.Steps {
 		// A partial step (it ran without some agents) is left out of the
-		// knee as an interrupted one is: not measured as planned.
-		if s := &r.Steps[i]; !s.Interrupted && !s.Partial {
+		// knee as an interrupted one is: not measured as planned; so is one
+		// during which the target failed.
+		if s := &r.Steps[i]; s.Measured() && !s.Partial {
 			have[key{s.Target, s.Workload, s.PoolSetting, s.Concurrency, max(s.Clients, 1), s.Trial}] = true
 		}
 	}

@@ -48,6 +48,8 @@ type OpenSeries struct {
 	Target, Workload, Topology string
 	Clients, Hosts             int
 	Points                     []OpenPoint
+	// Warnings name the steps left out (the target failed during them).
+	Warnings []string
 }
 
 // OpenLevel is one offered rate of one pool size, medians over trials.
@@ -109,7 +111,8 @@ type OpenReport struct {
 
 // OpenFromResults gathers the open-loop steps (mode "open") of decoded
 // results into series, one per target × workload × clients, in the order
-// they first appear. Interrupted steps are left out.
+// they first appear. Interrupted steps are left out, and so are steps
+// during which the target failed, named in the series' warnings.
 func OpenFromResults(rs []*results.Results) []OpenSeries {
 	type key struct {
 		target, workload string
@@ -137,6 +140,10 @@ func OpenFromResults(rs []*results.Results) []OpenSeries {
 				}
 				by[k] = s
 				order = append(order, k)
+			}
+			if st.TargetFailed != nil {
+				s.Warnings = append(s.Warnings, targetFailedNote(st))
+				continue
 			}
 			s.Points = append(s.Points, openPoint(st))
 		}
@@ -198,6 +205,7 @@ func AnalyzeOpenAll(series []OpenSeries, o Options) []OpenReport {
 // below it.
 func analyzeOpen(s OpenSeries, o Options) OpenReport {
 	r := OpenReport{Target: s.Target, Workload: s.Workload, Clients: max(s.Clients, 1), Pools: []OpenPool{}, ByRate: []OpenRateChoice{}}
+	r.Warnings = append(r.Warnings, s.Warnings...)
 	if o.SLOP99 > 0 {
 		v := float64(o.SLOP99.Microseconds()) / 1000
 		r.SLOP99Ms = &v

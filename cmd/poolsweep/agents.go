@@ -35,32 +35,39 @@ const defaultAgentTimeout = time.Minute
 // maxAgents bounds --agents and --spawn: far more load than any
 // deployment needs, and a typo (--agents 30000) is refused.
 const (
-	maxAgents = 1024
+	maxAgents = results.MaxAgents
 	maxSpawn  = 64
 )
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$`)
 
 func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
-	f.IntVar(&o.agents, "agents", 0, "agent mode: this many processes (on any hosts) measure the plan in lock step; give every agent the same flags and its own --agent-index")
-	f.IntVar(&o.agentIndex, "agent-index", 0, "agent mode: this agent's index, 0 to --agents-1; index 0 leads")
-	f.StringVar(&o.runID, "run-id", "", "the run's name (letters, digits, . _ -); agent mode: the same on every agent (default: the start time and a random suffix)")
-	f.DurationVar(&o.agentTimeout, "agent-timeout", defaultAgentTimeout, "agent mode: how long to wait for an agent to join or be ready for a step; a step then runs without it and is marked partial")
-	f.IntVar(&o.spawn, "spawn", 0, "start this many agent processes on this machine, run the plan in lock step and merge their results (for large hosts and tests)")
-	f.IntVar(&o.targetsFD, "targets-fd", 0, "internal: the agents --spawn starts read their targets from this inherited descriptor, so that no password is on a command line")
+	intVar(f, &o.agents, "agents", 0, 1, maxAgents, "agent mode: this many processes (on any hosts) measure the plan in lock step; give every agent the same flags and its own --agent-index")
+	intVar(f, &o.agentIndex, "agent-index", 0, 0, maxAgents-1, "agent mode: this agent's index, 0 to --agents-1; index 0 leads")
+	textVar(f, &o.runID, "run-id", "", "a name of letters, digits, . _ -", checkRunID, "the run's name (letters, digits, . _ -); agent mode: the same on every agent (default: the start time and a random suffix)")
+	durationVar(f, &o.agentTimeout, "agent-timeout", defaultAgentTimeout, time.Second, 24*time.Hour, "agent mode: how long to wait for an agent to join or be ready for a step, 1s to 24h; a step then runs without it and is marked partial")
+	intVar(f, &o.spawn, "spawn", 0, 1, maxSpawn, "start this many agent processes on this machine, run the plan in lock step and merge their results (for large hosts and tests)")
+	// An inherited descriptor: 0 to 2 are the standard streams.
+	intVar(f, &o.targetsFD, "targets-fd", 0, 3, maxTargetsFD, "internal: the agents --spawn starts read their targets from this inherited descriptor, so that no password is on a command line")
 	_ = f.MarkHidden("targets-fd")
+}
+
+// maxTargetsFD bounds --targets-fd: --spawn hands its agents descriptor 3.
+const maxTargetsFD = 1024
+
+// checkRunID refuses a run id that is not a plain name (it names a
+// directory and the agents' documents).
+func checkRunID(id string) error {
+	if !runIDPattern.MatchString(id) {
+		return fmt.Errorf("%q is not a name of up to 64 letters, digits, '.', '_' or '-'", id)
+	}
+	return nil
 }
 
 // validateAgents checks the agent-mode flags against each other and the
 // targets, before anything connects.
 func (o *sweepOptions) validateAgents(cfg *sweepConfig) error {
 	a := &o.agentOptions
-	if o.changed("run-id") && !runIDPattern.MatchString(a.runID) {
-		return usagef("--run-id: %q is not a name of up to 64 letters, digits, '.', '_' or '-'", a.runID)
-	}
-	if o.changed("agent-timeout") && (a.agentTimeout < time.Second || a.agentTimeout > 24*time.Hour) {
-		return usagef("--agent-timeout: %s is not between 1s and 24h", a.agentTimeout)
-	}
 	if (o.changed("spawn") || o.changed("agents")) && o.changed("search") {
 		// Each agent would search on its own numbers and the agents would
 		// soon disagree on the next step.
@@ -73,8 +80,6 @@ func (o *sweepOptions) validateAgents(cfg *sweepConfig) error {
 	}
 	if o.changed("spawn") {
 		switch {
-		case a.spawn < 1 || a.spawn > maxSpawn:
-			return usagef("--spawn: %d is not between 1 and %d", a.spawn, maxSpawn)
 		case o.changed("agents") || o.changed("agent-index"):
 			return usagef("--spawn: it starts its own agents; drop --agents and --agent-index")
 		case o.resume != "":
@@ -91,8 +96,6 @@ func (o *sweepOptions) validateAgents(cfg *sweepConfig) error {
 		return nil
 	}
 	switch {
-	case a.agents < 1 || a.agents > maxAgents:
-		return usagef("--agents: %d is not between 1 and %d", a.agents, maxAgents)
 	case !o.changed("agent-index"):
 		return usagef("--agent-index: required with --agents (0 to %d; 0 leads)", a.agents-1)
 	case a.agentIndex < 0 || a.agentIndex >= a.agents:

@@ -45,7 +45,7 @@ func TestAgentFlags(t *testing.T) {
 		{[]string{"sweep", "--uri", "mongodb://h/", "--spawn", "2", "--rate", "1000", "--pool", "16"}, "--rate: open-loop arrivals are measured by one process"},
 		{[]string{"sweep", "--uri", "mongodb://h/", "--spawn", "2", "--search", "knee", "--concurrency", "1..64x2"}, "--search: an adaptive search runs in one process"},
 		{[]string{"sweep", "--targets-fd", "3"}, "--targets-fd: only for the agents --spawn starts"},
-		{[]string{"sweep", "--targets-fd", "1", "--agents", "2", "--agent-index", "0", "--run-id", "r"}, "--targets-fd: 1 is not an inherited descriptor"},
+		{[]string{"sweep", "--targets-fd", "1", "--agents", "2", "--agent-index", "0", "--run-id", "r"}, "--targets-fd: 1 is not between 3 and 1024"},
 		{[]string{"sweep", "--targets-fd", "3", "--uri", uri, "--agents", "2", "--agent-index", "0", "--run-id", "r"}, "--targets-fd: the targets come from the descriptor"},
 		{[]string{"merge", "x.jsonl"}, "--out: required"},
 		{[]string{"merge", "-o", "m.jsonl"}, "merge: give the results"},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
@@ -11,14 +10,13 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
-	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/results"
 )
 
 type analyzeOptions struct {
 	csv      string
 	analysis kneeFlags
 	format   string
+	read     readOptions
 }
 
 // kneeFlags are analyze's knee options. Plot and report take them too,
@@ -32,24 +30,15 @@ type kneeFlags struct {
 
 // add registers the knee flags on f.
 func (k *kneeFlags) add(f *pflag.FlagSet) {
-	f.Float64Var(&k.plateau, "plateau", 0.95, "plateau knee: smallest concurrency reaching this fraction of the peak")
-	f.Float64Var(&k.minGain, "min-gain", 0.10, "marginal-gain knee: the first doubling of concurrency adding less than this fraction")
-	f.DurationVar(&k.sloP99, "slo-p99", 0, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms); open loop: the p99 a carried rate must meet")
+	floatVar(f, &k.plateau, "plateau", 0.95, 0, 1, true, false, "plateau knee: smallest concurrency reaching this fraction of the peak, above 0 and at most 1")
+	floatVar(f, &k.minGain, "min-gain", 0.10, 0, 10, true, true, "marginal-gain knee: the first doubling of concurrency adding less than this fraction, above 0 and below 10")
+	durationVar(f, &k.sloP99, "slo-p99", 0, 0, time.Hour, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms), up to 1h; open loop: the p99 a carried rate must meet")
 }
 
-// options checks the knee flags and returns them as the analysis's
-// options.
+// options returns the knee flags as the analysis's options (their ranges
+// were checked as they were parsed).
 func (k kneeFlags) options() (knee.Options, error) {
 	opts := knee.DefaultOptions()
-	if !(k.plateau > 0 && k.plateau <= 1) {
-		return opts, usagef("--plateau: %g is not in (0, 1]", k.plateau)
-	}
-	if !(k.minGain > 0 && k.minGain < 10) {
-		return opts, usagef("--min-gain: %g is not a positive fraction (0.10 = 10%%)", k.minGain)
-	}
-	if k.sloP99 < 0 {
-		return opts, usagef("--slo-p99: %s is negative", k.sloP99)
-	}
 	opts.Plateau, opts.MinGain, opts.SLOP99 = k.plateau, k.minGain, k.sloP99
 	return opts, nil
 }
@@ -76,22 +65,16 @@ target, pool, trial, clients and workload are optional.`,
   poolsweep analyze --csv ycsb-runs.csv --slo-p99 20ms`,
 	}, "", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
-	f.StringVar(&o.csv, "csv", "", "read a CSV (concurrency|connections, qps[, p99_ms, target, pool, trial, clients, workload]) instead of results files")
+	textVar(f, &o.csv, "csv", "", "a path, read as a CSV", nil, "read a CSV (concurrency|connections, qps[, p99_ms, target, pool, trial, clients, workload]) instead of results files")
 	o.analysis.add(f)
-	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	choiceVar(f, &o.format, "format", "text", []string{"text", "json"}, false, "output format: text or json")
+	o.read.addFlag(f)
 	return cmd
 }
 
 // options checks the flags and returns the analysis's options.
 func (o *analyzeOptions) options() (knee.Options, error) {
-	opts, err := o.analysis.options()
-	if err != nil {
-		return opts, err
-	}
-	if err := oneOf("--format", o.format, "text", "json"); err != nil {
-		return opts, err
-	}
-	return opts, nil
+	return o.analysis.options()
 }
 
 func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
@@ -112,7 +95,7 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	case len(args) == 0:
 		return usagef("analyze: give one or more results.jsonl files, or --csv FILE")
 	default:
-		rs, err := readResultsFiles(ctx, args, e.stderr)
+		rs, err := o.read.files(ctx, args, e.stderr)
 		if err != nil {
 			return err
 		}
@@ -125,27 +108,4 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		return a.WriteJSON(e.stdout)
 	}
 	return a.WriteText(e.stdout)
-}
-
-// readResultsFiles reads results files for analyze, plot, report and
-// compare, telling warn what the reader noticed (a cut-off last line left
-// out, a run without its end record).
-func readResultsFiles(ctx context.Context, paths []string, warn io.Writer) ([]*results.Results, error) {
-	var rs []*results.Results
-	for _, p := range paths {
-		r, err := results.ReadFile(ctx, p)
-		if err != nil {
-			// Paths and decoding errors may carry bytes from outside:
-			// escaped (by inputError), so they cannot drive the terminal.
-			return nil, inputError(ctx, err)
-		}
-		if len(r.Steps) == 0 {
-			return nil, usagef("%s: no measured steps", textfmt.Escape(p))
-		}
-		for _, w := range r.Warnings {
-			fmt.Fprintf(warn, "poolsweep: warning: %s\n", safeLine(w))
-		}
-		rs = append(rs, r)
-	}
-	return rs, nil
 }

@@ -11,8 +11,13 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plot"
 )
+
+// maxMinEffect bounds --min-effect, in percent: a change ten times the
+// baseline is still a change.
+const maxMinEffect = 1000
 
 type compareOptions struct {
 	format    string
@@ -21,6 +26,7 @@ type compareOptions struct {
 	alpha     float64
 	minEffect float64
 	plotDir   string
+	read      readOptions
 }
 
 func newCompareCmd(e *env) *cobra.Command {
@@ -42,12 +48,13 @@ best with --order interleaved) is compared with --baseline a --candidate b.`,
   poolsweep compare before.jsonl after.jsonl --format json`,
 	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "text", "text, markdown or json")
-	f.StringVar(&o.baseline, "baseline", "", "baseline target name (to compare two targets of one results file)")
-	f.StringVar(&o.candidate, "candidate", "", "candidate target name")
-	f.Float64Var(&o.alpha, "alpha", compare.DefaultAlpha, "significance level")
-	f.StringVar(&o.plotDir, "plot", "", "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory, made if absent (its parent must exist)")
-	f.Float64Var(&o.minEffect, "min-effect", 0, "call significant changes smaller than this many percent no change (0 = off)")
+	choiceVar(f, &o.format, "format", "text", []string{"text", "markdown", "json"}, false, "text, markdown or json")
+	textVar(f, &o.baseline, "baseline", "", "a target name of the results file", nil, "baseline target name (to compare two targets of one results file)")
+	textVar(f, &o.candidate, "candidate", "", "a target name of the results file", nil, "candidate target name")
+	floatVar(f, &o.alpha, "alpha", compare.DefaultAlpha, 0, 1, true, true, "significance level, above 0 and below 1")
+	textVar(f, &o.plotDir, "plot", "", "a directory, made through outfile", nil, "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory, made if absent (its parent must exist)")
+	floatVar(f, &o.minEffect, "min-effect", 0, 0, maxMinEffect, false, false, "call significant changes smaller than this many percent no change, 0 to 1000 (0 = off)")
+	o.read.addFlag(f)
 	return cmd
 }
 
@@ -57,15 +64,6 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 		return usagef("compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate")
 	case len(args) == 1 && (o.baseline == "" || o.candidate == ""):
 		return usagef("--baseline/--candidate: with one results file, name the two targets to compare")
-	}
-	if err := oneOf("--format", o.format, "text", "markdown", "json"); err != nil {
-		return err
-	}
-	switch {
-	case !(o.alpha > 0 && o.alpha < 1):
-		return usagef("--alpha: %g is not between 0 and 1", o.alpha)
-	case o.minEffect < 0:
-		return usagef("--min-effect: %g is negative", o.minEffect)
 	}
 	if len(args) == 2 && sameFile(args[0], args[1]) {
 		return usagef("compare: %s is both baseline and candidate; to compare two targets of one file, give it once with --baseline and --candidate", args[0])
@@ -78,13 +76,13 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 			return usagef("--plot: %v", err)
 		}
 	}
-	base, err := readResultsFiles(ctx, args[:1], e.stderr)
+	base, err := o.read.files(ctx, args[:1], e.stderr)
 	if err != nil {
 		return err
 	}
 	cand := base
 	if len(args) == 2 {
-		if cand, err = readResultsFiles(ctx, args[1:], e.stderr); err != nil {
+		if cand, err = o.read.files(ctx, args[1:], e.stderr); err != nil {
 			return err
 		}
 	}
@@ -118,7 +116,7 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		for _, p := range paths {
-			fmt.Fprintln(e.stderr, "wrote", p)
+			fmt.Fprintln(e.stderr, "wrote", textfmt.Escape(p))
 		}
 	}
 	switch o.format {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,6 +156,11 @@ func TestFaultConnectionResets(t *testing.T) {
 		if s.Concurrency != hit.Concurrency && (s.Errors.Total() != 0 || s.Pool.ConnectionsLost != 0) {
 			t.Errorf("step C=%d was not hit but counts errors %+v, %d connections lost", s.Concurrency, s.Errors, s.Pool.ConnectionsLost)
 		}
+		// Resets the driver recovers from in milliseconds are not a
+		// failed target.
+		if s.TargetFailed != nil || s.Bound == results.BoundFailed {
+			t.Errorf("step C=%d is marked target failed after resets: %+v", s.Concurrency, s.TargetFailed)
+		}
 	}
 }
 
@@ -203,15 +209,43 @@ func TestFaultBlackhole(t *testing.T) {
 	if hit.Errors.Timeout == 0 {
 		t.Errorf("step C=%d under a blackhole counts no timeouts: %+v p99 %.0f ms", hit.Concurrency, hit.Errors, hit.Latency.P99)
 	}
-	if r.code != 0 || r.res.End == nil || r.res.End.Status != results.StatusComplete {
-		t.Errorf("exit %d, end %+v: a transient blackhole must not end the run\n%s", r.code, r.res.End, r.stderr)
+	// A target unreachable for the last 0.6 s of a window or more, its
+	// samples failing, failed during it: marked, bound failed, and the
+	// run goes to its end partial (exit 3) naming it for --resume. The
+	// sampler reaches the simulator at the address it reports, not
+	// through the proxy: when its samples did not fail, the step saw
+	// only timeouts, and timeouts alone never mark a step.
+	end := hit.StartedAt.Add(time.Duration(hit.DurationS * float64(time.Second)))
+	samplesFailed := hit.Server != nil && hit.Server.SamplerErrors > 0
+	t.Logf("blackhole for the last %s of step C=%d's window, samples failed %v: mark %+v", end.Sub(at), hit.Concurrency, samplesFailed, hit.TargetFailed)
+	switch marked := hit.TargetFailed != nil && hit.Bound == results.BoundFailed; {
+	case samplesFailed && end.Sub(at) >= 600*time.Millisecond && !marked:
+		t.Errorf("step C=%d was unreachable for the last %s of its window, its samples failing, but is not marked: bound %q, mark %+v",
+			hit.Concurrency, end.Sub(at), hit.Bound, hit.TargetFailed)
+	case !samplesFailed && hit.Errors.Network == 0 && hit.TargetFailed != nil:
+		t.Errorf("step C=%d is marked on timeouts alone: %+v", hit.Concurrency, hit.TargetFailed)
+	}
+	if r.res.End == nil || len(r.res.Steps) != 3 {
+		t.Fatalf("exit %d, end %+v: a transient blackhole must not end the run\n%s", r.code, r.res.End, r.stderr)
+	}
+	wantCode, wantStatus := exitOK, results.StatusComplete
+	if hit.TargetFailed != nil {
+		wantCode, wantStatus = exitPartial, results.StatusPartial
+		if len(r.res.End.FailedSteps) != 1 || !r.res.End.FailedSteps[0].TargetFailed || r.res.End.FailedSteps[0].Concurrency != hit.Concurrency {
+			t.Errorf("end record does not name the step the target failed in: %+v", r.res.End.FailedSteps)
+		}
+	}
+	if r.code != wantCode || r.res.End.Status != wantStatus {
+		t.Errorf("exit %d, end %q; want %d, %q\n%s", r.code, r.res.End.Status, wantCode, wantStatus, r.stderr)
 	}
 }
 
 // TestFaultServerKilled: the server dies mid-sweep and stays dead. The
-// step it died in keeps its network errors; the next step fails within
+// step it died in keeps its errors and says the target failed (the
+// target_failed mark, bound failed, a warning); the next step fails within
 // seconds (no full pre-warm wait), said once; the run ends failed (exit 1),
-// or partial (exit 3) with --keep-going, naming the steps not measured.
+// or partial (exit 3) with --keep-going, naming the steps not measured,
+// the one the target failed in first.
 func TestFaultServerKilled(t *testing.T) {
 	for _, keepGoing := range []bool{false, true} {
 		srv, p := faultTarget(t)
@@ -231,21 +265,32 @@ func TestFaultServerKilled(t *testing.T) {
 		if !ok || hit.Errors.Total() == 0 {
 			t.Errorf("keep-going=%v: the step the kill hit (found %v) counts no errors: %+v", keepGoing, ok, hit.Errors)
 		}
+		assertKilledStep(t, hit, at)
+		if !strings.Contains(r.stderr, "bound: failed — target failed during the window") || !strings.Contains(r.stderr, "warning: the target failed during the window") {
+			t.Errorf("keep-going=%v: the progress lines do not say the target failed\n%s", keepGoing, r.stderr)
+		}
 		if r.took > 60*time.Second {
 			t.Errorf("keep-going=%v: took %s; a dead target must fail its steps in seconds", keepGoing, r.took)
 		}
 		if n := strings.Count(r.stderr, "does not answer"); (!keepGoing && n != 1) || (keepGoing && n != 2) {
 			t.Errorf("keep-going=%v: the failure is said %d times\n%s", keepGoing, n, r.stderr)
 		}
+		// analyze leaves the step out of the deployment's numbers, naming it.
+		code, stdout, stderr := runCLI(t, "analyze", filepath.Join(r.out, "results.jsonl"))
+		if want := fmt.Sprintf("step C=%d trial 1: the target failed during the window (", hit.Concurrency); code != 0 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "; left out") {
+			t.Errorf("keep-going=%v: analyze exit %d does not name the step it left out (%q)\n%s%s", keepGoing, code, want, stdout, stderr)
+		}
+		fs := r.res.End.FailedSteps
 		if !keepGoing {
-			if r.code != exitFailed || r.res.End.Status != results.StatusFailed || len(r.res.Steps) != 2 {
-				t.Errorf("exit %d, end %q, %d steps; want 1, failed, the 2 finished steps\n%s", r.code, r.res.End.Status, len(r.res.Steps), r.stderr)
+			if r.code != exitFailed || r.res.End.Status != results.StatusFailed || len(r.res.Steps) != 2 ||
+				len(fs) != 2 || !fs[0].TargetFailed || fs[0].Concurrency != 4 || fs[1].Concurrency != 8 {
+				t.Errorf("exit %d, end %+v, %d steps; want 1, failed, the 2 recorded steps, naming C=4 (target failed) and C=8\n%s", r.code, r.res.End, len(r.res.Steps), r.stderr)
 			}
 			continue
 		}
-		if r.code != exitPartial || r.res.End.Status != results.StatusPartial || len(r.res.End.FailedSteps) != 2 ||
-			r.res.End.FailedSteps[0].Concurrency != 8 || r.res.End.FailedSteps[1].Concurrency != 16 {
-			t.Errorf("--keep-going: exit %d, end %+v; want 3, partial, naming C=8 and C=16\n%s", r.code, r.res.End, r.stderr)
+		if r.code != exitPartial || r.res.End.Status != results.StatusPartial || len(fs) != 3 || !fs[0].TargetFailed ||
+			fs[0].Concurrency != 4 || fs[1].Concurrency != 8 || fs[2].Concurrency != 16 {
+			t.Errorf("--keep-going: exit %d, end %+v; want 3, partial, naming C=4 (target failed), C=8 and C=16\n%s", r.code, r.res.End, r.stderr)
 		}
 	}
 }
@@ -262,15 +307,56 @@ func TestFaultServerRestarted(t *testing.T) {
 		time.Sleep(time.Second)
 		p.SetBackend(startSimServer(t, "slots=8,service=1ms").Addr)
 	}))
-	if r.code != 0 || r.res == nil || r.res.End.Status != results.StatusComplete || len(r.res.Steps) != 3 {
+	if r.res == nil || r.res.End == nil || len(r.res.Steps) != 3 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	hit, ok := stepAtTime(r.res, at)
 	if !ok || hit.Errors.Total() == 0 {
-		t.Errorf("the step the kill hit (found %v) counts no errors: %+v", ok, hit.Errors)
+		t.Fatalf("the step the kill hit (found %v) counts no errors: %+v", ok, hit.Errors)
 	}
-	if last := r.res.Steps[2]; last.Errors.Total() != 0 || last.Ops == 0 {
-		t.Errorf("after the restart: ops %d errors %+v", last.Ops, last.Errors)
+	assertKilledStep(t, hit, at)
+	if last := r.res.Steps[2]; last.Errors.Total() != 0 || last.Ops == 0 || last.TargetFailed != nil {
+		t.Errorf("after the restart: ops %d errors %+v, mark %+v", last.Ops, last.Errors, last.TargetFailed)
+	}
+	// The run went to its end, partial: the step the target failed in is
+	// not a measurement. --resume measures that step again, and only it.
+	if r.code != exitPartial || r.res.End.Status != results.StatusPartial || len(r.res.End.FailedSteps) != 1 || !r.res.End.FailedSteps[0].TargetFailed {
+		t.Errorf("exit %d, end %+v; want 3, partial, naming the step the target failed in\n%s", r.code, r.res.End, r.stderr)
+	}
+	code, _, errText := runBinary(t, filepath.Dir(r.out), 2*time.Minute, append(append([]string{"sweep"}, faultArgs(p)...), "--resume", r.out, "--no-plot")...)
+	res, err := results.ReadResultsFile(filepath.Join(r.out, "results.jsonl"))
+	if code != 0 || err != nil || res.End.Status != results.StatusComplete || res.End.Steps != 3 || res.End.Planned != 3 || len(res.Steps) != 3 {
+		t.Fatalf("resume: exit %d, %v, end %+v\n%s", code, err, res.End, errText)
+	}
+	if !strings.Contains(errText, "2 of 3 steps already measured, 1 to go") {
+		t.Errorf("resume did not set out to measure the failed step again:\n%s", errText)
+	}
+	for _, st := range res.Steps {
+		if !st.Measured() {
+			t.Errorf("after the resume step C=%d is still not a measurement: %+v", st.Concurrency, st.TargetFailed)
+		}
+	}
+}
+
+// assertKilledStep: a step whose target was killed at at says so — the
+// mark, with a stall that began near the kill, bound failed, a warning —
+// and analyze leaves it out, naming it.
+func assertKilledStep(t *testing.T, hit results.StepResult, at time.Time) {
+	t.Helper()
+	f := hit.TargetFailed
+	if f == nil || !f.Failed || hit.Bound != results.BoundFailed || !strings.HasPrefix(hit.BoundReason, "target failed during the window: ") {
+		t.Errorf("step C=%d: the server was killed in its window, but mark %+v, bound %q %q", hit.Concurrency, f, hit.Bound, hit.BoundReason)
+		return
+	}
+	killedAt := at.Sub(hit.StartedAt).Seconds()
+	if f.StalledFromS > killedAt+0.3 || f.StalledFromS < killedAt-0.5 || f.FirstFailureS < f.StalledFromS || f.StalledS < 0.5 {
+		t.Errorf("step C=%d killed %.2f s into its window, mark %+v", hit.Concurrency, killedAt, f)
+	}
+	if f.PoolCleared == 0 && hit.Errors.Network == 0 {
+		t.Errorf("step C=%d marked without the driver seeing the server fail: %+v", hit.Concurrency, f)
+	}
+	if !slices.ContainsFunc(hit.Warnings, func(w string) bool { return strings.HasPrefix(w, "the target failed during the window: ") }) {
+		t.Errorf("step C=%d: no warning says the target failed: %q", hit.Concurrency, hit.Warnings)
 	}
 }
 

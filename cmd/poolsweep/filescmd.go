@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -25,7 +24,7 @@ type cmdHelp struct {
 // run gets the command's context, which a signal ends.
 func filesCmd(h cmdHelp, need string, run func(ctx context.Context, args []string) error) *cobra.Command {
 	return &cobra.Command{
-		Use: h.use, Short: h.short, Long: h.long, Example: h.example,
+		Use: h.use, Short: h.short, Long: h.long + "\n\n" + readHelp, Example: h.example,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && need != "" {
 				return usageError{errors.New(need)}
@@ -35,14 +34,9 @@ func filesCmd(h cmdHelp, need string, run func(ctx context.Context, args []strin
 	}
 }
 
-// oneOf refuses a value of flag that is not one of allowed, naming them:
-// `--format: "x" is not text, markdown or json`.
-func oneOf(flag, value string, allowed ...string) error {
-	for _, a := range allowed {
-		if value == a {
-			return nil
-		}
-	}
-	last := len(allowed) - 1
-	return usagef("%s: %q is not %s or %s", flag, value, strings.Join(allowed[:last], ", "), allowed[last])
-}
+// readHelp ends the help of every command that reads results files.
+const readHelp = `Every record of a results file is checked against the schema (docs/results-schema.md)
+before anything is read from it. Exit status: 0 done; 1 failed (a file could not be
+written); 2 bad input: a flag, a path, or a record that breaks the schema, named by
+file, line and field (results.jsonl:7: step.duration_s: 0 is not a window length);
+nothing is written. --lenient skips such a step with that line as a warning instead.`

@@ -29,7 +29,9 @@ type inspectReport struct {
 	SavedReplies []string `json:"saved_replies,omitempty"`
 }
 
-func newInspectCmd(e *env) *cobra.Command {
+// newInspectCmd builds the inspect command; runF runs it once its flags
+// are parsed (nil: inspect the deployment; tests pass their own).
+func newInspectCmd(e *env, runF func(context.Context, *inspectOptions) error) *cobra.Command {
 	o := &inspectOptions{}
 	cmd := &cobra.Command{
 		Use:   "inspect --uri URI",
@@ -52,27 +54,35 @@ learns what your server version reports.`,
   poolsweep inspect --uri 'mongodb://m1:27017,m2:27017/?maxPoolSize=200' --format json
   poolsweep inspect --uri mongodb://db1:27017 --save-replies ./replies`,
 		Args: argsUsage(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), e) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return o.run(cmd.Context(), e)
+		},
 	}
-	cmd.Flags().StringVar(&o.uri, "uri", "", "MongoDB connection string (required)")
-	cmd.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
-	cmd.Flags().StringVar(&o.saveReplies, "save-replies", "", "also write the server's replies (secrets removed) into this directory, named like poolsweep's corpus, for a bug report")
+	textVar(cmd.Flags(), &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string (required)")
+	choiceVar(cmd.Flags(), &o.format, "format", "text", []string{"text", "json"}, false, "output format: text or json")
+	textVar(cmd.Flags(), &o.saveReplies, "save-replies", "", "a directory, made through outfile", nil, "also write the server's replies (secrets removed) into this directory, named like poolsweep's corpus, for a bug report")
 	return cmd
 }
 
-func (o *inspectOptions) run(ctx context.Context, e *env) error {
+// validate checks the flags before anything connects.
+func (o *inspectOptions) validate() (topology.PoolSettings, error) {
 	if o.uri == "" {
-		return usagef("--uri: required")
-	}
-	if err := topology.ValidateURI(o.uri); err != nil {
-		return usagef("--uri: %v", err)
-	}
-	if err := oneOf("--format", o.format, "text", "json"); err != nil {
-		return err
+		return topology.PoolSettings{}, usagef("--uri: required")
 	}
 	ps, err := topology.PoolSettingsFromURI(o.uri)
 	if err != nil {
-		return usagef("--uri: %v", err)
+		return ps, usagef("--uri: %v", err)
+	}
+	return ps, nil
+}
+
+func (o *inspectOptions) run(ctx context.Context, e *env) error {
+	ps, err := o.validate()
+	if err != nil {
+		return err
 	}
 	if o.saveReplies != "" {
 		if err := outfile.CheckDir(o.saveReplies); err != nil {

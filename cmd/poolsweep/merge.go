@@ -14,11 +14,13 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
 type mergeOptions struct {
-	out string
+	out  string
+	read readOptions
 }
 
 func newMergeCmd(e *env) *cobra.Command {
@@ -45,7 +47,8 @@ a trailing slash, made if its parent exists).`,
   poolsweep merge host1/results.jsonl host2/results.jsonl host3/results.jsonl -o merged/
   poolsweep report merged/results.jsonl -o report.html`,
 	}, "merge: give the results of every agent of one run (files, or directories holding results.jsonl)", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "the merged results file to write, or a directory for results.jsonl (required)")
+	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file or directory, checked by outfile", nil, "the merged results file to write, or a directory for results.jsonl (required)")
+	o.read.addFlag(cmd.Flags())
 	return cmd
 }
 
@@ -79,7 +82,7 @@ func (o *mergeOptions) run(ctx context.Context, e *env, args []string) error {
 		}
 		paths[i] = p
 	}
-	res, err := mergeFiles(ctx, paths)
+	res, err := mergeFiles(ctx, paths, o.read, e.stderr)
 	if err != nil {
 		return inputError(ctx, err)
 	}
@@ -105,10 +108,21 @@ func same(a, b string) bool {
 	return filepath.Clean(a) == filepath.Clean(b)
 }
 
-// mergeFiles reads and merges the agents' results, each merged step
-// labelled by the sweep's own bound rules.
-func mergeFiles(ctx context.Context, paths []string) (*results.Results, error) {
-	return results.MergeAgentFiles(ctx, paths, bound.NewJudge(bound.JudgeConfig{}).Judge)
+// mergeFiles reads the agents' results and merges them, each merged step
+// labelled by the sweep's own bound rules (results.MergeAgents).
+func mergeFiles(ctx context.Context, paths []string, read readOptions, warn io.Writer) (*results.Results, error) {
+	var files []*results.Results
+	for _, p := range paths {
+		r, err := results.ReadFileWith(ctx, p, read.options())
+		if err != nil {
+			return nil, err
+		}
+		if read.lenient {
+			warnAll(warn, r)
+		}
+		files = append(files, r)
+	}
+	return results.MergeAgents(files, bound.NewJudge(bound.JudgeConfig{}).Judge)
 }
 
 // writeMerged writes the merged results whole, or leaves out as it was;
@@ -137,5 +151,5 @@ func printMerged(w io.Writer, out string, res *results.Results, a *analysis.Anal
 	}
 	fmt.Fprintf(w, "\nwindows: start skew ≤ %.1f ms, end skew ≤ %.1f ms, overlap ≥ %.1f%%\n\n", maxStart, maxEnd, 100*minOverlap)
 	writeSummary(w, res, a)
-	fmt.Fprintf(w, "\nresults: %s (end status %s)\n", out, res.End.Status)
+	fmt.Fprintf(w, "\nresults: %s (end status %s)\n", textfmt.Escape(out), res.End.Status)
 }

@@ -47,6 +47,9 @@ func writeOpenSummary(w io.Writer, res *results.Results, a *analysis.Analysis, s
 		if s.Interrupted {
 			mark = " (interrupted)"
 		}
+		if s.TargetFailed != nil {
+			mark = " (target failed)"
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%.1f/%d\t%s\t%s\t%s\t%.0f%%\t%d\t%s\t%s\n", s.Target, s.Rate, s.MaxPoolSize, s.Clients, s.Trial, s.Connections,
 			fmtRate(o.OfferedPerS), fmtRate(o.AchievedPerS), o.Dropped, o.InFlightMean, o.InFlightMax, fmtMs(o.Corrected.P50), fmtMs(o.Corrected.P99), unc,
 			100*o.PoolWaitShare(), s.Errors.Total(), bound, mark)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -112,14 +113,22 @@ var (
 // ended within d: a FIFO or a device must never make it hang.
 func runWithin(t *testing.T, d time.Duration, args ...string) (int, string, string) {
 	t.Helper()
+	return runWithinUsing(t, d, runners{}, args...)
+}
+
+// runWithinUsing is runWithin with the commands' runners r (dryRunners
+// stop those that connect or start a server after validation).
+func runWithinUsing(t *testing.T, d time.Duration, r runners, args ...string) (int, string, string) {
+	t.Helper()
 	type result struct {
 		code           int
 		stdout, stderr string
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, stdout, stderr := runCLI(t, args...)
-		done <- result{code, stdout, stderr}
+		var out, errb bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+		done <- result{runWith(context.Background(), args, e, r), out.String(), errb.String()}
 	}()
 	select {
 	case r := <-done:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/report"
 	"github.com/poolsweep/poolsweep/results"
@@ -20,6 +21,7 @@ type plotOptions struct {
 	out      string
 	figures  string
 	analysis kneeFlags
+	read     readOptions
 }
 
 func newPlotCmd(e *env) *cobra.Command {
@@ -47,9 +49,10 @@ poolsweep compare --plot-dir, or poolsweep report A B.`,
 		example: `  poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures
   poolsweep plot standalone/results.jsonl sharded/results.jsonl -o cmp --figure throughput,comparison`,
 	}, "plot: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory to write the figures into, made if absent (required; its parent must exist)")
-	cmd.Flags().StringVar(&o.figures, "figure", "", "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
+	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a directory, made through outfile", nil, "directory to write the figures into, made if absent (required; its parent must exist)")
+	choiceVar(cmd.Flags(), &o.figures, "figure", "", plot.AllFigures, true, "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
 	o.analysis.add(cmd.Flags())
+	o.read.addFlag(cmd.Flags())
 	return cmd
 }
 
@@ -68,7 +71,7 @@ func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rs, err := readResultsFiles(ctx, args, e.stderr)
+	rs, err := o.read.files(ctx, args, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -90,7 +93,7 @@ func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	for _, p := range paths {
-		fmt.Fprintln(e.stdout, p)
+		fmt.Fprintln(e.stdout, textfmt.Escape(p))
 	}
 	return nil
 }
@@ -101,15 +104,7 @@ func figureList(s string) ([]string, error) {
 	}
 	var out []string
 	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		ok := false
-		for _, a := range plot.AllFigures {
-			ok = ok || a == f
-		}
-		if !ok {
-			return nil, usagef("--figure: %q is not one of %s", f, strings.Join(plot.AllFigures, ", "))
-		}
-		out = append(out, f)
+		out = append(out, strings.TrimSpace(f)) // each one of plot.AllFigures (choiceVar)
 	}
 	return out, nil
 }
@@ -120,6 +115,7 @@ type reportOptions struct {
 	baseline  string
 	candidate string
 	analysis  kneeFlags
+	read      readOptions
 }
 
 func newReportCmd(e *env) *cobra.Command {
@@ -147,20 +143,18 @@ report did not name is replaced. The directory the report goes into must exist.`
   poolsweep report audit-off/results.jsonl audit-on/results.jsonl -o ab.html     # with an A/B section
   poolsweep report ab/results.jsonl --baseline standalone --candidate sharded -o ab.html`,
 	}, "report: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "report file to write (required)")
-	cmd.Flags().StringVar(&o.format, "format", "html", "html or markdown")
-	cmd.Flags().StringVar(&o.baseline, "baseline", "", "with one results file of two targets: the baseline target for the A/B section")
-	cmd.Flags().StringVar(&o.candidate, "candidate", "", "the candidate target for the A/B section")
+	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file, written through outfile", nil, "report file to write (required)")
+	choiceVar(cmd.Flags(), &o.format, "format", "html", []string{"html", "markdown"}, false, "html or markdown")
+	textVar(cmd.Flags(), &o.baseline, "baseline", "", "a target name of the results file", nil, "with one results file of two targets: the baseline target for the A/B section")
+	textVar(cmd.Flags(), &o.candidate, "candidate", "", "a target name of the results file", nil, "the candidate target for the A/B section")
 	o.analysis.add(cmd.Flags())
+	o.read.addFlag(cmd.Flags())
 	return cmd
 }
 
 func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
 	if o.out == "" {
 		return usagef("-o/--out: required (the report file)")
-	}
-	if err := oneOf("--format", o.format, "html", "markdown"); err != nil {
-		return err
 	}
 	if err := checkReportPath(o.out, o.format); err != nil {
 		return err
@@ -178,7 +172,7 @@ func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
 	if len(args) > 1 && o.baseline != "" {
 		return usagef("--baseline/--candidate: name two targets of one results file; two files are already an A/B pair")
 	}
-	rs, err := readResultsFiles(ctx, args, e.stderr)
+	rs, err := o.read.files(ctx, args, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -195,7 +189,7 @@ func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
 	if err := writeReport(o.out, o.format, rs, a, ab, e.stderr); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, o.out)
+	fmt.Fprintln(e.stdout, textfmt.Escape(o.out))
 	return nil
 }
 

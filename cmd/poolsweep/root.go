@@ -57,10 +57,15 @@ type env struct {
 // run executes poolsweep with args and returns the exit status. Every
 // error becomes one redacted line on stderr.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
-	out := &stdoutWatch{w: stdout}
-	stdout = out
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := newRootCmd(e)
+	return runWith(ctx, args, &env{stdin: stdin, stdout: stdout, stderr: stderr}, runners{})
+}
+
+// runWith is run with the commands' runners r.
+func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
+	out := &stdoutWatch{w: e.stdout}
+	stdin, stdout, stderr := e.stdin, io.Writer(out), e.stderr
+	e = &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRootCmd(e, r)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -132,7 +137,7 @@ func safeLine(s string) string {
 	return textfmt.Escape(s)
 }
 
-func newRootCmd(e *env) *cobra.Command {
+func newRootCmd(e *env, r runners) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "poolsweep",
 		Short: "Find the client concurrency and maxPoolSize where a MongoDB deployment saturates",
@@ -149,7 +154,7 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 		SilenceErrors: true,
 		Version:       buildinfo.Version(),
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	// "poolsweep bogus" is bad input too, not a failed run.
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = func(cmd *cobra.Command, args []string) error {
@@ -181,11 +186,20 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 		})
 		return err
 	}
-	root.AddCommand(newSweepCmd(e, nil), newServeCmd(e), newInspectCmd(e), newAnalyzeCmd(e), newPlotCmd(e), newReportCmd(e), newCompareCmd(e), newMergeCmd(e))
+	root.AddCommand(newSweepCmd(e, r.sweep), newServeCmd(e, r.serve), newInspectCmd(e, r.inspect), newAnalyzeCmd(e), newPlotCmd(e), newReportCmd(e), newCompareCmd(e), newMergeCmd(e))
 	for _, c := range root.Commands() {
-		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	}
 	return root
+}
+
+// runners replace, once the flags are parsed, the commands that start or
+// connect to something (the cli/cli seam): nil runs the command itself;
+// tests pass their own to check what argv turns into.
+type runners struct {
+	sweep   func(context.Context, *sweepOptions) error
+	serve   func(context.Context, *serveOptions) error
+	inspect func(context.Context, *inspectOptions) error
 }
 
 // exactArgs is cobra.ExactArgs with a usage error.

@@ -28,7 +28,9 @@ type serveOptions struct {
 	listenSet     bool
 }
 
-func newServeCmd(e *env) *cobra.Command {
+// newServeCmd builds the serve command; runF runs it once its flags are
+// parsed (nil: start the server; tests pass their own, as for sweep).
+func newServeCmd(e *env, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	o := &serveOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -55,48 +57,70 @@ it and start another where clients expect it.`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.listenSet = cmd.Flags().Changed("listen")
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
 			return o.run(cmd.Context(), e)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.data, "data", "", "directory for FerretDB's SQLite files, made if absent (its parent must exist; default: a temporary directory removed at exit)")
-	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "host:port to listen on (port 0 picks a free one)")
-	f.StringVar(&o.postgresqlURL, "postgresql-url", "", "use FerretDB's PostgreSQL backend at this URL instead of SQLite")
-	f.StringVar(&o.sim, "sim", "", "run the calibrated simulator with this spec instead of FerretDB (e.g. slots=8,service=2ms)")
-	f.StringVar(&o.logFile, "log", "", "append the server's own warnings to this file, a regular file in an existing directory (default: stderr)")
+	textVar(f, &o.data, "data", "", "a directory, made through outfile", nil, "directory for FerretDB's SQLite files, made if absent (its parent must exist; default: a temporary directory removed at exit)")
+	textVar(f, &o.listen, "listen", "127.0.0.1:0", "host:port on a loopback or local address", checkListen, "host:port to listen on (port 0 picks a free one)")
+	textVar(f, &o.postgresqlURL, "postgresql-url", "", "a postgres:// URL", nil, "use FerretDB's PostgreSQL backend at this URL instead of SQLite")
+	textVar(f, &o.sim, "sim", "", "a simulator spec", func(v string) error { _, err := sim.ParseSpec(v); return err }, "run the calibrated simulator with this spec instead of FerretDB (e.g. slots=8,service=2ms)")
+	textVar(f, &o.logFile, "log", "", "a file, appended through outfile", nil, "append the server's own warnings to this file, a regular file in an existing directory (default: stderr)")
 	return cmd
 }
 
-func (o *serveOptions) run(ctx context.Context, e *env) error {
+// checkListen checks --listen: host:port, the port a number from 0 to
+// 65535, the host an IP address or localhost.
+func checkListen(v string) error {
+	host, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port (%v)", v, err)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is not a number between 0 and 65535", port)
+	}
+	if host != "" && net.ParseIP(host) == nil && host != "localhost" {
+		return fmt.Errorf("host %q is not an IP address or localhost", host)
+	}
+	return nil
+}
+
+// validate checks the flags together, before anything starts, and
+// returns the simulator's spec when --sim is given.
+func (o *serveOptions) validate() (sim.Spec, error) {
 	var spec sim.Spec
 	if o.sim != "" {
 		var err error
 		if spec, err = sim.ParseSpec(o.sim); err != nil {
-			return usagef("--sim: %v", err)
+			return spec, usagef("--sim: %v", err)
 		}
 		if o.data != "" || o.postgresqlURL != "" {
-			return usagef("--sim: the simulator keeps documents in memory; --data and --postgresql-url do not apply")
+			return spec, usagef("--sim: the simulator keeps documents in memory; --data and --postgresql-url do not apply")
 		}
 	}
 	if o.sim != "" && o.listenSet && spec.Sharded() && spec.Routers != 1 {
-		return usagef("--listen: the simulator has %d routers, each on its own free port; a fixed address needs routers=1", spec.Routers)
-	}
-	if host, port, err := net.SplitHostPort(o.listen); err != nil {
-		return usagef("--listen: %q is not host:port (%v)", o.listen, err)
-	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return usagef("--listen: port %q is not a number between 0 and 65535", port)
-	} else if host != "" && net.ParseIP(host) == nil && host != "localhost" {
-		return usagef("--listen: host %q is not an IP address or localhost", host)
+		return spec, usagef("--listen: the simulator has %d routers, each on its own free port; a fixed address needs routers=1", spec.Routers)
 	}
 	if o.data != "" && o.postgresqlURL != "" {
-		return usagef("--data: not used with --postgresql-url")
+		return spec, usagef("--data: not used with --postgresql-url")
 	}
 	if o.postgresqlURL != "" {
 		// It may carry a password: no message may show it from here on.
 		topology.RegisterURI(o.postgresqlURL)
 	}
 	if o.postgresqlURL != "" && !strings.HasPrefix(o.postgresqlURL, "postgres://") && !strings.HasPrefix(o.postgresqlURL, "postgresql://") {
-		return usagef("--postgresql-url: %q is not a postgres:// URL", topology.Redact(o.postgresqlURL))
+		return spec, usagef("--postgresql-url: %q is not a postgres:// URL", topology.Redact(o.postgresqlURL))
+	}
+	return spec, nil
+}
+
+func (o *serveOptions) run(ctx context.Context, e *env) error {
+	spec, err := o.validate()
+	if err != nil {
+		return err
 	}
 	if o.data != "" {
 		if err := outfile.CheckDir(o.data); err != nil {

@@ -123,7 +123,7 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	}
 	// The agents' files are read even after Ctrl-C: what they measured is
 	// kept, and the files are the agents' own, bounded by infile.
-	res, err := mergeFiles(context.WithoutCancel(ctx), paths)
+	res, err := mergeFiles(context.WithoutCancel(ctx), paths, readOptions{}, e.stderr)
 	if err != nil {
 		return fmt.Errorf("merge the agents' results: %w", err)
 	}
@@ -212,9 +212,7 @@ func (o *sweepOptions) readHandedTargets() error {
 	if o.targetsFD == 0 {
 		return nil
 	}
-	switch {
-	case o.targetsFD < 3:
-		return usagef("--targets-fd: %d is not an inherited descriptor (3 or above)", o.targetsFD)
+	switch { // its range (an inherited descriptor, 3 or above) is the flag's
 	case !o.changed("agents"):
 		return usagef("--targets-fd: only for the agents --spawn starts (with --agents)")
 	case o.uri != "" || len(o.targets) > 0:

@@ -55,6 +55,9 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 		if s.Interrupted {
 			mark = " (interrupted)"
 		}
+		if s.TargetFailed != nil {
+			mark = " (target failed)"
+		}
 		bound := s.Bound
 		if bound == "" {
 			bound = "-"

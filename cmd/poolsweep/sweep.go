@@ -10,6 +10,8 @@ import (
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/topology/sim"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -55,6 +57,7 @@ type sweepOptions struct {
 	noPlot        bool
 	noTelemetry   bool
 	resume        string
+	read          readOptions // --lenient, with --resume
 	maxErrorRate  float64
 	prewarm       time.Duration
 	serverCores   int
@@ -69,6 +72,31 @@ type sweepOptions struct {
 
 	changed func(string) bool
 	agentOptions
+}
+
+// Bounds of sweep flags that no other layer owns.
+const (
+	// maxConnecting bounds --max-connecting: a pool never opens more than
+	// it holds at once, and more handshakes at once than this only queue
+	// at the server.
+	maxConnecting = 1024
+	// maxServerCores bounds --server-cores.
+	maxServerCores = 1_000_000
+)
+
+// checkTarget checks one --target: name=URI, or name=sim:SPEC with a spec
+// the simulator takes.
+func checkTarget(v string) error {
+	t, err := topology.ParseTarget(v)
+	if err != nil {
+		return err
+	}
+	if t.SimSpec != "" {
+		if _, err := sim.ParseSpec(t.SimSpec); err != nil {
+			return fmt.Errorf("target %s: %w", t.Name, err)
+		}
+	}
+	return nil
 }
 
 // newSweepCmd builds the sweep command. runF runs it once its flags are
@@ -105,14 +133,20 @@ Operations still running when a window closes are not dropped: each is recorded 
 its full latency when it ends, or as a timeout once past --op-timeout, and the step
 records how many there were (in_flight_at_close). Before each step poolsweep checks that
 the target still answers (a ping, 5 s), so a dead target fails its steps in seconds.
+A step during which the target failed (it died, or stopped answering while the driver
+or the server samples saw it fail) is recorded with target_failed and bound "failed":
+analyze leaves it out, and --resume measures it again.
 
 Exit status:
   0    every planned step was measured (end status "complete")
   1    the run failed: a step failed without --keep-going, --max-error-rate stopped it,
        the results could not be written, or the data could not be loaded
-  2    bad input (a flag, a path, a resumed run with other settings); nothing was started
-  3    the run went to its end but some steps failed and were skipped (--keep-going):
-       end status "partial"; the end record and analyze name the missing steps
+  2    bad input (a flag, a path, a resumed run with other settings, or whose results hold
+       a record that breaks the schema: --lenient skips it); nothing was started
+  3    the run went to its end but some steps failed and were skipped (--keep-going),
+       or the target failed during some (bound "failed", target_failed in the record):
+       end status "partial"; the end record and analyze name them, --resume measures
+       them again
   129, 130, 143
        interrupted by SIGHUP, SIGINT (Ctrl-C) or SIGTERM: the step in progress is
        recorded as interrupted, every finished step is kept, and --resume continues
@@ -143,39 +177,40 @@ merged run's end status.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.uri, "uri", "", "MongoDB connection string of the one deployment to measure")
-	f.StringArrayVar(&o.targets, "target", nil, "name=URI of a deployment to measure (repeatable); name=sim:SPEC starts a calibrated simulator")
-	f.StringVar(&o.concurrency, "concurrency", "", "concurrency levels per client (default "+uriDefaults.concurrency+"; embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency+")")
-	f.StringVar(&o.pool, "pool", "match", `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool`)
-	f.IntVar(&o.clients, "clients", 1, "independent clients in this process, each with its own pool and concurrency workers")
-	f.IntVar(&o.trials, "trials", 0, "repetitions of every step; 3 or more give confidence intervals (default 1; embedded server 3)")
-	f.DurationVar(&o.warmup, "warmup", 0, "warm-up before each measured window, up to 24h (default 10s; embedded server 1s; simulator targets 1s)")
-	f.DurationVar(&o.duration, "duration", 0, "measured window of each step, 100ms to 24h (default 30s; embedded server 4s; simulator targets 3s)")
-	f.DurationVar(&o.opTimeout, "op-timeout", 5*time.Second, "timeout of every operation, server selection and pool checkout included (driver v2 has none by default): one still running after it is cancelled and counted as a timeout; 1ms to 1h")
-	f.DurationVar(&o.prewarm, "prewarm-timeout", 60*time.Second, "how long to wait for each step's pool to open its connections; 1s to 1h")
-	f.StringVar(&o.workload, "workload", "read", "read, update, insert, scan, api (2 finds + 1 update per call) or mixed")
-	f.StringVar(&o.mix, "mix", "", "operation shares for --workload mixed, e.g. read=70,update=30 (ops: read, update, insert, scan, rmw)")
-	f.StringVar(&o.mixes, "mixes", "", `several insert:read:update mixes, each its own series, e.g. "100:0:0,0:0:100,50:50:0"`)
-	f.StringVar(&o.workloadFile, "workload-file", "", "a YCSB core-workload property file (workloads/workloada style)")
-	f.StringVar(&o.distribution, "distribution", "uniform", "key distribution: uniform, zipfian or latest")
-	f.IntVar(&o.records, "records", 0, "documents to load (default 10000; embedded server 1000)")
-	f.StringVar(&o.database, "database", "poolsweep", "database poolsweep loads and writes (it never writes elsewhere)")
+	textVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the one deployment to measure")
+	textArrayVar(f, &o.targets, "target", "name=URI or name=sim:SPEC", checkTarget, "name=URI of a deployment to measure (repeatable); name=sim:SPEC starts a calibrated simulator")
+	levelsVar(f, &o.concurrency, "concurrency", "", plan.MaxConcurrency, false, levelsOrSpan, "concurrency levels per client (default "+uriDefaults.concurrency+"; embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency+")")
+	levelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; with --search pool, MIN..MAX bounds the sizes it tries`)
+	intVar(f, &o.clients, "clients", 1, 1, plan.MaxClients, "independent clients in this process, each with its own pool and concurrency workers")
+	intVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals (default 1; embedded server 3)")
+	durationVar(f, &o.warmup, "warmup", 0, 0, plan.MaxWindow, "warm-up before each measured window, up to 24h (default 10s; embedded server 1s; simulator targets 1s)")
+	durationVar(f, &o.duration, "duration", 0, plan.MinWindow, plan.MaxWindow, "measured window of each step, 100ms to 24h (default 30s; embedded server 4s; simulator targets 3s)")
+	durationVar(f, &o.opTimeout, "op-timeout", 5*time.Second, plan.MinOpTimeout, plan.MaxOpTimeout, "timeout of every operation, server selection and pool checkout included (driver v2 has none by default): one still running after it is cancelled and counted as a timeout; 1ms to 1h")
+	durationVar(f, &o.prewarm, "prewarm-timeout", 60*time.Second, time.Second, time.Hour, "how long to wait for each step's pool to open its connections; 1s to 1h")
+	choiceVar(f, &o.workload, "workload", "read", workload.BuiltinWorkloads, false, "read, update, insert, scan, api (2 finds + 1 update per call) or mixed")
+	textVar(f, &o.mix, "mix", "", "op=share,… (checked with --workload mixed)", nil, "operation shares for --workload mixed, e.g. read=70,update=30 (ops: read, update, insert, scan, rmw)")
+	textVar(f, &o.mixes, "mixes", "", "insert:read:update,… (checked with the workload)", nil, `several insert:read:update mixes, each its own series, e.g. "100:0:0,0:0:100,50:50:0"`)
+	textVar(f, &o.workloadFile, "workload-file", "", "a path, read as a bounded property file", nil, "a YCSB core-workload property file (workloads/workloada style)")
+	choiceVar(f, &o.distribution, "distribution", "uniform", workload.Distributions, false, "key distribution: uniform, zipfian or latest")
+	intVar(f, &o.records, "records", 0, 1, workload.MaxRecords, "documents to load (default 10000; embedded server 1000)")
+	textVar(f, &o.database, "database", "poolsweep", "a MongoDB database name", workload.CheckDatabaseName, "database poolsweep loads and writes (it never writes elsewhere); MongoDB's rules for names: under 64 bytes, none of /\\. \"$*<>:|? or spaces")
 	f.BoolVar(&o.drop, "drop", false, "reload poolsweep's own collection even if a matching one exists")
-	f.StringVar(&o.out, "out", "", "output directory, made if absent (its parent must exist; default ./poolsweep-out/<run-id>)")
-	f.StringVar(&o.order, "order", plan.OrderSequential, "with several targets: sequential, or interleaved (A B A B … step by step)")
-	f.Uint64Var(&o.maxConnecting, "max-connecting", 0, fmt.Sprintf("connections each pool opens at once (default: the URI's maxConnecting, else %d; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured", sweep.DefaultMaxConnecting))
+	textVar(f, &o.out, "out", "", "a directory, made through outfile", nil, "output directory, made if absent (its parent must exist; default ./poolsweep-out/<run-id>)")
+	choiceVar(f, &o.order, "order", plan.OrderSequential, []string{plan.OrderSequential, plan.OrderInterleaved}, false, "with several targets: sequential, or interleaved (A B A B … step by step)")
+	uint64Var(f, &o.maxConnecting, "max-connecting", 0, 1, maxConnecting, fmt.Sprintf("connections each pool opens at once, 1 to 1024 (default: the URI's maxConnecting, else %d; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured", sweep.DefaultMaxConnecting))
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep (the run then ends partial, exit 3)")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
-	f.Float64Var(&o.maxErrorRate, "max-error-rate", 1, "stop the sweep after a step whose failed operations exceed this fraction (1 = never stop)")
-	f.StringVar(&o.resume, "resume", "", "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
+	floatVar(f, &o.maxErrorRate, "max-error-rate", 1, 0, 1, false, false, "stop the sweep after a step whose failed operations exceed this fraction, 0 to 1 (1 = never stop)")
+	textVar(f, &o.resume, "resume", "", "a directory holding results.jsonl", nil, "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
+	f.BoolVar(&o.read.lenient, "lenient", false, "with --resume: "+lenientHelp+"; such a step is measured again")
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	f.BoolVar(&o.noShardSample, "no-shard-sampling", false, "on a sharded cluster, sample the mongos routers only, not the shards' primaries behind them (which poolsweep otherwise finds with listShards and samples directly, with the URI's credentials and TLS)")
-	f.IntVar(&o.serverCores, "server-cores", 0, "CPU cores of each server host, for the server-CPU bound (default: what hostInfo reports, or this machine's for a server poolsweep started)")
-	f.DurationVar(&o.lockWait, "lock-wait", workload.DefaultLockWait, "how long to wait for another poolsweep run that is loading the same collection")
+	intVar(f, &o.serverCores, "server-cores", 0, 0, maxServerCores, "CPU cores of each server host, for the server-CPU bound (default 0: what hostInfo reports, or this machine's for a server poolsweep started)")
+	durationVar(f, &o.lockWait, "lock-wait", workload.DefaultLockWait, 0, 24*time.Hour, "how long to wait for another poolsweep run that is loading the same collection, up to 24h")
 	addAgentFlags(f, &o.agentOptions)
-	f.StringVar(&o.rate, "rate", "", "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
-	f.StringVar(&o.arrivals, "arrivals", results.ArrivalsUniform, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
-	f.IntVar(&o.maxInFlight, "max-in-flight", plan.DefaultMaxInFlight, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
+	levelsVar(f, &o.rate, "rate", "", plan.MaxRate, false, plan.ParseLevels, "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
+	choiceVar(f, &o.arrivals, "arrivals", results.ArrivalsUniform, []string{results.ArrivalsUniform, results.ArrivalsPoisson}, false, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
+	intVar(f, &o.maxInFlight, "max-in-flight", plan.DefaultMaxInFlight, 1, plan.MaxConcurrency, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
 
 	// Adaptive search (issue 14).
 	o.searchOptions.addFlags(f)

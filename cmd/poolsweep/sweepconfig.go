@@ -4,12 +4,11 @@ import (
 	"context"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/poolsweep/poolsweep/plan"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
-	"github.com/poolsweep/poolsweep/topology/sim"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -30,10 +29,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		return nil, usagef("--uri and --target: give one --uri, or several --target name=URI, not both")
 	}
 	switch {
-	case o.uri != "":
-		if err := topology.ValidateURI(o.uri); err != nil {
-			return nil, usagef("--uri: %v", err)
-		}
+	case o.uri != "": // checked as it was parsed (topology.ValidateURI)
 		name := "target"
 		if hosts, err := topology.Hosts(o.uri); err == nil && len(hosts) > 0 {
 			name = strings.Join(hosts, ",")
@@ -42,14 +38,9 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	case len(o.targets) > 0:
 		seen := map[string]bool{}
 		for _, v := range o.targets {
-			t, err := topology.ParseTarget(v)
+			t, err := topology.ParseTarget(v) // checked as it was parsed (checkTarget)
 			if err != nil {
 				return nil, usagef("--target: %v", err)
-			}
-			if t.SimSpec != "" {
-				if _, err := sim.ParseSpec(t.SimSpec); err != nil {
-					return nil, usagef("--target %s: sim spec: %v", t.Name, err)
-				}
 			}
 			if seen[t.Name] {
 				return nil, usagef("--target: name %q is used twice", t.Name)
@@ -101,17 +92,8 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if err := p.Validate(); err != nil {
 		return nil, usageError{err}
 	}
-	if !(o.maxErrorRate >= 0 && o.maxErrorRate <= 1) {
-		return nil, usagef("--max-error-rate: %g is not a fraction between 0 and 1", o.maxErrorRate)
-	}
-	if o.prewarm < time.Second || o.prewarm > time.Hour {
-		return nil, usagef("--prewarm-timeout: %s is not between 1s and 1h", o.prewarm)
-	}
-	if o.serverCores < 0 || o.serverCores > 1_000_000 {
-		return nil, usagef("--server-cores: %d is not between 1 and 1000000 (0: as reported)", o.serverCores)
-	}
-	if o.lockWait < 0 || o.lockWait > 24*time.Hour {
-		return nil, usagef("--lock-wait: %s is not between 0 and 24h", o.lockWait)
+	if o.read.lenient && o.resume == "" {
+		return nil, usagef("--lenient: only with --resume (it is how the earlier results are read)")
 	}
 	cfg.plan = p
 
@@ -171,6 +153,12 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		if err := w.Validate(); err != nil {
 			return nil, usageError{err}
 		}
+	}
+	// The whole plan, every target and workload, is a header readers can
+	// take (results.ValidateHeader).
+	if n := len(cfg.targets) * len(cfg.workloads) * len(cfg.plan.Steps([]string{"x"}, []string{"x"})); n > results.MaxPlanned || len(cfg.targets) > results.MaxTargets || len(cfg.workloads) > results.MaxWorkloads {
+		return nil, usagef("--target, --mixes and the plan: %d target(s) × %d workload(s) make %d steps; the most one run takes is %d steps, %d targets and %d workloads",
+			len(cfg.targets), len(cfg.workloads), n, results.MaxPlanned, results.MaxTargets, results.MaxWorkloads)
 	}
 	// Hosts per target are known only after connecting; a sharded
 	// target's pools are counted once here and checked again per step by

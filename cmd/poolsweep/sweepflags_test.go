@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // TestNewCmdSweep table-tests what argv turns into — targets, plan,
@@ -222,7 +224,7 @@ func TestNewCmdSweep(t *testing.T) {
 			},
 		},
 		{name: "search: budget zero", args: []string{"--search", "knee", "--budget", "0s"}, wantErr: "--budget: 0s is not between"},
-		{name: "search: budget too long", args: []string{"--search", "knee", "--budget", "200h"}, wantErr: "--budget: 200h0m0s is not between 1s and 168h"},
+		{name: "search: budget too long", args: []string{"--search", "knee", "--budget", "200h"}, wantErr: "--budget: 200h is not between 1s and 168h"},
 		{name: "search: budget under two steps", args: []string{"--search", "knee", "--budget", "5s"}, wantErr: "--budget: 5s does not fit two steps"},
 		{name: "search with rate", args: []string{"--search", "knee", "--rate", "1000", "--pool", "16"}, wantErr: "--search: it searches concurrency in the closed loop"},
 		{name: "budget without search", args: []string{"--budget", "20m"}, wantErr: "--budget: only with --search"},
@@ -237,16 +239,7 @@ func TestNewCmdSweep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got *sweepOptions
-			e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
-			cmd := newSweepCmd(e, func(_ context.Context, o *sweepOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(io.Discard)
-			cmd.SetErr(io.Discard)
-			if err := cmd.Execute(); err != nil {
-				t.Fatalf("parse: %v", err)
-			}
-			cfg, err := got.validate()
+			cfg, err := parseSweep(tt.args)
 			if tt.wantErr != "" {
 				var u usageError
 				if !errors.As(err, &u) || !strings.Contains(err.Error(), tt.wantErr) {
@@ -260,4 +253,26 @@ func TestNewCmdSweep(t *testing.T) {
 			tt.check(t, cfg)
 		})
 	}
+}
+
+// parseSweep is what sweep args turn into, parsed and validated through the
+// command's runF seam: flags refused as they are parsed (their declared
+// ranges) and refused by validate both come back as the usage error.
+func parseSweep(args []string) (*sweepConfig, error) {
+	var cfg *sweepConfig
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	cmd := newSweepCmd(e, func(_ context.Context, o *sweepOptions) error {
+		var err error
+		cfg, err = o.validate()
+		return err
+	})
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if err := cmd.Execute(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }

@@ -27,9 +27,6 @@ func (o *sweepOptions) applyOpen(p *plan.Plan) error {
 	if err != nil {
 		return usagef("--rate: %v", err)
 	}
-	if o.maxInFlight < 1 {
-		return usagef("--max-in-flight: %d must be at least 1", o.maxInFlight)
-	}
 	p.Rate, p.Arrivals, p.MaxInFlight = rates, o.arrivals, o.maxInFlight
 	p.Concurrency = []int{o.maxInFlight}
 	if !o.changed("pool") {

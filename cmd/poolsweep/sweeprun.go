@@ -14,6 +14,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
@@ -70,6 +71,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 			fmt.Fprintf(e.stderr, "resuming %s: %d steps already measured; the search goes on from them\n", session.RunID, len(session.Previous.Steps))
 		}
 	}
+	if session.Previous != nil && o.read.lenient {
+		warnAll(e.stderr, session.Previous)
+	}
 	for _, n := range cfg.notes {
 		fmt.Fprintln(e.stderr, "note:", safeLine(n))
 	}
@@ -105,7 +109,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	}
 
 	// Whatever happened, what was measured is summarised and drawn.
-	if res, err := results.ReadResultsFile(session.ResultsPath); err == nil && len(res.Steps) > 0 {
+	if res, err := results.ReadFileWith(context.Background(), session.ResultsPath, o.read.options()); err == nil && len(res.Steps) > 0 {
 		a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
 		writeSummary(e.stdout, res, a)
 		if !o.noPlot {
@@ -115,7 +119,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		}
 		writeSearchNotes(e.stdout, outcome.Notes)
 		fmt.Fprintf(e.stdout, "\n%s\n", timeSplit(outcome.Time))
-		fmt.Fprintf(e.stdout, "results: %s\n", session.ResultsPath)
+		fmt.Fprintf(e.stdout, "results: %s\n", textfmt.Escape(session.ResultsPath))
 	}
 	if agentErr != nil {
 		return agentErr
@@ -165,7 +169,7 @@ func (o *sweepOptions) outputDir(ctx context.Context, session *sweep.Session) (s
 		if err := outfile.Check(path); err != nil {
 			return "", usagef("--resume: %v", err)
 		}
-		prev, err := results.ReadFile(ctx, path)
+		prev, err := o.read.file(ctx, path)
 		if err != nil {
 			return "", usagef("--resume: %v", err)
 		}

@@ -35,10 +35,20 @@ type searchOptions struct {
 
 // addFlags registers the search flags.
 func (s *searchOptions) addFlags(f *pflag.FlagSet) {
-	f.StringVar(&s.search, "search", "", `find the answer in a fraction of the grid's steps: "knee" locates the knee on a log₂ grid between the lowest and highest --concurrency (MIN..MAX will do); "pool" then finds the smallest maxPoolSize at the knee that keeps its throughput, within --pool MIN..MAX when given`)
-	f.StringVar(&s.resolution, "resolution", "sqrt2", "with --search: the factor between neighbouring levels of the grid the knee is located on, sqrt2 or a number from 1.05 to 4")
-	f.DurationVar(&s.budget, "budget", 0, "with --search: a wall-time budget (e.g. 20m); the search plans its probes to fit the measured cost per step and, when it ends first, reports its best bracket")
-	f.DurationVar(&s.sloP99, "slo-p99", 0, "with --search pool: the p99 latency per call a pool size must meet")
+	choiceVar(f, &s.search, "search", "", []string{results.SearchKnee, results.SearchPool}, false, `find the answer in a fraction of the grid's steps: "knee" locates the knee on a log₂ grid between the lowest and highest --concurrency (MIN..MAX will do); "pool" then finds the smallest maxPoolSize at the knee that keeps its throughput, within --pool MIN..MAX when given`)
+	textVar(f, &s.resolution, "resolution", "sqrt2", "sqrt2 or a factor from 1.05 to 4", func(v string) error { _, err := parseResolution(v); return err },
+		"with --search: the factor between neighbouring levels of the grid the knee is located on, sqrt2 or a number from 1.05 to 4")
+	durationVar(f, &s.budget, "budget", 0, time.Second, maxBudget, "with --search: a wall-time budget (e.g. 20m), 1s to 168h; the search plans its probes to fit the measured cost per step and, when it ends first, reports its best bracket")
+	durationVar(f, &s.sloP99, "slo-p99", 0, time.Microsecond, maxSLOP99, "with --search pool: the p99 latency per call a pool size must meet, 1µs to 1h")
+}
+
+// levelsOrSpan is what --concurrency and --pool take when the flag is
+// parsed, before it is known whether --search is set: a level list, or a
+// search's span, a range without a step (plan.ParseSpan). levelsAndPool
+// then holds a grid to plan.ParseLevels.
+func levelsOrSpan(s string, max int) ([]int, error) {
+	lo, hi, err := plan.ParseSpan(s, max)
+	return []int{lo, hi}, err
 }
 
 // searching says --search was given: the search then sets its own levels
@@ -83,10 +93,7 @@ func (s *searchOptions) plan(p *plan.Plan, pool string, changed func(string) boo
 		}
 		return nil
 	}
-	mode := strings.TrimSpace(s.search)
-	if mode != results.SearchKnee && mode != results.SearchPool {
-		return usagef("--search: %q is not knee or pool", s.search)
-	}
+	mode := s.search
 	switch {
 	case p.IsOpen():
 		return usagef("--search: it searches concurrency in the closed loop; with --rate give the rates to offer")
@@ -96,8 +103,6 @@ func (s *searchOptions) plan(p *plan.Plan, pool string, changed func(string) boo
 		return usagef("--concurrency: --search needs a range of at least two levels, e.g. 1..128x2 (got %v)", p.Concurrency)
 	case changed("slo-p99") && mode != results.SearchPool:
 		return usagef("--slo-p99: only with --search pool (analyze --slo-p99 reads it for a knee)")
-	case changed("slo-p99") && (s.sloP99 <= 0 || s.sloP99 > maxSLOP99):
-		return usagef("--slo-p99: %s is not between 1ns and %s", s.sloP99, maxSLOP99)
 	}
 	var poolMin, poolMax int
 	if pool = strings.TrimSpace(pool); pool != "match" {
@@ -130,10 +135,7 @@ func (s *searchOptions) plan(p *plan.Plan, pool string, changed func(string) boo
 	}
 	if changed("budget") {
 		step := p.Warmup + p.Duration + 500*time.Millisecond
-		switch {
-		case s.budget <= 0 || s.budget > maxBudget:
-			return usagef("--budget: %s is not between 1s and %s", s.budget, fmtHours(maxBudget))
-		case s.budget < 2*step:
+		if s.budget < 2*step {
 			return usagef("--budget: %s does not fit two steps (each about %s: --warmup + --duration + opening connections)", s.budget, step)
 		}
 	}

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/poolsweep/poolsweep/plan"
+)
+
+// dryRunners stop the commands that start or connect to something once
+// their flags are validated: what argv turns into, with nothing started.
+var dryRunners = runners{
+	sweep:   func(_ context.Context, o *sweepOptions) error { _, err := o.validate(); return err },
+	serve:   func(_ context.Context, o *serveOptions) error { _, err := o.validate(); return err },
+	inspect: func(_ context.Context, o *inspectOptions) error { _, err := o.validate(); return err },
+}
+
+// Hostile values, by what a flag takes.
+var (
+	hostileNumbers = []string{"0", "-1", "1", "NaN", "nan", "Inf", "+Inf", "-Inf", "infinity", "1e309", "-1e309", "1e-320",
+		"2147483647", "2147483648", "4294967296", "9223372036854775807", "9223372036854775808", "18446744073709551615",
+		"18446744073709551616", "0.5", "0x10", "1_000", "+5", "", " ", "\t", "5 ", "\x00", "5\x00", "\x1b[2J", "1\n2", "١"}
+	hostileDurations = []string{"0s", "0", "-1s", "1ns", "1", "NaN", "Inf", "1e309s", "2562048h", "2562047h", "9223372036854775807ns",
+		"9223372036854775808ns", "2147483648s", "4294967296s", "87600h", "168h1ns", "24h", "1h", "1ms", "", " ", "\x00", "\x1b[2J", "5s "}
+	hostileLists = []string{"0", "-1", "1", "1..64xInf", "1..64x+Inf", "1..64xNaN", "1..64x-Inf", "1..64x1e309", "1..64x1",
+		"1..64x1.0000000001", "1..100000x1.0001", "1..64x100", "100..1000+5000", "100..1000+Inf", "1..64+0", "64..1x2",
+		"9223372036854775808", "18446744073709551615", "1..9223372036854775807+1", "1..100000+1", "1..1000+1", "1..64x2",
+		"", " ", ",", "1,,2", "\x1b[2J", "1..64x2\x00", "match", "1e3"}
+	hostileWords = []string{"", " ", "bogus", "READ", "knee ", "text,json", "\x00", "\x1b[31mred\x1b[0m", strings.Repeat("x", 5000)}
+	hostileText  = []string{"", " ", "\t", "\x00", "\x1b[2J", strings.Repeat("a", 5000)}
+)
+
+// mustRefuse are values a text flag's check must refuse, beyond the
+// hostile text every one gets: the audit's cases and their neighbours.
+var mustRefuse = map[string][]string{
+	"database": {strings.Repeat("a", 64), strings.Repeat("d", 5000), "a/b", "a\\b", "a.b", "a b", "a\"b", "a$b", "a*b", "a<b", "a>b",
+		"a:b", "a|b", "a?b", "a\x00b", "a\x1bb", "admin", "local", "config"},
+	"uri": {"mongodb://h/?maxConnecting=4294967296", "mongodb://h/?maxConnecting=0", "mongodb://h/?maxPoolSize=9223372036854775808",
+		"mongodb://h/?maxPoolSize=200000", "mongodb://h/?minPoolSize=4294967296", "mongodb://h/?connectTimeoutMS=9223372036854775807",
+		"mongodb://h/?serverSelectionTimeoutMS=-1", "mongodb://h/?heartbeatFrequencyMS=1", "mongodb://h/?timeoutMS=99999999999", "http://h/"},
+	"target": {"a=mongodb://h/?maxConnecting=4294967296", "a=sim:slots=NaN", "a=sim:slots=4294967296", "a=sim:service=Inf",
+		"a=sim:jitter=NaN", "noequals", "=mongodb://h/"},
+	"run-id":     {"no spaces", "../up", strings.Repeat("r", 65), "-lead"},
+	"listen":     {"bad", "127.0.0.1:99999", "127.0.0.1:-1", "127.0.0.1:NaN", "example.com:1"},
+	"sim":        {"slots=0", "slots=NaN", "slots=4294967296", "service=-1ms", "service=Inf", "colour=blue", "jitter=2"},
+	"resolution": {"NaN", "Inf", "0", "1", "1.0000001", "5", "1e309", "sqrt3"},
+}
+
+// mustAccept are values each flag must take: the limits themselves.
+var mustAccept = map[string][]string{
+	"database":       {strings.Repeat("a", 63), "poolsweep_2"},
+	"max-connecting": {"1", "1024"},
+	"resolution":     {"sqrt2", "1.05", "4", "x2"},
+}
+
+// flagContext is what a sweep flag needs beside it to be used at all.
+var flagContext = map[string][]string{
+	"max-in-flight": {"--rate", "1000", "--pool", "16"},
+	"arrivals":      {"--rate", "1000", "--pool", "16"},
+	"rate":          {"--pool", "16"},
+	"search":        {"--concurrency", "1..64x2"},
+	"resolution":    {"--search", "knee", "--concurrency", "1..64x2"},
+	"budget":        {"--search", "knee", "--concurrency", "1..64x2", "--duration", "100ms", "--warmup", "0s"},
+	"slo-p99":       {"--search", "pool", "--concurrency", "1..64x2"},
+	"agents":        {"--agent-index", "0", "--run-id", "r", "--uri", "mongodb://h/"},
+	"agent-index":   {"--agents", "1024", "--run-id", "r", "--uri", "mongodb://h/"},
+	"agent-timeout": {"--agents", "2", "--agent-index", "0", "--run-id", "r", "--uri", "mongodb://h/"},
+	"run-id":        {"--agents", "2", "--agent-index", "0", "--uri", "mongodb://h/"},
+}
+
+// TestHostileFlags walks every flag of every command, by what the flag
+// declares it takes (flagrange.go), and gives it hostile values: numbers
+// that overflow, are not finite, or are out of range; durations too long
+// for a Duration; lists whose steps never end or end at once; words not in
+// the set; empty values, whitespace and control characters. Each run is
+// in-process with the commands that connect or start a server stopped
+// after validation (dryRunners), under a time bound. A value outside the
+// declared range (by this test's own parse) must be refused with exit 2
+// and one line naming the flag; any value is either refused so or
+// accepted (exit 0) — never a hang, a panic, another status, or a control
+// character on the terminal. A flag registered any other way fails the
+// test, so a new one cannot escape it.
+func TestHostileFlags(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.jsonl")
+	simRun, err := filepath.Abs(simRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(simRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Paths among the hostile values ("0", "NaN") are written relative to
+	// the working directory: the test's own, not the package's.
+	t.Chdir(dir)
+	if err := os.WriteFile(other, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// What each command needs to get as far as its flags' use.
+	base := map[string][]string{
+		"sweep":   {"--target", "s=sim:slots=8"},
+		"serve":   {"--sim", "slots=8"},
+		"inspect": {"--uri", "mongodb://h/"},
+		"analyze": {simRun},
+		"plot":    {simRun, "-o", filepath.Join(dir, "figs")},
+		"report":  {simRun, "-o", filepath.Join(dir, "r.html")},
+		"compare": {simRun, other},
+		"merge":   {simRun, "-o", filepath.Join(dir, "m.jsonl")},
+	}
+	root := newRootCmd(&env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, dryRunners)
+	tried := 0
+	for _, cmd := range root.Commands() {
+		args, ok := base[cmd.Name()]
+		if !ok {
+			t.Errorf("command %s has no base arguments in this test", cmd.Name())
+			continue
+		}
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Value.Type() == "bool" {
+				return
+			}
+			d, ok := f.Value.(declared)
+			if !ok {
+				t.Errorf("%s --%s (%s) is not declared through flagrange.go: its range is nobody's", cmd.Name(), f.Name, f.Value.Type())
+				return
+			}
+			if n, ok := d.(interface {
+				limits() (lo, hi float64, openLo, openHi bool)
+			}); ok {
+				// A declared range is a bound, not a formality: nothing a
+				// sweep plans needs more than these.
+				lo, hi, _, _ := n.limits()
+				limit := map[string]float64{"int": 1e8, "uint64": 1e8, "float": 1e4, "duration": float64(7 * 24 * time.Hour)}[d.Type()]
+				if lo < 0 || hi > limit {
+					t.Errorf("%s --%s declares %s: wider than any use (at most %g)", cmd.Name(), f.Name, d.accepts(), limit)
+				}
+			}
+			values, inRange := hostileFor(d)
+			values = append(values, mustRefuse[f.Name]...)
+			var context []string
+			if cmd.Name() == "sweep" {
+				context = flagContext[f.Name]
+			}
+			names := func(line string) bool {
+				return strings.Contains(line, "--"+f.Name+":") || f.Shorthand != "" && strings.Contains(line, "-"+f.Shorthand+":")
+			}
+			for _, v := range values {
+				tried++
+				argv := append(append(append([]string{cmd.Name()}, args...), context...), "--"+f.Name+"="+v)
+				code, stdout, stderr := runBounded(t, argv)
+				refused := code == exitUsage
+				line := strings.TrimSpace(stderr)
+				switch {
+				case code != exitOK && code != exitUsage:
+					t.Errorf("%s --%s=%q: exit %d, want 0 or 2\n%s", cmd.Name(), f.Name, v, code, stderr)
+				case refused && (strings.Contains(line, "\n") || !strings.Contains(line, " -")):
+					t.Errorf("%s --%s=%q: refused with %q, want one line naming a flag", cmd.Name(), f.Name, v, stderr)
+				case !refused && (inRange != nil && !inRange(v) || contains(mustRefuse[f.Name], v)):
+					t.Errorf("%s --%s=%q (%s): accepted a value outside what the flag declares", cmd.Name(), f.Name, v, d.accepts())
+				case (inRange != nil && !inRange(v) || contains(mustRefuse[f.Name], v)) && !names(line):
+					t.Errorf("%s --%s=%q: refused, but the line does not name the flag: %q", cmd.Name(), f.Name, v, line)
+				case strings.ContainsAny(stderr+stdout, "\x00\x1b\r"):
+					t.Errorf("%s --%s=%q: a raw control character reached the terminal: %q", cmd.Name(), f.Name, v, stderr)
+				case strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "internal error"):
+					t.Errorf("%s --%s=%q: %s", cmd.Name(), f.Name, v, stderr)
+				}
+			}
+			for _, v := range mustAccept[f.Name] {
+				argv := append(append(append([]string{cmd.Name()}, args...), context...), "--"+f.Name+"="+v)
+				if code, _, stderr := runBounded(t, argv); code != exitOK {
+					t.Errorf("%s --%s=%q: exit %d, want the limit accepted\n%s", cmd.Name(), f.Name, v, code, stderr)
+				}
+			}
+		})
+	}
+	t.Logf("%d hostile values tried", tried)
+}
+
+// hostileFor is the hostile values for a flag by what it declares, and,
+// where the test can tell by its own parse, which of them lie in range
+// (nil: the flag's own check decides).
+func hostileFor(d declared) ([]string, func(string) bool) {
+	switch v := d.(type) {
+	case interface {
+		limits() (lo, hi float64, openLo, openHi bool)
+	}:
+		lo, hi, openLo, openHi := v.limits()
+		within := func(x float64) bool {
+			return !math.IsNaN(x) && !math.IsInf(x, 0) && (x > lo || !openLo && x == lo) && (x < hi || !openHi && x == hi)
+		}
+		switch d.Type() {
+		case "duration":
+			return append(append([]string{}, hostileDurations...), hostileNumbers...), func(s string) bool {
+				x, err := time.ParseDuration(s)
+				return err == nil && within(float64(x))
+			}
+		case "float":
+			return hostileNumbers, func(s string) bool {
+				x, err := strconv.ParseFloat(s, 64)
+				return err == nil && within(x)
+			}
+		default: // int, uint64
+			return hostileNumbers, func(s string) bool {
+				x, err := strconv.ParseInt(s, 10, 64)
+				return err == nil && within(float64(x))
+			}
+		}
+	case *levelsValue:
+		return hostileLists, func(s string) bool {
+			if v.match && s == "match" {
+				return true
+			}
+			levels, err := plan.ParseLevels(s, v.max)
+			if err != nil {
+				return false
+			}
+			for _, l := range levels {
+				if l < 1 || l > v.max {
+					return false
+				}
+			}
+			return true
+		}
+	case *choiceValue:
+		return append(append([]string{}, hostileWords...), hostileNumbers...), func(s string) bool {
+			words := []string{s}
+			if v.list {
+				words = strings.Split(s, ",")
+			}
+			for _, w := range words {
+				if !contains(v.choices, strings.TrimSpace(w)) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return append(append([]string{}, hostileText...), hostileNumbers...), func(s string) bool { return strings.TrimSpace(s) != "" }
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// runBounded runs argv in-process with the dry runners and fails the test
+// if it does not return within 30 s: a value that hangs a command is the
+// defect this test is for.
+func runBounded(t *testing.T, argv []string) (int, string, string) {
+	t.Helper()
+	return runWithinUsing(t, 30*time.Second, dryRunners, argv...)
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/results"
+)
+
+// readOptions is how the commands that read results files (analyze,
+// plot, report, compare, merge, sweep --resume) treat a record that
+// breaks the schema: refuse the file (exit 2, naming its line and field),
+// or with --lenient skip the record with that line as a warning.
+type readOptions struct{ lenient bool }
+
+// lenientHelp is --lenient's help, the same on every command.
+const lenientHelp = "skip a step record that breaks the results schema (docs/results-schema.md), with a warning naming its file, line and field, instead of refusing the file with exit status 2"
+
+func (r *readOptions) addFlag(f *pflag.FlagSet) { f.BoolVar(&r.lenient, "lenient", false, lenientHelp) }
+
+func (r readOptions) options() results.ReadOptions { return results.ReadOptions{Lenient: r.lenient} }
+
+// file reads one results file; a file that cannot be read as results is
+// bad input (a usage error naming it), or the interruption when a signal
+// stopped the reading.
+func (r readOptions) file(ctx context.Context, path string) (*results.Results, error) {
+	res, err := results.ReadFileWith(ctx, path, r.options())
+	if err != nil {
+		// Paths and decoding errors may carry bytes from outside: escaped
+		// (by inputError), so they cannot drive the terminal.
+		return nil, inputError(ctx, err)
+	}
+	return res, nil
+}
+
+// files reads results files for analyze, plot, report and compare,
+// telling warn what the reader noticed (a cut-off last line left out, a
+// run without its end record, records skipped by --lenient).
+func (r readOptions) files(ctx context.Context, paths []string, warn io.Writer) ([]*results.Results, error) {
+	var rs []*results.Results
+	for _, p := range paths {
+		res, err := r.file(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if len(res.Steps) == 0 {
+			return nil, usagef("%s: no measured steps", textfmt.Escape(p))
+		}
+		warnAll(warn, res)
+		rs = append(rs, res)
+	}
+	return rs, nil
+}
+
+// warnAll prints what the reader noticed about res.
+func warnAll(w io.Writer, res *results.Results) {
+	for _, m := range res.Warnings {
+		fmt.Fprintf(w, "poolsweep: warning: %s\n", safeLine(m))
+	}
+}

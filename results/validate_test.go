@@ -1,0 +1,178 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// testHeader is a run header of one target, "a".
+func testHeader() RunHeader {
+	return RunHeader{Kind: KindRun, Schema: SchemaVersion, RunID: "x", StartedAt: time.Unix(0, 0).UTC(),
+		Targets: []TargetHeader{{Name: "a", URI: "mongodb://h/"}}}
+}
+
+// testStep is a valid step of target "a": 100 finds in 2 s at concurrency
+// c, with their histograms.
+func testStep(c int) StepResult {
+	h := hdr.New(1, 60_000_000, 3)
+	for i := range 100 {
+		h.RecordValue(int64(1000 + 10*i))
+	}
+	lat := NewLatencySummary(h)
+	return StepResult{Kind: KindStep, Target: "a", Workload: "read", PoolSetting: "match", Concurrency: c, MaxPoolSize: c,
+		Clients: 1, Trial: 1, StartedAt: time.Unix(10, 0).UTC(), DurationS: 2, Calls: 100, Ops: 100, CallsPerS: 50, OpsPerS: 50,
+		Latency: lat, OpsByType: map[string]OpTypeStats{TypeFind: {Count: 100, PerS: 50, Latency: lat}},
+		Histograms: &StepHistograms{Call: EncodeHistogram(h), Ops: map[string]string{TypeFind: EncodeHistogram(h)}}}
+}
+
+// line is rec as one line of results.jsonl.
+func line(t testing.TB, rec any) string {
+	t.Helper()
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+// TestValidateStep: each row breaks one rule of the schema and must be
+// refused naming that field; the valid step passes.
+func TestValidateStep(t *testing.T) {
+	h := testHeader()
+	if err := ValidateStep(new(testStep(8)), &h); err != nil {
+		t.Fatalf("a valid step is refused: %v", err)
+	}
+	tests := []struct {
+		name  string
+		edit  func(s *StepResult)
+		field string
+		msg   string
+	}{
+		{"window of 0 s", func(s *StepResult) { s.DurationS = 0 }, "step.duration_s", "0 is not a window length"},
+		{"window of 3 days", func(s *StepResult) { s.DurationS = 3 * 86400 }, "step.duration_s", "is not a window length"},
+		{"concurrency 2^62", func(s *StepResult) { s.Concurrency = 1 << 62 }, "step.concurrency", "4611686018427387904 is not between 1 and 100000"},
+		{"concurrency 0", func(s *StepResult) { s.Concurrency = 0 }, "step.concurrency", "0 is not between"},
+		{"max_pool_size 0", func(s *StepResult) { s.MaxPoolSize = 0 }, "step.max_pool_size", "not between"},
+		{"clients -2", func(s *StepResult) { s.Clients = -2 }, "step.clients", "-2 is not between"},
+		{"trial 2^40", func(s *StepResult) { s.Trial = 1 << 40 }, "step.trial", "not between"},
+		{"pool setting text", func(s *StepResult) { s.PoolSetting = "many" }, "step.pool_setting", `"many" is not "match"`},
+		{"no start time", func(s *StepResult) { s.StartedAt = time.Time{} }, "step.started_at", "missing"},
+		{"target not in the header", func(s *StepResult) { s.Target = "b" }, "step.target", `"b" is not a target of the run header ("a")`},
+		{"negative calls", func(s *StepResult) { s.Calls = -1 }, "step.calls", "negative"},
+		{"rate that is not count over window", func(s *StepResult) { s.OpsPerS = 5000 }, "step.ops_per_s", "is not its count over the window"},
+		{"negative timeouts", func(s *StepResult) { s.Errors.Timeout = -3 }, "step.errors.timeout", "negative"},
+		{"more errors than ops", func(s *StepResult) { s.Errors.Server = 101 }, "step.errors", "101 failed operations"},
+		{"p50 above p99", func(s *StepResult) { s.Latency.P50 = s.Latency.P99 + 1 }, "step.latency_ms", "percentiles never decrease"},
+		{"mean above max", func(s *StepResult) { s.Latency.Mean = s.Latency.Max * 2 }, "step.latency_ms", "mean"},
+		{"no latency recorded (all 0) but p50", func(s *StepResult) { s.Latency = LatencySummary{P50: 1} }, "step.latency_ms", "percentiles never decrease"},
+		{"ops_by_type short of ops", func(s *StepResult) { s.OpsByType[TypeFind] = OpTypeStats{Count: 90, PerS: 45} }, "step.ops_by_type", "add up to 90, but ops is 100"},
+		{"ops_by_type negative", func(s *StepResult) { s.OpsByType[TypeFind] = OpTypeStats{Count: -1} }, "step.ops_by_type.find.count", "negative"},
+		{"ops_by_type errors not in errors", func(s *StepResult) {
+			st := s.OpsByType[TypeFind]
+			st.Errors = 4
+			s.OpsByType[TypeFind] = st
+		}, "step.ops_by_type", "errors add up to 4"},
+		{"bad base64 call histogram", func(s *StepResult) { s.Histograms.Call = "!!not base64!!" }, "step.histograms.call", "not an HdrHistogram"},
+		{"garbage op histogram", func(s *StepResult) { s.Histograms.Ops[TypeFind] = "HISTFAAAAB54nJNpmSzMwMDAxQABzFCaEUzO" }, "step.histograms.ops.find", "not an HdrHistogram"},
+		{"in flight above the workers", func(s *StepResult) { s.InFlightAtClose = 9 }, "step.in_flight_at_close", "9 is not between 0 and 8"},
+		{"negative checkout wait", func(s *StepResult) { s.Pool.CheckoutWait.Mean = -1 }, "step.pool.checkout_wait_ms.mean", "not a number ≥ 0"},
+		{"negative connections lost", func(s *StepResult) { s.Pool.ConnectionsLost = -1 }, "step.pool.connections_lost", "negative"},
+		{"unknown bound", func(s *StepResult) { s.Bound = "cosmic" }, "step.bound", `"cosmic" is not one of`},
+		{"bound failed without the mark", func(s *StepResult) { s.Bound = BoundFailed }, "step.bound", "without a target_failed mark"},
+		{"mark that says not failed", func(s *StepResult) { s.TargetFailed = &TargetFailed{} }, "step.target_failed.failed", "false"},
+		{"open mode without its numbers", func(s *StepResult) { s.Mode, s.Rate = ModeOpen, 100 }, "step.open_loop", "missing"},
+		{"closed loop with a rate", func(s *StepResult) { s.Rate = 100 }, "step.mode", "closed-loop step"},
+		{"unknown mode", func(s *StepResult) { s.Mode = "burst" }, "step.mode", `"burst"`},
+		{"search reason unknown", func(s *StepResult) { s.Search = &SearchInfo{Mode: SearchKnee, Reason: "hunch", Probe: 1} }, "step.search.reason", `"hunch"`},
+		{"negative phase", func(s *StepResult) { s.Phases = &StepPhases{Window: -2} }, "step.phases_s.window", "not a number ≥ 0"},
+		{"agent index past its count", func(s *StepResult) { s.Agent = &AgentStep{Index: 3, Of: 2} }, "step.agent.index", "3 is not between 0 and 1"},
+		{"window overlap 2", func(s *StepResult) { s.WindowSkew = &WindowSkew{Overlap: 2} }, "step.window_skew.overlap", "not a share"},
+		{"negative sampler errors", func(s *StepResult) { s.Server = &ServerTelemetry{SamplerErrors: -1} }, "step.server.sampler_errors", "negative"},
+	}
+	for _, tt := range tests {
+		s := testStep(8)
+		tt.edit(&s)
+		err := ValidateStep(&s, &h)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tt.field || !strings.Contains(fe.Msg, tt.msg) {
+			t.Errorf("%s: %v, want %s: …%s…", tt.name, err, tt.field, tt.msg)
+		}
+	}
+}
+
+// TestValidateHeader: a header whose lists could not come from a sweep,
+// or which names no target, is refused naming the field.
+func TestValidateHeader(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(h *RunHeader)
+		field string
+	}{
+		{"no targets", func(h *RunHeader) { h.Targets = nil }, "run.targets"},
+		{"a target twice", func(h *RunHeader) { h.Targets = append(h.Targets, h.Targets[0]) }, "run.targets[1].name"},
+		{"trials 2^62", func(h *RunHeader) { h.Plan.Trials = 1 << 62 }, "run.plan.trials"},
+		{"concurrency level 0", func(h *RunHeader) { h.Plan.Concurrency = []int{0, 8} }, "run.plan.concurrency"},
+		{"a grid no sweep plans", func(h *RunHeader) {
+			h.Plan.Concurrency = make([]int, 1000)
+			h.Plan.Pools = make([]int, 1000)
+			for i := range 1000 {
+				h.Plan.Concurrency[i], h.Plan.Pools[i] = i+1, i+1
+			}
+			h.Plan.Trials = 1000
+		}, "run.plan"},
+		{"search factor 1", func(h *RunHeader) { h.Plan.Search = &SearchPlan{Mode: SearchKnee, Resolution: 1} }, "run.plan.search.resolution"},
+		{"agent index past its count", func(h *RunHeader) { h.Agents = &AgentsHeader{Count: 2, Index: new(5)} }, "run.agents.index"},
+	}
+	for _, tt := range tests {
+		h := testHeader()
+		tt.edit(&h)
+		var fe *FieldError
+		if err := ValidateHeader(&h); !errors.As(err, &fe) || fe.Field != tt.field {
+			t.Errorf("%s: %v, want a problem with %s", tt.name, err, tt.field)
+		}
+	}
+}
+
+// TestReadValidates: the reader refuses a bad step with its file, line and
+// field in one line; Lenient skips it with that line as a warning and
+// keeps the rest.
+func TestReadValidates(t *testing.T) {
+	bad := testStep(16)
+	bad.DurationS = 0
+	body := line(t, testHeader()) + line(t, testStep(8)) + line(t, bad) + line(t, testStep(32)) + line(t, EndRecord{Kind: KindEnd, Status: StatusComplete, Steps: 3})
+	_, err := ReadResults(strings.NewReader(body), "results.jsonl")
+	if err == nil || err.Error() != "results.jsonl:3: step.duration_s: 0 is not a window length" {
+		t.Errorf("strict: %v", err)
+	}
+	r, err := ReadResultsWith(strings.NewReader(body), "results.jsonl", ReadOptions{Lenient: true})
+	if err != nil || len(r.Steps) != 2 || r.Skipped != 1 || len(r.Warnings) != 1 ||
+		r.Warnings[0] != "results.jsonl:3: step.duration_s: 0 is not a window length; skipped (--lenient)" {
+		t.Fatalf("lenient: %v %+v", err, r)
+	}
+	// A header that cannot be read is never skipped.
+	h := testHeader()
+	h.Targets = nil
+	if _, err := ReadResultsWith(strings.NewReader(line(t, h)+line(t, testStep(8))), "r", ReadOptions{Lenient: true}); err == nil {
+		t.Error("lenient read a file whose header names no target")
+	}
+}
+
+// TestReadKeepsLatestRecord: a step measured again on --resume (it was
+// interrupted, or the target failed) replaces its earlier record.
+func TestReadKeepsLatestRecord(t *testing.T) {
+	first := testStep(8)
+	first.Interrupted = true
+	again := testStep(8)
+	again.Calls, again.Ops, again.CallsPerS, again.OpsPerS = 100, 100, 50, 50
+	again.Bound = "none"
+	body := line(t, testHeader()) + line(t, first) + line(t, testStep(16)) + line(t, again)
+	r, err := ReadResults(strings.NewReader(body), "r")
+	if err != nil || len(r.Steps) != 2 || r.Steps[0].Concurrency != 16 || r.Steps[1].Interrupted || r.Steps[1].Bound != "none" {
+		t.Fatalf("%v %+v", err, r)
+	}
+}
