@@ -171,6 +171,39 @@ func parsePositive(s string, max int) (int, error) {
 	return v, nil
 }
 
+// ParseSpan parses the span a search explores: the lowest and highest
+// value of a level list in which a range may leave out its step
+// ("1..256"), because the search places its own levels between them
+// (--resolution). Every other form ParseLevels takes is accepted too; only
+// its lowest and highest value count.
+func ParseSpan(s string, max int) (lo, hi int, err error) {
+	var parts []string
+	for _, part := range strings.Split(s, ",") {
+		from, to, isRange := strings.Cut(part, "..")
+		if !isRange || strings.ContainsAny(to, "x+") {
+			parts = append(parts, part)
+			continue
+		}
+		a, err := parsePositive(from, max)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", strings.TrimSpace(part), err)
+		}
+		b, err := parsePositive(to, max)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", strings.TrimSpace(part), err)
+		}
+		if b < a {
+			return 0, 0, fmt.Errorf("%s: the range ends (%d) below where it starts (%d)", strings.TrimSpace(part), b, a)
+		}
+		parts = append(parts, strconv.Itoa(a), strconv.Itoa(b))
+	}
+	levels, err := ParseLevels(strings.Join(parts, ","), max)
+	if err != nil {
+		return 0, 0, err
+	}
+	return levels[0], levels[len(levels)-1], nil
+}
+
 // PoolPlan is the --pool flag: "match" (P = C) or explicit sizes.
 type PoolPlan struct {
 	Match bool

@@ -67,6 +67,39 @@ func TestParseLevels(t *testing.T) {
 	}
 }
 
+func TestParseSpan(t *testing.T) {
+	tests := []struct {
+		in      string
+		lo, hi  int
+		wantErr string
+	}{
+		{"1..256", 1, 256, ""},                // a search's span: no step, the search sets its grid
+		{"1..256x2", 1, 256, ""},              // a geometric range spans its ends
+		{"64,128,256,500,1000", 64, 1000, ""}, // a list spans its lowest and highest
+		{"8..64,500", 8, 500, ""},             // a stepless range in a mix
+		{"100..1000+300", 100, 1000, ""},      // a linear range's last level is its end here
+		{" 4 .. 32 ", 4, 32, ""},              // spaces are tolerated
+		{"16..16", 16, 16, ""},                // one level: the search refuses it, with its own words
+		{"256..1", 0, 0, "below where it starts"},
+		{"1..abc", 0, 0, `"abc" is not a whole number`},
+		{"0..64", 0, 0, "at least 1"},
+		{"1..2000000", 0, 0, "larger than"},
+		{"", 0, 0, "empty list"},
+	}
+	for _, tt := range tests {
+		lo, hi, err := ParseSpan(tt.in, MaxConcurrency)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseSpan(%q) error = %v, want containing %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || lo != tt.lo || hi != tt.hi {
+			t.Errorf("ParseSpan(%q) = %d, %d, %v; want %d, %d", tt.in, lo, hi, err, tt.lo, tt.hi)
+		}
+	}
+}
+
 func TestParsePool(t *testing.T) {
 	if p, err := ParsePool("match"); err != nil || !p.Match {
 		t.Fatalf("match: %+v %v", p, err)

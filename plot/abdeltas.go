@@ -17,11 +17,11 @@ import (
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
-// ABMetrics are the metrics of the Δ% chart, in the order of their bars.
+// abMetrics are the metrics of the Δ% chart, in the order of their bars.
 // Server-side latencies and errors stay in the comparison table: their
 // percentages are either redundant with the client's or meaningless (a
 // change from zero errors).
-var ABMetrics = []string{
+var abMetrics = []string{
 	compare.OpsPerS, compare.ReadMeanUS, compare.ReadP99US, compare.WriteMeanUS,
 	compare.WriteP99US, compare.ServerCPUPct, compare.ClientCPUPct,
 }
@@ -87,15 +87,15 @@ const whiskerReach = 3
 func abDeltas(c *compare.Comparison) (*Figure, string) {
 	var bars []compare.DeltaBar
 	for _, b := range c.DeltaBars() {
-		if slices.Contains(ABMetrics, b.Metric) && !math.IsNaN(b.DeltaPct) && !math.IsInf(b.DeltaPct, 0) {
+		if slices.Contains(abMetrics, b.Metric) && !math.IsNaN(b.DeltaPct) && !math.IsInf(b.DeltaPct, 0) {
 			bars = append(bars, b)
 		}
 	}
 	if len(bars) == 0 {
 		return nil, "skipped: no metric has a percentage change (nothing measured on both sides with a non-zero baseline)"
 	}
-	var metrics []string // the ABMetrics present, in order
-	for _, m := range ABMetrics {
+	var metrics []string // the abMetrics present, in order
+	for _, m := range abMetrics {
 		if slices.ContainsFunc(bars, func(b compare.DeltaBar) bool { return b.Metric == m }) {
 			metrics = append(metrics, m)
 		}
@@ -190,7 +190,7 @@ func abDeltas(c *compare.Comparison) (*Figure, string) {
 	}
 
 	metricColor := map[string]color.NRGBA{}
-	for i, m := range ABMetrics {
+	for i, m := range abMetrics {
 		metricColor[m] = seriesColor(i)
 	}
 	slot := 0.84 / float64(len(metrics))
@@ -276,7 +276,7 @@ func abDeltas(c *compare.Comparison) (*Figure, string) {
 	}
 	// Data series in metric order, whatever panel met them first.
 	slices.SortStableFunc(data, func(a, b SeriesData) int {
-		return slices.Index(ABMetrics, a.Name) - slices.Index(ABMetrics, b.Name)
+		return slices.Index(abMetrics, a.Name) - slices.Index(abMetrics, b.Name)
 	})
 
 	var legend []LegendEntry
@@ -342,8 +342,8 @@ func abLayout(panels, barsPerPanel int) (cols int, w, h vg.Length) {
 	panelW := max(3*vg.Inch, vg.Length(barsPerPanel)*vg.Points(10)+vg.Points(60))
 	cols = max(1, min(3, panels, int((13*vg.Inch-legendW)/panelW)))
 	rows := (panels + cols - 1) / cols
-	w = max(DefaultWidth, vg.Length(cols)*panelW+legendW+vg.Points(30))
-	h = DefaultHeight
+	w = max(defaultWidth, vg.Length(cols)*panelW+legendW+vg.Points(30))
+	h = defaultHeight
 	if rows > 1 {
 		h = vg.Length(rows)*3.3*vg.Inch + 1.3*vg.Inch
 	}

@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -25,25 +25,33 @@ const (
 	FigABDeltas     = "ab-deltas"
 )
 
-// ABFigures draws the A/B comparison c of base and cand (the inputs c was
-// matched from): FigABThroughput, both runs' throughput curves overlaid,
-// and FigABDeltas, the change of each metric at each matched step. base and
-// cand may be the same results (one file, two targets): the curves are
-// split by the targets c used on each side. The notes say what was left
-// out and why.
-func ABFigures(base, cand []*results.Results, c *compare.Comparison) ([]Figure, []string, error) {
-	return ABFiguresWith(base, cand, c, knee.DefaultOptions())
+// Side is one side of an A/B comparison: the results compare.Match took
+// for it and their analysis (analysis.Of of those results). The two sides
+// may be the same results (one file, two targets): each side then draws
+// the targets the comparison used for it.
+type Side struct {
+	Results  []*results.Results
+	Analysis *analysis.Analysis
 }
 
-// ABFiguresWith is ABFigures with the knee options o for the knees it
-// marks: each side analysed as `poolsweep analyze` would with o.
-func ABFiguresWith(base, cand []*results.Results, c *compare.Comparison, o knee.Options) ([]Figure, []string, error) {
+// ABFigures draws the A/B comparison c of the sides base and cand:
+// FigABThroughput, both sides' throughput curves overlaid with the knees
+// their analyses found, and FigABDeltas, the change of each metric at each
+// matched step. The notes say what was left out and why.
+//
+// It is a function of its own rather than an option of Figures: it draws
+// a comparison of two analysed sides, not one analysis, and none of
+// Figures' options applies to it.
+func ABFigures(c *compare.Comparison, base, cand Side) ([]Figure, []string, error) {
 	if c == nil || len(c.Steps) == 0 {
 		return nil, nil, errors.New("a/b figures: the comparison has no matched steps")
 	}
+	if base.Analysis == nil || cand.Analysis == nil {
+		return nil, nil, errors.New("a/b figures: a side has no analysis")
+	}
 	var figs []Figure
 	var notes []string
-	tp, err := abThroughput(base, cand, c, o)
+	tp, err := abThroughput(c, base, cand)
 	if err != nil {
 		return nil, nil, fmt.Errorf("a/b figures: %w", err)
 	}
@@ -58,57 +66,35 @@ func ABFiguresWith(base, cand []*results.Results, c *compare.Comparison, o knee.
 	return figs, notes, nil
 }
 
-// abSide is one side of the comparison as one results set: every file of
-// the side merged (compare pools their trials too) and only the targets
-// the comparison used.
-func abSide(rs []*results.Results, targets []string) *results.Results {
-	m := &results.Results{}
-	var pathList []string
-	for _, r := range rs {
-		if r == nil {
-			continue
-		}
-		if m.Header.Kind == "" {
-			m.Header = r.Header
-			m.Header.Targets = nil
-		}
-		pathList = append(pathList, r.Path)
-		for _, t := range r.Header.Targets {
-			if slices.Contains(targets, t.Name) && !slices.ContainsFunc(m.Header.Targets, func(h results.TargetHeader) bool { return h.Name == t.Name }) {
-				m.Header.Targets = append(m.Header.Targets, t)
-			}
-		}
-		for i := range r.Steps {
-			if slices.Contains(targets, r.Steps[i].Target) {
-				m.Steps = append(m.Steps, r.Steps[i])
-			}
+// sideCurves are a side's curves of the targets the comparison used.
+func sideCurves(s Side, targets []string) []*curve {
+	var out []*curve
+	for _, cv := range buildCurves(s.Results, s.Analysis) {
+		if slices.Contains(targets, cv.target) {
+			out = append(out, cv)
 		}
 	}
-	m.Path = strings.Join(pathList, ", ")
-	return m
+	return out
 }
 
 // abThroughput overlays both sides' throughput curves: one colour per
 // series, the baseline solid and the candidate dashed.
-func abThroughput(base, cand []*results.Results, c *compare.Comparison, o knee.Options) (Figure, error) {
+func abThroughput(c *compare.Comparison, base, cand Side) (Figure, error) {
 	oneFile := c.OneFile()
 	sides := []struct {
 		name    string
-		rs      *results.Results
 		dashes  []vg.Length
 		curves  []*curve
 		nudge   float64
 		display string
 	}{
-		{name: "baseline", rs: abSide(base, c.Baseline.Targets), nudge: 1 / 1.03, display: c.Baseline.Name(oneFile)},
-		{name: "candidate", rs: abSide(cand, c.Candidate.Targets), dashes: []vg.Length{vg.Points(6), vg.Points(3)}, nudge: 1.03, display: c.Candidate.Name(oneFile)},
+		{name: "baseline", curves: sideCurves(base, c.Baseline.Targets), nudge: 1 / 1.03, display: c.Baseline.Name(oneFile)},
+		{name: "candidate", curves: sideCurves(cand, c.Candidate.Targets), dashes: []vg.Length{vg.Points(6), vg.Points(3)}, nudge: 1.03, display: c.Candidate.Name(oneFile)},
 	}
 	var keys []compare.SeriesKey
 	var all []*curve
 	for i := range sides {
 		s := &sides[i]
-		reports := AnalyzeWith([]*results.Results{s.rs}, o)
-		s.curves = buildCurves([]*results.Results{s.rs}, reports, false)
 		for _, cv := range s.curves {
 			k := c.SeriesKey(cv.target, cv.workload, cv.pool, cv.clients)
 			ki := slices.Index(keys, k)

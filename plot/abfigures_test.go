@@ -61,7 +61,7 @@ func (tc abCase) figures(t *testing.T) (*compare.Comparison, []Figure, []string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	figs, notes, err := ABFigures(tc.base, tc.cand, c)
+	figs, notes, err := ABFigures(c, Side{tc.base, analyzed(tc.base...)}, Side{tc.cand, analyzed(tc.cand...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestABDeltaData(t *testing.T) {
 	d := figs[1].Data
 	want := map[string]compare.DeltaBar{}
 	for _, b := range c.DeltaBars() {
-		if slices.Contains(ABMetrics, b.Metric) {
+		if slices.Contains(abMetrics, b.Metric) {
 			want[b.Metric+"|"+b.Step] = b
 		}
 	}
@@ -254,10 +254,10 @@ func TestABThroughputSides(t *testing.T) {
 }
 
 func TestABFiguresErrors(t *testing.T) {
-	if _, _, err := ABFigures(nil, nil, nil); err == nil {
+	if _, _, err := ABFigures(nil, Side{}, Side{}); err == nil {
 		t.Error("nil comparison: no error")
 	}
-	if _, _, err := ABFigures(nil, nil, &compare.Comparison{}); err == nil {
+	if _, _, err := ABFigures(&compare.Comparison{}, Side{}, Side{}); err == nil {
 		t.Error("comparison without steps: no error")
 	}
 }

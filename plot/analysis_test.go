@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/results"
@@ -26,18 +27,15 @@ func TestMarksSitOnTheirPoints(t *testing.T) {
 	pair, grid := loadInputs(t)
 	base, cand := loadAB(t)
 	for _, tc := range []struct {
-		name    string
-		rs      []*results.Results
-		reports []knee.Report
+		name string
+		rs   []*results.Results
+		a    *analysis.Analysis
 	}{
-		{"pair, hand-set knees", []*results.Results{pair}, pairReports(pair)},
-		{"pair and grid, real analysis", []*results.Results{pair, grid}, Analyze([]*results.Results{pair, grid})},
-		{"A/B files, real analysis", []*results.Results{base, cand}, AnalyzeEach([]*results.Results{base, cand}, knee.DefaultOptions())},
+		{"pair, hand-set knees", []*results.Results{pair}, withReports(pairReports(pair), pair)},
+		{"pair and grid, real analysis", []*results.Results{pair, grid}, analyzed(pair, grid)},
+		{"A/B files, real analysis", []*results.Results{base, cand}, analysis.Each([]*results.Results{base, cand}, knee.DefaultOptions())},
 	} {
-		figs, _, err := Figures(tc.rs, tc.reports, nil)
-		if tc.name == "A/B files, real analysis" {
-			figs, _, err = FiguresEach(tc.rs, tc.reports, nil)
-		}
+		figs, _, err := Figures(tc.rs, tc.a, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,8 +72,8 @@ func TestMarksSitOnTheirPoints(t *testing.T) {
 func TestThroughputIsTheAnalysis(t *testing.T) {
 	pair, grid := loadInputs(t)
 	rs := []*results.Results{pair, grid}
-	reports := Analyze(rs)
-	figs, _, err := Figures(rs, reports, []string{FigThroughput})
+	reports := analyzed(rs...).Series
+	figs, _, err := Figures(rs, analyzed(rs...), Options{Figures: []string{FigThroughput}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +110,7 @@ func TestThroughputIsTheAnalysis(t *testing.T) {
 // K × C, and says "not reported" when the results carry none.
 func TestServerInFlight(t *testing.T) {
 	r := readTestdata(t, "inflight.jsonl")
-	figs, _, err := Figures([]*results.Results{r}, nil, []string{FigTimeBreakdown})
+	figs, _, err := Figures([]*results.Results{r}, unmarked(r), Options{Figures: []string{FigTimeBreakdown}})
 	if err != nil || len(figs) != 1 {
 		t.Fatalf("figures %v, err %v", figs, err)
 	}
@@ -151,11 +149,34 @@ func TestServerInFlight(t *testing.T) {
 
 	// Results without it: no in-flight panel, and the caption says so.
 	pair, _ := loadInputs(t)
-	figs, _, err = Figures([]*results.Results{pair}, nil, []string{FigTimeBreakdown})
+	figs, _, err = Figures([]*results.Results{pair}, unmarked(pair), Options{Figures: []string{FigTimeBreakdown}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if seriesOf(figs[0].Data, "standalone · pool=match", "server in-flight") != nil || !strings.Contains(figs[0].Caption, "not reported") {
 		t.Errorf("without in-flight data: caption %q", figs[0].Caption)
+	}
+}
+
+// A USL fit the analysis rejected (R² below knee.MinUSLR2) is not drawn,
+// and the caption says so; an accepted one is.
+func TestRejectedUSLNotDrawn(t *testing.T) {
+	pair, _ := loadInputs(t)
+	reports := pairReports(pair)
+	reports[1].Methods.USL.R2 = 0.42
+	reports[1].Methods.USL.Rejected = "R² 0.420 is below 0.8: the law does not describe this curve"
+	figs, _, err := Figures([]*results.Results{pair}, withReports(reports, pair), Options{Figures: []string{FigThroughput}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := figs[0].Data
+	if seriesOf(d, "standalone · pool=match", "usl") == nil {
+		t.Error("the accepted fit is not drawn")
+	}
+	if seriesOf(d, "sharded · pool=match", "usl") != nil {
+		t.Error("the rejected fit is drawn")
+	}
+	if !strings.Contains(figs[0].Caption, "USL fit not drawn, R² below 0.8: sharded · pool=match (R² 0.42)") {
+		t.Errorf("caption %q does not say the fit was rejected", figs[0].Caption)
 	}
 }

@@ -7,12 +7,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/poolsweep/poolsweep/internal/stats"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/poolsweep/poolsweep/internal/stats"
 )
 
 // timeBreakdown shows, per step level, the mean op latency split into pool
@@ -191,7 +192,7 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 			rows++
 		}
 	}
-	h := DefaultHeight
+	h := defaultHeight
 	if rows > 1 {
 		h = vg.Length(rows)*3*vg.Inch + 1.2*vg.Inch
 	}

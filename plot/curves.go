@@ -3,13 +3,14 @@ package plot
 import (
 	"cmp"
 	"math"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/runinfo"
 	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -51,41 +52,21 @@ type band struct {
 	N                 int // trials
 }
 
-// stepConnections is the step's measured connection count, or the planned
-// K × min(C, P) when the runner did not record one.
-func stepConnections(s *results.StepResult) float64 {
-	if s.Connections > 0 {
-		return float64(s.Connections)
-	}
-	k := max(s.Clients, 1)
-	c := s.Concurrency
-	if s.MaxPoolSize > 0 && s.MaxPoolSize < c {
-		c = s.MaxPoolSize
-	}
-	return float64(k * c)
-}
-
-// callsDiffer says the workload's calls hold several ops, so calls/s is a
-// different number from ops/s and worth its own line.
-func callsDiffer(s *results.StepResult) bool {
-	return s.CallsPerS > 0 && s.OpsPerS/s.CallsPerS > 1.05
-}
-
-// buildCurves groups every step of rs into curves, one per series of the
-// knee analysis: knee.FromResults over all files (as `poolsweep analyze`
-// forms series), or over each file on its own when each is set (the two
-// runs of an A/B pair). The order is stable: file, target as listed in the
-// header, pool "match" first then by size, workload, clients. Each curve
-// gets the matching knee report (target, workload when the report names
-// one, pool and clients; with each, reports are handed out in file order)
-// and its levels exactly as that report summarised them. A curve without a
-// report is summarised by knee.Analyze itself, so every figure draws the
-// analysis's numbers whether or not it marks a knee.
-func buildCurves(rs []*results.Results, reports []knee.Report, each bool) []*curve {
+// buildCurves groups the steps of rs that lie on a concurrency curve
+// (knee.OnCurve) into curves, one per series of the analysis a: its series
+// across all files, or each file's own (a.PerFile) for the two runs of an
+// A/B pair. The order is stable: file, target as listed in the header,
+// pool "match" first then by size, workload, clients. Each curve gets its
+// series' knee report (target, workload when the report names one, pool
+// and clients) and its levels exactly as that report summarised them; a
+// level the analysis did not use is not drawn, and neither is a curve the
+// analysis has no report for.
+func buildCurves(rs []*results.Results, a *analysis.Analysis) []*curve {
+	each := a.PerFile != nil
 	multiWorkload := countWorkloads(rs) > 1
 	dupTarget := map[string]bool{}
 	if each {
-		dupTarget = duplicateTargets(rs)
+		dupTarget = runinfo.SharedTargets(rs)
 	}
 	type rankKey struct {
 		file, target int
@@ -100,10 +81,10 @@ func buildCurves(rs []*results.Results, reports []knee.Report, each bool) []*cur
 		}
 		for i := range r.Steps {
 			s := &r.Steps[i]
-			// Interrupted steps had their window cut short, and the target
-			// failed during others; the knee analysis leaves them out too. The step table still lists them.
-			// Open-loop steps are drawn by the open-* figures.
-			if (s.Kind != "" && s.Kind != results.KindStep) || !s.Measured() || s.Mode == results.ModeOpen {
+			// The steps the knee analysis reads as points; the step table
+			// still lists the others, and the open-* figures draw the open
+			// loop's.
+			if !knee.OnCurve(s) {
 				continue
 			}
 			k := max(s.Clients, 1)
@@ -121,7 +102,7 @@ func buildCurves(rs []*results.Results, reports []knee.Report, each bool) []*cur
 				}
 				c.label = curveLabel(r, c, multiWorkload, dupTarget[s.Target])
 				byKey[key] = c
-				rank[c] = rankKey{fi, rankOf(targetRank, s.Target)}
+				rank[c] = rankKey{fi, runinfo.Rank(targetRank, s.Target)}
 				curves = append(curves, c)
 			}
 			addStep(c, s)
@@ -132,40 +113,31 @@ func buildCurves(rs []*results.Results, reports []knee.Report, each bool) []*cur
 	slices.SortStableFunc(curves, func(a, b *curve) int {
 		ra, rb := rank[a], rank[b]
 		return cmp.Or(cmp.Compare(ra.file, rb.file), cmp.Compare(ra.target, rb.target), cmp.Compare(a.target, b.target),
-			cmp.Compare(poolRank(a.pool), poolRank(b.pool)), cmp.Compare(a.workload, b.workload), cmp.Compare(a.clients, b.clients))
+			cmp.Compare(runinfo.PoolRank(a.pool), runinfo.PoolRank(b.pool)), cmp.Compare(a.workload, b.workload), cmp.Compare(a.clients, b.clients))
 	})
-	used := make([]bool, len(reports))
-	series := map[int][]knee.Series{} // by file with each, else all under -1
-	for i, c := range curves {
-		c.idx = i
+	used := map[*knee.Report]bool{}
+	for _, c := range curves {
+		reports := a.Series
+		if each && c.file < len(a.PerFile) {
+			reports = a.PerFile[c.file].Series
+		}
 		for ri := range reports {
 			rep := &reports[ri]
-			if used[ri] || rep.Target != c.target || rep.Pool != c.pool || max(rep.Clients, 1) != c.clients {
+			if used[rep] || rep.Target != c.target || rep.Pool != c.pool || max(rep.Clients, 1) != c.clients {
 				continue
 			}
 			if rep.Workload != "" && c.workload != "" && rep.Workload != c.workload {
 				continue
 			}
-			used[ri] = true
+			used[rep] = true
 			c.report = rep
 			break
 		}
-		levels := []knee.Level(nil)
 		if c.report != nil {
-			levels = c.report.Levels
+			finishCurve(c, c.report.Levels)
+		} else {
+			c.levels = nil
 		}
-		if len(levels) == 0 {
-			f := -1
-			in := rs
-			if each {
-				f, in = c.file, rs[c.file:c.file+1]
-			}
-			if _, ok := series[f]; !ok {
-				series[f] = knee.FromResults(in)
-			}
-			levels = analysedLevels(c, series[f])
-		}
-		finishCurve(c, levels)
 	}
 	// A curve whose every level the analysis rejected has nothing to draw.
 	out := curves[:0]
@@ -178,36 +150,6 @@ func buildCurves(rs []*results.Results, reports []knee.Report, each bool) []*cur
 		c.idx = i
 	}
 	return out
-}
-
-// analysedLevels runs the knee analysis on the curve's series for its
-// per-level summary (which does not depend on the knee options).
-func analysedLevels(c *curve, series []knee.Series) []knee.Level {
-	for _, s := range series {
-		if s.Target == c.target && s.Workload == c.workload && s.Pool == c.pool && max(s.Clients, 1) == c.clients {
-			return knee.Analyze(s, knee.DefaultOptions()).Levels
-		}
-	}
-	return nil
-}
-
-func rankOf(m map[string]int, k string) int {
-	if r, ok := m[k]; ok {
-		return r
-	}
-	return math.MaxInt
-}
-
-// poolRank sorts "match" first and numeric pools by size.
-func poolRank(p string) int {
-	if p == "match" {
-		return -1
-	}
-	n, err := strconv.Atoi(p)
-	if err != nil {
-		return math.MaxInt
-	}
-	return n
 }
 
 func addStep(c *curve, s *results.StepResult) {
@@ -240,7 +182,7 @@ func finishCurve(c *curve, analysed []knee.Level) {
 		var calls, conns, p50 []float64
 		for _, s := range l.steps {
 			calls = append(calls, s.CallsPerS)
-			conns = append(conns, stepConnections(s))
+			conns = append(conns, runinfo.Connections(s))
 			if s.Latency.P50 > 0 {
 				p50 = append(p50, s.Latency.P50)
 			}
@@ -261,7 +203,7 @@ func finishCurve(c *curve, analysed []knee.Level) {
 func curveLabel(r *results.Results, c *curve, multiWorkload, dupTarget bool) string {
 	var b strings.Builder
 	if dupTarget {
-		b.WriteString(runName(r))
+		b.WriteString(runinfo.RunName(r))
 		b.WriteString(": ")
 	}
 	b.WriteString(c.target)
@@ -278,18 +220,6 @@ func curveLabel(r *results.Results, c *curve, multiWorkload, dupTarget bool) str
 	return b.String()
 }
 
-// runName tells result files apart: the run id, else the directory name,
-// else the file name.
-func runName(r *results.Results) string {
-	if r.Header.RunID != "" {
-		return r.Header.RunID
-	}
-	if d := filepath.Base(filepath.Dir(r.Path)); d != "." && d != "/" {
-		return d
-	}
-	return filepath.Base(r.Path)
-}
-
 func countWorkloads(rs []*results.Results) int {
 	seen := map[string]bool{}
 	for _, r := range rs {
@@ -298,27 +228,6 @@ func countWorkloads(rs []*results.Results) int {
 		}
 	}
 	return len(seen)
-}
-
-// duplicateTargets reports target names that occur in more than one file.
-func duplicateTargets(rs []*results.Results) map[string]bool {
-	files := map[string]int{}
-	for _, r := range rs {
-		seen := map[string]bool{}
-		for i := range r.Steps {
-			seen[r.Steps[i].Target] = true
-		}
-		for t := range seen {
-			files[t]++
-		}
-	}
-	out := map[string]bool{}
-	for t, n := range files {
-		if n > 1 {
-			out[t] = true
-		}
-	}
-	return out
 }
 
 // levelAt returns the curve's level at concurrency c, or nil.
@@ -347,19 +256,4 @@ func (c *curve) peakOps() (float64, *level) {
 		}
 	}
 	return best, bl
-}
-
-// serverKindNote says what kind of server a target is when it is not a real
-// MongoDB, because its numbers must not be read as MongoDB's.
-func serverKindNote(h *results.TargetHeader) string {
-	if h == nil {
-		return ""
-	}
-	switch h.ServerKind {
-	case "ferretdb":
-		return "embedded FerretDB"
-	case "simulator":
-		return "simulated"
-	}
-	return ""
 }

@@ -1,7 +1,10 @@
-// Package plot turns poolsweep results into figures (PNG and SVG, drawn
-// with gonum/plot) and into self-contained HTML and Markdown reports. It
-// reads decoded results and knee reports only; it never talks to a server
-// and never prints.
+// Package plot draws poolsweep's figures (PNG and SVG, with gonum/plot)
+// from results and their analysis (package analysis): one entry point,
+// Figures, for the figures of one analysis, and ABFigures for an A/B
+// comparison of two analysed sides. Every point, interval and mark is the
+// analysis's; plot decides nothing, never talks to a server and never
+// prints. FigureData, the numbers behind each figure, is what the tests
+// (and users) check rather than pixels.
 package plot
 
 import (
@@ -10,6 +13,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 
 	gplot "gonum.org/v1/plot"
@@ -39,8 +43,8 @@ const (
 var AllFigures = []string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown,
 	FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}
 
-// PNGDPI is the resolution of PNG output: 8in × 5in becomes 1200 × 750 px.
-const PNGDPI = 150
+// pngDPI is the resolution of PNG output: 8in × 5in becomes 1200 × 750 px.
+const pngDPI = 150
 
 // Figure is one picture: a title over one or more gonum panels, a legend
 // beside them and a caption below, plus the data it shows.
@@ -52,8 +56,8 @@ type Figure struct {
 	Cols    int           // panel columns; 0 means all panels in one row
 	Legend  []LegendEntry
 	Data    FigureData
-	Width   vg.Length // 0 means DefaultWidth
-	Height  vg.Length // 0 means DefaultHeight
+	Width   vg.Length // 0 means defaultWidth
+	Height  vg.Length // 0 means defaultHeight
 }
 
 // LegendEntry is one line of a figure's legend.
@@ -107,10 +111,10 @@ type Mark struct {
 func (f *Figure) size() (vg.Length, vg.Length) {
 	w, h := f.Width, f.Height
 	if w == 0 {
-		w = DefaultWidth
+		w = defaultWidth
 	}
 	if h == 0 {
-		h = DefaultHeight
+		h = defaultHeight
 	}
 	return w, h
 }
@@ -193,10 +197,10 @@ func (f *Figure) WriteSVG(w io.Writer) error {
 	return nil
 }
 
-// WritePNG writes the figure as a PNG at PNGDPI.
+// WritePNG writes the figure as a PNG at pngDPI.
 func (f *Figure) WritePNG(w io.Writer) error {
 	fw, fh := f.size()
-	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(PNGDPI))}
+	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(pngDPI))}
 	f.Draw(draw.New(c))
 	if _, err := c.WriteTo(w); err != nil {
 		return fmt.Errorf("figure %s: png: %w", f.Name, err)
@@ -204,9 +208,9 @@ func (f *Figure) WritePNG(w io.Writer) error {
 	return nil
 }
 
-// Paths are the files WriteFiles writes for figs into dir, in its order:
+// figurePaths are the files WriteFiles writes for figs into dir, in its order:
 // each figure's PNG, then its SVG.
-func Paths(dir string, figs []Figure) []string {
+func figurePaths(dir string, figs []Figure) []string {
 	var out []string
 	for i := range figs {
 		for _, ext := range []string{"png", "svg"} {
@@ -216,6 +220,22 @@ func Paths(dir string, figs []Figure) []string {
 	return out
 }
 
+// CheckFiles refuses, before any is written, a figure file in dir that
+// WriteFiles could not write as a regular file (a symlink, a directory, a
+// device in its place). A dir that does not exist yet is fine: every file
+// in it will be new.
+func CheckFiles(dir string, figs []Figure) error {
+	if _, err := os.Lstat(dir); err != nil {
+		return nil
+	}
+	for _, p := range figurePaths(dir, figs) {
+		if err := outfile.Check(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteFiles writes NAME.png and NAME.svg for every figure into dir, which
 // must exist (the caller makes it, by outfile's rules), and returns the
 // paths written, PNG before SVG. Each file is written whole or not at all
@@ -223,7 +243,7 @@ func Paths(dir string, figs []Figure) []string {
 // refused, never written through.
 func WriteFiles(dir string, figs []Figure) ([]string, error) {
 	var paths []string
-	for i, p := range Paths(dir, figs) {
+	for i, p := range figurePaths(dir, figs) {
 		f := &figs[i/2]
 		write := f.WritePNG
 		if i%2 == 1 {

@@ -15,7 +15,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/internal/runinfo"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -23,41 +24,34 @@ import (
 // ErrNoSteps is returned when the results hold no measured step to draw.
 var ErrNoSteps = errors.New("no measured steps to plot")
 
-// Figures builds the figures named in which (all of AllFigures when empty)
-// from decoded results and the knee reports of their series, as
-// AnalyzeWith forms them across files (nil reports draw no knee, USL or
-// retrograde marks; the points are the analysis's medians either way). A
-// figure that does not apply to these results (no C × P grid, a single
-// target, no server telemetry) is left out and the second return value
-// says why, one note per figure.
-func Figures(rs []*results.Results, reports []knee.Report, which []string) ([]Figure, []string, error) {
-	return figures(rs, reports, nil, which, false)
+// Options choose what Figures draws.
+type Options struct {
+	// Figures names the figures to draw, from AllFigures; empty draws
+	// every one that applies. A figure named here that does not apply
+	// gets a note saying why.
+	Figures []string
 }
 
-// FiguresEach is Figures with every file's series drawn as its own curves,
-// for reports from AnalyzeEach: two runs of one target side by side.
-func FiguresEach(rs []*results.Results, reports []knee.Report, which []string) ([]Figure, []string, error) {
-	return figures(rs, reports, nil, which, true)
-}
-
-// FiguresWith is Figures with the open-loop reports the open-* figures
-// draw (AnalyzeOpenWith's, with the options the user gave); Figures
-// analyses the open-loop steps with analyze's defaults. Closed-loop
-// figures leave open-loop steps out, with a note.
-func FiguresWith(rs []*results.Results, reports []knee.Report, open []knee.OpenReport, which []string) ([]Figure, []string, error) {
-	return figures(rs, reports, open, which, false)
-}
-
-func figures(rs []*results.Results, reports []knee.Report, open []knee.OpenReport, which []string, each bool) ([]Figure, []string, error) {
+// Figures draws the figures of results rs from their analysis a (of rs:
+// analysis.Of, or analysis.Each to draw every file's series as curves of
+// its own, as for the two runs of an A/B pair). Every point, interval,
+// knee, peak, USL curve and retrograde stretch is a's; nothing is decided
+// here. A figure that does not apply to these results (no C × P grid, a
+// single target, no server telemetry, no open-loop steps) is left out and
+// the second return value says why, one note per figure. The closed-loop
+// figures leave open-loop steps out, with a note; the open-* figures draw
+// them.
+func Figures(rs []*results.Results, a *analysis.Analysis, o Options) ([]Figure, []string, error) {
+	if a == nil {
+		return nil, nil, errors.New("figures: no analysis to draw")
+	}
+	which := o.Figures
 	want, err := wanted(which)
 	if err != nil {
 		return nil, nil, err
 	}
-	if open == nil {
-		open = AnalyzeOpenWith(rs, knee.DefaultOptions())
-	}
-	ofigs, onotes := openFigs(rs, open, want, len(which) > 0)
-	curves := buildCurves(rs, reports, each)
+	ofigs, onotes := openFigs(rs, a.Open, want, len(which) > 0)
+	curves := buildCurves(rs, a)
 	if len(curves) == 0 {
 		if openStepCount(rs) > 0 {
 			return ofigs, append([]string{"closed-loop figures: skipped: the results hold only open-loop steps (sweep --rate); the open-* figures draw them"}, onotes...), nil
@@ -130,7 +124,7 @@ func (fc *figContext) subject(cs []*curve) string {
 			wls = append(wls, c.workload)
 		}
 		t := c.target
-		if n := serverKindNote(c.header); n != "" {
+		if n := runinfo.ServerKind(c.header); n != "" {
 			t += " (" + n + ")"
 		}
 		if !slices.Contains(tgs, t) {
@@ -142,19 +136,6 @@ func (fc *figContext) subject(cs []*curve) string {
 		s = "workload " + strings.Join(wls, ", ") + " on "
 	}
 	return s + strings.Join(tgs, ", ")
-}
-
-func (fc *figContext) anyCalls(cs []*curve) bool {
-	for _, c := range cs {
-		for _, l := range c.levels {
-			for _, s := range l.steps {
-				if callsDiffer(s) {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 func (fc *figContext) trials() int {

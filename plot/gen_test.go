@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/results"
@@ -205,7 +206,7 @@ func loadInputs(t *testing.T) (pair, grid *results.Results) {
 // analysis does.
 func pairReports(pair *results.Results) []knee.Report {
 	ns := func(u uslTruth) *float64 { v := math.Sqrt((1 - u.sigma) / u.kappa); return &v }
-	real := Analyze([]*results.Results{pair})
+	real := analyzed(pair).Series
 	qps := func(i, c int) float64 {
 		for _, l := range real[i].Levels {
 			if l.Concurrency == c {
@@ -232,4 +233,34 @@ func pairReports(pair *results.Results) []knee.Report {
 			Verdict:    "sharded · pool=match: throughput peaks at 46.6k ops/s at concurrency 64 and falls 55% by 512.",
 		},
 	}
+}
+
+// analyzed is the analysis of rs together, with analyze's defaults.
+func analyzed(rs ...*results.Results) *analysis.Analysis {
+	return analysis.Of(rs, knee.DefaultOptions())
+}
+
+// withReports is the analysis of rs with hand-set reports (pairReports)
+// in place of the series they name, and the others unmarked.
+func withReports(reports []knee.Report, rs ...*results.Results) *analysis.Analysis {
+	a := unmarked(rs...)
+	for i, r := range a.Series {
+		for _, h := range reports {
+			if h.Target == r.Target && h.Workload == r.Workload && h.Pool == r.Pool && h.Clients == r.Clients {
+				a.Series[i] = h
+			}
+		}
+	}
+	return a
+}
+
+// unmarked is the analysis of rs with every verdict taken out of its
+// series (no knee, peak, USL fit or retrograde stretch), the levels kept:
+// figures then draw the analysis's points with no marks of its own.
+func unmarked(rs ...*results.Results) *analysis.Analysis {
+	a := analyzed(rs...)
+	for i, r := range a.Series {
+		a.Series[i] = knee.Report{Target: r.Target, Workload: r.Workload, Pool: r.Pool, Clients: r.Clients, Levels: r.Levels}
+	}
+	return a
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/internal/runinfo"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -69,8 +70,8 @@ func TestStepConnections(t *testing.T) {
 		{results.StepResult{Concurrency: 64, MaxPoolSize: 100, Clients: 0}, 64},                   // clients 0 counts as 1
 		{results.StepResult{Concurrency: 16}, 16},                                                 // no pool recorded: C
 	} {
-		if got := stepConnections(&tc.s); got != tc.want {
-			t.Errorf("stepConnections(%+v) = %g, want %g", tc.s, got, tc.want)
+		if got := runinfo.Connections(&tc.s); got != tc.want {
+			t.Errorf("runinfo.Connections(%+v) = %g, want %g", tc.s, got, tc.want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/runinfo"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -24,12 +25,6 @@ const (
 )
 
 var openFigures = []string{FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}
-
-// AnalyzeOpenWith analyses the open-loop steps of rs as `poolsweep
-// analyze` does with options o; the open-* figures draw these reports.
-func AnalyzeOpenWith(rs []*results.Results, o knee.Options) []knee.OpenReport {
-	return knee.AnalyzeOpenAll(knee.OpenFromResults(rs), o)
-}
 
 // openCurve is one pool size of one open-loop report.
 type openCurve struct {
@@ -110,7 +105,7 @@ func openSubject(rs []*results.Results, reports []knee.OpenReport) string {
 		for _, res := range rs {
 			for i := range res.Header.Targets {
 				if h := &res.Header.Targets[i]; h.Name == r.Target {
-					if n := serverKindNote(h); n != "" {
+					if n := runinfo.ServerKind(h); n != "" {
 						t += " (" + n + ")"
 					}
 				}

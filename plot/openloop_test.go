@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/results"
@@ -85,8 +86,8 @@ func TestOpenFigures(t *testing.T) {
 	r := loadOpen(t)
 	o := knee.DefaultOptions()
 	o.SLOP99 = 20 * time.Millisecond
-	open := AnalyzeOpenWith([]*results.Results{r}, o)
-	figs, notes, err := FiguresWith([]*results.Results{r}, AnalyzeWith([]*results.Results{r}, o), open, nil)
+	a := analysis.Of([]*results.Results{r}, o)
+	figs, notes, err := Figures([]*results.Results{r}, a, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,15 +143,14 @@ func TestOpenFigures(t *testing.T) {
 
 // A run with closed- and open-loop steps: the closed-loop figures leave
 // the open-loop steps out, with a note; asking for an open figure of a
-// closed-loop run says there is none; the report lists both tables and
-// the open-loop verdict.
-func TestOpenMixedAndReport(t *testing.T) {
+// closed-loop run says there is none.
+func TestOpenMixed(t *testing.T) {
 	pair, _ := loadInputs(t)
 	open := loadOpen(t)
 	mixed := *pair
 	mixed.Steps = append(slices.Clone(pair.Steps), open.Steps...)
 	rs := []*results.Results{&mixed}
-	figs, notes, err := Figures(rs, nil, nil)
+	figs, notes, err := Figures(rs, unmarked(rs...), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,23 +160,8 @@ func TestOpenMixedAndReport(t *testing.T) {
 	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "16 open-loop step(s) left out") }) {
 		t.Errorf("notes %q", notes)
 	}
-	_, notes, err = Figures([]*results.Results{pair}, nil, []string{FigOpenLatency})
+	_, notes, err = Figures([]*results.Results{pair}, unmarked(pair), Options{Figures: []string{FigOpenLatency}})
 	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "open-latency: skipped: no open-loop steps") {
 		t.Errorf("open figure of a closed run: %v %q", err, notes)
-	}
-	rep := &Report{Results: rs, Analyses: AnalyzeWith(rs, knee.DefaultOptions()), Open: AnalyzeOpenWith(rs, knee.DefaultOptions()), Figures: figs}
-	var h, m bytes.Buffer
-	if err := rep.WriteHTML(&h); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WriteMarkdown(&m); err != nil {
-		t.Fatal(err)
-	}
-	for _, out := range []string{h.String(), m.String()} {
-		for _, want := range []string{"open loop: sim · read", "before latency grows", "uncorrected p99 (ms)", "RAL (µs)"} {
-			if !strings.Contains(out, want) {
-				t.Errorf("report lacks %q", want)
-			}
-		}
 	}
 }

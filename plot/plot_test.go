@@ -10,12 +10,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -24,11 +23,11 @@ var (
 )
 
 type scenario struct {
-	name    string
-	rs      []*results.Results
-	reports []knee.Report
-	figs    []string // figure names expected
-	notes   int      // skipped-figure notes expected
+	name  string
+	rs    []*results.Results
+	a     *analysis.Analysis
+	figs  []string // figure names expected
+	notes int      // skipped-figure notes expected
 }
 
 func scenarios(t *testing.T) []scenario {
@@ -36,20 +35,20 @@ func scenarios(t *testing.T) []scenario {
 	inflight := readTestdata(t, "inflight.jsonl")
 	return []scenario{
 		// Two targets in one file with telemetry: every figure but the grid.
-		{"pair", []*results.Results{pair}, pairReports(pair),
+		{"pair", []*results.Results{pair}, withReports(pairReports(pair), pair),
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigComparison, FigTimeBreakdown}, 1},
 		// A C × P grid on one target without telemetry and without reports:
 		// the grid appears, comparison and time breakdown are skipped.
-		{"grid", []*results.Results{grid}, nil,
+		{"grid", []*results.Results{grid}, unmarked(grid),
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid}, 2},
 		// Two files: the comparison spans files.
-		{"two-files", []*results.Results{pair, grid}, pairReports(pair),
+		{"two-files", []*results.Results{pair, grid}, withReports(pairReports(pair), pair, grid),
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown}, 0},
 		// A recorded simulator run (slots=8, service=2ms, 3 trials) with
 		// the server's in-flight ops hand-added (Little's law from its
 		// opcounters and latency), missing in one trial: the time
 		// breakdown gains the server's view of the knee.
-		{"inflight", []*results.Results{inflight}, Analyze([]*results.Results{inflight}),
+		{"inflight", []*results.Results{inflight}, analyzed(inflight),
 			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigTimeBreakdown}, 2},
 	}
 }
@@ -57,7 +56,7 @@ func scenarios(t *testing.T) []scenario {
 func TestFigureDataGolden(t *testing.T) {
 	for _, sc := range scenarios(t) {
 		t.Run(sc.name, func(t *testing.T) {
-			figs, notes, err := Figures(sc.rs, sc.reports, nil)
+			figs, notes, err := Figures(sc.rs, sc.a, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +71,7 @@ func TestFigureDataGolden(t *testing.T) {
 	}
 }
 
-// writeLook writes the figures and both reports for a person to inspect.
+// writeLook writes the figures for a person to inspect.
 func writeLook(t *testing.T, dir string, sc scenario, figs []Figure) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -81,16 +80,6 @@ func writeLook(t *testing.T, dir string, sc scenario, figs []Figure) {
 	if _, err := WriteFiles(dir, figs); err != nil {
 		t.Fatal(err)
 	}
-	var h, m bytes.Buffer
-	rep := &Report{Results: sc.rs, Analyses: sc.reports, Figures: figs, PNGNames: PNGNames(figs)}
-	if err := rep.WriteHTML(&h); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WriteMarkdown(&m); err != nil {
-		t.Fatal(err)
-	}
-	_ = os.WriteFile(filepath.Join(dir, "report.html"), h.Bytes(), 0o644)
-	_ = os.WriteFile(filepath.Join(dir, "report.md"), m.Bytes(), 0o644)
 }
 
 // TestFigureMarks checks the knee/peak labels and the data behind them
@@ -98,7 +87,7 @@ func writeLook(t *testing.T, dir string, sc scenario, figs []Figure) {
 func TestFigureMarks(t *testing.T) {
 	pair, _ := loadInputs(t)
 	reports := pairReports(pair)
-	figs, _, err := Figures([]*results.Results{pair}, reports, []string{FigThroughput})
+	figs, _, err := Figures([]*results.Results{pair}, withReports(reports, pair), Options{Figures: []string{FigThroughput}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +143,7 @@ func TestFigureMarks(t *testing.T) {
 
 func TestSVGParsesAndLabels(t *testing.T) {
 	pair, grid := loadInputs(t)
-	figs, _, err := Figures([]*results.Results{pair, grid}, pairReports(pair), nil)
+	figs, _, err := Figures([]*results.Results{pair, grid}, withReports(pairReports(pair), pair, grid), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +212,7 @@ func svgTexts(t *testing.T, b []byte) []string {
 
 func TestPNGDecodes(t *testing.T) {
 	pair, _ := loadInputs(t)
-	figs, _, err := Figures([]*results.Results{pair}, pairReports(pair), nil)
+	figs, _, err := Figures([]*results.Results{pair}, withReports(pairReports(pair), pair), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,100 +226,12 @@ func TestPNGDecodes(t *testing.T) {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
 		w, h := f.size()
-		if got := img.Bounds().Dx(); got != int(math.Round((w.Points()/72)*PNGDPI)) {
-			t.Errorf("%s: width %d px, want %g in × %d dpi", f.Name, got, (w.Points() / 72), PNGDPI)
+		if got := img.Bounds().Dx(); got != int(math.Round((w.Points()/72)*pngDPI)) {
+			t.Errorf("%s: width %d px, want %g in × %d dpi", f.Name, got, (w.Points() / 72), pngDPI)
 		}
-		if got := img.Bounds().Dy(); got != int(math.Round((h.Points()/72)*PNGDPI)) {
-			t.Errorf("%s: height %d px, want %g in × %d dpi", f.Name, got, (h.Points() / 72), PNGDPI)
+		if got := img.Bounds().Dy(); got != int(math.Round((h.Points()/72)*pngDPI)) {
+			t.Errorf("%s: height %d px, want %g in × %d dpi", f.Name, got, (h.Points() / 72), pngDPI)
 		}
-	}
-}
-
-var externalRef = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*(https?:|//)`)
-
-func TestHTMLReportSelfContained(t *testing.T) {
-	pair, grid := loadInputs(t)
-	rs := []*results.Results{pair, grid}
-	reports := pairReports(pair)
-	figs, _, err := Figures(rs, reports, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := (&Report{Results: rs, Analyses: reports, Figures: figs}).WriteHTML(&b); err != nil {
-		t.Fatal(err)
-	}
-	h := b.String()
-	if m := externalRef.FindString(h); m != "" {
-		t.Errorf("external reference %q in the report", m)
-	}
-	for _, bad := range []string{"<script", "<link", "@import", "url(", "hunter2"} {
-		if strings.Contains(h, bad) {
-			t.Errorf("report contains %q", bad)
-		}
-	}
-	if n := strings.Count(h, "<svg "); n != len(figs) {
-		t.Errorf("%d inline SVGs, want %d", n, len(figs))
-	}
-	// Step table in the seeds' format, one row per step of both files.
-	for _, col := range []string{"<th>concurrency</th>", "<th>pool</th>", "<th>connections</th>", "<th>throughput (ops/s)</th>",
-		"<th>RAL (µs)</th>", "<th>WAL (µs)</th>", "<th>p99 (ms)</th>", "<th>errors</th>"} {
-		if !strings.Contains(h, col) {
-			t.Errorf("step table lacks column %s", col)
-		}
-	}
-	if rows := strings.Count(h, "<tr><td>"); rows < len(pair.Steps)+len(grid.Steps) {
-		t.Errorf("%d table rows, want at least %d steps", rows, len(pair.Steps)+len(grid.Steps))
-	}
-	for _, want := range []string{
-		"embedded FerretDB (numbers are FerretDB&#39;s, not MongoDB&#39;s)", // the FerretDB target is labelled
-		"simulator (calibrated instrument, not a database)",                 // so are simulated ones
-		"8 (7 timeout, 1 network)",                                          // error kinds
-		"2 (interrupted)",                                                   // interrupted step flagged
-		"no end record",                                                     // cut-short run said so
-		pairReports(pair)[0].Verdict[:40],                                   // verdicts are there
-		"knee: standalone concurrency=64",                                   // and the summary line
-	} {
-		if !strings.Contains(h, want) {
-			t.Errorf("report lacks %q", want)
-		}
-	}
-}
-
-func TestMarkdownReportLinksWrittenPNGs(t *testing.T) {
-	pair, _ := loadInputs(t)
-	rs := []*results.Results{pair}
-	figs, _, err := Figures(rs, pairReports(pair), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	paths, err := WriteFiles(dir, figs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) != 2*len(figs) {
-		t.Errorf("%d files, want %d", len(paths), 2*len(figs))
-	}
-	var b bytes.Buffer
-	if err := (&Report{Results: rs, Analyses: pairReports(pair), Figures: figs, PNGNames: PNGNames(figs)}).WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
-	links := regexp.MustCompile(`!\[[^\]]*\]\(([^)]+)\)`).FindAllStringSubmatch(b.String(), -1)
-	if len(links) != len(figs) {
-		t.Fatalf("%d image links, want %d", len(links), len(figs))
-	}
-	for _, l := range links {
-		if _, err := os.Stat(filepath.Join(dir, l[1])); err != nil {
-			t.Errorf("markdown links %s, which was not written: %v", l[1], err)
-		}
-	}
-	md := b.String()
-	if !strings.Contains(md, "| concurrency | pool | connections | trial | throughput (ops/s) | calls/s | RAL (µs) | WAL (µs) |") {
-		t.Errorf("markdown step table header missing:\n%s", md)
-	}
-	if strings.Contains(md, "&#39;") || strings.Contains(md, "hunter2") {
-		t.Error("markdown is HTML-escaped or leaks an error sample")
 	}
 }
 
@@ -347,7 +248,7 @@ func TestFiguresSelection(t *testing.T) {
 		{[]string{"pool-grid"}, nil, false}, // asked but not applicable: a note, no error
 		{[]string{"heatmap"}, nil, true},    // unknown name is an error
 	} {
-		figs, _, err := Figures(rs, nil, tc.which)
+		figs, _, err := Figures(rs, unmarked(rs...), Options{Figures: tc.which})
 		if (err != nil) != tc.wantErr {
 			t.Errorf("%v: err %v", tc.which, err)
 			continue
@@ -360,7 +261,8 @@ func TestFiguresSelection(t *testing.T) {
 			t.Errorf("%v: figures %v, want %v", tc.which, got, tc.want)
 		}
 	}
-	if _, _, err := Figures([]*results.Results{{Path: "empty"}}, nil, nil); !errors.Is(err, ErrNoSteps) {
+	empty := []*results.Results{{Path: "empty"}}
+	if _, _, err := Figures(empty, analyzed(empty...), Options{}); !errors.Is(err, ErrNoSteps) {
 		t.Errorf("no steps: err %v, want ErrNoSteps", err)
 	}
 }
@@ -370,11 +272,11 @@ func TestFiguresSelection(t *testing.T) {
 func TestWithKneeAnalysis(t *testing.T) {
 	pair, grid := loadInputs(t)
 	rs := []*results.Results{pair, grid}
-	reports := Analyze(rs)
+	reports := analyzed(rs...).Series
 	if len(reports) != 5 { // standalone, sharded, embedded × 3 pools
 		t.Fatalf("%d reports, want 5", len(reports))
 	}
-	figs, _, err := Figures(rs, reports, []string{FigThroughput})
+	figs, _, err := Figures(rs, analyzed(rs...), Options{Figures: []string{FigThroughput}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/poolsweep/poolsweep/internal/runinfo"
 )
 
 // viridis stops: a perceptually uniform, colour-blind-safe sequential
@@ -102,7 +104,7 @@ func (fc *figContext) gridSets() []gridSet {
 	sets := map[key]*gridSet{}
 	var order []key
 	for _, c := range fc.curves {
-		if r := poolRank(c.pool); r < 0 || r == math.MaxInt || len(c.levels) < 2 {
+		if r := runinfo.PoolRank(c.pool); r < 0 || r == math.MaxInt || len(c.levels) < 2 {
 			continue
 		}
 		k := key{c.file, c.target, c.workload, c.clients}

@@ -4,13 +4,6 @@ import "github.com/poolsweep/poolsweep/results"
 
 type sweepStep = results.StepResult
 
-// Op types that count as reads and writes in RAL/WAL, as in the seeds'
-// tables (YCSB's read/scan vs update/insert).
-var (
-	readOps  = []string{"find", "scan"}
-	writeOps = []string{"update", "insert"}
-)
-
 // sampleRW returns a server sample's read and write latency (µs), nil when
 // not reported.
 func sampleRW(t *results.ServerSample) (rd, wr *float64) {
@@ -20,31 +13,16 @@ func sampleRW(t *results.ServerSample) (rd, wr *float64) {
 	return t.ReadLatencyUS, t.WriteLatencyUS
 }
 
-// readWriteCounts is how many read and write ops a step did.
+// readWriteCounts is how many read and write ops a step did, by
+// results.OpClassOf as everywhere read and write latency are told apart.
 func readWriteCounts(s *sweepStep) (reads, writes float64) {
-	for _, k := range readOps {
-		reads += float64(s.OpsByType[k].Count)
-	}
-	for _, k := range writeOps {
-		writes += float64(s.OpsByType[k].Count)
+	for typ, st := range s.OpsByType {
+		switch results.OpClassOf(typ) {
+		case results.OpClassRead:
+			reads += float64(st.Count)
+		case results.OpClassWrite:
+			writes += float64(st.Count)
+		}
 	}
 	return reads, writes
-}
-
-// avgLatencyUS is the count-weighted mean latency of the given op types in
-// µs; ok is false when the step did none of them.
-func avgLatencyUS(s *sweepStep, kinds []string) (float64, bool) {
-	var n, sum float64
-	for _, k := range kinds {
-		t, ok := s.OpsByType[k]
-		if !ok || t.Count == 0 {
-			continue
-		}
-		n += float64(t.Count)
-		sum += float64(t.Count) * t.Latency.Mean
-	}
-	if n == 0 {
-		return 0, false
-	}
-	return sum / n * 1000, true
 }

@@ -7,19 +7,20 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/poolsweep/poolsweep/internal/textfmt"
 	xfont "golang.org/x/image/font"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Default figure size: wide enough for a legend beside the data on a laptop
 // screen, and the 8:5 shape still fits a printed A4/Letter page width.
 const (
-	DefaultWidth  = 8 * vg.Inch
-	DefaultHeight = 5 * vg.Inch
+	defaultWidth  = 8 * vg.Inch
+	defaultHeight = 5 * vg.Inch
 )
 
 // okabeIto is the Okabe–Ito colour-blind-safe palette, reordered so the
@@ -57,7 +58,6 @@ var (
 	sansFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
 	boldFont = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}
 	greyText = color.Gray{Y: 0x55}
-	gridGrey = color.Gray{Y: 0xdd}
 )
 
 // Font sizes in points, chosen so an 8in-wide figure scaled to a laptop

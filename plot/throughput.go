@@ -10,6 +10,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/runinfo"
 )
 
 // throughputPanel draws ops/s per curve with 95% bars and the knee/peak
@@ -40,7 +43,7 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) *drawing {
 			calls = append(calls, plotter.XY{X: x, Y: l.calls})
 			cd.Points = append(cd.Points, DataPoint{X: round6(x), Y: round6(l.calls), N: len(l.steps)})
 			for _, s := range l.steps {
-				showCalls = showCalls || callsDiffer(s)
+				showCalls = showCalls || runinfo.CallsDiffer(s)
 			}
 		}
 		// Retrograde stretch first, so it sits under the data: a wide
@@ -72,7 +75,7 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) *drawing {
 			d.data = append(d.data, cd)
 			hasCalls = true
 		}
-		if withUSL && c.report != nil && c.report.Methods.USL.Fitted {
+		if withUSL && c.report != nil && c.report.Methods.USL.Accepted() {
 			u := c.report.Methods.USL
 			lo, hi := float64(c.levels[0].concurrency), float64(c.levels[len(c.levels)-1].concurrency)
 			var uxy plotter.XYs
@@ -131,6 +134,7 @@ func (fc *figContext) throughput() Figure {
 	if slices.ContainsFunc(d.data, func(s SeriesData) bool { return s.Role == "usl" }) {
 		cap += " USL is fitted on per-client concurrency and drawn at the matching x."
 	}
+	cap += rejectedUSLCaption(fc.curves)
 	return d.figure(FigThroughput, title, cap+fc.xCaption())
 }
 
@@ -185,4 +189,20 @@ func shortLabel(c *curve) string {
 		return c.label[:i]
 	}
 	return c.label
+}
+
+// rejectedUSLCaption says which curves' USL fits were rejected (R² below
+// knee.MinUSLR2) and so are not drawn, so that a missing dashed curve is
+// not read as a fit nobody tried.
+func rejectedUSLCaption(cs []*curve) string {
+	var names []string
+	for _, c := range cs {
+		if u := c.report; u != nil && u.Methods.USL.Fitted && !u.Methods.USL.Accepted() {
+			names = append(names, fmt.Sprintf("%s (R² %.2f)", c.label, u.Methods.USL.R2))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" USL fit not drawn, R² below %g: %s.", knee.MinUSLR2, strings.Join(names, ", "))
 }

@@ -9,9 +9,10 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare"
-	"github.com/poolsweep/poolsweep/plot"
+	"github.com/poolsweep/poolsweep/report"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -48,24 +49,17 @@ func FuzzReadResults(f *testing.F) {
 // process runs what analyze, plot, report and compare run on res.
 func process(t *testing.T, res *results.Results) {
 	rs := []*results.Results{res}
-	opts := knee.DefaultOptions()
-	reports := knee.AnalyzeAll(knee.FromResults(rs), opts)
-	open := knee.AnalyzeOpenAll(knee.OpenFromResults(rs), opts)
-	missing := knee.MissingSteps(rs)
-	if err := knee.WriteText(io.Discard, reports, missing...); err != nil {
+	a := analysis.Of(rs, knee.DefaultOptions())
+	if err := a.WriteText(io.Discard); err != nil {
 		t.Logf("analyze text: %v", err)
 	}
-	if err := knee.WriteJSONWithOpen(io.Discard, reports, open, missing...); err != nil {
+	if err := a.WriteJSON(io.Discard); err != nil {
 		t.Logf("analyze json: %v", err)
 	}
-	figs, _, err := plot.FiguresWith(rs, plot.AnalyzeWith(rs, opts), plot.AnalyzeOpenWith(rs, opts), nil)
-	if err == nil {
-		for i := range figs {
-			_ = figs[i].WriteSVG(io.Discard)
+	if rep, _, err := report.New(rs, a, nil); err == nil {
+		for i := range rep.Figures {
+			_ = rep.Figures[i].WriteSVG(io.Discard)
 		}
-		// The report's own tables and verdicts; its figures are the
-		// ones drawn above.
-		rep := &plot.Report{Results: rs, Options: &opts, Analyses: reports, Open: open}
 		_ = rep.WriteHTML(io.Discard)
 	}
 	if len(res.Header.Targets) >= 2 {

@@ -21,7 +21,13 @@ import (
 // records it holds (agents × --clients when every agent measured it;
 // fewer in a partial step), so it reads like a --clients run of one
 // process, and its per-client numbers are those of the clients that ran.
-func MergeAgents(files []*Results) (*Results, error) {
+//
+// label, when not nil, is handed every merged step in order, so that each
+// is labelled as a sweep labels its own steps: what bound it and Little's
+// law over all the agents' clients (a starved agent shows as client-bound:
+// the merged step carries the busiest agent's client CPU). The rules are
+// not this package's: the caller passes them (bound.Judge's Judge).
+func MergeAgents(files []*Results, label func(*StepResult)) (*Results, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no results to merge")
 	}
@@ -91,6 +97,11 @@ func MergeAgents(files []*Results) (*Results, error) {
 	for _, i := range indexes {
 		for _, w := range byIndex[i].Warnings {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("agent %d: %s", i, w))
+		}
+	}
+	if label != nil {
+		for i := range out.Steps {
+			label(&out.Steps[i])
 		}
 	}
 	return out, nil

@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +80,7 @@ func TestMergeExactPercentiles(t *testing.T) {
 		s := agentStepOf(calls, finds, pool, 2*time.Second, start.Add(time.Duration(a)*time.Millisecond))
 		files = append(files, agentResults("agent-"+string(rune('0'+a))+".jsonl", "run1", "hash1", a, 3, s))
 	}
-	m, err := MergeAgents(files)
+	m, err := MergeAgents(files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,18 +143,18 @@ func TestMergeRefusals(t *testing.T) {
 		{"not an agent run", []*Results{a0, {Path: "plain.jsonl", Header: RunHeader{RunID: "run1"}}}, "plain.jsonl: not one agent's results"},
 	}
 	for _, tt := range tests {
-		if _, err := MergeAgents(tt.files); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := MergeAgents(tt.files, nil); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error naming %q", tt.name, err, tt.want)
 		}
 	}
 	noHist := st
 	noHist.Histograms = nil
-	if _, err := MergeAgents([]*Results{a0, agentResults("old.jsonl", "run1", "hash1", 1, 3, noHist)}); err == nil || !strings.Contains(err.Error(), "old.jsonl") {
+	if _, err := MergeAgents([]*Results{a0, agentResults("old.jsonl", "run1", "hash1", 1, 3, noHist)}, nil); err == nil || !strings.Contains(err.Error(), "old.jsonl") {
 		t.Errorf("a step without histograms: %v", err)
 	}
 
 	// Agent 1 has C=8 only; agent 2's file was not given.
-	m, err := MergeAgents([]*Results{a1, a0})
+	m, err := MergeAgents([]*Results{a1, a0}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestMergeKeepsTargetFailed(t *testing.T) {
 	ok := agentStepOf([]int64{500, 600}, []int64{300, 400}, []int64{1, 2}, 2*time.Second, start)
 	failed := agentStepOf([]int64{500}, []int64{300}, []int64{1}, 2*time.Second, start)
 	failed.TargetFailed = &TargetFailed{Failed: true, Reason: "no operation succeeded for 1.4 s", StalledS: 1.4}
-	m, err := MergeAgents([]*Results{agentResults("a0", "run1", "h", 0, 2, ok), agentResults("a1", "run1", "h", 1, 2, failed)})
+	m, err := MergeAgents([]*Results{agentResults("a0", "run1", "h", 0, 2, ok), agentResults("a1", "run1", "h", 1, 2, failed)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestMergeNamesCorruptHistogram(t *testing.T) {
 				}
 				files = append(files, agentResults(fmt.Sprintf("agent-%d.jsonl", a), "run1", "hash1", a, 3, st))
 			}
-			_, err := MergeAgents(files)
+			_, err := MergeAgents(files, nil)
 			want := fmt.Sprintf("agent-%d.jsonl: step t C=8 P=match trial 1", bad)
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("corrupt %s histogram in file %d: %v, want an error naming %q", which, bad+1, err, want)
@@ -236,5 +237,30 @@ func TestMergeNamesCorruptHistogram(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// MergeAgents hands label every merged step, in order, after merging.
+func TestMergeAgentsLabels(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var files []*Results
+	for a := range 2 {
+		s1 := agentStepOf([]int64{100, 200, 300}, []int64{50, 60}, []int64{1, 2}, time.Second, start)
+		s2 := s1
+		s2.Concurrency, s2.MaxPoolSize = 16, 16
+		r := agentResults(fmt.Sprintf("agent-%d.jsonl", a), "run1", "hash1", a, 2, s1, s2)
+		r.Header.Plan.Concurrency = []int{8, 16}
+		files = append(files, r)
+	}
+	var seen []int
+	m, err := MergeAgents(files, func(s *StepResult) {
+		seen = append(seen, s.Concurrency)
+		s.Bound = "none"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seen, []int{8, 16}) || m.Steps[0].Bound != "none" || m.Steps[1].Bound != "none" || m.Steps[0].Ops != 2*files[0].Steps[0].Ops {
+		t.Errorf("labelled %v; steps %+v", seen, m.Steps)
 	}
 }

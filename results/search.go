@@ -33,6 +33,10 @@ type SearchPlan struct {
 	BudgetS float64 `json:"budget_s,omitempty"`
 	// SLOP99Ms is the p99 a pool size must meet (--slo-p99); 0 means none.
 	SLOP99Ms float64 `json:"slo_p99_ms,omitempty"`
+	// PoolMin and PoolMax bound the sizes the pool search tries (--pool
+	// MIN..MAX); 0 means no bound (from 1, up to the knee's concurrency).
+	PoolMin int `json:"pool_min,omitempty"`
+	PoolMax int `json:"pool_max,omitempty"`
 }
 
 // Budget is the search's wall-time budget; 0 means none.

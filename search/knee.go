@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
-	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -81,7 +80,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 		if c, other, ok := overlapping(top, r.Levels, n, p.maxTrials, top[len(top)-1], last); ok && T >= 3 {
 			return want(c, results.ReasonRepeat, fmt.Sprintf("no knee yet, but the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
 		}
-		return nil, "search: " + k.Statement, 0, nil
+		return nil, fmt.Sprintf("search: no knee located in %s (the full grid at ×%s: %d)", plural(len(h.match), "step"), trimFloat(p.search.Resolution), p.gridSteps()), 0, nil
 	}
 	kc := k.Concurrency
 	info.Knee = &kc
@@ -153,7 +152,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 			return want(c, results.ReasonRepeat, fmt.Sprintf("the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
 		}
 	}
-	return nil, done + fmt.Sprintf("; it stayed %s with up to %d trials where the knee and the level below it overlap", k.Confidence, p.maxTrials), 0, &r
+	return nil, done + fmt.Sprintf("; its confidence stayed %s with up to %d trials where the knee and the level below it overlap", k.Confidence, p.maxTrials), 0, &r
 }
 
 // widestGap is the widest stretch of the grid between two measured
@@ -179,24 +178,21 @@ func joinInts(xs []int) string {
 	return strings.Join(s, ", ")
 }
 
-// kneeNote is a located knee in one line. The analysis' range (where its
-// methods and resamples put the knee) and the search's bracket (the
-// measured grid level below the knee, with none free between) are two
-// things: the line says both, so that a wide range does not read as an
-// unfinished search, nor a narrow bracket as certainty.
+// kneeNote is what the search did to locate the knee, in one line: the
+// knee, the steps it took against the full grid's, and the search's
+// bracket (the measured grid level below the knee, with none free
+// between). The verdict itself — confidence, range, peak — is the
+// analysis's, which every reader of the run prints (analyze, the sweep's
+// summary, the report); the note does not say it a second time, so that
+// the two can never disagree.
 func (p *Planner) kneeNote(r knee.Report, steps, below int) string {
 	k := r.Knee
-	rng := ""
-	if k.Low != k.High {
-		rng = fmt.Sprintf(", range %d–%d", k.Low, k.High)
-	}
 	bracket := ""
 	if below < k.Concurrency {
 		bracket = fmt.Sprintf(", bracketed by its probes between %d and %d", below, k.Concurrency)
 	}
-	return fmt.Sprintf("search: knee at concurrency %d (%s confidence%s%s) in %s (the full grid at ×%s: %d); peak %s ops/s at %d",
-		k.Concurrency, k.Confidence, rng, bracket, plural(steps, "step"), trimFloat(p.search.Resolution), p.gridSteps(),
-		textfmt.Thousands(r.Peak.QPS), r.Peak.Concurrency)
+	return fmt.Sprintf("search: knee at concurrency %d located in %s (the full grid at ×%s: %d)%s",
+		k.Concurrency, plural(steps, "step"), trimFloat(p.search.Resolution), p.gridSteps(), bracket)
 }
 
 // peakProbe locates the peak when the analysis says throughput falls past
@@ -220,7 +216,7 @@ func peakProbe(r knee.Report, grid []int, free func(int) bool) (int, string, boo
 		}
 	}
 	u := r.Methods.USL
-	if u.Fitted && u.NStar != nil && *u.NStar >= float64(grid[0]) && *u.NStar <= float64(grid[len(grid)-1]) {
+	if u.Accepted() && u.NStar != nil && *u.NStar >= float64(grid[0]) && *u.NStar <= float64(grid[len(grid)-1]) {
 		i := indexOf(grid, int(math.Round(*u.NStar)))
 		for _, j := range []int{i - 1, i} {
 			if j >= 0 && j < len(grid) && free(grid[j]) && dist(grid[j], int(math.Round(*u.NStar))) < 0.5 {

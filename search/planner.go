@@ -52,10 +52,10 @@ func New(plan plan.Plan, targets []results.TargetHeader, workloads []string, o k
 		return nil, errors.New("nothing to search: no target or workload")
 	case !plan.Pool.Match:
 		return nil, errors.New("a search measures pool match (P = C); --search pool finds the pool size")
+	case sp.PoolMin < 0 || sp.PoolMax < 0 || (sp.PoolMax > 0 && sp.PoolMax < sp.PoolMin):
+		return nil, fmt.Errorf("the pool sizes %d..%d are not a range", sp.PoolMin, sp.PoolMax)
 	}
-	if o.SLOP99 == 0 && sp.SLOP99Ms > 0 {
-		o.SLOP99 = time.Duration(sp.SLOP99Ms * float64(time.Millisecond))
-	}
+	o = knee.SearchOptions(o, sp)
 	if !(o.Plateau > 0 && o.Plateau <= 1) {
 		o.Plateau = knee.DefaultOptions().Plateau
 	}
@@ -219,7 +219,7 @@ func stopNote(why string, info results.SearchInfo, steps int) string {
 	if info.Knee == nil {
 		return s + ": no knee located yet"
 	}
-	s += fmt.Sprintf(": best answer so far, knee %d (%s confidence)", *info.Knee, info.Confidence)
+	s += fmt.Sprintf(": best answer so far, knee %d", *info.Knee)
 	if len(info.Bracket) == 2 {
 		what := "the knee lies in"
 		if info.Mode == results.SearchPool {

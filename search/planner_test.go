@@ -76,8 +76,11 @@ func TestKneeSearchEdges(t *testing.T) {
 	t.Run("still rising", func(t *testing.T) {
 		p := newPlanner(t, results.SearchKnee, 1, 128, 3, 0)
 		steps := run(t, p, model{curve: func(c, _ int) float64 { return 100 * float64(c) }, noise: 0.02})
-		if n := p.Notes(); len(n) != 1 || !strings.Contains(n[0], "no knee within the tested range") {
+		if n := p.Notes(); len(n) != 1 || !strings.Contains(n[0], "no knee located") {
 			t.Errorf("notes %q", n)
+		}
+		if r := kneeOf(steps, p); r.Knee.Found || !strings.Contains(r.Knee.Statement, "no knee within the tested range") {
+			t.Errorf("the analysis of the search's steps: %+v", r.Knee)
 		}
 		if len(steps) > 12 {
 			t.Errorf("%d steps to say there is no knee", len(steps))
@@ -221,13 +224,49 @@ func TestPoolSearch(t *testing.T) {
 	}
 	ps := newPlanner(t, results.SearchPool, 1, 128, 3, 0)
 	ps.search.SLOP99Ms = p99 * 1.01
-	steps = run(t, ps, m)
+	checkInfo(t, run(t, ps, m))
 	n = ps.Notes()
 	if len(n) != 1 || !strings.Contains(n[0], "p99 within") {
 		t.Fatalf("SLO notes %q", n)
 	}
 	if _, err := fmtSscan(n[0], "maxPoolSize %d per host", &got); err != nil || got < truth {
 		t.Errorf("with an SLO at the knee's p99 the pool is %d, below the %d without one: %s", got, truth, n[0])
+	}
+}
+
+// TestPoolSearchWithinRange: --pool MIN..MAX bounds the sizes the pool
+// search tries; the knee search is unchanged (pool match). With a floor
+// above the noise-free answer the answer is the floor or above it.
+func TestPoolSearchWithinRange(t *testing.T) {
+	c := saturating(4000, 8)
+	m := model{curve: c, noise: 0.02}
+	p := newPlanner(t, results.SearchPool, 1, 128, 3, 0)
+	p.search.PoolMin, p.search.PoolMax = 6, 9
+	steps := run(t, p, m)
+	tried := 0
+	for _, st := range steps {
+		if st.PoolSetting == "match" {
+			continue
+		}
+		tried++
+		if st.MaxPoolSize < 6 || st.MaxPoolSize > 9 {
+			t.Errorf("pool step %d outside --pool 6..9", st.MaxPoolSize)
+		}
+	}
+	n := p.Notes()
+	if tried == 0 || len(n) != 1 || !strings.Contains(n[0], "pool: at concurrency") {
+		t.Fatalf("%d pool steps, notes %q", tried, n)
+	}
+	var got int
+	if _, err := fmtSscan(n[0], "maxPoolSize %d per host", &got); err != nil || got < 6 {
+		t.Errorf("answer %d below the floor 6: %q", got, n[0])
+	}
+	// A range below every size the grid has at the knee: nothing to try.
+	p = newPlanner(t, results.SearchPool, 1, 128, 3, 0)
+	p.search.PoolMin, p.search.PoolMax = 1000, 2000
+	run(t, p, m)
+	if n := p.Notes(); len(n) != 1 || !strings.Contains(n[0], "within --pool 1000..2000") {
+		t.Errorf("notes %q", n)
 	}
 }
 

@@ -29,8 +29,11 @@ func (p *Planner) poolStage(s series, h history, r knee.Report) (pr *probe, note
 		return nil, fmt.Sprintf("pool: at concurrency %d p99 is %s ms, above --slo-p99 %s ms with a pool as large as the concurrency; a smaller pool only adds waiting",
 			c, textfmt.Ms(ref.p99), textfmt.Ms(slo)), 0
 	}
-	grid := poolLevels(c, p.search.Resolution)
+	grid := p.poolGrid(c)
 	if len(grid) == 0 {
+		if p.search.PoolMin > 0 || p.search.PoolMax > 0 {
+			return nil, fmt.Sprintf("pool: at concurrency %d no size below it lies within --pool %d..%d", c, p.search.PoolMin, p.search.PoolMax), 0
+		}
 		return nil, fmt.Sprintf("pool: at concurrency %d the pool is 1", c), 0
 	}
 	T := p.plan.Trials
@@ -120,9 +123,21 @@ func (p *Planner) poolStage(s series, h history, r knee.Report) (pr *probe, note
 // halvings and a bisection over its grid, and the trials of the answer
 // and of the size below it.
 func (p *Planner) poolFresh(c int) int {
-	n := len(poolLevels(c, p.search.Resolution))
+	n := len(p.poolGrid(c))
 	if n == 0 {
 		return 0
 	}
 	return int(math.Ceil(math.Log2(float64(n+1)))) + 1 + 2*(p.plan.Trials-1)
+}
+
+// poolGrid is the pool sizes the search may try at concurrency c: the
+// grid below c (poolLevels) within --pool MIN..MAX when given.
+func (p *Planner) poolGrid(c int) []int {
+	var out []int
+	for _, ps := range poolLevels(c, p.search.Resolution) {
+		if ps >= p.search.PoolMin && (p.search.PoolMax == 0 || ps <= p.search.PoolMax) {
+			out = append(out, ps)
+		}
+	}
+	return out
 }

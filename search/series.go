@@ -105,13 +105,13 @@ func (h history) matchAt(c int) []results.StepResult {
 	return out
 }
 
-// summary is the median ops/s and p99 of some trials, with the ops/s
-// range, the way the analysis summarises a level.
+// summary is the median ops/s and p99 of some trials, the way the
+// analysis summarises a level.
 type summary struct {
-	n           int
-	qps, lo, hi float64
-	p99         float64
-	p99Known    bool
+	n        int
+	qps      float64
+	p99      float64
+	p99Known bool
 }
 
 func summarise(steps []results.StepResult) summary {

@@ -14,7 +14,7 @@ import (
 
 // waitStart asks StartAt when to begin and waits for that moment; it
 // returns how long the step waited at the barrier, in seconds.
-func (r *Runner) waitStart(ctx context.Context, spec plan.StepSpec) (float64, error) {
+func (r *runner) waitStart(ctx context.Context, spec plan.StepSpec) (float64, error) {
 	if r.StartAt == nil {
 		return 0, nil
 	}
@@ -34,7 +34,7 @@ func (r *Runner) waitStart(ctx context.Context, spec plan.StepSpec) (float64, er
 // that its window opens at the agreed start + warm-up and not later by
 // however long they took: agents' windows then line up to the timers'
 // precision. Without a barrier it is 0 and the runner is as before.
-func (r *Runner) windowLead() time.Duration {
+func (r *runner) windowLead() time.Duration {
 	if r.StartAt == nil {
 		return 0
 	}
@@ -43,7 +43,7 @@ func (r *Runner) windowLead() time.Duration {
 
 // awaitWindow waits, in agent mode, until the warm-up that began at
 // warmupStart has run its full length.
-func (r *Runner) awaitWindow(ctx context.Context, warmupStart time.Time) {
+func (r *runner) awaitWindow(ctx context.Context, warmupStart time.Time) {
 	if r.StartAt != nil {
 		_ = beat.Until(ctx, warmupStart.Add(r.Warmup))
 	}

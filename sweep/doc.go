@@ -1,6 +1,6 @@
 // Package sweep is the measuring engine: a Session runs a whole sweep
 // (loading the data, every step of the plan against every target,
-// resume, the stop rules, the end record) and a Runner measures one step
+// resume, the stop rules, the end record) and its runner measures one step
 // (its clients and pools, the workers, the recorder, pool events, the open
 // loop). It returns data and never prints.
 //

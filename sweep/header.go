@@ -3,56 +3,32 @@ package sweep
 import (
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/version"
 
+	"github.com/poolsweep/poolsweep/internal/buildinfo"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
-// ToolVersion is poolsweep's version as the Go toolchain stamped it into
-// the binary: the module version for a tagged build (go install
-// …@v1.2.3), a pseudo-version with the commit for a build inside a git
-// checkout, "dev" when nothing was stamped (go test, go run of a copy
-// without VCS information).
-func ToolVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
-	if rev == "" {
-		return "dev"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if modified == "true" {
-		rev += "+dirty"
-	}
-	return "dev-" + rev
+// newRunHeader describes a run before its first step: plan, workloads,
+// targets (their URIs already redacted by the caller) and this machine.
+func newRunHeader(runID string, plan plan.Plan, workloads []workload.Workload, targets []results.TargetHeader, steps int) results.RunHeader {
+	return results.RunHeader{Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID, ToolVersion: buildinfo.Version(), StartedAt: time.Now().UTC(),
+		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: newClientInfo(), Targets: targets}
 }
 
-// NewRunHeader describes a run before its first step: plan, workloads,
-// targets (their URIs already redacted by the caller) and this machine.
-func NewRunHeader(runID string, plan plan.Plan, workloads []workload.Workload, targets []results.TargetHeader, steps int) results.RunHeader {
-	return results.RunHeader{Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID, ToolVersion: ToolVersion(), StartedAt: time.Now().UTC(),
-		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: NewClientInfo(), Targets: targets}
+// NewTargetHeader describes a target as the results header records it:
+// its name, its URI with every secret redacted, and what topology.Detect
+// found it to be.
+func NewTargetHeader(name, uri string, info topology.Info) results.TargetHeader {
+	return results.TargetHeader{Name: name, URI: topology.Redact(uri), Topology: info.Topology, SetName: info.SetName,
+		ServerVersion: info.ServerVersion, ServerKind: info.ServerKind, Hosts: info.Hosts, Shards: info.Shards,
+		SimSpec: info.SimSpec, Note: info.Note}
 }
 
 // NewWorkloadInfo describes the workload(s) of a run: one workload with its
@@ -87,8 +63,8 @@ func NewPlanInfo(p plan.Plan, steps int) results.PlanInfo {
 		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight, Search: p.Search}
 }
 
-// NewClientInfo describes this load-generating machine and process.
-func NewClientInfo() results.ClientInfo {
+// newClientInfo describes this load-generating machine and process.
+func newClientInfo() results.ClientInfo {
 	host, _ := os.Hostname()
 	return results.ClientInfo{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), DriverVersion: version.Driver, OS: runtime.GOOS, Arch: runtime.GOARCH, Hostname: host}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/poolsweep/poolsweep/workload"
 )
 
-// Per-item costs behind EstimateMemory, rounded up from what was measured
+// Per-item costs behind estimateMemory, rounded up from what was measured
 // with driver v2 on 64-bit Linux (peak RSS of one-step sweeps against the
 // simulator, C = 100 … 2,000: about 49 KB per worker and 23 KB per open
 // connection, linear in both), so that a plan refused is one that could
@@ -23,10 +23,10 @@ const (
 	opCopies         = 3        // a document is built, encoded and framed
 )
 
-// EstimateMemory is the peak memory one step of the plan needs in this
+// estimateMemory is the peak memory one step of the plan needs in this
 // process, in bytes: the largest step's workers and connections, each
 // worker holding the largest document it sends, plus the loader's batches.
-func EstimateMemory(p plan.Plan, ws []workload.Workload, hosts int) uint64 {
+func estimateMemory(p plan.Plan, ws []workload.Workload, hosts int) uint64 {
 	maxC := p.Concurrency[len(p.Concurrency)-1]
 	maxP := maxC
 	if !p.Pool.Match {
@@ -85,16 +85,16 @@ func CheckMemory(p plan.Plan, ws []workload.Workload, hosts int, machine uint64)
 	if machine == 0 {
 		return nil
 	}
-	need := EstimateMemory(p, ws, hosts)
+	need := estimateMemory(p, ws, hosts)
 	if need <= machine {
 		return nil
 	}
 	return fmt.Errorf("--concurrency, --clients and the document size (fieldcount × fieldlength): the largest step needs about %s of memory, more than this machine's %s; lower them, or spread the load with --clients over more machines",
-		FormatBytes(need), FormatBytes(machine))
+		formatBytes(need), formatBytes(machine))
 }
 
-// FormatBytes prints a byte count in binary units.
-func FormatBytes(b uint64) string {
+// formatBytes prints a byte count in binary units.
+func formatBytes(b uint64) string {
 	const unit = 1024
 	if b < unit {
 		return fmt.Sprintf("%d B", b)

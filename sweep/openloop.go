@@ -9,12 +9,12 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// Schedule is when the calls of one open-loop arrival stream are due, as
+// schedule is when the calls of one open-loop arrival stream are due, as
 // offsets from the stream's start. It is a pure value: the same kind, rate,
 // phase and seed give the same arrivals, whatever the clock does, so the
 // runner can tell how late it is and the tests can check the schedule
 // without a clock (as vegeta's pacer).
-type Schedule struct {
+type schedule struct {
 	kind     string
 	interval float64 // mean gap in nanoseconds
 	phase    float64 // offset of the first arrival, ns
@@ -23,18 +23,18 @@ type Schedule struct {
 	at       float64 // the last arrival (poisson), ns
 }
 
-// NewSchedule returns the schedule of a stream of perSecond arrivals a
+// newSchedule returns the schedule of a stream of perSecond arrivals a
 // second of the given kind, its first arrival at phase (uniform) or one
 // exponential gap after it (poisson). seed makes a poisson stream
 // reproducible.
-func NewSchedule(kind string, perSecond float64, phase time.Duration, seed uint64) (*Schedule, error) {
+func newSchedule(kind string, perSecond float64, phase time.Duration, seed uint64) (*schedule, error) {
 	if !(perSecond > 0) || math.IsInf(perSecond, 0) {
 		return nil, fmt.Errorf("rate %g is not a positive number", perSecond)
 	}
 	if phase < 0 {
 		return nil, fmt.Errorf("phase %s is negative", phase)
 	}
-	s := &Schedule{kind: kind, interval: 1e9 / perSecond, phase: float64(phase), at: float64(phase)}
+	s := &schedule{kind: kind, interval: 1e9 / perSecond, phase: float64(phase), at: float64(phase)}
 	switch kind {
 	case results.ArrivalsUniform:
 	case results.ArrivalsPoisson:
@@ -48,7 +48,7 @@ func NewSchedule(kind string, perSecond float64, phase time.Duration, seed uint6
 // Next returns the offset of the next arrival. Offsets never decrease.
 // Uniform arrivals are computed from their index, not by adding gaps, so
 // rounding never drifts the rate over a long window.
-func (s *Schedule) Next() time.Duration {
+func (s *schedule) Next() time.Duration {
 	s.n++
 	if s.kind == results.ArrivalsUniform {
 		return time.Duration(s.phase + float64(s.n-1)*s.interval)
@@ -57,14 +57,11 @@ func (s *Schedule) Next() time.Duration {
 	return time.Duration(s.at)
 }
 
-// Count is how many arrivals Next has returned.
-func (s *Schedule) Count() int64 { return s.n }
-
-// Phases spreads k streams of one total rate so that together they are
+// arrivalPhases spreads k streams of one total rate so that together they are
 // one stream of that rate: uniform streams are offset by one total-rate
 // gap each (client i's first arrival at i/rate), poisson streams need no
 // offset (independent poisson streams add up to one).
-func Phases(kind string, totalPerSecond float64, k int) []time.Duration {
+func arrivalPhases(kind string, totalPerSecond float64, k int) []time.Duration {
 	out := make([]time.Duration, max(k, 0))
 	if kind != results.ArrivalsUniform || !(totalPerSecond > 0) {
 		return out

@@ -32,7 +32,7 @@ type openLoop struct {
 // its intended time, so its lateness shows in the corrected latency and
 // in start_lag_ms. On halt the arrivals due in the window are still
 // counted, as not issued.
-func (l *openLoop) dispatch(k int, s *Schedule, base time.Duration, done <-chan struct{}) {
+func (l *openLoop) dispatch(k int, s *schedule, base time.Duration, done <-chan struct{}) {
 	rec := l.rec.rec
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -70,7 +70,7 @@ func (l *openLoop) dispatch(k int, s *Schedule, base time.Duration, done <-chan 
 
 // notIssued counts the arrivals from at on that were due in the window
 // but will not be issued.
-func (l *openLoop) notIssued(s *Schedule, base, at time.Duration) {
+func (l *openLoop) notIssued(s *schedule, base, at time.Duration) {
 	rec := l.rec.rec
 	for {
 		c := rec.close.Load()
@@ -109,7 +109,7 @@ func (l *openLoop) behind(t time.Duration) time.Duration {
 // flight per client. The clients, pre-warm, warm-up, window, seal and
 // teardown are the closed loop's (RunStep); only the source of calls
 // differs.
-func (r *Runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepResult, error) {
+func (r *runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepResult, error) {
 	step := newStep(spec)
 	step.Mode, step.Rate = results.ModeOpen, spec.Rate
 	if spec.Clients < 1 || spec.Concurrency < 1 || spec.MaxPoolSize < 1 {
@@ -154,10 +154,10 @@ func (r *Runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepR
 	// interleave, poisson streams add up to one poisson stream.
 	done := make(chan struct{})
 	var dispatchers sync.WaitGroup
-	phases := Phases(spec.Arrivals, float64(spec.Rate), spec.Clients)
+	phases := arrivalPhases(spec.Arrivals, float64(spec.Rate), spec.Clients)
 	base := rec.now()
 	for k := range clients {
-		s, err := NewSchedule(spec.Arrivals, float64(spec.Rate)/float64(spec.Clients), phases[k], uint64(spec.Index)<<20+uint64(spec.Trial)<<8+uint64(k))
+		s, err := newSchedule(spec.Arrivals, float64(spec.Rate)/float64(spec.Clients), phases[k], uint64(spec.Index)<<20+uint64(spec.Trial)<<8+uint64(k))
 		if err != nil {
 			close(done)
 			dispatchers.Wait()

@@ -22,10 +22,10 @@ import (
 )
 
 // openRunner is a runner for the read workload against uri.
-func openRunner(uri string, warmup, window time.Duration) *Runner {
+func openRunner(uri string, warmup, window time.Duration) *runner {
 	w := workload.DefaultWorkload()
 	w.Records, w.Database = 1000, "ps_open"
-	return &Runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w,
+	return &runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w,
 		Keys: workload.NewKeySpace(w.Distribution, int64(w.Records), int64(w.Records)), Warmup: warmup, Duration: window, OpTimeout: 5 * time.Second}
 }
 

@@ -109,7 +109,7 @@ func TestOutageStalls(t *testing.T) {
 }
 
 // sim child helpers for the step tests.
-func simRunner(t *testing.T, uri string, d time.Duration, observers ...WindowObserver) (*Runner, workload.Workload) {
+func simRunner(t *testing.T, uri string, d time.Duration, observers ...WindowObserver) (*runner, workload.Workload) {
 	t.Helper()
 	c := testsrv.Connect(t, uri)
 	w := workload.DefaultWorkload()
@@ -118,7 +118,7 @@ func simRunner(t *testing.T, uri string, d time.Duration, observers ...WindowObs
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w,
+	return &runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w,
 		Keys: workload.NewKeySpace("uniform", 200, lr.NextInsert), Warmup: 300 * ms, Duration: d, OpTimeout: time.Second,
 		Observers: observers}, w
 }

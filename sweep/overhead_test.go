@@ -119,7 +119,7 @@ func bareLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, re
 // with everything results.jsonl promises recorded.
 func poolsweepLoop(tb testing.TB, uri string, c int, warmup, window time.Duration, w workload.Workload, keys *workload.KeySpace) overheadRound {
 	cw := &cpuWindow{}
-	r := &Runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w, Keys: keys,
+	r := &runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w, Keys: keys,
 		Warmup: warmup, Duration: window, OpTimeout: 5 * time.Second, Observers: []WindowObserver{cw}}
 	step, err := r.RunStep(context.Background(), plan.StepSpec{Target: "sim", Workload: w.Label, Concurrency: c, MaxPoolSize: c, PoolSetting: "match", Clients: 1, Trial: 1})
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/plan"
 )
 
-func (r *Runner) prewarmTimeout() time.Duration {
+func (r *runner) prewarmTimeout() time.Duration {
 	if r.PrewarmTimeout > 0 {
 		return r.PrewarmTimeout
 	}
@@ -28,7 +28,7 @@ func (r *Runner) prewarmTimeout() time.Duration {
 // the window (and comparable between steps). Pings use no workload data.
 // The driver opens at most maxConnecting connections at a time per pool,
 // so large pools take a while.
-func (r *Runner) prewarm(ctx context.Context, spec plan.StepSpec, clients []*mongo.Client, pool *poolRecorder, want, hosts int) error {
+func (r *runner) prewarm(ctx context.Context, spec plan.StepSpec, clients []*mongo.Client, pool *poolRecorder, want, hosts int) error {
 	need := int64(want * len(clients) * hosts)
 	deadline := time.Now().Add(r.prewarmTimeout())
 	pctx, cancel := context.WithDeadline(ctx, deadline)

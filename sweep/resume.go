@@ -14,11 +14,11 @@ import (
 // step measured: there is nothing to do, and the file is left untouched.
 var ErrAlreadyComplete = errors.New("the run is already complete")
 
-// CheckResume says whether a results header was produced by the same plan,
+// checkResume says whether a results header was produced by the same plan,
 // workloads and target names, so that --resume appends comparable steps.
 // Durations must match too: a step measured for 30 s and one for 5 s are
 // not trials of one level. The error names the setting that differs.
-func CheckResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workload, targets []string) error {
+func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workload, targets []string) error {
 	p := NewPlanInfo(plan, 0)
 	hp := h.Plan
 	// A search's concurrency list is its grid: name the search setting
@@ -57,11 +57,11 @@ func CheckResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 	return nil
 }
 
-// PendingSteps is what is left of steps after the measured ones of prev.
+// pendingSteps is what is left of steps after the measured ones of prev.
 // A step cut short by an interruption, or during which the target failed,
 // is measured again. When nothing is left and prev ended complete, it
 // returns ErrAlreadyComplete.
-func PendingSteps(prev *results.Results, steps []plan.StepSpec) ([]plan.StepSpec, error) {
+func pendingSteps(prev *results.Results, steps []plan.StepSpec) ([]plan.StepSpec, error) {
 	done := map[string]bool{}
 	for _, st := range prev.Steps {
 		if st.Measured() {

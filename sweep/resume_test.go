@@ -20,13 +20,13 @@ func TestOpenPlanHeaderAndResume(t *testing.T) {
 		t.Fatalf("plan info %+v", info)
 	}
 	w := workload.DefaultWorkload()
-	h := NewRunHeader("r", p, []workload.Workload{w}, []results.TargetHeader{{Name: "a"}}, 12)
-	if err := CheckResume(h, p, []workload.Workload{w}, []string{"a"}); err != nil {
+	h := newRunHeader("r", p, []workload.Workload{w}, []results.TargetHeader{{Name: "a"}}, 12)
+	if err := checkResume(h, p, []workload.Workload{w}, []string{"a"}); err != nil {
 		t.Fatal(err)
 	}
 	q := p
 	q.Rate = []int{1000}
-	if err := CheckResume(h, q, []workload.Workload{w}, []string{"a"}); err == nil || !strings.Contains(err.Error(), "--rate") {
+	if err := checkResume(h, q, []workload.Workload{w}, []string{"a"}); err == nil || !strings.Contains(err.Error(), "--rate") {
 		t.Errorf("resume with another rate list: %v", err)
 	}
 }

@@ -63,8 +63,8 @@ type ClientFactory func() *options.ClientOptions
 // not what it measures.
 const DefaultMaxConnecting = 64
 
-// Runner measures steps against one target with one workload.
-type Runner struct {
+// runner measures steps against one target with one workload.
+type runner struct {
 	Target    string
 	NewClient ClientFactory
 	Workload  workload.Workload
@@ -101,7 +101,7 @@ type Runner struct {
 // RunStep measures one step. The step's clients and pools exist only for
 // this step. When ctx is cancelled mid-window the partial step is returned
 // with Interrupted set, along with ctx's error.
-func (r *Runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepResult, error) {
+func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepResult, error) {
 	if r.OpTimeout < plan.MinOpTimeout {
 		return newStep(spec), fmt.Errorf("sweep: Runner.OpTimeout is %s; every op needs a bound of at least %s", r.OpTimeout, plan.MinOpTimeout)
 	}
@@ -193,7 +193,7 @@ func (r *Runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 }
 
 // phase waits d while reporting progress; false when ctx ended first.
-func (r *Runner) phase(ctx context.Context, spec plan.StepSpec, name string, d time.Duration, rec *recorder, pool *poolRecorder) bool {
+func (r *runner) phase(ctx context.Context, spec plan.StepSpec, name string, d time.Duration, rec *recorder, pool *poolRecorder) bool {
 	start := time.Now()
 	end := start.Add(d)
 	tick := time.NewTicker(500 * time.Millisecond)

@@ -66,7 +66,7 @@ func TestRunStepAgainstFerretDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	var phases []string
-	r := &Runner{Target: "ferret", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) },
+	r := &runner{Target: "ferret", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) },
 		Workload: w, Keys: workload.NewKeySpace("uniform", 200, lr.NextInsert), Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond,
 		OpTimeout: 5 * time.Second, Progress: func(p Progress) { phases = append(phases, p.Phase) }}
 	spec := plan.StepSpec{Target: "ferret", Workload: w.Label, Concurrency: 4, MaxPoolSize: 2, PoolSetting: "2", Clients: 2, Trial: 1}

@@ -181,13 +181,13 @@ func (s *Session) Pending() ([]plan.StepSpec, error) {
 	if s.Previous == nil {
 		return steps, nil
 	}
-	if err := CheckResume(s.Previous.Header, s.Plan, s.Workloads, s.TargetNames()); err != nil {
+	if err := checkResume(s.Previous.Header, s.Plan, s.Workloads, s.TargetNames()); err != nil {
 		return nil, err
 	}
 	if s.Planner != nil && s.Previous.End != nil && s.Previous.End.Status == results.StatusComplete && s.Planner.Remaining(measuredSteps(s.Previous)) == 0 {
 		return nil, ErrAlreadyComplete // a search that had found its answer
 	}
-	return PendingSteps(s.Previous, steps)
+	return pendingSteps(s.Previous, steps)
 }
 
 // Run measures the pending steps and writes the results. The returned
@@ -354,7 +354,7 @@ func (s *Session) openResults(planned int) (*results.ResultsWriter, error) {
 	for i, t := range s.Targets {
 		headers[i] = t.Header
 	}
-	header := NewRunHeader(s.RunID, s.Plan, s.Workloads, headers, planned)
+	header := newRunHeader(s.RunID, s.Plan, s.Workloads, headers, planned)
 	header.Agents = s.agents
 	if err := w.Write(header); err != nil {
 		w.Close()
@@ -367,7 +367,7 @@ func (s *Session) openResults(planned int) (*results.ResultsWriter, error) {
 type sessionTarget struct {
 	SessionTarget
 	setup   *mongo.Client // loads the data, then checks health before each step
-	runners map[string]*Runner
+	runners map[string]*runner
 }
 
 // prepareAll connects to every target, loads its data and builds its
@@ -497,7 +497,7 @@ func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName 
 
 // prepare connects to a target, loads its data and builds its runners.
 func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget, error) {
-	st := &sessionTarget{SessionTarget: t, runners: map[string]*Runner{}}
+	st := &sessionTarget{SessionTarget: t, runners: map[string]*runner{}}
 	name := t.Header.Name
 	setup, err := mongo.Connect(t.NewClient().SetMaxPoolSize(8).SetTimeout(2 * time.Minute))
 	if err != nil {
@@ -526,10 +526,10 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 		keys.AgentBlock(agent)
 	}
 	for _, w := range s.Workloads {
-		r := &Runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
+		r := &runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
 			Warmup: s.Plan.Warmup, Duration: s.Plan.Duration, OpTimeout: s.Plan.OpTimeout,
 			PrewarmTimeout: s.PrewarmTimeout, MaxConnecting: s.MaxConnecting, Progress: s.Hooks.Progress,
-			Observers: t.Observers, Judge: t.Judge, Hosts: PoolHosts(t.Header)}
+			Observers: t.Observers, Judge: t.Judge, Hosts: poolHosts(t.Header)}
 		if agent >= 0 {
 			// In lock step: the coordinator's start barrier, and random
 			// streams of this agent's own.
@@ -586,9 +586,9 @@ func (s *Session) check(ctx context.Context, t *sessionTarget, spec plan.StepSpe
 	return time.Since(start), nil
 }
 
-// PoolHosts is how many hosts each client keeps a busy pool to: every
+// poolHosts is how many hosts each client keeps a busy pool to: every
 // mongos of a sharded target; one member (the primary) otherwise.
-func PoolHosts(h results.TargetHeader) int {
+func poolHosts(h results.TargetHeader) int {
 	if h.Topology == "sharded" && len(h.Hosts) > 0 {
 		return len(h.Hosts)
 	}

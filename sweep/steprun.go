@@ -48,7 +48,7 @@ func (p *poolRecorder) monitor() *event.PoolMonitor {
 
 // connect makes the step's clients, each with a pool of spec.MaxPoolSize
 // kept at least want open, and the given monitors (cm may be nil).
-func (r *Runner) connect(spec plan.StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) ([]*mongo.Client, error) {
+func (r *runner) connect(spec plan.StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) ([]*mongo.Client, error) {
 	var clients []*mongo.Client
 	for k := 0; k < spec.Clients; k++ {
 		c, err := mongo.Connect(r.stepClientOptions(spec, want, pm, cm))
@@ -64,7 +64,7 @@ func (r *Runner) connect(spec plan.StepSpec, want int, pm *event.PoolMonitor, cm
 // stepClientOptions are the options of one of the step's clients: the
 // user's (NewClient: the URI and the flags), the step's pool, the monitors,
 // and what poolsweep sets where the user did not.
-func (r *Runner) stepClientOptions(spec plan.StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) *options.ClientOptions {
+func (r *runner) stepClientOptions(spec plan.StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) *options.ClientOptions {
 	o := r.NewClient().SetMaxPoolSize(uint64(spec.MaxPoolSize)).SetMinPoolSize(uint64(want)).SetPoolMonitor(pm)
 	if cm != nil {
 		o.SetMonitor(cm)
@@ -110,7 +110,7 @@ func disconnect(clients []*mongo.Client) {
 // prewarmStep opens the connections the step will use before any workload
 // call (prewarm), noting its time in step and warning when the pools did
 // not fill in time.
-func (r *Runner) prewarmStep(ctx context.Context, spec plan.StepSpec, step *results.StepResult, clients []*mongo.Client, pool *poolRecorder, want int) error {
+func (r *runner) prewarmStep(ctx context.Context, spec plan.StepSpec, step *results.StepResult, clients []*mongo.Client, pool *poolRecorder, want int) error {
 	hosts := max(r.Hosts, 1)
 	start := time.Now()
 	if err := r.prewarm(ctx, spec, clients, pool, want, hosts); err != nil {
@@ -125,7 +125,7 @@ func (r *Runner) prewarmStep(ctx context.Context, spec plan.StepSpec, step *resu
 
 // windowStart tells the observers the window is about to open, so that
 // their first samples are taken before it.
-func (r *Runner) windowStart(ctx context.Context) {
+func (r *runner) windowStart(ctx context.Context) {
 	for _, o := range r.Observers {
 		o.WindowStart(ctx)
 	}
@@ -147,7 +147,7 @@ func openWindow(step *results.StepResult, rec *recorder, pool *poolRecorder) (cr
 }
 
 // windowEnd tells the observers the window has closed.
-func (r *Runner) windowEnd() {
+func (r *runner) windowEnd() {
 	for _, o := range r.Observers {
 		o.WindowEnd()
 	}
@@ -160,7 +160,7 @@ func (r *Runner) windowEnd() {
 // its age. An interrupted step cancels its calls instead: their outcome
 // says nothing about the server, and they are not recorded. Calls (of
 // kind what) not back 10 s after the cancel are warned about.
-func (r *Runner) drain(ctx context.Context, step *results.StepResult, completed bool, done <-chan struct{}, seal func(), cancel context.CancelFunc, rec *recorder, what string) {
+func (r *runner) drain(ctx context.Context, step *results.StepResult, completed bool, done <-chan struct{}, seal func(), cancel context.CancelFunc, rec *recorder, what string) {
 	if completed {
 		grace := time.NewTimer(r.OpTimeout*5/4 + time.Second)
 		select {
@@ -187,7 +187,7 @@ func (r *Runner) drain(ctx context.Context, step *results.StepResult, completed 
 // the target_failed mark when the target failed (outage.go) and the
 // judge's labels to step, and returns it, marked interrupted with ctx's error when
 // the window did not complete.
-func (r *Runner) finish(ctx context.Context, step results.StepResult, rec *recorder, pool *poolRecorder, created int64, completed bool) (results.StepResult, error) {
+func (r *runner) finish(ctx context.Context, step results.StepResult, rec *recorder, pool *poolRecorder, created int64, completed bool) (results.StepResult, error) {
 	step.Pool.CheckoutWait = pool.summary()
 	step.Pool.CheckoutFailed = pool.failed.Load()
 	step.Pool.ConnectionsOpen = step.Connections

@@ -32,7 +32,7 @@ func TestStepClientOptions(t *testing.T) {
 		{"mongodb://h:27017/?maxConnecting=5", 9, 0, 9},
 	}
 	for _, tt := range tests {
-		r := &Runner{NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(tt.uri) }, MaxConnecting: tt.flag}
+		r := &runner{NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(tt.uri) }, MaxConnecting: tt.flag}
 		o := r.stepClientOptions(spec, 16, nil, nil)
 		if o.ServerSelectionTimeout == nil || *o.ServerSelectionTimeout != tt.ssTimeout {
 			t.Errorf("%s: server selection timeout %v, want %v", tt.uri, o.ServerSelectionTimeout, tt.ssTimeout)
@@ -51,7 +51,7 @@ func TestStepClientOptions(t *testing.T) {
 // refuses it before connecting.
 func TestRunStepNeedsOpTimeout(t *testing.T) {
 	connected := false
-	r := &Runner{NewClient: func() *options.ClientOptions { connected = true; return options.Client() }}
+	r := &runner{NewClient: func() *options.ClientOptions { connected = true; return options.Client() }}
 	for _, rate := range []int{0, 100} {
 		_, err := r.RunStep(t.Context(), plan.StepSpec{Concurrency: 1, MaxPoolSize: 1, Clients: 1, Rate: rate})
 		if err == nil || !strings.Contains(err.Error(), "OpTimeout") || connected {
@@ -70,7 +70,7 @@ func TestDisconnectStoppedServer(t *testing.T) {
 		t.Skip("stops a simulator for the teardown bound (10 s)")
 	}
 	sim := startSimChild(t, "slots=8,service=1ms")
-	r := &Runner{NewClient: func() *options.ClientOptions {
+	r := &runner{NewClient: func() *options.ClientOptions {
 		return options.Client().ApplyURI(sim.URI).SetDirect(true).SetConnectTimeout(0)
 	}}
 	clients, err := r.connect(plan.StepSpec{Concurrency: 4, MaxPoolSize: 4, Clients: 1}, 1, nil, nil)

@@ -62,14 +62,14 @@ func mean(snaps []snapshot, get func(*snapshot) *float64) *float64 {
 // sumPtr adds the non-nil values; nil when none is set.
 func sumPtr(vs ...*float64) *float64 {
 	var s float64
-	any := false
+	set := false
 	for _, v := range vs {
 		if v != nil {
 			s += *v
-			any = true
+			set = true
 		}
 	}
-	if !any {
+	if !set {
 		return nil
 	}
 	return &s

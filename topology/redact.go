@@ -122,9 +122,6 @@ var registry = NewRedactor()
 // example serve's --postgresql-url).
 func RegisterURI(uri string) { registry.AddURI(uri) }
 
-// RegisterSecret adds one secret to the process-wide registry.
-func RegisterSecret(secret string) { registry.AddSecret(secret) }
-
 // Redact hides every credential in s: structurally (mongodb://alice:s3cret@h/
 // becomes mongodb://alice:***@h/, and secret option values become ***) and
 // every secret registered with RegisterURI (ValidateURI and ParseTarget

@@ -23,6 +23,13 @@ const (
 	// minUSLLevels is the fewest distinct concurrency levels a USL fit needs:
 	// three parameters and at least two degrees of freedom.
 	minUSLLevels = 5
+	// MinUSLR2 is the least share of the throughput's variance (over every
+	// trial) a USL fit must explain to be used: below it the law does not
+	// describe the curve, and its peak and limiting term would be read off
+	// a shape that is not there. A fit below it is reported as rejected,
+	// with its R², and is not drawn, stated as a fitted peak, or used to
+	// aim the search.
+	MinUSLR2 = 0.8
 )
 
 // AnalyzeAll analyses every series with the same options, in order.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -16,7 +17,9 @@ const maxStepWarnings = 5
 // FromResults turns decoded results files into series, one per target ×
 // workload × pool setting × clients, in the order they first appear.
 // Open-loop steps (mode "open") are not on a concurrency curve and are
-// left to OpenFromResults.
+// left to OpenFromResults; neither are the probes of a pool search (a
+// numbered pool at the knee's concurrency, search mode "pool"), whose
+// answer is the search's own (the end record's reason).
 //
 // Steps that cannot be read as a measurement are left out with a warning
 // naming them, never read as zeros: interrupted steps (their window was cut
@@ -55,6 +58,9 @@ func FromResults(rs []*results.Results) []Series {
 		for i, st := range res.Steps {
 			if st.Mode == results.ModeOpen {
 				continue // no concurrency curve: OpenFromResults
+			}
+			if poolProbe(&st) {
+				continue // the pool search's, not a curve
 			}
 			k := key{st.Target, st.Workload, st.PoolSetting, max(st.Clients, 1)}
 			if st.Partial && res.Header.Plan.Clients > 0 {
@@ -129,6 +135,32 @@ func FromResults(rs []*results.Results) []Series {
 		out = append(out, *s)
 	}
 	return out
+}
+
+// OnCurve says st is a point of a concurrency curve as FromResults reads
+// it: a closed-loop step measured over its whole window (results'
+// Measured: not interrupted, the target did not fail) with every agent,
+// not a pool search's probe. (FromResults also leaves out a step whose
+// numbers are unusable, with a warning.) Figures draw exactly these steps.
+func OnCurve(st *results.StepResult) bool {
+	return (st.Kind == "" || st.Kind == results.KindStep) && st.Mode != results.ModeOpen && !poolProbe(st) && st.Measured() && !st.Partial
+}
+
+// poolProbe says st is a pool search's probe: a numbered maxPoolSize tried
+// at the knee's concurrency, one point per size, not a concurrency curve.
+func poolProbe(st *results.StepResult) bool {
+	return st.Search != nil && st.Search.Mode == results.SearchPool && st.PoolSetting != "match"
+}
+
+// SearchOptions are the options a search analyses with: o, with the pool
+// search's p99 SLO (--slo-p99 of sweep --search pool) when o has none.
+// The search and every reader of a searched run use them, so that the
+// knee the search located is the knee they report.
+func SearchOptions(o Options, sp *results.SearchPlan) Options {
+	if sp != nil && o.SLOP99 == 0 && sp.SLOP99Ms > 0 {
+		o.SLOP99 = time.Duration(sp.SLOP99Ms * float64(time.Millisecond))
+	}
+	return o
 }
 
 // unusable says why a step cannot be read as a measurement, "" when it can.

@@ -66,7 +66,7 @@ func TestNoRecommendationFromOnlyBadSteps(t *testing.T) {
 	if err := WriteText(&text, reports); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJSON(&js, reports); err != nil {
+	if err := WriteJSON(&js, reports, nil); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(text.String(), "recommendation: concurrency 0") || !strings.Contains(text.String(), "recommendation: none") ||
@@ -154,6 +154,51 @@ func TestReadCSVValidatesEveryField(t *testing.T) {
 	ss, err := ReadCSV(strings.NewReader("concurrency,qps,pool,trial,workload\n64.0,5,16,0,read\n8,4,match,1,read\n"), "ok.csv")
 	if err != nil || len(ss) != 2 || ss[0].Pool != "16" || ss[0].Points[0].Concurrency != 64 {
 		t.Errorf("valid file: %v %+v", err, ss)
+	}
+}
+
+// OnCurve is the steps FromResults reads as points (every usable one):
+// the figures draw these and no others. Open-loop steps, interrupted
+// steps and a pool search's probes are not on a curve.
+func TestOnCurveIsFromResults(t *testing.T) {
+	mk := func(c int, f func(*results.StepResult)) results.StepResult {
+		s := results.StepResult{Kind: results.KindStep, Target: "sim", PoolSetting: "match", Concurrency: c, Trial: 1,
+			DurationS: 10, Ops: 10000, Calls: 10000, OpsPerS: 1000}
+		if f != nil {
+			f(&s)
+		}
+		return s
+	}
+	steps := []results.StepResult{
+		mk(1, nil), mk(2, nil), mk(4, nil),
+		mk(8, func(s *results.StepResult) { s.Interrupted = true }),
+		mk(8, func(s *results.StepResult) { s.TargetFailed = &results.TargetFailed{Reason: "no reply for 2s"} }),
+		mk(16, func(s *results.StepResult) { s.Partial = true }),
+		mk(8, func(s *results.StepResult) { s.Mode, s.Rate, s.Open = results.ModeOpen, 100, &results.OpenLoopStats{} }),
+		mk(4, func(s *results.StepResult) {
+			s.PoolSetting, s.MaxPoolSize = "2", 2
+			s.Search = &results.SearchInfo{Mode: results.SearchPool, Reason: results.ReasonPool}
+		}),
+		// A pool-match step a pool search measured is on the curve.
+		mk(16, func(s *results.StepResult) {
+			s.Search = &results.SearchInfo{Mode: results.SearchPool, Reason: results.ReasonRepeat}
+		}),
+	}
+	on := 0
+	for i := range steps {
+		if OnCurve(&steps[i]) {
+			on++
+		}
+	}
+	pts := 0
+	for _, s := range FromResults([]*results.Results{{Path: "r", Steps: steps}}) {
+		pts += len(s.Points)
+		if s.Pool != "match" {
+			t.Errorf("a series of pool %q: the pool search's probes are not a curve", s.Pool)
+		}
+	}
+	if on != 4 || pts != on {
+		t.Errorf("%d steps on a curve, %d points; want 4 and 4", on, pts)
 	}
 }
 

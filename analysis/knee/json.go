@@ -77,16 +77,18 @@ func (l Level) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the parameters as null when nothing was fitted, and
-// peak_qps as null when the fit has no finite peak (κ = 0); a fit that
-// levels off (σ > 0, κ = 0) gives its asymptote instead.
+// peak_qps as null when the fit has no finite peak (κ = 0) or was rejected;
+// a fit that levels off (σ > 0, κ = 0) gives its asymptote instead. A
+// rejected fit keeps its parameters and R², with bound null.
 func (u USL) MarshalJSON() ([]byte, error) {
 	var bound *string
-	if u.Fitted {
+	if u.Accepted() {
 		bound = &u.Bound
 	}
 	return json.Marshal(struct {
 		Fitted       bool     `json:"fitted"`
 		Skipped      string   `json:"skipped,omitempty"`
+		Rejected     string   `json:"rejected,omitempty"`
 		Lambda       *float64 `json:"lambda"`
 		Sigma        *float64 `json:"sigma"`
 		Kappa        *float64 `json:"kappa"`
@@ -97,10 +99,10 @@ func (u USL) MarshalJSON() ([]byte, error) {
 		Bound        *string  `json:"bound"`
 		Points       int      `json:"points,omitempty"`
 	}{
-		Fitted: u.Fitted, Skipped: u.Skipped,
+		Fitted: u.Fitted, Skipped: u.Skipped, Rejected: u.Rejected,
 		Lambda: floatOrNull(u.Lambda, u.Fitted), Sigma: floatOrNull(u.Sigma, u.Fitted), Kappa: floatOrNull(u.Kappa, u.Fitted),
-		NStar: u.NStar, PeakQPS: floatOrNull(u.PeakQPS, u.Fitted && u.NStar != nil),
-		AsymptoteQPS: floatOrNull(u.PeakQPS, u.Fitted && u.NStar == nil && u.Sigma > 0),
+		NStar: u.NStar, PeakQPS: floatOrNull(u.PeakQPS, u.Accepted() && u.NStar != nil),
+		AsymptoteQPS: floatOrNull(u.PeakQPS, u.Accepted() && u.NStar == nil && u.Sigma > 0),
 		R2:           floatOrNull(u.R2, u.Fitted), Bound: bound, Points: u.Points,
 	})
 }

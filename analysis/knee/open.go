@@ -192,10 +192,10 @@ func openPoint(st *results.StepResult) OpenPoint {
 
 // AnalyzeOpenAll analyses every open-loop series with the same options.
 func AnalyzeOpenAll(series []OpenSeries, o Options) []OpenReport {
-	return analyzeEach(series, o, AnalyzeOpen)
+	return analyzeEach(series, o, analyzeOpen)
 }
 
-// AnalyzeOpen finds, for each pool size, the highest offered rate that
+// analyzeOpen finds, for each pool size, the highest offered rate that
 // was carried: achieved (at least 99% of the offered rate), with at most
 // 1% of operations failed, and with p99 within Options.SLOP99, or, with
 // no SLO, with latency not yet growing (p99 within twice the series'
@@ -203,7 +203,7 @@ func AnalyzeOpenAll(series []OpenSeries, o Options) []OpenReport {
 // the highest rate carried and the smallest maxPoolSize that carries it,
 // and where waiting for a connection dominates the latency of the pools
 // below it.
-func AnalyzeOpen(s OpenSeries, o Options) OpenReport {
+func analyzeOpen(s OpenSeries, o Options) OpenReport {
 	r := OpenReport{Target: s.Target, Workload: s.Workload, Clients: max(s.Clients, 1), Pools: []OpenPool{}, ByRate: []OpenRateChoice{}}
 	r.Warnings = append(r.Warnings, s.Warnings...)
 	if o.SLOP99 > 0 {

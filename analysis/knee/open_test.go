@@ -85,7 +85,7 @@ func TestAnalyzeOpen(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := DefaultOptions()
 			o.SLOP99 = tt.slo
-			r := AnalyzeOpen(simOpenSeries(3), o)
+			r := analyzeOpen(simOpenSeries(3), o)
 			if tt.rate == 0 {
 				if r.CarriedRate != nil || r.MaxPoolSize != nil {
 					t.Errorf("carried %v with pool %v, want none", *r.CarriedRate, r.MaxPoolSize)
@@ -127,7 +127,7 @@ func TestAnalyzeOpenNotes(t *testing.T) {
 	}
 	o := DefaultOptions()
 	o.SLOP99 = 50 * time.Millisecond
-	r := AnalyzeOpen(s, o)
+	r := analyzeOpen(s, o)
 	if !strings.Contains(r.Recommendation, "3 clients share the rate") || !strings.Contains(r.Recommendation, "highest rate offered") ||
 		!strings.Contains(r.Recommendation, "smallest pool measured") {
 		t.Errorf("recommendation %q", r.Recommendation)
@@ -191,7 +191,7 @@ func TestGoldenOpenText(t *testing.T) {
 }
 
 func TestGoldenOpenJSON(t *testing.T) {
-	b := checkGolden(t, "open.json.golden", func(w io.Writer) error { return WriteJSONWithOpen(w, nil, openGolden(t)) })
+	b := checkGolden(t, "open.json.golden", func(w io.Writer) error { return WriteJSON(w, nil, openGolden(t)) })
 	var doc struct {
 		OpenLoop []map[string]any `json:"open_loop"`
 	}
@@ -205,7 +205,7 @@ func TestGoldenOpenJSON(t *testing.T) {
 	}
 	// Without open-loop reports there is no "open_loop" key: the output is
 	// the closed-loop golden file, byte for byte.
-	checkGolden(t, "report.json.golden", func(w io.Writer) error { return WriteJSONWithOpen(w, goldenReports(t), nil) })
+	checkGolden(t, "report.json.golden", func(w io.Writer) error { return WriteJSON(w, goldenReports(t), nil) })
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

@@ -140,7 +140,7 @@ func verdict(r Report) string {
 	}
 	b.WriteString(". ")
 	b.WriteString(textfmt.Capitalise(r.Knee.Statement) + ".")
-	if u := r.Methods.USL; u.Fitted {
+	if u := r.Methods.USL; u.Accepted() {
 		fmt.Fprintf(&b, " USL fit (R² %.3f): %s-bound", u.R2, u.Bound)
 		if u.NStar != nil {
 			fmt.Fprintf(&b, ", fitted peak %s ops/s at N*≈%.0f", textfmt.Thousands(u.PeakQPS), *u.NStar)
@@ -148,6 +148,8 @@ func verdict(r Report) string {
 			b.WriteString(", no finite peak (κ = 0)")
 		}
 		b.WriteString(".")
+	} else if u.Fitted {
+		fmt.Fprintf(&b, " USL fit rejected (R² %.3f, below %g).", u.R2, MinUSLR2)
 	}
 	if r.BoundPastKnee != "" {
 		fmt.Fprintf(&b, " Past the knee the steps were mostly %s-bound.", r.BoundPastKnee)

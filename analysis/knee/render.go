@@ -98,14 +98,17 @@ func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", m.name, c, m.m.Note)
 		}
 		u := r.Methods.USL
-		if u.Fitted {
+		switch {
+		case u.Accepted():
 			ns := "∞ (κ = 0)"
 			if u.NStar != nil {
 				ns = strconv.FormatFloat(*u.NStar, 'f', 1, 64)
 			}
 			fmt.Fprintf(tw, "  usl\t%s\tλ=%s σ=%s κ=%s %s, R²=%.3f, %s-bound\n",
 				ns, fmtSig(u.Lambda), fmtSig(u.Sigma), fmtSig(u.Kappa), uslPeak(u), u.R2, u.Bound)
-		} else {
+		case u.Fitted:
+			fmt.Fprintf(tw, "  usl\t-\trejected: %s (λ=%s σ=%s κ=%s)\n", u.Rejected, fmtSig(u.Lambda), fmtSig(u.Sigma), fmtSig(u.Kappa))
+		default:
 			fmt.Fprintf(tw, "  usl\t-\tskipped: %s\n", u.Skipped)
 		}
 		if rg := r.Retrograde; rg != nil {
@@ -175,16 +178,12 @@ func uslPeak(u USL) string {
 	return "no finite peak (linear)"
 }
 
-// WriteJSON renders reports as {"series": [...], "missing": [...]} with
-// numbers rounded to what a measurement can support, so output is stable
-// across machines. missing is [] when nothing planned is missing.
-func WriteJSON(w io.Writer, reports []Report, missing ...Missing) error {
-	return WriteJSONWithOpen(w, reports, nil, missing...)
-}
-
-// WriteJSONWithOpen is WriteJSON with the open-loop reports added under
-// "open_loop"; with none it writes exactly what WriteJSON writes.
-func WriteJSONWithOpen(w io.Writer, reports []Report, open []OpenReport, missing ...Missing) error {
+// WriteJSON renders reports as {"series": [...], "open_loop": [...],
+// "missing": [...]} with numbers rounded to what a measurement can
+// support, so output is stable across machines. open_loop is left out when
+// there are no open-loop reports; missing is [] when nothing planned is
+// missing.
+func WriteJSON(w io.Writer, reports []Report, open []OpenReport, missing ...Missing) error {
 	out := struct {
 		Series   []Report     `json:"series"`
 		OpenLoop []OpenReport `json:"open_loop,omitempty"`

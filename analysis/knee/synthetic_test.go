@@ -1,6 +1,8 @@
 package knee
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -122,6 +124,52 @@ func TestUSLBoundaryAndBound(t *testing.T) {
 	r = Analyze(uslSeries(1000, 0.05, 0.0002, []int{8, 16, 32, 64}, 3, 0, 1), DefaultOptions())
 	if r.Methods.USL.Fitted || !strings.Contains(r.Methods.USL.Skipped, "4 distinct") {
 		t.Errorf("4 levels: fitted=%v skipped=%q, want skipped naming 4 levels", r.Methods.USL.Fitted, r.Methods.USL.Skipped)
+	}
+}
+
+// A curve the law does not describe (a plateau whose trials scatter
+// far more than its levels differ) is fitted but rejected: R² below
+// MinUSLR2, no peak or bound, and every rendering says so instead of
+// stating a fitted peak.
+func TestUSLRejectedBelowMinR2(t *testing.T) {
+	s := noisyLevels(map[int][]float64{
+		1: {400, 1000, 700}, 2: {1300, 700, 1000}, 4: {700, 1300, 900}, 8: {1200, 600, 1100},
+		16: {800, 1250, 650}, 32: {1000, 700, 1300},
+	})
+	r := Analyze(s, DefaultOptions())
+	u := r.Methods.USL
+	if !u.Fitted || u.Accepted() || u.R2 >= MinUSLR2 {
+		t.Fatalf("fitted=%v accepted=%v R²=%.3f, want a fit rejected below %g", u.Fitted, u.Accepted(), u.R2, MinUSLR2)
+	}
+	if u.NStar != nil || u.PeakQPS != 0 || u.Bound != "" || !strings.Contains(u.Rejected, "below 0.8") {
+		t.Errorf("rejected fit keeps N*=%v peak=%g bound=%q rejected=%q", u.NStar, u.PeakQPS, u.Bound, u.Rejected)
+	}
+	if strings.Contains(r.Verdict, "fitted peak") || !strings.Contains(r.Verdict, "USL fit rejected") {
+		t.Errorf("verdict %q: want the fit said rejected, no fitted peak", r.Verdict)
+	}
+	var txt, js bytes.Buffer
+	if err := WriteText(&txt, []Report{r}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), "usl") || !strings.Contains(txt.String(), "rejected: R²") || strings.Contains(txt.String(), "fitted peak") {
+		t.Errorf("text does not say the fit was rejected:\n%s", txt.String())
+	}
+	if err := WriteJSON(&js, []Report{r}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Series []struct {
+			Methods struct {
+				USL map[string]any `json:"usl"`
+			} `json:"methods"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Series[0].Methods.USL
+	if got["rejected"] == nil || got["peak_qps"] != nil || got["bound"] != nil || got["r2"] == nil {
+		t.Errorf("JSON usl %v: want rejected, r2, and null peak_qps and bound", got)
 	}
 }
 

@@ -119,13 +119,16 @@ type Method struct {
 }
 
 // USL is a Universal Scalability Law fit X(N) = λN / (1 + σ(N−1) + κN(N−1)).
+// A fit whose R² is below MinUSLR2 is Fitted but Rejected: its parameters
+// and R² are kept, its peak (NStar, PeakQPS) and Bound are not.
 type USL struct {
-	Fitted  bool     `json:"fitted"`
-	Skipped string   `json:"skipped,omitempty"` // why, when not fitted
-	Lambda  float64  `json:"lambda"`
-	Sigma   float64  `json:"sigma"`
-	Kappa   float64  `json:"kappa"`
-	NStar   *float64 `json:"n_star"` // nil (JSON null) when κ = 0: no finite peak
+	Fitted   bool     `json:"fitted"`
+	Skipped  string   `json:"skipped,omitempty"`  // why, when not fitted
+	Rejected string   `json:"rejected,omitempty"` // why the fit is not used, when fitted
+	Lambda   float64  `json:"lambda"`
+	Sigma    float64  `json:"sigma"`
+	Kappa    float64  `json:"kappa"`
+	NStar    *float64 `json:"n_star"` // nil (JSON null) when κ = 0: no finite peak
 	// PeakQPS is the fitted throughput at N*. With no finite peak it is the
 	// asymptote λ/σ the curve approaches (σ > 0) or 0 (a straight line); the
 	// JSON then has peak_qps null and asymptote_qps.
@@ -134,6 +137,10 @@ type USL struct {
 	Bound   string  `json:"bound"`            // "contention", "coherency", "linear"
 	Points  int     `json:"points,omitempty"` // trial points fitted
 }
+
+// Accepted says the fit describes the curve: fitted, with R² at least
+// MinUSLR2. Only an accepted fit is drawn or stated as a peak.
+func (u USL) Accepted() bool { return u.Fitted && u.Rejected == "" }
 
 // Eval is the fitted throughput at concurrency n.
 func (u USL) Eval(n float64) float64 {

@@ -138,6 +138,10 @@ func fitUSL(levels []level) USL {
 	u := USL{Fitted: true, Sigma: best.sigma, Kappa: best.kappa, Points: d.points}
 	u.Lambda = d.lambda(best.sigma, best.kappa)
 	u.R2 = 1 - best.f
+	if u.R2 < MinUSLR2 {
+		u.Rejected = fmt.Sprintf("R² %.3f is below %g: the law does not describe this curve", u.R2, MinUSLR2)
+		return u
+	}
 	switch {
 	case u.Sigma >= 1:
 		one := 1.0 // throughput falls from the first worker on

@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
-	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 type analyzeOptions struct {
@@ -83,16 +82,16 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var series []knee.Series
-	var missing []knee.Missing
-	var open []knee.OpenReport // open-loop runs (--rate)
+	var a *analysis.Analysis
 	switch {
 	case o.csv != "" && len(args) > 0:
 		return usagef("--csv: give either results files or --csv, not both")
 	case o.csv != "":
-		if series, err = readInput(ctx, "--csv", o.csv, maxCSVBytes, func(r io.Reader) ([]knee.Series, error) { return knee.ReadCSV(r, o.csv) }); err != nil {
+		series, err := readInput(ctx, "--csv", o.csv, maxCSVBytes, func(r io.Reader) ([]knee.Series, error) { return knee.ReadCSV(r, o.csv) })
+		if err != nil {
 			return err
 		}
+		a = analysis.OfSeries(series, opts)
 	case len(args) == 0:
 		return usagef("analyze: give one or more results.jsonl files, or --csv FILE")
 	default:
@@ -100,29 +99,13 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		// A searched run's conclusion (the pool size a --search pool
-		// found, or where a budget stopped it) is in its end record.
-		for _, r := range rs {
-			if r.Header.Plan.Search != nil && r.End != nil && r.End.Reason != "" && o.format != "json" {
-				defer fmt.Fprintf(e.stdout, "\nsearch %s (%s): %s\n", r.Header.Plan.Search.Mode, textfmt.Escape(r.Path), textfmt.Escape(r.End.Reason))
-			}
-		}
-		series = knee.FromResults(rs)
-		missing = knee.MissingSteps(rs)
-		open = knee.AnalyzeOpenAll(knee.OpenFromResults(rs), opts)
+		a = analysis.Of(rs, opts)
 	}
-	if len(series) == 0 && len(open) == 0 {
+	if a.Empty() {
 		return usagef("analyze: no measured steps to analyse")
 	}
-	reports := knee.AnalyzeAll(series, opts)
 	if o.format == "json" {
-		return knee.WriteJSONWithOpen(e.stdout, reports, open, missing...)
+		return a.WriteJSON(e.stdout)
 	}
-	if err := knee.WriteText(e.stdout, reports, missing...); err != nil || len(open) == 0 {
-		return err
-	}
-	if len(reports) > 0 || len(missing) > 0 {
-		fmt.Fprintln(e.stdout)
-	}
-	return knee.WriteOpenText(e.stdout, open)
+	return a.WriteText(e.stdout)
 }

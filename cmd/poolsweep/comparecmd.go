@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
@@ -89,15 +91,22 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 		return usageError{err}
 	}
 	if o.plotDir != "" {
-		figs, notes, err := plot.ABFigures(base, cand, c)
+		// Each side's knees are analyze's with its defaults; one file
+		// holding both sides is analysed once.
+		bs := plot.Side{Results: base, Analysis: analysis.Of(base, knee.DefaultOptions())}
+		cs := bs
+		if len(args) == 2 {
+			cs = plot.Side{Results: cand, Analysis: analysis.Of(cand, knee.DefaultOptions())}
+		}
+		figs, notes, err := plot.ABFigures(c, bs, cs)
 		if err != nil {
 			return fmt.Errorf("A/B figures: %w", err)
 		}
 		for _, n := range notes {
 			fmt.Fprintln(e.stderr, "note:", n)
 		}
-		if err := checkFigurePaths("--plot", o.plotDir, figs); err != nil {
-			return err
+		if err := plot.CheckFiles(o.plotDir, figs); err != nil {
+			return usagef("--plot: %v", err)
 		}
 		if err := outfile.MakeDir(o.plotDir); err != nil {
 			return usagef("--plot: %v", err)

@@ -327,8 +327,8 @@ type levelsValue struct {
 	match bool
 }
 
-// levelsVar registers a list-of-levels flag; parse is plan.ParseLevels
-// (passed in so this file has no plan of its own).
+// levelsVar registers a list-of-levels flag; parse is plan.ParseLevels or
+// levelsOrSpan (passed in so this file has no plan of its own).
 func levelsVar(f *pflag.FlagSet, p *string, name, def string, max int, match bool, parse func(string, int) ([]int, error), usage string) {
 	*p = def
 	v := &levelsValue{max: max, match: match}

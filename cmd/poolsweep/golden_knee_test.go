@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/golden"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Recorded results the golden outputs are made from. sim-api.jsonl is a
@@ -15,6 +19,7 @@ import (
 // machine; the others are the fixtures of the plot and compare packages.
 var (
 	simRun     = filepath.Join("testdata", "sim-api.jsonl")
+	searchRun  = filepath.Join("testdata", "search-pool.jsonl")
 	pairRun    = filepath.Join("..", "..", "plot", "testdata", "pair.jsonl")
 	gridRun    = filepath.Join("..", "..", "plot", "testdata", "grid.jsonl")
 	abBase     = filepath.Join("..", "..", "compare", "testdata", "base.jsonl")
@@ -34,6 +39,9 @@ func TestGoldenAnalyzeCompare(t *testing.T) {
 		// A recorded simulator sweep: bootstrap intervals, USL fit, bounds.
 		{"analyze-sim.txt", []string{"analyze", simRun}},
 		{"analyze-sim.json", []string{"analyze", simRun, "--format", "json"}},
+		// A recorded --search pool run: one knee series (the pool probes
+		// are the search's), and the search's own conclusion.
+		{"analyze-search.txt", []string{"analyze", searchRun}},
 		// Two targets of one run, with an SLO.
 		{"analyze-pair.txt", []string{"analyze", pairRun, "--slo-p99", "50ms"}},
 		// A pool grid cut short: an interrupted step, planned steps missing,
@@ -74,12 +82,45 @@ func TestGoldenSweepSummary(t *testing.T) {
 		{"summary-sim.txt", simRun},
 		{"summary-pair.txt", pairRun},
 		{"summary-grid.txt", gridRun},
+		{"summary-search.txt", searchRun},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := readRes(t, tc.path)
 			var b bytes.Buffer
-			writeSummary(&b, res)
+			writeSummary(&b, res, analysis.Of([]*results.Results{res}, knee.DefaultOptions()))
 			golden.Check(t, filepath.Join("testdata", "golden", tc.name+".golden"), b.Bytes())
 		})
+	}
+}
+
+// TestSearchedRunOneVerdict: a searched run has one verdict. The sweep's
+// summary prints one knee line (the pool search's probes are not knee
+// series, each with a "none within tested range" of its own), and the
+// search's conclusion names the knee that line names.
+func TestSearchedRunOneVerdict(t *testing.T) {
+	res := readRes(t, searchRun)
+	a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
+	var b bytes.Buffer
+	writeSummary(&b, res, a)
+	var knees []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "knee:") {
+			knees = append(knees, l)
+		}
+	}
+	if len(knees) != 1 || len(a.Series) != 1 || !a.Series[0].Knee.Found {
+		t.Fatalf("knee lines %q, %d series: want one, with a knee", knees, len(a.Series))
+	}
+	k := a.Series[0].Knee.Concurrency
+	if !strings.HasPrefix(knees[0], fmt.Sprintf("knee: sim concurrency=%d ", k)) {
+		t.Errorf("knee line %q, analysis knee %d", knees[0], k)
+	}
+	if len(a.Searches) != 1 || !strings.HasPrefix(a.Searches[0].Conclusion, fmt.Sprintf("search: knee at concurrency %d located", k)) {
+		t.Errorf("search conclusion %+v does not name the knee %d", a.Searches, k)
+	}
+	// Neither restates what the other decides: the search line has no
+	// confidence or peak of its own.
+	if c := a.Searches[0].Conclusion; strings.Contains(c, "confidence,") || strings.Contains(c, "peak ") {
+		t.Errorf("the search line restates the verdict: %q", c)
 	}
 }

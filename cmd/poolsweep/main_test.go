@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	debugbuildinfo "debug/buildinfo"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/buildinfo"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -390,5 +392,18 @@ func TestPostgreSQLSmallPoolDeadlockSurvived(t *testing.T) {
 			}
 			t.Logf("C=128: %d timeouts of %d ops in %.1fs; whole sweep %.0fs", deadlocked.Errors.Timeout, deadlocked.Ops, deadlocked.DurationS, time.Since(start).Seconds())
 		})
+	}
+}
+
+// --version is the build information of the binary, as buildinfo words it
+// (the results header records the same string).
+func TestVersionFromBuildInfo(t *testing.T) {
+	bi, err := debugbuildinfo.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runBinary(t, t.TempDir(), 10*time.Second, "--version")
+	if want := "poolsweep version " + buildinfo.Of(bi) + "\n"; code != 0 || out != want {
+		t.Errorf("--version: exit %d, %q, want %q", code, out, want)
 	}
 }

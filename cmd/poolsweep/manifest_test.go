@@ -154,24 +154,24 @@ func splitWords(s string) []string {
 		out    []string
 		cur    strings.Builder
 		quoted bool
-		any    bool
+		inWord bool
 	)
 	for _, r := range s {
 		switch {
 		case r == '"':
-			quoted, any = !quoted, true
+			quoted, inWord = !quoted, true
 		case (r == ' ' || r == '\t') && !quoted:
-			if any {
+			if inWord {
 				out = append(out, cur.String())
 				cur.Reset()
-				any = false
+				inWord = false
 			}
 		default:
 			cur.WriteRune(r)
-			any = true
+			inWord = true
 		}
 	}
-	if any {
+	if inWord {
 		out = append(out, cur.String())
 	}
 	return out

@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/bound"
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -92,7 +94,7 @@ func (o *mergeOptions) run(ctx context.Context, e *env, args []string) error {
 	if err := writeMerged(out, res); err != nil {
 		return err
 	}
-	printMerged(e.stdout, out, res)
+	printMerged(e.stdout, out, res, analysis.Of([]*results.Results{res}, knee.DefaultOptions()))
 	return nil
 }
 
@@ -106,10 +108,8 @@ func same(a, b string) bool {
 	return filepath.Clean(a) == filepath.Clean(b)
 }
 
-// mergeFiles reads the agents' results and merges them, then labels each
-// merged step as a sweep labels its steps: Little's law over all the
-// agents' clients and what bound the step (a starved agent shows as
-// client-bound: the merged step carries the busiest agent's client CPU).
+// mergeFiles reads the agents' results and merges them, each merged step
+// labelled by the sweep's own bound rules (results.MergeAgents).
 func mergeFiles(ctx context.Context, paths []string, read readOptions, warn io.Writer) (*results.Results, error) {
 	var files []*results.Results
 	for _, p := range paths {
@@ -122,15 +122,7 @@ func mergeFiles(ctx context.Context, paths []string, read readOptions, warn io.W
 		}
 		files = append(files, r)
 	}
-	res, err := results.MergeAgents(files)
-	if err != nil {
-		return nil, err
-	}
-	judge := bound.NewJudge(bound.JudgeConfig{})
-	for i := range res.Steps {
-		judge.Judge(&res.Steps[i])
-	}
-	return res, nil
+	return results.MergeAgents(files, bound.NewJudge(bound.JudgeConfig{}).Judge)
 }
 
 // writeMerged writes the merged results whole, or leaves out as it was;
@@ -140,9 +132,9 @@ func writeMerged(out string, res *results.Results) error {
 }
 
 // printMerged says what was merged, how well the windows lined up, and
-// the step table.
-func printMerged(w io.Writer, out string, res *results.Results) {
-	a := res.Header.Agents
+// the summary of res with its analysis a.
+func printMerged(w io.Writer, out string, res *results.Results, a *analysis.Analysis) {
+	agents := res.Header.Agents
 	partial := 0
 	maxStart, maxEnd, minOverlap := 0.0, 0.0, 1.0
 	for _, s := range res.Steps {
@@ -153,11 +145,11 @@ func printMerged(w io.Writer, out string, res *results.Results) {
 			maxStart, maxEnd, minOverlap = max(maxStart, k.StartMS), max(maxEnd, k.EndMS), min(minOverlap, k.Overlap)
 		}
 	}
-	fmt.Fprintf(w, "merged run %s: %d of %d agents' results, %d step(s)", safeLine(res.Header.RunID), len(a.Merged), a.Count, len(res.Steps))
+	fmt.Fprintf(w, "merged run %s: %d of %d agents' results, %d step(s)", safeLine(res.Header.RunID), len(agents.Merged), agents.Count, len(res.Steps))
 	if partial > 0 {
 		fmt.Fprintf(w, ", %d partial (see missing_agents)", partial)
 	}
 	fmt.Fprintf(w, "\nwindows: start skew ≤ %.1f ms, end skew ≤ %.1f ms, overlap ≥ %.1f%%\n\n", maxStart, maxEnd, 100*minOverlap)
-	writeSummary(w, res)
+	writeSummary(w, res, a)
 	fmt.Fprintf(w, "\nresults: %s (end status %s)\n", textfmt.Escape(out), res.End.Status)
 }

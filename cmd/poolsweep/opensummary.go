@@ -6,6 +6,7 @@ import (
 	"sort"
 	"text/tabwriter"
 
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -13,7 +14,7 @@ import (
 // splitOpen copies steps into the closed-loop ones and the open-loop ones.
 func splitOpen(all []results.StepResult) (closed, open []results.StepResult) {
 	for _, s := range all {
-		if s.Mode == results.ModeOpen && s.Open != nil {
+		if analysis.IsOpen(&s) {
 			open = append(open, s)
 		} else {
 			closed = append(closed, s)
@@ -27,7 +28,7 @@ func splitOpen(all []results.StepResult) (closed, open []results.StepResult) {
 // uncorrected latency and the share of it spent waiting for the pool.
 // alone says the run has no closed-loop steps, so the run's notes and
 // warnings are printed here.
-func writeOpenSummary(w io.Writer, res *results.Results, steps []results.StepResult, alone bool) {
+func writeOpenSummary(w io.Writer, res *results.Results, a *analysis.Analysis, steps []results.StepResult, alone bool) {
 	sort.SliceStable(steps, func(i, j int) bool { return results.CompareOpenSteps(&steps[i], &steps[j]) < 0 })
 	fmt.Fprintln(w, "\nopen loop (latency from each call's intended start; uncorrected: from its send):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -62,17 +63,11 @@ func writeOpenSummary(w io.Writer, res *results.Results, steps []results.StepRes
 			}
 		}
 	}
-	behind := 0
-	for _, s := range steps {
-		if s.Open.ClientBehind {
-			behind++
-		}
-	}
-	if behind > 0 {
+	if c := a.Counts; c.Behind > 0 {
 		fmt.Fprintf(w, "WARNING: in %d of %d open-loop steps this machine fell behind its arrival schedule: part of their latency is the client's.\n"+
-			"         Run poolsweep on more (or larger) client machines, or offer lower rates per process, before trusting them.\n", behind, len(steps))
+			"         Run poolsweep on more (or larger) client machines, or offer lower rates per process, before trusting them.\n", c.Behind, c.OpenSteps)
 	}
-	for _, r := range knee.AnalyzeOpenAll(knee.OpenFromResults([]*results.Results{res}), knee.DefaultOptions()) {
+	for _, r := range a.Open {
 		fmt.Fprintln(w, knee.OpenSummary(r))
 	}
 	if alone {

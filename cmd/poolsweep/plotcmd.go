@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/poolsweep/poolsweep/analysis/knee"
-	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plot"
+	"github.com/poolsweep/poolsweep/report"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -77,12 +75,12 @@ func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	figs, notes, err := plot.FiguresWith(rs, plot.AnalyzeWith(rs, opts), plot.AnalyzeOpenWith(rs, opts), which)
+	figs, notes, err := plot.Figures(rs, analysis.Of(rs, opts), plot.Options{Figures: which})
 	if err != nil {
 		return usageError{err}
 	}
-	if err := checkFigurePaths("-o", o.out, figs); err != nil {
-		return err
+	if err := plot.CheckFiles(o.out, figs); err != nil {
+		return usagef("-o: %v", err)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(e.stderr, "note:", n)
@@ -178,149 +176,52 @@ func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ab := abRequest{baseline: o.baseline, candidate: o.candidate}
-	if len(rs) == 2 || o.baseline != "" {
-		ab.want = true
+	// Two files are an A/B pair, each run analysed on its own; one file's
+	// two targets are compared within one analysis.
+	var ab *report.AB
+	a := analysis.Of(rs, opts)
+	switch {
+	case o.baseline != "":
+		ab = &report.AB{Baseline: o.baseline, Candidate: o.candidate}
+	case len(rs) == 2:
+		ab, a = &report.AB{}, analysis.Each(rs, opts)
 	}
-	if err := writeReportWith(o.out, o.format, rs, ab, opts, e); err != nil {
+	if err := writeReport(o.out, o.format, rs, a, ab, e.stderr); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, textfmt.Escape(o.out))
 	return nil
 }
 
-// abRequest asks for an A/B section: two files, or one file's two targets.
-type abRequest struct {
-	want                bool
-	baseline, candidate string
-}
-
-// writeReport is writeReportWith and analyze's default options.
-func writeReport(path, format string, rs []*results.Results, ab abRequest, e *env) error {
-	return writeReportWith(path, format, rs, ab, knee.DefaultOptions(), e)
-}
-
-// writeReportWith draws every applicable figure and writes the report; for
-// Markdown the PNGs (and SVGs) go into its figures directory (see
-// figuresDir). The analysis is
-// analyze's with opts: across all files, or each file on its own when two
-// files form an A/B pair. With an A/B request the comparison's verdicts,
-// table and figures are included.
-func writeReportWith(path, format string, rs []*results.Results, ab abRequest, opts knee.Options, e *env) error {
-	each := ab.want && len(rs) == 2
-	rep := &plot.Report{Results: rs, Each: each, Options: &opts, Open: plot.AnalyzeOpenWith(rs, opts)}
-	var notes []string
-	var err error
-	if each {
-		rep.Analyses = plot.AnalyzeEach(rs, opts)
-		rep.Figures, notes, err = plot.FiguresEach(rs, rep.Analyses, nil)
-	} else {
-		rep.Analyses = plot.AnalyzeWith(rs, opts)
-		rep.Figures, notes, err = plot.FiguresWith(rs, rep.Analyses, rep.Open, nil)
-	}
-	if err != nil {
-		if errors.Is(err, plot.ErrNoSteps) {
-			return usageError{err}
-		}
+// writeReport assembles the report of rs from their analysis a, tells
+// notes what it left out, and writes it to path in format.
+func writeReport(path, format string, rs []*results.Results, a *analysis.Analysis, ab *report.AB, notes io.Writer) error {
+	r, ns, err := report.New(rs, a, ab)
+	var in *report.InputError
+	switch {
+	case errors.As(err, &in):
+		return usageError{err}
+	case err != nil:
 		return err
 	}
-	rep.Skipped = notes
-	if err := checkReportPath(path, format); err != nil {
-		return err
-	}
-	dir, side := filepath.Dir(path), figuresDir(path)
-	if ab.want {
-		base, cand := rs[:1], rs[len(rs)-1:]
-		if ab.baseline != "" {
-			base, cand = rs, rs
-		}
-		c, err := compare.Match(base, cand, compare.Options{Baseline: ab.baseline, Candidate: ab.candidate})
-		if err != nil {
-			return usageError{fmt.Errorf("A/B section: %w", err)}
-		}
-		f, abNotes, err := plot.ABFiguresWith(base, cand, c, opts)
-		if err != nil {
-			return fmt.Errorf("A/B figures: %w", err)
-		}
-		rep.Comparison, rep.ABFigures = c, f
-		notes = append(notes, abNotes...)
-	}
-	all := append(append([]plot.Figure{}, rep.Figures...), rep.ABFigures...)
-	if format == "markdown" {
-		// The figures go into the report's figures directory: check them
-		// all before writing any, so that a bad name among them leaves
-		// nothing half done.
-		if err := checkFigurePaths("-o", filepath.Join(dir, side), all); err != nil {
-			return err
-		}
-	}
-	if e != nil {
-		for _, n := range notes {
-			fmt.Fprintln(e.stderr, "note:", n)
-		}
-	}
-	write := rep.WriteHTML
-	if format == "markdown" {
-		rep.PNGNames, rep.ABPNGNames = linkNames(side, rep.Figures), linkNames(side, rep.ABFigures)
-		write = rep.WriteMarkdown
-		figDir, err := outfile.MakeOwnDir(dir, side)
-		if err != nil {
-			return usagef("-o: %v", err)
-		}
-		if _, err := plot.WriteFiles(figDir, all); err != nil {
-			return err
-		}
-	}
-	if err := outfile.Write(path, write); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
-}
-
-// checkReportPath refuses a report path that is not a regular file (or
-// absent) in an existing writable directory, and for Markdown a figures
-// directory that is not a real directory: before any work, one line
-// naming -o. The directory is never created.
-func checkReportPath(path, format string) error {
-	if err := outfile.Check(path); err != nil {
+	// A path that cannot take the report is one line naming -o, with
+	// nothing written and nothing else said.
+	var bad *report.PathError
+	err = r.Write(path, format)
+	if errors.As(err, &bad) {
 		return usagef("-o: %v", err)
 	}
-	if format == "markdown" {
-		if err := outfile.CheckOwnDir(filepath.Dir(path), figuresDir(path)); err != nil {
-			return usagef("-o: %v", err)
-		}
+	for _, n := range ns {
+		fmt.Fprintln(notes, "note:", n)
 	}
-	return nil
+	return err
 }
 
-// figuresDir names the directory a Markdown report's figures go into,
-// beside it and named after it (r.md → r_files), so that writing the
-// report replaces no file the user did not name.
-func figuresDir(report string) string {
-	base := filepath.Base(report)
-	return strings.TrimSuffix(base, filepath.Ext(base)) + "_files"
-}
-
-// linkNames are the links to figs' PNGs in the figures directory side,
-// relative to the report, escaped for a Markdown link.
-func linkNames(side string, figs []plot.Figure) []string {
-	names := plot.PNGNames(figs)
-	for i, n := range names {
-		names[i] = url.PathEscape(side) + "/" + url.PathEscape(n)
-	}
-	return names
-}
-
-// checkFigurePaths refuses figure files in dir that could not be written
-// as regular files, before any is written, naming flag.
-func checkFigurePaths(flag, dir string, figs []plot.Figure) error {
-	if _, err := os.Lstat(dir); err != nil {
-		return nil // made fresh: every file in it is new
-	}
-	for _, p := range plot.Paths(dir, figs) {
-		if err := outfile.Check(p); err != nil {
-			return usagef("%s: %v", flag, err)
-		}
+// checkReportPath refuses, before any work, a report path that could not
+// be written (report.Check), as one line naming -o.
+func checkReportPath(path, format string) error {
+	if err := report.Check(path, format); err != nil {
+		return usagef("-o: %v", err)
 	}
 	return nil
 }

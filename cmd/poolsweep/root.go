@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/internal/buildinfo"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 )
 
@@ -137,8 +137,6 @@ func safeLine(s string) string {
 	return textfmt.Escape(s)
 }
 
-func toolVersion() string { return sweep.ToolVersion() }
-
 func newRootCmd(e *env, r runners) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "poolsweep",
@@ -154,7 +152,7 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
   poolsweep analyze poolsweep-out/*/results.jsonl`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       toolVersion(),
+		Version:       buildinfo.Version(),
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	// "poolsweep bogus" is bad input too, not a failed run.

@@ -19,6 +19,8 @@ import (
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/results"
@@ -129,9 +131,10 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	if err := writeMerged(merged, res); err != nil {
 		return err
 	}
-	printMerged(e.stdout, merged, res)
+	a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
+	printMerged(e.stdout, merged, res, a)
 	if !o.noPlot {
-		if err := writeArtifacts(dir, []*results.Results{res}); err != nil {
+		if err := writeArtifacts(dir, res, a); err != nil {
 			fmt.Fprintf(e.stderr, "poolsweep: figures: %s\n", safeLine(topology.Redact(err.Error())))
 		}
 	}

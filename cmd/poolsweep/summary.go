@@ -8,18 +8,20 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/poolsweep/poolsweep/analysis/bound"
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/plot"
+	"github.com/poolsweep/poolsweep/report"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/telemetry"
 )
 
-// writeSummary prints the end-of-sweep table and the knee of each series.
-func writeSummary(w io.Writer, res *results.Results) {
+// writeSummary prints the end-of-sweep table of res and what its analysis
+// a (analysis.Of of res) concluded: the counts, the knee of each series.
+func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 	steps, open := splitOpen(res.Steps)
 	if len(steps) == 0 {
-		writeOpenSummary(w, res, open, true) // an open-loop run (opensummary.go)
+		writeOpenSummary(w, res, a, open, true) // an open-loop run (opensummary.go)
 		return
 	}
 	sort.SliceStable(steps, func(i, j int) bool {
@@ -71,64 +73,53 @@ func writeSummary(w io.Writer, res *results.Results) {
 			fmt.Fprintf(w, "note: %s: %s\n", h.Name, h.Note)
 		}
 	}
-	for _, n := range shardNotes(steps) {
-		fmt.Fprintln(w, n)
+	c := a.Counts
+	for _, n := range c.ShardsNotSampled {
+		fmt.Fprintf(w, "note: %s: shards not sampled: %s; the bound was judged on what the mongos routers report\n", n.Target, safeLine(n.Why))
 	}
-	clientBound := 0
-	for _, s := range steps {
-		if ok, _ := bound.ClientLimited(&s); ok {
-			clientBound++
-		}
-	}
-	if clientBound > 0 {
+	if c.ClientBound > 0 {
 		fmt.Fprintf(w, "WARNING: %d of %d steps were CLIENT-BOUND: this machine's CPU (poolsweep's own load or other processes), not the server, set their numbers.\n"+
-			"         Run poolsweep on a quieter or larger machine, or spread it with --clients over more machines, before trusting the knee.\n", clientBound, len(steps))
+			"         Run poolsweep on a quieter or larger machine, or spread it with --clients over more machines, before trusting the knee.\n", c.ClientBound, c.Steps)
 	}
-	errs := int64(0)
-	ops := int64(0)
-	for _, s := range steps {
-		errs += s.Errors.Total()
-		ops += s.Ops + s.OpsAfterClose
+	if c.FailedOps > 0 && c.Ops > 0 {
+		fmt.Fprintf(w, "note: %d of %d operations failed (%.2f%%); they are counted in ops/s and latency, see errors per step\n", c.FailedOps, c.Ops, 100*c.FailedShare())
 	}
-	if errs > 0 && ops > 0 {
-		fmt.Fprintf(w, "note: %d of %d operations failed (%.2f%%); they are counted in ops/s and latency, see errors per step\n", errs, ops, 100*float64(errs)/float64(ops))
-	}
-	for _, r := range knee.AnalyzeAll(knee.FromResults([]*results.Results{res}), knee.DefaultOptions()) {
+	for _, r := range a.Series {
 		fmt.Fprintln(w, knee.Summary(r))
 	}
-	for _, m := range knee.MissingSteps([]*results.Results{res}) {
+	for _, m := range a.Missing {
 		fmt.Fprintln(w, m.Text)
 	}
 	for _, warn := range res.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", safeLine(warn))
 	}
 	if len(open) > 0 {
-		writeOpenSummary(w, res, open, false)
+		writeOpenSummary(w, res, a, open, false)
 	}
 }
 
-// writeArtifacts draws every applicable figure and report.html into dir.
-func writeArtifacts(dir string, rs []*results.Results) error {
-	reports := plot.Analyze(rs)
-	figs, _, err := plot.Figures(rs, reports, nil)
+// writeArtifacts draws every applicable figure of res and its analysis a
+// into dir, and report.html.
+func writeArtifacts(dir string, res *results.Results, a *analysis.Analysis) error {
+	r, _, err := report.New([]*results.Results{res}, a, nil)
 	if err != nil {
 		return err
 	}
-	if _, err := plot.WriteFiles(dir, figs); err != nil {
+	if _, err := plot.WriteFiles(dir, r.Figures); err != nil {
 		return err
 	}
-	return writeReport(filepath.Join(dir, "report.html"), "html", rs, abRequest{}, nil)
+	return r.Write(filepath.Join(dir, "report.html"), report.HTML)
 }
 
 // writeTelemetryTable prints what the server and the client were doing in
 // each window. A value the server did not report is "n/r", and a footnote
 // names the server kind, so a missing field never reads as a measured zero.
 func writeTelemetryTable(w io.Writer, res *results.Results, steps []results.StepResult) {
-	any := false
+	sampled := false
 	for _, s := range steps {
-		any = any || s.Server != nil || s.Client != nil
+		sampled = sampled || s.Server != nil || s.Client != nil
 	}
-	if !any {
+	if !sampled {
 		return
 	}
 	kinds := map[string]string{}
@@ -235,20 +226,4 @@ func clientCPU(s results.StepResult) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", s.Client.CPUPct)
-}
-
-// shardNotes says once per target why a sharded cluster's shards were not
-// sampled behind its routers (every step records it; the verdicts were
-// then judged on what the routers report).
-func shardNotes(steps []results.StepResult) []string {
-	var out []string
-	said := map[string]bool{}
-	for _, s := range steps {
-		if s.Server == nil || s.Server.ShardsSampled == nil || *s.Server.ShardsSampled || said[s.Target] {
-			continue
-		}
-		said[s.Target] = true
-		out = append(out, fmt.Sprintf("note: %s: shards not sampled: %s; the bound was judged on what the mongos routers report", s.Target, safeLine(s.Server.ShardsNotSampled)))
-	}
-	return out
 }

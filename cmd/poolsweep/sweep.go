@@ -9,6 +9,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/topology/sim"
 	"github.com/poolsweep/poolsweep/workload"
@@ -178,8 +179,8 @@ merged run's end status.`,
 	f := cmd.Flags()
 	textVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the one deployment to measure")
 	textArrayVar(f, &o.targets, "target", "name=URI or name=sim:SPEC", checkTarget, "name=URI of a deployment to measure (repeatable); name=sim:SPEC starts a calibrated simulator")
-	levelsVar(f, &o.concurrency, "concurrency", "", plan.MaxConcurrency, false, plan.ParseLevels, "concurrency levels per client (default "+uriDefaults.concurrency+"; embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency+")")
-	levelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, plan.ParseLevels, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool`)
+	levelsVar(f, &o.concurrency, "concurrency", "", plan.MaxConcurrency, false, levelsOrSpan, "concurrency levels per client (default "+uriDefaults.concurrency+"; embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency+")")
+	levelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; with --search pool, MIN..MAX bounds the sizes it tries`)
 	intVar(f, &o.clients, "clients", 1, 1, plan.MaxClients, "independent clients in this process, each with its own pool and concurrency workers")
 	intVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals (default 1; embedded server 3)")
 	durationVar(f, &o.warmup, "warmup", 0, 0, plan.MaxWindow, "warm-up before each measured window, up to 24h (default 10s; embedded server 1s; simulator targets 1s)")
@@ -196,7 +197,7 @@ merged run's end status.`,
 	f.BoolVar(&o.drop, "drop", false, "reload poolsweep's own collection even if a matching one exists")
 	textVar(f, &o.out, "out", "", "a directory, made through outfile", nil, "output directory, made if absent (its parent must exist; default ./poolsweep-out/<run-id>)")
 	choiceVar(f, &o.order, "order", plan.OrderSequential, []string{plan.OrderSequential, plan.OrderInterleaved}, false, "with several targets: sequential, or interleaved (A B A B … step by step)")
-	uint64Var(f, &o.maxConnecting, "max-connecting", 0, 1, maxConnecting, "connections each pool opens at once, 1 to 1024 (default: the URI's maxConnecting, else 64; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured")
+	uint64Var(f, &o.maxConnecting, "max-connecting", 0, 1, maxConnecting, fmt.Sprintf("connections each pool opens at once, 1 to 1024 (default: the URI's maxConnecting, else %d; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured", sweep.DefaultMaxConnecting))
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep (the run then ends partial, exit 3)")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
 	floatVar(f, &o.maxErrorRate, "max-error-rate", 1, 0, 1, false, false, "stop the sweep after a step whose failed operations exceed this fraction, 0 to 1 (1 = never stop)")

@@ -68,13 +68,9 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if !o.changed("concurrency") {
 		conc = cfg.defaults.concurrency
 	}
-	levels, err := plan.ParseLevels(conc, results.MaxConcurrency)
+	levels, pool, err := o.levelsAndPool(conc)
 	if err != nil {
-		return nil, usagef("--concurrency: %v", err)
-	}
-	pool, err := plan.ParsePool(o.pool)
-	if err != nil {
-		return nil, usagef("--pool: %v", err)
+		return nil, err
 	}
 	p := plan.Plan{Concurrency: levels, Pool: pool, Clients: o.clients, Trials: o.trials,
 		Warmup: o.warmup, Duration: o.duration, OpTimeout: o.opTimeout, Order: o.order}
@@ -90,7 +86,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if err := o.applyOpen(&p); err != nil {
 		return nil, err
 	}
-	if err := o.searchOptions.plan(&p, o.changed); err != nil {
+	if err := o.searchOptions.plan(&p, o.pool, o.changed); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {

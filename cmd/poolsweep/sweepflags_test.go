@@ -181,9 +181,35 @@ func TestNewCmdSweep(t *testing.T) {
 				}
 			},
 		},
+		{
+			// A search sets its own grid: a range without a step is its
+			// span (--concurrency), and with --search pool the sizes its
+			// pool search tries (--pool); the knee is measured at match.
+			name: "search: MIN..MAX", args: []string{"--uri", "mongodb://h/", "--search", "pool", "--concurrency", "1..256", "--pool", "4..64"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				s := cfg.plan.Search
+				if s == nil || s.Levels[0] != 1 || s.Levels[len(s.Levels)-1] != 256 || s.PoolMin != 4 || s.PoolMax != 64 || !cfg.plan.Pool.Match {
+					t.Errorf("search %+v, pool %+v", s, cfg.plan.Pool)
+				}
+			},
+		},
+		{
+			name: "search knee: MIN..MAX", args: []string{"--uri", "mongodb://h/", "--search", "knee", "--concurrency", "8..512"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if s := cfg.plan.Search; s == nil || s.Levels[0] != 8 || s.Levels[len(s.Levels)-1] != 512 || s.PoolMin != 0 {
+					t.Errorf("search %+v", s)
+				}
+			},
+		},
+		{name: "search: MIN..MAX backwards", args: []string{"--search", "knee", "--concurrency", "256..1"}, wantErr: "--concurrency: 256..1: the range ends (1) below"},
+		{name: "search knee: pool range", args: []string{"--search", "knee", "--pool", "1..256"}, wantErr: "--pool: --search knee measures pool match"},
+		{name: "search pool: bad pool range", args: []string{"--search", "pool", "--pool", "1..0"}, wantErr: "--pool: 1..0"},
+		{name: "search pool: pool list", args: []string{"--search", "pool", "--pool", "8,16"}, wantErr: "--pool: 8,16: --search pool tries sizes of its own"},
+		{name: "search pool: stepped pool range", args: []string{"--search", "pool", "--pool", "8..64x2"}, wantErr: "give the range it may try them in, MIN..MAX"},
+		{name: "grid: a range needs a step", args: []string{"--concurrency", "1..256"}, wantErr: "--concurrency: 1..256: a range needs a step"},
 		{name: "search: unknown mode", args: []string{"--search", "fast"}, wantErr: `--search: "fast" is not knee or pool`},
 		{name: "search: one level", args: []string{"--search", "knee", "--concurrency", "64"}, wantErr: "--concurrency: --search needs a range"},
-		{name: "search: pool list", args: []string{"--search", "knee", "--pool", "16,64"}, wantErr: "--pool: --search measures pool match"},
+		{name: "search: pool list", args: []string{"--search", "knee", "--pool", "16,64"}, wantErr: "--pool: --search knee measures pool match"},
 		{name: "search: interleaved", args: []string{"--search", "knee", "--order", "interleaved"}, wantErr: "--order interleaved"},
 		{name: "search: resolution 1", args: []string{"--search", "knee", "--resolution", "1"}, wantErr: "--resolution: 1 is not between 1.05 and 4"},
 		{name: "search: resolution 8", args: []string{"--search", "knee", "--resolution", "8"}, wantErr: "--resolution: 8 is not between"},

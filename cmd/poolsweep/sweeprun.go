@@ -11,6 +11,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plot"
@@ -108,9 +110,10 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 
 	// Whatever happened, what was measured is summarised and drawn.
 	if res, err := results.ReadFileWith(context.Background(), session.ResultsPath, o.read.options()); err == nil && len(res.Steps) > 0 {
-		writeSummary(e.stdout, res)
+		a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
+		writeSummary(e.stdout, res, a)
 		if !o.noPlot {
-			if err := writeArtifacts(outDir, []*results.Results{res}); err != nil {
+			if err := writeArtifacts(outDir, res, a); err != nil {
 				fmt.Fprintf(e.stderr, "poolsweep: figures: %s\n", safeLine(topology.Redact(err.Error())))
 			}
 		}
@@ -231,8 +234,8 @@ func (o *sweepOptions) checkArtifacts(flag, dir string) error {
 	for i, name := range plot.AllFigures {
 		figs[i].Name = name
 	}
-	if err := checkFigurePaths(flag, dir, figs); err != nil {
-		return err
+	if err := plot.CheckFiles(dir, figs); err != nil {
+		return usagef("%s: %v", flag, err)
 	}
 	if err := outfile.Check(filepath.Join(dir, "report.html")); err != nil {
 		return usagef("%s: %v", flag, err)
@@ -284,8 +287,7 @@ func detectTargets(ctx context.Context, e *env, ts []topology.Target) ([]*sweepT
 		if err != nil {
 			return targets, fmt.Errorf("target %s (%s): %w", t.Name, st.Redacted(), err)
 		}
-		st.header = results.TargetHeader{Name: t.Name, URI: topology.Redact(st.URI), Topology: info.Topology, SetName: info.SetName,
-			ServerVersion: info.ServerVersion, ServerKind: info.ServerKind, Hosts: info.Hosts, Shards: info.Shards, SimSpec: info.SimSpec, Note: info.Note}
+		st.header = sweep.NewTargetHeader(t.Name, st.URI, info)
 		fmt.Fprintf(e.stderr, "target %s: %s %s %s, hosts %s\n", t.Name, info.ServerKind, info.ServerVersion, info.Topology, strings.Join(info.Hosts, ","))
 	}
 	return targets, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,18 +35,56 @@ type searchOptions struct {
 
 // addFlags registers the search flags.
 func (s *searchOptions) addFlags(f *pflag.FlagSet) {
-	choiceVar(f, &s.search, "search", "", []string{results.SearchKnee, results.SearchPool}, false, `find the answer in a fraction of the grid's steps: "knee" locates the knee on a log₂ grid between the lowest and highest --concurrency; "pool" then finds the smallest maxPoolSize at the knee that keeps its throughput`)
+	choiceVar(f, &s.search, "search", "", []string{results.SearchKnee, results.SearchPool}, false, `find the answer in a fraction of the grid's steps: "knee" locates the knee on a log₂ grid between the lowest and highest --concurrency (MIN..MAX will do); "pool" then finds the smallest maxPoolSize at the knee that keeps its throughput, within --pool MIN..MAX when given`)
 	textVar(f, &s.resolution, "resolution", "sqrt2", "sqrt2 or a factor from 1.05 to 4", func(v string) error { _, err := parseResolution(v); return err },
 		"with --search: the factor between neighbouring levels of the grid the knee is located on, sqrt2 or a number from 1.05 to 4")
 	durationVar(f, &s.budget, "budget", 0, time.Second, maxBudget, "with --search: a wall-time budget (e.g. 20m), 1s to 168h; the search plans its probes to fit the measured cost per step and, when it ends first, reports its best bracket")
 	durationVar(f, &s.sloP99, "slo-p99", 0, time.Microsecond, maxSLOP99, "with --search pool: the p99 latency per call a pool size must meet, 1µs to 1h")
 }
 
+// levelsOrSpan is what --concurrency and --pool take when the flag is
+// parsed, before it is known whether --search is set: a level list, or a
+// search's span, a range without a step (plan.ParseSpan). levelsAndPool
+// then holds a grid to plan.ParseLevels.
+func levelsOrSpan(s string, max int) ([]int, error) {
+	lo, hi, err := plan.ParseSpan(s, max)
+	return []int{lo, hi}, err
+}
+
+// searching says --search was given: the search then sets its own levels
+// between the ends of --concurrency, and --search pool its own pool sizes
+// within those of --pool.
+func (s *searchOptions) searching() bool { return strings.TrimSpace(s.search) != "" }
+
+// levelsAndPool parses --concurrency (conc, with the defaults applied)
+// and --pool. A search takes only the lowest and highest of each, in any
+// list or range form, a range without a step included ("1..256"): it
+// places its own levels between them. Its knee is measured with pool
+// match; the pool range is the search's (searchOptions.plan).
+func (o *sweepOptions) levelsAndPool(conc string) ([]int, plan.PoolPlan, error) {
+	if !o.searching() || o.rate != "" {
+		levels, err := plan.ParseLevels(conc, results.MaxConcurrency)
+		if err != nil {
+			return nil, plan.PoolPlan{}, usagef("--concurrency: %v", err)
+		}
+		pool, err := plan.ParsePool(o.pool)
+		if err != nil {
+			return nil, plan.PoolPlan{}, usagef("--pool: %v", err)
+		}
+		return levels, pool, nil
+	}
+	lo, hi, err := plan.ParseSpan(conc, results.MaxConcurrency)
+	if err != nil {
+		return nil, plan.PoolPlan{}, usagef("--concurrency: %v", err)
+	}
+	return slices.Compact([]int{lo, hi}), plan.PoolPlan{Match: true, Given: "match"}, nil
+}
+
 // plan turns the search flags into the plan's search: its grid replaces
 // the concurrency list (only the list's lowest and highest level count),
 // and the levels that decide the knee get 3 trials unless --trials says
 // otherwise. Every problem is a usage error naming its flag.
-func (s *searchOptions) plan(p *plan.Plan, changed func(string) bool) error {
+func (s *searchOptions) plan(p *plan.Plan, pool string, changed func(string) bool) error {
 	if s.search == "" {
 		for _, f := range []string{"resolution", "budget", "slo-p99"} {
 			if changed(f) {
@@ -58,14 +97,27 @@ func (s *searchOptions) plan(p *plan.Plan, changed func(string) bool) error {
 	switch {
 	case p.IsOpen():
 		return usagef("--search: it searches concurrency in the closed loop; with --rate give the rates to offer")
-	case !p.Pool.Match:
-		return usagef("--pool: --search measures pool match (P = C); --search pool finds the pool size itself")
 	case p.Order == plan.OrderInterleaved:
 		return usagef("--order interleaved: --search takes one target at a time")
 	case len(p.Concurrency) < 2:
 		return usagef("--concurrency: --search needs a range of at least two levels, e.g. 1..128x2 (got %v)", p.Concurrency)
 	case changed("slo-p99") && mode != results.SearchPool:
 		return usagef("--slo-p99: only with --search pool (analyze --slo-p99 reads it for a knee)")
+	}
+	var poolMin, poolMax int
+	if pool = strings.TrimSpace(pool); pool != "match" {
+		if mode != results.SearchPool {
+			return usagef("--pool: --search knee measures pool match (P = C); a range of pool sizes (MIN..MAX) is for --search pool")
+		}
+		// The pool search places its own sizes (--resolution): a list or
+		// a stepped range would ask for sizes it does not try.
+		if _, to, ok := strings.Cut(pool, ".."); !ok || strings.ContainsAny(to, ",x+") {
+			return usagef("--pool: %s: --search pool tries sizes of its own; give the range it may try them in, MIN..MAX", pool)
+		}
+		var err error
+		if poolMin, poolMax, err = plan.ParseSpan(pool, plan.MaxPoolSize); err != nil {
+			return usagef("--pool: %v", err)
+		}
 	}
 	r, err := parseResolution(s.resolution)
 	if err != nil {
@@ -89,7 +141,7 @@ func (s *searchOptions) plan(p *plan.Plan, changed func(string) bool) error {
 	}
 	p.Concurrency = levels
 	p.Search = &results.SearchPlan{Mode: mode, Resolution: r, Levels: levels, BudgetS: s.budget.Seconds(),
-		SLOP99Ms: float64(s.sloP99) / float64(time.Millisecond)}
+		SLOP99Ms: float64(s.sloP99) / float64(time.Millisecond), PoolMin: poolMin, PoolMax: poolMax}
 	return nil
 }
 

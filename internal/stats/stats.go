@@ -1,5 +1,5 @@
 // Package stats is poolsweep's one descriptive-statistics layer: median,
-// percentiles, mean and standard deviation (github.com/montanaflynn/stats
+// percentiles, mean and variance (github.com/montanaflynn/stats
 // underneath), and Summary, the one way knee, compare and plot summarise the
 // trials of a step — a center, an interval, its confidence, n and warnings,
 // in the spirit of benchstat's benchmath.Summary.
@@ -8,7 +8,7 @@
 // better tool for that and stays where it is used.
 //
 // Missing values are NaN, never 0: every function returns NaN for an empty
-// sample (and Variance and StdDev for fewer than two values), so a caller
+// sample (and Variance for fewer than two values), so a caller
 // cannot mistake "nothing measured" for a measured zero.
 package stats
 
@@ -54,10 +54,6 @@ func Mean(xs []float64) float64 { return orNaN(mstats.Mean(xs)) }
 // Variance is the unbiased sample variance of xs (divisor n − 1); NaN for
 // fewer than two values.
 func Variance(xs []float64) float64 { return orNaN(mstats.SampleVariance(xs)) }
-
-// StdDev is the sample standard deviation of xs (divisor n − 1); NaN for
-// fewer than two values.
-func StdDev(xs []float64) float64 { return orNaN(mstats.StandardDeviationSample(xs)) }
 
 // orNaN is v, or NaN where the library refused (empty input, too few
 // values): our callers test for NaN, not for an error.

@@ -85,25 +85,6 @@ func PercentileInterval(xs []float64, confidence float64) (lo, hi float64) {
 	return Percentile(xs, a), Percentile(xs, 100-a)
 }
 
-// BootstrapSummary is Summarize with, for MinBootstrapN or more values, the
-// percentile interval of the median over resamples bootstrap resamples
-// drawn from rng. It is what a package uses to summarise one metric the way
-// the knee analysis summarises throughput.
-func BootstrapSummary(xs []float64, resamples int, confidence float64, rng *rand.Rand) Summary {
-	s := Summarize(xs)
-	if s.N < MinBootstrapN || resamples <= 0 {
-		return s
-	}
-	clean, _ := finite(xs)
-	r := NewResampler(rng, len(clean))
-	srt := sorted(clean)
-	meds := make([]float64, resamples)
-	for b := range meds {
-		meds[b] = r.Median(srt)
-	}
-	return s.WithInterval(meds, confidence)
-}
-
 // Resampler draws bootstrap resamples (with replacement, the size of the
 // sample) and returns their medians in O(n): counting the draws per rank of
 // the sorted sample avoids sorting every resample.

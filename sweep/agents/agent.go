@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/poolsweep/poolsweep/internal/beat"
+	"github.com/poolsweep/poolsweep/internal/buildinfo"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 )
@@ -159,7 +160,7 @@ func (a *Agent) register(ctx context.Context) error {
 		}
 	}
 	doc := agentDoc{ID: id, Kind: "agent", RunID: a.RunID, Index: a.Index, Count: a.Count, Host: a.host, PID: a.pid, Nonce: a.nonce,
-		PlanHash: a.PlanHash, ToolVersion: sweep.ToolVersion(), Registered: time.Now().UTC()}
+		PlanHash: a.PlanHash, ToolVersion: buildinfo.Version(), Registered: time.Now().UTC()}
 	if _, err := a.coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, doc, replaceUpsert()); err != nil {
 		return fmt.Errorf("agents: register in %s: %w", Collection, err)
 	}
@@ -194,9 +195,9 @@ func (a *Agent) awaitLeader(ctx context.Context) error {
 				case d.PlanHash != a.PlanHash:
 					return &Refused{fmt.Sprintf("--agents: this agent's plan (hash %s) is not the leader's, %s (hash %s); give every agent the same flags",
 						a.PlanHash, a.name(0, d.Host), d.PlanHash)}
-				case d.ToolVersion != sweep.ToolVersion():
+				case d.ToolVersion != buildinfo.Version():
 					return &Refused{fmt.Sprintf("--agents: this agent runs poolsweep %s, the leader, %s, runs %s; run the same build everywhere",
-						sweep.ToolVersion(), a.name(0, d.Host), d.ToolVersion)}
+						buildinfo.Version(), a.name(0, d.Host), d.ToolVersion)}
 				}
 				return nil
 			}

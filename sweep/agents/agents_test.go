@@ -123,7 +123,7 @@ func TestAgentsLockStep(t *testing.T) {
 		}
 		files = append(files, res)
 	}
-	m, err := results.MergeAgents(files)
+	m, err := results.MergeAgents(files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestAgentsLateAgentSkipsAStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := results.MergeAgents([]*results.Results{res, other})
+	m, err := results.MergeAgents([]*results.Results{res, other}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/beat"
+	"github.com/poolsweep/poolsweep/internal/buildinfo"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
@@ -152,8 +153,8 @@ func (a *Agent) judgeReady(i int, docs map[int]agentDoc, key string, now time.Ti
 		return false, ""
 	case d.PlanHash != a.PlanHash:
 		return false, fmt.Sprintf("refused: its plan (hash %s) is not this run's (hash %s); give every agent the same flags", d.PlanHash, a.PlanHash)
-	case d.ToolVersion != sweep.ToolVersion():
-		return false, fmt.Sprintf("refused: it runs poolsweep %s, the leader %s", d.ToolVersion, sweep.ToolVersion())
+	case d.ToolVersion != buildinfo.Version():
+		return false, fmt.Sprintf("refused: it runs poolsweep %s, the leader %s", d.ToolVersion, buildinfo.Version())
 	case d.Ready == a.seq && d.ReadyKey == key:
 		return true, ""
 	case d.Ready == a.seq:

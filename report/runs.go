@@ -1,4 +1,4 @@
-package plot
+package report
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/runinfo"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -36,7 +37,7 @@ func runViewOf(r *results.Results, multi bool) runView {
 	h := r.Header
 	rv := runView{Title: "Run " + h.RunID}
 	if h.RunID == "" {
-		rv.Title = "Run " + runName(r)
+		rv.Title = "Run " + runinfo.RunName(r)
 	}
 	add := func(k, v string) {
 		if v != "" {
@@ -214,7 +215,7 @@ func stepTableOf(r *results.Results) stepTable {
 		targets[s.Target] = true
 		workloads[s.Workload] = true
 		clients = clients || s.Clients > 1
-		calls = calls || callsDiffer(s)
+		calls = calls || runinfo.CallsDiffer(s)
 		bounds = bounds || s.Bound != ""
 	}
 	rank := map[string]int{}
@@ -223,8 +224,8 @@ func stepTableOf(r *results.Results) stepTable {
 	}
 	// Targets in the header's order, then workloads, pools, levels, trials.
 	slices.SortStableFunc(steps, func(a, b *results.StepResult) int {
-		return cmp.Or(cmp.Compare(rankOf(rank, a.Target), rankOf(rank, b.Target)), cmp.Compare(a.Target, b.Target), cmp.Compare(a.Workload, b.Workload),
-			cmp.Compare(poolRank(a.PoolSetting), poolRank(b.PoolSetting)), cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Trial, b.Trial))
+		return cmp.Or(cmp.Compare(runinfo.Rank(rank, a.Target), runinfo.Rank(rank, b.Target)), cmp.Compare(a.Target, b.Target), cmp.Compare(a.Workload, b.Workload),
+			cmp.Compare(runinfo.PoolRank(a.PoolSetting), runinfo.PoolRank(b.PoolSetting)), cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Trial, b.Trial))
 	})
 	var t stepTable
 	if len(targets) > 1 {
@@ -263,7 +264,7 @@ func stepTableOf(r *results.Results) stepTable {
 		}
 		conns := strconv.Itoa(s.Connections)
 		if s.Connections == 0 {
-			conns = fmt.Sprintf("%.0f (planned)", stepConnections(s))
+			conns = fmt.Sprintf("%.0f (planned)", runinfo.Connections(s))
 		}
 		trial := strconv.Itoa(s.Trial)
 		if s.Interrupted {
@@ -276,7 +277,7 @@ func stepTableOf(r *results.Results) stepTable {
 		if calls {
 			row = append(row, fmt.Sprintf("%.0f", s.CallsPerS))
 		}
-		row = append(row, usCell(avgLatencyUS(s, readOps)), usCell(avgLatencyUS(s, writeOps)),
+		row = append(row, usCell(avgLatencyUS(s, results.OpClassRead)), usCell(avgLatencyUS(s, results.OpClassWrite)),
 			strconv.FormatFloat(s.Latency.P99, 'f', 2, 64), errorsCell(s.Errors))
 		if bounds {
 			row = append(row, s.Bound)
@@ -307,4 +308,22 @@ func errorsCell(e results.ErrorCounts) string {
 		}
 	}
 	return fmt.Sprintf("%d (%s)", e.Total(), strings.Join(parts, ", "))
+}
+
+// avgLatencyUS is the count-weighted mean latency of the step's ops of one
+// class (results.OpClassOf: reads or writes) in µs; ok is false when the
+// step did none of them.
+func avgLatencyUS(s *results.StepResult, class string) (float64, bool) {
+	var n, sum float64
+	for typ, t := range s.OpsByType {
+		if results.OpClassOf(typ) != class || t.Count == 0 {
+			continue
+		}
+		n += float64(t.Count)
+		sum += float64(t.Count) * t.Latency.Mean
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / n * 1000, true
 }

@@ -1,40 +1,29 @@
-package plot
+package report
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
 )
 
+// Two files: each run analysed on its own, the A/B section with compare's
+// verdicts and the A/B figures.
 func TestHTMLReportWithComparison(t *testing.T) {
-	tc := abCases(t)[0]
-	c, abFigs, _ := tc.figures(t)
-	rs := append(append([]*results.Results(nil), tc.base...), tc.cand...)
-	reports := AnalyzeEach(rs, knee.DefaultOptions())
-	figs, _, err := FiguresEach(rs, reports, nil)
-	if err != nil {
-		t.Fatal(err)
+	rs := []*results.Results{fixture(t, "ab-base.jsonl"), fixture(t, "ab-cand.jsonl")}
+	rep, _ := build(t, rs, analysis.Each(rs, knee.DefaultOptions()), &AB{})
+	c, figs, abFigs := rep.Comparison, rep.Figures, rep.ABFigures
+	if c == nil || len(abFigs) != 2 {
+		t.Fatalf("comparison %v, %d A/B figures", c != nil, len(abFigs))
 	}
-	rep := &Report{Results: rs, Analyses: reports, Each: true, Figures: figs, Comparison: c, ABFigures: abFigs}
-	var b bytes.Buffer
-	if err := rep.WriteHTML(&b); err != nil {
-		t.Fatal(err)
-	}
-	h := b.String()
-	if m := externalRef.FindString(h); m != "" {
-		t.Errorf("external reference %q in the report", m)
-	}
-	for _, bad := range []string{"<script", "<link", "@import", "url("} {
-		if strings.Contains(h, bad) {
-			t.Errorf("report contains %q", bad)
-		}
-	}
+	h := selfContainedHTML(t, rep)
 	if n := strings.Count(h, "<svg "); n != len(figs)+len(abFigs) {
 		t.Errorf("%d inline SVGs, want %d run figures + %d A/B figures", n, len(figs), len(abFigs))
 	}
@@ -74,34 +63,31 @@ func TestHTMLReportWithComparison(t *testing.T) {
 	if strings.Contains(plain.String(), `id="ab"`) {
 		t.Error("plain report has an A/B section")
 	}
-	if *plotDir != "" {
-		_ = os.MkdirAll(*plotDir, 0o755)
-		_ = os.WriteFile(filepath.Join(*plotDir, "ab-report.html"), b.Bytes(), 0o644)
+	if *lookDir != "" {
+		_ = os.MkdirAll(*lookDir, 0o755)
+		_ = os.WriteFile(filepath.Join(*lookDir, "ab-report.html"), []byte(h), 0o644)
+	}
+	// Two files analysed together are no A/B pair.
+	if _, _, err := New(rs, analyzed(rs...), &AB{}); err == nil {
+		t.Error("an A/B of two files analysed together was accepted")
 	}
 }
 
-func escapeHTML(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
-}
-
+// One file, two targets: the A/B section in Markdown, its figures linked
+// beside the report's own.
 func TestMarkdownReportWithComparison(t *testing.T) {
-	tc := abCases(t)[1] // one file, two targets
-	c, abFigs, _ := tc.figures(t)
-	rs := tc.base
-	figs, _, err := Figures(rs, nil, []string{FigThroughput})
+	rs := []*results.Results{fixture(t, "pair.jsonl")}
+	rep, _ := build(t, rs, analyzed(rs...), &AB{Baseline: "standalone", Candidate: "sharded"})
+	c, figs, abFigs := rep.Comparison, rep.Figures, rep.ABFigures
+	dir := t.TempDir()
+	if err := rep.Write(filepath.Join(dir, "ab.md"), Markdown); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "ab.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if _, err := WriteFiles(dir, append(append([]Figure(nil), figs...), abFigs...)); err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	rep := &Report{Results: rs, Figures: figs, PNGNames: PNGNames(figs), Comparison: c, ABFigures: abFigs, ABPNGNames: PNGNames(abFigs)}
-	if err := rep.WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
-	md := b.String()
+	md := string(b)
 	// Alt text may hold escaped brackets (the headline's interval).
 	links := regexp.MustCompile(`!\[(?:[^\]\\]|\\.)*\]\(([^)]+)\)`).FindAllStringSubmatch(md, -1)
 	if len(links) != len(figs)+len(abFigs) {
@@ -111,6 +97,11 @@ func TestMarkdownReportWithComparison(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, l[1])); err != nil {
 			t.Errorf("markdown links %s, which was not written: %v", l[1], err)
 		}
+	}
+	// An unknown target is the input's fault.
+	var in *InputError
+	if _, _, err := New(rs, analyzed(rs...), &AB{Baseline: "standalone", Candidate: "nowhere"}); !errors.As(err, &in) {
+		t.Errorf("A/B of an unknown target: %v, want an InputError", err)
 	}
 	for _, want := range []string{"## A/B comparison", "### Verdict", "| target | workload | C |", "standalone → sharded"} {
 		if !strings.Contains(md, want) {

@@ -1,28 +1,22 @@
-package plot
+package report
 
 import (
 	"bytes"
 	"fmt"
 	"html/template"
 	"io"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/internal/runinfo"
+	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/results"
 )
-
-// PNGNames are the file names WriteFiles gives each figure's PNG, for
-// linking from a Markdown report written into the same directory.
-func PNGNames(figs []Figure) []string {
-	out := make([]string, len(figs))
-	for i, f := range figs {
-		out[i] = f.Name + ".png"
-	}
-	return out
-}
 
 // reportView is everything the report templates show, as strings.
 type reportView struct {
@@ -71,13 +65,13 @@ type stepTable struct {
 	Rows [][]string
 }
 
-func buildView(r *Report, withSVG bool) (reportView, error) {
+func buildView(r *Report, pngNames, abPNGNames []string, withSVG bool) (reportView, error) {
 	var v reportView
 	rs := r.Results
 	multi := len(rs) > 1
 	for i, res := range rs {
 		rv := runViewOf(res, multi)
-		if r.Comparison != nil && r.Each && len(rs) == 2 {
+		if r.Comparison != nil && r.each() && len(rs) == 2 {
 			// Which run is which side of the A/B, in the heading.
 			rv.Title = [...]string{"Baseline", "Candidate"}[i] + ": " + rv.Title
 		}
@@ -86,13 +80,13 @@ func buildView(r *Report, withSVG bool) (reportView, error) {
 	kinds := map[string]string{}
 	for _, res := range rs {
 		for _, t := range res.Header.Targets {
-			if n := serverKindNote(&t); n != "" {
+			if n := runinfo.ServerKind(&t); n != "" {
 				kinds[t.Name] = n
 			}
 		}
 	}
 	runOf := r.analysisRuns()
-	for i, rep := range r.Analyses {
+	for i, rep := range r.Analysis.Series {
 		name := rep.Target + " · pool=" + rep.Pool
 		if rep.Clients > 1 {
 			name += " · clients=" + strconv.Itoa(rep.Clients)
@@ -108,9 +102,9 @@ func buildView(r *Report, withSVG bool) (reportView, error) {
 		}
 		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: knee.Summary(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
 	}
-	v.Verdicts = append(v.Verdicts, openVerdicts(r.Open, kinds)...)
+	v.Verdicts = append(v.Verdicts, openVerdicts(r.Analysis.Open, kinds)...)
 	v.Analysis, v.Commands = r.analysisText()
-	fvs, err := figViews(r.Figures, r.PNGNames, withSVG)
+	fvs, err := figViews(r.Figures, pngNames, withSVG)
 	if err != nil {
 		return v, err
 	}
@@ -125,32 +119,31 @@ func buildView(r *Report, withSVG bool) (reportView, error) {
 		v.Skipped = append(v.Skipped, n)
 	}
 	if r.Comparison != nil {
-		if v.AB, err = abViewOf(r.Comparison, r.ABFigures, r.ABPNGNames, withSVG); err != nil {
+		if v.AB, err = abViewOf(r.Comparison, r.ABFigures, abPNGNames, withSVG); err != nil {
 			return v, err
 		}
 	}
 	return v, nil
 }
 
-// analysisRuns names the run of each analysis when each file was analysed
+// analysisRuns names the run of each series when each file was analysed
 // on its own and two files hold the same target (else nil): two verdicts
 // for "s · pool=match" need their runs to be told apart.
 func (r *Report) analysisRuns() []string {
-	if !r.Each || !anyDuplicate(duplicateTargets(r.Results)) {
+	if !r.each() || len(r.Analysis.PerFile) != len(r.Results) || !anyDuplicate(runinfo.SharedTargets(r.Results)) {
 		return nil
 	}
 	var out []string
-	for _, res := range r.Results {
-		n := len(knee.FromResults([]*results.Results{res}))
-		for range n {
-			out = append(out, runName(res))
+	for i, f := range r.Analysis.PerFile {
+		for range f.Series {
+			out = append(out, runinfo.RunName(r.Results[i]))
 		}
-	}
-	if len(out) != len(r.Analyses) {
-		return nil // not AnalyzeEach's reports: leave the names as they are
 	}
 	return out
 }
+
+// each says every file was analysed on its own (analysis.Each).
+func (r *Report) each() bool { return r.Analysis.PerFile != nil }
 
 func anyDuplicate(m map[string]bool) bool {
 	for _, v := range m {
@@ -164,10 +157,7 @@ func anyDuplicate(m map[string]bool) bool {
 // analysisText says how the knee analysis read the files and gives the
 // equivalent `poolsweep analyze` command lines, with the options used.
 func (r *Report) analysisText() (string, []string) {
-	if r.Options == nil {
-		return "", nil
-	}
-	o := *r.Options
+	o := r.Analysis.Options
 	args := fmt.Sprintf("poolsweep analyze --plateau %g --min-gain %g", o.Plateau, o.MinGain)
 	if o.SLOP99 > 0 {
 		args += " --slo-p99 " + o.SLOP99.String()
@@ -177,7 +167,7 @@ func (r *Report) analysisText() (string, []string) {
 		paths = append(paths, res.Path)
 	}
 	switch {
-	case r.Each && len(r.Results) > 1:
+	case r.each() && len(r.Results) > 1:
 		var cmds []string
 		for _, p := range paths {
 			cmds = append(cmds, args+" "+p)
@@ -192,7 +182,7 @@ func (r *Report) analysisText() (string, []string) {
 
 // figViews renders figures for a report: inline SVG for HTML, the PNG
 // file name pngNames[i] for Markdown.
-func figViews(figs []Figure, pngNames []string, withSVG bool) ([]figView, error) {
+func figViews(figs []plot.Figure, pngNames []string, withSVG bool) ([]figView, error) {
 	var out []figView
 	for i := range figs {
 		f := &figs[i]
@@ -230,33 +220,22 @@ func inlineSVG(b []byte, title string) string {
 }
 
 // Report is everything a report shows: the runs' headers and step tables,
-// the knee analysis of their series with its figures, and optionally an A/B
-// comparison with its own figures.
+// their analysis with its figures, and optionally an A/B comparison with
+// its own figures. New builds one; its fields may also be filled by hand.
 type Report struct {
 	Results []*results.Results
-	// Analyses are the knee reports of the series: AnalyzeWith's, or
-	// AnalyzeEach's with Each set.
-	Analyses []knee.Report
-	Each     bool
-	// Options are the knee options behind Analyses, stated in the report;
-	// nil states none.
-	Options *knee.Options
-	Figures []Figure // from Figures (FiguresEach with Each)
-	// Skipped are the notes Figures returned for the figures it left out
-	// ("time-breakdown: skipped: …"), shown so a reader knows why.
+	// Analysis is the analysis of Results (analysis.Of, or analysis.Each
+	// when each run is analysed on its own): the verdicts, and the
+	// options stated with the analyze command that gives them.
+	Analysis *analysis.Analysis
+	Figures  []plot.Figure // plot.Figures of Results and Analysis
+	// Skipped are the notes plot.Figures returned for the figures it left
+	// out ("time-breakdown: skipped: …"), shown so a reader knows why.
 	Skipped []string
-	// PNGNames name each figure's PNG beside a Markdown report (see
-	// PNGNames); a figure without a name is left out of the Markdown.
-	PNGNames []string
 	// Comparison, when not nil, adds an A/B section: compare's verdicts,
-	// table and unmatched steps, and ABFigures (from ABFigures), linked in
-	// Markdown by ABPNGNames.
+	// table and unmatched steps, and ABFigures (plot.ABFigures).
 	Comparison *compare.Comparison
-	ABFigures  []Figure
-	ABPNGNames []string
-	// Open are the open-loop reports (AnalyzeOpenWith's), shown with the
-	// verdicts; the open-loop steps get their own table.
-	Open []knee.OpenReport
+	ABFigures  []plot.Figure
 }
 
 // WriteHTML writes one self-contained HTML page: every run's header
@@ -264,19 +243,24 @@ type Report struct {
 // machine), the A/B section if any, the verdict per analysed series, the
 // figures as inline SVG, and the step table. It references no external
 // asset, script or font.
-func (r *Report) WriteHTML(w io.Writer) error { return r.write(w, htmlTmpl, true, "html report") }
+func (r *Report) WriteHTML(w io.Writer) error {
+	return r.write(w, htmlTmpl, nil, nil, true, "html report")
+}
 
 // WriteMarkdown writes the same report as Markdown, linking each figure's
-// PNG by its name in PNGNames (ABPNGNames for the A/B figures), relative
-// to the Markdown file.
-func (r *Report) WriteMarkdown(w io.Writer) error {
-	return r.write(w, mdTmpl, false, "markdown report")
+// PNG as figDir/NAME.png (figDir relative to the Markdown file, where
+// plot.WriteFiles wrote them; "" for beside it).
+func (r *Report) WriteMarkdown(w io.Writer, figDir string) error {
+	return r.write(w, mdTmpl, pngLinks(figDir, r.Figures), pngLinks(figDir, r.ABFigures), false, "markdown report")
 }
 
 // write renders the report's view through one of the two templates; html
 // says the figures go inline as SVG rather than as links to PNGs.
-func (r *Report) write(w io.Writer, tmpl interface{ Execute(io.Writer, any) error }, html bool, what string) error {
-	v, err := buildView(r, html)
+func (r *Report) write(w io.Writer, tmpl interface{ Execute(io.Writer, any) error }, pngNames, abPNGNames []string, html bool, what string) error {
+	if r.Analysis == nil {
+		return fmt.Errorf("%s: no analysis", what)
+	}
+	v, err := buildView(r, pngNames, abPNGNames, html)
 	if err == nil {
 		err = tmpl.Execute(w, v)
 	}
@@ -284,4 +268,17 @@ func (r *Report) write(w io.Writer, tmpl interface{ Execute(io.Writer, any) erro
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+// pngLinks are the links to figs' PNGs in the directory figDir, relative
+// to the report, escaped for a Markdown link.
+func pngLinks(figDir string, figs []plot.Figure) []string {
+	out := make([]string, len(figs))
+	for i, f := range figs {
+		out[i] = url.PathEscape(f.Name + ".png")
+		if figDir != "" {
+			out[i] = url.PathEscape(figDir) + "/" + out[i]
+		}
+	}
+	return out
 }

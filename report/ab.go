@@ -1,4 +1,4 @@
-package plot
+package report
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/plot"
 )
 
 // abView is the A/B part of a report: compare's Markdown (verdicts, the
@@ -18,7 +19,7 @@ type abView struct {
 	Figures  []figView
 }
 
-func abViewOf(c *compare.Comparison, abFigs []Figure, abPNGNames []string, withSVG bool) (*abView, error) {
+func abViewOf(c *compare.Comparison, abFigs []plot.Figure, abPNGNames []string, withSVG bool) (*abView, error) {
 	if c == nil {
 		return nil, nil
 	}

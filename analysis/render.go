@@ -1,0 +1,49 @@
+package analysis
+
+import (
+	"io"
+
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+)
+
+// OfSeries analyses series that come from elsewhere than results files (a
+// CSV of YCSB's numbers, knee.ReadCSV): the knee reports only.
+func OfSeries(series []knee.Series, o knee.Options) *Analysis {
+	return &Analysis{Options: o, Series: knee.AnalyzeAll(series, o)}
+}
+
+// Empty says there is nothing analysed: no closed- or open-loop series.
+func (a *Analysis) Empty() bool { return len(a.Series) == 0 && len(a.Open) == 0 }
+
+// WriteText renders the analysis for people, as `poolsweep analyze`
+// prints it: per series a verdict paragraph, the levels and each method's
+// answer (knee.WriteText), the planned steps missing, the open-loop
+// reports, then what each searched run concluded.
+func (a *Analysis) WriteText(w io.Writer) error {
+	ew := textfmt.NewErrWriter(w)
+	if len(a.Series) > 0 || len(a.Missing) > 0 {
+		if err := knee.WriteText(ew, a.Series, a.Missing...); err != nil {
+			return err
+		}
+	}
+	if len(a.Open) > 0 {
+		if len(a.Series) > 0 || len(a.Missing) > 0 {
+			ew.Printf("\n")
+		}
+		if err := knee.WriteOpenText(ew, a.Open); err != nil {
+			return err
+		}
+	}
+	for _, s := range a.Searches {
+		ew.Printf("\nsearch %s (%s): %s\n", textfmt.Escape(s.Mode), textfmt.Escape(s.File), textfmt.Escape(s.Conclusion))
+	}
+	return ew.Err
+}
+
+// WriteJSON renders the analysis as analyze --format json does
+// (knee.WriteJSON): the series, the open-loop reports and the missing
+// steps.
+func (a *Analysis) WriteJSON(w io.Writer) error {
+	return knee.WriteJSON(w, a.Series, a.Open, a.Missing...)
+}
