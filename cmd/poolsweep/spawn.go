@@ -202,8 +202,41 @@ func (o *sweepOptions) handedTargets(targets []*sweepTarget) handedTargets {
 	return h
 }
 
-// maxHandedTargets bounds what an agent reads from --targets-fd.
-const maxHandedTargets = 1 << 20
+// maxHandedTargets bounds what an agent reads from --targets-fd, and
+// handedTargetsWait how long it waits for them: --spawn writes them and
+// closes the pipe before the agent starts, so a writer that holds it open
+// is not --spawn, and the agent must not wait for ever.
+const (
+	maxHandedTargets  = 1 << 20
+	handedTargetsWait = 10 * time.Second
+)
+
+// errReadTimeout is readWithin's error when the reader did not end in time.
+var errReadTimeout = errors.New("read timed out")
+
+// readWithin reads r to its end, at most limit bytes, within wait. An
+// inherited descriptor is blocking, so a deadline cannot interrupt its
+// read: the read goes on in a goroutine the caller abandons, and the
+// agent then exits with status 2.
+func readWithin(r io.Reader, limit int64, wait time.Duration) ([]byte, error) {
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, limit))
+		done <- read{b, err}
+	}()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case got := <-done:
+		return got.b, got.err
+	case <-timer.C:
+		return nil, errReadTimeout
+	}
+}
 
 // readHandedTargets is an agent's side of handedTargets: with --targets-fd
 // it reads the targets from that inherited descriptor into --uri or
@@ -223,9 +256,11 @@ func (o *sweepOptions) readHandedTargets() error {
 		return usagef("--targets-fd: %d is not open", o.targetsFD)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxHandedTargets+1))
+	b, err := readWithin(f, maxHandedTargets+1, handedTargetsWait)
 	var h handedTargets
 	switch {
+	case errors.Is(err, errReadTimeout):
+		return usagef("--targets-fd: nothing arrived within %s (the descriptor's writer never closed it)", handedTargetsWait)
 	case err != nil:
 		return usagef("--targets-fd: read: %v", err)
 	case len(b) > maxHandedTargets:
