@@ -37,6 +37,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	if err := o.validateGates(); err != nil {
+		return err
+	}
 	if o.spawn > 0 {
 		return o.runSpawn(ctx, e, cfg)
 	}
@@ -101,6 +104,8 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	progress := newProgressPrinter(e.stderr, total)
 	session.Hooks = progress.hooks()
 	o.wireAgents(e, session, progress)
+	var concluded *conclusion
+	session.Conclude = func(end *results.EndRecord) { concluded = o.conclude(session.ResultsPath, end) }
 	outcome, runErr := session.Run(ctx)
 	progress.endLine()
 	agentErr := o.agentError(ctx, outcome, runErr)
@@ -108,9 +113,21 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		return agentErr
 	}
 
-	// Whatever happened, what was measured is summarised and drawn.
-	if res, err := results.ReadFileWith(context.Background(), session.ResultsPath, o.read.options()); err == nil && len(res.Steps) > 0 {
-		a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
+	// Whatever happened, what was measured is summarised and drawn: from
+	// the analysis made as the run ended, or, when the run ended before
+	// that (or its end record could not be written), from the file.
+	var thresholds []results.ThresholdOutcome
+	if concluded == nil || outcome.Status != concluded.res.End.Status {
+		concluded = nil
+		if res, err := results.ReadFileWith(context.Background(), session.ResultsPath, o.read.options()); err == nil {
+			concluded = &conclusion{res: res, a: analysis.Of([]*results.Results{res}, knee.DefaultOptions())}
+		}
+	}
+	if c := concluded; c != nil && len(c.res.Steps) > 0 {
+		res, a := c.res, c.a
+		if res.End != nil {
+			thresholds = res.End.Thresholds
+		}
 		writeSummary(e.stdout, res, a)
 		if !o.noPlot {
 			if err := writeArtifacts(outDir, res, a); err != nil {
@@ -120,11 +137,19 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		writeSearchNotes(e.stdout, outcome.Notes)
 		fmt.Fprintf(e.stdout, "\n%s\n", timeSplit(outcome.Time))
 		fmt.Fprintf(e.stdout, "results: %s\n", textfmt.Escape(session.ResultsPath))
+		writeThresholds(e.stdout, thresholds)
 	}
 	if agentErr != nil {
 		return agentErr
 	}
-	return endError(ctx, outcome, runErr)
+	err = endError(ctx, outcome, runErr)
+	if _, partial := err.(partialError); err == nil || partial {
+		// Measured as far as it could go: the thresholds decide.
+		if gate := thresholdsError(thresholds); gate != nil {
+			return gate
+		}
+	}
+	return err
 }
 
 // endError is the error, and so the exit status, that a session's end
