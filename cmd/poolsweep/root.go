@@ -80,6 +80,7 @@ func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
 		}
 	}()
 	err := root.ExecuteContext(ctx)
+	stderr = e.stderr // a command may have made it its own (sweep --progress json)
 	if out.closed.Load() && (err == nil || errors.Is(err, syscall.EPIPE)) {
 		return exitClosedStdout // nothing to say: no one reads it
 	}

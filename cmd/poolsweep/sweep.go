@@ -64,6 +64,7 @@ type sweepOptions struct {
 	noShardSample bool
 	lockWait      time.Duration
 	gates         thresholdFlags // --threshold (gates.go)
+	progress      string         // --progress: text or json (progressjson.go)
 
 	// Open loop (sweepopen.go).
 	rate          string
@@ -215,6 +216,7 @@ merged run's end status.
 	intVar(f, &o.serverCores, "server-cores", 0, 0, maxServerCores, "CPU cores of each server host, for the server-CPU bound (default 0: what hostInfo reports, or this machine's for a server poolsweep started)")
 	durationVar(f, &o.lockWait, "lock-wait", workload.DefaultLockWait, 0, 24*time.Hour, "how long to wait for another poolsweep run that is loading the same collection, up to 24h")
 	o.gates.add(f)
+	choiceVar(f, &o.progress, "progress", "text", []string{"text", "json"}, false, "how stderr follows the run: text, or json (one JSON object per line: plan, step_start, progress, step_end, thresholds, end, message; docs/progress.md)")
 	addAgentFlags(f, &o.agentOptions)
 	levelsVar(f, &o.rate, "rate", "", plan.MaxRate, false, plan.ParseLevels, "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
 	choiceVar(f, &o.arrivals, "arrivals", results.ArrivalsUniform, []string{results.ArrivalsUniform, results.ArrivalsPoisson}, false, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")

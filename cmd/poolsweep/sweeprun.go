@@ -30,6 +30,13 @@ type sweepTarget struct {
 }
 
 func (o *sweepOptions) run(ctx context.Context, e *env) error {
+	var jp *jsonProgress
+	if o.progress == "json" {
+		// Every line of stderr from here on is a JSON event, the last
+		// "poolsweep: …" line too (run prints it through e.stderr).
+		jp = newJSONProgress(e.stderr)
+		e.stderr = jp
+	}
 	if err := o.readHandedTargets(); err != nil {
 		return err
 	}
@@ -97,12 +104,16 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	total := len(pending)
 	if session.Planner != nil {
 		total = searchPlanLine(e.stderr, session, session.Previous)
-	} else {
+	} else if jp == nil {
 		fmt.Fprintf(e.stderr, "plan: %d step(s), about %s (each: %s warm-up + %s window, plus opening connections)\n",
 			len(pending), fmtWall(session.Estimate(pending)), session.Plan.Warmup, session.Plan.Duration)
 	}
 	progress := newProgressPrinter(e.stderr, total)
 	session.Hooks = progress.hooks()
+	if jp != nil {
+		jp.emit(evPlan, planOf(session, pending, total))
+		session.Hooks = jp.hooks()
+	}
 	o.wireAgents(e, session, progress)
 	var concluded *conclusion
 	session.Conclude = func(end *results.EndRecord) { concluded = o.conclude(session.ResultsPath, end) }
@@ -138,6 +149,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		fmt.Fprintf(e.stdout, "\n%s\n", timeSplit(outcome.Time))
 		fmt.Fprintf(e.stdout, "results: %s\n", textfmt.Escape(session.ResultsPath))
 		writeThresholds(e.stdout, thresholds)
+	}
+	if jp != nil {
+		jp.finish(outcome, thresholds, session.ResultsPath)
 	}
 	if agentErr != nil {
 		return agentErr
