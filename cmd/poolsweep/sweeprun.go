@@ -47,6 +47,11 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err := o.validateGates(); err != nil {
 		return err
 	}
+	metrics, err := o.startMetrics()
+	if err != nil {
+		return err
+	}
+	defer metrics.stop()
 	if o.spawn > 0 {
 		return o.runSpawn(ctx, e, cfg)
 	}
@@ -114,6 +119,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		jp.emit(evPlan, planOf(session, pending, total))
 		session.Hooks = jp.hooks()
 	}
+	session.Hooks = metrics.hooks(session.Hooks)
 	o.wireAgents(e, session, progress)
 	var concluded *conclusion
 	session.Conclude = func(end *results.EndRecord) { concluded = o.conclude(session.ResultsPath, end) }
