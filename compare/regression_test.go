@@ -7,7 +7,9 @@ import (
 
 func TestRegressions(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
-	metric := func(status Status, delta float64) *Metric { return &Metric{Status: status, DeltaPct: f(delta), PValue: f(0.01)} }
+	metric := func(status Status, delta float64) *Metric {
+		return &Metric{Status: status, DeltaPct: f(delta), PValue: f(0.01)}
+	}
 	step := func(name string, ms map[string]*Metric) *Step {
 		return &Step{Target: name, Workload: "read", Concurrency: 8, Pool: "match", BaselineTrials: 5, CandidateTrials: 5, Metrics: ms}
 	}
