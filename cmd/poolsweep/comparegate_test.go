@@ -3,8 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-
-	"github.com/poolsweep/poolsweep/analysis/bound"
 )
 
 // TestCompareFailOnRegression is issue 27's proof for compare as a gate:
@@ -21,22 +19,7 @@ func TestCompareFailOnRegression(t *testing.T) {
 	logSteps(t, res)
 	// A miss is excused only when at least half the trials of the pair
 	// ran on a starved load host, as TestCompareOnSimulator does.
-	excused := func(candidate, what string) bool {
-		n, bad := 0, 0
-		for _, s := range res.Steps {
-			if s.Target == "base" || s.Target == candidate {
-				n++
-				if ok, _ := bound.ClientLimited(&s); ok {
-					bad++
-				}
-			}
-		}
-		if 2*bad >= n {
-			t.Logf("base vs %s: %s, but %d of %d trials ran on a starved load host", candidate, what, bad, n)
-			return true
-		}
-		return false
-	}
+	excused := func(candidate, what string) bool { return pairStarved(t, res, "base", candidate, what) }
 	code, out, stderr := runCLI(t, "compare", path, "--baseline", "base", "--candidate", "slower", "--fail-on-regression", "5%")
 	t.Logf("base vs slower: exit %d\n%s%s", code, out, stderr)
 	if (code != exitGate || !strings.Contains(out, "base → slower read C=8 pool=match: throughput -")) && !excused("slower", "no regression found") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"math"
@@ -44,13 +43,23 @@ const progressEvery = time.Second
 type jsonProgress struct {
 	mu       sync.Mutex
 	w        io.Writer
-	partial  []byte // a message line not yet ended
-	n, of    int    // the running step's position
-	phase    string // the phase of the last progress event
+	lines    *lineWriter // other lines, as message events
+	n, of    int         // the running step's position
+	phase    string      // the phase of the last progress event
 	lastSent time.Time
 }
 
-func newJSONProgress(w io.Writer) *jsonProgress { return &jsonProgress{w: w} }
+func newJSONProgress(w io.Writer) *jsonProgress {
+	p := &jsonProgress{w: w}
+	p.lines = &lineWriter{line: func(b []byte) {
+		if line := strings.TrimRight(string(b), "\r"); strings.TrimSpace(line) != "" {
+			p.emit(evMessage, struct {
+				Text string `json:"text"`
+			}{topology.Redact(line)})
+		}
+	}}
+	return p
+}
 
 // emit writes one event: its name and time first, then fields.
 func (p *jsonProgress) emit(event string, fields any) {
@@ -78,25 +87,7 @@ func (p *jsonProgress) emitLocked(event string, fields any) {
 }
 
 // Write makes every other line written to stderr a message event.
-func (p *jsonProgress) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.partial = append(p.partial, b...)
-	for {
-		i := bytes.IndexByte(p.partial, '\n')
-		if i < 0 {
-			break
-		}
-		line := strings.TrimRight(string(p.partial[:i]), "\r")
-		p.partial = p.partial[i+1:]
-		if strings.TrimSpace(line) != "" {
-			p.emitLocked(evMessage, struct {
-				Text string `json:"text"`
-			}{topology.Redact(line)})
-		}
-	}
-	return len(b), nil
-}
+func (p *jsonProgress) Write(b []byte) (int, error) { return p.lines.Write(b) }
 
 // stepFields identify a step in every step event.
 type stepFields struct {
