@@ -549,6 +549,9 @@ type EndRecord struct {
 	// Signal names the signal that interrupted the run (SIGINT, SIGTERM,
 	// SIGHUP), when one did.
 	Signal string `json:"signal,omitempty"`
+	// Thresholds are the run's --threshold outcomes; absent when it had
+	// none.
+	Thresholds []ThresholdOutcome `json:"thresholds,omitempty"`
 }
 
 // FailedStep is a planned step that was not measured, and why.

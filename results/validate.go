@@ -549,6 +549,9 @@ func ValidateEnd(e *EndRecord) error {
 		c.count(fmt.Sprintf("end.failed_steps[%d].clients", i), int64(f.Clients))
 		c.between(fmt.Sprintf("end.failed_steps[%d].rate", i), int64(f.Rate), 0, MaxRate)
 	}
+	for i, t := range e.Thresholds {
+		c.thresholdOutcome(fmt.Sprintf("end.thresholds[%d]", i), t)
+	}
 	return c.result()
 }
 
@@ -561,4 +564,33 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// ThresholdUnits are the units a threshold outcome may be in.
+var ThresholdUnits = []string{"ops/s", "calls/s", "ms", "%", "errors", "connections", "workers"}
+
+// thresholdOutcome checks a threshold's outcome: a threshold, a known
+// unit, values ≥ 0, a check without a value never passing, and the
+// outcome passing exactly when it has checks and all of them passed.
+func (c *check) thresholdOutcome(field string, t ThresholdOutcome) {
+	if strings.TrimSpace(t.Threshold) == "" {
+		c.fail(field+".threshold", "empty")
+	}
+	c.oneOf(field+".unit", t.Unit, ThresholdUnits)
+	all := len(t.Checks) > 0
+	for j, k := range t.Checks {
+		f := fmt.Sprintf("%s.checks[%d]", field, j)
+		c.optNonNeg(f+".value", k.Value)
+		c.between(f+".concurrency", int64(k.Concurrency), 0, MaxConcurrency)
+		c.count(f+".trial", int64(k.Trial))
+		c.count(f+".trials", int64(k.Trials))
+		c.between(f+".rate", int64(k.Rate), 0, MaxRate)
+		if k.Value == nil && k.Pass {
+			c.fail(f+".pass", "true without a value: a check that could not be made fails")
+		}
+		all = all && k.Pass
+	}
+	if t.Pass != all {
+		c.fail(field+".pass", "%v, but its checks say %v", t.Pass, all)
+	}
 }

@@ -24,4 +24,5 @@ FuzzOpArgsKey ./workload
 FuzzReadCSV ./analysis/knee
 FuzzParseSpec ./topology/sim
 FuzzRedactURI ./topology
+FuzzParse ./threshold
 EOF

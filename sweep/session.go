@@ -91,6 +91,11 @@ type Session struct {
 	LockWait time.Duration
 
 	Hooks SessionHooks
+	// Conclude, when set, is called with the end record just before it is
+	// written, once every step the run will hold is in ResultsPath: the
+	// caller may add what it judges from them (the --threshold outcomes).
+	// The engine judges nothing itself.
+	Conclude func(end *results.EndRecord)
 
 	// Coordinator keeps this session in lock step with other agents
 	// measuring the same plan (agent mode); nil runs alone.
@@ -273,6 +278,9 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	endAgents(&out)
 	end := results.EndRecord{Kind: results.KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
 		Steps: len(recorded), Planned: out.Planned, FailedSteps: out.Failed, Signal: out.Signal}
+	if s.Conclude != nil {
+		s.Conclude(&end)
+	}
 	if err := w.Write(end); err != nil && runErr == nil {
 		runErr = err
 		out.Status, out.Reason = results.StatusFailed, err.Error()

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 type analyzeOptions struct {
@@ -17,6 +21,7 @@ type analyzeOptions struct {
 	analysis kneeFlags
 	format   string
 	read     readOptions
+	gates    thresholdFlags
 }
 
 // kneeFlags are analyze's knee options. Plot and report take them too,
@@ -59,16 +64,21 @@ offered rate carried (achieved ≥ 99% with p99 within --slo-p99, or with latenc
 growing), and the smallest maxPoolSize that carries the highest such rate.
 
 A CSV needs a header row with columns concurrency (or connections) and qps; p99_ms,
-target, pool, trial, clients and workload are optional.`,
+target, pool, trial, clients and workload are optional.
+
+` + thresholdHelp + `
+With --format json the outcomes are the "thresholds" array, as in a sweep's end record.`,
 		example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
   poolsweep analyze run1/results.jsonl run2/results.jsonl --format json
-  poolsweep analyze --csv ycsb-runs.csv --slo-p99 20ms`,
+  poolsweep analyze --csv ycsb-runs.csv --slo-p99 20ms
+  poolsweep analyze results.jsonl --threshold 'p99<20ms@64' --threshold 'ops>5000@knee' --threshold 'errors<0.1%'`,
 	}, "", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
 	textVar(f, &o.csv, "csv", "", "a path, read as a CSV", nil, "read a CSV (concurrency|connections, qps[, p99_ms, target, pool, trial, clients, workload]) instead of results files")
 	o.analysis.add(f)
 	choiceVar(f, &o.format, "format", "text", []string{"text", "json"}, false, "output format: text or json")
 	o.read.addFlag(f)
+	o.gates.add(f)
 	return cmd
 }
 
@@ -82,8 +92,13 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var a *analysis.Analysis
+	var (
+		a  *analysis.Analysis
+		rs []*results.Results
+	)
 	switch {
+	case o.csv != "" && len(o.gates.texts) > 0:
+		return usagef("--threshold: judged on results files' steps, not on --csv")
 	case o.csv != "" && len(args) > 0:
 		return usagef("--csv: give either results files or --csv, not both")
 	case o.csv != "":
@@ -95,7 +110,8 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	case len(args) == 0:
 		return usagef("analyze: give one or more results.jsonl files, or --csv FILE")
 	default:
-		rs, err := o.read.files(ctx, args, e.stderr)
+		var err error
+		rs, err = o.read.files(ctx, args, e.stderr)
 		if err != nil {
 			return err
 		}
@@ -104,8 +120,41 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	if a.Empty() {
 		return usagef("analyze: no measured steps to analyse")
 	}
+	outcomes := o.gates.evaluate(rs, a)
 	if o.format == "json" {
-		return a.WriteJSON(e.stdout)
+		if err := writeAnalysisJSON(e.stdout, a, outcomes); err != nil {
+			return err
+		}
+		return thresholdsError(outcomes)
 	}
-	return a.WriteText(e.stdout)
+	if err := a.WriteText(e.stdout); err != nil {
+		return err
+	}
+	writeThresholds(e.stdout, outcomes)
+	return thresholdsError(outcomes)
+}
+
+// writeAnalysisJSON is the analysis's JSON, with the threshold outcomes
+// after its own fields when there are any.
+func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.ThresholdOutcome) error {
+	if len(outcomes) == 0 {
+		return a.WriteJSON(w)
+	}
+	var buf bytes.Buffer
+	if err := a.WriteJSON(&buf); err != nil {
+		return err
+	}
+	var out struct {
+		Series     json.RawMessage            `json:"series"`
+		OpenLoop   json.RawMessage            `json:"open_loop,omitempty"`
+		Missing    json.RawMessage            `json:"missing"`
+		Thresholds []results.ThresholdOutcome `json:"thresholds"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
+		return fmt.Errorf("analysis JSON: %w", err)
+	}
+	out.Thresholds = outcomes
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +30,7 @@ type compareOptions struct {
 	minEffect float64
 	plotDir   string
 	read      readOptions
+	failOn    string // --fail-on-regression, a percentage
 }
 
 func newCompareCmd(e *env) *cobra.Command {
@@ -42,10 +46,17 @@ are shown as unconfirmed and never called a change). It ends with a verdict per
 workload in the style of "mixed read/write: throughput −17% [−20%, −14%], ...".
 
 One results file holding two targets (a sweep with --target a=… --target b=…,
-best with --order interleaved) is compared with --baseline a --candidate b.`,
+best with --order interleaved) is compared with --baseline a --candidate b.
+
+--fail-on-regression 5% makes it a gate: exit status 4 when a step's throughput fell, or
+its read or write p99 rose, by more than 5% and compare calls that change significant
+(the test above, at --alpha; at least --min-effect): noise alone, or too few trials to
+test, never fails it. The regressions are listed after the comparison (on stderr with
+--format json).`,
 		example: `  poolsweep compare audit-off/results.jsonl audit-on/results.jsonl
   poolsweep compare ab/results.jsonl --baseline standalone --candidate sharded --format markdown
-  poolsweep compare before.jsonl after.jsonl --format json`,
+  poolsweep compare before.jsonl after.jsonl --format json
+  poolsweep compare baseline/results.jsonl candidate/results.jsonl --fail-on-regression 5%`,
 	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
 	choiceVar(f, &o.format, "format", "text", []string{"text", "markdown", "json"}, false, "text, markdown or json")
@@ -54,8 +65,24 @@ best with --order interleaved) is compared with --baseline a --candidate b.`,
 	floatVar(f, &o.alpha, "alpha", compare.DefaultAlpha, 0, 1, true, true, "significance level, above 0 and below 1")
 	textVar(f, &o.plotDir, "plot", "", "a directory, made through outfile", nil, "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory, made if absent (its parent must exist)")
 	floatVar(f, &o.minEffect, "min-effect", 0, 0, maxMinEffect, false, false, "call significant changes smaller than this many percent no change, 0 to 1000 (0 = off)")
+	textVar(f, &o.failOn, "fail-on-regression", "", fmt.Sprintf("a percentage from 0%% to %d%%", maxMinEffect), checkPercent, "exit 4 when a step is significantly worse than this (say 5%) on throughput or p99")
 	o.read.addFlag(f)
 	return cmd
+}
+
+// checkPercent checks --fail-on-regression: a percentage such as 5% (the
+// % may be left out), 0 to 1000.
+func checkPercent(s string) error {
+	_, err := parsePercent(s)
+	return err
+}
+
+func parsePercent(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || math.IsNaN(v) || v < 0 || v > maxMinEffect || strings.ContainsAny(s, "xXpP_ ") {
+		return 0, fmt.Errorf("%q is not a percentage from 0%% to %d%% (say 5%%)", textfmt.Escape(s), maxMinEffect)
+	}
+	return v, nil
 }
 
 func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
@@ -119,14 +146,40 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintln(e.stderr, "wrote", textfmt.Escape(p))
 		}
 	}
+	var werr error
 	switch o.format {
 	case "markdown":
-		return compare.WriteMarkdown(e.stdout, c)
+		werr = compare.WriteMarkdown(e.stdout, c)
 	case "json":
-		return compare.WriteJSON(e.stdout, c)
+		werr = compare.WriteJSON(e.stdout, c)
 	default:
-		return compare.WriteText(e.stdout, c)
+		werr = compare.WriteText(e.stdout, c)
 	}
+	if werr != nil || o.failOn == "" {
+		return werr
+	}
+	return o.gate(e, c)
+}
+
+// gate lists the regressions beyond --fail-on-regression (after the
+// comparison, or on stderr when stdout is JSON) and fails with exit
+// status 4 when there are any.
+func (o *compareOptions) gate(e *env, c *compare.Comparison) error {
+	limit, _ := parsePercent(o.failOn) // checked as it was parsed
+	regs := c.Regressions(limit)
+	w := e.stdout
+	if o.format == "json" {
+		w = e.stderr
+	} else {
+		fmt.Fprintln(w)
+	}
+	if err := compare.WriteRegressions(w, regs, limit); err != nil {
+		return err
+	}
+	if len(regs) > 0 {
+		return gateError{fmt.Sprintf("--fail-on-regression: %d significant regression(s) worse than %s", len(regs), textfmt.Escape(o.failOn))}
+	}
+	return nil
 }
 
 // sameFile says whether two paths name one file.

@@ -23,6 +23,7 @@ const (
 	exitFailed      = 1
 	exitUsage       = 2
 	exitPartial     = 3   // the run ended, but some steps could not be measured
+	exitGate        = 4   // a --threshold failed, or compare --fail-on-regression found a regression (gates.go)
 	exitInterrupted = 130 // 128 + SIGINT; SIGTERM gives 143, SIGHUP 129
 	// exitClosedStdout: the reader of stdout left before poolsweep was
 	// done writing (poolsweep analyze … | head -1). poolsweep ends quietly
@@ -79,6 +80,7 @@ func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
 		}
 	}()
 	err := root.ExecuteContext(ctx)
+	stderr = e.stderr // a command may have made it its own (sweep --progress json)
 	if out.closed.Load() && (err == nil || errors.Is(err, syscall.EPIPE)) {
 		return exitClosedStdout // nothing to say: no one reads it
 	}
@@ -89,6 +91,7 @@ func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
 		u  usageError
 		in interruptedError
 		p  partialError
+		g  gateError
 	)
 	switch {
 	case errors.As(err, &in):
@@ -100,6 +103,9 @@ func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
 	case errors.As(err, &p):
 		fmt.Fprintf(stderr, "poolsweep: %s\n", safeLine(topology.Redact(err.Error())))
 		return exitPartial
+	case errors.As(err, &g):
+		fmt.Fprintf(stderr, "poolsweep: %s\n", safeLine(topology.Redact(err.Error())))
+		return exitGate
 	case errors.As(err, &u):
 		fmt.Fprintf(stderr, "poolsweep: %s\n", safeLine(topology.Redact(err.Error())))
 		return exitUsage

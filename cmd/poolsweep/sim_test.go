@@ -256,24 +256,7 @@ func TestCompareOnSimulator(t *testing.T) {
 		}
 		return *c.Steps[0].Metrics["ops_per_s"]
 	}
-	// A comparison rests on every trial of both sides: a miss is excused
-	// only when at least half of them ran on a starved load host.
-	excused := func(candidate, what string) bool {
-		n, bad := 0, 0
-		for _, s := range res.Steps {
-			if s.Target == "base" || s.Target == candidate {
-				n++
-				if ok, _ := bound.ClientLimited(&s); ok {
-					bad++
-				}
-			}
-		}
-		if 2*bad >= n {
-			t.Logf("base vs %s: %s, but %d of %d trials ran on a starved load host", candidate, what, bad, n)
-			return true
-		}
-		return false
-	}
+	excused := func(candidate, what string) bool { return pairStarved(t, res, "base", candidate, what) }
 	logSteps(t, res)
 	slower := check("slower")
 	t.Logf("1ms → 1.2ms: %.1f%% [%.1f%%, %.1f%%] significant=%v", *slower.DeltaPct, *slower.CILowPct, *slower.CIHighPct, slower.Significant)
@@ -285,6 +268,27 @@ func TestCompareOnSimulator(t *testing.T) {
 	if same.Significant && !excused("same", "the same spec differed") {
 		t.Errorf("the same spec twice must not be a significant difference")
 	}
+}
+
+// pairStarved says whether a comparison of targets base and candidate may
+// miss: it rests on every trial of both sides, and a miss is excused only
+// when at least half of them ran on a starved load host (logged).
+func pairStarved(t *testing.T, res *results.Results, base, candidate, what string) bool {
+	t.Helper()
+	n, bad := 0, 0
+	for _, s := range res.Steps {
+		if s.Target == base || s.Target == candidate {
+			n++
+			if ok, _ := bound.ClientLimited(&s); ok {
+				bad++
+			}
+		}
+	}
+	if 2*bad >= n {
+		t.Logf("%s vs %s: %s, but %d of %d trials ran on a starved load host", base, candidate, what, bad, n)
+		return true
+	}
+	return false
 }
 
 // startHogs runs n busy shell loops (separate processes, so they compete

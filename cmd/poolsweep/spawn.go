@@ -322,7 +322,7 @@ func startAgent(exe string, args []string, targets []byte, dir, runID string, i 
 	a.cmd.Stderr = logf
 	a.cmd.ExtraFiles = []*os.File{pr} // fd 3
 	if i == 0 {
-		a.cmd.Stderr = io.MultiWriter(logf, &prefixWriter{w: stderr, prefix: "agent 0: "})
+		a.cmd.Stderr = io.MultiWriter(logf, prefixWriter(stderr, "agent 0: "))
 	}
 	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	err = a.cmd.Start()
@@ -395,26 +395,31 @@ func waitAgents(ctx context.Context, e *env, agents []*spawnedAgent, grace time.
 	}
 }
 
-// prefixWriter writes whole lines to w, each after prefix.
-type prefixWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	prefix string
-	buf    []byte
+// lineWriter hands every whole line written to it, without its newline,
+// to line, one at a time.
+type lineWriter struct {
+	mu   sync.Mutex
+	buf  []byte
+	line func([]byte)
 }
 
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.buf = append(p.buf, b...)
+func (l *lineWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, b...)
 	for {
-		i := bytes.IndexByte(p.buf, '\n')
+		i := bytes.IndexByte(l.buf, '\n')
 		if i < 0 {
 			return len(b), nil
 		}
-		fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.buf[:i])
-		p.buf = p.buf[i+1:]
+		l.line(l.buf[:i])
+		l.buf = l.buf[i+1:]
 	}
+}
+
+// prefixWriter writes whole lines to w, each after prefix.
+func prefixWriter(w io.Writer, prefix string) *lineWriter {
+	return &lineWriter{line: func(b []byte) { fmt.Fprintf(w, "%s%s\n", prefix, b) }}
 }
 
 // lastLine is the last non-empty line of a log, for a short report: a

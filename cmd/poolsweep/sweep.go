@@ -63,6 +63,9 @@ type sweepOptions struct {
 	serverCores   int
 	noShardSample bool
 	lockWait      time.Duration
+	gates         thresholdFlags // --threshold (gates.go)
+	progress      string         // --progress: text or json (progressjson.go)
+	metricsListen string         // --metrics-listen (metricslisten.go)
 
 	// Open loop (sweepopen.go).
 	rate          string
@@ -147,6 +150,8 @@ Exit status:
        or the target failed during some (bound "failed", target_failed in the record):
        end status "partial"; the end record and analyze name them, --resume measures
        them again
+  4    the run measured what it could (end status "complete" or "partial") but a
+       --threshold failed or could not be evaluated; the end record lists the outcomes
   129, 130, 143
        interrupted by SIGHUP, SIGINT (Ctrl-C) or SIGTERM: the step in progress is
        recorded as interrupted, every finished step is kept, and --resume continues
@@ -156,7 +161,9 @@ The status always follows the end record's status. Agent mode: an agent whose le
 failed, stopped answering or left ends "failed" (1); one whose leader was interrupted
 ends "interrupted" (130); steps that ran without some agents make the run "partial"
 (3); an agent refused for another plan or version exits 2. --spawn exits with the
-merged run's end status.`,
+merged run's end status.
+
+` + thresholdHelp,
 		Example: `  poolsweep sweep
   poolsweep sweep --uri mongodb://db1:27017 --workload api --concurrency 64,128,256,500,1000
   poolsweep sweep --target standalone=mongodb://a:27017 --target sharded=mongodb://m1:27017,m2:27017 \
@@ -165,7 +172,9 @@ merged run's end status.`,
   poolsweep sweep --uri mongodb://db1:27017 --workload mixed --mix read=70,update=30 --distribution zipfian
   poolsweep sweep --uri mongodb://db1:27017 --workload-file workloads/workloada
   poolsweep sweep --target sim=sim:slots=8,service=2ms --concurrency 1..64x2
-  poolsweep sweep --uri mongodb://db1:27017 --rate 1000..20000x1.5 --pool 16,64,256 --arrivals poisson`,
+  poolsweep sweep --uri mongodb://db1:27017 --rate 1000..20000x1.5 --pool 16,64,256 --arrivals poisson
+  poolsweep sweep --target sim=sim:slots=8 --threshold 'p99<20ms@8' --threshold 'ops>500@knee' \
+      --threshold 'errors<0.1%' --threshold 'knee>=4'`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
@@ -207,6 +216,9 @@ merged run's end status.`,
 	f.BoolVar(&o.noShardSample, "no-shard-sampling", false, "on a sharded cluster, sample the mongos routers only, not the shards' primaries behind them (which poolsweep otherwise finds with listShards and samples directly, with the URI's credentials and TLS)")
 	intVar(f, &o.serverCores, "server-cores", 0, 0, maxServerCores, "CPU cores of each server host, for the server-CPU bound (default 0: what hostInfo reports, or this machine's for a server poolsweep started)")
 	durationVar(f, &o.lockWait, "lock-wait", workload.DefaultLockWait, 0, 24*time.Hour, "how long to wait for another poolsweep run that is loading the same collection, up to 24h")
+	o.gates.add(f)
+	textVar(f, &o.metricsListen, "metrics-listen", "", "HOST:PORT, HOST an IP address or localhost", checkMetricsListen, "serve Prometheus metrics of the running sweep at http://HOST:PORT/metrics, e.g. 127.0.0.1:9464 (\":9464\" is loopback too); a port in use refuses the sweep")
+	choiceVar(f, &o.progress, "progress", "text", []string{"text", "json"}, false, "how stderr follows the run: text, or json (one JSON object per line: plan, step_start, progress, step_end, thresholds, end, message; docs/progress.md)")
 	addAgentFlags(f, &o.agentOptions)
 	levelsVar(f, &o.rate, "rate", "", plan.MaxRate, false, plan.ParseLevels, "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
 	choiceVar(f, &o.arrivals, "arrivals", results.ArrivalsUniform, []string{results.ArrivalsUniform, results.ArrivalsPoisson}, false, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")

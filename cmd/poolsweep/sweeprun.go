@@ -30,6 +30,13 @@ type sweepTarget struct {
 }
 
 func (o *sweepOptions) run(ctx context.Context, e *env) error {
+	var jp *jsonProgress
+	if o.progress == "json" {
+		// Every line of stderr from here on is a JSON event, the last
+		// "poolsweep: …" line too (run prints it through e.stderr).
+		jp = newJSONProgress(e.stderr)
+		e.stderr = jp
+	}
 	if err := o.readHandedTargets(); err != nil {
 		return err
 	}
@@ -37,6 +44,14 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	if err := o.validateGates(); err != nil {
+		return err
+	}
+	metrics, err := o.startMetrics()
+	if err != nil {
+		return err
+	}
+	defer metrics.stop()
 	if o.spawn > 0 {
 		return o.runSpawn(ctx, e, cfg)
 	}
@@ -94,13 +109,20 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	total := len(pending)
 	if session.Planner != nil {
 		total = searchPlanLine(e.stderr, session, session.Previous)
-	} else {
+	} else if jp == nil {
 		fmt.Fprintf(e.stderr, "plan: %d step(s), about %s (each: %s warm-up + %s window, plus opening connections)\n",
 			len(pending), fmtWall(session.Estimate(pending)), session.Plan.Warmup, session.Plan.Duration)
 	}
 	progress := newProgressPrinter(e.stderr, total)
 	session.Hooks = progress.hooks()
+	if jp != nil {
+		jp.emit(evPlan, planOf(session, pending, total))
+		session.Hooks = jp.hooks()
+	}
+	session.Hooks = metrics.hooks(session.Hooks)
 	o.wireAgents(e, session, progress)
+	var concluded *conclusion
+	session.Conclude = func(end *results.EndRecord) { concluded = o.conclude(session.ResultsPath, end) }
 	outcome, runErr := session.Run(ctx)
 	progress.endLine()
 	agentErr := o.agentError(ctx, outcome, runErr)
@@ -108,9 +130,21 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		return agentErr
 	}
 
-	// Whatever happened, what was measured is summarised and drawn.
-	if res, err := results.ReadFileWith(context.Background(), session.ResultsPath, o.read.options()); err == nil && len(res.Steps) > 0 {
-		a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
+	// Whatever happened, what was measured is summarised and drawn: from
+	// the analysis made as the run ended, or, when the run ended before
+	// that (or its end record could not be written), from the file.
+	var thresholds []results.ThresholdOutcome
+	if concluded == nil || outcome.Status != concluded.res.End.Status {
+		concluded = nil
+		if res, err := results.ReadFileWith(context.Background(), session.ResultsPath, o.read.options()); err == nil {
+			concluded = &conclusion{res: res, a: analysis.Of([]*results.Results{res}, knee.DefaultOptions())}
+		}
+	}
+	if c := concluded; c != nil && len(c.res.Steps) > 0 {
+		res, a := c.res, c.a
+		if res.End != nil {
+			thresholds = res.End.Thresholds
+		}
 		writeSummary(e.stdout, res, a)
 		if !o.noPlot {
 			if err := writeArtifacts(outDir, res, a); err != nil {
@@ -120,11 +154,22 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		writeSearchNotes(e.stdout, outcome.Notes)
 		fmt.Fprintf(e.stdout, "\n%s\n", timeSplit(outcome.Time))
 		fmt.Fprintf(e.stdout, "results: %s\n", textfmt.Escape(session.ResultsPath))
+		writeThresholds(e.stdout, thresholds)
+	}
+	if jp != nil {
+		jp.finish(outcome, thresholds, session.ResultsPath)
 	}
 	if agentErr != nil {
 		return agentErr
 	}
-	return endError(ctx, outcome, runErr)
+	err = endError(ctx, outcome, runErr)
+	if _, partial := err.(partialError); err == nil || partial {
+		// Measured as far as it could go: the thresholds decide.
+		if gate := thresholdsError(thresholds); gate != nil {
+			return gate
+		}
+	}
+	return err
 }
 
 // endError is the error, and so the exit status, that a session's end

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/threshold"
+)
+
+// thresholdHelp documents the grammar in sweep's and analyze's --help.
+const thresholdHelp = `Thresholds (--threshold, repeatable) make the exit status a verdict: METRIC OP VALUE[@WHERE].
+  METRIC  ops (or ops/s), calls (calls/s), p50, p99 (per call), errors, pool_wait (p99
+          checkout wait), connections, or knee (the series' knee concurrency)
+  OP      <  <=  >  >=
+  VALUE   ops, calls: a rate per second (5000); p50, p99, pool_wait: a duration (20ms);
+          errors: a count (10) or a share of the operations (0.1%); connections, knee: a
+          whole number
+  WHERE   @64: the median of that concurrency level's trials; @knee: the same at the
+          series' knee; @every (the default): every measured step, the worst counts
+Each threshold is checked in every series and printed as pass or FAIL with the measured
+value. One that cannot be evaluated (no knee found, the level not measured, no measured
+step) fails and says why. Any failure exits 4.`
+
+// thresholdFlags are --threshold, as sweep and analyze take it.
+type thresholdFlags struct {
+	texts []string
+}
+
+func (g *thresholdFlags) add(f *pflag.FlagSet) {
+	textArrayVar(f, &g.texts, "threshold", "METRIC OP VALUE[@WHERE]", func(s string) error {
+		_, err := threshold.Parse(s)
+		return err
+	}, `a pass/fail gate, e.g. 'p99<20ms@64', 'ops>5000@knee', 'errors<0.1%', 'knee>=32' (repeatable; see Thresholds below); any failure exits 4`)
+}
+
+// list is the thresholds, parsed (each was checked as it was parsed).
+func (g *thresholdFlags) list() []threshold.Threshold {
+	ts := make([]threshold.Threshold, 0, len(g.texts))
+	for _, s := range g.texts {
+		t, err := threshold.Parse(s)
+		if err == nil {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// evaluate judges the thresholds against the analysis a of rs; nil when
+// there are none.
+func (g *thresholdFlags) evaluate(rs []*results.Results, a *analysis.Analysis) []results.ThresholdOutcome {
+	if len(g.texts) == 0 {
+		return nil
+	}
+	return threshold.Evaluate(g.list(), rs, a)
+}
+
+// gateError ends a run that failed a gate: exit status 4.
+type gateError struct{ msg string }
+
+func (g gateError) Error() string { return g.msg }
+
+// thresholdsError is the gate error of failed outcomes; nil when all
+// passed.
+func thresholdsError(os []results.ThresholdOutcome) error {
+	failed := 0
+	for _, o := range os {
+		if !o.Pass {
+			failed++
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	return gateError{fmt.Sprintf("%d of %d threshold(s) failed", failed, len(os))}
+}
+
+// writeThresholds prints the outcomes after a blank line; nothing when
+// there are none.
+func writeThresholds(w io.Writer, os []results.ThresholdOutcome) {
+	if len(os) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	_ = threshold.WriteText(w, os)
+}
+
+// conclusion is the one analysis of a sweep's results, made as the run
+// ends (Session.Conclude) so that its thresholds go into the end record
+// and its summary needs no second analysis.
+type conclusion struct {
+	res *results.Results
+	a   *analysis.Analysis
+}
+
+// conclude reads the steps the run's file holds, analyses them with the
+// end record about to be written (a search's conclusion is its reason),
+// and adds the threshold outcomes to that record. A file that cannot be
+// read leaves the record as it was (the caller reads it again).
+func (o *sweepOptions) conclude(path string, end *results.EndRecord) *conclusion {
+	res, err := results.ReadFileWith(context.Background(), path, o.read.options())
+	if err != nil {
+		return nil
+	}
+	if res.End == nil && len(res.Warnings) > 0 {
+		// The reader's last warning says the file has no end record: it is
+		// being written now.
+		res.Warnings = res.Warnings[:len(res.Warnings)-1]
+	}
+	e := *end
+	res.End = &e
+	a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
+	end.Thresholds = o.gates.evaluate([]*results.Results{res}, a)
+	e.Thresholds = end.Thresholds
+	return &conclusion{res: res, a: a}
+}
+
+// validateGates refuses thresholds that this run cannot judge.
+func (o *sweepOptions) validateGates() error {
+	if len(o.gates.texts) > 0 && (o.changed("spawn") || o.changed("agents")) {
+		return usagef("--threshold: several agents' steps are judged once merged; run poolsweep analyze --threshold on the merged results.jsonl")
+	}
+	return nil
+}

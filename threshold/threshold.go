@@ -1,0 +1,237 @@
+// Package threshold is poolsweep's pass/fail gates: `--threshold
+// 'p99<20ms@64'` parsed into a Threshold, and Evaluate, which judges
+// thresholds against one analysis of a run and its step records. Pure
+// functions; no I/O.
+//
+// The grammar is METRIC OP VALUE[@WHERE]:
+//
+//	METRIC  ops (ops/s), calls (calls/s), p50, p99, errors, pool_wait,
+//	        connections, knee
+//	OP      <  <=  >  >=
+//	VALUE   a number for ops, calls, connections and knee; a duration
+//	        (20ms, 1.5s, 250us) for p50, p99 and pool_wait; for errors a
+//	        count (10) or a share of the operations (0.1%)
+//	WHERE   a concurrency level (@64), the series' knee (@knee), or every
+//	        step (@every, the default); knee takes none
+package threshold
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/results"
+)
+
+// Metric is what a threshold measures.
+type Metric string
+
+// The metrics.
+const (
+	Ops         Metric = "ops"
+	Calls       Metric = "calls"
+	P50         Metric = "p50"
+	P99         Metric = "p99"
+	Errors      Metric = "errors"
+	PoolWait    Metric = "pool_wait"
+	Connections Metric = "connections"
+	Knee        Metric = "knee"
+)
+
+// metricNames maps every spelling a user may write to its metric.
+var metricNames = map[string]Metric{
+	"ops": Ops, "ops/s": Ops, "calls": Calls, "calls/s": Calls, "p50": P50, "p99": P99,
+	"errors": Errors, "pool_wait": PoolWait, "connections": Connections, "knee": Knee,
+}
+
+// Where says at which steps of a series a threshold is checked.
+type Where int
+
+// The places.
+const (
+	Every   Where = iota // every measured step: the worst one counts
+	AtLevel              // the median of one concurrency level's trials
+	AtKnee               // the median of the knee level's trials
+)
+
+// Threshold is one parsed --threshold.
+type Threshold struct {
+	Text   string // as given, for output and the end record
+	Metric Metric
+	Op     string // <, <=, > or >=
+	// Value is in the metric's unit (Unit): ms for durations, percent for
+	// an error share.
+	Value float64
+	// Share says an errors threshold is a share of the operations (%)
+	// rather than a count.
+	Share bool
+	Where Where
+	Level int // the concurrency of AtLevel
+}
+
+// Unit is the unit of the threshold's values.
+func (t Threshold) Unit() string {
+	switch t.Metric {
+	case Ops:
+		return "ops/s"
+	case Calls:
+		return "calls/s"
+	case P50, P99, PoolWait:
+		return "ms"
+	case Errors:
+		if t.Share {
+			return "%"
+		}
+		return "errors"
+	case Connections:
+		return "connections"
+	}
+	return "workers"
+}
+
+// Holds says whether v meets the threshold.
+func (t Threshold) Holds(v float64) bool {
+	switch t.Op {
+	case "<":
+		return v < t.Value
+	case "<=":
+		return v <= t.Value
+	case ">":
+		return v > t.Value
+	}
+	return v >= t.Value
+}
+
+// lowerIsBetter says which way the threshold points: a worst step is the
+// highest value of an upper bound, the lowest of a lower bound.
+func (t Threshold) lowerIsBetter() bool { return t.Op[0] == '<' }
+
+// Parse reads one threshold. Its errors name the threshold and the part
+// that is wrong, in the user's words.
+func Parse(s string) (Threshold, error) {
+	t := Threshold{Text: strings.TrimSpace(s)}
+	fail := func(format string, a ...any) (Threshold, error) {
+		return Threshold{}, fmt.Errorf("threshold %q: %s", textfmt.Escape(t.Text), fmt.Sprintf(format, a...))
+	}
+	if t.Text == "" {
+		return fail("empty; say METRIC OP VALUE[@WHERE], e.g. p99<20ms@64")
+	}
+	i := strings.IndexAny(t.Text, "<>")
+	if i < 0 {
+		return fail("no comparison (<, <=, > or >=); say METRIC OP VALUE[@WHERE], e.g. p99<20ms@64")
+	}
+	name := strings.ToLower(strings.TrimSpace(t.Text[:i]))
+	m, ok := metricNames[name]
+	if !ok {
+		return fail("unknown metric %q; say ops, calls, p50, p99, errors, pool_wait, connections or knee", textfmt.Escape(name))
+	}
+	t.Metric = m
+	t.Op = t.Text[i : i+1]
+	rest := t.Text[i+1:]
+	if strings.HasPrefix(rest, "=") {
+		t.Op += "="
+		rest = rest[1:]
+	}
+	value, where, hasWhere := strings.Cut(rest, "@")
+	value, where = strings.TrimSpace(value), strings.TrimSpace(where)
+	if strings.ContainsAny(value, "<>=") {
+		return fail("%q after %s is not a value", textfmt.Escape(value), t.Op)
+	}
+	if value == "" {
+		return fail("no value after %s", t.Op)
+	}
+	if err := t.parseValue(value); err != nil {
+		return fail("%v", err)
+	}
+	if hasWhere {
+		if err := t.parseWhere(where); err != nil {
+			return fail("%v", err)
+		}
+	}
+	return t, nil
+}
+
+// maxLevel is the largest concurrency a plan allows.
+const maxLevel = results.MaxConcurrency
+
+// parseValue reads the value in the metric's unit.
+func (t *Threshold) parseValue(s string) error {
+	switch t.Metric {
+	case P50, P99, PoolWait:
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("%s takes a duration such as 20ms or 1.5s, not %q", t.Metric, textfmt.Escape(s))
+		}
+		if d < 0 || d > time.Hour {
+			return fmt.Errorf("%s: %q is not between 0 and 1h", t.Metric, textfmt.Escape(s))
+		}
+		t.Value = float64(d) / float64(time.Millisecond)
+		return nil
+	case Errors:
+		if pct, ok := strings.CutSuffix(s, "%"); ok {
+			v, err := number(pct)
+			if err != nil || v < 0 || v > 100 {
+				return fmt.Errorf("errors: %q is not a share from 0%% to 100%%", textfmt.Escape(s))
+			}
+			t.Value, t.Share = v, true
+			return nil
+		}
+		v, err := number(s)
+		if err != nil || v < 0 || v != math.Trunc(v) {
+			return fmt.Errorf("errors takes a count (10) or a share of the operations (0.1%%), not %q", textfmt.Escape(s))
+		}
+		t.Value = v
+		return nil
+	case Connections, Knee:
+		v, err := number(s)
+		if err != nil || v < 0 || v > maxLevel*1000 || v != math.Trunc(v) {
+			return fmt.Errorf("%s takes a whole number from 0 to %d, not %q", t.Metric, maxLevel*1000, textfmt.Escape(s))
+		}
+		t.Value = v
+		return nil
+	}
+	v, err := number(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("%s takes a rate per second such as 5000, not %q", t.Metric, textfmt.Escape(s))
+	}
+	t.Value = v
+	return nil
+}
+
+// number is a finite decimal number, nothing else.
+func number(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a finite number", s)
+	}
+	if strings.ContainsAny(s, "xXpP_") || strings.EqualFold(s, "nan") {
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	return v, nil
+}
+
+// parseWhere reads what follows @.
+func (t *Threshold) parseWhere(s string) error {
+	if t.Metric == Knee {
+		return fmt.Errorf("knee is one number per series and takes no @%s", textfmt.Escape(s))
+	}
+	switch strings.ToLower(s) {
+	case "knee":
+		t.Where = AtKnee
+		return nil
+	case "every", "all":
+		t.Where = Every
+		return nil
+	case "":
+		return fmt.Errorf("nothing after @; say a concurrency level (@64), @knee or @every")
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxLevel {
+		return fmt.Errorf("@%s is not a concurrency level from 1 to %d, @knee or @every", textfmt.Escape(s), maxLevel)
+	}
+	t.Where, t.Level = AtLevel, n
+	return nil
+}
