@@ -116,6 +116,7 @@ func TestHostileFlags(t *testing.T) {
 		"report":  {simRun, "-o", filepath.Join(dir, "r.html")},
 		"compare": {simRun, other},
 		"merge":   {simRun, "-o", filepath.Join(dir, "m.jsonl")},
+		"fleet":   {simRun, "--instances", "4"},
 	}
 	root := newRootCmd(&env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, dryRunners)
 	tried := 0
