@@ -2,9 +2,6 @@ package results
 
 import (
 	"math"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -69,7 +66,10 @@ type StormResult struct {
 	// section; nil without telemetry.
 	ServerHosts map[string]*ServerSample `json:"server_hosts,omitempty"`
 	ServerTotal *ServerSample            `json:"server_total,omitempty"`
-	Warnings    []string                 `json:"warnings,omitempty"`
+	// Client is this process and its load host during the storm; nil
+	// without telemetry.
+	Client   *ClientTelemetry `json:"client,omitempty"`
+	Warnings []string         `json:"warnings,omitempty"`
 }
 
 // Probe is what a client connected before the storm saw during it.
@@ -84,11 +84,7 @@ type Probe struct {
 func ValidateStorm(s *StormResult, h *RunHeader) error {
 	c := &check{}
 	c.oneOf("storm.kind", s.Kind, []string{KindStorm})
-	if strings.TrimSpace(s.Target) == "" {
-		c.fail("storm.target", "empty")
-	} else if h != nil && !slices.ContainsFunc(h.Targets, func(t TargetHeader) bool { return t.Name == s.Target }) {
-		c.fail("storm.target", "%s is not a target of the run header", strconv.Quote(s.Target))
-	}
+	c.target("storm.target", s.Target, h)
 	c.between("storm.clients", int64(s.Clients), 1, MaxStormClients)
 	c.between("storm.pool", int64(s.Pool), 1, MaxStormPool)
 	c.between("storm.max_connecting", int64(s.MaxConnecting), 1, MaxConnecting)
@@ -123,6 +119,7 @@ func ValidateStorm(s *StormResult, h *RunHeader) error {
 			c.count("storm.server_hosts."+host+".samples", int64(hs.Samples))
 		}
 	}
+	c.client("storm.client", s.Client)
 	if h != nil && h.Plan.Storm == nil {
 		c.fail("storm", "a storm record in a run whose header has no plan.storm")
 	}

@@ -133,6 +133,7 @@ func Run(ctx context.Context, cfg Config) (results.StormResult, error) {
 	if cfg.Observer != nil {
 		var scratch results.StepResult
 		cfg.Observer.Fill(&scratch)
+		rec.Client = scratch.Client
 		if s := scratch.Server; s != nil {
 			rec.ServerHosts, rec.ServerTotal = s.Hosts, s.Total
 			if t := s.Total; t != nil && t.Connections != nil && t.Connections.CreatedPerS != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -59,10 +60,34 @@ func TestStormFillTimeMatchesTheConstruction(t *testing.T) {
 		}
 	}
 	for k, r := range best {
-		if r > 1.15 {
-			t.Errorf("K=%d: the best trial took %.3f × the construction's fill time, more than 1.15", k, r)
+		if r <= 1.15 {
+			continue
 		}
+		// Late only when this machine, not the simulator, set the pace:
+		// the storm's own client telemetry says so (as a step's would).
+		if why, ok := stormStarved(res, k); ok {
+			t.Logf("K=%d: the best trial took %.3f × the construction's fill time, but the load host was starved: %s", k, r, why)
+			continue
+		}
+		t.Errorf("K=%d: the best trial took %.3f × the construction's fill time, more than 1.15, on a load host the telemetry calls unstarved", k, r)
 	}
+}
+
+// stormStarved says whether every storm of K clients ran on a starved
+// load host, by the rules that label a step client-bound.
+func stormStarved(res *results.Results, k int) (string, bool) {
+	var why []string
+	for _, s := range res.Storms {
+		if s.Clients != k {
+			continue
+		}
+		ok, reason := bound.ClientLimited(&results.StepResult{Client: s.Client})
+		if !ok {
+			return "", false
+		}
+		why = append(why, reason)
+	}
+	return strings.Join(why, "; "), len(why) > 0
 }
 
 func deref(p *float64) any {
