@@ -27,6 +27,8 @@ type Results struct {
 	Path   string
 	Header RunHeader
 	Steps  []StepResult
+	// Storms are the connection storms of a storm run (poolsweep storm).
+	Storms []StormResult
 	End    *EndRecord // nil when the run never wrote its closing record
 	// Warnings are what a reader should be told about the file: a cut-off
 	// last line that was left out, or a run without its end record.
@@ -230,6 +232,15 @@ func (res *Results) decode(b []byte, name string, line int) error {
 			return lineErr(err)
 		}
 		res.Steps = append(res.Steps, s)
+	case KindStorm:
+		var s StormResult
+		if err := json.Unmarshal(b, &s); err != nil {
+			return lineErr(fieldError("storm", err))
+		}
+		if err := ValidateStorm(&s, &res.Header); err != nil {
+			return lineErr(err)
+		}
+		res.Storms = append(res.Storms, s)
 	case KindEnd:
 		var e EndRecord
 		if err := json.Unmarshal(b, &e); err != nil {

@@ -90,6 +90,8 @@ type PlanInfo struct {
 	MaxInFlight int    `json:"max_in_flight,omitempty"`
 	// Search is the adaptive search's settings; absent for a grid.
 	Search *SearchPlan `json:"search,omitempty"`
+	// Storm is a storm run's settings (poolsweep storm); absent otherwise.
+	Storm *StormPlan `json:"storm,omitempty"`
 }
 
 // ClientInfo describes the machine and software that generated the load.

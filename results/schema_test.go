@@ -128,7 +128,7 @@ func schemaFields(sections map[string]map[string]docRow) []schemaField {
 		done[t] = true
 		walkStruct(section, "", t)
 	}
-	for _, rec := range []any{RunHeader{}, StepResult{}, EndRecord{}} {
+	for _, rec := range []any{RunHeader{}, StepResult{}, StormResult{}, EndRecord{}} {
 		t := reflect.TypeOf(rec)
 		walkType(t.Name(), t)
 	}
@@ -161,7 +161,7 @@ func isLeaf(t reflect.Type) bool {
 // means, and the document describes no field that does not exist.
 func TestSchemaDocumented(t *testing.T) {
 	doc := readSchemaDoc(t)
-	for _, rec := range []string{"RunHeader", "StepResult", "EndRecord"} {
+	for _, rec := range []string{"RunHeader", "StepResult", "StormResult", "EndRecord"} {
 		if doc[rec] == nil {
 			t.Fatalf("%s has no section <!-- type: %s -->", schemaDoc, rec)
 		}

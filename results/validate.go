@@ -70,6 +70,30 @@ func (c *check) result() error {
 	return c.err
 }
 
+// client checks a client telemetry section's counts.
+func (c *check) client(field string, cl *ClientTelemetry) {
+	if cl == nil {
+		return
+	}
+	c.nonNeg(field+".cpu_pct", cl.CPUPct)
+	c.count(field+".cpus", int64(cl.CPUs))
+	c.nonNeg(field+".gc_pause_ms", cl.GCPauseMS)
+	c.count(field+".goroutines", int64(cl.Goroutines))
+}
+
+// target checks that a record names a target of the run header.
+func (c *check) target(field, name string, h *RunHeader) {
+	if strings.TrimSpace(name) == "" {
+		c.fail(field, "empty")
+	} else if h != nil && !slices.ContainsFunc(h.Targets, func(t TargetHeader) bool { return t.Name == name }) {
+		var names []string
+		for _, t := range h.Targets {
+			names = append(names, strconv.Quote(t.Name))
+		}
+		c.fail(field, "%q is not a target of the run header (%s)", name, strings.Join(names, ", "))
+	}
+}
+
 // between checks lo ≤ v ≤ hi for an integer.
 func (c *check) between(field string, v, lo, hi int64) {
 	if v < lo || v > hi {
@@ -209,15 +233,7 @@ func checkStepKeys(b []byte) error {
 func ValidateStep(s *StepResult, h *RunHeader) error {
 	c := &check{}
 	c.oneOf("step.kind", s.Kind, []string{KindStep})
-	if strings.TrimSpace(s.Target) == "" {
-		c.fail("step.target", "empty")
-	} else if h != nil && !slices.ContainsFunc(h.Targets, func(t TargetHeader) bool { return t.Name == s.Target }) {
-		var names []string
-		for _, t := range h.Targets {
-			names = append(names, strconv.Quote(t.Name))
-		}
-		c.fail("step.target", "%q is not a target of the run header (%s)", s.Target, strings.Join(names, ", "))
-	}
+	c.target("step.target", s.Target, h)
 	c.between("step.concurrency", int64(s.Concurrency), 1, MaxConcurrency)
 	c.between("step.max_pool_size", int64(s.MaxPoolSize), 1, MaxPoolSize)
 	c.between("step.clients", int64(s.Clients), 1, MaxClients*MaxAgents)
@@ -383,12 +399,7 @@ func checkTelemetry(c *check, s *StepResult) {
 			c.count("step.server.total.samples", int64(t.Total.Samples))
 		}
 	}
-	if cl := s.Client; cl != nil {
-		c.nonNeg("step.client.cpu_pct", cl.CPUPct)
-		c.count("step.client.cpus", int64(cl.CPUs))
-		c.nonNeg("step.client.gc_pause_ms", cl.GCPauseMS)
-		c.count("step.client.goroutines", int64(cl.Goroutines))
-	}
+	c.client("step.client", s.Client)
 	if l := s.LittlesLaw; l != nil {
 		c.nonNeg("step.littles_law.expected_in_flight", l.ExpectedInFlight)
 		c.nonNeg("step.littles_law.measured_in_flight", l.MeasuredInFlight)
@@ -504,6 +515,7 @@ func ValidateHeader(h *RunHeader) error {
 		c.nonNeg("run.plan.search.budget_s", s.BudgetS)
 		c.nonNeg("run.plan.search.slo_p99_ms", s.SLOP99Ms)
 	}
+	checkStormPlan(c, p.Storm)
 	grid := int64(max(len(p.Concurrency), len(p.Rate))) * int64(max(len(p.Pools), 1)) * int64(max(p.Trials, 1))
 	if n := grid * int64(max(len(h.Targets), 1)) * int64(max(len(w.Mixes), 1)); c.err == nil && n > MaxPlanned {
 		c.fail("run.plan", "a grid of %d steps, more than %d", n, MaxPlanned)

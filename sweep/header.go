@@ -19,7 +19,7 @@ import (
 // targets (their URIs already redacted by the caller) and this machine.
 func newRunHeader(runID string, plan plan.Plan, workloads []workload.Workload, targets []results.TargetHeader, steps int) results.RunHeader {
 	return results.RunHeader{Kind: results.KindRun, Schema: results.SchemaVersion, RunID: runID, ToolVersion: buildinfo.Version(), StartedAt: time.Now().UTC(),
-		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: newClientInfo(), Targets: targets}
+		Workload: NewWorkloadInfo(workloads), Plan: NewPlanInfo(plan, steps), Client: NewClientInfo(), Targets: targets}
 }
 
 // NewTargetHeader describes a target as the results header records it:
@@ -63,8 +63,8 @@ func NewPlanInfo(p plan.Plan, steps int) results.PlanInfo {
 		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight, Search: p.Search}
 }
 
-// newClientInfo describes this load-generating machine and process.
-func newClientInfo() results.ClientInfo {
+// NewClientInfo describes this load-generating machine and process.
+func NewClientInfo() results.ClientInfo {
 	host, _ := os.Hostname()
 	return results.ClientInfo{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), DriverVersion: version.Driver, OS: runtime.GOOS, Arch: runtime.GOARCH, Hostname: host}
 }

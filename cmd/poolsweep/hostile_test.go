@@ -22,6 +22,7 @@ var dryRunners = runners{
 	sweep:   func(_ context.Context, o *sweepOptions) error { _, err := o.validate(); return err },
 	serve:   func(_ context.Context, o *serveOptions) error { _, err := o.validate(); return err },
 	inspect: func(_ context.Context, o *inspectOptions) error { _, err := o.validate(); return err },
+	storm:   func(_ context.Context, o *stormOptions) error { _, err := o.validate(); return err },
 }
 
 // Hostile values, by what a flag takes.
@@ -116,6 +117,8 @@ func TestHostileFlags(t *testing.T) {
 		"report":  {simRun, "-o", filepath.Join(dir, "r.html")},
 		"compare": {simRun, other},
 		"merge":   {simRun, "-o", filepath.Join(dir, "m.jsonl")},
+		"fleet":   {simRun, "--instances", "4"},
+		"storm":   {"--target", "s=sim:slots=8", "-o", filepath.Join(dir, "storm.jsonl")},
 	}
 	root := newRootCmd(&env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, dryRunners)
 	tried := 0

@@ -192,7 +192,7 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 		})
 		return err
 	}
-	root.AddCommand(newSweepCmd(e, r.sweep), newServeCmd(e, r.serve), newInspectCmd(e, r.inspect), newAnalyzeCmd(e), newPlotCmd(e), newReportCmd(e), newCompareCmd(e), newMergeCmd(e))
+	root.AddCommand(newSweepCmd(e, r.sweep), newServeCmd(e, r.serve), newInspectCmd(e, r.inspect), newAnalyzeCmd(e), newPlotCmd(e), newReportCmd(e), newCompareCmd(e), newMergeCmd(e), newFleetCmd(e), newStormCmd(e, r.storm))
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	}
@@ -206,6 +206,7 @@ type runners struct {
 	sweep   func(context.Context, *sweepOptions) error
 	serve   func(context.Context, *serveOptions) error
 	inspect func(context.Context, *inspectOptions) error
+	storm   func(context.Context, *stormOptions) error
 }
 
 // exactArgs is cobra.ExactArgs with a usage error.

@@ -97,6 +97,9 @@ type frontend struct {
 	pools   []*connPool // router→shard connection pools, routers only
 	cursors *cursorTable
 	tel     telemetry
+	// acceptor sets up new connections one at a time (accept_cost); nil
+	// when setup is free.
+	acceptor *slotPool
 
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
@@ -157,7 +160,11 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 		if err != nil {
 			return nil, fmt.Errorf("sim: listen: %w", err)
 		}
-		return &frontend{d: d, ln: ln, host: ln.Addr().String(), cursors: newCursorTable(), conns: map[net.Conn]struct{}{}}, nil
+		f := &frontend{d: d, ln: ln, host: ln.Addr().String(), cursors: newCursorTable(), conns: map[net.Conn]struct{}{}}
+		if spec.AcceptCost > 0 {
+			f.acceptor = newSlotPool(1)
+		}
+		return f, nil
 	}
 	fail := func(err error) (*Deployment, error) {
 		for _, f := range d.listening() {
@@ -386,6 +393,11 @@ func (f *frontend) serveConn(c net.Conn) {
 			f.shard.openConns.Add(-1)
 		}
 	}()
+	// Connection setup (accept_cost): the connection waits its turn at
+	// the acceptor and is set up before its first request is read.
+	if f.acceptor != nil && f.acceptor.run(f.d.ctx, f.d.sleeper, kindCommand, f.d.spec.AcceptCost) != nil {
+		return
+	}
 	br := bufio.NewReaderSize(c, 32<<10)
 	var out []byte
 	for {

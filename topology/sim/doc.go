@@ -8,7 +8,7 @@
 //
 // # Starting one
 //
-//	spec, err := sim.ParseSpec("slots=8,service=2ms,conn_cost=20us,jitter=0.1")
+//	spec, err := sim.ParseSpec("slots=8,service=2ms,conn_cost=20us,accept_cost=1ms,jitter=0.1")
 //	d, err := sim.Start(ctx, spec) // listens on 127.0.0.1:0
 //	defer d.Close()
 //	uri := d.URI() // mongodb://127.0.0.1:port/ ; one host per router when sharded
@@ -85,6 +85,30 @@
 // for point operations spread over the shards, X_shard being one shard's
 // capacity for the mix above (Spec.Throughput(n, readShare) gives the model
 // curve, Spec.Peak(readShare) its maximum).
+//
+// # Connection setup
+//
+// accept_cost=D charges the setup of each new client connection (the
+// accept, and the handshake and authentication a real server does with
+// its CPU: TLS, SCRAM) to the server: every server (a standalone, each
+// router, each member, each shard's own server) has one acceptor, and a
+// new connection waits its turn there, FIFO in model time as slots are
+// booked, and holds it for D before its first request is read. So the
+// server accepts at most 1/D connections per second, and
+//
+//	n connections arriving at once are all set up after n · D
+//
+// (the last one's first reply comes one round trip later), whatever the
+// clients' maxConnecting, as long as their attempts keep the acceptor
+// busy: K pools opening maxConnecting connections at a time keep K ·
+// maxConnecting attempts waiting, so one pool alone (K = 1, maxConnecting
+// 2) is bounded by its own round trips instead. The driver's monitoring
+// connections (one per client per server) are connections too and pay D.
+// A router's pools to its shards are modeled, not sockets, and pay
+// nothing. The server reports the storm as a real one does, and no more:
+// connections.current and totalCreated; the acceptor is not in
+// serverStatus, and its cost is a wait, not CPU time, so extra_info does
+// not rise with it (a real server's CPU would).
 //
 // # Replica sets
 //

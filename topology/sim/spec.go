@@ -70,6 +70,14 @@ type Spec struct {
 	// ConnCost is extra slot-holding time per connection open to that server
 	// (client connections for a standalone, router connections for a shard).
 	ConnCost time.Duration
+	// AcceptCost is the time the server spends setting up each new
+	// connection (accepting it, its handshake and authentication, as TLS
+	// and SCRAM cost a real server) before it reads the connection's first
+	// request. Connections are set up one at a time, in arrival order, so
+	// a server accepts at most 1/AcceptCost connections per second: a
+	// connection storm has a known answer (see "Connection setup" in the
+	// package documentation). 0 means free.
+	AcceptCost time.Duration
 	// Jitter is the relative half-width of uniform noise on the service time,
 	// in [0, 1]: 0.1 means each op takes service·U(0.9, 1.1).
 	Jitter float64
@@ -119,7 +127,7 @@ func (s Spec) Sharded() bool { return s.Shards > 0 }
 func (s Spec) ReplicaSet() bool { return s.Members > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "conn_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "cores", "version"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "conn_cost", "accept_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "cores", "version"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -129,7 +137,8 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // jitter=0, standalone (no shards key); with shards: routers=1,
 // router_slots=64, router_cost=50us. Router keys without shards are refused
 // because they would silently do nothing. cores=N sets the core count
-// hostInfo reports (default: this machine's). read_slots=N and write_slots=N
+// hostInfo reports (default: this machine's). accept_cost=D (default 0s)
+// is the setup time of each new connection. read_slots=N and write_slots=N
 // size the read and write pools apart (slots=N is both). version=X.Y answers
 // as that MongoDB version (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0; default 8.0).
 // rs=N (1 to 7) starts a replica set of N members instead of a standalone,
@@ -205,7 +214,7 @@ type dependentKey struct {
 // server's keys, the routers', and the host's.
 func (s *Spec) field(key string) any {
 	return map[string]any{
-		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "conn_cost": &s.ConnCost, "jitter": &s.Jitter,
+		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "conn_cost": &s.ConnCost, "accept_cost": &s.AcceptCost, "jitter": &s.Jitter,
 		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost,
 		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
 		"cores": &s.Cores, "version": &s.Version,
@@ -281,7 +290,8 @@ func (s Spec) Validate() error {
 		return nil
 	}
 	if err := first(count("shards", s.Shards, 0, maxShards), count("slots", s.Slots, 1, maxSlots),
-		span("service", s.Service, maxService), span("conn_cost", s.ConnCost, maxConnCost), jitter(),
+		span("service", s.Service, maxService), span("conn_cost", s.ConnCost, maxConnCost),
+		span("accept_cost", s.AcceptCost, maxConnCost), jitter(),
 		count("read_slots", s.ReadSlots, 0, maxSlots), count("write_slots", s.WriteSlots, 0, maxSlots),
 		count("cores", s.Cores, 0, maxCores)); err != nil {
 		return err
@@ -357,8 +367,12 @@ func (s Spec) String() string {
 	}
 	parts = append(parts,
 		"service="+fmtDuration(s.Service),
-		"conn_cost="+fmtDuration(s.ConnCost),
-		"jitter="+strconv.FormatFloat(s.Jitter, 'g', -1, 64))
+		"conn_cost="+fmtDuration(s.ConnCost))
+	if s.AcceptCost > 0 {
+		// Only when set, so specs that leave it out print as before.
+		parts = append(parts, "accept_cost="+fmtDuration(s.AcceptCost))
+	}
+	parts = append(parts, "jitter="+strconv.FormatFloat(s.Jitter, 'g', -1, 64))
 	if s.Sharded() {
 		parts = append(parts,
 			"routers="+strconv.Itoa(s.Routers),

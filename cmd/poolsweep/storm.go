@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/plan"
+	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/storm"
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/topology"
+)
+
+// Memory one storm may need in this process: each connection's buffers
+// and goroutines in the driver, and each client's monitor and topology.
+// Measured (Go heap + stacks at the storm's peak, driver v2, linux/amd64):
+// 100 clients × 21 connections took 44,696 KiB over the baseline, about
+// 21 KiB a connection with the clients' share; rounded up here.
+const (
+	stormConnKiB    = 24
+	stormClientKiB  = 100
+	maxStormMemMiB  = 2048
+	stormFDsReserve = 256 // descriptors left for the rest of the process
+)
+
+type stormOptions struct {
+	uri           string
+	target        string
+	clients       string
+	pool          int
+	maxConnecting string
+	trials        int
+	timeout       time.Duration
+	probeInterval time.Duration
+	out           string
+	noTelemetry   bool
+}
+
+func newStormCmd(e *env, runF func(context.Context, *stormOptions) error) *cobra.Command {
+	o := &stormOptions{}
+	cmd := &cobra.Command{
+		Use:   "storm -o STORM.jsonl",
+		Short: "Measure a connection storm: K clients opening their pools at once",
+		Long: `storm starts K independent clients at once against one target, each opening a pool of
+--pool connections with the driver's --max-connecting, as a fleet's instances do after a
+deploy, a failover or a scale-out. For each K (and maxConnecting) it records the time until
+every pool is full, the rate the server accepted connections at (serverStatus
+connections.totalCreated), connections that failed to be set up, the latency of pings a
+client connected before the storm issued during it, and the server's telemetry (its CPU
+and connection counts). Records go to a results file (-o, created new; kind "storm",
+docs/results-schema.md). --target name=sim:SPEC with accept_cost= starts a simulator
+whose storms have a known answer: docs/storm.md.`,
+		Example: `  poolsweep storm --uri mongodb://db1:27017 --clients 10,50,200 --pool 20 -o storm.jsonl
+  poolsweep storm --target sim=sim:slots=8,accept_cost=2ms --clients 10,50 --max-connecting 2,8 -o storm.jsonl`,
+		Args: argsUsage(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return o.run(cmd.Context(), e)
+		},
+	}
+	f := cmd.Flags()
+	textVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the deployment to storm")
+	textVar(f, &o.target, "target", "", "name=URI or name=sim:SPEC", checkTarget, "name=URI of the deployment to storm; name=sim:SPEC starts a calibrated simulator")
+	levelsVar(f, &o.clients, "clients", "10", results.MaxStormClients, false, plan.ParseLevels, fmt.Sprintf("K: clients opening their pools at once, a list or range (10,50,200; 10..200x2), each from 1 to %d", results.MaxStormClients))
+	intVar(f, &o.pool, "pool", 20, 1, results.MaxStormPool, fmt.Sprintf("P: each client's maxPoolSize, the pool it fills, from 1 to %d", results.MaxStormPool))
+	levelsVar(f, &o.maxConnecting, "max-connecting", "2", results.MaxConnecting, false, plan.ParseLevels, "the driver's maxConnecting: connections each pool opens at a time, a list (the driver's default is 2)")
+	intVar(f, &o.trials, "trials", 1, 1, 100, "storms of each K and maxConnecting, from 1 to 100")
+	durationVar(f, &o.timeout, "timeout", time.Minute, time.Second, 10*time.Minute, "bound on each storm (and each connection's setup), from 1s to 10m")
+	durationVar(f, &o.probeInterval, "probe-interval", 10*time.Millisecond, time.Millisecond, time.Second, "how often the probe client pings during a storm, from 1ms to 1s")
+	textVarP(f, &o.out, "out", "o", "", "a file, created through outfile", nil, "results file to create (required; never replaced)")
+	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample the server (no CPU, connection counts or accept rate)")
+	return cmd
+}
+
+// stormPlan is what the flags ask for, checked.
+type stormPlan struct {
+	target        topology.Target
+	clients       []int
+	maxConnecting []int
+}
+
+// validate checks the flags together, before anything starts.
+func (o *stormOptions) validate() (stormPlan, error) {
+	var p stormPlan
+	switch {
+	case o.out == "":
+		return p, usagef("-o/--out: required (the results file to create)")
+	case o.uri != "" && o.target != "":
+		return p, usagef("--uri and --target: give one")
+	case o.uri == "" && o.target == "":
+		return p, usagef("--uri or --target: required (the deployment to storm)")
+	}
+	if err := outfile.Check(o.out); err != nil {
+		return p, usagef("-o: %v", err)
+	}
+	if _, err := os.Lstat(o.out); err == nil {
+		return p, usagef("-o: %s %v: storm creates a new results file", textfmt.Escape(o.out), outfile.ErrExists)
+	}
+	var err error
+	if o.target != "" {
+		p.target, err = topology.ParseTarget(o.target)
+	} else {
+		p.target, err = topology.ParseTarget("target=" + o.uri)
+	}
+	if err != nil {
+		return p, usagef("--target: %v", err)
+	}
+	if p.clients, err = plan.ParseLevels(o.clients, results.MaxStormClients); err != nil {
+		return p, usagef("--clients: %v", err)
+	}
+	if p.maxConnecting, err = plan.ParseLevels(o.maxConnecting, results.MaxConnecting); err != nil {
+		return p, usagef("--max-connecting: %v", err)
+	}
+	return p, o.checkBudget(slices.Max(p.clients), 1)
+}
+
+// checkBudget refuses a storm this process cannot hold: more connections
+// than a storm allows, than its file descriptors, or than the memory
+// estimate allows. pools is the pools per client (the mongos count).
+func (o *stormOptions) checkBudget(k, pools int) error {
+	conns := k * o.pool * pools
+	if conns > results.MaxStormConns {
+		return usagef("--clients × --pool: %d connections in one storm, more than %d", conns, results.MaxStormConns)
+	}
+	// Each client's pools, its monitor per host, and the probe.
+	fds := k*(o.pool+1)*pools + 1
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && uint64(fds+stormFDsReserve) > lim.Cur {
+		return usagef("--clients × --pool: %d connections need as many file descriptors; this process may open %d (ulimit -n)", fds, lim.Cur)
+	}
+	if mib := (fds*stormConnKiB + k*stormClientKiB) / 1024; mib > maxStormMemMiB {
+		return usagef("--clients × --pool: about %d MiB for %d clients' connections, more than %d MiB", mib, k, maxStormMemMiB)
+	}
+	return nil
+}
+
+func (o *stormOptions) run(ctx context.Context, e *env) error {
+	p, err := o.validate()
+	if err != nil {
+		return err
+	}
+	targets, stop, err := startTargets(ctx, e, []topology.Target{p.target})
+	defer stop()
+	if err != nil {
+		return err
+	}
+	t := targets[0]
+	pools, routers := 1, []string(nil)
+	if t.header.Topology == topology.Sharded {
+		routers = t.header.Hosts
+		pools = max(len(routers), 1)
+	}
+	if err := o.checkBudget(slices.Max(p.clients), pools); err != nil {
+		return err
+	}
+	var obs storm.Observer
+	if !o.noTelemetry {
+		tel, err := newStepTelemetry(t, false)
+		if err != nil {
+			return fmt.Errorf("telemetry: %w", err)
+		}
+		defer tel.Close()
+		obs = tel
+	}
+	sp := results.StormPlan{Clients: p.clients, Pool: o.pool, MaxConnecting: p.maxConnecting, TimeoutS: o.timeout.Seconds(),
+		ProbeIntervalMs: float64(o.probeInterval) / float64(time.Millisecond)}
+	w, err := results.CreateResults(o.out)
+	if err != nil {
+		return usagef("-o: %v", err)
+	}
+	runID := sweep.NewRunID(time.Now(), uint16(rand.Uint32()))
+	if err := w.Write(storm.Header(runID, sp, o.trials, t.header, sweep.NewClientInfo())); err != nil {
+		w.Close()
+		return err
+	}
+	end := results.EndRecord{Kind: results.KindEnd, Status: "complete"}
+	var done []results.StormResult
+	for _, k := range p.clients {
+		for _, m := range p.maxConnecting {
+			for trial := 1; trial <= o.trials; trial++ {
+				uri := t.URI
+				rec, err := storm.Run(ctx, storm.Config{Target: t.Name, NewClient: func() *options.ClientOptions { return topology.ClientOptions(uri) },
+					Clients: k, Pool: o.pool, MaxConnecting: m, RouterHosts: routers, Timeout: o.timeout,
+					ProbeInterval: o.probeInterval, Trial: trial, Observer: obs})
+				if err != nil {
+					end.Status, end.Reason = "interrupted", "interrupted during the storm of "+fmt.Sprint(k)+" clients"
+					break
+				}
+				if err := w.Write(rec); err != nil {
+					w.Close()
+					return err
+				}
+				end.Steps++
+				done = append(done, rec)
+				fmt.Fprintln(e.stderr, stormLine(rec))
+			}
+		}
+	}
+	end.FinishedAt = time.Now().UTC()
+	end.Planned = len(p.clients) * len(p.maxConnecting) * o.trials
+	if err := w.Write(end); err != nil {
+		w.Close()
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	for _, sat := range storm.SaturationOf(done) {
+		fmt.Fprintln(e.stdout, saturationLine(sat))
+	}
+	fmt.Fprintln(e.stdout, textfmt.Escape(o.out))
+	if end.Status == "interrupted" {
+		return interrupted(ctx)
+	}
+	return nil
+}
+
+// stormLine is one storm's progress line.
+func stormLine(r results.StormResult) string {
+	fill := "not full"
+	if r.FillS != nil {
+		fill = fmt.Sprintf("full after %.3f s", *r.FillS)
+	}
+	accept := "accept rate not reported"
+	if r.AcceptPerS != nil {
+		accept = fmt.Sprintf("server accepted %.0f connections/s", *r.AcceptPerS)
+	}
+	return fmt.Sprintf("storm K=%d P=%d maxConnecting=%d trial %d: %d/%d connections, %s, %s, %d connect errors, probe p99 %.2f ms",
+		r.Clients, r.Pool, r.MaxConnecting, r.Trial, r.Ready, r.Wanted, fill, accept, r.ConnectErrors, r.Probe.Latency.P99)
+}
+
+// saturationLine says where connection setup saturated the server.
+func saturationLine(s storm.Saturation) string {
+	if s.Found {
+		return fmt.Sprintf("connection setup, maxConnecting %d: the server's accept rate levels off at %.0f connections/s from K=%d clients (95 %% of the highest)", s.MaxConnecting, s.AcceptPerS, s.Clients)
+	}
+	return fmt.Sprintf("connection setup, maxConnecting %d: highest accept rate %.0f connections/s, still rising at the largest K (setup did not saturate within the K tried)", s.MaxConnecting, s.AcceptPerS)
+}
