@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -84,7 +85,11 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 	if c.FailedOps > 0 && c.Ops > 0 {
 		fmt.Fprintf(w, "note: %d of %d operations failed (%.2f%%); they are counted in ops/s and latency, see errors per step\n", c.FailedOps, c.Ops, 100*c.FailedShare())
 	}
+	multi := slices.ContainsFunc(a.Series, func(r knee.Report) bool { return r.Workload != a.Series[0].Workload })
 	for _, r := range a.Series {
+		if multi { // several series per target (--mixes, --read-preference, --write-concern): say which
+			r.Target += " · " + r.Workload
+		}
 		fmt.Fprintln(w, knee.Summary(r))
 	}
 	for _, m := range a.Missing {
