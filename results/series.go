@@ -46,21 +46,35 @@ func (s *StepResult) AxisValue(a Axis) string {
 }
 
 // WorkloadWithout is the step's workload label without its value on axis
-// a: the label both sides of an A/B over a share ("read w=1" and
+// a: the label both sides of an A/B over that axis share ("read w=1" and
 // "read w=majority" are both "read").
 func (s *StepResult) WorkloadWithout(a Axis) string {
-	v := s.AxisValue(a)
-	if v == "" {
-		return s.Workload
+	return LabelWithout(s.Workload, a, s.AxisValue(a))
+}
+
+// LabelWithout takes value on axis a out of a series label made by
+// SeriesLabel.
+func LabelWithout(label string, a Axis, value string) string {
+	if value == "" {
+		return label
 	}
-	suffix := " rp=" + v
+	suffix := " rp=" + value
 	if a == AxisWriteConcern {
-		suffix = " w=" + v
+		suffix = " w=" + value
 	}
-	if i := strings.LastIndex(s.Workload, suffix); i >= 0 && (i+len(suffix) == len(s.Workload) || s.Workload[i+len(suffix)] == ' ') {
-		return s.Workload[:i] + s.Workload[i+len(suffix):]
+	if i := strings.LastIndex(label, suffix); i >= 0 && (i+len(suffix) == len(label) || label[i+len(suffix)] == ' ') {
+		return label[:i] + label[i+len(suffix):]
 	}
-	return s.Workload
+	return label
+}
+
+// AxisText names a value on an axis for people: "write concern majority",
+// "read preference secondaryPreferred".
+func AxisText(a Axis, value string) string {
+	if a == AxisWriteConcern {
+		return "write concern w:" + value
+	}
+	return string(a) + " " + value
 }
 
 // ParseAxisValue reads a name given to compare --baseline/--candidate as a
