@@ -1,6 +1,9 @@
 package results
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Read preferences and write concerns a sweep takes as axes (sweep
 // --read-preference, --write-concern): each value is its own series. The
@@ -100,4 +103,17 @@ func ParseAxisValue(name string) (a Axis, value string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// Text says a change of primary in a few words, for a table's mark:
+// "primary a:1 → b:2, 412 ms without one".
+func (p *PrimaryChange) Text() string {
+	before, after := p.Before, p.After
+	if before == "" {
+		before = "none"
+	}
+	if after == "" {
+		after = "none"
+	}
+	return fmt.Sprintf("primary %s → %s, %.0f ms without one", before, after, p.NoPrimaryMS)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/report"
 	"github.com/poolsweep/poolsweep/results"
@@ -56,8 +58,11 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 		if s.Interrupted {
 			mark = " (interrupted)"
 		}
+		if s.PrimaryChange != nil {
+			mark += " (" + s.PrimaryChange.Text() + ")"
+		}
 		if s.TargetFailed != nil {
-			mark = " (target failed)"
+			mark += " (target failed)"
 		}
 		bound := s.Bound
 		if bound == "" {
@@ -68,6 +73,7 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 	}
 	tw.Flush()
 	writeTelemetryTable(w, res, steps)
+	writeHostPools(w, steps, multiWorkload)
 	fmt.Fprintln(w)
 	for _, h := range res.Header.Targets {
 		if h.Note != "" {
@@ -231,4 +237,29 @@ func clientCPU(s results.StepResult) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", s.Client.CPUPct)
+}
+
+// writeHostPools prints the steps' pools per server when the clients kept
+// pools to several (a replica set's members, mongos): maxPoolSize bounds
+// each, so what each server took is what sizing needs.
+func writeHostPools(w io.Writer, steps []results.StepResult, multiWorkload bool) {
+	if !slices.ContainsFunc(steps, func(s results.StepResult) bool { return len(s.Pool.Hosts) > 1 }) {
+		return
+	}
+	fmt.Fprintln(w, "\npools per host (maxPoolSize is per client per host; open at window start, most in use, checkouts in the window):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if multiWorkload {
+		fmt.Fprint(tw, "workload\t")
+	}
+	fmt.Fprintln(tw, "target\tC\tP\ttrial\thost\trole\topen\tin use\tcheckouts\tpool-wait p99\tfailed\tlost\t")
+	for _, s := range steps {
+		for _, h := range s.Pool.Hosts {
+			if multiWorkload {
+				fmt.Fprintf(tw, "%s\t", s.Workload)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t%d\t%d\t\n", s.Target, s.Concurrency, s.MaxPoolSize, s.Trial,
+				textfmt.Escape(h.Host), cmp.Or(h.Role, "-"), h.ConnectionsOpen, h.InUseMax, h.Checkouts, fmtMs(h.CheckoutWait.P99), h.CheckoutFailed, h.ConnectionsLost)
+		}
+	}
+	tw.Flush()
 }
