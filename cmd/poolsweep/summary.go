@@ -88,6 +88,12 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 		fmt.Fprintf(w, "WARNING: %d of %d steps were CLIENT-BOUND: this machine's CPU (poolsweep's own load or other processes), not the server, set their numbers.\n"+
 			"         Run poolsweep on a quieter or larger machine, or spread it with --clients over more machines, before trusting the knee.\n", c.ClientBound, c.Steps)
 	}
+	for _, s := range steps {
+		if pc := s.PrimaryChange; pc != nil {
+			fmt.Fprintf(w, "note: %s C=%d trial %d: the primary changed during the window (%s, %d error(s), slowest call %s): it measured an election, not the deployment, and is left out of the knee\n",
+				textfmt.Escape(s.Target), s.Concurrency, s.Trial, textfmt.Escape(pc.Text()), s.Errors.Total(), fmtMs(s.Latency.Max))
+		}
+	}
 	if c.FailedOps > 0 && c.Ops > 0 {
 		fmt.Fprintf(w, "note: %d of %d operations failed (%.2f%%); they are counted in ops/s and latency, see errors per step\n", c.FailedOps, c.Ops, 100*c.FailedShare())
 	}
@@ -246,7 +252,7 @@ func writeHostPools(w io.Writer, steps []results.StepResult, multiWorkload bool)
 	if !slices.ContainsFunc(steps, func(s results.StepResult) bool { return len(s.Pool.Hosts) > 1 }) {
 		return
 	}
-	fmt.Fprintln(w, "\npools per host (maxPoolSize is per client per host; open at window start, most in use, checkouts in the window):")
+	fmt.Fprintln(w, "\npools per host (maxPoolSize is per client per host; role and open at window start, most in use and checkouts in the window):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if multiWorkload {
 		fmt.Fprint(tw, "workload\t")
