@@ -344,6 +344,23 @@ type PrimaryChange struct {
 	NoPrimaryMS float64 `json:"no_primary_ms"`
 }
 
+// MemberLag is one secondary's replication lag during a window: how far
+// its applied optime was behind the primary's, as the primary saw them.
+type MemberLag struct {
+	Host    string  `json:"host"`
+	StartMS float64 `json:"lag_start_ms"` // at the window's first sample
+	EndMS   float64 `json:"lag_end_ms"`   // at its last
+	MaxMS   float64 `json:"lag_max_ms"`
+	Samples int     `json:"samples"`
+	// PrecisionMS is 1 when the server gives applied times in
+	// milliseconds (lastAppliedWallTime, 4.4+), 1000 when only in seconds
+	// (optimeDate).
+	PrecisionMS float64 `json:"precision_ms"`
+	// FellBehind says its lag grew by 1.5 s or more over the window, or
+	// reached 10 s: it could not keep up with the primary's writes.
+	FellBehind bool `json:"fell_behind,omitempty"`
+}
+
 // HostPool is the step's pools to one server, summed over its clients.
 type HostPool struct {
 	Host string `json:"host"`
@@ -380,6 +397,10 @@ type ServerTelemetry struct {
 	SamplerErrors int                      `json:"sampler_errors"`
 	SamplerError  string                   `json:"sampler_error,omitempty"`
 	Shards        []string                 `json:"shards,omitempty"`
+	// Replication is each secondary's replication lag during the window,
+	// from the primary's replSetGetStatus; absent on a target that is no
+	// replica set, or when no primary answered it.
+	Replication []MemberLag `json:"replication,omitempty"`
 	// ShardsSampled says, for a sharded cluster, whether its shards'
 	// primaries were sampled behind the routers (nil for other
 	// topologies); ShardsNotSampled says why not.

@@ -418,6 +418,14 @@ func checkTelemetry(c *check, s *StepResult) {
 		if t.Total != nil {
 			c.count("step.server.total.samples", int64(t.Total.Samples))
 		}
+		for i, m := range t.Replication {
+			f := fmt.Sprintf("step.server.replication[%d].", i)
+			c.nonNeg(f+"lag_start_ms", m.StartMS)
+			c.nonNeg(f+"lag_end_ms", m.EndMS)
+			c.nonNeg(f+"lag_max_ms", m.MaxMS)
+			c.count(f+"samples", int64(m.Samples))
+			c.nonNeg(f+"precision_ms", m.PrecisionMS)
+		}
 	}
 	if cl := s.Client; cl != nil {
 		c.nonNeg("step.client.cpu_pct", cl.CPUPct)

@@ -163,3 +163,26 @@ func TestReplSetAxesRefusedOnStandalone(t *testing.T) {
 		}
 	}
 }
+
+// TestReplSetSecondaryFellBehind: with one applier per secondary (100
+// writes/s at 10 ms each) and a primary taking 400 w:1 writes/s, each
+// secondary's lag grows by about 0.75 s per second (topology/sim/doc.go);
+// the step records each secondary's lag from replSetGetStatus and says
+// they fell behind, in the record and in the summary.
+func TestReplSetSecondaryFellBehind(t *testing.T) {
+	res, _ := simSweep(t, "--target", "rs=sim:rs=3,slots=4,service=10ms,repl_writers=1", "--workload", "update", "--write-concern", "1",
+		"--concurrency", "16", "--duration", "3s", "--warmup", "300ms", "--no-plot")
+	s := res.Steps[0]
+	if s.Server == nil || len(s.Server.Replication) != 2 {
+		t.Fatalf("want the lag of 2 secondaries, got %+v", s.Server)
+	}
+	for _, m := range s.Server.Replication {
+		t.Logf("%s: lag %.0f → %.0f ms (max %.0f, %d samples) at %.0f writes/s", m.Host, m.StartMS, m.EndMS, m.MaxMS, m.Samples, s.CallsPerS)
+		if !m.FellBehind || m.EndMS-m.StartMS < 1000 {
+			t.Errorf("%s: lag %.0f → %.0f ms, fell_behind %v; the appliers take 100 of %.0f writes/s", m.Host, m.StartMS, m.EndMS, m.FellBehind, s.CallsPerS)
+		}
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "fell behind") {
+		t.Errorf("the step's warnings do not say so: %q", s.Warnings)
+	}
+}

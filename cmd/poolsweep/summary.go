@@ -89,6 +89,17 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 			"         Run poolsweep on a quieter or larger machine, or spread it with --clients over more machines, before trusting the knee.\n", c.ClientBound, c.Steps)
 	}
 	for _, s := range steps {
+		if s.Server == nil {
+			continue
+		}
+		for _, m := range s.Server.Replication {
+			if m.FellBehind {
+				fmt.Fprintf(w, "warning: %s · %s C=%d trial %d: secondary %s fell behind: replication lag %.0f ms → %.0f ms in the window\n",
+					textfmt.Escape(s.Target), textfmt.Escape(s.Workload), s.Concurrency, s.Trial, textfmt.Escape(m.Host), m.StartMS, m.EndMS)
+			}
+		}
+	}
+	for _, s := range steps {
 		if pc := s.PrimaryChange; pc != nil {
 			fmt.Fprintf(w, "note: %s C=%d trial %d: the primary changed during the window (%s, %d error(s), slowest call %s): it measured an election, not the deployment, and is left out of the knee\n",
 				textfmt.Escape(s.Target), s.Concurrency, s.Trial, textfmt.Escape(pc.Text()), s.Errors.Total(), fmtMs(s.Latency.Max))
