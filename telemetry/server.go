@@ -351,7 +351,7 @@ func (h *hostSampler) sample(ctx context.Context, timeout time.Duration) (*snaps
 		}
 		snap.addConnPoolStats(cps)
 	}
-	if !h.router && !h.noRepl {
+	if !h.router && !h.noRepl && h.shard == "" { // a shard's lag is not the target's
 		ms, err := askReplStatus(cctx, h.client)
 		switch {
 		case errors.Is(err, errNoReplication):
