@@ -53,12 +53,7 @@ func (p *poolRecorder) created1() {
 	p.created.Add(1)
 	n := p.open.Add(1)
 	if p.measuring.Load() {
-		for {
-			m := p.maxOpen.Load()
-			if n <= m || p.maxOpen.CompareAndSwap(m, n) {
-				break
-			}
-		}
+		raise(&p.maxOpen, n)
 	}
 }
 
