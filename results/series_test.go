@@ -49,3 +49,22 @@ func TestLabelWithout(t *testing.T) {
 		t.Errorf("LabelWithout took a prefix: %q", got)
 	}
 }
+
+// TestAddHostPools: agents' pools to one server add up, as the step's
+// own numbers do, whatever order their servers come in.
+func TestAddHostPools(t *testing.T) {
+	a := []HostPool{{Host: "p:1", Role: "primary", ConnectionsOpen: 8, InUseMax: 8, Checkouts: 100, CheckoutWait: Quantiles{Mean: 1, P99: 2, Max: 3}},
+		{Host: "s:2", Role: "secondary", ConnectionsOpen: 8}}
+	b := []HostPool{{Host: "s:2", ConnectionsOpen: 8, CheckoutFailed: 1}, {Host: "p:1", ConnectionsOpen: 8, InUseMax: 6, Checkouts: 300, CheckoutWait: Quantiles{Mean: 3, P99: 5, Max: 4}}}
+	m := addHostPools(addHostPools(nil, a), b)
+	if len(m) != 2 || m[0].Host != "p:1" || m[1].Host != "s:2" {
+		t.Fatalf("merged %+v", m)
+	}
+	p := m[0]
+	if p.ConnectionsOpen != 16 || p.InUseMax != 14 || p.Checkouts != 400 || p.Role != "primary" || p.CheckoutWait.Mean != 2.5 || p.CheckoutWait.P99 != 5 || p.CheckoutWait.Max != 4 {
+		t.Errorf("primary merged to %+v", p)
+	}
+	if m[1].ConnectionsOpen != 16 || m[1].CheckoutFailed != 1 || m[1].Role != "secondary" {
+		t.Errorf("secondary merged to %+v", m[1])
+	}
+}

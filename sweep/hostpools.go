@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -130,15 +131,7 @@ func (hp *hostPools) summary(open map[string]int, roles map[string]string) []res
 			Checkouts: p.checkouts.Load(), CheckoutFailed: p.failed.Load(), CheckoutWait: results.NewQuantiles(h)})
 		return true
 	})
-	slices.SortFunc(out, func(a, b results.HostPool) int {
-		switch {
-		case a.Host < b.Host:
-			return -1
-		case a.Host > b.Host:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b results.HostPool) int { return strings.Compare(a.Host, b.Host) })
 	return out
 }
 
