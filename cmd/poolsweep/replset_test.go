@@ -129,6 +129,11 @@ func checkHostPools(t *testing.T, s results.StepResult) {
 	for _, h := range s.Pool.Hosts {
 		open += h.ConnectionsOpen
 		roles[h.Role]++
+		// The pre-warm fills every member's pool, whichever the reads go
+		// to: none opens connections inside the window.
+		if want := min(s.Concurrency, s.MaxPoolSize) * s.Clients; h.ConnectionsOpen < want {
+			t.Errorf("%s %s (%s): %d connections at window start, the pre-warm's %d not reached", s.Workload, h.Host, h.Role, h.ConnectionsOpen, want)
+		}
 		if h.InUseMax > s.MaxPoolSize*s.Clients {
 			t.Errorf("%s %s: %d in use, more than maxPoolSize %d", s.Workload, h.Host, h.InUseMax, s.MaxPoolSize)
 		}
