@@ -172,8 +172,12 @@ func writeTelemetryTable(w io.Writer, res *results.Results, steps []results.Step
 	fmt.Fprintln(w, "\nper window, as the server and the client saw it:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "target\tC\tP\ttrial\tserver CPU%\tserver RSS MB\tserver read µs\tserver write µs\tqueued\ttickets used/free\tserver conns\tclient CPU%\tsampler errors\t")
+	multiWorkload := len(res.Header.Workload.Mixes) > 1
 	for _, s := range steps {
 		t := s.Target
+		if multiWorkload { // which series: the step table's workload column
+			t += " · " + s.Workload
+		}
 		if s.Server == nil {
 			// The sampler never ran: nothing to blame on the server.
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t, s.Concurrency, s.MaxPoolSize, s.Trial,
