@@ -27,7 +27,10 @@ type Options struct {
 	// With them, the baseline steps are those of target Baseline in the
 	// baseline results and the candidate steps those of target Candidate in
 	// the candidate results, which may be the same file (--baseline a
-	// --candidate b on one results file).
+	// --candidate b on one results file). Names that are no target but two
+	// values of one series axis (results.ParseAxisValue: "w1" and
+	// "majority", "primary" and "secondaryPreferred") pick the steps run
+	// with each value instead, paired across the rest of their label.
 	Baseline, Candidate string
 	// Alpha is the significance level of the two-sided tests and sets the
 	// confidence of the intervals (1 − Alpha); 0 means DefaultAlpha.
@@ -56,11 +59,16 @@ type Comparison struct {
 	Candidate    Side
 	Alpha        float64
 	MinEffectPct float64
-	Steps        []*Step
-	Unmatched    []Unmatched
-	Verdicts     []Verdict
+	// Axis, in an A/B over a series axis, is that axis; each Side's
+	// Series names its value.
+	Axis      results.Axis
+	Steps     []*Step
+	Unmatched []Unmatched
+	Verdicts  []Verdict
 	// Notes are remarks about the inputs (ignored interrupted steps, ...).
 	Notes []string
+
+	axisValues [2]string // baseline's and candidate's value on Axis
 }
 
 // Side describes the inputs of one side of the comparison.
@@ -69,6 +77,9 @@ type Side struct {
 	RunIDs  []string
 	Targets []string // targets whose steps were used
 	Steps   int      // step records used (trials included)
+	// Series is the side's value on Comparison.Axis ("" when the sides
+	// are targets or files).
+	Series string
 }
 
 // Step is one matched (target role, workload, concurrency, pool, clients):
@@ -167,13 +178,30 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	}
 
 	byRole := false
+	var axis results.Axis
+	var values [2]string
 	if o.Baseline != "" {
 		var err error
-		if bAll, err = pickTarget(bAll, o.Baseline, "baseline", base); err != nil {
+		axis, values, err = axisSides(bAll, cAll, o)
+		if err != nil {
 			return nil, err
 		}
-		if cAll, err = pickTarget(cAll, o.Candidate, "candidate", cand); err != nil {
-			return nil, err
+		switch {
+		case axis != "":
+			if bAll, err = pickAxis(bAll, axis, values[0], "baseline", base); err != nil {
+				return nil, err
+			}
+			if cAll, err = pickAxis(cAll, axis, values[1], "candidate", cand); err != nil {
+				return nil, err
+			}
+			byRole = len(targetsOf(bAll)) > 1 || len(targetsOf(cAll)) > 1
+		default:
+			if bAll, err = pickTarget(bAll, o.Baseline, "baseline", base); err != nil {
+				return nil, err
+			}
+			if cAll, err = pickTarget(cAll, o.Candidate, "candidate", cand); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		bt, ct := targetsOf(bAll), targetsOf(cAll)
@@ -189,10 +217,15 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 		}
 	}
 
-	b := group("baseline", base, bAll, byRole)
-	c := group("candidate", cand, cAll, byRole)
+	b := group("baseline", base, bAll, byRole, axis)
+	c := group("candidate", cand, cAll, byRole, axis)
 	cmp.Baseline = describe(base, bAll)
 	cmp.Candidate = describe(cand, cAll)
+	if axis != "" {
+		cmp.Axis = axis
+		cmp.Baseline.Series, cmp.Candidate.Series = results.AxisText(axis, values[0]), results.AxisText(axis, values[1])
+		cmp.axisValues = values
+	}
 
 	for _, k := range b.keys {
 		if _, ok := c.steps[k]; !ok {

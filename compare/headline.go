@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"github.com/poolsweep/poolsweep/results"
 	"math"
 	"path/filepath"
 	"slices"
@@ -87,6 +88,13 @@ func (c *Comparison) OneFile() bool {
 // one-file mode its target with the run.
 func (s Side) Name(oneFile bool) string {
 	files := baseNames(s.Files)
+	if s.Series != "" {
+		run := strings.Join(s.RunIDs, ", ")
+		if run == "" {
+			run = strings.Join(files, ", ")
+		}
+		return s.Series + " (" + run + ")"
+	}
 	if oneFile {
 		run := strings.Join(s.RunIDs, ", ")
 		if run == "" {
@@ -104,6 +112,8 @@ func (s Side) Name(oneFile bool) string {
 // else its run ids, else its file names.
 func (s Side) ShortName(oneFile bool) string {
 	switch {
+	case s.Series != "":
+		return s.Series
 	case oneFile:
 		return strings.Join(s.Targets, ", ")
 	case len(s.RunIDs) > 0:
@@ -131,6 +141,9 @@ type SeriesKey struct {
 
 // SeriesKey is the pairing key of a series of either side.
 func (c *Comparison) SeriesKey(target, workload, pool string, clients int) SeriesKey {
+	if c.Axis != "" { // both sides' labels without their value on the axis
+		workload = results.LabelWithout(results.LabelWithout(workload, c.Axis, c.axisValues[0]), c.Axis, c.axisValues[1])
+	}
 	k := SeriesKey{Workload: workload, Pool: pool, Clients: clients}
 	if len(c.Baseline.Targets) > 1 || len(c.Candidate.Targets) > 1 {
 		k.Role = target

@@ -25,6 +25,7 @@ type jsonSide struct {
 	Files   []string `json:"files"`
 	RunIDs  []string `json:"run_ids"`
 	Targets []string `json:"targets"`
+	Series  string   `json:"series,omitempty"`
 	Steps   int      `json:"steps"`
 }
 
@@ -101,7 +102,7 @@ func round6(p *float64) *float64 {
 }
 
 func side2json(s Side) jsonSide {
-	return jsonSide{Files: nonNil(s.Files), RunIDs: nonNil(s.RunIDs), Targets: nonNil(s.Targets), Steps: s.Steps}
+	return jsonSide{Files: nonNil(s.Files), RunIDs: nonNil(s.RunIDs), Targets: nonNil(s.Targets), Steps: s.Steps, Series: s.Series}
 }
 
 func nonNil(s []string) []string {

@@ -105,10 +105,59 @@ func pickTarget(steps []*results.StepResult, name, sideName string, rs []*result
 	return out, nil
 }
 
-func group(name string, rs []*results.Results, steps []*results.StepResult, byRole bool) *side {
+// group keys a side's steps for pairing; in an A/B over a series axis
+// their workload is their label without their value on it.
+// axisSides reads --baseline and --candidate as two values of one series
+// axis when neither names a target of its side; axis is "" when they are
+// targets (or name nothing, which pickTarget then says).
+func axisSides(bAll, cAll []*results.StepResult, o Options) (results.Axis, [2]string, error) {
+	if slices.Contains(targetsOf(bAll), o.Baseline) || slices.Contains(targetsOf(cAll), o.Candidate) {
+		return "", [2]string{}, nil
+	}
+	ba, bv, bok := results.ParseAxisValue(o.Baseline)
+	ca, cv, cok := results.ParseAxisValue(o.Candidate)
+	switch {
+	case !bok || !cok:
+		return "", [2]string{}, nil
+	case ba != ca:
+		return "", [2]string{}, fmt.Errorf("--baseline %s is a %s and --candidate %s a %s: an A/B varies one axis", textfmt.Escape(o.Baseline), ba, textfmt.Escape(o.Candidate), ca)
+	case bv == cv:
+		return "", [2]string{}, fmt.Errorf("--baseline and --candidate are both %s: nothing to compare", results.AxisText(ba, bv))
+	}
+	return ba, [2]string{bv, cv}, nil
+}
+
+// pickAxis keeps the steps run with value on axis a.
+func pickAxis(steps []*results.StepResult, a results.Axis, value, sideName string, rs []*results.Results) ([]*results.StepResult, error) {
+	var out []*results.StepResult
+	var seen []string
+	for _, s := range steps {
+		v := s.AxisValue(a)
+		if v == value {
+			out = append(out, s)
+		}
+		if v != "" && !slices.Contains(seen, v) {
+			seen = append(seen, v)
+		}
+	}
+	if len(out) == 0 {
+		have := "none: the axis was not swept"
+		if len(seen) > 0 {
+			have = shown(seen)
+		}
+		return nil, fmt.Errorf("%s: no step of %s ran with %s (its values: %s)", sideName, shown(paths(rs)), results.AxisText(a, value), have)
+	}
+	return out, nil
+}
+
+func group(name string, rs []*results.Results, steps []*results.StepResult, byRole bool, axis results.Axis) *side {
 	s := &side{name: name, files: paths(rs), steps: map[stepKey][]*results.StepResult{}, target: map[string]string{}}
 	for _, st := range steps {
-		k := stepKey{workload: st.Workload, c: st.Concurrency, pool: st.PoolSetting, k: max(st.Clients, 1), rate: st.Rate}
+		wl := st.Workload
+		if axis != "" {
+			wl = st.WorkloadWithout(axis)
+		}
+		k := stepKey{workload: wl, c: st.Concurrency, pool: st.PoolSetting, k: max(st.Clients, 1), rate: st.Rate}
 		if byRole {
 			k.role = st.Target
 		}

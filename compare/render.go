@@ -81,7 +81,11 @@ func sideLine(s Side) string {
 	if len(s.RunIDs) > 0 {
 		run = "run " + shown(s.RunIDs) + "; "
 	}
-	return fmt.Sprintf("%s (%starget %s; %d steps)", shown(s.Files), run, shown(s.Targets), s.Steps)
+	series := ""
+	if s.Series != "" {
+		series = "; " + s.Series
+	}
+	return fmt.Sprintf("%s (%starget %s%s; %d steps)", shown(s.Files), run, shown(s.Targets), series, s.Steps)
 }
 
 // WriteText renders a benchstat-like report: one aligned table per metric,

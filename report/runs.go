@@ -273,6 +273,9 @@ func stepTableOf(r *results.Results) stepTable {
 		if s.TargetFailed != nil {
 			trial += " (target failed)"
 		}
+		if s.PrimaryChange != nil {
+			trial += " (" + s.PrimaryChange.Text() + ")"
+		}
 		row = append(row, conns, trial, fmt.Sprintf("%.0f", s.OpsPerS))
 		if calls {
 			row = append(row, fmt.Sprintf("%.0f", s.CallsPerS))

@@ -145,7 +145,8 @@ func mergedHeader(ref *Results, byIndex map[int]*Results, indexes []int) RunHead
 func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResult, error) {
 	f := parts[0].step
 	m := StepResult{Kind: KindStep, Target: f.Target, Workload: f.Workload, PoolSetting: f.PoolSetting, Concurrency: f.Concurrency,
-		MaxPoolSize: f.MaxPoolSize, Trial: f.Trial, OpsByType: map[string]OpTypeStats{}, Phases: &StepPhases{}}
+		MaxPoolSize: f.MaxPoolSize, Trial: f.Trial, OpsByType: map[string]OpTypeStats{}, Phases: &StepPhases{},
+		ReadPreference: f.ReadPreference, WriteConcern: f.WriteConcern}
 	var (
 		calls, checkouts []sourced
 		ops              = map[string][]sourced{}
@@ -190,6 +191,11 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 			f := *s.TargetFailed
 			m.TargetFailed = &f
 		}
+		if m.PrimaryChange == nil && s.PrimaryChange != nil {
+			pc := *s.PrimaryChange
+			m.PrimaryChange = &pc
+		}
+		m.Pool.Hosts = addHostPools(m.Pool.Hosts, s.Pool.Hosts)
 		m.InFlightAtClose += s.InFlightAtClose
 		m.OldestInFlightMS = max(m.OldestInFlightMS, s.OldestInFlightMS)
 		durations += s.DurationS
@@ -397,4 +403,35 @@ func joinReasons(a, b string) string {
 		return a
 	}
 	return a + "; " + b
+}
+
+// addHostPools adds one agent's pools per server to the merged step's:
+// counts add up, as the step's own do. Their checkout waits have no
+// histograms per server, so the merged quantiles are the largest of the
+// agents' (an upper bound) and the mean is weighted by checkouts.
+func addHostPools(into, add []HostPool) []HostPool {
+	for _, h := range add {
+		i := slices.IndexFunc(into, func(x HostPool) bool { return x.Host == h.Host })
+		if i < 0 {
+			into = append(into, h)
+			continue
+		}
+		m := &into[i]
+		if n := m.Checkouts + h.Checkouts; n > 0 {
+			m.CheckoutWait.Mean = (m.CheckoutWait.Mean*float64(m.Checkouts) + h.CheckoutWait.Mean*float64(h.Checkouts)) / float64(n)
+		}
+		m.CheckoutWait.P50 = max(m.CheckoutWait.P50, h.CheckoutWait.P50)
+		m.CheckoutWait.P99 = max(m.CheckoutWait.P99, h.CheckoutWait.P99)
+		m.CheckoutWait.Max = max(m.CheckoutWait.Max, h.CheckoutWait.Max)
+		m.Role = cmp.Or(m.Role, h.Role)
+		m.ConnectionsOpen += h.ConnectionsOpen
+		m.ConnectionsMax += h.ConnectionsMax
+		m.InUseMax += h.InUseMax
+		m.ConnectionsCreated += h.ConnectionsCreated
+		m.ConnectionsLost += h.ConnectionsLost
+		m.Checkouts += h.Checkouts
+		m.CheckoutFailed += h.CheckoutFailed
+	}
+	slices.SortFunc(into, func(a, b HostPool) int { return strings.Compare(a.Host, b.Host) })
+	return into
 }

@@ -56,18 +56,22 @@ type RunHeader struct {
 
 // WorkloadInfo describes the workload(s) of a run as recorded in the header.
 type WorkloadInfo struct {
-	Name          string             `json:"name"`
-	Mix           map[string]float64 `json:"mix,omitempty"`
-	Mixes         []string           `json:"mixes,omitempty"`
-	OpsPerCall    float64            `json:"ops_per_call,omitempty"`
-	Distribution  string             `json:"distribution"`
-	Records       int                `json:"records"`
-	FieldCount    int                `json:"field_count"`
-	FieldLength   int                `json:"field_length"`
-	MaxScanLength int                `json:"max_scan_length"`
-	Database      string             `json:"database"`
-	Collection    string             `json:"collection"`
-	File          string             `json:"file,omitempty"`
+	Name  string             `json:"name"`
+	Mix   map[string]float64 `json:"mix,omitempty"`
+	Mixes []string           `json:"mixes,omitempty"` // the series' labels when there are several
+	// ReadPreferences and WriteConcerns are the values of the
+	// --read-preference and --write-concern axes, when swept.
+	ReadPreferences []string `json:"read_preferences,omitempty"`
+	WriteConcerns   []string `json:"write_concerns,omitempty"`
+	OpsPerCall      float64  `json:"ops_per_call,omitempty"`
+	Distribution    string   `json:"distribution"`
+	Records         int      `json:"records"`
+	FieldCount      int      `json:"field_count"`
+	FieldLength     int      `json:"field_length"`
+	MaxScanLength   int      `json:"max_scan_length"`
+	Database        string   `json:"database"`
+	Collection      string   `json:"collection"`
+	File            string   `json:"file,omitempty"`
 }
 
 // PlanInfo is the plan as the user gave it and as it was expanded.
@@ -122,27 +126,33 @@ type TargetHeader struct {
 // trial) after its warm-up. Counts include errors; latencies cover the
 // measured window only.
 type StepResult struct {
-	Kind        string                 `json:"kind"`
-	Target      string                 `json:"target"`
-	Workload    string                 `json:"workload"`
-	PoolSetting string                 `json:"pool_setting"` // "match" or the number, the series key
-	Concurrency int                    `json:"concurrency"`
-	MaxPoolSize int                    `json:"max_pool_size"`
-	Clients     int                    `json:"clients"`
-	Connections int                    `json:"connections"` // open connections seen by pool events at window start
-	Trial       int                    `json:"trial"`
-	StartedAt   time.Time              `json:"started_at"`
-	DurationS   float64                `json:"duration_s"`
-	Calls       int64                  `json:"calls"`
-	Ops         int64                  `json:"ops"`
-	CallsPerS   float64                `json:"calls_per_s"`
-	OpsPerS     float64                `json:"ops_per_s"`
-	Errors      ErrorCounts            `json:"errors"`
-	ErrorSample string                 `json:"error_sample,omitempty"`
-	Latency     LatencySummary         `json:"latency_ms"` // per call
-	OpsByType   map[string]OpTypeStats `json:"ops_by_type"`
-	Pool        PoolStats              `json:"pool"`
-	Interrupted bool                   `json:"interrupted,omitempty"`
+	Kind     string `json:"kind"`
+	Target   string `json:"target"`
+	Workload string `json:"workload"`
+	// ReadPreference and WriteConcern are the step's values on the
+	// --read-preference and --write-concern axes (ReadPreferences,
+	// WriteConcerns); absent when the axis was not swept (the URI's or
+	// the driver's default applied). Workload's label carries them too.
+	ReadPreference string                 `json:"read_preference,omitempty"`
+	WriteConcern   string                 `json:"write_concern,omitempty"`
+	PoolSetting    string                 `json:"pool_setting"` // "match" or the number, the series key
+	Concurrency    int                    `json:"concurrency"`
+	MaxPoolSize    int                    `json:"max_pool_size"`
+	Clients        int                    `json:"clients"`
+	Connections    int                    `json:"connections"` // open connections seen by pool events at window start
+	Trial          int                    `json:"trial"`
+	StartedAt      time.Time              `json:"started_at"`
+	DurationS      float64                `json:"duration_s"`
+	Calls          int64                  `json:"calls"`
+	Ops            int64                  `json:"ops"`
+	CallsPerS      float64                `json:"calls_per_s"`
+	OpsPerS        float64                `json:"ops_per_s"`
+	Errors         ErrorCounts            `json:"errors"`
+	ErrorSample    string                 `json:"error_sample,omitempty"`
+	Latency        LatencySummary         `json:"latency_ms"` // per call
+	OpsByType      map[string]OpTypeStats `json:"ops_by_type"`
+	Pool           PoolStats              `json:"pool"`
+	Interrupted    bool                   `json:"interrupted,omitempty"`
 	// InFlightAtClose counts the calls still running when the window
 	// closed, and OldestInFlightMS is the age of the oldest of them then.
 	// Those calls are not dropped: each is recorded in the latency
@@ -179,6 +189,10 @@ type StepResult struct {
 	// measurement of the deployment: analyses leave it out and --resume
 	// measures it again.
 	TargetFailed *TargetFailed `json:"target_failed,omitempty"`
+	// PrimaryChange says a replica set's primary changed (or none was
+	// known) during the window, as the step's clients saw it; nil when it
+	// held or the target has no primary. The step measured an election.
+	PrimaryChange *PrimaryChange `json:"primary_change,omitempty"`
 
 	// Histograms are the window's HDR histograms in HdrHistogram's
 	// standard compressed base64 encoding, so that steps measured by
@@ -315,6 +329,56 @@ type PoolStats struct {
 	// a server gone): a fault the driver's retries may hide from the ops.
 	ConnectionsLost int64   `json:"connections_lost"`
 	PrewarmS        float64 `json:"prewarm_s"`
+	// Hosts are the same numbers per server the clients kept a pool to
+	// (the driver keeps one per member of a replica set, one per mongos),
+	// from the pool events, which name the server; sorted by host. Absent
+	// from files written before it.
+	Hosts []HostPool `json:"hosts,omitempty"`
+}
+
+// PrimaryChange is a replica set's primary changing during a window.
+type PrimaryChange struct {
+	Before string `json:"before"` // primary when the window opened ("" none known)
+	After  string `json:"after"`  // primary when it closed ("" none known)
+	// Changes counts the new primaries seen in the window; NoPrimaryMS is
+	// how long in it no primary was known (writes could not be served).
+	Changes     int     `json:"changes"`
+	NoPrimaryMS float64 `json:"no_primary_ms"`
+}
+
+// MemberLag is one secondary's replication lag during a window: how far
+// its applied optime was behind the primary's, as the primary saw them.
+type MemberLag struct {
+	Host    string  `json:"host"`
+	StartMS float64 `json:"lag_start_ms"` // at the window's first sample
+	EndMS   float64 `json:"lag_end_ms"`   // at its last
+	MaxMS   float64 `json:"lag_max_ms"`
+	Samples int     `json:"samples"`
+	// PrecisionMS is 1 when the server gives applied times in
+	// milliseconds (lastAppliedWallTime, 4.4+), 1000 when only in seconds
+	// (optimeDate).
+	PrecisionMS float64 `json:"precision_ms"`
+	// FellBehind says its lag grew by 1.5 s or more over the window, or
+	// reached 10 s: it could not keep up with the primary's writes.
+	FellBehind bool `json:"fell_behind,omitempty"`
+}
+
+// HostPool is the step's pools to one server, summed over its clients.
+type HostPool struct {
+	Host string `json:"host"`
+	// Role is what the server was when the window opened: primary,
+	// secondary, mongos, standalone; absent when not known.
+	Role            string `json:"role,omitempty"`
+	ConnectionsOpen int    `json:"connections_open"` // at window start
+	ConnectionsMax  int    `json:"connections_max"`  // most open during the window
+	// InUseMax is the most connections checked out at once during the
+	// window: what the workload needed of this server's pools.
+	InUseMax           int       `json:"in_use_max"`
+	ConnectionsCreated int64     `json:"connections_created"` // during the window
+	ConnectionsLost    int64     `json:"connections_lost"`
+	Checkouts          int64     `json:"checkouts"` // during the window
+	CheckoutFailed     int64     `json:"checkout_failed"`
+	CheckoutWait       Quantiles `json:"checkout_wait_ms"`
 }
 
 // Quantiles is a short distribution summary in milliseconds.
@@ -335,6 +399,10 @@ type ServerTelemetry struct {
 	SamplerErrors int                      `json:"sampler_errors"`
 	SamplerError  string                   `json:"sampler_error,omitempty"`
 	Shards        []string                 `json:"shards,omitempty"`
+	// Replication is each secondary's replication lag during the window,
+	// from the primary's replSetGetStatus; absent on a target that is no
+	// replica set, or when no primary answered it.
+	Replication []MemberLag `json:"replication,omitempty"`
 	// ShardsSampled says, for a sharded cluster, whether its shards'
 	// primaries were sampled behind the routers (nil for other
 	// topologies); ShardsNotSampled says why not.

@@ -262,6 +262,11 @@ func ValidateStep(s *StepResult, h *RunHeader) error {
 	c.latency("step.latency_ms", s.Latency)
 	checkOpsByType(c, s)
 	checkPool(c, &s.Pool)
+	checkAxes(c, s)
+	if pc := s.PrimaryChange; pc != nil {
+		c.count("step.primary_change.changes", int64(pc.Changes))
+		c.nonNeg("step.primary_change.no_primary_ms", pc.NoPrimaryMS)
+	}
 	c.between("step.in_flight_at_close", int64(s.InFlightAtClose), 0, int64(s.Concurrency)*int64(max(s.Clients, 1)))
 	c.nonNeg("step.oldest_in_flight_ms", s.OldestInFlightMS)
 	if p := s.Phases; p != nil {
@@ -326,6 +331,37 @@ func checkPool(c *check, p *PoolStats) {
 	c.count("step.pool.connections_created", p.ConnectionsCreated)
 	c.count("step.pool.connections_lost", p.ConnectionsLost)
 	c.nonNeg("step.pool.prewarm_s", p.PrewarmS)
+	for i, h := range p.Hosts {
+		f := fmt.Sprintf("step.pool.hosts[%d].", i)
+		if strings.TrimSpace(h.Host) == "" {
+			c.fail(f+"host", "empty")
+		}
+		c.oneOf(f+"role", h.Role, hostRoles)
+		c.count(f+"connections_open", int64(h.ConnectionsOpen))
+		c.count(f+"connections_max", int64(h.ConnectionsMax))
+		c.count(f+"in_use_max", int64(h.InUseMax))
+		c.count(f+"connections_created", h.ConnectionsCreated)
+		c.count(f+"connections_lost", h.ConnectionsLost)
+		c.count(f+"checkouts", h.Checkouts)
+		c.count(f+"checkout_failed", h.CheckoutFailed)
+		c.quantiles(f+"checkout_wait_ms", h.CheckoutWait)
+		if c.err == nil && h.InUseMax > h.ConnectionsMax && h.ConnectionsMax > 0 {
+			c.fail(f+"in_use_max", "%d in use, but at most %d open", h.InUseMax, h.ConnectionsMax)
+		}
+	}
+}
+
+// hostRoles are the roles a pool's server may have had.
+var hostRoles = []string{"", "primary", "secondary", "mongos", "standalone", "other"}
+
+// checkAxes checks a step's values on the series axes.
+func checkAxes(c *check, s *StepResult) {
+	if s.ReadPreference != "" {
+		c.oneOf("step.read_preference", s.ReadPreference, ReadPreferences)
+	}
+	if s.WriteConcern != "" {
+		c.oneOf("step.write_concern", s.WriteConcern, WriteConcerns)
+	}
 }
 
 func checkSearchInfo(c *check, s *SearchInfo) {
@@ -397,6 +433,14 @@ func checkTelemetry(c *check, s *StepResult) {
 		}
 		if t.Total != nil {
 			c.count("step.server.total.samples", int64(t.Total.Samples))
+		}
+		for i, m := range t.Replication {
+			f := fmt.Sprintf("step.server.replication[%d].", i)
+			c.nonNeg(f+"lag_start_ms", m.StartMS)
+			c.nonNeg(f+"lag_end_ms", m.EndMS)
+			c.nonNeg(f+"lag_max_ms", m.MaxMS)
+			c.count(f+"samples", int64(m.Samples))
+			c.nonNeg(f+"precision_ms", m.PrecisionMS)
 		}
 	}
 	c.client("step.client", s.Client)
@@ -486,6 +530,12 @@ func ValidateHeader(h *RunHeader) error {
 	}
 	for _, op := range sortedKeys(w.Mix) {
 		c.nonNeg("run.workload.mix."+op, w.Mix[op])
+	}
+	for i, rp := range w.ReadPreferences {
+		c.oneOf(fmt.Sprintf("run.workload.read_preferences[%d]", i), rp, ReadPreferences)
+	}
+	for i, wc := range w.WriteConcerns {
+		c.oneOf(fmt.Sprintf("run.workload.write_concerns[%d]", i), wc, WriteConcerns)
 	}
 	c.nonNeg("run.workload.ops_per_call", w.OpsPerCall)
 	c.count("run.workload.records", int64(w.Records))

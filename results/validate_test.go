@@ -58,6 +58,15 @@ func TestValidateStep(t *testing.T) {
 		{"concurrency 2^62", func(s *StepResult) { s.Concurrency = 1 << 62 }, "step.concurrency", "4611686018427387904 is not between 1 and 100000"},
 		{"concurrency 0", func(s *StepResult) { s.Concurrency = 0 }, "step.concurrency", "0 is not between"},
 		{"max_pool_size 0", func(s *StepResult) { s.MaxPoolSize = 0 }, "step.max_pool_size", "not between"},
+		{"unknown read preference", func(s *StepResult) { s.ReadPreference = "secondaries" }, "step.read_preference", `"secondaries" is not one of`},
+		{"write concern w:0", func(s *StepResult) { s.WriteConcern = "0" }, "step.write_concern", `"0" is not one of`},
+		{"host pool without a host", func(s *StepResult) { s.Pool.Hosts = []HostPool{{Role: "primary"}} }, "step.pool.hosts[0].host", "empty"},
+		{"host pool of an unknown role", func(s *StepResult) { s.Pool.Hosts = []HostPool{{Host: "h:1", Role: "arbiter"}} }, "step.pool.hosts[0].role", "is not one of"},
+		{"negative checkouts on a host", func(s *StepResult) { s.Pool.Hosts = []HostPool{{Host: "h:1", Checkouts: -1}} }, "step.pool.hosts[0].checkouts", ""},
+		{"more in use than open on a host", func(s *StepResult) { s.Pool.Hosts = []HostPool{{Host: "h:1", ConnectionsMax: 2, InUseMax: 3}} }, "step.pool.hosts[0].in_use_max", "3 in use, but at most 2 open"},
+		{"negative time without a primary", func(s *StepResult) {
+			s.PrimaryChange = &PrimaryChange{Before: "a", After: "b", Changes: 1, NoPrimaryMS: -1}
+		}, "step.primary_change.no_primary_ms", ""},
 		{"clients -2", func(s *StepResult) { s.Clients = -2 }, "step.clients", "-2 is not between"},
 		{"trial 2^40", func(s *StepResult) { s.Trial = 1 << 40 }, "step.trial", "not between"},
 		{"pool setting text", func(s *StepResult) { s.PoolSetting = "many" }, "step.pool_setting", `"many" is not "match"`},

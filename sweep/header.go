@@ -1,8 +1,10 @@
 package sweep
 
 import (
+	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -32,16 +34,28 @@ func NewTargetHeader(name, uri string, info topology.Info) results.TargetHeader 
 }
 
 // NewWorkloadInfo describes the workload(s) of a run: one workload with its
-// mix, or several (--mixes) by their labels.
+// mix, or several series by their labels (--mixes: several mixes, named
+// "mixes"; --read-preference and --write-concern: one mix, several ways
+// of sending it), with the axes' values.
 func NewWorkloadInfo(ws []workload.Workload) results.WorkloadInfo {
 	w := ws[0]
 	info := results.WorkloadInfo{Name: w.Name, Distribution: w.Distribution, Records: w.Records, FieldCount: w.FieldCount,
 		FieldLength: w.FieldLength, MaxScanLength: w.MaxScanLength, Database: w.Database, Collection: w.Collection,
 		File: w.File, OpsPerCall: w.OpsPerCall()}
-	if len(ws) > 1 {
-		for _, x := range ws {
+	mixes := map[string]bool{}
+	for _, x := range ws {
+		mixes[x.Name+fmt.Sprint(x.Mix)] = true
+		if x.ReadPreference != "" && !slices.Contains(info.ReadPreferences, x.ReadPreference) {
+			info.ReadPreferences = append(info.ReadPreferences, x.ReadPreference)
+		}
+		if x.WriteConcern != "" && !slices.Contains(info.WriteConcerns, x.WriteConcern) {
+			info.WriteConcerns = append(info.WriteConcerns, x.WriteConcern)
+		}
+		if len(ws) > 1 {
 			info.Mixes = append(info.Mixes, x.Label)
 		}
+	}
+	if len(mixes) > 1 {
 		info.Name = "mixes"
 		return info
 	}

@@ -110,7 +110,7 @@ func (l *openLoop) behind(t time.Duration) time.Duration {
 // teardown are the closed loop's (RunStep); only the source of calls
 // differs.
 func (r *runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepResult, error) {
-	step := newStep(spec)
+	step := r.newStep(spec)
 	step.Mode, step.Rate = results.ModeOpen, spec.Rate
 	if spec.Clients < 1 || spec.Concurrency < 1 || spec.MaxPoolSize < 1 {
 		return step, fmt.Errorf("open-loop step: clients %d, max in flight %d and pool %d must be positive", spec.Clients, spec.Concurrency, spec.MaxPoolSize)
@@ -119,7 +119,7 @@ func (r *runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepR
 	rec := newRecorder(r.OpTimeout, spec.Concurrency*spec.Clients)
 	orec := newOpenRecorder(rec, r.Duration)
 	want := min(spec.Concurrency, spec.MaxPoolSize)
-	clients, err := r.connect(spec, want, pool.monitor(), orec.commandMonitor())
+	clients, err := r.connect(spec, want, pool, orec.commandMonitor())
 	if err != nil {
 		return step, err
 	}
@@ -195,7 +195,7 @@ func (r *runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepR
 	rec.closeWindow()
 	host1 := sampleHost()
 	behind := l.behind(time.Duration(rec.close.Load() - 1))
-	pool.measuring.Store(false)
+	pool.closeWindow()
 	// The window is the recorder's own, the one arrivals were counted in.
 	window := time.Duration(rec.close.Load() - rec.open.Load())
 	created := pool.created.Load() - created0

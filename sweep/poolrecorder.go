@@ -30,10 +30,19 @@ type poolRecorder struct {
 		h  *hdr.Histogram
 		_  [48]byte
 	}
+	// hosts are the same numbers per server (hostpools.go), watch the
+	// servers' roles; what the window saw of them is set when it opens
+	// (hostOpen, hostRoles) and closes (change).
+	hosts     hostPools
+	watch     *primaryWatch
+	hostOpen  map[string]int
+	hostRoles map[string]string
+	change    *results.PrimaryChange
 }
 
 func newPoolRecorder() *poolRecorder {
-	p := &poolRecorder{}
+	p := &poolRecorder{watch: newPrimaryWatch()}
+	p.hosts.measuring = &p.measuring
 	for i := range p.s {
 		p.s[i].h = hdr.New(1, 600_000_000, 3)
 	}
@@ -44,12 +53,7 @@ func (p *poolRecorder) created1() {
 	p.created.Add(1)
 	n := p.open.Add(1)
 	if p.measuring.Load() {
-		for {
-			m := p.maxOpen.Load()
-			if n <= m || p.maxOpen.CompareAndSwap(m, n) {
-				break
-			}
-		}
+		raise(&p.maxOpen, n)
 	}
 }
 
@@ -88,6 +92,31 @@ func (p *poolRecorder) checkedOut(connID int64, d time.Duration) {
 	s.mu.Lock()
 	s.h.RecordValue(min(us, 600_000_000))
 	s.mu.Unlock()
+}
+
+// openHostWindow notes, as the window opens, what is open to each server
+// and what each server is.
+func (p *poolRecorder) openHostWindow() {
+	p.hosts.openWindow()
+	p.hostOpen = p.hosts.openNow()
+	p.hostRoles = p.watch.openWindow(time.Now())
+}
+
+// closeWindow ends the window's pool numbers, and notes whether the
+// primary changed during it.
+func (p *poolRecorder) closeWindow() {
+	p.measuring.Store(false)
+	p.change = p.watch.closeWindow(time.Now())
+}
+
+// fill adds the window's numbers per server and any change of primary to
+// step.
+func (p *poolRecorder) fill(step *results.StepResult) {
+	step.Pool.Hosts = p.hosts.summary(p.hostOpen, p.hostRoles)
+	if p.change != nil {
+		step.PrimaryChange = p.change
+		step.Warnings = append(step.Warnings, primaryChangeWarning(p.change))
+	}
 }
 
 // summary is the window's checkout waits in milliseconds.

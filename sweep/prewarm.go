@@ -9,6 +9,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 
 	"github.com/poolsweep/poolsweep/plan"
 )
@@ -109,8 +111,13 @@ func (r *runner) prewarm(ctx context.Context, spec plan.StepSpec, clients []*mon
 // not cancelled (which would close the connection it gets).
 const prewarmPingBound = 30 * time.Second
 
+// The pings go to the nearest server, which on a replica set is any member
+// (every member the read preference may send the workload to needs its
+// pool), and makes no difference to a standalone or the mongos.
 func pingWithin(ctx context.Context, admin *mongo.Database, ping bson.D) error {
 	ctx, cancel := context.WithTimeout(ctx, prewarmPingBound)
 	defer cancel()
-	return admin.RunCommand(ctx, ping).Err()
+	return admin.RunCommand(ctx, ping, anyMember).Err()
 }
+
+var anyMember = options.RunCmd().SetReadPreference(readpref.Nearest())

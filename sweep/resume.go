@@ -44,6 +44,7 @@ func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 	}
 	wi := NewWorkloadInfo(workloads)
 	if h.Workload.Name != wi.Name || fmt.Sprint(h.Workload.Mix) != fmt.Sprint(wi.Mix) || !slices.Equal(h.Workload.Mixes, wi.Mixes) ||
+		!slices.Equal(h.Workload.ReadPreferences, wi.ReadPreferences) || !slices.Equal(h.Workload.WriteConcerns, wi.WriteConcerns) ||
 		h.Workload.Records != wi.Records || h.Workload.Distribution != wi.Distribution {
 		return fmt.Errorf("the workload was %s (%d records, %s)", h.Workload.Name, h.Workload.Records, h.Workload.Distribution)
 	}

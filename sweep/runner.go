@@ -103,15 +103,15 @@ type runner struct {
 // with Interrupted set, along with ctx's error.
 func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepResult, error) {
 	if r.OpTimeout < plan.MinOpTimeout {
-		return newStep(spec), fmt.Errorf("sweep: Runner.OpTimeout is %s; every op needs a bound of at least %s", r.OpTimeout, plan.MinOpTimeout)
+		return r.newStep(spec), fmt.Errorf("sweep: Runner.OpTimeout is %s; every op needs a bound of at least %s", r.OpTimeout, plan.MinOpTimeout)
 	}
 	if spec.Rate > 0 {
 		return r.runOpen(ctx, spec) // open loop: openrunner.go
 	}
-	step := newStep(spec)
+	step := r.newStep(spec)
 	pool := newPoolRecorder()
 	want := min(spec.Concurrency, spec.MaxPoolSize)
-	clients, err := r.connect(spec, want, pool.monitor(), nil)
+	clients, err := r.connect(spec, want, pool, nil)
 	if err != nil {
 		return step, err
 	}
@@ -173,7 +173,7 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 	t0 := time.Now()
 	completed := r.phase(ctx, spec, PhaseMeasure, r.Duration, rec, pool)
 	rec.closeWindow()
-	pool.measuring.Store(false)
+	pool.closeWindow()
 	window := time.Since(t0)
 	created := pool.created.Load() - created0
 	r.windowEnd()

@@ -13,6 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -594,10 +595,14 @@ func (s *Session) check(ctx context.Context, t *sessionTarget, spec plan.StepSpe
 	return time.Since(start), nil
 }
 
-// poolHosts is how many hosts each client keeps a busy pool to: every
-// mongos of a sharded target; one member (the primary) otherwise.
+// poolHosts is how many hosts each client keeps a full pool to, which the
+// pre-warm waits for: every mongos of a sharded target (the driver spreads
+// operations over them); every member of a replica set (minPoolSize holds
+// the step's connections open on each, and the read preference may send
+// the reads to any of them: waiting for the primary's pool only would
+// open the secondaries' during the window); one host otherwise.
 func poolHosts(h results.TargetHeader) int {
-	if h.Topology == "sharded" && len(h.Hosts) > 0 {
+	if (h.Topology == topology.Sharded || h.Topology == topology.ReplSet) && len(h.Hosts) > 0 {
 		return len(h.Hosts)
 	}
 	return 1

@@ -9,10 +9,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // What the closed loop (RunStep) and the open loop (runOpen) share about a
@@ -21,14 +24,16 @@ import (
 // Only the source of calls differs between the two.
 
 // newStep is the result of spec before anything is measured.
-func newStep(spec plan.StepSpec) results.StepResult {
+func (r *runner) newStep(spec plan.StepSpec) results.StepResult {
 	return results.StepResult{Kind: results.KindStep, Target: spec.Target, Workload: spec.Workload, PoolSetting: spec.PoolSetting,
-		Concurrency: spec.Concurrency, MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Trial: spec.Trial}
+		Concurrency: spec.Concurrency, MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Trial: spec.Trial,
+		ReadPreference: r.Workload.ReadPreference, WriteConcern: r.Workload.WriteConcern}
 }
 
 // monitor turns the driver's pool events into p's numbers.
 func (p *poolRecorder) monitor() *event.PoolMonitor {
 	return &event.PoolMonitor{Event: func(e *event.PoolEvent) {
+		p.hosts.event(e)
 		switch e.Type {
 		case event.ConnectionCreated:
 			p.created1()
@@ -47,11 +52,20 @@ func (p *poolRecorder) monitor() *event.PoolMonitor {
 }
 
 // connect makes the step's clients, each with a pool of spec.MaxPoolSize
-// kept at least want open, and the given monitors (cm may be nil).
-func (r *runner) connect(spec plan.StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) ([]*mongo.Client, error) {
+// per server kept at least want open, pool's monitors (pool events, and
+// the servers' roles unless the URI's options set a server monitor) and
+// the command monitor cm (pool and cm may be nil).
+func (r *runner) connect(spec plan.StepSpec, want int, pool *poolRecorder, cm *event.CommandMonitor) ([]*mongo.Client, error) {
 	var clients []*mongo.Client
 	for k := 0; k < spec.Clients; k++ {
-		c, err := mongo.Connect(r.stepClientOptions(spec, want, pm, cm))
+		o := r.stepClientOptions(spec, want, nil, cm)
+		if pool != nil {
+			o.SetPoolMonitor(pool.monitor())
+			if o.ServerMonitor == nil {
+				o.SetServerMonitor(pool.watch.monitor())
+			}
+		}
+		c, err := mongo.Connect(o)
 		if err != nil {
 			disconnect(clients)
 			return nil, fmt.Errorf("connect client %d: %w", k+1, err)
@@ -69,6 +83,7 @@ func (r *runner) stepClientOptions(spec plan.StepSpec, want int, pm *event.PoolM
 	if cm != nil {
 		o.SetMonitor(cm)
 	}
+	applyAxes(o, r.Workload)
 	if o.ServerSelectionTimeout == nil {
 		// Every workload op runs under the step's own bound, --op-timeout
 		// (recorder.watch), which also bounds server selection and
@@ -85,6 +100,24 @@ func (r *runner) stepClientOptions(spec plan.StepSpec, want int, pm *event.PoolM
 		o.SetMaxConnecting(DefaultMaxConnecting)
 	}
 	return o
+}
+
+// applyAxes sets the read preference and write concern of the workload's
+// series (sweep --read-preference, --write-concern) over the URI's.
+func applyAxes(o *options.ClientOptions, w workload.Workload) {
+	if w.ReadPreference != "" {
+		if mode, err := readpref.ModeFromString(w.ReadPreference); err == nil {
+			if rp, err := readpref.New(mode); err == nil {
+				o.SetReadPreference(rp)
+			}
+		}
+	}
+	switch w.WriteConcern {
+	case "1":
+		o.SetWriteConcern(writeconcern.W1())
+	case "majority":
+		o.SetWriteConcern(writeconcern.Majority())
+	}
 }
 
 // disconnectTimeout bounds closing a step's clients: the driver first ends
@@ -138,6 +171,7 @@ func openWindow(step *results.StepResult, rec *recorder, pool *poolRecorder) (cr
 	step.Connections = int(pool.open.Load())
 	pool.maxOpen.Store(pool.open.Load())
 	created = pool.created.Load()
+	pool.openHostWindow()
 	step.StartedAt = time.Now().UTC()
 	fail := rec.poolFailed
 	pool.onFail.Store(&fail)
@@ -194,6 +228,7 @@ func (r *runner) finish(ctx context.Context, step results.StepResult, rec *recor
 	step.Pool.ConnectionsMax = int(pool.maxOpen.Load())
 	step.Pool.ConnectionsCreated = created
 	step.Pool.ConnectionsLost = pool.lost.Load()
+	pool.fill(&step)
 	for _, o := range r.Observers {
 		o.Fill(&step)
 	}

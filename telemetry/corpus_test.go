@@ -46,6 +46,17 @@ func parseCorpusReply(f corpus.File, raw bson.Raw) (view any, ok bool) {
 			out = append(out, map[string]any{"name": sh.name, "set": sh.setName, "hosts": sh.hosts})
 		}
 		return out, true
+	case "replSetGetStatus":
+		var out []map[string]any
+		for _, m := range parseReplSetGetStatus(raw) {
+			out = append(out, map[string]any{"name": m.name, "state": m.state, "self": m.self, "applied": m.applied, "applied_ms": m.ms})
+		}
+		l, precise, ok := lags(parseReplSetGetStatus(raw))
+		lagMS := map[string]float64{}
+		for h, d := range l {
+			lagMS[h] = float64(d) / float64(time.Millisecond)
+		}
+		return map[string]any{"members": out, "primary_reply": ok, "lag_ms": lagMS, "lag_precise": precise}, true
 	case "hello", "isMaster":
 		hi := parseHello(f.Command, raw)
 		return map[string]any{"set": hi.setName, "me": hi.me, "primary": hi.primary, "writable_primary": hi.writablePrimary}, true

@@ -97,6 +97,9 @@ func (o *Observer) WindowEnd() {
 // Fill puts the window's telemetry on step.
 func (o *Observer) Fill(step *results.StepResult) {
 	step.Server, step.Client = o.srv, o.cli
+	if o.srv != nil {
+		step.Warnings = append(step.Warnings, replicationWarnings(o.srv.Replication)...)
+	}
 }
 
 // Close disconnects the sampler's clients.

@@ -102,6 +102,7 @@ type hostSampler struct {
 	snaps      []snapshot
 	router     bool
 	noPoolStat bool     // connPoolStats failed once; not retried, not recounted
+	noRepl     bool     // no replica-set member (replication.go); not asked again
 	asked      bool     // hostInfo was asked (once per host, answered or not)
 	info       hostInfo // hostInfo's answer; cores nil when not answered
 	shard      string   // the shard whose primary this is; "" for a URI host
@@ -350,6 +351,16 @@ func (h *hostSampler) sample(ctx context.Context, timeout time.Duration) (*snaps
 		}
 		snap.addConnPoolStats(cps)
 	}
+	if !h.router && !h.noRepl && h.shard == "" { // a shard's lag is not the target's
+		ms, err := askReplStatus(cctx, h.client)
+		switch {
+		case errors.Is(err, errNoReplication):
+			h.noRepl = true
+		case err != nil:
+			return &snap, fmt.Errorf("replSetGetStatus on %s: %w", h.host, err)
+		}
+		snap.repl = ms
+	}
 	return &snap, nil
 }
 
@@ -433,6 +444,7 @@ func (s *ServerSampler) Stop() *results.ServerTelemetry {
 		windows = append(windows, hw)
 	}
 	st.Total = totalOf(windows)
+	st.Replication = replicationOf(s.hosts)
 	for _, sh := range s.shards {
 		st.Shards = append(st.Shards, sh.name)
 	}

@@ -32,8 +32,9 @@ type poolCounts struct {
 // connPoolStats reply) that a window summary needs. A nil pointer is a field
 // the server did not report.
 type snapshot struct {
-	at           time.Time // when the reply arrived, on this process's clock
-	process      string    // "mongod", "mongos", or whatever the server says
+	at           time.Time      // when the reply arrived, on this process's clock
+	repl         []memberOptime // replSetGetStatus, on a replica-set member
+	process      string         // "mongod", "mongos", or whatever the server says
 	version      string
 	uptimeMillis *float64
 

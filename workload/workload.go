@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/magiconair/properties"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // Mix operation names, as in --mix and YCSB's *proportion keys.
@@ -48,6 +50,41 @@ type Workload struct {
 	Database      string
 	Collection    string
 	File          string // YCSB property file it came from, if any
+	// ReadPreference and WriteConcern are the driver settings its calls
+	// run with (results.ReadPreferences, results.WriteConcerns); "" keeps
+	// the URI's or the driver's default.
+	ReadPreference string
+	WriteConcern   string
+}
+
+// WithAxes crosses workloads with the read preferences and write concerns
+// swept (either list may be empty: that axis is not swept), each pair its
+// own series labelled by results.SeriesLabel. Workloads stay outermost so
+// that the series of one mix sit together.
+func WithAxes(ws []Workload, rps, wcs []string) []Workload {
+	if len(rps) == 0 && len(wcs) == 0 {
+		return ws
+	}
+	rps, wcs = orNone(rps), orNone(wcs)
+	var out []Workload
+	for _, w := range ws {
+		for _, rp := range rps {
+			for _, wc := range wcs {
+				v := w
+				v.ReadPreference, v.WriteConcern = rp, wc
+				v.Label = results.SeriesLabel(w.Label, rp, wc)
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+func orNone(vs []string) []string {
+	if len(vs) == 0 {
+		return []string{""}
+	}
+	return vs
 }
 
 // DefaultWorkload has YCSB's core-workload defaults for the data shape.

@@ -1,6 +1,7 @@
 package knee
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -86,6 +87,14 @@ func FromResults(rs []*results.Results) []Series {
 				bad[k] = append(bad[k], targetFailedNote(&st))
 				continue
 			}
+			if pc := st.PrimaryChange; pc != nil {
+				bad[k] = append(bad[k], fmt.Sprintf("step C=%d trial %d: the primary changed during the window (%s → %s): it measured an election; left out",
+					st.Concurrency, st.Trial, textfmt.Escape(cmp.Or(pc.Before, "none")), textfmt.Escape(cmp.Or(pc.After, "none"))))
+				continue
+			}
+			s.ReadPreference = st.ReadPreference
+			s.HostsReached = max(s.HostsReached, HostsReached(&st))
+			s.HostPools = max(s.HostPools, len(st.Pool.Hosts))
 			if st.Partial {
 				partial[k] = append(partial[k], partialName(&st))
 				continue
@@ -182,6 +191,27 @@ func unusable(st *results.StepResult) string {
 
 // targetFailedNote names a step during which the target failed, which
 // is not a measurement of the deployment.
+// reachedShare is the share of a step's checkouts a server must take to
+// count as one its ops reached (not a stray ping or a retry).
+const reachedShare = 0.05
+
+// HostsReached is how many servers a step's ops went to: those that took
+// at least reachedShare of its checkouts (pool.hosts); 0 when the step has
+// no numbers per server.
+func HostsReached(st *results.StepResult) int {
+	var total int64
+	for _, h := range st.Pool.Hosts {
+		total += h.Checkouts
+	}
+	n := 0
+	for _, h := range st.Pool.Hosts {
+		if total > 0 && float64(h.Checkouts) >= reachedShare*float64(total) {
+			n++
+		}
+	}
+	return n
+}
+
 func targetFailedNote(st *results.StepResult) string {
 	level := fmt.Sprintf("C=%d", st.Concurrency)
 	if st.Rate > 0 {

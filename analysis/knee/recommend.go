@@ -16,8 +16,10 @@ import (
 // is that concurrency divided over the mongos of a sharded target, because
 // the driver keeps one pool per host and spreads operations across mongos.
 // Capping the pool there makes bursts wait in the client (cheap) instead of
-// pushing the server past the peak. Replica sets send every default read
-// and write to the primary, so their pool is not divided.
+// pushing the server past the peak. A replica set's pool is not divided:
+// the driver keeps one per member, and the read preference decides how
+// many of them the ops reach (perHost says so, from the pools per host
+// the steps recorded).
 func recommend(r Report, s Series, o Options) Recommendation {
 	var rec Recommendation
 	if len(r.Levels) == 0 || r.Peak.QPS <= 0 {
@@ -70,6 +72,10 @@ func recommend(r Report, s Series, o Options) Recommendation {
 	if hosts > 1 {
 		second = append(second, fmt.Sprintf("the target is sharded over %d mongos, so each client's %d split into %d per mongos", hosts, rec.Concurrency, rec.MaxPoolSize))
 	}
+	if s.Topology == "replset" && s.HostsReached > 0 {
+		rec.HostsReached = s.HostsReached
+		second = append(second, perHost(s, rec.MaxPoolSize))
+	}
 	if k > 1 {
 		second = append(second, fmt.Sprintf("the %d clients share the total: %d operations in flight", k, k*rec.Concurrency))
 	}
@@ -80,6 +86,26 @@ func recommend(r Report, s Series, o Options) Recommendation {
 		rec.Why += " " + pb
 	}
 	return rec
+}
+
+// perHost says what maxPoolSize per host means on a replica set: the
+// driver keeps a pool to every member, and the ops reach those the read
+// preference (and the writes, the primary) send them to.
+func perHost(s Series, pool int) string {
+	how := "with the URI's read preference"
+	if s.ReadPreference != "" {
+		how = "with " + s.ReadPreference
+	}
+	members := ""
+	if s.HostPools > s.HostsReached {
+		members = fmt.Sprintf(" of the set's %d members", s.HostPools)
+	}
+	host := "hosts"
+	if s.HostsReached == 1 {
+		host = "host"
+	}
+	return fmt.Sprintf("maxPoolSize is per host: %s the ops reach %d %s%s, so up to %d connections per client",
+		how, s.HostsReached, host, members, pool*s.HostsReached)
 }
 
 // poolBound says, when most levels from the knee on (all levels when there

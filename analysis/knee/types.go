@@ -39,7 +39,14 @@ type Series struct {
 	Clients  int    // K; 1 when unknown
 	Topology string // standalone, replset, sharded or ""
 	Hosts    int    // number of hosts (mongos for sharded); 1 when unknown
-	Points   []Point
+	// ReadPreference is the series' value on the --read-preference axis
+	// ("" when not swept); HostsReached the most servers its steps' ops
+	// went to, and HostPools the most servers they kept a pool to (from
+	// pool.hosts; 0 in files without it).
+	ReadPreference string
+	HostsReached   int
+	HostPools      int
+	Points         []Point
 	// Warnings found while building the series (skipped steps, mixed
 	// files); Analyze carries them into Report.Warnings.
 	Warnings []string
@@ -168,10 +175,14 @@ type Retrograde struct {
 
 // Recommendation is what to configure.
 type Recommendation struct {
-	Concurrency int    `json:"concurrency"`   // per client
-	MaxPoolSize int    `json:"max_pool_size"` // per client per host
-	Why         string `json:"why"`
-	PoolBound   bool   `json:"pool_bound"`
+	Concurrency int `json:"concurrency"`   // per client
+	MaxPoolSize int `json:"max_pool_size"` // per client per host
+	// HostsReached is how many servers the ops went to (a replica set's
+	// members by read preference, mongos), so a client holds up to
+	// MaxPoolSize × HostsReached connections in use; 0 when not known.
+	HostsReached int    `json:"hosts_reached,omitempty"`
+	Why          string `json:"why"`
+	PoolBound    bool   `json:"pool_bound"`
 }
 
 // Report is the analysis of one series.

@@ -47,6 +47,10 @@ workload in the style of "mixed read/write: throughput −17% [−20%, −14%], 
 
 One results file holding two targets (a sweep with --target a=… --target b=…,
 best with --order interleaved) is compared with --baseline a --candidate b.
+One results file holding two values of a series axis (sweep --write-concern 1,majority
+or --read-preference primary,secondaryPreferred) is compared with --baseline w1
+--candidate majority, or --baseline primary --candidate secondaryPreferred: the steps
+run with each value are paired on the rest (target, workload, concurrency, pool, clients).
 
 --fail-on-regression 5% makes it a gate: exit status 4 when a step's throughput fell, or
 its read or write p99 rose, by more than 5% and compare calls that change significant
@@ -56,12 +60,13 @@ test, never fails it. The regressions are listed after the comparison (on stderr
 		example: `  poolsweep compare audit-off/results.jsonl audit-on/results.jsonl
   poolsweep compare ab/results.jsonl --baseline standalone --candidate sharded --format markdown
   poolsweep compare before.jsonl after.jsonl --format json
+  poolsweep compare rs/results.jsonl --baseline w1 --candidate majority
   poolsweep compare baseline/results.jsonl candidate/results.jsonl --fail-on-regression 5%`,
 	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
 	choiceVar(f, &o.format, "format", "text", []string{"text", "markdown", "json"}, false, "text, markdown or json")
-	textVar(f, &o.baseline, "baseline", "", "a target name of the results file", nil, "baseline target name (to compare two targets of one results file)")
-	textVar(f, &o.candidate, "candidate", "", "a target name of the results file", nil, "candidate target name")
+	textVar(f, &o.baseline, "baseline", "", "a target name, read preference or write concern of the results file", nil, "baseline target name, or read preference or write concern (w1, majority) swept, to compare two series of one results file")
+	textVar(f, &o.candidate, "candidate", "", "a target name, read preference or write concern of the results file", nil, "candidate target name, read preference or write concern")
 	floatVar(f, &o.alpha, "alpha", compare.DefaultAlpha, 0, 1, true, true, "significance level, above 0 and below 1")
 	textVar(f, &o.plotDir, "plot", "", "a directory, made through outfile", nil, "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory, made if absent (its parent must exist)")
 	floatVar(f, &o.minEffect, "min-effect", 0, 0, maxMinEffect, false, false, "call significant changes smaller than this many percent no change, 0 to 1000 (0 = off)")
@@ -90,7 +95,7 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 	case len(args) > 2:
 		return usagef("compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate")
 	case len(args) == 1 && (o.baseline == "" || o.candidate == ""):
-		return usagef("--baseline/--candidate: with one results file, name the two targets to compare")
+		return usagef("--baseline/--candidate: with one results file, name the two targets (or read preferences, or write concerns) to compare")
 	}
 	if len(args) == 2 && sameFile(args[0], args[1]) {
 		return usagef("compare: %s is both baseline and candidate; to compare two targets of one file, give it once with --baseline and --candidate", args[0])

@@ -163,9 +163,27 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 	if info.Topology == topology.Sharded || info.Topology == topology.Standalone {
 		fmt.Fprintf(w, "connections:    up to %d per client to each of %d host(s) = %d per client\n", ps.MaxPoolSize, n, ps.MaxPoolSize*uint64(n))
 	} else {
-		fmt.Fprintf(w, "connections:    up to %d per client to each member the driver uses (primary for writes and default reads)\n", ps.MaxPoolSize)
+		reach := readsReach(ps.ReadPreference, n)
+		used := reach
+		if !strings.HasPrefix(ps.ReadPreference, "primary") && ps.ReadPreference != "nearest" {
+			used++ // the writes' primary, besides the secondaries the reads reach
+		}
+		fmt.Fprintf(w, "connections:    up to %d per client per member (maxPoolSize is per host): reads with %s reach %d of %d members, writes the primary, so up to %d per client\n",
+			ps.MaxPoolSize, ps.ReadPreference, reach, n, ps.MaxPoolSize*uint64(min(used, n)))
 	}
 	return nil
+}
+
+// readsReach is how many of a replica set's n members reads with read
+// preference mode go to: the primary, the secondaries, or any member.
+func readsReach(mode string, n int) int {
+	switch strings.ToLower(mode) {
+	case "secondary", "secondarypreferred":
+		return max(n-1, 1)
+	case "nearest":
+		return n
+	}
+	return 1
 }
 
 // printable escapes the characters of s a terminal would act on (control

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/report"
 	"github.com/poolsweep/poolsweep/results"
@@ -55,8 +58,11 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 		if s.Interrupted {
 			mark = " (interrupted)"
 		}
+		if s.PrimaryChange != nil {
+			mark += " (" + s.PrimaryChange.Text() + ")"
+		}
 		if s.TargetFailed != nil {
-			mark = " (target failed)"
+			mark += " (target failed)"
 		}
 		bound := s.Bound
 		if bound == "" {
@@ -67,6 +73,7 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 	}
 	tw.Flush()
 	writeTelemetryTable(w, res, steps)
+	writeHostPools(w, steps, multiWorkload)
 	fmt.Fprintln(w)
 	for _, h := range res.Header.Targets {
 		if h.Note != "" {
@@ -81,10 +88,31 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 		fmt.Fprintf(w, "WARNING: %d of %d steps were CLIENT-BOUND: this machine's CPU (poolsweep's own load or other processes), not the server, set their numbers.\n"+
 			"         Run poolsweep on a quieter or larger machine, or spread it with --clients over more machines, before trusting the knee.\n", c.ClientBound, c.Steps)
 	}
+	for _, s := range steps {
+		if s.Server == nil {
+			continue
+		}
+		for _, m := range s.Server.Replication {
+			if m.FellBehind {
+				fmt.Fprintf(w, "warning: %s · %s C=%d trial %d: secondary %s fell behind: replication lag %.0f ms → %.0f ms in the window\n",
+					textfmt.Escape(s.Target), textfmt.Escape(s.Workload), s.Concurrency, s.Trial, textfmt.Escape(m.Host), m.StartMS, m.EndMS)
+			}
+		}
+	}
+	for _, s := range steps {
+		if pc := s.PrimaryChange; pc != nil {
+			fmt.Fprintf(w, "note: %s C=%d trial %d: the primary changed during the window (%s, %d error(s), slowest call %s): it measured an election, not the deployment, and is left out of the knee\n",
+				textfmt.Escape(s.Target), s.Concurrency, s.Trial, textfmt.Escape(pc.Text()), s.Errors.Total(), fmtMs(s.Latency.Max))
+		}
+	}
 	if c.FailedOps > 0 && c.Ops > 0 {
 		fmt.Fprintf(w, "note: %d of %d operations failed (%.2f%%); they are counted in ops/s and latency, see errors per step\n", c.FailedOps, c.Ops, 100*c.FailedShare())
 	}
+	multi := slices.ContainsFunc(a.Series, func(r knee.Report) bool { return r.Workload != a.Series[0].Workload })
 	for _, r := range a.Series {
+		if multi { // several series per target (--mixes, --read-preference, --write-concern): say which
+			r.Target += " · " + r.Workload
+		}
 		fmt.Fprintln(w, knee.Summary(r))
 	}
 	for _, m := range a.Missing {
@@ -144,8 +172,12 @@ func writeTelemetryTable(w io.Writer, res *results.Results, steps []results.Step
 	fmt.Fprintln(w, "\nper window, as the server and the client saw it:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "target\tC\tP\ttrial\tserver CPU%\tserver RSS MB\tserver read µs\tserver write µs\tqueued\ttickets used/free\tserver conns\tclient CPU%\tsampler errors\t")
+	multiWorkload := len(res.Header.Workload.Mixes) > 1
 	for _, s := range steps {
 		t := s.Target
+		if multiWorkload { // which series: the step table's workload column
+			t += " · " + s.Workload
+		}
 		if s.Server == nil {
 			// The sampler never ran: nothing to blame on the server.
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t, s.Concurrency, s.MaxPoolSize, s.Trial,
@@ -226,4 +258,29 @@ func clientCPU(s results.StepResult) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", s.Client.CPUPct)
+}
+
+// writeHostPools prints the steps' pools per server when the clients kept
+// pools to several (a replica set's members, mongos): maxPoolSize bounds
+// each, so what each server took is what sizing needs.
+func writeHostPools(w io.Writer, steps []results.StepResult, multiWorkload bool) {
+	if !slices.ContainsFunc(steps, func(s results.StepResult) bool { return len(s.Pool.Hosts) > 1 }) {
+		return
+	}
+	fmt.Fprintln(w, "\npools per host (maxPoolSize is per client per host; role and open at window start, most in use and checkouts in the window):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if multiWorkload {
+		fmt.Fprint(tw, "workload\t")
+	}
+	fmt.Fprintln(tw, "target\tC\tP\ttrial\thost\trole\topen\tin use\tcheckouts\tpool-wait p99\tfailed\tlost\t")
+	for _, s := range steps {
+		for _, h := range s.Pool.Hosts {
+			if multiWorkload {
+				fmt.Fprintf(tw, "%s\t", s.Workload)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t%d\t%d\t\n", s.Target, s.Concurrency, s.MaxPoolSize, s.Trial,
+				textfmt.Escape(h.Host), cmp.Or(h.Role, "-"), h.ConnectionsOpen, h.InUseMax, h.Checkouts, fmtMs(h.CheckoutWait.P99), h.CheckoutFailed, h.ConnectionsLost)
+		}
+	}
+	tw.Flush()
 }

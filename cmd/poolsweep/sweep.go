@@ -45,6 +45,8 @@ type sweepOptions struct {
 	workload      string
 	mix           string
 	mixes         string
+	readPref      string // --read-preference: a list, each its own series
+	writeConcern  string // --write-concern: a list, each its own series
 	workloadFile  string
 	distribution  string
 	records       int
@@ -199,6 +201,8 @@ merged run's end status.
 	choiceVar(f, &o.workload, "workload", "read", workload.BuiltinWorkloads, false, "read, update, insert, scan, api (2 finds + 1 update per call) or mixed")
 	textVar(f, &o.mix, "mix", "", "op=share,… (checked with --workload mixed)", nil, "operation shares for --workload mixed, e.g. read=70,update=30 (ops: read, update, insert, scan, rmw)")
 	textVar(f, &o.mixes, "mixes", "", "insert:read:update,… (checked with the workload)", nil, `several insert:read:update mixes, each its own series, e.g. "100:0:0,0:0:100,50:50:0"`)
+	choiceVar(f, &o.readPref, "read-preference", "", results.ReadPreferences, true, "replica sets and sharded clusters: read preferences to sweep, each its own series, e.g. primary,secondaryPreferred,nearest (default: the URI's)")
+	choiceVar(f, &o.writeConcern, "write-concern", "", results.WriteConcerns, true, `replica sets and sharded clusters: write concerns to sweep, each its own series: 1 (the primary acknowledges) and/or majority (default: the URI's)`)
 	textVar(f, &o.workloadFile, "workload-file", "", "a path, read as a bounded property file", nil, "a YCSB core-workload property file (workloads/workloada style)")
 	choiceVar(f, &o.distribution, "distribution", "uniform", workload.Distributions, false, "key distribution: uniform, zipfian or latest")
 	intVar(f, &o.records, "records", 0, 1, workload.MaxRecords, "documents to load (default 10000; embedded server 1000)")

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/poolsweep/poolsweep/plan"
@@ -154,10 +156,19 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 			return nil, usageError{err}
 		}
 	}
+	rps, err := axisValues("--read-preference", o.readPref)
+	if err != nil {
+		return nil, err
+	}
+	wcs, err := axisValues("--write-concern", o.writeConcern)
+	if err != nil {
+		return nil, err
+	}
+	cfg.workloads = workload.WithAxes(cfg.workloads, rps, wcs)
 	// The whole plan, every target and workload, is a header readers can
 	// take (results.ValidateHeader).
 	if n := len(cfg.targets) * len(cfg.workloads) * len(cfg.plan.Steps([]string{"x"}, []string{"x"})); n > results.MaxPlanned || len(cfg.targets) > results.MaxTargets || len(cfg.workloads) > results.MaxWorkloads {
-		return nil, usagef("--target, --mixes and the plan: %d target(s) × %d workload(s) make %d steps; the most one run takes is %d steps, %d targets and %d workloads",
+		return nil, usagef("--target, --mixes, --read-preference, --write-concern and the plan: %d target(s) × %d series make %d steps; the most one run takes is %d steps, %d targets and %d workloads",
 			len(cfg.targets), len(cfg.workloads), n, results.MaxPlanned, results.MaxTargets, results.MaxWorkloads)
 	}
 	// Hosts per target are known only after connecting; a sharded
@@ -170,4 +181,38 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// axisValues splits a series axis's list (its words were checked as the
+// flag was parsed); a value given twice would be two series of one name.
+func axisValues(flag, list string) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, v := range strings.Split(list, ",") {
+		v = strings.TrimSpace(v)
+		if slices.Contains(out, v) {
+			return nil, usagef("%s: %s is given twice", flag, v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// checkAxes refuses the read-preference and write-concern axes against a
+// target where they change nothing: a standalone server (or the embedded
+// one) has no secondaries to read from and no majority beyond itself.
+func (o *sweepOptions) checkAxes(targets []*sweepTarget) error {
+	for _, flag := range []string{"read-preference", "write-concern"} {
+		if !o.changed(flag) {
+			continue
+		}
+		for _, t := range targets {
+			if t.header.Topology != topology.ReplSet && t.header.Topology != topology.Sharded {
+				return usagef("--%s: target %s is a %s; it takes effect on a replica set or a sharded cluster", flag, t.Name, cmp.Or(t.header.Topology, "server of unknown topology"))
+			}
+		}
+	}
+	return nil
 }

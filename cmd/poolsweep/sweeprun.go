@@ -99,6 +99,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	if err := o.checkAxes(targets); err != nil {
+		return err
+	}
 	closeTelemetry, err := o.wireTargets(session, targets)
 	defer closeTelemetry()
 	if err != nil {

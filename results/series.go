@@ -1,0 +1,119 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Read preferences and write concerns a sweep takes as axes (sweep
+// --read-preference, --write-concern): each value is its own series. The
+// read preferences are the driver's modes; a write concern is w:1 or
+// w:"majority" (w:0 is not acknowledged, so it measures nothing a user
+// waits for).
+var (
+	ReadPreferences = []string{"primary", "primaryPreferred", "secondary", "secondaryPreferred", "nearest"}
+	WriteConcerns   = []string{"1", "majority"}
+)
+
+// SeriesLabel is the workload label of a series that runs base with read
+// preference rp and write concern wc ("" when the axis is not swept):
+// "read rp=secondaryPreferred", "mix 50:50:0 w=majority". The label keeps
+// the series apart everywhere a workload label does (analyze, plot,
+// report, compare, --resume).
+func SeriesLabel(base, rp, wc string) string {
+	if rp != "" {
+		base += " rp=" + rp
+	}
+	if wc != "" {
+		base += " w=" + wc
+	}
+	return base
+}
+
+// Axis names a series axis of a step: its read preference or its write
+// concern.
+type Axis string
+
+// The series axes.
+const (
+	AxisReadPreference Axis = "read preference"
+	AxisWriteConcern   Axis = "write concern"
+)
+
+// AxisValue is a step's value on an axis ("" when it was not swept).
+func (s *StepResult) AxisValue(a Axis) string {
+	if a == AxisReadPreference {
+		return s.ReadPreference
+	}
+	return s.WriteConcern
+}
+
+// WorkloadWithout is the step's workload label without its value on axis
+// a: the label both sides of an A/B over that axis share ("read w=1" and
+// "read w=majority" are both "read").
+func (s *StepResult) WorkloadWithout(a Axis) string {
+	return LabelWithout(s.Workload, a, s.AxisValue(a))
+}
+
+// LabelWithout takes value on axis a out of a series label made by
+// SeriesLabel.
+func LabelWithout(label string, a Axis, value string) string {
+	if value == "" {
+		return label
+	}
+	suffix := " rp=" + value
+	if a == AxisWriteConcern {
+		suffix = " w=" + value
+	}
+	if i := strings.LastIndex(label, suffix); i >= 0 && (i+len(suffix) == len(label) || label[i+len(suffix)] == ' ') {
+		return label[:i] + label[i+len(suffix):]
+	}
+	return label
+}
+
+// AxisText names a value on an axis for people: "write concern majority",
+// "read preference secondaryPreferred".
+func AxisText(a Axis, value string) string {
+	if a == AxisWriteConcern {
+		return "write concern w:" + value
+	}
+	return string(a) + " " + value
+}
+
+// ParseAxisValue reads a name given to compare --baseline/--candidate as a
+// value of an axis: a read preference (any case), or a write concern as
+// "1", "w1", "w:1", "w=1", "majority", "w:majority"… ok is false when the
+// name is neither.
+func ParseAxisValue(name string) (a Axis, value string, ok bool) {
+	for _, rp := range ReadPreferences {
+		if strings.EqualFold(name, rp) || strings.EqualFold(name, "rp="+rp) {
+			return AxisReadPreference, rp, true
+		}
+	}
+	w := strings.ToLower(name)
+	for _, p := range []string{"w:", "w=", "w"} {
+		if rest, found := strings.CutPrefix(w, p); found && rest != "" {
+			w = rest
+			break
+		}
+	}
+	for _, wc := range WriteConcerns {
+		if w == wc {
+			return AxisWriteConcern, wc, true
+		}
+	}
+	return "", "", false
+}
+
+// Text says a change of primary in a few words, for a table's mark:
+// "primary a:1 → b:2, 412 ms without one".
+func (p *PrimaryChange) Text() string {
+	before, after := p.Before, p.After
+	if before == "" {
+		before = "none"
+	}
+	if after == "" {
+		after = "none"
+	}
+	return fmt.Sprintf("primary %s → %s, %.0f ms without one", before, after, p.NoPrimaryMS)
+}
