@@ -229,9 +229,12 @@ func StepKey(target, workload, pool string, concurrency, clients, trial, rate in
 }
 
 // Measured says whether the step counts as a measurement of the
-// deployment: its window ran to its end and the target did not fail
-// during it. --resume measures the others again.
-func (s StepResult) Measured() bool { return !s.Interrupted && s.TargetFailed == nil }
+// deployment: its window ran to its end, the target did not fail during
+// it, and no election changed the primary in it (such a step measured the
+// election). --resume measures the others again.
+func (s StepResult) Measured() bool {
+	return !s.Interrupted && s.TargetFailed == nil && s.PrimaryChange == nil
+}
 
 // TargetFailed is the mark of a step during which the target failed: the
 // evidence the engine saw. Times are seconds from the window's opening

@@ -134,7 +134,8 @@ func TestSessionKeepGoingAndInterrupt(t *testing.T) {
 }
 
 // TestSessionResumeMeasuresFailedSteps: a step during which the target
-// failed is measured again on resume, as an interrupted one is; the later
+// failed, or an election changed the primary, is measured again on resume,
+// as an interrupted one is; the later
 // records replace the earlier ones, and the end record counts each step
 // once (the audit saw steps: 4, planned: 3 after a resume).
 func TestSessionResumeMeasuresFailedSteps(t *testing.T) {
@@ -148,9 +149,10 @@ func TestSessionResumeMeasuresFailedSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The file as a run would leave it had the target failed during C=2
-	// and a signal cut C=4 short.
-	failed, cut := first.Steps[1], first.Steps[2]
+	// The file as a run would leave it had an election happened during
+	// C=1, the target failed during C=2 and a signal cut C=4 short.
+	elected, failed, cut := first.Steps[0], first.Steps[1], first.Steps[2]
+	elected.PrimaryChange = &results.PrimaryChange{Before: "a:1", After: "b:1", Changes: 1, NoPrimaryMS: 400}
 	failed.TargetFailed = &results.TargetFailed{Failed: true, Reason: "no operation succeeded for 1.0 s", StalledS: 1}
 	failed.Bound, failed.BoundReason = results.BoundFailed, "target failed during the window: no operation succeeded for 1.0 s"
 	cut.Interrupted = true
@@ -159,7 +161,7 @@ func TestSessionResumeMeasuresFailedSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range []any{first.Header, first.Steps[0], failed, cut,
+	for _, rec := range []any{first.Header, elected, failed, cut,
 		results.EndRecord{Kind: results.KindEnd, Status: results.StatusInterrupted, Steps: 3, Planned: 3, Signal: "SIGINT"}} {
 		if err := w.Write(rec); err != nil {
 			t.Fatal(err)
@@ -174,11 +176,11 @@ func TestSessionResumeMeasuresFailedSteps(t *testing.T) {
 	r := newTestSession(t, uri, filepath.Dir(again))
 	r.Previous = prev
 	pending, err := r.Pending()
-	if err != nil || len(pending) != 2 || pending[0].Concurrency != 2 || pending[1].Concurrency != 4 {
-		t.Fatalf("pending: %v %v; want C=2 (the target failed) and C=4 (interrupted)", pending, err)
+	if err != nil || len(pending) != 3 || pending[0].Concurrency != 1 || pending[1].Concurrency != 2 || pending[2].Concurrency != 4 {
+		t.Fatalf("pending: %v %v; want C=1 (the primary changed), C=2 (the target failed) and C=4 (interrupted)", pending, err)
 	}
 	out, err := r.Run(context.Background())
-	if err != nil || out.Status != results.StatusComplete || out.Measured != 2 {
+	if err != nil || out.Status != results.StatusComplete || out.Measured != 3 {
 		t.Fatalf("resume: %+v %v", out, err)
 	}
 	res, err := results.ReadResultsFile(again)
