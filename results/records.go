@@ -90,6 +90,10 @@ type PlanInfo struct {
 	MaxInFlight int    `json:"max_in_flight,omitempty"`
 	// Search is the adaptive search's settings; absent for a grid.
 	Search *SearchPlan `json:"search,omitempty"`
+	// Auto is how warm-ups and windows end from the data; absent when both
+	// are fixed (WarmupS and DurationS are then the lengths; with auto,
+	// the minimums).
+	Auto *AutoPlan `json:"auto,omitempty"`
 }
 
 // ClientInfo describes the machine and software that generated the load.
@@ -156,6 +160,9 @@ type StepResult struct {
 	Phases *StepPhases `json:"phases_s,omitempty"`
 	// Search says why an adaptive search chose this step; absent in a grid.
 	Search *SearchInfo `json:"search,omitempty"`
+	// Steady is how the warm-up and window were chosen and the window's
+	// batch-means interval (steady.go); absent in older files.
+	Steady *StepSteady `json:"steady,omitempty"`
 
 	// Mode is "open" for an open-loop step (--rate) and absent for the
 	// closed loop. Rate is its offered calls/s as planned; Open has what
