@@ -106,8 +106,10 @@ func (r *runner) batched(ctx context.Context, spec plan.StepSpec, name string, d
 			return false
 		case <-end.C:
 			return true
-		case now := <-tick.C:
-			n := rec.liveCalls()
+		case <-tick.C:
+			// The count and the clock read together: on a busy host the
+			// tick's own time can be well before this goroutine runs.
+			n, now := rec.liveCalls(), time.Now()
 			xs = append(xs, float64(n-lastN)/now.Sub(lastT).Seconds())
 			lastN, lastT = n, now
 			if done(xs, n-first) {

@@ -28,10 +28,11 @@ type Truncation struct {
 	// minimising batch index times MSERBatch. Meaningful only when Settled.
 	Point int
 	// Settled says the minimum of the marginal standard error lies strictly
-	// inside the first half of the series: the transient ended and there is
-	// as much steady data after it as before. When the minimum sits on the
-	// edge of the first half, the series may still be in its transient (a
-	// ramp that has not ended puts the minimum at the edge).
+	// inside the first half of the series (the transient ended and there
+	// is as much steady data after it as before) and the means it keeps
+	// show no trend (a t test of their slope at 5 %). When the minimum sits
+	// on the edge of the first half, or what follows it still rises or
+	// falls, the series may still be in its transient.
 	Settled bool
 	// Means is how many batch means of MSERBatch the search used.
 	Means int
@@ -78,8 +79,38 @@ func MSER5(xs []float64) Truncation {
 		}
 	}
 	t.Point = bestD * MSERBatch
-	t.Settled = bestD < half
+	t.Settled = bestD < half && !trending(means[bestD:])
 	return t
+}
+
+// trending says the means keep a trend after the truncation point: their
+// least-squares slope differs from zero at 5 % (two-sided t test). A
+// transient that fades in steps looks to MSER-5 as if it ended at its last
+// step so far; the slope of what it keeps shows that it has not.
+func trending(ms []float64) bool {
+	k := len(ms)
+	if k < 3 {
+		return false
+	}
+	xm := float64(k-1) / 2
+	ym := stats.Mean(ms)
+	var sxx, sxy float64
+	for i, y := range ms {
+		sxx += (float64(i) - xm) * (float64(i) - xm)
+		sxy += (float64(i) - xm) * (y - ym)
+	}
+	b := sxy / sxx
+	var rss float64
+	for i, y := range ms {
+		r := y - ym - b*(float64(i)-xm)
+		rss += r * r
+	}
+	se := math.Sqrt(rss / float64(k-2) / sxx)
+	if se == 0 {
+		return b != 0
+	}
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 2)}.Quantile(0.975)
+	return math.Abs(b/se) > q
 }
 
 // mserStatistic is Σ(m_i − m̄)² / k² over the k values of tail.

@@ -229,3 +229,29 @@ func FuzzSteady(f *testing.F) {
 		}
 	})
 }
+
+func TestTrending(t *testing.T) {
+	tests := []struct {
+		name string
+		ms   []float64
+		want bool
+	}{
+		{"flat", []float64{5, 5, 5, 5}, false},
+		{"exact line", []float64{1, 2, 3, 4}, true},
+		{"noise around a level", []float64{10, 12, 9, 11, 10, 12, 9, 11}, false},
+		// slope 1 per step against residuals of ±0.5: t ≈ 9
+		{"rising in noise", []float64{0.5, 1.5, 3.5, 3.5, 4.5, 5.5, 7.5, 7.5}, true},
+		{"too few to tell", []float64{1, 9}, false},
+	}
+	for _, tt := range tests {
+		if got := trending(tt.ms); got != tt.want {
+			t.Errorf("%s: trending = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// A transient fading in steps: after 30 batches (6 means) MSER-5 alone
+	// would call the last step the end; the slope of what follows says no.
+	fade := series(30, 0.5, 16, func(i int) float64 { return 50 + 5*float64(i/5) })
+	if tr := MSER5(fade); tr.Settled {
+		t.Errorf("a fade still in progress settled at %d", tr.Point)
+	}
+}
