@@ -149,3 +149,29 @@ func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, openLoop, ag
 	p.Auto = plan.NewAutoPlan(warm, win, a.minWarmup, a.maxWarmup, a.minDuration, a.maxDuration, a.precisionPct, int64(a.minCalls))
 	return nil
 }
+
+// stepLengths says how long each step's warm-up and window are, for the
+// plan line: fixed lengths, or auto with their bounds.
+func stepLengths(p plan.Plan) string {
+	a := p.Auto
+	warm := fmt.Sprintf("%s warm-up", p.Warmup)
+	if a != nil && a.Warmup {
+		warm = fmt.Sprintf("warm-up until MSER-5 finds the end of the transient (%s to %s)", fmtHours(max(p.Warmup, plan.AutoWarmupMin)), fmtHours(seconds(a.MaxWarmupS)))
+	}
+	win := fmt.Sprintf("%s window", p.Duration)
+	if a != nil && a.Window {
+		win = fmt.Sprintf("window until the throughput is known to ±%g%% (%s to %s, %d calls or more)", a.PrecisionPct, fmtHours(p.Duration), fmtHours(seconds(a.MaxDurationS)), a.MinCalls)
+	}
+	return warm + " + " + win
+}
+
+// planWallLine is the plan's estimated wall time: about so long with fixed
+// lengths; with auto, at least that (every step at its minimums).
+func planWallLine(est time.Duration, p plan.Plan) string {
+	if p.Auto != nil {
+		return "at least " + fmtWall(est) + " (auto lengths)"
+	}
+	return "about " + fmtWall(est)
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
