@@ -60,16 +60,9 @@ func MSER5(xs []float64) Truncation {
 	if n < MinMSERMeans {
 		return t
 	}
-	means := make([]float64, n)
-	for i := range means {
-		var s float64
-		for _, v := range xs[i*MSERBatch : (i+1)*MSERBatch] {
-			s += v
-		}
-		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return t
-		}
-		means[i] = s / MSERBatch
+	means := batch(xs, MSERBatch)
+	if means == nil {
+		return t
 	}
 	half := n / 2
 	best, bestD := math.Inf(1), 0
