@@ -40,12 +40,40 @@ func withBatchInterval(l *level, ps []Point) {
 	l.batchSD = hw / 1.96
 }
 
-// batchIntervals says whether every level has a batch-means interval, so
-// that a knee from one trial per level can be resampled.
-func batchIntervals(levels []level, _ estimate) bool {
+// batchIntervals says whether every level was measured once and the
+// levels that decide the knee (decidingTrials' levels: the knee, its
+// neighbours, the peak) have batch-means intervals, so that a knee from one
+// trial per level can be resampled. A level off that set without an
+// interval of its own is given the widest relative one of the others (it
+// is resampled no less than they are).
+func batchIntervals(levels []level, e estimate) bool {
+	widest := 0.0
 	for _, l := range levels {
-		if l.Trials != 1 || (l.batchSD == 0 && l.QPS > 0) {
+		if l.Trials != 1 {
 			return false
+		}
+		if l.batchSD > 0 && l.QPS > 0 {
+			widest = max(widest, l.batchSD/l.QPS)
+		}
+	}
+	if widest == 0 {
+		return false
+	}
+	deciding := []int{e.knee - 1, e.knee, e.knee + 1, e.peak}
+	if e.knee < 0 {
+		deciding = deciding[:0]
+		for i := range levels {
+			deciding = append(deciding, i)
+		}
+	}
+	for _, i := range deciding {
+		if i >= 0 && i < len(levels) && levels[i].batchSD == 0 && levels[i].QPS > 0 {
+			return false
+		}
+	}
+	for i := range levels {
+		if levels[i].batchSD == 0 {
+			levels[i].batchSD = widest * levels[i].QPS
 		}
 	}
 	return true

@@ -31,6 +31,22 @@ func TestOneTrialWithBatchIntervals(t *testing.T) {
 	if wide.Knee.Stability == nil || *wide.Knee.Stability >= *tight.Knee.Stability || wide.Knee.Confidence == "high" {
 		t.Errorf("40%% intervals: stability %v (tight %v), confidence %s", wide.Knee.Stability, *tight.Knee.Stability, wide.Knee.Confidence)
 	}
+	// A level far from the knee without an interval of its own is
+	// resampled with the widest of the others; one at the knee has none.
+	far := series(1, true, 0)
+	far.Points[0].HasInterval = false
+	if r := Analyze(far, DefaultOptions()); r.Knee.Confidence == "unconfirmed" || r.Knee.Stability == nil {
+		t.Errorf("first level without an interval: %s", r.Knee.Statement)
+	}
+	atKnee := series(1, true, 0)
+	for i := range atKnee.Points {
+		if atKnee.Points[i].Concurrency == tight.Knee.Concurrency {
+			atKnee.Points[i].HasInterval = false
+		}
+	}
+	if r := Analyze(atKnee, DefaultOptions()); r.Knee.Confidence != "unconfirmed" {
+		t.Errorf("knee level without an interval: %s, want unconfirmed", r.Knee.Confidence)
+	}
 	none := Analyze(series(0, false, 0), DefaultOptions())
 	if none.Knee.Confidence != "unconfirmed" {
 		t.Errorf("no intervals: %s, want unconfirmed", none.Knee.Confidence)
