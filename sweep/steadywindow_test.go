@@ -26,20 +26,23 @@ func stepSpec(c int) plan.StepSpec {
 	return plan.StepSpec{Target: "sim", Workload: "read", Concurrency: c, MaxPoolSize: c, PoolSetting: "match", Clients: 1, Trial: 1}
 }
 
-// TestAutoWindowEndsByPrecision: on a steady simulator step (hundreds of
-// calls per 100-ms batch) an auto window ends early, at the precision;
-// on a noisy one (a few calls per batch, service time jittered ±90 %) it
-// runs on, here to its maximum. Ratios of the two windows, never speeds.
+// TestAutoWindowEndsByPrecision: on a steady simulator step an auto
+// window ends early, at the precision; on a noisy one it runs on, here to
+// its maximum. Both are server-bound at a few hundred calls/s, so that a
+// busy load host does not set the noise: the steady step has 8 slots of a
+// 20-ms service (about 40 calls per 100-ms batch), the noisy one a single
+// slot of a 100-ms service jittered ±90 % (0, 1 or 2 calls per batch).
+// Ratios of the two windows, never speeds.
 func TestAutoWindowEndsByPrecision(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs two simulators for about 12 s")
+		t.Skip("runs two simulators for about 20 s")
 	}
-	steadySim := startSimChild(t, "slots=8,service=2ms")
-	noisySim := startSimChild(t, "slots=1,service=30ms,jitter=0.9")
+	steadySim := startSimChild(t, "slots=8,service=20ms")
+	noisySim := startSimChild(t, "slots=1,service=100ms,jitter=0.9")
 	run := func(uri string, c int) results.StepResult {
 		t.Helper()
 		r, _ := simRunner(t, uri, time.Second)
-		r.Auto = autoWindow(5, time.Second, 10*time.Second, 100)
+		r.Auto = autoWindow(10, time.Second, 15*time.Second, 0) // no call minimum: noise alone decides
 		st, err := r.RunStep(context.Background(), stepSpec(c))
 		if err != nil {
 			t.Fatal(err)
@@ -56,22 +59,22 @@ func TestAutoWindowEndsByPrecision(t *testing.T) {
 	noisy := run(noisySim.URI, 1)
 	t.Logf("steady: window %.2fs, end %s, %d batches of %d, half-width %v%%", steady.DurationS, steady.Steady.WindowEnd, steady.Steady.Batches, steady.Steady.BatchSize, deref(steady.Steady.HalfWidthPct))
 	t.Logf("noisy: window %.2fs, end %s, %d batches of %d, half-width %v%%", noisy.DurationS, noisy.Steady.WindowEnd, noisy.Steady.Batches, noisy.Steady.BatchSize, deref(noisy.Steady.HalfWidthPct))
-	if steady.Steady.WindowEnd != "precision" || deref(steady.Steady.HalfWidthPct) > 5 {
-		t.Errorf("steady step: ended by %s at %v%%, want by the 5%% precision", steady.Steady.WindowEnd, deref(steady.Steady.HalfWidthPct))
+	if steady.Steady.WindowEnd != "precision" || deref(steady.Steady.HalfWidthPct) > 10 {
+		t.Errorf("steady step: ended by %s at %v%%, want by the 10%% precision", steady.Steady.WindowEnd, deref(steady.Steady.HalfWidthPct))
 	}
 	if noisy.DurationS < 3*steady.DurationS {
 		t.Errorf("noisy window %.2fs is not 3× the steady one's %.2fs", noisy.DurationS, steady.DurationS)
 	}
-	if noisy.Steady.WindowEnd == "precision" && deref(noisy.Steady.HalfWidthPct) > 5 {
+	if noisy.Steady.WindowEnd == "precision" && deref(noisy.Steady.HalfWidthPct) > 10 {
 		t.Errorf("noisy step ended by precision at %v%%", deref(noisy.Steady.HalfWidthPct))
 	}
 }
 
 // TestAutoWarmupCutsTransient: a competing load on the simulator's slots
-// that fades out over its first 6 s (eight hog workers, one leaving every
-// 0.75 s) slows the step at first, a transient that ends gradually. The
-// auto warm-up ends only once the step has run at full speed for a while,
-// and its window measures the full speed; a short fixed warm-up under the
+// that fades out over its first 6 s (sixteen hog workers, one leaving
+// every 0.375 s) slows the step to about a third at first, a transient
+// that ends gradually. The auto warm-up ends only late in the fade, and
+// its window measures near full speed; a short fixed warm-up under the
 // same transient measures the slow part. Throughputs are compared within
 // this one run, against the same step with no transient.
 func TestAutoWarmupCutsTransient(t *testing.T) {
@@ -87,6 +90,7 @@ func TestAutoWarmupCutsTransient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	const hogs, every = 16, 375 * time.Millisecond
 	hogged := func(auto bool) (results.StepResult, time.Time) {
 		t.Helper()
 		r.Auto = nil
@@ -94,7 +98,7 @@ func TestAutoWarmupCutsTransient(t *testing.T) {
 		if auto {
 			r.Auto = plan.NewAutoPlan(true, false, 0, 20*time.Second, 0, 0, 0, 0)
 		}
-		lastLeft := hog(t, sim.URI, w.Database, w.Collection, 8, 750*time.Millisecond)
+		lastLeft := hog(t, sim.URI, w.Database, w.Collection, hogs, every)
 		st, err := r.RunStep(context.Background(), spec)
 		if err != nil {
 			t.Fatal(err)
@@ -104,23 +108,27 @@ func TestAutoWarmupCutsTransient(t *testing.T) {
 	fixed, _ := hogged(false)
 	auto, lastLeft := hogged(true)
 	warmupStart := auto.StartedAt.Add(-time.Duration(auto.Phases.Warmup * float64(time.Second)))
+	fade := lastLeft.Sub(warmupStart)
 	t.Logf("reference %.0f calls/s; fixed 0.3-s warm-up %.0f; auto warm-up %.2fs (truncation %vs, %s) %.0f; last hog worker left %.2fs into the warm-up",
-		ref.CallsPerS, fixed.CallsPerS, auto.Phases.Warmup, deref(auto.Steady.TruncationS), auto.Steady.WarmupEnd, auto.CallsPerS, lastLeft.Sub(warmupStart).Seconds())
+		ref.CallsPerS, fixed.CallsPerS, auto.Phases.Warmup, deref(auto.Steady.TruncationS), auto.Steady.WarmupEnd, auto.CallsPerS, fade.Seconds())
 	if auto.Steady.Settled == nil || !*auto.Steady.Settled {
 		t.Fatalf("the auto warm-up did not settle: %+v", auto.Steady)
 	}
 	// The transient was real: the short fixed warm-up measured it.
-	if fixed.CallsPerS > 0.9*ref.CallsPerS {
-		t.Fatalf("fixed warm-up under the hog: %.0f calls/s, not below 0.9 of the reference %.0f: no transient to cut", fixed.CallsPerS, ref.CallsPerS)
+	if fixed.CallsPerS > 0.7*ref.CallsPerS {
+		t.Fatalf("fixed warm-up under the hog: %.0f calls/s, not below 0.7 of the reference %.0f: no transient to cut", fixed.CallsPerS, ref.CallsPerS)
 	}
-	// The auto warm-up cut it: MSER-5 put the truncation point past the
-	// first hog worker's leaving (it saw the transient), and the window ran
-	// at the reference's speed.
-	if tr := deref(auto.Steady.TruncationS); !(tr >= 0.75) {
+	// The auto warm-up cut it: MSER-5 put the truncation point well into
+	// the fade (it saw the transient), the warm-up lasted through most of
+	// the fade, and the window ran near the reference's speed.
+	if tr := deref(auto.Steady.TruncationS); !(tr >= 1.5) {
 		t.Errorf("truncation point %vs: MSER-5 did not see the transient", tr)
 	}
-	if auto.CallsPerS < 0.93*ref.CallsPerS {
-		t.Errorf("auto warm-up: window at %.0f calls/s, below 0.93 of the reference %.0f", auto.CallsPerS, ref.CallsPerS)
+	if time.Duration(auto.Phases.Warmup*float64(time.Second)) < fade*3/4 {
+		t.Errorf("auto warm-up ended %.2fs in, before 3/4 of the %.2fs fade", auto.Phases.Warmup, fade.Seconds())
+	}
+	if auto.CallsPerS < 0.85*ref.CallsPerS {
+		t.Errorf("auto warm-up: window at %.0f calls/s, below 0.85 of the reference %.0f", auto.CallsPerS, ref.CallsPerS)
 	}
 }
 
