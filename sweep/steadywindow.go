@@ -97,9 +97,9 @@ func (r *runner) batched(ctx context.Context, spec plan.StepSpec, name string, d
 	tick := time.NewTicker(plan.AutoBatch)
 	defer tick.Stop()
 	first := rec.liveCalls()
-	lastN, lastT := first, start
+	lastN := first
 	progN, progT := first, start
-	var xs []float64
+	bins := binner{start: start}
 	for {
 		select {
 		case <-ctx.Done():
@@ -110,9 +110,9 @@ func (r *runner) batched(ctx context.Context, spec plan.StepSpec, name string, d
 			// The count and the clock read together: on a busy host the
 			// tick's own time can be well before this goroutine runs.
 			n, now := rec.liveCalls(), time.Now()
-			xs = append(xs, float64(n-lastN)/now.Sub(lastT).Seconds())
-			lastN, lastT = n, now
-			if done(xs, n-first) {
+			bins.add(n-lastN, now)
+			lastN = n
+			if done(bins.rates(), n-first) {
 				return true
 			}
 			if r.Progress != nil && now.Sub(progT) >= 500*time.Millisecond {
@@ -174,3 +174,44 @@ func fmtSeconds(s float64) string { return seconds(s).String() }
 
 // batchesIn is how many base batches fit in d.
 func batchesIn(d time.Duration) int { return int(d / plan.AutoBatch) }
+
+// binner turns counts read at irregular moments into base batches on
+// exact boundaries: the calls of each interval between two reads are
+// spread over it evenly and fall into the batches it overlaps, by their
+// share of it. A tick the busy host delivered late thus weighs as the time
+// it covers, and the batches' mean stays the calls over the time.
+type binner struct {
+	start time.Time
+	last  time.Duration // end of what has been added, since start
+	calls []float64     // per batch, the last one possibly partial
+}
+
+// add records calls completed between the last add (or start) and now.
+func (b *binner) add(calls int64, now time.Time) {
+	to := now.Sub(b.start)
+	from := b.last
+	if to <= from {
+		return
+	}
+	rate := float64(calls) / float64(to-from)
+	for t := from; t < to; {
+		i := int(t / plan.AutoBatch)
+		end := min(to, time.Duration(i+1)*plan.AutoBatch)
+		for len(b.calls) <= i {
+			b.calls = append(b.calls, 0)
+		}
+		b.calls[i] += rate * float64(end-t)
+		t = end
+	}
+	b.last = to
+}
+
+// rates is the complete batches so far as calls/s.
+func (b *binner) rates() []float64 {
+	n := int(b.last / plan.AutoBatch)
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = b.calls[i] / plan.AutoBatch.Seconds()
+	}
+	return out
+}

@@ -222,3 +222,31 @@ func topKeys(t *testing.T, st results.StepResult) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// TestBinner: counts read at irregular moments fall into exact 100-ms
+// batches by their share of time, so a late read weighs as the time it
+// covers and the batches' mean is the calls over the time.
+func TestBinner(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	b := binner{start: t0}
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	b.add(10, at(100))   // on time: 100/s
+	b.add(100, at(1100)) // late: 100 calls over ten batches
+	b.add(5, at(1150))   // half a batch: not complete yet
+	if got := b.rates(); len(got) != 11 || got[0] != 100 || math.Abs(got[5]-100) > 1e-9 {
+		t.Fatalf("rates %v", got)
+	}
+	b.add(15, at(1250)) // 7.5 in the rest of batch 11 (with the 5: 12.5 in 0.1 s), 7.5 in the next
+	got := b.rates()
+	if len(got) != 12 || math.Abs(got[11]-125) > 1e-9 {
+		t.Fatalf("rates %v", got)
+	}
+	var sum float64
+	for _, x := range got {
+		sum += x * 0.1
+	}
+	if math.Abs(sum-122.5) > 1e-9 { // 130 calls by 1.25 s, 7.5 of them in the partial batch
+		t.Errorf("calls in complete batches %v, want 122.5", sum)
+	}
+	b.add(3, at(1250)) // no time passed: ignored
+}
