@@ -250,11 +250,17 @@ type Plan struct {
 	// Search, when set, makes the plan an adaptive search over
 	// Concurrency (its grid) rather than the grid itself.
 	Search *results.SearchPlan
+	// Auto, when set, ends warm-ups and windows from the data (auto.go);
+	// Warmup and Duration are then the minimums.
+	Auto *results.AutoPlan
 }
 
 // Validate checks the combination; each error names the flag.
 func (p Plan) Validate() error {
 	if err := p.validateOpen(); err != nil {
+		return err
+	}
+	if err := p.validateAuto(); err != nil {
 		return err
 	}
 	switch {

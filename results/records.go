@@ -96,6 +96,10 @@ type PlanInfo struct {
 	Search *SearchPlan `json:"search,omitempty"`
 	// Storm is a storm run's settings (poolsweep storm); absent otherwise.
 	Storm *StormPlan `json:"storm,omitempty"`
+	// Auto is how warm-ups and windows end from the data; absent when both
+	// are fixed (WarmupS and DurationS are then the lengths; with auto,
+	// the minimums).
+	Auto *AutoPlan `json:"auto,omitempty"`
 }
 
 // ClientInfo describes the machine and software that generated the load.
@@ -168,6 +172,9 @@ type StepResult struct {
 	Phases *StepPhases `json:"phases_s,omitempty"`
 	// Search says why an adaptive search chose this step; absent in a grid.
 	Search *SearchInfo `json:"search,omitempty"`
+	// Steady is how the warm-up and window were chosen and the window's
+	// batch-means interval (steady.go); absent in older files.
+	Steady *StepSteady `json:"steady,omitempty"`
 
 	// Mode is "open" for an open-loop step (--rate) and absent for the
 	// closed loop. Rate is its offered calls/s as planned; Open has what

@@ -278,6 +278,7 @@ func ValidateStep(s *StepResult, h *RunHeader) error {
 		}
 	}
 	checkSearchInfo(c, s.Search)
+	checkSteady(c, s.Steady)
 	checkOpen(c, s)
 	checkTelemetry(c, s)
 	c.oneOf("step.bound", s.Bound, boundValues)
@@ -566,6 +567,7 @@ func ValidateHeader(h *RunHeader) error {
 		c.nonNeg("run.plan.search.slo_p99_ms", s.SLOP99Ms)
 	}
 	checkStormPlan(c, p.Storm)
+	checkAutoPlan(c, p.Auto)
 	grid := int64(max(len(p.Concurrency), len(p.Rate))) * int64(max(len(p.Pools), 1)) * int64(max(p.Trials, 1))
 	if n := grid * int64(max(len(h.Targets), 1)) * int64(max(len(w.Mixes), 1)); c.err == nil && n > MaxPlanned {
 		c.fail("run.plan", "a grid of %d steps, more than %d", n, MaxPlanned)

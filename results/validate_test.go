@@ -102,6 +102,12 @@ func TestValidateStep(t *testing.T) {
 		{"agent index past its count", func(s *StepResult) { s.Agent = &AgentStep{Index: 3, Of: 2} }, "step.agent.index", "3 is not between 0 and 1"},
 		{"window overlap 2", func(s *StepResult) { s.WindowSkew = &WindowSkew{Overlap: 2} }, "step.window_skew.overlap", "not a share"},
 		{"negative sampler errors", func(s *StepResult) { s.Server = &ServerTelemetry{SamplerErrors: -1} }, "step.server.sampler_errors", "negative"},
+		{"steady window end unknown", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.WindowEnd = "bored" }) }, "step.steady.window_end", `"bored"`},
+		{"steady fixed window ended by precision", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.WindowMode = WindowFixed }) }, "step.steady.window_end", "does not go with a fixed window"},
+		{"steady lag1 above 1", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.Lag1 = new(1.5) }) }, "step.steady.lag1", "not an autocorrelation"},
+		{"steady interval from 3 batches", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.Batches = 3 }) }, "step.steady.batches", "needs 10 or more"},
+		{"steady half-width without its mean", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.MeanPerS = nil }) }, "step.steady", "come together"},
+		{"steady negative half-width", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.HalfWidthPct = new(-1.0) }) }, "step.steady.half_width_pct", "not a number"},
 	}
 	for _, tt := range tests {
 		s := testStep(8)
@@ -135,6 +141,10 @@ func TestValidateHeader(t *testing.T) {
 			h.Plan.Trials = 1000
 		}, "run.plan"},
 		{"search factor 1", func(h *RunHeader) { h.Plan.Search = &SearchPlan{Mode: SearchKnee, Resolution: 1} }, "run.plan.search.resolution"},
+		{"auto max below min", func(h *RunHeader) {
+			h.Plan.Auto = &AutoPlan{Window: true, MinDurationS: 5, MaxDurationS: 2, BatchS: 0.1, Confidence: 0.95}
+		}, "run.plan.auto.max_duration_s"},
+		{"auto batches of 0 s", func(h *RunHeader) { h.Plan.Auto = &AutoPlan{Confidence: 0.95} }, "run.plan.auto.batch_s"},
 		{"agent index past its count", func(h *RunHeader) { h.Agents = &AgentsHeader{Count: 2, Index: new(5)} }, "run.agents.index"},
 	}
 	for _, tt := range tests {
@@ -183,5 +193,38 @@ func TestReadKeepsLatestRecord(t *testing.T) {
 	r, err := ReadResults(strings.NewReader(body), "r")
 	if err != nil || len(r.Steps) != 2 || r.Steps[0].Concurrency != 16 || r.Steps[1].Interrupted || r.Steps[1].Bound != "none" {
 		t.Fatalf("%v %+v", err, r)
+	}
+}
+
+// testSteady is a valid auto step's steady record, edited by edit.
+func testSteady(edit func(*StepSteady)) *StepSteady {
+	settled := true
+	st := &StepSteady{WarmupMode: WindowAuto, WarmupEnd: "settled", Settled: &settled, TruncationS: new(0.5),
+		WindowMode: WindowAuto, WindowEnd: "precision", BatchS: 0.1, BatchSize: 1, Batches: 20, Lag1: new(0.05), Independent: true,
+		MeanPerS: new(100.0), HalfWidthPerS: new(1.5), HalfWidthPct: new(1.5), Confidence: 0.95}
+	edit(st)
+	return st
+}
+
+// TestValidSteady: a steady record as an auto step writes it, and a fixed
+// step's, pass.
+func TestValidSteady(t *testing.T) {
+	h := testHeader()
+	h.Plan.Auto = &AutoPlan{Warmup: true, MinWarmupS: 1, MaxWarmupS: 60, Window: true, MinDurationS: 2, MaxDurationS: 60, PrecisionPct: 2, MinCalls: 1000, BatchS: 0.1, Confidence: 0.95}
+	if err := ValidateHeader(&h); err != nil {
+		t.Fatal(err)
+	}
+	for _, edit := range []func(*StepSteady){
+		func(*StepSteady) {},
+		func(st *StepSteady) {
+			st.WarmupMode, st.WarmupEnd, st.Settled, st.TruncationS = WindowFixed, "fixed-warmup", nil, nil
+			st.WindowMode, st.WindowEnd = WindowFixed, "fixed"
+		},
+	} {
+		s := testStep(8)
+		s.Steady = testSteady(edit)
+		if err := ValidateStep(&s, &h); err != nil {
+			t.Errorf("%+v: %v", s.Steady, err)
+		}
 	}
 }

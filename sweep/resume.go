@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
@@ -37,6 +38,8 @@ func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 		return fmt.Errorf("--trials was %d", hp.Trials)
 	case hp.WarmupS != p.WarmupS || hp.DurationS != p.DurationS:
 		return fmt.Errorf("--warmup/--duration were %gs/%gs", hp.WarmupS, hp.DurationS)
+	case (hp.Auto == nil) != (p.Auto == nil) || (hp.Auto != nil && *hp.Auto != *p.Auto):
+		return fmt.Errorf("the auto warm-up and window settings were %s", describeAuto(hp.Auto))
 	case hp.Order != p.Order:
 		return fmt.Errorf("--order was %s", hp.Order)
 	case !slices.Equal(hp.Rate, p.Rate) || hp.Arrivals != p.Arrivals || hp.MaxInFlight != p.MaxInFlight:
@@ -79,4 +82,19 @@ func pendingSteps(prev *results.Results, steps []plan.StepSpec) ([]plan.StepSpec
 		return nil, ErrAlreadyComplete
 	}
 	return left, nil
+}
+
+// describeAuto says a header's auto settings in the flags' words.
+func describeAuto(a *results.AutoPlan) string {
+	if a == nil {
+		return "off (a fixed --warmup and --duration)"
+	}
+	var parts []string
+	if a.Warmup {
+		parts = append(parts, fmt.Sprintf("--warmup auto --min-warmup %gs --max-warmup %gs", a.MinWarmupS, a.MaxWarmupS))
+	}
+	if a.Window {
+		parts = append(parts, fmt.Sprintf("--duration auto --min-duration %gs --max-duration %gs --precision %g%% --min-calls %d", a.MinDurationS, a.MaxDurationS, a.PrecisionPct, a.MinCalls))
+	}
+	return strings.Join(parts, " ")
 }

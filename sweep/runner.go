@@ -71,6 +71,9 @@ type runner struct {
 	Keys      *workload.KeySpace
 	Warmup    time.Duration
 	Duration  time.Duration
+	// Auto, when set, ends warm-ups and windows from the data
+	// (steadywindow.go); nil: Warmup and Duration exactly.
+	Auto *results.AutoPlan
 	// OpTimeout bounds every workload op, server selection and checkout
 	// included (the step's clients have no timeout of their own); RunStep
 	// refuses one below MinOpTimeout.
@@ -161,17 +164,18 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 		return step, ctx.Err()
 	}
 	warmupStart := time.Now()
-	if !r.phase(ctx, spec, PhaseWarmup, r.Warmup-r.windowLead(), rec, pool) {
+	warm, ok := r.warmUp(ctx, spec, rec, pool) // steadywindow.go
+	if !ok {
 		return interrupted()
 	}
-	warmupS := time.Since(warmupStart).Seconds()
+	warmupS := warm.elapsed.Seconds()
 
 	// Measured window.
 	r.windowStart(ctx)
 	r.awaitWindow(ctx, warmupStart)
 	created0 := openWindow(&step, rec, pool)
 	t0 := time.Now()
-	completed := r.phase(ctx, spec, PhaseMeasure, r.Duration, rec, pool)
+	win, completed := r.measureWindow(ctx, spec, rec, pool)
 	rec.closeWindow()
 	pool.closeWindow()
 	window := time.Since(t0)
@@ -186,6 +190,8 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 
 	rec.summary(&step, window)
 	step.Phases = &results.StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds(), Barrier: barrierS}
+	step.Steady = steadyRecord(warm, win)
+	step.Warnings = append(step.Warnings, steadyWarnings(warm, win, r.Auto)...)
 	if step.Histograms != nil {
 		step.Histograms.CheckoutWait = results.EncodeHistogram(pool.histogram())
 	}

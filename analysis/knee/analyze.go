@@ -78,6 +78,10 @@ func Analyze(s Series, o Options) Report {
 	if len(levels) > 0 && o.Bootstrap > 0 && minTrials >= 3 {
 		boot = bootstrap(levels, lx, sif, o, rng)
 	}
+	batch := len(levels) > 0 && o.Bootstrap > 0 && minTrials == 1 && batchIntervals(levels, est)
+	if batch {
+		boot = batchBootstrap(levels, lx, sif, o, rng) // batchinterval.go
+	}
 	for i := range levels {
 		r.Levels = append(r.Levels, levels[i].Level)
 	}
@@ -98,12 +102,12 @@ func Analyze(s Series, o Options) Report {
 	r.Methods.ServerInFlight = method(xs, sif, sifNote)
 	r.Methods.USL = fitUSL(levels)
 	r.Retrograde = retrograde(r.Levels, est.peak)
-	r.Knee = consensus(r, levels, est, boot, minTrials)
+	r.Knee = consensus(r, levels, est, boot, minTrials, batch)
 	if r.Knee.Found {
 		r.BoundPastKnee = boundPast(s.Points, r.Knee.Concurrency)
 	}
 	r.Recommendation = recommend(r, s, o)
-	if minTrials == 1 && len(levels) > 1 {
+	if minTrials == 1 && len(levels) > 1 && !batch {
 		r.Warnings = append(r.Warnings, "one trial per level: no noise estimate, the knee is unconfirmed (use 3 or more trials)")
 	}
 	r.Verdict = verdict(r)

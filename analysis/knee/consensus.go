@@ -71,7 +71,7 @@ func retrograde(levels []Level, peak int) *Retrograde {
 
 // consensus turns the point estimate and the bootstrap into a Knee, and
 // qualifies it when the load host limited the levels that decided it.
-func consensus(r Report, levels []level, e estimate, boot []int, minTrials int) Knee {
+func consensus(r Report, levels []level, e estimate, boot []int, minTrials int, batch bool) Knee {
 	n := len(levels)
 	xs := make([]int, n)
 	for i, l := range levels {
@@ -150,6 +150,8 @@ func consensus(r Report, levels []level, e estimate, boot []int, minTrials int) 
 
 	var conf string
 	switch {
+	case batch:
+		k.Confidence, conf = batchConfidence(levels, e, stability, span, len(boot))
 	case minTrials == 1:
 		k.Confidence = "unconfirmed"
 		conf = "unconfirmed: 1 trial per level, repeat with 3 or more trials for an interval"
@@ -176,6 +178,7 @@ func consensus(r Report, levels []level, e estimate, boot []int, minTrials int) 
 	}
 	from, to := kneeWindow(e.knee, lo, hi, e.peak)
 	conf = capForLoadHost(&k, conf, limitedRuns(levels, from, to))
+	conf = capUnsettled(&k, conf, levels, from, to)
 	rng := fmt.Sprintf("%d", k.Concurrency)
 	if k.Low != k.High {
 		rng = fmt.Sprintf("%d (range %d–%d)", k.Concurrency, k.Low, k.High)

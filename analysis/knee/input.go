@@ -120,6 +120,9 @@ func FromResults(rs []*results.Results) []Series {
 				Trial:             st.Trial,
 				Bound:             st.Bound,
 				BoundReason:       st.BoundReason,
+				HalfWidthPct:      halfWidthPct(&st),
+				HasInterval:       st.Steady.Precise(),
+				Unsettled:         st.Steady.Unsettled(),
 			})
 		}
 	}

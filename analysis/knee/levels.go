@@ -15,6 +15,11 @@ type level struct {
 	Level
 	vals        []float64 // sorted QPS of the trials
 	clientBound int       // trials labelled client-bound
+	// batchSD is, for a level of one trial with a batch-means interval,
+	// the standard error of its throughput (0: none); unsettled counts its
+	// trials whose warm-up never settled (batchinterval.go).
+	batchSD   float64
+	unsettled int
 }
 
 // aggregate groups points by concurrency and summarises each level.
@@ -79,6 +84,7 @@ func aggregate(points []Point) ([]level, []string) {
 			l.ServerInFlight = &v
 		}
 		l.Bound = majority(bounds)
+		withBatchInterval(&l, ps) // batchinterval.go
 		l.clientBound = bounds[boundClient]
 		out = append(out, l)
 	}

@@ -29,6 +29,14 @@ type Point struct {
 	// says whether the server reported the latency it needs.
 	ServerInFlight    float64
 	HasServerInFlight bool
+	// HalfWidthPct is the relative 95% half-width of the step's throughput
+	// by the batch means of its window (results.StepSteady), when
+	// HasInterval; it gives a level measured once an interval of its own
+	// (batchinterval.go). Unsettled marks a step whose auto warm-up never
+	// found the end of its transient.
+	HalfWidthPct float64
+	HasInterval  bool
+	Unsettled    bool
 }
 
 // Series is one curve: target × workload × pool setting (× clients).

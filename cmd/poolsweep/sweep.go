@@ -68,6 +68,7 @@ type sweepOptions struct {
 	gates         thresholdFlags // --threshold (gates.go)
 	progress      string         // --progress: text or json (progressjson.go)
 	metricsListen string         // --metrics-listen (metricslisten.go)
+	autoOptions                  // --warmup/--duration auto and their bounds (autoflags.go)
 
 	// Open loop (sweepopen.go).
 	rate          string
@@ -194,8 +195,7 @@ merged run's end status.
 	levelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; with --search pool, MIN..MAX bounds the sizes it tries`)
 	intVar(f, &o.clients, "clients", 1, 1, plan.MaxClients, "independent clients in this process, each with its own pool and concurrency workers")
 	intVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals (default 1; embedded server 3)")
-	durationVar(f, &o.warmup, "warmup", 0, 0, plan.MaxWindow, "warm-up before each measured window, up to 24h (default 10s; embedded server 1s; simulator targets 1s)")
-	durationVar(f, &o.duration, "duration", 0, plan.MinWindow, plan.MaxWindow, "measured window of each step, 100ms to 24h (default 30s; embedded server 4s; simulator targets 3s)")
+	o.autoOptions.addFlags(f, &o.warmup, &o.duration) // autoflags.go
 	durationVar(f, &o.opTimeout, "op-timeout", 5*time.Second, plan.MinOpTimeout, plan.MaxOpTimeout, "timeout of every operation, server selection and pool checkout included (driver v2 has none by default): one still running after it is cancelled and counted as a timeout; 1ms to 1h")
 	durationVar(f, &o.prewarm, "prewarm-timeout", 60*time.Second, time.Second, time.Hour, "how long to wait for each step's pool to open its connections; 1s to 1h")
 	choiceVar(f, &o.workload, "workload", "read", workload.BuiltinWorkloads, false, "read, update, insert, scan, api (2 finds + 1 update per call) or mixed")

@@ -31,7 +31,9 @@ func TestNewCmdSweep(t *testing.T) {
 					t.Errorf("targets %+v", cfg.targets)
 				}
 				p := cfg.plan
-				if !slices.Equal(p.Concurrency, []int{1, 2, 4, 8, 16, 32}) || p.Trials != 3 || p.Warmup != time.Second || p.Duration != 4*time.Second || !p.Pool.Match {
+				// Auto warm-ups and windows by default: Warmup and Duration are their minimums.
+				if !slices.Equal(p.Concurrency, []int{1, 2, 4, 8, 16, 32}) || p.Trials != 3 || p.Auto == nil || !p.Auto.Warmup || !p.Auto.Window ||
+					p.Warmup != time.Second || p.Duration != 2*time.Second || !p.Pool.Match {
 					t.Errorf("plan %+v", p)
 				}
 				if cfg.workloads[0].Records != 1000 || cfg.workloads[0].Name != "read" {
@@ -48,7 +50,7 @@ func TestNewCmdSweep(t *testing.T) {
 					t.Errorf("target name %q", cfg.targets[0].Name)
 				}
 				p := cfg.plan
-				if !slices.Equal(p.Concurrency, []int{64, 128, 256, 500, 1000}) || p.Trials != 1 || p.Warmup != 10*time.Second || p.Duration != 30*time.Second {
+				if !slices.Equal(p.Concurrency, []int{64, 128, 256, 500, 1000}) || p.Trials != 1 || p.Auto == nil || p.Auto.MaxDurationS != 60 || p.Auto.PrecisionPct != 2 {
 					t.Errorf("plan %+v", p)
 				}
 				if cfg.workloads[0].Records != 10000 {

@@ -113,8 +113,8 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if session.Planner != nil {
 		total = searchPlanLine(e.stderr, session, session.Previous)
 	} else if jp == nil {
-		fmt.Fprintf(e.stderr, "plan: %d step(s), about %s (each: %s warm-up + %s window, plus opening connections)\n",
-			len(pending), fmtWall(session.Estimate(pending)), session.Plan.Warmup, session.Plan.Duration)
+		fmt.Fprintf(e.stderr, "plan: %d step(s), %s (each: %s, plus opening connections)\n",
+			len(pending), planWallLine(session.Estimate(pending), session.Plan), stepLengths(session.Plan))
 	}
 	progress := newProgressPrinter(e.stderr, total)
 	session.Hooks = progress.hooks()

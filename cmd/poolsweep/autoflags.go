@@ -1,0 +1,177 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/plan"
+)
+
+// Auto warm-ups and windows (issue 25): --warmup and --duration take
+// "auto" or a fixed length, and the bounds and precision of auto.
+
+// autoOptions are the auto flags; warmup and duration themselves live in
+// sweepOptions (their fixed lengths) with the two auto switches here.
+type autoOptions struct {
+	warmupAuto, durationAuto bool
+	minWarmup, maxWarmup     time.Duration
+	minDuration, maxDuration time.Duration
+	precisionPct             float64
+	minCalls                 int
+}
+
+// autoDurationValue is "auto" or a duration within [lo, hi].
+type autoDurationValue struct {
+	p      *time.Duration
+	auto   *bool
+	lo, hi time.Duration
+}
+
+func (v *autoDurationValue) Set(s string) error {
+	if s == "auto" {
+		*v.auto = true
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not auto or a duration (say auto, 500ms, 30s, 2h)", textfmt.Escape(s))
+	}
+	if d < v.lo || d > v.hi {
+		return fmt.Errorf("%s is not auto or a duration between %s and %s", textfmt.Escape(s), fmtHours(v.lo), fmtHours(v.hi))
+	}
+	*v.p, *v.auto = d, false
+	return nil
+}
+
+func (v *autoDurationValue) String() string {
+	if v.auto == nil || *v.auto {
+		return "auto"
+	}
+	return v.p.String()
+}
+
+func (v *autoDurationValue) Type() string { return "auto|duration" }
+func (v *autoDurationValue) accepts() string {
+	return fmt.Sprintf("auto or a duration between %s and %s", fmtHours(v.lo), fmtHours(v.hi))
+}
+
+// percentValue is a percentage within [lo, hi], written 2 or 2%.
+type percentValue struct {
+	p      *float64
+	lo, hi float64
+}
+
+func (v *percentValue) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || f != f {
+		return fmt.Errorf("%q is not a percentage (say 2%%)", textfmt.Escape(s))
+	}
+	if f < v.lo || f > v.hi {
+		return fmt.Errorf("%s is not a percentage between %g%% and %g%%", textfmt.Escape(s), v.lo, v.hi)
+	}
+	*v.p = f
+	return nil
+}
+
+func (v *percentValue) String() string { return strconv.FormatFloat(*v.p, 'g', -1, 64) + "%" }
+func (v *percentValue) Type() string   { return "percent" }
+func (v *percentValue) accepts() string {
+	return fmt.Sprintf("a percentage between %g%% and %g%%", v.lo, v.hi)
+}
+
+// addFlags registers --warmup, --duration and the auto flags.
+func (a *autoOptions) addFlags(f *pflag.FlagSet, warmup, duration *time.Duration) {
+	a.warmupAuto, a.durationAuto = true, true
+	f.Var(&autoDurationValue{p: warmup, auto: &a.warmupAuto, lo: 0, hi: plan.MaxWindow}, "warmup",
+		"warm-up before each measured window: auto ends it where MSER-5 (White 1997) finds the end of the transient in the rate, taken in 100-ms batches (at least 3s, --min-warmup to --max-warmup); or a fixed length up to 24h (then 10s is the usual; embedded server and simulator targets 1s). With --rate or --agents the default is that fixed length")
+	f.Var(&autoDurationValue{p: duration, auto: &a.durationAuto, lo: plan.MinWindow, hi: plan.MaxWindow}, "duration",
+		"measured window of each step: auto ends it once the 95% confidence half-width of its throughput (batch means, 10 or more, Student t; batches widened until their lag-1 autocorrelation is small) is within --precision, after --min-duration and --min-calls, at --max-duration at the latest; or a fixed length, 100ms to 24h (then 30s is the usual; embedded server 4s; simulator targets 3s). With --rate or --agents the default is that fixed length")
+	durationVar(f, &a.minWarmup, "min-warmup", plan.DefaultMinWarmup, 0, time.Hour, "with --warmup auto: the shortest warm-up, up to 1h (MSER-5 needs 3s of batches in any case)")
+	durationVar(f, &a.maxWarmup, "max-warmup", plan.DefaultMaxWarmup, plan.MinWindow, plan.MaxWindow, "with --warmup auto: the longest warm-up; a step whose rate never settles by then says so and gets low confidence")
+	durationVar(f, &a.minDuration, "min-duration", plan.DefaultMinDuration, plan.MinWindow, plan.MaxWindow, "with --duration auto: the shortest window")
+	durationVar(f, &a.maxDuration, "max-duration", plan.DefaultMaxDuration, time.Second, plan.MaxWindow, "with --duration auto: the longest window, whatever its precision")
+	a.precisionPct = plan.DefaultPrecision
+	f.Var(&percentValue{p: &a.precisionPct, lo: plan.MinPrecisionPct, hi: plan.MaxPrecisionPct}, "precision",
+		"with --duration auto: the 95% confidence half-width of a window's throughput it ends at, relative to it, 0.1% to 50%")
+	intVar(f, &a.minCalls, "min-calls", plan.DefaultMinCalls, 0, plan.MaxMinCalls,
+		"with --duration auto: the fewest calls a window may end with, so that its p99 rests on enough of them (1000: the p99 rests on the 10 slowest); a slow step's window runs longer for it")
+}
+
+// plan sets p's warm-up, window and auto settings from the flags: auto
+// unless a fixed length is given; with --rate or --agents, auto is
+// refused when asked for and the fixed defaults used when not (the open
+// loop and agents' lock step keep fixed windows). defWarmup and
+// defDuration are the fixed defaults of the target kind.
+func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, openLoop, agents bool, defWarmup, defDuration time.Duration) error {
+	warm, win := a.warmupAuto, a.durationAuto
+	if openLoop || agents {
+		why := "--rate (the open loop)"
+		if agents {
+			why = "--agents (lock step)"
+		}
+		for _, f := range []struct {
+			name string
+			auto bool
+		}{{"warmup", warm}, {"duration", win}} {
+			if f.auto && changed(f.name) {
+				return usagef("--%s auto: not with %s, whose warm-ups and windows are fixed lengths; give --%s as a duration", f.name, why, f.name)
+			}
+		}
+		if warm {
+			p.Warmup, warm = defWarmup, false
+		}
+		if win {
+			p.Duration, win = defDuration, false
+		}
+	}
+	for _, f := range []struct {
+		names []string
+		auto  bool
+		mode  string
+	}{{[]string{"min-warmup", "max-warmup"}, warm, "--warmup auto"}, {[]string{"min-duration", "max-duration", "precision", "min-calls"}, win, "--duration auto"}} {
+		for _, n := range f.names {
+			if changed(n) && !f.auto {
+				return usagef("--%s: only with %s", n, f.mode)
+			}
+		}
+	}
+	if warm {
+		p.Warmup = a.minWarmup
+	}
+	if win {
+		p.Duration = a.minDuration
+	}
+	p.Auto = plan.NewAutoPlan(warm, win, a.minWarmup, a.maxWarmup, a.minDuration, a.maxDuration, a.precisionPct, int64(a.minCalls))
+	return nil
+}
+
+// stepLengths says how long each step's warm-up and window are, for the
+// plan line: fixed lengths, or auto with their bounds.
+func stepLengths(p plan.Plan) string {
+	a := p.Auto
+	warm := fmt.Sprintf("%s warm-up", p.Warmup)
+	if a != nil && a.Warmup {
+		warm = fmt.Sprintf("warm-up until MSER-5 finds the end of the transient (%s to %s)", fmtHours(max(p.Warmup, plan.AutoWarmupMin)), fmtHours(seconds(a.MaxWarmupS)))
+	}
+	win := fmt.Sprintf("%s window", p.Duration)
+	if a != nil && a.Window {
+		win = fmt.Sprintf("window until the throughput is known to ±%g%% (%s to %s, %d calls or more)", a.PrecisionPct, fmtHours(p.Duration), fmtHours(seconds(a.MaxDurationS)), a.MinCalls)
+	}
+	return warm + " + " + win
+}
+
+// planWallLine is the plan's estimated wall time: about so long with fixed
+// lengths; with auto, at least that (every step at its minimums).
+func planWallLine(est time.Duration, p plan.Plan) string {
+	if p.Auto != nil {
+		return "at least " + fmtWall(est) + " (auto lengths)"
+	}
+	return "about " + fmtWall(est)
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,78 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/poolsweep/poolsweep/results"
+)
+
+// Auto warm-ups and windows (issue 25): their defaults and limits.
+const (
+	// AutoBatch is the length of the rate batches MSER-5 and the batch
+	// means read.
+	AutoBatch = 100 * time.Millisecond
+	// AutoConfidence is the confidence of a window's interval.
+	AutoConfidence = 0.95
+	// MinPrecisionPct and MaxPrecisionPct bound --precision.
+	MinPrecisionPct = 0.1
+	MaxPrecisionPct = 50.0
+	// MaxMinCalls bounds --min-calls.
+	MaxMinCalls = 100_000_000
+)
+
+// Defaults of the auto flags.
+const (
+	DefaultMinWarmup   = time.Second
+	DefaultMaxWarmup   = 60 * time.Second
+	DefaultMinDuration = 2 * time.Second
+	DefaultMaxDuration = 60 * time.Second
+	DefaultPrecision   = 2.0 // %
+	// DefaultMinCalls: a p99 from 1,000 calls rests on the 10 slowest.
+	DefaultMinCalls = 1000
+)
+
+// AutoWarmupMin is the shortest an auto warm-up can be whatever
+// --min-warmup says: MSER-5 needs six means of five batches to tell.
+const AutoWarmupMin = 30 * AutoBatch
+
+// validateAuto checks the auto settings and their fit with the rest of the
+// plan; each error names the flag.
+func (p Plan) validateAuto() error {
+	a := p.Auto
+	if a == nil {
+		return nil
+	}
+	switch {
+	case len(p.Rate) > 0:
+		return errors.New("--duration auto and --warmup auto: not with --rate (the open loop has fixed warm-ups and windows; give --warmup and --duration)")
+	case a.BatchS != AutoBatch.Seconds() || a.Confidence != AutoConfidence:
+		return fmt.Errorf("auto windows: batches of %gs at %g confidence are not this version's (%s, %g)", a.BatchS, a.Confidence, AutoBatch, AutoConfidence)
+	case a.Warmup && a.MaxWarmupS < a.MinWarmupS:
+		return fmt.Errorf("--max-warmup: %gs is below --min-warmup %gs", a.MaxWarmupS, a.MinWarmupS)
+	case a.Window && a.MaxDurationS < a.MinDurationS:
+		return fmt.Errorf("--max-duration: %gs is below --min-duration %gs", a.MaxDurationS, a.MinDurationS)
+	case a.Window && (a.PrecisionPct < MinPrecisionPct || a.PrecisionPct > MaxPrecisionPct):
+		return fmt.Errorf("--precision: %g%% is not between %g%% and %g%%", a.PrecisionPct, MinPrecisionPct, MaxPrecisionPct)
+	case a.Window && a.MaxDurationS < 10*a.BatchS:
+		return fmt.Errorf("--max-duration: %gs holds fewer than the 10 batches of %gs an interval needs", a.MaxDurationS, a.BatchS)
+	}
+	return nil
+}
+
+// NewAutoPlan is the auto settings; warmup and window say which of the two
+// end from the data. Bounds of a part that is fixed are left out.
+func NewAutoPlan(warmup, window bool, minWarmup, maxWarmup, minDuration, maxDuration time.Duration, precisionPct float64, minCalls int64) *results.AutoPlan {
+	if !warmup && !window {
+		return nil
+	}
+	a := &results.AutoPlan{Warmup: warmup, Window: window, BatchS: AutoBatch.Seconds(), Confidence: AutoConfidence}
+	if warmup {
+		a.MinWarmupS, a.MaxWarmupS = minWarmup.Seconds(), maxWarmup.Seconds()
+	}
+	if window {
+		a.MinDurationS, a.MaxDurationS, a.PrecisionPct, a.MinCalls = minDuration.Seconds(), maxDuration.Seconds(), precisionPct, minCalls
+	}
+	return a
+}

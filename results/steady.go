@@ -1,0 +1,153 @@
+package results
+
+// Auto warm-ups and windows (issue 25): the plan's settings, recorded in
+// the header, and what each step chose, recorded in the step.
+
+// Window and warm-up modes.
+const (
+	WindowAuto  = "auto"
+	WindowFixed = "fixed"
+)
+
+// AutoPlan is how a sweep ends its warm-ups and windows from the data; nil
+// in the header (and the plan) when both are fixed lengths.
+type AutoPlan struct {
+	// Warmup: MSER-5 over the step's rate batches ends each warm-up, after
+	// MinWarmupS and at most MaxWarmupS. False: the plan's fixed warm-up.
+	Warmup     bool    `json:"warmup"`
+	MinWarmupS float64 `json:"min_warmup_s,omitempty"`
+	MaxWarmupS float64 `json:"max_warmup_s,omitempty"`
+	// Window: a window ends once its throughput's confidence half-width is
+	// within PrecisionPct of it, after MinDurationS and MinCalls calls, at
+	// MaxDurationS at the latest. False: the plan's fixed window.
+	Window       bool    `json:"window"`
+	MinDurationS float64 `json:"min_duration_s,omitempty"`
+	MaxDurationS float64 `json:"max_duration_s,omitempty"`
+	PrecisionPct float64 `json:"precision_pct,omitempty"`
+	MinCalls     int64   `json:"min_calls,omitempty"`
+	// BatchS is the length of the rate batches both rules read; Confidence
+	// the level of the window's interval.
+	BatchS     float64 `json:"batch_s"`
+	Confidence float64 `json:"confidence"`
+}
+
+// StepSteady is how a step's warm-up and window were chosen, and how
+// precise its throughput is by the batch means of its window. A fixed
+// window has one too: its interval is what gives one trial a confidence.
+type StepSteady struct {
+	WarmupMode string `json:"warmup_mode"` // WindowAuto or WindowFixed
+	// WarmupEnd is why the warm-up ended: settled (MSER-5 found the end of
+	// the transient), max-warmup (it never did) or fixed-warmup.
+	WarmupEnd string `json:"warmup_end"`
+	// Settled is false when an auto warm-up found no truncation point
+	// within the maximum: the window may hold part of the transient, and
+	// the knee analysis gives the step low confidence. Nil for a fixed
+	// warm-up.
+	Settled *bool `json:"settled,omitempty"`
+	// TruncationS is MSER-5's truncation point, seconds after the warm-up
+	// began; nil unless the auto warm-up settled.
+	TruncationS *float64 `json:"truncation_s,omitempty"`
+
+	WindowMode string `json:"window_mode"`
+	// WindowEnd is why the window ended: precision, max-duration or fixed.
+	WindowEnd string `json:"window_end"`
+	// The window's interval: BatchS-long base batches, BatchSize of them
+	// per batch mean, Batches means.
+	BatchS    float64 `json:"batch_s"`
+	BatchSize int     `json:"batch_size"`
+	Batches   int     `json:"batches"`
+	// Lag1 is the batch means' lag-1 autocorrelation (nil with fewer than
+	// three); Independent says it was small enough for the interval.
+	Lag1        *float64 `json:"lag1,omitempty"`
+	Independent bool     `json:"independent"`
+	// MeanPerS is the batch means' mean calls/s; HalfWidthPerS its
+	// confidence half-width and HalfWidthPct that relative to it; nil with
+	// fewer than ten batch means.
+	MeanPerS      *float64 `json:"mean_per_s,omitempty"`
+	HalfWidthPerS *float64 `json:"half_width_per_s,omitempty"`
+	HalfWidthPct  *float64 `json:"half_width_pct,omitempty"`
+	Confidence    float64  `json:"confidence"`
+}
+
+// Precise says the step's window gives its own confidence interval: ten
+// or more batch means, independent enough, with a finite half-width.
+func (s *StepSteady) Precise() bool {
+	return s != nil && s.HalfWidthPct != nil && s.Independent && s.Batches >= 10
+}
+
+// Unsettled says an auto warm-up never found the end of the transient.
+func (s *StepSteady) Unsettled() bool {
+	return s != nil && s.Settled != nil && !*s.Settled
+}
+
+// Why a warm-up and a window ended (StepSteady.WarmupEnd, WindowEnd).
+var (
+	warmupEnds = []string{"settled", "max-warmup", "fixed-warmup"}
+	windowEnds = []string{"precision", "max-duration", "fixed"}
+	modes      = []string{WindowAuto, WindowFixed}
+)
+
+// checkSteady checks a step's steady record: known words, counts, and an
+// interval that is a half-width around a rate.
+func checkSteady(c *check, s *StepSteady) {
+	if s == nil {
+		return
+	}
+	c.oneOf("step.steady.warmup_mode", s.WarmupMode, modes)
+	c.oneOf("step.steady.warmup_end", s.WarmupEnd, warmupEnds)
+	c.oneOf("step.steady.window_mode", s.WindowMode, modes)
+	c.oneOf("step.steady.window_end", s.WindowEnd, windowEnds)
+	if (s.WarmupMode == WindowFixed) != (s.WarmupEnd == "fixed-warmup") {
+		c.fail("step.steady.warmup_end", "%q does not go with a %s warm-up", s.WarmupEnd, s.WarmupMode)
+	}
+	if (s.WindowMode == WindowFixed) != (s.WindowEnd == "fixed") {
+		c.fail("step.steady.window_end", "%q does not go with a %s window", s.WindowEnd, s.WindowMode)
+	}
+	c.optNonNeg("step.steady.truncation_s", s.TruncationS)
+	if !(s.BatchS > 0 && s.BatchS <= 60) {
+		c.fail("step.steady.batch_s", "%v is not a batch length in seconds", s.BatchS)
+	}
+	c.count("step.steady.batch_size", int64(s.BatchSize))
+	c.count("step.steady.batches", int64(s.Batches))
+	if r := s.Lag1; r != nil && !(*r >= -1 && *r <= 1) {
+		c.fail("step.steady.lag1", "%v is not an autocorrelation", *r)
+	}
+	c.optNonNeg("step.steady.mean_per_s", s.MeanPerS)
+	c.optNonNeg("step.steady.half_width_per_s", s.HalfWidthPerS)
+	c.optNonNeg("step.steady.half_width_pct", s.HalfWidthPct)
+	if (s.HalfWidthPerS == nil) != (s.MeanPerS == nil) || (s.HalfWidthPct == nil) != (s.MeanPerS == nil) {
+		c.fail("step.steady", "mean_per_s, half_width_per_s and half_width_pct come together")
+	}
+	if s.HalfWidthPerS != nil && s.Batches < 10 {
+		c.fail("step.steady.batches", "%d batch means; an interval needs 10 or more", s.Batches)
+	}
+	if !(s.Confidence > 0 && s.Confidence < 1) {
+		c.fail("step.steady.confidence", "%v is not a confidence between 0 and 1", s.Confidence)
+	}
+}
+
+// checkAutoPlan checks the header's auto settings.
+func checkAutoPlan(c *check, a *AutoPlan) {
+	if a == nil {
+		return
+	}
+	for _, d := range []struct {
+		name string
+		v    float64
+	}{{"min_warmup_s", a.MinWarmupS}, {"max_warmup_s", a.MaxWarmupS}, {"min_duration_s", a.MinDurationS}, {"max_duration_s", a.MaxDurationS}, {"precision_pct", a.PrecisionPct}} {
+		c.nonNeg("run.plan.auto."+d.name, d.v)
+	}
+	if a.MaxWarmupS < a.MinWarmupS {
+		c.fail("run.plan.auto.max_warmup_s", "%v is below min_warmup_s %v", a.MaxWarmupS, a.MinWarmupS)
+	}
+	if a.MaxDurationS < a.MinDurationS {
+		c.fail("run.plan.auto.max_duration_s", "%v is below min_duration_s %v", a.MaxDurationS, a.MinDurationS)
+	}
+	c.count("run.plan.auto.min_calls", a.MinCalls)
+	if !(a.BatchS > 0 && a.BatchS <= 60) {
+		c.fail("run.plan.auto.batch_s", "%v is not a batch length in seconds", a.BatchS)
+	}
+	if !(a.Confidence > 0 && a.Confidence < 1) {
+		c.fail("run.plan.auto.confidence", "%v is not a confidence between 0 and 1", a.Confidence)
+	}
+}

@@ -1,0 +1,217 @@
+package sweep
+
+import (
+	"context"
+	"time"
+
+	"github.com/poolsweep/poolsweep/analysis/steady"
+	"github.com/poolsweep/poolsweep/plan"
+	"github.com/poolsweep/poolsweep/results"
+)
+
+// A step's warm-up and measured window, ended from the data when the plan
+// says auto (issue 25; the rules are analysis/steady's), or after the
+// fixed lengths as before. Either way the calls completed are kept in
+// base batches of plan.AutoBatch, so that every window carries its own
+// batch-means interval.
+
+// warmupOutcome is how a warm-up ended.
+type warmupOutcome struct {
+	auto       bool
+	end        steady.End
+	truncation time.Duration // MSER-5's point; meaningful when end is EndSettled
+	elapsed    time.Duration
+}
+
+// windowOutcome is how a window ended, with its interval.
+type windowOutcome struct {
+	auto bool
+	end  steady.End
+	iv   steady.Interval
+}
+
+// warmUp runs the step's warm-up: a fixed length as before, or until
+// MSER-5 finds the end of the transient in the rate batches (after the
+// minimum; at the maximum, unsettled). False when ctx ended first.
+func (r *runner) warmUp(ctx context.Context, spec plan.StepSpec, rec *recorder, pool *poolRecorder) (warmupOutcome, bool) {
+	start := time.Now()
+	a := r.Auto
+	if a == nil || !a.Warmup {
+		ok := r.phase(ctx, spec, PhaseWarmup, r.Warmup-r.windowLead(), rec, pool)
+		return warmupOutcome{end: steady.EndWarmFixed, elapsed: time.Since(start)}, ok
+	}
+	rule := steady.WarmupRule{MinValues: batchesIn(seconds(a.MinWarmupS)), MaxValues: batchesIn(seconds(a.MaxWarmupS))}
+	out := warmupOutcome{auto: true, end: steady.EndMaxWarmup}
+	ok := r.batched(ctx, spec, PhaseWarmup, seconds(a.MaxWarmupS), rec, pool, func(xs []float64, _ int64) bool {
+		tr, end := rule.Decide(xs)
+		if end == steady.EndContinue {
+			return false
+		}
+		out.end, out.truncation = end, time.Duration(tr.Point)*plan.AutoBatch
+		return true
+	})
+	out.elapsed = time.Since(start)
+	return out, ok
+}
+
+// measureWindow runs the measured window: a fixed length as before, or
+// until the throughput's half-width is within the precision (after the
+// minimum duration and calls; at the maximum whatever the precision).
+// False when ctx ended first.
+func (r *runner) measureWindow(ctx context.Context, spec plan.StepSpec, rec *recorder, pool *poolRecorder) (windowOutcome, bool) {
+	a := r.Auto
+	var xs []float64
+	if a == nil || !a.Window {
+		ok := r.batched(ctx, spec, PhaseMeasure, r.Duration, rec, pool, func(b []float64, _ int64) bool {
+			xs = b
+			return false
+		})
+		return windowOutcome{end: steady.EndFixed, iv: steady.BatchMeans(xs, plan.AutoConfidence)}, ok
+	}
+	rule := steady.WindowRule{Precision: a.PrecisionPct / 100, Confidence: a.Confidence,
+		MinValues: batchesIn(seconds(a.MinDurationS)), MaxValues: batchesIn(seconds(a.MaxDurationS)), MinCalls: a.MinCalls}
+	out := windowOutcome{auto: true, end: steady.EndMax}
+	ok := r.batched(ctx, spec, PhaseMeasure, seconds(a.MaxDurationS), rec, pool, func(b []float64, calls int64) bool {
+		xs = b
+		iv, end := rule.Decide(b, calls)
+		if end == steady.EndContinue {
+			return false
+		}
+		out.end, out.iv = end, iv
+		return true
+	})
+	if out.end == steady.EndMax {
+		out.iv = steady.BatchMeans(xs, plan.AutoConfidence)
+	}
+	return out, ok
+}
+
+// batched waits until d has passed or done says so, keeping the calls
+// completed in each base batch as a rate (calls/s) and reporting progress
+// about twice a second; false when ctx ended first. done sees the batches
+// so far and the calls in them.
+func (r *runner) batched(ctx context.Context, spec plan.StepSpec, name string, d time.Duration, rec *recorder, pool *poolRecorder, done func(xs []float64, calls int64) bool) bool {
+	start := time.Now()
+	end := time.NewTimer(d)
+	defer end.Stop()
+	tick := time.NewTicker(plan.AutoBatch)
+	defer tick.Stop()
+	first := rec.liveCalls()
+	lastN := first
+	progN, progT := first, start
+	bins := binner{start: start}
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-end.C:
+			return true
+		case <-tick.C:
+			// The count and the clock read together: on a busy host the
+			// tick's own time can be well before this goroutine runs.
+			n, now := rec.liveCalls(), time.Now()
+			bins.add(n-lastN, now)
+			lastN = n
+			if done(bins.rates(), n-first) {
+				return true
+			}
+			if r.Progress != nil && now.Sub(progT) >= 500*time.Millisecond {
+				r.Progress(Progress{Step: spec, Phase: name, Elapsed: now.Sub(start), Total: d, CallsPerS: float64(n-progN) / now.Sub(progT).Seconds(), Open: int(pool.open.Load())})
+				progN, progT = n, now
+			}
+		}
+	}
+}
+
+// steadyRecord is the step's record of how its warm-up and window ended.
+func steadyRecord(w warmupOutcome, win windowOutcome) *results.StepSteady {
+	s := &results.StepSteady{WarmupMode: mode(w.auto), WarmupEnd: string(w.end), WindowMode: mode(win.auto), WindowEnd: string(win.end),
+		BatchS: plan.AutoBatch.Seconds(), BatchSize: win.iv.BatchSize, Batches: win.iv.Batches, Independent: win.iv.Independent, Confidence: plan.AutoConfidence}
+	if w.auto {
+		settled := w.end == steady.EndSettled
+		s.Settled = &settled
+		if settled {
+			s.TruncationS = new(w.truncation.Seconds())
+		}
+	}
+	if win.iv.Batches >= 3 {
+		s.Lag1 = new(win.iv.Lag1)
+	}
+	if win.iv.OK {
+		s.MeanPerS, s.HalfWidthPerS = new(win.iv.Mean), new(win.iv.HalfWidth)
+		if win.iv.Mean > 0 {
+			s.HalfWidthPct = new(win.iv.HalfWidth / win.iv.Mean * 100)
+		} else {
+			s.MeanPerS, s.HalfWidthPerS = nil, nil // no calls: no interval
+		}
+	}
+	return s
+}
+
+// steadyWarnings are what a step says about a warm-up that never settled
+// or a window that ended short of its precision.
+func steadyWarnings(w warmupOutcome, win windowOutcome, a *results.AutoPlan) []string {
+	var out []string
+	if w.auto && w.end != steady.EndSettled {
+		out = append(out, "the warm-up never settled within --max-warmup "+fmtSeconds(a.MaxWarmupS)+" (MSER-5 found no end of the transient): the window may hold part of it, and the knee analysis gives this step low confidence")
+	}
+	if win.auto && win.end == steady.EndMax {
+		out = append(out, "the window reached --max-duration "+fmtSeconds(a.MaxDurationS)+" before its throughput was known to --precision")
+	}
+	return out
+}
+
+func mode(auto bool) string {
+	if auto {
+		return results.WindowAuto
+	}
+	return results.WindowFixed
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func fmtSeconds(s float64) string { return seconds(s).String() }
+
+// batchesIn is how many base batches fit in d.
+func batchesIn(d time.Duration) int { return int(d / plan.AutoBatch) }
+
+// binner turns counts read at irregular moments into base batches on
+// exact boundaries: the calls of each interval between two reads are
+// spread over it evenly and fall into the batches it overlaps, by their
+// share of it. A tick the busy host delivered late thus weighs as the time
+// it covers, and the batches' mean stays the calls over the time.
+type binner struct {
+	start time.Time
+	last  time.Duration // end of what has been added, since start
+	calls []float64     // per batch, the last one possibly partial
+}
+
+// add records calls completed between the last add (or start) and now.
+func (b *binner) add(calls int64, now time.Time) {
+	to := now.Sub(b.start)
+	from := b.last
+	if to <= from {
+		return
+	}
+	rate := float64(calls) / float64(to-from)
+	for t := from; t < to; {
+		i := int(t / plan.AutoBatch)
+		end := min(to, time.Duration(i+1)*plan.AutoBatch)
+		for len(b.calls) <= i {
+			b.calls = append(b.calls, 0)
+		}
+		b.calls[i] += rate * float64(end-t)
+		t = end
+	}
+	b.last = to
+}
+
+// rates is the complete batches so far as calls/s.
+func (b *binner) rates() []float64 {
+	n := int(b.last / plan.AutoBatch)
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = b.calls[i] / plan.AutoBatch.Seconds()
+	}
+	return out
+}
