@@ -88,13 +88,13 @@ func (v *percentValue) accepts() string {
 func (a *autoOptions) addFlags(f *pflag.FlagSet, warmup, duration *time.Duration) {
 	a.warmupAuto, a.durationAuto = true, true
 	f.Var(&autoDurationValue{p: warmup, auto: &a.warmupAuto, lo: 0, hi: plan.MaxWindow}, "warmup",
-		"warm-up before each measured window: auto ends it where MSER-5 (White 1997) finds the end of the transient in the rate, taken in 100-ms batches (at least 3s, --min-warmup to --max-warmup); or a fixed length up to 24h (then 10s is the usual; embedded server and simulator targets 1s). With --rate or --agents the default is that fixed length")
+		"warm-up before each measured window: auto ends it where MSER-5 (White 1997) finds the end of the transient in the rate, taken in 100-ms batches (at least 3s, --min-warmup to --max-warmup; the default, but on simulator targets); or a fixed length up to 24h (10s is the usual; simulator targets 1s by default). With --rate or --agents the default is a fixed length (10s; embedded server and simulator targets 1s)")
 	f.Var(&autoDurationValue{p: duration, auto: &a.durationAuto, lo: plan.MinWindow, hi: plan.MaxWindow}, "duration",
-		"measured window of each step: auto ends it once the 95% confidence half-width of its throughput (batch means, 10 or more, Student t; batches widened until their lag-1 autocorrelation is small) is within --precision, after --min-duration and --min-calls, at --max-duration at the latest; or a fixed length, 100ms to 24h (then 30s is the usual; embedded server 4s; simulator targets 3s). With --rate or --agents the default is that fixed length")
+		"measured window of each step: auto ends it once the 95% confidence half-width of its throughput (batch means, 10 or more, Student t; batches widened until their lag-1 autocorrelation is small) is within --precision, after --min-duration and --min-calls, at --max-duration at the latest (the default, but on simulator targets); or a fixed length, 100ms to 24h (30s is the usual; simulator targets 3s by default). With --rate or --agents the default is a fixed length (30s; embedded server 4s; simulator targets 3s)")
 	durationVar(f, &a.minWarmup, "min-warmup", plan.DefaultMinWarmup, 0, time.Hour, "with --warmup auto: the shortest warm-up, up to 1h (MSER-5 needs 3s of batches in any case)")
-	durationVar(f, &a.maxWarmup, "max-warmup", plan.DefaultMaxWarmup, plan.MinWindow, plan.MaxWindow, "with --warmup auto: the longest warm-up; a step whose rate never settles by then says so and gets low confidence")
+	durationVar(f, &a.maxWarmup, "max-warmup", plan.DefaultMaxWarmup, plan.MinWindow, plan.MaxWindow, "with --warmup auto: the longest warm-up (default 1m; embedded server 10s); a step whose rate never settles by then says so and gets low confidence")
 	durationVar(f, &a.minDuration, "min-duration", plan.DefaultMinDuration, plan.MinWindow, plan.MaxWindow, "with --duration auto: the shortest window")
-	durationVar(f, &a.maxDuration, "max-duration", plan.DefaultMaxDuration, time.Second, plan.MaxWindow, "with --duration auto: the longest window, whatever its precision")
+	durationVar(f, &a.maxDuration, "max-duration", plan.DefaultMaxDuration, time.Second, plan.MaxWindow, "with --duration auto: the longest window, whatever its precision (default 1m; embedded server 15s)")
 	a.precisionPct = plan.DefaultPrecision
 	f.Var(&percentValue{p: &a.precisionPct, lo: plan.MinPrecisionPct, hi: plan.MaxPrecisionPct}, "precision",
 		"with --duration auto: the 95% confidence half-width of a window's throughput it ends at, relative to it, 0.1% to 50%")
@@ -103,12 +103,30 @@ func (a *autoOptions) addFlags(f *pflag.FlagSet, warmup, duration *time.Duration
 }
 
 // plan sets p's warm-up, window and auto settings from the flags: auto
-// unless a fixed length is given; with --rate or --agents, auto is
+// unless a fixed length is given, or the target kind's defaults (d) are
+// fixed and auto was not asked for; with --rate or --agents, auto is
 // refused when asked for and the fixed defaults used when not (the open
-// loop and agents' lock step keep fixed windows). defWarmup and
-// defDuration are the fixed defaults of the target kind.
-func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, openLoop, agents bool, defWarmup, defDuration time.Duration) error {
+// loop and agents' lock step keep fixed windows). Unless given, the auto
+// bounds are the target kind's.
+func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, openLoop, agents bool, d planDefaults) error {
+	defWarmup, defDuration := d.warmup, d.duration
 	warm, win := a.warmupAuto, a.durationAuto
+	if !d.auto {
+		warm = warm && changed("warmup")
+		win = win && changed("duration")
+		if !warm && !changed("warmup") {
+			p.Warmup = defWarmup
+		}
+		if !win && !changed("duration") {
+			p.Duration = defDuration
+		}
+	}
+	if d.auto && d.maxWarmup > 0 && !changed("max-warmup") {
+		a.maxWarmup = d.maxWarmup
+	}
+	if d.auto && d.maxDuration > 0 && !changed("max-duration") {
+		a.maxDuration = d.maxDuration
+	}
 	if openLoop || agents {
 		why := "--rate (the open loop)"
 		if agents {

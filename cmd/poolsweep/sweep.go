@@ -15,21 +15,35 @@ import (
 	"github.com/poolsweep/poolsweep/workload"
 )
 
-// Defaults that depend on what is being measured. The embedded FerretDB
-// server saturates at a handful of connections on a 2-core machine, so its
-// plan is small and short enough to show its knee in about two minutes;
-// the --uri defaults are the seeds' levels with YCSB-like windows.
+// Defaults that depend on what is being measured. A deployment (--uri)
+// gets auto warm-ups and windows (issue 25), each step as long as its
+// number needs within a minute, one trial a level (its own batch-means
+// interval gives the confidence), at the seeds' levels. The embedded
+// FerretDB server saturates at a handful of connections on a 2-core
+// machine: auto too, with bounds that keep its sweep near a minute and
+// never past three, so that the README's first command shows its knee
+// quickly. A simulator's capacity is known by construction and its runs
+// are demonstrations and tests: fixed short windows, so a plan's length
+// is what it says (--duration auto asks for auto there too).
 var (
-	embeddedDefaults = planDefaults{concurrency: "1..32x2", trials: 3, warmup: time.Second, duration: 4 * time.Second, records: 1000}
-	uriDefaults      = planDefaults{concurrency: "64,128,256,500,1000", trials: 1, warmup: 10 * time.Second, duration: 30 * time.Second, records: 10000}
-	simDefaults      = planDefaults{concurrency: "1..128x2", trials: 1, warmup: time.Second, duration: 3 * time.Second, records: 10000}
+	embeddedDefaults = planDefaults{concurrency: "1..32x2", trials: 1, warmup: time.Second, duration: 4 * time.Second, records: 1000,
+		auto: true, maxWarmup: 10 * time.Second, maxDuration: 15 * time.Second}
+	uriDefaults = planDefaults{concurrency: "64,128,256,500,1000", trials: 1, warmup: 10 * time.Second, duration: 30 * time.Second, records: 10000,
+		auto: true, maxWarmup: plan.DefaultMaxWarmup, maxDuration: plan.DefaultMaxDuration}
+	simDefaults = planDefaults{concurrency: "1..128x2", trials: 1, warmup: time.Second, duration: 3 * time.Second, records: 10000}
 )
 
+// planDefaults are a target kind's defaults. warmup and duration are the
+// fixed lengths used when auto is off (by default for a simulator, or
+// with --rate or --agents); with auto, maxWarmup and maxDuration bound
+// each step unless --max-warmup and --max-duration say otherwise.
 type planDefaults struct {
-	concurrency      string
-	trials           int
-	warmup, duration time.Duration
-	records          int
+	concurrency            string
+	trials                 int
+	warmup, duration       time.Duration
+	records                int
+	auto                   bool
+	maxWarmup, maxDuration time.Duration
 }
 
 type sweepOptions struct {
@@ -194,7 +208,7 @@ merged run's end status.
 	levelsVar(f, &o.concurrency, "concurrency", "", plan.MaxConcurrency, false, levelsOrSpan, "concurrency levels per client (default "+uriDefaults.concurrency+"; embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency+")")
 	levelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; with --search pool, MIN..MAX bounds the sizes it tries`)
 	intVar(f, &o.clients, "clients", 1, 1, plan.MaxClients, "independent clients in this process, each with its own pool and concurrency workers")
-	intVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals (default 1; embedded server 3)")
+	intVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals across trials (an auto window gives one trial its own interval)")
 	o.autoOptions.addFlags(f, &o.warmup, &o.duration) // autoflags.go
 	durationVar(f, &o.opTimeout, "op-timeout", 5*time.Second, plan.MinOpTimeout, plan.MaxOpTimeout, "timeout of every operation, server selection and pool checkout included (driver v2 has none by default): one still running after it is cancelled and counted as a timeout; 1ms to 1h")
 	durationVar(f, &o.prewarm, "prewarm-timeout", 60*time.Second, time.Second, time.Hour, "how long to wait for each step's pool to open its connections; 1s to 1h")

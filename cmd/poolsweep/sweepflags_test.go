@@ -31,9 +31,11 @@ func TestNewCmdSweep(t *testing.T) {
 					t.Errorf("targets %+v", cfg.targets)
 				}
 				p := cfg.plan
-				// Auto warm-ups and windows by default: Warmup and Duration are their minimums.
-				if !slices.Equal(p.Concurrency, []int{1, 2, 4, 8, 16, 32}) || p.Trials != 3 || p.Auto == nil || !p.Auto.Warmup || !p.Auto.Window ||
-					p.Warmup != time.Second || p.Duration != 2*time.Second || !p.Pool.Match {
+				// Auto warm-ups and windows by default: Warmup and Duration are
+				// their minimums; the embedded server's bounds keep the sweep
+				// short, and one trial has its own interval.
+				if !slices.Equal(p.Concurrency, []int{1, 2, 4, 8, 16, 32}) || p.Trials != 1 || p.Auto == nil || !p.Auto.Warmup || !p.Auto.Window ||
+					p.Warmup != time.Second || p.Duration != 2*time.Second || !p.Pool.Match || p.Auto.MaxWarmupS != 10 || p.Auto.MaxDurationS != 15 {
 					t.Errorf("plan %+v", p)
 				}
 				if cfg.workloads[0].Records != 1000 || cfg.workloads[0].Name != "read" {
@@ -59,10 +61,22 @@ func TestNewCmdSweep(t *testing.T) {
 			},
 		},
 		{
+			// Simulators keep fixed short windows unless auto is asked for.
 			name: "simulators", args: []string{"--target", "a=sim:slots=8,service=2ms", "--target", "b=sim:shards=3,slots=8"},
 			check: func(t *testing.T, cfg *sweepConfig) {
 				if len(cfg.targets) != 2 || cfg.targets[1].SimSpec != "shards=3,slots=8" || cfg.plan.Concurrency[len(cfg.plan.Concurrency)-1] != 128 {
 					t.Errorf("targets %+v plan %v", cfg.targets, cfg.plan.Concurrency)
+				}
+				if p := cfg.plan; p.Auto != nil || p.Warmup != time.Second || p.Duration != 3*time.Second {
+					t.Errorf("simulator plan: auto %+v, warm-up %s, window %s; want fixed 1s and 3s", p.Auto, p.Warmup, p.Duration)
+				}
+			},
+		},
+		{
+			name: "simulator asks for auto", args: []string{"--target", "a=sim:slots=8", "--duration", "auto", "--max-duration", "5s"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if p := cfg.plan; p.Auto == nil || !p.Auto.Window || p.Auto.Warmup || p.Auto.MaxDurationS != 5 || p.Warmup != time.Second {
+					t.Errorf("plan %+v auto %+v; want an auto window of at most 5s after a fixed 1s warm-up", p, p.Auto)
 				}
 			},
 		},
