@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/report"
+	"github.com/poolsweep/poolsweep/results"
+)
+
+type reportOptions struct {
+	out       string
+	format    string
+	baseline  string
+	candidate string
+	analysis  kneeFlags
+	read      readOptions
+}
+
+func newReportCmd(e *env) *cobra.Command {
+	o := &reportOptions{}
+	cmd := filesCmd(cmdHelp{
+		use:   "report RESULTS.jsonl… -o report.html",
+		short: "Write one self-contained HTML (or Markdown) report: header, verdicts, figures, step table",
+		long: `report writes a capacity-planning report from results files: the run's targets,
+workload, plan and client machine; the knee verdict per series; the figures; and the
+step table in the seeds' format (concurrency, pool, connections, throughput, average
+read and write latency in µs, p99, errors).
+
+The verdicts are analyze's, with the same options (--plateau, --min-gain, --slo-p99):
+one file, or three and more, form series as analyze forms them (steps of one target in
+several files are trials of one series). Two files are an A/B pair: the report adds
+the comparison, and each run is analysed on its own, as analyze RUN would.
+
+HTML is one file with the SVG figures inline and nothing to fetch. With --format
+markdown the figures (PNG and SVG) go into a directory named after the report, beside
+it: -o report.md writes report_files/throughput.png and so on, so that no file the
+report did not name is replaced. The directory the report goes into must exist.`,
+		example: `  poolsweep report poolsweep-out/20261130-101500-1a2b/results.jsonl -o report.html
+  poolsweep report run/results.jsonl --format markdown -o report.md      # figures in report_files/
+  poolsweep report run/results.jsonl --slo-p99 20ms -o report.html
+  poolsweep report audit-off/results.jsonl audit-on/results.jsonl -o ab.html     # with an A/B section
+  poolsweep report ab/results.jsonl --baseline standalone --candidate sharded -o ab.html`,
+	}, "report: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
+	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file, written through outfile", nil, "report file to write (required)")
+	choiceVar(cmd.Flags(), &o.format, "format", "html", []string{"html", "markdown"}, false, "html or markdown")
+	textVar(cmd.Flags(), &o.baseline, "baseline", "", "a target name of the results file", nil, "with one results file of two targets: the baseline target for the A/B section")
+	textVar(cmd.Flags(), &o.candidate, "candidate", "", "a target name of the results file", nil, "the candidate target for the A/B section")
+	o.analysis.add(cmd.Flags())
+	o.read.addFlag(cmd.Flags())
+	return cmd
+}
+
+func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
+	if o.out == "" {
+		return usagef("-o/--out: required (the report file)")
+	}
+	if err := checkReportPath(o.out, o.format); err != nil {
+		return err
+	}
+	opts, err := o.analysis.options()
+	if err != nil {
+		return err
+	}
+	if (o.baseline == "") != (o.candidate == "") {
+		return usagef("--baseline/--candidate: give both target names, or neither")
+	}
+	if len(args) == 2 && sameFile(args[0], args[1]) {
+		return usagef("report: %s is given twice; an A/B report needs two different runs", args[0])
+	}
+	if len(args) > 1 && o.baseline != "" {
+		return usagef("--baseline/--candidate: name two targets of one results file; two files are already an A/B pair")
+	}
+	rs, err := o.read.files(ctx, args, e.stderr)
+	if err != nil {
+		return err
+	}
+	// Two files are an A/B pair, each run analysed on its own; one file's
+	// two targets are compared within one analysis.
+	var ab *report.AB
+	a := analysis.Of(rs, opts)
+	switch {
+	case o.baseline != "":
+		ab = &report.AB{Baseline: o.baseline, Candidate: o.candidate}
+	case len(rs) == 2:
+		ab, a = &report.AB{}, analysis.Each(rs, opts)
+	}
+	if err := writeReport(o.out, o.format, rs, a, ab, e.stderr); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, textfmt.Escape(o.out))
+	return nil
+}
+
+// writeReport assembles the report of rs from their analysis a, tells
+// notes what it left out, and writes it to path in format.
+func writeReport(path, format string, rs []*results.Results, a *analysis.Analysis, ab *report.AB, notes io.Writer) error {
+	r, ns, err := report.New(rs, a, ab)
+	var in *report.InputError
+	switch {
+	case errors.As(err, &in):
+		return usageError{err}
+	case err != nil:
+		return err
+	}
+	// A path that cannot take the report is one line naming -o, with
+	// nothing written and nothing else said.
+	var bad *report.PathError
+	err = r.Write(path, format)
+	if errors.As(err, &bad) {
+		return usagef("-o: %v", err)
+	}
+	for _, n := range ns {
+		fmt.Fprintln(notes, "note:", n)
+	}
+	return err
+}
+
+// checkReportPath refuses, before any work, a report path that could not
+// be written (report.Check), as one line naming -o.
+func checkReportPath(path, format string) error {
+	if err := report.Check(path, format); err != nil {
+		return usagef("-o: %v", err)
+	}
+	return nil
+}
