@@ -17,24 +17,28 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// binary is poolsweep built once for the tests that need real processes
-// (the sweep starts `poolsweep serve` as a child, as users get it).
+// binary is this test binary: started with cliEnv set, it is poolsweep
+// (TestMain calls main), so the tests that need real processes (the sweep
+// starts `poolsweep serve` as a child, as users get it; --spawn starts its
+// agents) run it without building poolsweep first.
 var binary string
 
+// cliEnv makes this test binary run as poolsweep instead of running tests.
+// TestMain sets it for its own children too, so that a sweep run in-process
+// (runCLI) that starts os.Executable() as its server starts poolsweep.
+const cliEnv = "POOLSWEEP_TEST_AS_CLI"
+
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "poolsweep-bin-")
+	if os.Getenv(cliEnv) == "1" {
+		main() // exits
+	}
+	exe, err := os.Executable()
 	if err != nil {
 		panic(err)
 	}
-	binary = filepath.Join(dir, "poolsweep")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-	if err != nil {
-		os.Stderr.Write(out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	binary = exe
+	os.Setenv(cliEnv, "1")
+	os.Exit(m.Run())
 }
 
 // runCLI runs poolsweep in-process and returns its exit status and output.
