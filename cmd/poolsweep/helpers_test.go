@@ -164,15 +164,3 @@ func startServeCmd(t *testing.T, args ...string) (*exec.Cmd, string) {
 	cmd, _, uri := launchServe(t, args...)
 	return cmd, uri
 }
-
-func pgURL(t *testing.T, env string) string {
-	u := os.Getenv(env)
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			// In CI the PostgreSQL backend is part of what must pass.
-			t.Fatalf("%s is not set in CI: scripts/test.sh could not start PostgreSQL", env)
-		}
-		t.Skipf("%s is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL", env)
-	}
-	return u
-}

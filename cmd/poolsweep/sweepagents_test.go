@@ -238,18 +238,6 @@ func TestSpawnAgentsSimulatedSharded(t *testing.T) {
 		"--target", "sharded=sim:shards=3,slots=2,service=50ms,routers=2")
 }
 
-// TestSpawnAgentsFerretDB is the same flow against embedded FerretDB, one
-// server both sides share. FerretDB's own throughput swings by up to a
-// factor of two from window to window on a busy 2-core machine, so the
-// two sides alternate, five rounds each, at one level that saturates it.
-func TestSpawnAgentsFerretDB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns agents against embedded FerretDB")
-	}
-	uri, _ := startServe(t)
-	compareAgentsWithClients(t, 5, true, []string{"--concurrency", "2", "--trials", "1", "--warmup", "300ms", "--duration", "3s", "--records", "200"}, "--uri", uri)
-}
-
 // agentProcs starts n agents of run as separate processes, as on n
 // hosts, each sweeping uri with args and writing to dir/agent-I; their
 // stderr is in the returned logs. The test's end kills any still running.
