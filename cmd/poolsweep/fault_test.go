@@ -124,16 +124,17 @@ func afterStep(n int, delay time.Duration, inject func()) func(string) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// faultArgs is a small plan against the proxy: C=2,4,8, 2-s windows.
+// faultArgs is a small plan against the proxy: C=2,4,8, 1-s windows
+// after 300 ms of warm-up.
 func faultArgs(p *faultProxy, extra ...string) []string {
 	return append([]string{"--uri", "mongodb://" + p.Addr() + "/?directConnection=true", "--workload", "read", "--records", "200",
-		"--concurrency", "2,4,8", "--warmup", "300ms", "--duration", "2s", "--op-timeout", "1s"}, extra...)
+		"--concurrency", "2,4,8", "--warmup", "300ms", "--duration", "1s", "--op-timeout", "1s"}, extra...)
 }
 
 func TestFaultConnectionResets(t *testing.T) {
-	_, p := faultTarget(t)
+	p := sharedFaultProxy(t)
 	var at time.Time
-	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 1200*time.Millisecond, func() {
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 700*time.Millisecond, func() {
 		at = time.Now()
 		for range 3 {
 			p.ResetAll()
@@ -165,7 +166,7 @@ func TestFaultConnectionResets(t *testing.T) {
 }
 
 func TestFaultLatency(t *testing.T) {
-	_, p := faultTarget(t)
+	p := sharedFaultProxy(t)
 	onLine := func(line string) {
 		switch {
 		case strings.HasPrefix(line, "[1/"):
@@ -189,9 +190,9 @@ func TestFaultLatency(t *testing.T) {
 }
 
 func TestFaultBlackhole(t *testing.T) {
-	_, p := faultTarget(t)
+	p := sharedFaultProxy(t)
 	var at time.Time
-	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 900*time.Millisecond, func() {
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 600*time.Millisecond, func() {
 		at = time.Now()
 		p.SetBlackhole(true)
 		time.Sleep(2500 * time.Millisecond)
@@ -247,51 +248,58 @@ func TestFaultBlackhole(t *testing.T) {
 // or partial (exit 3) with --keep-going, naming the steps not measured,
 // the one the target failed in first.
 func TestFaultServerKilled(t *testing.T) {
+	if !testing.Short() {
+		t.Parallel()
+	}
 	for _, keepGoing := range []bool{false, true} {
-		srv, p := faultTarget(t)
-		extra := []string{"--concurrency", "2,4,8,16"}
-		if keepGoing {
-			extra = append(extra, "--keep-going")
+		t.Run(fmt.Sprintf("keep-going=%v", keepGoing), func(t *testing.T) { faultServerKilled(t, keepGoing) })
+	}
+}
+
+func faultServerKilled(t *testing.T, keepGoing bool) {
+	srv, p := faultTarget(t)
+	extra := []string{"--concurrency", "2,4,8,16"}
+	if keepGoing {
+		extra = append(extra, "--keep-going")
+	}
+	var at time.Time
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p, extra...), afterStep(1, 700*time.Millisecond, func() {
+		at = time.Now()
+		srv.Kill()
+	}))
+	if r.res == nil || r.res.End == nil {
+		t.Fatalf("keep-going=%v: no end record\n%s", keepGoing, r.stderr)
+	}
+	hit, ok := stepAtTime(r.res, at)
+	if !ok || hit.Errors.Total() == 0 {
+		t.Errorf("keep-going=%v: the step the kill hit (found %v) counts no errors: %+v", keepGoing, ok, hit.Errors)
+	}
+	assertKilledStep(t, hit, at)
+	if !strings.Contains(r.stderr, "bound: failed — target failed during the window") || !strings.Contains(r.stderr, "warning: the target failed during the window") {
+		t.Errorf("keep-going=%v: the progress lines do not say the target failed\n%s", keepGoing, r.stderr)
+	}
+	if r.took > 60*time.Second {
+		t.Errorf("keep-going=%v: took %s; a dead target must fail its steps in seconds", keepGoing, r.took)
+	}
+	if n := strings.Count(r.stderr, "does not answer"); (!keepGoing && n != 1) || (keepGoing && n != 2) {
+		t.Errorf("keep-going=%v: the failure is said %d times\n%s", keepGoing, n, r.stderr)
+	}
+	// analyze leaves the step out of the deployment's numbers, naming it.
+	code, stdout, stderr := runCLI(t, "analyze", filepath.Join(r.out, "results.jsonl"))
+	if want := fmt.Sprintf("step C=%d trial 1: the target failed during the window (", hit.Concurrency); code != 0 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "; left out") {
+		t.Errorf("keep-going=%v: analyze exit %d does not name the step it left out (%q)\n%s%s", keepGoing, code, want, stdout, stderr)
+	}
+	fs := r.res.End.FailedSteps
+	if !keepGoing {
+		if r.code != exitFailed || r.res.End.Status != results.StatusFailed || len(r.res.Steps) != 2 ||
+			len(fs) != 2 || !fs[0].TargetFailed || fs[0].Concurrency != 4 || fs[1].Concurrency != 8 {
+			t.Errorf("exit %d, end %+v, %d steps; want 1, failed, the 2 recorded steps, naming C=4 (target failed) and C=8\n%s", r.code, r.res.End, len(r.res.Steps), r.stderr)
 		}
-		var at time.Time
-		r := sweepWithFaults(t, 2*time.Minute, faultArgs(p, extra...), afterStep(1, 1200*time.Millisecond, func() {
-			at = time.Now()
-			srv.Kill()
-		}))
-		if r.res == nil || r.res.End == nil {
-			t.Fatalf("keep-going=%v: no end record\n%s", keepGoing, r.stderr)
-		}
-		hit, ok := stepAtTime(r.res, at)
-		if !ok || hit.Errors.Total() == 0 {
-			t.Errorf("keep-going=%v: the step the kill hit (found %v) counts no errors: %+v", keepGoing, ok, hit.Errors)
-		}
-		assertKilledStep(t, hit, at)
-		if !strings.Contains(r.stderr, "bound: failed — target failed during the window") || !strings.Contains(r.stderr, "warning: the target failed during the window") {
-			t.Errorf("keep-going=%v: the progress lines do not say the target failed\n%s", keepGoing, r.stderr)
-		}
-		if r.took > 60*time.Second {
-			t.Errorf("keep-going=%v: took %s; a dead target must fail its steps in seconds", keepGoing, r.took)
-		}
-		if n := strings.Count(r.stderr, "does not answer"); (!keepGoing && n != 1) || (keepGoing && n != 2) {
-			t.Errorf("keep-going=%v: the failure is said %d times\n%s", keepGoing, n, r.stderr)
-		}
-		// analyze leaves the step out of the deployment's numbers, naming it.
-		code, stdout, stderr := runCLI(t, "analyze", filepath.Join(r.out, "results.jsonl"))
-		if want := fmt.Sprintf("step C=%d trial 1: the target failed during the window (", hit.Concurrency); code != 0 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "; left out") {
-			t.Errorf("keep-going=%v: analyze exit %d does not name the step it left out (%q)\n%s%s", keepGoing, code, want, stdout, stderr)
-		}
-		fs := r.res.End.FailedSteps
-		if !keepGoing {
-			if r.code != exitFailed || r.res.End.Status != results.StatusFailed || len(r.res.Steps) != 2 ||
-				len(fs) != 2 || !fs[0].TargetFailed || fs[0].Concurrency != 4 || fs[1].Concurrency != 8 {
-				t.Errorf("exit %d, end %+v, %d steps; want 1, failed, the 2 recorded steps, naming C=4 (target failed) and C=8\n%s", r.code, r.res.End, len(r.res.Steps), r.stderr)
-			}
-			continue
-		}
-		if r.code != exitPartial || r.res.End.Status != results.StatusPartial || len(fs) != 3 || !fs[0].TargetFailed ||
-			fs[0].Concurrency != 4 || fs[1].Concurrency != 8 || fs[2].Concurrency != 16 {
-			t.Errorf("--keep-going: exit %d, end %+v; want 3, partial, naming C=4 (target failed), C=8 and C=16\n%s", r.code, r.res.End, r.stderr)
-		}
+		return
+	}
+	if r.code != exitPartial || r.res.End.Status != results.StatusPartial || len(fs) != 3 || !fs[0].TargetFailed ||
+		fs[0].Concurrency != 4 || fs[1].Concurrency != 8 || fs[2].Concurrency != 16 {
+		t.Errorf("--keep-going: exit %d, end %+v; want 3, partial, naming C=4 (target failed), C=8 and C=16\n%s", r.code, r.res.End, r.stderr)
 	}
 }
 
@@ -301,11 +309,11 @@ func TestFaultServerKilled(t *testing.T) {
 func TestFaultServerRestarted(t *testing.T) {
 	srv, p := faultTarget(t)
 	var at time.Time
-	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 1000*time.Millisecond, func() {
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 600*time.Millisecond, func() {
 		at = time.Now()
 		srv.Kill()
 		time.Sleep(time.Second)
-		p.SetBackend(startSimServer(t, "slots=8,service=1ms").Addr)
+		p.SetBackend(startSimServer(t, faultSimSpec).Addr)
 	}))
 	if r.res == nil || r.res.End == nil || len(r.res.Steps) != 3 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -367,7 +375,7 @@ func assertKilledStep(t *testing.T, hit results.StepResult, at time.Time) {
 func TestFaultFrozenAcrossWindowEnd(t *testing.T) {
 	srv, p := faultTarget(t)
 	var from, lastReply, to time.Time
-	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 1900*time.Millisecond, func() {
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 900*time.Millisecond, func() {
 		srv.Stop()
 		from = time.Now()
 		time.Sleep(2 * time.Second)
@@ -404,7 +412,7 @@ func TestFaultFrozenAcrossWindowEnd(t *testing.T) {
 // limit, as a full disk): every record in it stays whole, the run stops
 // and says so (exit 1), and --resume continues from the complete records.
 func TestFaultResultsFileLimit(t *testing.T) {
-	_, p := faultTarget(t)
+	p := sharedFaultProxy(t)
 	args := faultArgs(p, "--concurrency", "1,2,3,4,5,6,7,8", "--duration", "300ms", "--warmup", "100ms")
 	// dash counts ulimit -f in 512-byte blocks: 12 KiB holds a few steps.
 	r := sweepWithFaults(t, 2*time.Minute, args, nil, "sh", "-c", `ulimit -f 24; exec "$@"`, "sh")
@@ -439,13 +447,14 @@ func TestFaultSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault suite")
 	}
-	srv := startSimServer(t, "slots=8,service=1ms")
+	t.Parallel()
+	addr := sharedSimAddr(t, faultSimSpec)
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		name string
 		code int
 	}{{syscall.SIGTERM, "SIGTERM", 143}, {syscall.SIGHUP, "SIGHUP", 129}} {
-		p := newFaultProxy(t, srv.Addr)
+		p := newFaultProxy(t, addr)
 		var cmd *exec.Cmd
 		out := filepath.Join(t.TempDir(), "out")
 		args := append(append([]string{"sweep"}, faultArgs(p)...), "--out", out, "--no-plot")
@@ -488,8 +497,8 @@ func TestFaultDiskFull(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("mounting a small tmpfs needs root (CI runs as root)")
 	}
-	srv := startSimServer(t, "slots=8,service=1ms")
-	p := newFaultProxy(t, srv.Addr)
+	t.Parallel()
+	p := newFaultProxy(t, sharedSimAddr(t, faultSimSpec))
 	args := faultArgs(p, "--concurrency", "1..40+1", "--duration", "200ms", "--warmup", "100ms")
 	dir := t.TempDir()
 	mnt := filepath.Join(dir, "mnt")
@@ -530,6 +539,7 @@ func TestConcurrentSweepsOneDatabase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts FerretDB")
 	}
+	t.Parallel()
 	uri, _ := startServe(t)
 	var wg sync.WaitGroup
 	runs := make([]faultRun, 3)

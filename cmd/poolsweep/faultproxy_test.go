@@ -187,15 +187,33 @@ func startSimServer(t *testing.T, spec string) *simServer {
 	return &simServer{cmd: cmd, Addr: host}
 }
 
-// faultTarget starts a simulator behind a fault proxy for one test of the
-// fault suite, which is skipped under -short.
+// faultSimSpec is the fault suite's server: slots enough that the
+// suite's sweeps, run in parallel, never queue behind each other, and a
+// service time long enough that they leave the machine's CPU to the rest.
+const faultSimSpec = "slots=64,service=5ms"
+
+// faultTarget starts a simulator of its own behind a fault proxy, for a
+// test of the fault suite that stops or kills its server; the suite is
+// skipped under -short and runs in parallel.
 func faultTarget(t *testing.T) (*simServer, *faultProxy) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("fault suite")
 	}
-	srv := startSimServer(t, "slots=8,service=1ms")
+	t.Parallel()
+	srv := startSimServer(t, faultSimSpec)
 	return srv, newFaultProxy(t, srv.Addr)
+}
+
+// sharedFaultProxy is a fault proxy of the test's own in front of the
+// suite's shared simulator, for a test whose faults are the network's.
+func sharedFaultProxy(t *testing.T) *faultProxy {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	t.Parallel()
+	return newFaultProxy(t, sharedSimAddr(t, faultSimSpec))
 }
 
 // Kill ends the server with SIGKILL, as a crash would.

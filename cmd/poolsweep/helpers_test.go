@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -38,7 +39,22 @@ func TestMain(m *testing.M) {
 	}
 	binary = exe
 	os.Setenv(cliEnv, "1")
-	os.Exit(m.Run())
+	// The parallel tests mostly wait on windows and servers: run more of
+	// them at once than the default of one per core, unless -parallel
+	// says otherwise.
+	flag.Parse()
+	if !flagSet("test.parallel") {
+		flag.Set("test.parallel", "8")
+	}
+	code := m.Run()
+	stopSharedSims()
+	os.Exit(code)
+}
+
+// flagSet says whether the command line set the flag name.
+func flagSet(name string) (set bool) {
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // runCLI runs poolsweep in-process and returns its exit status and output.
