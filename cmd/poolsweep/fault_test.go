@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -107,15 +108,19 @@ func stepAtTime(res *results.Results, at time.Time) (results.StepResult, bool) {
 	return results.StepResult{}, false
 }
 
-// afterStep returns an onLine callback that runs inject once, delay after
-// step n's progress line (so inside step n+1's window for small delays).
-func afterStep(n int, delay time.Duration, inject func()) func(string) {
+// intoStep2 returns an onLine callback that runs inject once, into after
+// step 2's window opened. Step 1's progress line says step 2 is next;
+// the proxy then sees step 2's pool open (at least its 4 connections, then
+// none for 100 ms: the pre-warm is over), and the 300 ms of warm-up in
+// faultArgs follow. On a loaded machine a pre-warm can take longer than a
+// window, so a fixed delay after the line could miss it.
+func intoStep2(p *faultProxy, into time.Duration, inject func()) func(string) {
 	var once sync.Once
-	prefix := "[" + itoa(n) + "/"
 	return func(line string) {
-		if strings.HasPrefix(line, prefix) {
+		if strings.HasPrefix(line, "[1/") {
 			once.Do(func() {
-				time.Sleep(delay)
+				p.awaitNewConns(4, 100*time.Millisecond, 30*time.Second)
+				time.Sleep(300*time.Millisecond + into)
 				inject()
 			})
 		}
@@ -132,17 +137,18 @@ func faultArgs(p *faultProxy, extra ...string) []string {
 }
 
 func TestFaultConnectionResets(t *testing.T) {
+	t.Parallel()
 	p := sharedFaultProxy(t)
 	var at time.Time
-	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 700*time.Millisecond, func() {
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), intoStep2(p, 300*time.Millisecond, func() {
 		at = time.Now()
 		for range 3 {
 			p.ResetAll()
 			time.Sleep(100 * time.Millisecond)
 		}
 	}))
-	if r.code != 0 || r.res == nil || r.res.End == nil || r.res.End.Status != results.StatusComplete || len(r.res.Steps) != 3 {
-		t.Fatalf("exit %d, want 0 with 3 steps and a complete end\n%s", r.code, r.stderr)
+	if r.res == nil || r.res.End == nil || len(r.res.Steps) != 3 {
+		t.Fatalf("exit %d, want 3 steps and an end record\n%s", r.code, r.stderr)
 	}
 	hit, ok := stepAtTime(r.res, at)
 	if !ok {
@@ -153,19 +159,49 @@ func TestFaultConnectionResets(t *testing.T) {
 	if hit.Errors.Network == 0 && hit.Pool.ConnectionsLost == 0 {
 		t.Errorf("step C=%d, whose window the resets hit, counts no network errors and no lost connections: %+v", hit.Concurrency, hit.Errors)
 	}
+	// Resets the driver recovers from in milliseconds are not a failed
+	// target: the run is complete. On a starved load host the reconnection
+	// itself can outlast the stall a mark needs (500 ms); the hit step may
+	// then be marked only when it recovered within the window and its own
+	// client telemetry shows the host contended, and the run is partial.
+	wantCode, wantStatus := exitOK, results.StatusComplete
+	if f := hit.TargetFailed; f != nil {
+		if why := resetsOnStarvedHost(hit); f.Recovered && why != "" {
+			t.Logf("step C=%d marked target failed after the resets (%s), on a starved load host: %s", hit.Concurrency, f.Reason, why)
+			wantCode, wantStatus = exitPartial, results.StatusPartial
+		} else {
+			t.Errorf("step C=%d is marked target failed after resets (recovered %v) on a load host its telemetry shows kept up: %+v", hit.Concurrency, f.Recovered, f)
+		}
+	}
+	if r.code != wantCode || r.res.End.Status != wantStatus {
+		t.Errorf("exit %d, end %q; want %d, %q\n%s", r.code, r.res.End.Status, wantCode, wantStatus, r.stderr)
+	}
 	for _, s := range r.res.Steps {
-		if s.Concurrency != hit.Concurrency && (s.Errors.Total() != 0 || s.Pool.ConnectionsLost != 0) {
+		if s.Concurrency == hit.Concurrency {
+			continue
+		}
+		if s.Errors.Total() != 0 || s.Pool.ConnectionsLost != 0 {
 			t.Errorf("step C=%d was not hit but counts errors %+v, %d connections lost", s.Concurrency, s.Errors, s.Pool.ConnectionsLost)
 		}
-		// Resets the driver recovers from in milliseconds are not a
-		// failed target.
 		if s.TargetFailed != nil || s.Bound == results.BoundFailed {
-			t.Errorf("step C=%d is marked target failed after resets: %+v", s.Concurrency, s.TargetFailed)
+			t.Errorf("step C=%d was not hit but is marked target failed: %+v", s.Concurrency, s.TargetFailed)
 		}
 	}
 }
 
+// resetsOnStarvedHost is the step's own evidence that its load host was
+// starved (its client telemetry judged as if no bound were set: a step
+// marked failed is labelled so, whatever its host did), or "".
+func resetsOnStarvedHost(s results.StepResult) string {
+	s.Bound, s.BoundReason = "", ""
+	if ok, why := bound.ClientLimited(&s); ok {
+		return why
+	}
+	return ""
+}
+
 func TestFaultLatency(t *testing.T) {
+	t.Parallel()
 	p := sharedFaultProxy(t)
 	onLine := func(line string) {
 		switch {
@@ -190,9 +226,10 @@ func TestFaultLatency(t *testing.T) {
 }
 
 func TestFaultBlackhole(t *testing.T) {
+	t.Parallel()
 	p := sharedFaultProxy(t)
 	var at time.Time
-	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 600*time.Millisecond, func() {
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), intoStep2(p, 300*time.Millisecond, func() {
 		at = time.Now()
 		p.SetBlackhole(true)
 		time.Sleep(2500 * time.Millisecond)
@@ -248,22 +285,21 @@ func TestFaultBlackhole(t *testing.T) {
 // or partial (exit 3) with --keep-going, naming the steps not measured,
 // the one the target failed in first.
 func TestFaultServerKilled(t *testing.T) {
-	if !testing.Short() {
-		t.Parallel()
-	}
+	t.Parallel()
 	for _, keepGoing := range []bool{false, true} {
 		t.Run(fmt.Sprintf("keep-going=%v", keepGoing), func(t *testing.T) { faultServerKilled(t, keepGoing) })
 	}
 }
 
 func faultServerKilled(t *testing.T, keepGoing bool) {
+	t.Parallel()
 	srv, p := faultTarget(t)
 	extra := []string{"--concurrency", "2,4,8,16"}
 	if keepGoing {
 		extra = append(extra, "--keep-going")
 	}
 	var at time.Time
-	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p, extra...), afterStep(1, 700*time.Millisecond, func() {
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p, extra...), intoStep2(p, 400*time.Millisecond, func() {
 		at = time.Now()
 		srv.Kill()
 	}))
@@ -307,9 +343,10 @@ func faultServerKilled(t *testing.T, keepGoing bool) {
 // comes up on the same address a second later. The hit step keeps its
 // errors, the sweep goes on, and later steps are clean.
 func TestFaultServerRestarted(t *testing.T) {
+	t.Parallel()
 	srv, p := faultTarget(t)
 	var at time.Time
-	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 600*time.Millisecond, func() {
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), intoStep2(p, 300*time.Millisecond, func() {
 		at = time.Now()
 		srv.Kill()
 		time.Sleep(time.Second)
@@ -373,9 +410,10 @@ func assertKilledStep(t *testing.T, hit results.StepResult, at time.Time) {
 // are counted (in_flight_at_close) and show as timeouts or huge latency in
 // that step, never as a clean one.
 func TestFaultFrozenAcrossWindowEnd(t *testing.T) {
+	t.Parallel()
 	srv, p := faultTarget(t)
 	var from, lastReply, to time.Time
-	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), afterStep(1, 900*time.Millisecond, func() {
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), intoStep2(p, 650*time.Millisecond, func() {
 		srv.Stop()
 		from = time.Now()
 		time.Sleep(2 * time.Second)
@@ -412,6 +450,7 @@ func TestFaultFrozenAcrossWindowEnd(t *testing.T) {
 // limit, as a full disk): every record in it stays whole, the run stops
 // and says so (exit 1), and --resume continues from the complete records.
 func TestFaultResultsFileLimit(t *testing.T) {
+	t.Parallel()
 	p := sharedFaultProxy(t)
 	args := faultArgs(p, "--concurrency", "1,2,3,4,5,6,7,8", "--duration", "300ms", "--warmup", "100ms")
 	// dash counts ulimit -f in 512-byte blocks: 12 KiB holds a few steps.
@@ -444,10 +483,10 @@ func TestFaultResultsFileLimit(t *testing.T) {
 // progress is recorded as interrupted, the end record names the signal,
 // and the exit status is 128 + its number.
 func TestFaultSignals(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fault suite")
 	}
-	t.Parallel()
 	addr := sharedSimAddr(t, faultSimSpec)
 	for _, tc := range []struct {
 		sig  syscall.Signal
@@ -491,13 +530,13 @@ func TestFaultSignals(t *testing.T) {
 // its end record, so the run stops between steps with every record whole
 // and an end record that says why (exit 1).
 func TestFaultDiskFull(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fault suite")
 	}
 	if os.Getuid() != 0 {
 		t.Skip("mounting a small tmpfs needs root (CI runs as root)")
 	}
-	t.Parallel()
 	p := newFaultProxy(t, sharedSimAddr(t, faultSimSpec))
 	args := faultArgs(p, "--concurrency", "1..40+1", "--duration", "200ms", "--warmup", "100ms")
 	dir := t.TempDir()
@@ -536,10 +575,10 @@ cp "$out/results.jsonl" "$copy"; exit $code`
 // TestConcurrentSweepsOneDatabase: three sweeps started at once against
 // one fresh FerretDB database all succeed; the data is loaded once.
 func TestConcurrentSweepsOneDatabase(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts FerretDB")
 	}
-	t.Parallel()
 	uri, _ := startServe(t)
 	var wg sync.WaitGroup
 	runs := make([]faultRun, 3)

@@ -30,6 +30,7 @@ type faultProxy struct {
 	conns     map[net.Conn]struct{}
 
 	lastToClient atomic.Int64 // when bytes last went to a client, Unix ns
+	accepted     atomic.Int64 // connections accepted so far
 }
 
 func newFaultProxy(t *testing.T, backend string) *faultProxy {
@@ -115,6 +116,7 @@ func (p *faultProxy) accept() {
 }
 
 func (p *faultProxy) serve(front net.Conn) {
+	p.accepted.Add(1)
 	p.mu.Lock()
 	backend := p.backend
 	p.mu.Unlock()
@@ -139,6 +141,24 @@ func (p *faultProxy) serve(front net.Conn) {
 	<-done
 	p.track(front, false)
 	p.track(back, false)
+}
+
+// awaitNewConns waits until at least n connections more than now have
+// been accepted and then none for quiet (a pool that finished opening),
+// or until bound passes.
+func (p *faultProxy) awaitNewConns(n int64, quiet, bound time.Duration) {
+	want := p.accepted.Load() + n
+	deadline := time.Now().Add(bound)
+	last, since := p.accepted.Load(), time.Now()
+	for time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		if c := p.accepted.Load(); c != last {
+			last, since = c, time.Now()
+		}
+		if last >= want && time.Since(since) >= quiet {
+			return
+		}
+	}
 }
 
 // LastToClient is when the proxy last passed bytes from a server to a
@@ -200,7 +220,6 @@ func faultTarget(t *testing.T) (*simServer, *faultProxy) {
 	if testing.Short() {
 		t.Skip("fault suite")
 	}
-	t.Parallel()
 	srv := startSimServer(t, faultSimSpec)
 	return srv, newFaultProxy(t, srv.Addr)
 }
@@ -212,7 +231,6 @@ func sharedFaultProxy(t *testing.T) *faultProxy {
 	if testing.Short() {
 		t.Skip("fault suite")
 	}
-	t.Parallel()
 	return newFaultProxy(t, sharedSimAddr(t, faultSimSpec))
 }
 

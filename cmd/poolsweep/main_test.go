@@ -21,6 +21,7 @@ import (
 )
 
 func TestBadInputExitsTwoWithOneLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string // the flag the line must name
@@ -82,6 +83,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 }
 
 func TestAnalyzeBadFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notResults := writeFile(t, dir, "notes.txt", "hello\n")
 	badCSV := writeFile(t, dir, "bad.csv", "concurrency,qps\n64,45000\n500,abc\n")
@@ -173,6 +175,7 @@ func checkFigures(t *testing.T, dir string, names ...string) {
 // TestSweepInterrupted sends SIGINT during the second step: the first step
 // is kept, the closing record says interrupted, the exit status is 130.
 func TestSweepInterrupted(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("sweeps the embedded server")
 	}
@@ -240,6 +243,7 @@ func TestSweepInterrupted(t *testing.T) {
 }
 
 func TestServeStopsWhenStdinCloses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts FerretDB")
 	}
@@ -258,6 +262,7 @@ func TestServeStopsWhenStdinCloses(t *testing.T) {
 }
 
 func TestRedaction(t *testing.T) {
+	t.Parallel()
 	// An unreachable server with credentials: the error names the target
 	// without its password.
 	code, stdout, stderr := runCLI(t, "inspect", "--uri", "mongodb://alice:s3cret@127.0.0.1:1/?serverSelectionTimeoutMS=300&connectTimeoutMS=300")
@@ -274,6 +279,7 @@ func TestRedaction(t *testing.T) {
 // (FerretDB accepts any PLAIN credentials) and checks that nothing the
 // sweep writes or prints contains it.
 func TestRedactionEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts FerretDB")
 	}
@@ -306,6 +312,7 @@ func TestRedactionEndToEnd(t *testing.T) {
 // --version is the build information of the binary, as buildinfo words it
 // (the results header records the same string).
 func TestVersionFromBuildInfo(t *testing.T) {
+	t.Parallel()
 	bi, err := debugbuildinfo.ReadFile(binary)
 	if err != nil {
 		t.Fatal(err)

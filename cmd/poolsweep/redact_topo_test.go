@@ -21,6 +21,7 @@ import (
 // prints, on success or failure, may hold any part of a secret; where the
 // driver accepts the URI the user name stays readable.
 func TestTopoInspectHostileCredentials(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	d, err := sim.Start(ctx, sim.DefaultSpec())
 	cancel()
@@ -97,6 +98,7 @@ func inspectForm(t *testing.T, f credtest.Form) (r inspectResult) {
 // in the user name) and checks everything the sweep and report write and
 // print: results.jsonl, report.html, the markdown report, stdout and stderr.
 func TestTopoSweepHostileCredentials(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("sweeps a simulator five times")
 	}

@@ -93,7 +93,7 @@ func logSteps(t *testing.T, res *results.Results) {
 // starved.
 func TestSimulatorKnee(t *testing.T) {
 	res, path := simSweep(t, "--target", "plain=sim:slots=8,service=2ms", "--target", "costly=sim:slots=8,service=2ms,conn_cost=50us",
-		"--concurrency", "1..64x2", "--warmup", "300ms", "--duration", "1500ms")
+		"--concurrency", "1..64x2", "--warmup", "300ms", "--duration", "1s")
 	logSteps(t, res)
 	if res.Header.Targets[0].ServerKind != "simulator" || res.Header.Targets[0].SimSpec == "" {
 		t.Errorf("header should name the simulator and its spec: %+v", res.Header.Targets[0])
@@ -188,7 +188,7 @@ func TestSimulatorKnee(t *testing.T) {
 func TestSimulatorSharded(t *testing.T) {
 	res, _ := simSweep(t, "--target", "one=sim:slots=8,service=2ms", "--target", "sharded=sim:shards=3,slots=8,service=2ms,routers=2",
 		"--target", "slowrouter=sim:shards=3,slots=8,service=2ms,router_slots=4,router_cost=1ms",
-		"--concurrency", "48", "--warmup", "300ms", "--duration", "1500ms")
+		"--concurrency", "48", "--warmup", "300ms", "--duration", "1s")
 	logSteps(t, res)
 	oneStep, shardedStep, slowStep := stepAt(t, res, "one", 48), stepAt(t, res, "sharded", 48), stepAt(t, res, "slowrouter", 48)
 	one, sharded, slow := oneStep.OpsPerS, shardedStep.OpsPerS, slowStep.OpsPerS

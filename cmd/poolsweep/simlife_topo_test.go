@@ -13,6 +13,7 @@ import (
 // ends with its start context) still stops when its stdin closes, and on
 // SIGTERM, and answers in between.
 func TestTopoServeSimStops(t *testing.T) {
+	t.Parallel()
 	uri, stop := startServe(t, "--sim", "slots=2,service=0s")
 	code, out, errOut := runCLI(t, "inspect", "--uri", uri, "--format", "json")
 	var rep inspectReport
