@@ -110,16 +110,16 @@ func stepAtTime(res *results.Results, at time.Time) (results.StepResult, bool) {
 
 // intoStep2 returns an onLine callback that runs inject once, into after
 // step 2's window opened. Step 1's progress line says step 2 is next;
-// the proxy then sees step 2's pool open (at least its 4 connections, then
-// none for 100 ms: the pre-warm is over), and the 300 ms of warm-up in
-// faultArgs follow. On a loaded machine a pre-warm can take longer than a
-// window, so a fixed delay after the line could miss it.
+// the proxy then sees step 2's pool open (its 4 connections, then none
+// for 200 ms: the pre-warm is over), and the 300 ms of warm-up in faultArgs follow. On a loaded
+// machine a pre-warm can take longer than a window, so a fixed delay
+// after the line could miss it.
 func intoStep2(p *faultProxy, into time.Duration, inject func()) func(string) {
 	var once sync.Once
 	return func(line string) {
 		if strings.HasPrefix(line, "[1/") {
 			once.Do(func() {
-				p.awaitNewConns(4, 100*time.Millisecond, 30*time.Second)
+				p.awaitNewConns(4, 200*time.Millisecond, 30*time.Second)
 				time.Sleep(300*time.Millisecond + into)
 				inject()
 			})

@@ -65,13 +65,24 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// runBinary runs the built binary with a bound on its time.
+// runBinary runs poolsweep as a process of its own (this test binary,
+// see TestMain) with a bound on its time.
 func runBinary(t *testing.T, dir string, timeout time.Duration, args ...string) (int, string, string) {
+	t.Helper()
+	return runBinaryEnv(t, nil, dir, timeout, args...)
+}
+
+// runBinaryEnv is runBinary with env (NAME=value) added to this process's
+// environment, for a parallel test (t.Setenv is for serial ones).
+func runBinaryEnv(t *testing.T, env []string, dir string, timeout time.Duration, args ...string) (int, string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -105,6 +105,7 @@ func TestAnalyzeBadFiles(t *testing.T) {
 // starts `poolsweep serve` as a child, sweeps it over real sockets, and
 // leaves results, figures and a knee line.
 func TestSweepEmbedded(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("sweeps the embedded server")
 	}
@@ -113,8 +114,7 @@ func TestSweepEmbedded(t *testing.T) {
 	// The child server makes its data directory under TMPDIR: a directory
 	// of this test's own, so that what is left there is this sweep's.
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	code, stdout, stderr := runBinary(t, dir, 3*time.Minute, "sweep", "--concurrency", "1,2,4,8", "--trials", "1",
+	code, stdout, stderr := runBinaryEnv(t, []string{"TMPDIR=" + tmp}, dir, 3*time.Minute, "sweep", "--concurrency", "1,2,4,8", "--trials", "1",
 		"--warmup", "200ms", "--duration", "1s", "--records", "200", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)

@@ -115,7 +115,7 @@ func pgURL(t *testing.T, env string) string {
 			// In CI the PostgreSQL backend is part of what must pass.
 			t.Fatalf("%s is not set in CI: scripts/test.sh could not start PostgreSQL", env)
 		}
-		t.Skipf("%s is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL", env)
+		t.Skipf("%s is not set: run the soak tier with bash .ci/run, which starts a throwaway PostgreSQL", env)
 	}
 	return u
 }
