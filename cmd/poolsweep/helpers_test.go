@@ -51,6 +51,44 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// ownProcessEnv names the one test a child test binary runs, for
+// inOwnProcess.
+const ownProcessEnv = "POOLSWEEP_TEST_OWN_PROCESS"
+
+// inOwnProcess runs the calling test in a test binary of its own and
+// reports true, with the test's verdict given by that process; in that
+// process it reports false, and the test runs. A test that changes
+// process-wide state (t.Chdir) is then run beside the parallel ones.
+func inOwnProcess(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(ownProcessEnv) == t.Name() {
+		return false
+	}
+	t.Parallel()
+	args := []string{"-test.run=^" + t.Name() + "$", "-test.count=1"}
+	if testing.Short() {
+		args = append(args, "-test.short")
+	}
+	if testing.Verbose() {
+		args = append(args, "-test.v")
+	}
+	cmd := exec.Command(binary, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, cliEnv+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, ownProcessEnv+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	if testing.Verbose() || err != nil {
+		t.Logf("%s in a process of its own:\n%s", t.Name(), out)
+	}
+	if err != nil {
+		t.Errorf("%s failed in a process of its own: %v", t.Name(), err)
+	}
+	return true
+}
+
 // flagSet says whether the command line set the flag name.
 func flagSet(name string) (set bool) {
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
