@@ -140,7 +140,9 @@ func TestFaultConnectionResets(t *testing.T) {
 	t.Parallel()
 	p := sharedFaultProxy(t)
 	var at time.Time
-	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), intoStep2(p, 300*time.Millisecond, func() {
+	// A 2-s window: the resets and the reconnection after them (up to a
+	// second on a starved host) fall inside it, however late they land.
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p, "--duration", "2s"), intoStep2(p, 300*time.Millisecond, func() {
 		at = time.Now()
 		for range 3 {
 			p.ResetAll()
