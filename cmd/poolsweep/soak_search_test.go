@@ -3,8 +3,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -99,33 +97,9 @@ func TestSearchOnSimulator(t *testing.T) {
 		t.Errorf("the search took %.0f%% of the grid's wall time, want at most half", 100*wallRatio)
 	}
 
-	// Readers take the searched run unchanged: no "missing" steps for the
-	// grid levels it skipped; figures and report are drawn; compare pairs
-	// the levels both runs measured.
-	out := filepath.Join(filepath.Dir(path))
-	for _, f := range []string{"throughput.svg", "report.html"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Errorf("sweep --search did not draw %s: %v", f, err)
-		}
-	}
-	if code, stdout, stderr := runCLI(t, "analyze", path); code != 0 || strings.Contains(stdout, "missing:") || stderr != "" {
-		t.Errorf("analyze: %d\n%s\n%s", code, stdout, stderr)
-	}
-	if code, _, stderr := runCLI(t, "report", path, "-o", filepath.Join(t.TempDir(), "r.html")); code != 0 {
-		t.Errorf("report: %d %s", code, stderr)
-	}
-	if code, stdout, stderr := runCLI(t, "compare", gridPath, path); code != 0 || !strings.Contains(stdout, "read C=8") {
-		t.Errorf("compare grid and search: %d\n%s\n%s", code, stdout, stderr)
-	}
-
-	// Resume: the finished search has nothing to do; other search
-	// settings are refused before anything starts.
-	dir := filepath.Dir(path)
-	args := append([]string{"sweep", "--target", target, "--concurrency", "1..128x2", "--search", "knee", "--records", "2000", "--resume", dir}, win...)
-	if code, _, stderr := runBinary(t, t.TempDir(), time.Minute, args...); code != 0 || !strings.Contains(stderr, "already complete") {
-		t.Errorf("resume of a complete search: %d %s", code, stderr)
-	}
-	if code, _, stderr := runBinary(t, t.TempDir(), time.Minute, append(args, "--resolution", "2")...); code != exitUsage || !strings.Contains(stderr, "--resolution was 1.41") {
-		t.Errorf("resume with another resolution: %d %s", code, stderr)
+	// Readers take the searched run unchanged (compare pairs the levels
+	// both runs measured), and a resume of it has nothing to do.
+	if stdout := checkSearchedRun(t, path, gridPath, append([]string{"--target", target, "--concurrency", "1..128x2", "--search", "knee"}, win...)); !strings.Contains(stdout, "read C=8") {
+		t.Errorf("compare grid and search pairs no C=8:\n%s", stdout)
 	}
 }

@@ -81,9 +81,20 @@ func TestSearchKneeOnSimulator(t *testing.T) {
 		t.Errorf("a confident search took %d steps, more than 60%% of the grid's %d", len(res.Steps), grid)
 	}
 
-	// Readers take the searched run unchanged: no "missing" steps for the
-	// grid levels it skipped; figures and report are drawn; compare pairs
-	// its levels with a copy of it.
+	copied := filepath.Join(t.TempDir(), "copy.jsonl")
+	if b, err := os.ReadFile(path); err != nil || os.WriteFile(copied, b, 0o644) != nil {
+		t.Fatalf("copy the results: %v", err)
+	}
+	checkSearchedRun(t, path, copied, args)
+}
+
+// checkSearchedRun: every reader takes the searched run at path as it is
+// (no "missing" steps for the grid levels it skipped; its figures and
+// report were drawn; compare pairs it with the run at other, whose output
+// it returns), and a resume (the sweep's args) finds it complete and
+// refuses another resolution before anything starts.
+func checkSearchedRun(t *testing.T, path, other string, args []string) string {
+	t.Helper()
 	out := filepath.Dir(path)
 	for _, f := range []string{"throughput.svg", "report.html"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
@@ -96,16 +107,10 @@ func TestSearchKneeOnSimulator(t *testing.T) {
 	if code, _, stderr := runCLI(t, "report", path, "-o", filepath.Join(t.TempDir(), "r.html")); code != 0 {
 		t.Errorf("report: %d %s", code, stderr)
 	}
-	copied := filepath.Join(t.TempDir(), "copy.jsonl")
-	if b, err := os.ReadFile(path); err != nil || os.WriteFile(copied, b, 0o644) != nil {
-		t.Fatalf("copy the results: %v", err)
+	code, compared, stderr := runCLI(t, "compare", other, path)
+	if code != 0 || !strings.Contains(compared, "read C=") {
+		t.Errorf("compare a searched run: %d\n%s\n%s", code, compared, stderr)
 	}
-	if code, stdout, stderr := runCLI(t, "compare", path, copied); code != 0 || !strings.Contains(stdout, "read C=") {
-		t.Errorf("compare a searched run: %d\n%s\n%s", code, stdout, stderr)
-	}
-
-	// Resume: the finished search has nothing to do; other search
-	// settings are refused before anything starts.
 	resume := append([]string{"sweep", "--records", "2000", "--resume", out}, args...)
 	if code, _, stderr := runBinary(t, t.TempDir(), time.Minute, resume...); code != 0 || !strings.Contains(stderr, "already complete") {
 		t.Errorf("resume of a complete search: %d %s", code, stderr)
@@ -113,4 +118,5 @@ func TestSearchKneeOnSimulator(t *testing.T) {
 	if code, _, stderr := runBinary(t, t.TempDir(), time.Minute, append(resume, "--resolution", "2")...); code != exitUsage || !strings.Contains(stderr, "--resolution was 1.41") {
 		t.Errorf("resume with another resolution: %d %s", code, stderr)
 	}
+	return compared
 }
