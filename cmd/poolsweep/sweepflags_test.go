@@ -207,7 +207,7 @@ func TestNewCmdSweep(t *testing.T) {
 		{name: "search pool: bad pool range", args: []string{"--search", "pool", "--pool", "1..0"}, wantErr: "--pool: 1..0"},
 		{name: "search pool: pool list", args: []string{"--search", "pool", "--pool", "8,16"}, wantErr: "--pool: 8,16: --search pool tries sizes of its own"},
 		{name: "search pool: stepped pool range", args: []string{"--search", "pool", "--pool", "8..64x2"}, wantErr: "give the range it may try them in, MIN..MAX"},
-		{name: "grid: a range needs a step", args: []string{"--concurrency", "1..256"}, wantErr: "--concurrency: 1..256: a range needs a step"},
+		{name: "grid: a range needs a step", args: []string{"--concurrency", "1..256"}, wantErr: `--concurrency: "1..256": a range needs a step`},
 		{name: "search: unknown mode", args: []string{"--search", "fast"}, wantErr: `--search: "fast" is not knee or pool`},
 		{name: "search: one level", args: []string{"--search", "knee", "--concurrency", "64"}, wantErr: "--concurrency: --search needs a range"},
 		{name: "search: pool list", args: []string{"--search", "knee", "--pool", "16,64"}, wantErr: "--pool: --search knee measures pool match"},
