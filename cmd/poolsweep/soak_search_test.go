@@ -41,17 +41,7 @@ func TestSearchOnSimulator(t *testing.T) {
 	gridRes, gridPath := simSweep(t, append([]string{"--target", target, "--concurrency", "1,2,3,4,6,8,11,16,23,32,45,64,91,128", "--trials", "3", "--no-plot"}, win...)...)
 	res, path := simSweep(t, append([]string{"--target", target, "--concurrency", "1..128x2", "--search", "knee"}, win...)...)
 
-	if s := res.Header.Plan.Search; s == nil || s.Mode != "knee" || !slices.Equal(s.Levels, levels) || res.Header.Plan.Trials != 3 {
-		t.Fatalf("header plan %+v", res.Header.Plan)
-	}
-	if res.End.Status != results.StatusComplete || !strings.HasPrefix(res.End.Reason, "search: knee at concurrency") || res.End.Planned != len(res.Steps) {
-		t.Errorf("end record %+v", res.End)
-	}
-	for i, st := range res.Steps {
-		if st.Search == nil || st.Search.Probe != i+1 || st.Search.Reason == "" {
-			t.Errorf("step %d: search %+v", i+1, st.Search)
-		}
-	}
+	checkSearchRecords(t, res, levels, "search: knee at concurrency")
 
 	g, s := analyzeKnee(t, gridPath), analyzeKnee(t, path)
 	clientBound := 0

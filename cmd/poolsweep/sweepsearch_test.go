@@ -52,17 +52,7 @@ func TestSearchKneeOnSimulator(t *testing.T) {
 	args := []string{"--target", target, "--concurrency", "1..64x2", "--search", "knee", "--warmup", "100ms", "--duration", "400ms", "--op-timeout", "2s"}
 	res, path := simSweep(t, args...)
 
-	if s := res.Header.Plan.Search; s == nil || s.Mode != "knee" || !slices.Equal(s.Levels, levels) || res.Header.Plan.Trials != 3 {
-		t.Fatalf("header plan %+v", res.Header.Plan)
-	}
-	if res.End.Status != results.StatusComplete || !strings.HasPrefix(res.End.Reason, "search: ") || res.End.Planned != len(res.Steps) {
-		t.Errorf("end record %+v", res.End)
-	}
-	for i, st := range res.Steps {
-		if st.Search == nil || st.Search.Probe != i+1 || st.Search.Reason == "" {
-			t.Errorf("step %d: search %+v", i+1, st.Search)
-		}
-	}
+	checkSearchRecords(t, res, levels, "search: ")
 	k := analyzeKnee(t, path)
 	grid := 3 * len(levels)
 	t.Logf("search: knee %d (%d–%d, %s, load host limited %v) in %d steps of the grid's %d", k.Concurrency, k.Low, k.High, k.Confidence, k.LoadHostLimited, len(res.Steps), grid)
@@ -86,6 +76,24 @@ func TestSearchKneeOnSimulator(t *testing.T) {
 		t.Fatalf("copy the results: %v", err)
 	}
 	checkSearchedRun(t, path, copied, args)
+}
+
+// checkSearchRecords: a --search knee run over levels with 3 trials says
+// so in its header, each step records its probe, and the end record, whose
+// reason begins with reason, accounts for every step.
+func checkSearchRecords(t *testing.T, res *results.Results, levels []int, reason string) {
+	t.Helper()
+	if s := res.Header.Plan.Search; s == nil || s.Mode != "knee" || !slices.Equal(s.Levels, levels) || res.Header.Plan.Trials != 3 {
+		t.Fatalf("header plan %+v", res.Header.Plan)
+	}
+	if res.End.Status != results.StatusComplete || !strings.HasPrefix(res.End.Reason, reason) || res.End.Planned != len(res.Steps) {
+		t.Errorf("end record %+v", res.End)
+	}
+	for i, st := range res.Steps {
+		if st.Search == nil || st.Search.Probe != i+1 || st.Search.Reason == "" {
+			t.Errorf("step %d: search %+v", i+1, st.Search)
+		}
+	}
 }
 
 // checkSearchedRun: every reader takes the searched run at path as it is
