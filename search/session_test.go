@@ -125,9 +125,6 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 		t.Logf("C=%d P=%s trial %d: %.0f ops/s (%s: %s); bound %s (%s); load host %s", st.Concurrency, st.PoolSetting, st.Trial, st.OpsPerS, st.Search.Reason, st.Search.Why,
 			st.Bound, st.BoundReason, loadHostText(st.Client))
 	}
-	if !strings.Contains(res.End.Reason, "search: knee at concurrency") || !strings.Contains(res.End.Reason, "pool: at concurrency") {
-		t.Errorf("end reason %q", res.End.Reason)
-	}
 
 	// The answers, read the way analyze reads them. The ground truth is a
 	// knee at 8; the client's own time per operation moves the 95%-of-peak
@@ -136,35 +133,47 @@ func TestSearchSessionOnSimulator(t *testing.T) {
 	// band. A knee the analysis itself gives low confidence is no claim:
 	// the tool says the machine's noise hid it, and it is not held to the
 	// band or the step count. (TestSearchOnSimulator in cmd/poolsweep
-	// holds the search to the full grid measured alongside it.)
+	// holds the search to the full grid measured alongside it, in the soak
+	// tier.)
 	var rep knee.Report
 	for _, se := range knee.FromResults([]*results.Results{res}) {
 		if se.Pool == "match" {
 			rep = knee.Analyze(se, knee.DefaultOptions())
 		}
 	}
-	if !rep.Knee.Found {
-		t.Fatalf("no knee: %+v", rep.Knee)
+	// No knee is an answer only with the analysis naming the levels the
+	// load host limited (a busy machine flattens the plateau's steps).
+	noKnee := !rep.Knee.Found && len(rep.Knee.LoadHostLimited) > 0 &&
+		strings.HasPrefix(res.End.Reason, "search: no knee located") && strings.Contains(res.End.Reason, "pool: not searched without a knee")
+	switch {
+	case noKnee:
+		t.Logf("accepted: no knee, with the load host limiting levels %v (%s)", rep.Knee.LoadHostLimited, rep.Knee.Statement)
+	case !rep.Knee.Found:
+		t.Fatalf("no knee, and no evidence that the load host hid it: %+v; end %q", rep.Knee, res.End.Reason)
+	case !strings.Contains(res.End.Reason, "search: knee at concurrency") || !strings.Contains(res.End.Reason, "pool: at concurrency"):
+		t.Errorf("end reason %q", res.End.Reason)
 	}
-	var pool int
-	if _, err := fmtSscan(res.End.Reason, "maxPoolSize %d per host", &pool); err != nil {
-		t.Fatalf("no pool answer in %q", res.End.Reason)
-	}
-	if pool < 6 || pool > rep.Knee.Concurrency {
-		t.Errorf("pool %d, want no smaller than one pool step below the 8 slots, and no larger than the knee %d", pool, rep.Knee.Concurrency)
-	}
-	if c := rep.Knee.Confidence; c != "high" && c != "medium" {
-		t.Logf("the knee is %s confidence (%s): the machine's noise hid it; not held to the ground truth", c, rep.Knee.Statement)
-	} else if len(rep.Knee.LoadHostLimited) > 0 {
-		t.Logf("the load host limited levels %v that decide the knee (%s): not held to the ground truth", rep.Knee.LoadHostLimited, rep.Knee.Statement)
-	} else {
-		if rep.Knee.Concurrency < 6 || rep.Knee.Concurrency > 23 {
-			t.Errorf("knee %+v, want 6–23", rep.Knee)
+	if !noKnee {
+		var pool int
+		if _, err := fmtSscan(res.End.Reason, "maxPoolSize %d per host", &pool); err != nil {
+			t.Fatalf("no pool answer in %q", res.End.Reason)
 		}
-		// Knee and pool together in under three quarters of the knee grid
-		// alone (a concurrency × pool grid is many times that).
-		if 4*len(res.Steps) > 3*grid {
-			t.Errorf("knee and pool search took %d steps, more than 75%% of the knee grid's %d", len(res.Steps), grid)
+		if pool < 6 || pool > rep.Knee.Concurrency {
+			t.Errorf("pool %d, want no smaller than one pool step below the 8 slots, and no larger than the knee %d", pool, rep.Knee.Concurrency)
+		}
+		if c := rep.Knee.Confidence; c != "high" && c != "medium" {
+			t.Logf("the knee is %s confidence (%s): the machine's noise hid it; not held to the ground truth", c, rep.Knee.Statement)
+		} else if len(rep.Knee.LoadHostLimited) > 0 {
+			t.Logf("the load host limited levels %v that decide the knee (%s): not held to the ground truth", rep.Knee.LoadHostLimited, rep.Knee.Statement)
+		} else {
+			if rep.Knee.Concurrency < 6 || rep.Knee.Concurrency > 23 {
+				t.Errorf("knee %+v, want 6–23", rep.Knee)
+			}
+			// Knee and pool together in under three quarters of the knee grid
+			// alone (a concurrency × pool grid is many times that).
+			if 4*len(res.Steps) > 3*grid {
+				t.Errorf("knee and pool search took %d steps, more than 75%% of the knee grid's %d", len(res.Steps), grid)
+			}
 		}
 	}
 

@@ -146,11 +146,15 @@ func firstLast(tr []*float64) (first, last float64, ok bool) {
 // when neither has such evidence.
 func TestOpenLoopOnSimulator(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the simulator for about 30 s")
+		t.Skip("runs the simulator for about 15 s")
 	}
 	const capacity = 4000.0 // slots / service
+	// Above capacity the backlog is held to overInFlight calls, which the
+	// 2,000 arrivals a second beyond the capacity fill within a second of
+	// the 1.5-s window.
+	const overInFlight = 2000
 	sim := startSimChild(t, "slots=8,service=2ms")
-	r := openRunner(sim.URI, 500*time.Millisecond, 3*time.Second)
+	r := openRunner(sim.URI, 300*time.Millisecond, 1500*time.Millisecond)
 	run := func(sp plan.StepSpec) results.StepResult {
 		t.Helper()
 		st, err := r.RunStep(context.Background(), sp)
@@ -231,7 +235,7 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 	}
 
 	// Above capacity.
-	over := run(openSpec(6000, 100, plan.DefaultMaxInFlight))
+	over := run(openSpec(6000, 100, overInFlight))
 	logOpen(t, "6000/s pool 100", over)
 	o = over.Open
 	offeredExact("6000/s", over)
@@ -252,12 +256,12 @@ func TestOpenLoopOnSimulator(t *testing.T) {
 			t.Errorf("6000/s: corrected latency over the window %s does not grow", trendText(o.LatencyTrend))
 		}
 		// 2,000 more arrivals a second than the capacity fill
-		// max-in-flight within 2.5 s: dropped arrivals are counted.
-		if o.Dropped == 0 || o.InFlightMax != plan.DefaultMaxInFlight {
-			t.Errorf("6000/s: %d arrivals dropped, at most %d in flight: the backlog should reach max-in-flight (%d) and drop", o.Dropped, o.InFlightMax, plan.DefaultMaxInFlight)
+		// max-in-flight within a second: dropped arrivals are counted.
+		if o.Dropped == 0 || o.InFlightMax != overInFlight {
+			t.Errorf("6000/s: %d arrivals dropped, at most %d in flight: the backlog should reach max-in-flight (%d) and drop", o.Dropped, o.InFlightMax, overInFlight)
 		}
 		if o.Corrected.P99 < 100 {
-			t.Errorf("6000/s: corrected p99 %.1f ms: a backlog of up to %d calls at %.0f/s waits far longer", o.Corrected.P99, plan.DefaultMaxInFlight, capacity)
+			t.Errorf("6000/s: corrected p99 %.1f ms: a backlog of up to %d calls at %.0f/s waits far longer", o.Corrected.P99, overInFlight, capacity)
 		}
 		if o.Uncorrected == nil || o.Uncorrected.P99 > o.Corrected.P99/5 {
 			t.Errorf("6000/s: uncorrected %v hides less than it should against corrected p99 %.1f ms", o.Uncorrected, o.Corrected.P99)
@@ -369,6 +373,7 @@ func TestOpenLoopStall(t *testing.T) {
 	r := openRunner(sim.URI, 500*time.Millisecond, 3*time.Second)
 	stall := stallAt{sim: sim, after: time.Second, stall: time.Second, took: make(chan time.Duration, 1)}
 	r.Observers = []WindowObserver{stall}
+	h0 := sampleHost()
 	st, err := r.RunStep(context.Background(), openSpec(2000, 16, plan.DefaultMaxInFlight))
 	if err != nil {
 		t.Fatal(err)
@@ -380,8 +385,20 @@ func TestOpenLoopStall(t *testing.T) {
 	if o.Corrected.P99 < 0.9*s || o.Corrected.Max < 0.99*s {
 		t.Errorf("corrected p99 %.1f ms, max %.1f ms: the %.0f ms stall does not show", o.Corrected.P99, o.Corrected.Max, s)
 	}
-	if o.Uncorrected == nil || o.Uncorrected.P99 > s/10 {
-		t.Errorf("uncorrected %v: its p99 should stay far below the %.0f ms stall", o.Uncorrected, s)
+	// The uncorrected p99 is a round trip's: a load host that kept its
+	// threads from the CPU stretches it, and then says so (the step's own
+	// behind-schedule evidence, or the host's samples around the step).
+	// The replies the stall held are part of the step's service times, so
+	// those are no evidence here.
+	if o.Uncorrected == nil {
+		t.Fatalf("no uncorrected latency")
+	}
+	if o.Uncorrected.P99 > s/10 {
+		if ev := cmp.Or(behindEvidence(st), closedEvidence(sampleHost().since(h0))); ev != "" {
+			t.Logf("uncorrected p99 %.1f ms, above a tenth of the %.0f ms stall, on a load host that did not keep up: %s", o.Uncorrected.P99, s, ev)
+		} else {
+			t.Errorf("uncorrected %v: its p99 should stay far below the %.0f ms stall", o.Uncorrected, s)
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 // each is refused with exit 2 and one printable line naming the flag or
 // field, before anything starts: no server, no output directory.
 func TestBadInputNothingWritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bigDocs := writeFile(t, dir, "bigdocs", "recordcount=10\nfieldcount=100\nfieldlength=1048576\nreadproportion=1\n")
 	hugeInserts := writeFile(t, dir, "hugeinserts", "recordcount=10\nfieldcount=10\nfieldlength=1048576\ninsertproportion=1\nreadproportion=0\nupdateproportion=0\n")

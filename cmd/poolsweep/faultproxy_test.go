@@ -30,6 +30,7 @@ type faultProxy struct {
 	conns     map[net.Conn]struct{}
 
 	lastToClient atomic.Int64 // when bytes last went to a client, Unix ns
+	accepted     atomic.Int64 // connections accepted so far
 }
 
 func newFaultProxy(t *testing.T, backend string) *faultProxy {
@@ -115,6 +116,7 @@ func (p *faultProxy) accept() {
 }
 
 func (p *faultProxy) serve(front net.Conn) {
+	p.accepted.Add(1)
 	p.mu.Lock()
 	backend := p.backend
 	p.mu.Unlock()
@@ -139,6 +141,24 @@ func (p *faultProxy) serve(front net.Conn) {
 	<-done
 	p.track(front, false)
 	p.track(back, false)
+}
+
+// awaitNewConns waits until at least n connections more than now have
+// been accepted and then none for quiet (a pool that finished opening),
+// or until bound passes.
+func (p *faultProxy) awaitNewConns(n int64, quiet, bound time.Duration) {
+	want := p.accepted.Load() + n
+	deadline := time.Now().Add(bound)
+	last, since := p.accepted.Load(), time.Now()
+	for time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		if c := p.accepted.Load(); c != last {
+			last, since = c, time.Now()
+		}
+		if last >= want && time.Since(since) >= quiet {
+			return
+		}
+	}
 }
 
 // LastToClient is when the proxy last passed bytes from a server to a
@@ -187,15 +207,31 @@ func startSimServer(t *testing.T, spec string) *simServer {
 	return &simServer{cmd: cmd, Addr: host}
 }
 
-// faultTarget starts a simulator behind a fault proxy for one test of the
-// fault suite, which is skipped under -short.
+// faultSimSpec is the fault suite's server: slots enough that the
+// suite's sweeps, run in parallel, never queue behind each other, and a
+// service time long enough that they leave the machine's CPU to the rest.
+const faultSimSpec = "slots=64,service=5ms"
+
+// faultTarget starts a simulator of its own behind a fault proxy, for a
+// test of the fault suite that stops or kills its server; the suite is
+// skipped under -short and runs in parallel.
 func faultTarget(t *testing.T) (*simServer, *faultProxy) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("fault suite")
 	}
-	srv := startSimServer(t, "slots=8,service=1ms")
+	srv := startSimServer(t, faultSimSpec)
 	return srv, newFaultProxy(t, srv.Addr)
+}
+
+// sharedFaultProxy is a fault proxy of the test's own in front of the
+// suite's shared simulator, for a test whose faults are the network's.
+func sharedFaultProxy(t *testing.T) *faultProxy {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("fault suite")
+	}
+	return newFaultProxy(t, sharedSimAddr(t, faultSimSpec))
 }
 
 // Kill ends the server with SIGKILL, as a crash would.

@@ -19,8 +19,9 @@ import (
 // behind the routers. (Before shard sampling, main labelled the same steps
 // client, none or by client inference: the routers say nothing.)
 func TestSimShardedBoundNamesShard(t *testing.T) {
+	t.Parallel() // labels from the server's own counters; a starved host is excused by its evidence
 	uri, _ := startServe(t, "--sim", "version=7.0,shards=2,slots=4,service=2ms,routers=2")
-	res, _ := simSweep(t, "--target", "sharded="+uri, "--concurrency", "2,16,32", "--warmup", "300ms", "--duration", "1500ms", "--no-plot")
+	res, _ := simSweep(t, "--target", "sharded="+uri, "--concurrency", "2,16,32", "--warmup", "300ms", "--duration", "1s", "--no-plot")
 	logSteps(t, res)
 	for _, s := range seriesOf(res, "sharded") {
 		tel := s.Server
@@ -53,11 +54,13 @@ func TestSimShardedBoundNamesShard(t *testing.T) {
 // queue), and the verdict says so by side. (main summed both sides and
 // labelled these steps by the global lock's queue.)
 func TestSimWriteBoundByWriteTickets(t *testing.T) {
+	t.Parallel() // labels from the server's own counters; a starved host is excused by its evidence
 	for _, v := range []string{"6.0", "8.0"} {
 		t.Run(v, func(t *testing.T) {
+			t.Parallel()
 			uri, _ := startServe(t, "--sim", "version="+v+",read_slots=16,write_slots=2,service=2ms")
 			res, _ := simSweep(t, "--target", "w="+uri, "--workload", "update", "--concurrency", "1,8,32",
-				"--warmup", "300ms", "--duration", "1500ms", "--no-plot")
+				"--warmup", "300ms", "--duration", "1s", "--no-plot")
 			logSteps(t, res)
 			for _, s := range seriesOf(res, "w") {
 				tk := s.Server.Total.Tickets
@@ -86,6 +89,7 @@ func TestSimWriteBoundByWriteTickets(t *testing.T) {
 // TestSimShardSamplingOff: --no-shard-sampling samples the routers only;
 // every step says so, and the summary says it once.
 func TestSimShardSamplingOff(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("sweeps the simulator")
 	}

@@ -32,6 +32,7 @@ var (
 // testdata/golden/*.golden, in the style of benchstat's cmd tests.
 // Refresh with: go test ./cmd/poolsweep -run Golden -update
 func TestGoldenAnalyzeCompare(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -78,6 +79,7 @@ func TestGoldenAnalyzeCompare(t *testing.T) {
 // CLIENT-BOUND warning, the knee lines, missing steps), made from recorded
 // results so that it is compared byte for byte.
 func TestGoldenSweepSummary(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, path string }{
 		{"summary-sim.txt", simRun},
 		{"summary-pair.txt", pairRun},
@@ -98,6 +100,7 @@ func TestGoldenSweepSummary(t *testing.T) {
 // series, each with a "none within tested range" of its own), and the
 // search's conclusion names the knee that line names.
 func TestSearchedRunOneVerdict(t *testing.T) {
+	t.Parallel()
 	res := readRes(t, searchRun)
 	a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
 	var b bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -17,24 +18,81 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// binary is poolsweep built once for the tests that need real processes
-// (the sweep starts `poolsweep serve` as a child, as users get it).
+// binary is this test binary: started with cliEnv set, it is poolsweep
+// (TestMain calls main), so the tests that need real processes (the sweep
+// starts `poolsweep serve` as a child, as users get it; --spawn starts its
+// agents) run it without building poolsweep first.
 var binary string
 
+// cliEnv makes this test binary run as poolsweep instead of running tests.
+// TestMain sets it for its own children too, so that a sweep run in-process
+// (runCLI) that starts os.Executable() as its server starts poolsweep.
+const cliEnv = "POOLSWEEP_TEST_AS_CLI"
+
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "poolsweep-bin-")
+	if os.Getenv(cliEnv) == "1" {
+		main() // exits
+	}
+	exe, err := os.Executable()
 	if err != nil {
 		panic(err)
 	}
-	binary = filepath.Join(dir, "poolsweep")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-	if err != nil {
-		os.Stderr.Write(out)
-		os.Exit(1)
+	binary = exe
+	os.Setenv(cliEnv, "1")
+	// The parallel tests mostly wait on windows and servers: run more of
+	// them at once than the default of one per core, unless -parallel
+	// says otherwise.
+	flag.Parse()
+	if !flagSet("test.parallel") {
+		flag.Set("test.parallel", "8")
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	stopSharedSims()
 	os.Exit(code)
+}
+
+// ownProcessEnv names the one test a child test binary runs, for
+// inOwnProcess.
+const ownProcessEnv = "POOLSWEEP_TEST_OWN_PROCESS"
+
+// inOwnProcess runs the calling test in a test binary of its own and
+// reports true, with the test's verdict given by that process; in that
+// process it reports false, and the test runs. A test that changes
+// process-wide state (t.Chdir) is then run beside the parallel ones.
+func inOwnProcess(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(ownProcessEnv) == t.Name() {
+		return false
+	}
+	t.Parallel()
+	args := []string{"-test.run=^" + t.Name() + "$", "-test.count=1"}
+	if testing.Short() {
+		args = append(args, "-test.short")
+	}
+	if testing.Verbose() {
+		args = append(args, "-test.v")
+	}
+	cmd := exec.Command(binary, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, cliEnv+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, ownProcessEnv+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	if testing.Verbose() || err != nil {
+		t.Logf("%s in a process of its own:\n%s", t.Name(), out)
+	}
+	if err != nil {
+		t.Errorf("%s failed in a process of its own: %v", t.Name(), err)
+	}
+	return true
+}
+
+// flagSet says whether the command line set the flag name.
+func flagSet(name string) (set bool) {
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // runCLI runs poolsweep in-process and returns its exit status and output.
@@ -45,13 +103,24 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// runBinary runs the built binary with a bound on its time.
+// runBinary runs poolsweep as a process of its own (this test binary,
+// see TestMain) with a bound on its time.
 func runBinary(t *testing.T, dir string, timeout time.Duration, args ...string) (int, string, string) {
+	t.Helper()
+	return runBinaryEnv(t, nil, dir, timeout, args...)
+}
+
+// runBinaryEnv is runBinary with env (NAME=value) added to this process's
+// environment, for a parallel test (t.Setenv is for serial ones).
+func runBinaryEnv(t *testing.T, env []string, dir string, timeout time.Duration, args ...string) (int, string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -159,16 +228,4 @@ func startServeCmd(t *testing.T, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd, _, uri := launchServe(t, args...)
 	return cmd, uri
-}
-
-func pgURL(t *testing.T, env string) string {
-	u := os.Getenv(env)
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			// In CI the PostgreSQL backend is part of what must pass.
-			t.Fatalf("%s is not set in CI: scripts/test.sh could not start PostgreSQL", env)
-		}
-		t.Skipf("%s is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL", env)
-	}
-	return u
 }

@@ -36,6 +36,7 @@ func startSimInProcess(t *testing.T, spec string) *sim.Deployment {
 // sweep reads, named like the corpus, as canonical Extended JSON that
 // loads back with its types, without the URI's password anywhere.
 func TestInspectSaveReplies(t *testing.T) {
+	t.Parallel()
 	const password = "Sup3r-S3cret-Pa55"
 	for _, tt := range []struct {
 		spec  string
@@ -110,6 +111,7 @@ func TestInspectSaveReplies(t *testing.T) {
 // symlink to a directory; a symlink where a reply would go is not written
 // through.
 func TestInspectSaveRepliesRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "a-file")
 	if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {

@@ -56,6 +56,7 @@ type k8sJob struct {
 // validation); the URI comes from a Secret and the results are printed
 // for kubectl logs.
 func TestKubernetesManifest(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join("..", "..", "deploy", "kubernetes", "poolsweep-agents.yaml")
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -17,8 +17,9 @@ import (
 // The only speed it asserts is the simulator's ground truth: no step
 // carries more than its target's capacity.
 func TestOpenLoopEndToEnd(t *testing.T) {
+	t.Parallel()
 	res, path := simSweep(t, "--target", "small=sim:slots=8,service=2ms", "--target", "large=sim:slots=16,service=2ms",
-		"--rate", "1000,6000", "--pool", "16", "--warmup", "300ms", "--duration", "1500ms")
+		"--rate", "1000,6000", "--pool", "16", "--warmup", "300ms", "--duration", "1s")
 	if p := res.Header.Plan; len(p.Rate) != 2 || p.Arrivals != "uniform" || p.MaxInFlight != plan.DefaultMaxInFlight {
 		t.Errorf("header plan %+v", p)
 	}

@@ -29,6 +29,7 @@ func listTree(t *testing.T, dir string) string {
 // directory for plot) are refused before any work, with exit 2 and one
 // line naming -o; nothing is written, and devices stay devices.
 func TestPlotReportOutputPaths(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join("..", "..", "plot", "testdata", "pair.jsonl")
 	d := t.TempDir()
 	must := func(err error) {

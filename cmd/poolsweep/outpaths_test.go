@@ -218,6 +218,7 @@ func writers() []writer {
 // one line naming the flag; nothing in the output directory changes,
 // nothing outside is touched, and nothing hangs.
 func TestOutputPathsHostile(t *testing.T) {
+	t.Parallel()
 	for _, w := range writers() {
 		for _, k := range w.kinds {
 			label := w.name + ", " + w.at + " is " + k.name
@@ -254,6 +255,7 @@ func TestOutputPathsHostile(t *testing.T) {
 // or directory) and a path whose parent does not exist are refused for
 // every command; the device stays a device and no directory is made.
 func TestOutputPathsDevicesAndMissingParents(t *testing.T) {
+	t.Parallel()
 	sim := []string{"--target", "a=sim:slots=1,service=1ms", "--concurrency", "1"}
 	for _, tc := range []struct {
 		args func(p string) []string // the command with p as its output
@@ -305,6 +307,7 @@ func TestOutputPathsDevicesAndMissingParents(t *testing.T) {
 // --log appends. A directory on the way to the output may be reached
 // through a symlink.
 func TestOutputNeighboursKept(t *testing.T) {
+	t.Parallel()
 	d := t.TempDir()
 	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	mine := func(p string) string {
@@ -378,6 +381,7 @@ func TestOutputNeighboursKept(t *testing.T) {
 // already holds a file of the user's: the sweep writes its results,
 // figures and report beside it and leaves it alone.
 func TestSweepOutputKeepsNeighbours(t *testing.T) {
+	t.Parallel()
 	d := t.TempDir()
 	out := filepath.Join(d, "out")
 	if err := os.Mkdir(out, 0o755); err != nil {
@@ -411,6 +415,7 @@ func TestSweepOutputKeepsNeighbours(t *testing.T) {
 // refused at once, with exit 2 and one line naming the file, and nothing
 // is written.
 func TestInputsBounded(t *testing.T) {
+	t.Parallel()
 	d := t.TempDir()
 	fifoPath := filepath.Join(d, "fifo")
 	if err := syscall.Mkfifo(fifoPath, 0o644); err != nil {
@@ -509,6 +514,7 @@ func TestInputsBounded(t *testing.T) {
 // TestReadingStopsOnSignal: a signal that comes while a command reads its
 // inputs ends it as an interruption (128 + the signal), not after the read.
 func TestReadingStopsOnSignal(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(sweep.Interrupt{Signal: "SIGTERM"})
 	for _, args := range [][]string{
@@ -527,6 +533,7 @@ func TestReadingStopsOnSignal(t *testing.T) {
 // TestClosedStdout: analyze … | head -1 ends quietly with 141, as a tool
 // that SIGPIPE ended does, not with "write /dev/stdout: broken pipe".
 func TestClosedStdout(t *testing.T) {
+	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -553,6 +560,7 @@ func TestClosedStdout(t *testing.T) {
 // naming the file the user gave (it was "write X: write X: file too
 // large"), and leaves nothing behind.
 func TestFileSizeLimitInWords(t *testing.T) {
+	t.Parallel()
 	d := t.TempDir()
 	for _, tc := range []struct {
 		args []string

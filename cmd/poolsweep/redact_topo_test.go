@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,7 @@ import (
 // prints, on success or failure, may hold any part of a secret; where the
 // driver accepts the URI the user name stays readable.
 func TestTopoInspectHostileCredentials(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	d, err := sim.Start(ctx, sim.DefaultSpec())
 	cancel()
@@ -31,12 +33,12 @@ func TestTopoInspectHostileCredentials(t *testing.T) {
 	host := d.Hosts()[0]
 	forms := credtest.Forms(host, "serverSelectionTimeoutMS=2000")
 
-	// inspect runs in-process, eight forms at a time: a refused AWS
+	// inspect runs in-process, 32 forms at a time: a refused AWS
 	// handshake takes about half a second, and there are a thousand forms.
 	results := make([]inspectResult, len(forms))
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for range 8 {
+	for range 32 {
 		wg.Go(func() {
 			for i := range work {
 				results[i] = inspectForm(t, forms[i])
@@ -97,58 +99,64 @@ func inspectForm(t *testing.T, f credtest.Form) (r inspectResult) {
 // in the user name) and checks everything the sweep and report write and
 // print: results.jsonl, report.html, the markdown report, stdout and stderr.
 func TestTopoSweepHostileCredentials(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("sweeps a simulator five times")
 	}
 	host, _ := startServe(t, "--sim", "slots=4,service=0s")
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "mongodb://"), "/")
 	const a, b = credtest.SecretA, credtest.SecretB
-	for _, userPass := range []string{
+	for i, userPass := range []string{
 		"alice:" + a + " " + b, "alice:" + a + "\t" + b, "alice:" + a + "\r" + b,
 		`al"ice:` + a + "x" + b, "al'ice:" + a + "x" + b,
 	} {
-		uri := "mongodb://" + userPass + "@" + host + "/?authMechanism=PLAIN"
-		dir := t.TempDir()
-		out := filepath.Join(dir, "out")
-		code, stdout, stderr := runBinary(t, dir, 2*time.Minute, "sweep", "--uri", uri, "--concurrency", "1,2",
-			"--warmup", "100ms", "--duration", "300ms", "--records", "50", "--no-plot", "--out", out)
-		if code != 0 {
-			t.Fatalf("%q: sweep exit %d: %s", userPass, code, stderr)
-		}
-		printed := stdout + stderr
-		results := filepath.Join(out, "results.jsonl")
-		for _, format := range []string{"html", "markdown"} {
-			code, stdout, stderr := runBinary(t, dir, time.Minute, "report", results, "--format", format, "-o", filepath.Join(dir, "report."+format))
+		// Named by position: a name holding the secret would be in the
+		// test's own temporary paths, which the reports print.
+		t.Run(fmt.Sprint("form", i), func(t *testing.T) {
+			t.Parallel()
+			uri := "mongodb://" + userPass + "@" + host + "/?authMechanism=PLAIN"
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out")
+			code, stdout, stderr := runBinary(t, dir, 2*time.Minute, "sweep", "--uri", uri, "--concurrency", "1,2",
+				"--warmup", "100ms", "--duration", "300ms", "--records", "50", "--no-plot", "--out", out)
 			if code != 0 {
-				t.Fatalf("%q: report --format %s: exit %d: %s", userPass, format, code, stderr)
+				t.Fatalf("%q: sweep exit %d: %s", userPass, code, stderr)
 			}
-			printed += stdout + stderr
-		}
-		var files []string
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && !strings.HasSuffix(p, ".png") {
-				files = append(files, p)
+			printed := stdout + stderr
+			results := filepath.Join(out, "results.jsonl")
+			for _, format := range []string{"html", "markdown"} {
+				code, stdout, stderr := runBinary(t, dir, time.Minute, "report", results, "--format", format, "-o", filepath.Join(dir, "report."+format))
+				if code != 0 {
+					t.Fatalf("%q: report --format %s: exit %d: %s", userPass, format, code, stderr)
+				}
+				printed += stdout + stderr
 			}
-			return nil
-		})
-		if len(files) < 3 {
-			t.Fatalf("%q: expected results and two reports, found %v", userPass, files)
-		}
-		for _, f := range files {
-			body, _ := os.ReadFile(f)
-			for _, m := range []string{a, b} {
-				if strings.Contains(string(body), m) {
-					t.Errorf("%q: %s shows part of the password (%s)", userPass, f, m)
+			var files []string
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && !strings.HasSuffix(p, ".png") {
+					files = append(files, p)
+				}
+				return nil
+			})
+			if len(files) < 3 {
+				t.Fatalf("%q: expected results and two reports, found %v", userPass, files)
+			}
+			for _, f := range files {
+				body, _ := os.ReadFile(f)
+				for _, m := range []string{a, b} {
+					if strings.Contains(string(body), m) {
+						t.Errorf("%q: %s shows part of the password (%s)", userPass, f, m)
+					}
 				}
 			}
-		}
-		for _, m := range []string{a, b} {
-			if strings.Contains(printed, m) {
-				t.Errorf("%q: output shows part of the password (%s):\n%s", userPass, m, printed)
+			for _, m := range []string{a, b} {
+				if strings.Contains(printed, m) {
+					t.Errorf("%q: output shows part of the password (%s):\n%s", userPass, m, printed)
+				}
 			}
-		}
-		if body, _ := os.ReadFile(results); !strings.Contains(string(body), "al") || !strings.Contains(string(body), ":***@") {
-			t.Errorf("%q: results should name the user and hide the password", userPass)
-		}
+			if body, _ := os.ReadFile(results); !strings.Contains(string(body), "al") || !strings.Contains(string(body), ":***@") {
+				t.Errorf("%q: results should name the user and hide the password", userPass)
+			}
+		})
 	}
 }

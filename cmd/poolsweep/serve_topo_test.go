@@ -13,6 +13,7 @@ import (
 // nothing on stdout, one line on stderr naming --postgresql-url and never
 // the password.
 func TestTopoServeBrokenBackend(t *testing.T) {
+	t.Parallel()
 	addr := loopback.ClosedAddr(t)
 	for _, pg := range []string{
 		"postgres://pguser:Pw-Secret-9@" + addr + "/ferretdb",
@@ -39,6 +40,7 @@ func TestTopoServeBrokenBackend(t *testing.T) {
 // one server listens, so a fault-injection test can kill a simulator and
 // start another on the same port; with several routers it is bad input.
 func TestTopoServeSimListen(t *testing.T) {
+	t.Parallel()
 	addr := loopback.ClosedAddr(t) // a free port to give --listen
 	for _, spec := range []string{"slots=2,service=0s", "shards=2,slots=2,service=0s,routers=1"} {
 		cmd, uri := startServeCmd(t, "--sim", spec, "--listen", addr)

@@ -17,6 +17,7 @@ import (
 // defaults per target kind, workloads — through the command's runF seam,
 // without connecting anywhere.
 func TestNewCmdSweep(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		args    []string

@@ -21,6 +21,7 @@ import (
 // connectTimeoutMS=0 and a window sampled while the server was stopped (a
 // connection's handshake then never ends), nothing did.
 func TestTelemetryCloseStoppedServer(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		query         string
 		windowStopped bool // sample a window while the server is stopped

@@ -18,6 +18,7 @@ import (
 // file, the line and the field, and writes nothing. With --lenient the
 // step is skipped with that line as a warning and the rest is read.
 func TestInvalidRecordsRefused(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(simRun)
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +87,7 @@ func TestInvalidRecordsRefused(t *testing.T) {
 // that line as a warning and measured again, and the end record counts
 // each step once.
 func TestResumeLenient(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs sweeps against a simulator")
 	}

@@ -151,6 +151,7 @@ func TestAgentsLockStep(t *testing.T) {
 // it, and without an agent that never came: after --agent-timeout each
 // step is partial, naming both, and so is the run.
 func TestAgentsRefusedAndMissing(t *testing.T) {
+	t.Parallel() // it waits on agent timeouts (TestAgentsLockStep measures skew: serial)
 	uri, ss := agentSessions(t, "refused", 2, 3, 1500*time.Millisecond)
 	leader, odd := ss[0], ss[1]
 	odd.Plan.Trials = 2
@@ -192,6 +193,7 @@ func TestAgentsRefusedAndMissing(t *testing.T) {
 // TestAgentsLeaderInterrupt: Ctrl-C on the leader stops the followers at
 // their next barrier; they end interrupted, naming the leader.
 func TestAgentsLeaderInterrupt(t *testing.T) {
+	t.Parallel() // it waits on agent timeouts (TestAgentsLockStep measures skew: serial)
 	uri, ss := agentSessions(t, "interrupt", 2, 2, 20*time.Second)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ss[0].Hooks.Step = func(n, _ int, _ results.StepResult) {
@@ -215,6 +217,7 @@ func TestAgentsLeaderInterrupt(t *testing.T) {
 // late agent skips that step (keeping off the server until the others'
 // window has ended) and is back in lock step for the next one.
 func TestAgentsLateAgentSkipsAStep(t *testing.T) {
+	t.Parallel() // it waits on agent timeouts (TestAgentsLockStep measures skew: serial)
 	_, ss := agentSessions(t, "late", 2, 2, 1500*time.Millisecond)
 	leader, late := ss[0], ss[1]
 	checks := 0

@@ -41,6 +41,7 @@ func reportKnees(t *testing.T, md string) map[string]kneeLine {
 // knees (and verdicts) are analyze --format json's, and the options change
 // them (so the report cannot be passing by ignoring them).
 func TestReportAgreesWithAnalyze(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pair := filepath.Join("..", "..", "plot", "testdata", "pair.jsonl")
 	grid := filepath.Join("..", "..", "plot", "testdata", "grid.jsonl")

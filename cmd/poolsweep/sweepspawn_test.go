@@ -66,6 +66,7 @@ func descendants(pid int) []int {
 // output. Before the targets went through a pipe, each agent had
 // "--uri mongodb://alice:PASSWORD@…" on its command line.
 func TestSpawnKeepsThePasswordOffCommandLines(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns agents against the simulator")
 	}
@@ -162,6 +163,7 @@ watch:
 // within seconds rather than after --agent-timeout, and leaves nothing
 // behind: no output directory, no poolsweep_agents collection.
 func TestSpawnRefusesForeignCollection(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the simulator")
 	}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/plot"
+)
+
+type plotOptions struct {
+	out      string
+	figures  string
+	analysis kneeFlags
+	read     readOptions
+}
+
+func newPlotCmd(e *env) *cobra.Command {
+	o := &plotOptions{}
+	cmd := filesCmd(cmdHelp{
+		use:   "plot RESULTS.jsonl… -o DIR",
+		short: "Draw figures (PNG and SVG) from results files",
+		long: `plot reads results.jsonl files and draws, as PNG and SVG:
+  throughput           ops/s (and calls/s) against connections, with the knee, peak, USL fit
+  latency              p50 and p99 against connections
+  latency-throughput   p99 against ops/s: the price of the last few percent of throughput
+  pool-grid            throughput and p99 over concurrency × maxPoolSize (a --pool list sweep)
+  comparison           several targets overlaid, with the ratio of peaks
+  time-breakdown       where call time went: pool wait, server time, the rest (needs telemetry)
+  open-latency         open loop (sweep --rate): corrected p50 and p99 against offered rate, per pool
+  open-achieved        open loop: achieved against offered rate, with the diagonal
+  open-pool-wait       open loop: share of the latency spent waiting for a connection, per pool
+A figure that does not apply to the results is skipped with a note.
+
+Points are the knee analysis's medians over trials with its 95% intervals, and the knee
+and peak are analyze's, with the same options (--plateau, --min-gain, --slo-p99). Several
+files form series as analyze forms them: steps of one target in several files are
+trials of one series. To set two runs of one target side by side, use
+poolsweep compare --plot-dir, or poolsweep report A B.`,
+		example: `  poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures
+  poolsweep plot standalone/results.jsonl sharded/results.jsonl -o cmp --figure throughput,comparison`,
+	}, "plot: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
+	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a directory, made through outfile", nil, "directory to write the figures into, made if absent (required; its parent must exist)")
+	choiceVar(cmd.Flags(), &o.figures, "figure", "", plot.AllFigures, true, "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
+	o.analysis.add(cmd.Flags())
+	o.read.addFlag(cmd.Flags())
+	return cmd
+}
+
+func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
+	if o.out == "" {
+		return usagef("-o/--out: required (the directory for the figures)")
+	}
+	if err := outfile.CheckDir(o.out); err != nil {
+		return usagef("-o: %v", err)
+	}
+	which, err := figureList(o.figures)
+	if err != nil {
+		return err
+	}
+	opts, err := o.analysis.options()
+	if err != nil {
+		return err
+	}
+	rs, err := o.read.files(ctx, args, e.stderr)
+	if err != nil {
+		return err
+	}
+	figs, notes, err := plot.Figures(rs, analysis.Of(rs, opts), plot.Options{Figures: which})
+	if err != nil {
+		return usageError{err}
+	}
+	if err := plot.CheckFiles(o.out, figs); err != nil {
+		return usagef("-o: %v", err)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(e.stderr, "note:", n)
+	}
+	if err := outfile.MakeDir(o.out); err != nil {
+		return usagef("-o: %v", err)
+	}
+	paths, err := plot.WriteFiles(o.out, figs)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		fmt.Fprintln(e.stdout, textfmt.Escape(p))
+	}
+	return nil
+}
+
+func figureList(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		out = append(out, strings.TrimSpace(f)) // each one of plot.AllFigures (choiceVar)
+	}
+	return out, nil
+}
