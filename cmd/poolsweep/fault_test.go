@@ -415,7 +415,10 @@ func TestFaultFrozenAcrossWindowEnd(t *testing.T) {
 	t.Parallel()
 	srv, p := faultTarget(t)
 	var from, lastReply, to time.Time
-	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p), intoStep2(p, 650*time.Millisecond, func() {
+	// A 2-s window, the freeze 0.9 s into it and 2 s long: it falls in the
+	// window and across its end with 0.9 s to spare either way, however
+	// late a starved host opens the window after the pool.
+	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p, "--duration", "2s"), intoStep2(p, 900*time.Millisecond, func() {
 		srv.Stop()
 		from = time.Now()
 		time.Sleep(2 * time.Second)
