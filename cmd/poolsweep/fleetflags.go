@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/fleet"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/results"
+)
+
+// Bounds of the fleet's numbers: a fleet of up to 100,000 instances,
+// limits as a server may have them (a mongod allows 1,000,000 connections
+// by default), and a connection's memory up to 1 GiB.
+const (
+	maxFleetInstances   = 100_000
+	maxFleetConcurrency = 100_000
+	maxFleetConnections = 10_000_000
+	maxConnMemoryMiB    = 1024
+)
+
+// fleetFlags are the fleet plan's inputs. fleet takes them, and report
+// takes the same (with the same names, ranges and help) to add the plan
+// as a section; registered here once for both.
+type fleetFlags struct {
+	instances      int
+	concurrency    int
+	maxConnections int
+	connMemory     float64
+	storm          string
+	set            *pflag.FlagSet
+}
+
+// add registers the fleet flags on f; what says what --instances does
+// for the command ("required", or what it adds).
+func (k *fleetFlags) add(f *pflag.FlagSet, what string) {
+	k.set = f
+	intVar(f, &k.instances, "instances", 0, 1, maxFleetInstances, fmt.Sprintf("application instances, each with its own pool per host (%s), from 1 to %d", what, maxFleetInstances))
+	intVar(f, &k.concurrency, "concurrency", 0, 0, maxFleetConcurrency, "callers per instance at its busiest (0: the measured client's concurrency at its knee)")
+	intVar(f, &k.maxConnections, "max-connections", 0, 0, maxFleetConnections, "the server's connection limit per host (0: from the steps' serverStatus connections.current + available)")
+	floatVar(f, &k.connMemory, "conn-memory", fleet.DefaultConnMemoryMiB, 0, maxConnMemoryMiB, true, false, "server memory per connection in MiB (about 1 on mongod)")
+	textVar(f, &k.storm, "storm", "", "a storm run's results file (poolsweep storm -o)", nil, "a storm run of the same deployment: its connection-setup saturation beside the knee, and the fleet's restart time")
+}
+
+// asked says whether a plan was asked for; a fleet flag without
+// --instances is bad input.
+func (k *fleetFlags) asked() (bool, error) {
+	if k.instances > 0 {
+		return true, nil
+	}
+	for _, name := range []string{"concurrency", "max-connections", "conn-memory", "storm"} {
+		if k.set != nil && k.set.Changed(name) {
+			return false, usagef("--%s: plans a fleet, which needs --instances", name)
+		}
+	}
+	return false, nil
+}
+
+// plan reads the storm run, if any, and makes the fleet's plan from rs
+// and their analysis a. Input that cannot be planned from is one line
+// naming the flag (a usage error).
+func (k *fleetFlags) plan(ctx context.Context, read readOptions, rs []*results.Results, a *analysis.Analysis) (*fleet.Plan, error) {
+	o := fleet.Options{Instances: k.instances, Concurrency: k.concurrency, MaxConnections: k.maxConnections, ConnMemoryMiB: k.connMemory}
+	if k.storm != "" {
+		run, err := results.ReadFileWith(ctx, k.storm, read.options())
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, interrupted(ctx)
+			}
+			return nil, usagef("--storm: %w", textfmt.EscapeError(err))
+		}
+		o.Storm = run
+	}
+	p, err := fleet.Make(rs, a, o)
+	var mis *fleet.MismatchError
+	switch {
+	case errors.Is(err, fleet.ErrNothing):
+		return nil, usagef("--instances: %v", err)
+	case errors.As(err, &mis):
+		return nil, usagef("--storm: %s", textfmt.Escape(mis.Reason))
+	}
+	return p, err
+}
