@@ -285,7 +285,7 @@ func (s *Setup) lines(n, pool int) []string {
 	for _, r := range s.Restarts {
 		out = append(out, "restart, "+r.statement(n, pool))
 	}
-	out = append(out, "restart model: the server sets connections up one after another at its accept rate, so a restart takes the connections to set up over the rate the storm measured with as many clients (K = instances), the best trial of each K; the instances' pools fill no faster than that however many each opens at a time, and no slower once the fleet keeps the server busy (K past the saturation)")
+	out = append(out, "restart model: time = connections per host × hosts / the accept rate the storms measured with as many clients as instances (K = N, the best trial of each K); the server sets connections up at that rate whatever each pool's maxConnecting, paced by the instances below the K where setup saturates and by the server past it; the monitoring connections count as the storm's did (totalCreated)")
 	for _, d := range s.Differences {
 		out = append(out, "note: the storm's target differs from the results' in "+textfmt.Escape(d))
 	}
