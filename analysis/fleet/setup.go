@@ -48,8 +48,20 @@ type MismatchError struct{ Reason string }
 
 func (e *MismatchError) Error() string { return e.Reason }
 
+// CheckStorm says whether run is a storm run fleet can use: one target,
+// storms, and an accept rate (a *MismatchError when not).
+func CheckStorm(run *results.Results) error {
+	if _, err := stormOf(run); err != nil {
+		return err
+	}
+	if len(SaturationOf(run.Storms)) == 0 {
+		return &MismatchError{fmt.Sprintf("%s: no storm reported an accept rate (run storm without --no-telemetry)", runName(run))}
+	}
+	return nil
+}
+
 // stormOf checks a storm run: its header names one target and it holds
-// storms with an accept rate.
+// storms.
 func stormOf(run *results.Results) (results.TargetHeader, error) {
 	if run.Header.Plan.Storm == nil || len(run.Storms) == 0 {
 		what := "no storm records"
@@ -143,14 +155,10 @@ func hostKey(hosts []string) string {
 // target. A storm run that matches no target of the results is a
 // *MismatchError.
 func (p *Plan) attachSetup(run *results.Results, rs []*results.Results) error {
-	st, err := stormOf(run)
-	if err != nil {
+	if err := CheckStorm(run); err != nil {
 		return err
 	}
-	sats := SaturationOf(run.Storms)
-	if len(sats) == 0 {
-		return &MismatchError{fmt.Sprintf("%s: no storm reported an accept rate (run storm without --no-telemetry)", runName(run))}
-	}
+	st, sats := run.Header.Targets[0], SaturationOf(run.Storms)
 	hosts := max(run.Storms[0].PoolsPerClient, 1)
 	var why []string
 	matched := false

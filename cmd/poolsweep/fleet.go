@@ -43,7 +43,7 @@ whole fleet takes before its pools are full. The model and its assumptions: docs
   poolsweep fleet run/results.jsonl --instances 40 --storm storm.jsonl`,
 	}, "fleet: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
-	o.fleet.add(f, "required")
+	o.fleet.add(f, "required", true)
 	choiceVar(f, &o.format, "format", fleet.FormatText, []string{fleet.FormatText, fleet.FormatMarkdown, fleet.FormatJSON}, false, "output format: text, markdown or json")
 	textVarP(f, &o.out, "out", "o", "", "a file, written through outfile", nil, "write the plan to this file instead of standard output")
 	o.analysis.add(f)

@@ -144,3 +144,47 @@ func TestFleetStormBadInput(t *testing.T) {
 		t.Error("a report was written from bad input")
 	}
 }
+
+// TestSweepReportFleetSection: sweep --instances --storm writes the fleet
+// section into the report.html it writes; fleet flags without
+// --instances, or a --storm file that is not a storm run, are refused
+// before anything starts.
+func TestSweepReportFleetSection(t *testing.T) {
+	storm, err := filepath.Abs(acceptStorm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notStorm, _ := filepath.Abs(acceptRun)
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--storm", storm}, "--storm: plans a fleet, which needs --instances"},
+		{[]string{"--instances", "4", "--storm", notStorm}, "holds a sweep's steps, not storms"},
+		{[]string{"--instances", "4", "--storm", filepath.Join(dir, "absent.jsonl")}, "--storm: "},
+	} {
+		out := filepath.Join(dir, "refused")
+		args := append([]string{"sweep", "--target", "sim=sim:slots=8,service=2ms,accept_cost=2ms", "--out", out}, tt.args...)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != exitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stdout %q stderr %q (want exit 2 and one line naming %q)", tt.args, code, stdout, stderr, tt.want)
+		}
+		if _, err := os.Lstat(out); err == nil {
+			t.Errorf("%v: the output directory was made", tt.args)
+		}
+	}
+	_, path := simSweep(t, "--target", "sim=sim:slots=8,service=2ms,accept_cost=2ms", "--concurrency", "1..16x2",
+		"--warmup", "200ms", "--duration", "500ms", "--instances", "4", "--storm", storm)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(path), "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := htmlText(string(b))
+	for _, want := range []string{`<section id="fleet">`, "fleet of 4 instances: sim", "<strong>Recommendation:</strong> 4 instances: maxPoolSize",
+		"connection setup, maxConnecting 2: the server's accept rate levels off at", "a restart of the whole fleet takes"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}

@@ -155,7 +155,7 @@ storm run's connection-setup saturation beside the knee (docs/fleet.md).`,
 	textVar(cmd.Flags(), &o.baseline, "baseline", "", "a target name of the results file", nil, "with one results file of two targets: the baseline target for the A/B section")
 	textVar(cmd.Flags(), &o.candidate, "candidate", "", "a target name of the results file", nil, "the candidate target for the A/B section")
 	o.analysis.add(cmd.Flags())
-	o.fleet.add(cmd.Flags(), "adds the fleet section")
+	o.fleet.add(cmd.Flags(), "adds the fleet section", true)
 	o.read.addFlag(cmd.Flags())
 	return cmd
 }
