@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -33,6 +34,8 @@ type fleetFlags struct {
 	connMemory     float64
 	storm          string
 	set            *pflag.FlagSet
+	// names are the flags add registered on set.
+	names []string
 	// stormRun is the --storm file, once read (readStorm).
 	stormRun *results.Results
 }
@@ -46,7 +49,10 @@ var fleetFlagNames = []string{"instances", "concurrency", "max-connections", "co
 // --concurrency, the callers per instance (sweep's --concurrency is its
 // own levels: a sweep's report plans with the measured knee's).
 func (k *fleetFlags) add(f *pflag.FlagSet, what string, perInstance bool) {
-	k.set = f
+	k.set, k.names = f, fleetFlagNames
+	if !perInstance {
+		k.names = slices.DeleteFunc(slices.Clone(fleetFlagNames), func(n string) bool { return n == "concurrency" })
+	}
 	intVar(f, &k.instances, "instances", 0, 1, maxFleetInstances, fmt.Sprintf("application instances, each with its own pool per host (%s), from 1 to %d", what, maxFleetInstances))
 	if perInstance {
 		intVar(f, &k.concurrency, "concurrency", 0, 0, maxFleetConcurrency, "callers per instance at its busiest (0: the measured client's concurrency at its knee)")
@@ -62,8 +68,8 @@ func (k *fleetFlags) asked() (bool, error) {
 	if k.instances > 0 {
 		return true, nil
 	}
-	for _, name := range fleetFlagNames[1:] {
-		if k.set != nil && k.set.Lookup(name) != nil && k.set.Changed(name) {
+	for _, name := range k.names {
+		if name != "instances" && k.set.Changed(name) {
 			return false, usagef("--%s: plans a fleet, which needs --instances", name)
 		}
 	}
