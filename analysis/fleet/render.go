@@ -95,10 +95,13 @@ func (s Section) write(w io.Writer, md bool) {
 	for _, f := range s.Facts {
 		bullet(w, md, f)
 	}
-	if len(s.Rows) > 0 {
+	switch {
+	case len(s.Rows) > 0:
 		fmt.Fprintln(w)
 		table(w, md, s.Rows)
 		fmt.Fprintln(w)
+	case len(s.Facts) > 0:
+		fmt.Fprintln(w) // the recommendation is not the last fact's continuation
 	}
 	fmt.Fprintf(w, "recommendation: %s\n", s.Recommendation)
 	if md {

@@ -164,3 +164,30 @@ func TestGoldenWithStorm(t *testing.T) {
 		golden.Check(t, filepath.Join("testdata", "plan-40-storm."+f+".golden"), b.Bytes())
 	}
 }
+
+// The rate form (open loop) gets the storm beside it too: its restart
+// counts the rate form's pool.
+func TestOpenLoopRestart(t *testing.T) {
+	rate, pool := 1000, 16
+	target := results.TargetHeader{Name: "sim", Topology: "standalone", Hosts: []string{"h:1"}}
+	rs := []*results.Results{{Header: results.RunHeader{Targets: []results.TargetHeader{target}},
+		Steps: []results.StepResult{{Target: "sim", Mode: results.ModeOpen, Rate: rate, MaxPoolSize: pool,
+			Open: &results.OpenLoopStats{Service: results.Quantiles{Mean: 2}}}}}}
+	rep := knee.OpenReport{Target: "sim", Clients: 1, Rule: "p99 ≤ 20ms", CarriedRate: &rate, MaxPoolSize: &pool}
+	p, err := Make(rs, &analysis.Analysis{Open: []knee.OpenReport{rep}}, Options{Instances: 10, Storm: stormRun(target, 2, map[int]float64{5: 500, 50: 500})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := p.Open[0]
+	// 10 instances × (3 + 2) = 50 connections at 500/s: 100 ms.
+	if op.Setup == nil || len(op.Setup.Restarts) != 1 || op.Setup.Restarts[0].Connections != 50 || math.Abs(op.Setup.Restarts[0].Seconds-0.1) > 1e-12 {
+		t.Fatalf("setup %+v", op.Setup)
+	}
+	var b bytes.Buffer
+	if err := p.Write(&b, FormatText); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), "a restart of the whole fleet takes about 100 ms") {
+		t.Errorf("the rate form does not say the restart:\n%s", b.String())
+	}
+}
