@@ -218,7 +218,7 @@ func restart(storms []results.StormResult, sat Saturation, n, perHost, hosts int
 			r.Bound = "upper"
 			r.RateFrom += ", and setup had not saturated there"
 		} else {
-			r.RateFrom += fmt.Sprintf(" (saturated from K=%d)", sat.Clients)
+			r.RateFrom += fmt.Sprintf(", saturated from K=%d", sat.Clients)
 		}
 	default:
 		lo, hi := ks[i-1], ks[i]
