@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/runinfo"
@@ -30,6 +31,15 @@ type reportView struct {
 	Figures  []figView
 	Skipped  []string
 	AB       *abView // nil unless the report compares two runs
+	Fleet    *fleetView
+}
+
+// fleetView is the fleet plan's section: the plan's own sections
+// (fleet.Plan.Sections), laid out as HTML or Markdown.
+type fleetView struct {
+	Intro    string
+	Head     []string
+	Sections []fleet.Section
 }
 
 type runView struct {
@@ -117,6 +127,10 @@ func buildView(r *Report, pngNames, abPNGNames []string, withSVG bool) (reportVi
 			n = "Note: " + n
 		}
 		v.Skipped = append(v.Skipped, n)
+	}
+	if r.Fleet != nil {
+		v.Fleet = &fleetView{Head: fleet.TableHead, Sections: r.Fleet.Sections(),
+			Intro: fmt.Sprintf("The pool budget for %d application instances, each with its own pool to every host, from the verdicts above (poolsweep fleet --instances %d). The model and its assumptions are in docs/fleet.md.", r.Fleet.Instances, r.Fleet.Instances)}
 	}
 	if r.Comparison != nil {
 		if v.AB, err = abViewOf(r.Comparison, r.ABFigures, abPNGNames, withSVG); err != nil {
@@ -236,6 +250,9 @@ type Report struct {
 	// table and unmatched steps, and ABFigures (plot.ABFigures).
 	Comparison *compare.Comparison
 	ABFigures  []plot.Figure
+	// Fleet, when not nil, adds the fleet section: the plan fleet.Make
+	// made from Results and Analysis, shown as it decided it.
+	Fleet *fleet.Plan
 }
 
 // WriteHTML writes one self-contained HTML page: every run's header

@@ -63,6 +63,28 @@ code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overf
 <p class="summary">{{.Summary}}</p>
 {{range .Warnings}}<p class="warn">⚠ {{.}}</p>
 {{end}}{{end}}{{end}}
+{{with .Fleet}}<section id="fleet">
+<h2>Fleet</h2>
+<p class="note">{{.Intro}}</p>
+{{range .Sections}}<h3>{{.Heading}}</h3>
+<ul>
+{{range .Facts}}<li>{{.}}</li>
+{{end}}</ul>
+{{if .Rows}}<div class="scroll"><table class="fleet">
+<tr>{{range $.Fleet.Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>{{end}}
+<p><strong>Recommendation:</strong> {{.Recommendation}}</p>
+<ul>
+{{range .Reasons}}<li>{{.}}</li>
+{{end}}</ul>
+{{if .Setup}}<h4>Connection setup</h4>
+<ul>
+{{range .Setup}}<li>{{.}}</li>
+{{end}}</ul>
+{{end}}{{range .Warnings}}<p class="warn">⚠ {{.}}</p>
+{{end}}{{end}}</section>
+{{end}}
 {{if .Figures}}<h2>Figures</h2>
 {{range .Figures}}<figure id="{{.Name}}">
 {{.SVG}}
@@ -118,7 +140,29 @@ var mdTmpl = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap
 {{range .Warnings}}
 > ⚠ {{md .}}
 {{end}}{{end}}{{end}}
-{{if .Figures}}## Figures
+{{with .Fleet}}## Fleet
+
+{{md .Intro}}
+{{range .Sections}}
+### {{md .Heading}}
+
+{{range .Facts}}- {{md .}}
+{{end}}{{if .Rows}}
+{{row $.Fleet.Head}}
+|:---|{{range $i, $h := $.Fleet.Head}}{{if $i}}---:|{{end}}{{end}}
+{{range .Rows}}{{row .}}
+{{end}}{{end}}
+**Recommendation:** {{md .Recommendation}}
+
+{{range .Reasons}}- {{md .}}
+{{end}}{{if .Setup}}
+#### Connection setup
+
+{{range .Setup}}- {{md .}}
+{{end}}{{end}}{{range .Warnings}}
+> ⚠ {{md .}}
+{{end}}{{end}}
+{{end}}{{if .Figures}}## Figures
 
 Each figure's caption is in its picture.
 {{range .Figures}}{{if .PNG}}

@@ -36,6 +36,10 @@ type Options struct {
 	// ConnMemoryMiB is the server memory per connection; 0 means
 	// DefaultConnMemoryMiB.
 	ConnMemoryMiB float64
+	// Storm, when not nil, is a storm run (poolsweep storm) of the same
+	// deployment: its connection-setup saturation is put beside the knee
+	// (Setup). One of another deployment is a *MismatchError.
+	Storm *results.Results
 }
 
 // ErrNothing says the results hold nothing a plan can be made of.
@@ -124,7 +128,10 @@ type SeriesPlan struct {
 	Rows         []Row          `json:"rows"`
 	Recommended  Recommendation `json:"recommendation"`
 	RouterPools  []RouterPools  `json:"router_pools,omitempty"`
-	Warnings     []string       `json:"warnings,omitempty"`
+	// Setup is the storm run's connection setup beside the knee; nil
+	// without one (or when it measured another target).
+	Setup    *Setup   `json:"connection_setup,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Make plans the fleet for every series of a (the analysis of rs).
@@ -149,6 +156,11 @@ func Make(rs []*results.Results, a *analysis.Analysis, o Options) (*Plan, error)
 	}
 	if len(p.Series) == 0 && len(p.Open) == 0 {
 		return nil, ErrNothing
+	}
+	if o.Storm != nil {
+		if err := p.attachSetup(o.Storm, rs); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }

@@ -31,6 +31,7 @@ type OpenPlan struct {
 	InFlightPerHost float64        `json:"in_flight_per_instance_per_host"`
 	Limit           Limit          `json:"limit"`
 	Recommended     Recommendation `json:"recommendation"`
+	Setup           *Setup         `json:"connection_setup,omitempty"`
 	Warnings        []string       `json:"warnings,omitempty"`
 }
 

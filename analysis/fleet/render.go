@@ -32,22 +32,43 @@ func (p *Plan) Write(w io.Writer, format string) error {
 	return fmt.Errorf("format %q: want text, markdown or json", format)
 }
 
-// tableHead is the table's columns.
-var tableHead = []string{"maxPoolSize", "conns/host", "% limit", "MiB/host", "in flight/host", "ops/s", "ms in conn", "pool queue", "pool wait ms", "note"}
+// TableHead is the columns of a series' table.
+var TableHead = []string{"maxPoolSize", "conns/host", "% limit", "MiB/host", "in flight/host", "ops/s", "ms in conn", "pool queue", "pool wait ms", "note"}
+
+// Section is one part of the plan as every rendering shows it (text and
+// Markdown here, the report's HTML and Markdown): a heading, the facts the
+// plan starts from, the table (TableHead; none for the rate form), the
+// recommendation with its reasons, the connection setup a storm run adds,
+// and the warnings. Names from the results are escaped for a terminal.
+type Section struct {
+	Heading        string
+	Facts          []string
+	Rows           [][]string
+	Recommendation string
+	Reasons        []string
+	Setup          []string
+	Warnings       []string
+}
+
+// Sections are the plan's parts, series first, then the rate forms.
+func (p *Plan) Sections() []Section {
+	var out []Section
+	for _, s := range p.Series {
+		out = append(out, s.section(p))
+	}
+	for _, o := range p.Open {
+		out = append(out, o.section(p))
+	}
+	return out
+}
 
 func (p *Plan) write(w io.Writer, md bool) error {
 	ew := textfmt.NewErrWriter(w)
-	for i, s := range p.Series {
+	for i, s := range p.Sections() {
 		if i > 0 {
 			ew.Printf("\n")
 		}
-		s.write(ew, p, md)
-	}
-	for i, o := range p.Open {
-		if i > 0 || len(p.Series) > 0 {
-			ew.Printf("\n")
-		}
-		o.write(ew, p, md)
+		s.write(ew, md)
 	}
 	return ew.Err
 }
@@ -68,26 +89,53 @@ func bullet(w io.Writer, md bool, s string) {
 	fmt.Fprintf(w, "  - %s\n", strings.TrimPrefix(textfmt.Indent(textfmt.Wrap(s, 92), "    "), "    "))
 }
 
-func (s SeriesPlan) write(w io.Writer, p *Plan, md bool) {
+// write renders a section as text or Markdown.
+func (s Section) write(w io.Writer, md bool) {
+	heading(w, md, s.Heading)
+	for _, f := range s.Facts {
+		bullet(w, md, f)
+	}
+	switch {
+	case len(s.Rows) > 0:
+		fmt.Fprintln(w)
+		table(w, md, s.Rows)
+		fmt.Fprintln(w)
+	case len(s.Facts) > 0:
+		fmt.Fprintln(w) // the recommendation is not the last fact's continuation
+	}
+	fmt.Fprintf(w, "recommendation: %s\n", s.Recommendation)
+	if md {
+		fmt.Fprintln(w)
+	}
+	for _, r := range s.Reasons {
+		bullet(w, md, r)
+	}
+	for _, r := range s.Setup {
+		bullet(w, md, r)
+	}
+	for _, warn := range s.Warnings {
+		bullet(w, md, "warning: "+warn)
+	}
+}
+
+func (s SeriesPlan) section(p *Plan) Section {
 	name := textfmt.Escape(s.Target)
 	if s.Workload != "" {
 		name += " (workload " + textfmt.Escape(s.Workload) + ", pool " + textfmt.Escape(s.Pool) + ")"
 	}
-	heading(w, md, fmt.Sprintf("fleet of %s: %s, %s", instancesText(p.Instances), name, topoText(s.Topology)))
-	knee := fmt.Sprintf("knee: concurrency %d per client × %d client(s) = %.0f calls in flight, %.0f ops/s (%s confidence); %.0f per host over %d serving host(s): %s",
-		s.KneeConcurrency, s.MeasuredClients, s.KneeInFlight, s.KneeOpsPerS, s.KneeConfidence, s.KneePerHost, s.Serving, textfmt.Escape(s.Why))
-	bullet(w, md, knee)
-	bullet(w, md, fmt.Sprintf("demand: %d callers per instance (%s); connections per host count %d monitoring connections per instance", s.Demand, s.DemandSource, MonitoringPerInstance))
+	sec := Section{Heading: fmt.Sprintf("fleet of %s: %s, %s", instancesText(p.Instances), name, topoText(s.Topology))}
+	sec.Facts = append(sec.Facts, fmt.Sprintf("knee: concurrency %d per client × %d client(s) = %.0f calls in flight, %.0f ops/s (%s confidence); %.0f per host over %d serving host(s): %s",
+		s.KneeConcurrency, s.MeasuredClients, s.KneeInFlight, s.KneeOpsPerS, s.KneeConfidence, s.KneePerHost, s.Serving, textfmt.Escape(s.Why)))
+	sec.Facts = append(sec.Facts, s.Setup.facts()...)
+	sec.Facts = append(sec.Facts, fmt.Sprintf("demand: %d callers per instance (%s); connections per host count %d monitoring connections per instance", s.Demand, s.DemandSource, MonitoringPerInstance))
 	lim := "connection limit per host: unknown (" + s.Limit.Source + ")"
 	if s.Limit.PerHost != nil {
 		lim = fmt.Sprintf("connection limit per host: %d (%s); memory at %.3g MiB per connection", *s.Limit.PerHost, s.Limit.Source, p.ConnMemoryMiB)
 	}
-	bullet(w, md, lim)
+	sec.Facts = append(sec.Facts, lim)
 	for _, rp := range s.RouterPools {
-		bullet(w, md, fmt.Sprintf("mongos %s → shards at the knee (connPoolStats): %s in use, %s created in the window", textfmt.Escape(rp.Router), numText(rp.InUse), numText(rp.Created)))
+		sec.Facts = append(sec.Facts, fmt.Sprintf("mongos %s → shards at the knee (connPoolStats): %s in use, %s created in the window", textfmt.Escape(rp.Router), numText(rp.InUse), numText(rp.Created)))
 	}
-	fmt.Fprintln(w)
-	cells := [][]string{}
 	for _, r := range s.Rows {
 		note := []string{}
 		if r.MaxPoolSize == s.Recommended.MaxPoolSize {
@@ -106,49 +154,37 @@ func (s SeriesPlan) write(w io.Writer, p *Plan, md bool) {
 		if r.LimitPct != nil {
 			pct = pctText(*r.LimitPct)
 		}
-		cells = append(cells, []string{
+		sec.Rows = append(sec.Rows, []string{
 			fmt.Sprint(r.MaxPoolSize), fmt.Sprint(r.ConnectionsPerHost), pct, fmt.Sprintf("%.0f", r.MemoryMiBPerHost),
 			fmt.Sprintf("%.0f", r.InFlightPerHost), fmt.Sprintf("%.0f", r.OpsPerS), fmt.Sprintf("%.2f", r.ConnTimeMs),
 			fmt.Sprintf("%.0f", r.PoolQueue), fmt.Sprintf("%.2f", r.PoolWaitMs), strings.Join(note, ", "),
 		})
 	}
-	table(w, md, cells)
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "recommendation: %s\n", s.Recommended.Statement)
-	if md {
-		fmt.Fprintln(w)
-	}
-	for _, r := range s.Recommended.Reasons {
-		bullet(w, md, r)
-	}
+	sec.Recommendation, sec.Reasons = s.Recommended.Statement, s.Recommended.Reasons
+	sec.Setup = s.Setup.lines(p.Instances, s.Recommended.MaxPoolSize)
 	for _, warn := range s.Warnings {
-		bullet(w, md, "warning: "+textfmt.Escape(warn))
+		sec.Warnings = append(sec.Warnings, textfmt.Escape(warn))
 	}
+	return sec
 }
 
-func (o OpenPlan) write(w io.Writer, p *Plan, md bool) {
+func (o OpenPlan) section(p *Plan) Section {
 	name := textfmt.Escape(o.Target)
 	if o.Workload != "" {
 		name += " (workload " + textfmt.Escape(o.Workload) + ")"
 	}
-	heading(w, md, fmt.Sprintf("fleet of %s, open loop: %s, %s", instancesText(p.Instances), name, topoText(o.Topology)))
-	fmt.Fprintf(w, "recommendation: %s\n", o.Recommended.Statement)
-	if md {
-		fmt.Fprintln(w)
-	}
-	for _, r := range o.Recommended.Reasons {
-		bullet(w, md, r)
-	}
-	bullet(w, md, "serving hosts: "+textfmt.Escape(o.Why))
-	for _, warn := range o.Warnings {
-		bullet(w, md, "warning: "+warn)
-	}
+	sec := Section{Heading: fmt.Sprintf("fleet of %s, open loop: %s, %s", instancesText(p.Instances), name, topoText(o.Topology)),
+		Facts: o.Setup.facts(), Recommendation: o.Recommended.Statement}
+	sec.Reasons = append(append(sec.Reasons, o.Recommended.Reasons...), "serving hosts: "+textfmt.Escape(o.Why))
+	sec.Setup = o.Setup.lines(p.Instances, o.Recommended.MaxPoolSize)
+	sec.Warnings = o.Warnings
+	return sec
 }
 
-// table writes cells under tableHead: aligned columns, or a Markdown table.
+// table writes cells under TableHead: aligned columns, or a Markdown table.
 func table(w io.Writer, md bool, cells [][]string) {
 	if md {
-		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(tableHead, " | "), strings.Repeat("---|", len(tableHead)))
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(TableHead, " | "), strings.Repeat("---|", len(TableHead)))
 		for _, c := range cells {
 			fmt.Fprintf(w, "| %s |\n", strings.Join(c, " | "))
 		}
@@ -156,7 +192,7 @@ func table(w io.Writer, md bool, cells [][]string) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// The note, last, is left out of the aligned columns: left-aligned.
-	for _, c := range append([][]string{tableHead}, cells...) {
+	for _, c := range append([][]string{TableHead}, cells...) {
 		line := strings.Join(c[:len(c)-1], "\t") + "\t"
 		if note := c[len(c)-1]; note != "" {
 			line += "  " + note

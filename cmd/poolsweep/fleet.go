@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -14,25 +13,12 @@ import (
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
-// Bounds of fleet's numbers: a fleet of up to 100,000 instances, limits
-// as a server may have them (a mongod allows 1,000,000 connections by
-// default), and a connection's memory up to 1 GiB.
-const (
-	maxFleetInstances   = 100_000
-	maxFleetConcurrency = 100_000
-	maxFleetConnections = 10_000_000
-	maxConnMemoryMiB    = 1024
-)
-
 type fleetOptions struct {
-	instances      int
-	concurrency    int
-	maxConnections int
-	connMemory     float64
-	format         string
-	out            string
-	analysis       kneeFlags
-	read           readOptions
+	fleet    fleetFlags
+	format   string
+	out      string
+	analysis kneeFlags
+	read     readOptions
 }
 
 func newFleetCmd(e *env) *cobra.Command {
@@ -48,16 +34,16 @@ at the measured knee, not past it, and the connections per host within the serve
 memory they cost (--conn-memory, about 1 MiB per connection on mongod), the expected
 throughput from the measured curve and the expected pool wait (Little's law), and the
 recommendation with its reasons. Open-loop runs (sweep --rate) give the rate per instance
-instead. The model and its assumptions: docs/fleet.md.`,
+instead. --storm adds a storm run of the same deployment (poolsweep storm): where
+connection setup saturated the server, beside the knee, and how long a restart of the
+whole fleet takes before its pools are full. The model and its assumptions: docs/fleet.md.`,
 		example: `  poolsweep fleet poolsweep-out/20261130-101500-1a2b/results.jsonl --instances 40
   poolsweep fleet run/results.jsonl --instances 200 --max-connections 20000 --format markdown -o fleet.md
-  poolsweep fleet run/results.jsonl --instances 10 --concurrency 32 --format json`,
+  poolsweep fleet run/results.jsonl --instances 10 --concurrency 32 --format json
+  poolsweep fleet run/results.jsonl --instances 40 --storm storm.jsonl`,
 	}, "fleet: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
-	intVar(f, &o.instances, "instances", 0, 1, maxFleetInstances, fmt.Sprintf("application instances, each with its own pool per host (required), from 1 to %d", maxFleetInstances))
-	intVar(f, &o.concurrency, "concurrency", 0, 0, maxFleetConcurrency, "callers per instance at its busiest (0: the measured client's concurrency at its knee)")
-	intVar(f, &o.maxConnections, "max-connections", 0, 0, maxFleetConnections, "the server's connection limit per host (0: from the steps' serverStatus connections.current + available)")
-	floatVar(f, &o.connMemory, "conn-memory", fleet.DefaultConnMemoryMiB, 0, maxConnMemoryMiB, true, false, "server memory per connection in MiB (about 1 on mongod)")
+	o.fleet.add(f, "required", true)
 	choiceVar(f, &o.format, "format", fleet.FormatText, []string{fleet.FormatText, fleet.FormatMarkdown, fleet.FormatJSON}, false, "output format: text, markdown or json")
 	textVarP(f, &o.out, "out", "o", "", "a file, written through outfile", nil, "write the plan to this file instead of standard output")
 	o.analysis.add(f)
@@ -66,7 +52,7 @@ instead. The model and its assumptions: docs/fleet.md.`,
 }
 
 func (o *fleetOptions) run(ctx context.Context, e *env, args []string) error {
-	if o.instances < 1 {
+	if o.fleet.instances < 1 {
 		return usagef("--instances: required (the application instances, from 1 to %d)", maxFleetInstances)
 	}
 	if o.out != "" {
@@ -82,12 +68,7 @@ func (o *fleetOptions) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := fleet.Make(rs, analysis.Of(rs, opts), fleet.Options{
-		Instances: o.instances, Concurrency: o.concurrency, MaxConnections: o.maxConnections, ConnMemoryMiB: o.connMemory,
-	})
-	if errors.Is(err, fleet.ErrNothing) {
-		return usagef("fleet: %v", err)
-	}
+	p, err := o.fleet.plan(ctx, o.read, rs, analysis.Of(rs, opts))
 	if err != nil {
 		return err
 	}

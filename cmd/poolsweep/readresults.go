@@ -47,6 +47,9 @@ func (r readOptions) files(ctx context.Context, paths []string, warn io.Writer) 
 		if err != nil {
 			return nil, err
 		}
+		if len(res.Steps) == 0 && res.Header.Plan.Storm != nil {
+			return nil, usagef("%s: a storm run (poolsweep storm), not a sweep's results: give it to fleet or report as --storm", textfmt.Escape(p))
+		}
 		if len(res.Steps) == 0 {
 			return nil, usagef("%s: no measured steps", textfmt.Escape(p))
 		}

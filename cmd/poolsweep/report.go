@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/report"
 	"github.com/poolsweep/poolsweep/results"
@@ -20,6 +21,7 @@ type reportOptions struct {
 	baseline  string
 	candidate string
 	analysis  kneeFlags
+	fleet     fleetFlags
 	read      readOptions
 }
 
@@ -41,18 +43,24 @@ the comparison, and each run is analysed on its own, as analyze RUN would.
 HTML is one file with the SVG figures inline and nothing to fetch. With --format
 markdown the figures (PNG and SVG) go into a directory named after the report, beside
 it: -o report.md writes report_files/throughput.png and so on, so that no file the
-report did not name is replaced. The directory the report goes into must exist.`,
+report did not name is replaced. The directory the report goes into must exist.
+
+--instances N adds a fleet section: fleet's plan for N application instances (the pool
+size per instance, its table and reasons), with fleet's flags; --storm STORM.jsonl puts a
+storm run's connection-setup saturation beside the knee (docs/fleet.md).`,
 		example: `  poolsweep report poolsweep-out/20261130-101500-1a2b/results.jsonl -o report.html
   poolsweep report run/results.jsonl --format markdown -o report.md      # figures in report_files/
   poolsweep report run/results.jsonl --slo-p99 20ms -o report.html
   poolsweep report audit-off/results.jsonl audit-on/results.jsonl -o ab.html     # with an A/B section
-  poolsweep report ab/results.jsonl --baseline standalone --candidate sharded -o ab.html`,
+  poolsweep report ab/results.jsonl --baseline standalone --candidate sharded -o ab.html
+  poolsweep report run/results.jsonl --instances 40 --storm storm.jsonl -o report.html   # with a fleet section`,
 	}, "report: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file, written through outfile", nil, "report file to write (required)")
 	choiceVar(cmd.Flags(), &o.format, "format", "html", []string{"html", "markdown"}, false, "html or markdown")
 	textVar(cmd.Flags(), &o.baseline, "baseline", "", "a target name of the results file", nil, "with one results file of two targets: the baseline target for the A/B section")
 	textVar(cmd.Flags(), &o.candidate, "candidate", "", "a target name of the results file", nil, "the candidate target for the A/B section")
 	o.analysis.add(cmd.Flags())
+	o.fleet.add(cmd.Flags(), "adds the fleet section", true)
 	o.read.addFlag(cmd.Flags())
 	return cmd
 }
@@ -77,6 +85,10 @@ func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
 	if len(args) > 1 && o.baseline != "" {
 		return usagef("--baseline/--candidate: name two targets of one results file; two files are already an A/B pair")
 	}
+	withFleet, err := o.fleet.asked()
+	if err != nil {
+		return err
+	}
 	rs, err := o.read.files(ctx, args, e.stderr)
 	if err != nil {
 		return err
@@ -91,16 +103,23 @@ func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
 	case len(rs) == 2:
 		ab, a = &report.AB{}, analysis.Each(rs, opts)
 	}
-	if err := writeReport(o.out, o.format, rs, a, ab, e.stderr); err != nil {
+	var plan *fleet.Plan
+	if withFleet {
+		if plan, err = o.fleet.plan(ctx, o.read, rs, a); err != nil {
+			return err
+		}
+	}
+	if err := writeReport(o.out, o.format, rs, a, ab, plan, e.stderr); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, textfmt.Escape(o.out))
 	return nil
 }
 
-// writeReport assembles the report of rs from their analysis a, tells
-// notes what it left out, and writes it to path in format.
-func writeReport(path, format string, rs []*results.Results, a *analysis.Analysis, ab *report.AB, notes io.Writer) error {
+// writeReport assembles the report of rs from their analysis a (with the
+// fleet's plan when not nil), tells notes what it left out, and writes it
+// to path in format.
+func writeReport(path, format string, rs []*results.Results, a *analysis.Analysis, ab *report.AB, plan *fleet.Plan, notes io.Writer) error {
 	r, ns, err := report.New(rs, a, ab)
 	var in *report.InputError
 	switch {
@@ -109,6 +128,7 @@ func writeReport(path, format string, rs []*results.Results, a *analysis.Analysi
 	case err != nil:
 		return err
 	}
+	r.Fleet = plan
 	// A path that cannot take the report is one line naming -o, with
 	// nothing written and nothing else said.
 	var bad *report.PathError

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
@@ -217,8 +218,8 @@ func (o *stormOptions) run(ctx context.Context, e *env) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	for _, sat := range storm.SaturationOf(done) {
-		fmt.Fprintln(e.stdout, saturationLine(sat))
+	for _, sat := range fleet.SaturationOf(done) {
+		fmt.Fprintln(e.stdout, sat.Text())
 	}
 	fmt.Fprintln(e.stdout, textfmt.Escape(o.out))
 	if end.Status == "interrupted" {
@@ -239,12 +240,4 @@ func stormLine(r results.StormResult) string {
 	}
 	return fmt.Sprintf("storm K=%d P=%d maxConnecting=%d trial %d: %d/%d connections, %s, %s, %d connect errors, probe p99 %.2f ms",
 		r.Clients, r.Pool, r.MaxConnecting, r.Trial, r.Ready, r.Wanted, fill, accept, r.ConnectErrors, r.Probe.Latency.P99)
-}
-
-// saturationLine says where connection setup saturated the server.
-func saturationLine(s storm.Saturation) string {
-	if s.Found {
-		return fmt.Sprintf("connection setup, maxConnecting %d: the server's accept rate levels off at %.0f connections/s from K=%d clients (95 %% of the highest)", s.MaxConnecting, s.AcceptPerS, s.Clients)
-	}
-	return fmt.Sprintf("connection setup, maxConnecting %d: highest accept rate %.0f connections/s, still rising at the largest K (setup did not saturate within the K tried)", s.MaxConnecting, s.AcceptPerS)
 }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plot"
@@ -127,12 +128,13 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 }
 
 // writeArtifacts draws every applicable figure of res and its analysis a
-// into dir, and report.html.
-func writeArtifacts(dir string, res *results.Results, a *analysis.Analysis) error {
+// into dir, and report.html (with the fleet's plan when not nil).
+func writeArtifacts(dir string, res *results.Results, a *analysis.Analysis, plan *fleet.Plan) error {
 	r, _, err := report.New([]*results.Results{res}, a, nil)
 	if err != nil {
 		return err
 	}
+	r.Fleet = plan
 	if _, err := plot.WriteFiles(dir, r.Figures); err != nil {
 		return err
 	}

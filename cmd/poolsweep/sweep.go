@@ -80,6 +80,7 @@ type sweepOptions struct {
 	noShardSample bool
 	lockWait      time.Duration
 	gates         thresholdFlags // --threshold (gates.go)
+	fleet         fleetFlags     // --instances, --storm …: the fleet section of report.html (fleetflags.go)
 	progress      string         // --progress: text or json (progressjson.go)
 	metricsListen string         // --metrics-listen (metricslisten.go)
 	autoOptions                  // --warmup/--duration auto and their bounds (autoflags.go)
@@ -235,6 +236,7 @@ merged run's end status.
 	intVar(f, &o.serverCores, "server-cores", 0, 0, maxServerCores, "CPU cores of each server host, for the server-CPU bound (default 0: what hostInfo reports, or this machine's for a server poolsweep started)")
 	durationVar(f, &o.lockWait, "lock-wait", workload.DefaultLockWait, 0, 24*time.Hour, "how long to wait for another poolsweep run that is loading the same collection, up to 24h")
 	o.gates.add(f)
+	o.fleet.add(f, "adds the fleet section to report.html", false)
 	textVar(f, &o.metricsListen, "metrics-listen", "", "HOST:PORT, HOST an IP address or localhost", checkMetricsListen, "serve Prometheus metrics of the running sweep at http://HOST:PORT/metrics, e.g. 127.0.0.1:9464 (\":9464\" is loopback too); a port in use refuses the sweep")
 	choiceVar(f, &o.progress, "progress", "text", []string{"text", "json"}, false, "how stderr follows the run: text, or json (one JSON object per line: plan, step_start, progress, step_end, thresholds, end, message; docs/progress.md)")
 	addAgentFlags(f, &o.agentOptions)

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
@@ -45,6 +46,12 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		return err
 	}
 	if err := o.validateGates(); err != nil {
+		return err
+	}
+	if _, err := o.fleet.asked(); err != nil {
+		return err
+	}
+	if err := o.fleet.readStorm(ctx, readOptions{}); err != nil {
 		return err
 	}
 	metrics, err := o.startMetrics()
@@ -150,7 +157,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		}
 		writeSummary(e.stdout, res, a)
 		if !o.noPlot {
-			if err := writeArtifacts(outDir, res, a); err != nil {
+			if err := writeArtifacts(outDir, res, a, o.fleetPlan(ctx, e, res, a)); err != nil {
 				fmt.Fprintf(e.stderr, "poolsweep: figures: %s\n", safeLine(topology.Redact(err.Error())))
 			}
 		}
@@ -439,4 +446,20 @@ func fmtWall(d time.Duration) string {
 	default:
 		return d.Round(10 * time.Millisecond).String()
 	}
+}
+
+// fleetPlan is the fleet's plan for report.html when --instances asked for
+// one, or nil. The run is measured by now: a plan that cannot be made
+// (the --storm run is of another deployment) is said in one line and the
+// report is written without it.
+func (o *sweepOptions) fleetPlan(ctx context.Context, e *env, res *results.Results, a *analysis.Analysis) *fleet.Plan {
+	if o.fleet.instances == 0 {
+		return nil
+	}
+	p, err := o.fleet.plan(ctx, readOptions{}, []*results.Results{res}, a)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "poolsweep: report.html without its fleet section: %s\n", safeLine(err.Error()))
+		return nil
+	}
+	return p
 }

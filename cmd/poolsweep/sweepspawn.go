@@ -134,7 +134,7 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
 	printMerged(e.stdout, merged, res, a)
 	if !o.noPlot {
-		if err := writeArtifacts(dir, res, a); err != nil {
+		if err := writeArtifacts(dir, res, a, o.fleetPlan(ctx, e, res, a)); err != nil {
 			fmt.Fprintf(e.stderr, "poolsweep: figures: %s\n", safeLine(topology.Redact(err.Error())))
 		}
 	}
@@ -280,6 +280,9 @@ func (o *sweepOptions) spawnArgs(cfg *sweepConfig) []string {
 	decided := map[string]bool{"spawn": true, "out": true, "target": true, "uri": true, "run-id": true, "agents": true, "agent-index": true,
 		"resume": true, "no-plot": true, "concurrency": true, "trials": true, "warmup": true, "duration": true, "records": true, "targets-fd": true}
 	args := []string{"sweep"}
+	for _, name := range fleetFlagNames {
+		decided[name] = true // the leader writes the report
+	}
 	o.flagSet.Visit(func(f *pflag.Flag) {
 		if decided[f.Name] {
 			return
