@@ -55,7 +55,11 @@ func TestStormFillTimeMatchesTheConstruction(t *testing.T) {
 		}
 		if s.Accepted == nil {
 			t.Errorf("K=%d: the server's created connections were not recorded", s.Clients)
-		} else if n := float64(s.Clients * (pool + 1)); *s.Accepted < 0.9*n || *s.Accepted > 1.15*n {
+		} else if n := float64(s.Clients * (pool + 1)); *s.Accepted < 0.8*n || *s.Accepted > 1.15*n {
+			// accepted is the server's accept rate (serverStatus samples a
+			// second apart) times the storm's length: a short storm's
+			// estimate reads up to about a tenth low (98 of 110 seen on a
+			// loaded host), a wrong count (no monitor, no pool) much more.
 			t.Errorf("K=%d: the server created %.0f connections, want about K·(P+1) = %.0f", s.Clients, *s.Accepted, n)
 		}
 	}
