@@ -59,7 +59,8 @@ func TestStormFillTimeMatchesTheConstruction(t *testing.T) {
 			// accepted is the server's accept rate (serverStatus samples a
 			// second apart) times the storm's length: a short storm's
 			// estimate reads up to about a tenth low (98 of 110 seen on a
-			// loaded host), a wrong count (no monitor, no pool) much more.
+			// loaded host). The exact count is Ready against Wanted above;
+			// this checks that the server's view agrees with it roughly.
 			t.Errorf("K=%d: the server created %.0f connections, want about K·(P+1) = %.0f", s.Clients, *s.Accepted, n)
 		}
 	}
