@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,9 +100,17 @@ func TestRunStepAgainstFerretDB(t *testing.T) {
 		t.Error("no progress reported")
 	}
 
-	// An interrupted window returns the partial step, marked.
+	// An interrupted window returns the partial step, marked. The cancel
+	// comes half a second into the window, whenever a busy host opens it
+	// (a cancel during the pre-warm or warm-up is not a window's).
 	ictx, cancel := context.WithCancel(ctx)
-	time.AfterFunc(time.Second, cancel)
+	defer cancel()
+	var once sync.Once
+	r.Progress = func(p Progress) {
+		if p.Phase == PhaseMeasure {
+			once.Do(func() { time.AfterFunc(500*time.Millisecond, cancel) })
+		}
+	}
 	r.Warmup, r.Duration = 100*time.Millisecond, 10*time.Second
 	start := time.Now()
 	step, err = r.RunStep(ictx, spec)
