@@ -263,10 +263,18 @@ func darker(c color.NRGBA) color.NRGBA {
 
 // trialsCaption says what the points and bars are: the knee analysis's
 // median over trials and its interval (a bootstrap percentile interval
-// when every level has 3 or more trials, else the trials' range).
+// when every level has 3 or more trials, else the trials' range; with one
+// trial, the step's own batch-means interval when its window had one).
 func (fc *figContext) trialsCaption() string {
 	n := fc.trials()
 	if n <= 1 {
+		for _, c := range fc.curves {
+			for _, l := range c.levels {
+				if l.ops.High > l.ops.Low {
+					return "One trial per step; bars: the 95% confidence interval of each step's throughput from its window's batch means, as the knee analysis has them."
+				}
+			}
+		}
 		return "One trial per step: no interval bars."
 	}
 	boot := true
