@@ -160,7 +160,7 @@ func steadyFigure(rs []*results.Results, sel SteadyStep) (Figure, error) {
 	grey := color.Gray{Y: 0x70}
 	vertical(MarkWindowStart, start, grey, []vg.Length{vg.Points(4), vg.Points(3)}, "window start, "+humanNumber(start)+" s")
 	vertical(MarkWindowEnd, end, grey, []vg.Length{vg.Points(1.5), vg.Points(2)}, "window end, "+humanNumber(end)+" s")
-	d.p.Y.Min = 0
+	d.p.X.Min, d.p.Y.Min = 0, 0
 
 	title := fmt.Sprintf("Batch series of %s, concurrency %d, trial %d", s.Target, s.Concurrency, s.Trial)
 	caption := fmt.Sprintf("warm-up %s (%s), window %s (%s); %d batch means of %d × %s s",
