@@ -30,6 +30,10 @@ type Options struct {
 	// every one that applies. A figure named here that does not apply
 	// gets a note saying why.
 	Figures []string
+	// Steady, when set, draws only the batch series of the step it names
+	// (FigSteady, steady.go), with its MSER-5 truncation point and its
+	// window's interval.
+	Steady *SteadyStep
 }
 
 // Figures draws the figures of results rs from their analysis a (of rs:
@@ -44,6 +48,13 @@ type Options struct {
 func Figures(rs []*results.Results, a *analysis.Analysis, o Options) ([]Figure, []string, error) {
 	if a == nil {
 		return nil, nil, errors.New("figures: no analysis to draw")
+	}
+	if o.Steady != nil {
+		f, err := steadyFigure(rs, *o.Steady)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []Figure{f}, nil, nil
 	}
 	which := o.Figures
 	want, err := wanted(which)

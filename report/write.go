@@ -87,6 +87,19 @@ func New(rs []*results.Results, a *analysis.Analysis, ab *AB) (*Report, []string
 	return r, append(notes, abNotes...), nil
 }
 
+// AddSteady adds the figure of one step's batch series (plot's
+// Options.Steady) to the report's figures: its MSER-5 truncation point
+// and its window's interval, for the step sel names. An error names a step
+// that is not there or kept no series (an *InputError).
+func (r *Report) AddSteady(sel plot.SteadyStep) error {
+	figs, _, err := plot.Figures(r.Results, r.Analysis, plot.Options{Steady: &sel})
+	if err != nil {
+		return &InputError{fmt.Errorf("steady figure: %w", err)}
+	}
+	r.Figures = append(r.Figures, figs...)
+	return nil
+}
+
 // Check refuses, before any work, a path the report could not be written
 // to: not a regular file (or absent) in an existing directory, or for
 // Markdown a figures directory beside it that is not a real directory.

@@ -1,5 +1,10 @@
 package results
 
+import (
+	"math"
+	"strconv"
+)
+
 // Auto warm-ups and windows (issue 25): the plan's settings, recorded in
 // the header, and what each step chose, recorded in the step.
 
@@ -67,6 +72,60 @@ type StepSteady struct {
 	HalfWidthPerS *float64 `json:"half_width_per_s,omitempty"`
 	HalfWidthPct  *float64 `json:"half_width_pct,omitempty"`
 	Confidence    float64  `json:"confidence"`
+
+	// The rates the rules read, kept so that a figure (plot --steady) can
+	// show them with what was decided: SeriesBatchS-long batches (BatchS,
+	// or a multiple of it when a phase held more than MaxSeriesLen base
+	// batches), calls/s to 4 significant digits. WarmupRates is absent for
+	// a fixed warm-up; WindowStartS is when the window began, seconds
+	// after the warm-up began.
+	SeriesBatchS float64   `json:"series_batch_s,omitempty"`
+	WarmupRates  []float64 `json:"warmup_rates,omitempty"`
+	WindowStartS *float64  `json:"window_start_s,omitempty"`
+	WindowRates  []float64 `json:"window_rates,omitempty"`
+}
+
+// MaxSeriesLen bounds each of a step's stored rate series: 600 base
+// batches are 60 s, the longest auto phase by default.
+const MaxSeriesLen = 600
+
+// SetSeries stores the warm-up's and the window's base batch rates
+// (calls/s, BatchS long each) compactly: adjacent batches averaged in
+// groups of k, the same k for both, so that neither holds more than
+// MaxSeriesLen values, rounded to 4 significant digits.
+func (s *StepSteady) SetSeries(warmup, window []float64, windowStartS float64) {
+	k := max(1, (max(len(warmup), len(window))+MaxSeriesLen-1)/MaxSeriesLen)
+	s.SeriesBatchS = s.BatchS * float64(k)
+	s.WarmupRates, s.WindowRates = compactRates(warmup, k), compactRates(window, k)
+	s.WindowStartS = new(math.Round(windowStartS*1000) / 1000)
+}
+
+// compactRates averages xs in groups of k (a short last group over its
+// own length) and rounds each mean to 4 significant digits; nil for none.
+func compactRates(xs []float64, k int) []float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	out := make([]float64, 0, (len(xs)+k-1)/k)
+	for i := 0; i < len(xs); i += k {
+		g := xs[i:min(i+k, len(xs))]
+		sum := 0.0
+		for _, x := range g {
+			sum += x
+		}
+		out = append(out, round4(sum/float64(len(g))))
+	}
+	return out
+}
+
+// round4 rounds x to 4 significant digits through its decimal form, so
+// that the JSON holds 1234 or 0.1235, not 1234.0000000001.
+func round4(x float64) float64 {
+	v, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
+	if err != nil {
+		return x
+	}
+	return v
 }
 
 // Precise says the step's window gives its own confidence interval: ten
@@ -123,6 +182,36 @@ func checkSteady(c *check, s *StepSteady) {
 	}
 	if !(s.Confidence > 0 && s.Confidence < 1) {
 		c.fail("step.steady.confidence", "%v is not a confidence between 0 and 1", s.Confidence)
+	}
+	checkSeries(c, s)
+}
+
+// checkSeries checks the stored rate series: bounded, non-negative, with
+// a batch length that is a whole number of base batches.
+func checkSeries(c *check, s *StepSteady) {
+	if s.SeriesBatchS == 0 && s.WarmupRates == nil && s.WindowRates == nil && s.WindowStartS == nil {
+		return // an older file
+	}
+	if k := s.SeriesBatchS / s.BatchS; !(k >= 1 && k <= 1e7 && math.Abs(k-math.Round(k)) < 1e-6) {
+		c.fail("step.steady.series_batch_s", "%v is not a whole number of %v-s batches", s.SeriesBatchS, s.BatchS)
+	}
+	c.optNonNeg("step.steady.window_start_s", s.WindowStartS)
+	if s.WarmupMode == WindowFixed && len(s.WarmupRates) > 0 {
+		c.fail("step.steady.warmup_rates", "a fixed warm-up keeps no rates")
+	}
+	for _, f := range []struct {
+		name string
+		xs   []float64
+	}{{"warmup_rates", s.WarmupRates}, {"window_rates", s.WindowRates}} {
+		if len(f.xs) > MaxSeriesLen {
+			c.fail("step.steady."+f.name, "%d values; at most %d", len(f.xs), MaxSeriesLen)
+		}
+		for _, x := range f.xs {
+			if !(x >= 0 && x <= 1e12) {
+				c.fail("step.steady."+f.name, "%v is not a rate in calls/s", x)
+				break
+			}
+		}
 	}
 }
 

@@ -176,6 +176,7 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 	created0 := openWindow(&step, rec, pool)
 	t0 := time.Now()
 	win, completed := r.measureWindow(ctx, spec, rec, pool)
+	win.start = t0.Sub(warmupStart)
 	rec.closeWindow()
 	pool.closeWindow()
 	window := time.Since(t0)

@@ -21,13 +21,16 @@ type warmupOutcome struct {
 	end        steady.End
 	truncation time.Duration // MSER-5's point; meaningful when end is EndSettled
 	elapsed    time.Duration
+	rates      []float64 // the base batches' rates an auto warm-up read
 }
 
 // windowOutcome is how a window ended, with its interval.
 type windowOutcome struct {
-	auto bool
-	end  steady.End
-	iv   steady.Interval
+	auto  bool
+	end   steady.End
+	iv    steady.Interval
+	rates []float64     // the base batches' rates
+	start time.Duration // after the warm-up began
 }
 
 // warmUp runs the step's warm-up: a fixed length as before, or until
@@ -43,6 +46,7 @@ func (r *runner) warmUp(ctx context.Context, spec plan.StepSpec, rec *recorder, 
 	rule := steady.WarmupRule{MinValues: batchesIn(seconds(a.MinWarmupS)), MaxValues: batchesIn(seconds(a.MaxWarmupS))}
 	out := warmupOutcome{auto: true, end: steady.EndMaxWarmup}
 	ok := r.batched(ctx, spec, PhaseWarmup, seconds(a.MaxWarmupS), rec, pool, func(xs []float64, _ int64) bool {
+		out.rates = xs
 		tr, end := rule.Decide(xs)
 		if end == steady.EndContinue {
 			return false
@@ -66,7 +70,7 @@ func (r *runner) measureWindow(ctx context.Context, spec plan.StepSpec, rec *rec
 			xs = b
 			return false
 		})
-		return windowOutcome{end: steady.EndFixed, iv: steady.BatchMeans(xs, plan.AutoConfidence)}, ok
+		return windowOutcome{end: steady.EndFixed, iv: steady.BatchMeans(xs, plan.AutoConfidence), rates: xs}, ok
 	}
 	rule := steady.WindowRule{Precision: a.PrecisionPct / 100, Confidence: a.Confidence,
 		MinValues: batchesIn(seconds(a.MinDurationS)), MaxValues: batchesIn(seconds(a.MaxDurationS)), MinCalls: a.MinCalls}
@@ -83,6 +87,7 @@ func (r *runner) measureWindow(ctx context.Context, spec plan.StepSpec, rec *rec
 	if out.end == steady.EndMax {
 		out.iv = steady.BatchMeans(xs, plan.AutoConfidence)
 	}
+	out.rates = xs
 	return out, ok
 }
 
@@ -137,6 +142,7 @@ func steadyRecord(w warmupOutcome, win windowOutcome) *results.StepSteady {
 	if win.iv.Batches >= 3 {
 		s.Lag1 = new(win.iv.Lag1)
 	}
+	s.SetSeries(w.rates, win.rates, win.start.Seconds())
 	if win.iv.OK {
 		s.MeanPerS, s.HalfWidthPerS = new(win.iv.Mean), new(win.iv.HalfWidth)
 		if win.iv.Mean > 0 {

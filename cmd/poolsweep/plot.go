@@ -16,6 +16,7 @@ import (
 type plotOptions struct {
 	out      string
 	figures  string
+	steady   string
 	analysis kneeFlags
 	read     readOptions
 }
@@ -37,19 +38,41 @@ func newPlotCmd(e *env) *cobra.Command {
   open-pool-wait       open loop: share of the latency spent waiting for a connection, per pool
 A figure that does not apply to the results is skipped with a note.
 
+--steady [TARGET:]C[,trial] draws instead one step's batch series (steady.png/.svg): its
+rate per batch against time since the warm-up began, MSER-5's truncation point, the
+window's start and end, and the window's mean ± its 95% half-width, all as the step
+recorded them (trial 1 unless given; TARGET when the files hold several).
+
 Points are the knee analysis's medians over trials with its 95% intervals, and the knee
 and peak are analyze's, with the same options (--plateau, --min-gain, --slo-p99). Several
 files form series as analyze forms them: steps of one target in several files are
 trials of one series. To set two runs of one target side by side, use
 poolsweep compare --plot-dir, or poolsweep report A B.`,
 		example: `  poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures
-  poolsweep plot standalone/results.jsonl sharded/results.jsonl -o cmp --figure throughput,comparison`,
+  poolsweep plot standalone/results.jsonl sharded/results.jsonl -o cmp --figure throughput,comparison
+  poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures --steady 16,2`,
 	}, "plot: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a directory, made through outfile", nil, "directory to write the figures into, made if absent (required; its parent must exist)")
 	choiceVar(cmd.Flags(), &o.figures, "figure", "", plot.AllFigures, true, "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
+	textVar(cmd.Flags(), &o.steady, "steady", "", "[TARGET:]C[,trial]", checkSteadyStep, "draw only one step's batch series with its MSER-5 truncation point and window interval: concurrency C, trial (default 1), TARGET when several, e.g. 16 or 16,2 or sharded:16")
 	o.analysis.add(cmd.Flags())
 	o.read.addFlag(cmd.Flags())
 	return cmd
+}
+
+// checkSteadyStep checks a --steady value as it is parsed.
+func checkSteadyStep(s string) error {
+	_, err := plot.ParseSteadyStep(s)
+	return err
+}
+
+// steadyOption is the --steady step to draw, nil when not asked for.
+func steadyOption(s string) *plot.SteadyStep {
+	if s == "" {
+		return nil
+	}
+	sel, _ := plot.ParseSteadyStep(s) // checked as the flag was parsed (checkSteadyStep)
+	return &sel
 }
 
 func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
@@ -71,7 +94,13 @@ func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	figs, notes, err := plot.Figures(rs, analysis.Of(rs, opts), plot.Options{Figures: which})
+	if o.steady != "" && which != nil {
+		return usagef("--steady: draws one figure of its own; leave out --figure")
+	}
+	figs, notes, err := plot.Figures(rs, analysis.Of(rs, opts), plot.Options{Figures: which, Steady: steadyOption(o.steady)})
+	if err != nil && o.steady != "" {
+		return usagef("--steady: %v", err)
+	}
 	if err != nil {
 		return usageError{err}
 	}

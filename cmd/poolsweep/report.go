@@ -11,6 +11,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/report"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -20,6 +21,7 @@ type reportOptions struct {
 	format    string
 	baseline  string
 	candidate string
+	steady    string
 	analysis  kneeFlags
 	fleet     fleetFlags
 	read      readOptions
@@ -53,12 +55,14 @@ storm run's connection-setup saturation beside the knee (docs/fleet.md).`,
   poolsweep report run/results.jsonl --slo-p99 20ms -o report.html
   poolsweep report audit-off/results.jsonl audit-on/results.jsonl -o ab.html     # with an A/B section
   poolsweep report ab/results.jsonl --baseline standalone --candidate sharded -o ab.html
-  poolsweep report run/results.jsonl --instances 40 --storm storm.jsonl -o report.html   # with a fleet section`,
+  poolsweep report run/results.jsonl --instances 40 --storm storm.jsonl -o report.html   # with a fleet section
+  poolsweep report run/results.jsonl --steady 16 -o report.html        # with step 16's batch series`,
 	}, "report: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file, written through outfile", nil, "report file to write (required)")
 	choiceVar(cmd.Flags(), &o.format, "format", "html", []string{"html", "markdown"}, false, "html or markdown")
 	textVar(cmd.Flags(), &o.baseline, "baseline", "", "a target name of the results file", nil, "with one results file of two targets: the baseline target for the A/B section")
 	textVar(cmd.Flags(), &o.candidate, "candidate", "", "a target name of the results file", nil, "the candidate target for the A/B section")
+	textVar(cmd.Flags(), &o.steady, "steady", "", "[TARGET:]C[,trial]", checkSteadyStep, "add the figure of one step's batch series with its MSER-5 truncation point and window interval (as plot --steady), e.g. 16 or 16,2 or sharded:16")
 	o.analysis.add(cmd.Flags())
 	o.fleet.add(cmd.Flags(), "adds the fleet section", true)
 	o.read.addFlag(cmd.Flags())
@@ -109,7 +113,7 @@ func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if err := writeReport(o.out, o.format, rs, a, ab, plan, e.stderr); err != nil {
+	if err := writeReport(o.out, o.format, rs, a, ab, plan, steadyOption(o.steady), e.stderr); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, textfmt.Escape(o.out))
@@ -117,10 +121,15 @@ func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
 }
 
 // writeReport assembles the report of rs from their analysis a (with the
-// fleet's plan when not nil), tells notes what it left out, and writes it
-// to path in format.
-func writeReport(path, format string, rs []*results.Results, a *analysis.Analysis, ab *report.AB, plan *fleet.Plan, notes io.Writer) error {
+// fleet's plan when not nil, and one step's batch series when steady is
+// not nil), tells notes what it left out, and writes it to path in format.
+func writeReport(path, format string, rs []*results.Results, a *analysis.Analysis, ab *report.AB, plan *fleet.Plan, steady *plot.SteadyStep, notes io.Writer) error {
 	r, ns, err := report.New(rs, a, ab)
+	if err == nil && steady != nil {
+		if err := r.AddSteady(*steady); err != nil {
+			return usagef("--steady: %v", errors.Unwrap(err))
+		}
+	}
 	var in *report.InputError
 	switch {
 	case errors.As(err, &in):
