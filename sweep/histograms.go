@@ -18,13 +18,6 @@ func newStepHistograms(call *hdr.Histogram, ops [4]*hdr.Histogram) *results.Step
 	return sh
 }
 
-// histogram is the window's checkout waits, merged over the stripes.
-func (p *poolRecorder) histogram() *hdr.Histogram {
-	h := hdr.New(1, 600_000_000, 3)
-	for i := range p.s {
-		p.s[i].mu.Lock()
-		h.Merge(p.s[i].h)
-		p.s[i].mu.Unlock()
-	}
-	return h
-}
+// histogram is the window's checkout waits, merged over the servers
+// (hostPools records each checkout once, by the server it went to).
+func (p *poolRecorder) histogram() *hdr.Histogram { return p.hosts.histogram() }

@@ -66,10 +66,8 @@ func raise(m *atomic.Int64, n int64) {
 
 // event adds one pool event to its server's numbers.
 func (hp *hostPools) event(e *event.PoolEvent) {
-	if e.Address == "" {
-		return
-	}
-	p := hp.get(e.Address)
+	p := hp.get(e.Address) // "" would be a server the event did not name
+
 	measuring := hp.measuring.Load()
 	switch e.Type {
 	case event.ConnectionCreated:
@@ -119,12 +117,11 @@ func (hp *hostPools) summary(open map[string]int, roles map[string]string) []res
 	var out []results.HostPool
 	hp.m.Range(func(k, v any) bool {
 		addr, p := k.(string), v.(*hostPool)
-		h := hdr.New(1, 600_000_000, 3)
-		for i := range p.s {
-			p.s[i].mu.Lock()
-			h.Merge(p.s[i].h)
-			p.s[i].mu.Unlock()
+		if addr == "" {
+			return true
 		}
+		h := hdr.New(1, 600_000_000, 3)
+		p.mergeInto(h)
 		out = append(out, results.HostPool{Host: addr, Role: roles[addr], ConnectionsOpen: open[addr],
 			ConnectionsMax: int(p.maxOpen.Load()), InUseMax: int(p.inUseMax.Load()),
 			ConnectionsCreated: p.created.Load(), ConnectionsLost: p.lost.Load(),
@@ -133,6 +130,26 @@ func (hp *hostPools) summary(open map[string]int, roles map[string]string) []res
 	})
 	slices.SortFunc(out, func(a, b results.HostPool) int { return strings.Compare(a.Host, b.Host) })
 	return out
+}
+
+// mergeInto adds the server's checkout waits to h.
+func (p *hostPool) mergeInto(h *hdr.Histogram) {
+	for i := range p.s {
+		p.s[i].mu.Lock()
+		h.Merge(p.s[i].h)
+		p.s[i].mu.Unlock()
+	}
+}
+
+// histogram is the window's checkout waits over every server: the step's,
+// kept only per server so that each checkout is recorded once.
+func (hp *hostPools) histogram() *hdr.Histogram {
+	h := hdr.New(1, 600_000_000, 3)
+	hp.m.Range(func(_, v any) bool {
+		v.(*hostPool).mergeInto(h)
+		return true
+	})
+	return h
 }
 
 // openNow is the connections open per server now.

@@ -1,11 +1,9 @@
 package sweep
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"go.mongodb.org/mongo-driver/v2/event"
 
 	"github.com/poolsweep/poolsweep/results"
@@ -25,11 +23,6 @@ type poolRecorder struct {
 	// onFail, once set, is told of a connection closed by an error and
 	// (hard) of a pool the driver cleared: the step's stalls (outage.go).
 	onFail atomic.Pointer[func(hard bool)]
-	s      [stripes]struct {
-		mu sync.Mutex
-		h  *hdr.Histogram
-		_  [48]byte
-	}
 	// hosts are the same numbers per server (hostpools.go), watch the
 	// servers' roles; what the window saw of them is set when it opens
 	// (hostOpen, hostRoles) and closes (change).
@@ -43,9 +36,6 @@ type poolRecorder struct {
 func newPoolRecorder() *poolRecorder {
 	p := &poolRecorder{watch: newPrimaryWatch()}
 	p.hosts.measuring = &p.measuring
-	for i := range p.s {
-		p.s[i].h = hdr.New(1, 600_000_000, 3)
-	}
 	return p
 }
 
@@ -81,17 +71,6 @@ func (p *poolRecorder) failed1(hard bool) {
 	if f := p.onFail.Load(); f != nil {
 		(*f)(hard)
 	}
-}
-
-func (p *poolRecorder) checkedOut(connID int64, d time.Duration) {
-	if !p.measuring.Load() {
-		return
-	}
-	us := max(int64(d/time.Microsecond), 1)
-	s := &p.s[uint64(connID)%stripes]
-	s.mu.Lock()
-	s.h.RecordValue(min(us, 600_000_000))
-	s.mu.Unlock()
 }
 
 // openHostWindow notes, as the window opens, what is open to each server

@@ -41,8 +41,6 @@ func (p *poolRecorder) monitor() *event.PoolMonitor {
 			p.closed(e.Reason)
 		case event.ConnectionPoolCleared:
 			p.poolCleared()
-		case event.ConnectionCheckedOut:
-			p.checkedOut(e.ConnectionID, e.Duration)
 		case event.ConnectionCheckOutFailed:
 			if p.measuring.Load() {
 				p.failed.Add(1)
