@@ -140,21 +140,27 @@ func TestSimulatorKnee(t *testing.T) {
 				t.Errorf("knee at %d, want 8 ± one grid step", k)
 			}
 		default: // past 16, or none found within the range
-			// By construction every step from one grid step past the
-			// truth (C ≥ 16) is on the plateau near 4000 ops/s; a knee
-			// found later, or none, means some of them fell short. Each
-			// that did must be starved, and at least one must have.
-			short := 0
+			// By construction every step from the truth on (C ≥ 8) can
+			// reach the plateau near 4000 ops/s; a knee found later, or
+			// none, means some of them fell short. Each plateau step
+			// (C ≥ 16) that did must be starved. At least one step that
+			// fell short must be starved: the truth itself (C = 8) held
+			// down by a starved load host moves the knee later just as
+			// a short plateau step does.
+			explained := false
 			for _, st := range plain {
-				if st.Concurrency >= 16 && (k == 0 || st.Concurrency < k) && st.OpsPerS < 0.9*4000 {
-					short++
-					if !starved(t, st, fmt.Sprintf("the knee was found at %d; %.0f ops/s is below 90%% of 4000", k, st.OpsPerS)) {
-						t.Errorf("knee at %d, want 8 ± one grid step; C=%d fell short of the plateau (%.0f ops/s) on a healthy load host", k, st.Concurrency, st.OpsPerS)
-					}
+				if st.Concurrency < 8 || (k > 0 && st.Concurrency >= k) || st.OpsPerS >= 0.9*4000 {
+					continue
+				}
+				why := fmt.Sprintf("the knee was found at %d; %.0f ops/s is below 90%% of 4000", k, st.OpsPerS)
+				ok := starved(t, st, why)
+				explained = explained || ok
+				if !ok && st.Concurrency >= 16 {
+					t.Errorf("knee at %d, want 8 ± one grid step; C=%d fell short of the plateau (%.0f ops/s) on a healthy load host", k, st.Concurrency, st.OpsPerS)
 				}
 			}
-			if short == 0 {
-				t.Errorf("knee at %d, want 8 ± one grid step, though every step past 8 reached the plateau", k)
+			if !explained {
+				t.Errorf("knee at %d, want 8 ± one grid step, though no step from 8 on fell short of the plateau on a starved load host", k)
 			}
 		}
 	}
