@@ -22,6 +22,10 @@ type Counts struct {
 	// shards were not sampled behind its routers: its bounds were then
 	// judged on what the routers report.
 	ShardsNotSampled []ShardsNotSampled
+	// Notes are what single closed-loop steps' records say beyond their
+	// numbers (a primary that changed, a secondary that fell behind), in
+	// the files' step order.
+	Notes []StepNote
 }
 
 // ShardsNotSampled is a target whose shards were not sampled, and why.
@@ -56,6 +60,7 @@ func count(r *results.Results) Counts {
 		}
 		c.Ops += s.Ops + s.OpsAfterClose
 		c.FailedOps += s.Errors.Total()
+		c.Notes = append(c.Notes, stepNotes(r.Path, s)...)
 		if sv := s.Server; sv != nil && sv.ShardsSampled != nil && !*sv.ShardsSampled && !said[s.Target] {
 			said[s.Target] = true
 			c.ShardsNotSampled = append(c.ShardsNotSampled, ShardsNotSampled{Target: s.Target, Why: sv.ShardsNotSampled})
@@ -77,4 +82,5 @@ func (c *Counts) add(o Counts) {
 	c.OpenSteps += o.OpenSteps
 	c.Behind += o.Behind
 	c.ShardsNotSampled = append(c.ShardsNotSampled, o.ShardsNotSampled...)
+	c.Notes = append(c.Notes, o.Notes...)
 }

@@ -32,6 +32,9 @@ type reportView struct {
 	Skipped  []string
 	AB       *abView // nil unless the report compares two runs
 	Fleet    *fleetView
+	// StepWarnings and StepNotes are what single steps' records say
+	// beyond their numbers (analysis.StepNote).
+	StepWarnings, StepNotes []string
 }
 
 // fleetView is the fleet plan's section: the plan's own sections
@@ -51,6 +54,10 @@ type runView struct {
 	Warnings []string
 	// OpenTable is the open-loop steps (sweep --rate); empty without.
 	OpenTable stepTable
+	// HostTable is the pools per server (replica-set members, mongos),
+	// LagTable each secondary's replication lag; empty when the run has
+	// none.
+	HostTable, LagTable stepTable
 }
 
 type targetView struct {
@@ -113,6 +120,13 @@ func buildView(r *Report, pngNames, abPNGNames []string, withSVG bool) (reportVi
 		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: knee.Summary(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
 	}
 	v.Verdicts = append(v.Verdicts, openVerdicts(r.Analysis.Open, kinds)...)
+	runName := map[string]string{}
+	if multi {
+		for i, res := range rs {
+			runName[res.Path] = v.Runs[i].Title
+		}
+	}
+	v.StepWarnings, v.StepNotes = stepNoteLines(r.Analysis.Counts.Notes, runName)
 	v.Analysis, v.Commands = r.analysisText()
 	fvs, err := figViews(r.Figures, pngNames, withSVG)
 	if err != nil {

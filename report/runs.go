@@ -78,7 +78,10 @@ func runViewOf(r *results.Results, multi bool) runView {
 		rv.Targets = append(rv.Targets, tv)
 	}
 	rv.Notes = targetNotes(h.Targets)
-	rv.Table = stepTableOf(r)
+	steps := closedSteps(r)
+	rv.Table = stepTableOf(steps)
+	rv.HostTable = hostPoolTable(steps)
+	rv.LagTable = replicationTable(steps)
 	rv.OpenTable = openStepTable(r)
 	return rv
 }
@@ -200,33 +203,38 @@ func clientText(c results.ClientInfo) string {
 	return strings.Join(parts, ", ")
 }
 
+// closedSteps are r's closed-loop steps in the tables' order: targets in
+// the header's order, then workloads, pools, levels, trials.
+func closedSteps(r *results.Results) []*results.StepResult {
+	steps := make([]*results.StepResult, 0, len(r.Steps))
+	for i := range r.Steps {
+		if s := &r.Steps[i]; s.Mode != results.ModeOpen { // open ones: openStepTable
+			steps = append(steps, s)
+		}
+	}
+	rank := map[string]int{}
+	for i, t := range r.Header.Targets {
+		rank[t.Name] = i
+	}
+	slices.SortStableFunc(steps, func(a, b *results.StepResult) int {
+		return cmp.Or(cmp.Compare(runinfo.Rank(rank, a.Target), runinfo.Rank(rank, b.Target)), cmp.Compare(a.Target, b.Target), cmp.Compare(a.Workload, b.Workload),
+			cmp.Compare(runinfo.PoolRank(a.PoolSetting), runinfo.PoolRank(b.PoolSetting)), cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Trial, b.Trial))
+	})
+	return steps
+}
+
 // stepTableOf is the seeds' table: one row per step, sorted by target, pool,
 // concurrency and trial; RAL/WAL are the mean latencies of reads (find,
 // scan) and writes (update, insert) in µs.
-func stepTableOf(r *results.Results) stepTable {
-	steps := make([]*results.StepResult, 0, len(r.Steps))
+func stepTableOf(steps []*results.StepResult) stepTable {
 	targets, workloads, clients, calls, bounds := map[string]bool{}, map[string]bool{}, false, false, false
-	for i := range r.Steps {
-		s := &r.Steps[i]
-		if s.Mode == results.ModeOpen {
-			continue // openStepTable
-		}
-		steps = append(steps, s)
+	for _, s := range steps {
 		targets[s.Target] = true
 		workloads[s.Workload] = true
 		clients = clients || s.Clients > 1
 		calls = calls || runinfo.CallsDiffer(s)
 		bounds = bounds || s.Bound != ""
 	}
-	rank := map[string]int{}
-	for i, t := range r.Header.Targets {
-		rank[t.Name] = i
-	}
-	// Targets in the header's order, then workloads, pools, levels, trials.
-	slices.SortStableFunc(steps, func(a, b *results.StepResult) int {
-		return cmp.Or(cmp.Compare(runinfo.Rank(rank, a.Target), runinfo.Rank(rank, b.Target)), cmp.Compare(a.Target, b.Target), cmp.Compare(a.Workload, b.Workload),
-			cmp.Compare(runinfo.PoolRank(a.PoolSetting), runinfo.PoolRank(b.PoolSetting)), cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Trial, b.Trial))
-	})
 	var t stepTable
 	if len(targets) > 1 {
 		t.Head = append(t.Head, "target")

@@ -103,8 +103,22 @@ code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overf
 <tr>{{range .OpenTable.Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .OpenTable.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>{{end}}
+{{if .HostTable.Rows}}<h4>Pools per host</h4>
+<p class="note">maxPoolSize is per client per host: the driver keeps one pool to each member or router it talks to. Role and open connections at the window's start; most in use, checkouts and pool wait in the window.</p>
+<div class="scroll"><table class="steps hosts">
+<tr>{{range .HostTable.Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .HostTable.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>{{end}}
+{{if .LagTable.Rows}}<h4>Replication lag</h4>
+<p class="note">How far each secondary's applied writes were behind the primary's, as the primary saw them, in each step's window. A secondary falls behind when its lag grows by 1.5 s or more in a window, or reaches 10 s.</p>
+<div class="scroll"><table class="steps lag">
+<tr>{{range .LagTable.Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .LagTable.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>{{end}}
 {{end}}
-<p><small>RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Throughput and latencies are measured by the client over each step's window after its warm-up. Bound: what limited the step (client, pool, server, network, or none), as the sweep judged it; its reasons are in results.jsonl.</small></p>
+{{range .StepWarnings}}<p class="warn">⚠ {{.}}</p>
+{{end}}{{range .StepNotes}}<p class="note">{{.}}</p>
+{{end}}<p><small>RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Throughput and latencies are measured by the client over each step's window after its warm-up. Bound: what limited the step (client, pool, server, network, or none), as the sweep judged it; its reasons are in results.jsonl.</small></p>
 </body>
 </html>
 `))
@@ -184,7 +198,27 @@ Open loop (sweep --rate): latency from each call's intended start; uncorrected f
 {{row .OpenTable.Head}}
 |:---|{{range $i, $h := .OpenTable.Head}}{{if $i}}---:|{{end}}{{end}}
 {{range .OpenTable.Rows}}{{row .}}
-{{end}}{{end}}{{end}}
+{{end}}{{end}}{{if .HostTable.Rows}}
+#### Pools per host
+
+maxPoolSize is per client per host: the driver keeps one pool to each member or router it talks to. Role and open connections at the window's start; most in use, checkouts and pool wait in the window.
+
+{{row .HostTable.Head}}
+|:---|{{range $i, $h := .HostTable.Head}}{{if $i}}---:|{{end}}{{end}}
+{{range .HostTable.Rows}}{{row .}}
+{{end}}{{end}}{{if .LagTable.Rows}}
+#### Replication lag
+
+How far each secondary's applied writes were behind the primary's, as the primary saw them, in each step's window. A secondary falls behind when its lag grows by 1.5 s or more in a window, or reaches 10 s.
+
+{{row .LagTable.Head}}
+|:---|{{range $i, $h := .LagTable.Head}}{{if $i}}---:|{{end}}{{end}}
+{{range .LagTable.Rows}}{{row .}}
+{{end}}{{end}}{{end}}{{range .StepWarnings}}
+> ⚠ {{md .}}
+{{end}}{{range .StepNotes}}
+{{md .}}
+{{end}}
 RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Bound: what limited the step, as the sweep judged it.
 `))
 

@@ -89,22 +89,16 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 		fmt.Fprintf(w, "WARNING: %d of %d steps were CLIENT-BOUND: this machine's CPU (poolsweep's own load or other processes), not the server, set their numbers.\n"+
 			"         Run poolsweep on a quieter or larger machine, or spread it with --clients over more machines, before trusting the knee.\n", c.ClientBound, c.Steps)
 	}
-	for _, s := range steps {
-		if s.Server == nil {
-			continue
+	for _, n := range c.Notes {
+		level := "note"
+		if n.Warning {
+			level = "warning"
 		}
-		for _, m := range s.Server.Replication {
-			if m.FellBehind {
-				fmt.Fprintf(w, "warning: %s · %s C=%d trial %d: secondary %s fell behind: replication lag %.0f ms → %.0f ms in the window\n",
-					textfmt.Escape(s.Target), textfmt.Escape(s.Workload), s.Concurrency, s.Trial, textfmt.Escape(m.Host), m.StartMS, m.EndMS)
-			}
+		name := n.Target
+		if n.Workload != "" {
+			name += " · " + n.Workload
 		}
-	}
-	for _, s := range steps {
-		if pc := s.PrimaryChange; pc != nil {
-			fmt.Fprintf(w, "note: %s C=%d trial %d: the primary changed during the window (%s, %d error(s), slowest call %s): it measured an election, not the deployment, and is left out of the knee\n",
-				textfmt.Escape(s.Target), s.Concurrency, s.Trial, textfmt.Escape(pc.Text()), s.Errors.Total(), fmtMs(s.Latency.Max))
-		}
+		fmt.Fprintf(w, "%s: %s C=%d trial %d: %s\n", level, safeLine(name), n.Concurrency, n.Trial, safeLine(n.Text))
 	}
 	if c.FailedOps > 0 && c.Ops > 0 {
 		fmt.Fprintf(w, "note: %d of %d operations failed (%.2f%%); they are counted in ops/s and latency, see errors per step\n", c.FailedOps, c.Ops, 100*c.FailedShare())
