@@ -153,7 +153,9 @@ func (p *slotPool) queuedLocked() int64 {
 // run books an op and sleeps until it finishes. It returns early with
 // ctx.Err() when ctx ends; the booking stays (the model has no cancellation).
 func (p *slotPool) run(ctx context.Context, s *sleeper, kind opKind, service time.Duration) error {
-	return s.until(ctx, time.Now().Add(p.book(kind, service)))
+	// Booked at its absolute finish: a duration added to a time read
+	// before the lock was taken would wake it early on a busy host.
+	return s.until(ctx, p.bookAt(time.Now(), kind, service))
 }
 
 // slotSnapshot is a consistent copy of a pool's counters.
