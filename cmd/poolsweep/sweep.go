@@ -17,33 +17,45 @@ import (
 
 // Defaults that depend on what is being measured. A deployment (--uri)
 // gets auto warm-ups and windows (issue 25), each step as long as its
-// number needs within a minute, one trial a level (its own batch-means
-// interval gives the confidence), at the seeds' levels. The embedded
-// FerretDB server saturates at a handful of connections on a 2-core
-// machine: auto too, with bounds that keep its sweep near a minute and
-// never past three, so that the README's first command shows its knee
-// quickly. A simulator's capacity is known by construction and its runs
-// are demonstrations and tests: fixed short windows, so a plan's length
-// is what it says (--duration auto asks for auto there too).
+// number needs within a minute, and a search for the knee over 1..1024
+// (the fast path: the seeds' levels reach 1000, and a search places a
+// dozen or so steps where the knee is instead of a grid's every level);
+// with at most 3 trials, taken only where neighbouring levels' intervals
+// overlap. Where a search cannot run (agents, interleaved targets, a list
+// of pool sizes) the default is the seeds' grid. The embedded FerretDB
+// server saturates at a handful of connections on a 2-core machine, and
+// its throughput swings by 15–35 % within seconds: a search would take
+// more steps there than its short grid, so it keeps the grid, auto too,
+// with bounds that keep its sweep near two minutes, so that the README's
+// first command draws its whole curve and knee. A simulator's capacity is
+// known by construction and its runs are demonstrations and tests: a
+// grid with fixed short windows, so a plan's length is what it says
+// (--duration auto asks for auto there too).
 var (
 	embeddedDefaults = planDefaults{concurrency: "1..32x2", trials: 1, warmup: time.Second, duration: 4 * time.Second, records: 1000,
-		auto: true, maxWarmup: 10 * time.Second, maxDuration: 15 * time.Second}
-	uriDefaults = planDefaults{concurrency: "64,128,256,500,1000", trials: 1, warmup: 10 * time.Second, duration: 30 * time.Second, records: 10000,
+		auto: true, maxWarmup: 10 * time.Second, maxDuration: 15 * time.Second,
+		why: "the embedded server's default is a grid, 1..32x2, so that its first run draws the whole curve in about two minutes"}
+	uriDefaults = planDefaults{concurrency: "1..1024", gridConcurrency: "64,128,256,500,1000", trials: 1, warmup: 10 * time.Second, duration: 30 * time.Second, records: 10000,
 		auto: true, maxWarmup: plan.DefaultMaxWarmup, maxDuration: plan.DefaultMaxDuration}
-	simDefaults = planDefaults{concurrency: "1..128x2", trials: 1, warmup: time.Second, duration: 3 * time.Second, records: 10000}
+	simDefaults = planDefaults{concurrency: "1..128x2", trials: 1, warmup: time.Second, duration: 3 * time.Second, records: 10000,
+		why: "simulator targets default to a grid, 1..128x2, the whole curve of a capacity known by construction"}
 )
 
-// planDefaults are a target kind's defaults. warmup and duration are the
+// planDefaults are a target kind's defaults. concurrency is a grid or a
+// search's span (a range without a step); gridConcurrency is the grid used
+// instead when the run cannot be searched and --concurrency was not
+// given; why says why the default is a grid. warmup and duration are the
 // fixed lengths used when auto is off (by default for a simulator, or
 // with --rate or --agents); with auto, maxWarmup and maxDuration bound
 // each step unless --max-warmup and --max-duration say otherwise.
 type planDefaults struct {
-	concurrency            string
-	trials                 int
-	warmup, duration       time.Duration
-	records                int
-	auto                   bool
-	maxWarmup, maxDuration time.Duration
+	concurrency, gridConcurrency string
+	why                          string
+	trials                       int
+	warmup, duration             time.Duration
+	records                      int
+	auto                         bool
+	maxWarmup, maxDuration       time.Duration
 }
 
 type sweepOptions struct {
@@ -206,8 +218,8 @@ merged run's end status.
 	f := cmd.Flags()
 	textVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the one deployment to measure")
 	textArrayVar(f, &o.targets, "target", "name=URI or name=sim:SPEC", checkTarget, "name=URI of a deployment to measure (repeatable); name=sim:SPEC starts a calibrated simulator")
-	levelsVar(f, &o.concurrency, "concurrency", "", plan.MaxConcurrency, false, levelsOrSpan, "concurrency levels per client (default "+uriDefaults.concurrency+"; embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency+")")
-	levelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; with --search pool, MIN..MAX bounds the sizes it tries`)
+	levelsVar(f, &o.concurrency, "concurrency", "", plan.MaxConcurrency, false, levelsOrSpan, "concurrency levels per client: a list or a range with a step (1..64x2, 100..1000+100) is a grid of every level; a range without a step (1..1024) is searched for the knee (--search knee; --search pool when --pool is MIN..MAX too). Default "+uriDefaults.concurrency+", a search (with --agents, --spawn, --order interleaved or a list of pools: the grid "+uriDefaults.gridConcurrency+"); embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency)
+	levelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; a range without a step, MIN..MAX, searches for the pool size (--search pool) within it`)
 	intVar(f, &o.clients, "clients", 1, 1, plan.MaxClients, "independent clients in this process, each with its own pool and concurrency workers")
 	intVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals across trials (an auto window gives one trial its own interval)")
 	o.autoOptions.addFlags(f, &o.warmup, &o.duration) // autoflags.go
