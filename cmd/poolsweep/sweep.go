@@ -167,7 +167,8 @@ is measured once (its batch-means interval gives it a confidence), and a level g
 another trial only while its throughput interval overlaps its neighbour's where the knee
 is decided (the level below the knee and the knee; with no knee, the top two) and the
 knee's confidence is below medium, up to N; each such step says why (extra_trial). A
-search does the same. With fixed windows every level gets N trials.
+search does the same. With fixed windows, or --order interleaved (compare pairs
+trials target by target), every level gets N trials.
 
 Open loop: --rate LIST offers calls at fixed rates instead (total calls/s over the
 clients, the list syntax of --concurrency), each call started at its scheduled time
