@@ -193,11 +193,17 @@ func TestAutoGridTrialsWhereTheyPay(t *testing.T) {
 	target := "s=mongodb://" + sharedSimAddr(t, "slots=10,service=100ms,jitter=0.9")
 	out := filepath.Join(t.TempDir(), "auto")
 	began := time.Now()
-	code, stdout, stderr := runCLI(t, "sweep", "--target", target, "--concurrency", "3,9,10,30", "--trials", "3",
+	args := []string{"sweep", "--target", target, "--concurrency", "3,9,10,30", "--trials", "3",
 		"--warmup", "200ms", "--duration", "auto", "--min-duration", "1s", "--max-duration", "1500ms", "--min-calls", "0",
-		"--op-timeout", "5s", "--records", "200", "--no-plot", "--out", out)
+		"--op-timeout", "5s", "--records", "200", "--no-plot"}
+	code, stdout, stderr := runCLI(t, append(args, "--out", out)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// Resumed once it has ended, the grid and its extra trials have
+	// nothing left to do.
+	if code, _, stderr := runCLI(t, append(args, "--resume", out)...); code != 0 || !strings.Contains(stderr, "already complete") {
+		t.Errorf("resume of the finished run: exit %d\n%s", code, stderr)
 	}
 	res := readRes(t, filepath.Join(out, "results.jsonl"))
 	if !res.Header.Plan.TrialsAtMost || res.Header.Plan.Trials != 3 {
