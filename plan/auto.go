@@ -76,3 +76,35 @@ func NewAutoPlan(warmup, window bool, minWarmup, maxWarmup, minDuration, maxDura
 	}
 	return a
 }
+
+// StepLengths is the shortest and the longest a step's warm-up and window
+// together may take: equal, the fixed lengths, when neither is auto; with
+// auto, from their minimums (an auto warm-up lasts at least AutoWarmupMin)
+// to their maximums. Opening connections and checks come on top.
+func (p Plan) StepLengths() (shortest, longest time.Duration) {
+	warmLo, warmHi := p.Warmup, p.Warmup
+	winLo, winHi := p.Duration, p.Duration
+	if a := p.Auto; a != nil {
+		sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+		if a.Warmup {
+			warmLo = max(p.Warmup, AutoWarmupMin)
+			warmHi = max(warmLo, sec(a.MaxWarmupS))
+		}
+		if a.Window {
+			winHi = max(winLo, sec(a.MaxDurationS))
+		}
+	}
+	return warmLo + winLo, warmHi + winHi
+}
+
+// TrialsAtMost says the plan's Trials is a maximum (issue 25): in a
+// closed-loop grid with auto windows every trial carries its own
+// batch-means interval, so every level is measured once, and further
+// trials are taken only where neighbouring levels' intervals overlap
+// where the knee is decided (search.Trials). A search decides its trials
+// itself; fixed windows, the open loop and interleaved targets (whose
+// trials compare pairs target by target) measure every level Trials
+// times.
+func (p Plan) TrialsAtMost() bool {
+	return p.Search == nil && len(p.Rate) == 0 && p.Auto != nil && p.Auto.Window && p.Trials > 1 && p.Order != OrderInterleaved
+}

@@ -314,6 +314,9 @@ type StepSpec struct {
 	Arrivals string
 	// Search says why an adaptive search chose the step (nil in a grid).
 	Search *results.SearchInfo
+	// ExtraTrial says why a grid whose trials are a maximum took this
+	// trial beyond the first (nil otherwise).
+	ExtraTrial *results.ExtraTrial
 }
 
 // Key identifies a step across runs, for --resume: the key of the step

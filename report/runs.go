@@ -175,8 +175,12 @@ func planText(p results.PlanInfo) string {
 	for i, c := range p.Concurrency {
 		cs[i] = strconv.Itoa(c)
 	}
-	s := fmt.Sprintf("concurrency %s; pool %s; %d client(s); %d trial(s); warm-up %gs, window %gs, op timeout %gs; %d steps",
-		strings.Join(cs, ","), p.Pool, max(p.Clients, 1), p.Trials, p.WarmupS, p.DurationS, p.OpTimeoutS, p.Steps)
+	trials := fmt.Sprintf("%d trial(s)", p.Trials)
+	if p.TrialsAtMost {
+		trials = fmt.Sprintf("at most %d trial(s), more than one only where neighbouring levels overlapped", p.Trials)
+	}
+	s := fmt.Sprintf("concurrency %s; pool %s; %d client(s); %s; warm-up %gs, window %gs, op timeout %gs; %d steps",
+		strings.Join(cs, ","), p.Pool, max(p.Clients, 1), trials, p.WarmupS, p.DurationS, p.OpTimeoutS, p.Steps)
 	if p.Order != "" {
 		s += "; order " + p.Order
 	}

@@ -100,6 +100,12 @@ type PlanInfo struct {
 	// are fixed (WarmupS and DurationS are then the lengths; with auto,
 	// the minimums).
 	Auto *AutoPlan `json:"auto,omitempty"`
+	// TrialsAtMost says Trials is a maximum (issue 25): a grid with auto
+	// windows measures every level once, and takes further trials only
+	// where neighbouring levels' intervals overlap where the knee is
+	// decided (each such step says why in ExtraTrial). False: every level
+	// gets Trials trials.
+	TrialsAtMost bool `json:"trials_at_most,omitempty"`
 }
 
 // ClientInfo describes the machine and software that generated the load.
@@ -172,6 +178,9 @@ type StepResult struct {
 	Phases *StepPhases `json:"phases_s,omitempty"`
 	// Search says why an adaptive search chose this step; absent in a grid.
 	Search *SearchInfo `json:"search,omitempty"`
+	// ExtraTrial says why a grid whose --trials is a maximum took this
+	// trial beyond the first (PlanInfo.TrialsAtMost); absent otherwise.
+	ExtraTrial *ExtraTrial `json:"extra_trial,omitempty"`
 	// Steady is how the warm-up and window were chosen and the window's
 	// batch-means interval (steady.go); absent in older files.
 	Steady *StepSteady `json:"steady,omitempty"`

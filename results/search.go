@@ -67,3 +67,20 @@ type SearchInfo struct {
 	// Why says it in a sentence.
 	Why string `json:"why,omitempty"`
 }
+
+// ExtraTrial is why a grid whose --trials is a maximum measured a level
+// again: its throughput interval overlapped its neighbour's where the knee
+// is decided (the level below the knee and the knee; with no knee, the top
+// two levels), as the analysis gave them when the trial was chosen.
+type ExtraTrial struct {
+	// Neighbour is the level whose interval overlapped this one's.
+	Neighbour int `json:"neighbour"`
+	// Interval and NeighbourInterval are the two levels' ops/s intervals
+	// then, [low, high].
+	Interval          []float64 `json:"interval"`
+	NeighbourInterval []float64 `json:"neighbour_interval"`
+	// Knee is the knee the analysis gave then; null when it had none.
+	Knee *int `json:"knee"`
+	// Why says it in a sentence.
+	Why string `json:"why,omitempty"`
+}

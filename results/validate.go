@@ -278,6 +278,7 @@ func ValidateStep(s *StepResult, h *RunHeader) error {
 		}
 	}
 	checkSearchInfo(c, s.Search)
+	checkExtraTrial(c, s)
 	checkSteady(c, s.Steady)
 	checkOpen(c, s)
 	checkTelemetry(c, s)
@@ -374,6 +375,46 @@ func checkSearchInfo(c *check, s *SearchInfo) {
 	c.between("step.search.probe", int64(s.Probe), 1, math.MaxInt32)
 	if s.Bracket != nil && len(s.Bracket) != 2 {
 		c.fail("step.search.bracket", "%d values; a bracket has two", len(s.Bracket))
+	}
+}
+
+// checkExtraTrial: an extra trial is a trial beyond the first, of a grid
+// step, taken because two neighbouring levels' intervals overlapped: the
+// intervals it records must be intervals, and overlap.
+func checkExtraTrial(c *check, s *StepResult) {
+	e := s.ExtraTrial
+	if e == nil {
+		return
+	}
+	switch {
+	case s.Search != nil:
+		c.fail("step.extra_trial", "on a step a search chose (search says why)")
+	case s.Trial < 2:
+		c.fail("step.extra_trial", "on trial %d; an extra trial is the second or later", s.Trial)
+	case e.Neighbour == s.Concurrency:
+		c.fail("step.extra_trial.neighbour", "%d is the step's own level", e.Neighbour)
+	}
+	c.between("step.extra_trial.neighbour", int64(e.Neighbour), 1, MaxConcurrency)
+	for _, iv := range []struct {
+		name string
+		v    []float64
+	}{{"interval", e.Interval}, {"neighbour_interval", e.NeighbourInterval}} {
+		f := "step.extra_trial." + iv.name
+		if len(iv.v) != 2 {
+			c.fail(f, "%d values; an interval has two", len(iv.v))
+			return
+		}
+		c.nonNeg(f+"[0]", iv.v[0])
+		c.nonNeg(f+"[1]", iv.v[1])
+		if c.err == nil && iv.v[0] > iv.v[1] {
+			c.fail(f, "low %g above high %g", iv.v[0], iv.v[1])
+		}
+	}
+	if c.err == nil && (e.Interval[1] < e.NeighbourInterval[0] || e.NeighbourInterval[1] < e.Interval[0]) {
+		c.fail("step.extra_trial", "the intervals %v and %v do not overlap", e.Interval, e.NeighbourInterval)
+	}
+	if e.Knee != nil {
+		c.between("step.extra_trial.knee", int64(*e.Knee), 1, MaxConcurrency)
 	}
 }
 
@@ -568,6 +609,9 @@ func ValidateHeader(h *RunHeader) error {
 	}
 	checkStormPlan(c, p.Storm)
 	checkAutoPlan(c, p.Auto)
+	if p.TrialsAtMost && (p.Search != nil || len(p.Rate) > 0 || p.Auto == nil || !p.Auto.Window) {
+		c.fail("run.plan.trials_at_most", "only a closed-loop grid with auto windows takes its trials where they pay")
+	}
 	grid := int64(max(len(p.Concurrency), len(p.Rate))) * int64(max(len(p.Pools), 1)) * int64(max(p.Trials, 1))
 	if n := grid * int64(max(len(h.Targets), 1)) * int64(max(len(w.Mixes), 1)); c.err == nil && n > MaxPlanned {
 		c.fail("run.plan", "a grid of %d steps, more than %d", n, MaxPlanned)

@@ -98,6 +98,16 @@ func TestValidateStep(t *testing.T) {
 		{"closed loop with a rate", func(s *StepResult) { s.Rate = 100 }, "step.mode", "closed-loop step"},
 		{"unknown mode", func(s *StepResult) { s.Mode = "burst" }, "step.mode", `"burst"`},
 		{"search reason unknown", func(s *StepResult) { s.Search = &SearchInfo{Mode: SearchKnee, Reason: "hunch", Probe: 1} }, "step.search.reason", `"hunch"`},
+		{"extra trial on trial 1", func(s *StepResult) { s.ExtraTrial = testExtraTrial(func(*ExtraTrial) {}) }, "step.extra_trial", "on trial 1"},
+		{"extra trial apart", func(s *StepResult) {
+			s.Trial, s.ExtraTrial = 2, testExtraTrial(func(e *ExtraTrial) { e.NeighbourInterval = []float64{200, 220} })
+		}, "step.extra_trial", "do not overlap"},
+		{"extra trial interval backwards", func(s *StepResult) {
+			s.Trial, s.ExtraTrial = 2, testExtraTrial(func(e *ExtraTrial) { e.Interval = []float64{110, 90} })
+		}, "step.extra_trial.interval", "above high"},
+		{"extra trial its own neighbour", func(s *StepResult) {
+			s.Trial, s.ExtraTrial = 2, testExtraTrial(func(e *ExtraTrial) { e.Neighbour = s.Concurrency })
+		}, "step.extra_trial.neighbour", "own level"},
 		{"negative phase", func(s *StepResult) { s.Phases = &StepPhases{Window: -2} }, "step.phases_s.window", "not a number ≥ 0"},
 		{"agent index past its count", func(s *StepResult) { s.Agent = &AgentStep{Index: 3, Of: 2} }, "step.agent.index", "3 is not between 0 and 1"},
 		{"window overlap 2", func(s *StepResult) { s.WindowSkew = &WindowSkew{Overlap: 2} }, "step.window_skew.overlap", "not a share"},
@@ -144,6 +154,7 @@ func TestValidateHeader(t *testing.T) {
 		{"auto max below min", func(h *RunHeader) {
 			h.Plan.Auto = &AutoPlan{Window: true, MinDurationS: 5, MaxDurationS: 2, BatchS: 0.1, Confidence: 0.95}
 		}, "run.plan.auto.max_duration_s"},
+		{"trials at most without auto windows", func(h *RunHeader) { h.Plan.TrialsAtMost = true }, "run.plan.trials_at_most"},
 		{"auto batches of 0 s", func(h *RunHeader) { h.Plan.Auto = &AutoPlan{Confidence: 0.95} }, "run.plan.auto.batch_s"},
 		{"agent index past its count", func(h *RunHeader) { h.Agents = &AgentsHeader{Count: 2, Index: new(5)} }, "run.agents.index"},
 	}
@@ -227,4 +238,11 @@ func TestValidSteady(t *testing.T) {
 			t.Errorf("%+v: %v", s.Steady, err)
 		}
 	}
+}
+
+// testExtraTrial is a valid extra trial's reason, edited.
+func testExtraTrial(edit func(*ExtraTrial)) *ExtraTrial {
+	e := &ExtraTrial{Neighbour: 4, Interval: []float64{90, 110}, NeighbourInterval: []float64{105, 120}, Why: "overlap"}
+	edit(e)
+	return e
 }

@@ -28,7 +28,7 @@ import (
 // before the search concludes there is none in the range.
 func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect int, rep *knee.Report) {
 	grid := p.search.Levels
-	T := p.plan.Trials
+	T := p.repeat
 	n := trials(h.match)
 	free := func(c int) bool { return n[c] == 0 && !h.tried[c] }
 	last := 0 // the level measured last
@@ -77,7 +77,7 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 		if c, ok := fewest(top, n, T, top[len(top)-1], last); ok {
 			return want(c, results.ReasonRepeat, fmt.Sprintf("no knee yet (%s); trial %d of %d at the top before concluding", k.Statement, n[c]+1, T))
 		}
-		if c, other, ok := overlapping(top, r.Levels, n, p.maxTrials, top[len(top)-1], last); ok && T >= 3 {
+		if c, other, ok := needsTrial(r, n, p.maxTrials, last); ok && p.intervals() {
 			return want(c, results.ReasonRepeat, fmt.Sprintf("no knee yet, but the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
 		}
 		return nil, fmt.Sprintf("search: no knee located in %s (the full grid at ×%s: %d)", plural(len(h.match), "step"), trimFloat(p.search.Resolution), p.gridSteps()), 0, nil
@@ -141,18 +141,45 @@ func (p *Planner) kneeStage(s series, h history) (pr *probe, note string, expect
 		return nil, done, 0, &r
 	case len(k.LoadHostLimited) > 0:
 		return nil, done + "; more trials would not help: the load host limited the levels that decide it", 0, &r
-	case T < 3:
-		return nil, done + fmt.Sprintf("; with --trials %d the analysis gives no interval (3 or more give one)", T), 0, &r
+	case !p.intervals():
+		return nil, done + fmt.Sprintf("; with --trials %d the analysis gives no interval (3 or more give one)", p.plan.Trials), 0, &r
 	}
-	// The knee is the first level of the plateau: it should stand clear of
-	// the level below. Past it the levels are level by nature, so an
-	// overlap there says nothing more trials would settle.
-	if lowEdge < kc {
-		if c, other, ok := overlapping([]int{lowEdge, kc}, r.Levels, n, p.maxTrials, kc, last); ok {
-			return want(c, results.ReasonRepeat, fmt.Sprintf("the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
-		}
+	if c, other, ok := needsTrial(r, n, p.maxTrials, last); ok {
+		return want(c, results.ReasonRepeat, fmt.Sprintf("the intervals of %d and %d overlap: trial %d", c, other, n[c]+1))
 	}
 	return nil, done + fmt.Sprintf("; its confidence stayed %s with up to %d trials where the knee and the level below it overlap", k.Confidence, p.maxTrials), 0, &r
+}
+
+// needsTrial is the one rule for trials beyond the first that a search
+// and a grid with auto windows (Trials) share: the level, with fewer
+// than maxTrials trials, whose throughput interval overlaps its
+// neighbour's where the knee is decided, and that neighbour. The knee is
+// the first level of the plateau: it should stand clear of the measured
+// level below it; past it the levels are level by nature, so an overlap
+// there says nothing more trials would settle. With no knee, the top two
+// levels: a last gain that is noise hides a knee. A knee of high or
+// medium confidence, or one the load host limited (more trials of a
+// starved level would not help), wants none. n is the measured trials of
+// each level; last, the level measured last (not repeated back to back
+// on a tie).
+func needsTrial(r knee.Report, n map[int]int, maxTrials, last int) (c, other int, ok bool) {
+	ms := levelsOf(n)
+	if len(ms) < 2 {
+		return 0, 0, false
+	}
+	k := r.Knee
+	if !k.Found {
+		top := ms[len(ms)-2:]
+		return overlapping(top, r.Levels, n, maxTrials, top[1], last)
+	}
+	if k.Confidence == "high" || k.Confidence == "medium" || len(k.LoadHostLimited) > 0 {
+		return 0, 0, false
+	}
+	j := sort.SearchInts(ms, k.Concurrency)
+	if j == 0 || j >= len(ms) || ms[j] != k.Concurrency {
+		return 0, 0, false
+	}
+	return overlapping([]int{ms[j-1], k.Concurrency}, r.Levels, n, maxTrials, k.Concurrency, last)
 }
 
 // widestGap is the widest stretch of the grid between two measured
@@ -350,7 +377,11 @@ func (p *Planner) kneeFresh() int {
 	for i := 1; i < len(cs); i++ {
 		gap = max(gap, cs[i]-cs[i-1])
 	}
-	return len(cs) + int(math.Ceil(math.Log2(float64(gap)))) + 1 + 4*(p.plan.Trials-1)
+	extra := 4 * (p.repeat - 1) // the levels that decide the knee, repeated
+	if p.repeat == 1 {
+		extra = p.maxTrials - 1 // one pair that overlaps, typically
+	}
+	return len(cs) + int(math.Ceil(math.Log2(float64(gap)))) + 1 + extra
 }
 
 // trimFloat prints a resolution briefly: 1.41, 2.

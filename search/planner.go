@@ -21,9 +21,13 @@ type Planner struct {
 	search results.SearchPlan
 	series []series
 	opts   knee.Options
-	// maxTrials bounds the extra trials where neighbouring levels still
-	// overlap after --trials.
-	maxTrials int
+	// repeat is the trials each level that decides the knee gets before
+	// its interval is judged: --trials with fixed windows, 1 with auto
+	// windows (each trial has its own batch-means interval). maxTrials
+	// bounds the trials where neighbouring levels' intervals still
+	// overlap: one more than --trials with fixed windows, --trials with
+	// auto ones (the grid's rule, Trials).
+	repeat, maxTrials int
 
 	// cached decisions for the last history seen: Next and Remaining are
 	// called in turn with the same steps.
@@ -59,7 +63,10 @@ func New(plan plan.Plan, targets []results.TargetHeader, workloads []string, o k
 	if !(o.Plateau > 0 && o.Plateau <= 1) {
 		o.Plateau = knee.DefaultOptions().Plateau
 	}
-	p := &Planner{plan: plan, search: *sp, opts: o, maxTrials: plan.Trials + 1, cacheN: -1}
+	p := &Planner{plan: plan, search: *sp, opts: o, repeat: plan.Trials, maxTrials: plan.Trials + 1, cacheN: -1}
+	if autoWindows(plan) {
+		p.repeat, p.maxTrials = 1, max(plan.Trials, 1)
+	}
 	for _, t := range targets {
 		for _, w := range workloads {
 			p.series = append(p.series, series{target: t, workload: w, clients: max(plan.Clients, 1)})
@@ -231,11 +238,12 @@ func stopNote(why string, info results.SearchInfo, steps int) string {
 }
 
 // gridSteps is one series' full grid.
-func (p *Planner) gridSteps() int { return len(p.search.Levels) * p.plan.Trials }
+func (p *Planner) gridSteps() int { return len(p.search.Levels) * max(p.plan.Trials, 1) }
 
 // stepCost is the measured wall time of a step (check, pre-warm, warm-up,
-// window, teardown) averaged over the run so far; before any, the plan's
-// warm-up and window plus an allowance for the rest.
+// window, teardown) averaged over the run so far: with auto windows each
+// step's own length, as its number needed. Before any step, the plan's
+// warm-up and window at their shortest plus an allowance for the rest.
 func (p *Planner) stepCost(done []results.StepResult) float64 {
 	sum, n := 0.0, 0
 	for _, st := range done {
@@ -247,8 +255,17 @@ func (p *Planner) stepCost(done []results.StepResult) float64 {
 	if n > 0 {
 		return sum / float64(n)
 	}
-	return (p.plan.Warmup + p.plan.Duration + 500*time.Millisecond).Seconds()
+	shortest, _ := p.plan.StepLengths()
+	return (shortest + 500*time.Millisecond).Seconds()
 }
+
+// autoWindows says every window of the plan ends from the data, so that
+// each trial carries its own batch-means interval.
+func autoWindows(p plan.Plan) bool { return p.Auto != nil && p.Auto.Window }
+
+// intervals says the analysis gives the levels that decide the knee an
+// interval: 3 trials or more each, or auto windows (one trial's own).
+func (p *Planner) intervals() bool { return p.plan.Trials >= 3 || autoWindows(p.plan) }
 
 // freshSteps is what a search of one series is expected to take.
 func (p *Planner) freshSteps() int {

@@ -94,23 +94,10 @@ func newPlanner(t *testing.T, mode string, lo, hi, trials int, budget time.Durat
 	return p
 }
 
-// run drives a planner to its end the way a session does.
+// run drives a search to its end the way a session does (drive).
 func run(t *testing.T, p *Planner, m model) []results.StepResult {
 	t.Helper()
-	var done []results.StepResult
-	for i := 0; ; i++ {
-		if i > 1000 {
-			t.Fatal("the search does not end")
-		}
-		sp, ok := p.Next(done, nil)
-		if !ok {
-			return done
-		}
-		if p.Remaining(append(done, m.measure(sp))) < 0 {
-			t.Fatal("negative remaining")
-		}
-		done = append(done, m.measure(sp))
-	}
+	return drive(t, p, m.measure, nil)
 }
 
 // gridKnee is what the full grid at the planner's resolution and trials

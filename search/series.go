@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
@@ -16,6 +17,10 @@ type series struct {
 	target   results.TargetHeader
 	workload string
 	clients  int
+	// pool is the pool setting of the curve analyze reads: "" or "match"
+	// for the knee search's; a size in a grid of concurrency × pool
+	// (Trials).
+	pool string
 }
 
 // history is one series' share of the run so far.
@@ -74,8 +79,9 @@ func trials(steps []results.StepResult) map[int]int {
 // read.
 func (s series) analyze(steps []results.StepResult, o knee.Options) (knee.Report, bool) {
 	res := &results.Results{Header: results.RunHeader{Targets: []results.TargetHeader{s.target}}, Steps: steps}
+	pool := cmp.Or(s.pool, "match")
 	for _, se := range knee.FromResults([]*results.Results{res}) {
-		if se.Pool == "match" && len(se.Points) > 0 {
+		if se.Pool == pool && len(se.Points) > 0 {
 			return knee.Analyze(se, o), true
 		}
 	}

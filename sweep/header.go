@@ -74,7 +74,8 @@ func NewPlanInfo(p plan.Plan, steps int) results.PlanInfo {
 	}
 	return results.PlanInfo{Concurrency: p.Concurrency, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
 		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps,
-		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight, Search: p.Search, Auto: p.Auto}
+		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight, Search: p.Search, Auto: p.Auto,
+		TrialsAtMost: p.TrialsAtMost()}
 }
 
 // NewClientInfo describes this load-generating machine and process.

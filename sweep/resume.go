@@ -36,6 +36,10 @@ func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 		return fmt.Errorf("--clients was %d", hp.Clients)
 	case hp.Trials != p.Trials:
 		return fmt.Errorf("--trials was %d", hp.Trials)
+	case hp.TrialsAtMost != p.TrialsAtMost:
+		// The same flags, another version: one took every trial of every
+		// level, the other takes them where they pay.
+		return fmt.Errorf("--trials %d meant %s then", hp.Trials, map[bool]string{true: "at most that many, where neighbouring levels overlap", false: "that many at every level"}[hp.TrialsAtMost])
 	case hp.WarmupS != p.WarmupS || hp.DurationS != p.DurationS:
 		return fmt.Errorf("--warmup/--duration were %gs/%gs", hp.WarmupS, hp.DurationS)
 	case (hp.Auto == nil) != (p.Auto == nil) || (hp.Auto != nil && *hp.Auto != *p.Auto):

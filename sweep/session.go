@@ -145,14 +145,24 @@ func (t *SessionTime) add(p *results.StepPhases) {
 // Estimate is how long measuring steps should take: each step's warm-up
 // and window, plus a rough allowance for checking the target, opening
 // the pool (at DefaultMaxConnecting a time, about 1,000 connections a
-// second on a local network) and tearing down.
+// second on a local network) and tearing down. With auto warm-ups or
+// windows it is the shortest they can take (EstimateRange).
 func (s *Session) Estimate(steps []plan.StepSpec) time.Duration {
-	var d time.Duration
+	lo, _ := s.EstimateRange(steps)
+	return lo
+}
+
+// EstimateRange is Estimate with every step at its shortest and at its
+// longest (plan.Plan.StepLengths): equal with fixed lengths.
+func (s *Session) EstimateRange(steps []plan.StepSpec) (lo, hi time.Duration) {
+	shortest, longest := s.Plan.StepLengths()
 	for _, sp := range steps {
 		conns := min(sp.Concurrency, sp.MaxPoolSize) * max(sp.Clients, 1)
-		d += s.Plan.Warmup + s.Plan.Duration + 500*time.Millisecond + time.Duration(conns)*time.Millisecond
+		rest := 500*time.Millisecond + time.Duration(conns)*time.Millisecond
+		lo += shortest + rest
+		hi += longest + rest
 	}
-	return d
+	return lo, hi
 }
 
 // Steps is the whole plan expanded for the session's targets and workloads.
@@ -561,7 +571,7 @@ func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec plan.StepS
 		return results.StepResult{}, err
 	}
 	step, err := t.runners[spec.Workload].RunStep(ctx, spec)
-	step.Search = spec.Search
+	step.Search, step.ExtraTrial = spec.Search, spec.ExtraTrial
 	if step.Phases != nil {
 		step.Phases.Check = check.Seconds()
 		step.Phases.Teardown = max(0, time.Since(start).Seconds()-step.Phases.Total())

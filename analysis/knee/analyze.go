@@ -78,7 +78,11 @@ func Analyze(s Series, o Options) Report {
 	if len(levels) > 0 && o.Bootstrap > 0 && minTrials >= 3 {
 		boot = bootstrap(levels, lx, sif, o, rng)
 	}
-	batch := len(levels) > 0 && o.Bootstrap > 0 && minTrials == 1 && batchIntervals(levels, est)
+	// One trial per level, or levels with different trial counts and
+	// fewer than 3 on some that decide the knee (a grid whose --trials is
+	// a maximum, a search): resampled within the trials' own batch-means
+	// intervals, where they have them.
+	batch := len(levels) > 0 && o.Bootstrap > 0 && minTrials < 3 && (minTrials == 1 || unequalTrials(levels)) && batchIntervals(levels, est)
 	if batch {
 		boot = batchBootstrap(levels, lx, sif, o, rng) // batchinterval.go
 	}

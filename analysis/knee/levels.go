@@ -1,6 +1,7 @@
 package knee
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -16,9 +17,11 @@ type level struct {
 	vals        []float64 // sorted QPS of the trials
 	clientBound int       // trials labelled client-bound
 	// batchSD is, for a level of one trial with a batch-means interval,
-	// the standard error of its throughput (0: none); unsettled counts its
+	// the standard error of its throughput (0: none); trialSD is that of
+	// each trial, in the order of vals (0: none); unsettled counts its
 	// trials whose warm-up never settled (batchinterval.go).
 	batchSD   float64
+	trialSD   []float64
 	unsettled int
 }
 
@@ -40,6 +43,9 @@ func aggregate(points []Point) ([]level, []string) {
 	out := make([]level, 0, len(by))
 	for _, c := range slices.Sorted(maps.Keys(by)) {
 		ps := by[c]
+		// In order of throughput, so that vals is sorted and each trial's
+		// interval (trialSD) stays beside its value.
+		slices.SortStableFunc(ps, func(a, b Point) int { return cmp.Compare(a.QPS, b.QPS) })
 		l := level{Level: Level{Concurrency: c, Trials: len(ps)}}
 		l.vals = make([]float64, len(ps))
 		var conns, waits, means, p99s, sifs []float64

@@ -98,6 +98,12 @@ func missingIn(r *results.Results, nameFile bool) []Missing {
 			have[key{s.Target, s.Workload, s.PoolSetting, s.Concurrency, max(s.Clients, 1), s.Trial}] = true
 		}
 	}
+	// A grid whose --trials is a maximum plans one trial per level; the
+	// others are taken where they pay, and were never owed.
+	planned := plan.Trials
+	if plan.TrialsAtMost {
+		planned = 1
+	}
 	runEnd := runEndPhrase(r)
 	var out []Missing
 	for _, t := range targets {
@@ -106,7 +112,7 @@ func missingIn(r *results.Results, nameFile bool) []Missing {
 				m := Missing{File: r.Path, Target: t, Workload: w, Pool: p, Clients: clients, RunEnd: runEnd}
 				miss := map[int][]int{} // concurrency → missing trials
 				for _, c := range plan.Concurrency {
-					for tr := 1; tr <= plan.Trials; tr++ {
+					for tr := 1; tr <= planned; tr++ {
 						m.Planned++
 						if have[key{t, w, p, c, clients, tr}] {
 							m.Measured++
@@ -119,7 +125,7 @@ func missingIn(r *results.Results, nameFile bool) []Missing {
 					continue
 				}
 				m.Steps = groupMissing(plan.Concurrency, miss)
-				m.Text = missingText(m, plan.Trials, len(workloads) > 1, nameFile)
+				m.Text = missingText(m, planned, len(workloads) > 1, nameFile)
 				out = append(out, m)
 			}
 		}

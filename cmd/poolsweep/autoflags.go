@@ -183,13 +183,4 @@ func stepLengths(p plan.Plan) string {
 	return warm + " + " + win
 }
 
-// planWallLine is the plan's estimated wall time: about so long with fixed
-// lengths; with auto, at least that (every step at its minimums).
-func planWallLine(est time.Duration, p plan.Plan) string {
-	if p.Auto != nil {
-		return "at least " + fmtWall(est) + " (auto lengths)"
-	}
-	return "about " + fmtWall(est)
-}
-
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -121,6 +121,14 @@ type planEvent struct {
 	Workloads []string `json:"workloads"`
 	Search    string   `json:"search,omitempty"`
 	Resumed   int      `json:"resumed,omitempty"` // steps already measured by the run resumed
+	// Mode is grid or search, and Why why (issue 25); StepsMax is the
+	// most steps the run may take; EstimateMaxS, with auto lengths, the
+	// wall time of the steps at their longest (EstimateS: at their
+	// shortest).
+	Mode         string   `json:"mode"`
+	Why          string   `json:"why"`
+	StepsMax     int      `json:"steps_max"`
+	EstimateMaxS *float64 `json:"estimate_max_s,omitempty"`
 }
 
 // hooks are the session's reports as events.
@@ -217,15 +225,24 @@ type endEvent struct {
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
-// planOf is the plan event of a session about to measure pending (total:
-// a search's estimate of its steps).
-func planOf(s *sweep.Session, pending []plan.StepSpec, total int) planEvent {
-	ev := planEvent{RunID: s.RunID, Results: s.ResultsPath, Steps: total, Planned: len(s.Steps()),
-		EstimateS: round3(s.Estimate(pending).Seconds()), WarmupS: s.Plan.Warmup.Seconds(), WindowS: s.Plan.Duration.Seconds(),
-		Targets: s.TargetNames(), Workloads: s.WorkloadLabels()}
+// planOf is the plan event of a session about to measure what summary
+// says.
+func planOf(s *sweep.Session, summary planSummary) planEvent {
+	ev := planEvent{RunID: s.RunID, Results: s.ResultsPath, Steps: summary.steps, Planned: len(s.Steps()),
+		EstimateS: round3(summary.lo.Seconds()), WarmupS: s.Plan.Warmup.Seconds(), WindowS: s.Plan.Duration.Seconds(),
+		Targets: s.TargetNames(), Workloads: s.WorkloadLabels(), Mode: summary.mode, Why: summary.why, StepsMax: summary.stepsMax}
+	if summary.auto {
+		v := round3(summary.hi.Seconds())
+		ev.EstimateMaxS = &v
+	}
 	if s.Planner != nil {
+		ev.Planned = summary.steps
+		if s.Previous != nil {
+			ev.Planned += len(s.Previous.Steps)
+		}
+	}
+	if s.Plan.Search != nil {
 		ev.Search = s.Plan.Search.Mode
-		ev.Planned = total
 	}
 	if s.Previous != nil {
 		ev.Resumed = len(s.Previous.Steps)

@@ -17,33 +17,45 @@ import (
 
 // Defaults that depend on what is being measured. A deployment (--uri)
 // gets auto warm-ups and windows (issue 25), each step as long as its
-// number needs within a minute, one trial a level (its own batch-means
-// interval gives the confidence), at the seeds' levels. The embedded
-// FerretDB server saturates at a handful of connections on a 2-core
-// machine: auto too, with bounds that keep its sweep near a minute and
-// never past three, so that the README's first command shows its knee
-// quickly. A simulator's capacity is known by construction and its runs
-// are demonstrations and tests: fixed short windows, so a plan's length
-// is what it says (--duration auto asks for auto there too).
+// number needs within a minute, and a search for the knee over 1..1024
+// (the fast path: the seeds' levels reach 1000, and a search places a
+// dozen or so steps where the knee is instead of a grid's every level);
+// with at most 3 trials, taken only where neighbouring levels' intervals
+// overlap. Where a search cannot run (agents, interleaved targets, a list
+// of pool sizes) the default is the seeds' grid. The embedded FerretDB
+// server saturates at a handful of connections on a 2-core machine, and
+// its throughput swings by 15–35 % within seconds: a search would take
+// more steps there than its short grid, so it keeps the grid, auto too,
+// with bounds that keep its sweep near two minutes, so that the README's
+// first command draws its whole curve and knee. A simulator's capacity is
+// known by construction and its runs are demonstrations and tests: a
+// grid with fixed short windows, so a plan's length is what it says
+// (--duration auto asks for auto there too).
 var (
 	embeddedDefaults = planDefaults{concurrency: "1..32x2", trials: 1, warmup: time.Second, duration: 4 * time.Second, records: 1000,
-		auto: true, maxWarmup: 10 * time.Second, maxDuration: 15 * time.Second}
-	uriDefaults = planDefaults{concurrency: "64,128,256,500,1000", trials: 1, warmup: 10 * time.Second, duration: 30 * time.Second, records: 10000,
+		auto: true, maxWarmup: 10 * time.Second, maxDuration: 15 * time.Second,
+		why: "the embedded server's default is a grid, 1..32x2, so that its first run draws the whole curve in about two minutes"}
+	uriDefaults = planDefaults{concurrency: "1..1024", gridConcurrency: "64,128,256,500,1000", trials: 1, warmup: 10 * time.Second, duration: 30 * time.Second, records: 10000,
 		auto: true, maxWarmup: plan.DefaultMaxWarmup, maxDuration: plan.DefaultMaxDuration}
-	simDefaults = planDefaults{concurrency: "1..128x2", trials: 1, warmup: time.Second, duration: 3 * time.Second, records: 10000}
+	simDefaults = planDefaults{concurrency: "1..128x2", trials: 1, warmup: time.Second, duration: 3 * time.Second, records: 10000,
+		why: "simulator targets default to a grid, 1..128x2, the whole curve of a capacity known by construction"}
 )
 
-// planDefaults are a target kind's defaults. warmup and duration are the
+// planDefaults are a target kind's defaults. concurrency is a grid or a
+// search's span (a range without a step); gridConcurrency is the grid used
+// instead when the run cannot be searched and --concurrency was not
+// given; why says why the default is a grid. warmup and duration are the
 // fixed lengths used when auto is off (by default for a simulator, or
 // with --rate or --agents); with auto, maxWarmup and maxDuration bound
 // each step unless --max-warmup and --max-duration say otherwise.
 type planDefaults struct {
-	concurrency            string
-	trials                 int
-	warmup, duration       time.Duration
-	records                int
-	auto                   bool
-	maxWarmup, maxDuration time.Duration
+	concurrency, gridConcurrency string
+	why                          string
+	trials                       int
+	warmup, duration             time.Duration
+	records                      int
+	auto                         bool
+	maxWarmup, maxDuration       time.Duration
 }
 
 type sweepOptions struct {
@@ -138,8 +150,25 @@ sweeps it with a short default plan, and removes it afterwards. Its numbers are
 FerretDB's, not MongoDB's: use it to see how poolsweep works, then point it at your
 deployment with --uri.
 
-Lists (--concurrency, --pool) take values "64,128,256", geometric ranges "1..256x2",
-linear ranges "100..1000+100", or mixes of these.
+Grid or search: a list ("64,128,256") or a range with a step ("1..256x2" geometric,
+"100..1000+100" linear, or mixes of these) is a grid, every level measured. A range
+without a step ("--concurrency 1..1024") is searched: the search places its own levels
+between its ends and stops when the knee is located (--search knee; with --pool MIN..MAX
+as well, --search pool then finds the smallest maxPoolSize that keeps the knee's
+throughput). A deployment's default is the search over 1..1024 (the grid
+64,128,256,500,1000 with --agents, --spawn, --order interleaved or a list of pool
+sizes, which a search cannot take); the embedded server and simulator targets default to
+short grids. The first progress line says grid or search, why, the steps it expects and
+at most, and the wall time: about so long with fixed lengths, from every step at its
+shortest to every step at its longest with auto ones.
+
+Trials: with auto windows (the default) --trials N is a maximum: every level of a grid
+is measured once (its batch-means interval gives it a confidence), and a level gets
+another trial only while its throughput interval overlaps its neighbour's where the knee
+is decided (the level below the knee and the knee; with no knee, the top two) and the
+knee's confidence is below medium, up to N; each such step says why (extra_trial). A
+search does the same. With fixed windows, or --order interleaved (compare pairs
+trials target by target), every level gets N trials.
 
 Open loop: --rate LIST offers calls at fixed rates instead (total calls/s over the
 clients, the list syntax of --concurrency), each call started at its scheduled time
@@ -183,7 +212,10 @@ merged run's end status.
 
 ` + thresholdHelp,
 		Example: `  poolsweep sweep
-  poolsweep sweep --uri mongodb://db1:27017 --workload api --concurrency 64,128,256,500,1000
+  poolsweep sweep --uri mongodb://db1:27017                      # a search for the knee over 1..1024
+  poolsweep sweep --uri mongodb://db1:27017 --concurrency 8..512 --pool 4..64   # the knee, then the pool size
+  poolsweep sweep --uri mongodb://db1:27017 --workload api --concurrency 64,128,256,500,1000   # a grid
+  poolsweep sweep --uri mongodb://db1:27017 --concurrency 1..64x2 --trials 3   # a grid, extra trials where they pay
   poolsweep sweep --target standalone=mongodb://a:27017 --target sharded=mongodb://m1:27017,m2:27017 \
       --clients 3 --workload api --trials 3
   poolsweep sweep --uri mongodb://db1:27017 --concurrency 64..512x2 --pool 16,64,256
@@ -206,10 +238,10 @@ merged run's end status.
 	f := cmd.Flags()
 	textVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the one deployment to measure")
 	textArrayVar(f, &o.targets, "target", "name=URI or name=sim:SPEC", checkTarget, "name=URI of a deployment to measure (repeatable); name=sim:SPEC starts a calibrated simulator")
-	levelsVar(f, &o.concurrency, "concurrency", "", plan.MaxConcurrency, false, levelsOrSpan, "concurrency levels per client (default "+uriDefaults.concurrency+"; embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency+")")
-	levelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; with --search pool, MIN..MAX bounds the sizes it tries`)
+	levelsVar(f, &o.concurrency, "concurrency", "", plan.MaxConcurrency, false, levelsOrSpan, "concurrency levels per client: a list or a range with a step (1..64x2, 100..1000+100) is a grid of every level; a range without a step (1..1024) is searched for the knee (--search knee; --search pool when --pool is MIN..MAX too). Default "+uriDefaults.concurrency+", a search (with --agents, --spawn, --order interleaved or a list of pools: the grid "+uriDefaults.gridConcurrency+"); embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency)
+	levelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; a range without a step, MIN..MAX, searches for the pool size (--search pool) within it`)
 	intVar(f, &o.clients, "clients", 1, 1, plan.MaxClients, "independent clients in this process, each with its own pool and concurrency workers")
-	intVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals across trials (an auto window gives one trial its own interval)")
+	intVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals across trials. With auto windows a maximum: each level once (its own batch-means interval), more only where neighbouring levels' intervals overlap near the knee (a search defaults to 3)")
 	o.autoOptions.addFlags(f, &o.warmup, &o.duration) // autoflags.go
 	durationVar(f, &o.opTimeout, "op-timeout", 5*time.Second, plan.MinOpTimeout, plan.MaxOpTimeout, "timeout of every operation, server selection and pool checkout included (driver v2 has none by default): one still running after it is cancelled and counted as a timeout; 1ms to 1h")
 	durationVar(f, &o.prewarm, "prewarm-timeout", 60*time.Second, time.Second, time.Hour, "how long to wait for each step's pool to open its connections; 1s to 1h")

@@ -20,6 +20,7 @@ type sweepConfig struct {
 	workloads []workload.Workload
 	targets   []topology.Target
 	defaults  planDefaults
+	choice    planChoice // grid or search, and why (sweepmode.go)
 	notes     []string
 }
 
@@ -66,14 +67,11 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		cfg.defaults = uriDefaults
 	}
 
-	conc := o.concurrency
-	if !o.changed("concurrency") {
-		conc = cfg.defaults.concurrency
-	}
-	levels, pool, err := o.levelsAndPool(conc)
+	levels, pool, choice, err := o.choosePlan(cfg.defaults) // sweepmode.go
 	if err != nil {
 		return nil, err
 	}
+	cfg.choice = choice
 	p := plan.Plan{Concurrency: levels, Pool: pool, Clients: o.clients, Trials: o.trials,
 		Warmup: o.warmup, Duration: o.duration, OpTimeout: o.opTimeout, Order: o.order}
 	if !o.changed("warmup") {
@@ -91,7 +89,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if err := o.autoOptions.plan(&p, o.changed, o.changed("rate"), o.agentMode() || o.spawn > 0, cfg.defaults); err != nil {
 		return nil, err
 	}
-	if err := o.searchOptions.plan(&p, o.pool, o.changed); err != nil {
+	if err := o.searchOptions.plan(&p, choice.search, o.pool, o.changed); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {

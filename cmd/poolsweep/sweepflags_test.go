@@ -45,7 +45,8 @@ func TestNewCmdSweep(t *testing.T) {
 			},
 		},
 		{
-			// A deployment gets the seeds' levels and YCSB-like windows;
+			// A deployment gets the fast path: a search for the knee over
+			// 1..1024 with auto windows, at most 3 trials where they pay;
 			// the target is named after its hosts, never its credentials.
 			name: "uri", args: []string{"--uri", "mongodb://alice:s3cret@a:27017,b:27017/?replicaSet=rs0"},
 			check: func(t *testing.T, cfg *sweepConfig) {
@@ -53,8 +54,11 @@ func TestNewCmdSweep(t *testing.T) {
 					t.Errorf("target name %q", cfg.targets[0].Name)
 				}
 				p := cfg.plan
-				if !slices.Equal(p.Concurrency, []int{64, 128, 256, 500, 1000}) || p.Trials != 1 || p.Auto == nil || p.Auto.MaxDurationS != 60 || p.Auto.PrecisionPct != 2 {
-					t.Errorf("plan %+v", p)
+				if s := p.Search; s == nil || s.Mode != "knee" || s.Levels[0] != 1 || s.Levels[len(s.Levels)-1] != 1024 || p.Trials != 3 || p.Auto == nil || p.Auto.MaxDurationS != 60 || p.Auto.PrecisionPct != 2 {
+					t.Errorf("plan %+v search %+v", p, p.Search)
+				}
+				if !strings.Contains(cfg.choice.why, "the default for a deployment is a search over 1..1024") {
+					t.Errorf("why %q", cfg.choice.why)
 				}
 				if cfg.workloads[0].Records != 10000 {
 					t.Errorf("records %d", cfg.workloads[0].Records)
@@ -223,7 +227,7 @@ func TestNewCmdSweep(t *testing.T) {
 		{name: "search pool: bad pool range", args: []string{"--search", "pool", "--pool", "1..0"}, wantErr: "--pool: 1..0"},
 		{name: "search pool: pool list", args: []string{"--search", "pool", "--pool", "8,16"}, wantErr: "--pool: 8,16: --search pool tries sizes of its own"},
 		{name: "search pool: stepped pool range", args: []string{"--search", "pool", "--pool", "8..64x2"}, wantErr: "give the range it may try them in, MIN..MAX"},
-		{name: "grid: a range needs a step", args: []string{"--concurrency", "1..256"}, wantErr: `--concurrency: "1..256": a range needs a step`},
+		{name: "grid: a mix needs its steps", args: []string{"--concurrency", "1..8x2,abc"}, wantErr: `--concurrency: "abc" is not a whole number`},
 		{name: "search: unknown mode", args: []string{"--search", "fast"}, wantErr: `--search: "fast" is not knee or pool`},
 		{name: "search: one level", args: []string{"--search", "knee", "--concurrency", "64"}, wantErr: "--concurrency: --search needs a range"},
 		{name: "search: pool list", args: []string{"--search", "knee", "--pool", "16,64"}, wantErr: "--pool: --search knee measures pool match"},

@@ -70,7 +70,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	for _, t := range cfg.targets {
 		session.Targets = append(session.Targets, sweep.SessionTarget{Header: results.TargetHeader{Name: t.Name}})
 	}
-	if err := wireSearch(session); err != nil {
+	if err := wirePlanner(session); err != nil {
 		return err
 	}
 	outDir, err := o.outputDir(ctx, session)
@@ -87,9 +87,12 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		case err != nil:
 			return usagef("--resume: %s was made with other settings: %v; give the same flags as the first run", outDir, err)
 		}
-		if session.Planner == nil {
+		switch {
+		case session.Planner == nil:
 			fmt.Fprintf(e.stderr, "resuming %s: %d of %d steps already measured, %d to go\n", session.RunID, len(session.Steps())-len(pending), len(session.Steps()), len(pending))
-		} else {
+		case session.Plan.Search == nil:
+			fmt.Fprintf(e.stderr, "resuming %s: %d steps already measured; the grid and its extra trials go on from them\n", session.RunID, len(session.Previous.Steps))
+		default:
 			fmt.Fprintf(e.stderr, "resuming %s: %d steps already measured; the search goes on from them\n", session.RunID, len(session.Previous.Steps))
 		}
 	}
@@ -116,17 +119,15 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	}
 
 	pending, _ := session.Pending()
-	total := len(pending)
-	if session.Planner != nil {
-		total = searchPlanLine(e.stderr, session, session.Previous)
-	} else if jp == nil {
-		fmt.Fprintf(e.stderr, "plan: %d step(s), %s (each: %s, plus opening connections)\n",
-			len(pending), planWallLine(session.Estimate(pending), session.Plan), stepLengths(session.Plan))
+	summary := summarisePlan(session, pending, cfg.choice) // sweepplanline.go
+	total := summary.steps
+	if jp == nil {
+		writePlanLine(e.stderr, summary, session.Plan)
 	}
 	progress := newProgressPrinter(e.stderr, total)
 	session.Hooks = progress.hooks()
 	if jp != nil {
-		jp.emit(evPlan, planOf(session, pending, total))
+		jp.emit(evPlan, planOf(session, summary))
 		session.Hooks = jp.hooks()
 	}
 	session.Hooks = metrics.hooks(session.Hooks)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,36 +55,15 @@ func levelsOrSpan(s string, max int) ([]int, error) {
 // within those of --pool.
 func (s *searchOptions) searching() bool { return strings.TrimSpace(s.search) != "" }
 
-// levelsAndPool parses --concurrency (conc, with the defaults applied)
-// and --pool. A search takes only the lowest and highest of each, in any
-// list or range form, a range without a step included ("1..256"): it
-// places its own levels between them. Its knee is measured with pool
-// match; the pool range is the search's (searchOptions.plan).
-func (o *sweepOptions) levelsAndPool(conc string) ([]int, plan.PoolPlan, error) {
-	if !o.searching() || o.rate != "" {
-		levels, err := plan.ParseLevels(conc, results.MaxConcurrency)
-		if err != nil {
-			return nil, plan.PoolPlan{}, usagef("--concurrency: %v", err)
-		}
-		pool, err := plan.ParsePool(o.pool)
-		if err != nil {
-			return nil, plan.PoolPlan{}, usagef("--pool: %v", err)
-		}
-		return levels, pool, nil
-	}
-	lo, hi, err := plan.ParseSpan(conc, results.MaxConcurrency)
-	if err != nil {
-		return nil, plan.PoolPlan{}, usagef("--concurrency: %v", err)
-	}
-	return slices.Compact([]int{lo, hi}), plan.PoolPlan{Match: true, Given: "match"}, nil
-}
-
-// plan turns the search flags into the plan's search: its grid replaces
-// the concurrency list (only the list's lowest and highest level count),
-// and the levels that decide the knee get 3 trials unless --trials says
-// otherwise. Every problem is a usage error naming its flag.
-func (s *searchOptions) plan(p *plan.Plan, pool string, changed func(string) bool) error {
-	if s.search == "" {
+// plan turns the search flags into the plan's search, in mode (--search,
+// or the one a range without a step asked for; "" for a grid): its grid
+// replaces the concurrency list (only the list's lowest and highest level
+// count), and the levels that decide the knee get 3 trials unless
+// --trials says otherwise (with auto windows: at most 3, where
+// neighbouring levels' intervals overlap). Every problem is a usage error
+// naming its flag.
+func (s *searchOptions) plan(p *plan.Plan, mode, pool string, changed func(string) bool) error {
+	if mode == "" {
 		for _, f := range []string{"resolution", "budget", "slo-p99"} {
 			if changed(f) {
 				return usagef("--%s: only with --search knee or --search pool", f)
@@ -93,14 +71,13 @@ func (s *searchOptions) plan(p *plan.Plan, pool string, changed func(string) boo
 		}
 		return nil
 	}
-	mode := s.search
 	switch {
 	case p.IsOpen():
 		return usagef("--search: it searches concurrency in the closed loop; with --rate give the rates to offer")
 	case p.Order == plan.OrderInterleaved:
 		return usagef("--order interleaved: --search takes one target at a time")
 	case len(p.Concurrency) < 2:
-		return usagef("--concurrency: --search needs a range of at least two levels, e.g. 1..128x2 (got %v)", p.Concurrency)
+		return usagef("--concurrency: --search needs a range of at least two levels, e.g. 1..128 (got %v)", p.Concurrency)
 	case changed("slo-p99") && mode != results.SearchPool:
 		return usagef("--slo-p99: only with --search pool (analyze --slo-p99 reads it for a knee)")
 	}
@@ -134,9 +111,10 @@ func (s *searchOptions) plan(p *plan.Plan, pool string, changed func(string) boo
 		p.Trials = 3
 	}
 	if changed("budget") {
-		step := p.Warmup + p.Duration + 500*time.Millisecond
+		shortest, _ := p.StepLengths()
+		step := shortest + 500*time.Millisecond
 		if s.budget < 2*step {
-			return usagef("--budget: %s does not fit two steps (each about %s: --warmup + --duration + opening connections)", s.budget, step)
+			return usagef("--budget: %s does not fit two steps (each at least %s: warm-up + window + opening connections)", s.budget, step)
 		}
 	}
 	p.Concurrency = levels
@@ -170,9 +148,13 @@ func fmtHours(d time.Duration) string {
 	return d.String()
 }
 
-// wireSearch gives the session its search planner when --search is set.
-func wireSearch(session *sweep.Session) error {
-	if session.Plan.Search == nil {
+// wirePlanner gives the session its planner: the search when the plan is
+// one; a grid whose trials are a maximum (auto windows, --trials N) takes
+// its extra trials where neighbouring levels overlap (search.Trials); any
+// other grid is measured as it is (the session's own).
+func wirePlanner(session *sweep.Session) error {
+	p := session.Plan
+	if p.Search == nil && !p.TrialsAtMost() {
 		return nil
 	}
 	var targets []results.TargetHeader
@@ -183,37 +165,20 @@ func wireSearch(session *sweep.Session) error {
 	for _, w := range session.Workloads {
 		workloads = append(workloads, w.Label)
 	}
-	p, err := search.New(session.Plan, targets, workloads, knee.DefaultOptions())
+	if p.Search == nil {
+		t, err := search.NewTrials(p, targets, workloads, knee.DefaultOptions())
+		if err != nil {
+			return usagef("--trials: %v", err)
+		}
+		session.Planner = t
+		return nil
+	}
+	sp, err := search.New(p, targets, workloads, knee.DefaultOptions())
 	if err != nil {
 		return usagef("--search: %v", err)
 	}
-	session.Planner = p
+	session.Planner = sp
 	return nil
-}
-
-// searchPlanLine is the first progress line of a search: what it
-// explores, the steps and time it expects, and the grid it replaces.
-func searchPlanLine(w io.Writer, session *sweep.Session, prev *results.Results) int {
-	sp := session.Plan.Search
-	var earlier []results.StepResult
-	if prev != nil {
-		for _, st := range prev.Steps {
-			if !st.Interrupted {
-				earlier = append(earlier, st)
-			}
-		}
-	}
-	n := session.Planner.Remaining(earlier)
-	one := session.Estimate([]plan.StepSpec{{Concurrency: sp.Levels[len(sp.Levels)/2], MaxPoolSize: sp.Levels[len(sp.Levels)/2], Clients: session.Plan.Clients}})
-	grid := session.Steps()
-	fmt.Fprintf(w, "plan: search %s over C=%d..%d (%d levels at ×%s), about %d step(s), about %s; the full grid would be %d step(s), about %s",
-		sp.Mode, sp.Levels[0], sp.Levels[len(sp.Levels)-1], len(sp.Levels), strconv.FormatFloat(math.Round(sp.Resolution*100)/100, 'f', -1, 64),
-		n, fmtWall(time.Duration(n)*one), len(grid), fmtWall(session.Estimate(grid)))
-	if b := sp.Budget(); b > 0 {
-		fmt.Fprintf(w, "; budget %s", b)
-	}
-	fmt.Fprintln(w)
-	return n
 }
 
 // writeSearchNotes prints what the search found, or why it stopped.
