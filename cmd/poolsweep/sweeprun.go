@@ -121,7 +121,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		total = searchPlanLine(e.stderr, session, session.Previous)
 	} else if jp == nil {
 		fmt.Fprintf(e.stderr, "plan: %d step(s), %s (each: %s, plus opening connections)\n",
-			len(pending), planWallLine(session.Estimate(pending), session.Plan), stepLengths(session.Plan))
+			len(pending), planWallLine(session.Estimate(pending), session.Plan), stepLengths(session.Plan)+o.fleetLengths(session.Plan))
 	}
 	progress := newProgressPrinter(e.stderr, total)
 	session.Hooks = progress.hooks()
