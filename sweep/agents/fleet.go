@@ -155,12 +155,15 @@ func (f *fleet) Series(phase string) []float64 {
 }
 
 // sums is the fleet's rates of phase p as far as every agent still in
-// the sums has them; the caller holds mu. A follower whose rates stood
-// still as long as a silent heartbeat is dropped first.
+// the sums has them; the caller holds mu. A follower is dropped first
+// when its rates stood still as long as a silent heartbeat, or it ended
+// the phase short of the leader while the leader's goes on (it was
+// interrupted, or lost the leader).
 func (f *fleet) sums(p int) []float64 {
 	now := time.Now()
 	for i, g := range f.got {
-		if !f.dropped[i] && !g[p].final && now.Sub(g[p].moved) >= agentStaleAfter {
+		s, mine := g[p], f.mine[p]
+		if !f.dropped[i] && ((!s.final && now.Sub(s.moved) >= agentStaleAfter) || (s.final && !mine.final && len(s.rates) < len(mine.rates))) {
 			f.dropped[i] = true
 		}
 	}
