@@ -31,6 +31,20 @@ func agentRuns(t *testing.T, dir string) (agents [2]*results.Results, merged *re
 	return agents, readRes(t, filepath.Join(dir, "results.jsonl"))
 }
 
+// spawnTwo runs a sweep of target with args as two spawned agents, and
+// returns its output directory and its stderr; a run that fails fails
+// the test with the agents' logs.
+func spawnTwo(t *testing.T, target string, args ...string) (dir, stderr string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "out")
+	all := append([]string{"sweep", "--target", target, "--spawn", "2", "--records", "500", "--out", dir}, args...)
+	code, stdout, stderr := runBinary(t, t.TempDir(), 2*time.Minute, all...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s\n%s", code, stdout, stderr, spawnLogs(dir))
+	}
+	return dir, stderr
+}
+
 func spawnLogs(dir string) string {
 	var logs []string
 	for i := range 2 {
@@ -51,15 +65,10 @@ func TestSpawnAutoWindowsTogether(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns agents against the simulator")
 	}
-	dir := filepath.Join(t.TempDir(), "out")
 	// 2 agents × 4 workers on 4 slots of 20 ms: 200 calls/s, the server's,
 	// whatever the machine's load.
-	code, stdout, stderr := runBinary(t, t.TempDir(), 2*time.Minute, "sweep", "--target", "s=sim:slots=4,service=20ms",
-		"--spawn", "2", "--concurrency", "4", "--records", "500", "--warmup", "auto", "--duration", "auto",
-		"--max-warmup", "8s", "--max-duration", "10s", "--min-duration", "1s", "--min-calls", "200", "--precision", "10%", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s\n%s", code, stdout, stderr, spawnLogs(dir))
-	}
+	dir, stderr := spawnTwo(t, "s=sim:slots=4,service=20ms", "--concurrency", "4", "--warmup", "auto", "--duration", "auto",
+		"--max-warmup", "8s", "--max-duration", "10s", "--min-duration", "1s", "--min-calls", "200", "--precision", "10%")
 	if !strings.Contains(stderr, "agent 0 ends the auto phases of all 2 agents at once") {
 		t.Errorf("the plan line does not say who ends the auto phases:\n%s", stderr)
 	}
@@ -126,12 +135,7 @@ func TestSpawnFixedWindowsUnchanged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns agents against the simulator")
 	}
-	dir := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := runBinary(t, t.TempDir(), 2*time.Minute, "sweep", "--target", "s=sim:slots=4,service=5ms",
-		"--spawn", "2", "--concurrency", "2", "--records", "500", "--warmup", "300ms", "--duration", "1s", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s\n%s", code, stdout, stderr, spawnLogs(dir))
-	}
+	dir, stderr := spawnTwo(t, "s=sim:slots=4,service=5ms", "--concurrency", "2", "--warmup", "300ms", "--duration", "1s")
 	if strings.Contains(stderr, "ends the auto phases") {
 		t.Errorf("a fixed plan's line speaks of auto phases:\n%s", stderr)
 	}

@@ -58,11 +58,10 @@ func phaseOf(name string) int {
 	return 0
 }
 
-// series is what the leader has of one agent's phase.
+// series is what an agent has posted of one phase.
 type series struct {
 	rates []float64
 	final bool
-	moved time.Time // when it last grew, on the leader's clock
 }
 
 // fleet is the Agent's sweep.Fleet for its current step.
@@ -77,6 +76,7 @@ type fleet struct {
 	sent    [2]int    // follower: rates posted
 	sentFin [2]bool
 	got     map[int]*[2]series // leader: the followers' rates
+	heard   map[int]time.Time  // leader: when each follower's rates last grew (its clock)
 	dropped map[int]bool       // leader: followers left out of the sums
 	word    [2]int             // the leader's end of each phase; -1 unknown
 	written [2]bool            // leader: the word is on the step's document
@@ -101,12 +101,11 @@ func (a *Agent) Fleet() sweep.Fleet {
 	a.closeFleet()
 	now := time.Now()
 	f := &fleet{a: a, seq: a.seq, start: a.toLocal(a.startAt), word: [2]int{-1, -1}, seenAt: now,
-		got: map[int]*[2]series{}, dropped: map[int]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	f.mine[0].moved, f.mine[1].moved = now, now
+		got: map[int]*[2]series{}, heard: map[int]time.Time{}, dropped: map[int]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	if a.leader() {
 		f.members = append([]int{0}, a.started...)
 		for _, i := range a.started {
-			f.got[i] = &[2]series{{moved: now}, {moved: now}}
+			f.got[i], f.heard[i] = &[2]series{}, now
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -140,7 +139,6 @@ func (f *fleet) Post(phase string, rates []float64, final bool) {
 	m := &f.mine[p]
 	if len(rates) > len(m.rates) {
 		m.rates = append(m.rates, rates[len(m.rates):]...)
-		m.moved = time.Now()
 	}
 	if final && !m.final {
 		m.final = true
@@ -156,14 +154,14 @@ func (f *fleet) Series(phase string) []float64 {
 
 // sums is the fleet's rates of phase p as far as every agent still in
 // the sums has them; the caller holds mu. A follower is dropped first
-// when its rates stood still as long as a silent heartbeat, or it ended
-// the phase short of the leader while the leader's goes on (it was
-// interrupted, or lost the leader).
+// when its posts stood still as long as a silent heartbeat before it
+// ended the phase, or it ended the phase short of the leader while the
+// leader's goes on (it was interrupted, or lost the leader).
 func (f *fleet) sums(p int) []float64 {
 	now := time.Now()
 	for i, g := range f.got {
 		s, mine := g[p], f.mine[p]
-		if !f.dropped[i] && ((!s.final && now.Sub(s.moved) >= agentStaleAfter) || (s.final && !mine.final && len(s.rates) < len(mine.rates))) {
+		if !f.dropped[i] && ((!s.final && now.Sub(f.heard[i]) >= agentStaleAfter) || (s.final && !mine.final && len(s.rates) < len(mine.rates))) {
 			f.dropped[i] = true
 		}
 	}
@@ -386,10 +384,10 @@ func (f *fleet) readPosts(ctx context.Context) {
 			}
 			s := &g[p]
 			if n := len(s.rates); d.From <= n && d.From+len(d.Rates) > n {
-				s.rates, s.moved = append(s.rates, d.Rates[n-d.From:]...), now
+				s.rates, f.heard[d.Index] = append(s.rates, d.Rates[n-d.From:]...), now
 			}
 			if d.Final && d.From+len(d.Rates) == len(s.rates) {
-				s.final, s.moved = true, now
+				s.final, f.heard[d.Index] = true, now
 			}
 		}
 		f.mu.Unlock()

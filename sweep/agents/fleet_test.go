@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +95,36 @@ func TestAgentsAutoLeaderLost(t *testing.T) {
 	}
 	if took > 20*time.Second {
 		t.Errorf("the follower went on %s after the leader stopped; its window may last 30 s, the silence rule is 3 s", took)
+	}
+}
+
+// TestAgentsAutoWarmupLongerThanSilence: an auto warm-up that lasts
+// longer than the silence rule (3 s here) does not make the leader drop
+// the followers once the window begins: their window batches are new,
+// not late. Both agents' records carry the same fleet record of two.
+func TestAgentsAutoWarmupLongerThanSilence(t *testing.T) {
+	_, ss := autoSessions(t, "autolong", 8*time.Second, func(int, sweep.Progress) {})
+	for _, s := range ss {
+		s.Plan.Warmup = 4 * time.Second
+		s.Plan.Auto = plan.NewAutoPlan(true, true, 4*time.Second, 10*time.Second, 500*time.Millisecond, 8*time.Second, 5, 100)
+		a := s.Coordinator.(*Agent)
+		a.PlanHash, a.Window = PlanHash(s, 2), 18*time.Second
+	}
+	res := runAgents(bg(2), ss...)
+	var steady [2]*results.StepSteady
+	for i, r := range res {
+		if r.err != nil || r.out.Status != results.StatusComplete {
+			t.Fatalf("agent %d: %+v %v", i, r.out, r.err)
+		}
+		f, err := results.ReadResultsFile(ss[i].ResultsPath)
+		if err != nil || len(f.Steps) != 1 || f.Steps[0].Steady == nil {
+			t.Fatalf("agent %d's results: %v %+v", i, err, f)
+		}
+		steady[i] = f.Steps[0].Steady
+		t.Logf("agent %d: warm-up %s at %.1f s, window %s after %.1f s, fleet of %d", i, steady[i].WarmupEnd, *steady[i].WindowStartS,
+			steady[i].WindowEnd, f.Steps[0].DurationS, steady[i].FleetAgents)
+	}
+	if steady[0].FleetAgents != 2 || !reflect.DeepEqual(steady[0], steady[1]) {
+		t.Errorf("steady records %+v and %+v, want one fleet record of 2 agents", steady[0], steady[1])
 	}
 }
