@@ -85,7 +85,7 @@ func (r *runner) fleetWarmUp(ctx context.Context, spec plan.StepSpec, f Fleet, r
 	start := time.Now()
 	rule := warmupRule(a)
 	out := warmupOutcome{auto: true, end: steady.EndMaxWarmup}
-	at, lost := -1, error(nil)
+	at, seen, lost := -1, 0, error(nil)
 	var xs []float64
 	// The loop ends a batch before the window opens: the observers take
 	// their first samples in it (windowLead).
@@ -93,7 +93,7 @@ func (r *runner) fleetWarmUp(ctx context.Context, spec plan.StepSpec, f Fleet, r
 		xs = b
 		f.Post(PhaseWarmup, b, false)
 		if at < 0 {
-			at, lost = r.fleetWord(f, PhaseWarmup, len(b), rule.MaxValues, func(fx []float64) bool {
+			at, lost = r.fleetWord(f, PhaseWarmup, len(b), rule.MaxValues, &seen, func(fx []float64) bool {
 				return out.decide(rule, fx) && out.end == steady.EndSettled
 			})
 		}
@@ -120,14 +120,14 @@ func (r *runner) fleetWindow(ctx context.Context, spec plan.StepSpec, f Fleet, o
 	}
 	rule := windowRule(a)
 	out := windowOutcome{auto: true, end: steady.EndMax}
-	at, lost := -1, error(nil)
+	at, seen, lost := -1, 0, error(nil)
 	var xs []float64
 	f.Ending(origin.Add(seconds(a.MaxDurationS)))
 	ok := r.batched(ctx, spec, PhaseMeasure, seconds(a.MaxDurationS), rec, pool, func(b []float64, _ int64) bool {
 		xs = b
 		f.Post(PhaseMeasure, b, false)
 		if at < 0 {
-			at, lost = r.fleetWord(f, PhaseMeasure, len(b), rule.MaxValues, func(fx []float64) bool {
+			at, lost = r.fleetWord(f, PhaseMeasure, len(b), rule.MaxValues, &seen, func(fx []float64) bool {
 				return out.decide(rule, fx, fleetCalls(fx)) && out.end == steady.EndPrecision
 			})
 			if at >= 0 {
@@ -145,10 +145,12 @@ func (r *runner) fleetWindow(ctx context.Context, spec plan.StepSpec, f Fleet, o
 
 // fleetWord is the end of phase as far as it is known after n base
 // batches of this agent's: the leader decides it from the fleet's series
-// (ends says whether the rule ends the phase) and publishes it FleetLead
-// batches ahead, at most at the longest phase allowed (max); a follower
-// reads it. -1 while unknown.
-func (r *runner) fleetWord(f Fleet, phase string, n, max int, ends func(fleet []float64) bool) (int, error) {
+// and publishes it FleetLead batches ahead, at most at the longest phase
+// allowed (max); a follower reads it. -1 while unknown. ends says
+// whether the rule ends the phase after a series; the leader asks it of
+// every length the fleet's series has reached since it last asked
+// (*seen), as a single client asks at every batch.
+func (r *runner) fleetWord(f Fleet, phase string, n, max int, seen *int, ends func(fleet []float64) bool) (int, error) {
 	if !f.Leader() {
 		at, ok, err := f.Decided(phase)
 		if err != nil || !ok {
@@ -156,12 +158,16 @@ func (r *runner) fleetWord(f Fleet, phase string, n, max int, ends func(fleet []
 		}
 		return at, nil
 	}
-	if !ends(f.Series(phase)) {
-		return -1, nil
+	fx := f.Series(phase)
+	for k := *seen + 1; k <= len(fx); k++ {
+		*seen = k
+		if ends(fx[:k]) {
+			at := min(n+FleetLead, max)
+			f.Decide(phase, at)
+			return at, nil
+		}
 	}
-	at := min(n+FleetLead, max)
-	f.Decide(phase, at)
-	return at, nil
+	return -1, nil
 }
 
 // fleetCalls is how many calls base batches of rates xs hold.
