@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -279,7 +280,36 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 	}
 	m.Partial = len(m.MissingAgents) > 0
 	m.StartedAt, m.WindowSkew = skew(m.Agents)
+	m.Steady, m.Warnings = fleetSteady(parts, m.Warnings)
 	return m, nil
+}
+
+// fleetSteady is a merged step's steady record: the fleet's, which the
+// leader decided and handed to every agent (the lowest index's, as the
+// agents' files should all hold the same); nil when the agents' records
+// are each their own (fixed lengths: one agent's interval is not the
+// merged step's). An agent whose record differs is warned about.
+func fleetSteady(parts []agentPart, warnings []string) (*StepSteady, []string) {
+	var s *StepSteady
+	for _, p := range parts {
+		ps := p.step.Steady
+		switch {
+		case ps == nil || ps.FleetAgents == 0:
+		case s == nil:
+			c := *ps
+			s = &c
+		case !reflect.DeepEqual(*s, *ps):
+			warnings = append(warnings, fmt.Sprintf("agent %d's steady record is not the leader's (window end %s, half-width %s); the merged step keeps the first", p.index, ps.WindowEnd, fmtPct(ps.HalfWidthPct)))
+		}
+	}
+	return s, warnings
+}
+
+func fmtPct(p *float64) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%.2f%%", *p)
 }
 
 func maxPhases(m, p *StepPhases) {

@@ -73,6 +73,13 @@ type StepSteady struct {
 	HalfWidthPct  *float64 `json:"half_width_pct,omitempty"`
 	Confidence    float64  `json:"confidence"`
 
+	// FleetAgents, in agent mode with auto lengths, is how many agents'
+	// batches the leader summed into the series and the interval above
+	// (the fleet's, the same record in every agent's file: the leader
+	// ended every agent's warm-up and window together); absent when they
+	// are this process's own.
+	FleetAgents int `json:"fleet_agents,omitempty"`
+
 	// The rates the rules read, kept so that a figure (plot --steady) can
 	// show them with what was decided: SeriesBatchS-long batches (BatchS,
 	// or a multiple of it when a phase held more than MaxSeriesLen base
@@ -170,6 +177,12 @@ func checkSteady(c *check, s *StepSteady) {
 	c.count("step.steady.batches", int64(s.Batches))
 	if r := s.Lag1; r != nil && !(*r >= -1 && *r <= 1) {
 		c.fail("step.steady.lag1", "%v is not an autocorrelation", *r)
+	}
+	if s.FleetAgents < 0 || s.FleetAgents > MaxAgents {
+		c.fail("step.steady.fleet_agents", "%d is not a number of agents (0 to %d)", s.FleetAgents, MaxAgents)
+	}
+	if s.FleetAgents > 0 && s.WarmupMode == WindowFixed && s.WindowMode == WindowFixed {
+		c.fail("step.steady.fleet_agents", "fixed lengths are no fleet's: only auto warm-ups and windows are decided by the leader")
 	}
 	c.optNonNeg("step.steady.mean_per_s", s.MeanPerS)
 	c.optNonNeg("step.steady.half_width_per_s", s.HalfWidthPerS)

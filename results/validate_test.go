@@ -118,6 +118,13 @@ func TestValidateStep(t *testing.T) {
 		{"steady interval from 3 batches", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.Batches = 3 }) }, "step.steady.batches", "needs 10 or more"},
 		{"steady half-width without its mean", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.MeanPerS = nil }) }, "step.steady", "come together"},
 		{"steady negative half-width", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.HalfWidthPct = new(-1.0) }) }, "step.steady.half_width_pct", "not a number"},
+		{"steady fleet of negative agents", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.FleetAgents = -1 }) }, "step.steady.fleet_agents", "not a number of agents"},
+		{"steady fleet with fixed lengths", func(s *StepResult) {
+			s.Steady = testSteady(func(st *StepSteady) {
+				st.WarmupMode, st.WarmupEnd, st.Settled, st.TruncationS = WindowFixed, "fixed-warmup", nil, nil
+				st.WindowMode, st.WindowEnd, st.FleetAgents = WindowFixed, "fixed", 2
+			})
+		}, "step.steady.fleet_agents", "fixed lengths are no fleet's"},
 	}
 	for _, tt := range tests {
 		s := testStep(8)
@@ -227,6 +234,7 @@ func TestValidSteady(t *testing.T) {
 	}
 	for _, edit := range []func(*StepSteady){
 		func(*StepSteady) {},
+		func(st *StepSteady) { st.FleetAgents = 3 }, // the leader's record in agent mode
 		func(st *StepSteady) {
 			st.WarmupMode, st.WarmupEnd, st.Settled, st.TruncationS = WindowFixed, "fixed-warmup", nil, nil
 			st.WindowMode, st.WindowEnd = WindowFixed, "fixed"

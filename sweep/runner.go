@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/beat"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/workload"
@@ -96,6 +97,10 @@ type runner struct {
 	// StartAt, when set, is asked once the pools are warm when to start
 	// the warm-up (agent mode: the moment every agent agreed on).
 	StartAt func(ctx context.Context, spec plan.StepSpec) (time.Time, error)
+	// Fleet, when set with auto lengths, is the current step's link to
+	// the other agents of the run, asked once the agreed start is known:
+	// the leader then ends every agent's warm-up and window together.
+	Fleet func() Fleet
 	// Seed varies the workers' random streams (agent mode: the agent's
 	// index, so that agents do not all read the same keys in turn).
 	Seed uint64
@@ -163,19 +168,50 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 		wg.Wait()
 		return step, ctx.Err()
 	}
+	// In agent mode with auto lengths the leader ends the phases for
+	// every agent (fleetwindow.go).
+	var fleet Fleet
+	if r.Fleet != nil && r.Auto != nil {
+		fleet = r.Fleet()
+		defer fleet.Close()
+	}
 	warmupStart := time.Now()
-	warm, ok := r.warmUp(ctx, spec, rec, pool) // steadywindow.go
+	var (
+		warm   warmupOutcome
+		origin time.Time
+		lost   error
+		ok     bool
+	)
+	if fleet != nil {
+		warm, origin, ok, lost = r.fleetWarmUp(ctx, spec, fleet, rec, pool)
+	} else {
+		warm, ok = r.warmUp(ctx, spec, rec, pool) // steadywindow.go
+	}
 	if !ok {
 		return interrupted()
+	}
+	if lost != nil {
+		step, _ = interrupted()
+		return step, lost
 	}
 	warmupS := warm.elapsed.Seconds()
 
 	// Measured window.
 	r.windowStart(ctx)
-	r.awaitWindow(ctx, warmupStart)
+	if fleet != nil {
+		_ = beat.Until(ctx, origin)
+	} else {
+		r.awaitWindow(ctx, warmupStart)
+	}
 	created0 := openWindow(&step, rec, pool)
 	t0 := time.Now()
-	win, completed := r.measureWindow(ctx, spec, rec, pool)
+	var win windowOutcome
+	completed := false
+	if fleet != nil {
+		win, completed, lost = r.fleetWindow(ctx, spec, fleet, origin, rec, pool)
+	} else {
+		win, completed = r.measureWindow(ctx, spec, rec, pool)
+	}
 	win.start = t0.Sub(warmupStart)
 	rec.closeWindow()
 	pool.closeWindow()
@@ -191,7 +227,17 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 
 	rec.summary(&step, window)
 	step.Phases = &results.StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds(), Barrier: barrierS}
+	if lost != nil {
+		return step, lost
+	}
 	step.Steady = steadyRecord(warm, win)
+	if fleet != nil && completed {
+		s, w, wi, err := r.fleetSteady(ctx, fleet, warm, win)
+		if err != nil {
+			return step, err
+		}
+		step.Steady, warm, win = s, w, wi
+	}
 	step.Warnings = append(step.Warnings, steadyWarnings(warm, win, r.Auto)...)
 	if step.Histograms != nil {
 		step.Histograms.CheckoutWait = results.EncodeHistogram(pool.histogram())

@@ -553,6 +553,9 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 			// In lock step: the coordinator's start barrier, and random
 			// streams of this agent's own.
 			r.StartAt, r.Seed = s.coord.Ready, uint64(agent)+1
+			if fc, ok := s.coord.(FleetCoordinator); ok {
+				r.Fleet = fc.Fleet
+			}
 		}
 		st.runners[w.Label] = r
 	}

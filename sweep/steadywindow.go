@@ -43,16 +43,10 @@ func (r *runner) warmUp(ctx context.Context, spec plan.StepSpec, rec *recorder, 
 		ok := r.phase(ctx, spec, PhaseWarmup, r.Warmup-r.windowLead(), rec, pool)
 		return warmupOutcome{end: steady.EndWarmFixed, elapsed: time.Since(start)}, ok
 	}
-	rule := steady.WarmupRule{MinValues: batchesIn(seconds(a.MinWarmupS)), MaxValues: batchesIn(seconds(a.MaxWarmupS))}
+	rule := warmupRule(a)
 	out := warmupOutcome{auto: true, end: steady.EndMaxWarmup}
 	ok := r.batched(ctx, spec, PhaseWarmup, seconds(a.MaxWarmupS), rec, pool, func(xs []float64, _ int64) bool {
-		out.rates = xs
-		tr, end := rule.Decide(xs)
-		if end == steady.EndContinue {
-			return false
-		}
-		out.end, out.truncation = end, time.Duration(tr.Point)*plan.AutoBatch
-		return true
+		return out.decide(rule, xs)
 	})
 	out.elapsed = time.Since(start)
 	return out, ok
@@ -72,23 +66,55 @@ func (r *runner) measureWindow(ctx context.Context, spec plan.StepSpec, rec *rec
 		})
 		return windowOutcome{end: steady.EndFixed, iv: steady.BatchMeans(xs, plan.AutoConfidence), rates: xs}, ok
 	}
-	rule := steady.WindowRule{Precision: a.PrecisionPct / 100, Confidence: a.Confidence,
-		MinValues: batchesIn(seconds(a.MinDurationS)), MaxValues: batchesIn(seconds(a.MaxDurationS)), MinCalls: a.MinCalls}
+	rule := windowRule(a)
 	out := windowOutcome{auto: true, end: steady.EndMax}
 	ok := r.batched(ctx, spec, PhaseMeasure, seconds(a.MaxDurationS), rec, pool, func(b []float64, calls int64) bool {
 		xs = b
-		iv, end := rule.Decide(b, calls)
-		if end == steady.EndContinue {
-			return false
-		}
-		out.end, out.iv = end, iv
-		return true
+		return out.decide(rule, b, calls)
 	})
 	if out.end == steady.EndMax {
 		out.iv = steady.BatchMeans(xs, plan.AutoConfidence)
 	}
 	out.rates = xs
 	return out, ok
+}
+
+// The decisions themselves, over a batch series from any source: this
+// client's own batches here, the fleet's (every agent's, summed on the
+// shared clock) when the leader of an agent run decides (fleetwindow.go).
+
+// warmupRule is the auto warm-up's rule of the plan a.
+func warmupRule(a *results.AutoPlan) steady.WarmupRule {
+	return steady.WarmupRule{MinValues: batchesIn(seconds(a.MinWarmupS)), MaxValues: batchesIn(seconds(a.MaxWarmupS))}
+}
+
+// windowRule is the auto window's rule of the plan a.
+func windowRule(a *results.AutoPlan) steady.WindowRule {
+	return steady.WindowRule{Precision: a.PrecisionPct / 100, Confidence: a.Confidence,
+		MinValues: batchesIn(seconds(a.MinDurationS)), MaxValues: batchesIn(seconds(a.MaxDurationS)), MinCalls: a.MinCalls}
+}
+
+// decide reads the warm-up's batch rates xs so far with rule: true when
+// the warm-up ends, with why and MSER-5's truncation point in o.
+func (o *warmupOutcome) decide(rule steady.WarmupRule, xs []float64) bool {
+	o.rates = xs
+	tr, end := rule.Decide(xs)
+	if end == steady.EndContinue {
+		return false
+	}
+	o.end, o.truncation = end, time.Duration(tr.Point)*plan.AutoBatch
+	return true
+}
+
+// decide reads the window's batch rates xs so far, holding calls calls,
+// with rule: true when the window ends, with why and its interval in o.
+func (o *windowOutcome) decide(rule steady.WindowRule, xs []float64, calls int64) bool {
+	iv, end := rule.Decide(xs, calls)
+	if end == steady.EndContinue {
+		return false
+	}
+	o.end, o.iv = end, iv
+	return true
 }
 
 // batched waits until d has passed or done says so, keeping the calls

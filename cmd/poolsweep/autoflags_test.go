@@ -8,8 +8,9 @@ import (
 )
 
 // TestAutoFlags: --warmup and --duration are auto unless given a length;
-// auto's bounds apply only to auto; the open loop and agents keep fixed
-// windows (their defaults when not asked, refused when asked for auto).
+// auto's bounds apply only to auto; the open loop keeps fixed
+// windows (their defaults when not asked, refused when asked for auto);
+// agents take auto as one process does.
 func TestAutoFlags(t *testing.T) {
 	const uri = "mongodb://h:27017/"
 	tests := []struct {
@@ -41,7 +42,21 @@ func TestAutoFlags(t *testing.T) {
 			}
 		}},
 		{name: "auto asked with the open loop", args: []string{"--uri", uri, "--rate", "100", "--pool", "4", "--duration", "auto"}, wantErr: "--duration auto: not with --rate"},
-		{name: "auto warm-up asked with agents", args: []string{"--uri", uri, "--agents", "2", "--agent-index", "0", "--warmup", "auto"}, wantErr: "--warmup auto: not with --agents"},
+		{name: "agents take the deployment's auto defaults", args: []string{"--uri", uri, "--agents", "2", "--agent-index", "0", "--run-id", "r"}, check: func(t *testing.T, cfg *sweepConfig) {
+			if a := cfg.plan.Auto; a == nil || !a.Warmup || !a.Window || a.MaxWarmupS != 60 || a.MaxDurationS != 60 {
+				t.Errorf("auto %+v", a)
+			}
+		}},
+		{name: "agents keep a simulator's fixed defaults", args: []string{"--target", "s=sim:slots=4", "--spawn", "2"}, check: func(t *testing.T, cfg *sweepConfig) {
+			if p := cfg.plan; p.Auto != nil || p.Warmup != time.Second || p.Duration != 3*time.Second {
+				t.Errorf("plan %+v auto %+v", p, p.Auto)
+			}
+		}},
+		{name: "agents with auto asked on a simulator", args: []string{"--target", "s=sim:slots=4", "--spawn", "2", "--warmup", "auto", "--duration", "auto", "--max-duration", "5s"}, check: func(t *testing.T, cfg *sweepConfig) {
+			if a := cfg.plan.Auto; a == nil || !a.Warmup || !a.Window || a.MaxDurationS != 5 {
+				t.Errorf("auto %+v", a)
+			}
+		}},
 		{name: "bound of a fixed window", args: []string{"--uri", uri, "--duration", "5s", "--max-duration", "10s"}, wantErr: "--max-duration: only with --duration auto"},
 		{name: "bound of a fixed warm-up", args: []string{"--uri", uri, "--warmup", "5s", "--min-warmup", "2s"}, wantErr: "--min-warmup: only with --warmup auto"},
 		{name: "max below min", args: []string{"--uri", uri, "--min-duration", "30s", "--max-duration", "10s"}, wantErr: "--max-duration: 10s is below --min-duration 30s"},

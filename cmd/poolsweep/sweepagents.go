@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/sweep/agents"
@@ -143,8 +144,8 @@ func (o *sweepOptions) wireAgents(e *env, session *sweep.Session, progress *prog
 	t := session.Targets[0]
 	session.Coordinator = &agents.Agent{RunID: session.RunID, Count: o.agents, Index: o.agentIndex, PlanHash: agents.PlanHash(session, o.agents),
 		ClientsPerAgent: session.Plan.Clients, Timeout: o.agentTimeout, NewClient: t.NewClient, Database: session.Workloads[0].Database,
-		StepTime: session.Plan.Warmup + session.Plan.Duration + session.Plan.OpTimeout*5/4 + o.prewarm + 20*time.Second,
-		Window:   session.Plan.Warmup + session.Plan.Duration,
+		StepTime: longestStep(session.Plan) + session.Plan.OpTimeout*5/4 + o.prewarm + 20*time.Second,
+		Window:   longestStep(session.Plan),
 		Waiting: func(msg string) {
 			progress.endLine()
 			fmt.Fprintf(e.stderr, "agents: %s\n", safeLine(msg))
@@ -185,4 +186,29 @@ func (p agentsPartial) As(target any) bool {
 		return true
 	}
 	return false
+}
+
+// longestStep is the longest a step's warm-up and window may take
+// together: the fixed lengths, or an auto phase's maximum (the leader ends
+// it sooner for every agent at once).
+func longestStep(p plan.Plan) time.Duration {
+	warm, win := p.Warmup, p.Duration
+	if a := p.Auto; a != nil {
+		if a.Warmup {
+			warm = seconds(a.MaxWarmupS)
+		}
+		if a.Window {
+			win = seconds(a.MaxDurationS)
+		}
+	}
+	return warm + win
+}
+
+// fleetLengths says, for the plan line of an agent with auto lengths, who
+// ends them; "" otherwise.
+func (o *sweepOptions) fleetLengths(p plan.Plan) string {
+	if !o.agentMode() || p.Auto == nil {
+		return ""
+	}
+	return fmt.Sprintf("; agent 0 ends the auto phases of all %d agents at once, from the sum of their batches", o.agents)
 }

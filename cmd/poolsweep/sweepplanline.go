@@ -84,10 +84,11 @@ func (s planSummary) wall() string {
 }
 
 // writePlanLine is the first progress line: grid or search, why, the
-// steps, the wall time, and each step's lengths.
-func writePlanLine(w io.Writer, s planSummary, p plan.Plan) {
-	line := fmt.Sprintf("plan: %s, because %s. %s; wall time %s; each step: %s, plus opening connections",
-		s.mode, strings.TrimSuffix(s.why, "."), upperFirst(s.shape), s.wall(), stepLengths(p))
+// steps, the wall time, and each step's lengths (and who ends them: fleet,
+// in agent mode).
+func writePlanLine(w io.Writer, s planSummary, p plan.Plan, fleet string) {
+	line := fmt.Sprintf("plan: %s, because %s. %s; wall time %s; each step: %s%s, plus opening connections",
+		s.mode, strings.TrimSuffix(s.why, "."), upperFirst(s.shape), s.wall(), stepLengths(p), fleet)
 	if b := p.Search.Budget(); b > 0 {
 		line += fmt.Sprintf("; budget %s", b)
 	}

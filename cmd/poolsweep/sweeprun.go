@@ -122,7 +122,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	summary := summarisePlan(session, pending, cfg.choice) // sweepplanline.go
 	total := summary.steps
 	if jp == nil {
-		writePlanLine(e.stderr, summary, session.Plan)
+		writePlanLine(e.stderr, summary, session.Plan, o.fleetLengths(session.Plan))
 	}
 	progress := newProgressPrinter(e.stderr, total)
 	session.Hooks = progress.hooks()

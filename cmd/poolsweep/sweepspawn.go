@@ -280,8 +280,8 @@ func (o *sweepOptions) spawnArgs(cfg *sweepConfig) []string {
 	decided := map[string]bool{"spawn": true, "out": true, "target": true, "uri": true, "run-id": true, "agents": true, "agent-index": true,
 		"resume": true, "no-plot": true, "concurrency": true, "trials": true, "warmup": true, "duration": true, "records": true, "targets-fd": true}
 	args := []string{"sweep"}
-	for _, name := range fleetFlagNames {
-		decided[name] = true // the leader writes the report
+	for _, name := range append(fleetFlagNames, autoFlagNames...) {
+		decided[name] = true // the leader writes the report; the lengths are the plan's
 	}
 	o.flagSet.Visit(func(f *pflag.Flag) {
 		if decided[f.Name] {
@@ -299,9 +299,9 @@ func (o *sweepOptions) spawnArgs(cfg *sweepConfig) []string {
 	for i, c := range cfg.plan.Concurrency {
 		levels[i] = strconv.Itoa(c)
 	}
-	return append(args, "--concurrency", strings.Join(levels, ","), "--trials", strconv.Itoa(cfg.plan.Trials),
-		"--warmup", cfg.plan.Warmup.String(), "--duration", cfg.plan.Duration.String(),
-		"--records", strconv.Itoa(cfg.workloads[0].Records), "--no-plot")
+	args = append(args, "--concurrency", strings.Join(levels, ","), "--trials", strconv.Itoa(cfg.plan.Trials))
+	args = append(args, lengthArgs(cfg.plan)...)
+	return append(args, "--records", strconv.Itoa(cfg.workloads[0].Records), "--no-plot")
 }
 
 // startAgent starts agent i in its own process group (so that Ctrl-C on

@@ -81,6 +81,7 @@ type Agent struct {
 	missing []results.MissingAgent // the current step's missing agents
 	posted  bool                   // leader: the current step's start is published
 	partial []string               // steps that ran without some agents
+	fleet   *fleet                 // the current step's auto lengths (fleet.go)
 	ended   bool
 }
 
@@ -235,6 +236,7 @@ func (a *Agent) End(out *sweep.Outcome) {
 		return
 	}
 	a.ended = true
+	a.closeFleet()
 	ctx, cancel := context.WithTimeout(context.Background(), a.Timeout+a.StepTime+agentStaleAfter+10*time.Second)
 	defer cancel()
 	a.stopBeat()

@@ -230,6 +230,7 @@ func (a *Agent) followerReady(ctx context.Context, spec plan.StepSpec) (time.Tim
 // finish: one that stops answering instead is named, and the step is
 // partial.
 func (a *Agent) Finish(ctx context.Context, spec plan.StepSpec, step *results.StepResult, err error) {
+	a.closeFleet()
 	if step.DurationS > 0 && !a.startAt.IsZero() {
 		a.fillStep(step)
 	}

@@ -42,6 +42,14 @@ type stepDoc struct {
 	StartAt time.Time              `bson:"start_at"` // reference clock
 	Missing []results.MissingAgent `bson:"missing"`
 	Cancel  string                 `bson:"cancel,omitempty"` // the leader could not measure it
+	// With auto lengths (fleet.go): the leader's end of the warm-up and
+	// of the window, in base batches after each began; its beat while
+	// the step runs; and its record of the step (results.StepSteady as
+	// JSON), the same for every agent.
+	WarmupAt  *int   `bson:"warmup_at,omitempty"`
+	WindowAt  *int   `bson:"window_at,omitempty"`
+	FleetBeat int64  `bson:"fleet_beat,omitempty"`
+	Steady    string `bson:"steady,omitempty"`
 }
 
 func (a *Agent) agentID(i int) string  { return a.RunID + "/agent/" + fmt.Sprint(i) }
