@@ -31,6 +31,10 @@ type windowOutcome struct {
 	iv    steady.Interval
 	rates []float64     // the base batches' rates
 	start time.Duration // after the warm-up began
+	// projected is the half-width projected at the maximum, and reason
+	// the words, of a window ended as out of reach (steadyreach.go).
+	projected float64
+	reason    string
 }
 
 // warmUp runs the step's warm-up: a fixed length as before, or until
@@ -84,6 +88,9 @@ func (r *runner) measureWindow(ctx context.Context, spec plan.StepSpec, rec *rec
 		out.end, out.iv = end, iv
 		return true
 	})
+	if out.end == steady.EndOutOfReach {
+		out.noteOutOfReach(rule, "throughput")
+	}
 	if out.end == steady.EndMax {
 		out.iv = steady.BatchMeans(xs, plan.AutoConfidence)
 	}
@@ -143,6 +150,9 @@ func steadyRecord(w warmupOutcome, win windowOutcome) *results.StepSteady {
 		s.Lag1 = new(win.iv.Lag1)
 	}
 	s.SetSeries(w.rates, win.rates, win.start.Seconds())
+	if win.end == steady.EndOutOfReach {
+		s.ProjectedHalfWidthPct, s.Reason = new(win.projected*100), win.reason
+	}
 	if win.iv.OK {
 		s.MeanPerS, s.HalfWidthPerS = new(win.iv.Mean), new(win.iv.HalfWidth)
 		if win.iv.Mean > 0 {
@@ -160,6 +170,9 @@ func steadyWarnings(w warmupOutcome, win windowOutcome, a *results.AutoPlan) []s
 	var out []string
 	if w.auto && w.end != steady.EndSettled {
 		out = append(out, "the warm-up never settled within --max-warmup "+fmtSeconds(a.MaxWarmupS)+" (MSER-5 found no end of the transient): the window may hold part of it, and the knee analysis gives this step low confidence")
+	}
+	if win.end == steady.EndOutOfReach {
+		out = append(out, win.reason)
 	}
 	if win.auto && win.end == steady.EndMax {
 		out = append(out, "the window reached --max-duration "+fmtSeconds(a.MaxDurationS)+" before its throughput was known to --precision")
