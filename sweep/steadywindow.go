@@ -168,7 +168,7 @@ func steadyRecord(w warmupOutcome, win windowOutcome) *results.StepSteady {
 // or a window that ended short of its precision.
 func steadyWarnings(w warmupOutcome, win windowOutcome, a *results.AutoPlan) []string {
 	var out []string
-	if w.auto && w.end != steady.EndSettled {
+	if w.auto && w.end == steady.EndMaxWarmup {
 		out = append(out, "the warm-up never settled within --max-warmup "+fmtSeconds(a.MaxWarmupS)+" (MSER-5 found no end of the transient): the window may hold part of it, and the knee analysis gives this step low confidence")
 	}
 	if win.end == steady.EndOutOfReach {

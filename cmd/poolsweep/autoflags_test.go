@@ -35,12 +35,17 @@ func TestAutoFlags(t *testing.T) {
 				t.Errorf("auto %+v warmup %s", a, cfg.plan.Warmup)
 			}
 		}},
-		{name: "open loop keeps the fixed defaults", args: []string{"--uri", uri, "--rate", "100", "--pool", "4"}, check: func(t *testing.T, cfg *sweepConfig) {
-			if p := cfg.plan; p.Auto != nil || p.Warmup != 10*time.Second || p.Duration != 30*time.Second {
-				t.Errorf("plan %+v", p)
+		{name: "open loop follows the closed loop's defaults", args: []string{"--uri", uri, "--rate", "100", "--pool", "4"}, check: func(t *testing.T, cfg *sweepConfig) {
+			a := cfg.plan.Auto
+			if a == nil || !a.Warmup || !a.Window || a.MaxDurationS != 60 || a.PrecisionPct != 2 {
+				t.Errorf("auto %+v", a)
 			}
 		}},
-		{name: "auto asked with the open loop", args: []string{"--uri", uri, "--rate", "100", "--pool", "4", "--duration", "auto"}, wantErr: "--duration auto: not with --rate"},
+		{name: "open loop, fixed lengths", args: []string{"--uri", uri, "--rate", "100", "--pool", "4", "--warmup", "2s", "--duration", "5s"}, check: func(t *testing.T, cfg *sweepConfig) {
+			if p := cfg.plan; p.Auto != nil || p.Warmup != 2*time.Second || p.Duration != 5*time.Second {
+				t.Errorf("plan %+v auto %+v", p, p.Auto)
+			}
+		}},
 		{name: "auto warm-up asked with agents", args: []string{"--uri", uri, "--agents", "2", "--agent-index", "0", "--warmup", "auto"}, wantErr: "--warmup auto: not with --agents"},
 		{name: "bound of a fixed window", args: []string{"--uri", uri, "--duration", "5s", "--max-duration", "10s"}, wantErr: "--max-duration: only with --duration auto"},
 		{name: "bound of a fixed warm-up", args: []string{"--uri", uri, "--warmup", "5s", "--min-warmup", "2s"}, wantErr: "--min-warmup: only with --warmup auto"},

@@ -88,7 +88,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if err := o.applyOpen(&p); err != nil {
 		return nil, err
 	}
-	if err := o.autoOptions.plan(&p, o.changed, o.changed("rate"), o.agentMode() || o.spawn > 0, cfg.defaults); err != nil {
+	if err := o.autoOptions.plan(&p, o.changed, o.agentMode() || o.spawn > 0, cfg.defaults); err != nil {
 		return nil, err
 	}
 	if err := o.searchOptions.plan(&p, o.pool, o.changed); err != nil {
