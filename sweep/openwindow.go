@@ -148,7 +148,7 @@ func openSteadyRecord(w openWarmupOutcome, win openWindowOutcome) *results.StepS
 // overloadReason says, with the numbers, that the target did not keep up
 // and so the step never settles; "" when it kept up.
 func overloadReason(w openWarmupOutcome, win openWindowOutcome) string {
-	ov, where := w.overload, fmt.Sprintf("in the warm-up's last %s", fmtSeconds((w.elapsed / 2).Round(time.Millisecond).Seconds()))
+	ov, where := w.overload, fmt.Sprintf("in the warm-up's last %s", fmtSeconds((w.elapsed/2).Round(time.Millisecond).Seconds()))
 	switch {
 	case w.end == steady.EndOverloaded:
 	case win.end == steady.EndOverloaded:
