@@ -156,7 +156,7 @@ func overloadReason(w openWarmupOutcome, win openWindowOutcome) string {
 	default:
 		return ""
 	}
-	return fmt.Sprintf("overloaded: the target did not keep up with the offered %.0f calls/s (%.0f achieved %s, the corrected latency rising %.0f ms a second); such a step never settles, so it ended instead of running to --max-warmup and --max-duration",
+	return fmt.Sprintf("overloaded: the target did not keep up with the offered %.0f calls/s (%.0f achieved %s, the corrected latency rising %.0f ms a second); such a step never settles, so it ended as overloaded rather than at the maxima",
 		ov.OfferedPerS, ov.AchievedPerS, where, ov.LatencySlope)
 }
 

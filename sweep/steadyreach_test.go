@@ -28,18 +28,7 @@ func TestStallRuleEndsNoisyWindow(t *testing.T) {
 	noisySim := startSimChild(t, "slots=1,service=100ms,jitter=0.9")
 	run := func(uri string, c int) results.StepResult {
 		t.Helper()
-		r, _ := simRunner(t, uri, time.Second)
-		r.Auto = autoWindow(3, time.Second, maxD, 0)
-		st, err := r.RunStep(context.Background(), stepSpec(c))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Steady == nil || st.Steady.WindowMode != results.WindowAuto {
-			t.Fatalf("no auto steady record: %+v", st.Steady)
-		}
-		if err := results.ValidateStep(&st, nil); err != nil {
-			t.Errorf("the record does not validate: %v", err)
-		}
+		st := runAutoWindow(t, uri, c, autoWindow(3, time.Second, maxD, 0))
 		t.Logf("window %.2fs, end %s, %d batches of %d, half-width %v%%, projected %v%%: %s", st.DurationS, st.Steady.WindowEnd,
 			st.Steady.Batches, st.Steady.BatchSize, deref(st.Steady.HalfWidthPct), deref(st.Steady.ProjectedHalfWidthPct), st.Steady.Reason)
 		return st
@@ -69,4 +58,24 @@ func TestStallRuleEndsNoisyWindow(t *testing.T) {
 
 func hasWarning(st results.StepResult, part string) bool {
 	return slices.ContainsFunc(st.Warnings, func(w string) bool { return strings.Contains(w, part) })
+}
+
+// runAutoWindow runs one closed-loop step of concurrency c against the
+// simulator at uri with the auto settings a, and checks that it recorded
+// a valid auto steady record.
+func runAutoWindow(t *testing.T, uri string, c int, a *results.AutoPlan) results.StepResult {
+	t.Helper()
+	r, _ := simRunner(t, uri, time.Second)
+	r.Auto = a
+	st, err := r.RunStep(context.Background(), stepSpec(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Steady == nil || st.Steady.WindowMode != results.WindowAuto {
+		t.Fatalf("no auto steady record: %+v", st.Steady)
+	}
+	if err := results.ValidateStep(&st, nil); err != nil {
+		t.Errorf("the record does not validate: %v", err)
+	}
+	return st
 }

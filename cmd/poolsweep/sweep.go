@@ -35,7 +35,7 @@ var (
 
 // planDefaults are a target kind's defaults. warmup and duration are the
 // fixed lengths used when auto is off (by default for a simulator, or
-// with --rate or --agents); with auto, maxWarmup and maxDuration bound
+// with --agents); with auto, maxWarmup and maxDuration bound
 // each step unless --max-warmup and --max-duration say otherwise.
 type planDefaults struct {
 	concurrency            string
