@@ -43,11 +43,13 @@ func Project(iv Interval, total int, confidence float64) float64 {
 
 // OutOfReach says the precision cannot be reached within total base
 // values: iv holds at least MinBatches means and even its projection at
-// total is more than ReachFactor times precision. The projection is
-// returned either way (+Inf without an interval).
+// total is more than ReachFactor times precision. A mean of zero (no
+// calls at all: a stalled target) is not out of reach, only not yet
+// measured. The projection is returned either way (+Inf without an
+// interval or with a mean of zero).
 func OutOfReach(iv Interval, total int, precision, confidence float64) (bool, float64) {
 	p := Project(iv, total, confidence)
-	return iv.OK && iv.Batches >= MinBatches && p > ReachFactor*precision, p
+	return iv.OK && iv.Batches >= MinBatches && !math.IsInf(p, 0) && p > ReachFactor*precision, p
 }
 
 // tQuantile is the two-sided Student t quantile of confidence with nu

@@ -68,6 +68,12 @@ func TestStallRule(t *testing.T) {
 		// after the minimum once its batches are widened.
 		{"AR(1) φ=0.5, quiet", ar1Around(600, 0.5, 1, 35), EndPrecision, 100, 20},
 	}
+	// No calls at all (a stalled target): never out of reach, it runs on.
+	noMin := w
+	noMin.MinCalls = 0
+	if _, e := noMin.Decide(make([]float64, 100), 0); e != EndContinue {
+		t.Errorf("a window with no calls ended by %q", e)
+	}
 	for _, tt := range tests {
 		n, e := firstEnd(w, tt.xs, 100)
 		if e != tt.want || n > tt.before || n < tt.after {
