@@ -123,7 +123,8 @@ func (r *runner) openMeasureWindow(ctx context.Context, spec plan.StepSpec, orec
 		// The series that is out of reach: the one whose projection is
 		// the wider.
 		out.noteOutOfReach(rule.WindowRule, "achieved rate")
-		if p := steady.Project(out.lat, rule.MaxValues, rule.Confidence); p > out.projected {
+		latOut, p := steady.OutOfReach(out.lat, rule.MaxValues, rule.Precision, rule.Confidence)
+		if rateOut, _ := steady.OutOfReach(out.iv, rule.MaxValues, rule.Precision, rule.Confidence); latOut && (!rateOut || p > out.projected) {
 			out.projected, out.reason = p, reachReason("corrected latency", out.lat, p, rule.WindowRule)
 		}
 	}
