@@ -54,6 +54,11 @@ func TestOpenLoopAutoWindows(t *testing.T) {
 	}
 
 	under, _ := run(100)
+	// Half the capacity is never overloaded, on any host: the client
+	// issues 100 calls a second however busy its cores are.
+	if s := under.Steady; s.WarmupEnd == results.WindowEndOverloaded || s.WindowEnd == results.WindowEndOverloaded || s.LatencyMeanMs == nil {
+		t.Errorf("100/s of 200: warm-up %q, window %q, latency interval %v: called overloaded, or no latency interval", s.WarmupEnd, s.WindowEnd, s.LatencyMeanMs)
+	}
 	if s := under.Steady; behindEvidence(under) == "" {
 		if s.WarmupEnd != "settled" || s.WindowEnd != "precision" || s.Reason != "" {
 			t.Errorf("100/s of 200: warm-up %q, window %q (%s), want settled and precision", s.WarmupEnd, s.WindowEnd, s.Reason)
