@@ -16,9 +16,9 @@ import (
 // 15 s would be near 10 %) ends as precision-out-of-reach well before the
 // maximum, recording the half-width it had and the projection that ended
 // it; a steady one (8 slots of 20 ms, about 40 calls a batch) still ends
-// by the precision. Both are server-bound at a few hundred calls/s, so a
-// busy load host does not set the noise. The evidence is the steps' own
-// records, never a speed.
+// by the precision unless the host's own samples show the load host
+// contended (its noise is then the host's, and logged). The evidence is
+// the steps' own records, never a speed.
 func TestStallRuleEndsNoisyWindow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two simulators for about 10 s")
@@ -34,7 +34,9 @@ func TestStallRuleEndsNoisyWindow(t *testing.T) {
 		return st
 	}
 	noisy := run(noisySim.URI, 1)
+	h0 := sampleHost()
 	steady := run(steadySim.URI, 8)
+	hostEv := closedEvidence(sampleHost().since(h0))
 	if noisy.Steady.WindowEnd != results.WindowEndOutOfReach {
 		t.Errorf("noisy step ended by %q, want %q", noisy.Steady.WindowEnd, results.WindowEndOutOfReach)
 	} else {
@@ -51,7 +53,15 @@ func TestStallRuleEndsNoisyWindow(t *testing.T) {
 	if noisy.DurationS > maxD.Seconds()/3 {
 		t.Errorf("noisy window ran %.2fs of its %s maximum", noisy.DurationS, maxD)
 	}
-	if steady.Steady.WindowEnd != "precision" || deref(steady.Steady.HalfWidthPct) > 3 {
+	// The steady step's noise is the load host's alone: where the host's
+	// own samples show it contended (other processes holding the cores),
+	// its end is logged, not asserted; the noisy step's noise is the
+	// server's and is asserted on any host.
+	switch {
+	case steady.Steady.WindowEnd == "precision" && deref(steady.Steady.HalfWidthPct) <= 3:
+	case hostEv != "":
+		t.Logf("steady step ended by %q at %v%% on a contended load host (%s): not asserted", steady.Steady.WindowEnd, deref(steady.Steady.HalfWidthPct), hostEv)
+	default:
 		t.Errorf("steady step ended by %q at %v%%, want by the 3%% precision", steady.Steady.WindowEnd, deref(steady.Steady.HalfWidthPct))
 	}
 }
