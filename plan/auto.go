@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -45,8 +44,6 @@ func (p Plan) validateAuto() error {
 		return nil
 	}
 	switch {
-	case len(p.Rate) > 0:
-		return errors.New("--duration auto and --warmup auto: not with --rate (the open loop has fixed warm-ups and windows; give --warmup and --duration)")
 	case a.BatchS != AutoBatch.Seconds() || a.Confidence != AutoConfidence:
 		return fmt.Errorf("auto windows: batches of %gs at %g confidence are not this version's (%s, %g)", a.BatchS, a.Confidence, AutoBatch, AutoConfidence)
 	case a.Warmup && a.MaxWarmupS < a.MinWarmupS:

@@ -27,16 +27,28 @@ const (
 )
 
 // SteadyStep picks the step whose batch series the steady figure draws:
-// its concurrency, its trial (0: the first one), its target (empty: the
-// only one) and its pool setting (empty: the only one).
+// its concurrency (a closed-loop step) or its offered rate (Rate > 0: an
+// open-loop step, whose series is its achieved rate), its trial (0: the
+// first one), its target (empty: the only one) and its pool setting
+// (empty: the only one).
 type SteadyStep struct {
 	Concurrency int
+	Rate        int
 	Trial       int
 	Target      string
 	Pool        string
 }
 
-// ParseSteadyStep reads "[TARGET:]C[,trial]" as the command line gives it.
+// level names the step's level in messages: "concurrency 16", "rate 1000/s".
+func (sel SteadyStep) level() string {
+	if sel.Rate > 0 {
+		return fmt.Sprintf("rate %d/s", sel.Rate)
+	}
+	return fmt.Sprintf("concurrency %d", sel.Concurrency)
+}
+
+// ParseSteadyStep reads "[TARGET:]C[,trial]" or, for an open-loop step,
+// "[TARGET:]R/s[,trial]" as the command line gives it.
 func ParseSteadyStep(s string) (SteadyStep, error) {
 	s = strings.TrimSpace(s)
 	target := ""
@@ -47,11 +59,15 @@ func ParseSteadyStep(s string) (SteadyStep, error) {
 		}
 	}
 	c, t, hasTrial := strings.Cut(s, ",")
-	n, err := strconv.Atoi(strings.TrimSpace(c))
-	if err != nil || n < 1 || n > 1_000_000 {
-		return SteadyStep{}, fmt.Errorf("%q is not a concurrency level (C or C,trial)", s)
+	c, open := strings.CutSuffix(strings.TrimSpace(c), "/s")
+	n, err := strconv.Atoi(c)
+	if err != nil || n < 1 || n > 1_000_000_000 || (!open && n > 1_000_000) {
+		return SteadyStep{}, fmt.Errorf("%q is not a concurrency level or an offered rate (C, R/s, C,trial or R/s,trial)", s)
 	}
 	sel := SteadyStep{Concurrency: n, Target: target}
+	if open {
+		sel = SteadyStep{Rate: n, Target: target}
+	}
 	if hasTrial {
 		if sel.Trial, err = strconv.Atoi(strings.TrimSpace(t)); err != nil || sel.Trial < 1 || sel.Trial > 1_000_000 {
 			return SteadyStep{}, fmt.Errorf("%q is not a trial number (C,trial with trial from 1)", t)
@@ -66,7 +82,7 @@ func findSteadyStep(rs []*results.Results, sel SteadyStep) (*results.StepResult,
 	for _, r := range rs {
 		for i := range r.Steps {
 			s := &r.Steps[i]
-			if s.Concurrency != sel.Concurrency || (sel.Trial > 0 && s.Trial != sel.Trial) ||
+			if s.Rate != sel.Rate || (sel.Rate == 0 && s.Concurrency != sel.Concurrency) || (sel.Trial > 0 && s.Trial != sel.Trial) ||
 				(sel.Target != "" && s.Target != sel.Target) || (sel.Pool != "" && s.PoolSetting != sel.Pool) {
 				continue
 			}
@@ -78,12 +94,12 @@ func findSteadyStep(rs []*results.Results, sel SteadyStep) (*results.StepResult,
 	}
 	switch {
 	case len(found) == 0:
-		return nil, fmt.Errorf("no step at concurrency %d%s", sel.Concurrency, trialText(sel.Trial))
+		return nil, fmt.Errorf("no step at %s%s", sel.level(), trialText(sel.Trial))
 	case len(found) > 1:
-		return nil, fmt.Errorf("%d steps at concurrency %d%s (targets or pool settings differ): name the target as TARGET:C", len(found), sel.Concurrency, trialText(sel.Trial))
+		return nil, fmt.Errorf("%d steps at %s%s (targets or pool settings differ): name the target as TARGET:C or TARGET:R/s", len(found), sel.level(), trialText(sel.Trial))
 	}
 	if found[0].Steady == nil || len(found[0].Steady.WindowRates) == 0 {
-		return nil, fmt.Errorf("the step at concurrency %d%s kept no batch series (an open-loop step, or a file from before poolsweep kept them)", sel.Concurrency, trialText(sel.Trial))
+		return nil, fmt.Errorf("the step at %s%s kept no batch series (a file from before poolsweep kept them)", sel.level(), trialText(sel.Trial))
 	}
 	return found[0], nil
 }
@@ -163,6 +179,9 @@ func steadyFigure(rs []*results.Results, sel SteadyStep) (Figure, error) {
 	d.p.X.Min, d.p.Y.Min = 0, 0
 
 	title := fmt.Sprintf("Batch series of %s, concurrency %d, trial %d", s.Target, s.Concurrency, s.Trial)
+	if s.Rate > 0 {
+		title = fmt.Sprintf("Achieved rate of %s, offered %d/s, pool %s, trial %d", s.Target, s.Rate, s.PoolSetting, s.Trial)
+	}
 	caption := fmt.Sprintf("warm-up %s (%s), window %s (%s); %d batch means of %d × %s s",
 		st.WarmupMode, st.WarmupEnd, st.WindowMode, st.WindowEnd, st.Batches, st.BatchSize, humanNumber(st.BatchS))
 	if st.SeriesBatchS != st.BatchS {

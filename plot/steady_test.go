@@ -97,17 +97,29 @@ func verticalLines(svg, clr string) []float64 {
 
 // TestSteadyStepChoice: --steady's values, and the steps it cannot draw.
 func TestSteadyStepChoice(t *testing.T) {
-	for in, want := range map[string]SteadyStep{"16": {Concurrency: 16}, " 16,2 ": {Concurrency: 16, Trial: 2}, "sharded:8": {Concurrency: 8, Target: "sharded"}, "a:b:4,1": {Concurrency: 4, Trial: 1, Target: "a:b"}} {
+	for in, want := range map[string]SteadyStep{"16": {Concurrency: 16}, " 16,2 ": {Concurrency: 16, Trial: 2}, "sharded:8": {Concurrency: 8, Target: "sharded"}, "a:b:4,1": {Concurrency: 4, Trial: 1, Target: "a:b"},
+		"1000/s": {Rate: 1000}, "sim:2000/s,3": {Rate: 2000, Trial: 3, Target: "sim"}} {
 		if got, err := ParseSteadyStep(in); err != nil || got != want {
 			t.Errorf("%q: %+v, %v; want %+v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "0", "x", "16,", "16,0", ":16", "16,2,3", "99999999999"} {
+	for _, in := range []string{"", "0", "x", "16,", "16,0", ":16", "16,2,3", "99999999999", "0/s", "/s", "16/m"} {
 		if _, err := ParseSteadyStep(in); err == nil {
 			t.Errorf("%q accepted", in)
 		}
 	}
 	rs := steadyResults()
+	// An open-loop step is chosen by its offered rate, never by its
+	// concurrency (its max-in-flight), and drawn with its own title.
+	open := rs[0].Steps[1]
+	open.Mode, open.Rate, open.Concurrency, open.PoolSetting = results.ModeOpen, 1000, 16, "8"
+	rs[0].Steps = append(rs[0].Steps, open)
+	if f, err := steadyFigure(rs, SteadyStep{Rate: 1000}); err != nil || !strings.Contains(f.Title, "offered 1000/s") {
+		t.Errorf("open step: %v, %v", f.Title, err)
+	}
+	if _, err := steadyFigure(rs, SteadyStep{Rate: 500}); err == nil || !strings.Contains(err.Error(), "no step at rate 500/s") {
+		t.Errorf("open step not there: %v", err)
+	}
 	for sel, want := range map[SteadyStep]string{{Concurrency: 8}: "kept no batch series", {Concurrency: 32}: "no step at concurrency 32", {Concurrency: 16, Trial: 2}: "no step at concurrency 16 trial 2"} {
 		if _, err := steadyFigure(rs, sel); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: %v, want %q", sel, err, want)

@@ -54,8 +54,17 @@ type StepSteady struct {
 	TruncationS *float64 `json:"truncation_s,omitempty"`
 
 	WindowMode string `json:"window_mode"`
-	// WindowEnd is why the window ended: precision, max-duration or fixed.
+	// WindowEnd is why the window ended: precision, max-duration, fixed,
+	// precision-out-of-reach (even at max-duration the half-width would
+	// stay over twice the precision) or overloaded (open loop: the target
+	// did not keep up with the offered rate).
 	WindowEnd string `json:"window_end"`
+	// ProjectedHalfWidthPct is, for a window ended as out of reach, the
+	// half-width projected at max-duration that ended it.
+	ProjectedHalfWidthPct *float64 `json:"projected_half_width_pct,omitempty"`
+	// Reason says in words why the step never settled or ended short of
+	// its precision; empty when it did not.
+	Reason string `json:"reason,omitempty"`
 	// The window's interval: BatchS-long base batches, BatchSize of them
 	// per batch mean, Batches means.
 	BatchS    float64 `json:"batch_s"`
@@ -79,6 +88,14 @@ type StepSteady struct {
 	// ended every agent's warm-up and window together); absent when they
 	// are this process's own.
 	FleetAgents int `json:"fleet_agents,omitempty"`
+
+	// The open loop's second series: the mean corrected latency (from
+	// the intended start) of the calls completed in each base batch. Its
+	// batch-means mean in ms, half-width in ms and relative to the mean;
+	// absent in closed-loop steps and with fewer than ten batch means.
+	LatencyMeanMs       *float64 `json:"latency_mean_ms,omitempty"`
+	LatencyHalfWidthMs  *float64 `json:"latency_half_width_ms,omitempty"`
+	LatencyHalfWidthPct *float64 `json:"latency_half_width_pct,omitempty"`
 
 	// The rates the rules read, kept so that a figure (plot --steady) can
 	// show them with what was decided: SeriesBatchS-long batches (BatchS,
@@ -146,16 +163,25 @@ func (s *StepSteady) Unsettled() bool {
 	return s != nil && s.Settled != nil && !*s.Settled
 }
 
+// Ends of a window that did not reach its precision and were not its
+// maximum: the stall rule's, and the open loop's target that did not keep
+// up (also a warm-up's end).
+const (
+	WindowEndOutOfReach = "precision-out-of-reach"
+	WindowEndOverloaded = "overloaded"
+)
+
 // Why a warm-up and a window ended (StepSteady.WarmupEnd, WindowEnd).
 var (
-	warmupEnds = []string{"settled", "max-warmup", "fixed-warmup"}
-	windowEnds = []string{"precision", "max-duration", "fixed"}
+	warmupEnds = []string{"settled", "max-warmup", "fixed-warmup", WindowEndOverloaded}
+	windowEnds = []string{"precision", "max-duration", "fixed", WindowEndOutOfReach, WindowEndOverloaded}
 	modes      = []string{WindowAuto, WindowFixed}
 )
 
 // checkSteady checks a step's steady record: known words, counts, and an
-// interval that is a half-width around a rate.
-func checkSteady(c *check, s *StepSteady) {
+// interval that is a half-width around a rate; the corrected latency's
+// interval and an overloaded end belong to open-loop steps (mode).
+func checkSteady(c *check, s *StepSteady, mode string) {
 	if s == nil {
 		return
 	}
@@ -189,6 +215,25 @@ func checkSteady(c *check, s *StepSteady) {
 	c.optNonNeg("step.steady.half_width_pct", s.HalfWidthPct)
 	if (s.HalfWidthPerS == nil) != (s.MeanPerS == nil) || (s.HalfWidthPct == nil) != (s.MeanPerS == nil) {
 		c.fail("step.steady", "mean_per_s, half_width_per_s and half_width_pct come together")
+	}
+	c.optNonNeg("step.steady.projected_half_width_pct", s.ProjectedHalfWidthPct)
+	if (s.ProjectedHalfWidthPct != nil) != (s.WindowEnd == WindowEndOutOfReach) {
+		c.fail("step.steady.projected_half_width_pct", "comes with window_end %q, and only with it", WindowEndOutOfReach)
+	}
+	if s.WarmupEnd == WindowEndOverloaded && (s.Settled == nil || *s.Settled) {
+		c.fail("step.steady.settled", "a warm-up that ended overloaded never settled")
+	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"latency_mean_ms", s.LatencyMeanMs}, {"latency_half_width_ms", s.LatencyHalfWidthMs}, {"latency_half_width_pct", s.LatencyHalfWidthPct}} {
+		c.optNonNeg("step.steady."+f.name, f.v)
+	}
+	if (s.LatencyHalfWidthMs == nil) != (s.LatencyMeanMs == nil) || (s.LatencyHalfWidthPct == nil) != (s.LatencyMeanMs == nil) {
+		c.fail("step.steady", "latency_mean_ms, latency_half_width_ms and latency_half_width_pct come together")
+	}
+	if mode != ModeOpen && (s.LatencyMeanMs != nil || s.WindowEnd == WindowEndOverloaded || s.WarmupEnd == WindowEndOverloaded) {
+		c.fail("step.steady", "a latency interval or an overloaded end in a closed-loop step (they belong to the open loop)")
 	}
 	if s.HalfWidthPerS != nil && s.Batches < 10 {
 		c.fail("step.steady.batches", "%d batch means; an interval needs 10 or more", s.Batches)

@@ -279,7 +279,7 @@ func ValidateStep(s *StepResult, h *RunHeader) error {
 	}
 	checkSearchInfo(c, s.Search)
 	checkExtraTrial(c, s)
-	checkSteady(c, s.Steady)
+	checkSteady(c, s.Steady, s.Mode)
 	checkOpen(c, s)
 	checkTelemetry(c, s)
 	c.oneOf("step.bound", s.Bound, boundValues)

@@ -125,6 +125,24 @@ func TestValidateStep(t *testing.T) {
 				st.WindowMode, st.WindowEnd, st.FleetAgents = WindowFixed, "fixed", 2
 			})
 		}, "step.steady.fleet_agents", "fixed lengths are no fleet's"},
+		{"steady out of reach without its projection", func(s *StepResult) {
+			s.Steady = testSteady(func(st *StepSteady) { st.WindowEnd = WindowEndOutOfReach })
+		}, "step.steady.projected_half_width_pct", "comes with"},
+		{"steady projection of a precise window", func(s *StepResult) {
+			s.Steady = testSteady(func(st *StepSteady) { st.ProjectedHalfWidthPct = new(5.0) })
+		}, "step.steady.projected_half_width_pct", "comes with"},
+		{"steady overloaded closed-loop step", func(s *StepResult) {
+			s.Steady = testSteady(func(st *StepSteady) { st.WindowEnd = WindowEndOverloaded })
+		}, "step.steady", "closed-loop"},
+		{"steady latency interval in a closed-loop step", func(s *StepResult) {
+			s.Steady = testSteady(func(st *StepSteady) {
+				st.LatencyMeanMs, st.LatencyHalfWidthMs, st.LatencyHalfWidthPct = new(5.0), new(0.1), new(2.0)
+			})
+		}, "step.steady", "closed-loop"},
+		{"steady latency half-width without its mean", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.LatencyHalfWidthMs = new(0.1) }) }, "step.steady", "come together"},
+		{"steady overloaded warm-up settled", func(s *StepResult) {
+			s.Steady = testSteady(func(st *StepSteady) { st.WarmupEnd = WindowEndOverloaded })
+		}, "step.steady.settled", "never settled"},
 	}
 	for _, tt := range tests {
 		s := testStep(8)

@@ -17,6 +17,11 @@ import (
 // trendBuckets is how many parts of the window latency_trend_ms has.
 const trendBuckets = 10
 
+// trendFine is how many parts of the planned window (with an auto
+// window, its maximum) the trend is gathered in; summary folds the ones
+// the window covered into trendBuckets.
+const trendFine = 600
+
 // openSlot is what one in-flight open-loop call is doing beyond what the
 // recorder's slot holds (whose call start is the intended start): when it
 // really started, when its first and current operations were sent, and
@@ -50,7 +55,11 @@ type openRecorder struct {
 	offered, dropped, notIssued atomic.Int64
 	inFlight, inFlightMax       atomic.Int64
 	inFlightNS                  atomic.Int64 // ∫ in flight dt over the window
-	trendUS, trendN             [trendBuckets]atomic.Int64
+	trendUS, trendN             [trendFine]atomic.Int64
+	// liveLatNS is the corrected latency of every call completed so far,
+	// in any phase, summed: with the recorder's live count, the mean an
+	// auto warm-up and window read per batch (openwindow.go).
+	liveLatNS atomic.Int64
 }
 
 // slotKey carries an open-loop call's slot in its operations' contexts,
@@ -153,6 +162,7 @@ func (o *openRecorder) end(w int, intended time.Duration, record bool) {
 		return // sealed: recorded as a timeout already
 	}
 	o.rec.countLive(w)
+	o.liveLatNS.Add(int64(now - intended))
 	counts, late := o.rec.measured(intended, now)
 	if !counts {
 		return
@@ -181,8 +191,8 @@ func (o *openRecorder) recordSplit(w int, intended, started, now time.Duration, 
 	s.serv.RecordValue(o.rec.clamp(svc))
 	s.mu.Unlock()
 	if op := o.rec.open.Load(); op != 0 && o.window > 0 {
-		b := int((intended - time.Duration(op-1)) * trendBuckets / o.window)
-		if b >= 0 && b < trendBuckets {
+		b := int((intended - time.Duration(op-1)) * trendFine / o.window)
+		if b >= 0 && b < trendFine {
 			o.trendUS[b].Add(int64((now - intended) / time.Microsecond))
 			o.trendN[b].Add(1)
 		}
@@ -267,18 +277,36 @@ func (o *openRecorder) summary(step *results.StepResult, window time.Duration, s
 	st.StartLag = quantiles(merged(func(s *openStripe) *hdr.Histogram { return s.lag }))
 	st.PoolWait = quantiles(merged(func(s *openStripe) *hdr.Histogram { return s.wait }))
 	st.Service = quantiles(merged(func(s *openStripe) *hdr.Histogram { return s.serv }))
-	st.LatencyTrend = make([]*float64, trendBuckets)
-	for b := range st.LatencyTrend {
-		if n := o.trendN[b].Load(); n > 0 {
-			v := float64(o.trendUS[b].Load()) / float64(n) / 1000
-			st.LatencyTrend[b] = &v
-		}
-	}
+	st.LatencyTrend = o.trend(window)
 	if why := clientBehind(st); why != "" {
 		st.ClientBehind = true
 		step.Warnings = append(step.Warnings, why)
 	}
 	step.Open = st
+}
+
+// trend is the mean corrected latency (ms) of the calls due in each tenth
+// of a window that lasted window: the fine parts it covered, folded into
+// tenths (all of them for a window of the planned length); nil for a
+// tenth in which no call was due.
+func (o *openRecorder) trend(window time.Duration) []*float64 {
+	out := make([]*float64, trendBuckets)
+	covered := trendFine
+	if o.window > 0 && window < o.window {
+		covered = max(1, int((window*trendFine+o.window-1)/o.window))
+	}
+	var us, n [trendBuckets]int64
+	for f := range covered {
+		b := f * trendBuckets / covered
+		us[b] += o.trendUS[f].Load()
+		n[b] += o.trendN[f].Load()
+	}
+	for b := range out {
+		if n[b] > 0 {
+			out[b] = new(float64(us[b]) / float64(n[b]) / 1000)
+		}
+	}
+	return out
 }
 
 func quantiles(h *hdr.Histogram) results.Quantiles {

@@ -117,7 +117,11 @@ func (r *runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepR
 	}
 	pool := newPoolRecorder()
 	rec := newRecorder(r.OpTimeout, spec.Concurrency*spec.Clients)
-	orec := newOpenRecorder(rec, r.Duration)
+	planned := r.Duration
+	if r.Auto != nil && r.Auto.Window {
+		planned = seconds(r.Auto.MaxDurationS)
+	}
+	orec := newOpenRecorder(rec, planned)
 	want := min(spec.Concurrency, spec.MaxPoolSize)
 	clients, err := r.connect(spec, want, pool, orec.commandMonitor())
 	if err != nil {
@@ -183,15 +187,18 @@ func (r *runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepR
 	}
 
 	warmupStart := time.Now()
-	if !r.phase(ctx, spec, PhaseWarmup, r.Warmup, rec, pool) {
+	warm, ok := r.openWarmUp(ctx, spec, orec, pool) // openwindow.go
+	if !ok {
 		return interrupted()
 	}
-	warmupS := time.Since(warmupStart).Seconds()
+	warmupS := warm.elapsed.Seconds()
 
 	r.windowStart(ctx)
 	host0 := sampleHost()
 	created0 := openWindow(&step, rec, pool)
-	completed := r.phase(ctx, spec, PhaseMeasure, r.Duration, rec, pool)
+	t0 := time.Now()
+	win, completed := r.openMeasureWindow(ctx, spec, orec, pool, warm)
+	win.start = t0.Sub(warmupStart)
 	rec.closeWindow()
 	host1 := sampleHost()
 	behind := l.behind(time.Duration(rec.close.Load() - 1))
@@ -224,5 +231,7 @@ func (r *runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepR
 	rec.summary(&step, window)
 	orec.summary(&step, window, spec, behind, host0, host1)
 	step.Phases = &results.StepPhases{Prewarm: step.Pool.PrewarmS, Warmup: warmupS, Window: window.Seconds()}
+	step.Steady = openSteadyRecord(warm, win)
+	step.Warnings = append(step.Warnings, openSteadyWarnings(warm, win, r.Auto)...)
 	return r.finish(ctx, step, rec, pool, created, completed)
 }

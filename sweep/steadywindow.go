@@ -31,6 +31,10 @@ type windowOutcome struct {
 	iv    steady.Interval
 	rates []float64     // the base batches' rates
 	start time.Duration // after the warm-up began
+	// projected is the half-width projected at the maximum, and reason
+	// the words, of a window ended as out of reach (steadyreach.go).
+	projected float64
+	reason    string
 }
 
 // warmUp runs the step's warm-up: a fixed length as before, or until
@@ -72,6 +76,9 @@ func (r *runner) measureWindow(ctx context.Context, spec plan.StepSpec, rec *rec
 		xs = b
 		return out.decide(rule, b, calls)
 	})
+	if out.end == steady.EndOutOfReach {
+		out.noteOutOfReach(rule, "throughput")
+	}
 	if out.end == steady.EndMax {
 		out.iv = steady.BatchMeans(xs, plan.AutoConfidence)
 	}
@@ -169,6 +176,9 @@ func steadyRecord(w warmupOutcome, win windowOutcome) *results.StepSteady {
 		s.Lag1 = new(win.iv.Lag1)
 	}
 	s.SetSeries(w.rates, win.rates, win.start.Seconds())
+	if win.end == steady.EndOutOfReach {
+		s.ProjectedHalfWidthPct, s.Reason = new(win.projected*100), win.reason
+	}
 	if win.iv.OK {
 		s.MeanPerS, s.HalfWidthPerS = new(win.iv.Mean), new(win.iv.HalfWidth)
 		if win.iv.Mean > 0 {
@@ -184,8 +194,11 @@ func steadyRecord(w warmupOutcome, win windowOutcome) *results.StepSteady {
 // or a window that ended short of its precision.
 func steadyWarnings(w warmupOutcome, win windowOutcome, a *results.AutoPlan) []string {
 	var out []string
-	if w.auto && w.end != steady.EndSettled {
+	if w.auto && w.end == steady.EndMaxWarmup {
 		out = append(out, "the warm-up never settled within --max-warmup "+fmtSeconds(a.MaxWarmupS)+" (MSER-5 found no end of the transient): the window may hold part of it, and the knee analysis gives this step low confidence")
+	}
+	if win.end == steady.EndOutOfReach {
+		out = append(out, win.reason)
 	}
 	if win.auto && win.end == steady.EndMax {
 		out = append(out, "the window reached --max-duration "+fmtSeconds(a.MaxDurationS)+" before its throughput was known to --precision")

@@ -41,19 +41,7 @@ func TestAutoWindowEndsByPrecision(t *testing.T) {
 	noisySim := startSimChild(t, "slots=1,service=100ms,jitter=0.9")
 	run := func(uri string, c int) results.StepResult {
 		t.Helper()
-		r, _ := simRunner(t, uri, time.Second)
-		r.Auto = autoWindow(10, time.Second, 15*time.Second, 0) // no call minimum: noise alone decides
-		st, err := r.RunStep(context.Background(), stepSpec(c))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Steady == nil || st.Steady.WindowMode != results.WindowAuto {
-			t.Fatalf("no auto steady record: %+v", st.Steady)
-		}
-		if err := results.ValidateStep(&st, nil); err != nil {
-			t.Errorf("the record does not validate: %v", err)
-		}
-		return st
+		return runAutoWindow(t, uri, c, autoWindow(10, time.Second, 15*time.Second, 0)) // no call minimum: noise alone decides
 	}
 	steady := run(steadySim.URI, 8)
 	noisy := run(noisySim.URI, 1)

@@ -187,6 +187,12 @@ func openPoint(st *results.StepResult) OpenPoint {
 		// lifts one tenth).
 		p.Growing = slices.Min(last) > openTrendGrowth*slices.Max(first)
 	}
+	// An auto window that ended because the target fell behind saw its
+	// queue grow (a significant rise of the corrected latency), though a
+	// window as short as its minimum may rise less than openTrendGrowth.
+	if s := st.Steady; s != nil && (s.WindowEnd == results.WindowEndOverloaded || s.WarmupEnd == results.WindowEndOverloaded) {
+		p.Growing = true
+	}
 	return p
 }
 

@@ -175,6 +175,13 @@ func TestOpenFromResultsSplitsModes(t *testing.T) {
 		p[0].ClientBehind || !p[1].ClientBehind {
 		t.Errorf("points %+v", p)
 	}
+	// An auto window that ended overloaded is a growing queue though its
+	// short window's trend rose less than 1.5×.
+	st := res.Steps[1]
+	st.Steady = &results.StepSteady{WarmupMode: results.WindowAuto, WarmupEnd: results.WindowEndOverloaded, WindowMode: results.WindowAuto, WindowEnd: results.WindowEndOverloaded}
+	if !openPoint(&st).Growing {
+		t.Errorf("an overloaded auto step is not growing")
+	}
 	if got := p[0].PoolWaitShare; got < 0.039 || got > 0.041 {
 		t.Errorf("pool wait share %g, want the medians' 0.096/2.4", got)
 	}

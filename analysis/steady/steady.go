@@ -81,9 +81,17 @@ func MSER5(xs []float64) Truncation {
 // transient that fades in steps looks to MSER-5 as if it ended at its last
 // step so far; the slope of what it keeps shows that it has not.
 func trending(ms []float64) bool {
+	_, sig := slope(ms)
+	return sig
+}
+
+// slope is the least-squares slope of ms per value, and whether it
+// differs from zero at 5 % (two-sided t test); not significant with fewer
+// than three values.
+func slope(ms []float64) (float64, bool) {
 	k := len(ms)
 	if k < 3 {
-		return false
+		return 0, false
 	}
 	xm := float64(k-1) / 2
 	ym := stats.Mean(ms)
@@ -100,10 +108,9 @@ func trending(ms []float64) bool {
 	}
 	se := math.Sqrt(rss / float64(k-2) / sxx)
 	if se == 0 {
-		return b != 0
+		return b, b != 0
 	}
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 2)}.Quantile(0.975)
-	return math.Abs(b/se) > q
+	return b, math.Abs(b/se) > tQuantile(k-2, 0.95)
 }
 
 // mserStatistic is Σ(m_i − m̄)² / k² over the k values of tail.
@@ -237,16 +244,24 @@ const (
 	EndContinue  End = ""             // not yet
 	EndPrecision End = "precision"    // the interval is within the precision
 	EndMax       End = "max-duration" // the longest window allowed ran out first
-	EndFixed     End = "fixed"        // a fixed --duration
-	EndMaxWarmup End = "max-warmup"   // warm-up: no truncation point within the maximum
-	EndSettled   End = "settled"      // warm-up: MSER-5 found the transient's end
-	EndWarmFixed End = "fixed-warmup" // warm-up: a fixed --warmup
+	// EndOutOfReach: even at the longest window allowed the half-width
+	// would stay over ReachFactor times the precision (reach.go).
+	EndOutOfReach End = "precision-out-of-reach"
+	// EndOverloaded: an open-loop target did not keep up with the offered
+	// rate; its queue, and the corrected latency, kept growing (open.go).
+	EndOverloaded End = "overloaded"
+	EndFixed      End = "fixed"        // a fixed --duration
+	EndMaxWarmup  End = "max-warmup"   // warm-up: no truncation point within the maximum
+	EndSettled    End = "settled"      // warm-up: MSER-5 found the transient's end
+	EndWarmFixed  End = "fixed-warmup" // warm-up: a fixed --warmup
 )
 
 // WindowRule ends an auto window: when its throughput's half-width is
 // within Precision of the mean, with at least MinValues base batches (the
-// minimum duration) and MinCalls calls (so that p99 rests on enough calls),
-// or at MaxValues base batches whatever the precision.
+// minimum duration) and MinCalls calls (so that p99 rests on enough calls);
+// past those, as out of reach once even the half-width projected at
+// MaxValues stays over ReachFactor times the precision (OutOfReach); or at
+// MaxValues base batches whatever the precision.
 type WindowRule struct {
 	Precision  float64 // relative half-width, e.g. 0.02
 	Confidence float64 // e.g. 0.95
@@ -267,6 +282,9 @@ func (w WindowRule) Decide(xs []float64, calls int64) (Interval, End) {
 		return iv, EndContinue
 	case iv.OK && iv.Independent && iv.Relative() <= w.Precision:
 		return iv, EndPrecision
+	}
+	if out, _ := OutOfReach(iv, w.MaxValues, w.Precision, w.Confidence); out {
+		return iv, EndOutOfReach
 	}
 	return iv, EndContinue
 }

@@ -88,9 +88,9 @@ func (v *percentValue) accepts() string {
 func (a *autoOptions) addFlags(f *pflag.FlagSet, warmup, duration *time.Duration) {
 	a.warmupAuto, a.durationAuto = true, true
 	f.Var(&autoDurationValue{p: warmup, auto: &a.warmupAuto, lo: 0, hi: plan.MaxWindow}, "warmup",
-		"warm-up before each measured window: auto ends it where MSER-5 (White 1997) finds the end of the transient in the rate, taken in 100-ms batches (at least 3s, --min-warmup to --max-warmup; the default, but on simulator targets); or a fixed length up to 24h (10s is the usual; simulator targets 1s by default). With --rate the default is a fixed length (10s; embedded server and simulator targets 1s); with --agents or --spawn the leader ends every agent's warm-up at once, from all their batches")
+		"warm-up before each measured window: auto ends it where MSER-5 (White 1997) finds the end of the transient in the rate, taken in 100-ms batches (at least 3s, --min-warmup to --max-warmup; the default, but on simulator targets; with --rate, MSER-5 over both the achieved rate and the corrected latency, and a target that falls behind the offered rate ends it at once; with --agents or --spawn the leader ends every agent's warm-up at once, from all their batches); or a fixed length up to 24h (10s is the usual; simulator targets 1s by default)")
 	f.Var(&autoDurationValue{p: duration, auto: &a.durationAuto, lo: plan.MinWindow, hi: plan.MaxWindow}, "duration",
-		"measured window of each step: auto ends it once the 95% confidence half-width of its throughput (batch means, 10 or more, Student t; batches widened until their lag-1 autocorrelation is small) is within --precision, after --min-duration and --min-calls, at --max-duration at the latest (the default, but on simulator targets); or a fixed length, 100ms to 24h (30s is the usual; simulator targets 3s by default). With --rate the default is a fixed length (30s; embedded server 4s; simulator targets 3s); with --agents or --spawn the leader ends every agent's window at once, from all their batches")
+		"measured window of each step: auto ends it once the 95% confidence half-width of its throughput (batch means, 10 or more, Student t; batches widened until their lag-1 autocorrelation is small) is within --precision, after --min-duration and --min-calls (with --rate: the achieved rate's and the mean corrected latency's half-widths), at --max-duration at the latest, or sooner when even at --max-duration the half-width would stay over twice --precision (window_end precision-out-of-reach), or, with --rate, when the target does not keep up (the default, but on simulator targets; with --agents or --spawn the leader ends every agent's window at once, from all their batches); or a fixed length, 100ms to 24h (30s is the usual; simulator targets 3s by default)")
 	durationVar(f, &a.minWarmup, "min-warmup", plan.DefaultMinWarmup, 0, time.Hour, "with --warmup auto: the shortest warm-up, up to 1h (MSER-5 needs 3s of batches in any case)")
 	durationVar(f, &a.maxWarmup, "max-warmup", plan.DefaultMaxWarmup, plan.MinWindow, plan.MaxWindow, "with --warmup auto: the longest warm-up (default 1m; embedded server 10s); a step whose rate never settles by then says so and gets low confidence")
 	durationVar(f, &a.minDuration, "min-duration", plan.DefaultMinDuration, plan.MinWindow, plan.MaxWindow, "with --duration auto: the shortest window")
@@ -104,11 +104,10 @@ func (a *autoOptions) addFlags(f *pflag.FlagSet, warmup, duration *time.Duration
 
 // plan sets p's warm-up, window and auto settings from the flags: auto
 // unless a fixed length is given, or the target kind's defaults (d) are
-// fixed and auto was not asked for; with --rate, auto is refused when
-// asked for and the fixed defaults used when not (the open loop keeps
-// fixed windows). Agents take auto as one process does: their leader
-// decides for all. Unless given, the auto bounds are the target kind's.
-func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, openLoop bool, d planDefaults) error {
+// fixed and auto was not asked for, in the closed loop and the open loop
+// (--rate) alike, for one process and for agents (their leader decides
+// for all). Unless given, the auto bounds are the target kind's.
+func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, d planDefaults) error {
 	defWarmup, defDuration := d.warmup, d.duration
 	warm, win := a.warmupAuto, a.durationAuto
 	if !d.auto {
@@ -126,23 +125,6 @@ func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, openLoop boo
 	}
 	if d.auto && d.maxDuration > 0 && !changed("max-duration") {
 		a.maxDuration = d.maxDuration
-	}
-	if openLoop {
-		why := "--rate (the open loop)"
-		for _, f := range []struct {
-			name string
-			auto bool
-		}{{"warmup", warm}, {"duration", win}} {
-			if f.auto && changed(f.name) {
-				return usagef("--%s auto: not with %s, whose warm-ups and windows are fixed lengths; give --%s as a duration", f.name, why, f.name)
-			}
-		}
-		if warm {
-			p.Warmup, warm = defWarmup, false
-		}
-		if win {
-			p.Duration, win = defDuration, false
-		}
 	}
 	for _, f := range []struct {
 		names []string

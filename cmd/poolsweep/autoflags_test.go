@@ -36,12 +36,17 @@ func TestAutoFlags(t *testing.T) {
 				t.Errorf("auto %+v warmup %s", a, cfg.plan.Warmup)
 			}
 		}},
-		{name: "open loop keeps the fixed defaults", args: []string{"--uri", uri, "--rate", "100", "--pool", "4"}, check: func(t *testing.T, cfg *sweepConfig) {
-			if p := cfg.plan; p.Auto != nil || p.Warmup != 10*time.Second || p.Duration != 30*time.Second {
-				t.Errorf("plan %+v", p)
+		{name: "open loop follows the closed loop's defaults", args: []string{"--uri", uri, "--rate", "100", "--pool", "4"}, check: func(t *testing.T, cfg *sweepConfig) {
+			a := cfg.plan.Auto
+			if a == nil || !a.Warmup || !a.Window || a.MaxDurationS != 60 || a.PrecisionPct != 2 {
+				t.Errorf("auto %+v", a)
 			}
 		}},
-		{name: "auto asked with the open loop", args: []string{"--uri", uri, "--rate", "100", "--pool", "4", "--duration", "auto"}, wantErr: "--duration auto: not with --rate"},
+		{name: "open loop, fixed lengths", args: []string{"--uri", uri, "--rate", "100", "--pool", "4", "--warmup", "2s", "--duration", "5s"}, check: func(t *testing.T, cfg *sweepConfig) {
+			if p := cfg.plan; p.Auto != nil || p.Warmup != 2*time.Second || p.Duration != 5*time.Second {
+				t.Errorf("plan %+v auto %+v", p, p.Auto)
+			}
+		}},
 		{name: "agents take the deployment's auto defaults", args: []string{"--uri", uri, "--agents", "2", "--agent-index", "0", "--run-id", "r"}, check: func(t *testing.T, cfg *sweepConfig) {
 			if a := cfg.plan.Auto; a == nil || !a.Warmup || !a.Window || a.MaxWarmupS != 60 || a.MaxDurationS != 60 {
 				t.Errorf("auto %+v", a)

@@ -54,7 +54,7 @@ poolsweep compare --plot-dir, or poolsweep report A B.`,
 	}, "plot: give one or more results.jsonl files", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a directory, made through outfile", nil, "directory to write the figures into, made if absent (required; its parent must exist)")
 	choiceVar(cmd.Flags(), &o.figures, "figure", "", plot.AllFigures, true, "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
-	textVar(cmd.Flags(), &o.steady, "steady", "", "[TARGET:]C[,trial]", checkSteadyStep, "draw only one step's batch series with its MSER-5 truncation point and window interval: concurrency C, trial (default 1), TARGET when several, e.g. 16 or 16,2 or sharded:16")
+	textVar(cmd.Flags(), &o.steady, "steady", "", "[TARGET:]C|R/s[,trial]", checkSteadyStep, "draw only one step's batch series with its MSER-5 truncation point and window interval: concurrency C, or an open-loop step's offered rate R/s (its achieved rate), trial (default 1), TARGET when several, e.g. 16 or 16,2 or sharded:16 or 1000/s")
 	o.analysis.add(cmd.Flags())
 	o.read.addFlag(cmd.Flags())
 	return cmd

@@ -62,7 +62,7 @@ storm run's connection-setup saturation beside the knee (docs/fleet.md).`,
 	choiceVar(cmd.Flags(), &o.format, "format", "html", []string{"html", "markdown"}, false, "html or markdown")
 	textVar(cmd.Flags(), &o.baseline, "baseline", "", "a target name of the results file", nil, "with one results file of two targets: the baseline target for the A/B section")
 	textVar(cmd.Flags(), &o.candidate, "candidate", "", "a target name of the results file", nil, "the candidate target for the A/B section")
-	textVar(cmd.Flags(), &o.steady, "steady", "", "[TARGET:]C[,trial]", checkSteadyStep, "add the figure of one step's batch series with its MSER-5 truncation point and window interval (as plot --steady), e.g. 16 or 16,2 or sharded:16")
+	textVar(cmd.Flags(), &o.steady, "steady", "", "[TARGET:]C|R/s[,trial]", checkSteadyStep, "add the figure of one step's batch series with its MSER-5 truncation point and window interval (as plot --steady), e.g. 16 or 16,2 or sharded:16 or 1000/s")
 	o.analysis.add(cmd.Flags())
 	o.fleet.add(cmd.Flags(), "adds the fleet section", true)
 	o.read.addFlag(cmd.Flags())

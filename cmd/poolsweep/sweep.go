@@ -46,7 +46,7 @@ var (
 // instead when the run cannot be searched and --concurrency was not
 // given; why says why the default is a grid. warmup and duration are the
 // fixed lengths used when auto is off (by default for a simulator, or
-// with --rate or --agents); with auto, maxWarmup and maxDuration bound
+// with --agents); with auto, maxWarmup and maxDuration bound
 // each step unless --max-warmup and --max-duration say otherwise.
 type planDefaults struct {
 	concurrency, gridConcurrency string

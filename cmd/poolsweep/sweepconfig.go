@@ -86,7 +86,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if err := o.applyOpen(&p); err != nil {
 		return nil, err
 	}
-	if err := o.autoOptions.plan(&p, o.changed, o.changed("rate"), cfg.defaults); err != nil {
+	if err := o.autoOptions.plan(&p, o.changed, cfg.defaults); err != nil {
 		return nil, err
 	}
 	if err := o.searchOptions.plan(&p, choice.search, o.pool, o.changed); err != nil {

@@ -1,0 +1,91 @@
+package sweep
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/poolsweep/poolsweep/plan"
+	"github.com/poolsweep/poolsweep/results"
+)
+
+// openAuto is an auto warm-up and window for the open-loop tests: at
+// ±precisionPct, warm-up 1 to 20 s, window 1 to 20 s, no call minimum.
+func openAuto(precisionPct float64) *results.AutoPlan {
+	return plan.NewAutoPlan(true, true, time.Second, 20*time.Second, time.Second, 20*time.Second, precisionPct, 0)
+}
+
+// TestOpenLoopAutoWindows: in the open loop the auto warm-up and window
+// read the achieved rate and the corrected latency. A simulator of one
+// 5-ms slot (200 calls/s by construction) offered 100/s keeps up: the
+// warm-up settles, the window ends by its precision with both intervals
+// recorded. Offered 400/s it cannot: its queue and corrected latency
+// grow for as long as it runs, so the warm-up ends "overloaded" soon
+// after MSER-5's 3 s, the window at its 1-s minimum, far from the 40 s
+// the maxima allow, and the step still carries today's evidence of
+// saturation (achieved well under offered) and says why it ended. The
+// evidence is the steps' own records.
+func TestOpenLoopAutoWindows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator for about 15 s")
+	}
+	sim := startSimChild(t, "slots=1,service=5ms")
+	run := func(rate int) (results.StepResult, time.Duration) {
+		t.Helper()
+		r := openRunner(sim.URI, 0, time.Second)
+		r.Auto = openAuto(10)
+		start := time.Now()
+		st, err := r.RunStep(context.Background(), openSpec(rate, 4, plan.DefaultMaxInFlight))
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		if err := results.ValidateStep(&st, nil); err != nil {
+			t.Errorf("%d/s: the record does not validate: %v", rate, err)
+		}
+		s := st.Steady
+		if s == nil {
+			t.Fatalf("%d/s: no steady record", rate)
+		}
+		t.Logf("%d/s: %s; warm-up %s (%.2fs), window %s (%.2fs), achieved %.0f/s ± %v%%, corrected latency %v ms ± %v%%; %s",
+			rate, took.Round(time.Millisecond), s.WarmupEnd, st.Phases.Warmup, s.WindowEnd, st.DurationS, st.Open.AchievedPerS, deref(s.HalfWidthPct),
+			deref(s.LatencyMeanMs), deref(s.LatencyHalfWidthPct), s.Reason)
+		return st, took
+	}
+
+	under, _ := run(100)
+	// Half the capacity is never overloaded, on any host: the client
+	// issues 100 calls a second however busy its cores are.
+	if s := under.Steady; s.WarmupEnd == results.WindowEndOverloaded || s.WindowEnd == results.WindowEndOverloaded || s.LatencyMeanMs == nil {
+		t.Errorf("100/s of 200: warm-up %q, window %q, latency interval %v: called overloaded, or no latency interval", s.WarmupEnd, s.WindowEnd, s.LatencyMeanMs)
+	}
+	if s := under.Steady; behindEvidence(under) == "" {
+		if s.WarmupEnd != "settled" || s.WindowEnd != "precision" || s.Reason != "" {
+			t.Errorf("100/s of 200: warm-up %q, window %q (%s), want settled and precision", s.WarmupEnd, s.WindowEnd, s.Reason)
+		}
+		if deref(s.HalfWidthPct) > 10 || s.LatencyHalfWidthPct == nil || *s.LatencyHalfWidthPct > 10 {
+			t.Errorf("100/s of 200: half-widths %v%% (rate) and %v%% (latency), want both within 10%%", deref(s.HalfWidthPct), deref(s.LatencyHalfWidthPct))
+		}
+	} else {
+		t.Logf("100/s: the load host did not keep the schedule, its window's end not asserted: %s", behindEvidence(under))
+	}
+
+	over, took := run(400)
+	s := over.Steady
+	if s.WarmupEnd != results.WindowEndOverloaded || s.WindowEnd != results.WindowEndOverloaded || s.Settled == nil || *s.Settled || s.Reason == "" {
+		t.Errorf("400/s of 200: warm-up %q (settled %v), window %q, reason %q; want both overloaded, unsettled, with a reason", s.WarmupEnd, s.Settled, s.WindowEnd, s.Reason)
+	}
+	if !hasWarning(over, "overloaded: the target did not keep up") {
+		t.Errorf("400/s of 200: no warning says why it ended: %q", over.Warnings)
+	}
+	// MSER-5 reads at least 3 s; the queue shows within a few more; the
+	// window is its 1-s minimum. The maxima allow 40 s.
+	if over.Phases.Warmup > 8 || over.DurationS > 2 || took > 20*time.Second {
+		t.Errorf("400/s of 200: warm-up %.2fs, window %.2fs, step %s: chased toward the maxima", over.Phases.Warmup, over.DurationS, took)
+	}
+	// Today's saturation evidence is intact: the achieved rate is the
+	// capacity, not the offered rate.
+	if o := over.Open; o.AchievedShare() > 0.75 {
+		t.Errorf("400/s of 200: achieved %.0f of %.0f/s offered", o.AchievedPerS, o.OfferedPerS)
+	}
+}
