@@ -128,7 +128,9 @@ func (r *runner) fleetWindow(ctx context.Context, spec plan.StepSpec, f Fleet, o
 		f.Post(PhaseMeasure, b, false)
 		if at < 0 {
 			at, lost = r.fleetWord(f, PhaseMeasure, len(b), rule.MaxValues, &seen, func(fx []float64) bool {
-				return out.decide(rule, fx, fleetCalls(fx)) && out.end == steady.EndPrecision
+				// The rule's early ends: the precision reached, or out of
+				// reach (the stall rule); at the maximum the timer ends it.
+				return out.decide(rule, fx, fleetCalls(fx)) && (out.end == steady.EndPrecision || out.end == steady.EndOutOfReach)
 			})
 			if at >= 0 {
 				f.Ending(origin.Add(time.Duration(at) * plan.AutoBatch))
@@ -139,6 +141,9 @@ func (r *runner) fleetWindow(ctx context.Context, spec plan.StepSpec, f Fleet, o
 		return lost != nil || (at >= 0 && !time.Now().Before(origin.Add(time.Duration(at)*plan.AutoBatch-plan.AutoBatch/2)))
 	})
 	f.Post(PhaseMeasure, xs, true)
+	if out.end == steady.EndOutOfReach {
+		out.noteOutOfReach(rule, "fleet's throughput")
+	}
 	out.rates = xs
 	return out, ok, lost
 }
