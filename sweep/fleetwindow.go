@@ -78,7 +78,7 @@ const FleetLead = 10
 func (r *runner) fleetWarmUp(ctx context.Context, spec plan.StepSpec, f Fleet, rec *recorder, pool *poolRecorder) (warmupOutcome, time.Time, bool, error) {
 	a := r.Auto
 	if !a.Warmup {
-		w, ok := r.warmUp(ctx, spec, rec, pool)
+		w, ok := r.warmUp(ctx, spec, f.Start(), rec, pool)
 		f.Post(PhaseWarmup, nil, true)
 		return w, f.Start().Add(r.Warmup), ok, nil
 	}

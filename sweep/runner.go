@@ -135,7 +135,7 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 		return step, err
 	}
 
-	barrierS, err := r.waitStart(ctx, spec)
+	barrierS, agreed, err := r.waitStart(ctx, spec)
 	if err != nil {
 		return step, err
 	}
@@ -185,7 +185,10 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 	if fleet != nil {
 		warm, origin, ok, lost = r.fleetWarmUp(ctx, spec, fleet, rec, pool)
 	} else {
-		warm, ok = r.warmUp(ctx, spec, rec, pool) // steadywindow.go
+		warm, ok = r.warmUp(ctx, spec, agreed, rec, pool) // steadywindow.go
+	}
+	if w := r.lateStart(agreed, warmupStart); w != "" {
+		step.Warnings = append(step.Warnings, w)
 	}
 	if !ok {
 		return interrupted()
@@ -201,7 +204,7 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 	if fleet != nil {
 		_ = beat.Until(ctx, origin)
 	} else {
-		r.awaitWindow(ctx, warmupStart)
+		r.awaitWindow(ctx, agreed)
 	}
 	created0 := openWindow(&step, rec, pool)
 	t0 := time.Now()

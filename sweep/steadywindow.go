@@ -39,12 +39,13 @@ type windowOutcome struct {
 
 // warmUp runs the step's warm-up: a fixed length as before, or until
 // MSER-5 finds the end of the transient in the rate batches (after the
-// minimum; at the maximum, unsettled). False when ctx ended first.
-func (r *runner) warmUp(ctx context.Context, spec plan.StepSpec, rec *recorder, pool *poolRecorder) (warmupOutcome, bool) {
+// minimum; at the maximum, unsettled). False when ctx ended first. In
+// agent mode a fixed warm-up ends at its length after the agreed start.
+func (r *runner) warmUp(ctx context.Context, spec plan.StepSpec, agreed time.Time, rec *recorder, pool *poolRecorder) (warmupOutcome, bool) {
 	start := time.Now()
 	a := r.Auto
 	if a == nil || !a.Warmup {
-		ok := r.phase(ctx, spec, PhaseWarmup, r.Warmup-r.windowLead(), rec, pool)
+		ok := r.phase(ctx, spec, PhaseWarmup, r.fixedWarmup(agreed), rec, pool)
 		return warmupOutcome{end: steady.EndWarmFixed, elapsed: time.Since(start)}, ok
 	}
 	rule := warmupRule(a)
