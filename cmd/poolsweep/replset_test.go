@@ -147,6 +147,7 @@ func checkHostPools(t *testing.T, s results.StepResult) {
 }
 
 func TestReplSetAxesRefusedOnStandalone(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a simulator")
 	}
