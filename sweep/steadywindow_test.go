@@ -14,9 +14,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/testhost"
-	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/telemetry"
 )
 
 // autoWindow is an auto window's settings for the tests.
@@ -41,9 +41,9 @@ func TestAutoWindowEndsByPrecision(t *testing.T) {
 	}
 	steadySim := startSimChild(t, "slots=8,service=20ms")
 	noisySim := startSimChild(t, "slots=1,service=100ms,jitter=0.9")
-	run := func(sim *testsrv.SimProcess, c int) results.StepResult {
+	run := func(uri string, c int) results.StepResult {
 		t.Helper()
-		r, _ := simRunner(t, sim.URI, time.Second, testhost.Observer(t, sim.URI, sim.PID()))
+		r, _ := simRunner(t, uri, time.Second)
 		r.Auto = autoWindow(10, time.Second, 15*time.Second, 0) // no call minimum: noise alone decides
 		st, err := r.RunStep(context.Background(), stepSpec(c))
 		if err != nil {
@@ -57,8 +57,13 @@ func TestAutoWindowEndsByPrecision(t *testing.T) {
 		}
 		return st
 	}
-	steady := run(steadySim, 8)
-	noisy := run(noisySim, 1)
+	// The load host's own samples over the steady step, as its record
+	// would carry them from the CLI's observer.
+	host := telemetry.NewClientSampler()
+	host.Start()
+	steady := run(steadySim.URI, 8)
+	steady.Client = host.Stop()
+	noisy := run(noisySim.URI, 1)
 	t.Logf("steady: window %.2fs, end %s, %d batches of %d, half-width %v%%", steady.DurationS, steady.Steady.WindowEnd, steady.Steady.Batches, steady.Steady.BatchSize, deref(steady.Steady.HalfWidthPct))
 	t.Logf("noisy: window %.2fs, end %s, %d batches of %d, half-width %v%%", noisy.DurationS, noisy.Steady.WindowEnd, noisy.Steady.Batches, noisy.Steady.BatchSize, deref(noisy.Steady.HalfWidthPct))
 	// A starved load host delays the steady step's calls unevenly and makes
