@@ -12,6 +12,7 @@ import (
 // the results file and the end record is not, and what it adds to the
 // end record is written.
 func TestSessionConclude(t *testing.T) {
+	t.Parallel()
 	uri := testsrv.Sim(t, "slots=4,service=1ms").URI()
 	s := newTestSession(t, uri, t.TempDir())
 	calls := 0

@@ -149,6 +149,7 @@ func (a *atWindow) Fill(step *results.StepResult) {
 // mark with the stall from about the kill to the end of the step, and
 // the driver's own evidence, without any telemetry.
 func TestTargetKilledMidWindow(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs a simulator child")
 	}

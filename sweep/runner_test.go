@@ -16,6 +16,7 @@ import (
 )
 
 func TestPrepareOwnership(t *testing.T) {
+	t.Parallel()
 	uri := testsrv.Ferret(t)
 	c := testsrv.Connect(t, uri)
 	ctx := context.Background()
@@ -57,6 +58,7 @@ func TestPrepareOwnership(t *testing.T) {
 }
 
 func TestRunStepAgainstFerretDB(t *testing.T) {
+	t.Parallel()
 	uri := testsrv.Ferret(t)
 	c := testsrv.Connect(t, uri)
 	ctx := context.Background()

@@ -38,6 +38,7 @@ func newTestSession(t *testing.T, uri, dir string) *Session {
 // TestSessionRunsThePlan: a session measures every step, reports each
 // through its hooks, and closes the file complete; the file reads back.
 func TestSessionRunsThePlan(t *testing.T) {
+	t.Parallel()
 	uri := testsrv.Sim(t, "slots=4,service=1ms").URI()
 	s := newTestSession(t, uri, t.TempDir())
 	var (
@@ -91,6 +92,7 @@ func TestSessionRunsThePlan(t *testing.T) {
 // cancelled context ends the run interrupted, naming the signal, and a
 // resume measures only what is missing.
 func TestSessionKeepGoingAndInterrupt(t *testing.T) {
+	t.Parallel()
 	uri := testsrv.Sim(t, "slots=4,service=1ms").URI()
 	dir := t.TempDir()
 	s := newTestSession(t, uri, dir)
@@ -139,6 +141,7 @@ func TestSessionKeepGoingAndInterrupt(t *testing.T) {
 // records replace the earlier ones, and the end record counts each step
 // once (the audit saw steps: 4, planned: 3 after a resume).
 func TestSessionResumeMeasuresFailedSteps(t *testing.T) {
+	t.Parallel()
 	uri := testsrv.Sim(t, "slots=4,service=1ms").URI()
 	dir := t.TempDir()
 	s := newTestSession(t, uri, dir)
@@ -199,6 +202,7 @@ func TestSessionResumeMeasuresFailedSteps(t *testing.T) {
 // collection, the run fails with an error saying why, and the results
 // file ends with a failed end record that says the same.
 func TestSessionLoadLockLost(t *testing.T) {
+	t.Parallel()
 	uri := testsrv.Sim(t, "slots=8,service=50ms").URI()
 	s := newTestSession(t, uri, t.TempDir())
 	w := &s.Workloads[0]

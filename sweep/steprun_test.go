@@ -66,6 +66,7 @@ func TestRunStepNeedsOpTimeout(t *testing.T) {
 // is never cancelled, and Disconnect waits for it before it looks at its
 // context: the sweep stayed in the step's teardown until the server woke.
 func TestDisconnectStoppedServer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("stops a simulator for the teardown bound (10 s)")
 	}

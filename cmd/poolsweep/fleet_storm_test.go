@@ -22,6 +22,7 @@ const (
 // over the accept rate the storms measured: within 10 % of the
 // simulator's construction, N·(P+2)·accept_cost.
 func TestFleetWithStorm(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCLI(t, "fleet", acceptRun, "--instances", "40", "--storm", acceptStorm)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -65,6 +66,7 @@ func TestFleetWithStorm(t *testing.T) {
 // TestReportFleetSection: report --instances adds fleet's plan (with the
 // storm beside the knee) to the HTML and Markdown reports.
 func TestReportFleetSection(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fleetOut := func(args ...string) string {
 		code, stdout, stderr := runCLI(t, append([]string{"fleet", acceptRun}, args...)...)
@@ -117,6 +119,7 @@ func htmlText(s string) string {
 // TestFleetStormBadInput: files that do not go together, or in the wrong
 // place, exit 2 with one line naming the flag or the file.
 func TestFleetStormBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.html")
 	for _, tt := range []struct {
@@ -150,6 +153,7 @@ func TestFleetStormBadInput(t *testing.T) {
 // --instances, or a --storm file that is not a storm run, are refused
 // before anything starts.
 func TestSweepReportFleetSection(t *testing.T) {
+	t.Parallel()
 	storm, err := filepath.Abs(acceptStorm)
 	if err != nil {
 		t.Fatal(err)

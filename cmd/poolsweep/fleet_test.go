@@ -18,6 +18,7 @@ const recordedRun = "testdata/sim-api.jsonl"
 // knee: N·P per host is at most the knee's calls in flight, and the next
 // larger pool would pass it.
 func TestFleetOnARecordedRun(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 4, 10, 40} {
 		code, stdout, stderr := runCLI(t, "fleet", recordedRun, "--instances", strconv.Itoa(n), "--format", "json")
 		if code != 0 {
@@ -72,6 +73,7 @@ func TestFleetOnARecordedRun(t *testing.T) {
 }
 
 func TestFleetBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	link := filepath.Join(dir, "link.md")
 	if err := os.Symlink(filepath.Join(dir, "target.md"), link); err != nil {
@@ -106,6 +108,7 @@ func TestFleetBadInput(t *testing.T) {
 // and plans two instances from it: the knee is where the slots fill, so
 // the pool per instance is at most half of it.
 func TestFleetOnAFreshSweep(t *testing.T) {
+	t.Parallel()
 	_, path := simSweep(t, "--target", "sim=sim:slots=4,service=2ms", "--concurrency", "1..16x2",
 		"--warmup", "200ms", "--duration", "600ms", "--no-plot")
 	code, stdout, stderr := runCLI(t, "fleet", path, "--instances", "2")

@@ -28,6 +28,7 @@ func gatesSweep(t *testing.T, uri string, args ...string) (int, string, *results
 // each outcome with its value and record them in the end record, whose
 // values are the step records'; analyze judges the same file alike.
 func TestThresholds(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("sweeps the simulator")
 	}
@@ -118,6 +119,7 @@ func checkEndThresholds(t *testing.T, res *results.Results, ts []string, pass []
 // TestThresholdBadInput: a bad threshold is refused before anything
 // starts, naming the flag and the bad part.
 func TestThresholdBadInput(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

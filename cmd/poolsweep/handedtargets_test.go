@@ -11,6 +11,7 @@ import (
 // closes it ends in errReadTimeout, not a hang; one closed after writing
 // gives what was written.
 func TestReadWithinPipeHeldOpen(t *testing.T) {
+	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

@@ -89,6 +89,10 @@ func inOwnProcess(t *testing.T) bool {
 	return true
 }
 
+// ownProcessChild says whether this test binary is one inOwnProcess
+// started.
+func ownProcessChild() bool { return os.Getenv(ownProcessEnv) != "" }
+
 // flagSet says whether the command line set the flag name.
 func flagSet(name string) (set bool) {
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })

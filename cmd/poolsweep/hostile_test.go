@@ -89,11 +89,27 @@ var flagContext = map[string][]string{
 // and one line naming the flag; any value is either refused so or
 // accepted (exit 0) — never a hang, a panic, another status, or a control
 // character on the terminal. A flag registered any other way fails the
-// test, so a new one cannot escape it.
+// test, so a new one cannot escape it. Each command's walk runs in a test
+// process of its own (it changes directory), all of them at once: the
+// values are many, and the accepted ones draw figures.
 func TestHostileFlags(t *testing.T) {
-	if inOwnProcess(t) { // it changes directory: in this process it would be serial
-		return
+	if !ownProcessChild() { // a walk changes directory: no ancestor of it may be parallel
+		t.Parallel()
 	}
+	root := newRootCmd(&env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, dryRunners)
+	for _, cmd := range root.Commands() {
+		t.Run(cmd.Name(), func(t *testing.T) {
+			if inOwnProcess(t) {
+				return
+			}
+			hostileWalk(t, cmd.Name())
+		})
+	}
+}
+
+// hostileWalk gives every flag of the command name its hostile values
+// (see TestHostileFlags), from a working directory of the test's own.
+func hostileWalk(t *testing.T, name string) {
 	dir := t.TempDir()
 	other := filepath.Join(dir, "other.jsonl")
 	simRun, err := filepath.Abs(simRun)
@@ -126,6 +142,9 @@ func TestHostileFlags(t *testing.T) {
 	root := newRootCmd(&env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, dryRunners)
 	tried := 0
 	for _, cmd := range root.Commands() {
+		if cmd.Name() != name {
+			continue
+		}
 		args, ok := base[cmd.Name()]
 		if !ok {
 			t.Errorf("command %s has no base arguments in this test", cmd.Name())

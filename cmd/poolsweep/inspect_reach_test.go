@@ -3,6 +3,7 @@ package main
 import "testing"
 
 func TestReadsReach(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		mode string
 		n    int

@@ -49,6 +49,7 @@ next:
 // step as running with its live figures, and the first step's figures
 // equal to its record.
 func TestMetricsListen(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("sweeps the simulator")
 	}
@@ -176,6 +177,7 @@ func with2(l map[string]string, k, v string) map[string]string {
 // TestMetricsListenRefused: a bad address, and a port already taken, are
 // refused before anything starts (exit 2, one line naming the flag).
 func TestMetricsListenRefused(t *testing.T) {
+	t.Parallel()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

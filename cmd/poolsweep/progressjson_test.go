@@ -17,6 +17,7 @@ import (
 // step record's figures, the thresholds and end events say what the end
 // record says, and every field seen is documented in docs/progress.md.
 func TestProgressJSON(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("sweeps the simulator")
 	}

@@ -164,6 +164,7 @@ func checkHostPools(t *testing.T, s results.StepResult) {
 }
 
 func TestReplSetAxesRefusedOnStandalone(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a simulator")
 	}
@@ -198,8 +199,18 @@ func TestReplSetSecondaryFellBehind(t *testing.T) {
 	if s.Server == nil || len(s.Server.Replication) != 2 {
 		t.Fatalf("want the lag of 2 secondaries, got %+v", s.Server)
 	}
+	// The lag grows by what the primary takes beyond the appliers' 100
+	// writes/s: a starved load host that held the writes down near that
+	// (the step says so) may leave it short; a quiet one may not.
+	short := false
 	for _, m := range s.Server.Replication {
 		t.Logf("%s: lag %.0f → %.0f ms (max %.0f, %d samples) at %.0f writes/s", m.Host, m.StartMS, m.EndMS, m.MaxMS, m.Samples, s.CallsPerS)
+		short = short || !m.FellBehind || m.EndMS-m.StartMS < 1000
+	}
+	if short && starved(t, s, "a secondary's lag grew less than 1 s") {
+		return
+	}
+	for _, m := range s.Server.Replication {
 		if !m.FellBehind || m.EndMS-m.StartMS < 1000 {
 			t.Errorf("%s: lag %.0f → %.0f ms, fell_behind %v; the appliers take 100 of %.0f writes/s", m.Host, m.StartMS, m.EndMS, m.FellBehind, s.CallsPerS)
 		}

@@ -96,12 +96,13 @@ func logSteps(t *testing.T, res *results.Results) {
 
 // TestSimulatorKnee is the calibration proof end to end: against
 // slots=8,service=2ms the knee is at 8 (one grid step either side at
-// most) and the peak within 15% of 4000 ops/s; with conn_cost the
-// throughput at 64 connections is measurably below the peak. On a busy
-// machine a claim may miss only where the steps say the load host was
-// starved.
+// most) and the peak within 15% of 4000 ops/s. On a busy machine a claim
+// may miss only where the steps say the load host was starved. (That
+// conn_cost=50us puts the throughput at 64 connections measurably below
+// the peak is topology/sim's TestCalibrationConnCostRetrograde, the same
+// spec and claim through the driver: the CLI adds nothing to it.)
 func TestSimulatorKnee(t *testing.T) {
-	res, path := simSweep(t, "--target", "plain=sim:slots=8,service=2ms", "--target", "costly=sim:slots=8,service=2ms,conn_cost=50us",
+	res, path := simSweep(t, "--target", "plain=sim:slots=8,service=2ms",
 		"--concurrency", "1..64x2", "--warmup", "300ms", "--duration", "1s")
 	logSteps(t, res)
 	if res.Header.Targets[0].ServerKind != "simulator" || res.Header.Targets[0].SimSpec == "" {
@@ -121,7 +122,7 @@ func TestSimulatorKnee(t *testing.T) {
 			Knee struct{ Concurrency, Low, High int }
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Series) != 2 {
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Series) != 1 {
 		t.Fatalf("analyze json: %v\n%s", err, out)
 	}
 	plain := seriesOf(res, "plain")
@@ -172,17 +173,6 @@ func TestSimulatorKnee(t *testing.T) {
 				t.Errorf("knee at %d, want 8 ± one grid step, though no step from 8 on fell short of the plateau on a starved load host", k)
 			}
 		}
-	}
-	peak, peakStep := 0.0, results.StepResult{}
-	for _, s := range res.Steps {
-		if s.Target == "costly" && s.OpsPerS > peak {
-			peak, peakStep = s.OpsPerS, s
-		}
-	}
-	at64 := stepAt(t, res, "costly", 64).OpsPerS
-	t.Logf("conn_cost=50us: peak %.0f, at 64 %.0f (model %.0f)", peak, at64, 8/(0.002+65*50e-6))
-	if at64 > 0.9*peak && !starved(t, peakStep, "the peak is depressed") {
-		t.Errorf("with conn_cost throughput at 64 (%.0f) should be ≥10%% below the peak (%.0f)", at64, peak)
 	}
 	// The saturated steps are server-bound by construction (slots
 	// exhausted), unless the load host was starved; tickets are reported
@@ -236,48 +226,6 @@ func TestSimulatorSharded(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "topology:       sharded") || !strings.Contains(out, "shards:         shard0, shard1, shard2") || !strings.Contains(out, "simulator") ||
 		!strings.Contains(out, "shards=3,") {
 		t.Errorf("inspect: %d\n%s\n%s", code, out, stderr)
-	}
-}
-
-// TestCompareOnSimulator is issue 7's proof: service 1ms vs 1.2ms at
-// saturation is a ~17% throughput drop with an interval excluding zero;
-// the same spec twice is no significant difference.
-func TestCompareOnSimulator(t *testing.T) {
-	res, path := simSweep(t, "--target", "base=sim:slots=8,service=1ms", "--target", "slower=sim:slots=8,service=1200us",
-		"--target", "same=sim:slots=8,service=1ms", "--order", "interleaved", "--trials", "5",
-		"--concurrency", "32", "--warmup", "300ms", "--duration", "1s", "--no-plot")
-	type metric struct {
-		DeltaPct    *float64 `json:"delta_pct"`
-		CILowPct    *float64 `json:"ci_low_pct"`
-		CIHighPct   *float64 `json:"ci_high_pct"`
-		Significant bool     `json:"significant"`
-	}
-	check := func(candidate string) metric {
-		code, out, stderr := runCLI(t, "compare", path, "--baseline", "base", "--candidate", candidate, "--format", "json")
-		if code != 0 {
-			t.Fatalf("compare: %d %s", code, stderr)
-		}
-		var c struct {
-			Steps []struct {
-				Metrics map[string]*metric `json:"metrics"`
-			} `json:"steps"`
-		}
-		if err := json.Unmarshal([]byte(out), &c); err != nil || len(c.Steps) != 1 || c.Steps[0].Metrics["ops_per_s"] == nil {
-			t.Fatalf("compare json: %v\n%s", err, out)
-		}
-		return *c.Steps[0].Metrics["ops_per_s"]
-	}
-	excused := func(candidate, what string) bool { return pairStarved(t, res, "base", candidate, what) }
-	logSteps(t, res)
-	slower := check("slower")
-	t.Logf("1ms → 1.2ms: %.1f%% [%.1f%%, %.1f%%] significant=%v", *slower.DeltaPct, *slower.CILowPct, *slower.CIHighPct, slower.Significant)
-	if (!slower.Significant || *slower.DeltaPct > -10 || *slower.DeltaPct < -25 || *slower.CIHighPct >= 0) && !excused("slower", "the drop missed") {
-		t.Errorf("want a significant drop near 17%% with an interval below zero")
-	}
-	same := check("same")
-	t.Logf("same spec: %.1f%% significant=%v", *same.DeltaPct, same.Significant)
-	if same.Significant && !excused("same", "the same spec differed") {
-		t.Errorf("the same spec twice must not be a significant difference")
 	}
 }
 

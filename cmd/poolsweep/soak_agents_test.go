@@ -18,5 +18,5 @@ func TestSpawnAgentsFerretDB(t *testing.T) {
 		t.Skip("spawns agents against embedded FerretDB")
 	}
 	uri, _ := startServe(t)
-	compareAgentsWithClients(t, 5, true, []string{"--concurrency", "2", "--trials", "1", "--warmup", "300ms", "--duration", "3s", "--records", "200"}, "--uri", uri)
+	compareAgentsWithClients(t, 5, true, false, []string{"--concurrency", "2", "--trials", "1", "--warmup", "300ms", "--duration", "3s", "--records", "200"}, "--uri", uri)
 }

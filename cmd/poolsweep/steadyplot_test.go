@@ -12,6 +12,7 @@ import (
 // its truncation point as the record has it; bad values are one line
 // naming the flag, exit 2, nothing written.
 func TestPlotSteadyStep(t *testing.T) {
+	t.Parallel() // its claims are the record's shape and the figures, no speed
 	uri, _ := startServe(t, "--sim", "slots=4,service=2ms")
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")

@@ -103,6 +103,7 @@ func deref(p *float64) any {
 }
 
 func TestStormBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "s.jsonl")
 	existing := writeFile(t, dir, "old.jsonl", "x\n")

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,8 +88,11 @@ func TestAgentFlags(t *testing.T) {
 // agents), or, when noisy is set (a server whose own throughput swings
 // from window to window on a busy machine), the two sides' samples
 // overlap: the difference is inside the server's own swings. A merge
-// that lost or double-counted an agent still fails.
-func compareAgentsWithClients(t *testing.T, rounds int, noisy bool, plan []string, targets ...string) {
+// that lost or double-counted an agent still fails. When together is set
+// the two sides of a round run at the same time, each against a target of
+// its own (a sim: target, whose service time, not this machine, paces
+// it): the same moment's machine for both, in half the time.
+func compareAgentsWithClients(t *testing.T, rounds int, noisy, together bool, plan []string, targets ...string) {
 	t.Helper()
 	dir := t.TempDir()
 	args := append(append([]string{"sweep"}, targets...), plan...)
@@ -99,14 +103,27 @@ func compareAgentsWithClients(t *testing.T, rounds int, noisy bool, plan []strin
 	var single, spawn string
 	for r := range rounds {
 		single, spawn = filepath.Join(dir, fmt.Sprintf("single-%d", r)), filepath.Join(dir, fmt.Sprintf("spawn-%d", r))
-		code, stdout, stderr := runBinary(t, dir, 4*time.Minute, append(args, "--clients", "3", "--out", single, "--no-plot")...)
-		if code != 0 {
-			t.Fatalf("--clients 3: exit %d\n%s\n%s", code, stdout, stderr)
+		var one struct {
+			code           int
+			stdout, stderr string
+		}
+		runOne := func() {
+			one.code, one.stdout, one.stderr = runBinary(t, dir, 4*time.Minute, append(args, "--clients", "3", "--out", single, "--no-plot")...)
+		}
+		var wg sync.WaitGroup
+		if together {
+			wg.Go(runOne)
+		} else {
+			runOne()
 		}
 		// A long --agent-timeout: beside four busy loops (PSI 98%), an
 		// agent once took over the default minute to be ready for its
 		// first step, and the run ended partial.
-		code, stdout, stderr = runBinary(t, dir, 8*time.Minute, append(args, "--spawn", "3", "--agent-timeout", "4m", "--out", spawn)...)
+		code, stdout, stderr := runBinary(t, dir, 8*time.Minute, append(args, "--spawn", "3", "--agent-timeout", "4m", "--out", spawn)...)
+		wg.Wait()
+		if one.code != 0 {
+			t.Fatalf("--clients 3: exit %d\n%s\n%s", one.code, one.stdout, one.stderr)
+		}
 		if code != 0 {
 			var logs []string
 			for i := range 3 {
@@ -230,14 +247,15 @@ func roundAll(v []float64) []int {
 // knee), three agents against one process with --clients 3. The service
 // time is long, so that a busy machine's scheduling delays (a millisecond
 // or two to wake an idle process) stay small beside it, and the windows
-// long enough to hold several hundred operations per level, and to
-// hold the agents' start skew (tens of ms on a loaded machine) under the
-// 5% of a window that the overlap check allows.
+// long enough to hold 180 operations or more per level (a closed loop
+// against a fixed service time: one call in flight more or less is 2% at
+// most), and to hold the agents' start skew (tens of ms on a loaded
+// machine) under the 5% of a window (150 ms) that the overlap check allows.
 func TestSpawnAgentsSimulatedSharded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns agents against the simulator")
 	}
-	compareAgentsWithClients(t, 1, false, []string{"--concurrency", "1,4,16", "--warmup", "500ms", "--duration", "5s", "--records", "1000"},
+	compareAgentsWithClients(t, 1, false, true, []string{"--concurrency", "1,4,16", "--warmup", "300ms", "--duration", "3s", "--records", "1000"},
 		"--target", "sharded=sim:shards=3,slots=2,service=50ms,routers=2")
 }
 

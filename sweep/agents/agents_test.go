@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/testhost"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
@@ -37,7 +38,7 @@ func agentSessions(t *testing.T, run string, made, count int, timeout time.Durat
 		w.Records, w.Database = 200, "ps_agents"
 		s := &sweep.Session{RunID: run, Workloads: []workload.Workload{w},
 			Targets: []sweep.SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"},
-				NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }}},
+				NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Observers: []sweep.WindowObserver{testhost.Observer(t, uri, 0)}}},
 			Plan: plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1,
 				Warmup: 100 * time.Millisecond, Duration: 1500 * time.Millisecond, OpTimeout: time.Second},
 			ResultsPath: filepath.Join(dir, fmt.Sprintf("agent-%d", index), "results.jsonl")}
@@ -137,7 +138,14 @@ func TestAgentsLockStep(t *testing.T) {
 			t.Errorf("merged C=%d: %d agents, partial %v, clients %d", st.Concurrency, len(st.Agents), st.Partial, st.Clients)
 		}
 		if st.WindowSkew.Overlap < 0.95 {
-			t.Errorf("C=%d: windows overlap %.3f, want ≥ 0.95 (skew %+v)", st.Concurrency, st.WindowSkew.Overlap, st.WindowSkew)
+			// A starved load host delays an agent's start or end of its
+			// window by its own amount: a miss is accepted only with the
+			// agents' own evidence of it.
+			if why := agentsStarved(files, st); why != "" {
+				t.Logf("C=%d: windows overlap %.3f, under 0.95, on a load host the agents' own telemetry shows starved: %s", st.Concurrency, st.WindowSkew.Overlap, why)
+			} else {
+				t.Errorf("C=%d: windows overlap %.3f, want ≥ 0.95 (skew %+v), and no agent's telemetry shows its load host starved", st.Concurrency, st.WindowSkew.Overlap, st.WindowSkew)
+			}
 		}
 	}
 	if m.End.Status != results.StatusComplete {
