@@ -6,7 +6,14 @@ import (
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
-func TestMain(m *testing.M) { testsrv.Main(m) }
+// TestMain serves a simulator child when asked to (testsrv.Main). The
+// parallel tests here mostly wait on servers, windows and teardown
+// bounds: more of them run at once than the default of one per core,
+// unless -parallel says otherwise.
+func TestMain(m *testing.M) {
+	testsrv.ParallelDefault(8)
+	testsrv.Main(m)
+}
 
 // startSimChild starts the simulator in a child process of this test
 // binary, so that its CPU is not the client's and it can be stopped with

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -42,10 +42,7 @@ func TestMain(m *testing.M) {
 	// The parallel tests mostly wait on windows and servers: run more of
 	// them at once than the default of one per core, unless -parallel
 	// says otherwise.
-	flag.Parse()
-	if !flagSet("test.parallel") {
-		flag.Set("test.parallel", "8")
-	}
+	testsrv.ParallelDefault(8)
 	code := m.Run()
 	stopSharedSims()
 	os.Exit(code)
@@ -92,12 +89,6 @@ func inOwnProcess(t *testing.T) bool {
 // ownProcessChild says whether this test binary is one inOwnProcess
 // started.
 func ownProcessChild() bool { return os.Getenv(ownProcessEnv) != "" }
-
-// flagSet says whether the command line set the flag name.
-func flagSet(name string) (set bool) {
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
 
 // runCLI runs poolsweep in-process and returns its exit status and output.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
