@@ -176,9 +176,10 @@ func TestRangeSearchesListGrids(t *testing.T) {
 	}
 }
 
-// TestAutoGridTrialsWherTheyPay: a grid with auto windows and --trials 3
+// TestAutoGridTrialsWhereTheyPay: a grid with auto windows and --trials 3
 // measures every level once and gives further trials only to the level
-// below the knee and the knee, while their intervals overlap. The
+// below the knee and the knee (the top two levels while there is no knee
+// yet), while their intervals overlap. The
 // simulator (10 slots of 100 ms with jitter: about 100 calls/s, so 100-ms
 // batches hold a few calls and intervals are wide) puts 3 and 30 far from
 // the knee (30% and 100% of capacity: clearly apart from 9 and 10); 9
