@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -66,14 +67,19 @@ type Agent struct {
 	// Waiting is told what this agent is waiting for (may be nil).
 	Waiting func(msg string)
 
-	client  *mongo.Client
-	coll    *mongo.Collection
-	host    string
-	pid     int
-	nonce   string
-	offset  *time.Duration // reference clock minus this host's
-	seq     int            // the step being coordinated, from 1
-	beat    *heartbeat
+	client *mongo.Client
+	coll   *mongo.Collection
+	host   string
+	pid    int
+	nonce  string
+	offset *time.Duration // reference clock minus this host's
+	seq    int            // the step being coordinated, from 1
+	beat   *heartbeat
+	// ownDoc serialises this agent's writes to its own document (the
+	// heartbeat's and the steps'): a server that applies an update as a
+	// read and a write (FerretDB) would otherwise let one overwrite the
+	// other, and a follower's "ready" was seen lost that way.
+	ownDoc  sync.Mutex
 	quiet   [2]atomic.Int64 // this host's clock, unix ns: no beats from [0] to [1]
 	peers   map[int]*peer
 	startAt time.Time              // the current step's agreed start (reference clock)
@@ -218,6 +224,8 @@ func (a *Agent) awaitLeader(ctx context.Context) error {
 
 // setMine updates this agent's own document (while it is still ours).
 func (a *Agent) setMine(ctx context.Context, set bson.D) error {
+	a.ownDoc.Lock()
+	defer a.ownDoc.Unlock()
 	_, err := a.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: a.agentID(a.Index)}, {Key: "nonce", Value: a.nonce}}, bson.D{{Key: "$set", Value: set}})
 	return err
 }

@@ -217,6 +217,12 @@ func (a *Agent) followerReady(ctx context.Context, spec plan.StepSpec) (time.Tim
 				return time.Time{}, err
 			}
 		}
+		if polls%8 == 7 {
+			// Say it again: a write the server lost (an update applied
+			// as a read and a write, beside another) would leave the
+			// leader waiting for it until --agent-timeout.
+			_ = a.setMine(ctx, bson.D{{Key: "ready", Value: a.seq}, {Key: "ready_key", Value: key}})
+		}
 		if err := beat.Pause(ctx, agentPoll); err != nil {
 			return time.Time{}, err
 		}

@@ -51,7 +51,9 @@ func startHeartbeat(a *Agent) *heartbeat {
 		}
 		bctx, bcancel := context.WithTimeout(ctx, 2*agentBeat)
 		defer bcancel()
+		a.ownDoc.Lock()
 		res, err := a.coll.UpdateOne(bctx, bson.D{{Key: "_id", Value: id}, {Key: "nonce", Value: a.nonce}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: 1}}}})
+		a.ownDoc.Unlock()
 		if err == nil && res.MatchedCount == 0 {
 			var d agentDoc
 			msg := fmt.Sprintf("the coordination documents of run %s were removed (the leader ended the run)", a.RunID)
