@@ -149,7 +149,10 @@ func (a *atWindow) Fill(step *results.StepResult) {
 // mark with the stall from about the kill to the end of the step, and
 // the driver's own evidence, without any telemetry.
 func TestTargetKilledMidWindow(t *testing.T) {
-	t.Parallel()
+	// Serial: the mark rests on the driver seeing the kill (a network
+	// error, a pool cleared) while the step runs; beside the parallel
+	// group on a busy host its events came too late and the calls only
+	// timed out (seen beside four busy loops: 8 timeouts, no mark).
 	if testing.Short() {
 		t.Skip("runs a simulator child")
 	}
