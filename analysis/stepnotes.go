@@ -21,6 +21,15 @@ type StepNote struct {
 	Text string
 }
 
+// Step names the note's step series: its target, and its workload when
+// the step records one.
+func (n StepNote) Step() string {
+	if n.Workload == "" {
+		return n.Target
+	}
+	return n.Target + " · " + n.Workload
+}
+
 // stepNotes are one step's notes, in the order the summary prints them.
 func stepNotes(file string, s *results.StepResult) []StepNote {
 	var out []StepNote

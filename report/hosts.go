@@ -97,10 +97,7 @@ func (l leading) row(s *results.StepResult) []string {
 // naming the run when the report holds several.
 func stepNoteLines(notes []analysis.StepNote, runName map[string]string) (warnings, notesOut []string) {
 	for _, n := range notes {
-		name := n.Target
-		if n.Workload != "" {
-			name += " · " + n.Workload
-		}
+		name := n.Step()
 		if r := runName[n.File]; r != "" {
 			name = r + ": " + name
 		}

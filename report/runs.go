@@ -231,22 +231,13 @@ func closedSteps(r *results.Results) []*results.StepResult {
 // concurrency and trial; RAL/WAL are the mean latencies of reads (find,
 // scan) and writes (update, insert) in µs.
 func stepTableOf(steps []*results.StepResult) stepTable {
-	targets, workloads, clients, calls, bounds := map[string]bool{}, map[string]bool{}, false, false, false
+	lead, clients, calls, bounds := leadColumns(steps), false, false, false
 	for _, s := range steps {
-		targets[s.Target] = true
-		workloads[s.Workload] = true
 		clients = clients || s.Clients > 1
 		calls = calls || runinfo.CallsDiffer(s)
 		bounds = bounds || s.Bound != ""
 	}
-	var t stepTable
-	if len(targets) > 1 {
-		t.Head = append(t.Head, "target")
-	}
-	if len(workloads) > 1 {
-		t.Head = append(t.Head, "workload")
-	}
-	t.Head = append(t.Head, "concurrency", "pool")
+	t := stepTable{Head: append(lead.head(), "concurrency", "pool")}
 	if clients {
 		t.Head = append(t.Head, "clients")
 	}
@@ -259,13 +250,7 @@ func stepTableOf(steps []*results.StepResult) stepTable {
 		t.Head = append(t.Head, "bound")
 	}
 	for _, s := range steps {
-		var row []string
-		if len(targets) > 1 {
-			row = append(row, s.Target)
-		}
-		if len(workloads) > 1 {
-			row = append(row, s.Workload)
-		}
+		row := lead.row(s)
 		pool := s.PoolSetting
 		if pool == "match" && s.MaxPoolSize > 0 {
 			pool = "match (" + strconv.Itoa(s.MaxPoolSize) + ")"

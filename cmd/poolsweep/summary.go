@@ -94,11 +94,7 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 		if n.Warning {
 			level = "warning"
 		}
-		name := n.Target
-		if n.Workload != "" {
-			name += " · " + n.Workload
-		}
-		fmt.Fprintf(w, "%s: %s C=%d trial %d: %s\n", level, safeLine(name), n.Concurrency, n.Trial, safeLine(n.Text))
+		fmt.Fprintf(w, "%s: %s C=%d trial %d: %s\n", level, safeLine(n.Step()), n.Concurrency, n.Trial, safeLine(n.Text))
 	}
 	if c.FailedOps > 0 && c.Ops > 0 {
 		fmt.Fprintf(w, "note: %d of %d operations failed (%.2f%%); they are counted in ops/s and latency, see errors per step\n", c.FailedOps, c.Ops, 100*c.FailedShare())
