@@ -341,6 +341,7 @@ func TestDriverServerStatusCounts(t *testing.T) {
 }
 
 func TestDriverServerStatusSeesQueue(t *testing.T) {
+	t.Parallel()
 	// 2 slots of 200ms and 6 concurrent finds: while they run, serverStatus
 	// (which takes no slot) sees 2 active and 4 queued readers.
 	d := startSim(t, "slots=2,service=200ms")
@@ -376,6 +377,7 @@ func TestDriverServerStatusSeesQueue(t *testing.T) {
 }
 
 func TestCloseUnblocksQueuedOps(t *testing.T) {
+	t.Parallel()
 	s, _ := ParseSpec("slots=1,service=10s")
 	d, err := Start(t.Context(), s)
 	if err != nil {
@@ -421,6 +423,7 @@ func TestCloseUnblocksQueuedOps(t *testing.T) {
 // 60-s start timeout does a minute into a sweep) must keep serving, for
 // standalone and routed deployments alike, until Close.
 func TestDeploymentOutlivesStartContext(t *testing.T) {
+	t.Parallel()
 	for _, spec := range []string{"slots=2,service=0s", "shards=2,slots=2,service=0s,routers=2"} {
 		t.Run(spec, func(t *testing.T) {
 			s, err := ParseSpec(spec)
@@ -477,6 +480,7 @@ func TestStartRefusesEndedContext(t *testing.T) {
 }
 
 func TestReadsAndWritesQueueApart(t *testing.T) {
+	t.Parallel()
 	// One read slot and one write slot of 300ms: two finds and one insert at
 	// once run one read and the insert side by side; only the second find
 	// queues, for its own kind's slot (as on a real server's tickets).

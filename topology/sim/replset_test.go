@@ -153,6 +153,7 @@ func queries(t *testing.T, d *Deployment) []int64 {
 }
 
 func TestReplicaSetReadPreference(t *testing.T) {
+	t.Parallel()
 	d := startSim(t, "rs=3,slots=4,service=0s")
 	c, _ := connectWatched(t, d.URI(), 4)
 	ctx := t.Context()
@@ -213,6 +214,7 @@ func TestReplicaSetReadPreference(t *testing.T) {
 // TestReplicaSetSecondaryHoldsWhatItApplied: a secondary's data shows a
 // write only once it has applied it, repl_lag after the primary did.
 func TestReplicaSetSecondaryHoldsWhatItApplied(t *testing.T) {
+	t.Parallel()
 	d := startSim(t, "rs=2,service=0s,repl_lag=300ms")
 	c, _ := connectWatched(t, d.URI(), 2)
 	ctx := t.Context()
@@ -271,6 +273,7 @@ func timedInserts(t *testing.T, coll *mongo.Collection, prefix string, n int) []
 }
 
 func TestReplicaSetWriteConcernLatency(t *testing.T) {
+	t.Parallel()
 	const lag = 80 * time.Millisecond
 	for _, version := range []string{"4.4", "8.0"} {
 		t.Run(version, func(t *testing.T) {
