@@ -19,6 +19,7 @@ import (
 // runs: FerretDB answers serverStatus (no sampler errors) but reports none
 // of the fields, and each must come out null, not zero.
 func TestServerSamplerFerretDB(t *testing.T) {
+	t.Parallel()
 	host := testsrv.Host(t, testsrv.Ferret(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -105,6 +106,7 @@ func TestServerSamplerFerretDB(t *testing.T) {
 // TestServerSamplerUnreachable: a host that refuses connections yields
 // counted errors and null fields, within the time bound, and never fails.
 func TestServerSamplerUnreachable(t *testing.T) {
+	t.Parallel()
 	host := loopback.ClosedAddr(t)
 
 	s, err := NewServerSampler([]string{host}, SamplerOptions{Interval: 100 * time.Millisecond, Timeout: 300 * time.Millisecond})
@@ -134,6 +136,7 @@ func TestServerSamplerUnreachable(t *testing.T) {
 // TestServerSamplerCancelledContext: ending Start's context stops the
 // ticks without counting errors, and Stop still closes the window.
 func TestServerSamplerCancelledContext(t *testing.T) {
+	t.Parallel()
 	host := testsrv.Host(t, testsrv.Ferret(t))
 	s, err := NewServerSampler([]string{host}, SamplerOptions{Interval: 50 * time.Millisecond})
 	if err != nil {
