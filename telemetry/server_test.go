@@ -12,8 +12,15 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/loopback"
+	"github.com/poolsweep/poolsweep/internal/testpar"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
+
+// TestMain runs the parallel tests (an unreachable host or shard,
+// FerretDB's null fields, an idle child: they wait on timeouts and
+// servers, and measure no speed) all at once. The samplers of this
+// process's and a busy child's CPU stay serial.
+func TestMain(m *testing.M) { testpar.Main(m, 8) }
 
 // TestServerSamplerFerretDB samples a real FerretDB while a little load
 // runs: FerretDB answers serverStatus (no sampler errors) but reports none

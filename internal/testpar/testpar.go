@@ -5,7 +5,9 @@ package testpar
 
 import (
 	"flag"
+	"os"
 	"strconv"
+	"testing"
 )
 
 // Default sets -test.parallel to n unless the command line gave it: for a
@@ -18,4 +20,11 @@ func Default(n int) {
 	if !given {
 		flag.Set("test.parallel", strconv.Itoa(n))
 	}
+}
+
+// Main is the TestMain of a package whose parallel tests mostly wait: it
+// runs them n at a time (Default) and exits with the tests' status.
+func Main(m *testing.M, n int) {
+	Default(n)
+	os.Exit(m.Run())
 }

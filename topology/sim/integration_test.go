@@ -12,7 +12,15 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/internal/testpar"
 )
+
+// TestMain runs the parallel tests (replica sets, step-downs, queues,
+// restarts: they mostly wait on the simulator's service times and the
+// driver's monitoring) more at once than one per core. The calibrations
+// stay serial: Go runs them before the parallel group.
+func TestMain(m *testing.M) { testpar.Main(m, 8) }
 
 // startSim starts a deployment for one test and closes it when it ends.
 func startSim(t testing.TB, spec string) *Deployment {
