@@ -238,7 +238,7 @@ func checkSimTelemetry(t *testing.T, s *results.StepResult) {
 // tickets and latency, and the total adds the routers up.
 func TestSimSharded(t *testing.T) {
 	d := testsrv.Sim(t, "shards=2,slots=4,service=1ms,routers=2")
-	s := measureStep(t, d, 8, 8, 500*time.Millisecond)
+	s := measureStep(t, d, 8, 8, 700*time.Millisecond)
 	logStep(t, s)
 	tel := s.Server
 	if len(tel.Hosts) != 2 {
