@@ -227,8 +227,17 @@ func checkSimTelemetry(t *testing.T, s *results.StepResult) {
 	} else if want := q * *tot.ReadLatencyUS / 1e6; math.Abs(*f-want) > 0.1*want {
 		t.Errorf("server in flight %.2f, query/s × read latency gives %.2f", *f, want)
 	}
+	// The client's own Little's law counts a caller in flight only while
+	// its call runs: on a starved load host the callers wait for a CPU
+	// between calls, and calls that began in a stall before the window
+	// end in it (main failed it 1 run in 6 beside two busy loops, 38%
+	// off, the step contended). A miss stands only with that evidence.
 	if !s.LittlesLaw.OK {
-		t.Errorf("Little's law failed in a plain closed loop: %+v", *s.LittlesLaw)
+		if ok, why := DefaultClassifier().Contended(s); ok {
+			t.Logf("Little's law off by %.0f%% with the load host contended: %s", s.LittlesLaw.DeviationPct, why)
+		} else {
+			t.Errorf("Little's law failed in a plain closed loop: %+v", *s.LittlesLaw)
+		}
 	}
 }
 
