@@ -146,15 +146,15 @@ func firstLast(tr []*float64) (first, last float64, ok bool) {
 // when neither has such evidence.
 func TestOpenLoopOnSimulator(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the simulator for about 15 s")
+		t.Skip("runs the simulator for about 10 s")
 	}
 	const capacity = 4000.0 // slots / service
 	// Above capacity the backlog is held to overInFlight calls, which the
-	// 2,000 arrivals a second beyond the capacity fill within a second of
-	// the 1.5-s window.
+	// 2,000 arrivals a second beyond the capacity fill a second after the
+	// step starts: 0.7 s into the 1-s window, after its 300-ms warm-up.
 	const overInFlight = 2000
 	sim := startSimChild(t, "slots=8,service=2ms")
-	r := openRunner(sim.URI, 300*time.Millisecond, 1500*time.Millisecond)
+	r := openRunner(sim.URI, 300*time.Millisecond, time.Second)
 	run := func(sp plan.StepSpec) results.StepResult {
 		t.Helper()
 		st, err := r.RunStep(context.Background(), sp)
