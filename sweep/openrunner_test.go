@@ -403,8 +403,10 @@ func TestOpenLoopStall(t *testing.T) {
 }
 
 // An open-loop step cancelled mid-window returns at once with the partial
-// step marked interrupted, and its dispatchers and calls gone.
+// step marked interrupted, and its dispatchers and calls gone. It asserts
+// no speed: it runs in the parallel group.
 func TestOpenLoopInterrupted(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the simulator")
 	}
