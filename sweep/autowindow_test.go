@@ -37,14 +37,15 @@ func TestAutoWindowRules(t *testing.T) {
 	const stallMax = 15 * time.Second
 	stallRule := autoWindow(3, time.Second, stallMax, 0)
 
-	// The noisy steps start first (the 8-s one sets the test's length),
-	// each as soon as its simulator is loaded.
+	// The noisy steps start first (the 8-s one sets the test's length).
+	// Their collection is not loaded: a second of 100-ms calls saved, and
+	// the simulator books a read's service time whatever it finds.
 	type outcome struct {
 		st  results.StepResult
 		err error
 	}
 	background := func(a *results.AutoPlan) <-chan outcome {
-		r := autoRunner(t, startSimChild(t, noisySpec).URI)
+		r := newSimRunner(startSimChild(t, noisySpec).URI, time.Second)
 		r.Auto = a
 		out := make(chan outcome, 1)
 		go func() {
@@ -54,7 +55,7 @@ func TestAutoWindowRules(t *testing.T) {
 		return out
 	}
 	noisy := [2]<-chan outcome{background(precisionRule), background(stallRule)}
-	steadyR := autoRunner(t, startSimChild(t, steadySpec).URI)
+	steadyR, _ := simRunner(t, startSimChild(t, steadySpec).URI, time.Second)
 	// The load host's own samples over each steady step, as its record
 	// would carry them from the CLI's observer.
 	steady := func(a *results.AutoPlan) results.StepResult {
@@ -132,14 +133,6 @@ func TestAutoWindowRules(t *testing.T) {
 
 func hasWarning(st results.StepResult, part string) bool {
 	return slices.ContainsFunc(st.Warnings, func(w string) bool { return strings.Contains(w, part) })
-}
-
-// autoRunner is a runner of closed-loop steps against the simulator at
-// uri, its workload loaded, for the auto-window tests to set Auto on.
-func autoRunner(t *testing.T, uri string) *runner {
-	t.Helper()
-	r, _ := simRunner(t, uri, time.Second)
-	return r
 }
 
 // checkAuto fails the test on err, or when st recorded no valid auto

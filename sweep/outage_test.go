@@ -111,16 +111,25 @@ func TestOutageStalls(t *testing.T) {
 // sim child helpers for the step tests.
 func simRunner(t *testing.T, uri string, d time.Duration, observers ...WindowObserver) (*runner, workload.Workload) {
 	t.Helper()
-	c := testsrv.Connect(t, uri)
-	w := workload.DefaultWorkload()
-	w.Records, w.Database = 200, "ps_outage"
-	lr, err := workload.Prepare(t.Context(), c, w, workload.PrepareOptions{})
+	r := newSimRunner(uri, d, observers...)
+	lr, err := workload.Prepare(t.Context(), testsrv.Connect(t, uri), r.Workload, workload.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.Keys = workload.NewKeySpace("uniform", int64(r.Workload.Records), lr.NextInsert)
+	return r, r.Workload
+}
+
+// newSimRunner is a runner of the step tests' workload against the
+// simulator at uri, in d-long windows, without loading its records
+// (simRunner does): the simulator books a read's service time whatever
+// the read finds.
+func newSimRunner(uri string, d time.Duration, observers ...WindowObserver) *runner {
+	w := workload.DefaultWorkload()
+	w.Records, w.Database = 200, "ps_outage"
 	return &runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Workload: w,
-		Keys: workload.NewKeySpace("uniform", 200, lr.NextInsert), Warmup: 300 * ms, Duration: d, OpTimeout: time.Second,
-		Observers: observers}, w
+		Keys: workload.NewKeySpace("uniform", int64(w.Records), int64(w.Records)), Warmup: 300 * ms, Duration: d, OpTimeout: time.Second,
+		Observers: observers}
 }
 
 // atWindow is an observer that runs f at a moment into each window, and
