@@ -25,7 +25,7 @@ import (
 // records, never speeds.
 func TestAutoWindowRules(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs three simulators for about 10 s")
+		t.Skip("runs three simulators for about 9 s")
 	}
 	const steadySpec, noisySpec = "slots=8,service=20ms", "slots=1,service=100ms,jitter=0.9"
 	// ±15 %, 1 to 8 s: the noisy step's half-width is near 16-19 % at
