@@ -22,11 +22,32 @@ import (
 // matches no document (the lock was removed, or taken over by a run that
 // thought it dead) has lost it: it stops loading at once, and its run
 // fails rather than measure a collection another run may be reloading.
-var (
+const (
 	lockBeat       = 2 * time.Second
 	lockStaleAfter = 20 * time.Second // ten beats missed
 	lockPoll       = 500 * time.Millisecond
 )
+
+// lockTiming is one lock's timing: the beat, the staleness and the
+// waiter's poll. Its zero value (and each zero field) is the production
+// timing above; tests shorten it per call, so that they can run at once.
+type lockTiming struct {
+	beat, staleAfter, poll time.Duration
+}
+
+// orDefault fills the zero fields with the production timing.
+func (t lockTiming) orDefault() lockTiming {
+	if t.beat <= 0 {
+		t.beat = lockBeat
+	}
+	if t.staleAfter <= 0 {
+		t.staleAfter = lockStaleAfter
+	}
+	if t.poll <= 0 {
+		t.poll = lockPoll
+	}
+	return t
+}
 
 // LockHolder describes who holds a load lock, for the waiter's message.
 type LockHolder struct {
@@ -60,6 +81,7 @@ type loadLock struct {
 	meta   *mongo.Collection
 	id     string
 	holder LockHolder
+	timing lockTiming
 	beat   *beat.Beating
 	ctx    context.Context
 	lose   context.CancelCauseFunc
@@ -70,7 +92,8 @@ func lockID(collection string) string { return "lock:" + collection }
 // acquireLoadLock takes the load lock for collection, waiting up to wait
 // for another run that holds it. waiting is told once when it has to wait,
 // and when it takes over a stale lock.
-func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, runID string, wait time.Duration, waiting func(string)) (*loadLock, error) {
+func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, runID string, wait time.Duration, timing lockTiming, waiting func(string)) (*loadLock, error) {
+	timing = timing.orDefault()
 	host, _ := os.Hostname()
 	me := LockHolder{RunID: runID, Host: host, PID: os.Getpid()}
 	id := lockID(collection)
@@ -83,7 +106,7 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 	for {
 		_, err := meta.InsertOne(ctx, lockDoc{ID: id, Holder: me, AcquiredAt: time.Now().UTC()})
 		if err == nil {
-			return startLock(ctx, meta, id, me), nil
+			return startLock(ctx, meta, id, me, timing), nil
 		}
 		if !mongo.IsDuplicateKeyError(err) {
 			return nil, fmt.Errorf("take the load lock in %s: %w", MetaCollection, err)
@@ -100,7 +123,7 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 		if cur.Beat != lastBeat {
 			lastBeat, lastSeen = cur.Beat, now
 		}
-		if now.Sub(lastSeen) >= lockStaleAfter {
+		if now.Sub(lastSeen) >= timing.staleAfter {
 			// The holder stopped beating: a run that died while loading.
 			res, err := meta.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "beat", Value: cur.Beat}},
 				bson.D{{Key: "$set", Value: bson.D{{Key: "holder", Value: me}, {Key: "beat", Value: cur.Beat + 1}, {Key: "acquired_at", Value: now.UTC()}}}})
@@ -111,7 +134,7 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 				if waiting != nil {
 					waiting(fmt.Sprintf("took over a stale load lock from %s, silent for %s", cur.Holder, now.Sub(lastSeen).Round(time.Second)))
 				}
-				return startLock(ctx, meta, id, me), nil
+				return startLock(ctx, meta, id, me, timing), nil
 			}
 			continue
 		}
@@ -126,18 +149,18 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(lockPoll):
+		case <-time.After(timing.poll):
 		}
 	}
 }
 
 // startLock keeps the lock alive by bumping its counter until release;
 // the lock's context derives from ctx and ends when the lock is lost.
-func startLock(ctx context.Context, meta *mongo.Collection, id string, me LockHolder) *loadLock {
-	l := &loadLock{meta: meta, id: id, holder: me}
+func startLock(ctx context.Context, meta *mongo.Collection, id string, me LockHolder, timing lockTiming) *loadLock {
+	l := &loadLock{meta: meta, id: id, holder: me, timing: timing}
 	l.ctx, l.lose = context.WithCancelCause(ctx)
-	l.beat = beat.Start(lockBeat, func(ctx context.Context) bool {
-		bctx, bcancel := context.WithTimeout(ctx, lockBeat)
+	l.beat = beat.Start(timing.beat, func(ctx context.Context) bool {
+		bctx, bcancel := context.WithTimeout(ctx, timing.beat)
 		defer bcancel()
 		res, err := meta.UpdateOne(bctx, l.ours(), bson.D{{Key: "$inc", Value: bson.D{{Key: "beat", Value: 1}}}})
 		if err != nil || res.MatchedCount > 0 {
@@ -176,7 +199,7 @@ func (l *loadLock) held() error {
 	if err := context.Cause(l.ctx); errors.Is(err, ErrLockLost) {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(l.ctx, lockStaleAfter)
+	ctx, cancel := context.WithTimeout(l.ctx, l.timing.staleAfter)
 	defer cancel()
 	err := l.meta.FindOne(ctx, l.ours()).Err()
 	switch {

@@ -21,6 +21,7 @@ import (
 // reuse the data. (Before the lock, all three failed with E11000 and left
 // a half-loaded collection.)
 func TestPrepareConcurrentRuns(t *testing.T) {
+	t.Parallel() // it waits on FerretDB and the lock (each test's timing is its own)
 	uri := testsrv.Ferret(t)
 	w := DefaultWorkload()
 	w.Records, w.Database = 2000, "ps_lock"
@@ -76,12 +77,7 @@ func TestPrepareConcurrentRuns(t *testing.T) {
 // recognised (its heartbeat stands still) and taken over; a live one makes
 // the waiter give up at its bound with a line naming the holder.
 func TestPrepareStaleLock(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts FerretDB")
-	}
-	old := lockStaleAfter
-	lockStaleAfter = time.Second
-	defer func() { lockStaleAfter = old }()
+	t.Parallel()
 	uri := testsrv.Ferret(t)
 	c := testsrv.Connect(t, uri)
 	ctx := context.Background()
@@ -93,7 +89,7 @@ func TestPrepareStaleLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	var said []string
-	lr, err := Prepare(ctx, c, w, PrepareOptions{RunID: "me", Waiting: func(m string) { said = append(said, m) }})
+	lr, err := Prepare(ctx, c, w, PrepareOptions{RunID: "me", Waiting: func(m string) { said = append(said, m) }, lock: lockTiming{staleAfter: time.Second}})
 	if err != nil || !lr.Loaded {
 		t.Fatalf("stale lock not taken over: %+v %v", lr, err)
 	}
@@ -104,16 +100,14 @@ func TestPrepareStaleLock(t *testing.T) {
 	// A live holder: its heartbeat keeps moving, so the waiter waits and
 	// then gives up, naming it.
 	w.Records = 200 // another shape, so a reload is needed
-	oldBeat := lockBeat
-	lockBeat, lockStaleAfter = 100*time.Millisecond, 2*time.Second
-	defer func() { lockBeat = oldBeat }()
-	held, err := acquireLoadLock(ctx, meta, w.Collection, "holder-run", time.Second, nil)
+	live := lockTiming{beat: 100 * time.Millisecond, staleAfter: 2 * time.Second}
+	held, err := acquireLoadLock(ctx, meta, w.Collection, "holder-run", time.Second, live, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.release()
 	start := time.Now()
-	_, err = Prepare(ctx, c, w, PrepareOptions{RunID: "waiter", LockWait: 3 * time.Second})
+	_, err = Prepare(ctx, c, w, PrepareOptions{RunID: "waiter", LockWait: 3 * time.Second, lock: live})
 	if !errors.Is(err, ErrLockTimeout) || !strings.Contains(err.Error(), "run holder-run") {
 		t.Errorf("waiting on a live lock: %v", err)
 	}
@@ -122,13 +116,10 @@ func TestPrepareStaleLock(t *testing.T) {
 	}
 }
 
-// lockTimings shortens the load lock's beat and staleness for a test, in
-// the production ratio (ten beats missed make a lock stale), and restores
-// them after it.
-func lockTimings(t *testing.T, beatEvery time.Duration) {
-	oldBeat, oldStale := lockBeat, lockStaleAfter
-	lockBeat, lockStaleAfter = beatEvery, 10*beatEvery
-	t.Cleanup(func() { lockBeat, lockStaleAfter = oldBeat, oldStale })
+// shortLock is the load lock's timing shortened for a test, in the
+// production ratio (ten beats missed make a lock stale).
+func shortLock(beatEvery time.Duration) lockTiming {
+	return lockTiming{beat: beatEvery, staleAfter: 10 * beatEvery}
 }
 
 // slowLoad is a workload whose load on a simulator with a 100 ms service
@@ -150,7 +141,8 @@ func slowLoad(db string) Workload {
 // matched nothing and the waiter "took over a stale load lock" from a live
 // holder after 20 s.)
 func TestPrepareTwoRunsOnSimulator(t *testing.T) {
-	lockTimings(t, 200*time.Millisecond)
+	t.Parallel() // the simulator, not this machine, paces the load
+	timing := shortLock(200 * time.Millisecond)
 	uri := testsrv.Sim(t, "slots=8,service=100ms").URI()
 	w := slowLoad("ps_twolock")
 	var (
@@ -170,7 +162,7 @@ func TestPrepareTwoRunsOnSimulator(t *testing.T) {
 				mu.Lock()
 				said[run] = append(said[run], m)
 				mu.Unlock()
-			}})
+			}, lock: timing})
 			mu.Lock()
 			lrs[run], errs[run] = lr, err
 			mu.Unlock()
@@ -186,8 +178,8 @@ func TestPrepareTwoRunsOnSimulator(t *testing.T) {
 	if errs[loader] != nil || errs[waiter] != nil || !lrs[loader].Loaded || !lrs[waiter].Reused {
 		t.Fatalf("loader %+v %v; waiter %+v %v", lrs[loader], errs[loader], lrs[waiter], errs[waiter])
 	}
-	if lrs[loader].Took < 2*lockStaleAfter {
-		t.Errorf("the load took %s, under twice the lock's staleness (%s): the test proves nothing", lrs[loader].Took, lockStaleAfter)
+	if lrs[loader].Took < 2*timing.staleAfter {
+		t.Errorf("the load took %s, under twice the lock's staleness (%s): the test proves nothing", lrs[loader].Took, timing.staleAfter)
 	}
 	all := strings.Join(said[waiter], "|")
 	if !strings.Contains(all, "waiting for run "+loader) || strings.Contains(all, "took over") || len(said[loader]) != 0 {
@@ -207,10 +199,15 @@ func TestPrepareTwoRunsOnSimulator(t *testing.T) {
 // TestPrepareLockLostMidLoad: a holder whose lock document is removed, or
 // taken over by another run, while it loads stops loading at its next
 // beat and fails, saying so; the collection is left marked incomplete, so
-// the next run reloads it whole.
+// the next run reloads it whole. The holder's load is paced by its
+// progress callback (50 ms after each batch of 500, four loaders: at
+// least 1.5 s for its 60,000 documents), so that it outlasts the beat
+// (200 ms) several times over whatever the machine; the next run loads
+// unpaced.
 func TestPrepareLockLostMidLoad(t *testing.T) {
-	lockTimings(t, 200*time.Millisecond)
-	uri := testsrv.Sim(t, "slots=8,service=100ms").URI()
+	t.Parallel()
+	timing := shortLock(200 * time.Millisecond)
+	uri := testsrv.Sim(t, "slots=8,service=1ms").URI()
 	for _, tt := range []struct {
 		name string
 		lose func(meta *mongo.Collection, id string) error
@@ -227,14 +224,19 @@ func TestPrepareLockLostMidLoad(t *testing.T) {
 		}, "run usurper on elsewhere (pid 7) took it over"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			w := slowLoad("ps_lost_" + strings.ReplaceAll(tt.name, " ", "_"))
+			t.Parallel()
+			w := DefaultWorkload()
+			w.Records, w.FieldCount, w.FieldLength, w.Database = 60_000, 1, 8, "ps_lost_"+strings.ReplaceAll(tt.name, " ", "_")
 			c := testsrv.Connect(t, uri)
 			meta := c.Database(w.Database).Collection(MetaCollection)
 			var loaded atomic.Int64
 			done := make(chan error, 1)
 			began := time.Now()
 			go func() {
-				_, err := Prepare(context.Background(), c, w, PrepareOptions{RunID: "holder", Progress: func(d, _ int) { loaded.Store(int64(d)) }})
+				_, err := Prepare(context.Background(), c, w, PrepareOptions{RunID: "holder", lock: timing, Progress: func(d, _ int) {
+					loaded.Store(int64(d))
+					time.Sleep(50 * time.Millisecond)
+				}})
 				done <- err
 			}()
 			for loaded.Load() < 5000 {
@@ -268,7 +270,7 @@ func TestPrepareLockLostMidLoad(t *testing.T) {
 			// The next run reloads it whole (the lock document is cleared
 			// first, as the usurper would on its release).
 			_, _ = meta.DeleteOne(context.Background(), bson.D{{Key: "_id", Value: lockID(w.Collection)}})
-			lr, err := Prepare(context.Background(), c, w, PrepareOptions{RunID: "next"})
+			lr, err := Prepare(context.Background(), c, w, PrepareOptions{RunID: "next", lock: timing})
 			if err != nil || !lr.Loaded || lr.Documents != int64(w.Records) {
 				t.Errorf("the next run: %+v %v, want a reload of %d documents", lr, err, w.Records)
 			}
