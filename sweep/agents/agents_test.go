@@ -161,6 +161,11 @@ func TestAgentsLockStep(t *testing.T) {
 func TestAgentsRefusedAndMissing(t *testing.T) {
 	t.Parallel() // it waits on agent timeouts (TestAgentsLockStep measures skew: serial)
 	uri, ss := agentSessions(t, "refused", 2, 3, 1500*time.Millisecond)
+	for _, s := range ss { // it asserts no skew: short windows
+		s.Plan.Duration = 500 * time.Millisecond
+		a := s.Coordinator.(*Agent)
+		a.PlanHash, a.Window = PlanHash(s, 3), s.Plan.Warmup+s.Plan.Duration
+	}
 	leader, odd := ss[0], ss[1]
 	odd.Plan.Trials = 2
 	odd.Coordinator.(*Agent).PlanHash = PlanHash(odd, 3)
