@@ -197,8 +197,9 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 			}
 			if removed {
 				tookOver = fmt.Sprintf("took over a stale load lock from %s, silent for %s", cur.Holder, now.Sub(lastSeen).Round(time.Second))
+				continue
 			}
-			continue
+			// Another waiter removes it: wait for that as for a holder.
 		}
 		if now.After(deadline) {
 			return nil, fmt.Errorf("%w: %s has held the lock since %s; wait for it to finish, or use another --database",
