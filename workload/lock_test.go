@@ -138,14 +138,14 @@ func shortLock(beatEvery time.Duration) lockTiming {
 	return lockTiming{beat: beatEvery, staleAfter: 10 * beatEvery}
 }
 
-// slowLoad is a workload whose load on a simulator with a 50 ms service
+// slowLoad is a workload whose load on a simulator with a 100 ms service
 // time takes at least 2.5 s of the simulator's own time, however fast the
-// machine (200 batches of 500 small documents, four at a time): longer
+// machine (100 batches of 500 small documents, four at a time): longer
 // than the lock's staleness, so that a waiter that took a live holder's
 // silence for death would take the lock over.
 func slowLoad(db string) Workload {
 	w := DefaultWorkload()
-	w.Records, w.FieldCount, w.FieldLength, w.Database = 100_000, 1, 8, db
+	w.Records, w.FieldCount, w.FieldLength, w.Database = 50_000, 1, 8, db
 	return w
 }
 
@@ -159,7 +159,7 @@ func slowLoad(db string) Workload {
 func TestPrepareTwoRunsOnSimulator(t *testing.T) {
 	t.Parallel() // the simulator, not this machine, paces the load
 	timing := shortLock(100 * time.Millisecond)
-	uri := testsrv.Sim(t, "slots=8,service=50ms").URI()
+	uri := testsrv.Sim(t, "slots=8,service=100ms").URI()
 	w := slowLoad("ps_twolock")
 	var (
 		wg   sync.WaitGroup
