@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,16 +56,7 @@ type lockTiming struct {
 
 // orDefault fills the zero fields with the production timing.
 func (t lockTiming) orDefault() lockTiming {
-	if t.beat <= 0 {
-		t.beat = lockBeat
-	}
-	if t.staleAfter <= 0 {
-		t.staleAfter = lockStaleAfter
-	}
-	if t.poll <= 0 {
-		t.poll = lockPoll
-	}
-	return t
+	return lockTiming{beat: cmp.Or(t.beat, lockBeat), staleAfter: cmp.Or(t.staleAfter, lockStaleAfter), poll: cmp.Or(t.poll, lockPoll)}
 }
 
 // LockHolder describes who holds a load lock, for the waiter's message.

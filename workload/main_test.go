@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"os"
 	"testing"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
@@ -9,7 +8,4 @@ import (
 
 // TestMain lets the lock tests, which mostly wait on servers, beats and
 // staleness, all run at once rather than one per core.
-func TestMain(m *testing.M) {
-	testsrv.ParallelDefault(8)
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testsrv.ParallelMain(m, 8) }

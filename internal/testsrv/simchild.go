@@ -95,6 +95,13 @@ func SimChild(tb testing.TB, spec string) *SimProcess {
 	return &SimProcess{URI: strings.TrimSpace(line), Cmd: cmd}
 }
 
+// ParallelMain is the TestMain of a package whose parallel tests mostly
+// wait on servers and timers: up to n of them run at once (ParallelDefault).
+func ParallelMain(m *testing.M, n int) {
+	ParallelDefault(n)
+	os.Exit(m.Run())
+}
+
 // ParallelDefault sets -test.parallel to n unless the command line gave
 // it: for a package whose parallel tests mostly wait, more of them than
 // the default of one per core may run at once. Call it from TestMain.

@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"os"
 	"testing"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
@@ -9,7 +8,4 @@ import (
 
 // TestMain lets the parallel tests, which mostly wait on agents'
 // heartbeats and timeouts, run more at once than one per core.
-func TestMain(m *testing.M) {
-	testsrv.ParallelDefault(8)
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testsrv.ParallelMain(m, 8) }
