@@ -82,54 +82,62 @@ func TestPrepareConcurrentRuns(t *testing.T) {
 func TestPrepareStaleLock(t *testing.T) {
 	t.Parallel()
 	uri := testsrv.Ferret(t)
-	c := testsrv.Connect(t, uri)
 	ctx := context.Background()
-	w := DefaultWorkload()
-	w.Records = 100
 	for _, token := range []string{"dead-token", ""} {
-		w.Database = "ps_stale" + token
-		meta := c.Database(w.Database).Collection(MetaCollection)
-		dead := lockDoc{ID: lockID(w.Collection), Holder: LockHolder{RunID: "dead-run", Host: "gone", PID: 1}, Token: token, Beat: 7, AcquiredAt: time.Now().Add(-time.Hour)}
-		if _, err := meta.InsertOne(ctx, dead); err != nil {
-			t.Fatal(err)
-		}
-		if token != "" {
-			if _, err := meta.InsertOne(ctx, beatDoc{ID: lockBeatID(token), Beat: 7}); err != nil {
+		t.Run(fmt.Sprintf("token %q", token), func(t *testing.T) {
+			t.Parallel()
+			c := testsrv.Connect(t, uri)
+			w := DefaultWorkload()
+			w.Records, w.Database = 100, "ps_stale"+token
+			meta := c.Database(w.Database).Collection(MetaCollection)
+			dead := lockDoc{ID: lockID(w.Collection), Holder: LockHolder{RunID: "dead-run", Host: "gone", PID: 1}, Token: token, Beat: 7, AcquiredAt: time.Now().Add(-time.Hour)}
+			if _, err := meta.InsertOne(ctx, dead); err != nil {
 				t.Fatal(err)
 			}
-		}
-		var said []string
-		lr, err := Prepare(ctx, c, w, PrepareOptions{RunID: "me", Waiting: func(m string) { said = append(said, m) }, lock: lockTiming{staleAfter: time.Second}})
-		if err != nil || !lr.Loaded {
-			t.Fatalf("stale lock (token %q) not taken over: %+v %v", token, lr, err)
-		}
-		if !strings.Contains(strings.Join(said, "|"), "took over a stale load lock from run dead-run on gone") {
-			t.Errorf("token %q: messages: %q", token, said)
-		}
-		if left, _ := meta.CountDocuments(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$ne", Value: w.Collection}}}}); left != 0 {
-			t.Errorf("token %q: %d documents of the load locks were left behind", token, left)
-		}
+			if token != "" {
+				if _, err := meta.InsertOne(ctx, beatDoc{ID: lockBeatID(token), Beat: 7}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var said []string
+			// A 2-s staleness: the holder's last check of its lock, bounded
+			// by the staleness, may take over a second on a busy FerretDB.
+			lr, err := Prepare(ctx, c, w, PrepareOptions{RunID: "me", Waiting: func(m string) { said = append(said, m) }, lock: lockTiming{staleAfter: 2 * time.Second}})
+			if err != nil || !lr.Loaded {
+				t.Fatalf("stale lock not taken over: %+v %v", lr, err)
+			}
+			if !strings.Contains(strings.Join(said, "|"), "took over a stale load lock from run dead-run on gone") {
+				t.Errorf("messages: %q", said)
+			}
+			if left, _ := meta.CountDocuments(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$ne", Value: w.Collection}}}}); left != 0 {
+				t.Errorf("%d documents of the load locks were left behind", left)
+			}
+		})
 	}
-	w.Database = "ps_stale"
-	meta := c.Database(w.Database).Collection(MetaCollection)
 
 	// A live holder: its heartbeat keeps moving, so the waiter waits and
 	// then gives up, naming it.
-	w.Records = 200 // another shape, so a reload is needed
-	live := lockTiming{beat: 100 * time.Millisecond, staleAfter: 2 * time.Second}
-	held, err := acquireLoadLock(ctx, meta, w.Collection, "holder-run", time.Second, live, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.release()
-	start := time.Now()
-	_, err = Prepare(ctx, c, w, PrepareOptions{RunID: "waiter", LockWait: 3 * time.Second, lock: live})
-	if !errors.Is(err, ErrLockTimeout) || !strings.Contains(err.Error(), "run holder-run") {
-		t.Errorf("waiting on a live lock: %v", err)
-	}
-	if d := time.Since(start); d > 20*time.Second {
-		t.Errorf("gave up after %s, want about 3 s", d)
-	}
+	t.Run("live", func(t *testing.T) {
+		t.Parallel()
+		c := testsrv.Connect(t, uri)
+		w := DefaultWorkload()
+		w.Records, w.Database = 200, "ps_stale_live"
+		meta := c.Database(w.Database).Collection(MetaCollection)
+		live := lockTiming{beat: 100 * time.Millisecond, staleAfter: 2 * time.Second}
+		held, err := acquireLoadLock(ctx, meta, w.Collection, "holder-run", time.Second, live, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer held.release()
+		start := time.Now()
+		_, err = Prepare(ctx, c, w, PrepareOptions{RunID: "waiter", LockWait: 3 * time.Second, lock: live})
+		if !errors.Is(err, ErrLockTimeout) || !strings.Contains(err.Error(), "run holder-run") {
+			t.Errorf("waiting on a live lock: %v", err)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("gave up after %s, want about 3 s", d)
+		}
+	})
 }
 
 // shortLock is the load lock's timing shortened for a test, in the

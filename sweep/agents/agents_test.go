@@ -241,6 +241,13 @@ func TestAgentsLateAgentSkipsAStep(t *testing.T) {
 		return nil
 	}
 	rs := runAgents(bg(2), leader, late)
+	if r, err := results.ReadResultsFile(leader.ResultsPath); err == nil {
+		for _, st := range r.Steps {
+			if st.Errors.Total() > 0 {
+				t.Logf("DIAG C=%d errors %+v sample %q ops %d", st.Concurrency, st.Errors, st.ErrorSample, st.Ops)
+			}
+		}
+	}
 	if rs[0].err != nil || rs[0].out.Status != results.StatusPartial || rs[0].out.Measured != 3 {
 		t.Fatalf("leader: %+v %v", rs[0].out, rs[0].err)
 	}
