@@ -231,23 +231,18 @@ func TestAgentsLeaderInterrupt(t *testing.T) {
 // window has ended) and is back in lock step for the next one.
 func TestAgentsLateAgentSkipsAStep(t *testing.T) {
 	t.Parallel() // it waits on agent timeouts (TestAgentsLockStep measures skew: serial)
-	_, ss := agentSessions(t, "late", 2, 2, 1500*time.Millisecond)
+	// A 3-s --agent-timeout: beside the other parallel tests and two busy
+	// loops, the late agent was once not ready for step 1 within 1.5 s.
+	_, ss := agentSessions(t, "late", 2, 2, 3*time.Second)
 	leader, late := ss[0], ss[1]
 	checks := 0
 	late.Targets[0].Check = func() error {
 		if checks++; checks == 2 {
-			time.Sleep(3 * time.Second) // step 2: far past the leader's --agent-timeout
+			time.Sleep(5 * time.Second) // step 2: far past the leader's --agent-timeout
 		}
 		return nil
 	}
 	rs := runAgents(bg(2), leader, late)
-	if r, err := results.ReadResultsFile(leader.ResultsPath); err == nil {
-		for _, st := range r.Steps {
-			if st.Errors.Total() > 0 {
-				t.Logf("DIAG C=%d errors %+v sample %q ops %d", st.Concurrency, st.Errors, st.ErrorSample, st.Ops)
-			}
-		}
-	}
 	if rs[0].err != nil || rs[0].out.Status != results.StatusPartial || rs[0].out.Measured != 3 {
 		t.Fatalf("leader: %+v %v", rs[0].out, rs[0].err)
 	}
