@@ -18,7 +18,7 @@ import (
 // is told each agent's phases.
 func autoSessions(t *testing.T, run string, maxWindow time.Duration, progress func(agent int, p sweep.Progress)) (string, []*sweep.Session) {
 	t.Helper()
-	uri, ss := agentSessions(t, run, 2, 2, 20*time.Second)
+	uri, ss := agentSessions(t, parallelSim, run, 2, 2, 20*time.Second)
 	for i, s := range ss {
 		s.Plan.Concurrency = []int{2}
 		s.Plan.Warmup = 200 * time.Millisecond
