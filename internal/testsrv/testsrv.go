@@ -9,6 +9,7 @@ package testsrv
 import (
 	"context"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,6 +43,8 @@ func Sim(t testing.TB, spec string) *sim.Deployment {
 	return d
 }
 
+var ferretStart sync.Mutex
+
 // Ferret starts embedded FerretDB (SQLite, in the test's temporary
 // directory) and returns its URI.
 func Ferret(t testing.TB) string {
@@ -51,7 +54,12 @@ func Ferret(t testing.TB) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// One start at a time: FerretDB's constructor writes a package
+	// variable (its version's Package), a data race between parallel
+	// tests under -race.
+	ferretStart.Lock()
 	srv, err := topology.StartEmbedded(ctx, topology.EmbeddedConfig{DataDir: t.TempDir()})
+	ferretStart.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}

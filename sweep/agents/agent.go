@@ -32,7 +32,7 @@ const Collection = "poolsweep_agents"
 // peer whose heartbeat stands still for agentStaleAfter, not counting the
 // window, on the observer's own clock (so that clock skew between hosts
 // does not matter), has stopped.
-var (
+const (
 	agentBeat       = time.Second
 	agentStaleAfter = 10 * time.Second
 	agentPoll       = 50 * time.Millisecond
@@ -66,6 +66,9 @@ type Agent struct {
 	Database  string
 	// Waiting is told what this agent is waiting for (may be nil).
 	Waiting func(msg string)
+	// staleAfter is this agent's silence rule (0: agentStaleAfter);
+	// tests shorten it per agent, so that they can run at once.
+	staleAfter time.Duration
 
 	client *mongo.Client
 	coll   *mongo.Collection
@@ -245,7 +248,7 @@ func (a *Agent) End(out *sweep.Outcome) {
 	}
 	a.ended = true
 	a.closeFleet()
-	ctx, cancel := context.WithTimeout(context.Background(), a.Timeout+a.StepTime+agentStaleAfter+10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), a.Timeout+a.StepTime+a.silenceRule()+10*time.Second)
 	defer cancel()
 	a.stopBeat()
 	defer a.close()
