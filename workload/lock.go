@@ -151,7 +151,8 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 		lastBeat  int64
 		lastSeen  time.Time
 		announced bool
-		tookOver  string // the stale holder this run removed, for its message
+		tookOver  string    // the stale holder this run removed, for its message
+		claimSeen time.Time // when another waiter's claim first kept this one from removing the stale lock
 	)
 	for {
 		l, err := insertLock(ctx, meta, id, me, timing)
@@ -179,7 +180,7 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 		}
 		now := time.Now()
 		if lastSeen.IsZero() || cur.Token != last.Token || cur.Holder != last.Holder || n != lastBeat {
-			last, lastBeat, lastSeen = cur, n, now
+			last, lastBeat, lastSeen, claimSeen = cur, n, now, time.Time{}
 		}
 		if now.Sub(lastSeen) >= timing.staleAfter {
 			// The holder stopped beating: a run that died while loading.
@@ -192,6 +193,20 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 				continue
 			}
 			// Another waiter removes it: wait for that as for a holder.
+			// A claim that stands for a whole staleness while the stale
+			// lock stays is a waiter's that died between its claim and
+			// its removal: drop the claim, so that the next look claims
+			// anew, instead of waiting out --lock-wait behind it.
+			switch {
+			case claimSeen.IsZero():
+				claimSeen = now
+			case now.Sub(claimSeen) >= timing.staleAfter:
+				if err := dropClaim(ctx, meta, cur); err != nil {
+					return nil, fmt.Errorf("take over the load lock in %s: %w", MetaCollection, err)
+				}
+				claimSeen = time.Time{}
+				continue
+			}
 		}
 		if now.After(deadline) {
 			return nil, fmt.Errorf("%w: %s has held the lock since %s; wait for it to finish, or use another --database",
@@ -225,13 +240,24 @@ func insertLock(ctx context.Context, meta *mongo.Collection, id string, me LockH
 	return startLock(ctx, meta, id, me, token, timing), nil
 }
 
+// staleClaimID names the claim to remove the stale lock cur.
+func staleClaimID(cur lockDoc) string {
+	if cur.Token == "" {
+		return lockClaimID(fmt.Sprintf("%s:%s:%d:%d", cur.ID, cur.Holder.RunID, cur.Holder.PID, cur.Beat))
+	}
+	return lockClaimID(cur.Token)
+}
+
+// dropClaim removes an abandoned claim to remove the stale lock cur.
+func dropClaim(ctx context.Context, meta *mongo.Collection, cur lockDoc) error {
+	_, err := meta.DeleteOne(ctx, bson.D{{Key: "_id", Value: staleClaimID(cur)}})
+	return err
+}
+
 // removeStale removes the stale lock cur, if no other waiter has claimed
 // its removal, and says whether this run removed it.
 func removeStale(ctx context.Context, meta *mongo.Collection, cur lockDoc) (bool, error) {
-	claim := lockClaimID(cur.Token)
-	if cur.Token == "" {
-		claim = lockClaimID(fmt.Sprintf("%s:%s:%d:%d", cur.ID, cur.Holder.RunID, cur.Holder.PID, cur.Beat))
-	}
+	claim := staleClaimID(cur)
 	if _, err := meta.InsertOne(ctx, bson.D{{Key: "_id", Value: claim}}); mongo.IsDuplicateKeyError(err) {
 		return false, nil // another waiter removes it
 	} else if err != nil {

@@ -83,12 +83,19 @@ func TestPrepareStaleLock(t *testing.T) {
 	t.Parallel()
 	uri := testsrv.Ferret(t)
 	ctx := context.Background()
-	for _, token := range []string{"dead-token", ""} {
-		t.Run(fmt.Sprintf("token %q", token), func(t *testing.T) {
+	for _, tc := range []struct {
+		token     string
+		claimLeft bool // a waiter that died after claiming the removal left its claim
+	}{{"dead-token", false}, {"", false}, {"dead-token", true}} {
+		token := tc.token
+		t.Run(fmt.Sprintf("token %q claim left %v", token, tc.claimLeft), func(t *testing.T) {
 			t.Parallel()
 			c := testsrv.Connect(t, uri)
 			w := DefaultWorkload()
 			w.Records, w.Database = 100, "ps_stale"+token
+			if tc.claimLeft {
+				w.Database += "_claim"
+			}
 			meta := c.Database(w.Database).Collection(MetaCollection)
 			dead := lockDoc{ID: lockID(w.Collection), Holder: LockHolder{RunID: "dead-run", Host: "gone", PID: 1}, Token: token, Beat: 7, AcquiredAt: time.Now().Add(-time.Hour)}
 			if _, err := meta.InsertOne(ctx, dead); err != nil {
@@ -99,10 +106,15 @@ func TestPrepareStaleLock(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if tc.claimLeft {
+				if _, err := meta.InsertOne(ctx, bson.D{{Key: "_id", Value: staleClaimID(dead)}}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var said []string
 			// A 2-s staleness: the holder's last check of its lock, bounded
 			// by the staleness, may take over a second on a busy FerretDB.
-			lr, err := Prepare(ctx, c, w, PrepareOptions{RunID: "me", Waiting: func(m string) { said = append(said, m) }, lock: lockTiming{staleAfter: 2 * time.Second}})
+			lr, err := Prepare(ctx, c, w, PrepareOptions{RunID: "me", LockWait: 20 * time.Second, Waiting: func(m string) { said = append(said, m) }, lock: lockTiming{staleAfter: 2 * time.Second}})
 			if err != nil || !lr.Loaded {
 				t.Fatalf("stale lock not taken over: %+v %v", lr, err)
 			}
