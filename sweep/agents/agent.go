@@ -41,6 +41,14 @@ const (
 	agentLead = 500 * time.Millisecond
 )
 
+// DefaultSilence and MinSilence bound Agent.Silence: ten beats missed by
+// default, three at the least (a busier host than that misses beats
+// without having stopped).
+const (
+	DefaultSilence = agentStaleAfter
+	MinSilence     = 3 * agentBeat
+)
+
 // Agent is this process as one agent of a run, and the session's
 // sweep.Coordinator: Count processes, on one host or many, measuring one
 // plan against one deployment in lock step. Index 0 leads: it waits
@@ -66,9 +74,11 @@ type Agent struct {
 	Database  string
 	// Waiting is told what this agent is waiting for (may be nil).
 	Waiting func(msg string)
-	// staleAfter is this agent's silence rule (0: agentStaleAfter);
-	// tests shorten it per agent, so that they can run at once.
-	staleAfter time.Duration
+	// Silence is how long another agent's heartbeat (bumped every
+	// agentBeat) may stand still, outside the measured windows, before
+	// this agent takes it for stopped and goes on without it
+	// (--agent-silence; 0: agentStaleAfter).
+	Silence time.Duration
 
 	client *mongo.Client
 	coll   *mongo.Collection

@@ -25,7 +25,7 @@ func autoSessions(t *testing.T, run string, maxWindow time.Duration, progress fu
 		s.Plan.Duration = 500 * time.Millisecond
 		s.Plan.Auto = plan.NewAutoPlan(false, true, 0, 0, 500*time.Millisecond, maxWindow, 5, 100)
 		a := s.Coordinator.(*Agent)
-		a.PlanHash, a.Window, a.staleAfter = PlanHash(s, 2), s.Plan.Warmup+maxWindow, 3*time.Second
+		a.PlanHash, a.Window, a.Silence = PlanHash(s, 2), s.Plan.Warmup+maxWindow, 3*time.Second
 		s.Hooks.Progress = func(p sweep.Progress) { progress(i, p) }
 	}
 	return uri, ss

@@ -26,8 +26,8 @@ func (a *Agent) stale(p *peer, now time.Time) bool { return a.silent(p, now) >= 
 // silenceRule is how long a peer may stay silent before it counts as
 // stopped: agentStaleAfter unless this agent was given its own.
 func (a *Agent) silenceRule() time.Duration {
-	if a.staleAfter > 0 {
-		return a.staleAfter
+	if a.Silence > 0 {
+		return a.Silence
 	}
 	return agentStaleAfter
 }
