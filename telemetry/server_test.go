@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/loopback"
+	"github.com/poolsweep/poolsweep/internal/testferret"
 	"github.com/poolsweep/poolsweep/internal/testpar"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) { testpar.Main(m, 8) }
 // of the fields, and each must come out null, not zero.
 func TestServerSamplerFerretDB(t *testing.T) {
 	t.Parallel()
-	host := testsrv.Host(t, testsrv.Ferret(t))
+	host := testsrv.Host(t, testferret.Start(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
@@ -144,7 +145,7 @@ func TestServerSamplerUnreachable(t *testing.T) {
 // ticks without counting errors, and Stop still closes the window.
 func TestServerSamplerCancelledContext(t *testing.T) {
 	t.Parallel()
-	host := testsrv.Host(t, testsrv.Ferret(t))
+	host := testsrv.Host(t, testferret.Start(t))
 	s, err := NewServerSampler([]string{host}, SamplerOptions{Interval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

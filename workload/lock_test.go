@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/poolsweep/poolsweep/internal/testferret"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
@@ -22,7 +23,7 @@ import (
 // a half-loaded collection.)
 func TestPrepareConcurrentRuns(t *testing.T) {
 	t.Parallel() // it waits on FerretDB and the lock (each test's timing is its own)
-	uri := testsrv.Ferret(t)
+	uri := testferret.Start(t)
 	w := DefaultWorkload()
 	w.Records, w.Database = 2000, "ps_lock"
 	var (
@@ -81,7 +82,7 @@ func TestPrepareConcurrentRuns(t *testing.T) {
 // waiter give up at its bound with a line naming the holder.
 func TestPrepareStaleLock(t *testing.T) {
 	t.Parallel()
-	uri := testsrv.Ferret(t)
+	uri := testferret.Start(t)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		token     string
@@ -331,7 +332,7 @@ func TestPrepareLockLostMidLoad(t *testing.T) {
 // no one may take a lock over here.
 func TestLoadLockOutlivesLateWrites(t *testing.T) {
 	t.Parallel()
-	uri := testsrv.Ferret(t)
+	uri := testferret.Start(t)
 	ca, cb, busy := testsrv.Connect(t, uri), testsrv.Connect(t, uri), testsrv.Connect(t, uri)
 	ctx, stop := context.WithCancel(context.Background())
 	var writers sync.WaitGroup
