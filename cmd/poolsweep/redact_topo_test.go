@@ -103,7 +103,9 @@ func TestTopoSweepHostileCredentials(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sweeps a simulator five times")
 	}
-	host, _ := startServe(t, "--sim", "slots=4,service=0s")
+	// 2-ms calls: a zero service time would run the five sweeps as fast as
+	// this machine goes, for nothing this test checks.
+	host, _ := startServe(t, "--sim", "slots=4,service=2ms")
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "mongodb://"), "/")
 	const a, b = credtest.SecretA, credtest.SecretB
 	for i, userPass := range []string{
