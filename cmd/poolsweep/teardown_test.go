@@ -27,8 +27,9 @@ func TestTelemetryCloseStoppedServer(t *testing.T) {
 		query         string
 		windowStopped bool // sample a window while the server is stopped
 	}{{"", false}, {"&connectTimeoutMS=0", true}} {
+		// One after the other in this test's slot: parallel subtests
+		// would wait for a slot behind every other parallel test.
 		t.Run(fmt.Sprintf("windowStopped=%v", tc.windowStopped), func(t *testing.T) {
-			t.Parallel() // each case has its own server and proxy
 			telemetryCloseStoppedServer(t, tc.query, tc.windowStopped)
 		})
 	}
