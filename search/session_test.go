@@ -68,15 +68,18 @@ func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *swe
 }
 
 // TestSearchSessionOnSimulator runs a pool search through the session
-// against the calibrated simulator (8 slots of 2 ms: knee 8, and below 8
+// against the calibrated simulator (8 slots of 5 ms: knee 8, and below 8
 // connections the slots go idle), interrupts it, resumes it to the end,
 // and checks the answers against the ground truth: 8 slots, so a knee
-// near 8 and a pool no smaller than one pool step below 8.
+// near 8 and a pool no smaller than one pool step below 8. (5 ms, not
+// the default 2: 1,600 ops/s at the plateau instead of 4,000, so that
+// this machine's CPU, which the simulator shares, hides the knee less
+// often and the ground truth is checked more often.)
 func TestSearchSessionOnSimulator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulator")
 	}
-	srv := testsrv.SimChild(t, "slots=8,service=2ms")
+	srv := testsrv.SimChild(t, "slots=8,service=5ms")
 	dir := t.TempDir()
 
 	// Interrupted after five steps, as Ctrl-C would.
