@@ -226,10 +226,12 @@ func TestCalibrationKneeAndPeak(t *testing.T) {
 			t.Errorf("knee (first N at 95%% of peak) = %d, want 8 or 16, one step either side at most", knee)
 		}
 	case knee > 32:
-		// Every level from the truth up to the knee found fell short; each
-		// must have been starved.
+		// Every plateau level before the knee found fell short; each must
+		// have been starved. (Not N=8: a knee of 16 is the truth's, with
+		// N=8 short of 95% of the peak by the client's own time per call
+		// on a healthy host, so its shortfall explains nothing either way.)
 		for _, n := range levels {
-			if n >= 8 && n < knee && !x[n].excused(t, fmt.Sprintf("short of 95%% of the peak (knee found at %d)", knee)) {
+			if n >= 16 && n < knee && !x[n].excused(t, fmt.Sprintf("short of 95%% of the peak (knee found at %d)", knee)) {
 				t.Errorf("knee (first N at 95%% of peak) = %d, want 8 or 16; N=%d ran on a healthy load host", knee, n)
 			}
 		}
