@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"image/png"
 	"io"
 	"math"
 	"os"
@@ -200,13 +201,19 @@ func (f *Figure) WriteSVG(w io.Writer) error {
 // WritePNG writes the figure as a PNG at pngDPI.
 func (f *Figure) WritePNG(w io.Writer) error {
 	fw, fh := f.size()
-	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(pngDPI))}
+	c := vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(pngDPI))
 	f.Draw(draw.New(c))
-	if _, err := c.WriteTo(w); err != nil {
+	if err := pngEncoder.Encode(w, c.Image()); err != nil {
 		return fmt.Errorf("figure %s: png: %w", f.Name, err)
 	}
 	return nil
 }
+
+// pngEncoder writes figures at zlib's fastest level: deflate at the
+// default level was over half of writing a figure (profiled: 1.9 s of
+// 3.4 s in the flag tests' figures), for PNGs 4% larger (361 KB against
+// 349 KB for the four figures of cmd/poolsweep/testdata/sim-api.jsonl).
+var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed}
 
 // figurePaths are the files WriteFiles writes for figs into dir, in its order:
 // each figure's PNG, then its SVG.

@@ -25,7 +25,8 @@ import (
 func TestMain(m *testing.M) { testsrv.Main(m) }
 
 // searchSession is a session against a simulator in a child process,
-// planned by a search over 1..64 at ×√2 with short windows.
+// planned by a search over 1..64 at ×√2 with short windows: 200 ms after
+// 50 ms hold 800 calls at the simulator's 4000/s plateau.
 func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *sweep.Session {
 	t.Helper()
 	levels, err := Levels(1, 64, math.Sqrt2)
@@ -53,7 +54,7 @@ func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *swe
 		Targets: []sweep.SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"},
 			NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, Observers: []sweep.WindowObserver{obs}, Judge: judge}},
 		Plan: plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 3,
-			Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, OpTimeout: 2 * time.Second,
+			Warmup: 50 * time.Millisecond, Duration: 200 * time.Millisecond, OpTimeout: 2 * time.Second,
 			Search: &results.SearchPlan{Mode: mode, Resolution: math.Sqrt2, Levels: levels}},
 		Workloads:   []workload.Workload{w},
 		ResultsPath: filepath.Join(dir, "results.jsonl"),
@@ -67,15 +68,18 @@ func searchSession(t *testing.T, srv *testsrv.SimProcess, dir, mode string) *swe
 }
 
 // TestSearchSessionOnSimulator runs a pool search through the session
-// against the calibrated simulator (8 slots of 2 ms: knee 8, and below 8
+// against the calibrated simulator (8 slots of 5 ms: knee 8, and below 8
 // connections the slots go idle), interrupts it, resumes it to the end,
 // and checks the answers against the ground truth: 8 slots, so a knee
-// near 8 and a pool no smaller than one pool step below 8.
+// near 8 and a pool no smaller than one pool step below 8. (5 ms, not
+// the default 2: 1,600 ops/s at the plateau instead of 4,000, so that
+// this machine's CPU, which the simulator shares, hides the knee less
+// often and the ground truth is checked more often.)
 func TestSearchSessionOnSimulator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulator")
 	}
-	srv := testsrv.SimChild(t, "slots=8,service=2ms")
+	srv := testsrv.SimChild(t, "slots=8,service=5ms")
 	dir := t.TempDir()
 
 	// Interrupted after five steps, as Ctrl-C would.

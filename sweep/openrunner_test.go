@@ -146,15 +146,15 @@ func firstLast(tr []*float64) (first, last float64, ok bool) {
 // when neither has such evidence.
 func TestOpenLoopOnSimulator(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the simulator for about 15 s")
+		t.Skip("runs the simulator for about 10 s")
 	}
 	const capacity = 4000.0 // slots / service
 	// Above capacity the backlog is held to overInFlight calls, which the
-	// 2,000 arrivals a second beyond the capacity fill within a second of
-	// the 1.5-s window.
+	// 2,000 arrivals a second beyond the capacity fill a second after the
+	// step starts: 0.7 s into the 1-s window, after its 300-ms warm-up.
 	const overInFlight = 2000
 	sim := startSimChild(t, "slots=8,service=2ms")
-	r := openRunner(sim.URI, 300*time.Millisecond, 1500*time.Millisecond)
+	r := openRunner(sim.URI, 300*time.Millisecond, time.Second)
 	run := func(sp plan.StepSpec) results.StepResult {
 		t.Helper()
 		st, err := r.RunStep(context.Background(), sp)
@@ -362,16 +362,16 @@ func (stallAt) Fill(*results.StepResult) {}
 // the stall; the uncorrected latency (from the send) sees it only for the
 // few calls that were on the wire, and its p99 stays at the service time.
 // Under FIFO queueing at 2,000 of 4,000/s a call arriving x into a stall
-// s waits s − x/2: the slowest 1% of a 3 s window arrived in its first
-// 60 ms, so the corrected p99 is just under s (≥ 0.9 s asserted) and the
-// maximum reaches it.
+// s waits s − x/2: the slowest 1% of a 2-s window arrived in its first
+// 40 ms, so the corrected p99 is just under s (≥ 0.9 s asserted) and the
+// maximum reaches it. The stall is the window's middle second.
 func TestOpenLoopStall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stalls a simulator")
 	}
 	sim := startSimChild(t, "slots=8,service=2ms")
-	r := openRunner(sim.URI, 500*time.Millisecond, 3*time.Second)
-	stall := stallAt{sim: sim, after: time.Second, stall: time.Second, took: make(chan time.Duration, 1)}
+	r := openRunner(sim.URI, 300*time.Millisecond, 2*time.Second)
+	stall := stallAt{sim: sim, after: 500 * time.Millisecond, stall: time.Second, took: make(chan time.Duration, 1)}
 	r.Observers = []WindowObserver{stall}
 	h0 := sampleHost()
 	st, err := r.RunStep(context.Background(), openSpec(2000, 16, plan.DefaultMaxInFlight))
@@ -403,8 +403,10 @@ func TestOpenLoopStall(t *testing.T) {
 }
 
 // An open-loop step cancelled mid-window returns at once with the partial
-// step marked interrupted, and its dispatchers and calls gone.
+// step marked interrupted, and its dispatchers and calls gone. It asserts
+// no speed: it runs in the parallel group.
 func TestOpenLoopInterrupted(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the simulator")
 	}

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/testferret"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/workload"
@@ -17,7 +18,7 @@ import (
 
 func TestPrepareOwnership(t *testing.T) {
 	t.Parallel()
-	uri := testsrv.Ferret(t)
+	uri := testferret.Start(t)
 	c := testsrv.Connect(t, uri)
 	ctx := context.Background()
 	w := workload.DefaultWorkload()
@@ -59,7 +60,7 @@ func TestPrepareOwnership(t *testing.T) {
 
 func TestRunStepAgainstFerretDB(t *testing.T) {
 	t.Parallel()
-	uri := testsrv.Ferret(t)
+	uri := testferret.Start(t)
 	c := testsrv.Connect(t, uri)
 	ctx := context.Background()
 	w, _ := workload.BuiltinWorkload("api", "")

@@ -20,7 +20,8 @@ import (
 // The soak tier's auto warm-up proof (about 20 s): the fast tier covers
 // MSER-5's cut on injected transients in analysis/steady (TestMSER5 and
 // its tables) and the auto window's plumbing on the simulator
-// (TestAutoWindowEndsByPrecision, TestStallRuleEndsNoisyWindow).
+// (TestAutoWindowRules: its subtests EndsByPrecision and
+// StallRuleEndsNoisyWindow).
 
 // TestAutoWarmupCutsTransient: a competing load on the simulator's slots
 // that fades out over its first 6 s (sixteen hog workers, one leaving

@@ -10,7 +10,6 @@ import (
 
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/telemetry"
 )
 
 // autoWindow is an auto window's settings for the tests.
@@ -20,50 +19,6 @@ func autoWindow(precisionPct float64, minD, maxD time.Duration, minCalls int64) 
 
 func stepSpec(c int) plan.StepSpec {
 	return plan.StepSpec{Target: "sim", Workload: "read", Concurrency: c, MaxPoolSize: c, PoolSetting: "match", Clients: 1, Trial: 1}
-}
-
-// TestAutoWindowEndsByPrecision: on a steady simulator step an auto
-// window ends early, at the precision; on a noisy one it runs on, here to
-// its maximum. Both are server-bound at a few hundred calls/s, so that a
-// busy load host does not set the noise: the steady step has 8 slots of a
-// 20-ms service (about 40 calls per 100-ms batch), the noisy one a single
-// slot of a 100-ms service jittered ±90 % (0, 1 or 2 calls per batch).
-// Ratios of the two windows, never speeds.
-func TestAutoWindowEndsByPrecision(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs two simulators for about 20 s")
-	}
-	steadySim := startSimChild(t, "slots=8,service=20ms")
-	noisySim := startSimChild(t, "slots=1,service=100ms,jitter=0.9")
-	run := func(uri string, c int) results.StepResult {
-		t.Helper()
-		// ±15 %: the noisy step's half-width is near 19 % at 8 s, so it
-		// runs to its maximum, its projection well within the stall
-		// rule's 2× (TestStallRuleEndsNoisyWindow is that rule's test).
-		return runAutoWindow(t, uri, c, autoWindow(15, time.Second, 8*time.Second, 0)) // no call minimum: noise alone decides
-	}
-	// The load host's own samples over the steady step, as its record
-	// would carry them from the CLI's observer.
-	host := telemetry.NewClientSampler()
-	host.Start()
-	steady := run(steadySim.URI, 8)
-	steady.Client = host.Stop()
-	noisy := run(noisySim.URI, 1)
-	t.Logf("steady: window %.2fs, end %s, %d batches of %d, half-width %v%%", steady.DurationS, steady.Steady.WindowEnd, steady.Steady.Batches, steady.Steady.BatchSize, deref(steady.Steady.HalfWidthPct))
-	t.Logf("noisy: window %.2fs, end %s, %d batches of %d, half-width %v%%", noisy.DurationS, noisy.Steady.WindowEnd, noisy.Steady.Batches, noisy.Steady.BatchSize, deref(noisy.Steady.HalfWidthPct))
-	// A starved load host delays the steady step's calls unevenly and makes
-	// its batches noisy too: it may then miss, with the evidence, never
-	// otherwise.
-	if (steady.Steady.WindowEnd != "precision" || deref(steady.Steady.HalfWidthPct) > 15) &&
-		!hostStarved(t, steady, "steady step: ended by "+steady.Steady.WindowEnd) {
-		t.Errorf("steady step: ended by %s at %v%%, want by the 15%% precision", steady.Steady.WindowEnd, deref(steady.Steady.HalfWidthPct))
-	}
-	if noisy.DurationS < 3*steady.DurationS && !hostStarved(t, steady, "the steady step's window was long") {
-		t.Errorf("noisy window %.2fs is not 3× the steady one's %.2fs", noisy.DurationS, steady.DurationS)
-	}
-	if noisy.Steady.WindowEnd == "precision" && deref(noisy.Steady.HalfWidthPct) > 15 {
-		t.Errorf("noisy step ended by precision at %v%%", deref(noisy.Steady.HalfWidthPct))
-	}
 }
 
 // TestFixedWindowUnchanged: with a fixed warm-up and window the step runs

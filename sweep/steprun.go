@@ -126,8 +126,12 @@ const disconnectTimeout = 10 * time.Second
 // faster so, and the next step starts from a quiet server. A client whose
 // Disconnect outlives its deadline is left behind, not the sweep with it
 // (teardown.Within).
-func disconnect(clients []*mongo.Client) {
-	ctx, cancel := context.WithTimeout(context.Background(), disconnectTimeout)
+func disconnect(clients []*mongo.Client) { disconnectWithin(clients, disconnectTimeout) }
+
+// disconnectWithin is disconnect with its deadline d, which the teardown
+// test shortens.
+func disconnectWithin(clients []*mongo.Client, d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	teardown.Within(ctx, func(ctx context.Context) {
 		var wg sync.WaitGroup

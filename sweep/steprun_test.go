@@ -9,8 +9,11 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/plan"
 )
 
@@ -65,40 +68,82 @@ func TestRunStepNeedsOpTimeout(t *testing.T) {
 // (a user's URI may say so) a connection handshaking with a stopped server
 // is never cancelled, and Disconnect waits for it before it looks at its
 // context: the sweep stayed in the step's teardown until the server woke.
+// The bound is disconnect's deadline (disconnectTimeout, 10 s) plus
+// teardown.Grace; the test gives the same code a 1-s deadline. It closes
+// the clients only once the pool has a handshake in flight with the
+// stopped server (a connection created and neither ready nor closed), so
+// that Disconnect does hang, and checks that the teardown ended at the
+// bound: not before the deadline (the bound, not Disconnect, ended it),
+// and within deadline + Grace.
 func TestDisconnectStoppedServer(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("stops a simulator for the teardown bound (10 s)")
+		t.Skip("stops a simulator for the teardown bound")
 	}
+	const deadline = time.Second
 	sim := startSimChild(t, "slots=8,service=1ms")
+	var mu sync.Mutex
+	handshaking := map[int64]bool{} // connections created and not yet ready or closed
+	monitor := &event.PoolMonitor{Event: func(e *event.PoolEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Type {
+		case event.ConnectionCreated:
+			handshaking[e.ConnectionID] = true
+		case event.ConnectionReady, event.ConnectionClosed:
+			delete(handshaking, e.ConnectionID)
+		}
+	}}
+	inFlight := func() int { mu.Lock(); defer mu.Unlock(); return len(handshaking) }
 	r := &runner{NewClient: func() *options.ClientOptions {
 		return options.Client().ApplyURI(sim.URI).SetDirect(true).SetConnectTimeout(0)
 	}}
-	clients, err := r.connect(plan.StepSpec{Concurrency: 4, MaxPoolSize: 4, Clients: 1}, 1, nil, nil)
+	c, err := mongo.Connect(r.stepClientOptions(plan.StepSpec{Concurrency: 4, MaxPoolSize: 4, Clients: 1}, 1, monitor, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
+	clients := []*mongo.Client{c}
 	ping := func(d time.Duration) error {
 		ctx, cancel := context.WithTimeout(t.Context(), d)
 		defer cancel()
-		return clients[0].Database("admin").RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err()
+		return c.Database("admin").RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err()
 	}
 	if err := ping(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	sim.Cmd.Process.Signal(syscall.SIGSTOP)
-	var wg sync.WaitGroup
-	for range 3 { // more than the one open connection: the pool dials more, whose handshakes hang
-		wg.Go(func() { ping(300 * time.Millisecond) })
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("no %s within 10 s", what)
+			}
+		}
 	}
-	wg.Wait()
+	waitFor("handshake done before the stop", func() bool { return inFlight() == 0 })
+	sim.Cmd.Process.Signal(syscall.SIGSTOP)
+	// More calls than the one open connection: the pool dials more, whose
+	// handshakes with the stopped server hang.
+	waitFor("handshake in flight with the stopped server", func() bool {
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() { ping(300 * time.Millisecond) })
+		}
+		wg.Wait()
+		return inFlight() > 0
+	})
 	start := time.Now()
 	done := make(chan struct{})
-	go func() { disconnect(clients); close(done) }()
+	go func() { disconnectWithin(clients, deadline); close(done) }()
+	// Slack past the bound for a busy host's timers.
+	limit := deadline + teardown.Grace + 5*time.Second
 	select {
 	case <-done:
-		t.Logf("teardown against a stopped server took %s", time.Since(start).Round(time.Millisecond))
-	case <-time.After(disconnectTimeout + 10*time.Second):
-		t.Errorf("closing a step's clients against a stopped server did not end within %s", disconnectTimeout+10*time.Second)
+		took := time.Since(start)
+		t.Logf("teardown against a stopped server, %d handshake(s) in flight, took %s (deadline %s, grace %s)", inFlight(), took.Round(time.Millisecond), deadline, teardown.Grace)
+		if took < deadline {
+			t.Errorf("the teardown ended after %s, before its %s deadline: Disconnect did not hang on the stopped server, so the bound was not tested", took, deadline)
+		}
+	case <-time.After(limit):
+		t.Errorf("closing a step's clients against a stopped server did not end within %s (deadline %s + grace %s)", limit, deadline, teardown.Grace)
 	}
 }

@@ -97,6 +97,7 @@ func TestProcSamplerBusyChild(t *testing.T) {
 
 // TestProcSamplerIdleChild is the other side: a sleeping child uses ~no CPU.
 func TestProcSamplerIdleChild(t *testing.T) {
+	t.Parallel()
 	st, _ := sampleChild(t, 300*time.Millisecond, "sleep", "5")
 	if st.CPUPct > 5 {
 		t.Errorf("sleeping child cpu = %.1f%%, want ≈ 0", st.CPUPct)

@@ -12,14 +12,23 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/loopback"
+	"github.com/poolsweep/poolsweep/internal/testferret"
+	"github.com/poolsweep/poolsweep/internal/testpar"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
+
+// TestMain runs the parallel tests (an unreachable host or shard,
+// FerretDB's null fields, an idle child: they wait on timeouts and
+// servers, and measure no speed) all at once. The samplers of this
+// process's and a busy child's CPU stay serial.
+func TestMain(m *testing.M) { testpar.Main(m, 8) }
 
 // TestServerSamplerFerretDB samples a real FerretDB while a little load
 // runs: FerretDB answers serverStatus (no sampler errors) but reports none
 // of the fields, and each must come out null, not zero.
 func TestServerSamplerFerretDB(t *testing.T) {
-	host := testsrv.Host(t, testsrv.Ferret(t))
+	t.Parallel()
+	host := testsrv.Host(t, testferret.Start(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
@@ -105,6 +114,7 @@ func TestServerSamplerFerretDB(t *testing.T) {
 // TestServerSamplerUnreachable: a host that refuses connections yields
 // counted errors and null fields, within the time bound, and never fails.
 func TestServerSamplerUnreachable(t *testing.T) {
+	t.Parallel()
 	host := loopback.ClosedAddr(t)
 
 	s, err := NewServerSampler([]string{host}, SamplerOptions{Interval: 100 * time.Millisecond, Timeout: 300 * time.Millisecond})
@@ -134,7 +144,8 @@ func TestServerSamplerUnreachable(t *testing.T) {
 // TestServerSamplerCancelledContext: ending Start's context stops the
 // ticks without counting errors, and Stop still closes the window.
 func TestServerSamplerCancelledContext(t *testing.T) {
-	host := testsrv.Host(t, testsrv.Ferret(t))
+	t.Parallel()
+	host := testsrv.Host(t, testferret.Start(t))
 	s, err := NewServerSampler([]string{host}, SamplerOptions{Interval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

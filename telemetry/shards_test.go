@@ -14,6 +14,7 @@ import (
 // the steps say shards_sampled false with the reason, no sampling error is
 // counted for it, and the next window does not try again.
 func TestShardUnreachable(t *testing.T) {
+	t.Parallel()
 	d := testsrv.Sim(t, "version=6.0,shards=2,slots=4,service=1ms")
 	if err := d.CloseShardListener(1); err != nil {
 		t.Fatal(err)

@@ -54,6 +54,8 @@ type PrepareOptions struct {
 	LockWait time.Duration
 	Progress func(done, total int) // documents loaded so far
 	Waiting  func(msg string)      // told when this run waits for another
+
+	lock lockTiming // the load lock's timing (zero: production's); tests shorten it
 }
 
 // DefaultLockWait is how long Prepare waits for another run's load.
@@ -78,7 +80,7 @@ func Prepare(ctx context.Context, client *mongo.Client, w Workload, o PrepareOpt
 	if wait <= 0 {
 		wait = DefaultLockWait
 	}
-	lock, err := acquireLoadLock(ctx, meta, w.Collection, o.RunID, wait, o.Waiting)
+	lock, err := acquireLoadLock(ctx, meta, w.Collection, o.RunID, wait, o.lock, o.Waiting)
 	if err != nil {
 		return LoadResult{}, fmt.Errorf("load %s: %w", ns, err)
 	}

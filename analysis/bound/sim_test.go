@@ -83,7 +83,7 @@ func measureStep(t *testing.T, d *sim.Deployment, c, p int, window time.Duration
 			}
 		})
 	}
-	time.Sleep(300 * time.Millisecond) // warm-up: pool filled, queues formed
+	time.Sleep(200 * time.Millisecond) // warm-up: pool filled, queues formed
 
 	cs := telemetry.NewClientSampler()
 	if err := sampler.Start(ctx); err != nil {
@@ -175,7 +175,7 @@ func TestSimBounds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := testsrv.Sim(t, tt.spec)
-			s := measureStep(t, d, tt.c, tt.p, time.Second)
+			s := measureStep(t, d, tt.c, tt.p, 500*time.Millisecond)
 			logStep(t, s)
 			boundOrContended(t, s, tt.bound)
 			checkSimTelemetry(t, s)
@@ -211,8 +211,8 @@ func checkSimTelemetry(t *testing.T, s *results.StepResult) {
 			t.Errorf("server query/s %.0f vs client ops/s %.0f: want within 15%%", q, s.OpsPerS)
 		}
 	}
-	// The sampler's own ~12 serverStatus are taken out of command/s; what
-	// remains is the load client's occasional heartbeat.
+	// The sampler's own serverStatus (one per 100 ms) are taken out of
+	// command/s; what remains is the load client's occasional heartbeat.
 	if cmd := tot.OpcountersPerS["command"] * s.DurationS; cmd > 4 {
 		t.Errorf("%.1f commands left in the window: the sampler's own were not subtracted", cmd)
 	}
@@ -227,8 +227,17 @@ func checkSimTelemetry(t *testing.T, s *results.StepResult) {
 	} else if want := q * *tot.ReadLatencyUS / 1e6; math.Abs(*f-want) > 0.1*want {
 		t.Errorf("server in flight %.2f, query/s × read latency gives %.2f", *f, want)
 	}
+	// The client's own Little's law counts a caller in flight only while
+	// its call runs: on a starved load host the callers wait for a CPU
+	// between calls, and calls that began in a stall before the window
+	// end in it (main failed it 1 run in 6 beside two busy loops, 38%
+	// off, the step contended). A miss stands only with that evidence.
 	if !s.LittlesLaw.OK {
-		t.Errorf("Little's law failed in a plain closed loop: %+v", *s.LittlesLaw)
+		if ok, why := DefaultClassifier().Contended(s); ok {
+			t.Logf("Little's law off by %.0f%% with the load host contended: %s", s.LittlesLaw.DeviationPct, why)
+		} else {
+			t.Errorf("Little's law failed in a plain closed loop: %+v", *s.LittlesLaw)
+		}
 	}
 }
 
@@ -293,7 +302,7 @@ func TestSimSharded(t *testing.T) {
 // tickets out with ops queued, and the bound names it.
 func TestSimShardBound(t *testing.T) {
 	d := testsrv.Sim(t, "version=7.0,shards=2,slots=4,service=2ms,routers=2")
-	s := measureStep(t, d, 32, 32, time.Second)
+	s := measureStep(t, d, 32, 32, 500*time.Millisecond)
 	logStep(t, s)
 	boundOrContended(t, s, BoundServer)
 	if s.Bound == BoundServer && (!strings.HasPrefix(s.BoundReason, "shard shard") || !strings.Contains(s.BoundReason, "read tickets exhausted")) {

@@ -52,17 +52,15 @@ func TestMain(m *testing.M) {
 // inOwnProcess.
 const ownProcessEnv = "POOLSWEEP_TEST_OWN_PROCESS"
 
-// inOwnProcess runs the calling test in a test binary of its own and
-// reports true, with the test's verdict given by that process; in that
-// process it reports false, and the test runs. A test that changes
-// process-wide state (t.Chdir) is then run beside the parallel ones.
-func inOwnProcess(t *testing.T) bool {
+// ownProcess starts the test named name (a subtest's full name) in a
+// test binary of its own, at once, and returns a wait that reports that
+// process's verdict on t. A test that changes process-wide state
+// (t.Chdir) then runs beside the parallel ones; a test that starts
+// several at once waits for each in its own subtest, so that all of them
+// run in the slot of the one test, not queued behind the others'.
+func ownProcess(t *testing.T, name string) (wait func(t *testing.T)) {
 	t.Helper()
-	if os.Getenv(ownProcessEnv) == t.Name() {
-		return false
-	}
-	t.Parallel()
-	args := []string{"-test.run=^" + t.Name() + "$", "-test.count=1"}
+	args := []string{"-test.run=^" + name + "$", "-test.count=1"}
 	if testing.Short() {
 		args = append(args, "-test.short")
 	}
@@ -75,16 +73,32 @@ func inOwnProcess(t *testing.T) bool {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, ownProcessEnv+"="+t.Name())
-	out, err := cmd.CombinedOutput()
-	if testing.Verbose() || err != nil {
-		t.Logf("%s in a process of its own:\n%s", t.Name(), out)
+	cmd.Env = append(cmd.Env, ownProcessEnv+"="+name)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Start()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err == nil {
+			err = cmd.Wait()
+		}
+	}()
+	return func(t *testing.T) {
+		t.Helper()
+		<-done
+		if testing.Verbose() || err != nil {
+			t.Logf("%s in a process of its own:\n%s", name, out.String())
+		}
+		if err != nil {
+			t.Errorf("%s failed in a process of its own: %v", name, err)
+		}
 	}
-	if err != nil {
-		t.Errorf("%s failed in a process of its own: %v", t.Name(), err)
-	}
-	return true
 }
+
+// inOwnProcessChild says whether this test binary is the one ownProcess
+// started for t.
+func inOwnProcessChild(t *testing.T) bool { return os.Getenv(ownProcessEnv) == t.Name() }
 
 // ownProcessChild says whether this test binary is one inOwnProcess
 // started.

@@ -75,6 +75,7 @@ var flagContext = map[string][]string{
 	"agents":        {"--agent-index", "0", "--run-id", "r", "--uri", "mongodb://h/"},
 	"agent-index":   {"--agents", "1024", "--run-id", "r", "--uri", "mongodb://h/"},
 	"agent-timeout": {"--agents", "2", "--agent-index", "0", "--run-id", "r", "--uri", "mongodb://h/"},
+	"agent-silence": {"--agents", "2", "--agent-index", "0", "--run-id", "r", "--uri", "mongodb://h/"},
 	"run-id":        {"--agents", "2", "--agent-index", "0", "--uri", "mongodb://h/"},
 }
 
@@ -97,13 +98,23 @@ func TestHostileFlags(t *testing.T) {
 		t.Parallel()
 	}
 	root := newRootCmd(&env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, dryRunners)
+	if ownProcessChild() {
+		for _, cmd := range root.Commands() {
+			t.Run(cmd.Name(), func(t *testing.T) {
+				if inOwnProcessChild(t) {
+					hostileWalk(t, cmd.Name())
+				}
+			})
+		}
+		return
+	}
+	// Every command's walk in a process of its own, all started now.
+	waits := map[string]func(*testing.T){}
 	for _, cmd := range root.Commands() {
-		t.Run(cmd.Name(), func(t *testing.T) {
-			if inOwnProcess(t) {
-				return
-			}
-			hostileWalk(t, cmd.Name())
-		})
+		waits[cmd.Name()] = ownProcess(t, t.Name()+"/"+cmd.Name())
+	}
+	for _, cmd := range root.Commands() {
+		t.Run(cmd.Name(), func(t *testing.T) { waits[cmd.Name()](t) })
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/topology/embedded"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
@@ -186,9 +187,9 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 			return usagef("--data: %v", err)
 		}
 	}
-	srv, err := topology.StartEmbedded(startCtx, topology.EmbeddedConfig{DataDir: dir, Listen: o.listen, PostgreSQLURL: o.postgresqlURL, Log: logw})
+	srv, err := embedded.Start(startCtx, embedded.Config{DataDir: dir, Listen: o.listen, PostgreSQLURL: o.postgresqlURL, Log: logw})
 	cancelStart()
-	if errors.Is(err, topology.ErrBackend) && o.postgresqlURL != "" {
+	if errors.Is(err, embedded.ErrBackend) && o.postgresqlURL != "" {
 		return fmt.Errorf("--postgresql-url: PostgreSQL at %s does not answer (%w); check the URL and that the server runs", topology.Redact(o.postgresqlURL), err)
 	}
 	if err != nil {

@@ -24,6 +24,7 @@ type agentOptions struct {
 	agentIndex   int
 	runID        string
 	agentTimeout time.Duration
+	agentSilence time.Duration
 	spawn        int
 	targetsFD    int // an agent of --spawn reads its targets from this inherited descriptor
 
@@ -47,6 +48,7 @@ func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
 	intVar(f, &o.agentIndex, "agent-index", 0, 0, maxAgents-1, "agent mode: this agent's index, 0 to --agents-1; index 0 leads")
 	textVar(f, &o.runID, "run-id", "", "a name of letters, digits, . _ -", checkRunID, "the run's name (letters, digits, . _ -); agent mode: the same on every agent (default: the start time and a random suffix)")
 	durationVar(f, &o.agentTimeout, "agent-timeout", defaultAgentTimeout, time.Second, 24*time.Hour, "agent mode: how long to wait for an agent to join or be ready for a step, 1s to 24h; a step then runs without it and is marked partial")
+	durationVar(f, &o.agentSilence, "agent-silence", agents.DefaultSilence, agents.MinSilence, time.Hour, "agent mode: how long an agent's heartbeat (once a second) may stand still, outside the measured windows, before the others take it for stopped and go on without it, 3s to 1h")
 	intVar(f, &o.spawn, "spawn", 0, 1, maxSpawn, "start this many agent processes on this machine, run the plan in lock step and merge their results (for large hosts and tests)")
 	// An inherited descriptor: 0 to 2 are the standard streams.
 	intVar(f, &o.targetsFD, "targets-fd", 0, 3, maxTargetsFD, "internal: the agents --spawn starts read their targets from this inherited descriptor, so that no password is on a command line")
@@ -89,7 +91,7 @@ func (o *sweepOptions) validateAgents(cfg *sweepConfig) error {
 		return nil
 	}
 	if !o.changed("agents") {
-		for _, f := range []string{"agent-index", "agent-timeout"} {
+		for _, f := range []string{"agent-index", "agent-timeout", "agent-silence"} {
 			if o.changed(f) {
 				return usagef("--%s: only with --agents (or --spawn)", f)
 			}
@@ -143,7 +145,7 @@ func (o *sweepOptions) wireAgents(e *env, session *sweep.Session, progress *prog
 	}
 	t := session.Targets[0]
 	session.Coordinator = &agents.Agent{RunID: session.RunID, Count: o.agents, Index: o.agentIndex, PlanHash: agents.PlanHash(session, o.agents),
-		ClientsPerAgent: session.Plan.Clients, Timeout: o.agentTimeout, NewClient: t.NewClient, Database: session.Workloads[0].Database,
+		ClientsPerAgent: session.Plan.Clients, Timeout: o.agentTimeout, Silence: o.agentSilence, NewClient: t.NewClient, Database: session.Workloads[0].Database,
 		StepTime: longestStep(session.Plan) + session.Plan.OpTimeout*5/4 + o.prewarm + 20*time.Second,
 		Window:   longestStep(session.Plan),
 		Waiting: func(msg string) {

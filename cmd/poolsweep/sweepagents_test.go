@@ -330,7 +330,9 @@ func TestAgentKilledMidSweep(t *testing.T) {
 	uri, _ := startServe(t, "--sim", "shards=3,slots=4,service=2ms,routers=2")
 	dir := t.TempDir()
 	const run = "killtest"
-	procs, logs := agentProcs(t, uri, dir, run, 3, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "2s", "--records", "1000")
+	// A 4-s silence rule (10 s by default): the survivors wait that long
+	// after step 2 for agent 2 before they go on without it.
+	procs, logs := agentProcs(t, uri, dir, run, 3, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "2s", "--records", "1000", "--agent-silence", "4s")
 	// Watch the coordination documents for step 2's start, and kill agent
 	// 2 halfway through its window.
 	coll := testsrv.Connect(t, uri).Database("poolsweep").Collection(agents.Collection)
@@ -424,7 +426,7 @@ func TestAgentLeaderDiesFollowerFails(t *testing.T) {
 	uri, _ := startServe(t, "--sim", "slots=4,service=2ms")
 	dir := t.TempDir()
 	const run = "leaderdies"
-	procs, logs := agentProcs(t, uri, dir, run, 2, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "1s", "--records", "500")
+	procs, logs := agentProcs(t, uri, dir, run, 2, "--concurrency", "1,2,4", "--warmup", "300ms", "--duration", "1s", "--records", "500", "--agent-silence", "4s")
 	awaitStepStart(t, uri, run, 2, logs[0])
 	if err := procs[0].Process.Kill(); err != nil {
 		t.Fatal(err)

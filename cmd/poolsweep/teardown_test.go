@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -26,35 +27,43 @@ func TestTelemetryCloseStoppedServer(t *testing.T) {
 		query         string
 		windowStopped bool // sample a window while the server is stopped
 	}{{"", false}, {"&connectTimeoutMS=0", true}} {
-		_, p := faultTarget(t)
-		st := &sweepTarget{Target: topology.Target{Name: "t", URI: "mongodb://" + p.Addr() + "/?directConnection=true" + tc.query},
-			header: results.TargetHeader{Name: "t", Hosts: []string{p.Addr()}}}
-		tel, err := newStepTelemetry(st, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tel.WindowStart(t.Context())
-		tel.WindowEnd()
-		var step results.StepResult
-		tel.Fill(&step)
-		if step.Server == nil || step.Server.SamplerErrors != 0 {
-			t.Fatalf("%q: the window before the stop was not sampled: %+v", tc.query, step.Server)
-		}
-		p.SetBlackhole(true)
-		if tc.windowStopped {
-			tel.WindowStart(t.Context())
-			time.Sleep(1500 * time.Millisecond) // one more sample, on a new connection
-			tel.WindowEnd()
-		}
-		closed := make(chan struct{})
-		go func() { tel.Close(); close(closed) }()
-		bound := telemetryCloseBound + teardown.Grace
-		select {
-		case <-closed:
-		case <-time.After(bound + 5*time.Second):
-			t.Errorf("%q: closing the telemetry of a server that stopped answering took over %s; the bound is %s", tc.query, bound+5*time.Second, bound)
-		}
-		p.SetBlackhole(false)
-		<-closed
+		// One after the other in this test's slot: parallel subtests
+		// would wait for a slot behind every other parallel test.
+		t.Run(fmt.Sprintf("windowStopped=%v", tc.windowStopped), func(t *testing.T) {
+			telemetryCloseStoppedServer(t, tc.query, tc.windowStopped)
+		})
 	}
+}
+
+func telemetryCloseStoppedServer(t *testing.T, query string, windowStopped bool) {
+	_, p := faultTarget(t)
+	st := &sweepTarget{Target: topology.Target{Name: "t", URI: "mongodb://" + p.Addr() + "/?directConnection=true" + query},
+		header: results.TargetHeader{Name: "t", Hosts: []string{p.Addr()}}}
+	tel, err := newStepTelemetry(st, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel.WindowStart(t.Context())
+	tel.WindowEnd()
+	var step results.StepResult
+	tel.Fill(&step)
+	if step.Server == nil || step.Server.SamplerErrors != 0 {
+		t.Fatalf("%q: the window before the stop was not sampled: %+v", query, step.Server)
+	}
+	p.SetBlackhole(true)
+	if windowStopped {
+		tel.WindowStart(t.Context())
+		time.Sleep(1500 * time.Millisecond) // one more sample, on a new connection
+		tel.WindowEnd()
+	}
+	closed := make(chan struct{})
+	go func() { tel.Close(); close(closed) }()
+	bound := telemetryCloseBound + teardown.Grace
+	select {
+	case <-closed:
+	case <-time.After(bound + 5*time.Second):
+		t.Errorf("%q: closing the telemetry of a server that stopped answering took over %s; the bound is %s", query, bound+5*time.Second, bound)
+	}
+	p.SetBlackhole(false)
+	<-closed
 }

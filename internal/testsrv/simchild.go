@@ -3,16 +3,15 @@ package testsrv
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/testpar"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
@@ -95,14 +94,6 @@ func SimChild(tb testing.TB, spec string) *SimProcess {
 	return &SimProcess{URI: strings.TrimSpace(line), Cmd: cmd}
 }
 
-// ParallelDefault sets -test.parallel to n unless the command line gave
-// it: for a package whose parallel tests mostly wait, more of them than
-// the default of one per core may run at once. Call it from TestMain.
-func ParallelDefault(n int) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", strconv.Itoa(n))
-	}
-}
+// ParallelDefault is testpar.Default, for the packages that already use
+// testsrv.
+func ParallelDefault(n int) { testpar.Default(n) }

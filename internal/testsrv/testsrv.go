@@ -1,8 +1,9 @@
-// Package testsrv starts, for tests, the servers poolsweep measures: the
-// calibrated simulator and embedded FerretDB, in-process on loopback
-// ports, each stopped when its test ends, and connects driver clients to
-// them. Starting a server is what makes a test slow, so both skip the test
-// under -short. Only tests import this package (topology/sim's own tests
+// Package testsrv starts, for tests, the calibrated simulator in-process
+// on loopback ports, stopped when its test ends, and connects driver
+// clients to it and to any other test server (internal/testferret starts
+// embedded FerretDB: a package of its own, so that only the tests that
+// use FerretDB link it). Starting a server is what makes a test slow, so
+// it skips the test under -short. Only tests import this package (topology/sim's own tests
 // cannot: it imports topology/sim).
 package testsrv
 
@@ -15,7 +16,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
@@ -40,23 +40,6 @@ func Sim(t testing.TB, spec string) *sim.Deployment {
 		}
 	})
 	return d
-}
-
-// Ferret starts embedded FerretDB (SQLite, in the test's temporary
-// directory) and returns its URI.
-func Ferret(t testing.TB) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("starts FerretDB")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	srv, err := topology.StartEmbedded(ctx, topology.EmbeddedConfig{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Stop() })
-	return srv.URI
 }
 
 // Host is the host:port of a single-host URI such as Sim's or Ferret's.

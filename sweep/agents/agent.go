@@ -32,13 +32,21 @@ const Collection = "poolsweep_agents"
 // peer whose heartbeat stands still for agentStaleAfter, not counting the
 // window, on the observer's own clock (so that clock skew between hosts
 // does not matter), has stopped.
-var (
+const (
 	agentBeat       = time.Second
 	agentStaleAfter = 10 * time.Second
 	agentPoll       = 50 * time.Millisecond
 	// agentLead is how far ahead of now the leader sets a step's start:
 	// room for every agent to see it, so that all begin on time.
 	agentLead = 500 * time.Millisecond
+)
+
+// DefaultSilence and MinSilence bound Agent.Silence: ten beats missed by
+// default, three at the least (a busier host than that misses beats
+// without having stopped).
+const (
+	DefaultSilence = agentStaleAfter
+	MinSilence     = 3 * agentBeat
 )
 
 // Agent is this process as one agent of a run, and the session's
@@ -66,6 +74,11 @@ type Agent struct {
 	Database  string
 	// Waiting is told what this agent is waiting for (may be nil).
 	Waiting func(msg string)
+	// Silence is how long another agent's heartbeat (bumped every
+	// agentBeat) may stand still, outside the measured windows, before
+	// this agent takes it for stopped and goes on without it
+	// (--agent-silence; 0: agentStaleAfter).
+	Silence time.Duration
 
 	client *mongo.Client
 	coll   *mongo.Collection
@@ -245,7 +258,7 @@ func (a *Agent) End(out *sweep.Outcome) {
 	}
 	a.ended = true
 	a.closeFleet()
-	ctx, cancel := context.WithTimeout(context.Background(), a.Timeout+a.StepTime+agentStaleAfter+10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), a.Timeout+a.StepTime+a.silenceRule()+10*time.Second)
 	defer cancel()
 	a.stopBeat()
 	defer a.close()

@@ -22,14 +22,24 @@ import (
 	"github.com/poolsweep/poolsweep/workload"
 )
 
-// agentSessions starts a simulator and returns its URI and made sessions
-// (agents 0 to made-1) of run, a run of count agents, each writing to its
-// own directory; timeout is --agent-timeout. The plan is C=1,2,4 with
-// windows long enough that the few tens of milliseconds by which a busy
-// 2-core machine starts agents apart stay under 5% of them.
-func agentSessions(t *testing.T, run string, made, count int, timeout time.Duration) (string, []*sweep.Session) {
+// The simulators of the agents' tests. The lock step (serial) measures
+// against 1-ms service; the tests that run in parallel against 5-ms
+// service, so that their closed loops cost the machine a fifth as much:
+// at 1 ms, seven of them at once beside two busy loops starved their own
+// coordination (a leader's word once stood still for 5 s).
+const (
+	lockStepSim = "slots=8,service=1ms"
+	parallelSim = "slots=8,service=5ms"
+)
+
+// agentSessions starts a simulator of spec and returns its URI and made
+// sessions (agents 0 to made-1) of run, a run of count agents, each
+// writing to its own directory; timeout is --agent-timeout. The plan is
+// C=1,2,4 with windows long enough that the few tens of milliseconds by
+// which a busy 2-core machine starts agents apart stay under 5% of them.
+func agentSessions(t *testing.T, spec, run string, made, count int, timeout time.Duration) (string, []*sweep.Session) {
 	t.Helper()
-	uri := testsrv.Sim(t, "slots=8,service=1ms").URI()
+	uri := testsrv.Sim(t, spec).URI()
 	dir := t.TempDir()
 	levels, _ := plan.ParseLevels("1,2,4", plan.MaxConcurrency)
 	ss := make([]*sweep.Session, made)
@@ -102,7 +112,7 @@ func checkNoLeftover(t *testing.T, uri, run string) {
 // (overlap ≥ 95%), the merge sums them, and the coordination documents
 // are gone at the end.
 func TestAgentsLockStep(t *testing.T) {
-	uri, ss := agentSessions(t, "lockstep", 3, 3, 20*time.Second)
+	uri, ss := agentSessions(t, lockStepSim, "lockstep", 3, 3, 20*time.Second)
 	for i, r := range runAgents(bg(3), ss...) {
 		if r.err != nil || r.out.Status != results.StatusComplete || r.out.Measured != 3 {
 			t.Fatalf("agent %d: %+v %v", i, r.out, r.err)
@@ -160,7 +170,12 @@ func TestAgentsLockStep(t *testing.T) {
 // step is partial, naming both, and so is the run.
 func TestAgentsRefusedAndMissing(t *testing.T) {
 	t.Parallel() // it waits on agent timeouts (TestAgentsLockStep measures skew: serial)
-	uri, ss := agentSessions(t, "refused", 2, 3, 1500*time.Millisecond)
+	uri, ss := agentSessions(t, parallelSim, "refused", 2, 3, 1500*time.Millisecond)
+	for _, s := range ss { // it asserts no skew: short windows
+		s.Plan.Duration = 500 * time.Millisecond
+		a := s.Coordinator.(*Agent)
+		a.PlanHash, a.Window = PlanHash(s, 3), s.Plan.Warmup+s.Plan.Duration
+	}
 	leader, odd := ss[0], ss[1]
 	odd.Plan.Trials = 2
 	odd.Coordinator.(*Agent).PlanHash = PlanHash(odd, 3)
@@ -202,7 +217,7 @@ func TestAgentsRefusedAndMissing(t *testing.T) {
 // their next barrier; they end interrupted, naming the leader.
 func TestAgentsLeaderInterrupt(t *testing.T) {
 	t.Parallel() // it waits on agent timeouts (TestAgentsLockStep measures skew: serial)
-	uri, ss := agentSessions(t, "interrupt", 2, 2, 20*time.Second)
+	uri, ss := agentSessions(t, parallelSim, "interrupt", 2, 2, 20*time.Second)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ss[0].Hooks.Step = func(n, _ int, _ results.StepResult) {
 		if n == 1 {
@@ -226,12 +241,14 @@ func TestAgentsLeaderInterrupt(t *testing.T) {
 // window has ended) and is back in lock step for the next one.
 func TestAgentsLateAgentSkipsAStep(t *testing.T) {
 	t.Parallel() // it waits on agent timeouts (TestAgentsLockStep measures skew: serial)
-	_, ss := agentSessions(t, "late", 2, 2, 1500*time.Millisecond)
+	// A 3-s --agent-timeout: beside the other parallel tests and two busy
+	// loops, the late agent was once not ready for step 1 within 1.5 s.
+	_, ss := agentSessions(t, parallelSim, "late", 2, 2, 3*time.Second)
 	leader, late := ss[0], ss[1]
 	checks := 0
 	late.Targets[0].Check = func() error {
 		if checks++; checks == 2 {
-			time.Sleep(3 * time.Second) // step 2: far past the leader's --agent-timeout
+			time.Sleep(5 * time.Second) // step 2: far past the leader's --agent-timeout
 		}
 		return nil
 	}

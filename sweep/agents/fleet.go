@@ -161,7 +161,7 @@ func (f *fleet) sums(p int) []float64 {
 	now := time.Now()
 	for i, g := range f.got {
 		s, mine := g[p], f.mine[p]
-		if !f.dropped[i] && ((!s.final && now.Sub(f.heard[i]) >= agentStaleAfter) || (s.final && !mine.final && len(s.rates) < len(mine.rates))) {
+		if !f.dropped[i] && ((!s.final && now.Sub(f.heard[i]) >= f.a.silenceRule()) || (s.final && !mine.final && len(s.rates) < len(mine.rates))) {
 			f.dropped[i] = true
 		}
 	}
@@ -343,7 +343,7 @@ func (f *fleet) readWord(ctx context.Context) {
 			}
 		}
 	}
-	if f.lost == nil && now.Sub(f.seenAt) >= agentStaleAfter {
+	if f.lost == nil && now.Sub(f.seenAt) >= f.a.silenceRule() {
 		f.lost = &sweep.AgentsStopped{Status: results.StatusFailed, Reason: fmt.Sprintf("%s stopped answering during step %d (its word on the step's windows stood still for %s)",
 			f.a.name(0, ""), f.seq, now.Sub(f.seenAt).Round(time.Second))}
 	}

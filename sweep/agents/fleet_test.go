@@ -18,17 +18,14 @@ import (
 // is told each agent's phases.
 func autoSessions(t *testing.T, run string, maxWindow time.Duration, progress func(agent int, p sweep.Progress)) (string, []*sweep.Session) {
 	t.Helper()
-	old := agentStaleAfter
-	agentStaleAfter = 3 * time.Second
-	t.Cleanup(func() { agentStaleAfter = old })
-	uri, ss := agentSessions(t, run, 2, 2, 20*time.Second)
+	uri, ss := agentSessions(t, parallelSim, run, 2, 2, 20*time.Second)
 	for i, s := range ss {
 		s.Plan.Concurrency = []int{2}
 		s.Plan.Warmup = 200 * time.Millisecond
 		s.Plan.Duration = 500 * time.Millisecond
 		s.Plan.Auto = plan.NewAutoPlan(false, true, 0, 0, 500*time.Millisecond, maxWindow, 5, 100)
 		a := s.Coordinator.(*Agent)
-		a.PlanHash, a.Window = PlanHash(s, 2), s.Plan.Warmup+maxWindow
+		a.PlanHash, a.Window, a.Silence = PlanHash(s, 2), s.Plan.Warmup+maxWindow, 3*time.Second
 		s.Hooks.Progress = func(p sweep.Progress) { progress(i, p) }
 	}
 	return uri, ss
@@ -40,6 +37,7 @@ func autoSessions(t *testing.T, run string, maxWindow time.Duration, progress fu
 // records the step as partial, naming the follower, as with fixed
 // windows; its steady record sums the one agent left.
 func TestAgentsAutoFollowerLost(t *testing.T) {
+	t.Parallel() // it waits on windows and the silence rule, its own agents' (no ratio)
 	ctx1, stop1 := context.WithCancel(context.Background())
 	defer stop1()
 	uri, ss := autoSessions(t, "autofollower", 8*time.Second, func(agent int, p sweep.Progress) {
@@ -78,6 +76,7 @@ func TestAgentsAutoFollowerLost(t *testing.T) {
 // longest window: it finds the leader silent and its run fails, naming
 // the leader, as with fixed windows.
 func TestAgentsAutoLeaderLost(t *testing.T) {
+	t.Parallel() // it waits on windows and the silence rule, its own agents' (no ratio)
 	ctx0, stop0 := context.WithCancel(context.Background())
 	defer stop0()
 	var stopped time.Time
@@ -102,13 +101,15 @@ func TestAgentsAutoLeaderLost(t *testing.T) {
 // longer than the silence rule (3 s here) does not make the leader drop
 // the followers once the window begins: their window batches are new,
 // not late. Both agents' records carry the same fleet record of two.
+// The window may last 4 s, longer than the silence rule too.
 func TestAgentsAutoWarmupLongerThanSilence(t *testing.T) {
-	_, ss := autoSessions(t, "autolong", 8*time.Second, func(int, sweep.Progress) {})
+	t.Parallel() // it waits on windows and the silence rule, its own agents' (no ratio)
+	_, ss := autoSessions(t, "autolong", 4*time.Second, func(int, sweep.Progress) {})
 	for _, s := range ss {
 		s.Plan.Warmup = 4 * time.Second
-		s.Plan.Auto = plan.NewAutoPlan(true, true, 4*time.Second, 10*time.Second, 500*time.Millisecond, 8*time.Second, 5, 100)
+		s.Plan.Auto = plan.NewAutoPlan(true, true, 4*time.Second, 10*time.Second, 500*time.Millisecond, 4*time.Second, 5, 100)
 		a := s.Coordinator.(*Agent)
-		a.PlanHash, a.Window = PlanHash(s, 2), 18*time.Second
+		a.PlanHash, a.Window = PlanHash(s, 2), 14*time.Second
 	}
 	res := runAgents(bg(2), ss...)
 	var steady [2]*results.StepSteady

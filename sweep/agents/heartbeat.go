@@ -21,7 +21,16 @@ func (a *Agent) silent(p *peer, now time.Time) time.Duration {
 	return now.Sub(last)
 }
 
-func (a *Agent) stale(p *peer, now time.Time) bool { return a.silent(p, now) >= agentStaleAfter }
+func (a *Agent) stale(p *peer, now time.Time) bool { return a.silent(p, now) >= a.silenceRule() }
+
+// silenceRule is how long a peer may stay silent before it counts as
+// stopped: agentStaleAfter unless this agent was given its own.
+func (a *Agent) silenceRule() time.Duration {
+	if a.Silence > 0 {
+		return a.Silence
+	}
+	return agentStaleAfter
+}
 
 // keepQuiet stops this agent's heartbeat from the step's start (on this
 // host's clock) to the end of its window, with a little room for skew.

@@ -48,19 +48,22 @@ func accountReads(before, after Stats) readAccount {
 // doubled.
 func TestCalibrationReplicaSetReads(t *testing.T) {
 	if testing.Short() {
-		t.Skip("calibration runs closed loops for ~4 s")
+		t.Skip("calibration runs closed loops for ~3 s")
 	}
 	d := startSim(t, "rs=3,slots=8,service=2ms")
 	loadKeys(t, d.URI())
 	waitApplied(t, d)
 	const n = 32
 	s0 := d.Stats()
-	p := closedLoopReading(t, d.URI(), n, 300*time.Millisecond, 1500*time.Millisecond, readpref.Primary())
+	p := closedLoopReading(t, d.URI(), n, 300*time.Millisecond, 700*time.Millisecond, readpref.Primary())
 	s1 := d.Stats()
 	// A wide latency window: the driver's round-trip average, fed by few
 	// hellos, may keep a secondary out of a short run's reads after one
 	// slow early hello on a busy host (15 ms by default); the split is
-	// then left to its in-flight balancing, which the claim is about.
+	// then left to its in-flight balancing, which the claim is about. Its
+	// window is the longer: the primary serves the first read of each of
+	// the n callers before the driver has found the secondaries, and those
+	// must stay under 2% of the reads even when a starved host makes few.
 	sp := closedLoopReading(t, d.URI()+"&localThresholdMS=1000", n, 300*time.Millisecond, 1500*time.Millisecond, readpref.SecondaryPreferred())
 	s2 := d.Stats()
 	pa, spa := accountReads(s0, s1), accountReads(s1, s2)

@@ -194,7 +194,8 @@ func TestCalibrationKneeAndPeak(t *testing.T) {
 	d := startSim(t, "slots=8,service=2ms")
 	loadKeys(t, d.URI())
 	// N=1 adds nothing the knee or the peak needs; 1-s windows hold 4000
-	// calls at the plateau.
+	// calls at the plateau (500-ms windows failed now and then beside one
+	// busy loop: a level judged healthy short of the plateau).
 	levels := []int{2, 4, 8, 16, 32, 64}
 	x := sweepLevels(t, d, levels, time.Second)
 
@@ -225,10 +226,12 @@ func TestCalibrationKneeAndPeak(t *testing.T) {
 			t.Errorf("knee (first N at 95%% of peak) = %d, want 8 or 16, one step either side at most", knee)
 		}
 	case knee > 32:
-		// Every level from the truth up to the knee found fell short; each
-		// must have been starved.
+		// Every plateau level before the knee found fell short; each must
+		// have been starved. (Not N=8: a knee of 16 is the truth's, with
+		// N=8 short of 95% of the peak by the client's own time per call
+		// on a healthy host, so its shortfall explains nothing either way.)
 		for _, n := range levels {
-			if n >= 8 && n < knee && !x[n].excused(t, fmt.Sprintf("short of 95%% of the peak (knee found at %d)", knee)) {
+			if n >= 16 && n < knee && !x[n].excused(t, fmt.Sprintf("short of 95%% of the peak (knee found at %d)", knee)) {
 				t.Errorf("knee (first N at 95%% of peak) = %d, want 8 or 16; N=%d ran on a healthy load host", knee, n)
 			}
 		}
@@ -238,12 +241,12 @@ func TestCalibrationKneeAndPeak(t *testing.T) {
 
 func TestCalibrationConnCostRetrograde(t *testing.T) {
 	if testing.Short() {
-		t.Skip("calibration runs closed loops for ~5 s")
+		t.Skip("calibration runs closed loops for ~3 s")
 	}
 	d := startSim(t, "slots=8,service=2ms,conn_cost=50us")
 	loadKeys(t, d.URI())
 	levels := []int{8, 16, 64}
-	x := sweepLevels(t, d, levels, 1500*time.Millisecond)
+	x := sweepLevels(t, d, levels, 700*time.Millisecond)
 	peak, at := peakOf(x, levels)
 	// Model: 8/(2ms+50us·8) = 3333 at 8, 8/(2ms+50us·64) = 1538 at 64. A
 	// starved peak level can sink to the level of N=64.
@@ -256,20 +259,20 @@ func TestCalibrationConnCostRetrograde(t *testing.T) {
 
 func TestCalibrationShardedScaling(t *testing.T) {
 	if testing.Short() {
-		t.Skip("calibration runs closed loops for ~6 s")
+		t.Skip("calibration runs closed loops for ~3 s")
 	}
 	const n = 96
 	single := startSim(t, "slots=8,service=2ms")
 	loadKeys(t, single.URI())
-	one := closedLoop(t, single.URI(), 32, 300*time.Millisecond, 1500*time.Millisecond)
+	one := closedLoop(t, single.URI(), 32, 300*time.Millisecond, 700*time.Millisecond)
 
 	wide := startSim(t, "shards=3,slots=8,service=2ms,router_slots=64,router_cost=50us")
 	loadKeys(t, wide.URI())
-	x3 := closedLoop(t, wide.URI(), n, 300*time.Millisecond, 1500*time.Millisecond)
+	x3 := closedLoop(t, wide.URI(), n, 300*time.Millisecond, 700*time.Millisecond)
 
 	slow := startSim(t, "shards=3,slots=8,service=2ms,router_slots=4,router_cost=1ms")
 	loadKeys(t, slow.URI())
-	xs := closedLoop(t, slow.URI(), n, 300*time.Millisecond, 1500*time.Millisecond)
+	xs := closedLoop(t, slow.URI(), n, 300*time.Millisecond, 700*time.Millisecond)
 
 	t.Logf("single shard N=32: %.0f ops/s (model %.0f); load host: %s", one.opsPerS, single.Spec().Throughput(32, 1), hostSummary(one))
 	t.Logf("3 shards, fast router, N=%d: %.0f ops/s (model %.0f) = %.2f× single; load host: %s", n, x3.opsPerS, wide.Spec().Throughput(n, 1), x3.opsPerS/one.opsPerS, hostSummary(x3))

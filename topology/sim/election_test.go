@@ -45,6 +45,7 @@ func (f *failures) monitor() *event.CommandMonitor {
 }
 
 func TestReplicaSetStepDownWithTheDriver(t *testing.T) {
+	t.Parallel()
 	const election = 400 * time.Millisecond
 	d := startSim(t, fmt.Sprintf("rs=3,slots=8,service=1ms,election=%s", election))
 	var failed failures
@@ -180,6 +181,7 @@ func TestReplicaSetStepDownWithTheDriver(t *testing.T) {
 // InterruptedDueToReplStateChange, labelled for retry, and the driver's
 // retry lands it once on the new primary.
 func TestReplicaSetStepDownInterruptsWritesInProgress(t *testing.T) {
+	t.Parallel()
 	d := startSim(t, "rs=3,write_slots=1,service=300ms,election=100ms")
 	var failed failures
 	c, _ := connectWatched(t, d.URI(), 2, options.Client().SetMonitor(failed.monitor()))
@@ -193,7 +195,11 @@ func TestReplicaSetStepDownInterruptsWritesInProgress(t *testing.T) {
 		_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "slow"}})
 		done <- err
 	}()
-	time.Sleep(100 * time.Millisecond) // the insert holds the primary's only write slot
+	// The insert holds the primary's only write slot (by the primary's own
+	// books, not a guess at how long a busy host takes to send it).
+	waitFor(t, 10*time.Second, "the insert takes the primary's write slot", func() bool {
+		return d.Stats().Shards[0].Writes.Acquired == 1
+	})
 	if err := d.StepDown(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -216,6 +222,7 @@ func TestReplicaSetStepDownInterruptsWritesInProgress(t *testing.T) {
 }
 
 func TestReplicaSetStepDownRefusals(t *testing.T) {
+	t.Parallel()
 	d := startSim(t, "rs=3,service=0s,election=10s")
 	ctx := t.Context()
 	direct := func(host string) *mongo.Client { return connect(t, "mongodb://"+host+"/?directConnection=true", 1) }

@@ -12,7 +12,15 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/internal/testpar"
 )
+
+// TestMain runs the parallel tests (replica sets, step-downs, queues,
+// restarts: they mostly wait on the simulator's service times and the
+// driver's monitoring) more at once than one per core. The calibrations
+// stay serial: Go runs them before the parallel group.
+func TestMain(m *testing.M) { testpar.Main(m, 8) }
 
 // startSim starts a deployment for one test and closes it when it ends.
 func startSim(t testing.TB, spec string) *Deployment {
@@ -341,6 +349,7 @@ func TestDriverServerStatusCounts(t *testing.T) {
 }
 
 func TestDriverServerStatusSeesQueue(t *testing.T) {
+	t.Parallel()
 	// 2 slots of 200ms and 6 concurrent finds: while they run, serverStatus
 	// (which takes no slot) sees 2 active and 4 queued readers.
 	d := startSim(t, "slots=2,service=200ms")
@@ -376,6 +385,7 @@ func TestDriverServerStatusSeesQueue(t *testing.T) {
 }
 
 func TestCloseUnblocksQueuedOps(t *testing.T) {
+	t.Parallel()
 	s, _ := ParseSpec("slots=1,service=10s")
 	d, err := Start(t.Context(), s)
 	if err != nil {
@@ -421,6 +431,7 @@ func TestCloseUnblocksQueuedOps(t *testing.T) {
 // 60-s start timeout does a minute into a sweep) must keep serving, for
 // standalone and routed deployments alike, until Close.
 func TestDeploymentOutlivesStartContext(t *testing.T) {
+	t.Parallel()
 	for _, spec := range []string{"slots=2,service=0s", "shards=2,slots=2,service=0s,routers=2"} {
 		t.Run(spec, func(t *testing.T) {
 			s, err := ParseSpec(spec)
@@ -477,6 +488,7 @@ func TestStartRefusesEndedContext(t *testing.T) {
 }
 
 func TestReadsAndWritesQueueApart(t *testing.T) {
+	t.Parallel()
 	// One read slot and one write slot of 300ms: two finds and one insert at
 	// once run one read and the insert side by side; only the second find
 	// queues, for its own kind's slot (as on a real server's tickets).

@@ -15,6 +15,7 @@ import (
 // deployment on a fixed port is stopped and another started on the same
 // port, and a client made before the restart carries on.
 func TestListenRestartOnSamePort(t *testing.T) {
+	t.Parallel()
 	addr := loopback.ClosedAddr(t)
 	start := func() *Deployment {
 		d, err := Start(t.Context(), Spec{Slots: 2}, Listen(addr))

@@ -55,6 +55,7 @@ const maxLoad = 15 * time.Second
 // the simulator's own accounting (how many writes the primary logged, how
 // many each applier pool could apply), which a busy load host cannot bend.
 func TestReplicaSetSecondaryFallsBehind(t *testing.T) {
+	t.Parallel()
 	const service = 5 * time.Millisecond
 	slow := startSim(t, fmt.Sprintf("rs=3,write_slots=8,service=%s,repl_writers=1", service))
 	// One applier of 5ms applies at most 200 writes/s. A busy load host

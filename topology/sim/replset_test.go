@@ -153,6 +153,7 @@ func queries(t *testing.T, d *Deployment) []int64 {
 }
 
 func TestReplicaSetReadPreference(t *testing.T) {
+	t.Parallel()
 	d := startSim(t, "rs=3,slots=4,service=0s")
 	c, _ := connectWatched(t, d.URI(), 4)
 	ctx := t.Context()
@@ -213,6 +214,7 @@ func TestReplicaSetReadPreference(t *testing.T) {
 // TestReplicaSetSecondaryHoldsWhatItApplied: a secondary's data shows a
 // write only once it has applied it, repl_lag after the primary did.
 func TestReplicaSetSecondaryHoldsWhatItApplied(t *testing.T) {
+	t.Parallel()
 	d := startSim(t, "rs=2,service=0s,repl_lag=300ms")
 	c, _ := connectWatched(t, d.URI(), 2)
 	ctx := t.Context()
@@ -270,10 +272,15 @@ func timedInserts(t *testing.T, coll *mongo.Collection, prefix string, n int) []
 	return out
 }
 
+// TestReplicaSetWriteConcernLatency holds w:1 below the replication lag, an
+// upper bound a busy CPU could break: it runs serially, not beside the
+// parallel group; its two versions, each mostly waiting out the lag, run
+// side by side.
 func TestReplicaSetWriteConcernLatency(t *testing.T) {
 	const lag = 80 * time.Millisecond
 	for _, version := range []string{"4.4", "8.0"} {
 		t.Run(version, func(t *testing.T) {
+			t.Parallel()
 			d := startSim(t, fmt.Sprintf("rs=3,slots=4,service=1ms,repl_lag=%s,version=%s", lag, version))
 			c, _ := connectWatched(t, d.URI(), 4)
 			db := c.Database("db")

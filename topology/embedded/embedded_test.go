@@ -1,4 +1,4 @@
-package topology
+package embedded
 
 import (
 	"bytes"
@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// TestStartEmbeddedDeadBackend: FerretDB accepts connections even when its
-// PostgreSQL is down; StartEmbedded must notice before handing out a URI,
+// TestStartDeadBackend: FerretDB accepts connections even when its
+// PostgreSQL is down; Start must notice before handing out a URI,
 // say so in one line without the password, and print none of FerretDB's
 // start-up log.
-func TestStartEmbeddedDeadBackend(t *testing.T) {
+func TestStartDeadBackend(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -20,7 +20,7 @@ func TestStartEmbeddedDeadBackend(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	var log bytes.Buffer
-	e, err := StartEmbedded(t.Context(), EmbeddedConfig{PostgreSQLURL: "postgres://pg:Quokka-Pass-3@" + addr + "/ferretdb", Log: &log})
+	e, err := Start(t.Context(), Config{PostgreSQLURL: "postgres://pg:Quokka-Pass-3@" + addr + "/ferretdb", Log: &log})
 	if err == nil {
 		e.Stop()
 		t.Fatal("started with a dead backend")
@@ -33,8 +33,8 @@ func TestStartEmbeddedDeadBackend(t *testing.T) {
 	}
 }
 
-func TestStartEmbeddedSQLiteAnswers(t *testing.T) {
-	e, err := StartEmbedded(t.Context(), EmbeddedConfig{DataDir: t.TempDir()})
+func TestStartSQLiteAnswers(t *testing.T) {
+	e, err := Start(t.Context(), Config{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,11 @@
+package workload
+
+import (
+	"testing"
+
+	"github.com/poolsweep/poolsweep/internal/testpar"
+)
+
+// TestMain lets the lock tests, which mostly wait on servers, beats and
+// staleness, all run at once rather than one per core.
+func TestMain(m *testing.M) { testpar.Main(m, 8) }
