@@ -142,7 +142,12 @@ func parseRange(part, from, rest string, max int) ([]int, error) {
 	switch {
 	case step != math.Trunc(step) || step < 1:
 		return nil, fmt.Errorf("step %s never reaches %d (it must be a whole number ≥ 1)", stepS, hi)
-	case hi > lo && step > float64(hi-lo):
+	case hi == lo:
+		// One level, whatever the step: a step past what an int holds
+		// ("1..1+1e308") must not reach the loop below, where it wrapped
+		// to a negative stride and never ended (found by FuzzParseLevels).
+		return []int{lo}, nil
+	case step > float64(hi-lo):
 		return nil, fmt.Errorf("step %s goes past %d at once, leaving %d alone (it must be at most %d)", stepS, hi, lo, hi-lo)
 	case float64(hi-lo)/step >= MaxLevels:
 		return nil, fmt.Errorf("more than %d levels", MaxLevels)

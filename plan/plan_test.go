@@ -16,6 +16,8 @@ func TestParseLevels(t *testing.T) {
 		{"64,128,256,500,1000", []int{64, 128, 256, 500, 1000}, ""},                     // the seeds' list
 		{"1..256x2", []int{1, 2, 4, 8, 16, 32, 64, 128, 256}, ""},                       // geometric range, inclusive end
 		{"100..1000+100", []int{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}, ""}, // linear range
+		{"1..1+01e308", []int{1}, ""},                                                   // one level: a step too large for an int never reaches the loop (it hung)
+		{"5..5x1e300", []int{5}, ""},                                                    // one level, geometric
 		{"1..8x2,10..30+10,1000", []int{1, 2, 4, 8, 10, 20, 30, 1000}, ""},              // a mix of all three
 		{"256,64,64,128", []int{64, 128, 256}, ""},                                      // sorted and de-duplicated
 		{"10..100x3", []int{10, 30, 90}, ""},                                            // end not on the grid: stop before it

@@ -29,17 +29,20 @@ go test -count=1 -tags soak -timeout 30m -run "^(${soak})\$" ./... "$@" || faile
 # run with "context deadline exceeded" and no failing input (2 of 12
 # targets in one CI run), a failure of the deadline, not of the code.
 echo "== fuzz (a fixed number of inputs each)"
+# -parallel=2: the fuzz workers, one per core (the packages whose
+# TestMain raises -parallel for their waiting tests would otherwise fuzz
+# with eight workers on two cores).
 # Should the engine still end a run that way, with no failing input, that
 # run, and only such a run, is tried once more. A crasher is always a
 # failure: the engine writes it under testdata/fuzz and names it.
 fuzz() {
   local out
-  out=$(go test -run='^$' -fuzz="^${1}\$" -fuzztime="$3" "$2" 2>&1)
+  out=$(go test -run='^$' -parallel=2 -fuzz="^${1}\$" -fuzztime="$3" "$2" 2>&1)
   local rc=$?
   echo "$out"
   if ((rc != 0)) && grep -q 'context deadline exceeded' <<<"$out" && ! grep -q 'Failing input written to' <<<"$out"; then
     echo "== $1: the fuzz engine timed out with no failing input; once more"
-    go test -run='^$' -fuzz="^${1}\$" -fuzztime="$3" "$2"
+    go test -run='^$' -parallel=2 -fuzz="^${1}\$" -fuzztime="$3" "$2"
     return
   fi
   return $rc
