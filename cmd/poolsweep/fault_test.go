@@ -370,20 +370,29 @@ func TestFaultServerRestarted(t *testing.T) {
 		t.Fatalf("the step the kill hit (found %v) counts no errors: %+v", ok, hit.Errors)
 	}
 	assertKilledStep(t, hit, at)
+	// A load host starved past the op timeout stalls the step after the
+	// restart too (seen at load 10 on 2 cores: no call succeeded for 1.1 s
+	// against the restarted simulator, 8 timeouts): only the step's own
+	// evidence of that excuses it.
+	failed := 1 // steps the target failed in: the hit one, and the last if it stalled on a starved host
 	if last := r.res.Steps[2]; last.Errors.Total() != 0 || last.Ops == 0 || last.TargetFailed != nil {
-		t.Errorf("after the restart: ops %d errors %+v, mark %+v", last.Ops, last.Errors, last.TargetFailed)
+		if !starved(t, last, fmt.Sprintf("after the restart: ops %d, errors %+v", last.Ops, last.Errors)) {
+			t.Errorf("after the restart: ops %d errors %+v, mark %+v", last.Ops, last.Errors, last.TargetFailed)
+		} else if last.TargetFailed != nil {
+			failed = 2
+		}
 	}
 	// The run went to its end, partial: the step the target failed in is
 	// not a measurement. --resume measures that step again, and only it.
-	if r.code != exitPartial || r.res.End.Status != results.StatusPartial || len(r.res.End.FailedSteps) != 1 || !r.res.End.FailedSteps[0].TargetFailed {
-		t.Errorf("exit %d, end %+v; want 3, partial, naming the step the target failed in\n%s", r.code, r.res.End, r.stderr)
+	if r.code != exitPartial || r.res.End.Status != results.StatusPartial || len(r.res.End.FailedSteps) != failed || !r.res.End.FailedSteps[0].TargetFailed {
+		t.Errorf("exit %d, end %+v; want 3, partial, naming the step(s) the target failed in (%d)\n%s", r.code, r.res.End, failed, r.stderr)
 	}
 	code, _, errText := runBinary(t, filepath.Dir(r.out), 2*time.Minute, append(append([]string{"sweep"}, faultArgs(p)...), "--resume", r.out, "--no-plot")...)
 	res, err := results.ReadResultsFile(filepath.Join(r.out, "results.jsonl"))
 	if code != 0 || err != nil || res.End.Status != results.StatusComplete || res.End.Steps != 3 || res.End.Planned != 3 || len(res.Steps) != 3 {
 		t.Fatalf("resume: exit %d, %v, end %+v\n%s", code, err, res.End, errText)
 	}
-	if !strings.Contains(errText, "2 of 3 steps already measured, 1 to go") {
+	if !strings.Contains(errText, fmt.Sprintf("%d of 3 steps already measured, %d to go", 3-failed, failed)) {
 		t.Errorf("resume did not set out to measure the failed step again:\n%s", errText)
 	}
 	for _, st := range res.Steps {
