@@ -3,6 +3,7 @@ package sweep
 import (
 	"testing"
 
+	"github.com/poolsweep/poolsweep/internal/testpar"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
@@ -11,7 +12,7 @@ import (
 // bounds: more of them run at once than the default of one per core,
 // unless -parallel says otherwise.
 func TestMain(m *testing.M) {
-	testsrv.ParallelDefault(8)
+	testpar.Default(8)
 	testsrv.Main(m)
 }
 

@@ -308,7 +308,9 @@ func startLock(ctx context.Context, meta *mongo.Collection, id string, me LockHo
 	return l
 }
 
-// ours matches the lock document while this acquisition holds it.
+// ours matches the lock document while this acquisition holds it: by its
+// token and by its holder, since a poolsweep before tokens takes a stale
+// lock over by setting the holder and leaving the token as it was.
 func (l *loadLock) ours() bson.D {
 	return bson.D{{Key: "_id", Value: l.id}, {Key: "token", Value: l.token},
 		{Key: "holder.run_id", Value: l.holder.RunID}, {Key: "holder.pid", Value: l.holder.PID}}

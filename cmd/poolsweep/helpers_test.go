@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testpar"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 	// The parallel tests mostly wait on windows and servers: run more of
 	// them at once than the default of one per core, unless -parallel
 	// says otherwise.
-	testsrv.ParallelDefault(8)
+	testpar.Default(8)
 	code := m.Run()
 	stopSharedSims()
 	os.Exit(code)

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/internal/testpar"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
@@ -93,7 +92,3 @@ func SimChild(tb testing.TB, spec string) *SimProcess {
 	}
 	return &SimProcess{URI: strings.TrimSpace(line), Cmd: cmd}
 }
-
-// ParallelDefault is testpar.Default, for the packages that already use
-// testsrv.
-func ParallelDefault(n int) { testpar.Default(n) }
