@@ -3,12 +3,16 @@
 # test command), the soak tier (go test -tags soak: the long runs, agents
 # against FerretDB, CPU hogs, FerretDB on a throwaway PostgreSQL, which
 # scripts/pg.sh starts, installing Debian's postgresql when run as root),
+# the real clients (pymongo, the Java driver) that scripts/clients.sh
+# installs as root,
 # and each fuzz target on a fixed number of inputs. docs/tests.md says what each tier holds.
 # Arguments go to both go test runs (say, -run or -v). Every tier runs
 # even when one before it failed; the exit status says whether all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/pg.sh
+. scripts/clients.sh
+clients_setup
 pg_setup
 trap pg_teardown EXIT
 failed=()

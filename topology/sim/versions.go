@@ -108,6 +108,10 @@ func knownVersions() []string {
 	return names
 }
 
+// Versions lists the versions a spec's version= accepts, oldest first,
+// for tests that run something against every one of them.
+func Versions() []string { return knownVersions() }
+
 // release is the version string buildInfo and serverStatus report: a real
 // version with a suffix that says what answers, which topology.Detect and
 // people reading a report recognise.
