@@ -35,6 +35,7 @@ var topologies = []struct{ name, spec string }{
 // set also a find with the secondary read preference, answered by a
 // secondary.
 func TestRealClientsOnSimulator(t *testing.T) {
+	t.Parallel()
 	tl := realclients.Need(t)
 	var deps []deployment
 	var uris []string

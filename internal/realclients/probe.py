@@ -60,6 +60,13 @@ def probe(uri, prefix):
         doc = coll.find_one({"_id": _id})
         out["updated"] = doc is not None and doc.get("password") == "efgh"
         if kind.startswith("ReplicaSet"):
+            # Discovery goes on after the first server is selected: wait,
+            # for a bounded time, until the driver knows every member the
+            # set's hello lists as a secondary.
+            want = len(hello["hosts"]) - 1
+            deadline = time.monotonic() + TIMEOUT_MS / 1000
+            while len(client.secondaries) < want and time.monotonic() < deadline:
+                time.sleep(0.01)
             secondaries = {"%s:%d" % a for a in client.secondaries}
             out["secondaries"] = len(secondaries)
             sec = coll.with_options(read_preference=ReadPreference.SECONDARY)

@@ -41,6 +41,16 @@ public class Probe {
         }
     }
 
+    static Set<String> secondaries(ClusterDescription cd) {
+        Set<String> out = new HashSet<>();
+        for (ServerDescription sd : cd.getServerDescriptions()) {
+            if (sd.isSecondary()) {
+                out.add(sd.getAddress().toString());
+            }
+        }
+        return out;
+    }
+
     static Map<String, Object> probe(String uri, String prefix) throws Exception {
         Map<String, Object> out = new TreeMap<>();
         Topology topo = new Topology();
@@ -86,11 +96,15 @@ public class Probe {
             doc = coll.find(Filters.eq("_id", id)).first();
             out.put("updated", doc != null && "efgh".equals(doc.get("password")));
             if (cd.getType().toString().equals("REPLICA_SET")) {
-                Set<String> secondaries = new HashSet<>();
-                for (ServerDescription sd : topo.description.getServerDescriptions()) {
-                    if (sd.isSecondary()) {
-                        secondaries.add(sd.getAddress().toString());
-                    }
+                // Discovery goes on after the first server is selected:
+                // wait, for a bounded time, until the driver knows every
+                // member the set's hello lists as a secondary.
+                int want = ((java.util.List<?>) hello.get("hosts")).size() - 1;
+                long until = System.nanoTime() + TIMEOUT_MS * 1000000L;
+                Set<String> secondaries = secondaries(topo.description);
+                while (secondaries.size() < want && System.nanoTime() < until) {
+                    Thread.sleep(10);
+                    secondaries = secondaries(topo.description);
                 }
                 out.put("secondaries", secondaries.size());
                 MongoCollection<Document> sec = coll.withReadPreference(ReadPreference.secondary());

@@ -1,0 +1,138 @@
+package realclients_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/internal/realclients"
+	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/plan"
+	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/topology/sim"
+	"github.com/poolsweep/poolsweep/workload"
+)
+
+// The seed-003 comparison's server and levels. The defaults are the
+// test's: 8 slots of 20 ms carry 400 finds/s, 200 API calls/s, so that
+// the clients' own CPU (the Java one's about 0.2 ms per op) sets nothing
+// even on a busy 2-core host, and 32 threads are far past the knee (12:
+// the read slots are full once 2/3 of the callers read). By hand, the
+// note's numbers: -args -seed003.spec slots=8,service=4ms -seed003.threads 1,8,64
+var (
+	seed003Spec    = flag.String("seed003.spec", "slots=8,service=20ms", "simulator spec of the seed-003 comparison")
+	seed003Threads = flag.String("seed003.threads", "32", "threads (= connectionsPerHost = poolsweep's C and P) of the seed-003 comparison")
+	seed003Window  = flag.Duration("seed003.window", 4*time.Second, "measured window of each side")
+)
+
+// TestSeed003ClientAgrees runs seed 003's own client (the Java driver 3.6,
+// connectionsPerHost = threads, each API call 2 finds + 1 update by _id)
+// and poolsweep's engine on --workload api at the same concurrency,
+// against one simulator in a process of its own, one after the other:
+// past the knee their calls/s must agree within 5%. Below the knee (by
+// hand) each client's own time per call shows, and the ratio is only
+// logged.
+func TestSeed003ClientAgrees(t *testing.T) {
+	t.Parallel()
+	tl := realclients.Need(t)
+	spec, err := sim.ParseSpec(*seed003Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var levels []int
+	for f := range strings.SplitSeq(*seed003Threads, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			t.Fatalf("-seed003.threads: %q is not a count", f)
+		}
+		levels = append(levels, n)
+	}
+	srv := testsrv.SimChild(t, *seed003Spec)
+	const readShare = 2.0 / 3
+	peak, knee := spec.Peak(readShare)
+
+	w, _ := workload.BuiltinWorkload("api", "")
+	w.Records = 2000
+	ours := poolsweepCalls(t, srv.URI, w, levels)
+	for _, n := range levels {
+		out := tl.JavaMain(time.Minute+*seed003Window, "Seed003", srv.URI, strconv.Itoa(n),
+			"1000", strconv.FormatInt(seed003Window.Milliseconds(), 10), strconv.Itoa(w.Records), w.Database, w.Collection)
+		if out.Err != nil {
+			t.Fatalf("Seed003 at %d threads: %v\n%s", n, out.Err, tail(out.Stderr, 2000))
+		}
+		java, errs, err := parseSeed003(out.Stdout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ratio := java / ours[n]
+		model := spec.Throughput(n, readShare) / 3
+		t.Logf("%d threads: Java driver 3.6 %.1f calls/s, poolsweep %.1f, ratio %.3f (model bound %.1f; peak %.1f at a knee of %d)",
+			n, java, ours[n], ratio, model, peak/3, knee)
+		if errs > 0 {
+			t.Errorf("%d threads: the Java client had %d errors", n, errs)
+		}
+		pastKnee := spec.Throughput(n, readShare) >= peak && n >= 2*knee
+		if pastKnee && math.Abs(ratio-1) > 0.05 {
+			t.Errorf("%d threads, past the knee (%d): seed 003's client and poolsweep differ by %.1f%%, more than 5%%", n, knee, 100*(ratio-1))
+		}
+	}
+}
+
+// poolsweepCalls runs poolsweep's engine, --workload api with --pool
+// match, at each level and returns its calls/s per level.
+func poolsweepCalls(t *testing.T, uri string, w workload.Workload, levels []int) map[int]float64 {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	s := &sweep.Session{
+		RunID: "seed003",
+		Targets: []sweep.SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"},
+			NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }}},
+		Plan: plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1,
+			Warmup: time.Second, Duration: *seed003Window, OpTimeout: 30 * time.Second},
+		Workloads:   []workload.Workload{w},
+		ResultsPath: path,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute+time.Duration(len(levels))*(*seed003Window+2*time.Second))
+	defer cancel()
+	if _, err := s.Run(ctx); err != nil {
+		t.Fatalf("poolsweep: %v", err)
+	}
+	res, err := results.ReadResultsFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]float64{}
+	for _, st := range res.Steps {
+		if st.Errors.Total() > 0 {
+			t.Errorf("poolsweep C=%d: %d errors (%s)", st.Concurrency, st.Errors.Total(), st.ErrorSample)
+		}
+		out[st.Concurrency] = st.CallsPerS
+	}
+	for _, n := range levels {
+		if out[n] <= 0 {
+			t.Fatalf("poolsweep measured no calls at C=%d", n)
+		}
+	}
+	return out
+}
+
+// parseSeed003 reads Seed003's "calls=N seconds=S calls_per_s=X errors=E".
+func parseSeed003(s string) (callsPerS float64, errs int, err error) {
+	for l := range strings.Lines(s) {
+		var calls int
+		var secs float64
+		if n, _ := fmt.Sscanf(strings.TrimSpace(l), "calls=%d seconds=%g calls_per_s=%g errors=%d", &calls, &secs, &callsPerS, &errs); n == 4 {
+			return callsPerS, errs, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("Seed003 printed no result line: %q", tail(s, 500))
+}
