@@ -82,3 +82,27 @@ func TestCheckDomain(t *testing.T) {
 		}
 	}
 }
+
+// TestConformanceIngressOn holds an 8.2 server whose limiter is on, after
+// it queued and rejected connections, to the 8.2 replies: the limiter
+// changes values, not the shape (averageTimeQueuedMicros appears once a
+// connection was admitted, which poolsweep does not read).
+func TestConformanceIngressOn(t *testing.T) {
+	paths := conformancePaths(t)
+	for _, proc := range []string{"mongod", "mongos"} {
+		spec := "version=8.2,service=0s,ingress_rate=5,ingress_burst=0.4,ingress_queue=1"
+		if proc == "mongos" {
+			spec = "shards=1," + spec
+		}
+		d := startAlone(t, spec)
+		release := make(chan struct{})
+		connectionStorm(t, d.Hosts()[0], 5, release)
+		close(release)
+		sim := runCmd(t, d.fronts[0], "admin", bson.D{{Key: "serverStatus", Value: 1}}, nil)
+		if n := num(sim, "queues", "ingressSessionEstablishment", "rejectedAdmissions"); n < 1 {
+			t.Errorf("%s: the storm was not limited (%v rejected)", proc, n)
+		}
+		name := "serverStatus." + proc + "-8.2.manual.json"
+		t.Run(proc, func(t *testing.T) { checkConforms(t, "serverStatus", loadReply(t, name), sim, paths, true) })
+	}
+}
