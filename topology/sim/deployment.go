@@ -435,8 +435,12 @@ func (f *frontend) serveConn(c net.Conn) {
 }
 
 func (f *frontend) process() string {
+	name := "mongod"
 	if f.router {
-		return "mongos"
+		name = "mongos"
 	}
-	return "mongod"
+	if f.d.spec.OS == "windows" {
+		return windowsProcess(f.d.version, name)
+	}
+	return name
 }

@@ -52,7 +52,7 @@ func cmdHostInfo(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, 
 	return bson.D{
 		{Key: "system", Value: system},
 		{Key: "os", Value: bson.D{
-			{Key: "type", Value: osType()},
+			{Key: "type", Value: f.osType()},
 			{Key: "name", Value: "poolsweep simulator"},
 			{Key: "version", Value: v.release()},
 		}},
@@ -82,8 +82,12 @@ func cpuArch() string {
 	}
 }
 
-// osType names the OS family as mongod does.
-func osType() string {
+// osType names the OS family as mongod does: the spec's (os=windows), or
+// this machine's.
+func (f *frontend) osType() string {
+	if f.d.spec.OS == "windows" {
+		return "Windows"
+	}
 	switch runtime.GOOS {
 	case "linux":
 		return "Linux"

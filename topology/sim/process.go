@@ -31,7 +31,9 @@ func AloneInProcess() Option {
 // cannot be read here is left out, never invented.
 func (f *frontend) processSections(v serverVersion) bson.D {
 	var out bson.D
-	if ru, ok := selfUsage(); ok {
+	if f.d.spec.OS == "windows" {
+		out = append(out, windowsExtraInfo())
+	} else if ru, ok := selfUsage(); ok {
 		user, sys := f.d.processShare(f, ru)
 		extra := bson.D{{Key: "note", Value: "fields vary by platform"}}
 		if v.cpuTimes {
@@ -120,6 +122,7 @@ func (f *frontend) worked() time.Duration {
 // rusage is the part of getrusage(RUSAGE_SELF) serverStatus reports.
 type rusage struct {
 	userMicros, systemMicros, maxRSSKB, majorFaults int64
+	minorFaults                                     int64 // os=windows counts them with the major ones
 }
 
 // selfMemoryMB reads this process's resident and virtual size from

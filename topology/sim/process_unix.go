@@ -11,5 +11,5 @@ func selfUsage() (rusage, bool) {
 		return rusage{}, false
 	}
 	micros := func(tv syscall.Timeval) int64 { return int64(tv.Sec)*1_000_000 + int64(tv.Usec) }
-	return rusage{userMicros: micros(ru.Utime), systemMicros: micros(ru.Stime), maxRSSKB: int64(ru.Maxrss), majorFaults: int64(ru.Majflt)}, true
+	return rusage{userMicros: micros(ru.Utime), systemMicros: micros(ru.Stime), maxRSSKB: int64(ru.Maxrss), majorFaults: int64(ru.Majflt), minorFaults: int64(ru.Minflt)}, true
 }

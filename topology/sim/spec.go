@@ -128,6 +128,11 @@ type Spec struct {
 	// "" means DefaultVersion): it shapes every reply the way that version's
 	// real mongod or mongos shapes it (see versions.go).
 	Version string
+	// OS is the platform the servers answer as: "" (this machine's, as
+	// built), or "windows", where serverStatus.process is the
+	// executable's path, hostInfo's os.type is Windows and extra_info has
+	// Windows' fields (windows.go).
+	OS string
 }
 
 // DefaultSpec returns the standalone spec that the empty string parses to.
@@ -142,7 +147,7 @@ func (s Spec) Sharded() bool { return s.Shards > 0 }
 func (s Spec) ReplicaSet() bool { return s.Members > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "conn_cost", "accept_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "cores", "version"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "conn_cost", "accept_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "cores", "version", "os"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -156,7 +161,7 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // is the setup time of each new connection. read_slots=N and write_slots=N
 // size the read and write pools apart (slots=N is both). version=X.Y answers
 // as that MongoDB version (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2; default
-// 8.0). ingress_rate=N, ingress_burst=SECS and ingress_queue=N turn on
+// 8.0). os=windows answers as servers on Windows do (see Spec.OS). ingress_rate=N, ingress_burst=SECS and ingress_queue=N turn on
 // 8.2's connection-establishment rate limiter (version=8.2 only; see
 // Spec.IngressLimiter).
 // rs=N (1 to 7) starts a replica set of N members instead of a standalone,
@@ -237,7 +242,7 @@ func (s *Spec) field(key string) any {
 		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost,
 		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
 		"ingress_rate": &s.IngressRate, "ingress_burst": &s.IngressBurst, "ingress_queue": &s.IngressQueue,
-		"cores": &s.Cores, "version": &s.Version,
+		"cores": &s.Cores, "version": &s.Version, "os": &s.OS,
 	}[key]
 }
 
@@ -315,6 +320,9 @@ func (s Spec) Validate() error {
 		count("read_slots", s.ReadSlots, 0, maxSlots), count("write_slots", s.WriteSlots, 0, maxSlots),
 		count("cores", s.Cores, 0, maxCores)); err != nil {
 		return err
+	}
+	if s.OS != "" && s.OS != "windows" {
+		return bad("os", s.OS, "unknown platform (known: windows; leave os out for this machine's)")
 	}
 	if _, ok := versionOf(s.Version); !ok {
 		return bad("version", s.Version, "unknown version (known: "+strings.Join(knownVersions(), ", ")+")")
@@ -412,6 +420,9 @@ func (s Spec) String() string {
 	}
 	if s.Version != "" {
 		parts = append(parts, "version="+s.Version)
+	}
+	if s.OS != "" {
+		parts = append(parts, "os="+s.OS)
 	}
 	return strings.Join(parts, ",")
 }
