@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,7 +99,8 @@ type hostSampler struct {
 	ownBytesOut atomic.Int64
 
 	snaps      []snapshot
-	router     bool
+	router     bool     // a mongos, as hello says (askRole)
+	roleKnown  bool     // hello answered; not asked again
 	noPoolStat bool     // connPoolStats failed once; not retried, not recounted
 	noRepl     bool     // no replica-set member (replication.go); not asked again
 	asked      bool     // hostInfo was asked (once per host, answered or not)
@@ -329,6 +329,9 @@ func (s *ServerSampler) sampleOne(ctx context.Context, h *hostSampler) {
 var serverStatusCmd = bson.D{{Key: "serverStatus", Value: 1}, {Key: "metrics", Value: 0}, {Key: "locks", Value: 0}}
 
 func (h *hostSampler) sample(ctx context.Context, timeout time.Duration) (*snapshot, error) {
+	if err := h.askRole(ctx, timeout); err != nil {
+		return nil, err
+	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	outBefore := h.ownBytesOut.Load()
@@ -340,9 +343,6 @@ func (h *hostSampler) sample(ctx context.Context, timeout time.Duration) (*snaps
 	snap.ownCommands = float64(h.ownCommands.Load())
 	snap.ownBytesIn = float64(h.ownBytesIn.Load())
 	snap.ownBytesOut = float64(outBefore)
-	if strings.HasPrefix(snap.process, "mongos") {
-		h.router = true
-	}
 	if h.router && !h.noPoolStat {
 		cps, err := h.client.Database("admin").RunCommand(cctx, bson.D{{Key: "connPoolStats", Value: 1}}).Raw()
 		if err != nil {

@@ -21,7 +21,13 @@ import (
 // FerretDB's null fields, an idle child: they wait on timeouts and
 // servers, and measure no speed) all at once. The samplers of this
 // process's and a busy child's CPU stay serial.
-func TestMain(m *testing.M) { testpar.Main(m, 8) }
+// A child of this test binary may be asked to serve a simulator
+// (testsrv.Main): a server alone in its process reports its own
+// extra_info, as a real one does.
+func TestMain(m *testing.M) {
+	testpar.Default(8)
+	testsrv.Main(m)
+}
 
 // TestServerSamplerFerretDB samples a real FerretDB while a little load
 // runs: FerretDB answers serverStatus (no sampler errors) but reports none

@@ -242,6 +242,10 @@ func parseServerStatus(doc bson.Raw, at time.Time) snapshot {
 	s.netIn = r.num("network", "bytesIn")
 	s.netOut = r.num("network", "bytesOut")
 
+	// The server's CPU time is in extra_info on Linux (getrusage, 4.2+)
+	// and nowhere on Windows, whose extra_info has page faults, the page
+	// file and RAM only (mongodb/mongo processinfo_windows.cpp): there the
+	// server's CPU stays nil, "not reported", never zero.
 	s.cpuUserUS = r.num("extra_info", "user_time_us")
 	s.cpuSysUS = r.num("extra_info", "system_time_us")
 	s.residentMB = r.num("mem", "resident")
