@@ -44,8 +44,16 @@ func ParseSchedstat(b []byte) (Thread, error) {
 
 // ReadThreads reads every thread of this process under root (normally
 // "/proc").
-func ReadThreads(root string) Threads {
-	dir := root + "/self/task"
+func ReadThreads(root string) Threads { return readTasks(root + "/self/task") }
+
+// ReadProcess reads every thread of process pid under root (normally
+// "/proc"): a child whose CPU waits a test weighs, as it weighs its own.
+func ReadProcess(root string, pid int) Threads {
+	return readTasks(root + "/" + strconv.Itoa(pid) + "/task")
+}
+
+// readTasks reads the schedstat of every thread listed in dir.
+func readTasks(dir string) Threads {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil

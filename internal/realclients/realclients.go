@@ -9,17 +9,21 @@
 package realclients
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/poolsweep/poolsweep/internal/cpuwait"
 )
 
 //go:embed probe.py java/*.java
@@ -127,9 +131,75 @@ func (tl Tools) Pymongo(timeout time.Duration, args ...string) Output {
 	return run(timeout, tl.Python, append([]string{filepath.Join(tl.dir, "probe.py")}, args...)...)
 }
 
+// javaFlags keep the JVM's own CPU small on a busy 2-core machine: the
+// quick compiler only (its code is ready within the warm-up; the optimizing
+// one would still be compiling, on the cores the client needs) and the
+// serial collector (no GC threads per core).
+var javaFlags = []string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"}
+
 // JavaMain runs the compiled Java class with args, killed after timeout.
 func (tl Tools) JavaMain(timeout time.Duration, class string, args ...string) Output {
-	return run(timeout, tl.Java, append([]string{"-cp", tl.dir + string(os.PathListSeparator) + tl.JavaJar, class}, args...)...)
+	argv := append(append(javaFlags, "-cp", tl.dir+string(os.PathListSeparator)+tl.JavaJar, class), args...)
+	return run(timeout, tl.Java, argv...)
+}
+
+// Window is what a windowed Java client (one that prints "window-open"
+// and "window-closed", then waits for a line on stdin) printed, and how its
+// threads waited for a CPU between the two marks.
+type Window struct {
+	Output
+	// RunQueuePct is the share of the time the client's threads were
+	// runnable that they spent waiting for a CPU (cpuwait.RunQueue), over
+	// its window; nil where /proc/<pid>/task cannot be read.
+	RunQueuePct *float64
+}
+
+// JavaWindow runs a windowed Java class (Seed003) with args, killed after
+// timeout, reading its threads' CPU waits at its window's two marks.
+func (tl Tools) JavaWindow(timeout time.Duration, class string, args ...string) Window {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	argv := append(append(javaFlags, "-cp", tl.dir+string(os.PathListSeparator)+tl.JavaJar, class), args...)
+	cmd := exec.CommandContext(ctx, tl.Java, argv...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	cmd.WaitDelay = 5 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return Window{Output: Output{Err: err}}
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return Window{Output: Output{Err: err}}
+	}
+	if err := cmd.Start(); err != nil {
+		return Window{Output: Output{Err: err}}
+	}
+	var w Window
+	var out strings.Builder
+	var open cpuwait.Threads
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		switch line {
+		case "window-open":
+			open = cpuwait.ReadProcess("/proc", cmd.Process.Pid)
+		case "window-closed":
+			if share, _, ok := cpuwait.RunQueue(open, cpuwait.ReadProcess("/proc", cmd.Process.Pid)); ok && open != nil {
+				w.RunQueuePct = &share
+			}
+			io.WriteString(stdin, "read\n")
+		default:
+			out.WriteString(line + "\n")
+		}
+	}
+	stdin.Close()
+	err = cmd.Wait()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("java: killed after %v: %w", timeout, ctx.Err())
+	}
+	w.Output = Output{Stdout: out.String(), Stderr: errb.String(), Err: err}
+	return w
 }
 
 func run(timeout time.Duration, name string, args ...string) Output {

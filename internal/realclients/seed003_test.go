@@ -13,23 +13,27 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/internal/realclients"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/telemetry"
 	"github.com/poolsweep/poolsweep/topology/sim"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
 // The seed-003 comparison's server and levels. The defaults are the
-// test's: 8 slots of 20 ms carry 400 finds/s, 200 API calls/s, so that
-// the clients' own CPU (the Java one's about 0.2 ms per op) sets nothing
-// even on a busy 2-core host, and 32 threads are far past the knee (12:
-// the read slots are full once 2/3 of the callers read). By hand, the
+// test's: 8 slots of 50 ms carry 160 finds/s, 80 API calls/s, so that
+// the clients' own CPU (the Java one's about 0.2 ms per op once compiled)
+// sets nothing even on a 2-core host shared with a load of 10, and 32
+// threads are far past the knee (12: the read slots are full once 2/3 of
+// the callers read). A 4-s window holds 320 calls: one more or less is
+// 0.3%. By hand, the
 // note's numbers: -args -seed003.spec slots=8,service=4ms -seed003.threads 1,8,64
 var (
-	seed003Spec    = flag.String("seed003.spec", "slots=8,service=20ms", "simulator spec of the seed-003 comparison")
+	seed003Spec    = flag.String("seed003.spec", "slots=8,service=50ms", "simulator spec of the seed-003 comparison")
 	seed003Threads = flag.String("seed003.threads", "32", "threads (= connectionsPerHost = poolsweep's C and P) of the seed-003 comparison")
 	seed003Window  = flag.Duration("seed003.window", 4*time.Second, "measured window of each side")
 )
@@ -41,8 +45,10 @@ var (
 // past the knee their calls/s must agree within 5%. Below the knee (by
 // hand) each client's own time per call shows, and the ratio is only
 // logged.
+//
+// It runs before the parallel tests, alone: the other clients' JVM and
+// Python starting beside it would take the CPU its JVM compiles with.
 func TestSeed003ClientAgrees(t *testing.T) {
-	t.Parallel()
 	tl := realclients.Need(t)
 	spec, err := sim.ParseSpec(*seed003Spec)
 	if err != nil {
@@ -62,9 +68,10 @@ func TestSeed003ClientAgrees(t *testing.T) {
 
 	w, _ := workload.BuiltinWorkload("api", "")
 	w.Records = 2000
-	ours := poolsweepCalls(t, srv.URI, w, levels)
+	ours := poolsweepSteps(t, srv, w, levels)
+	runQueueMin := bound.DefaultClassifier().RunQueueWaitMin
 	for _, n := range levels {
-		out := tl.JavaMain(time.Minute+*seed003Window, "Seed003", srv.URI, strconv.Itoa(n),
+		out := tl.JavaWindow(time.Minute+*seed003Window, "Seed003", srv.URI, strconv.Itoa(n),
 			"1000", strconv.FormatInt(seed003Window.Milliseconds(), 10), strconv.Itoa(w.Records), w.Database, w.Collection)
 		if out.Err != nil {
 			t.Fatalf("Seed003 at %d threads: %v\n%s", n, out.Err, tail(out.Stderr, 2000))
@@ -73,31 +80,66 @@ func TestSeed003ClientAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ratio := java / ours[n]
+		step := ours[n]
+		ratio := java / step.CallsPerS
 		model := spec.Throughput(n, readShare) / 3
-		t.Logf("%d threads: Java driver 3.6 %.1f calls/s, poolsweep %.1f, ratio %.3f (model bound %.1f; peak %.1f at a knee of %d)",
-			n, java, ours[n], ratio, model, peak/3, knee)
+		rq := "n/a"
+		if out.RunQueuePct != nil {
+			rq = fmt.Sprintf("%.0f%%", *out.RunQueuePct)
+		}
+		t.Logf("%d threads: Java driver 3.6 %.1f calls/s, poolsweep %.1f, ratio %.3f (model bound %.1f; peak %.1f at a knee of %d; the JVM's threads waited for a CPU %s of their runnable time, poolsweep's step bound %q)",
+			n, java, step.CallsPerS, ratio, model, peak/3, knee, rq, step.Bound)
 		if errs > 0 {
 			t.Errorf("%d threads: the Java client had %d errors", n, errs)
 		}
 		pastKnee := spec.Throughput(n, readShare) >= peak && n >= 2*knee
-		if pastKnee && math.Abs(ratio-1) > 0.05 {
-			t.Errorf("%d threads, past the knee (%d): seed 003's client and poolsweep differ by %.1f%%, more than 5%%", n, knee, 100*(ratio-1))
+		if !pastKnee || math.Abs(ratio-1) <= 0.05 {
+			continue
 		}
+		// Past the knee the model's bound is the ground truth: the side
+		// further from it is the one that missed. A side above the
+		// server's capacity is wrong whatever the machine did; one below
+		// it is excused only by the evidence that it ran starved of CPU
+		// here: poolsweep's step labelled client-bound by its own judge,
+		// or the JVM's threads waiting for a CPU as long as that judge's
+		// contention rule asks.
+		javaOff, oursOff := math.Abs(java/model-1), math.Abs(step.CallsPerS/model-1)
+		switch {
+		case max(java, step.CallsPerS) > model*1.05:
+			// no excuse
+		case oursOff >= javaOff:
+			if ok, why := bound.ClientLimited(&step); ok {
+				t.Logf("%d threads: poolsweep fell short on a starved load host: %s", n, why)
+				continue
+			}
+		case out.RunQueuePct != nil && *out.RunQueuePct >= runQueueMin:
+			t.Logf("%d threads: the Java client fell short on a starved load host (its threads waited for a CPU %.0f%% of the time)", n, *out.RunQueuePct)
+			continue
+		}
+		t.Errorf("%d threads, past the knee (%d): seed 003's client and poolsweep differ by %.1f%%, more than 5%% (model %.1f), and no evidence of a starved load host excuses it", n, knee, 100*(ratio-1), model)
 	}
 }
 
-// poolsweepCalls runs poolsweep's engine, --workload api with --pool
-// match, at each level and returns its calls/s per level.
-func poolsweepCalls(t *testing.T, uri string, w workload.Workload, levels []int) map[int]float64 {
+// poolsweepSteps runs poolsweep's engine, --workload api with --pool
+// match, at each level, with the telemetry and judge a sweep has (so a
+// step that the load host starved says so), and returns its steps.
+func poolsweepSteps(t *testing.T, srv *testsrv.SimProcess, w workload.Workload, levels []int) map[int]results.StepResult {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "results.jsonl")
+	base := options.Client().ApplyURI(srv.URI)
+	host := testsrv.Host(t, srv.URI)
+	obs, err := telemetry.NewObserver(telemetry.ObserverConfig{Hosts: base.Hosts, Base: base, ChildPID: srv.PID(), ChildHost: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { obs.Close(context.Background()) })
 	s := &sweep.Session{
 		RunID: "seed003",
 		Targets: []sweep.SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"},
-			NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) }}},
+			NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(srv.URI) },
+			Observers: []sweep.WindowObserver{obs}, Judge: bound.NewJudge(bound.JudgeConfig{LocalServerHost: host})}},
 		Plan: plan.Plan{Concurrency: levels, Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 1, Trials: 1,
-			Warmup: time.Second, Duration: *seed003Window, OpTimeout: 30 * time.Second},
+			Warmup: 500 * time.Millisecond, Duration: *seed003Window, OpTimeout: 30 * time.Second},
 		Workloads:   []workload.Workload{w},
 		ResultsPath: path,
 	}
@@ -110,15 +152,15 @@ func poolsweepCalls(t *testing.T, uri string, w workload.Workload, levels []int)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[int]float64{}
+	out := map[int]results.StepResult{}
 	for _, st := range res.Steps {
 		if st.Errors.Total() > 0 {
 			t.Errorf("poolsweep C=%d: %d errors (%s)", st.Concurrency, st.Errors.Total(), st.ErrorSample)
 		}
-		out[st.Concurrency] = st.CallsPerS
+		out[st.Concurrency] = st
 	}
 	for _, n := range levels {
-		if out[n] <= 0 {
+		if out[n].CallsPerS <= 0 {
 			t.Fatalf("poolsweep measured no calls at C=%d", n)
 		}
 	}

@@ -6,8 +6,11 @@
 //
 //   java Seed003 URI THREADS WARMUP_MS WINDOW_MS RECORDS DB COLLECTION
 //
-// It prints "calls=N seconds=S calls_per_s=X errors=E": the calls that
-// ended inside the window after the warm-up, as a closed loop measures.
+// It prints "window-open" when the window opens and "window-closed" when
+// it closes, then waits for a line on stdin (the parent reads how its
+// threads waited for a CPU meanwhile, and they must still be there), and
+// prints "calls=N seconds=S calls_per_s=X errors=E": the calls that ended
+// inside the window after the warm-up, as a closed loop measures.
 
 import com.mongodb.MongoClient;
 import com.mongodb.MongoClientOptions;
@@ -15,6 +18,9 @@ import com.mongodb.MongoClientURI;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.Document;
@@ -41,6 +47,7 @@ public class Seed003 {
         long to = from + windowMs * 1000000L;
         AtomicLong calls = new AtomicLong();
         AtomicLong errors = new AtomicLong();
+        CountDownLatch read = new CountDownLatch(1);
         Thread[] ts = new Thread[threads];
         for (int i = 0; i < threads; i++) {
             ts[i] = new Thread(() -> {
@@ -60,6 +67,13 @@ public class Seed003 {
                     }
                     long now = System.nanoTime();
                     if (now >= to) {
+                        // Stay alive until the parent has read this
+                        // thread's CPU waits.
+                        try {
+                            read.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
                         return;
                     }
                     if (now >= from) {
@@ -69,11 +83,26 @@ public class Seed003 {
             });
             ts[i].start();
         }
+        sleepUntil(from);
+        System.out.println("window-open");
+        System.out.flush();
+        sleepUntil(to);
+        System.out.println("window-closed");
+        System.out.flush();
+        new BufferedReader(new InputStreamReader(System.in)).readLine();
+        read.countDown();
         for (Thread t : ts) {
             t.join();
         }
         client.close();
         double secs = windowMs / 1000.0;
         System.out.printf("calls=%d seconds=%.3f calls_per_s=%.1f errors=%d%n", calls.get(), secs, calls.get() / secs, errors.get());
+    }
+
+    static void sleepUntil(long deadline) throws InterruptedException {
+        long ms;
+        while ((ms = (deadline - System.nanoTime()) / 1000000L) > 0) {
+            Thread.sleep(ms);
+        }
     }
 }
