@@ -26,12 +26,12 @@ def probe(uri, prefix):
         retryWrites=False,
     )
     try:
-        # Server selection runs discovery; the description is what the
-        # driver decided the deployment is.
+        # Server selection runs discovery; the topology description is
+        # what the driver decided the deployment is. pymongo 3.11
+        # (Debian's) makes it public only from 4.0
+        # (MongoClient.topology_description), and its listeners' events
+        # arrive up to a second late.
         client.admin.command("ping")
-        # What the driver decided the deployment is. pymongo 3.11 (Debian's)
-        # has it public only from 4.0 (MongoClient.topology_description),
-        # and its listeners' events arrive up to a second late.
         kind = client._topology.description.topology_type_name
         out["topology"] = kind
         try:
