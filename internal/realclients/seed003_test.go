@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,17 +63,36 @@ func TestSeed003ClientAgrees(t *testing.T) {
 		}
 		levels = append(levels, n)
 	}
-	srv := testsrv.SimChild(t, *seed003Spec)
+	// Each side has a simulator of its own, in a process of its own, and
+	// the two sides run at the same time: the simulators, not this
+	// machine, pace them (their capacity is the ground truth), and the
+	// test takes one side's time instead of both.
+	ourSrv, javaSrv := testsrv.SimChild(t, *seed003Spec), testsrv.SimChild(t, *seed003Spec)
 	const readShare = 2.0 / 3
 	peak, knee := spec.Peak(readShare)
 
 	w, _ := workload.BuiltinWorkload("api", "")
 	w.Records = 2000
-	ours := poolsweepSteps(t, srv, w, levels)
+	loadSeed003(t, javaSrv.URI, w)
+	var ours map[int]results.StepResult
+	var oursErr error
+	javas := map[int]realclients.Window{}
+	host, dir := testsrv.Host(t, ourSrv.URI), t.TempDir()
+	var wg sync.WaitGroup
+	wg.Go(func() { ours, oursErr = poolsweepSteps(ourSrv, host, dir, w, levels) })
+	wg.Go(func() {
+		for _, n := range levels {
+			javas[n] = tl.JavaWindow(time.Minute+*seed003Window, "Seed003", javaSrv.URI, strconv.Itoa(n),
+				"1000", strconv.FormatInt(seed003Window.Milliseconds(), 10), strconv.Itoa(w.Records), w.Database, w.Collection)
+		}
+	})
+	wg.Wait()
+	if oursErr != nil {
+		t.Fatal(oursErr)
+	}
 	runQueueMin := bound.DefaultClassifier().RunQueueWaitMin
 	for _, n := range levels {
-		out := tl.JavaWindow(time.Minute+*seed003Window, "Seed003", srv.URI, strconv.Itoa(n),
-			"1000", strconv.FormatInt(seed003Window.Milliseconds(), 10), strconv.Itoa(w.Records), w.Database, w.Collection)
+		out := javas[n]
 		if out.Err != nil {
 			t.Fatalf("Seed003 at %d threads: %v\n%s", n, out.Err, tail(out.Stderr, 2000))
 		}
@@ -120,19 +140,30 @@ func TestSeed003ClientAgrees(t *testing.T) {
 	}
 }
 
+// loadSeed003 loads poolsweep's data for w into the Java side's
+// simulator, as poolsweep loads its own: the same keys and documents.
+func loadSeed003(t *testing.T, uri string, w workload.Workload) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := workload.Prepare(ctx, testsrv.Connect(t, uri), w, workload.PrepareOptions{}); err != nil {
+		t.Fatalf("loading the Java side's data: %v", err)
+	}
+}
+
 // poolsweepSteps runs poolsweep's engine, --workload api with --pool
 // match, at each level, with the telemetry and judge a sweep has (so a
-// step that the load host starved says so), and returns its steps.
-func poolsweepSteps(t *testing.T, srv *testsrv.SimProcess, w workload.Workload, levels []int) map[int]results.StepResult {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "results.jsonl")
+// step that the load host starved says so), and returns its steps. It
+// runs beside the Java side, so it returns its failures rather than
+// ending the test.
+func poolsweepSteps(srv *testsrv.SimProcess, host, dir string, w workload.Workload, levels []int) (map[int]results.StepResult, error) {
+	path := filepath.Join(dir, "results.jsonl")
 	base := options.Client().ApplyURI(srv.URI)
-	host := testsrv.Host(t, srv.URI)
 	obs, err := telemetry.NewObserver(telemetry.ObserverConfig{Hosts: base.Hosts, Base: base, ChildPID: srv.PID(), ChildHost: host})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { obs.Close(context.Background()) })
+	defer obs.Close(context.Background())
 	s := &sweep.Session{
 		RunID: "seed003",
 		Targets: []sweep.SessionTarget{{Header: results.TargetHeader{Name: "sim", Topology: "standalone"},
@@ -146,25 +177,25 @@ func poolsweepSteps(t *testing.T, srv *testsrv.SimProcess, w workload.Workload, 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute+time.Duration(len(levels))*(*seed003Window+2*time.Second))
 	defer cancel()
 	if _, err := s.Run(ctx); err != nil {
-		t.Fatalf("poolsweep: %v", err)
+		return nil, fmt.Errorf("poolsweep: %w", err)
 	}
 	res, err := results.ReadResultsFile(path)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	out := map[int]results.StepResult{}
 	for _, st := range res.Steps {
 		if st.Errors.Total() > 0 {
-			t.Errorf("poolsweep C=%d: %d errors (%s)", st.Concurrency, st.Errors.Total(), st.ErrorSample)
+			return nil, fmt.Errorf("poolsweep C=%d: %d errors (%s)", st.Concurrency, st.Errors.Total(), st.ErrorSample)
 		}
 		out[st.Concurrency] = st
 	}
 	for _, n := range levels {
 		if out[n].CallsPerS <= 0 {
-			t.Fatalf("poolsweep measured no calls at C=%d", n)
+			return nil, fmt.Errorf("poolsweep measured no calls at C=%d", n)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // parseSeed003 reads Seed003's "calls=N seconds=S calls_per_s=X errors=E".
