@@ -9,6 +9,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -39,6 +40,14 @@ type Options struct {
 	// smaller than this many percent as no change: on a drifting machine a
 	// real but tiny difference is usually the machine, not the setting.
 	MinEffectPct float64
+	// RunNoisePct is the between-run noise floor of a step's throughput,
+	// one standard deviation in percent, that a comparison of two runs
+	// adds to each side's batch-means variance (batchmeans.go); 0 means
+	// DefaultRunNoisePct. It does not apply within one run.
+	RunNoisePct float64
+
+	// withinRun is set by Match: both sides come from one run.
+	withinRun bool
 }
 
 // Status of one metric's comparison.
@@ -59,12 +68,21 @@ type Comparison struct {
 	Candidate    Side
 	Alpha        float64
 	MinEffectPct float64
+	// WithinRun says both sides come from one run (one run ID): their
+	// steps are independent measurements of one time and place, and a
+	// one-trial test needs no between-run noise floor. RunNoisePct is the
+	// floor used otherwise.
+	WithinRun   bool
+	RunNoisePct float64
 	// Axis, in an A/B over a series axis, is that axis; each Side's
 	// Series names its value.
 	Axis      results.Axis
 	Steps     []*Step
 	Unmatched []Unmatched
 	Verdicts  []Verdict
+	// Trials, when some step's throughput was left undecided, says which
+	// sweep would decide it and how long it takes; nil otherwise.
+	Trials *TrialsAdvice
 	// Notes are remarks about the inputs (ignored interrupted steps, ...).
 	Notes []string
 
@@ -130,10 +148,14 @@ type Metric struct {
 	CILowPct, CIHighPct *float64
 	Confidence          *float64 // achieved confidence of the interval
 	PValue              *float64
-	Method              string // MethodMannWhitney, MethodWelch or ""
+	Method              string // MethodMannWhitney, MethodWelch, MethodBatchWelch or ""
 	Significant         bool
-	Status              Status
-	Note                string
+	// NeedsTrials marks a one-trial throughput test across two runs that
+	// the windows alone would call significant but the between-run noise
+	// floor does not: trials would decide it.
+	NeedsTrials bool
+	Status      Status
+	Note        string
 }
 
 // Unmatched is a step of one side with no partner on the other.
@@ -168,7 +190,10 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	if len(base) == 0 || len(cand) == 0 {
 		return nil, errors.New("compare needs baseline and candidate results")
 	}
-	cmp := &Comparison{Alpha: o.Alpha, MinEffectPct: o.MinEffectPct}
+	if o.RunNoisePct < 0 || o.RunNoisePct > 100 || math.IsNaN(o.RunNoisePct) {
+		return nil, fmt.Errorf("run noise %g%% is not between 0 and 100", o.RunNoisePct)
+	}
+	cmp := &Comparison{Alpha: o.Alpha, MinEffectPct: o.MinEffectPct, RunNoisePct: o.runNoise()}
 
 	bAll, bNotes := collect(base)
 	cAll, cNotes := collect(cand)
@@ -221,6 +246,8 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	c := group("candidate", cand, cAll, byRole, axis)
 	cmp.Baseline = describe(base, bAll)
 	cmp.Candidate = describe(cand, cAll)
+	o.withinRun = oneRun(cmp.Baseline, cmp.Candidate)
+	cmp.WithinRun = o.withinRun
 	if axis != "" {
 		cmp.Axis = axis
 		cmp.Baseline.Series, cmp.Candidate.Series = results.AxisText(axis, values[0]), results.AxisText(axis, values[1])
@@ -249,5 +276,12 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	}
 	sortSteps(cmp.Steps, b.keys)
 	cmp.Verdicts = verdicts(cmp)
+	cmp.Trials = trialsAdvice(cmp, b, c)
 	return cmp, nil
+}
+
+// oneRun says both sides come from the same single run: the same run ID
+// (one file, or the agents' files of one run).
+func oneRun(b, c Side) bool {
+	return len(b.RunIDs) == 1 && len(c.RunIDs) == 1 && b.RunIDs[0] == c.RunIDs[0]
 }

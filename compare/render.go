@@ -14,11 +14,17 @@ import (
 
 // Method describes the statistics for output footers and the JSON header.
 func (c *Comparison) Method() string {
+	floor := "within one run, no between-run noise floor is added"
+	if !c.WithinRun {
+		floor = fmt.Sprintf("across two runs each side's variance also holds a between-run noise floor of %s%% (one standard deviation, taken as known)", trimFloat(c.RunNoisePct))
+	}
 	return fmt.Sprintf("Centers are medians across trials; significance: two-sided Mann–Whitney U at alpha=%g with a "+
 		"Hodges–Lehmann interval at confidence >= %s%%; when %d trials per side are too few for a rank test to reach "+
-		"p<alpha, Welch's t-test instead (marked t; assumes roughly log-normal noise); with fewer than %d trials per side "+
-		"deltas are unconfirmed; intervals of positive metrics are for candidate/baseline-1, computed on log values",
-		c.Alpha, trimFloat((1-c.Alpha)*100), MinTrials, MinTrials)
+		"p<alpha, Welch's t-test instead (marked t; assumes roughly log-normal noise); with fewer than %d trials per side, "+
+		"throughput is tested by Welch's t-test on the steps' batch means (marked bm: each window's own interval, log scale; %s) "+
+		"where every step has a batch-means interval, and other deltas are unconfirmed; "+
+		"intervals of positive metrics are for candidate/baseline-1, computed on log values",
+		c.Alpha, trimFloat((1-c.Alpha)*100), MinTrials, MinTrials, floor)
 }
 
 // labeler builds row labels that show only the dimensions that vary.
@@ -120,7 +126,7 @@ func WriteText(w io.Writer, c *Comparison) error {
 			return err
 		}
 	}
-	ew.Printf("\n~ no significant difference; [lo, hi] confidence interval of the change; n=baseline+candidate trials; t marks Welch's t-test\n")
+	ew.Printf("\n~ no significant difference; [lo, hi] confidence interval of the change; n=baseline+candidate trials; t marks Welch's t-test, bm the same on the windows' batch means\n")
 	ew.Printf("method: %s\n", c.Method())
 	if len(c.Unmatched) > 0 {
 		ew.Printf("\nnot compared:\n")
@@ -131,6 +137,9 @@ func WriteText(w io.Writer, c *Comparison) error {
 	ew.Printf("\nverdict:\n")
 	for _, v := range c.Verdicts {
 		ew.Printf("  %s\n", v.Text)
+	}
+	if c.Trials != nil {
+		ew.Printf("\ntrials: %s\n", c.Trials.Text)
 	}
 	return ew.Err
 }
@@ -229,8 +238,11 @@ func vsBase(m *Metric, markdown bool) string {
 		return "~"
 	}
 	test := fmt.Sprintf("p=%.3f n=%d+%d", *m.PValue, m.BaselineN, m.CandidateN)
-	if m.Method == MethodWelch {
+	switch m.Method {
+	case MethodWelch:
 		test += " t"
+	case MethodBatchWelch:
+		test += " bm"
 	}
 	if m.Status != StatusChanged {
 		if m.Note != "" {
