@@ -189,8 +189,8 @@ func batchMetric(m *Metric, bs, cs []*results.StepResult, o Options) bool {
 
 // runNoise is the between-run noise floor in percent.
 func (o Options) runNoise() float64 {
-	if o.RunNoisePct > 0 {
-		return o.RunNoisePct
+	if o.RunNoisePct != nil {
+		return *o.RunNoisePct
 	}
 	return DefaultRunNoisePct
 }

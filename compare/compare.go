@@ -9,7 +9,6 @@ package compare
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -42,9 +41,9 @@ type Options struct {
 	MinEffectPct float64
 	// RunNoisePct is the between-run noise floor of a step's throughput,
 	// one standard deviation in percent, that a comparison of two runs
-	// adds to each side's batch-means variance (batchmeans.go); 0 means
-	// DefaultRunNoisePct. It does not apply within one run.
-	RunNoisePct float64
+	// adds to each side's batch-means variance (batchmeans.go); nil means
+	// DefaultRunNoisePct, and 0 no floor. It does not apply within one run.
+	RunNoisePct *float64
 
 	// withinRun is set by Match: both sides come from one run.
 	withinRun bool
@@ -190,8 +189,8 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	if len(base) == 0 || len(cand) == 0 {
 		return nil, errors.New("compare needs baseline and candidate results")
 	}
-	if o.RunNoisePct < 0 || o.RunNoisePct > 100 || math.IsNaN(o.RunNoisePct) {
-		return nil, fmt.Errorf("run noise %g%% is not between 0 and 100", o.RunNoisePct)
+	if p := o.RunNoisePct; p != nil && !(*p >= 0 && *p <= 100) {
+		return nil, fmt.Errorf("run noise %g%% is not between 0 and 100", *p)
 	}
 	cmp := &Comparison{Alpha: o.Alpha, MinEffectPct: o.MinEffectPct, RunNoisePct: o.runNoise()}
 
