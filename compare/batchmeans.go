@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/analysis/steady"
 	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/results"
@@ -50,20 +51,28 @@ type batchSide struct {
 // ok is false unless every trial has a precise interval (steady.StdErr).
 // With several trials the variance is the larger of the within-window one
 // and the trials' own spread, so that drift between trials is not hidden.
-func batchSideOf(steps []*results.StepResult) (batchSide, bool) {
+// A trial whose load host was starved (bound.ClientLimited) is no
+// measurement of the server: the host's own drift moves the whole window,
+// which its batch means cannot see. starved then says why, and ok is false.
+func batchSideOf(steps []*results.StepResult) (b batchSide, starved string, ok bool) {
 	if len(steps) == 0 {
-		return batchSide{}, false
+		return batchSide{}, "", false
+	}
+	for _, s := range steps {
+		if limited, why := bound.ClientLimited(s); limited {
+			return batchSide{}, why, false
+		}
 	}
 	logs := make([]float64, 0, len(steps))
 	var within, dfDen float64
 	for _, s := range steps {
 		st := s.Steady
 		if !st.Precise() || st.HalfWidthPerS == nil || st.MeanPerS == nil || !(*st.MeanPerS > 0) || !(s.OpsPerS > 0) {
-			return batchSide{}, false
+			return batchSide{}, "", false
 		}
 		se, df, ok := steady.StdErr(*st.HalfWidthPerS, st.Batches, st.Confidence)
 		if !ok {
-			return batchSide{}, false
+			return batchSide{}, "", false
 		}
 		// The relative error of calls/s is that of ops/s (a workload's ops
 		// per call are fixed), and on the log scale it is the variance.
@@ -74,7 +83,7 @@ func batchSideOf(steps []*results.StepResult) (batchSide, bool) {
 		logs = append(logs, math.Log(s.OpsPerS))
 	}
 	n := float64(len(steps))
-	b := batchSide{logMean: stats.Mean(logs), trials: len(steps)}
+	b = batchSide{logMean: stats.Mean(logs), trials: len(steps)}
 	// The mean of n independent logs: variance Σv/n²; its degrees of
 	// freedom by Welch–Satterthwaite.
 	b.variance = within / (n * n)
@@ -88,7 +97,7 @@ func batchSideOf(steps []*results.StepResult) (batchSide, bool) {
 			b.variance, b.df = between, n-1
 		}
 	}
-	return b, true
+	return b, "", true
 }
 
 // batchTest is the throughput test of one matched step by batch means.
@@ -151,12 +160,20 @@ func tTest(diff, vb, dfb, vc, dfc, known, alpha float64) testResult {
 }
 
 // batchMetric tests a throughput metric by batch means in place of
-// "unconfirmed" when both sides' steps carry intervals. It returns false,
-// leaving m as it was, when they do not.
+// "unconfirmed" when both sides' steps carry intervals. It returns false
+// when they do not, leaving m as it was but for a note when a side's load
+// host was starved.
 func batchMetric(m *Metric, bs, cs []*results.StepResult, o Options) bool {
-	b, okB := batchSideOf(bs)
-	c, okC := batchSideOf(cs)
+	b, whyB, okB := batchSideOf(bs)
+	c, whyC, okC := batchSideOf(cs)
 	if !okB || !okC {
+		m.HostStarved = whyB != "" || whyC != ""
+		switch {
+		case whyB != "":
+			m.Note = "not tested: the baseline's load host was starved (" + whyB + ")"
+		case whyC != "":
+			m.Note = "not tested: the candidate's load host was starved (" + whyC + ")"
+		}
 		return false
 	}
 	floor := 0.0

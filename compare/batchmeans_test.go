@@ -121,6 +121,21 @@ func TestOneTrialWithoutIntervalUnconfirmed(t *testing.T) {
 	}
 }
 
+// A step whose load host was starved (labelled client-bound) is no
+// measurement of the server: one trial a side is then left unconfirmed,
+// saying why, however narrow its window's interval.
+func TestOneTrialStarvedHostUnconfirmed(t *testing.T) {
+	b, c := oneTrialPair(0.83, 1, "run-1", "run-1")
+	c.Steps[0].Bound, c.Steps[0].BoundReason = "client", "load host CPU contended"
+	cmp, err := Match([]*results.Results{b}, []*results.Results{c}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := opsMetric(t, cmp); m.Status != StatusUnconfirmed || !strings.Contains(m.Note, "candidate's load host was starved (load host CPU contended)") {
+		t.Fatalf("status %s note %q; want unconfirmed, naming the starved host", m.Status, m.Note)
+	}
+}
+
 // The regression gate follows the same test: a 17% drop measured once a
 // side fails a 5% gate; the same spec never does.
 func TestOneTrialRegressionGate(t *testing.T) {
@@ -219,7 +234,7 @@ func TestBatchSideTrialsSpread(t *testing.T) {
 	for i := range r.Steps {
 		steps = append(steps, &r.Steps[i])
 	}
-	b, ok := batchSideOf(steps)
+	b, _, ok := batchSideOf(steps)
 	if !ok {
 		t.Fatal("no batch side")
 	}

@@ -153,6 +153,9 @@ type Metric struct {
 	// the windows alone would call significant but the between-run noise
 	// floor does not: trials would decide it.
 	NeedsTrials bool
+	// HostStarved marks a metric left untested because a side's load
+	// host was starved at the step (Note says which and why).
+	HostStarved bool
 	Status      Status
 	Note        string
 }

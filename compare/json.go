@@ -68,6 +68,7 @@ type jsonMetric struct {
 	Significant bool     `json:"significant"`
 	Status      Status   `json:"status"`
 	NeedsTrials bool     `json:"needs_trials,omitempty"`
+	HostStarved bool     `json:"host_starved,omitempty"`
 	N           jsonPair `json:"n"`
 	Note        string   `json:"note,omitempty"`
 }
@@ -141,7 +142,7 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 				CILow: round6(m.CILow), CIHigh: round6(m.CIHigh),
 				CILowPct: round6(m.CILowPct), CIHighPct: round6(m.CIHighPct),
 				Confidence: round6(m.Confidence), PValue: round6(m.PValue), Method: m.Method,
-				Significant: m.Significant, Status: m.Status, NeedsTrials: m.NeedsTrials, N: jsonPair{m.BaselineN, m.CandidateN}, Note: m.Note,
+				Significant: m.Significant, Status: m.Status, NeedsTrials: m.NeedsTrials, HostStarved: m.HostStarved, N: jsonPair{m.BaselineN, m.CandidateN}, Note: m.Note,
 			}
 		}
 		doc.Steps = append(doc.Steps, js)

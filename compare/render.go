@@ -225,7 +225,11 @@ func vsBase(m *Metric, markdown bool) string {
 		if markdown {
 			return change(m, false) + " (unconfirmed)"
 		}
-		return change(m, false) + fmt.Sprintf(" (unconfirmed n=%d+%d)", m.BaselineN, m.CandidateN)
+		starved := ""
+		if m.HostStarved {
+			starved = "; load host starved"
+		}
+		return change(m, false) + fmt.Sprintf(" (unconfirmed n=%d+%d%s)", m.BaselineN, m.CandidateN, starved)
 	}
 	if markdown {
 		// The trials column carries n; p-values live in text and JSON.

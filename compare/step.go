@@ -88,6 +88,9 @@ func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric
 			return m
 		}
 		m.Status = StatusUnconfirmed
+		if m.Note != "" {
+			return m // batchMetric said why it could not test
+		}
 		m.Note = fmt.Sprintf("%d+%d trials: at least %d per side are needed to test a difference", len(xs), len(ys), MinTrials)
 		return m
 	}

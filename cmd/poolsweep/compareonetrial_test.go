@@ -65,8 +65,13 @@ func TestCompareOneTrialOnSimulator(t *testing.T) {
 	} {
 		m, within := ops(tc.args...)
 		t.Logf("%s, 5ms → 6ms: %+.1f%% significant=%v method %s", tc.name, *m.DeltaPct, m.Significant, m.Method)
-		if within != tc.within || m.Method != compare.MethodBatchWelch {
-			t.Errorf("%s: within_run %v method %q; want %v and %s", tc.name, within, m.Method, tc.within, compare.MethodBatchWelch)
+		if within != tc.within {
+			t.Errorf("%s: within_run %v, want %v", tc.name, within, tc.within)
+		}
+		// A starved load host leaves the step untested (compare says so):
+		// the only excuse for another method.
+		if m.Method != compare.MethodBatchWelch && !excused(tc.candidate, "not tested on batch means") {
+			t.Errorf("%s: method %q, want %s", tc.name, m.Method, compare.MethodBatchWelch)
 		}
 		if (!m.Significant || *m.DeltaPct > -10 || *m.DeltaPct < -25 || *m.CIHighPct >= 0) && !excused(tc.candidate, "the drop missed") {
 			t.Errorf("%s: want a significant drop near 17%% with an interval below zero", tc.name)
