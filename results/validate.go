@@ -473,10 +473,12 @@ func checkTelemetry(c *check, s *StepResult) {
 		for _, host := range sortedKeys(t.Hosts) {
 			if hs := t.Hosts[host]; hs != nil {
 				c.count("step.server.hosts."+host+".samples", int64(hs.Samples))
+				checkEstablishment(c, "step.server.hosts."+host, hs)
 			}
 		}
 		if t.Total != nil {
 			c.count("step.server.total.samples", int64(t.Total.Samples))
+			checkEstablishment(c, "step.server.total", t.Total)
 		}
 		for i, m := range t.Replication {
 			f := fmt.Sprintf("step.server.replication[%d].", i)

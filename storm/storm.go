@@ -141,10 +141,33 @@ func Run(ctx context.Context, cfg Config) (results.StormResult, error) {
 				accepted := rate * rec.DurationS
 				rec.AcceptPerS, rec.Accepted = &rate, &accepted
 			}
+			if w := limiterWarning(s.Total); w != "" {
+				rec.Warnings = append(rec.Warnings, w)
+			}
 		}
 	}
 	disconnectAll(clients)
 	return rec, ctx.Err()
+}
+
+// limiterWarning labels a storm whose connections the server's
+// connection-establishment rate limiter (8.2) queued or rejected: its fill
+// times are then the limiter's rate as much as the server's setup.
+func limiterWarning(total *results.ServerSample) string {
+	if total == nil || !total.Establishment.Limited() {
+		return ""
+	}
+	e := total.Establishment
+	return fmt.Sprintf("the server's connection-establishment rate limiter (ingressConnectionEstablishmentRatePerSec) queued %s and rejected %s connections: the fill times include its queue",
+		count(e.Queued), count(e.Rejected))
+}
+
+// count is a server count, or "n/r" (not reported).
+func count(v *float64) string {
+	if v == nil {
+		return "n/r"
+	}
+	return fmt.Sprintf("%.0f", *v)
 }
 
 // fillClient starts one client and fills its pools: P checkouts per pool
