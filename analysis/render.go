@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
@@ -32,6 +33,12 @@ func (a *Analysis) WriteText(w io.Writer) error {
 			ew.Printf("\n")
 		}
 		if err := knee.WriteOpenText(ew, a.Open); err != nil {
+			return err
+		}
+	}
+	if len(a.Curves) > 0 {
+		ew.Printf("\n")
+		if err := curves.WriteText(ew, a.Curves); err != nil {
 			return err
 		}
 	}

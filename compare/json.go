@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/poolsweep/poolsweep/compare/curves"
 )
 
 // JSON shapes: snake_case, nulls where a value does not exist, numbers
@@ -18,7 +20,10 @@ type jsonDoc struct {
 	Steps        []jsonStep      `json:"steps"`
 	Unmatched    []jsonUnmatched `json:"unmatched"`
 	Verdicts     []jsonVerdict   `json:"verdicts"`
-	Notes        []string        `json:"notes,omitempty"`
+	// Curves is the curve comparison of two targets or two series
+	// values (compare/curves); absent for two runs of one target.
+	Curves []curves.Doc `json:"curves,omitempty"`
+	Notes  []string     `json:"notes,omitempty"`
 }
 
 type jsonSide struct {
@@ -145,6 +150,9 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 	}
 	for _, v := range c.Verdicts {
 		doc.Verdicts = append(doc.Verdicts, jsonVerdict(v))
+	}
+	for _, cc := range c.Curves {
+		doc.Curves = append(doc.Curves, cc.JSON())
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
