@@ -57,6 +57,10 @@ func TestGoldenAnalyzeCompare(t *testing.T) {
 		{"compare-study.json", []string{"compare", abBase, abCand, "--format", "json"}},
 		// Two targets of one file.
 		{"compare-pair.txt", []string{"compare", pairRun, "--baseline", "standalone", "--candidate", "sharded"}},
+		// ... and their curves (peak against peak, latency at matched
+		// throughput, the seeds' table) in the other formats.
+		{"compare-pair.md", []string{"compare", pairRun, "--baseline", "standalone", "--candidate", "sharded", "--format", "markdown"}},
+		{"compare-pair.json", []string{"compare", pairRun, "--baseline", "standalone", "--candidate", "sharded", "--format", "json"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

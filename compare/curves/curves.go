@@ -143,6 +143,9 @@ type Crossover struct {
 	// Everywhere says Better is better at every matched throughput
 	// measured: there is no lower region where the other side wins.
 	Everywhere bool
+	// AtPeak says OpsPerS is the other side's peak: Better is better only
+	// by carrying what the other cannot.
+	AtPeak bool
 	// Below, when not nil, is where the other side is significantly
 	// faster below the crossover (the highest such matched throughput).
 	Below *Matched

@@ -1,11 +1,15 @@
 package curves
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -248,4 +252,27 @@ func TestTableRows(t *testing.T) {
 	if len(rows) != 6 || rows[5].PerClient != 32 || rows[5].Base != nil || rows[5].Cand == nil || rows[0].Base.OpsPerS != 250 {
 		t.Errorf("rows %+v", rows)
 	}
+}
+
+// TestGolden renders both directions of the synthetic comparisons in
+// every format; refresh with go test ./compare/curves -run Golden -update.
+func TestGolden(t *testing.T) {
+	slow := side("sharded", sharded3, 2, lv{1, 200, 15, 0.01}, lv{2, 400, 16, 0.01}, lv{4, 480, 30, 0.01}, lv{8, 500, 60, 0.01})
+	cs := []*Comparison{Compare(oneNode(0.01), cluster(0.01), 0.05), Compare(oneNode(0.01), slow, 0.05)}
+	var txt, md, js bytes.Buffer
+	if err := WriteText(&txt, cs); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, cs); err != nil {
+		t.Fatal(err)
+	}
+	docs := []Doc{cs[0].JSON(), cs[1].JSON()}
+	enc := json.NewEncoder(&js)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(docs); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "curves.txt"), txt.Bytes())
+	golden.Check(t, filepath.Join("testdata", "curves.md"), md.Bytes())
+	golden.Check(t, filepath.Join("testdata", "curves.json"), js.Bytes())
 }

@@ -191,7 +191,7 @@ func crossover(c *Comparison, grid []Matched) *Crossover {
 	}
 	x := &Crossover{Better: winner, Everywhere: i == 0}
 	if i == len(grid) {
-		x.OpsPerS = grid[len(grid)-1].OpsPerS // only beyond the other's peak
+		x.OpsPerS, x.AtPeak = grid[len(grid)-1].OpsPerS, true // only beyond the other's peak
 	} else {
 		x.OpsPerS = grid[i].OpsPerS
 	}

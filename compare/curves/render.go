@@ -206,3 +206,58 @@ func WriteMarkdown(w io.Writer, cs []*Comparison) error {
 }
 
 func md(s string) string { return strings.ReplaceAll(textfmt.Escape(s), "|", `\|`) }
+
+// Facts are the comparison's figures as label and value, for a report's
+// table: each side's deployment, peak and knee, the ratios and the
+// crossover.
+func (c *Comparison) Facts() [][2]string {
+	b, cn := c.Base.Name, c.Cand.Name
+	f := [][2]string{
+		{"peak: " + b, peakText(c.BasePeak, c.Base.Deployment)},
+		{"peak: " + cn, peakText(c.CandPeak, c.Cand.Deployment)},
+		{"peak ratio " + cn + "/" + b, intervalText(c.PeakRatio)},
+	}
+	if c.PerNodeRatio.Value > 0 {
+		f = append(f, [2]string{"per node", intervalText(c.PerNodeRatio)})
+	}
+	f = append(f, [2]string{"knee: " + b, kneeText(c.BaseKnee, c.Base.Deployment)}, [2]string{"knee: " + cn, kneeText(c.CandKnee, c.Cand.Deployment)})
+	if c.KneeConnRatio > 0 {
+		f = append(f, [2]string{"connections per host at the knees", "×" + Ratio(c.KneeConnRatio)})
+	}
+	return append(f, [2]string{"crossover", crossText(c)})
+}
+
+// MatchedTable is the latency at matched throughput as a head and rows
+// of cells.
+func (c *Comparison) MatchedTable() ([]string, [][]string) {
+	head := []string{"ops/s", c.Base.Name + " p50 / p99 ms", c.Cand.Name + " p50 / p99 ms", "faster"}
+	var rows [][]string
+	for _, m := range c.Matched {
+		rows = append(rows, []string{textfmt.Thousands(m.OpsPerS), latText(m.Base), latText(m.Cand), orDash(m.Better)})
+	}
+	return head, rows
+}
+
+// SeedTable is the seeds' table (connections per client × clients, each
+// side's ops/s and calls/s) as a head and rows of cells.
+func (c *Comparison) SeedTable() ([]string, [][]string) {
+	head := []string{"connections", c.Base.Name + " ops/s", "calls/s", c.Cand.Name + " ops/s", "calls/s"}
+	var rows [][]string
+	for _, r := range c.Table {
+		cells := strings.Split(cellText(r.Base)+"\t"+cellText(r.Cand), "\t")
+		rows = append(rows, append([]string{fmt.Sprintf("%d (×%d)", r.PerClient, r.Clients)}, cells...))
+	}
+	return head, rows
+}
+
+// WriteSummary is the comparisons in short, for a sweep's summary: per
+// comparison its title, the seeds' table and the verdict.
+func WriteSummary(w io.Writer, cs []*Comparison) error {
+	ew := textfmt.NewErrWriter(w)
+	for _, c := range cs {
+		ew.Printf("\ndeployments: %s\n", c.Title())
+		writeTable(ew, c, "  ")
+		ew.Printf("  verdict: %s\n", c.Verdict)
+	}
+	return ew.Err
+}

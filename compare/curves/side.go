@@ -41,7 +41,7 @@ func SideOf(rs []*results.Results, r knee.Report, name string) Side {
 	s.Deployment = deployment(hdr, reached)
 	s.label = results.LabelWithout(results.LabelWithout(r.Workload, results.AxisReadPreference, s.readPref), results.AxisWriteConcern, s.writeConcern)
 	for _, c := range slices.Sorted(maps.Keys(by)) {
-		s.Levels = append(s.Levels, levelOf(by[c]))
+		s.Levels = append(s.Levels, levelOf(by[c], s.Deployment.Hosts))
 	}
 	return s
 }
@@ -87,7 +87,7 @@ func deployment(h *results.TargetHeader, reached int) Deployment {
 }
 
 // levelOf summarises a level's trials.
-func levelOf(steps []*results.StepResult) Level {
+func levelOf(steps []*results.StepResult, hosts int) Level {
 	st0 := steps[0]
 	lv := Level{Concurrency: st0.Concurrency, Clients: max(st0.Clients, 1), Trials: len(steps)}
 	lv.PerClient = st0.Concurrency
@@ -107,7 +107,7 @@ func levelOf(steps []*results.StepResult) Level {
 			lo, hi := p99Band(st.Latency, st.Calls, 0.05)
 			p99lo, p99hi = append(p99lo, lo), append(p99hi, hi)
 		}
-		if n := connsPerHost(st); n > 0 {
+		if n := connsPerHost(st, hosts); n > 0 {
 			perHost = append(perHost, float64(n))
 		}
 		if v, ok := cpuPerOp(st); ok {
@@ -159,10 +159,14 @@ func batchSE(st *results.StepResult) (float64, float64, bool) {
 }
 
 // connsPerHost is the most connections open to one host at the window's
-// start: from the pools per host, or the step's connections when it kept
-// a pool to one host only.
-func connsPerHost(st *results.StepResult) int {
+// start: from the pools per host, or the step's connections when the
+// target has one host; 0 (unknown) for several hosts without pools per
+// host (files from before them).
+func connsPerHost(st *results.StepResult, hosts int) int {
 	if len(st.Pool.Hosts) == 0 {
+		if hosts > 1 {
+			return 0
+		}
 		return st.Connections
 	}
 	n := 0

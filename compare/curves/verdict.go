@@ -82,16 +82,24 @@ func crossPhrase(c *Comparison) string {
 		return "neither answers significantly faster at matched throughput"
 	}
 	w := textfmt.Escape(x.Better)
+	below := ""
 	if x.Below != nil {
 		other := x.Below.Better
 		ol, wl := x.Below.Base, x.Below.Cand
 		if other != c.Base.Name {
 			ol, wl = wl, ol
 		}
-		return fmt.Sprintf("below %s ops/s %s answers faster (p99 %s ms against %s ms)", textfmt.Thousands(x.OpsPerS),
-			textfmt.Escape(other), textfmt.Ms(ol.P99Ms), textfmt.Ms(wl.P99Ms))
+		below = fmt.Sprintf("%s answers faster (p99 %s ms against %s ms at %s ops/s)", textfmt.Escape(other),
+			textfmt.Ms(ol.P99Ms), textfmt.Ms(wl.P99Ms), textfmt.Thousands(x.Below.OpsPerS))
 	}
-	if x.Everywhere && len(c.Matched) > 0 {
+	switch {
+	case x.AtPeak && below != "":
+		return fmt.Sprintf("beyond %s ops/s only %s carries the load; below, %s", textfmt.Thousands(x.OpsPerS), w, below)
+	case x.AtPeak:
+		return fmt.Sprintf("beyond %s ops/s only %s carries the load; below, neither answers significantly faster", textfmt.Thousands(x.OpsPerS), w)
+	case below != "":
+		return fmt.Sprintf("below %s ops/s %s", textfmt.Thousands(x.OpsPerS), below)
+	case x.Everywhere && len(c.Matched) > 0:
 		m := c.Matched[len(c.Matched)-1]
 		wl, ol := m.Base, m.Cand
 		if x.Better != c.Base.Name {
