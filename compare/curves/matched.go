@@ -173,20 +173,33 @@ func crossover(c *Comparison, grid []Matched) *Crossover {
 	if len(grid) == 0 {
 		return nil
 	}
-	winner := ""
+	winner, byPeak := "", true
 	switch {
 	case c.PeakRatio.Has() && *c.PeakRatio.Low > 1:
 		winner = c.Cand.Name
 	case c.PeakRatio.Has() && *c.PeakRatio.High < 1:
 		winner = c.Base.Name
 	default:
-		winner = grid[len(grid)-1].Better
+		winner, byPeak = grid[len(grid)-1].Better, false
 	}
 	if winner == "" {
 		return nil
 	}
+	// With the significantly higher peak, the winner is also better
+	// where the other may be past its peak (its band unbounded) and the
+	// winner is not: only the winner is known to carry that load.
+	wins := func(m Matched) bool {
+		if m.Better == winner {
+			return true
+		}
+		w, l := m.Base, m.Cand
+		if winner != c.Base.Name {
+			w, l = l, w
+		}
+		return byPeak && m.Better == "" && math.IsInf(l.P99High, 1) && !math.IsInf(w.P99High, 1)
+	}
 	i := len(grid)
-	for i > 0 && grid[i-1].Better == winner {
+	for i > 0 && wins(grid[i-1]) {
 		i--
 	}
 	x := &Crossover{Better: winner, Everywhere: i == 0}

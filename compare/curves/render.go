@@ -164,6 +164,8 @@ func crossText(c *Comparison) string {
 		return "none: neither is significantly faster at matched throughput, nor carries significantly more"
 	case x.Everywhere:
 		return textfmt.Escape(x.Better) + " is significantly faster at every matched throughput"
+	case x.AtPeak:
+		return fmt.Sprintf("beyond %s ops/s (the other's peak) only %s carries the load; below, neither is significantly faster throughout", textfmt.Thousands(x.OpsPerS), textfmt.Escape(x.Better))
 	}
 	return fmt.Sprintf("from %s ops/s on %s is significantly better", textfmt.Thousands(x.OpsPerS), textfmt.Escape(x.Better))
 }
