@@ -45,6 +45,7 @@ func TestGoldenAnalyzeCompare(t *testing.T) {
 		{"analyze-search.txt", []string{"analyze", searchRun}},
 		// Two targets of one run, with an SLO.
 		{"analyze-pair.txt", []string{"analyze", pairRun, "--slo-p99", "50ms"}},
+		{"analyze-pair.json", []string{"analyze", pairRun, "--slo-p99", "50ms", "--format", "json"}},
 		// A pool grid cut short: an interrupted step, planned steps missing,
 		// no end record.
 		{"analyze-grid.txt", []string{"analyze", gridRun}},

@@ -159,7 +159,7 @@ func crossText(c *Comparison) string {
 	x := c.Crossover
 	switch {
 	case x == nil && len(c.Matched) == 0:
-		return "no throughput both sides carry"
+		return "not tested: no throughput lies on both sides' measured rising curves (from each side's lowest level to its peak)"
 	case x == nil:
 		return "none: neither is significantly faster at matched throughput, nor carries significantly more"
 	case x.Everywhere:
