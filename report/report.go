@@ -31,7 +31,8 @@ type reportView struct {
 	Verdicts []verdictView
 	// Curves are the deployments compared curve against curve (which
 	// deployment, and by how much): the analysis's when the files hold
-	// several targets, else the A/B's when its sides are two targets.
+	// several targets, unless the A/B section (compare's own, when its
+	// sides are two targets) already shows them.
 	Curves  []curvesView
 	Figures []figView
 	Skipped []string
@@ -146,9 +147,9 @@ func buildView(r *Report, pngNames, abPNGNames []string, withSVG bool) (reportVi
 		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: knee.Summary(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
 	}
 	v.Verdicts = append(v.Verdicts, openVerdicts(r.Analysis.Open, kinds)...)
-	v.Curves = curvesViews(r.Analysis.Curves)
-	if len(v.Curves) == 0 && r.Comparison != nil {
-		v.Curves = curvesViews(r.Comparison.Curves)
+	if r.Comparison == nil || len(r.Comparison.Curves) == 0 {
+		// An A/B section of two targets shows its own (compare's Markdown).
+		v.Curves = curvesViews(r.Analysis.Curves)
 	}
 	runName := map[string]string{}
 	if multi {
