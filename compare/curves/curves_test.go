@@ -276,3 +276,75 @@ func TestGolden(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "curves.md"), md.Bytes())
 	golden.Check(t, filepath.Join("testdata", "curves.json"), js.Bytes())
 }
+
+// step is a measured step of one trial with a batch-means interval of
+// ±hw% from 30 batch means.
+func step(target, rp string, c int, ops, hw float64) results.StepResult {
+	calls := ops / 3
+	half := calls * hw / 100
+	wl := results.SeriesLabel("api", rp, "")
+	return results.StepResult{Kind: results.KindStep, Target: target, Workload: wl, ReadPreference: rp, PoolSetting: "match",
+		Concurrency: c, MaxPoolSize: c, Clients: 3, Connections: 3 * c, Trial: 1, DurationS: 2,
+		Calls: int64(calls * 2), Ops: int64(ops * 2), CallsPerS: calls, OpsPerS: ops,
+		Latency: results.LatencySummary{P50: 5, P90: 8, P99: 10, P999: 20},
+		Steady:  &results.StepSteady{Batches: 30, Independent: true, Confidence: 0.95, MeanPerS: &calls, HalfWidthPerS: &half, HalfWidthPct: &hw}}
+}
+
+func TestAllPairsAndSides(t *testing.T) {
+	rs := []*results.Results{{Path: "r.jsonl", Header: results.RunHeader{Targets: []results.TargetHeader{
+		{Name: "one", Topology: "standalone", Hosts: []string{"a:1"}},
+		{Name: "cluster", Topology: "sharded", Hosts: []string{"m1:1", "m2:1"}, Shards: []string{"s0", "s1", "s2"}},
+	}}}}
+	for _, c := range []int{1, 4, 16} {
+		rs[0].Steps = append(rs[0].Steps, step("one", "", c, 100*float64(min(c, 4)), 2), step("cluster", "", c, 300*float64(min(c, 4)), 2))
+	}
+	reports := knee.AnalyzeAll(knee.FromResults(rs), knee.DefaultOptions())
+	cs := All(rs, reports, 0.05)
+	if len(cs) != 1 || cs[0].Base.Name != "one" || cs[0].Cand.Name != "cluster" {
+		t.Fatalf("%d comparisons: %+v", len(cs), cs)
+	}
+	c := cs[0]
+	if d := c.Cand.Deployment; d.Nodes != 3 || d.Routers != 2 || Describe(d) != "3 shards, 2 routers" {
+		t.Errorf("cluster deployment %+v", d)
+	}
+	// ±2% by 30 batch means: se = 2%/t(0.975, 29), and the ratio's
+	// interval from both.
+	lv := c.Base.Levels[2]
+	wantSE := 0.02 / tQuantile(29, 0.05)
+	if !lv.HasSE || math.Abs(lv.LogSE-wantSE) > 1e-9 || lv.DF != 29 {
+		t.Errorf("level 16: se %g df %g, want %g, 29", lv.LogSE, lv.DF, wantSE)
+	}
+	if !c.PeakRatio.Has() || math.Abs(c.PeakRatio.Value-3) > 1e-9 || !c.PeakRatio.Excludes(1) {
+		t.Errorf("peak ratio %+v", c.PeakRatio)
+	}
+	if lv.P99Lo >= 10 || lv.P99Hi <= 10 {
+		t.Errorf("p99 band [%g, %g] does not hold the p99 10", lv.P99Lo, lv.P99Hi)
+	}
+}
+
+func TestAllReadPreferences(t *testing.T) {
+	// One replica set swept over two read preferences: the series are
+	// compared by their value, and the serving members are the hosts
+	// that took the operations.
+	rs := []*results.Results{{Path: "rs.jsonl", Header: results.RunHeader{Targets: []results.TargetHeader{
+		{Name: "rs", Topology: "replset", Hosts: []string{"a:1", "b:1", "c:1"}},
+	}}}}
+	for _, c := range []int{1, 4, 16} {
+		p := step("rs", "primary", c, 100*float64(min(c, 4)), 2)
+		p.Pool.Hosts = []results.HostPool{{Host: "a:1", Checkouts: 1000}, {Host: "b:1", Checkouts: 1}}
+		s := step("rs", "secondaryPreferred", c, 200*float64(min(c, 4)), 2)
+		s.Pool.Hosts = []results.HostPool{{Host: "a:1", Checkouts: 10}, {Host: "b:1", Checkouts: 500}, {Host: "c:1", Checkouts: 500}}
+		rs[0].Steps = append(rs[0].Steps, p, s)
+	}
+	cs := All(rs, knee.AnalyzeAll(knee.FromResults(rs), knee.DefaultOptions()), 0.05)
+	if len(cs) != 1 || cs[0].Base.Name != "primary" || cs[0].Cand.Name != "secondaryPreferred" {
+		t.Fatalf("%d comparisons: %+v", len(cs), cs)
+	}
+	c := cs[0]
+	if c.Base.Deployment.Nodes != 1 || c.Cand.Deployment.Nodes != 2 || math.Abs(c.PerNodeRatio.Value-1) > 1e-9 {
+		t.Errorf("nodes %d and %d, per node %g; want 1, 2 and 1", c.Base.Deployment.Nodes, c.Cand.Deployment.Nodes, c.PerNodeRatio.Value)
+	}
+	if !strings.Contains(c.Verdict, "secondaryPreferred (replica set, 2 members serving) carries 2.0× [") || !strings.Contains(c.Verdict, "1.0 per serving member") {
+		t.Errorf("verdict %q", c.Verdict)
+	}
+}
