@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -82,6 +84,13 @@ type Comparison struct {
 	// Trials, when some step's throughput was left undecided, says which
 	// sweep would decide it and how long it takes; nil otherwise.
 	Trials *TrialsAdvice
+	// Curves compare the two sides curve against curve (peak against
+	// peak, knee against knee, latency at matched throughput) when they
+	// are different targets or two values of a series axis: a cluster and
+	// a single node reach their knees at different concurrency, so the
+	// steps paired at equal concurrency do not answer which deployment is
+	// better. Nil for two runs of one target (an A/B of a setting).
+	Curves []*curves.Comparison
 	// Notes are remarks about the inputs (ignored interrupted steps, ...).
 	Notes []string
 
@@ -268,13 +277,17 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 			cmp.Unmatched = append(cmp.Unmatched, unmatched(c, b, k, byRole))
 		}
 	}
-	if len(cmp.Steps) == 0 {
+	cmp.Curves = curvesOf(base, cand, cmp, o)
+	if len(cmp.Steps) == 0 && len(cmp.Curves) == 0 {
 		why := "no step pairs on target, workload, concurrency, pool and clients"
 		if len(cmp.Unmatched) > 0 {
 			why = cmp.Unmatched[0].Reason
 		}
 		return nil, fmt.Errorf("%w between %s and %s: %s", ErrNothingToCompare,
 			shown(paths(base)), shown(paths(cand)), why)
+	}
+	if len(cmp.Steps) == 0 {
+		cmp.Notes = append(cmp.Notes, "no step pairs at equal concurrency: the sides are compared curve against curve only")
 	}
 	sortSteps(cmp.Steps, b.keys)
 	cmp.Verdicts = verdicts(cmp)
@@ -286,4 +299,34 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 // (one file, or the agents' files of one run).
 func oneRun(b, c Side) bool {
 	return len(b.RunIDs) == 1 && len(c.RunIDs) == 1 && b.RunIDs[0] == c.RunIDs[0]
+}
+
+// curvesOf compares the sides curve against curve when they are two
+// targets (named by --baseline and --candidate, or each side's only
+// target, named differently) or two values of a series axis; nil for two
+// runs of one target.
+func curvesOf(base, cand []*results.Results, c *Comparison, o Options) []*curves.Comparison {
+	var bp, cp curves.Pick
+	switch {
+	case c.Axis != "":
+		bp = curves.Pick{Axis: c.Axis, Value: c.axisValues[0], Name: axisName(c.Axis, c.axisValues[0])}
+		cp = curves.Pick{Axis: c.Axis, Value: c.axisValues[1], Name: axisName(c.Axis, c.axisValues[1])}
+	case o.Baseline != "":
+		bp, cp = curves.Pick{Target: o.Baseline, Name: o.Baseline}, curves.Pick{Target: o.Candidate, Name: o.Candidate}
+	case len(c.Baseline.Targets) == 1 && len(c.Candidate.Targets) == 1 && c.Baseline.Targets[0] != c.Candidate.Targets[0]:
+		bt, ct := c.Baseline.Targets[0], c.Candidate.Targets[0]
+		bp, cp = curves.Pick{Target: bt, Name: bt}, curves.Pick{Target: ct, Name: ct}
+	default:
+		return nil
+	}
+	return curves.Between(base, cand, sameFiles(base, cand), bp, cp, knee.DefaultOptions(), c.Alpha)
+}
+
+// axisName names a side of an A/B over a series axis in a verdict:
+// "secondaryPreferred", "w:majority".
+func axisName(a results.Axis, v string) string {
+	if a == results.AxisWriteConcern {
+		return "w:" + v
+	}
+	return v
 }

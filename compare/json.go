@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/poolsweep/poolsweep/compare/curves"
 )
 
 // JSON shapes: snake_case, nulls where a value does not exist, numbers
@@ -22,7 +24,10 @@ type jsonDoc struct {
 	Unmatched    []jsonUnmatched `json:"unmatched"`
 	Verdicts     []jsonVerdict   `json:"verdicts"`
 	Trials       *TrialsAdvice   `json:"trials_advice,omitempty"`
-	Notes        []string        `json:"notes,omitempty"`
+	// Curves is the curve comparison of two targets or two series
+	// values (compare/curves); absent for two runs of one target.
+	Curves []curves.Doc `json:"curves,omitempty"`
+	Notes  []string     `json:"notes,omitempty"`
 }
 
 type jsonSide struct {
@@ -152,6 +157,9 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 	}
 	for _, v := range c.Verdicts {
 		doc.Verdicts = append(doc.Verdicts, jsonVerdict(v))
+	}
+	for _, cc := range c.Curves {
+		doc.Curves = append(doc.Curves, cc.JSON())
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
@@ -100,6 +101,25 @@ func WriteText(w io.Writer, c *Comparison) error {
 	ew := textfmt.NewErrWriter(w)
 	ew.Printf("baseline:  %s\n", sideLine(c.Baseline))
 	ew.Printf("candidate: %s\n", sideLine(c.Candidate))
+	if len(c.Steps) == 0 {
+		for _, n := range c.Notes {
+			ew.Printf("note: %s\n", n)
+		}
+	} else {
+		writeSteps(ew, c)
+	}
+	if len(c.Curves) > 0 {
+		ew.Printf("\n")
+		if err := curves.WriteText(ew, c.Curves); err != nil {
+			return err
+		}
+	}
+	return ew.Err
+}
+
+// writeSteps renders the step-by-step part: the tables, the unmatched
+// steps and the verdicts.
+func writeSteps(ew *textfmt.ErrWriter, c *Comparison) {
 	lb := newLabeler(c.Steps)
 	if h := lb.constant(c.Steps); h != "" {
 		ew.Printf("steps:     %s\n", h)
@@ -122,9 +142,7 @@ func WriteText(w io.Writer, c *Comparison) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", lb.label(s),
 				center(m.Baseline, m.BaselineSpreadPct), center(m.Candidate, m.CandidateSpreadPct), vsBase(m, false))
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		_ = tw.Flush() // ew keeps the first error
 	}
 	ew.Printf("\n~ no significant difference; [lo, hi] confidence interval of the change; n=baseline+candidate trials; t marks Welch's t-test, bm the same on the windows' batch means\n")
 	ew.Printf("method: %s\n", c.Method())
@@ -141,7 +159,6 @@ func WriteText(w io.Writer, c *Comparison) error {
 	if c.Trials != nil {
 		ew.Printf("\ntrials: %s\n", c.Trials.Text)
 	}
-	return ew.Err
 }
 
 func unmatchedLine(u Unmatched) string {

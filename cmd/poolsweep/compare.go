@@ -152,7 +152,9 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if o.plotDir != "" {
+	if o.plotDir != "" && len(c.Steps) == 0 {
+		fmt.Fprintln(e.stderr, "note: --plot: no A/B figures: no step pairs at equal concurrency; the deployments are compared curve against curve")
+	} else if o.plotDir != "" {
 		// Each side's knees are analyze's with its defaults; one file
 		// holding both sides is analysed once.
 		bs := plot.Side{Results: base, Analysis: analysis.Of(base, knee.DefaultOptions())}
