@@ -33,9 +33,8 @@ const MethodBatchWelch = "welch-t-batch-means"
 
 // DefaultRunNoisePct is the between-run noise floor of a step's
 // throughput, in percent (one standard deviation), when Options leave it
-// zero. It is the larger of the two measured in docs/compare.md (the same
-// spec run twice, on the simulator and on embedded FerretDB).
-const DefaultRunNoisePct = 3.0
+// unset (steady.DefaultRunNoisePct, where it is measured).
+const DefaultRunNoisePct = steady.DefaultRunNoisePct
 
 // batchSide is one side's throughput from its steps' batch means, on the
 // log scale: the mean of the steps' log ops/s, its variance and the

@@ -319,7 +319,7 @@ func curvesOf(base, cand []*results.Results, c *Comparison, o Options) []*curves
 	default:
 		return nil
 	}
-	return curves.Between(base, cand, sameFiles(base, cand), bp, cp, knee.DefaultOptions(), c.Alpha)
+	return curves.Between(base, cand, sameFiles(base, cand), bp, cp, knee.DefaultOptions(), c.Alpha, o.runNoise())
 }
 
 // axisName names a side of an A/B over a series axis in a verdict:

@@ -12,11 +12,13 @@
 package curves
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/steady"
 )
 
 // DefaultAlpha is the significance level when Compare is given 0.
@@ -33,6 +35,10 @@ type Side struct {
 	// compared (never decided again here).
 	Report knee.Report
 	Levels []Level // by concurrency, ascending
+
+	// RunIDs are the runs the side's steps come from: two sides of one
+	// run need no between-run noise floor (CompareAcross).
+	RunIDs []string
 
 	// The series' values on the axes and its label without them, for
 	// pairing (Pairs).
@@ -155,8 +161,11 @@ type Crossover struct {
 type Comparison struct {
 	Base, Cand Side
 	Alpha      float64
-	BasePeak   Peak
-	CandPeak   Peak
+	// RunNoisePct is the between-run noise floor the peak ratio's
+	// interval holds (sides of different runs); 0 within one run.
+	RunNoisePct float64
+	BasePeak    Peak
+	CandPeak    Peak
 	// PeakRatio is the candidate's peak over the baseline's, with its
 	// interval (on log scale); PerNodeRatio the same per data-bearing
 	// node (zero Value when a side's nodes are unknown).
@@ -175,17 +184,31 @@ type Comparison struct {
 }
 
 // Compare compares the candidate's curve with the baseline's at
-// significance alpha (0: DefaultAlpha).
+// significance alpha (0: DefaultAlpha), with the default between-run
+// noise floor when they come from different runs.
 func Compare(base, cand Side, alpha float64) *Comparison {
+	return CompareAcross(base, cand, alpha, steady.DefaultRunNoisePct)
+}
+
+// CompareAcross is Compare with a between-run noise floor of
+// runNoisePct (one standard deviation of a run's level, in percent):
+// when the sides come from different runs, each peak's variance also
+// holds it, as compare's one-trial test does, since no window sees what
+// moves a whole run. Within one run it does not apply.
+func CompareAcross(base, cand Side, alpha, runNoisePct float64) *Comparison {
 	if !(alpha > 0 && alpha < 1) {
 		alpha = DefaultAlpha
 	}
 	c := &Comparison{Base: base, Cand: cand, Alpha: alpha}
+	if !oneRun(base.RunIDs, cand.RunIDs) && runNoisePct > 0 {
+		c.RunNoisePct = runNoisePct
+		c.Notes = append(c.Notes, fmt.Sprintf("the sides are different runs: the peak ratio's interval holds a between-run noise floor of %g%% a side", runNoisePct))
+	}
 	var bl, cl *Level
 	c.BasePeak, bl = peakOf(base, alpha)
 	c.CandPeak, cl = peakOf(cand, alpha)
 	if bl != nil && cl != nil {
-		c.PeakRatio = ratio(*bl, *cl, alpha)
+		c.PeakRatio = ratio(*bl, *cl, alpha, c.RunNoisePct/100)
 		if bn, cn := base.Deployment.Nodes, cand.Deployment.Nodes; bn > 0 && cn > 0 {
 			c.PerNodeRatio = scale(c.PeakRatio, float64(bn)/float64(cn))
 		}
@@ -231,16 +254,24 @@ func peakOf(s Side, alpha float64) (Peak, *Level) {
 }
 
 // ratio is c's throughput over b's with a Welch interval on log values:
-// ln c − ln b ± t·√(se_b² + se_c²), Welch–Satterthwaite degrees of
-// freedom.
-func ratio(b, c Level, alpha float64) Interval {
+// ln c − ln b ± t·√(se_b² + se_c² + 2·floor²), Welch–Satterthwaite
+// degrees of freedom (the floor, a between-run relative SD, taken as
+// known: it adds to the variance and not to the degrees of freedom'
+// denominator).
+func ratio(b, c Level, alpha, floor float64) Interval {
 	r := Interval{Value: c.OpsPerS / b.OpsPerS}
 	if !b.HasSE || !c.HasSE || b.OpsPerS <= 0 || c.OpsPerS <= 0 {
 		return r
 	}
 	vb, vc := b.LogSE*b.LogSE, c.LogSE*c.LogSE
-	se := math.Sqrt(vb + vc)
+	known := 2 * floor * floor
+	se := math.Sqrt(vb + vc + known)
 	df := welchDF(vb, b.DF, vc, c.DF)
+	if known > 0 && !math.IsInf(df, 1) {
+		// (vb+vc+known)² over the same denominator: more degrees of
+		// freedom as the known part grows.
+		df *= (vb + vc + known) * (vb + vc + known) / ((vb + vc) * (vb + vc))
+	}
 	q := tQuantile(df, alpha)
 	lo, hi := r.Value*math.Exp(-q*se), r.Value*math.Exp(q*se)
 	r.Low, r.High = &lo, &hi
@@ -297,4 +328,9 @@ func kneeOf(s Side) KneeAt {
 		out.PerClient, out.PerHost, out.CPUPerOpUS = lv.PerClient, lv.PerHost, lv.CPUPerOpUS
 	}
 	return out
+}
+
+// oneRun says two sides come from the same single run.
+func oneRun(a, b []string) bool {
+	return len(a) == 1 && len(b) == 1 && a[0] == b[0]
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/steady"
 	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -25,7 +26,7 @@ type lv struct {
 // side builds a side with 3 clients whose peak is its highest level and
 // whose knee is at kneeC (0: none found).
 func side(name string, d Deployment, kneeC int, levels ...lv) Side {
-	s := Side{Name: name, Deployment: d, label: "api"}
+	s := Side{Name: name, Deployment: d, label: "api", RunIDs: []string{"run-1"}} // one run: no floor
 	best := 0
 	for i, l := range levels {
 		L := Level{Concurrency: l.c, Clients: 3, PerClient: l.c, PerHost: 3 * l.c, Trials: 1, OpsPerS: l.ops, CallsPerS: l.ops / 3,
@@ -80,9 +81,17 @@ func TestRatioInterval(t *testing.T) {
 			0.5, 0.5 * math.Exp(-2.262157*0.02), 0.5 * math.Exp(2.262157*0.02)},
 		// A side without an interval gives a ratio without one.
 		{"no interval", Level{OpsPerS: 1000}, Level{OpsPerS: 2000, LogSE: 0.01, DF: 9, HasSE: true}, 2, 0, 0},
+		// Across runs: a 3% floor a side on top of exact windows, a
+		// normal interval of √2·3% (known variance, infinite df).
+		{"floor only", Level{OpsPerS: 1000, LogSE: 0, DF: 9, HasSE: true}, Level{OpsPerS: 2000, LogSE: 0, DF: 9, HasSE: true},
+			2, 2 * math.Exp(-1.959964*math.Sqrt2*0.03), 2 * math.Exp(1.959964*math.Sqrt2*0.03)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := ratio(tc.b, tc.c, 0.05)
+			floor := 0.0
+			if tc.name == "floor only" {
+				floor = 0.03
+			}
+			r := ratio(tc.b, tc.c, 0.05, floor)
 			if math.Abs(r.Value-tc.want) > 1e-9 {
 				t.Errorf("ratio %g, want %g", r.Value, tc.want)
 			}
@@ -346,5 +355,25 @@ func TestAllReadPreferences(t *testing.T) {
 	}
 	if !strings.Contains(c.Verdict, "secondaryPreferred (replica set, 2 members serving) carries 2.0× [") || !strings.Contains(c.Verdict, "1.0 per serving member") {
 		t.Errorf("verdict %q", c.Verdict)
+	}
+}
+
+// TestAcrossRunsFloor: the same two curves measured in two runs get the
+// between-run floor in their peak ratio's interval (wider than within one
+// run, still holding the 3× truth), and a note that says so.
+func TestAcrossRunsFloor(t *testing.T) {
+	within := Compare(oneNode(0.01), cluster(0.01), 0.05)
+	other := cluster(0.01)
+	other.RunIDs = []string{"run-2"}
+	across := Compare(oneNode(0.01), other, 0.05)
+	if within.RunNoisePct != 0 || across.RunNoisePct != steady.DefaultRunNoisePct {
+		t.Fatalf("floors %g and %g, want 0 within one run and %g across", within.RunNoisePct, across.RunNoisePct, steady.DefaultRunNoisePct)
+	}
+	w, a := within.PeakRatio, across.PeakRatio
+	if !w.Has() || !a.Has() || !(*a.Low < *w.Low && *a.High > *w.High) || *a.Low > 3 || *a.High < 3 {
+		t.Errorf("within [%v, %v], across [%v, %v]: want the across interval wider, holding 3", *w.Low, *w.High, *a.Low, *a.High)
+	}
+	if !strings.Contains(strings.Join(across.Notes, "\n"), "between-run noise floor of 3%") {
+		t.Errorf("notes %q do not name the floor", across.Notes)
 	}
 }

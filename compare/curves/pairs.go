@@ -58,7 +58,7 @@ func (p Pick) takes(s Side) bool {
 // candidate's picked by cp (which may be the same files), pairing those
 // of the same workload (without the axis), pool setting and clients. The
 // knees are knee.AnalyzeAll's with o.
-func Between(base, cand []*results.Results, sameFiles bool, bp, cp Pick, o knee.Options, alpha float64) []*Comparison {
+func Between(base, cand []*results.Results, sameFiles bool, bp, cp Pick, o knee.Options, alpha, runNoisePct float64) []*Comparison {
 	bs := picked(base, bp, o)
 	src := cand
 	if sameFiles {
@@ -71,7 +71,7 @@ func Between(base, cand []*results.Results, sameFiles bool, bp, cp Pick, o knee.
 			if b.label == c.label && b.Report.Pool == c.Report.Pool && b.Report.Clients == c.Report.Clients &&
 				(bp.Axis == "" || b.Report.Target == c.Report.Target) {
 				b.Name, c.Name = bp.Name, cp.Name
-				out = append(out, Compare(b, c, alpha))
+				out = append(out, CompareAcross(b, c, alpha, runNoisePct))
 			}
 		}
 	}

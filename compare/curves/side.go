@@ -30,6 +30,9 @@ func SideOf(rs []*results.Results, r knee.Report, name string) Side {
 			if !inSeries(st, r) {
 				continue
 			}
+			if id := res.Header.RunID; id != "" && !slices.Contains(s.RunIDs, id) {
+				s.RunIDs = append(s.RunIDs, id)
+			}
 			if hdr == nil {
 				hdr = header(res, st.Target)
 				s.readPref, s.writeConcern = st.ReadPreference, st.WriteConcern
