@@ -13,6 +13,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -22,6 +23,7 @@ type analyzeOptions struct {
 	format   string
 	read     readOptions
 	gates    thresholdFlags
+	ftdc     ftdcFlags
 }
 
 // kneeFlags are analyze's knee options. Plot and report take them too,
@@ -79,6 +81,7 @@ With --format json the outcomes are the "thresholds" array, as in a sweep's end 
 	choiceVar(f, &o.format, "format", "text", []string{"text", "json"}, false, "output format: text or json")
 	o.read.addFlag(f)
 	o.gates.add(f)
+	o.ftdc.add(f)
 	return cmd
 }
 
@@ -93,10 +96,15 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var (
-		a  *analysis.Analysis
-		rs []*results.Results
+		a   *analysis.Analysis
+		rs  []*results.Results
+		rep *ftdcReport
 	)
 	switch {
+	case o.csv != "" && len(o.ftdc.dirs) > 0:
+		return usagef("--ftdc: attached to results files' steps, not to --csv")
+	case o.ftdc.replace && len(o.ftdc.dirs) == 0:
+		return usagef("--ftdc-replace: needs --ftdc")
 	case o.csv != "" && len(o.gates.texts) > 0:
 		return usagef("--threshold: judged on results files' steps, not on --csv")
 	case o.csv != "" && len(args) > 0:
@@ -115,6 +123,11 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if len(o.ftdc.dirs) > 0 {
+			if rep, err = o.ftdc.attach(ctx, rs); err != nil {
+				return err
+			}
+		}
 		a = analysis.Of(rs, opts)
 	}
 	if a.Empty() {
@@ -122,7 +135,7 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	}
 	outcomes := o.gates.evaluate(rs, a)
 	if o.format == "json" {
-		if err := writeAnalysisJSON(e.stdout, a, outcomes); err != nil {
+		if err := writeAnalysisJSON(e.stdout, a, outcomes, rep); err != nil {
 			return err
 		}
 		return thresholdsError(outcomes)
@@ -131,13 +144,21 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	writeThresholds(e.stdout, outcomes)
+	if rep != nil {
+		ew := textfmt.NewErrWriter(e.stdout)
+		rep.writeText(ew)
+		if ew.Err != nil {
+			return ew.Err
+		}
+	}
 	return thresholdsError(outcomes)
 }
 
 // writeAnalysisJSON is the analysis's JSON, with the threshold outcomes
-// after its own fields when there are any.
-func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.ThresholdOutcome) error {
-	if len(outcomes) == 0 {
+// after its own fields when there are any, and what --ftdc attached
+// (server_telemetry) when it was given.
+func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.ThresholdOutcome, rep *ftdcReport) error {
+	if len(outcomes) == 0 && rep == nil {
 		return a.WriteJSON(w)
 	}
 	var buf bytes.Buffer
@@ -148,12 +169,13 @@ func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.Thr
 		Series     json.RawMessage            `json:"series"`
 		OpenLoop   json.RawMessage            `json:"open_loop,omitempty"`
 		Missing    json.RawMessage            `json:"missing"`
-		Thresholds []results.ThresholdOutcome `json:"thresholds"`
+		Thresholds []results.ThresholdOutcome `json:"thresholds,omitempty"`
+		FTDC       *ftdcReport                `json:"server_telemetry,omitempty"`
 	}
 	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
 		return fmt.Errorf("analysis JSON: %w", err)
 	}
-	out.Thresholds = outcomes
+	out.Thresholds, out.FTDC = outcomes, rep
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
