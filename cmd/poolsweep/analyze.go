@@ -65,6 +65,15 @@ Open-loop runs (sweep --rate) get the open-loop knee instead: per pool size the 
 offered rate carried (achieved ≥ 99% with p99 within --slo-p99, or with latency not yet
 growing), and the smallest maxPoolSize that carries the highest such rate.
 
+--ftdc DIR (once per host: a mongod's or mongos's diagnostic.data folder) gives the steps
+the server numbers of the deployment's own FTDC, for a run whose account may not run
+serverStatus or that ran with --no-telemetry: each host's samples inside a step's window
+(started_at for duration_s, on this machine's clock: keep the clocks in sync) are summed
+up as the sweep's sampler sums up its own, and the bound rules judge the step from them.
+A step that every host's capture covers gets them; one that some host's does not is
+judged without them, and says why for each host. Steps that have the sampler's numbers
+keep them unless --ftdc-replace. The report ends with each step's source.
+
 A CSV needs a header row with columns concurrency (or connections) and qps; p99_ms,
 target, pool, trial, clients and workload are optional.
 
@@ -73,6 +82,7 @@ With --format json the outcomes are the "thresholds" array, as in a sweep's end 
 		example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
   poolsweep analyze run1/results.jsonl run2/results.jsonl --format json
   poolsweep analyze --csv ycsb-runs.csv --slo-p99 20ms
+  poolsweep analyze results.jsonl --ftdc db1/diagnostic.data --ftdc db2/diagnostic.data
   poolsweep analyze results.jsonl --threshold 'p99<20ms@64' --threshold 'ops>5000@knee' --threshold 'errors<0.1%'`,
 	}, "", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()

@@ -213,7 +213,7 @@ func (rep *ftdcReport) writeText(ew *textfmt.ErrWriter) {
 		case sourceSampler:
 			ew.Printf("server numbers from the sweep's sampler (kept; --ftdc-replace uses the FTDC's)")
 		default:
-			ew.Printf("no server numbers: judged without them")
+			ew.Printf("no server numbers (the record's bound is kept)")
 		}
 		if s.Bound != "" {
 			ew.Printf("; bound %s", s.Bound)
