@@ -24,7 +24,9 @@ func TestViewHostCorpus(t *testing.T) {
 	}{
 		// A real 7.0.14 standalone: tickets sized to the load, CPU times, cores.
 		{"7.0.14", map[string]string{"serverStatus": "serverStatus.mongod-7.0.14.json", "hostInfo": "hostInfo.mongod-7.0.14.json"}, "standalone", false,
-			func(v HostView) bool { return v.TicketsRead && v.QueueRead && v.CPU && v.Cores && v.Latency && v.Version == "7.0.14" }},
+			func(v HostView) bool {
+				return v.TicketsRead && v.QueueRead && v.CPU && v.Cores && v.Latency && v.Version == "7.0.14"
+			}},
 		// A member of a set, told by replSetGetStatus's own member.
 		{"4.2 primary", map[string]string{"serverStatus": "serverStatus.mongod-4.2.8.json", "replSetGetStatus": "replSetGetStatus.mongod-replset-primary-4.2.json"}, "replica-set primary", false,
 			func(v HostView) bool { return v.SetName != "" }},
