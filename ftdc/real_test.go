@@ -114,3 +114,31 @@ func TestRealArchive42(t *testing.T) {
 		t.Error("uptimeMillis is not int64 in the reference")
 	}
 }
+
+// TestRealArchives: every real archive decodes, each chunk's uptime
+// follows its clock, and its metadata says the version and OS the
+// README records.
+func TestRealArchives(t *testing.T) {
+	for _, tt := range []struct{ file, version, os, process string }{
+		{"metrics-7.0.14", "7.0.14", "Linux", "mongod"},
+		{"metrics-4.0.4-windows", "4.0.4", "Windows", `C:\Program Files\MongoDB\Server\4.0\bin\mongod.exe`},
+		{"metrics-4.2.12", "4.2.12", "Linux", "mongod"},
+	} {
+		meta, chunks := readAll(t, realFile(t, tt.file))
+		if len(meta) == 0 || len(chunks) == 0 {
+			t.Fatalf("%s: %d metadata, %d chunks", tt.file, len(meta), len(chunks))
+		}
+		if v := meta[0].Doc.Lookup("buildInfo", "version").StringValue(); v != tt.version {
+			t.Errorf("%s: version %q", tt.file, v)
+		}
+		if os := meta[0].Doc.Lookup("hostInfo", "os", "type").StringValue(); os != tt.os {
+			t.Errorf("%s: os %q", tt.file, os)
+		}
+		for _, c := range chunks {
+			checkUptimeFollowsClock(t, c, 50*time.Millisecond)
+			if p := c.Reference.Lookup("serverStatus", "process").StringValue(); p != tt.process {
+				t.Errorf("%s: process %q", tt.file, p)
+			}
+		}
+	}
+}
