@@ -63,8 +63,8 @@ func ftdcRun(t *testing.T, inside bool) string {
 	return writeFile(t, t.TempDir(), "results.jsonl", out.String())
 }
 
-// ftdcFolder is a diagnostic.data folder holding the real 4.2.12 capture.
-func ftdcFolder(t *testing.T) string {
+// ftdc4212Folder is a diagnostic.data folder holding the real 4.2.12 capture.
+func ftdc4212Folder(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "ftdc", "metrics-4.2.12"))
 	if err != nil {
@@ -96,7 +96,7 @@ type ftdcJSON struct {
 // sampler's where the step has them (unless --ftdc-replace), and says per
 // host why a step after the capture has none.
 func TestAnalyzeFTDC(t *testing.T) {
-	run, dir := ftdcRun(t, false), ftdcFolder(t)
+	run, dir := ftdcRun(t, false), ftdc4212Folder(t)
 	for _, replace := range []bool{false, true} {
 		args := []string{"analyze", run, "--ftdc", dir, "--format", "json"}
 		if replace {

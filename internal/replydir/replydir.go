@@ -230,24 +230,11 @@ func loadFTDC(dir string, names []string) (Host, error) {
 		return h, bad("", "FTDC files without a metric sample")
 	}
 	for _, cmd := range []string{"serverStatus", "replSetGetStatus", "connPoolStats"} {
-		if d := section(sample, cmd); d != nil {
+		if d := ftdc.Section(sample, cmd); d != nil {
 			h.Replies[cmd] = d
 		}
 	}
 	return h, nil
-}
-
-// section finds a collector's document in a sample: at the top level, or
-// (8.0's role-based documents) under shard, router or common.
-func section(sample bson.Raw, cmd string) bson.Raw {
-	for _, at := range [][]string{{cmd}, {"shard", cmd}, {"router", cmd}, {"common", cmd}} {
-		if v, err := sample.LookupErr(at...); err == nil {
-			if d, ok := v.DocumentOK(); ok {
-				return d
-			}
-		}
-	}
-	return nil
 }
 
 func lastTime(c *ftdc.Chunk) time.Time {

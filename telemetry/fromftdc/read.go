@@ -231,8 +231,9 @@ func (c *Capture) addChunk(data []byte, want func(time.Time) bool) error {
 		return errors.New("a metric chunk without sample times")
 	}
 	ref := ch.Reference
-	host, _ := ref.Lookup("serverStatus", "host").StringValueOK()
-	version, _ := ref.Lookup("serverStatus", "version").StringValueOK()
+	ss := ftdc.Section(ref, "serverStatus")
+	host, _ := ss.Lookup("host").StringValueOK()
+	version, _ := ss.Lookup("version").StringValueOK()
 	if host == "" {
 		return errors.New("a metric chunk without serverStatus.host")
 	}
@@ -240,13 +241,11 @@ func (c *Capture) addChunk(data []byte, want func(time.Time) bool) error {
 		return errors.New("the folder holds the FTDC of more than one host (one folder per host)")
 	}
 	c.Host, c.Version = host, version
-	_, cps := ref.LookupErr("connPoolStats")
-	_, rs := ref.LookupErr("replSetGetStatus")
-	c.router = c.router || cps == nil
-	c.member = c.member || rs == nil
+	c.router = c.router || ftdc.Section(ref, "connPoolStats") != nil
+	c.member = c.member || ftdc.Section(ref, "replSetGetStatus") != nil
 	var uptime []int64
 	for _, m := range ch.Metrics {
-		if len(m.Path) == 2 && m.Path[0] == "serverStatus" && m.Path[1] == "uptimeMillis" {
+		if n := len(m.Path); n >= 2 && n <= 3 && m.Path[n-2] == "serverStatus" && m.Path[n-1] == "uptimeMillis" {
 			uptime = m.Values
 			break
 		}
@@ -262,9 +261,9 @@ func (c *Capture) addChunk(data []byte, want func(time.Time) bool) error {
 				return errors.New("a sample that cannot be rebuilt")
 			}
 			k := &kept{}
-			k.serverStatus, _ = doc.Lookup("serverStatus").DocumentOK()
-			k.connPoolStats, _ = doc.Lookup("connPoolStats").DocumentOK()
-			k.replSetGetStatus, _ = doc.Lookup("replSetGetStatus").DocumentOK()
+			k.serverStatus = ftdc.Section(doc, "serverStatus")
+			k.connPoolStats = ftdc.Section(doc, "connPoolStats")
+			k.replSetGetStatus = ftdc.Section(doc, "replSetGetStatus")
 			p.kept = k
 		}
 		c.points = append(c.points, p)
