@@ -12,8 +12,8 @@ import (
 // (FTDC, package telemetry/fromftdc) holds the same serverStatus (and, on a
 // router, connPoolStats; on a replica-set member, replSetGetStatus) the
 // sampler asks for, every second. WindowOf summarises them with the
-// sampler's own parser and window code, so that a step's server numbers
-// mean the same whichever collected them.
+// sampler's own parser (ParseSample) and window code, so that a step's
+// server numbers mean the same whichever collected them.
 
 // StatusReply is one sample of a host collected elsewhere: its
 // serverStatus, when it was taken, and the replies taken with it (nil when
@@ -25,13 +25,41 @@ type StatusReply struct {
 	ReplSetGetStatus bson.Raw
 }
 
-// HostReplies is one host's samples over a window, oldest first,
-// bracketing it as the sampler's do (the first at or before the window's
-// start, the last at or after its end), and its hostInfo (nil when not
-// known).
-type HostReplies struct {
+// Sample is a StatusReply as the sampler's parser reads it: the few
+// numbers a window summary needs, so that a long capture costs a few
+// hundred bytes a sample, not the reply's tens of kilobytes.
+type Sample struct{ snap snapshot }
+
+// ParseSample reads one reply with the sampler's parser. It never fails:
+// what it cannot read stays not reported.
+func ParseSample(r StatusReply) Sample {
+	snap := parseServerStatus(r.ServerStatus, r.At)
+	if r.ConnPoolStats != nil {
+		snap.addConnPoolStats(r.ConnPoolStats)
+	}
+	if r.ReplSetGetStatus != nil {
+		snap.repl = parseReplSetGetStatus(r.ReplSetGetStatus)
+	}
+	return Sample{snap: snap}
+}
+
+// MemberState is the state a replica-set member's replSetGetStatus gave
+// the member itself (its self entry's stateStr: PRIMARY, SECONDARY, …),
+// the role its hello would announce; "" when the sample has no self entry.
+func (s Sample) MemberState() string {
+	for _, m := range s.snap.repl {
+		if m.self {
+			return m.state
+		}
+	}
+	return ""
+}
+
+// HostSamples is one host's samples over a window, oldest first, and its
+// hostInfo (nil when not known).
+type HostSamples struct {
 	Host     string
-	Replies  []StatusReply
+	Samples  []Sample
 	HostInfo bson.Raw
 }
 
@@ -41,7 +69,7 @@ type HostReplies struct {
 // primary's replSetGetStatus shows. Nothing of the sampler's own traffic is
 // in these replies, so none is taken out; a router's pools are its totals
 // (no listShards was read).
-func WindowOf(hosts []HostReplies) *results.ServerTelemetry {
+func WindowOf(hosts []HostSamples) *results.ServerTelemetry {
 	st := &results.ServerTelemetry{Hosts: make(map[string]*results.ServerSample, len(hosts))}
 	windows := make([]hostWindow, 0, len(hosts))
 	samplers := make([]*hostSampler, 0, len(hosts))
@@ -50,15 +78,8 @@ func WindowOf(hosts []HostReplies) *results.ServerTelemetry {
 		if h.HostInfo != nil {
 			hs.info = parseHostInfo(h.HostInfo)
 		}
-		for _, r := range h.Replies {
-			snap := parseServerStatus(r.ServerStatus, r.At)
-			if r.ConnPoolStats != nil {
-				snap.addConnPoolStats(r.ConnPoolStats)
-			}
-			if r.ReplSetGetStatus != nil {
-				snap.repl = parseReplSetGetStatus(r.ReplSetGetStatus)
-			}
-			hs.snaps = append(hs.snaps, snap)
+		for _, s := range h.Samples {
+			hs.snaps = append(hs.snaps, s.snap)
 		}
 		hw := hs.window(nil)
 		st.Hosts[h.Host] = hw.sample
@@ -68,16 +89,4 @@ func WindowOf(hosts []HostReplies) *results.ServerTelemetry {
 	st.Total = totalOf(windows)
 	st.Replication = replicationOf(samplers)
 	return st
-}
-
-// MemberState is the state a replica-set member's replSetGetStatus gives
-// the member itself (its self entry's stateStr: PRIMARY, SECONDARY, …), the
-// role its hello would announce; "" when the reply has no self entry.
-func MemberState(replSetGetStatus bson.Raw) string {
-	for _, m := range parseReplSetGetStatus(replSetGetStatus) {
-		if m.self {
-			return m.state
-		}
-	}
-	return ""
 }

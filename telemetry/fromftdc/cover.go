@@ -80,23 +80,22 @@ func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z
 // read as the whole deployment's.
 func WindowTelemetry(caps []*Capture, w Window) (*results.ServerTelemetry, []HostCoverage) {
 	covs := make([]HostCoverage, 0, len(caps))
-	hosts := make([]telemetry.HostReplies, 0, len(caps))
+	hosts := make([]telemetry.HostSamples, 0, len(caps))
 	all := true
 	for _, c := range caps {
 		hc := HostCoverage{Folder: c.Folder, Host: c.Host, Role: c.Role}
 		lo, hi, why := cover(c.points, w)
 		if why == "" {
-			h := telemetry.HostReplies{Host: c.Host, HostInfo: c.hostInfo}
+			h := telemetry.HostSamples{Host: c.Host, HostInfo: c.hostInfo}
 			for _, p := range c.points[lo : hi+1] {
-				if p.kept == nil || p.kept.serverStatus == nil {
-					why = "a sample in the window without serverStatus"
+				if p.kept == nil { // not kept: a window the reading was not told of
+					why = "a sample in the window was not read"
 					break
 				}
-				h.Replies = append(h.Replies, telemetry.StatusReply{At: p.at, ServerStatus: p.kept.serverStatus,
-					ConnPoolStats: p.kept.connPoolStats, ReplSetGetStatus: p.kept.replSetGetStatus})
+				h.Samples = append(h.Samples, *p.kept)
 			}
 			if why == "" {
-				hc.Covered, hc.Samples, hc.From, hc.To = true, len(h.Replies), c.points[lo].at, c.points[hi].at
+				hc.Covered, hc.Samples, hc.From, hc.To = true, len(h.Samples), c.points[lo].at, c.points[hi].at
 				hc.Role = c.windowRole(c.points[lo : hi+1])
 				hosts = append(hosts, h)
 			}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/ftdc"
 	"github.com/poolsweep/poolsweep/internal/infile"
+	"github.com/poolsweep/poolsweep/telemetry"
 )
 
 // Bounds on one folder. A server keeps 200 MB (250 MB from 5.0) of FTDC
@@ -41,15 +42,13 @@ const (
 type Window struct{ Start, End time.Time }
 
 // point is one sample of a capture: when it was taken, the server's
-// uptime then (-1: not reported) and, when it falls in some window, the
-// replies it holds.
+// uptime then (-1: not reported) and, when it falls in some window, what
+// the sampler's parser reads of it.
 type point struct {
 	at       time.Time
 	uptimeMS int64
-	kept     *kept
+	kept     *telemetry.Sample
 }
-
-type kept struct{ serverStatus, connPoolStats, replSetGetStatus bson.Raw }
 
 // Capture is one folder's FTDC: one host's samples, oldest first.
 type Capture struct {
@@ -260,11 +259,13 @@ func (c *Capture) addChunk(data []byte, want func(time.Time) bool) error {
 			if err != nil {
 				return errors.New("a sample that cannot be rebuilt")
 			}
-			k := &kept{}
-			k.serverStatus = ftdc.Section(doc, "serverStatus")
-			k.connPoolStats = ftdc.Section(doc, "connPoolStats")
-			k.replSetGetStatus = ftdc.Section(doc, "replSetGetStatus")
-			p.kept = k
+			ss := ftdc.Section(doc, "serverStatus")
+			if ss == nil {
+				return errors.New("a sample without serverStatus")
+			}
+			k := telemetry.ParseSample(telemetry.StatusReply{At: at, ServerStatus: ss,
+				ConnPoolStats: ftdc.Section(doc, "connPoolStats"), ReplSetGetStatus: ftdc.Section(doc, "replSetGetStatus")})
+			p.kept = &k
 		}
 		c.points = append(c.points, p)
 	}

@@ -3,8 +3,6 @@ package fromftdc
 import (
 	"slices"
 	"strings"
-
-	"github.com/poolsweep/poolsweep/telemetry"
 )
 
 // Roles a capture can show.
@@ -75,10 +73,10 @@ func (c *Capture) windowRole(pts []point) string {
 	}
 	var states []string
 	for _, p := range pts {
-		if p.kept == nil || p.kept.replSetGetStatus == nil {
+		if p.kept == nil {
 			continue
 		}
-		s := strings.ToLower(telemetry.MemberState(p.kept.replSetGetStatus))
+		s := strings.ToLower(p.kept.MemberState())
 		if s != "" && (len(states) == 0 || states[len(states)-1] != s) {
 			states = append(states, s)
 		}
