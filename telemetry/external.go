@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"sort"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -69,24 +70,52 @@ type HostSamples struct {
 // primary's replSetGetStatus shows. Nothing of the sampler's own traffic is
 // in these replies, so none is taken out; a router's pools are its totals
 // (no listShards was read).
-func WindowOf(hosts []HostSamples) *results.ServerTelemetry {
+//
+// shards, on a sharded cluster (hosts are then its routers), are its
+// shards' primaries by shard name, as the sampler samples them behind the
+// routers; nil for any other topology.
+func WindowOf(hosts []HostSamples, shards map[string]HostSamples) *results.ServerTelemetry {
 	st := &results.ServerTelemetry{Hosts: make(map[string]*results.ServerSample, len(hosts))}
 	windows := make([]hostWindow, 0, len(hosts))
 	samplers := make([]*hostSampler, 0, len(hosts))
 	for _, h := range hosts {
-		hs := &hostSampler{host: h.Host}
-		if h.HostInfo != nil {
-			hs.info = parseHostInfo(h.HostInfo)
-		}
-		for _, s := range h.Samples {
-			hs.snaps = append(hs.snaps, s.snap)
-		}
-		hw := hs.window(nil)
+		hs, hw := h.window()
 		st.Hosts[h.Host] = hw.sample
 		windows = append(windows, hw)
 		samplers = append(samplers, hs)
 	}
 	st.Total = totalOf(windows)
 	st.Replication = replicationOf(samplers)
+	if shards == nil {
+		return st
+	}
+	sampled := len(shards) > 0
+	st.ShardsSampled = &sampled
+	if !sampled {
+		st.ShardsNotSampled = "no shard primary's FTDC covers the window; only the mongos routers'"
+		return st
+	}
+	st.ShardHosts = make(map[string]*results.ShardSample, len(shards))
+	windows = windows[:0]
+	for name, h := range shards {
+		_, hw := h.window()
+		st.ShardHosts[name] = &results.ShardSample{Host: h.Host, Sample: hw.sample}
+		st.Shards = append(st.Shards, name)
+		windows = append(windows, hw)
+	}
+	sort.Strings(st.Shards)
+	st.ShardTotal = totalOf(windows)
 	return st
+}
+
+// window is h's window summary, as a sampler of h would make it.
+func (h HostSamples) window() (*hostSampler, hostWindow) {
+	hs := &hostSampler{host: h.Host}
+	if h.HostInfo != nil {
+		hs.info = parseHostInfo(h.HostInfo)
+	}
+	for _, s := range h.Samples {
+		hs.snaps = append(hs.snaps, s.snap)
+	}
+	return hs, hs.window(nil)
 }

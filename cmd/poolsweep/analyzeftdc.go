@@ -80,6 +80,10 @@ type ftdcHost struct {
 	From    *time.Time `json:"from,omitempty"`
 	To      *time.Time `json:"to,omitempty"`
 	Why     string     `json:"why,omitempty"`
+	// Shard is the shard whose primary the host was; LeftOut why its
+	// numbers are not the step's (a config server, a shard's secondary).
+	Shard   string `json:"shard,omitempty"`
+	LeftOut string `json:"left_out,omitempty"`
 }
 
 // liveServer says whether the sweep's sampler measured the step: some
@@ -141,7 +145,7 @@ func (f *ftdcFlags) attachStep(file string, s *results.StepResult, caps []*fromf
 	out := ftdcStep{File: file, Target: s.Target, Workload: s.Workload, Pool: s.PoolSetting, Concurrency: s.Concurrency,
 		Clients: s.Clients, Trial: s.Trial, StartedAt: s.StartedAt, DurationS: s.DurationS}
 	for _, c := range covs {
-		h := ftdcHost{Folder: c.Folder, Host: c.Host, Role: c.Role, Covered: c.Covered, Samples: c.Samples, Why: c.Why}
+		h := ftdcHost{Folder: c.Folder, Host: c.Host, Role: c.Role, Covered: c.Covered, Samples: c.Samples, Why: c.Why, Shard: c.Shard, LeftOut: c.LeftOut}
 		if c.Covered {
 			from, to := c.From.UTC(), c.To.UTC()
 			h.From, h.To = &from, &to
@@ -221,7 +225,14 @@ func (rep *ftdcReport) writeText(ew *textfmt.ErrWriter) {
 		ew.Printf("\n")
 		for _, h := range s.Hosts {
 			if h.Covered {
-				ew.Printf("    %s (%s): %d samples in the window\n", textfmt.Escape(h.Host), textfmt.Escape(h.Role), h.Samples)
+				ew.Printf("    %s (%s): %d samples in the window", textfmt.Escape(h.Host), textfmt.Escape(h.Role), h.Samples)
+				switch {
+				case h.Shard != "":
+					ew.Printf(", the primary of shard %s", textfmt.Escape(h.Shard))
+				case h.LeftOut != "":
+					ew.Printf("; left out: %s", h.LeftOut)
+				}
+				ew.Printf("\n")
 			} else {
 				ew.Printf("    %s: FTDC does not cover the window: %s\n", textfmt.Escape(h.Host), h.Why)
 			}

@@ -35,6 +35,10 @@ type HostCoverage struct {
 	From, To time.Time
 	// Why says why the window is not covered; "" when it is.
 	Why string
+	// Shard is the shard whose primary the host was (a sharded
+	// cluster's); LeftOut why its numbers are not the step's although it
+	// covers the window (a config server, a shard's secondary).
+	Shard, LeftOut string
 }
 
 // cover finds the samples of points (oldest first) inside w: lo..hi
@@ -75,37 +79,80 @@ func cover(points []point, w Window) (lo, hi int, why string) {
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // WindowTelemetry is the server telemetry of one window from the hosts'
-// captures, and each host's coverage. It is nil unless every host covers
-// the window: a deployment's numbers summed over some of its hosts would
-// read as the whole deployment's.
+// captures, and each host's coverage. It is nil unless every host whose
+// numbers count covers the window: a deployment's numbers summed over some
+// of its hosts would read as the whole deployment's.
+//
+// With a mongos among the captures the deployment is a sharded cluster,
+// and the hosts are placed as the sweep's sampler places them: the routers
+// are the step's hosts, each shard's primary (by its replica set's name,
+// which is the shard's name unless addShard gave another) is sampled
+// behind them, and the config servers and the shards' secondaries are left
+// out, saying so.
 func WindowTelemetry(caps []*Capture, w Window) (*results.ServerTelemetry, []HostCoverage) {
 	covs := make([]HostCoverage, 0, len(caps))
 	hosts := make([]telemetry.HostSamples, 0, len(caps))
+	var shards map[string]telemetry.HostSamples
+	sharded := false
+	for _, c := range caps {
+		sharded = sharded || c.Role == RoleRouter
+	}
+	if sharded {
+		shards = map[string]telemetry.HostSamples{}
+	}
 	all := true
 	for _, c := range caps {
-		hc := HostCoverage{Folder: c.Folder, Host: c.Host, Role: c.Role}
-		lo, hi, why := cover(c.points, w)
-		if why == "" {
-			h := telemetry.HostSamples{Host: c.Host, HostInfo: c.hostInfo}
-			for _, p := range c.points[lo : hi+1] {
-				if p.kept == nil { // not kept: a window the reading was not told of
-					why = "a sample in the window was not read"
-					break
-				}
-				h.Samples = append(h.Samples, *p.kept)
-			}
-			if why == "" {
-				hc.Covered, hc.Samples, hc.From, hc.To = true, len(h.Samples), c.points[lo].at, c.points[hi].at
-				hc.Role = c.windowRole(c.points[lo : hi+1])
+		hc, h := c.coverage(w)
+		switch {
+		case !sharded || c.Role == RoleRouter:
+			all = all && hc.Covered
+			if hc.Covered {
 				hosts = append(hosts, h)
 			}
+		case c.opt("sharding", "clusterRole") == "configsvr":
+			hc.LeftOut = "a config server: the sampler samples the routers and the shards' primaries only"
+		case !hc.Covered:
+			// A shard member whose capture does not cover the window may
+			// have been its primary: the shards' numbers would miss it.
+			all = false
+		case hc.Role != "shard primary" && hc.Role != "primary" && hc.Role != RoleStandalone: // a standalone shard is its own primary
+			hc.LeftOut = "not its shard's primary throughout the window: the sampler samples each shard's primary only"
+		default:
+			name := c.setName()
+			if _, dup := shards[name]; dup {
+				hc.LeftOut = "a second primary of the shard in the window"
+				break
+			}
+			hc.Shard = name
+			shards[name] = h
 		}
-		hc.Why = why
-		all = all && hc.Covered
 		covs = append(covs, hc)
 	}
 	if !all || len(hosts) == 0 {
 		return nil, covs
 	}
-	return telemetry.WindowOf(hosts), covs
+	return telemetry.WindowOf(hosts, shards), covs
+}
+
+// coverage is c's coverage of w and, when it covers w, its samples in w.
+func (c *Capture) coverage(w Window) (HostCoverage, telemetry.HostSamples) {
+	hc := HostCoverage{Folder: c.Folder, Host: c.Host, Role: c.Role}
+	h := telemetry.HostSamples{Host: c.Host, HostInfo: c.hostInfo}
+	lo, hi, why := cover(c.points, w)
+	if why == "" {
+		for _, p := range c.points[lo : hi+1] {
+			if p.kept == nil { // not kept: a window the reading was not told of
+				why = "a sample in the window was not read"
+				break
+			}
+			h.Samples = append(h.Samples, *p.kept)
+		}
+	}
+	if why != "" {
+		hc.Why = why
+		return hc, h
+	}
+	hc.Covered, hc.Samples, hc.From, hc.To = true, len(h.Samples), c.points[lo].at, c.points[hi].at
+	hc.Role = c.windowRole(c.points[lo : hi+1])
+	return hc, h
 }

@@ -92,3 +92,14 @@ func (c *Capture) windowRole(pts []point) string {
 	}
 	return prefix + strings.Join(slices.Compact(states), ", then ")
 }
+
+// setName is the replica set's name as the command line gives it, else
+// the host's name.
+func (c *Capture) setName() string {
+	for _, k := range []string{"replSetName", "replSet"} {
+		if n := c.opt("replication", k); n != "" {
+			return n
+		}
+	}
+	return c.Host
+}
