@@ -2,6 +2,7 @@ package fromftdc
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -197,6 +198,21 @@ func TestBadFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	twice := folder(t, "metrics-7.0.14")
+	many := t.TempDir()
+	for i := range MaxFiles + 1 {
+		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("metrics.%05d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a sparse file past the folder's cap: refused by its size, unread
+	huge := t.TempDir()
+	if f, err := os.Create(filepath.Join(huge, "metrics.2021")); err != nil {
+		t.Fatal(err)
+	} else if err := f.Truncate(MaxFolderBytes + 1); err != nil {
+		t.Fatal(err)
+	} else {
+		f.Close()
+	}
 	for _, tc := range []struct {
 		dirs []string
 		want string
@@ -206,6 +222,8 @@ func TestBadFolders(t *testing.T) {
 		{[]string{filepath.Join(empty, "nope")}, "no such file"},
 		{[]string{garbage}, "not valid FTDC"},
 		{[]string{twice, twice}, "the same host"},
+		{[]string{many}, "more than the 512 read"},
+		{[]string{huge}, "more than the 2048 MiB read"},
 	} {
 		_, err := ReadFolders(context.Background(), tc.dirs, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "secret") {
