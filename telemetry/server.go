@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -340,7 +339,7 @@ func (h *hostSampler) sample(ctx context.Context, timeout time.Duration) (*snaps
 	snap.ownCommands = float64(h.ownCommands.Load())
 	snap.ownBytesIn = float64(h.ownBytesIn.Load())
 	snap.ownBytesOut = float64(outBefore)
-	if strings.HasPrefix(snap.process, "mongos") {
+	if isRouter(snap) {
 		h.router = true
 	}
 	if h.router && !h.noPoolStat {

@@ -1,0 +1,119 @@
+package telemetry
+
+import (
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// isRouter is how telemetry decides that a host is a mongos router, which
+// it samples for connPoolStats (and listShards) instead of replication:
+// the one place the decision is made, for the sampler and for ViewHost.
+// (Issue 33 moves it to hello's msg "isdbgrid": a Windows service's
+// process is the executable's path.)
+func isRouter(snap snapshot) bool { return strings.HasPrefix(snap.process, "mongos") }
+
+// HostView is what telemetry makes of one host's replies without a
+// window (inspect --replies): the process and role as the sampler decides
+// them, the version, and which of the fields the bound rules judge by the
+// replies report.
+type HostView struct {
+	// Process is serverStatus.process as the server reports it.
+	Process string
+	// Router: the host is sampled as a mongos router.
+	Router bool
+	// Role is "router", "replica-set primary", "replica-set secondary"
+	// (replSetGetStatus says so), "replica-set member" (hello names a set
+	// and this host is not its writable primary; hello does not say more
+	// among the fields poolsweep reads), or "standalone" (a mongod that
+	// reports no replica set).
+	Role string
+	// SetName is the replica set's name, when the replies give one.
+	SetName string
+	// Version is serverStatus.version, else buildInfo.version.
+	Version string
+	// What the replies report of the fields the server-side rules read.
+	TicketsRead, TicketsWrite bool // admission tickets: available and in use on the side
+	QueueRead, QueueWrite     bool // ops waiting on the side: its ticket queue or globalLock.currentQueue
+	CPU                       bool // extra_info user and system CPU time
+	Cores                     bool // hostInfo's core count
+	Latency                   bool // opLatencies reads and writes
+	Network                   bool // network bytes in and out
+	// Pools: connPoolStats totals (a router).
+	Pools bool
+}
+
+// noServerStatus is the role of a host whose replies cannot decide it:
+// telemetry tells a router from serverStatus.process.
+const noServerStatus = "not decided (no serverStatus: the sampler tells a router by its process)"
+
+// ViewHost reads one host's replies, keyed by command name (serverStatus,
+// hello or isMaster, buildInfo, hostInfo, replSetGetStatus,
+// connPoolStats), through the parsers the samplers use.
+func ViewHost(replies map[string]bson.Raw) HostView {
+	snap := parseServerStatus(replies["serverStatus"], time.Time{})
+	v := HostView{Process: snap.process, Version: snap.version, Router: isRouter(snap)}
+	if v.Version == "" {
+		v.Version = newReply("buildInfo", replies["buildInfo"]).str("version")
+	}
+	side := func(t *ticketSide) (tickets, queue bool) {
+		if t == nil {
+			return false, false
+		}
+		return t.available != nil && t.out != nil, t.queueLength != nil || t.queuedMicros != nil
+	}
+	v.TicketsRead, v.QueueRead = side(snap.ticketsRead)
+	v.TicketsWrite, v.QueueWrite = side(snap.ticketsWrite)
+	v.QueueRead = v.QueueRead || snap.queueReaders != nil
+	v.QueueWrite = v.QueueWrite || snap.queueWriters != nil
+	v.CPU = snap.cpuUserUS != nil && snap.cpuSysUS != nil
+	v.Latency = snap.readLatency != nil && snap.readOps != nil && snap.writeLatency != nil && snap.writeOps != nil
+	v.Network = snap.netIn != nil && snap.netOut != nil
+	if hi, ok := replies["hostInfo"]; ok {
+		v.Cores = parseHostInfo(hi).cores != nil
+	}
+	if cps, ok := replies["connPoolStats"]; ok {
+		total, _ := parseConnPoolStats(cps)
+		v.Pools = total != nil
+	}
+	v.Role = "standalone"
+	switch {
+	case replies["serverStatus"] == nil && replies["hello"] == nil && replies["isMaster"] == nil && replies["replSetGetStatus"] == nil:
+		v.Role = noServerStatus
+	case v.Router:
+		v.Role = "router"
+	case replies["hello"] != nil || replies["isMaster"] != nil:
+		cmd := "hello"
+		if replies["hello"] == nil {
+			cmd = "isMaster"
+		}
+		hi := parseHello(cmd, replies[cmd])
+		if hi.setName == "" && replies["serverStatus"] == nil {
+			v.Role = noServerStatus
+		}
+		if hi.setName != "" {
+			v.SetName = hi.setName
+			v.Role = "replica-set member"
+			if hi.writablePrimary {
+				v.Role = "replica-set primary"
+			}
+		}
+	case replies["replSetGetStatus"] != nil:
+		for _, m := range parseReplSetGetStatus(replies["replSetGetStatus"]) {
+			if !m.self {
+				continue
+			}
+			v.SetName = newReply("replSetGetStatus", replies["replSetGetStatus"]).str("set")
+			switch m.state {
+			case "PRIMARY":
+				v.Role = "replica-set primary"
+			case "SECONDARY":
+				v.Role = "replica-set secondary"
+			default:
+				v.Role = "replica-set member"
+			}
+		}
+	}
+	return v
+}
