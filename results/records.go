@@ -463,7 +463,11 @@ type ServerSample struct {
 	NetInBytesPerS  *float64        `json:"net_in_bytes_per_s"`
 	NetOutBytesPerS *float64        `json:"net_out_bytes_per_s"`
 	ConnPool        *ConnPoolCounts `json:"conn_pool,omitempty"`
-	Samples         int             `json:"samples"`
+	// Establishment is the server's connection-establishment rate limiter
+	// (8.2; 8.0.12 and 7.0.23 backports) over the window; nil where the
+	// server reports none of it.
+	Establishment *EstablishmentCounts `json:"establishment,omitempty"`
+	Samples       int                  `json:"samples"`
 	// InFlight is the server's mean ops in flight over the window by
 	// Little's law (its read+write ops/s × their mean server latency, queue
 	// wait included); nil when the server reports no opLatencies.
@@ -482,6 +486,29 @@ type ConnCounts struct {
 	Current     *float64 `json:"current"`
 	Available   *float64 `json:"available"`
 	CreatedPerS *float64 `json:"created_per_s"`
+}
+
+// EstablishmentCounts is what the server's connection-establishment rate
+// limiter (ingressConnectionEstablishmentRatePerSec and its burst and
+// queue depth) did over the window: connections.queuedForEstablishment
+// (mean), and the growth of queues.ingressSessionEstablishment's counters
+// (connections.establishmentRateLimit.rejected for Rejected when the
+// queue section is absent). A field the server does not report is nil,
+// never 0.
+type EstablishmentCounts struct {
+	QueuedMean *float64 `json:"queued_mean"` // connections waiting for a token, mean
+	Attempted  *float64 `json:"attempted"`   // connections that asked for a token
+	Admitted   *float64 `json:"admitted"`    // given one, at once or after queueing
+	Queued     *float64 `json:"queued"`      // that waited in the queue
+	Rejected   *float64 `json:"rejected"`    // refused: the queue was full
+	// Interrupted left the queue without a token (the client went away,
+	// or the server shut down).
+	Interrupted *float64 `json:"interrupted"`
+}
+
+// Limited says whether the limiter queued or rejected any connection.
+func (e *EstablishmentCounts) Limited() bool {
+	return e != nil && (e.Queued != nil && *e.Queued > 0 || e.Rejected != nil && *e.Rejected > 0 || e.QueuedMean != nil && *e.QueuedMean > 0)
 }
 
 // QueueCounts is globalLock.currentQueue, averaged over the window.

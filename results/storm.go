@@ -117,8 +117,10 @@ func ValidateStorm(s *StormResult, h *RunHeader) error {
 	for _, host := range sortedKeys(s.ServerHosts) {
 		if hs := s.ServerHosts[host]; hs != nil {
 			c.count("storm.server_hosts."+host+".samples", int64(hs.Samples))
+			checkEstablishment(c, "storm.server_hosts."+host, hs)
 		}
 	}
+	checkEstablishment(c, "storm.server_total", s.ServerTotal)
 	c.client("storm.client", s.Client)
 	if h != nil && h.Plan.Storm == nil {
 		c.fail("storm", "a storm record in a run whose header has no plan.storm")

@@ -84,6 +84,9 @@ func snapshotView(s snapshot) map[string]any {
 		"network":        map[string]any{"bytes_in": s.netIn, "bytes_out": s.netOut},
 		"cpu":            map[string]any{"user_us": s.cpuUserUS, "system_us": s.cpuSysUS},
 		"resident_mb":    s.residentMB,
+		"establishment": map[string]any{"queued_now": s.estQueued, "rejected_conns": s.estRejected,
+			"attempted": s.ingress.attempted, "admitted": s.ingress.admitted, "queued": s.ingress.queued,
+			"rejected": s.ingress.rejected, "interrupted": s.ingress.interrupted},
 	}
 }
 

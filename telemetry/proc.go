@@ -151,7 +151,12 @@ func parseVmRSS(b []byte) (float64, error) {
 // ApplyTo puts the process's numbers on host's entry of t and recomputes the
 // total's CPU and RSS as the sum over hosts, overriding what the server said
 // about itself: /proc is the same measurement for every server kind. A
-// missing host entry is created.
+// missing host entry is created. The process poolsweep started serves
+// every host of its target (serve --sim runs a cluster's routers and
+// shards, or a set's members, in one process, each reporting its share of
+// it): when other hosts (shards' primaries included) report their own
+// CPU or RSS, host is given what the process used beyond theirs, so that
+// no share is counted twice.
 func (ps ProcStats) ApplyTo(t *results.ServerTelemetry, host string) {
 	if t == nil {
 		return
@@ -164,7 +169,25 @@ func (ps ProcStats) ApplyTo(t *results.ServerTelemetry, host string) {
 		h = &results.ServerSample{}
 		t.Hosts[host] = h
 	}
-	h.CPUPct, h.RSSMB = ptr(ps.CPUPct), ptr(ps.RSSMB)
+	var otherCPU, otherRSS []*float64
+	for name, s := range t.Hosts {
+		if name != host {
+			otherCPU, otherRSS = append(otherCPU, s.CPUPct), append(otherRSS, s.RSSMB)
+		}
+	}
+	for _, sh := range t.ShardHosts {
+		// A simulated cluster's shards are in the process too.
+		if sh != nil && sh.Sample != nil && sh.Host != host {
+			otherCPU, otherRSS = append(otherCPU, sh.Sample.CPUPct), append(otherRSS, sh.Sample.RSSMB)
+		}
+	}
+	rest := func(whole float64, others *float64) *float64 {
+		if others == nil {
+			return ptr(whole)
+		}
+		return ptr(max(0, whole-*others))
+	}
+	h.CPUPct, h.RSSMB = rest(ps.CPUPct, sumPtr(otherCPU...)), rest(ps.RSSMB, sumPtr(otherRSS...))
 	if t.Total == nil {
 		t.Total = &results.ServerSample{}
 	}

@@ -161,6 +161,16 @@ func TestProcStatsApplyTo(t *testing.T) {
 		t.Error("ApplyTo must keep the rest of the host entry")
 	}
 	ProcStats{}.ApplyTo(nil, "x") // nil telemetry: no panic
+
+	// A simulated cluster's process serves both routers, and the second
+	// reports its own share (30 %, 40 MB): the first is given the rest of
+	// the process's 95 % and 120 MB, and the total is the process's.
+	tel = &results.ServerTelemetry{Hosts: map[string]*results.ServerSample{
+		"127.0.0.1:1": {Samples: 3, CPUPct: p(50), RSSMB: p(60)}, "127.0.0.1:2": {Samples: 3, CPUPct: p(30), RSSMB: p(40)}}}
+	ProcStats{CPUPct: 95, RSSMB: 120}.ApplyTo(tel, "127.0.0.1:1")
+	if h := tel.Hosts["127.0.0.1:1"]; *h.CPUPct != 65 || *h.RSSMB != 80 || *tel.Total.CPUPct != 95 || *tel.Total.RSSMB != 120 {
+		t.Errorf("shared process: host %v %v, total %v %v; want 65 %% 80 MB, and the process's 95 %% 120 MB", *h.CPUPct, *h.RSSMB, *tel.Total.CPUPct, *tel.Total.RSSMB)
+	}
 }
 
 func TestClientSampler(t *testing.T) {

@@ -54,6 +54,12 @@ type snapshot struct {
 	cpuUserUS, cpuSysUS *float64
 	residentMB          *float64
 
+	// 8.2's connection-establishment rate limiter: the connections
+	// waiting now, its rejections as connections reports them, and its
+	// queue's counters (ingressCounters).
+	estQueued, estRejected *float64
+	ingress                ingressCounters
+
 	// A router's pools: the totals, and per host:port (connPoolStats
 	// hosts), of which the window keeps the shards' (poolToShards).
 	poolTotal *poolCounts
@@ -239,7 +245,26 @@ func parseServerStatus(doc bson.Raw, at time.Time) snapshot {
 	s.cpuUserUS = r.num("extra_info", "user_time_us")
 	s.cpuSysUS = r.num("extra_info", "system_time_us")
 	s.residentMB = r.num("mem", "resident")
+
+	s.estQueued = r.num("connections", "queuedForEstablishment")
+	s.estRejected = r.num("connections", "establishmentRateLimit", "rejected")
+	s.ingress = parseIngress(r.sub("queues", "ingressSessionEstablishment"))
 	return s
+}
+
+// ingressCounters are queues.ingressSessionEstablishment's counters
+// (8.2): connections that asked the establishment rate limiter for a
+// token, got one, waited in its queue, were rejected, or left the queue
+// without one.
+type ingressCounters struct {
+	attempted, admitted, queued, rejected, interrupted *float64
+}
+
+func parseIngress(q reply) ingressCounters {
+	return ingressCounters{
+		attempted: q.num("attemptedAdmissions"), admitted: q.num("successfulAdmissions"),
+		queued: q.num("addedToQueue"), rejected: q.num("rejectedAdmissions"), interrupted: q.num("interruptedInQueue"),
+	}
 }
 
 // parseTicketSide reads one side of the tickets, in every shape a real

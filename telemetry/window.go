@@ -191,7 +191,29 @@ func summarizeHost(snaps []snapshot, shardHosts map[string]bool) hostWindow {
 		Leased:  mean(snaps, func(x *snapshot) *float64 { return pool(x).leased }),
 	}
 	s.ConnPool = orNil(cp, poolFields)
+	s.Establishment = establishmentWindow(snaps)
 	return hw
+}
+
+// establishmentWindow is what the server's connection-establishment rate
+// limiter did over the window: its queue's mean length and the growth of
+// its counters; rejections from connections.establishmentRateLimit when
+// the queue's section is absent. nil where the server reports none.
+func establishmentWindow(snaps []snapshot) *results.EstablishmentCounts {
+	first, last := &snaps[0], &snaps[len(snaps)-1]
+	grew := func(get func(*snapshot) *float64) *float64 { return delta(get(first), get(last)) }
+	e := &results.EstablishmentCounts{
+		QueuedMean:  mean(snaps, func(x *snapshot) *float64 { return x.estQueued }),
+		Attempted:   grew(func(x *snapshot) *float64 { return x.ingress.attempted }),
+		Admitted:    grew(func(x *snapshot) *float64 { return x.ingress.admitted }),
+		Queued:      grew(func(x *snapshot) *float64 { return x.ingress.queued }),
+		Rejected:    grew(func(x *snapshot) *float64 { return x.ingress.rejected }),
+		Interrupted: grew(func(x *snapshot) *float64 { return x.ingress.interrupted }),
+	}
+	if e.Rejected == nil {
+		e.Rejected = grew(func(x *snapshot) *float64 { return x.estRejected })
+	}
+	return orNil(e, establishmentFields)
 }
 
 // poolToShards is a router's pools to the shards' hosts, added up; with
@@ -312,6 +334,7 @@ func totalOf(hosts []hostWindow) *results.ServerSample {
 	t.ReadOpsPerS = collect(func(s *results.ServerSample) *float64 { return s.ReadOpsPerS })
 	t.WriteOpsPerS = collect(func(s *results.ServerSample) *float64 { return s.WriteOpsPerS })
 	t.ConnPool = sumGroup(hosts, func(s *results.ServerSample) *results.ConnPoolCounts { return s.ConnPool }, poolFields)
+	t.Establishment = sumGroup(hosts, func(s *results.ServerSample) *results.EstablishmentCounts { return s.Establishment }, establishmentFields)
 	t.ActiveClients = collect(func(s *results.ServerSample) *float64 { return s.ActiveClients })
 	t.InFlight = collect(func(s *results.ServerSample) *float64 { return s.InFlight })
 	t.CPUPct = collect(func(s *results.ServerSample) *float64 { return s.CPUPct })
@@ -332,6 +355,10 @@ func queueFields(q *results.QueueCounts) []**float64 { return []**float64{&q.Rea
 
 func sideFields(k *results.TicketSide) []**float64 {
 	return []**float64{&k.InUse, &k.Available, &k.Total, &k.Queued, &k.QueuedFromTime}
+}
+
+func establishmentFields(e *results.EstablishmentCounts) []**float64 {
+	return []**float64{&e.QueuedMean, &e.Attempted, &e.Admitted, &e.Queued, &e.Rejected, &e.Interrupted}
 }
 
 func poolFields(p *results.ConnPoolCounts) []**float64 {

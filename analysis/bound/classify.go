@@ -35,7 +35,9 @@ const (
 //     (mean available ≤ TicketsFreeMax while some are in use), from 7.0
 //     (which sizes tickets to the load) by the queue only; ops queued on
 //     one side (mean queue length, or mean waiting by the growth of
-//     totalTimeQueuedMicros, ≥ ServerQueueMin); or CPU ≥ ServerCPUFrac of
+//     totalTimeQueuedMicros, ≥ ServerQueueMin); the server's
+//     connection-establishment rate limiter (8.2) queued or rejected
+//     connections in the window; or CPU ≥ ServerCPUFrac of
 //     the host's cores (ServerCores when set, else the host's hostInfo core
 //     count). A server that is out of capacity with P
 //     connections is the limit even when the pool also makes callers wait

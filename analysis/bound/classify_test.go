@@ -132,6 +132,15 @@ func TestClassify(t *testing.T) {
 			host(s).Tickets.Read.Queued, host(s).Tickets.Write.Queued = p(0.4), p(0.4)
 			host(s).Queue = &results.QueueCounts{Readers: p(9), Writers: p(9)}
 		}, nil, nil, BoundNone, nil},
+		// 8.2's establishment rate limiter queued and rejected connections:
+		// server, naming the limiter.
+		{"establishment limiter", func(s *results.StepResult) {
+			host(s).Establishment = &results.EstablishmentCounts{Admitted: p(40), Queued: p(12), Rejected: p(3)}
+		}, nil, nil, BoundServer, []string{"connection-establishment rate limiter (ingressConnectionEstablishmentRatePerSec) queued 12 and rejected 3", "admitted 40"}},
+		// A limiter that admitted every connection at once says nothing.
+		{"establishment limiter idle", func(s *results.StepResult) {
+			host(s).Establishment = &results.EstablishmentCounts{Admitted: p(40), Queued: p(0), Rejected: p(0), QueuedMean: p(0)}
+		}, nil, nil, BoundNone, nil},
 		// Server CPU 720% on 8 cores = 90%: server, only when cores are known.
 		{"server cpu known cores", func(s *results.StepResult) { host(s).CPUPct = p(720) }, nil,
 			func(c *Classifier) { c.ServerCores = 8 }, BoundServer, []string{"server CPU 720%", "90% of 8 cores"}},

@@ -91,6 +91,9 @@ func (c Classifier) serverHard(s *results.StepResult) (bool, string) {
 		case okW:
 			return true, at + whyW
 		}
+		if ok, why := establishmentBound(h.sample); ok {
+			return true, at + why
+		}
 		if n, src := c.cores(h.sample); n > 0 && h.sample.CPUPct != nil {
 			frac := *h.sample.CPUPct / (float64(n) * 100)
 			if frac >= c.ServerCPUFrac {
@@ -100,6 +103,25 @@ func (c Classifier) serverHard(s *results.StepResult) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// establishmentBound: the server's connection-establishment rate limiter
+// (8.2) queued or rejected connections in the window. The pool's
+// connections then wait for the server's admission, or fail, whatever its
+// capacity for ops.
+func establishmentBound(h *results.ServerSample) (bool, string) {
+	e := h.Establishment
+	if !e.Limited() {
+		return false, ""
+	}
+	n := func(v *float64) string {
+		if v == nil {
+			return "n/r"
+		}
+		return strconv.FormatFloat(*v, 'f', 0, 64)
+	}
+	return true, fmt.Sprintf("the server's connection-establishment rate limiter (ingressConnectionEstablishmentRatePerSec) queued %s and rejected %s connections (admitted %s)",
+		n(e.Queued), n(e.Rejected), n(e.Admitted))
 }
 
 // ticketsBound judges one side of one host. Before 7.0 tickets are a fixed

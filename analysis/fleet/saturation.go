@@ -20,6 +20,10 @@ type Saturation struct {
 	AcceptPerS    float64 `json:"accept_per_s"`
 	Clients       int     `json:"clients"`
 	Found         bool    `json:"found"`
+	// Limited: the server's connection-establishment rate limiter (8.2)
+	// queued or rejected connections in some of these storms, so the
+	// accept rate is the limiter's as much as the server's setup.
+	Limited bool `json:"limited,omitempty"`
 }
 
 // SaturationOf finds, for each maxConnecting, where the accept rate
@@ -28,9 +32,13 @@ type Saturation struct {
 // host's delays only lower it).
 func SaturationOf(storms []results.StormResult) []Saturation {
 	byM := map[int]map[int]float64{}
+	limited := map[int]bool{}
 	for _, s := range storms {
 		if s.AcceptPerS == nil {
 			continue
+		}
+		if s.ServerTotal != nil && s.ServerTotal.Establishment.Limited() {
+			limited[s.MaxConnecting] = true
 		}
 		if byM[s.MaxConnecting] == nil {
 			byM[s.MaxConnecting] = map[int]float64{}
@@ -41,7 +49,7 @@ func SaturationOf(storms []results.StormResult) []Saturation {
 	for _, m := range slices.Sorted(mapKeys(byM)) {
 		rates := byM[m]
 		ks := slices.Sorted(mapKeys(rates))
-		sat := Saturation{MaxConnecting: m}
+		sat := Saturation{MaxConnecting: m, Limited: limited[m]}
 		for _, k := range ks {
 			sat.AcceptPerS = max(sat.AcceptPerS, rates[k])
 		}

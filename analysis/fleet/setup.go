@@ -254,10 +254,14 @@ func (r Restart) statement(n, pool int) string {
 
 // Text says where connection setup saturated the server, in a sentence.
 func (s Saturation) Text() string {
-	if s.Found {
-		return fmt.Sprintf("connection setup, maxConnecting %d: the server's accept rate levels off at %.0f connections/s from K=%d clients (95 %% of the highest)", s.MaxConnecting, s.AcceptPerS, s.Clients)
+	limiter := ""
+	if s.Limited {
+		limiter = "; the server's connection-establishment rate limiter (ingressConnectionEstablishmentRatePerSec) queued or rejected connections, so this rate is its limit as much as the server's setup"
 	}
-	return fmt.Sprintf("connection setup, maxConnecting %d: highest accept rate %.0f connections/s, still rising at the largest K (setup did not saturate within the K tried)", s.MaxConnecting, s.AcceptPerS)
+	if s.Found {
+		return fmt.Sprintf("connection setup, maxConnecting %d: the server's accept rate levels off at %.0f connections/s from K=%d clients (95 %% of the highest)%s", s.MaxConnecting, s.AcceptPerS, s.Clients, limiter)
+	}
+	return fmt.Sprintf("connection setup, maxConnecting %d: highest accept rate %.0f connections/s, still rising at the largest K (setup did not saturate within the K tried)%s", s.MaxConnecting, s.AcceptPerS, limiter)
 }
 
 func secondsText(s float64) string {

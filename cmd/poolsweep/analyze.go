@@ -148,6 +148,7 @@ func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.Thr
 		Series     json.RawMessage            `json:"series"`
 		OpenLoop   json.RawMessage            `json:"open_loop,omitempty"`
 		Missing    json.RawMessage            `json:"missing"`
+		Curves     json.RawMessage            `json:"curves,omitempty"`
 		Thresholds []results.ThresholdOutcome `json:"thresholds"`
 	}
 	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {

@@ -238,6 +238,22 @@ func stormLine(r results.StormResult) string {
 	if r.AcceptPerS != nil {
 		accept = fmt.Sprintf("server accepted %.0f connections/s", *r.AcceptPerS)
 	}
-	return fmt.Sprintf("storm K=%d P=%d maxConnecting=%d trial %d: %d/%d connections, %s, %s, %d connect errors, probe p99 %.2f ms",
-		r.Clients, r.Pool, r.MaxConnecting, r.Trial, r.Ready, r.Wanted, fill, accept, r.ConnectErrors, r.Probe.Latency.P99)
+	return fmt.Sprintf("storm K=%d P=%d maxConnecting=%d trial %d: %d/%d connections, %s, %s, %s, %d connect errors, probe p99 %.2f ms",
+		r.Clients, r.Pool, r.MaxConnecting, r.Trial, r.Ready, r.Wanted, fill, accept, admission(r.ServerTotal), r.ConnectErrors, r.Probe.Latency.P99)
+}
+
+// admission is what the server's connection-establishment rate limiter
+// (8.2) did during the storm, beside the storm's own fill times.
+func admission(t *results.ServerSample) string {
+	if t == nil || t.Establishment == nil {
+		return "server establishment limiter not reported"
+	}
+	e := t.Establishment
+	n := func(v *float64) string {
+		if v == nil {
+			return "n/r"
+		}
+		return fmt.Sprintf("%.0f", *v)
+	}
+	return fmt.Sprintf("server establishment limiter admitted %s, queued %s, rejected %s", n(e.Admitted), n(e.Queued), n(e.Rejected))
 }

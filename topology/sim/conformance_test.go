@@ -22,7 +22,7 @@ import (
 // says which file it is checked against and whether that file is captured
 // or from the manual.
 func TestConformance(t *testing.T) {
-	paths := readPaths(t)
+	paths := conformancePaths(t)
 	files := corpusFiles(t)
 	for _, v := range versions {
 		for _, proc := range []string{"mongod", "mongos"} {
@@ -45,20 +45,11 @@ func TestConformance(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					real := loadReply(t, ref.Name)
 					sim := runCmd(t, f, "admin", bson.D{{Key: cmd, Value: 1}}, nil)
-					checkConforms(t, cmd, real, sim, paths, ref.Manual(), processShared[proc])
+					checkConforms(t, cmd, real, sim, paths, ref.Manual())
 				})
 			}
 		}
 	}
-}
-
-// processShared are the sections a sharded simulator's servers leave out on
-// purpose: its routers and shards share one process, whose CPU time and
-// memory none of them could claim, so none reports extra_info or mem (a
-// real one does; poolsweep then reads nil, "not reported"). A standalone
-// simulator alone in its process reports both.
-var processShared = map[string]map[string]string{
-	"mongos": {"extra_info": "process shared", "mem": "process shared"},
 }
 
 // startAlone starts spec as the only deployment of its process (as serve
@@ -126,11 +117,9 @@ var simulatorMarkers = map[string][]string{
 	"buildInfo": {"poolsweepSimulator", "simulatorSpec"},
 }
 
-// checkConforms holds one simulated reply to the real one. absent lists
-// top-level sections the simulated server leaves out on purpose, with the
-// reason (a shard of a sharded simulator cannot tell its CPU from the
-// process's): their paths are not checked.
-func checkConforms(t *testing.T, cmd string, real, sim bson.Raw, paths []corpus.ReadPath, exact bool, absent map[string]string) {
+// checkConforms holds one simulated reply to the real one: for each path,
+// presence, BSON type and value domain (checkDomain).
+func checkConforms(t *testing.T, cmd string, real, sim bson.Raw, paths []corpus.ReadPath, exact bool) {
 	t.Helper()
 	elems, err := sim.Elements()
 	if err != nil {
@@ -143,9 +132,6 @@ func checkConforms(t *testing.T, cmd string, real, sim bson.Raw, paths []corpus.
 	}
 	for _, p := range paths {
 		if p.Command != cmd {
-			continue
-		}
-		if _, skip := absent[p.Path[0]]; skip {
 			continue
 		}
 		path := strings.Join(p.Path, ".")
@@ -162,6 +148,7 @@ func checkConforms(t *testing.T, cmd string, real, sim bson.Raw, paths []corpus.
 				} else if typeClass(v.Type) != typeClass(rv[0].Type) {
 					t.Errorf("%s: simulator's type %s, real %s (%s vs %s)", path, v.Type, rv[0].Type, typeClass(v.Type), typeClass(rv[0].Type))
 				}
+				checkDomain(t, path, rv[0], v)
 			}
 		}
 	}
@@ -242,11 +229,10 @@ func TestValuesAt(t *testing.T) {
 // does, plus repl, which poolsweep does not read), and isMaster as the
 // captured replica-set primary's (4.2; the replica-set fields poolsweep
 // reads — setName, hosts, primary, me — have the same shape in every
-// version). extra_info and mem are left out on purpose (processShared).
+// version), extra_info and mem included (the process's share).
 func TestConformanceShardServer(t *testing.T) {
-	paths := readPaths(t)
+	paths := conformancePaths(t)
 	files := corpusFiles(t)
-	absent := processShared["mongos"]
 	for _, v := range versions {
 		d := startAlone(t, "shards=2,service=0s,version="+v.name)
 		f := d.shardFronts[1]
@@ -256,12 +242,12 @@ func TestConformanceShardServer(t *testing.T) {
 				t.Fatalf("%s mongod-%s: no reply in the corpus", cmd, v.name)
 			}
 			t.Run(fmt.Sprintf("%s/shard-%s/%s", cmd, v.name, ref.Name), func(t *testing.T) {
-				checkConforms(t, cmd, loadReply(t, ref.Name), runCmd(t, f, "admin", bson.D{{Key: cmd, Value: 1}}, nil), paths, ref.Manual(), absent)
+				checkConforms(t, cmd, loadReply(t, ref.Name), runCmd(t, f, "admin", bson.D{{Key: cmd, Value: 1}}, nil), paths, ref.Manual())
 			})
 		}
 		t.Run(fmt.Sprintf("isMaster/shard-%s/isMaster.mongod-replset-primary-4.2.json", v.name), func(t *testing.T) {
 			sim := runCmd(t, f, "admin", bson.D{{Key: "isMaster", Value: 1}}, nil)
-			checkConforms(t, "isMaster", loadReply(t, "isMaster.mongod-replset-primary-4.2.json"), sim, paths, false, nil)
+			checkConforms(t, "isMaster", loadReply(t, "isMaster.mongod-replset-primary-4.2.json"), sim, paths, false)
 			if me, _ := sim.Lookup("me").StringValueOK(); me != d.ShardHosts()[1] {
 				t.Errorf("me = %q, want the shard's host %s", me, d.ShardHosts()[1])
 			}

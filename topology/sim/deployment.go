@@ -35,6 +35,7 @@ type Deployment struct {
 	// in shard order.
 	shardFronts []*frontend
 	sleeper     *sleeper
+	ledger      processLedger // the process's CPU time shared among the servers
 
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -100,6 +101,9 @@ type frontend struct {
 	// acceptor sets up new connections one at a time (accept_cost); nil
 	// when setup is free.
 	acceptor *slotPool
+	// ingress is 8.2's connection-establishment rate limiter (ingress_*),
+	// nil when off.
+	ingress *ingressLimiter
 
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
@@ -164,6 +168,7 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 		if spec.AcceptCost > 0 {
 			f.acceptor = newSlotPool(1)
 		}
+		f.ingress = newIngressLimiter(spec)
 		return f, nil
 	}
 	fail := func(err error) (*Deployment, error) {
@@ -219,15 +224,6 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 // listening is every listening server: the URI's, then the shards'.
 func (d *Deployment) listening() []*frontend {
 	return append(slices.Clone(d.fronts), d.shardFronts...)
-}
-
-// reportsProcess says whether serverStatus may describe this process
-// (extra_info, mem) as the server's own: only when the deployment is alone
-// in the process and is one server (a standalone or a one-member set). A
-// sharded deployment runs routers and shards in one process, a replica set
-// its members, whose CPU time no one of them could claim.
-func (d *Deployment) reportsProcess() bool {
-	return d.alone && len(d.listening()) == 1
 }
 
 // Option configures Start.
@@ -361,6 +357,9 @@ func (f *frontend) acceptLoop() {
 		}
 		f.mu.Unlock()
 		if closing || full {
+			if full {
+				f.tel.connRejected.Add(1)
+			}
 			c.Close()
 			continue
 		}
@@ -373,6 +372,18 @@ func (f *frontend) acceptLoop() {
 // does, rather than answered with a guess).
 func (f *frontend) serveConn(c net.Conn) {
 	defer f.d.wg.Done()
+	// 8.2's rate limiter admits the connection first: while it waits it is
+	// queuedForEstablishment, not current, and it is created once admitted.
+	if f.ingress != nil && !f.ingress.admit(f.d.ctx, f.d.sleeper) {
+		if f.d.ctx.Err() == nil {
+			f.tel.connRejected.Add(1)
+		}
+		c.Close()
+		f.mu.Lock()
+		delete(f.conns, c)
+		f.mu.Unlock()
+		return
+	}
 	cs := &connState{id: f.d.connIDs.Add(1)}
 	f.tel.connCurrent.Add(1)
 	f.tel.connCreated.Add(1)

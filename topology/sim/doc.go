@@ -110,6 +110,32 @@
 // serverStatus, and its cost is a wait, not CPU time, so extra_info does
 // not rise with it (a real server's CPU would).
 //
+// # Connection admission (8.2)
+//
+// ingress_rate=N, ingress_burst=SECS and ingress_queue=N (version=8.2
+// only; refused with an earlier version) turn on every server's
+// connection-establishment rate limiter, as
+// ingressConnectionEstablishmentRateLimiterEnabled,
+// ingressConnectionEstablishmentRatePerSec,
+// ingressConnectionEstablishmentBurstCapacitySecs and
+// ingressConnectionEstablishmentMaxQueueDepth do on a real 8.2 server (off
+// by default; a key left out takes the server's default: INT32_MAX a
+// second, an unbounded bucket, a queue of 0). A token bucket of rate ·
+// burst tokens, full at start, refills at rate a second; a new connection
+// takes a token before its first request is read, or waits for the refill
+// (the bucket borrows: the k-th waiter is admitted k/rate after the bucket
+// emptied) while fewer than ingress_queue wait, or is closed at once
+// (rejected). So n connections arriving together at a full bucket of b
+// tokens with a queue of q are admitted b at once, min(n-b, q) after
+// 1/rate, 2/rate …, and the rest, n-b-q, rejected. A waiting connection is
+// queuedForEstablishment, not current; it is created (totalCreated) once
+// admitted; a rejection counts in connections.rejected and
+// establishmentRateLimit.rejected. The simulator does not see a client
+// leave the queue (interruptedDueToClientDisconnect stays 0: it is
+// admitted when its turn comes, then found closed), and no address is
+// exempted (the bypass ranges are empty by default). A router's
+// connections to its shards are modeled, not sockets, and never queue.
+//
 // # Replica sets
 //
 // The first member starts as primary. Only the primary takes writes (a
@@ -176,14 +202,20 @@
 //
 // # Versions and telemetry
 //
-// version=X.Y (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0; default 8.0) makes every
+// version=X.Y (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2; default 8.0) makes every
 // reply the one that version's real mongod or mongos gives, field by field,
 // following the corpus of captured and manual replies in testdata/servers
 // (versions.go holds the table; the conformance test holds the replies to
 // the corpus for every field poolsweep reads, listed in
-// testdata/servers/read-paths.txt). The simulator reports what a real server
-// of that version and process reports, and no more:
+// testdata/servers/read-paths.txt, and for the fields the field's own
+// tools read, as mongostat's uptime, mem and globalLock: presence, BSON type
+// and value domain, a whole number where the server sends one). The
+// simulator reports what a real server of that version and process
+// reports, and no more:
 //
+//   - uptime is a double holding whole seconds, uptimeMillis and
+//     uptimeEstimate int64, as real servers send them (mongostat decodes
+//     uptime into an integer and fails on a fraction).
 //   - hello exists from 4.4 (isWritablePrimary; isMaster answers ismaster),
 //     with that version's maxWireVersion; before 4.4 hello is an unknown
 //     command and helloOk is never offered. topologyVersion is left out so
@@ -221,19 +253,36 @@
 //     votingMembersCount from 4.4). A secondary's opcounters, opLatencies
 //     and connections count what it serves to clients; its tickets and
 //     globalLock include the writes it applies.
-//   - serverStatus on a mongos: no globalLock, tickets, queues or wiredTiger
-//     (a real mongos has none), and opLatencies only from 7.0. The
-//     router's own slots (router_slots) are not reported anywhere.
+//   - serverStatus on a mongos: no tickets, execution queues or wiredTiger
+//     (a real mongos has none), opLatencies only from 7.0, and globalLock
+//     from 8.0 (real 8.0 routers report it) with nothing queued or active:
+//     a router's ops take no global lock. The router's own slots
+//     (router_slots) are not reported anywhere.
+//   - 8.2 adds connection admission on every server: connections.rejected
+//     (from 7.0: 6.3+), connections.queuedForEstablishment and
+//     connections.establishmentRateLimit.{rejected, exempted,
+//     interruptedDueToClientDisconnect} (int64), and
+//     queues.ingressSessionEstablishment (addedToQueue, removedFromQueue,
+//     interruptedInQueue, rejectedAdmissions, exemptedAdmissions,
+//     successfulAdmissions, attemptedAdmissions, int64;
+//     averageTimeQueuedMicros once a connection was admitted;
+//     totalAvailableTokens a double). See "Connection admission (8.2)".
 //   - extra_info (user_time_us and system_time_us from getrusage, from 4.2)
-//     and mem (resident, virtual from /proc/self/statm) describe the
-//     process, so they are reported only when Start is given
-//     AloneInProcess() and the deployment is one server (a standalone or a
-//     one-member set):
-//     the entry points that run the simulator in a process of its own
-//     (poolsweep serve --sim, a test's simulator child) say so; inside the
-//     process that drives the load they are left out, since its CPU time
-//     would be the client's, and a sharded deployment's routers and shards
-//     share one process, whose CPU time none of them could claim.
+//     and mem (bits, resident, virtual from /proc/self/statm, supported)
+//     describe the process, so they are reported only when Start is given
+//     AloneInProcess(): the entry points that run the simulator in a
+//     process of its own (poolsweep serve --sim, a test's simulator child)
+//     say so; inside the process that drives the load they are left out,
+//     since its CPU time would be the client's. Every server of such a
+//     process reports both, as real routers, members and shards do
+//     (mongostat needs mem): a standalone the whole process's; the routers
+//     and shards of a cluster, or the members of a set, which share one
+//     process, each a share of it. The process's CPU time is shared as it
+//     grows, in proportion to the model time each server's slots were held
+//     meanwhile (router_cost on a router, service time on a data server;
+//     evenly while none worked), so a router's extra_info is its own work's
+//     share and the servers' times add up to the process's; memory is
+//     shared evenly.
 //   - There is no poolsweepSimulator section in serverStatus: telemetry must
 //     judge from what real servers report. buildInfo keeps its
 //     poolsweepSimulator and simulatorSpec fields and the version's

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -21,17 +23,21 @@ func AloneInProcess() Option {
 
 // processSections are serverStatus's extra_info and mem for this process,
 // as the version reports them on Linux: extra_info.{user,system}_time_us
-// (int64) from 4.2, from getrusage; mem.resident and mem.virtual in MB
-// (int32) from /proc/self/statm. A section that cannot be read here is left
-// out, never invented.
-func processSections(v serverVersion) bson.D {
+// (int64) from 4.2, from getrusage; mem.bits, resident and virtual in MB
+// (int32) from /proc/self/statm, and supported. Every server reports both
+// (real mongos and replica-set members do, and mongostat needs mem); the
+// servers of a deployment share one process, so each reports its share
+// of it (processShare): a standalone the whole process. A section that
+// cannot be read here is left out, never invented.
+func (f *frontend) processSections(v serverVersion) bson.D {
 	var out bson.D
 	if ru, ok := selfUsage(); ok {
+		user, sys := f.d.processShare(f, ru)
 		extra := bson.D{{Key: "note", Value: "fields vary by platform"}}
 		if v.cpuTimes {
 			extra = append(extra,
-				bson.E{Key: "user_time_us", Value: ru.userMicros},
-				bson.E{Key: "system_time_us", Value: ru.systemMicros},
+				bson.E{Key: "user_time_us", Value: user},
+				bson.E{Key: "system_time_us", Value: sys},
 				bson.E{Key: "maximum_resident_set_kb", Value: ru.maxRSSKB},
 				bson.E{Key: "page_faults", Value: ru.majorFaults})
 		} else {
@@ -40,14 +46,75 @@ func processSections(v serverVersion) bson.D {
 		out = append(out, bson.E{Key: "extra_info", Value: extra})
 	}
 	if resident, virtual, ok := selfMemoryMB(); ok {
+		n := int64(len(f.d.listening()))
 		out = append(out, bson.E{Key: "mem", Value: bson.D{
 			{Key: "bits", Value: int32(strconv.IntSize)},
-			{Key: "resident", Value: int32(resident)},
-			{Key: "virtual", Value: int32(virtual)},
+			{Key: "resident", Value: int32(resident / n)},
+			{Key: "virtual", Value: int32(virtual / n)},
 			{Key: "supported", Value: true},
 		}})
 	}
 	return out
+}
+
+// processLedger apportions the process's CPU time among a deployment's
+// listening servers: each growth of the process's user and system time
+// is shared in proportion to the model time each server worked since the
+// last share (its slots' hold time: service time on a data server,
+// router_cost on a router; evenly when none worked). Each server's counter
+// only grows, and the servers' add up to the process's.
+type processLedger struct {
+	mu        sync.Mutex
+	user, sys int64 // the process's totals when last shared
+	work      map[*frontend]time.Duration
+	userOf    map[*frontend]int64
+	sysOf     map[*frontend]int64
+}
+
+// processShare returns f's share of the process's CPU time (µs) ru says.
+// Memory is shared evenly instead (processSections): what each server's
+// store and connections hold is not counted apart.
+func (d *Deployment) processShare(f *frontend, ru rusage) (user, sys int64) {
+	servers := d.listening()
+	if len(servers) == 1 {
+		return ru.userMicros, ru.systemMicros
+	}
+	l := &d.ledger
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.work == nil {
+		l.work, l.userOf, l.sysOf = map[*frontend]time.Duration{}, map[*frontend]int64{}, map[*frontend]int64{}
+	}
+	du, ds := ru.userMicros-l.user, ru.systemMicros-l.sys
+	if du > 0 || ds > 0 {
+		worked := make([]time.Duration, len(servers))
+		var total time.Duration
+		for i, s := range servers {
+			w := s.worked()
+			worked[i] = max(0, w-l.work[s])
+			total += worked[i]
+			l.work[s] = w
+		}
+		for i, s := range servers {
+			share := 1 / float64(len(servers))
+			if total > 0 {
+				share = float64(worked[i]) / float64(total)
+			}
+			l.userOf[s] += int64(float64(max(du, 0)) * share)
+			l.sysOf[s] += int64(float64(max(ds, 0)) * share)
+		}
+		l.user, l.sys = max(l.user, ru.userMicros), max(l.sys, ru.systemMicros)
+	}
+	return l.userOf[f], l.sysOf[f]
+}
+
+// worked is the model time f's own slots have been held: a router's pool,
+// or a data server's read and write slots.
+func (f *frontend) worked() time.Duration {
+	if f.router {
+		return f.exec.snapshot().HoldTotal
+	}
+	return f.shard.reads.snapshot().HoldTotal + f.shard.writes.snapshot().HoldTotal
 }
 
 // rusage is the part of getrusage(RUSAGE_SELF) serverStatus reports.

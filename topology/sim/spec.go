@@ -109,7 +109,22 @@ type Spec struct {
 	// application may hold at once (replica sets only), as a real
 	// secondary applies with replWriterThreadCount threads.
 	ReplWriters int
-	// Version is the MongoDB version the servers answer as ("4.0" … "8.0";
+	// IngressLimiter turns on 8.2's connection-establishment rate limiter
+	// on every listening server (any ingress_* key does;
+	// ingressConnectionEstablishmentRateLimiterEnabled, off by default as
+	// on a real server). IngressRate is its
+	// ingressConnectionEstablishmentRatePerSec (connections a second;
+	// default 2147483647), IngressBurst its
+	// ingressConnectionEstablishmentBurstCapacitySecs (seconds of rate the
+	// bucket holds; default +Inf, so the rate alone never limits, as the
+	// server's defaults), IngressQueue its
+	// ingressConnectionEstablishmentMaxQueueDepth (default 0: a connection
+	// that would wait is rejected). See spec_ingress.go.
+	IngressLimiter bool
+	IngressRate    int
+	IngressBurst   float64
+	IngressQueue   int
+	// Version is the MongoDB version the servers answer as ("4.0" … "8.2";
 	// "" means DefaultVersion): it shapes every reply the way that version's
 	// real mongod or mongos shapes it (see versions.go).
 	Version string
@@ -127,7 +142,7 @@ func (s Spec) Sharded() bool { return s.Shards > 0 }
 func (s Spec) ReplicaSet() bool { return s.Members > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "conn_cost", "accept_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "cores", "version"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "conn_cost", "accept_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "cores", "version"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -140,7 +155,10 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // hostInfo reports (default: this machine's). accept_cost=D (default 0s)
 // is the setup time of each new connection. read_slots=N and write_slots=N
 // size the read and write pools apart (slots=N is both). version=X.Y answers
-// as that MongoDB version (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0; default 8.0).
+// as that MongoDB version (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2; default
+// 8.0). ingress_rate=N, ingress_burst=SECS and ingress_queue=N turn on
+// 8.2's connection-establishment rate limiter (version=8.2 only; see
+// Spec.IngressLimiter).
 // rs=N (1 to 7) starts a replica set of N members instead of a standalone,
 // with repl_lag=1ms, election=300ms and repl_writers=16 unless given; rs and
 // shards are exclusive, and the replica-set keys without rs are refused.
@@ -168,6 +186,7 @@ func ParseSpec(str string) (Spec, error) {
 			}
 		}
 	}
+	s.ingressDefaults(seen)
 	for _, g := range dependents {
 		for _, k := range g.keys {
 			switch {
@@ -217,6 +236,7 @@ func (s *Spec) field(key string) any {
 		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "conn_cost": &s.ConnCost, "accept_cost": &s.AcceptCost, "jitter": &s.Jitter,
 		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost,
 		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
+		"ingress_rate": &s.IngressRate, "ingress_burst": &s.IngressBurst, "ingress_queue": &s.IngressQueue,
 		"cores": &s.Cores, "version": &s.Version,
 	}[key]
 }
@@ -302,6 +322,9 @@ func (s Spec) Validate() error {
 	if err := s.validateReplicaSet(); err != nil {
 		return err
 	}
+	if err := s.validateIngress(); err != nil {
+		return err
+	}
 	if !s.Sharded() {
 		if s.Routers != 0 || s.RouterSlots != 0 || s.RouterCost != 0 {
 			return fmt.Errorf("%w: routers, router_slots and router_cost need shards=N", ErrSpec)
@@ -382,6 +405,7 @@ func (s Spec) String() string {
 	if s.ReplicaSet() {
 		parts = append(parts, "repl_lag="+fmtDuration(s.ReplLag), "election="+fmtDuration(s.ElectionDelay), "repl_writers="+strconv.Itoa(s.ReplWriters))
 	}
+	parts = append(parts, s.ingressString()...)
 	if s.Cores > 0 {
 		// Only when set, so specs that leave it out print as before.
 		parts = append(parts, "cores="+strconv.Itoa(s.Cores))

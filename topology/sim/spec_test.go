@@ -50,6 +50,15 @@ func TestParseSpec(t *testing.T) {
 		{"repl_writers=2,rs=1,election=1s,repl_lag=0s,version=4.4",
 			Spec{Members: 1, Slots: 8, Service: 2 * time.Millisecond, ElectionDelay: time.Second, ReplWriters: 2, Version: "4.4"},
 			"rs=1,slots=8,service=2ms,conn_cost=0s,jitter=0,repl_lag=0s,election=1s,repl_writers=2,version=4.4"},
+		// One ingress key turns 8.2's limiter on; the others take the
+		// server's defaults (INT32_MAX a second, an unbounded bucket, no queue).
+		{"version=8.2,ingress_rate=50", Spec{Slots: 8, Service: 2 * time.Millisecond, Version: "8.2",
+			IngressLimiter: true, IngressRate: 50, IngressBurst: math.Inf(1)},
+			"slots=8,service=2ms,conn_cost=0s,jitter=0,ingress_rate=50,ingress_burst=+Inf,ingress_queue=0,version=8.2"},
+		// All three are read; ingress_queue=0 is a limiter that rejects whatever would wait.
+		{"ingress_queue=0,ingress_burst=0.5,ingress_rate=20,version=8.2", Spec{Slots: 8, Service: 2 * time.Millisecond, Version: "8.2",
+			IngressLimiter: true, IngressRate: 20, IngressBurst: 0.5},
+			"slots=8,service=2ms,conn_cost=0s,jitter=0,ingress_rate=20,ingress_burst=0.5,ingress_queue=0,version=8.2"},
 	}
 	for _, tt := range tests {
 		got, err := ParseSpec(tt.in)
@@ -75,18 +84,18 @@ func TestParseSpecErrors(t *testing.T) {
 		in      string
 		wantMsg string
 	}{
-		{"slots=0", "slots=0: must be between 1"},                                                  // no capacity at all
-		{"slots=-3", "slots=-3: must be between 1"},                                                // negative slots
-		{"slots=many", "slots=many: not an integer"},                                               // not a number
-		{"service=-1ms", "service=-1ms: must be between 0s"},                                       // negative time
-		{"service=2", "service=2: not a duration"},                                                 // missing unit
-		{"service=fast", "service=fast: not a duration"},                                           // garbage
-		{"conn_cost=-5us", "conn_cost=-5us: must be between 0s"},                                   // negative conn_cost
-		{"jitter=1.5", "jitter=1.5: must be between 0 and 1"},                                      // noise above 100%
-		{"jitter=NaN", "jitter=NaN: must be between 0 and 1"},                                      // NaN slips past < and >
-		{"foo=1", `unknown key "foo"`},                                                             // typo'd key
-		{"version=3.6", "version=3.6: unknown version (known: 4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0)"}, // not modeled
-		{"version=8", "version=8: unknown version"},                                                // major only
+		{"slots=0", "slots=0: must be between 1"},                                                       // no capacity at all
+		{"slots=-3", "slots=-3: must be between 1"},                                                     // negative slots
+		{"slots=many", "slots=many: not an integer"},                                                    // not a number
+		{"service=-1ms", "service=-1ms: must be between 0s"},                                            // negative time
+		{"service=2", "service=2: not a duration"},                                                      // missing unit
+		{"service=fast", "service=fast: not a duration"},                                                // garbage
+		{"conn_cost=-5us", "conn_cost=-5us: must be between 0s"},                                        // negative conn_cost
+		{"jitter=1.5", "jitter=1.5: must be between 0 and 1"},                                           // noise above 100%
+		{"jitter=NaN", "jitter=NaN: must be between 0 and 1"},                                           // NaN slips past < and >
+		{"foo=1", `unknown key "foo"`},                                                                  // typo'd key
+		{"version=3.6", "version=3.6: unknown version (known: 4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2)"}, // not modeled
+		{"version=8", "version=8: unknown version"},                                                     // major only
 		{"read_slots=0", "read_slots=0: must be at least 1 (leave read_slots out for slots)"},
 		{"slots=8,slots=9", `duplicate key "slots"`},                      // ambiguous
 		{"slots", `"slots": want key=value`},                              // no value
@@ -110,6 +119,13 @@ func TestParseSpecErrors(t *testing.T) {
 		{"rs=3,repl_lag=1h", "repl_lag=1h0m0s: must be between 0s and 10s"},
 		{"rs=3,election=-1s", "election=-1s: must be between 0s"},
 		{"rs=3,repl_writers=0", "repl_writers=0: must be between 1"}, // no applier at all
+		{"ingress_rate=10", "need version=8.2"},                      // the default 8.0 has no limiter counters
+		{"version=8.0,ingress_queue=5", "need version=8.2"},          // nor has 8.0 by name
+		{"version=8.2,ingress_rate=0", "ingress_rate=0: must be between 1"},
+		{"version=8.2,ingress_burst=-1", "ingress_burst=-1: must be 0 or more"},
+		{"version=8.2,ingress_burst=NaN", "ingress_burst=NaN"},
+		{"version=8.2,ingress_queue=-1", "ingress_queue=-1: must be between 0"},
+		{"version=8.2,ingress_rate=fast", "ingress_rate=fast: not an integer"},
 	}
 	for _, tt := range tests {
 		_, err := ParseSpec(tt.in)

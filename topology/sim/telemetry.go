@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"os"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,10 @@ import (
 // as the events happen; serverStatus reports them as they are.
 type telemetry struct {
 	connCurrent, connCreated atomic.Int64
+	// connRejected counts connections refused at maxIncomingConnections
+	// and, from 8.2, by the establishment rate limiter
+	// (connections.rejected, 6.3+).
+	connRejected atomic.Int64
 	// inFlight counts requests being handled; each connection runs one at a
 	// time, so it is also the number of connections with an op in progress.
 	inFlight atomic.Int64
@@ -99,48 +104,44 @@ func queueCounters(wide bool, added, removed, length, started, processing, finis
 
 // serverStatus builds the reply from the counters with the sections, names
 // and numeric types of the spec's version and of this server's process (see
-// versions.go): a mongos reports no globalLock, tickets or queues, and no
-// opLatencies before 7.0; a replica-set member adds opcountersRepl and repl
-// (replstatus.go). A secondary's opcounters and opLatencies count what it
-// serves to clients; the writes it applies from its primary show in
+// versions.go): a mongos reports no tickets or execution queues, no
+// globalLock before 8.0 and no opLatencies before 7.0; a replica-set member
+// adds opcountersRepl and repl (replstatus.go); 8.2 adds connection
+// admission (ingress.go). A secondary's opcounters and opLatencies count
+// what it serves to clients; the writes it applies from its primary show in
 // opcountersRepl and, as they hold its write slots, in its tickets and
-// globalLock. extra_info and mem describe the process, so they
-// are reported only when the simulator is alone in it (AloneInProcess):
-// inside the process that drives the load they would be the client's.
+// globalLock. extra_info and mem describe the process, so they are
+// reported only when the simulator is alone in it (AloneInProcess; shared
+// among its servers, see processShare): inside the process that drives the
+// load they would be the client's.
 func (f *frontend) serverStatus() bson.D {
 	now := time.Now()
 	up := now.Sub(f.d.started)
 	v := f.d.version
 	t := &f.tel
-	cur, created := t.connCurrent.Load(), t.connCreated.Load()
-	if f.shardServer {
-		// A shard's clients are its routers' connections too, which the
-		// routers open and never close (connPool).
-		cur += f.shard.openConns.Load()
-		created += f.shard.openConns.Load()
-	}
 	d := bson.D{
 		{Key: "host", Value: f.host},
 		{Key: "version", Value: v.release()},
 		{Key: "process", Value: f.process()},
 		{Key: "pid", Value: int64(os.Getpid())},
-		{Key: "uptime", Value: up.Seconds()},
+		// A double holding whole seconds, as the server computes it
+		// (mongostat decodes it into an integer and fails on a fraction).
+		{Key: "uptime", Value: math.Floor(up.Seconds())},
 		{Key: "uptimeMillis", Value: up.Milliseconds()},
 		{Key: "uptimeEstimate", Value: int64(up.Seconds())},
 		{Key: "localTime", Value: bson.NewDateTimeFromTime(now)},
-		{Key: "connections", Value: bson.D{
-			{Key: "current", Value: int32(cur)},
-			{Key: "available", Value: int32(maxIncomingConnections - cur)},
-			{Key: "totalCreated", Value: int32(created)},
-			{Key: "active", Value: int32(t.inFlight.Load())},
-		}},
+		{Key: "connections", Value: f.connections()},
 	}
-	if f.d.reportsProcess() {
-		d = append(d, processSections(v)...)
+	if f.d.alone {
+		d = append(d, f.processSections(v)...)
 	}
 	var reads, writes slotSnapshot
 	if !f.router {
 		reads, writes = f.shard.reads.snapshot(), f.shard.writes.snapshot()
+	}
+	if !f.router || v.routerGlobalLock {
+		// A router's ops take no global lock: its queue and active
+		// clients stay 0 (uncertain: no capture of an 8.0 mongos here).
 		d = append(d, bson.E{Key: "globalLock", Value: bson.D{
 			{Key: "totalTime", Value: up.Microseconds()},
 			{Key: "currentQueue", Value: bson.D{
@@ -186,14 +187,49 @@ func (f *frontend) serverStatus() bson.D {
 	if f.member != nil {
 		d = append(d, f.member.replSections(counter)...)
 	}
+	var queues bson.D
 	if !f.router {
 		tickets := bson.D{{Key: "write", Value: ticketSide(v, writes)}, {Key: "read", Value: ticketSide(v, reads)}}
 		if v.queues {
-			d = append(d, bson.E{Key: "queues", Value: bson.D{{Key: "execution", Value: tickets}}},
-				bson.E{Key: "wiredTiger", Value: bson.D{{Key: "uri", Value: "statistics:"}}})
+			queues = append(queues, bson.E{Key: "execution", Value: tickets})
+			d = append(d, bson.E{Key: "wiredTiger", Value: bson.D{{Key: "uri", Value: "statistics:"}}})
 		} else {
 			d = append(d, bson.E{Key: "wiredTiger", Value: bson.D{{Key: "uri", Value: "statistics:"}, {Key: "concurrentTransactions", Value: tickets}}})
 		}
+	}
+	if v.ingress {
+		queues = append(queues, bson.E{Key: "ingressSessionEstablishment", Value: f.ingress.ingressQueue()})
+	}
+	if queues != nil {
+		d = append(d, bson.E{Key: "queues", Value: queues})
+	}
+	return d
+}
+
+// connections is serverStatus.connections: a shard's clients are its
+// routers' connections too, which the routers open and never close
+// (connPool); from 8.2 a connection waiting for the establishment rate
+// limiter is queuedForEstablishment, not current, and available is what
+// neither takes.
+func (f *frontend) connections() bson.D {
+	t := &f.tel
+	cur, created := t.connCurrent.Load(), t.connCreated.Load()
+	if f.shardServer {
+		cur += f.shard.openConns.Load()
+		created += f.shard.openConns.Load()
+	}
+	v := f.d.version
+	d := bson.D{
+		{Key: "current", Value: int32(cur)},
+		{Key: "available", Value: int32(maxIncomingConnections - cur - f.ingress.waiting())},
+		{Key: "totalCreated", Value: int32(created)},
+	}
+	if v.connRejected {
+		d = append(d, bson.E{Key: "rejected", Value: int32(t.connRejected.Load())})
+	}
+	d = append(d, bson.E{Key: "active", Value: int32(t.inFlight.Load())})
+	if v.ingress {
+		d = append(d, f.ingress.ingressConnections()...)
 	}
 	return d
 }

@@ -11,8 +11,11 @@ import (
 // whether a capture, the manual or the server's source is the evidence), and
 // the conformance test holds the replies to it.
 
-// DefaultVersion is the version a spec without version= answers as: the
-// newest one the simulator models.
+// DefaultVersion is the version a spec without version= answers as. 8.2
+// is modeled too but asked for by name: its replies add connection
+// admission (connections.queuedForEstablishment, establishmentRateLimit,
+// queues.ingressSessionEstablishment), which a default should not spring
+// on the tests and users of the 8.0 shape.
 const DefaultVersion = "8.0"
 
 // serverVersion is one version's shape of the replies.
@@ -50,6 +53,23 @@ type serverVersion struct {
 	leased bool
 	// topologyTime: listShards shards.*.topologyTime (5.0+).
 	topologyTime bool
+	// routerGlobalLock: a mongos reports globalLock (currentQueue,
+	// activeClients) from 8.0, as real 8.0 routers do (issue 33); 6.0.3's
+	// has none (netdata's struct dump).
+	routerGlobalLock bool
+	// connRejected: connections.rejected (6.3+, the manual), the
+	// connections refused at maxIncomingConnections and, from 8.2, by the
+	// establishment rate limiter too.
+	connRejected bool
+	// ingress: 8.2's connection-establishment rate limiter reports
+	// connections.queuedForEstablishment and
+	// connections.establishmentRateLimit (int64, SessionEstablishment-
+	// RateLimiter::appendStatsConnections) and
+	// queues.ingressSessionEstablishment (RateLimiter::appendStats), on
+	// mongod and mongos alike, and its parameters (ingress_* in a spec)
+	// exist. Backported to 8.0.12 and 7.0.23 (the manual), which the
+	// simulator's 7.0 and 8.0 (x.y.0 releases) predate.
+	ingress bool
 
 	// Replica sets. retryLabels: an error of a retryable write carries the
 	// RetryableWriteError label (4.4+), on which drivers of wire version 9+
@@ -79,10 +99,15 @@ var versions = []serverVersion{
 	{name: "6.0", wire: 17, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
 		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
 	{name: "7.0", wire: 21, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
-		routerLatencies: true, queueCounters: true,
+		routerLatencies: true, queueCounters: true, connRejected: true,
 		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
 	{name: "8.0", wire: 25, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
 		routerLatencies: true, queueCounters: true, queueBlocks: true, queues: true, coresAvailable: true,
+		routerGlobalLock: true, connRejected: true,
+		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
+	{name: "8.2", wire: 27, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
+		routerLatencies: true, queueCounters: true, queueBlocks: true, queues: true, coresAvailable: true,
+		routerGlobalLock: true, connRejected: true, ingress: true,
 		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
 }
 
