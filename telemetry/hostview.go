@@ -40,6 +40,10 @@ type HostView struct {
 	Cores                     bool // hostInfo's core count
 	Latency                   bool // opLatencies reads and writes
 	Network                   bool // network bytes in and out
+	// Establishment: 8.2's connection-establishment rate limiter's counts
+	// (connections queued or rejected: queuedForEstablishment,
+	// establishmentRateLimit.rejected or the ingress queue's counters).
+	Establishment bool
 	// Pools: connPoolStats totals (a router).
 	Pools bool
 }
@@ -70,6 +74,7 @@ func ViewHost(replies map[string]bson.Raw) HostView {
 	v.CPU = snap.cpuUserUS != nil && snap.cpuSysUS != nil
 	v.Latency = snap.readLatency != nil && snap.readOps != nil && snap.writeLatency != nil && snap.writeOps != nil
 	v.Network = snap.netIn != nil && snap.netOut != nil
+	v.Establishment = snap.estQueued != nil || snap.estRejected != nil || snap.ingress.queued != nil || snap.ingress.rejected != nil
 	if hi, ok := replies["hostInfo"]; ok {
 		v.Cores = parseHostInfo(hi).cores != nil
 	}

@@ -32,9 +32,15 @@ func TestViewHostCorpus(t *testing.T) {
 			func(v HostView) bool { return v.SetName != "" }},
 		// A real isMaster of a primary.
 		{"4.2 isMaster", map[string]string{"serverStatus": "serverStatus.mongod-4.2.8.json", "isMaster": "isMaster.mongod-replset-primary-4.2.json"}, "replica-set primary", false, nil},
-		// A router (the manual's 8.0 mongos): no tickets, queue or globalLock.
+		// A router (the manual's 8.0 mongos): no tickets (its globalLock queue is 8.0+).
 		{"8.0 mongos", map[string]string{"serverStatus": "serverStatus.mongos-8.0.manual.json", "connPoolStats": "connPoolStats.mongos-8.0.manual.json"}, "router", true,
-			func(v HostView) bool { return !v.TicketsRead && !v.QueueRead && v.Pools }},
+			func(v HostView) bool { return !v.TicketsRead && !v.TicketsWrite && v.Pools }},
+		// 8.2 (from the manual): the establishment limiter's counts.
+		{"8.2", map[string]string{"serverStatus": "serverStatus.mongod-8.2.manual.json"}, "standalone", false,
+			func(v HostView) bool { return v.Establishment && v.TicketsRead }},
+		// 8.0.9, real: none of them.
+		{"8.0.9", map[string]string{"serverStatus": "serverStatus.mongod-8.0.9.json"}, "standalone", false,
+			func(v HostView) bool { return !v.Establishment && v.TicketsRead && v.QueueRead }},
 	} {
 		v := ViewHost(load(tt.replies))
 		if v.Role != tt.role || v.Router != tt.router || (tt.check != nil && !tt.check(v)) {

@@ -10,6 +10,8 @@ type ServerInputs struct {
 	// side (the tickets' queue or globalLock.currentQueue).
 	TicketsRead, TicketsWrite, QueueRead, QueueWrite bool
 	CPU, Cores, Latency, Network                     bool
+	// Establishment: the connection-establishment rate limiter's counts (8.2).
+	Establishment bool
 }
 
 // RuleCheck is whether one rule of Classify can fire on a server with
@@ -53,6 +55,11 @@ func (c Classifier) ServerRules(in ServerInputs) []RuleCheck {
 		add("server: ops queued", false, "no queue: "+router)
 	default:
 		add("server: ops queued", false, "no ticket queue or globalLock.currentQueue reported")
+	}
+	if in.Establishment {
+		add("server: connection establishment limited", true, "the establishment rate limiter's queued and rejected counts reported (8.2+)")
+	} else {
+		add("server: connection establishment limited", false, "no connection-establishment rate limiter counts reported (8.2+ only)")
 	}
 	switch {
 	case !in.CPU:

@@ -36,13 +36,16 @@ func TestServerRules(t *testing.T) {
 		// No link speed: the network rule is off.
 		{"network", with(full, "8.0.4"), "network", false},
 		{"timeouts", ServerInputs{}, "server: op timeouts", true},
+		// 8.2's establishment limiter, only where its counts are reported.
+		{"8.0 limiter", with(full, "8.0.9"), "server: connection establishment limited", false},
+		{"8.2 limiter", func() ServerInputs { in := with(full, "8.2.0"); in.Establishment = true; return in }(), "server: connection establishment limited", true},
 	} {
 		if got := can(tt.in)[tt.rule]; got != tt.want {
 			t.Errorf("%s: %s can fire %v, want %v", tt.name, tt.rule, got, tt.want)
 		}
 	}
 	c.LinkBytesPerS = 1e9
-	if !c.ServerRules(with(full, "8.0.4"))[6].CanFire {
+	if r := c.ServerRules(with(full, "8.0.4")); r[len(r)-1].Rule != "network" || !r[len(r)-1].CanFire {
 		t.Error("network rule off with a link speed set")
 	}
 }

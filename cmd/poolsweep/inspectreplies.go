@@ -103,7 +103,7 @@ func viewHost(h replydir.Host) repliesHostOut {
 	out.Rules = bound.DefaultClassifier().ServerRules(bound.ServerInputs{
 		Version: v.Version, Router: v.Router,
 		TicketsRead: v.TicketsRead, TicketsWrite: v.TicketsWrite, QueueRead: v.QueueRead, QueueWrite: v.QueueWrite,
-		CPU: v.CPU, Cores: v.Cores, Latency: v.Latency, Network: v.Network,
+		CPU: v.CPU, Cores: v.Cores, Latency: v.Latency, Network: v.Network, Establishment: v.Establishment,
 	})
 	return out
 }

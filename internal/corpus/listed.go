@@ -114,4 +114,11 @@ var listed = []string{
 	"replSetGetStatus members.*.optimeDate",
 	"replSetGetStatus members.*.lastAppliedWallTime",
 	"replSetGetStatus members.*.lastHeartbeat",
+	"serverStatus connections.queuedForEstablishment",
+	"serverStatus connections.establishmentRateLimit.rejected",
+	"serverStatus queues.ingressSessionEstablishment.attemptedAdmissions",
+	"serverStatus queues.ingressSessionEstablishment.successfulAdmissions",
+	"serverStatus queues.ingressSessionEstablishment.addedToQueue",
+	"serverStatus queues.ingressSessionEstablishment.rejectedAdmissions",
+	"serverStatus queues.ingressSessionEstablishment.interruptedInQueue",
 }
