@@ -10,6 +10,7 @@ package analysis
 
 import (
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -31,6 +32,11 @@ type Analysis struct {
 	// Searches are what searched runs (sweep --search) concluded, as their
 	// end records say; a pool search's answer is only here.
 	Searches []Search
+	// Curves compare the series that differ only in their target (or,
+	// within one target, in their read preference or write concern),
+	// curve against curve: which deployment, and by how much
+	// (compare/curves). Of sets them when the files hold more than one.
+	Curves []*curves.Comparison
 	// Counts are the files' steps counted for a summary.
 	Counts Counts
 	// PerFile, set by Each, is each file's own analysis in the order of
@@ -59,6 +65,7 @@ func Of(rs []*results.Results, o knee.Options) *Analysis {
 		Open:    knee.AnalyzeOpenAll(knee.OpenFromResults(rs), o),
 		Missing: knee.MissingSteps(rs),
 	}
+	a.Curves = curves.All(rs, a.Series, 0)
 	for _, r := range rs {
 		if s, ok := searchOf(r); ok {
 			a.Searches = append(a.Searches, s)

@@ -1,9 +1,13 @@
 package analysis
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
@@ -35,6 +39,12 @@ func (a *Analysis) WriteText(w io.Writer) error {
 			return err
 		}
 	}
+	if len(a.Curves) > 0 {
+		ew.Printf("\n")
+		if err := curves.WriteText(ew, a.Curves); err != nil {
+			return err
+		}
+	}
 	for _, s := range a.Searches {
 		ew.Printf("\nsearch %s (%s): %s\n", textfmt.Escape(s.Mode), textfmt.Escape(s.File), textfmt.Escape(s.Conclusion))
 	}
@@ -43,7 +53,34 @@ func (a *Analysis) WriteText(w io.Writer) error {
 
 // WriteJSON renders the analysis as analyze --format json does
 // (knee.WriteJSON): the series, the open-loop reports and the missing
-// steps.
+// steps, and, when the files hold several targets (or series values),
+// the curve comparisons as "curves" (compare/curves, the shape compare
+// --format json gives them).
 func (a *Analysis) WriteJSON(w io.Writer) error {
-	return knee.WriteJSON(w, a.Series, a.Open, a.Missing...)
+	if len(a.Curves) == 0 {
+		return knee.WriteJSON(w, a.Series, a.Open, a.Missing...)
+	}
+	var buf bytes.Buffer
+	if err := knee.WriteJSON(&buf, a.Series, a.Open, a.Missing...); err != nil {
+		return err
+	}
+	var out struct {
+		Series   json.RawMessage `json:"series"`
+		OpenLoop json.RawMessage `json:"open_loop,omitempty"`
+		Missing  json.RawMessage `json:"missing"`
+		Curves   []curves.Doc    `json:"curves"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
+		return fmt.Errorf("analysis JSON: %w", err)
+	}
+	for _, c := range a.Curves {
+		out.Curves = append(out.Curves, c.JSON())
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("encode analysis: %w", err)
+	}
+	return nil
 }

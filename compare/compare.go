@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -39,6 +41,14 @@ type Options struct {
 	// smaller than this many percent as no change: on a drifting machine a
 	// real but tiny difference is usually the machine, not the setting.
 	MinEffectPct float64
+	// RunNoisePct is the between-run noise floor of a step's throughput,
+	// one standard deviation in percent, that a comparison of two runs
+	// adds to each side's batch-means variance (batchmeans.go); nil means
+	// DefaultRunNoisePct, and 0 no floor. It does not apply within one run.
+	RunNoisePct *float64
+
+	// withinRun is set by Match: both sides come from one run.
+	withinRun bool
 }
 
 // Status of one metric's comparison.
@@ -59,12 +69,28 @@ type Comparison struct {
 	Candidate    Side
 	Alpha        float64
 	MinEffectPct float64
+	// WithinRun says both sides come from one run (one run ID): their
+	// steps are independent measurements of one time and place, and a
+	// one-trial test needs no between-run noise floor. RunNoisePct is the
+	// floor used otherwise.
+	WithinRun   bool
+	RunNoisePct float64
 	// Axis, in an A/B over a series axis, is that axis; each Side's
 	// Series names its value.
 	Axis      results.Axis
 	Steps     []*Step
 	Unmatched []Unmatched
 	Verdicts  []Verdict
+	// Trials, when some step's throughput was left undecided, says which
+	// sweep would decide it and how long it takes; nil otherwise.
+	Trials *TrialsAdvice
+	// Curves compare the two sides curve against curve (peak against
+	// peak, knee against knee, latency at matched throughput) when they
+	// are different targets or two values of a series axis: a cluster and
+	// a single node reach their knees at different concurrency, so the
+	// steps paired at equal concurrency do not answer which deployment is
+	// better. Nil for two runs of one target (an A/B of a setting).
+	Curves []*curves.Comparison
 	// Notes are remarks about the inputs (ignored interrupted steps, ...).
 	Notes []string
 
@@ -130,10 +156,17 @@ type Metric struct {
 	CILowPct, CIHighPct *float64
 	Confidence          *float64 // achieved confidence of the interval
 	PValue              *float64
-	Method              string // MethodMannWhitney, MethodWelch or ""
+	Method              string // MethodMannWhitney, MethodWelch, MethodBatchWelch or ""
 	Significant         bool
-	Status              Status
-	Note                string
+	// NeedsTrials marks a one-trial throughput test across two runs that
+	// the windows alone would call significant but the between-run noise
+	// floor does not: trials would decide it.
+	NeedsTrials bool
+	// HostStarved marks a metric left untested because a side's load
+	// host was starved at the step (Note says which and why).
+	HostStarved bool
+	Status      Status
+	Note        string
 }
 
 // Unmatched is a step of one side with no partner on the other.
@@ -168,7 +201,10 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	if len(base) == 0 || len(cand) == 0 {
 		return nil, errors.New("compare needs baseline and candidate results")
 	}
-	cmp := &Comparison{Alpha: o.Alpha, MinEffectPct: o.MinEffectPct}
+	if p := o.RunNoisePct; p != nil && !(*p >= 0 && *p <= 100) {
+		return nil, fmt.Errorf("run noise %g%% is not between 0 and 100", *p)
+	}
+	cmp := &Comparison{Alpha: o.Alpha, MinEffectPct: o.MinEffectPct, RunNoisePct: o.runNoise()}
 
 	bAll, bNotes := collect(base)
 	cAll, cNotes := collect(cand)
@@ -221,6 +257,8 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	c := group("candidate", cand, cAll, byRole, axis)
 	cmp.Baseline = describe(base, bAll)
 	cmp.Candidate = describe(cand, cAll)
+	o.withinRun = oneRun(cmp.Baseline, cmp.Candidate)
+	cmp.WithinRun = o.withinRun
 	if axis != "" {
 		cmp.Axis = axis
 		cmp.Baseline.Series, cmp.Candidate.Series = results.AxisText(axis, values[0]), results.AxisText(axis, values[1])
@@ -239,7 +277,8 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 			cmp.Unmatched = append(cmp.Unmatched, unmatched(c, b, k, byRole))
 		}
 	}
-	if len(cmp.Steps) == 0 {
+	cmp.Curves = curvesOf(base, cand, cmp, o)
+	if len(cmp.Steps) == 0 && len(cmp.Curves) == 0 {
 		why := "no step pairs on target, workload, concurrency, pool and clients"
 		if len(cmp.Unmatched) > 0 {
 			why = cmp.Unmatched[0].Reason
@@ -247,7 +286,47 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 		return nil, fmt.Errorf("%w between %s and %s: %s", ErrNothingToCompare,
 			shown(paths(base)), shown(paths(cand)), why)
 	}
+	if len(cmp.Steps) == 0 {
+		cmp.Notes = append(cmp.Notes, "no step pairs at equal concurrency: the sides are compared curve against curve only")
+	}
 	sortSteps(cmp.Steps, b.keys)
 	cmp.Verdicts = verdicts(cmp)
+	cmp.Trials = trialsAdvice(cmp, b, c)
 	return cmp, nil
+}
+
+// oneRun says both sides come from the same single run: the same run ID
+// (one file, or the agents' files of one run).
+func oneRun(b, c Side) bool {
+	return len(b.RunIDs) == 1 && len(c.RunIDs) == 1 && b.RunIDs[0] == c.RunIDs[0]
+}
+
+// curvesOf compares the sides curve against curve when they are two
+// targets (named by --baseline and --candidate, or each side's only
+// target, named differently) or two values of a series axis; nil for two
+// runs of one target.
+func curvesOf(base, cand []*results.Results, c *Comparison, o Options) []*curves.Comparison {
+	var bp, cp curves.Pick
+	switch {
+	case c.Axis != "":
+		bp = curves.Pick{Axis: c.Axis, Value: c.axisValues[0], Name: axisName(c.Axis, c.axisValues[0])}
+		cp = curves.Pick{Axis: c.Axis, Value: c.axisValues[1], Name: axisName(c.Axis, c.axisValues[1])}
+	case o.Baseline != "":
+		bp, cp = curves.Pick{Target: o.Baseline, Name: o.Baseline}, curves.Pick{Target: o.Candidate, Name: o.Candidate}
+	case len(c.Baseline.Targets) == 1 && len(c.Candidate.Targets) == 1 && c.Baseline.Targets[0] != c.Candidate.Targets[0]:
+		bt, ct := c.Baseline.Targets[0], c.Candidate.Targets[0]
+		bp, cp = curves.Pick{Target: bt, Name: bt}, curves.Pick{Target: ct, Name: ct}
+	default:
+		return nil
+	}
+	return curves.Between(base, cand, sameFiles(base, cand), bp, cp, knee.DefaultOptions(), c.Alpha, o.runNoise())
+}
+
+// axisName names a side of an A/B over a series axis in a verdict:
+// "secondaryPreferred", "w:majority".
+func axisName(a results.Axis, v string) string {
+	if a == results.AxisWriteConcern {
+		return "w:" + v
+	}
+	return v
 }

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
+
+	"github.com/poolsweep/poolsweep/compare/curves"
 )
 
 // JSON shapes: snake_case, nulls where a value does not exist, numbers
@@ -14,11 +17,17 @@ type jsonDoc struct {
 	Candidate    jsonSide        `json:"candidate"`
 	Alpha        float64         `json:"alpha"`
 	MinEffectPct float64         `json:"min_effect_pct,omitempty"`
+	WithinRun    bool            `json:"within_run"`
+	RunNoisePct  float64         `json:"run_noise_pct"`
 	Method       string          `json:"method"`
 	Steps        []jsonStep      `json:"steps"`
 	Unmatched    []jsonUnmatched `json:"unmatched"`
 	Verdicts     []jsonVerdict   `json:"verdicts"`
-	Notes        []string        `json:"notes,omitempty"`
+	Trials       *TrialsAdvice   `json:"trials_advice,omitempty"`
+	// Curves is the curve comparison of two targets or two series
+	// values (compare/curves); absent for two runs of one target.
+	Curves []curves.Doc `json:"curves,omitempty"`
+	Notes  []string     `json:"notes,omitempty"`
 }
 
 type jsonSide struct {
@@ -63,6 +72,8 @@ type jsonMetric struct {
 	Method      string   `json:"method"`
 	Significant bool     `json:"significant"`
 	Status      Status   `json:"status"`
+	NeedsTrials bool     `json:"needs_trials,omitempty"`
+	HostStarved bool     `json:"host_starved,omitempty"`
 	N           jsonPair `json:"n"`
 	Note        string   `json:"note,omitempty"`
 }
@@ -116,8 +127,9 @@ func nonNil(s []string) []string {
 func WriteJSON(w io.Writer, c *Comparison) error {
 	doc := jsonDoc{
 		Baseline: side2json(c.Baseline), Candidate: side2json(c.Candidate),
-		Alpha: c.Alpha, MinEffectPct: c.MinEffectPct, Method: c.Method(),
-		Steps: []jsonStep{}, Unmatched: []jsonUnmatched{}, Verdicts: []jsonVerdict{}, Notes: c.Notes,
+		Alpha: c.Alpha, MinEffectPct: c.MinEffectPct, WithinRun: c.WithinRun, RunNoisePct: c.RunNoisePct, Method: c.Method(),
+		Trials: roundAdvice(c.Trials),
+		Steps:  []jsonStep{}, Unmatched: []jsonUnmatched{}, Verdicts: []jsonVerdict{}, Notes: c.Notes,
 	}
 	for _, s := range c.Steps {
 		js := jsonStep{Target: s.Target, BaselineTarget: s.BaselineTarget, CandidateTarget: s.CandidateTarget,
@@ -135,7 +147,7 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 				CILow: round6(m.CILow), CIHigh: round6(m.CIHigh),
 				CILowPct: round6(m.CILowPct), CIHighPct: round6(m.CIHighPct),
 				Confidence: round6(m.Confidence), PValue: round6(m.PValue), Method: m.Method,
-				Significant: m.Significant, Status: m.Status, N: jsonPair{m.BaselineN, m.CandidateN}, Note: m.Note,
+				Significant: m.Significant, Status: m.Status, NeedsTrials: m.NeedsTrials, HostStarved: m.HostStarved, N: jsonPair{m.BaselineN, m.CandidateN}, Note: m.Note,
 			}
 		}
 		doc.Steps = append(doc.Steps, js)
@@ -146,6 +158,9 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 	for _, v := range c.Verdicts {
 		doc.Verdicts = append(doc.Verdicts, jsonVerdict(v))
 	}
+	for _, cc := range c.Curves {
+		doc.Curves = append(doc.Curves, cc.JSON())
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -153,4 +168,14 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 		return fmt.Errorf("encode comparison: %w", err)
 	}
 	return nil
+}
+
+// roundAdvice rounds the advice's times to whole seconds for stable output.
+func roundAdvice(a *TrialsAdvice) *TrialsAdvice {
+	if a == nil {
+		return nil
+	}
+	r := *a
+	r.BaselineS, r.CandidateS = math.Round(r.BaselineS), math.Round(r.CandidateS)
+	return &r
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
@@ -21,6 +22,18 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 	ew.Printf("\n### Verdict\n\n")
 	for _, v := range c.Verdicts {
 		ew.Printf("- %s\n", mdEscape(v.Text))
+	}
+	for _, cc := range c.Curves {
+		ew.Printf("- %s\n", mdEscape(cc.Verdict))
+	}
+	if len(c.Curves) > 0 {
+		ew.Printf("\n")
+		if err := curves.WriteMarkdown(ew, c.Curves); err != nil {
+			return err
+		}
+	}
+	if len(c.Steps) == 0 {
+		return ew.Err
 	}
 	var cols []string
 	for _, name := range MetricNames {

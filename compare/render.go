@@ -9,16 +9,23 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Method describes the statistics for output footers and the JSON header.
 func (c *Comparison) Method() string {
+	floor := "within one run, no between-run noise floor is added"
+	if !c.WithinRun {
+		floor = fmt.Sprintf("across two runs each side's variance also holds a between-run noise floor of %s%% (one standard deviation, taken as known)", trimFloat(c.RunNoisePct))
+	}
 	return fmt.Sprintf("Centers are medians across trials; significance: two-sided Mann–Whitney U at alpha=%g with a "+
 		"Hodges–Lehmann interval at confidence >= %s%%; when %d trials per side are too few for a rank test to reach "+
-		"p<alpha, Welch's t-test instead (marked t; assumes roughly log-normal noise); with fewer than %d trials per side "+
-		"deltas are unconfirmed; intervals of positive metrics are for candidate/baseline-1, computed on log values",
-		c.Alpha, trimFloat((1-c.Alpha)*100), MinTrials, MinTrials)
+		"p<alpha, Welch's t-test instead (marked t; assumes roughly log-normal noise); with fewer than %d trials per side, "+
+		"throughput is tested by Welch's t-test on the steps' batch means (marked bm: each window's own interval, log scale; %s) "+
+		"where every step has a batch-means interval, and other deltas are unconfirmed; "+
+		"intervals of positive metrics are for candidate/baseline-1, computed on log values",
+		c.Alpha, trimFloat((1-c.Alpha)*100), MinTrials, MinTrials, floor)
 }
 
 // labeler builds row labels that show only the dimensions that vary.
@@ -94,6 +101,25 @@ func WriteText(w io.Writer, c *Comparison) error {
 	ew := textfmt.NewErrWriter(w)
 	ew.Printf("baseline:  %s\n", sideLine(c.Baseline))
 	ew.Printf("candidate: %s\n", sideLine(c.Candidate))
+	if len(c.Steps) == 0 {
+		for _, n := range c.Notes {
+			ew.Printf("note: %s\n", n)
+		}
+	} else {
+		writeSteps(ew, c)
+	}
+	if len(c.Curves) > 0 {
+		ew.Printf("\n")
+		if err := curves.WriteText(ew, c.Curves); err != nil {
+			return err
+		}
+	}
+	return ew.Err
+}
+
+// writeSteps renders the step-by-step part: the tables, the unmatched
+// steps and the verdicts.
+func writeSteps(ew *textfmt.ErrWriter, c *Comparison) {
 	lb := newLabeler(c.Steps)
 	if h := lb.constant(c.Steps); h != "" {
 		ew.Printf("steps:     %s\n", h)
@@ -116,11 +142,9 @@ func WriteText(w io.Writer, c *Comparison) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", lb.label(s),
 				center(m.Baseline, m.BaselineSpreadPct), center(m.Candidate, m.CandidateSpreadPct), vsBase(m, false))
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		_ = tw.Flush() // ew keeps the first error
 	}
-	ew.Printf("\n~ no significant difference; [lo, hi] confidence interval of the change; n=baseline+candidate trials; t marks Welch's t-test\n")
+	ew.Printf("\n~ no significant difference; [lo, hi] confidence interval of the change; n=baseline+candidate trials; t marks Welch's t-test, bm the same on the windows' batch means\n")
 	ew.Printf("method: %s\n", c.Method())
 	if len(c.Unmatched) > 0 {
 		ew.Printf("\nnot compared:\n")
@@ -132,7 +156,9 @@ func WriteText(w io.Writer, c *Comparison) error {
 	for _, v := range c.Verdicts {
 		ew.Printf("  %s\n", v.Text)
 	}
-	return ew.Err
+	if c.Trials != nil {
+		ew.Printf("\ntrials: %s\n", c.Trials.Text)
+	}
 }
 
 func unmatchedLine(u Unmatched) string {
@@ -216,7 +242,11 @@ func vsBase(m *Metric, markdown bool) string {
 		if markdown {
 			return change(m, false) + " (unconfirmed)"
 		}
-		return change(m, false) + fmt.Sprintf(" (unconfirmed n=%d+%d)", m.BaselineN, m.CandidateN)
+		starved := ""
+		if m.HostStarved {
+			starved = "; load host starved"
+		}
+		return change(m, false) + fmt.Sprintf(" (unconfirmed n=%d+%d%s)", m.BaselineN, m.CandidateN, starved)
 	}
 	if markdown {
 		// The trials column carries n; p-values live in text and JSON.
@@ -229,8 +259,11 @@ func vsBase(m *Metric, markdown bool) string {
 		return "~"
 	}
 	test := fmt.Sprintf("p=%.3f n=%d+%d", *m.PValue, m.BaselineN, m.CandidateN)
-	if m.Method == MethodWelch {
+	switch m.Method {
+	case MethodWelch:
 		test += " t"
+	case MethodBatchWelch:
+		test += " bm"
 	}
 	if m.Status != StatusChanged {
 		if m.Note != "" {

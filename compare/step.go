@@ -84,7 +84,13 @@ func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric
 		m.DeltaPct = ptr(*m.Delta / math.Abs(base) * 100)
 	}
 	if len(xs) < MinTrials || len(ys) < MinTrials {
+		if def.name == OpsPerS && batchMetric(m, bs, cs, o) {
+			return m
+		}
 		m.Status = StatusUnconfirmed
+		if m.Note != "" {
+			return m // batchMetric said why it could not test
+		}
 		m.Note = fmt.Sprintf("%d+%d trials: at least %d per side are needed to test a difference", len(xs), len(ys), MinTrials)
 		return m
 	}

@@ -128,10 +128,18 @@ func verdictPhrases(s *Step) string {
 			s.BaselineTrials, s.CandidateTrials, MinTrials, strings.Join(ps, ", "))
 	}
 	var ps []string
-	if tp.Status == StatusChanged {
+	switch {
+	case tp.Status == StatusChanged:
 		ps = append(ps, phrase(OpsPerS, tp))
-	} else {
+	case tp.NeedsTrials:
+		ps = append(ps, "throughput "+textfmt.SignedPct(*tp.DeltaPct)+" not significant across two runs (inside the between-run noise floor; trials would decide it)")
+	default:
 		ps = append(ps, "no significant change in throughput")
+	}
+	if tp.Method == MethodBatchWelch {
+		// Only throughput has an interval of its own in one window; the
+		// latencies of one trial a side stay untested.
+		ps[0] += fmt.Sprintf(" (%d+%d trials: tested on the windows' batch means; latency untested)", s.BaselineTrials, s.CandidateTrials)
 	}
 	changed := func(name string) *Metric {
 		if m := s.Metrics[name]; m != nil && m.Status == StatusChanged {

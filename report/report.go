@@ -14,6 +14,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/runinfo"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/results"
@@ -28,10 +29,15 @@ type reportView struct {
 	Analysis string
 	Commands []string
 	Verdicts []verdictView
-	Figures  []figView
-	Skipped  []string
-	AB       *abView // nil unless the report compares two runs
-	Fleet    *fleetView
+	// Curves are the deployments compared curve against curve (which
+	// deployment, and by how much): the analysis's when the files hold
+	// several targets, unless the A/B section (compare's own, when its
+	// sides are two targets) already shows them.
+	Curves  []curvesView
+	Figures []figView
+	Skipped []string
+	AB      *abView // nil unless the report compares two runs
+	Fleet   *fleetView
 	// StepWarnings and StepNotes are what single steps' records say
 	// beyond their numbers (analysis.StepNote).
 	StepWarnings, StepNotes []string
@@ -69,6 +75,27 @@ type verdictView struct {
 	Summary  string
 	Verdict  string
 	Warnings []string
+}
+
+// curvesView is one curve comparison (compare/curves) as the report
+// shows it: its verdict, its figures, the latency at matched throughput
+// and the seeds' table.
+type curvesView struct {
+	Title, Verdict string
+	Facts          [][2]string
+	Matched, Table stepTable
+	Notes          []string
+}
+
+func curvesViews(cs []*curves.Comparison) []curvesView {
+	var out []curvesView
+	for _, c := range cs {
+		v := curvesView{Title: c.Title(), Verdict: c.Verdict, Facts: c.Facts(), Notes: c.Notes}
+		v.Matched.Head, v.Matched.Rows = c.MatchedTable()
+		v.Table.Head, v.Table.Rows = c.SeedTable()
+		out = append(out, v)
+	}
+	return out
 }
 
 type figView struct {
@@ -120,6 +147,10 @@ func buildView(r *Report, pngNames, abPNGNames []string, withSVG bool) (reportVi
 		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: knee.Summary(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
 	}
 	v.Verdicts = append(v.Verdicts, openVerdicts(r.Analysis.Open, kinds)...)
+	if r.Comparison == nil || len(r.Comparison.Curves) == 0 {
+		// An A/B section of two targets shows its own (compare's Markdown).
+		v.Curves = curvesViews(r.Analysis.Curves)
+	}
 	runName := map[string]string{}
 	if multi {
 		for i, res := range rs {

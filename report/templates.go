@@ -63,6 +63,26 @@ code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overf
 <p class="summary">{{.Summary}}</p>
 {{range .Warnings}}<p class="warn">⚠ {{.}}</p>
 {{end}}{{end}}{{end}}
+{{if .Curves}}<section id="deployments"><h2>Deployments compared</h2>
+<p class="note">Curve against curve: each side's peak and knee (the verdicts above), the ratio of the peaks with its 95% interval, latency at the same throughput, and the lowest throughput from which one side is significantly better.</p>
+{{range .Curves}}<h3>{{.Title}}</h3>
+<p class="verdict"><strong>{{.Verdict}}</strong></p>
+<table class="facts">
+{{range .Facts}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
+{{end}}</table>
+{{if .Matched.Rows}}<h4>Latency at matched throughput</h4>
+<div class="scroll"><table class="steps">
+<tr>{{range .Matched.Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .Matched.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>{{end}}
+{{if .Table.Rows}}<h4>Throughput by connections (per client × clients)</h4>
+<div class="scroll"><table class="steps">
+<tr>{{range .Table.Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>{{end}}
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}{{end}}</section>
+{{end}}
 {{with .Fleet}}<section id="fleet">
 <h2>Fleet</h2>
 <p class="note">{{.Intro}}</p>
@@ -153,6 +173,24 @@ var mdTmpl = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap
 ` + "`" + `{{.Summary}}` + "`" + `
 {{range .Warnings}}
 > ⚠ {{md .}}
+{{end}}{{end}}{{end}}
+{{if .Curves}}## Deployments compared
+{{range .Curves}}
+### {{md .Title}}
+
+**{{md .Verdict}}**
+
+{{range .Facts}}- **{{md (index . 0)}}**: {{md (index . 1)}}
+{{end}}{{if .Matched.Rows}}
+{{row .Matched.Head}}
+|---:|---:|---:|:---|
+{{range .Matched.Rows}}{{row .}}
+{{end}}{{end}}{{if .Table.Rows}}
+{{row .Table.Head}}
+|:---|---:|---:|---:|---:|
+{{range .Table.Rows}}{{row .}}
+{{end}}{{end}}{{range .Notes}}
+{{md .}}
 {{end}}{{end}}{{end}}
 {{with .Fleet}}## Fleet
 

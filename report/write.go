@@ -79,9 +79,12 @@ func New(rs []*results.Results, a *analysis.Analysis, ab *AB) (*Report, []string
 	if err != nil {
 		return nil, nil, &InputError{fmt.Errorf("A/B section: %w", err)}
 	}
-	abFigs, abNotes, err := plot.ABFigures(c, base, cand)
-	if err != nil {
-		return nil, nil, fmt.Errorf("A/B figures: %w", err)
+	var abFigs []plot.Figure
+	abNotes := []string{"a/b figures: skipped: no step pairs at equal concurrency; the deployments are compared curve against curve"}
+	if len(c.Steps) > 0 {
+		if abFigs, abNotes, err = plot.ABFigures(c, base, cand); err != nil {
+			return nil, nil, fmt.Errorf("A/B figures: %w", err)
+		}
 	}
 	r.Comparison, r.ABFigures = c, abFigs
 	return r, append(notes, abNotes...), nil

@@ -72,9 +72,18 @@ type SearchInfo struct {
 // again: its throughput interval overlapped its neighbour's where the knee
 // is decided (the level below the knee and the knee; with no knee, the top
 // two levels), as the analysis gave them when the trial was chosen.
+//
+// With several targets a level may also be measured again because its
+// target's peak overlapped another target's peak, where the comparison of
+// the deployments is decided (issue 32): NeighbourTarget then names that
+// target, and Neighbour is its peak's level.
 type ExtraTrial struct {
 	// Neighbour is the level whose interval overlapped this one's.
 	Neighbour int `json:"neighbour"`
+	// NeighbourTarget, when set, is the other target whose peak's
+	// interval overlapped this target's peak; empty for a neighbour of
+	// the same series.
+	NeighbourTarget string `json:"neighbour_target,omitempty"`
 	// Interval and NeighbourInterval are the two levels' ops/s intervals
 	// then, [low, high].
 	Interval          []float64 `json:"interval"`

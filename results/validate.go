@@ -391,8 +391,10 @@ func checkExtraTrial(c *check, s *StepResult) {
 		c.fail("step.extra_trial", "on a step a search chose (search says why)")
 	case s.Trial < 2:
 		c.fail("step.extra_trial", "on trial %d; an extra trial is the second or later", s.Trial)
-	case e.Neighbour == s.Concurrency:
+	case e.NeighbourTarget == "" && e.Neighbour == s.Concurrency:
 		c.fail("step.extra_trial.neighbour", "%d is the step's own level", e.Neighbour)
+	case e.NeighbourTarget == s.Target:
+		c.fail("step.extra_trial.neighbour_target", "is the step's own target")
 	}
 	c.between("step.extra_trial.neighbour", int64(e.Neighbour), 1, MaxConcurrency)
 	for _, iv := range []struct {

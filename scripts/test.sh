@@ -66,6 +66,8 @@ FuzzSteady ./analysis/steady 4000x
 FuzzParseProcStatCPU ./telemetry 5000x
 FuzzParsePSISomeTotal ./telemetry 5000x
 FuzzParseSchedstat ./internal/cpuwait 100000x
+FuzzReader ./ftdc 20000x
+FuzzChunk ./ftdc 20000x
 EOF2
 if ((${#failed[@]})); then
   echo "== FAILED: ${failed[*]}"

@@ -3,7 +3,6 @@ package search
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/plan"
@@ -148,8 +147,22 @@ func (t *Trials) decide(done []results.StepResult, failed []plan.StepSpec) []tri
 		}
 		ds[i] = t.seriesDecision(s, s.stepsOf(done), tried)
 	}
+	if len(pending) == 0 && !anyNext(ds) {
+		if k, sp, ok := t.peakDecision(done, tried); ok {
+			ds[k] = trialDecision{next: &sp, expect: 1}
+		}
+	}
 	t.cacheN, t.cacheF, t.cached = len(done), len(failed), ds
 	return ds
+}
+
+func anyNext(ds []trialDecision) bool {
+	for _, d := range ds {
+		if d.next != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // seriesDecision is one series' next extra trial, once each of its levels
@@ -168,12 +181,7 @@ func (t *Trials) seriesDecision(s series, steps []results.StepResult, tried map[
 	if !ok {
 		return trialDecision{}
 	}
-	size := c
-	if s.pool != "match" {
-		size, _ = strconv.Atoi(s.pool)
-	}
-	sp := plan.StepSpec{Target: s.target.Name, Workload: s.workload, Concurrency: c, MaxPoolSize: size, PoolSetting: s.pool,
-		Clients: s.clients, Trial: n[c] + 1}
+	sp := t.seriesStep(s, c, n[c]+1)
 	if tried[sp.Key()] {
 		return trialDecision{} // it failed in this session: not again
 	}

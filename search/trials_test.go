@@ -164,3 +164,52 @@ func TestTrialsResumeAndFailures(t *testing.T) {
 		t.Error("interleaved targets: trials at most, want every trial (compare pairs them)")
 	}
 }
+
+// TestTrialsAtOverlappingPeaks (issue 32): with two targets, once each
+// knee is decided, the peak with fewer trials is measured again while the
+// two peaks' intervals overlap (2.5% apart, ±3% each), up to --trials;
+// each such trial names the other target and its peak, and the intervals
+// it records overlap. Peaks 50% apart take no extra trial.
+func TestTrialsAtOverlappingPeaks(t *testing.T) {
+	two := func() *Trials {
+		tr, err := NewTrials(autoGrid(3, plan.PoolPlan{Match: true, Given: "match"}), []results.TargetHeader{
+			{Name: "a", Topology: "standalone", Hosts: []string{"h:1"}}, {Name: "b", Topology: "standalone", Hosts: []string{"h:2"}},
+		}, []string{"read"}, knee.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	measure := func(peakB float64) func(plan.StepSpec) results.StepResult {
+		a, b := withInterval(model{curve: saturating(4000, 8)}, 3), withInterval(model{curve: saturating(peakB, 8)}, 3)
+		return func(sp plan.StepSpec) results.StepResult {
+			if sp.Target == "b" {
+				return b(sp)
+			}
+			return a(sp)
+		}
+	}
+	close := drive(t, two(), measure(4100), nil)
+	extra := 0
+	for _, st := range close {
+		e := st.ExtraTrial
+		if e == nil {
+			continue
+		}
+		extra++
+		other := map[string]string{"a": "b", "b": "a"}[st.Target]
+		if e.NeighbourTarget != other || st.Trial < 2 || st.Trial > 3 {
+			t.Errorf("%s C=%d trial %d: extra %+v; want the other target's peak named", st.Target, st.Concurrency, st.Trial, e)
+		}
+		if e.Interval[1] < e.NeighbourInterval[0] || e.NeighbourInterval[1] < e.Interval[0] {
+			t.Errorf("%s C=%d: intervals %v and %v do not overlap", st.Target, st.Concurrency, e.Interval, e.NeighbourInterval)
+		}
+	}
+	t.Logf("peaks 2.5%% apart: %d extra trials", extra)
+	if extra == 0 || extra > 4 {
+		t.Errorf("peaks 2.5%% apart with ±3%% intervals: %d extra trials, want 1 to 4 (at most 3 a peak)", extra)
+	}
+	if apart := drive(t, two(), measure(6000), nil); len(apart) != 14 {
+		t.Errorf("peaks 50%% apart: %d steps, want the 7 levels of each target once", len(apart))
+	}
+}

@@ -85,12 +85,17 @@ func Run(ctx context.Context, cfg Config) (results.StormResult, error) {
 	var (
 		wg       sync.WaitGroup
 		ready    atomic.Int64
-		errCount atomic.Int64
+		setups   atomic.Int64 // connections whose setup failed (pool events)
+		failures atomic.Int64 // checkouts, selections and clients that failed
 		firstErr atomic.Pointer[string]
 		clients  = make([]*topology.Topology, cfg.Clients)
 	)
-	note := func(err error) {
-		errCount.Add(1)
+	note := func(setup bool, err error) {
+		if setup {
+			setups.Add(1)
+		} else {
+			failures.Add(1)
+		}
 		msg := err.Error()
 		firstErr.CompareAndSwap(nil, &msg)
 	}
@@ -100,7 +105,7 @@ func Run(ctx context.Context, cfg Config) (results.StormResult, error) {
 			c, err := fillClient(sctx, cfg, start, &ready, note, &fills[i])
 			clients[i] = c
 			if err != nil {
-				note(err)
+				note(false, err)
 			}
 		})
 	}
@@ -113,7 +118,11 @@ func Run(ctx context.Context, cfg Config) (results.StormResult, error) {
 	}
 	rec.DurationS = end.Sub(start).Seconds()
 	rec.Ready = int(min(ready.Load(), int64(rec.Wanted)))
-	rec.ConnectErrors = errCount.Load()
+	// A connection whose setup failed fails the checkout waiting for it
+	// too: the two are one failure, seen twice. A checkout or selection
+	// can also fail with no setup at all. The larger count is therefore
+	// the fewest distinct failures, never a double count.
+	rec.ConnectErrors = max(setups.Load(), failures.Load())
 	if e := firstErr.Load(); e != nil {
 		rec.ErrorSample = *e
 	}
@@ -177,7 +186,7 @@ func count(v *float64) string {
 // after a restart. No operation runs: nothing but the setup loads the
 // server. fill is set to the time from start when the client's pools are
 // full; it returns then, or when ctx ends.
-func fillClient(ctx context.Context, cfg Config, start time.Time, total *atomic.Int64, note func(error), fill *time.Duration) (*topology.Topology, error) {
+func fillClient(ctx context.Context, cfg Config, start time.Time, total *atomic.Int64, note func(setup bool, err error), fill *time.Duration) (*topology.Topology, error) {
 	hosts := cfg.RouterHosts
 	if len(hosts) == 0 {
 		hosts = []string{""} // the one writable server
@@ -201,7 +210,7 @@ func fillClient(ctx context.Context, cfg Config, start time.Time, total *atomic.
 				// closed for another reason (the pool closing) is not a
 				// storm's error.
 				if e.Reason == event.ReasonError && e.Error != nil {
-					note(fmt.Errorf("a connection failed while being set up: %w", e.Error))
+					note(true, fmt.Errorf("a connection failed while being set up: %w", e.Error))
 				}
 			}
 		}})
@@ -223,14 +232,14 @@ func fillClient(ctx context.Context, cfg Config, start time.Time, total *atomic.
 				srv, err := t.SelectServer(ctx, writable{h})
 				if err != nil {
 					if ctx.Err() == nil {
-						note(err)
+						note(false, err)
 					}
 					return
 				}
 				conn, err := srv.Connection(ctx)
 				if err != nil {
 					if ctx.Err() == nil {
-						note(err)
+						note(false, err)
 					}
 					return
 				}

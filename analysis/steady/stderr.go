@@ -6,6 +6,15 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
+// DefaultRunNoisePct is the between-run noise floor of a step's
+// throughput, one standard deviation in percent: what moves a whole run
+// (a restart, a cold cache, another tenant, a busy load host) and no
+// window's batch means can see. Comparisons of two runs add it to each
+// side's variance (compare, compare/curves). docs/analysis.md ("One trial
+// a side") has the spread it was set from: the same spec run twice, on
+// the simulator and on embedded FerretDB.
+const DefaultRunNoisePct = 3.0
+
 // StdErr recovers the standard error of a batch-means mean, and its
 // degrees of freedom, from the half-width a step recorded
 // (results.StepSteady: HalfWidthPerS, Batches, Confidence). The half-width

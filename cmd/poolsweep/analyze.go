@@ -13,6 +13,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -22,6 +23,7 @@ type analyzeOptions struct {
 	format   string
 	read     readOptions
 	gates    thresholdFlags
+	ftdc     ftdcFlags
 }
 
 // kneeFlags are analyze's knee options. Plot and report take them too,
@@ -63,6 +65,15 @@ Open-loop runs (sweep --rate) get the open-loop knee instead: per pool size the 
 offered rate carried (achieved ≥ 99% with p99 within --slo-p99, or with latency not yet
 growing), and the smallest maxPoolSize that carries the highest such rate.
 
+--ftdc DIR (once per host: a mongod's or mongos's diagnostic.data folder) gives the steps
+the server numbers of the deployment's own FTDC, for a run whose account may not run
+serverStatus or that ran with --no-telemetry: each host's samples inside a step's window
+(started_at for duration_s, on this machine's clock: keep the clocks in sync) are summed
+up as the sweep's sampler sums up its own, and the bound rules judge the step from them.
+A step that every host's capture covers gets them; one that some host's does not is
+judged without them, and says why for each host. Steps that have the sampler's numbers
+keep them unless --ftdc-replace. The report ends with each step's source.
+
 A CSV needs a header row with columns concurrency (or connections) and qps; p99_ms,
 target, pool, trial, clients and workload are optional.
 
@@ -71,6 +82,7 @@ With --format json the outcomes are the "thresholds" array, as in a sweep's end 
 		example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
   poolsweep analyze run1/results.jsonl run2/results.jsonl --format json
   poolsweep analyze --csv ycsb-runs.csv --slo-p99 20ms
+  poolsweep analyze results.jsonl --ftdc db1/diagnostic.data --ftdc db2/diagnostic.data
   poolsweep analyze results.jsonl --threshold 'p99<20ms@64' --threshold 'ops>5000@knee' --threshold 'errors<0.1%'`,
 	}, "", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
@@ -79,6 +91,7 @@ With --format json the outcomes are the "thresholds" array, as in a sweep's end 
 	choiceVar(f, &o.format, "format", "text", []string{"text", "json"}, false, "output format: text or json")
 	o.read.addFlag(f)
 	o.gates.add(f)
+	o.ftdc.add(f)
 	return cmd
 }
 
@@ -93,10 +106,15 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var (
-		a  *analysis.Analysis
-		rs []*results.Results
+		a   *analysis.Analysis
+		rs  []*results.Results
+		rep *ftdcReport
 	)
 	switch {
+	case o.csv != "" && len(o.ftdc.dirs) > 0:
+		return usagef("--ftdc: attached to results files' steps, not to --csv")
+	case o.ftdc.replace && len(o.ftdc.dirs) == 0:
+		return usagef("--ftdc-replace: needs --ftdc")
 	case o.csv != "" && len(o.gates.texts) > 0:
 		return usagef("--threshold: judged on results files' steps, not on --csv")
 	case o.csv != "" && len(args) > 0:
@@ -115,6 +133,11 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if len(o.ftdc.dirs) > 0 {
+			if rep, err = o.ftdc.attach(ctx, rs); err != nil {
+				return err
+			}
+		}
 		a = analysis.Of(rs, opts)
 	}
 	if a.Empty() {
@@ -122,7 +145,7 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	}
 	outcomes := o.gates.evaluate(rs, a)
 	if o.format == "json" {
-		if err := writeAnalysisJSON(e.stdout, a, outcomes); err != nil {
+		if err := writeAnalysisJSON(e.stdout, a, outcomes, rep); err != nil {
 			return err
 		}
 		return thresholdsError(outcomes)
@@ -131,13 +154,21 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	writeThresholds(e.stdout, outcomes)
+	if rep != nil {
+		ew := textfmt.NewErrWriter(e.stdout)
+		rep.writeText(ew)
+		if ew.Err != nil {
+			return ew.Err
+		}
+	}
 	return thresholdsError(outcomes)
 }
 
 // writeAnalysisJSON is the analysis's JSON, with the threshold outcomes
-// after its own fields when there are any.
-func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.ThresholdOutcome) error {
-	if len(outcomes) == 0 {
+// after its own fields when there are any, and what --ftdc attached
+// (server_telemetry) when it was given.
+func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.ThresholdOutcome, rep *ftdcReport) error {
+	if len(outcomes) == 0 && rep == nil {
 		return a.WriteJSON(w)
 	}
 	var buf bytes.Buffer
@@ -148,12 +179,14 @@ func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.Thr
 		Series     json.RawMessage            `json:"series"`
 		OpenLoop   json.RawMessage            `json:"open_loop,omitempty"`
 		Missing    json.RawMessage            `json:"missing"`
+		Curves     json.RawMessage            `json:"curves,omitempty"`
 		Thresholds []results.ThresholdOutcome `json:"thresholds"`
+		FTDC       *ftdcReport                `json:"server_telemetry,omitempty"`
 	}
 	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
 		return fmt.Errorf("analysis JSON: %w", err)
 	}
-	out.Thresholds = outcomes
+	out.Thresholds, out.FTDC = outcomes, rep
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)

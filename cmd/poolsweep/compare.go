@@ -31,6 +31,7 @@ type compareOptions struct {
 	plotDir   string
 	read      readOptions
 	failOn    string // --fail-on-regression, a percentage
+	runNoise  string // --run-noise, a percentage
 }
 
 func newCompareCmd(e *env) *cobra.Command {
@@ -41,9 +42,18 @@ func newCompareCmd(e *env) *cobra.Command {
 		long: `compare pairs the steps of two runs (by target, workload, concurrency, pool and clients)
 and reports, per step, the change in throughput, average and p99 read and write latency,
 server and client CPU and errors, with a confidence interval and "~" where the difference
-is not significant (Mann–Whitney with 4+ trials per side, Welch's t with 3; fewer trials
-are shown as unconfirmed and never called a change). It ends with a verdict per
-workload in the style of "mixed read/write: throughput −17% [−20%, −14%], ...".
+is not significant (Mann–Whitney with 4+ trials per side, Welch's t with 3). It ends with a
+verdict per workload in the style of "mixed read/write: throughput −17% [−20%, −14%], ...".
+
+One trial a side (auto windows measure each level once) still concludes on throughput:
+each window that ended by precision carries the batch-means interval of its rate, and
+compare tests the two by Welch's t on those batch means (marked bm). Within one run
+(two targets of one file) that is the whole test. Across two runs, windows cannot see
+what moves a whole run (a restart, a cold cache, another tenant), so each side's variance
+also holds a between-run noise floor, --run-noise (default 3%, measured in
+docs/compare.md): a change large against it is concluded, a smaller one is left to
+trials, and compare says which sweep to run and about how long it takes. Latency and
+CPU need 3 trials a side; with fewer they are shown as unconfirmed.
 
 One results file holding two targets (a sweep with --target a=… --target b=…,
 best with --order interleaved) is compared with --baseline a --candidate b.
@@ -54,14 +64,15 @@ run with each value are paired on the rest (target, workload, concurrency, pool,
 
 --fail-on-regression 5% makes it a gate: exit status 4 when a step's throughput fell, or
 its read or write p99 rose, by more than 5% and compare calls that change significant
-(the test above, at --alpha; at least --min-effect): noise alone, or too few trials to
-test, never fails it. The regressions are listed after the comparison (on stderr with
+(the tests above, at --alpha; at least --min-effect): noise alone, a change inside the
+between-run floor, or too few trials to test, never fails it. The regressions are listed after the comparison (on stderr with
 --format json).`,
 		example: `  poolsweep compare audit-off/results.jsonl audit-on/results.jsonl
   poolsweep compare ab/results.jsonl --baseline standalone --candidate sharded --format markdown
   poolsweep compare before.jsonl after.jsonl --format json
   poolsweep compare rs/results.jsonl --baseline w1 --candidate majority
-  poolsweep compare baseline/results.jsonl candidate/results.jsonl --fail-on-regression 5%`,
+  poolsweep compare baseline/results.jsonl candidate/results.jsonl --fail-on-regression 5%
+  poolsweep compare monday.jsonl tuesday.jsonl --run-noise 5%`,
 	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(ctx context.Context, args []string) error { return o.run(ctx, e, args) })
 	f := cmd.Flags()
 	choiceVar(f, &o.format, "format", "text", []string{"text", "markdown", "json"}, false, "text, markdown or json")
@@ -71,8 +82,22 @@ test, never fails it. The regressions are listed after the comparison (on stderr
 	textVar(f, &o.plotDir, "plot", "", "a directory, made through outfile", nil, "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory, made if absent (its parent must exist)")
 	floatVar(f, &o.minEffect, "min-effect", 0, 0, maxMinEffect, false, false, "call significant changes smaller than this many percent no change, 0 to 1000 (0 = off)")
 	textVar(f, &o.failOn, "fail-on-regression", "", fmt.Sprintf("a percentage from 0%% to %d%%", maxMinEffect), checkPercent, "exit 4 when a step is significantly worse than this (say 5%) on throughput or p99")
+	textVar(f, &o.runNoise, "run-noise", "", "a percentage from 0% to 100%", checkRunNoise,
+		fmt.Sprintf("between-run noise floor of a step's throughput (one standard deviation) for one-trial comparisons of two runs (default %g%%)", compare.DefaultRunNoisePct))
 	o.read.addFlag(f)
 	return cmd
+}
+
+// checkRunNoise checks --run-noise: a percentage from 0 to 100.
+func checkRunNoise(s string) error {
+	v, err := parsePercent(s)
+	if err == nil && v > 100 {
+		err = fmt.Errorf("%q is more than 100%%", textfmt.Escape(s))
+	}
+	if err != nil && strings.Contains(err.Error(), "1000%") {
+		err = fmt.Errorf("%q is not a percentage from 0%% to 100%% (say 3%%)", textfmt.Escape(s))
+	}
+	return err
 }
 
 // checkPercent checks --fail-on-regression: a percentage such as 5% (the
@@ -118,11 +143,18 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	c, err := compare.Match(base, cand, compare.Options{Baseline: o.baseline, Candidate: o.candidate, Alpha: o.alpha, MinEffectPct: o.minEffect})
+	var runNoise *float64
+	if o.runNoise != "" {
+		v, _ := parsePercent(o.runNoise) // checked as it was parsed
+		runNoise = &v
+	}
+	c, err := compare.Match(base, cand, compare.Options{Baseline: o.baseline, Candidate: o.candidate, Alpha: o.alpha, MinEffectPct: o.minEffect, RunNoisePct: runNoise})
 	if err != nil {
 		return usageError{err}
 	}
-	if o.plotDir != "" {
+	if o.plotDir != "" && len(c.Steps) == 0 {
+		fmt.Fprintln(e.stderr, "note: --plot: no A/B figures: no step pairs at equal concurrency; the deployments are compared curve against curve")
+	} else if o.plotDir != "" {
 		// Each side's knees are analyze's with its defaults; one file
 		// holding both sides is analysed once.
 		bs := plot.Side{Results: base, Analysis: analysis.Of(base, knee.DefaultOptions())}

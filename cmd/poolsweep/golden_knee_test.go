@@ -45,6 +45,7 @@ func TestGoldenAnalyzeCompare(t *testing.T) {
 		{"analyze-search.txt", []string{"analyze", searchRun}},
 		// Two targets of one run, with an SLO.
 		{"analyze-pair.txt", []string{"analyze", pairRun, "--slo-p99", "50ms"}},
+		{"analyze-pair.json", []string{"analyze", pairRun, "--slo-p99", "50ms", "--format", "json"}},
 		// A pool grid cut short: an interrupted step, planned steps missing,
 		// no end record.
 		{"analyze-grid.txt", []string{"analyze", gridRun}},
@@ -57,6 +58,10 @@ func TestGoldenAnalyzeCompare(t *testing.T) {
 		{"compare-study.json", []string{"compare", abBase, abCand, "--format", "json"}},
 		// Two targets of one file.
 		{"compare-pair.txt", []string{"compare", pairRun, "--baseline", "standalone", "--candidate", "sharded"}},
+		// ... and their curves (peak against peak, latency at matched
+		// throughput, the seeds' table) in the other formats.
+		{"compare-pair.md", []string{"compare", pairRun, "--baseline", "standalone", "--candidate", "sharded", "--format", "markdown"}},
+		{"compare-pair.json", []string{"compare", pairRun, "--baseline", "standalone", "--candidate", "sharded", "--format", "json"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ type inspectOptions struct {
 	uri         string
 	format      string
 	saveReplies string
+	replies     string
 }
 
 // inspectReport is inspect's JSON output.
@@ -34,7 +35,7 @@ type inspectReport struct {
 func newInspectCmd(e *env, runF func(context.Context, *inspectOptions) error) *cobra.Command {
 	o := &inspectOptions{}
 	cmd := &cobra.Command{
-		Use:   "inspect --uri URI",
+		Use:   "inspect --uri URI | --replies DIR",
 		Short: "Show a deployment's topology, version, hosts and the pool settings its URI implies",
 		Long: `inspect connects with one connection, asks hello, buildInfo and (on a mongos)
 listShards, and shows the topology, the server's version, its hosts and shards, and the
@@ -49,10 +50,18 @@ Secrets are removed first: $clusterTime's signature, saslSupportedMechs,
 speculativeAuthenticate, any field named like a password, secret, token, credential or
 URI, and the URI's password wherever it appears; the connection string itself is never
 written. Host names stay. Attach the files to a bug report: they are how poolsweep
-learns what your server version reports.`,
+learns what your server version reports.
+
+--replies DIR reads such a folder offline, or a server's own FTDC folder
+(diagnostic.data: its newest sample's serverStatus, replSetGetStatus or connPoolStats,
+and its metadata's buildInfo and hostInfo), and prints for each host the process and
+role as poolsweep's sampler decides them, the version, every field poolsweep reads
+with its value or "not reported", and which bound rules can fire on that server.`,
 		Example: `  poolsweep inspect --uri mongodb://127.0.0.1:27017
   poolsweep inspect --uri 'mongodb://m1:27017,m2:27017/?maxPoolSize=200' --format json
-  poolsweep inspect --uri mongodb://db1:27017 --save-replies ./replies`,
+  poolsweep inspect --uri mongodb://db1:27017 --save-replies ./replies
+  poolsweep inspect --replies ./replies
+  poolsweep inspect --replies /var/lib/mongodb/diagnostic.data --format json`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -63,14 +72,24 @@ learns what your server version reports.`,
 	}
 	textVar(cmd.Flags(), &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string (required)")
 	choiceVar(cmd.Flags(), &o.format, "format", "text", []string{"text", "json"}, false, "output format: text or json")
+	textVar(cmd.Flags(), &o.replies, "replies", "", "a directory", nil, "read saved replies (--save-replies) or an FTDC diagnostic.data folder offline instead of connecting")
 	textVar(cmd.Flags(), &o.saveReplies, "save-replies", "", "a directory, made through outfile", nil, "also write the server's replies (secrets removed) into this directory, named like poolsweep's corpus, for a bug report")
 	return cmd
 }
 
 // validate checks the flags before anything connects.
 func (o *inspectOptions) validate() (topology.PoolSettings, error) {
+	if o.replies != "" {
+		switch {
+		case o.uri != "":
+			return topology.PoolSettings{}, usagef("--replies: reads a folder offline; it takes no --uri")
+		case o.saveReplies != "":
+			return topology.PoolSettings{}, usagef("--replies: reads a folder offline; it takes no --save-replies")
+		}
+		return topology.PoolSettings{}, nil
+	}
 	if o.uri == "" {
-		return topology.PoolSettings{}, usagef("--uri: required")
+		return topology.PoolSettings{}, usagef("--uri: required (or --replies DIR, offline)")
 	}
 	ps, err := topology.PoolSettingsFromURI(o.uri)
 	if err != nil {
@@ -83,6 +102,9 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 	ps, err := o.validate()
 	if err != nil {
 		return err
+	}
+	if o.replies != "" {
+		return o.inspectReplies(e)
 	}
 	if o.saveReplies != "" {
 		if err := outfile.CheckDir(o.saveReplies); err != nil {

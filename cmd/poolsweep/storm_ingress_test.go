@@ -71,3 +71,36 @@ func TestStormEstablishmentLimiter(t *testing.T) {
 		t.Errorf("the setup verdict does not name the limiter:\n%s", stdout)
 	}
 }
+
+// TestStormLimiterRejections: with no queue, the connections past the
+// limiter's bucket are rejected; the storm counts each failed connection
+// once (a failed setup also fails the checkout waiting for it: one
+// failure, seen twice), so its connect errors are at most the server's
+// rejections and fall short of them only by the clients' monitoring
+// connections, which no pool opens.
+func TestStormLimiterRejections(t *testing.T) {
+	if testing.Short() {
+		t.Skip("storms the simulator")
+	}
+	t.Parallel()
+	const clients = 4
+	dir := t.TempDir()
+	out := filepath.Join(dir, "storm.jsonl")
+	code, stdout, stderr := runBinary(t, dir, 2*time.Minute, "storm", "--target",
+		"sim=sim:version=8.2,slots=8,service=1ms,ingress_rate=10,ingress_burst=1,ingress_queue=0",
+		"--clients", "4", "--pool", "10", "--trials", "1", "--timeout", "2s", "-o", out)
+	res, err := results.ReadFileWith(context.Background(), out, results.ReadOptions{})
+	if err != nil || len(res.Storms) != 1 {
+		t.Fatalf("exit %d, %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	s := res.Storms[0]
+	if s.ServerTotal == nil || s.ServerTotal.Establishment == nil || s.ServerTotal.Establishment.Rejected == nil {
+		t.Fatalf("no rejections reported: %+v", s.ServerTotal)
+	}
+	rejected := int64(*s.ServerTotal.Establishment.Rejected)
+	t.Logf("connect errors %d, server rejected %d, %d/%d ready", s.ConnectErrors, rejected, s.Ready, s.Wanted)
+	if rejected == 0 || s.ConnectErrors == 0 || s.ConnectErrors > rejected || s.ConnectErrors < rejected-clients {
+		t.Errorf("connect errors %d against %d rejections: want each failure counted once (at most %d, at least %d)",
+			s.ConnectErrors, rejected, rejected, rejected-clients)
+	}
+}

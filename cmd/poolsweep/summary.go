@@ -13,6 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/report"
@@ -109,6 +110,7 @@ func writeSummary(w io.Writer, res *results.Results, a *analysis.Analysis) {
 	for _, m := range a.Missing {
 		fmt.Fprintln(w, m.Text)
 	}
+	_ = curves.WriteSummary(w, a.Curves) // which deployment, and by how much
 	for _, warn := range res.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", safeLine(warn))
 	}

@@ -128,3 +128,14 @@ func ReadPaths() ([]ReadPath, error) {
 	}
 	return out, nil
 }
+
+// Listed is every field poolsweep reads, as read-paths.txt lists them,
+// from a copy compiled in (the file itself is only in the source tree).
+func Listed() []ReadPath {
+	out := make([]ReadPath, 0, len(listed))
+	for _, l := range listed {
+		cmd, path, _ := strings.Cut(l, " ")
+		out = append(out, ReadPath{Command: cmd, Path: strings.Split(path, ".")})
+	}
+	return out
+}

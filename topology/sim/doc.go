@@ -309,7 +309,7 @@
 // replica set's members; a standalone answers NoReplicationEnabled),
 // connPoolStats, hostInfo (system.numCores, and
 // numCoresAvailableToProcess from 8.0, is the spec's cores=N, or this
-// machine's count; cpuArch, hostname, memSizeMB, memLimitMB from 4.4 (the
+// machine's count; cpuArch, hostname, memSizeMB, memLimitMB from 4.2 (the
 // cgroup's limit when lower) and os.type as mongod reports them), saslStart
 // and saslContinue
 // (any PLAIN credentials are accepted, as FerretDB does; other mechanisms

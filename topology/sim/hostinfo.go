@@ -14,7 +14,7 @@ import (
 
 // cmdHostInfo answers hostInfo as mongod and mongos of the spec's version
 // do, so that a client can learn the server's core count and memory:
-// system.{currentTime, hostname, cpuAddrSize, memSizeMB, memLimitMB (4.4+),
+// system.{currentTime, hostname, cpuAddrSize, memSizeMB, memLimitMB (4.2+),
 // numCores, numCoresAvailableToProcess (8.0+), cpuArch, numaEnabled},
 // os.{type, name, version} and extra.pageSize. numCores is the spec's cores,
 // or this machine's when the spec leaves it out (numCoresAvailableToProcess

@@ -46,7 +46,8 @@ type serverVersion struct {
 	// testdata/servers/README.md). A lowPriority block exists only with the
 	// PriorityTicketHolder, which is not the default, so it is not modeled.
 	queueCounters, queueBlocks bool
-	// memLimit: hostInfo system.memLimitMB (4.4+); coresAvailable:
+	// memLimit: hostInfo system.memLimitMB (4.2+: the real 4.2.1 capture has
+	// it, int32 as its memSizeMB; the manual says 4.4); coresAvailable:
 	// system.numCoresAvailableToProcess (8.0+).
 	memLimit, coresAvailable bool
 	// leased: connPoolStats totalLeased and hosts.*.leased (5.0+).
@@ -92,7 +93,7 @@ type serverVersion struct {
 // versions is the table, oldest first.
 var versions = []serverVersion{
 	{name: "4.0", wire: 7},
-	{name: "4.2", wire: 8, cpuTimes: true, replWallTimes: true},
+	{name: "4.2", wire: 8, cpuTimes: true, memLimit: true, replWallTimes: true},
 	{name: "4.4", wire: 9, cpuTimes: true, hello: true, memLimit: true, replWallTimes: true, replStatus44: true, retryLabels: true},
 	{name: "5.0", wire: 13, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
 		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},

@@ -1,0 +1,231 @@
+package ftdc
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Bounds on one chunk. A server keeps its chunks far below them (300
+// samples of a few thousand metrics by default; it refuses to read back a
+// chunk of more than 10,000,000 bytes); past them the input is refused
+// before anything that size is allocated.
+const (
+	// MaxChunkSize is the largest uncompressed chunk decoded.
+	MaxChunkSize = 10_000_000
+	// MaxValues is the most values (metrics × samples) a chunk may hold:
+	// 64 MiB of int64.
+	MaxValues = 8 << 20
+	// maxDepth is how deep the server itself recurses into a document.
+	maxDepth = 10
+)
+
+// Chunk is one decoded metric chunk.
+type Chunk struct {
+	// Reference is the chunk's first sample as the server built it: every
+	// field, strings included, with the server's own BSON types.
+	Reference bson.Raw
+	// Metrics are the reference's numeric fields in document order, each
+	// with its value in every sample.
+	Metrics []Metric
+	// Samples is how many samples the chunk holds, the reference first.
+	Samples int
+}
+
+// Metric is one numeric field of a chunk's samples.
+type Metric struct {
+	// Path is the field's keys from the reference's root (array elements
+	// by index).
+	Path []string
+	// Type is the field's BSON type in the reference.
+	Type bson.Type
+	// Part is "t" or "i" for a timestamp's seconds and increment, which
+	// FTDC keeps as two metrics; "" otherwise.
+	Part string
+	// Values holds the field in each sample (len Samples), as the server
+	// stores it: a double truncated toward zero (NaN as 0), a bool as 0 or
+	// 1, a date in milliseconds since the epoch.
+	Values []int64
+}
+
+// DecodeChunk decodes a MetricChunk document's Data.
+func DecodeChunk(data []byte) (*Chunk, error) {
+	if len(data) < 4 {
+		return nil, corrupt("chunk of %d bytes has no length", len(data))
+	}
+	size := binary.LittleEndian.Uint32(data)
+	if size > MaxChunkSize {
+		return nil, corrupt("chunk says it holds %d bytes, more than %d", size, MaxChunkSize)
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(data[4:]))
+	if err != nil {
+		return nil, corrupt("chunk is not zlib: %v", err)
+	}
+	plain, err := io.ReadAll(io.LimitReader(zr, int64(size)+1))
+	if err != nil {
+		return nil, corrupt("chunk does not inflate: %v", err)
+	}
+	if len(plain) != int(size) {
+		return nil, corrupt("chunk inflates to %d bytes, not the %d it says", len(plain), size)
+	}
+	return decodePlain(plain)
+}
+
+// decodePlain decodes an inflated chunk.
+func decodePlain(plain []byte) (*Chunk, error) {
+	if len(plain) < 5 {
+		return nil, corrupt("chunk of %d bytes has no reference document", len(plain))
+	}
+	refLen := binary.LittleEndian.Uint32(plain)
+	if refLen < 5 || uint64(refLen)+8 > uint64(len(plain)) {
+		return nil, corrupt("reference document of %d bytes in a chunk of %d", refLen, len(plain))
+	}
+	ref := bson.Raw(plain[:refLen])
+	if err := ref.Validate(); err != nil {
+		return nil, corrupt("reference document is not BSON: %v", err)
+	}
+	rest := plain[refLen:]
+	nMetrics := binary.LittleEndian.Uint32(rest)
+	nDeltas := binary.LittleEndian.Uint32(rest[4:])
+	rest = rest[8:]
+
+	var metrics []Metric
+	var base []int64
+	if err := extract(ref, nil, 0, &metrics, &base); err != nil {
+		return nil, err
+	}
+	if uint64(len(metrics)) != uint64(nMetrics) {
+		return nil, corrupt("chunk says %d metrics, its reference document has %d", nMetrics, len(metrics))
+	}
+	samples := uint64(nDeltas) + 1
+	if uint64(nMetrics)*samples > MaxValues {
+		return nil, corrupt("chunk of %d metrics × %d samples is more than %d values", nMetrics, samples, MaxValues)
+	}
+	values := make([]int64, uint64(nMetrics)*samples)
+	var zeros uint64
+	for m := range metrics {
+		col := values[uint64(m)*samples : uint64(m+1)*samples]
+		col[0] = base[m]
+		prev := uint64(base[m])
+		for s := uint64(1); s < samples; s++ {
+			var delta uint64
+			if zeros > 0 {
+				zeros--
+			} else {
+				d, n := binary.Uvarint(rest)
+				if n <= 0 {
+					return nil, corrupt("deltas end early, at metric %d sample %d", m, s)
+				}
+				rest = rest[n:]
+				if d == 0 {
+					z, n := binary.Uvarint(rest)
+					if n <= 0 {
+						return nil, corrupt("zero run without its length, at metric %d sample %d", m, s)
+					}
+					rest = rest[n:]
+					zeros = z
+				}
+				delta = d
+			}
+			// The server's arithmetic is uint64 and wraps.
+			prev += delta
+			col[s] = int64(prev)
+		}
+		metrics[m].Values = col
+	}
+	return &Chunk{Reference: ref, Metrics: metrics, Samples: int(samples)}, nil
+}
+
+// extract lists doc's numeric fields in order, as the server extracts
+// them, with each one's value in doc.
+func extract(doc bson.Raw, path []string, depth int, out *[]Metric, vals *[]int64) error {
+	if depth > maxDepth {
+		return corrupt("reference document nested deeper than %d", maxDepth)
+	}
+	elems, err := doc.Elements()
+	if err != nil {
+		return corrupt("reference document: %v", err)
+	}
+	for _, e := range elems {
+		key := e.Key()
+		p := append(path[:len(path):len(path)], key)
+		v := e.Value()
+		add := func(part string, x int64) {
+			*out = append(*out, Metric{Path: p, Type: v.Type, Part: part})
+			*vals = append(*vals, x)
+		}
+		switch v.Type {
+		case bson.TypeDouble:
+			add("", truncate(v.Double()))
+		case bson.TypeInt32:
+			add("", int64(v.Int32()))
+		case bson.TypeInt64:
+			add("", v.Int64())
+		case bson.TypeDecimal128:
+			add("", decimalToInt(v.Decimal128()))
+		case bson.TypeBoolean:
+			var b int64
+			if v.Boolean() {
+				b = 1
+			}
+			add("", b)
+		case bson.TypeDateTime:
+			add("", v.DateTime())
+		case bson.TypeTimestamp:
+			t, i := v.Timestamp()
+			add("t", int64(t))
+			add("i", int64(i))
+		case bson.TypeEmbeddedDocument, bson.TypeArray:
+			sub := bson.Raw(v.Value)
+			if err := extract(sub, p, depth+1, out, vals); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// truncate converts a double as the server does: NaN is 0, beyond int64
+// is clamped.
+func truncate(f float64) int64 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// decimalToInt reads a decimal128 as a whole number, clamped like a
+// double (no server metric is a decimal; this only keeps the count right).
+func decimalToInt(d bson.Decimal128) int64 {
+	f, err := strconv.ParseFloat(d.String(), 64)
+	if err != nil {
+		return 0
+	}
+	return truncate(f)
+}
+
+// Times returns when each sample was taken: the reference's top-level
+// start field in every sample, or nil when the chunk has none.
+func (c *Chunk) Times() []time.Time {
+	for _, m := range c.Metrics {
+		if len(m.Path) == 1 && m.Path[0] == "start" && m.Type == bson.TypeDateTime {
+			out := make([]time.Time, len(m.Values))
+			for i, ms := range m.Values {
+				out[i] = time.UnixMilli(ms).UTC()
+			}
+			return out
+		}
+	}
+	return nil
+}
