@@ -91,3 +91,35 @@ func TestIsRouterCorpus(t *testing.T) {
 		t.Errorf("only %d hello replies in the corpus", n)
 	}
 }
+
+// TestViewHostRouterFromHello: inspect --replies decides a router as the
+// sampler does, from hello, whatever serverStatus.process says.
+func TestViewHostRouterFromHello(t *testing.T) {
+	raw := func(d bson.D) bson.Raw {
+		b, err := bson.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	winMongos := raw(bson.D{{Key: "process", Value: `C:\Program Files\MongoDB\Server\7.0\bin\mongos.exe`}, {Key: "version", Value: "7.0.14"}})
+	for _, tc := range []struct {
+		name    string
+		replies map[string]bson.Raw
+		router  bool
+	}{
+		// A Windows service's path names no "mongos" prefix; hello decides.
+		{"windows router", map[string]bson.Raw{"serverStatus": winMongos, "hello": raw(bson.D{{Key: "msg", Value: "isdbgrid"}})}, true},
+		// A process that calls itself mongos but answers hello as a mongod.
+		{"named mongos, hello of a mongod", map[string]bson.Raw{"serverStatus": raw(bson.D{{Key: "process", Value: "mongos"}}), "hello": raw(bson.D{{Key: "isWritablePrimary", Value: true}})}, false},
+		// Before 4.4: isMaster.
+		{"isMaster of a router", map[string]bson.Raw{"isMaster": raw(bson.D{{Key: "ismaster", Value: true}, {Key: "msg", Value: "isdbgrid"}})}, true},
+		// No hello (an FTDC folder): only a mongos collects connPoolStats.
+		{"ftdc router", map[string]bson.Raw{"serverStatus": winMongos, "connPoolStats": raw(bson.D{{Key: "totalInUse", Value: int32(0)}})}, true},
+		{"ftdc mongod", map[string]bson.Raw{"serverStatus": raw(bson.D{{Key: "process", Value: `C:\mongodb\bin\mongod.exe`}})}, false},
+	} {
+		if got := ViewHost(tc.replies); got.Router != tc.router || (got.Role == "router") != tc.router {
+			t.Errorf("%s: router %v role %q, want router %v", tc.name, got.Router, got.Role, tc.router)
+		}
+	}
+}
