@@ -186,16 +186,8 @@ func batchMetric(m *Metric, bs, cs []*results.StepResult, o Options) bool {
 	m.Confidence = ptr(t.confidence)
 	m.CILowPct, m.CIHighPct = ptr(math.Expm1(t.lo)*100), ptr(math.Expm1(t.hi)*100)
 	m.CILow, m.CIHigh = ptr(base*math.Expm1(t.lo)), ptr(base*math.Expm1(t.hi))
-	m.Significant = t.p < o.Alpha && (t.lo > 0 || t.hi < 0)
 	m.Note = ""
-	if m.Significant && o.MinEffectPct > 0 && m.DeltaPct != nil && math.Abs(*m.DeltaPct) < o.MinEffectPct {
-		m.Significant = false
-		m.Note = fmt.Sprintf("significant but below the minimum effect of %g%%", o.MinEffectPct)
-	}
-	m.Status = StatusNoChange
-	if m.Significant {
-		m.Status = StatusChanged
-	}
+	m.decide(t.testResult, o)
 	if !m.Significant && t.withinOnlySignificant {
 		m.NeedsTrials = true
 		m.Note = fmt.Sprintf("the windows alone would call it significant, but across two runs it is inside the %s%% between-run noise floor", trimFloat(o.runNoise()))

@@ -118,8 +118,14 @@ func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric
 			}
 		}
 	}
-	// Significant needs both the test and an interval clear of zero: with
-	// ties the two can disagree, and then the cautious answer wins.
+	m.decide(r, o)
+	return m
+}
+
+// decide sets Significant, Status and the minimum-effect note from a
+// test. Significant needs both the test and an interval clear of zero:
+// with ties the two can disagree, and then the cautious answer wins.
+func (m *Metric) decide(r testResult, o Options) {
 	m.Significant = r.p < o.Alpha && r.hasCI && (r.lo > 0 || r.hi < 0)
 	if m.Significant && o.MinEffectPct > 0 && m.DeltaPct != nil && math.Abs(*m.DeltaPct) < o.MinEffectPct {
 		m.Significant = false
@@ -129,7 +135,6 @@ func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric
 	if m.Significant {
 		m.Status = StatusChanged
 	}
-	return m
 }
 
 func logs(xs []float64) []float64 {
