@@ -37,9 +37,15 @@ func cmdHostInfo(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, 
 	}
 	v := f.d.version
 	if mb, ok := memSizeMB(); ok {
-		system = append(system, bson.E{Key: "memSizeMB", Value: mb})
+		width := func(n int64) any {
+			if v.memMB32 {
+				return int32(n)
+			}
+			return n
+		}
+		system = append(system, bson.E{Key: "memSizeMB", Value: width(mb)})
 		if v.memLimit {
-			system = append(system, bson.E{Key: "memLimitMB", Value: min(mb, cgroupMemLimitMB(mb))})
+			system = append(system, bson.E{Key: "memLimitMB", Value: width(min(mb, cgroupMemLimitMB(mb)))})
 		}
 	}
 	system = append(system, bson.E{Key: "numCores", Value: int32(cores)})

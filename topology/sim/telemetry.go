@@ -67,33 +67,28 @@ func ticketSide(v serverVersion, s slotSnapshot) bson.D {
 		return d
 	}
 	queued := int64(s.Queued())
-	normal := queueCounters(v.queueBlocks, s.Waited, s.Waited-queued, queued, s.Started, int64(s.Active()), s.Finished,
+	normal := queueCounters(s.Waited, s.Waited-queued, queued, s.Started, int64(s.Active()), s.Finished,
 		s.HoldTotal.Microseconds(), s.Acquired, s.WaitTotal.Microseconds())
 	if !v.queueBlocks {
 		return append(d, normal...)
 	}
 	return append(d,
-		bson.E{Key: "exempt", Value: queueCounters(true, 0, 0, 0, 0, 0, 0, 0, 0, 0)},
+		bson.E{Key: "exempt", Value: queueCounters(0, 0, 0, 0, 0, 0, 0, 0, 0)},
 		bson.E{Key: "normalPriority", Value: normal})
 }
 
 // queueCounters are one queue's counters, in the server's order. Waiting
 // and service times are booked when an op is scheduled (see slotPool), so
-// totalTimeQueuedMicros includes the coming wait of ops still queued. wide
-// writes queueLength and processing as int64 (8.0) rather than int32 (7.0).
-func queueCounters(wide bool, added, removed, length, started, processing, finished, processingMicros, admissions, queuedMicros int64) bson.D {
-	gauge := func(n int64) any {
-		if wide {
-			return n
-		}
-		return int32(n)
-	}
+// totalTimeQueuedMicros includes the coming wait of ops still queued. All
+// are int64, queueLength and processing too, in 7.0 (the real 7.0.1 and
+// 7.0.14 captures) as in 8.0.
+func queueCounters(added, removed, length, started, processing, finished, processingMicros, admissions, queuedMicros int64) bson.D {
 	return bson.D{
 		{Key: "addedToQueue", Value: added},
 		{Key: "removedFromQueue", Value: removed},
-		{Key: "queueLength", Value: gauge(length)},
+		{Key: "queueLength", Value: length},
 		{Key: "startedProcessing", Value: started},
-		{Key: "processing", Value: gauge(processing)},
+		{Key: "processing", Value: processing},
 		{Key: "finishedProcessing", Value: finished},
 		{Key: "totalTimeProcessingMicros", Value: processingMicros},
 		{Key: "canceled", Value: int64(0)},

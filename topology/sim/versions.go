@@ -25,8 +25,14 @@ type serverVersion struct {
 
 	// hello is the hello command (4.4.2+); before it only isMaster exists.
 	hello bool
-	// opcounters64: opcounters are int64 from 5.0, int32 before.
+	// opcounters64: opcounters are int64 from 4.2 (the real 4.2.1 and
+	// 4.4.18 captures decoded from FTDC say so; the manual's 4.4 reply had
+	// int32), int32 before as far as the manual knows.
 	opcounters64 bool
+	// memMB32: hostInfo system.memSizeMB and memLimitMB are int32 (the real
+	// 4.2.1 capture); int64 from 5.0 (5.0.2, 7.0.1, 7.0.14) and in the
+	// manual's 4.0 and 4.4.
+	memMB32 bool
 	// routerLatencies: a mongos reports opLatencies from 7.0 (SERVER-46478).
 	routerLatencies bool
 	// cpuTimes: extra_info.{user,system}_time_us on Linux from 4.2.
@@ -37,7 +43,9 @@ type serverVersion struct {
 	// queueCounters: each ticket side reports its ticket holder's queue
 	// counters (queueLength, totalTimeQueuedMicros, …) from 7.0. In 7.0
 	// they sit on the side itself (the 7.0 SemaphoreTicketHolder appends
-	// them flat, queueLength and processing as int32); queueBlocks: from 8.0
+	// them flat; queueLength and processing int64, as the real 7.0.1 and
+	// 7.0.14 captures have them, not the int32 the source read suggested);
+	// queueBlocks: from 8.0
 	// they sit, int64, in an exempt and a normalPriority block. Source:
 	// mongodb/mongo src/mongo/util/concurrency/ticketholder.cpp, the 7.0
 	// TicketHolderWithQueueingStats::appendStats and
@@ -93,8 +101,8 @@ type serverVersion struct {
 // versions is the table, oldest first.
 var versions = []serverVersion{
 	{name: "4.0", wire: 7},
-	{name: "4.2", wire: 8, cpuTimes: true, memLimit: true, replWallTimes: true},
-	{name: "4.4", wire: 9, cpuTimes: true, hello: true, memLimit: true, replWallTimes: true, replStatus44: true, retryLabels: true},
+	{name: "4.2", wire: 8, cpuTimes: true, memLimit: true, memMB32: true, opcounters64: true, replWallTimes: true},
+	{name: "4.4", wire: 9, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, replWallTimes: true, replStatus44: true, retryLabels: true},
 	{name: "5.0", wire: 13, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
 		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
 	{name: "6.0", wire: 17, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
