@@ -10,8 +10,9 @@ import (
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
-// What mongostat and mongotop need that the simulator does not answer yet
-// (issue 33; see tools_test.go for the shapes that hold).
+// What mongostat and mongotop need beyond serverStatus's basic shape
+// (issue 33): storageEngine, config.shards through a router and top,
+// which topology/sim answers (storage.go, reads.go, top.go).
 
 // TestMongostatStorageEngine: mongostat picks its columns from
 // serverStatus.storageEngine.name; without it it takes a mongod for
