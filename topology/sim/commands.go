@@ -74,6 +74,7 @@ var handlers = map[string]handler{
 	"listShards":       {fn: cmdListShards, routerOnly: true},
 	"replSetGetStatus": {fn: cmdReplSetGetStatus, mongodOnly: true},
 	"replSetStepDown":  {fn: cmdReplSetStepDown, mongodOnly: true},
+	"top":              {fn: cmdTop, mongodOnly: true},
 	"find":             {fn: cmdFind, kind: kindRead},
 	"getMore":          {fn: cmdGetMore, kind: kindRead},
 	"killCursors":      {fn: cmdKillCursors},
@@ -113,7 +114,7 @@ func (f *frontend) handle(ctx context.Context, cs *connState, req *request) bson
 	}
 	if f.router {
 		// The shards count what this command sends them (onShard).
-		ctx = withShardOp(ctx, shardOp{command: c.name})
+		ctx = withShardOp(ctx, shardOp{command: c.name, ns: topNamespace(c)})
 	}
 	switch c.name {
 	case "find":
@@ -140,7 +141,12 @@ func (f *frontend) handle(ctx context.Context, cs *connState, req *request) bson
 	if err != nil {
 		reply = errorReply(err)
 	}
-	f.tel.record(h.kind, time.Since(start))
+	elapsed := time.Since(start)
+	f.tel.record(h.kind, elapsed)
+	if !f.router {
+		// A routed op is booked on its shard's server instead (onShard).
+		f.tel.top.record(topNamespace(c), c.name, topStatements(c), elapsed)
+	}
 	return reply
 }
 

@@ -13,7 +13,8 @@ import (
 // consumerPaths are serverStatus fields that the field's own tools read
 // from a server (mongostat, built from mongodb/mongo-tools: its status
 // readers decode uptime into an integer, and dereference mem and
-// globalLock), beyond what poolsweep reads (read-paths.txt). The
+// globalLock, and name their columns from storageEngine), beyond what
+// poolsweep reads (read-paths.txt). The
 // conformance tests hold the simulator to the corpus for these too: a
 // simulator those tools cannot read is no faithful instrument (issue 33:
 // mongostat failed on a fractional uptime, then panicked on a missing mem).
@@ -23,6 +24,14 @@ var consumerPaths = []string{
 	"globalLock.totalTime", "globalLock.currentQueue.total", "globalLock.activeClients.total",
 	"extra_info.page_faults",
 	"connections.active", "network.numRequests",
+	// mongostat chooses its columns by storageEngine.name; the other
+	// fields are held to the captures of each version (not
+	// oldestRequiredTimestampForCrashRecovery, which the 5.0.0 capture's
+	// source emptied into a document).
+	"storageEngine.name", "storageEngine.supportsCommittedReads", "storageEngine.supportsPendingDrops",
+	"storageEngine.dropPendingIdents", "storageEngine.supportsTwoPhaseIndexBuild",
+	"storageEngine.supportsSnapshotReadConcern", "storageEngine.readOnly", "storageEngine.persistent",
+	"storageEngine.backupCursorOpen", "storageEngine.supportsResumableIndexBuilds",
 }
 
 // conformancePaths are the read paths and the consumer paths.

@@ -313,7 +313,11 @@
 // cgroup's limit when lower) and os.type as mongod reports them), saslStart
 // and saslContinue
 // (any PLAIN credentials are accepted, as FerretDB does; other mechanisms
-// fail with AuthenticationFailed), and on routers listShards.
+// fail with AuthenticationFailed), top on mongods (each namespace's time
+// and count of the data ops it served, as mongotop reads it), and on
+// routers listShards and a find on config.shards (the same documents, as
+// mongostat --discover reads them). A mongod's serverStatus names its
+// storageEngine wiredTiger, with its version's fields.
 // Anything else gets {ok:0, code:59, codeName:"CommandNotFound"}. Filters:
 // {}, _id equality, $eq/$gt/$gte/$lt/$lte on _id, and equality on other
 // fields, dotted paths into embedded documents included ({"holder.run_id":

@@ -78,13 +78,24 @@ func cmdBuildInfo(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D,
 
 func cmdListShards(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, error) {
 	shards := bson.A{}
+	for _, d := range f.shardDocs() {
+		shards = append(shards, d)
+	}
+	return bson.D{{Key: "shards", Value: shards}}, nil
+}
+
+// shardDocs are the cluster's config.shards documents, which listShards
+// returns as they are and a router's find on config.shards reads
+// (mongostat --discover does): a shard is a replica set, named set/host;
+// topologyTime from 5.0.
+func (f *frontend) shardDocs() []bson.D {
+	var docs []bson.D
 	for _, sh := range f.d.shards {
-		// A shard is a replica set: listShards names it set/host.
 		d := bson.D{{Key: "_id", Value: sh.name}, {Key: "host", Value: sh.name + "/" + sh.host}, {Key: "state", Value: int32(1)}}
 		if f.d.version.topologyTime {
 			d = append(d, bson.E{Key: "topologyTime", Value: bson.Timestamp{T: uint32(f.d.started.Unix()), I: 1}})
 		}
-		shards = append(shards, d)
+		docs = append(docs, d)
 	}
-	return bson.D{{Key: "shards", Value: shards}}, nil
+	return docs
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -74,7 +75,12 @@ func cmdFind(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, er
 	if err != nil {
 		return nil, err
 	}
-	docs, err := f.findDocs(ctx, c.db, coll, o)
+	var docs []bsoncore.Document
+	if f.router && c.db == "config" && coll == "shards" {
+		docs, err = f.configShards(o)
+	} else {
+		docs, err = f.findDocs(ctx, c.db, coll, o)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +132,37 @@ func (f *frontend) findDocs(ctx context.Context, db, coll string, o findOpts) ([
 	out := make([]bsoncore.Document, len(all))
 	for i, k := range all {
 		out[i] = k.doc
+	}
+	return out, nil
+}
+
+// configShards answers a router's find on config.shards from the
+// cluster's shards (shardDocs), in the order they were added (a real
+// find without a sort returns them as stored), with the filter, skip and
+// limit applied. It takes no slot: a router reads it from its config
+// server, whose cost a sweep does not measure. A mongod has no such
+// collection of its own, and its find reads whatever was stored there.
+func (f *frontend) configShards(o findOpts) ([]bsoncore.Document, error) {
+	var out []bsoncore.Document
+	for _, d := range f.shardDocs() {
+		raw, err := bson.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		k, err := keyOf(bsoncore.Document(raw).Lookup("_id"))
+		if err != nil {
+			return nil, err
+		}
+		if o.filter.matchKey(k) && o.filter.matchDoc(raw) {
+			out = append(out, raw)
+		}
+	}
+	if o.reverse {
+		slices.Reverse(out)
+	}
+	out = out[min(o.skip, len(out)):]
+	if o.limit > 0 && len(out) > o.limit {
+		out = out[:o.limit]
 	}
 	return out, nil
 }

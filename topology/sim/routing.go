@@ -96,8 +96,11 @@ func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*sto
 	}
 	if f.router {
 		sf := f.d.shardFronts[i]
-		shardOpOf(ctx).count(&sf.tel)
-		sf.tel.record(kind, time.Since(start))
+		op := shardOpOf(ctx)
+		op.count(&sf.tel)
+		elapsed := time.Since(start)
+		sf.tel.record(kind, elapsed)
+		sf.tel.top.record(op.ns, op.command, 1, elapsed)
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ import (
 var shardServerCommands = map[string]bool{
 	"hello": true, "isMaster": true, "ismaster": true, "ping": true, "endSessions": true,
 	"buildInfo": true, "buildinfo": true, "serverStatus": true, "hostInfo": true,
-	"connPoolStats": true, "saslStart": true, "saslContinue": true,
+	"connPoolStats": true, "saslStart": true, "saslContinue": true, "top": true,
 }
 
 // errShardServerOnly refuses a data command sent to a shard directly.
@@ -53,6 +53,7 @@ func (f *frontend) replicaSetFields() bson.D {
 type shardOp struct {
 	command string
 	docs    int
+	ns      string // the namespace top books it on
 }
 
 type shardOpKey struct{}

@@ -29,6 +29,10 @@ type telemetry struct {
 	readOps, writeOps, cmdOps atomic.Int64
 
 	bytesIn, bytesOut, numRequests atomic.Int64
+
+	// top is the time and count of data operations per namespace (the top
+	// command, top.go).
+	top topTable
 }
 
 // record adds one finished command's latency to its class.
@@ -184,6 +188,7 @@ func (f *frontend) serverStatus() bson.D {
 	}
 	var queues bson.D
 	if !f.router {
+		d = append(d, bson.E{Key: "storageEngine", Value: f.storageEngine()})
 		tickets := bson.D{{Key: "write", Value: ticketSide(v, writes)}, {Key: "read", Value: ticketSide(v, reads)}}
 		if v.queues {
 			queues = append(queues, bson.E{Key: "execution", Value: tickets})

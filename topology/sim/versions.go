@@ -80,6 +80,17 @@ type serverVersion struct {
 	// simulator's 7.0 and 8.0 (x.y.0 releases) predate.
 	ingress bool
 
+	// serverStatus.storageEngine (storage.go), from the captures:
+	// pendingDrops: oldestRequiredTimestampForCrashRecovery,
+	// supportsPendingDrops, dropPendingIdents, supportsSnapshotReadConcern
+	// and backupCursorOpen (4.2+: 4.2.1 has them, 3.6.20 not; 4.0 has no
+	// capture and keeps 3.6.20's four fields, uncertain);
+	// twoPhaseIndexBuild: supportsTwoPhaseIndexBuild (4.4.18 only);
+	// resumableIndexBuilds: supportsResumableIndexBuilds (5.0.0 and 5.0.2;
+	// not 7.0.1, 7.0.14 or 8.0.9; 6.0 has no capture and is left without
+	// it, uncertain).
+	pendingDrops, twoPhaseIndexBuild, resumableIndexBuilds bool
+
 	// Replica sets. retryLabels: an error of a retryable write carries the
 	// RetryableWriteError label (4.4+), on which drivers of wire version 9+
 	// retry. primaryNames: "not primary" (NotWritablePrimary,
@@ -101,20 +112,20 @@ type serverVersion struct {
 // versions is the table, oldest first.
 var versions = []serverVersion{
 	{name: "4.0", wire: 7},
-	{name: "4.2", wire: 8, cpuTimes: true, memLimit: true, memMB32: true, opcounters64: true, replWallTimes: true},
-	{name: "4.4", wire: 9, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, replWallTimes: true, replStatus44: true, retryLabels: true},
-	{name: "5.0", wire: 13, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
+	{name: "4.2", wire: 8, cpuTimes: true, pendingDrops: true, memLimit: true, memMB32: true, opcounters64: true, replWallTimes: true},
+	{name: "4.4", wire: 9, cpuTimes: true, pendingDrops: true, twoPhaseIndexBuild: true, hello: true, memLimit: true, opcounters64: true, replWallTimes: true, replStatus44: true, retryLabels: true},
+	{name: "5.0", wire: 13, cpuTimes: true, pendingDrops: true, resumableIndexBuilds: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
 		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
-	{name: "6.0", wire: 17, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
+	{name: "6.0", wire: 17, cpuTimes: true, pendingDrops: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
 		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
-	{name: "7.0", wire: 21, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
+	{name: "7.0", wire: 21, cpuTimes: true, pendingDrops: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
 		routerLatencies: true, queueCounters: true, connRejected: true,
 		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
-	{name: "8.0", wire: 25, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
+	{name: "8.0", wire: 25, cpuTimes: true, pendingDrops: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
 		routerLatencies: true, queueCounters: true, queueBlocks: true, queues: true, coresAvailable: true,
 		routerGlobalLock: true, connRejected: true,
 		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
-	{name: "8.2", wire: 27, cpuTimes: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
+	{name: "8.2", wire: 27, cpuTimes: true, pendingDrops: true, hello: true, memLimit: true, opcounters64: true, leased: true, topologyTime: true,
 		routerLatencies: true, queueCounters: true, queueBlocks: true, queues: true, coresAvailable: true,
 		routerGlobalLock: true, connRejected: true, ingress: true,
 		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},

@@ -125,7 +125,7 @@ func cmdInsert(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, 
 			continue
 		}
 		wg.Go(func() {
-			sctx := withShardOp(ctx, shardOp{command: "insert", docs: len(groups[i])})
+			sctx := withShardOp(ctx, shardOp{command: "insert", docs: len(groups[i]), ns: shardOpOf(ctx).ns})
 			if err := f.onShard(sctx, i, kindWrite, func(st *store) { run(i, st) }); err != nil {
 				mu.Lock()
 				opErr = err
