@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -195,10 +196,35 @@ func batchMetric(m *Metric, bs, cs []*results.StepResult, o Options) bool {
 	return true
 }
 
-// runNoise is the between-run noise floor in percent.
+// runNoise is the between-run noise floor in percent: the one asked for,
+// else the floor of the noisiest server kind compared (kindFloor, set by
+// Match), else the default.
 func (o Options) runNoise() float64 {
-	if o.RunNoisePct != nil {
+	switch {
+	case o.RunNoisePct != nil:
 		return *o.RunNoisePct
+	case o.kindFloor > 0:
+		return o.kindFloor
 	}
 	return DefaultRunNoisePct
+}
+
+// kindFloor is the largest between-run floor of the server kinds (the
+// headers' server_kind) of the targets whose steps are compared: embedded
+// FerretDB varies far more from run to run than a simulator does.
+func kindFloor(base, cand []*results.Results, b, c Side) float64 {
+	floor := 0.0
+	for _, x := range []struct {
+		rs      []*results.Results
+		targets []string
+	}{{base, b.Targets}, {cand, c.Targets}} {
+		for _, r := range x.rs {
+			for _, t := range r.Header.Targets {
+				if slices.Contains(x.targets, t.Name) {
+					floor = math.Max(floor, steady.RunNoisePct(t.ServerKind))
+				}
+			}
+		}
+	}
+	return floor
 }

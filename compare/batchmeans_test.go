@@ -243,3 +243,33 @@ func TestBatchSideTrialsSpread(t *testing.T) {
 		t.Errorf("variance %g df %v; want the trials' spread (≫ %g) with 1 degree of freedom", b.variance, b.df, within)
 	}
 }
+
+// The floor follows the server kind: embedded FerretDB's runs differ far
+// more than a simulator's (docs/analysis.md), so the same 12% change
+// across two runs is concluded against simulators and left to trials
+// against FerretDB; --run-noise overrides both.
+func TestRunNoiseByServerKind(t *testing.T) {
+	for _, tc := range []struct {
+		kind      string
+		override  *float64
+		wantFloor float64
+		want      Status
+	}{
+		{"simulator", nil, 3, StatusChanged},
+		{"mongodb", nil, 3, StatusChanged},
+		{"ferretdb", nil, 12, StatusNoChange},
+		{"ferretdb", ptr(1), 1, StatusChanged},
+	} {
+		b, c := oneTrialPair(0.88, 1, "run-1", "run-2")
+		for _, r := range []*results.Results{b, c} {
+			r.Header.Targets[0].ServerKind = tc.kind
+		}
+		cmp, err := Match([]*results.Results{b}, []*results.Results{c}, Options{RunNoisePct: tc.override})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := opsMetric(t, cmp); cmp.RunNoisePct != tc.wantFloor || m.Status != tc.want {
+			t.Errorf("%s (override %v): floor %g, status %s; want %g and %s", tc.kind, tc.override, cmp.RunNoisePct, m.Status, tc.wantFloor, tc.want)
+		}
+	}
+}

@@ -44,11 +44,15 @@ type Options struct {
 	// RunNoisePct is the between-run noise floor of a step's throughput,
 	// one standard deviation in percent, that a comparison of two runs
 	// adds to each side's batch-means variance (batchmeans.go); nil means
-	// DefaultRunNoisePct, and 0 no floor. It does not apply within one run.
+	// the floor of the noisiest server kind compared (steady.RunNoisePct:
+	// embedded FerretDB 12%, else 3%), and 0 no floor. It does not apply
+	// within one run.
 	RunNoisePct *float64
 
 	// withinRun is set by Match: both sides come from one run.
 	withinRun bool
+	// kindFloor is set by Match: the floor of the server kinds compared.
+	kindFloor float64
 }
 
 // Status of one metric's comparison.
@@ -204,7 +208,7 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	if p := o.RunNoisePct; p != nil && !(*p >= 0 && *p <= 100) {
 		return nil, fmt.Errorf("run noise %g%% is not between 0 and 100", *p)
 	}
-	cmp := &Comparison{Alpha: o.Alpha, MinEffectPct: o.MinEffectPct, RunNoisePct: o.runNoise()}
+	cmp := &Comparison{Alpha: o.Alpha, MinEffectPct: o.MinEffectPct}
 
 	bAll, bNotes := collect(base)
 	cAll, cNotes := collect(cand)
@@ -258,7 +262,8 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	cmp.Baseline = describe(base, bAll)
 	cmp.Candidate = describe(cand, cAll)
 	o.withinRun = oneRun(cmp.Baseline, cmp.Candidate)
-	cmp.WithinRun = o.withinRun
+	o.kindFloor = kindFloor(base, cand, cmp.Baseline, cmp.Candidate)
+	cmp.WithinRun, cmp.RunNoisePct = o.withinRun, o.runNoise()
 	if axis != "" {
 		cmp.Axis = axis
 		cmp.Baseline.Series, cmp.Candidate.Series = results.AxisText(axis, values[0]), results.AxisText(axis, values[1])

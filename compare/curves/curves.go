@@ -39,6 +39,9 @@ type Side struct {
 	// RunIDs are the runs the side's steps come from: two sides of one
 	// run need no between-run noise floor (CompareAcross).
 	RunIDs []string
+	// ServerKind is the target's (mongodb, ferretdb, simulator; "" when
+	// not recorded): it sets the default floor (steady.RunNoisePct).
+	ServerKind string
 
 	// The series' values on the axes and its label without them, for
 	// pairing (Pairs).
@@ -184,10 +187,10 @@ type Comparison struct {
 }
 
 // Compare compares the candidate's curve with the baseline's at
-// significance alpha (0: DefaultAlpha), with the default between-run
-// noise floor when they come from different runs.
+// significance alpha (0: DefaultAlpha), with the between-run noise floor
+// of the noisier side's server kind when they come from different runs.
 func Compare(base, cand Side, alpha float64) *Comparison {
-	return CompareAcross(base, cand, alpha, steady.DefaultRunNoisePct)
+	return CompareAcross(base, cand, alpha, max(steady.RunNoisePct(base.ServerKind), steady.RunNoisePct(cand.ServerKind)))
 }
 
 // CompareAcross is Compare with a between-run noise floor of

@@ -42,6 +42,9 @@ func SideOf(rs []*results.Results, r knee.Report, name string) Side {
 		}
 	}
 	s.Deployment = deployment(hdr, reached)
+	if hdr != nil {
+		s.ServerKind = hdr.ServerKind
+	}
 	s.label = results.LabelWithout(results.LabelWithout(r.Workload, results.AxisReadPreference, s.readPref), results.AxisWriteConcern, s.writeConcern)
 	for _, c := range slices.Sorted(maps.Keys(by)) {
 		s.Levels = append(s.Levels, levelOf(by[c], s.Deployment.Hosts))
