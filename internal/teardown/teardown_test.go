@@ -24,8 +24,11 @@ func TestWithin(t *testing.T) {
 		{"ignores ctx", 50 * time.Millisecond, func(context.Context) { <-stuck }, false, 50*time.Millisecond + Grace, 50*time.Millisecond + Grace + 2*time.Second},
 	}
 	for _, tt := range tests {
-		ctx, cancel := context.WithTimeout(context.Background(), tt.ctx)
+		// start before the context's clock: its deadline is then at least
+		// tt.ctx after start (taken the other way round, a fast return read
+		// 49.97 ms against the 50-ms floor).
 		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), tt.ctx)
 		done := Within(ctx, tt.f)
 		took := time.Since(start)
 		cancel()
