@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/cpuwait"
+	"github.com/poolsweep/poolsweep/internal/outfile"
 )
 
 //go:embed probe.py java/*.java
@@ -112,7 +113,7 @@ func (tl Tools) writePrograms() error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(tl.dir, filepath.Base(name)), b, 0o644); err != nil {
+		if err := outfile.Write(filepath.Join(tl.dir, filepath.Base(name)), func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 			return fmt.Errorf("write %s: %w", name, err)
 		}
 	}
