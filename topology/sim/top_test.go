@@ -76,9 +76,11 @@ func TestTopBooksServedOps(t *testing.T) {
 			t.Errorf("%s count %d, want %d", entry, count, n)
 		}
 		// Each operation booked took at least one 2-ms data op (update's
-		// two statements one each).
-		if us < 2000*n {
-			t.Errorf("%s time %d µs, want at least %d (the service times booked)", entry, us, 2000*n)
+		// two statements one each), less the timer's few µs of slack (the
+		// service sleep's timerfd and the handler's clock are read apart:
+		// CI once read 1994 µs for one 2-ms command).
+		if floor := 2000 * n * 99 / 100; us < floor {
+			t.Errorf("%s time %d µs, want at least %d (the service times booked, less 1%%)", entry, us, floor)
 		}
 	}
 	if times["total"] != times["readLock"]+times["writeLock"] {

@@ -64,6 +64,13 @@ public class Probe {
         try {
             MongoDatabase admin = client.getDatabase("admin");
             admin.runCommand(new Document("ping", 1));
+            // The listener hears of the description the ping was selected
+            // by on the driver's own thread, maybe after the ping returns
+            // (seen in CI: UNKNOWN for a router): wait for it, bounded.
+            long known = System.nanoTime() + TIMEOUT_MS * 1000000L;
+            while ((topo.description == null || topo.description.getType().toString().equals("UNKNOWN")) && System.nanoTime() < known) {
+                Thread.sleep(10);
+            }
             ClusterDescription cd = topo.description;
             out.put("topology", cd.getType().toString());
             out.put("connectionMode", cd.getConnectionMode().toString());
