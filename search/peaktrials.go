@@ -20,22 +20,19 @@ import (
 // peakDecision is the next extra trial at a target's peak, for the series
 // of equal workload, pool and clients on different targets; ok is false
 // when every such pair of peaks stands apart or is measured --trials
-// times. k is the index of the series to measure.
-func (t *Trials) peakDecision(done []results.StepResult, tried map[string]bool) (int, plan.StepSpec, bool) {
+// times. k is the index of the series to measure; ds holds each series'
+// analysis, as its own decision was made on it.
+func (t *Trials) peakDecision(done []results.StepResult, ds []trialDecision, tried map[string]bool) (int, plan.StepSpec, bool) {
 	type peak struct {
 		lv     knee.Level
 		trials int
 	}
 	peaks := make([]*peak, len(t.series))
 	for i, s := range t.series {
-		steps := s.stepsOf(done)
-		if len(steps) == 0 {
+		if !ds[i].reportOK {
 			continue
 		}
-		r, ok := s.analyze(steps, t.opts)
-		if !ok {
-			continue
-		}
+		r, steps := ds[i].report, s.stepsOf(done)
 		for _, l := range r.Levels {
 			if l.Concurrency == r.Peak.Concurrency {
 				peaks[i] = &peak{lv: l, trials: trials(steps)[l.Concurrency]}

@@ -32,10 +32,13 @@ type Trials struct {
 }
 
 // trialDecision is one series' next extra trial (nil: none), and the
-// extra trials it still expects.
+// extra trials it still expects; report is the series' analysis it was
+// decided on (ok false when it had none), which the peaks' rule reads too.
 type trialDecision struct {
-	next   *plan.StepSpec
-	expect int
+	next     *plan.StepSpec
+	expect   int
+	report   knee.Report
+	reportOK bool
 }
 
 // NewTrials plans a grid whose trials are a maximum. targets and workloads
@@ -148,8 +151,8 @@ func (t *Trials) decide(done []results.StepResult, failed []plan.StepSpec) []tri
 		ds[i] = t.seriesDecision(s, s.stepsOf(done), tried)
 	}
 	if len(pending) == 0 && !anyNext(ds) {
-		if k, sp, ok := t.peakDecision(done, tried); ok {
-			ds[k] = trialDecision{next: &sp, expect: 1}
+		if k, sp, ok := t.peakDecision(done, ds, tried); ok {
+			ds[k].next, ds[k].expect = &sp, 1
 		}
 	}
 	t.cacheN, t.cacheF, t.cached = len(done), len(failed), ds
@@ -175,15 +178,16 @@ func (t *Trials) seriesDecision(s series, steps []results.StepResult, tried map[
 	if !ok {
 		return trialDecision{}
 	}
+	analysed := trialDecision{report: r, reportOK: true}
 	n := trials(steps)
 	last := steps[len(steps)-1].Concurrency
 	c, other, ok := needsTrial(r, n, t.maxTrials, last)
 	if !ok {
-		return trialDecision{}
+		return analysed
 	}
 	sp := t.seriesStep(s, c, n[c]+1)
 	if tried[sp.Key()] {
-		return trialDecision{} // it failed in this session: not again
+		return analysed // it failed in this session: not again
 	}
 	lv := map[int]knee.Level{}
 	for _, l := range r.Levels {
@@ -200,7 +204,8 @@ func (t *Trials) seriesDecision(s series, steps []results.StepResult, tried map[
 	}
 	e.Why = fmt.Sprintf("the throughput intervals of %d and %d overlap (%s): trial %d of at most %d", c, other, where, sp.Trial, t.maxTrials)
 	sp.ExtraTrial = e
-	return trialDecision{next: &sp, expect: max(1, 2*t.maxTrials-n[c]-n[other])}
+	analysed.next, analysed.expect = &sp, max(1, 2*t.maxTrials-n[c]-n[other])
+	return analysed
 }
 
 // stepsOf is the series' measured steps, in the order they were measured.
