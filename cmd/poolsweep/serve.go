@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -181,6 +182,7 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		defer d.Close()
 		fmt.Fprintln(e.stdout, d.URI())
 		fmt.Fprintf(e.stderr, "poolsweep simulator (%s) — a measuring instrument, not a database; stop with Ctrl-C\n", spec.String())
+		warnPublicListen(e.stderr, "--listen", o.listen, append(d.Hosts(), d.ShardHosts()...), simCan, simAbout)
 		<-ctx.Done()
 		return nil
 	}
@@ -209,6 +211,9 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		return err
 	}
 	fmt.Fprintln(e.stdout, srv.URI)
+	if u, err := url.Parse(srv.URI); err == nil {
+		warnPublicListen(e.stderr, "--listen", o.listen, []string{u.Host}, ferretCan, ferretAbout)
+	}
 	select {
 	case <-ctx.Done():
 	case err := <-srv.Done():

@@ -54,7 +54,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err := o.fleet.readStorm(ctx, readOptions{}); err != nil {
 		return err
 	}
-	metrics, err := o.startMetrics()
+	metrics, err := o.startMetrics(e.stderr)
 	if err != nil {
 		return err
 	}
