@@ -54,11 +54,6 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err := o.fleet.readStorm(ctx, readOptions{}); err != nil {
 		return err
 	}
-	metrics, err := o.startMetrics()
-	if err != nil {
-		return err
-	}
-	defer metrics.stop()
 	if o.spawn > 0 {
 		return o.runSpawn(ctx, e, cfg)
 	}
@@ -77,6 +72,13 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	// Listening is starting something: only once every output path is
+	// known to take what the run writes.
+	metrics, err := o.startMetrics()
+	if err != nil {
+		return err
+	}
+	defer metrics.stop()
 	session.ResultsPath = filepath.Join(outDir, "results.jsonl")
 	if session.Previous != nil {
 		pending, err := session.Pending()
@@ -283,14 +285,10 @@ func (o *sweepOptions) checkArtifacts(flag, dir string) error {
 	if o.noPlot {
 		return nil
 	}
-	if _, err := os.Lstat(dir); err != nil {
+	if _, err := os.Lstat(filepath.Clean(dir)); err != nil {
 		return nil // made fresh: every file in it is new
 	}
-	figs := make([]plot.Figure, len(plot.AllFigures))
-	for i, name := range plot.AllFigures {
-		figs[i].Name = name
-	}
-	if err := plot.CheckFiles(dir, figs); err != nil {
+	if err := plot.CheckNames(dir); err != nil {
 		return usagef("%s: %v", flag, err)
 	}
 	if err := outfile.Check(filepath.Join(dir, "report.html")); err != nil {
