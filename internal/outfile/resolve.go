@@ -110,7 +110,10 @@ func resolved(path string) (string, error) {
 	// a file, where the cleaned "f" would be the file itself.
 	if dirForm(path) {
 		if fi, err := os.Stat(clean); err == nil && !fi.IsDir() {
-			return "", &pathError{msg: fmt.Sprintf("%s names a directory, but %s is %s", path, clean, textfmt.FileKind(fi.Mode())), errs: []error{ErrNotDir}}
+			if li, err := os.Lstat(clean); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+				return "", &pathError{msg: symlinkError(path).Error(), errs: []error{ErrSymlink, ErrNotDir}}
+			}
+			return "", &pathError{msg: fmt.Sprintf("%s: %s is %s, %v", path, clean, textfmt.FileKind(fi.Mode()), ErrNotDir), errs: []error{ErrNotDir}}
 		}
 	}
 	return clean, nil

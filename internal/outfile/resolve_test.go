@@ -14,7 +14,7 @@ import (
 // dotFixture is a directory d for the ".." tests: dir/sub (real
 // directories), a file, a FIFO, lnk (a symlink to T, a directory with a
 // sub of its own in another directory, elsewhere), and lnkin (a symlink
-// to d/dir, whose ".." is d again). It returns d and elsewhere.
+// to d/dir, whose ".." is d again), and lnkfile (a symlink to the file).
 func dotFixture(t testing.TB, d, elsewhere string) {
 	t.Helper()
 	must := func(err error) {
@@ -29,6 +29,7 @@ func dotFixture(t testing.TB, d, elsewhere string) {
 	must(os.MkdirAll(filepath.Join(elsewhere, "T", "sub"), 0o755))
 	must(os.Symlink(filepath.Join(elsewhere, "T"), filepath.Join(d, "lnk")))
 	must(os.Symlink(filepath.Join(d, "dir"), filepath.Join(d, "lnkin")))
+	must(os.Symlink(filepath.Join(d, "file"), filepath.Join(d, "lnkfile")))
 }
 
 // tree lists every path under dirs, for "nothing was created".
@@ -71,8 +72,9 @@ func TestResolved(t *testing.T) {
 		{"lnk/../x", "", []error{ErrDotDot, ErrSymlink}, d + "/lnk is a symlink to " + e + "/T"},                                            // --plot lnk/../newdir left newdir beside T
 		{"lnk/sub/../../x", "", []error{ErrDotDot, ErrSymlink}, "lnk is a symlink"},                                                         // the second ".." takes lnk back
 		{"lnk/..", "", []error{ErrDotDot, ErrSymlink}, "lnk is a symlink"},                                                                  // as a directory
-		{"file/.", "", []error{ErrNotDir}, "names a directory, but " + d + "/file is a regular file"},                                       // the kernel says ENOTDIR; the cleaned path is the file
-		{"file/", "", []error{ErrNotDir}, "names a directory"},                                                                              // so does a trailing slash
+		{"file/.", "", []error{ErrNotDir}, d + "/file is a regular file, not a directory"},                                                  // the kernel says ENOTDIR; the cleaned path is the file
+		{"file/", "", []error{ErrNotDir}, "is a regular file, not a directory"},                                                             // so does a trailing slash
+		{"lnkfile/", "", []error{ErrSymlink, ErrNotDir}, "lnkfile/ is a symlink to " + d + "/file"},                                         // a symlink to a file named as a directory
 		{"dir/.", "dir", nil, ""}, // a directory named so
 		{"new/", "new", nil, ""},  // a directory to make
 	} {
@@ -241,7 +243,7 @@ func FuzzDotSteps(f *testing.F) {
 func FuzzResolvedAsKernel(f *testing.F) {
 	d, e := f.TempDir(), f.TempDir()
 	dotFixture(f, d, e)
-	parts := []string{"dir", "sub", "lnk", "lnkin", "file", "fifo", "missing", "..", ".", ""}
+	parts := []string{"dir", "sub", "lnk", "lnkin", "file", "fifo", "missing", "..", ".", "", "lnkfile"}
 	for _, s := range [][]byte{{2, 7, 0}, {0, 7, 7, 0}, {6, 7, 4}, {2, 1, 7, 7}, {3, 7, 1}} {
 		f.Add(s)
 	}
