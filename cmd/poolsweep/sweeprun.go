@@ -227,12 +227,12 @@ func (o *sweepOptions) outputDir(ctx context.Context, session *sweep.Session) (s
 		if err := outfile.Check(path); err != nil {
 			return "", usagef("--resume: %v", err)
 		}
+		if err := o.checkArtifacts("--resume", o.resume); err != nil { // every output name before the input is read
+			return "", err
+		}
 		prev, err := o.read.file(ctx, path)
 		if err != nil {
 			return "", usagef("--resume: %v", err)
-		}
-		if err := o.checkArtifacts("--resume", o.resume); err != nil {
-			return "", err
 		}
 		session.Previous, session.RunID = prev, prev.Header.RunID
 		return o.resume, nil
