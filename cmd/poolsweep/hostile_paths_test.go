@@ -294,3 +294,38 @@ func TestSavedReplyNames(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputPathsAsResolved: a ".." that steps back out of a real
+// directory is followed as the system follows it, to the place its text
+// names; and the counter the refusals are held to sees a command that
+// does connect (inspect with a good --save-replies: closed on, exit 1).
+func TestOutputPathsAsResolved(t *testing.T) {
+	t.Parallel()
+	d := t.TempDir()
+	if err := os.Mkdir(filepath.Join(d, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"report", pairFixture, "-o", d + "/sub/../r.html"},
+		{"plot", pairFixture, "--figure", "throughput", "-o", d + "/sub/../figs"},
+		{"merge", agentFixture, "-o", d + "/sub/./../m.jsonl"},
+	} {
+		if code, _, stderr := runWithin(t, time.Minute, args...); code != 0 {
+			t.Errorf("%q: exit %d: %s", args, code, stderr)
+		}
+	}
+	for _, p := range []string{"r.html", "figs/throughput.svg", "m.jsonl"} {
+		if fi, err := os.Lstat(filepath.Join(d, p)); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if es, _ := os.ReadDir(filepath.Join(d, "sub")); len(es) != 0 {
+		t.Errorf("sub holds %s", es[0].Name())
+	}
+
+	srv := newCounter(t)
+	code, _, stderr := runWithin(t, time.Minute, "inspect", "--uri", srv.uri(), "--save-replies", filepath.Join(d, "rep"))
+	if code != exitFailed || srv.n.Load() == 0 {
+		t.Errorf("inspect against the counter: exit %d, %d connection(s), stderr %q; want exit 1 after connecting", code, srv.n.Load(), stderr)
+	}
+}
