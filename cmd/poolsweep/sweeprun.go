@@ -38,6 +38,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		jp = newJSONProgress(e.stderr)
 		e.stderr = jp
 	}
+	if err := o.checkNamedDir(); err != nil {
+		return err
+	}
 	if err := o.readHandedTargets(); err != nil {
 		return err
 	}
@@ -256,6 +259,26 @@ func (o *sweepOptions) outputDir(ctx context.Context, session *sweep.Session) (s
 	}
 	session.MakeDir = func() error { return o.makeOutDir(dir) }
 	return dir, nil
+}
+
+// checkNamedDir refuses a --resume or --out directory that cannot take
+// the run's files before anything is read (the workload file, a storm
+// run, the run to resume) or started; outputDir checks again, with every
+// name, once the run is named.
+func (o *sweepOptions) checkNamedDir() error {
+	switch {
+	case o.resume != "":
+		if err := outfile.CheckDir(o.resume); err != nil {
+			return usagef("--resume: %v", err)
+		}
+		return o.checkArtifacts("--resume", o.resume)
+	case o.out != "":
+		if err := outfile.CheckDir(o.out); err != nil {
+			return usagef("--out: %v", err)
+		}
+		return o.checkArtifacts("--out", o.out)
+	}
+	return nil
 }
 
 // checkOutDir checks the output directory of a new run: the one the user
