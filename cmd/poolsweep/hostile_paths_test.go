@@ -323,6 +323,24 @@ func TestOutputPathsAsResolved(t *testing.T) {
 		t.Errorf("sub holds %s", es[0].Name())
 	}
 
+	// An input directory given with a ".." after a symlink: merge reads
+	// the results.jsonl in the directory the system finds, as it listed.
+	elsewhere := t.TempDir()
+	if err := os.Mkdir(filepath.Join(elsewhere, "T"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(agentFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, elsewhere, "results.jsonl", string(b))
+	if err := os.Symlink(filepath.Join(elsewhere, "T"), filepath.Join(d, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runWithin(t, time.Minute, "merge", d+"/lnk/..", "-o", filepath.Join(d, "m2.jsonl")); code != 0 {
+		t.Errorf("merge lnk/..: exit %d: %s", code, stderr)
+	}
+
 	srv := newCounter(t)
 	code, _, stderr := runWithin(t, time.Minute, "inspect", "--uri", srv.uri(), "--save-replies", filepath.Join(d, "rep"))
 	if code != exitFailed || srv.n.Load() == 0 {
