@@ -101,8 +101,8 @@ func resolved(path string) (string, error) {
 		}
 		if li, err := os.Lstat(through); err == nil && li.Mode()&fs.ModeSymlink != 0 {
 			to, _ := os.Readlink(through)
-			return "", dotError(fmt.Sprintf(`%s: %s is a symlink to %s, and the ".." after it climbs out of that, not back to %s; name the path without it`,
-				path, through, to, parent), ErrSymlink)
+			return "", dotError(fmt.Sprintf(`%s: %s is a symlink to %s: the ".." after it leads to the parent of that, not back to the directory %s is in; name the path without it`,
+				path, through, to, s.name), ErrSymlink)
 		}
 		return "", dotError(fmt.Sprintf(`%s: the ".." after %s does not lead back to %s`, path, through, parent))
 	}
