@@ -184,7 +184,6 @@ func TestHostileOutputPaths(t *testing.T) {
 		label, value, want string
 		c                  outputCase
 		d, elsewhere       string
-		planted            string // a path planted inside, to be left as it is
 	}
 	setup := func(t *testing.T, c outputCase) (d, elsewhere string) {
 		d, elsewhere = t.TempDir(), t.TempDir()
@@ -225,7 +224,7 @@ func TestHostileOutputPaths(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				runs = append(runs, run{label: c.label + ", a " + kind + " at " + in, value: filepath.Join(d, c.at), want: filepath.Base(in), c: c, d: d, elsewhere: e, planted: p})
+				runs = append(runs, run{label: c.label + ", a " + kind + " at " + in, value: filepath.Join(d, c.at), want: filepath.Base(in), c: c, d: d, elsewhere: e})
 			}
 		}
 	}
