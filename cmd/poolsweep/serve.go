@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -201,6 +202,7 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		if err := outfile.MakeDir(dir); err != nil {
 			return usagef("--data: %v", err)
 		}
+		dir = filepath.Clean(dir) // checked: FerretDB gets the place it resolves to, not a ".." to follow again
 	}
 	srv, err := embedded.Start(startCtx, embedded.Config{DataDir: dir, Listen: o.listen, PostgreSQLURL: o.postgresqlURL, Log: logw})
 	cancelStart()

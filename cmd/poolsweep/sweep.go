@@ -261,7 +261,7 @@ merged run's end status.
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep (the run then ends partial, exit 3)")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
 	floatVar(f, &o.maxErrorRate, "max-error-rate", 1, 0, 1, false, false, "stop the sweep after a step whose failed operations exceed this fraction, 0 to 1 (1 = never stop)")
-	textVar(f, &o.resume, "resume", "", "a directory holding results.jsonl", nil, "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
+	textVar(f, &o.resume, "resume", "", "a directory holding results.jsonl, written through outfile", nil, "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
 	f.BoolVar(&o.read.lenient, "lenient", false, "with --resume: "+lenientHelp+"; such a step is measured again")
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	f.BoolVar(&o.noShardSample, "no-shard-sampling", false, "on a sharded cluster, sample the mongos routers only, not the shards' primaries behind them (which poolsweep otherwise finds with listShards and samples directly, with the URI's credentials and TLS)")

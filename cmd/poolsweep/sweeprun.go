@@ -38,6 +38,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		jp = newJSONProgress(e.stderr)
 		e.stderr = jp
 	}
+	if err := o.checkNamedDir(); err != nil {
+		return err
+	}
 	if err := o.readHandedTargets(); err != nil {
 		return err
 	}
@@ -54,11 +57,6 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err := o.fleet.readStorm(ctx, readOptions{}); err != nil {
 		return err
 	}
-	metrics, err := o.startMetrics(e.stderr)
-	if err != nil {
-		return err
-	}
-	defer metrics.stop()
 	if o.spawn > 0 {
 		return o.runSpawn(ctx, e, cfg)
 	}
@@ -77,6 +75,13 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	// Listening is starting something: only once every output path is
+	// known to take what the run writes.
+	metrics, err := o.startMetrics(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer metrics.stop()
 	session.ResultsPath = filepath.Join(outDir, "results.jsonl")
 	if session.Previous != nil {
 		pending, err := session.Pending()
@@ -225,12 +230,12 @@ func (o *sweepOptions) outputDir(ctx context.Context, session *sweep.Session) (s
 		if err := outfile.Check(path); err != nil {
 			return "", usagef("--resume: %v", err)
 		}
+		if err := o.checkArtifacts("--resume", o.resume); err != nil { // every output name before the input is read
+			return "", err
+		}
 		prev, err := o.read.file(ctx, path)
 		if err != nil {
 			return "", usagef("--resume: %v", err)
-		}
-		if err := o.checkArtifacts("--resume", o.resume); err != nil {
-			return "", err
 		}
 		session.Previous, session.RunID = prev, prev.Header.RunID
 		return o.resume, nil
@@ -254,6 +259,26 @@ func (o *sweepOptions) outputDir(ctx context.Context, session *sweep.Session) (s
 	}
 	session.MakeDir = func() error { return o.makeOutDir(dir) }
 	return dir, nil
+}
+
+// checkNamedDir refuses a --resume or --out directory that cannot take
+// the run's files before anything is read (the workload file, a storm
+// run, the run to resume) or started; outputDir checks again, with every
+// name, once the run is named.
+func (o *sweepOptions) checkNamedDir() error {
+	switch {
+	case o.resume != "":
+		if err := outfile.CheckDir(o.resume); err != nil {
+			return usagef("--resume: %v", err)
+		}
+		return o.checkArtifacts("--resume", o.resume)
+	case o.out != "":
+		if err := outfile.CheckDir(o.out); err != nil {
+			return usagef("--out: %v", err)
+		}
+		return o.checkArtifacts("--out", o.out)
+	}
+	return nil
 }
 
 // checkOutDir checks the output directory of a new run: the one the user
@@ -283,14 +308,10 @@ func (o *sweepOptions) checkArtifacts(flag, dir string) error {
 	if o.noPlot {
 		return nil
 	}
-	if _, err := os.Lstat(dir); err != nil {
+	if _, err := os.Lstat(filepath.Clean(dir)); err != nil {
 		return nil // made fresh: every file in it is new
 	}
-	figs := make([]plot.Figure, len(plot.AllFigures))
-	for i, name := range plot.AllFigures {
-		figs[i].Name = name
-	}
-	if err := plot.CheckFiles(dir, figs); err != nil {
+	if err := plot.CheckNames(dir); err != nil {
 		return usagef("%s: %v", flag, err)
 	}
 	if err := outfile.Check(filepath.Join(dir, "report.html")); err != nil {

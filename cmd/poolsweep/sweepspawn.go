@@ -60,6 +60,11 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	if err := o.checkArtifacts("--out", dir); err != nil {
 		return err
 	}
+	metrics, err := o.startMetrics(e.stderr) // once the paths are checked, as a run of one process
+	if err != nil {
+		return err
+	}
+	defer metrics.stop()
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("--spawn: find this program: %w", err)
