@@ -29,13 +29,16 @@ var foreignDocs = []any{
 // holds documents another client wrote is refused, with their count, for
 // a reload (another --records), a reuse (the same --records) and --drop
 // alike, and nothing is dropped or written; --drop-foreign reloads it.
-// On the simulator and on embedded FerretDB, which take different query
-// operators: the count of poolsweep's own documents is one both take.
+// On the simulator (standalone, replica set, sharded behind a router) and
+// on embedded FerretDB, which take different query operators: the count
+// of poolsweep's own documents is one both take.
 func TestPrepareForeignDocuments(t *testing.T) {
 	t.Parallel()
 	servers := map[string]func(testing.TB) string{
-		"sim":      func(t testing.TB) string { return testsrv.Sim(t, "slots=4,service=0s").URI() },
-		"ferretdb": testferret.Start,
+		"sim":         func(t testing.TB) string { return testsrv.Sim(t, "slots=4,service=0s").URI() },
+		"sim-rs":      func(t testing.TB) string { return testsrv.Sim(t, "rs=3,slots=4,service=0s").URI() },
+		"sim-sharded": func(t testing.TB) string { return testsrv.Sim(t, "shards=2,slots=4,service=0s").URI() },
+		"ferretdb":    testferret.Start,
 	}
 	for name, start := range servers {
 		t.Run(name, func(t *testing.T) {
