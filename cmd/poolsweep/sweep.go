@@ -78,6 +78,7 @@ type sweepOptions struct {
 	records       int
 	database      string
 	drop          bool
+	dropForeign   bool // --drop-foreign
 	out           string
 	order         string
 	maxConnecting uint64
@@ -192,7 +193,10 @@ Exit status:
   1    the run failed: a step failed without --keep-going, --max-error-rate stopped it,
        the results could not be written, or the data could not be loaded
   2    bad input (a flag, a path, a resumed run with other settings, or whose results hold
-       a record that breaks the schema: --lenient skips it); nothing was started
+       a record that breaks the schema: --lenient skips it); nothing was started. Also
+       a target whose collection holds documents poolsweep did not write, refused
+       with their count once connected, before anything is dropped or written
+       (--drop-foreign drops them with poolsweep's collection and reloads it)
   3    the run went to its end but some steps failed and were skipped (--keep-going),
        or the target failed during some (bound "failed", target_failed in the record):
        end status "partial"; the end record and analyze name them, --resume measures
@@ -221,6 +225,7 @@ merged run's end status.
   poolsweep sweep --uri mongodb://db1:27017 --concurrency 64..512x2 --pool 16,64,256
   poolsweep sweep --uri mongodb://db1:27017 --workload mixed --mix read=70,update=30 --distribution zipfian
   poolsweep sweep --uri mongodb://db1:27017 --workload-file workloads/workloada
+  poolsweep sweep --uri mongodb://db1:27017 --drop-foreign   # its usertable also holds others' documents: drop them with it
   poolsweep sweep --target sim=sim:slots=8,service=2ms --concurrency 1..64x2
   poolsweep sweep --uri mongodb://db1:27017 --rate 1000..20000x1.5 --pool 16,64,256 --arrivals poisson
   poolsweep sweep --target sim=sim:slots=8 --threshold 'p99<20ms@8' --threshold 'ops>500@knee' \
@@ -255,6 +260,7 @@ merged run's end status.
 	intVar(f, &o.records, "records", 0, 1, workload.MaxRecords, "documents to load (default 10000; embedded server 1000)")
 	textVar(f, &o.database, "database", "poolsweep", "a MongoDB database name", workload.CheckDatabaseName, "database poolsweep loads and writes (it never writes elsewhere); MongoDB's rules for names: under 64 bytes, none of /\\. \"$*<>:|? or spaces")
 	f.BoolVar(&o.drop, "drop", false, "reload poolsweep's own collection even if a matching one exists")
+	f.BoolVar(&o.dropForeign, "drop-foreign", false, "drop and reload poolsweep's collection although it also holds documents poolsweep did not write (without it such a collection is refused, exit 2, with their count); a collection poolsweep did not create is refused either way")
 	textVar(f, &o.out, "out", "", "a directory, made through outfile", nil, "output directory, made if absent (its parent must exist; default ./poolsweep-out/<run-id>)")
 	choiceVar(f, &o.order, "order", plan.OrderSequential, []string{plan.OrderSequential, plan.OrderInterleaved}, false, "with several targets: sequential, or interleaved (A B A B … step by step)")
 	uint64Var(f, &o.maxConnecting, "max-connecting", 0, 1, maxConnecting, fmt.Sprintf("connections each pool opens at once, 1 to 1024 (default: the URI's maxConnecting, else %d; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured", sweep.DefaultMaxConnecting))

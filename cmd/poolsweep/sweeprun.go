@@ -62,7 +62,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	}
 	session := &sweep.Session{
 		RunID: o.newRunID(), Plan: cfg.plan, Workloads: cfg.workloads,
-		Drop: o.drop && o.agentIndex == 0, KeepGoing: o.keepGoing, MaxErrorRate: o.maxErrorRate, PrewarmTimeout: o.prewarm,
+		Drop: o.drop && o.agentIndex == 0, DropForeign: o.dropForeign, KeepGoing: o.keepGoing, MaxErrorRate: o.maxErrorRate, PrewarmTimeout: o.prewarm,
 		MaxConnecting: o.maxConnecting, LockWait: o.lockWait,
 	}
 	for _, t := range cfg.targets {

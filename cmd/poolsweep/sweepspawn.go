@@ -75,7 +75,7 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	if err != nil {
 		return err
 	}
-	if err := checkSpawnData(ctx, targets, cfg.workloads[0]); err != nil {
+	if err := checkSpawnData(ctx, targets, cfg.workloads[0], o.dropForeign); err != nil {
 		return err
 	}
 	if err := o.makeOutDir(dir); err != nil {
@@ -167,13 +167,14 @@ func agentFiles(n int) []string {
 }
 
 // checkSpawnData refuses, before any agent starts, a target whose
-// collection holds data poolsweep did not create (bad input: another
-// --database is the fix), so that nothing is started, created or left
-// behind for a run that could not load.
-func checkSpawnData(ctx context.Context, targets []*sweepTarget, w workload.Workload) error {
+// collection holds data poolsweep did not create, or documents it did
+// not write without --drop-foreign (bad input: another --database is the
+// fix), so that nothing is started, created or left behind for a run
+// that could not load.
+func checkSpawnData(ctx context.Context, targets []*sweepTarget, w workload.Workload, dropForeign bool) error {
 	for _, t := range targets {
 		uri := t.URI
-		err := workload.CheckData(ctx, func() *options.ClientOptions { return topology.ClientOptions(uri) }, w)
+		err := workload.CheckData(ctx, func() *options.ClientOptions { return topology.ClientOptions(uri) }, w, dropForeign)
 		switch {
 		case errors.Is(err, workload.ErrNotOurs):
 			return usagef("--database: target %s: %v", t.Name, err)
