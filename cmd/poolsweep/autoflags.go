@@ -137,6 +137,20 @@ func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, d planDefaul
 			}
 		}
 	}
+	for _, b := range []struct {
+		lo, hi     string
+		short, top time.Duration
+		auto       bool
+	}{{"min-warmup", "max-warmup", a.minWarmup, a.maxWarmup, warm}, {"min-duration", "max-duration", a.minDuration, a.maxDuration, win}} {
+		switch {
+		case !b.auto || b.short <= b.top:
+		case changed(b.hi):
+			return usagef("--%s: %s is below --%s %s", b.hi, fmtHours(b.top), b.lo, fmtHours(b.short))
+		default:
+			// The maximum is a default the user may not know of: say so.
+			return usagef("--%s: %s is above --%s, %s by default here; give --%s too", b.lo, fmtHours(b.short), b.hi, fmtHours(b.top), b.hi)
+		}
+	}
 	if warm {
 		p.Warmup = a.minWarmup
 	}
