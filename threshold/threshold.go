@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -268,7 +269,7 @@ func number(s string) (float64, error) {
 // parseWhere reads what follows @.
 func (t *Threshold) parseWhere(s string) error {
 	if t.Metric == Knee {
-		return fmt.Errorf("knee is one number per series and takes no %s", textfmt.Token("@"+s))
+		return fmt.Errorf("knee is one number per series and takes no @%s", short(s))
 	}
 	switch strings.ToLower(s) {
 	case "knee":
@@ -282,8 +283,17 @@ func (t *Threshold) parseWhere(s string) error {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > maxLevel {
-		return fmt.Errorf("%s is not a concurrency level from 1 to %d, @knee or @every", textfmt.Token("@"+s), maxLevel)
+		return fmt.Errorf("@%s is not a concurrency level from 1 to %d, @knee or @every", short(s), maxLevel)
 	}
 	t.Where, t.Level = AtLevel, n
 	return nil
+}
+
+// short is a user's word as it reads after @: escaped, and as a token
+// (quoted, cut, its length said) when it is long.
+func short(s string) string {
+	if utf8.RuneCountInString(s) <= textfmt.TokenMax {
+		return textfmt.Escape(s)
+	}
+	return textfmt.Token(s)
 }

@@ -56,10 +56,10 @@ func TestParseErrors(t *testing.T) {
 		{"errors<101%", "not a share from 0% to 100%"},
 		{"errors<1.5", "a count (10) or a share"},
 		{"knee>=3.5", "a whole number"},
-		{"knee>=32@64", `takes no "@64"`},
+		{"knee>=32@64", "takes no @64"},
 		{"p99<20ms@", "nothing after @"},
-		{"p99<20ms@0", `"@0" is not a concurrency level`},
-		{"p99<20ms@peak", `"@peak" is not a concurrency level`},
+		{"p99<20ms@0", "@0 is not a concurrency level"},
+		{"p99<20ms@peak", "@peak is not a concurrency level"},
 		{"p99<20ms@99999999999", "is not a concurrency level"},
 		{"p99<20ms@64@knee", "is not a concurrency level"},
 	} {
