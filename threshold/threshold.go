@@ -227,7 +227,7 @@ func (t *Threshold) parseValue(s string) error {
 			return fmt.Errorf("errors takes a count (10) or a share of the operations (0.1%%), not %s", tok)
 		}
 		if v > MaxErrors {
-			return fmt.Errorf("errors: %s is not a count from 0 to %s (more than a 24-h window at %s ops/s holds)", tok, maxErrorsText, fmtRate(MaxRate))
+			return fmt.Errorf("errors: %s is not a count from 0 to %s", tok, maxErrorsText)
 		}
 		t.Value = v
 		return nil

@@ -59,8 +59,12 @@ func checkFiles(p plan.Plan, hosts, procs int, local bool) error {
 		if len(parts) > 0 {
 			how = fmt.Sprintf(" (%d each × %s)", conns, strings.Join(parts, " × "))
 		}
+		lower := flag
+		if p.Clients > 1 {
+			lower += " or --clients"
+		}
 		return usagef("%s: the largest step opens %d connections%s; with the driver's monitors and the process's own files they %v; or lower %s",
-			flag, total, how, err, flag)
+			flag, total, how, err, lower)
 	}
 	return nil
 }
