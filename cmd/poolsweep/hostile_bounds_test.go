@@ -181,6 +181,9 @@ func TestFileLimit(t *testing.T) {
 		{"-n 512", append(sweep, "--concurrency", "400", "--pool", "10,300"), "--pool", "opens 300 connections"},
 		// Each of 2 agents fits (152 + 256), the simulator both do not.
 		{"-n 512", append(sweep, "--concurrency", "150", "--spawn", "2"), "--concurrency", "300 connections (150 each × 2 agents to the server this sweep starts)"},
+		// Open loop: the pool, not --max-in-flight's 5000, sets the connections.
+		{"-n 512", append(sweep, "--rate", "1000", "--pool", "400"), "--pool", "opens 400 connections"},
+		{"-n 512", append(sweep, "--rate", "1000", "--pool", "1000", "--max-in-flight", "300"), "--max-in-flight", "opens 300 connections"},
 		{"-n 512", []string{"storm", "--target", "s=sim:slots=8", "--clients", "20", "--pool", "20", "-o", filepath.Join(dir, "s.jsonl")}, "--clients × --pool", "need 677 file descriptors"},
 		// Fits: refused later, for its --out.
 		{"-n 512", []string{"sweep", "--target", "s=sim:slots=8", "--out", noDir, "--concurrency", "200"}, "--out", ""},
@@ -189,7 +192,7 @@ func TestFileLimit(t *testing.T) {
 	} {
 		code, stdout, stderr := underFileLimit(t, tc.limit, dir, tc.args...)
 		wantRefused(t, "ulimit "+tc.limit+" "+strings.Join(tc.args, " "), code, stdout, stderr, tc.flag, tc.want)
-		if (tc.flag == "--concurrency" || tc.flag == "--pool") && !strings.Contains(stderr, "; or lower "+tc.flag) {
+		if (tc.flag == "--concurrency" || tc.flag == "--pool" || tc.flag == "--max-in-flight") && !strings.Contains(stderr, "; or lower "+tc.flag) {
 			t.Errorf("%q: %q does not say which flag to lower", tc.args, stderr)
 		}
 		if strings.Contains(stderr, "starting") {

@@ -76,7 +76,7 @@ whose storms have a known answer: docs/storm.md.`,
 	levelsVar(f, &o.clients, "clients", "10", results.MaxStormClients, false, plan.ParseLevels, fmt.Sprintf("K: clients opening their pools at once, a list or range (10,50,200; 10..200x2), each from 1 to %d", results.MaxStormClients))
 	intVar(f, &o.pool, "pool", 20, 1, results.MaxStormPool, fmt.Sprintf("P: each client's maxPoolSize, the pool it fills, from 1 to %d", results.MaxStormPool))
 	levelsVar(f, &o.maxConnecting, "max-connecting", "2", results.MaxConnecting, false, plan.ParseLevels, "the driver's maxConnecting: connections each pool opens at a time, a list (the driver's default is 2)")
-	intVar(f, &o.trials, "trials", 1, 1, 100, "storms of each K and maxConnecting, from 1 to 100")
+	intVar(f, &o.trials, "trials", 1, 1, 100, "storms of each K and maxConnecting, from 1 to 100; all the storms, each at --timeout + 30s, within 168h")
 	durationVar(f, &o.timeout, "timeout", time.Minute, time.Second, 10*time.Minute, "bound on each storm (and each connection's setup), from 1s to 10m")
 	durationVar(f, &o.probeInterval, "probe-interval", 10*time.Millisecond, time.Millisecond, time.Second, "how often the probe client pings during a storm, from 1ms to 1s")
 	textVarP(f, &o.out, "out", "o", "", "a file, created through outfile", nil, "results file to create (required; never replaced)")
