@@ -179,6 +179,9 @@ func TestFileLimit(t *testing.T) {
 		{"-n 512", append(sweep, "--concurrency", "300"), "--concurrency", "need 558 file descriptors, but this process may open 512 (ulimit -n; hard limit 512): raise it with ulimit -n 558"},
 		{"-n 512", append(sweep, "--concurrency", "100", "--clients", "3"), "--concurrency", "opens 300 connections (100 each × 3 clients); with the driver's monitors and the process's own files they need 562 file descriptors"},
 		{"-n 512", append(sweep, "--concurrency", "400", "--pool", "10,300"), "--pool", "opens 300 connections"},
+		// A simulated cluster's clients keep a pool to each router: known
+		// from its spec before it starts.
+		{"-n 512", []string{"sweep", "--target", "s=sim:shards=2,routers=2", "--out", out, "--concurrency", "150"}, "--concurrency", "opens 300 connections (150 each × 2 hosts)"},
 		// Each of 2 agents fits (152 + 256), the simulator both do not.
 		{"-n 512", append(sweep, "--concurrency", "150", "--spawn", "2"), "--concurrency", "300 connections (150 each × 2 agents to the server this sweep starts)"},
 		// Open loop: the pool, not --max-in-flight's 5000, sets the connections.

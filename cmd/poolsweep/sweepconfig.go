@@ -183,11 +183,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if err := sweep.CheckMemory(cfg.plan, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
 		return nil, usageError{err}
 	}
-	local := false
-	for _, t := range cfg.targets {
-		local = local || t.Embedded || t.SimSpec != ""
-	}
-	if err := checkFiles(cfg.plan, 1, o.spawn, local); err != nil {
+	if err := checkPlannedFiles(cfg.plan, cfg.targets, o.spawn); err != nil {
 		return nil, err
 	}
 	if err := o.validateAgents(cfg); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/fdlimit"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
 // driverMonitors is the connections the driver keeps to each host beside
@@ -65,6 +66,25 @@ func checkFiles(p plan.Plan, hosts, procs int, local bool) error {
 		}
 		return usagef("%s: the largest step opens %d connections%s; with the driver's monitors and the process's own files they %v; or lower %s",
 			flag, total, how, err, lower)
+	}
+	return nil
+}
+
+// checkPlannedFiles is checkFiles for each target before anything
+// starts: one host for a URI (its routers are known once connected,
+// checkTargetFiles), a sim: target's routers from its spec, and whether
+// the sweep starts the server itself.
+func checkPlannedFiles(p plan.Plan, targets []topology.Target, procs int) error {
+	for _, t := range targets {
+		hosts := 1
+		if t.SimSpec != "" {
+			if spec, err := sim.ParseSpec(t.SimSpec); err == nil && spec.Sharded() {
+				hosts = max(spec.Routers, 1)
+			}
+		}
+		if err := checkFiles(p, hosts, procs, t.Embedded || t.SimSpec != ""); err != nil {
+			return err
+		}
 	}
 	return nil
 }
