@@ -208,3 +208,28 @@ func TestFileLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestFileLimitShardedURI: a URI's routers are known only once it is
+// detected; a sharded target whose clients' pools to every router do not
+// fit is refused then, before any data is loaded or anything written,
+// naming --concurrency and the routers.
+func TestFileLimitShardedURI(t *testing.T) {
+	t.Parallel()
+	uri, _ := startServe(t, "--sim", "shards=2,routers=3,slots=4")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	// 100 connections a router fit one router's pool (102 + 256 < 512),
+	// not three (306 + 256).
+	code, stdout, stderr := underFileLimit(t, "-n 512", dir, "sweep", "--uri", uri, "--concurrency", "100", "--warmup", "0s", "--duration", "1s", "--out", out)
+	last := strings.TrimSpace(stderr)
+	if i := strings.LastIndex(last, "\n"); i >= 0 {
+		last = last[i+1:] // after the target's detection line
+	}
+	wantRefused(t, "sharded URI under ulimit -n 512", code, stdout, last, "--concurrency", "opens 300 connections (100 each × 3 hosts)")
+	if strings.Contains(stderr, "loading") || strings.Contains(stderr, "plan:") {
+		t.Errorf("went on past the check: %q", stderr)
+	}
+	if _, err := os.Lstat(out); err == nil {
+		t.Errorf("%s was made", out)
+	}
+}
