@@ -176,7 +176,6 @@ const (
 	MaxErrors      = 1e14                                        // errors, as a count
 	MaxConnections = results.MaxConcurrency * results.MaxClients // connections
 	MaxKnee        = results.MaxConcurrency                      // knee, in workers
-	maxErrorsText  = "100000000000000"                           // MaxErrors as written
 )
 
 // Range is the declared range of metric m's values in unit (share: an
@@ -227,7 +226,7 @@ func (t *Threshold) parseValue(s string) error {
 			return fmt.Errorf("errors takes a count (10) or a share of the operations (0.1%%), not %s", tok)
 		}
 		if v > MaxErrors {
-			return fmt.Errorf("errors: %s is not a count from 0 to %s", tok, maxErrorsText)
+			return fmt.Errorf("errors: %s is not a count from 0 to %s", tok, fmtNumber(MaxErrors))
 		}
 		t.Value = v
 		return nil
@@ -245,14 +244,14 @@ func (t *Threshold) parseValue(s string) error {
 		return fmt.Errorf("%s takes a rate per second such as 5000, not %s", t.Metric, tok)
 	}
 	if v > MaxRate {
-		return fmt.Errorf("%s: %s is not a rate from 0 to %s %s", t.Metric, tok, fmtRate(MaxRate), t.Unit())
+		return fmt.Errorf("%s: %s is not a rate from 0 to %s %s", t.Metric, tok, fmtNumber(MaxRate), t.Unit())
 	}
 	t.Value = v
 	return nil
 }
 
-// fmtRate writes a bound with its digits, as a user would type it.
-func fmtRate(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// fmtNumber writes a bound with all its digits, as a user would type it.
+func fmtNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // number is a finite decimal number, nothing else.
 func number(s string) (float64, error) {
