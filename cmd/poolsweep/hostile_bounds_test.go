@@ -13,6 +13,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/fdlimit"
 	"github.com/poolsweep/poolsweep/plan"
+	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/threshold"
 )
 
@@ -104,24 +105,24 @@ func TestAutoWindowMinimums(t *testing.T) {
 // total and the limit.
 func TestRunTimeBound(t *testing.T) {
 	t.Parallel()
-	storm := []string{"storm", "--target", "s=sim:slots=8", "-o", filepath.Join(t.TempDir(), "storm.jsonl")}
-	sweep := []string{"sweep", "--target", "s=sim:slots=8", "--concurrency", "1..1000+1", "--trials", "50", "--warmup", "0s"}
+	stormArgs := []string{"storm", "--target", "s=sim:slots=8", "-o", filepath.Join(t.TempDir(), "storm.jsonl")}
+	sweepArgs := []string{"sweep", "--target", "s=sim:slots=8", "--concurrency", "1..1000+1", "--trials", "50", "--warmup", "0s"}
 	for _, tc := range []struct {
 		args       []string
 		flag, want string // "" flag: accepted
 	}{
 		// 10,000 storms × (1m timeout + 30s of pings and closes) = 250h.
-		{append(storm, "--max-connecting", "1..100+1", "--trials", "100"), "--clients, --max-connecting and --trials",
+		{append(stormArgs, "--max-connecting", "1..100+1", "--trials", "100"), "--clients, --max-connecting and --trials",
 			"10000 storms take up to 250h (10.4 days) at their longest, more than the 168h (7.0 days)"},
 		// 10,000 storms × (10s + 30s) = 111h: within.
-		{append(storm, "--max-connecting", "1..100+1", "--trials", "100", "--timeout", "10s"), "", ""},
+		{append(stormArgs, "--max-connecting", "1..100+1", "--trials", "100", "--timeout", "10s"), "", ""},
 		// 50 trials × Σ over C = 1..1000 of (window + 0.5 s + C ms):
 		// 11s windows are 50 × 12,000.5 s = 166.7 h; 12s windows 180.6 h.
-		{append(sweep, "--duration", "11s"), "", ""},
-		{append(sweep, "--duration", "12s"), "--concurrency, --pool and --trials", "50000 steps take up to 181h (7.5 days)"},
+		{append(sweepArgs, "--duration", "11s"), "", ""},
+		{append(sweepArgs, "--duration", "12s"), "--concurrency, --pool and --trials", "50000 steps take up to 181h (7.5 days)"},
 		// Two targets double it: 2 × 50 × 7,000.5 s = 194 h with 6s windows.
-		{append(sweep, "--duration", "6s"), "", ""},
-		{append(sweep, "--duration", "6s", "--target", "t=sim:slots=4"), "--concurrency, --pool and --trials over 2 target(s) × 1 series", "100000 steps take up to 194h"},
+		{append(sweepArgs, "--duration", "6s"), "", ""},
+		{append(sweepArgs, "--duration", "6s", "--target", "t=sim:slots=4"), "--concurrency, --pool and --trials over 2 target(s) × 1 series", "100000 steps take up to 194h"},
 	} {
 		code, stdout, stderr := runWithinUsing(t, 60*time.Second, dryRunners, tc.args...)
 		if tc.flag == "" {
@@ -169,24 +170,24 @@ func TestFileLimit(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	noDir := filepath.Join(dir, "missing", "out")
-	sweep := []string{"sweep", "--target", "s=sim:slots=8", "--out", out}
+	sweepArgs := []string{"sweep", "--target", "s=sim:slots=8", "--out", out}
 	for _, tc := range []struct {
 		limit      string
 		args       []string
 		flag, want string
 	}{
 		// 300 connections + the driver's 2 monitors + 256 reserved > 512.
-		{"-n 512", append(sweep, "--concurrency", "300"), "--concurrency", "need 558 file descriptors, but this process may open 512 (ulimit -n; hard limit 512): raise it with ulimit -n 558"},
-		{"-n 512", append(sweep, "--concurrency", "100", "--clients", "3"), "--concurrency", "opens 300 connections (100 each × 3 clients); with the driver's monitors and the process's own files they need 562 file descriptors"},
-		{"-n 512", append(sweep, "--concurrency", "400", "--pool", "10,300"), "--pool", "opens 300 connections"},
+		{"-n 512", append(sweepArgs, "--concurrency", "300"), "--concurrency", "need 558 file descriptors, but this process may open 512 (ulimit -n; hard limit 512): raise it with ulimit -n 558"},
+		{"-n 512", append(sweepArgs, "--concurrency", "100", "--clients", "3"), "--concurrency", "opens 300 connections (100 each × 3 clients); with the driver's monitors and the process's own files they need 562 file descriptors"},
+		{"-n 512", append(sweepArgs, "--concurrency", "400", "--pool", "10,300"), "--pool", "opens 300 connections"},
 		// A simulated cluster's clients keep a pool to each router: known
 		// from its spec before it starts.
 		{"-n 512", []string{"sweep", "--target", "s=sim:shards=2,routers=2", "--out", out, "--concurrency", "150"}, "--concurrency", "opens 300 connections (150 each × 2 hosts)"},
 		// Each of 2 agents fits (152 + 256), the simulator both do not.
-		{"-n 512", append(sweep, "--concurrency", "150", "--spawn", "2"), "--concurrency", "300 connections (150 each × 2 agents to the server this sweep starts)"},
+		{"-n 512", append(sweepArgs, "--concurrency", "150", "--spawn", "2"), "--concurrency", "300 connections (150 each × 2 agents to the server this sweep starts)"},
 		// Open loop: the pool, not --max-in-flight's 5000, sets the connections.
-		{"-n 512", append(sweep, "--rate", "1000", "--pool", "400"), "--pool", "opens 400 connections"},
-		{"-n 512", append(sweep, "--rate", "1000", "--pool", "1000", "--max-in-flight", "300"), "--max-in-flight", "opens 300 connections"},
+		{"-n 512", append(sweepArgs, "--rate", "1000", "--pool", "400"), "--pool", "opens 400 connections"},
+		{"-n 512", append(sweepArgs, "--rate", "1000", "--pool", "1000", "--max-in-flight", "300"), "--max-in-flight", "opens 300 connections"},
 		{"-n 512", []string{"storm", "--target", "s=sim:slots=8", "--clients", "20", "--pool", "20", "-o", filepath.Join(dir, "s.jsonl")}, "--clients × --pool", "need 677 file descriptors"},
 		// Fits: refused later, for its --out.
 		{"-n 512", []string{"sweep", "--target", "s=sim:slots=8", "--out", noDir, "--concurrency", "200"}, "--out", ""},
@@ -232,4 +233,30 @@ func TestFileLimitShardedURI(t *testing.T) {
 	if _, err := os.Lstat(out); err == nil {
 		t.Errorf("%s was made", out)
 	}
+}
+
+// TestSpawnMemory: --spawn's agents share this machine, so the memory of
+// the largest step is checked for all of them together: a step that fits
+// this machine about 16 times over is taken alone and refused with 64
+// agents, naming --spawn.
+func TestSpawnMemory(t *testing.T) {
+	t.Parallel()
+	machine := sweep.MachineMemory()
+	if machine == 0 {
+		t.Fatal("no MemTotal in /proc/meminfo")
+	}
+	// A worker costs at least 64 KiB (sweep's estimate): these workers
+	// take about a sixteenth of the machine.
+	workers := int(machine / 16 / (64 << 10))
+	c := min(workers, plan.MaxConcurrency)
+	k := (workers + c - 1) / c
+	if c*k > plan.MaxWorkers {
+		t.Fatalf("a machine of %d bytes needs %d workers for this test, more than a process may run", machine, c*k)
+	}
+	args := []string{"sweep", "--target", "s=sim:slots=8", "--concurrency", strconv.Itoa(c), "--clients", strconv.Itoa(k), "--pool", "10", "--duration", "1s", "--warmup", "0s"}
+	if code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(args, "--spawn", "2")...); code != exitOK {
+		t.Errorf("%d workers × %d clients in 2 agents: exit %d, want it accepted\n%s", c, k, code, stderr)
+	}
+	code, stdout, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(args, "--spawn", "64")...)
+	wantRefused(t, "64 agents", code, stdout, stderr, "--spawn", "64 agents on this machine, each with the plan's clients")
 }

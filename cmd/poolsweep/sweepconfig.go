@@ -183,6 +183,15 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if err := sweep.CheckMemory(cfg.plan, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
 		return nil, usageError{err}
 	}
+	if o.spawn > 1 {
+		// The agents of --spawn share this machine: each holds the largest
+		// step's clients, so together they hold spawn times as many.
+		all := cfg.plan
+		all.Clients *= o.spawn
+		if err := sweep.CheckMemory(all, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
+			return nil, usagef("--spawn: %d agents on this machine, each with the plan's clients: %v", o.spawn, err)
+		}
+	}
 	if err := checkPlannedFiles(cfg.plan, cfg.targets, o.spawn); err != nil {
 		return nil, err
 	}
