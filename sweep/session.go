@@ -161,8 +161,7 @@ func (s *Session) Estimate(steps []plan.StepSpec) time.Duration {
 func (s *Session) EstimateRange(steps []plan.StepSpec) (lo, hi time.Duration) {
 	shortest, longest := s.Plan.StepLengths()
 	for _, sp := range steps {
-		conns := min(sp.Concurrency, sp.MaxPoolSize) * max(sp.Clients, 1)
-		rest := 500*time.Millisecond + time.Duration(conns)*time.Millisecond
+		rest := plan.StepOverhead(sp)
 		lo += shortest + rest
 		hi += longest + rest
 	}

@@ -117,6 +117,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err := o.checkAxes(targets); err != nil {
 		return err
 	}
+	if err := checkTargetFiles(cfg.plan, targets, 1); err != nil {
+		return err
+	}
 	closeTelemetry, err := o.wireTargets(session, targets)
 	defer closeTelemetry()
 	if err != nil {

@@ -75,6 +75,9 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	if err != nil {
 		return err
 	}
+	if err := checkTargetFiles(cfg.plan, targets, o.spawn); err != nil {
+		return err
+	}
 	if err := checkSpawnData(ctx, targets, cfg.workloads[0], o.dropForeign); err != nil {
 		return err
 	}
