@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
+	drivertopology "go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
@@ -54,8 +55,15 @@ func ValidateURI(uri string) error {
 	// The driver's client options: the read preference, the TLS files
 	// (certificates that parse, a key that matches) and the checks across
 	// options (minPoolSize above maxPoolSize, tags with primary, …).
-	if err := options.Client().ApplyURI(offline).Validate(); err != nil {
+	opts := options.Client().ApplyURI(offline)
+	if err := opts.Validate(); err != nil {
 		return driverError(err, uri)
+	}
+	// What mongo.Connect builds before it dials, where the driver refuses
+	// an authMechanism it parsed: one not in capitals ("plain"), and
+	// GSSAPI, which this build of the driver does not have.
+	if _, err := drivertopology.NewConfig(opts, nil); err != nil {
+		return fmt.Errorf("authMechanism=%s: %w", textfmt.Token(cs.AuthMechanism), driverError(err, uri))
 	}
 	return nil
 }

@@ -59,6 +59,10 @@ func TestValidateURIRefusals(t *testing.T) {
 		{"mongodb://" + creds + "h/?authMechanism=MONGODB-X509", "X509"},
 		{"mongodb://" + creds + "h/?authMechanism=MONGODB-AWS&authSource=admin", "auth source"},
 		{"mongodb://" + creds + "h/?authSource=", "authSource"},
+		{"mongodb://" + creds + "h/?authMechanism=plain", "authMechanism"}, // the driver parses it, and refuses it at Connect
+		{"mongodb://" + creds + "h/?authMechanism=scram-sha-256", "authMechanism"},
+		{"mongodb://alice@h/?authMechanism=GSSAPI", "GSSAPI support"}, // not in this build of the driver
+		{"mongodb://h/?authMechanism=MONGODB-CR", "auth mechanism"},
 		// Options that conflict.
 		{"mongodb://" + creds + "a,b/?directConnection=true", "direct connection"},
 		{"mongodb+srv://" + creds + "cluster.example.invalid/?directConnection=true", "SRV"},
@@ -132,7 +136,6 @@ func TestValidateURIAccepts(t *testing.T) {
 		"mongodb://alice:" + uriPassword + "@h/?authMechanism=PLAIN",
 		"mongodb://h/?authMechanism=MONGODB-AWS",
 		"mongodb://h/?authMechanism=MONGODB-X509&authSource=$external",
-		"mongodb://alice@h/?authMechanism=GSSAPI&authMechanismProperties=SERVICE_NAME:mongodb",
 		"mongodb://h/?directConnection=true&loadBalanced=false",
 		"mongodb://h/?loadBalanced=true",
 		"mongodb://h/?tls=true&tlsInsecure=true",

@@ -29,6 +29,8 @@ var badURIs = []struct{ uri, want string }{
 	{"mongodb://alice:pAsSwOrD9@127.0.0.1:1/?loadBalanced=true&replicaSet=rs", "loadBalanced"},
 	{"mongodb://alice:pAsSwOrD9@127.0.0.1:1/?tlsAllowInvalidCertificates=true", "tlsallowinvalidcertificates"},
 	{"mongodb://alice:pAsSwOrD9%zz@127.0.0.1:1/", "password"},
+	{"mongodb://alice:pAsSwOrD9@127.0.0.1:1/?authMechanism=plain", "authMechanism"},
+	{"mongodb://alice@127.0.0.1:1/?authMechanism=GSSAPI", "authMechanism"},
 }
 
 // uriEntries are every way a connection string enters a command, each
