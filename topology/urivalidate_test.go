@@ -260,3 +260,43 @@ func writeFile(t *testing.T, dir, name string, b []byte) string {
 	}
 	return p
 }
+
+// FuzzValidateURI: for any user name, password and query, ValidateURI
+// ends (no panic), and a refusal is one line of at most a few hundred
+// bytes that shows the password in no form, except where the user name
+// or the query holds the same text.
+func FuzzValidateURI(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"alice", uriPassword, "readPreference=bogus"},
+		{"", "pw", ""},
+		{"alice", uriPassword + "%zz", "authMechanism=PLAIN"},
+		{"alice", uriPassword, "authMechanism=PLAIN&authMechanismProperties=A:B"},
+		{"alice", uriPassword, "tlsCAFile=/nonexistent&tlsCertificateKeyFilePassword=" + uriPassword},
+		{"alice", uriPassword, "authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:" + uriPassword + "%zz"},
+		{"alice", uriPassword, "compressors=zstd,bogus&maxPoolSize=1e3"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, user, pass, query string) {
+		uri := "mongodb://" + user + ":" + pass + "@h/?" + query
+		err := ValidateURI(uri)
+		if err == nil {
+			return
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "\n") || len(msg) > 600 {
+			t.Fatalf("ValidateURI(%q): not one short line: %q", uri, msg)
+		}
+		// Text the message holds whatever the password is, is its own.
+		own := ""
+		if err := ValidateURI("mongodb://" + user + ":Q@h/?" + query); err != nil {
+			own = err.Error()
+		}
+		decoded, _ := url.PathUnescape(pass)
+		for _, secret := range []string{pass, decoded} {
+			if len(secret) >= minSecretLen && strings.Contains(msg, secret) && !strings.Contains(user+query+own, secret) {
+				t.Fatalf("ValidateURI(%q) shows the password %q: %q", uri, secret, msg)
+			}
+		}
+	})
+}
