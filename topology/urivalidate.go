@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
@@ -154,6 +155,13 @@ var (
 	uriCompressors    = []string{"snappy", "zlib", "zstd"}
 )
 
+// The driver's heartbeat and the servers' idle write period, which bound
+// maxStalenessSeconds from below.
+const (
+	defaultHeartbeat = 10 * time.Second
+	idleWritePeriod  = 10 * time.Second
+)
+
 // unknownHints are options of the connection-string specification (or of
 // other drivers) that the Go driver does not know and ignores, with what
 // to use instead.
@@ -180,6 +188,16 @@ func checkURIWords(cs *connstring.ConnString) error {
 		}
 	} else if len(cs.ReadPreferenceTagSets) > 0 || cs.MaxStalenessSet {
 		return errors.New("readPreferenceTags and maxStalenessSeconds need a readPreference other than primary")
+	}
+	// The driver checks maxStalenessSeconds at each server selection: every
+	// read of the run would fail.
+	if hb := defaultHeartbeat; cs.MaxStaleness > 0 {
+		if cs.HeartbeatIntervalSet {
+			hb = cs.HeartbeatInterval
+		}
+		if least := max(90*time.Second, hb+idleWritePeriod); cs.MaxStaleness < least {
+			return fmt.Errorf("maxStalenessSeconds=%d is less than %d: the driver wants at least 90 s, and the heartbeat (heartbeatFrequencyMS) plus 10 s", int64(cs.MaxStaleness/time.Second), int64(least/time.Second))
+		}
 	}
 	if cs.ReadConcernLevel != "" && !slices.Contains(readConcernLevels, cs.ReadConcernLevel) {
 		return fmt.Errorf("readConcernLevel=%s is not %s", textfmt.Token(cs.ReadConcernLevel), strings.Join(readConcernLevels, ", "))

@@ -1,12 +1,14 @@
 package topology
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"net/url"
 	"os"
@@ -15,6 +17,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
 // uriPassword is the password of the refused URIs below: no error may
@@ -52,6 +60,8 @@ func TestValidateURIRefusals(t *testing.T) {
 		{"mongodb://" + creds + "h/?readPreferenceTags=dc:ny", "readPreferenceTags"},
 		{"mongodb://" + creds + "h/?readPreference=primary&maxStalenessSeconds=120", "primary"},
 		{"mongodb://" + creds + "h/?readPreference=primary&readPreferenceTags=dc:ny", "primary"},
+		{"mongodb://" + creds + "h/?readPreference=secondary&maxStalenessSeconds=89", "maxStalenessSeconds"}, // the driver refuses it at every selection
+		{"mongodb://" + creds + "h/?readPreference=secondary&maxStalenessSeconds=100&heartbeatFrequencyMS=95000", "heartbeat"},
 		// Credentials without what they need, or with what they must not have.
 		{"mongodb://h/?authSource=admin", "authSource"},
 		{"mongodb://h/?authMechanism=SCRAM-SHA-256", "SCRAM-SHA-256"},
@@ -126,7 +136,7 @@ func TestValidateURIRefusals(t *testing.T) {
 // an SRV URI is checked without DNS: these names do not resolve.
 func TestValidateURIAccepts(t *testing.T) {
 	for _, uri := range []string{
-		"mongodb://alice:" + uriPassword + "@h1:27017,h2:27018/db?replicaSet=rs&readPreference=secondaryPreferred&maxStalenessSeconds=120",
+		"mongodb://alice:" + uriPassword + "@h1:27017,h2:27018/db?replicaSet=rs&readPreference=secondaryPreferred&maxStalenessSeconds=90",
 		"mongodb://h/?readPreference=SECONDARY&readPreferenceTags=dc:ny&readPreferenceTags=",
 		"mongodb://h/?readConcernLevel=majority&w=majority&journal=true",
 		"mongodb://h/?w=myTagSet", // a custom write concern: the server's getLastErrorModes name it
@@ -299,4 +309,62 @@ func FuzzValidateURI(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMaxStalenessIsTheDriversFloor: the floor ValidateURI puts on
+// maxStalenessSeconds is the driver's own, found where the driver checks
+// it, at server selection among a replica set's members (the simulator's):
+// below it every read fails naming max staleness; at it, reads work.
+func TestMaxStalenessIsTheDriversFloor(t *testing.T) {
+	t.Parallel()
+	// The check is a replica set's: the driver makes it when it selects
+	// among members.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	spec, err := sim.ParseSpec("rs=3,service=0s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := sim.Start(ctx, spec)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	for _, tt := range []struct {
+		query     string
+		staleness bool // the driver refuses the read for max staleness
+	}{
+		{"maxStalenessSeconds=89", true},
+		{"maxStalenessSeconds=90", false},
+		{"maxStalenessSeconds=100&heartbeatFrequencyMS=95000", true},
+		{"maxStalenessSeconds=105&heartbeatFrequencyMS=95000", false},
+	} {
+		uri := d.URI() + "&readPreference=secondary&serverSelectionTimeoutMS=2000&" + tt.query
+		c, err := mongo.Connect(options.Client().ApplyURI(uri))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The heartbeat's part of the check reads the first member's
+		// heartbeat, known once it has been checked: read for a while.
+		stale, other := false, error(nil)
+		for i := 0; i < 15 && !stale; i++ {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			err := c.Database("d").Collection("c").FindOne(ctx, bson.D{}).Err()
+			cancel()
+			switch {
+			case err != nil && strings.Contains(err.Error(), "max staleness"):
+				stale = true
+			case err != nil && !errors.Is(err, mongo.ErrNoDocuments):
+				other = err
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		c.Disconnect(context.Background())
+		if stale != tt.staleness || other != nil {
+			t.Errorf("%s: the driver refused reads for max staleness: %v (want %v); other errors: %v", tt.query, stale, tt.staleness, other)
+		}
+		if got := ValidateURI(uri) != nil; got != tt.staleness {
+			t.Errorf("%s: ValidateURI refuses %v, want %v (the driver's word)", tt.query, got, tt.staleness)
+		}
+	}
 }
