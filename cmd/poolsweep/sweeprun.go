@@ -33,10 +33,14 @@ type sweepTarget struct {
 func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	var jp *jsonProgress
 	if o.progress == "json" {
-		// Every line of stderr from here on is a JSON event, the last
-		// "poolsweep: …" line too (run prints it through e.stderr).
-		jp = newJSONProgress(e.stderr)
-		e.stderr = jp
+		// Every line of stderr is a JSON event, the last "poolsweep: …"
+		// line too (run prints it through e.stderr): run made stderr so
+		// before parsing the command line (progressmode.go).
+		var ok bool
+		if jp, ok = e.stderr.(*jsonProgress); !ok {
+			jp = newJSONProgress(e.stderr)
+			e.stderr = jp
+		}
 	}
 	if err := o.checkNamedDir(); err != nil {
 		return err

@@ -277,6 +277,18 @@ func (o *sweepOptions) readHandedTargets() error {
 	case json.Unmarshal(b, &h) != nil || (h.URI == "") == (len(h.Targets) == 0):
 		return usagef("--targets-fd: not the targets --spawn hands its agents")
 	}
+	// Checked as --uri and --target are: a launcher of another version, or
+	// another writer, may hand over what this agent's driver refuses.
+	if h.URI != "" {
+		if err := topology.ValidateURI(h.URI); err != nil {
+			return usagef("--targets-fd: %w", err)
+		}
+	}
+	for _, v := range h.Targets {
+		if err := checkTarget(v); err != nil {
+			return usagef("--targets-fd: %w", err)
+		}
+	}
 	o.uri, o.targets = h.URI, h.Targets
 	return nil
 }
