@@ -270,6 +270,9 @@ func ValidateStep(s *StepResult, h *RunHeader) error {
 	c.between("step.in_flight_at_close", int64(s.InFlightAtClose), 0, int64(s.Concurrency)*int64(max(s.Clients, 1)))
 	c.nonNeg("step.oldest_in_flight_ms", s.OldestInFlightMS)
 	c.notFound("step", s.NotFound, s.LoadedKeyOps)
+	if c.err == nil && s.LoadedKeyOps > s.Ops+s.OpsAfterClose {
+		c.fail("step.loaded_key_ops", "%d, but only %d operations ended (ops + ops_after_close)", s.LoadedKeyOps, s.Ops+s.OpsAfterClose)
+	}
 	if p := s.Phases; p != nil {
 		for _, ph := range []struct {
 			name string
