@@ -13,6 +13,14 @@ import (
 	"github.com/poolsweep/poolsweep/workload"
 )
 
+// What an op by a key found (worker.answered): lookupNone for an op by no
+// loaded key, or one that failed.
+const (
+	lookupNone = iota
+	lookupFound
+	lookupMissed
+)
+
 // worker issues one call at a time.
 type worker struct {
 	id      int
