@@ -198,6 +198,8 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 		}
 		m.Pool.Hosts = addHostPools(m.Pool.Hosts, s.Pool.Hosts)
 		m.InFlightAtClose += s.InFlightAtClose
+		m.LoadedKeyOps += s.LoadedKeyOps
+		m.NotFound += s.NotFound
 		m.OldestInFlightMS = max(m.OldestInFlightMS, s.OldestInFlightMS)
 		durations += s.DurationS
 		m.Pool.CheckoutFailed += s.Pool.CheckoutFailed

@@ -174,6 +174,14 @@ type StepResult struct {
 	// ended after it (or were sealed as timeouts): in the latency
 	// histograms and the error counts, not in Ops or the rates.
 	OpsAfterClose int64 `json:"ops_after_close"`
+	// LoadedKeyOps counts the reads, scans and updates (ending in the
+	// window, or straddling its end) by a key poolsweep loaded, or found
+	// loaded, before the sweep: each should find its document. NotFound
+	// counts those that found none: the target lost the data (restarted
+	// empty, dropped, reloaded by someone else). Both are absent (zero) in
+	// older files and where no op reads by a loaded key.
+	LoadedKeyOps int64 `json:"loaded_key_ops,omitempty"`
+	NotFound     int64 `json:"not_found,omitempty"`
 	// Phases is where the step's wall time went.
 	Phases *StepPhases `json:"phases_s,omitempty"`
 	// Search says why an adaptive search chose this step; absent in a grid.
@@ -276,7 +284,35 @@ type TargetFailed struct {
 	SamplerErrors   int         `json:"sampler_errors"`
 	InFlightAtClose int         `json:"in_flight_at_close"`
 	Errors          ErrorCounts `json:"errors"`
+	// Cause is what the mark rests on: CauseOutage (absent in older
+	// files: a stall after failures the driver or the sampler saw),
+	// CauseFrozen (calls hung far past the window's own latencies) or
+	// CauseDataLost (reads by loaded keys found no document).
+	Cause string `json:"cause,omitempty"`
+	// StuckCalls counts the calls that took StuckAfterMS or longer:
+	// those in flight at the close, or inside the window, that hung;
+	// StuckAfterMS is max(1 s, 10 × WindowP99MS), and WindowP99MS the
+	// p99 of the calls that ended inside the window, less the slowest
+	// one per worker. OldestInFlightMS is the step's oldest_in_flight_ms.
+	StuckCalls       int64   `json:"stuck_calls,omitempty"`
+	StuckAfterMS     float64 `json:"stuck_after_ms,omitempty"`
+	WindowP99MS      float64 `json:"window_p99_ms,omitempty"`
+	OldestInFlightMS float64 `json:"oldest_in_flight_ms,omitempty"`
+	// NotFound and LoadedKeyOps are the step's own counts.
+	NotFound     int64 `json:"not_found,omitempty"`
+	LoadedKeyOps int64 `json:"loaded_key_ops,omitempty"`
 }
+
+// Causes of a target_failed mark (TargetFailed.Cause).
+const (
+	CauseOutage   = "outage"
+	CauseFrozen   = "frozen"
+	CauseDataLost = "data_lost"
+)
+
+// TargetFailedCauses are the values of TargetFailed.Cause ("" reads as
+// CauseOutage).
+var TargetFailedCauses = []string{"", CauseOutage, CauseFrozen, CauseDataLost}
 
 // StepPhases is a step's wall time by phase, in seconds: checking that
 // the target answers, opening the pool's connections, the warm-up, the

@@ -269,6 +269,10 @@ func ValidateStep(s *StepResult, h *RunHeader) error {
 	}
 	c.between("step.in_flight_at_close", int64(s.InFlightAtClose), 0, int64(s.Concurrency)*int64(max(s.Clients, 1)))
 	c.nonNeg("step.oldest_in_flight_ms", s.OldestInFlightMS)
+	c.notFound("step", s.NotFound, s.LoadedKeyOps)
+	if c.err == nil && s.LoadedKeyOps > s.Ops+s.OpsAfterClose {
+		c.fail("step.loaded_key_ops", "%d, but only %d operations ended (ops + ops_after_close)", s.LoadedKeyOps, s.Ops+s.OpsAfterClose)
+	}
 	if p := s.Phases; p != nil {
 		for _, ph := range []struct {
 			name string
@@ -517,6 +521,22 @@ func checkTargetFailed(c *check, s *StepResult) {
 	c.count("step.target_failed.sampler_errors", int64(f.SamplerErrors))
 	c.count("step.target_failed.in_flight_at_close", int64(f.InFlightAtClose))
 	c.errorCounts("step.target_failed.errors", f.Errors)
+	c.oneOf("step.target_failed.cause", f.Cause, TargetFailedCauses)
+	c.count("step.target_failed.stuck_calls", f.StuckCalls)
+	c.nonNeg("step.target_failed.stuck_after_ms", f.StuckAfterMS)
+	c.nonNeg("step.target_failed.window_p99_ms", f.WindowP99MS)
+	c.nonNeg("step.target_failed.oldest_in_flight_ms", f.OldestInFlightMS)
+	c.notFound("step.target_failed", f.NotFound, f.LoadedKeyOps)
+}
+
+// notFound: the ops that found no document are among those by a loaded
+// key.
+func (c *check) notFound(field string, notFound, loaded int64) {
+	c.count(field+".not_found", notFound)
+	c.count(field+".loaded_key_ops", loaded)
+	if c.err == nil && notFound > loaded {
+		c.fail(field+".not_found", "%d, above %s.loaded_key_ops %d (the ops it is counted among)", notFound, field, loaded)
+	}
 }
 
 // checkAgents: agent mode's parts of a step.

@@ -167,7 +167,7 @@ func (o *openRecorder) end(w int, intended time.Duration, record bool) {
 	if !counts {
 		return
 	}
-	o.rec.recordCall(w, now-intended, late)
+	o.rec.recordCall(w, intended, now-intended, late)
 	if started != 0 { // 0: the seal took the split already
 		o.recordSplit(w, intended, time.Duration(started-1), now, sl)
 	}

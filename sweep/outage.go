@@ -119,17 +119,51 @@ type outageEvidence struct {
 	hard        stall
 	inWindow    stall
 	poolCleared int64
+	stuck       stuck         // hung calls (stall.go), starts from the window's opening
+	lastOK      time.Duration // the last success, from the window's opening
 }
 
 // markTargetFailed decides whether the target failed during the step and
-// returns its mark, or nil. A step is marked when a stall outlasted
+// returns its mark, or nil: an outage (outageMark), else a freeze
+// (frozenMark; not in a step that measured an election, whose calls wait
+// for the new primary), else lost data (dataLostMark).
+func markTargetFailed(step *results.StepResult, ev outageEvidence) *results.TargetFailed {
+	f := outageMark(step, ev)
+	if f == nil && step.PrimaryChange == nil {
+		f = frozenMark(ev.stuck, ev.lastOK)
+	}
+	if f == nil {
+		f = dataLostMark(step)
+	}
+	if f == nil {
+		return nil
+	}
+	if ev.first >= 0 {
+		f.FirstFailureS = ev.first.Seconds()
+	}
+	f.PoolCleared, f.ConnectionsLost, f.InFlightAtClose, f.Errors = ev.poolCleared, step.Pool.ConnectionsLost, step.InFlightAtClose, step.Errors
+	if step.Server != nil {
+		f.SamplerErrors = step.Server.SamplerErrors
+	}
+	if st := ev.stuck; st.atClose+st.inWindow > 0 {
+		f.StuckCalls, f.StuckAfterMS, f.WindowP99MS = st.atClose+st.inWindow, msOf(st.need), msOf(st.ref)
+	}
+	if step.InFlightAtClose > 0 {
+		f.OldestInFlightMS = step.OldestInFlightMS
+	}
+	f.NotFound, f.LoadedKeyOps = step.NotFound, step.LoadedKeyOps
+	f.Reason = targetFailedReason(f)
+	return f
+}
+
+// outageMark is the mark of an outage, or nil. A step is marked when a stall outlasted
 // max(minStall, stallLatencies × the median call latency) and either
 // the driver saw the server fail (a pool cleared, or an operation failed
 // on the network) during it — the stall may then run into the drain, so
 // a server killed just before the close is caught by the calls it left
 // hanging — or server samples failed and the stall lasted inside the
 // window. Timeouts alone never mark a step.
-func markTargetFailed(step *results.StepResult, ev outageEvidence) *results.TargetFailed {
+func outageMark(step *results.StepResult, ev outageEvidence) *results.TargetFailed {
 	need := max(minStall, time.Duration(stallLatencies*step.Latency.P50*float64(time.Millisecond)))
 	samplerErrors := 0
 	if step.Server != nil {
@@ -144,19 +178,24 @@ func markTargetFailed(step *results.StepResult, ev outageEvidence) *results.Targ
 	default:
 		return nil
 	}
-	f := &results.TargetFailed{Failed: true, FirstFailureS: max(ev.first, 0).Seconds(), StalledFromS: max(st.start, 0).Seconds(),
-		StalledS: st.length.Seconds(), Recovered: st.recovered, PoolCleared: ev.poolCleared, ConnectionsLost: step.Pool.ConnectionsLost,
-		SamplerErrors: samplerErrors, InFlightAtClose: step.InFlightAtClose, Errors: step.Errors}
-	f.Reason = targetFailedReason(f)
-	return f
+	return &results.TargetFailed{Failed: true, Cause: results.CauseOutage, StalledFromS: max(st.start, 0).Seconds(),
+		StalledS: st.length.Seconds(), Recovered: st.recovered}
 }
 
-// targetFailedReason is the mark's evidence in one line.
+// targetFailedReason is the mark's evidence in one line: what it rests
+// on (its cause), then everything else the step saw.
 func targetFailedReason(f *results.TargetFailed) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "no operation succeeded for %.1f s from %.1f s into the window", f.StalledS, f.StalledFromS)
-	if !f.Recovered {
-		b.WriteString(" to the end of the step")
+	switch f.Cause {
+	case results.CauseFrozen:
+		frozenReason(&b, f)
+	case results.CauseDataLost:
+		dataLostReason(&b, f)
+	default:
+		fmt.Fprintf(&b, "no operation succeeded for %.1f s from %.1f s into the window", f.StalledS, f.StalledFromS)
+		if !f.Recovered {
+			b.WriteString(" to the end of the step")
+		}
 	}
 	var ev []string
 	if f.PoolCleared > 0 {
@@ -169,10 +208,16 @@ func targetFailedReason(f *results.TargetFailed) string {
 		ev = append(ev, fmt.Sprintf("%d server sample(s) failed", f.SamplerErrors))
 	}
 	if f.InFlightAtClose > 0 {
-		ev = append(ev, fmt.Sprintf("%d call(s) in flight at the close", f.InFlightAtClose))
+		ev = append(ev, fmt.Sprintf("%d call(s) in flight at the close, the oldest %.0f ms old", f.InFlightAtClose, f.OldestInFlightMS))
+	}
+	if f.StuckCalls > 0 && f.Cause != results.CauseFrozen {
+		ev = append(ev, fmt.Sprintf("%d call(s) took %.1f s or more, against a window p99 of %.1f ms", f.StuckCalls, f.StuckAfterMS/1000, f.WindowP99MS))
 	}
 	if e := f.Errors; e.Total() > 0 {
 		ev = append(ev, fmt.Sprintf("errors: %d timeout, %d network, %d server", e.Timeout, e.Network, e.Server))
+	}
+	if f.NotFound > 0 && f.Cause != results.CauseDataLost {
+		ev = append(ev, notFoundEvidence(f.NotFound, f.LoadedKeyOps))
 	}
 	if len(ev) > 0 {
 		b.WriteString("; " + strings.Join(ev, ", "))
@@ -215,11 +260,17 @@ func (r *recorder) outageEvidence(poolCleared int64) outageEvidence {
 	opened := time.Duration(o - 1)
 	r.outage.mu.Lock()
 	defer r.outage.mu.Unlock()
-	ev := outageEvidence{first: -1, hard: r.outage.hard, inWindow: r.outage.inWindow, poolCleared: poolCleared}
+	ev := outageEvidence{first: -1, hard: r.outage.hard, inWindow: r.outage.inWindow, poolCleared: poolCleared, stuck: r.stuck}
 	if f := r.outage.first; f != 0 {
 		ev.first = f - 1 - opened
 	}
 	ev.hard.start -= opened
 	ev.inWindow.start -= opened
+	ev.stuck.slowLate.start -= opened
+	ev.stuck.slowWindow.start -= opened
+	for i := range r.outage.lastOK {
+		ev.lastOK = max(ev.lastOK, time.Duration(r.outage.lastOK[i].t.Load()-1))
+	}
+	ev.lastOK -= opened
 	return ev
 }

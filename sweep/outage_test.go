@@ -181,8 +181,12 @@ func TestTargetKilledMidWindow(t *testing.T) {
 	if k := killAt.Seconds(); f.Recovered || f.StalledFromS < k-0.3 || f.StalledFromS > k+0.7 || f.FirstFailureS < f.StalledFromS || f.StalledS < window.Seconds()-f.StalledFromS-0.1 {
 		t.Errorf("the stall does not run from the kill to the end: %+v", f)
 	}
-	if f.PoolCleared == 0 && step.Errors.Network == 0 {
-		t.Errorf("marked without the driver's evidence: %+v", f)
+	// The driver's evidence (a pool cleared, a network error), or, when a
+	// busy host delayed its events past the step, the calls the kill left
+	// hanging at the close (seen once: 7 timeouts, 4 in flight, no mark
+	// before the freeze rule).
+	if f.PoolCleared == 0 && step.Errors.Network == 0 && (f.Cause != results.CauseFrozen || f.StuckCalls == 0) {
+		t.Errorf("marked without the driver's evidence or hung calls: %+v", f)
 	}
 	verr := results.ValidateStep(&step, &results.RunHeader{Targets: []results.TargetHeader{{Name: "sim"}}})
 	if len(step.Warnings) == 0 || verr != nil {

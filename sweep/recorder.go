@@ -34,17 +34,19 @@ const (
 const stripes = 16
 
 type stripe struct {
-	mu        sync.Mutex
-	call      *hdr.Histogram
-	ops       [4]*hdr.Histogram
-	opErrs    [4]int64
-	errs      [4]int64 // by error kind
-	calls     int64
-	lateOps   [4]int64 // ops that straddled the window's end
-	lateCalls int64
-	firstErr  string
-	live      atomic.Int64 // calls completed in any phase, for the live rate
-	_         [64]byte     // keep stripes on separate cache lines
+	mu       sync.Mutex
+	call     *hdr.Histogram
+	ops      [4]*hdr.Histogram
+	opErrs   [4]int64
+	errs     [4]int64 // by error kind
+	calls    int64
+	lateOps  [4]int64 // ops that straddled the window's end
+	keyed    int64    // ops by a loaded key that got an answer
+	notFound int64    // of those, ops that found no document
+	slowest  slowCall // the slowest call that ended inside the window
+	firstErr string
+	live     atomic.Int64 // calls completed in any phase, for the live rate
+	_        [64]byte     // keep stripes on separate cache lines
 }
 
 // inflight is what one worker is doing right now: the start of its current
@@ -84,10 +86,17 @@ type recorder struct {
 
 	// outage follows the stalls after failures (outage.go).
 	outage outage
+
+	// The calls that straddled the window's end (stall.go): one per
+	// worker at most, kept whole under one lock.
+	lateMu      sync.Mutex
+	late        []slowCall
+	sealedCalls int   // calls seal recorded as still running
+	stuck       stuck // set by summary
 }
 
 func newRecorder(opTimeout time.Duration, workers int) *recorder {
-	r := &recorder{base: time.Now(), highest: max(int64(opTimeout/time.Microsecond)*4, 60_000_000), slots: make([]inflight, workers)}
+	r := &recorder{base: time.Now(), highest: max(int64(opTimeout/time.Microsecond)*4, 60_000_000), slots: make([]inflight, workers), late: make([]slowCall, 0, workers)}
 	for i := range r.s {
 		r.s[i].call = hdr.New(1, r.highest, 3)
 		for j := range r.s[i].ops {
@@ -192,14 +201,14 @@ func (r *recorder) opStart(w, typ int) time.Duration {
 
 // opEnd records worker w's op that started at start; record false drops
 // it (the step was interrupted: the outcome says nothing about the server).
-func (r *recorder) opEnd(w, typ int, start time.Duration, kind int, err error, record bool) {
+func (r *recorder) opEnd(w, typ int, start time.Duration, kind, lookup int, err error, record bool) {
 	if !r.slots[w].op.CompareAndSwap(int64(start)+1, 0) || !record {
 		return // sealed: already recorded as a timeout
 	}
 	end := r.now()
 	r.noteOutcome(w, end, kind)
 	if counts, late := r.measured(start, end); counts {
-		r.recordOp(w, typ, end-start, kind, err, late)
+		r.recordOp(w, typ, end-start, kind, lookup, err, late)
 	}
 }
 
@@ -211,7 +220,7 @@ func (r *recorder) callEnd(w int, start time.Duration, record bool) {
 	r.countLive(w)
 	end := r.now()
 	if counts, late := r.measured(start, end); counts {
-		r.recordCall(w, end-start, late)
+		r.recordCall(w, start, end-start, late)
 	}
 }
 
@@ -242,7 +251,7 @@ func (r *recorder) startOne(w, typ int) time.Duration {
 
 // endOne records a one-op call begun with startOne: the op and the call
 // under one lock, with one latency.
-func (r *recorder) endOne(w, typ int, start time.Duration, kind int, err error, record bool) {
+func (r *recorder) endOne(w, typ int, start time.Duration, kind, lookup int, err error, record bool) {
 	sl := &r.slots[w]
 	op := sl.op.CompareAndSwap(int64(start)+1, 0)
 	call := sl.call.CompareAndSwap(int64(start)+1, 0)
@@ -264,32 +273,47 @@ func (r *recorder) endOne(w, typ int, start time.Duration, kind int, err error, 
 	s := &r.s[w%stripes]
 	s.mu.Lock()
 	if op {
-		s.addOp(typ, d, kind, err, late)
+		s.addOp(typ, d, kind, lookup, err, late)
 	}
-	if call {
-		s.addCall(d, late)
+	if call && !late {
+		s.addCall(start, d)
 	}
+	s.mu.Unlock()
+	if call && late {
+		r.addLate(start, d)
+	}
+}
+
+func (r *recorder) recordOp(w, typ int, d time.Duration, kind, lookup int, err error, late bool) {
+	s := &r.s[w%stripes]
+	s.mu.Lock()
+	s.addOp(typ, r.clamp(d), kind, lookup, err, late)
 	s.mu.Unlock()
 }
 
-func (r *recorder) recordOp(w, typ int, d time.Duration, kind int, err error, late bool) {
+// recordCall records worker w's call that started at start and took d;
+// late: it straddled the window's end.
+func (r *recorder) recordCall(w int, start, d time.Duration, late bool) {
+	if late {
+		r.addLate(start, r.clamp(d))
+		return
+	}
 	s := &r.s[w%stripes]
 	s.mu.Lock()
-	s.addOp(typ, r.clamp(d), kind, err, late)
-	s.mu.Unlock()
-}
-
-func (r *recorder) recordCall(w int, d time.Duration, late bool) {
-	s := &r.s[w%stripes]
-	s.mu.Lock()
-	s.addCall(r.clamp(d), late)
+	s.addCall(start, r.clamp(d))
 	s.mu.Unlock()
 }
 
 // addOp records one op of type typ that took us microseconds (clamped),
-// with its error kind; s.mu is held.
-func (s *stripe) addOp(typ int, us int64, kind int, err error, late bool) {
+// with its error kind and what it found by its key; s.mu is held.
+func (s *stripe) addOp(typ int, us int64, kind, lookup int, err error, late bool) {
 	s.ops[typ].RecordValue(us)
+	if lookup != lookupNone {
+		s.keyed++
+		if lookup == lookupMissed {
+			s.notFound++
+		}
+	}
 	if late {
 		s.lateOps[typ]++
 	}
@@ -302,15 +326,23 @@ func (s *stripe) addOp(typ int, us int64, kind int, err error, late bool) {
 	}
 }
 
-// addCall records one call that took us microseconds (clamped); s.mu is
-// held.
-func (s *stripe) addCall(us int64, late bool) {
+// addCall records one call that started at start, ended inside the
+// window and took us microseconds (clamped); s.mu is held.
+func (s *stripe) addCall(start time.Duration, us int64) {
 	s.call.RecordValue(us)
-	if late {
-		s.lateCalls++
-	} else {
-		s.calls++
+	s.calls++
+	if us > s.slowest.us {
+		s.slowest = slowCall{start, us}
 	}
+}
+
+// addLate records one call that started at start, straddled the window's
+// end and took us microseconds (clamped). Its latency goes into the
+// call histogram (summary).
+func (r *recorder) addLate(start time.Duration, us int64) {
+	r.lateMu.Lock()
+	r.late = append(r.late, slowCall{start, us})
+	r.lateMu.Unlock()
 }
 
 // seal ends recording: every call and op that started before the window
@@ -327,11 +359,12 @@ func (r *recorder) seal() {
 	for w := range r.slots {
 		sl := &r.slots[w]
 		if s := sl.op.Load(); s != 0 && sl.op.CompareAndSwap(s, 0) && r.open.Load() != 0 && time.Duration(s-1) < closed {
-			r.recordOp(w, int(sl.opType.Load()), now-time.Duration(s-1), errTimeout, errStillRunning, true)
+			r.recordOp(w, int(sl.opType.Load()), now-time.Duration(s-1), errTimeout, lookupNone, errStillRunning, true)
 			r.noteOutcome(w, now, errTimeout)
 		}
 		if s := sl.call.Load(); s != 0 && sl.call.CompareAndSwap(s, 0) && r.open.Load() != 0 && time.Duration(s-1) < closed {
-			r.recordCall(w, now-time.Duration(s-1), true)
+			r.recordCall(w, time.Duration(s-1), now-time.Duration(s-1), true)
+			r.sealedCalls++
 		}
 	}
 }
@@ -352,57 +385,4 @@ type stillRunning struct{}
 
 func (stillRunning) Error() string {
 	return "operation still running when the step ended (past the operation timeout)"
-}
-
-// summary merges the stripes into the step's counts and distributions.
-func (r *recorder) summary(step *results.StepResult, window time.Duration) {
-	call := hdr.New(1, r.highest, 3)
-	var ops [4]*hdr.Histogram
-	for j := range ops {
-		ops[j] = hdr.New(1, r.highest, 3)
-	}
-	var opErrs, errs, late [4]int64
-	for i := range r.s {
-		s := &r.s[i]
-		s.mu.Lock()
-		call.Merge(s.call)
-		for j := range ops {
-			ops[j].Merge(s.ops[j])
-			opErrs[j] += s.opErrs[j]
-			late[j] += s.lateOps[j]
-		}
-		for k := range errs {
-			errs[k] += s.errs[k]
-		}
-		step.Calls += s.calls
-		if step.ErrorSample == "" {
-			step.ErrorSample = s.firstErr
-		}
-		s.mu.Unlock()
-	}
-	secs := window.Seconds()
-	step.DurationS = secs
-	step.Latency = results.NewLatencySummary(call)
-	step.Histograms = newStepHistograms(call, ops)
-	step.OpsByType = map[string]results.OpTypeStats{}
-	for j, h := range ops {
-		if h.TotalCount() == 0 {
-			continue
-		}
-		n := h.TotalCount() - late[j]
-		step.Ops += n
-		step.OpsAfterClose += late[j]
-		st := results.OpTypeStats{Count: n, Errors: opErrs[j], Latency: results.NewLatencySummary(h)}
-		if secs > 0 {
-			st.PerS = float64(n) / secs
-		}
-		step.OpsByType[opTypes[j]] = st
-	}
-	if secs > 0 {
-		step.CallsPerS = float64(step.Calls) / secs
-		step.OpsPerS = float64(step.Ops) / secs
-	}
-	step.Errors = results.ErrorCounts{Timeout: errs[errTimeout], Network: errs[errNetwork], Server: errs[errServer]}
-	step.InFlightAtClose = r.inFlightAtClose
-	step.OldestInFlightMS = float64(r.oldestAtClose) / float64(time.Millisecond)
 }

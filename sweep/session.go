@@ -545,6 +545,10 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 		s.Hooks.Loaded(name, lr)
 	}
 	keys := workload.NewKeySpace(wl.Distribution, int64(wl.Records), lr.NextInsert)
+	// Prepare loaded the records, or found poolsweep's complete load of
+	// them: an op by one of their keys that finds nothing is evidence the
+	// target lost its data (markTargetFailed).
+	keys.SetLoaded(int64(wl.Records))
 	agent := s.agentIndex()
 	if agent > 0 {
 		// Agents inserting at once never collide: each has its own block.

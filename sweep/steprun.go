@@ -241,6 +241,9 @@ func (r *runner) finish(ctx context.Context, step results.StepResult, rec *recor
 			step.TargetFailed = f
 			step.Warnings = append(step.Warnings, "the target failed during the window: "+f.Reason+"; this step is not a measurement of the deployment, and --resume measures it again")
 		}
+		if w := notFoundWarning(&step); w != "" {
+			step.Warnings = append(step.Warnings, w)
+		}
 	}
 	if r.Judge != nil {
 		r.Judge.Judge(&step)

@@ -13,6 +13,14 @@ import (
 	"github.com/poolsweep/poolsweep/workload"
 )
 
+// What an op by a key found (worker.answered): lookupNone for an op by no
+// loaded key, or one that failed.
+const (
+	lookupNone = iota
+	lookupFound
+	lookupMissed
+)
+
 // worker issues one call at a time.
 type worker struct {
 	id      int
@@ -29,6 +37,10 @@ type worker struct {
 	// The next op's arguments, drawn before its clock starts.
 	args *workload.OpArgs // made on the first op
 	doc  bson.D           // an insert's document
+	// byLoaded says the next op's key is one poolsweep loaded
+	// (KeySpace.Loaded); lookup is what the op found by it (exec).
+	byLoaded bool
+	lookup   int
 }
 
 // opContext is the context of the worker's next op: one per worker,
@@ -92,7 +104,7 @@ func (w *worker) call() {
 			w.prepare(typ)
 			start := w.rec.startOne(w.id, typ)
 			kind, err := w.outcome(start, w.exec(w.opContext(), typ))
-			w.rec.endOne(w.id, typ, start, kind, err, w.parent.Err() == nil)
+			w.rec.endOne(w.id, typ, start, kind, w.lookup, err, w.parent.Err() == nil)
 			return
 		}
 	}
@@ -151,7 +163,7 @@ func (w *worker) timed(typ int) {
 	w.prepare(typ)
 	start := w.rec.opStart(w.id, typ)
 	kind, err := w.outcome(start, w.exec(w.opContext(), typ))
-	w.rec.opEnd(w.id, typ, start, kind, err, w.parent.Err() == nil)
+	w.rec.opEnd(w.id, typ, start, kind, w.lookup, err, w.parent.Err() == nil)
 }
 
 // prepare draws the next op's arguments (keys, values, a document), before
@@ -160,31 +172,58 @@ func (w *worker) prepare(typ int) {
 	if w.args == nil {
 		w.args = workload.NewOpArgs()
 	}
+	w.byLoaded = false
 	switch typ {
 	case 0:
-		w.args.SetKey(w.keys.Pick(w.rng))
+		w.setKey(w.keys.Pick(w.rng))
 	case 1:
-		w.args.SetKey(w.keys.Pick(w.rng))
+		w.setKey(w.keys.Pick(w.rng))
 		w.args.SetField(workload.FieldName(w.rng.IntN(w.wl.FieldCount)), w.rng, w.wl.FieldLength)
 	case 2:
 		w.doc = workload.NewDocument(w.rng, w.keys.NextInsert(), *w.wl)
 	case 3:
-		w.args.SetKey(w.keys.Pick(w.rng))
+		w.setKey(w.keys.Pick(w.rng))
 		w.args.ScanN = 1 + w.rng.IntN(w.wl.MaxScanLength)
+	}
+}
+
+// setKey sets the next op's key, noting whether it is a loaded one.
+func (w *worker) setKey(n int64) {
+	w.args.SetKey(n)
+	w.byLoaded = w.keys.Loaded(n)
+}
+
+// answered notes what an op by the prepared key found: only an op by a
+// loaded key (which must find its document) is checked. A key that is
+// not there yet, an insert's, is an answer, not evidence.
+func (w *worker) answered(found bool) {
+	switch {
+	case !w.byLoaded:
+	case found:
+		w.lookup = lookupFound
+	default:
+		w.lookup = lookupMissed
 	}
 }
 
 // exec sends the prepared op of type typ: find, update, insert or scan.
 func (w *worker) exec(ctx context.Context, typ int) error {
+	w.lookup = lookupNone
 	switch typ {
 	case 0:
 		err := w.coll.FindOne(ctx, w.args.ByID).Err()
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return nil // a key that is not there (yet) is an answer, not a failure
+		if err == nil || errors.Is(err, mongo.ErrNoDocuments) {
+			// A key that is not there is an answer, not a failure; by a
+			// loaded key, it is evidence the target lost its data.
+			w.answered(err == nil)
+			return nil
 		}
 		return err
 	case 1:
-		_, err := w.coll.UpdateOne(ctx, w.args.ByID, w.args.Update)
+		res, err := w.coll.UpdateOne(ctx, w.args.ByID, w.args.Update)
+		if err == nil {
+			w.answered(res.MatchedCount > 0)
+		}
 		return err
 	case 2:
 		_, err := w.coll.InsertOne(ctx, w.doc)
@@ -194,9 +233,14 @@ func (w *worker) exec(ctx context.Context, typ int) error {
 		cur, err := w.coll.Find(ctx, w.args.FromID,
 			options.Find().SetLimit(int64(n)).SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(int32(n)))
 		if err == nil {
+			got := 0
 			for cur.Next(ctx) {
+				got++
 			}
 			err = cur.Err()
+			if err == nil {
+				w.answered(got > 0) // a scan from a loaded key finds at least it
+			}
 			// Close even when the watchdog cancelled the op, bounded as an op
 			// is: the step's clients have no server-selection timeout, and a
 			// killCursors waiting for a connection must not wait forever.

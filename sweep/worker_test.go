@@ -30,7 +30,7 @@ func TestWorkerOwnPathAllocatesNothing(t *testing.T) {
 				start := rec.startOne(0, typ)
 				w.opContext()
 				kind, err := w.outcome(start, nil)
-				rec.endOne(0, typ, start, kind, err, true)
+				rec.endOne(0, typ, start, kind, lookupNone, err, true)
 				return
 			}
 			start := rec.callStart(0)
@@ -39,7 +39,7 @@ func TestWorkerOwnPathAllocatesNothing(t *testing.T) {
 				s := rec.opStart(0, typ)
 				w.opContext()
 				kind, err := w.outcome(s, nil)
-				rec.opEnd(0, typ, s, kind, err, true)
+				rec.opEnd(0, typ, s, kind, lookupNone, err, true)
 			}
 			rec.callEnd(0, start, true)
 		}

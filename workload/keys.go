@@ -21,7 +21,22 @@ type KeySpace struct {
 	// gapFrom..gapTo are keys no one inserts: the other agents' share
 	// below this agent's block (agent mode; see AgentBlock).
 	gapFrom, gapTo int64
+	// loaded is how many keys (user0 on) are known to be in the
+	// collection: poolsweep loaded them, or found its complete load of
+	// them (SetLoaded). 0: none known, and no read is checked.
+	loaded int64
 }
+
+// SetLoaded says that the first n keys are known to be in the
+// collection, so that an op by one of them that finds no document is
+// evidence the target lost its data (sweep counts them per step). Set it
+// before the workers start, from what Prepare loaded or reused.
+func (k *KeySpace) SetLoaded(n int64) { k.loaded = min(max(n, 0), k.base) }
+
+// Loaded says whether key index n is one known to be in the collection.
+// Inserted keys never are: an insert may not have landed yet when another
+// worker reads it ("latest").
+func (k *KeySpace) Loaded(n int64) bool { return n >= 0 && n < k.loaded }
 
 // NewKeySpace covers records loaded keys; inserts continue from nextInsert.
 func NewKeySpace(dist string, records, nextInsert int64) *KeySpace {
