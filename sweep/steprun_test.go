@@ -131,9 +131,22 @@ func TestDisconnectStoppedServer(t *testing.T) {
 		wg.Wait()
 		return inFlight() > 0
 	})
+	// Keep asking for connections while the teardown starts, so a
+	// handshake is still hanging when Disconnect begins even if the pool
+	// gave up on the ones above (a busy host once closed them first and
+	// the teardown found nothing to wait for).
+	pinging, stopPings := context.WithCancel(t.Context())
+	var pingers sync.WaitGroup
+	defer pingers.Wait()
+	defer stopPings()
+	pingers.Go(func() {
+		for pinging.Err() == nil {
+			ping(300 * time.Millisecond)
+		}
+	})
 	start := time.Now()
 	done := make(chan struct{})
-	go func() { disconnectWithin(clients, deadline); close(done) }()
+	go func() { disconnectWithin(clients, deadline); stopPings(); close(done) }()
 	// Slack past the bound for a busy host's timers.
 	limit := deadline + teardown.Grace + 5*time.Second
 	select {
