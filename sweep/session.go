@@ -313,14 +313,15 @@ func partialReason(out Outcome) string {
 			targetFailed++
 		}
 	}
+	total := out.Measured + len(out.Failed)
 	var parts []string
 	if n := len(out.Failed) - targetFailed; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d step(s) could not be measured and were skipped (--keep-going)", n))
+		parts = append(parts, fmt.Sprintf("%d of %d step(s) could not be measured and were skipped (--keep-going)", n, total))
 	}
 	if targetFailed > 0 {
-		parts = append(parts, fmt.Sprintf("the target failed during %d step(s), which are not measurements", targetFailed))
+		parts = append(parts, fmt.Sprintf("the target failed during %d of %d step(s), which are not measurements", targetFailed, total))
 	}
-	return fmt.Sprintf("%s of %d step(s)", strings.Join(parts, ", and "), out.Measured+len(out.Failed))
+	return strings.Join(parts, ", and ")
 }
 
 // checkData refuses, before this process joins an agent run or loads any
