@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/magiconair/properties"
-
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -50,6 +48,7 @@ type Workload struct {
 	Database      string
 	Collection    string
 	File          string // YCSB property file it came from, if any
+	From          Sources
 	// ReadPreference and WriteConcern are the driver settings its calls
 	// run with (results.ReadPreferences, results.WriteConcerns); "" keeps
 	// the URI's or the driver's default.
@@ -123,18 +122,24 @@ func (w Workload) DocumentBytes() int {
 }
 
 // Validate checks the data shape; the mix was validated when parsed.
+// Each value is named by where it came from (From): its flag, or the file,
+// line and key of a workload file, never a flag that was not given.
 func (w Workload) Validate() error {
 	switch {
 	case w.Records < 1 || w.Records > MaxRecords:
-		return fmt.Errorf("--records: %d is not between 1 and %d", w.Records, MaxRecords)
+		return fmt.Errorf("%s: %s", w.From.name(w.From.Records, "records"), between(w.Records, 1, MaxRecords, w.From.Records))
 	case w.FieldCount < 1 || w.FieldCount > 1000:
-		return fmt.Errorf("fieldcount: %d is not between 1 and 1000", w.FieldCount)
+		return fmt.Errorf("%s: %s", w.From.name(w.From.FieldCount, "fieldcount"), between(w.FieldCount, 1, 1000, w.From.FieldCount))
 	case w.FieldLength < 1 || w.FieldLength > 1<<20:
-		return fmt.Errorf("fieldlength: %d is not between 1 and 1048576", w.FieldLength)
+		return fmt.Errorf("%s: %s", w.From.name(w.From.FieldLength, "fieldlength"), between(w.FieldLength, 1, 1<<20, w.From.FieldLength))
 	case w.MaxScanLength < 1 || w.MaxScanLength > 100000:
-		return fmt.Errorf("maxscanlength: %d is not between 1 and 100000", w.MaxScanLength)
+		return fmt.Errorf("%s: %s", w.From.name(w.From.MaxScanLength, "maxscanlength"), between(w.MaxScanLength, 1, 100000, w.From.MaxScanLength))
 	case w.DocumentBytes() > MaxDocumentBytes:
-		return fmt.Errorf("fieldcount × fieldlength: %d × %d makes %d-byte documents, over MongoDB's 16 MiB limit", w.FieldCount, w.FieldLength, w.DocumentBytes())
+		size := fmt.Sprintf("%d × %d makes %d-byte documents", w.FieldCount, w.FieldLength, w.DocumentBytes())
+		if w.From.FieldCount != "" || w.From.FieldLength != "" {
+			size = "they make documents"
+		}
+		return fmt.Errorf("%s and %s: %s, over MongoDB's 16 MiB limit", w.From.name(w.From.FieldCount, "fieldcount"), w.From.name(w.From.FieldLength, "fieldlength"), size)
 	}
 	if err := CheckDatabaseName(w.Database); err != nil {
 		return fmt.Errorf("--database: %w", err)
@@ -143,9 +148,33 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("collection: %w", err)
 	}
 	if !contains(Distributions, w.Distribution) {
-		return fmt.Errorf("--distribution: %q is not one of %s", w.Distribution, strings.Join(Distributions, ", "))
+		return fmt.Errorf("%s: not %s", w.From.name(w.From.Distribution, "distribution"), strings.Join(Distributions, ", "))
 	}
 	return nil
+}
+
+// Sources say where the values of a workload's data shape came from, as
+// an error names them: a flag ("--records") or a workload file's line and
+// key ("w.props:3: recordcount"). Empty: poolsweep's default.
+type Sources struct {
+	Records, FieldCount, FieldLength, MaxScanLength, Distribution string
+}
+
+// name is where a value came from, or field for a default.
+func (Sources) name(from, field string) string {
+	if from == "" {
+		return "the default " + field
+	}
+	return from
+}
+
+// between says v is out of [lo, hi]; a value from a flag or a default is
+// shown, one read from a file only by its key (its line is named).
+func between(v, lo, hi int, from string) string {
+	if strings.HasPrefix(from, "--") || from == "" {
+		return fmt.Sprintf("%d is not between %d and %d", v, lo, hi)
+	}
+	return fmt.Sprintf("not between %d and %d", lo, hi)
 }
 
 // BuiltinWorkload returns the named workload; mix is used by "mixed".
@@ -314,35 +343,46 @@ var ycsbIgnored = map[string]string{
 	"target":                  "poolsweep runs closed-loop at each concurrency level",
 }
 
-// ParsePropertyFile reads a YCSB workload property file (workloada style).
+// ParsePropertyFile reads a YCSB workload property file (workloada style)
+// over base. Every problem is a *PropertyError naming the file, the line
+// and the key; none quotes what the file holds, so a file that is not a
+// workload file (a symlink to a password file, binary data) shows nothing
+// of itself. The data shape it gives is checked (Validate) with each value
+// named by its file, line and key.
 func ParsePropertyFile(r io.Reader, name string, base Workload) (PropertyFile, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return PropertyFile{}, fmt.Errorf("%s: %w", name, err)
 	}
-	p, err := properties.Load(b, properties.UTF8)
+	props, line, err := readProperties(b)
 	if err != nil {
-		return PropertyFile{}, fmt.Errorf("%s: %w", name, err)
+		return PropertyFile{}, &PropertyError{File: name, Line: line, Msg: err.Error()}
+	}
+	p := map[string]property{}
+	for _, pr := range props {
+		p[pr.key] = pr
 	}
 	pf := PropertyFile{Workload: base}
 	w := &pf.Workload
 	w.Name, w.File = "mixed", name
-	intKey := func(k string, dst *int) error {
-		v, ok := p.Get(k)
-		if !ok {
-			return nil
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("%s: %s=%q is not a whole number", name, k, v)
-		}
-		*dst = n
-		return nil
+	bad := func(pr property, format string, a ...any) error {
+		return &PropertyError{File: name, Line: pr.line, Key: pr.key, Msg: fmt.Sprintf(format, a...)}
 	}
-	for k, dst := range map[string]*int{"recordcount": &w.Records, "fieldcount": &w.FieldCount, "fieldlength": &w.FieldLength, "maxscanlength": &w.MaxScanLength} {
-		if err := intKey(k, dst); err != nil {
-			return pf, err
+	for _, k := range []struct {
+		key  string
+		dst  *int
+		from *string
+	}{{"recordcount", &w.Records, &w.From.Records}, {"fieldcount", &w.FieldCount, &w.From.FieldCount},
+		{"fieldlength", &w.FieldLength, &w.From.FieldLength}, {"maxscanlength", &w.MaxScanLength, &w.From.MaxScanLength}} {
+		pr, ok := p[k.key]
+		if !ok {
+			continue
 		}
+		n, err := strconv.Atoi(strings.TrimSpace(pr.value))
+		if err != nil {
+			return pf, bad(pr, "not a whole number")
+		}
+		*k.dst, *k.from = n, pr.source(name)
 	}
 	var mix []MixEntry
 	sum := 0.0
@@ -351,13 +391,13 @@ func ParsePropertyFile(r io.Reader, name string, base Workload) (PropertyFile, e
 		if op == OpRMW {
 			key = "readmodifywriteproportion"
 		}
-		v, ok := p.Get(key)
+		pr, ok := p[key]
 		if !ok {
 			continue
 		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
-			return pf, fmt.Errorf("%s: %s=%q is not a proportion between 0 and 1", name, key, v)
+		f, err := strconv.ParseFloat(strings.TrimSpace(pr.value), 64)
+		if err != nil || f < 0 || f > 1 || math.IsNaN(f) {
+			return pf, bad(pr, "not a proportion between 0 and 1")
 		}
 		sum += f
 		if f > 0 {
@@ -365,34 +405,56 @@ func ParsePropertyFile(r io.Reader, name string, base Workload) (PropertyFile, e
 		}
 	}
 	if len(mix) == 0 {
-		return pf, fmt.Errorf("%s: no *proportion key above 0 (readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion)", name)
+		return pf, &PropertyError{File: name, Msg: "no *proportion key above 0 (readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion)"}
 	}
 	if math.Abs(sum-1) > 1e-6 {
-		return pf, fmt.Errorf("%s: proportions sum to %g, not 1", name, sum)
+		return pf, &PropertyError{File: name, Msg: fmt.Sprintf("the *proportion keys sum to %g, not 1", sum)}
 	}
 	w.Mix, _ = normalise(mix, 1)
 	w.Label = "ycsb " + FormatMix(w.Mix)
-	if v, ok := p.Get("requestdistribution"); ok {
-		v = strings.TrimSpace(v)
+	if pr, ok := p["requestdistribution"]; ok {
+		v := strings.TrimSpace(pr.value)
 		if !contains(Distributions, v) {
-			return pf, fmt.Errorf("%s: requestdistribution=%s is not supported (use %s)", name, v, strings.Join(Distributions, ", "))
+			return pf, bad(pr, "not one poolsweep supports (%s)", strings.Join(Distributions, ", "))
 		}
-		w.Distribution = v
+		w.Distribution, w.From.Distribution = v, pr.source(name)
+	}
+	if err := w.Validate(); err != nil {
+		return pf, err
 	}
 	known := map[string]bool{"recordcount": true, "fieldcount": true, "fieldlength": true, "maxscanlength": true, "requestdistribution": true,
 		"readproportion": true, "updateproportion": true, "insertproportion": true, "scanproportion": true, "readmodifywriteproportion": true}
-	keys := p.Keys()
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, pr := range props {
 		switch {
-		case known[k]:
-		case ycsbIgnored[k] != "":
-			pf.Notes = append(pf.Notes, fmt.Sprintf("%s: %s ignored: %s", name, k, ycsbIgnored[k]))
+		case known[pr.key]:
+		case ycsbIgnored[pr.key] != "":
+			pf.Notes = append(pf.Notes, fmt.Sprintf("%s: %s ignored: %s", pr.source(name), pr.key, ycsbIgnored[pr.key]))
+		case propertyName(pr.key) && pr.value != "":
+			pf.Warnings = append(pf.Warnings, fmt.Sprintf("%s: unknown key %s ignored", pr.source(name), pr.key))
 		default:
-			pf.Warnings = append(pf.Warnings, fmt.Sprintf("%s: unknown key %s ignored", name, k))
+			pf.Warnings = append(pf.Warnings, fmt.Sprintf("%s:%d: not a key=value line of a workload file; ignored", name, pr.line))
 		}
 	}
 	return pf, nil
+}
+
+// source names where a property's value came from, as an error says it.
+func (pr property) source(file string) string { return fmt.Sprintf("%s:%d: %s", file, pr.line, pr.key) }
+
+// propertyName reports whether k reads as the name of a property
+// (mongodb.url, fieldnameprefix), which a warning may name: a short word
+// of letters, digits, '.', '_' and '-'. Anything else on a line is not
+// shown, since it may be what a file that is not a workload file holds.
+func propertyName(k string) bool {
+	if k == "" || len(k) > 40 {
+		return false
+	}
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {
