@@ -114,7 +114,7 @@ func (t Threshold) lowerIsBetter() bool { return t.Op[0] == '<' }
 func Parse(s string) (Threshold, error) {
 	t := Threshold{Text: strings.TrimSpace(s)}
 	fail := func(format string, a ...any) (Threshold, error) {
-		return Threshold{}, fmt.Errorf("threshold %q: %s", textfmt.Escape(t.Text), fmt.Sprintf(format, a...))
+		return Threshold{}, fmt.Errorf("threshold %s: %s", textfmt.Token(t.Text), fmt.Sprintf(format, a...))
 	}
 	if t.Text == "" {
 		return fail("empty; say METRIC OP VALUE[@WHERE], e.g. p99<20ms@64")
@@ -126,7 +126,7 @@ func Parse(s string) (Threshold, error) {
 	name := strings.ToLower(strings.TrimSpace(t.Text[:i]))
 	m, ok := metricNames[name]
 	if !ok {
-		return fail("unknown metric %q; say ops, calls, p50, p99, errors, pool_wait, connections or knee", textfmt.Escape(name))
+		return fail("unknown metric %s; say ops, calls, p50, p99, errors, pool_wait, connections or knee", textfmt.Token(name))
 	}
 	t.Metric = m
 	t.Op = t.Text[i : i+1]
@@ -138,7 +138,7 @@ func Parse(s string) (Threshold, error) {
 	value, where, hasWhere := strings.Cut(rest, "@")
 	value, where = strings.TrimSpace(value), strings.TrimSpace(where)
 	if strings.ContainsAny(value, "<>=") {
-		return fail("%q after %s is not a value", textfmt.Escape(value), t.Op)
+		return fail("%s after %s is not a value", textfmt.Token(value), t.Op)
 	}
 	if value == "" {
 		return fail("no value after %s", t.Op)
@@ -163,10 +163,10 @@ func (t *Threshold) parseValue(s string) error {
 	case P50, P99, PoolWait:
 		d, err := time.ParseDuration(s)
 		if err != nil {
-			return fmt.Errorf("%s takes a duration such as 20ms or 1.5s, not %q", t.Metric, textfmt.Escape(s))
+			return fmt.Errorf("%s takes a duration such as 20ms or 1.5s, not %s", t.Metric, textfmt.Token(s))
 		}
 		if d < 0 || d > time.Hour {
-			return fmt.Errorf("%s: %q is not between 0 and 1h", t.Metric, textfmt.Escape(s))
+			return fmt.Errorf("%s: %s is not between 0 and 1h", t.Metric, textfmt.Token(s))
 		}
 		t.Value = float64(d) / float64(time.Millisecond)
 		return nil
@@ -174,28 +174,28 @@ func (t *Threshold) parseValue(s string) error {
 		if pct, ok := strings.CutSuffix(s, "%"); ok {
 			v, err := number(pct)
 			if err != nil || v < 0 || v > 100 {
-				return fmt.Errorf("errors: %q is not a share from 0%% to 100%%", textfmt.Escape(s))
+				return fmt.Errorf("errors: %s is not a share from 0%% to 100%%", textfmt.Token(s))
 			}
 			t.Value, t.Share = v, true
 			return nil
 		}
 		v, err := number(s)
 		if err != nil || v < 0 || v != math.Trunc(v) {
-			return fmt.Errorf("errors takes a count (10) or a share of the operations (0.1%%), not %q", textfmt.Escape(s))
+			return fmt.Errorf("errors takes a count (10) or a share of the operations (0.1%%), not %s", textfmt.Token(s))
 		}
 		t.Value = v
 		return nil
 	case Connections, Knee:
 		v, err := number(s)
 		if err != nil || v < 0 || v > maxLevel*1000 || v != math.Trunc(v) {
-			return fmt.Errorf("%s takes a whole number from 0 to %d, not %q", t.Metric, maxLevel*1000, textfmt.Escape(s))
+			return fmt.Errorf("%s takes a whole number from 0 to %d, not %s", t.Metric, maxLevel*1000, textfmt.Token(s))
 		}
 		t.Value = v
 		return nil
 	}
 	v, err := number(s)
 	if err != nil || v < 0 {
-		return fmt.Errorf("%s takes a rate per second such as 5000, not %q", t.Metric, textfmt.Escape(s))
+		return fmt.Errorf("%s takes a rate per second such as 5000, not %s", t.Metric, textfmt.Token(s))
 	}
 	t.Value = v
 	return nil
@@ -205,10 +205,10 @@ func (t *Threshold) parseValue(s string) error {
 func number(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a finite number", s)
+		return 0, fmt.Errorf("%s is not a finite number", textfmt.Token(s))
 	}
 	if strings.ContainsAny(s, "xXpP_") || strings.EqualFold(s, "nan") {
-		return 0, fmt.Errorf("%q is not a decimal number", s)
+		return 0, fmt.Errorf("%s is not a decimal number", textfmt.Token(s))
 	}
 	return v, nil
 }
@@ -216,7 +216,7 @@ func number(s string) (float64, error) {
 // parseWhere reads what follows @.
 func (t *Threshold) parseWhere(s string) error {
 	if t.Metric == Knee {
-		return fmt.Errorf("knee is one number per series and takes no @%s", textfmt.Escape(s))
+		return fmt.Errorf("knee is one number per series and takes no @%s", textfmt.Short(s))
 	}
 	switch strings.ToLower(s) {
 	case "knee":
@@ -230,7 +230,7 @@ func (t *Threshold) parseWhere(s string) error {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > maxLevel {
-		return fmt.Errorf("@%s is not a concurrency level from 1 to %d, @knee or @every", textfmt.Escape(s), maxLevel)
+		return fmt.Errorf("@%s is not a concurrency level from 1 to %d, @knee or @every", textfmt.Short(s), maxLevel)
 	}
 	t.Where, t.Level = AtLevel, n
 	return nil

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -203,7 +204,7 @@ func BuiltinWorkload(name, mix string) (Workload, error) {
 		w.Mix = m
 		w.Label = "mixed " + FormatMix(m)
 	default:
-		return w, fmt.Errorf("--workload: %q is not one of %s", name, strings.Join(BuiltinWorkloads, ", "))
+		return w, fmt.Errorf("--workload: %s is not one of %s", textfmt.Token(name), strings.Join(BuiltinWorkloads, ", "))
 	}
 	return w, nil
 }
@@ -220,11 +221,11 @@ func ParseMix(s string) ([]MixEntry, error) {
 	for _, part := range strings.Split(s, ",") {
 		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
-			return nil, fmt.Errorf("%q is not op=share", part)
+			return nil, fmt.Errorf("%s is not op=share", textfmt.Token(part))
 		}
 		name = strings.ToLower(strings.TrimSpace(name))
 		if !contains(mixOps, name) {
-			return nil, fmt.Errorf("%q is not one of %s", name, strings.Join(mixOps, ", "))
+			return nil, fmt.Errorf("%s is not one of %s", textfmt.Token(name), strings.Join(mixOps, ", "))
 		}
 		if seen[name] {
 			return nil, fmt.Errorf("%s is given twice", name)
@@ -232,10 +233,10 @@ func ParseMix(s string) ([]MixEntry, error) {
 		seen[name] = true
 		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s=%s: not a number", name, val)
+			return nil, fmt.Errorf("%s=%s: not a number", name, textfmt.Short(val))
 		}
 		if v < 0 {
-			return nil, fmt.Errorf("%s=%s: negative share", name, val)
+			return nil, fmt.Errorf("%s=%s: negative share", name, textfmt.Short(val))
 		}
 		sum += v
 		if v > 0 {
@@ -283,14 +284,14 @@ func ParseMixes(s string, base Workload) ([]Workload, error) {
 		part = strings.TrimSpace(part)
 		f := strings.Split(part, ":")
 		if len(f) != 3 {
-			return nil, fmt.Errorf("%q is not insert:read:update", part)
+			return nil, fmt.Errorf("%s is not insert:read:update", textfmt.Token(part))
 		}
 		var vals [3]float64
 		sum := 0.0
 		for i, x := range f {
 			v, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 			if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%q: %q is not a non-negative number", part, x)
+				return nil, fmt.Errorf("%s: %s is not a non-negative number", textfmt.Token(part), textfmt.Token(x))
 			}
 			vals[i], sum = v, sum+v
 		}
@@ -302,11 +303,11 @@ func ParseMixes(s string, base Workload) ([]Workload, error) {
 		}
 		mix, err := normalise(mix, sum)
 		if err != nil {
-			return nil, fmt.Errorf("%q: %w", part, err)
+			return nil, fmt.Errorf("%s: %w", textfmt.Token(part), err)
 		}
 		label := "mix " + part
 		if seen[label] {
-			return nil, fmt.Errorf("%q is given twice", part)
+			return nil, fmt.Errorf("%s is given twice", textfmt.Token(part))
 		}
 		seen[label] = true
 		w := base

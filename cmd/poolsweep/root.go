@@ -79,7 +79,8 @@ func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
 			code = exitFailed
 		}
 	}()
-	err := root.ExecuteContext(ctx)
+	// No 100-kB value echoed whole, whatever made the error (echo.go).
+	err := shortValues(root.ExecuteContext(ctx), args)
 	stderr = e.stderr // a command may have made it its own (sweep --progress json)
 	if out.closed.Load() && (err == nil || errors.Is(err, syscall.EPIPE)) {
 		return exitClosedStdout // nothing to say: no one reads it
@@ -134,13 +135,14 @@ func (s *stdoutWatch) Write(p []byte) (int, error) {
 // safeLine makes s fit for one line of a terminal: only its first line,
 // with every control character (escape sequences, carriage returns, tabs)
 // written as a visible Go escape, so that text from files, servers or
-// flags cannot move the cursor, recolour or clear the screen.
+// flags cannot move the cursor, recolour or clear the screen; and no
+// longer than maxLineBytes.
 func safeLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	return textfmt.Escape(s)
+	return capLine(textfmt.Escape(s))
 }
 
 func newRootCmd(e *env, r runners) *cobra.Command {
@@ -165,7 +167,7 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usagef("unknown command %q; see poolsweep --help", args[0])
+			return usagef("unknown command %s; see poolsweep --help", textfmt.Token(args[0]))
 		}
 		return cmd.Help()
 	}
