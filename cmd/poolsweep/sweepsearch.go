@@ -90,7 +90,7 @@ func (s *searchOptions) plan(p *plan.Plan, mode, pool string, changed func(strin
 		// The pool search places its own sizes (--resolution): a list or
 		// a stepped range would ask for sizes it does not try.
 		if _, to, ok := strings.Cut(pool, ".."); !ok || strings.ContainsAny(to, ",x+") {
-			return usagef("--pool: %s: --search pool tries sizes of its own; give the range it may try them in, MIN..MAX", pool)
+			return usagef("--pool: %s: --search pool tries sizes of its own; give the range it may try them in, MIN..MAX", textfmt.Short(pool))
 		}
 		var err error
 		if poolMin, poolMax, err = plan.ParseSpan(pool, plan.MaxPoolSize); err != nil {
