@@ -40,7 +40,7 @@ type echoSafeError struct {
 }
 
 // shortValues wraps err (nil stays nil) so that its message cuts the long
-// values of args (shortValues' values) to their tokens.
+// values of args (longValues) to their tokens.
 func shortValues(err error, args []string) error {
 	if err == nil {
 		return nil
@@ -138,15 +138,6 @@ func capLine(s string) string {
 	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
 
-// shown is a name the user typed (a flag's name, a command) as an error
-// shows it: as it is when it is short and printable, else its token.
-func shown(s string) string {
-	if utf8.RuneCountInString(s) <= textfmt.TokenMax && textfmt.IsPrintable(s) {
-		return s
-	}
-	return textfmt.Token(s)
-}
-
 // flagError turns pflag's errors into the one line every bad input gets,
 // naming the flag and never quoting more of what was typed than a token:
 // "--max-connecting: 4294967296 is not between 1 and 1024". pflag's own
@@ -167,16 +158,16 @@ func flagError(err error) error {
 		return usagef("--%s: %w", f.Name, ive.Unwrap())
 	case errors.As(err, &ne):
 		if s := ne.GetSpecifiedShortnames(); s != "" {
-			return usagef("unknown shorthand flag in -%s; see --help", shown(s))
+			return usagef("unknown shorthand flag in -%s; see --help", textfmt.Short(s))
 		}
-		return usagef("unknown flag --%s; see --help", shown(ne.GetSpecifiedName()))
+		return usagef("unknown flag --%s; see --help", textfmt.Short(ne.GetSpecifiedName()))
 	case errors.As(err, &vre):
 		if f := vre.GetFlag(); f != nil {
 			return usagef("--%s: needs a value", f.Name)
 		}
-		return usagef("a flag needs a value: -%s", shown(vre.GetSpecifiedShortnames()))
+		return usagef("a flag needs a value: -%s", textfmt.Short(vre.GetSpecifiedShortnames()))
 	case errors.As(err, &ise):
-		return usagef("bad flag syntax: %s", shown(ise.GetSpecifiedFlag()))
+		return usagef("bad flag syntax: %s", textfmt.Short(ise.GetSpecifiedFlag()))
 	}
 	return usageError{err}
 }
