@@ -65,12 +65,15 @@ func readProperties(b []byte) ([]property, int, error) {
 		line++
 		start := line
 		l := lines[i]
-		if !utf8.Valid(l) || bytes.IndexByte(l, 0) >= 0 {
-			return nil, line, fmt.Errorf("%w (a NUL byte or bytes that are not UTF-8)", errNotText)
+		if bytes.IndexByte(l, 0) >= 0 {
+			return nil, line, fmt.Errorf("%w (a NUL byte)", errNotText)
 		}
 		s := strings.TrimLeft(string(l), " \t\f")
 		if s == "" || s[0] == '#' || s[0] == '!' {
-			continue
+			continue // a comment may be in Latin-1, as Java reads it
+		}
+		if !utf8.ValidString(s) {
+			return nil, line, fmt.Errorf("%w (bytes that are not UTF-8)", errNotText)
 		}
 		// A logical line: natural lines joined while one ends in an odd
 		// number of backslashes, the next one's leading space dropped.
@@ -79,7 +82,7 @@ func readProperties(b []byte) ([]property, int, error) {
 			line++
 			next := lines[i]
 			if !utf8.Valid(next) || bytes.IndexByte(next, 0) >= 0 {
-				return nil, line, fmt.Errorf("%w (a NUL byte or bytes that are not UTF-8)", errNotText)
+				return nil, line, fmt.Errorf("%w (a NUL byte, or bytes that are not UTF-8)", errNotText)
 			}
 			s = s[:len(s)-1] + strings.TrimLeft(string(next), " \t\f")
 		}

@@ -32,6 +32,8 @@ func TestReadProperties(t *testing.T) {
 		{"\ufeffa=1", map[string]string{"a": "1"}, nil},
 		// a continuation at the end of the file
 		{"a=1\\", map[string]string{"a": "1"}, nil},
+		// a comment in Latin-1 (Java reads the file so) is still a comment
+		{"# caf\xe9\na=1", map[string]string{"a": "1"}, nil},
 	} {
 		props, _, err := readProperties([]byte(tt.in))
 		if err != nil {

@@ -114,17 +114,7 @@ func (v *numberValue[T]) span() string {
 }
 
 func (v *numberValue[T]) outside(s string) error {
-	return fmt.Errorf("%s is not %s", numberShown(s), v.span())
-}
-
-// numberShown is a number the flag refused for its range: as it is
-// written when short (4294967296), else its token (a 100-kB run of
-// digits is a number too).
-func numberShown(s string) string {
-	if len(s) <= textfmt.TokenMax {
-		return textfmt.Escape(s)
-	}
-	return textfmt.Token(s)
+	return fmt.Errorf("%s is not %s", textfmt.Short(s), v.span())
 }
 
 func (v *numberValue[T]) Set(s string) error {
