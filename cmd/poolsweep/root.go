@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -211,11 +212,16 @@ type runners struct {
 	storm   func(context.Context, *stormOptions) error
 }
 
-// exactArgs is cobra.ExactArgs with a usage error.
+// argsUsage is a cobra check of the arguments with a usage error, an
+// argument it quotes ("unknown command "…"") shown as its token.
 func argsUsage(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
-			return usageError{err}
+			msg := err.Error()
+			for _, a := range args {
+				msg = strings.ReplaceAll(msg, strconv.Quote(a), textfmt.Token(a))
+			}
+			return usageError{errors.New(msg)}
 		}
 		return nil
 	}
