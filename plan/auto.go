@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis/steady"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -33,8 +34,15 @@ const (
 )
 
 // AutoWarmupMin is the shortest an auto warm-up can be whatever
-// --min-warmup says: MSER-5 needs six means of five batches to tell.
-const AutoWarmupMin = 30 * AutoBatch
+// --min-warmup says: MSER-5 needs six means of five batches to tell
+// (steady.MinMSERMeans × steady.MSERBatch batches), 3 s. A --max-warmup
+// below it could only ever end unsettled, so it is refused.
+const AutoWarmupMin = steady.MinMSERMeans * steady.MSERBatch * AutoBatch
+
+// AutoWindowMin is the shortest an auto window can be: its interval is
+// taken from steady.MinBatches batch means, 1 s. A --max-duration below
+// it never has an interval.
+const AutoWindowMin = steady.MinBatches * AutoBatch
 
 // validateAuto checks the auto settings and their fit with the rest of the
 // plan; each error names the flag.
@@ -52,8 +60,12 @@ func (p Plan) validateAuto() error {
 		return fmt.Errorf("--max-duration: %gs is below --min-duration %gs", a.MaxDurationS, a.MinDurationS)
 	case a.Window && (a.PrecisionPct < MinPrecisionPct || a.PrecisionPct > MaxPrecisionPct):
 		return fmt.Errorf("--precision: %g%% is not between %g%% and %g%%", a.PrecisionPct, MinPrecisionPct, MaxPrecisionPct)
-	case a.Window && a.MaxDurationS < 10*a.BatchS:
-		return fmt.Errorf("--max-duration: %gs holds fewer than the 10 batches of %gs an interval needs", a.MaxDurationS, a.BatchS)
+	case a.Warmup && a.MaxWarmupS < AutoWarmupMin.Seconds():
+		return fmt.Errorf("--max-warmup: %gs is below the %s an auto warm-up needs (MSER-5 reads %d means of %d batches of %s); give at least %s, or a fixed --warmup",
+			a.MaxWarmupS, AutoWarmupMin, steady.MinMSERMeans, steady.MSERBatch, AutoBatch, AutoWarmupMin)
+	case a.Window && a.MaxDurationS < AutoWindowMin.Seconds():
+		return fmt.Errorf("--max-duration: %gs is below the %s an auto window needs (its interval reads %d batches of %s); give at least %s, or a fixed --duration",
+			a.MaxDurationS, AutoWindowMin, steady.MinBatches, AutoBatch, AutoWindowMin)
 	}
 	return nil
 }

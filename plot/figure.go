@@ -16,6 +16,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -241,6 +243,29 @@ func CheckFiles(dir string, figs []Figure) error {
 		}
 	}
 	return nil
+}
+
+// MayWrite says whether name is a file WriteFiles may write into a
+// directory: NAME.png or NAME.svg for every figure, A/B figure and the
+// steady figure, and for the pool grids of several series, whose names
+// come from the results (pool-grid-SERIES).
+func MayWrite(name string) bool {
+	base, ok := strings.CutSuffix(name, ".png")
+	if !ok {
+		if base, ok = strings.CutSuffix(name, ".svg"); !ok {
+			return false
+		}
+	}
+	return slices.Contains(AllFigures, base) || base == FigSteady || base == FigABThroughput || base == FigABDeltas ||
+		strings.HasPrefix(base, FigPoolGrid+"-")
+}
+
+// CheckNames refuses, before any input is read, an entry of dir at a name
+// WriteFiles may write (MayWrite) that is not a regular file: a symlink,
+// directory, device or FIFO planted there. CheckFiles checks the exact
+// names again once the figures are known.
+func CheckNames(dir string) error {
+	return outfile.CheckNames(dir, MayWrite)
 }
 
 // WriteFiles writes NAME.png and NAME.svg for every figure into dir, which

@@ -105,7 +105,8 @@ func (r *Report) AddSteady(sel plot.SteadyStep) error {
 
 // Check refuses, before any work, a path the report could not be written
 // to: not a regular file (or absent) in an existing directory, or for
-// Markdown a figures directory beside it that is not a real directory.
+// Markdown a figures directory beside it that is not a real directory, or
+// that holds something other than a file at a figure's name.
 // Its error is a *PathError.
 func Check(path, format string) error {
 	if err := outfile.Check(path); err != nil {
@@ -113,6 +114,9 @@ func Check(path, format string) error {
 	}
 	if format == Markdown {
 		if err := outfile.CheckOwnDir(filepath.Dir(path), figuresDir(path)); err != nil {
+			return &PathError{err}
+		}
+		if err := plot.CheckNames(filepath.Join(filepath.Dir(path), figuresDir(path))); err != nil {
 			return &PathError{err}
 		}
 	}

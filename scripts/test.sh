@@ -61,6 +61,10 @@ FuzzOpArgsKey ./workload 5000x
 FuzzReadCSV ./analysis/knee 20000x
 FuzzParseSpec ./topology/sim 15000x
 FuzzRedactURI ./topology 10000x
+FuzzToken ./internal/textfmt 20000x
+FuzzDotSteps ./internal/outfile 100000x
+FuzzResolvedAsKernel ./internal/outfile 20000x
+FuzzValidateURI ./topology 5000x
 FuzzParse ./threshold 40000x
 FuzzSteady ./analysis/steady 4000x
 FuzzParseProcStatCPU ./telemetry 5000x

@@ -56,6 +56,17 @@ type Config struct {
 	Observer      Observer // nil: no telemetry
 }
 
+// The waits of a storm beside its Timeout: the probe's ping before the
+// storm, closing the storm's clients, then closing the probe.
+const (
+	probeWait = 10 * time.Second
+	closeWait = 10 * time.Second
+)
+
+// Longest is the longest one storm of that timeout may take: the probe's
+// ping, the storm itself, and the two closes after it.
+func Longest(timeout time.Duration) time.Duration { return probeWait + timeout + 2*closeWait }
+
 // Run measures one storm.
 func Run(ctx context.Context, cfg Config) (results.StormResult, error) {
 	if cfg.Clients < 1 || cfg.Pool < 1 || cfg.MaxConnecting < 1 || cfg.Timeout <= 0 || cfg.NewClient == nil {
@@ -284,7 +295,7 @@ func newProbe(ctx context.Context, cfg Config) (*probe, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storm: probe client: %w", err)
 	}
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	pctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
 	if err := c.Database("admin").RunCommand(pctx, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
 		disconnect(c)
@@ -343,7 +354,7 @@ func disconnect(c *mongo.Client) {
 	if c == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
 	defer cancel()
 	_ = c.Disconnect(ctx)
 }
@@ -356,7 +367,7 @@ func disconnectAll(ts []*topology.Topology) {
 			continue
 		}
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), closeWait)
 			defer cancel()
 			_ = t.Disconnect(ctx)
 		})

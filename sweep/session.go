@@ -79,7 +79,11 @@ type Session struct {
 	// can pick up where the earlier run stopped.
 	Planner plan.Planner
 
-	Drop           bool          // reload poolsweep's own data
+	Drop bool // reload poolsweep's own data
+	// DropForeign lets the load drop a collection poolsweep created that
+	// also holds documents poolsweep did not write (--drop-foreign);
+	// without it such a target is refused (workload.ForeignError).
+	DropForeign    bool
 	KeepGoing      bool          // a step that fails is skipped, the run ends partial
 	MaxErrorRate   float64       // stop after a step with more failed ops than this (≥ 1: never)
 	PrewarmTimeout time.Duration // per step; 0: 60 s
@@ -157,8 +161,7 @@ func (s *Session) Estimate(steps []plan.StepSpec) time.Duration {
 func (s *Session) EstimateRange(steps []plan.StepSpec) (lo, hi time.Duration) {
 	shortest, longest := s.Plan.StepLengths()
 	for _, sp := range steps {
-		conns := min(sp.Concurrency, sp.MaxPoolSize) * max(sp.Clients, 1)
-		rest := 500*time.Millisecond + time.Duration(conns)*time.Millisecond
+		rest := plan.StepOverhead(sp)
 		lo += shortest + rest
 		hi += longest + rest
 	}
@@ -320,16 +323,19 @@ func partialReason(out Outcome) string {
 	return fmt.Sprintf("%s of %d step(s)", strings.Join(parts, ", and "), out.Measured+len(out.Failed))
 }
 
-// checkData refuses, before this process joins an agent run, a target
-// whose collection holds data poolsweep did not create: every agent would
-// fail to load it, after the others had waited for it at the barrier. A
-// session that runs alone finds out in Prepare, as early.
+// checkData refuses, before this process joins an agent run or loads any
+// target of several, a target whose collection holds data poolsweep did
+// not create or documents it did not write: every agent would fail to
+// load it, after the others had waited for it at the barrier, and the
+// targets before it would have been loaded (written) for a run that
+// cannot go on. A session of one target alone finds out in Prepare, as
+// early, before it writes.
 func (s *Session) checkData(ctx context.Context, measuring bool) error {
-	if s.Coordinator == nil || !measuring {
+	if (s.Coordinator == nil && len(s.Targets) < 2) || !measuring {
 		return nil
 	}
 	for _, t := range s.Targets {
-		if err := workload.CheckData(ctx, t.NewClient, s.Workloads[0]); err != nil {
+		if err := workload.CheckData(ctx, t.NewClient, s.Workloads[0], s.DropForeign); err != nil {
 			return fmt.Errorf("target %s: %w", t.Header.Name, err)
 		}
 	}
@@ -524,7 +530,7 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 	}
 	st.setup = setup
 	wl := s.Workloads[0]
-	opts := workload.PrepareOptions{Drop: s.Drop, RunID: s.RunID, LockWait: s.LockWait}
+	opts := workload.PrepareOptions{Drop: s.Drop, DropForeign: s.DropForeign, RunID: s.RunID, LockWait: s.LockWait}
 	if s.Hooks.Loading != nil {
 		opts.Progress = func(done, total int) { s.Hooks.Loading(name, done, total) }
 	}

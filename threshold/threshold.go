@@ -10,7 +10,8 @@
 //	OP      <  <=  >  >=
 //	VALUE   a number for ops, calls, connections and knee; a duration
 //	        (20ms, 1.5s, 250us) for p50, p99 and pool_wait; for errors a
-//	        count (10) or a share of the operations (0.1%)
+//	        count (10) or a share of the operations (0.1%); each within
+//	        its metric's Range
 //	WHERE   a concurrency level (@64), the series' knee (@knee), or every
 //	        step (@every, the default); knee takes none
 package threshold
@@ -157,16 +158,56 @@ func Parse(s string) (Threshold, error) {
 // maxLevel is the largest concurrency a plan allows.
 const maxLevel = results.MaxConcurrency
 
-// parseValue reads the value in the metric's unit.
+// The declared range of each metric's value, in its unit (Unit). A
+// threshold past its metric's range can never be met or never fail
+// (ops>1e308, errors<1e308), so it is refused as the typo it is:
+//   - ops, calls: 0 to MaxRate per second, a hundred times results.MaxRate
+//     (the most one --rate level offers), beyond any deployment's reach;
+//   - p50, p99, pool_wait: 0 to 1h, --op-timeout's longest;
+//   - errors: a count from 0 to MaxErrors, more operations than a 24-h
+//     window at MaxRate holds, or a share from 0% to 100%;
+//   - connections: 0 to MaxConnections, every worker of the most clients
+//     at the most concurrency with a connection of its own;
+//   - knee: a concurrency level, 0 to results.MaxConcurrency.
+const (
+	MaxRate        = 100 * results.MaxRate                       // ops/s, calls/s
+	MaxLatency     = time.Hour                                   // p50, p99, pool_wait
+	MaxErrors      = 1e14                                        // errors, as a count
+	MaxConnections = results.MaxConcurrency * results.MaxClients // connections
+	MaxKnee        = results.MaxConcurrency                      // knee, in workers
+)
+
+// Range is the declared range of metric m's values in unit (share: an
+// errors threshold in %): what Parse accepts.
+func Range(m Metric, share bool) (lo, hi float64, unit string) {
+	t := Threshold{Metric: m, Share: share}
+	switch m {
+	case Ops, Calls:
+		return 0, MaxRate, t.Unit()
+	case P50, P99, PoolWait:
+		return 0, float64(MaxLatency / time.Millisecond), t.Unit()
+	case Errors:
+		if share {
+			return 0, 100, t.Unit()
+		}
+		return 0, MaxErrors, t.Unit()
+	case Connections:
+		return 0, MaxConnections, t.Unit()
+	}
+	return 0, MaxKnee, t.Unit()
+}
+
+// parseValue reads the value in the metric's unit, within its Range.
 func (t *Threshold) parseValue(s string) error {
+	tok := textfmt.Token(s)
 	switch t.Metric {
 	case P50, P99, PoolWait:
 		d, err := time.ParseDuration(s)
 		if err != nil {
-			return fmt.Errorf("%s takes a duration such as 20ms or 1.5s, not %s", t.Metric, textfmt.Token(s))
+			return fmt.Errorf("%s takes a duration such as 20ms or 1.5s, not %s", t.Metric, tok)
 		}
-		if d < 0 || d > time.Hour {
-			return fmt.Errorf("%s: %s is not between 0 and 1h", t.Metric, textfmt.Token(s))
+		if d < 0 || d > MaxLatency {
+			return fmt.Errorf("%s: %s is not between 0 and %s", t.Metric, tok, "1h")
 		}
 		t.Value = float64(d) / float64(time.Millisecond)
 		return nil
@@ -174,32 +215,42 @@ func (t *Threshold) parseValue(s string) error {
 		if pct, ok := strings.CutSuffix(s, "%"); ok {
 			v, err := number(pct)
 			if err != nil || v < 0 || v > 100 {
-				return fmt.Errorf("errors: %s is not a share from 0%% to 100%%", textfmt.Token(s))
+				return fmt.Errorf("errors: %s is not a share from 0%% to 100%%", tok)
 			}
 			t.Value, t.Share = v, true
 			return nil
 		}
 		v, err := number(s)
 		if err != nil || v < 0 || v != math.Trunc(v) {
-			return fmt.Errorf("errors takes a count (10) or a share of the operations (0.1%%), not %s", textfmt.Token(s))
+			return fmt.Errorf("errors takes a count (10) or a share of the operations (0.1%%), not %s", tok)
+		}
+		if v > MaxErrors {
+			return fmt.Errorf("errors: %s is not a count from 0 to %s", tok, fmtNumber(MaxErrors))
 		}
 		t.Value = v
 		return nil
 	case Connections, Knee:
+		_, hi, unit := Range(t.Metric, false)
 		v, err := number(s)
-		if err != nil || v < 0 || v > maxLevel*1000 || v != math.Trunc(v) {
-			return fmt.Errorf("%s takes a whole number from 0 to %d, not %s", t.Metric, maxLevel*1000, textfmt.Token(s))
+		if err != nil || v < 0 || v > hi || v != math.Trunc(v) {
+			return fmt.Errorf("%s takes a whole number of %s from 0 to %.0f, not %s", t.Metric, unit, hi, tok)
 		}
 		t.Value = v
 		return nil
 	}
 	v, err := number(s)
 	if err != nil || v < 0 {
-		return fmt.Errorf("%s takes a rate per second such as 5000, not %s", t.Metric, textfmt.Token(s))
+		return fmt.Errorf("%s takes a rate per second such as 5000, not %s", t.Metric, tok)
+	}
+	if v > MaxRate {
+		return fmt.Errorf("%s: %s is not a rate from 0 to %s %s", t.Metric, tok, fmtNumber(MaxRate), t.Unit())
 	}
 	t.Value = v
 	return nil
 }
+
+// fmtNumber writes a bound with all its digits, as a user would type it.
+func fmtNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // number is a finite decimal number, nothing else.
 func number(s string) (float64, error) {

@@ -65,7 +65,12 @@ func uriSecrets(uri string) []string {
 				add(cs.SSLClientCertificateKeyPassword())
 			}
 			for _, v := range cs.AuthMechanismProperties {
-				add(v)
+				// Only the values the URI gives: the driver adds defaults
+				// (GSSAPI's SERVICE_NAME "mongodb"), and a default taken
+				// for a secret would hide that word in every later line.
+				if strings.Contains(decodeLenient(after), v) {
+					add(v)
+				}
 			}
 			add(optionSecrets(after, false)...)
 			return out

@@ -79,21 +79,6 @@ func ParseTarget(v string) (Target, error) {
 	return Target{Name: name, URI: uri}, nil
 }
 
-// ValidateURI checks that uri is a MongoDB connection string, without
-// connecting. The error never contains the password. It registers the
-// URI's secrets with RegisterURI, so that no later message shows them.
-func ValidateURI(uri string) error {
-	RegisterURI(uri)
-	if !strings.HasPrefix(uri, "mongodb://") && !strings.HasPrefix(uri, "mongodb+srv://") {
-		return fmt.Errorf("%s is not a MongoDB URI (want mongodb://… or mongodb+srv://…)", textfmt.Token(Redact(uri)))
-	}
-	cs, err := connstring.Parse(uri)
-	if err != nil {
-		return errors.New(Redact(err.Error()))
-	}
-	return checkURIBounds(cs)
-}
-
 // PoolSettings are the driver pool settings a URI implies (and the
 // defaults of driver v2 where it says nothing).
 type PoolSettings struct {
@@ -123,9 +108,9 @@ const (
 // PoolSettingsFromURI reads the pool-relevant options of uri.
 func PoolSettingsFromURI(uri string) (PoolSettings, error) {
 	RegisterURI(uri)
-	cs, err := connstring.Parse(uri)
+	cs, _, err := parseOffline(uri)
 	if err != nil {
-		return PoolSettings{}, errors.New(Redact(err.Error()))
+		return PoolSettings{}, driverError(err, uri)
 	}
 	ps := PoolSettings{
 		MaxPoolSize:       defaultMaxPoolSize,

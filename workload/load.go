@@ -33,6 +33,9 @@ type LoadResult struct {
 	Note       string        // human-readable summary
 }
 
+// metaTool is the tool a poolsweep_meta record of poolsweep's names.
+const metaTool = "poolsweep"
+
 type metaDoc struct {
 	ID         string    `bson:"_id"`
 	Records    int       `bson:"records"`
@@ -46,6 +49,12 @@ type metaDoc struct {
 // PrepareOptions tune Prepare.
 type PrepareOptions struct {
 	Drop bool // reload poolsweep's own collection even if it matches
+	// DropForeign lets Prepare drop and reload a collection poolsweep
+	// created that also holds documents it did not write (--drop-foreign);
+	// without it such a collection is refused with a ForeignError, also
+	// when its own data could be reused. A collection poolsweep did not
+	// create is refused either way.
+	DropForeign bool
 	// RunID names this run in the load lock, so that another run waiting
 	// for it can say who holds it.
 	RunID string
@@ -72,7 +81,7 @@ func Prepare(ctx context.Context, client *mongo.Client, w Workload, o PrepareOpt
 	meta := db.Collection(MetaCollection)
 	ns := w.Database + "." + w.Collection
 
-	lr, state, err := inspectCollection(ctx, db, w, o.Drop)
+	lr, state, err := inspectCollection(ctx, db, w, o)
 	if err != nil || state == stateReusable {
 		return lr, err
 	}
@@ -86,9 +95,9 @@ func Prepare(ctx context.Context, client *mongo.Client, w Workload, o PrepareOpt
 	}
 	defer lock.release()
 	// Another run may have loaded it while this one waited.
-	lr, state, err = inspectCollection(lock.ctx, db, w, o.Drop)
+	lr, state, err = inspectCollection(lock.ctx, db, w, o)
 	if err == nil && state != stateReusable {
-		lr, err = loadCollection(lock.ctx, db, w, state, o, lock.held)
+		lr, err = loadCollection(lock.ctx, db, w, state, lr.Note, o, lock.held)
 	}
 	if err != nil {
 		lost := context.Cause(lock.ctx)
@@ -106,9 +115,11 @@ func Prepare(ctx context.Context, client *mongo.Client, w Workload, o PrepareOpt
 
 // CheckData says, writing nothing, whether Prepare may use w's collection
 // on the target newClient reaches: an error wrapping ErrNotOurs when it
-// holds documents poolsweep did not create. Agent mode asks before the
-// agents meet, so that none of them joins a run that cannot load.
-func CheckData(ctx context.Context, newClient func() *options.ClientOptions, w Workload) error {
+// holds documents poolsweep did not create (a ForeignError when poolsweep
+// created it, unless dropForeign). Agent mode asks before the agents
+// meet, so that none of them joins a run that cannot load, and a sweep of
+// several targets before it loads the first.
+func CheckData(ctx context.Context, newClient func() *options.ClientOptions, w Workload, dropForeign bool) error {
 	client, err := mongo.Connect(newClient().SetMaxPoolSize(2).SetTimeout(30 * time.Second))
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -118,7 +129,7 @@ func CheckData(ctx context.Context, newClient func() *options.ClientOptions, w W
 		_ = client.Disconnect(dctx)
 		cancel()
 	}()
-	_, _, err = inspectCollection(ctx, client.Database(w.Database), w, false)
+	_, _, err = inspectCollection(ctx, client.Database(w.Database), w, PrepareOptions{DropForeign: dropForeign})
 	return err
 }
 
@@ -130,9 +141,12 @@ const (
 	stateOurs                            // ours, but another shape, incomplete or --drop: reload
 )
 
-// inspectCollection reads poolsweep_meta and the collection's size, and
-// says what Prepare must do. It writes nothing.
-func inspectCollection(ctx context.Context, db *mongo.Database, w Workload, drop bool) (LoadResult, collectionState, error) {
+// inspectCollection reads poolsweep_meta and counts the collection's
+// documents, poolsweep's own and the others, and says what Prepare must
+// do. It writes nothing. Only a collection poolsweep created and that
+// holds nothing but poolsweep's documents is reused or reloaded; one with
+// other documents is refused (a ForeignError), unless o.DropForeign.
+func inspectCollection(ctx context.Context, db *mongo.Database, w Workload, o PrepareOptions) (LoadResult, collectionState, error) {
 	ns := w.Database + "." + w.Collection
 	var m metaDoc
 	err := db.Collection(MetaCollection).FindOne(ctx, bson.D{{Key: "_id", Value: w.Collection}}).Decode(&m)
@@ -140,41 +154,55 @@ func inspectCollection(ctx context.Context, db *mongo.Database, w Workload, drop
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 		return LoadResult{}, 0, fmt.Errorf("read %s.%s: %w", w.Database, MetaCollection, err)
 	}
-	// The count command (not an aggregation): cheap on a large real
-	// collection, and understood by every server poolsweep talks to.
-	count, err := db.Collection(w.Collection).EstimatedDocumentCount(ctx)
+	if ours && m.Tool != metaTool {
+		// Someone else's record under poolsweep's name: Prepare would
+		// write over it.
+		return LoadResult{}, 0, fmt.Errorf("%s.%s: the record of %s %w (its tool is not %s); pick another --database", w.Database, MetaCollection, w.Collection, ErrNotOurs, metaTool)
+	}
+	total, own, err := counts(ctx, db, w.Collection)
 	if err != nil {
 		return LoadResult{}, 0, fmt.Errorf("count %s: %w", ns, err)
 	}
+	foreign := total - own
 	switch {
-	case !ours && count > 0:
-		return LoadResult{}, 0, fmt.Errorf("%s %w (%d documents); pick another --database", ns, ErrNotOurs, count)
-	case ours && !drop && m.Complete && m.Records == w.Records && m.FieldCount == w.FieldCount && m.FieldLen == w.FieldLength && count >= int64(w.Records):
-		return LoadResult{Reused: true, Documents: count, NextInsert: count,
-			Note: fmt.Sprintf("reusing %s: %d documents loaded earlier by poolsweep", ns, count)}, stateReusable, nil
-	case ours:
-		return LoadResult{}, stateOurs, nil
-	default:
+	case !ours && total > 0:
+		return LoadResult{}, 0, fmt.Errorf("%s %w (%d documents); pick another --database", ns, ErrNotOurs, total)
+	case !ours:
 		return LoadResult{}, stateEmpty, nil
+	case foreign > 0 && !o.DropForeign:
+		return LoadResult{}, 0, &ForeignError{NS: ns, Foreign: foreign, Total: total}
+	case foreign > 0:
+		return LoadResult{Note: fmt.Sprintf("reloading (--drop-foreign: %d %s poolsweep did not write dropped with it)", foreign, plural(foreign, "document", "documents"))}, stateOurs, nil
+	case !o.Drop && m.Complete && m.Records == w.Records && m.FieldCount == w.FieldCount && m.FieldLen == w.FieldLength && total >= int64(w.Records):
+		return LoadResult{Reused: true, Documents: total, NextInsert: total,
+			Note: fmt.Sprintf("reusing %s: %d documents loaded earlier by poolsweep", ns, total)}, stateReusable, nil
+	default:
+		return LoadResult{}, stateOurs, nil
 	}
 }
 
 // loadCollection (re)loads the collection; the caller holds the lock.
-func loadCollection(ctx context.Context, db *mongo.Database, w Workload, state collectionState, o PrepareOptions, held func() error) (LoadResult, error) {
+// why, when not empty, is inspectCollection's reason for a reload.
+func loadCollection(ctx context.Context, db *mongo.Database, w Workload, state collectionState, why string, o PrepareOptions, held func() error) (LoadResult, error) {
 	meta := db.Collection(MetaCollection)
 	coll := db.Collection(w.Collection)
 	ns := w.Database + "." + w.Collection
-	why := "loading"
+	if state == stateEmpty {
+		why = "loading"
+	}
 	if state == stateOurs {
-		why = "reloading (poolsweep's own data, different size or incomplete)"
-		if o.Drop {
+		switch {
+		case why != "":
+		case o.Drop:
 			why = "reloading (--drop)"
+		default:
+			why = "reloading (poolsweep's own data, different size or incomplete)"
 		}
 		if err := coll.Drop(ctx); err != nil {
 			return LoadResult{}, fmt.Errorf("drop %s (created by poolsweep): %w", ns, err)
 		}
 	}
-	m := metaDoc{ID: w.Collection, Records: w.Records, FieldCount: w.FieldCount, FieldLen: w.FieldLength, CreatedAt: time.Now().UTC(), Tool: "poolsweep"}
+	m := metaDoc{ID: w.Collection, Records: w.Records, FieldCount: w.FieldCount, FieldLen: w.FieldLength, CreatedAt: time.Now().UTC(), Tool: metaTool}
 	if _, err := meta.ReplaceOne(ctx, bson.D{{Key: "_id", Value: w.Collection}}, m, options.Replace().SetUpsert(true)); err != nil {
 		return LoadResult{}, fmt.Errorf("record %s in %s.%s: %w", ns, w.Database, MetaCollection, err)
 	}

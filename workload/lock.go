@@ -78,6 +78,10 @@ type lockDoc struct {
 	AcquiredAt time.Time  `bson:"acquired_at"`
 }
 
+// poolsweeps says whether l is a lock poolsweep wrote: every poolsweep,
+// before tokens too, names its process and the time it took the lock.
+func (l lockDoc) poolsweeps() bool { return l.Holder.PID > 0 && !l.AcquiredAt.IsZero() }
+
 // beatDoc is the counter of the acquisition whose token it names.
 type beatDoc struct {
 	ID   string `bson:"_id"`
@@ -173,6 +177,11 @@ func acquireLoadLock(ctx context.Context, meta *mongo.Collection, collection, ru
 			continue // released between our insert and our read
 		case err != nil:
 			return nil, fmt.Errorf("read the load lock in %s: %w", MetaCollection, err)
+		case !cur.poolsweeps():
+			// A document poolsweep did not write holds the lock's name:
+			// waiting would end in taking it for a dead run's and
+			// removing it.
+			return nil, fmt.Errorf("%s: the document %s %w; pick another --database", MetaCollection, id, ErrNotOurs)
 		}
 		n, err := heartbeat(ctx, meta, cur)
 		if err != nil {

@@ -92,9 +92,9 @@ func (a *autoOptions) addFlags(f *pflag.FlagSet, warmup, duration *time.Duration
 	f.Var(&autoDurationValue{p: duration, auto: &a.durationAuto, lo: plan.MinWindow, hi: plan.MaxWindow}, "duration",
 		"measured window of each step: auto ends it once the 95% confidence half-width of its throughput (batch means, 10 or more, Student t; batches widened until their lag-1 autocorrelation is small) is within --precision, after --min-duration and --min-calls (with --rate: the achieved rate's and the mean corrected latency's half-widths), at --max-duration at the latest, or sooner when even at --max-duration the half-width would stay over twice --precision (window_end precision-out-of-reach), or, with --rate, when the target does not keep up (the default, but on simulator targets; with --agents or --spawn the leader ends every agent's window at once, from all their batches); or a fixed length, 100ms to 24h (30s is the usual; simulator targets 3s by default)")
 	durationVar(f, &a.minWarmup, "min-warmup", plan.DefaultMinWarmup, 0, time.Hour, "with --warmup auto: the shortest warm-up, up to 1h (MSER-5 needs 3s of batches in any case)")
-	durationVar(f, &a.maxWarmup, "max-warmup", plan.DefaultMaxWarmup, plan.MinWindow, plan.MaxWindow, "with --warmup auto: the longest warm-up (default 1m; embedded server 10s); a step whose rate never settles by then says so and gets low confidence")
+	durationVar(f, &a.maxWarmup, "max-warmup", plan.DefaultMaxWarmup, plan.MinWindow, plan.MaxWindow, "with --warmup auto: the longest warm-up, at least 3s (what MSER-5 needs) and --min-warmup (default 1m; embedded server 10s); a step whose rate never settles by then says so and gets low confidence")
 	durationVar(f, &a.minDuration, "min-duration", plan.DefaultMinDuration, plan.MinWindow, plan.MaxWindow, "with --duration auto: the shortest window")
-	durationVar(f, &a.maxDuration, "max-duration", plan.DefaultMaxDuration, time.Second, plan.MaxWindow, "with --duration auto: the longest window, whatever its precision (default 1m; embedded server 15s)")
+	durationVar(f, &a.maxDuration, "max-duration", plan.DefaultMaxDuration, time.Second, plan.MaxWindow, "with --duration auto: the longest window, whatever its precision, at least 1s (10 batches for an interval) and --min-duration (default 1m; embedded server 15s)")
 	a.precisionPct = plan.DefaultPrecision
 	f.Var(&percentValue{p: &a.precisionPct, lo: plan.MinPrecisionPct, hi: plan.MaxPrecisionPct}, "precision",
 		"with --duration auto: the 95% confidence half-width of a window's throughput it ends at, relative to it, 0.1% to 50%")
@@ -135,6 +135,20 @@ func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, d planDefaul
 			if changed(n) && !f.auto {
 				return usagef("--%s: only with %s", n, f.mode)
 			}
+		}
+	}
+	for _, b := range []struct {
+		lo, hi     string
+		short, top time.Duration
+		auto       bool
+	}{{"min-warmup", "max-warmup", a.minWarmup, a.maxWarmup, warm}, {"min-duration", "max-duration", a.minDuration, a.maxDuration, win}} {
+		switch {
+		case !b.auto || b.short <= b.top:
+		case changed(b.hi):
+			return usagef("--%s: %s is below --%s %s", b.hi, fmtHours(b.top), b.lo, fmtHours(b.short))
+		default:
+			// The maximum is a default the user may not know of: say so.
+			return usagef("--%s: %s is above --%s, %s by default here; give --%s too", b.lo, fmtHours(b.short), b.hi, fmtHours(b.top), b.hi)
 		}
 	}
 	if warm {

@@ -132,6 +132,9 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 		if err := outfile.CheckDir(o.plotDir); err != nil {
 			return usagef("--plot: %v", err)
 		}
+		if err := plot.CheckNames(o.plotDir); err != nil { // before the inputs are read
+			return usagef("--plot: %v", err)
+		}
 	}
 	base, err := o.read.files(ctx, args[:1], e.stderr)
 	if err != nil {

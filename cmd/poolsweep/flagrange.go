@@ -193,12 +193,14 @@ func (v *choiceValue) Set(s string) error {
 	if v.list {
 		words = strings.Split(s, ",")
 	}
-	for _, w := range words {
+	for i, w := range words {
 		if !slices.Contains(v.choices, strings.TrimSpace(w)) {
 			return fmt.Errorf("%s is not %s", textfmt.Token(w), orList(v.choices))
 		}
+		words[i] = strings.TrimSpace(w)
 	}
-	*v.p = s
+	// As taken: "--progress ' json'" is json, not a word nothing matches.
+	*v.p = strings.Join(words, ",")
 	return nil
 }
 

@@ -18,9 +18,10 @@ const thresholdHelp = `Thresholds (--threshold, repeatable) make the exit status
   METRIC  ops (or ops/s), calls (calls/s), p50, p99 (per call), errors, pool_wait (p99
           checkout wait), connections, or knee (the series' knee concurrency)
   OP      <  <=  >  >=
-  VALUE   ops, calls: a rate per second (5000); p50, p99, pool_wait: a duration (20ms);
-          errors: a count (10) or a share of the operations (0.1%); connections, knee: a
-          whole number
+  VALUE   ops, calls: a rate per second (5000), at most 1000000000; p50, p99, pool_wait:
+          a duration (20ms), at most 1h; errors: a count (10), at most 100000000000000, or
+          a share of the operations (0.1%), at most 100%; connections: a whole number, at
+          most 100000000; knee: a whole number, at most 100000
   WHERE   @64: the median of that concurrency level's trials; @knee: the same at the
           series' knee; @every (the default): every measured step, the worst counts
 Each threshold is checked in every series and printed as pass or FAIL with the measured

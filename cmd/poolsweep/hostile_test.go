@@ -48,13 +48,27 @@ var mustRefuse = map[string][]string{
 		"a:b", "a|b", "a?b", "a\x00b", "a\x1bb", "admin", "local", "config"},
 	"uri": {"mongodb://h/?maxConnecting=4294967296", "mongodb://h/?maxConnecting=0", "mongodb://h/?maxPoolSize=9223372036854775808",
 		"mongodb://h/?maxPoolSize=200000", "mongodb://h/?minPoolSize=4294967296", "mongodb://h/?connectTimeoutMS=9223372036854775807",
-		"mongodb://h/?serverSelectionTimeoutMS=-1", "mongodb://h/?heartbeatFrequencyMS=1", "mongodb://h/?timeoutMS=99999999999", "http://h/"},
+		"mongodb://h/?serverSelectionTimeoutMS=-1", "mongodb://h/?heartbeatFrequencyMS=1", "mongodb://h/?timeoutMS=99999999999", "http://h/",
+		// What the driver refused only once a run had started (issue 36, class 6), and neighbours.
+		"mongodb://h/?readPreference=bogus", "mongodb://h/?authMechanism=PLAIN", "mongodb://u:p@h/?authMechanism=PLAIN&authMechanismProperties=A:B",
+		"mongodb://h/?tlsCAFile=/nonexistent", "mongodb://:pw@host", "mongodb://h/?tlsCAFile=/dev/zero", "mongodb://h/?readConcernLevel=bogus",
+		"mongodb://h/?compressors=bogus", "mongodb://h/?authSource=admin", "mongodb://u@h/?authMechanism=GSSAPI&authMechanismProperties=BOGUS:1",
+		"mongodb://h/?tlsInsecure=true&tlsAllowInvalidCertificates=true", "mongodb://a,b/?directConnection=true",
+		"mongodb+srv://c.example.invalid/?srvMaxHosts=2&replicaSet=rs", "mongodb://a/?loadBalanced=true&replicaSet=rs", "mongodb://h/?maxPoolSzie=5",
+		"mongodb://u:p@h/?authMechanism=plain", "mongodb://u@h/?authMechanism=GSSAPI"},
 	"target": {"a=mongodb://h/?maxConnecting=4294967296", "a=sim:slots=NaN", "a=sim:slots=4294967296", "a=sim:service=Inf",
-		"a=sim:jitter=NaN", "noequals", "=mongodb://h/"},
+		"a=sim:jitter=NaN", "noequals", "=mongodb://h/", "a=mongodb://h/?readPreference=bogus", "a=mongodb://:pw@host",
+		"a=mongodb://h/?tlsCAFile=/nonexistent", "a=mongodb://h/?compressors=bogus", "a=mongodb+srv://c.example.invalid:27017/"},
 	"run-id":     {"no spaces", "../up", strings.Repeat("r", 65), "-lead"},
 	"listen":     {"bad", "127.0.0.1:99999", "127.0.0.1:-1", "127.0.0.1:NaN", "example.com:1"},
 	"sim":        {"slots=0", "slots=NaN", "slots=4294967296", "service=-1ms", "service=Inf", "colour=blue", "jitter=2"},
 	"resolution": {"NaN", "Inf", "0", "1", "1.0000001", "5", "1e309", "sqrt3"},
+	"threshold": {"ops>1e308", "ops>9223372036854775808", "calls>1000000001", "errors<1e308", "errors<100000000000001", "errors<100.5%",
+		"p99<1h1ms", "connections<100000001", "knee>=100001", "ops>" + strings.Repeat("9", 5000)},
+	"fail-on-regression": {"1e308", "1001%", "9223372036854775808%"},
+	"run-noise":          {"1e308", "100.5%"},
+	"max-warmup":         {"1s", "2999ms", "100ms"}, // below the 3s MSER-5 needs
+	"min-warmup":         {"61s", "1h"},             // above --max-warmup's 1m default
 }
 
 // mustAccept are values each flag must take: the limits themselves.
@@ -62,6 +76,8 @@ var mustAccept = map[string][]string{
 	"database":       {strings.Repeat("a", 63), "poolsweep_2"},
 	"max-connecting": {"1", "1024"},
 	"resolution":     {"sqrt2", "1.05", "4", "x2"},
+	"threshold":      {"ops<=1000000000", "calls<=1e9", "errors<=100000000000000", "errors<=100%", "connections<=100000000", "p99<=1h"},
+	"max-warmup":     {"3s", "20h"}, // 8 sim levels × 20h: within plan.MaxRunTime
 }
 
 // flagContext is what a sweep flag needs beside it to be used at all.
@@ -70,6 +86,8 @@ var flagContext = map[string][]string{
 	"arrivals":      {"--rate", "1000", "--pool", "16"},
 	"rate":          {"--pool", "16"},
 	"search":        {"--concurrency", "1..64x2"},
+	"max-warmup":    {"--warmup", "auto"},
+	"min-warmup":    {"--warmup", "auto"},
 	"resolution":    {"--search", "knee", "--concurrency", "1..64x2"},
 	"budget":        {"--search", "knee", "--concurrency", "1..64x2", "--duration", "100ms", "--warmup", "0s"},
 	"slo-p99":       {"--search", "pool", "--concurrency", "1..64x2"},

@@ -110,6 +110,12 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 		if err := outfile.CheckDir(o.saveReplies); err != nil {
 			return usagef("--save-replies: %v", err)
 		}
+		// The names carry the server's version and role, known only
+		// once it answers: every name of their shape is checked now, and
+		// each file again as it is written.
+		if err := outfile.CheckNames(o.saveReplies, savedName.MatchString); err != nil {
+			return usagef("--save-replies: %v", err)
+		}
 	}
 	info, err := topology.Detect(ctx, o.uri)
 	if err != nil {

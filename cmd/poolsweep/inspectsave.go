@@ -16,6 +16,12 @@ import (
 // other version (a server may say anything) is written "unknown".
 var versionInName = regexp.MustCompile(`^[0-9][0-9A-Za-z.\-]{0,31}$`)
 
+// savedName is the shape of every name saveReplies may write: the corpus
+// name (corpus.FileName) of a mongod's or a mongos' reply to any command,
+// whatever role and version the server gives. Before inspect connects,
+// every entry of the directory of that shape must be a regular file.
+var savedName = regexp.MustCompile(`^[A-Za-z]+\.mongo[ds]-.*\.json$`)
+
 // saveReplies writes each captured reply into dir as Extended JSON (v2,
 // canonical: the BSON types kept), named as the corpus names its replies
 // (<command>.<process>[-<role>]-<version>.json, role on hello and isMaster

@@ -54,7 +54,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"bogus"}, "unknown command"},
 		{[]string{"serve", "--listen", "bad"}, "--listen"},
 		{[]string{"serve", "--listen", "127.0.0.1:99999"}, "--listen"},
-		{[]string{"serve", "--sim", "shards=2,routers=2", "--listen", "127.0.0.1:5"}, "--listen"},
+		{[]string{"serve", "--sim", "shards=2,routers=2", "--listen", "127.0.0.1:65533"}, "--listen"}, // 4 ports from 65533: past 65535
 		{[]string{"sweep", "--concurrency", "1..1000+1", "--pool", "1..999+1", "--trials", "1000"}, "steps per target"},
 		{[]string{"compare", "x.jsonl", "--baseline", "a", "--candidate", "a"}, "against itself"},
 		{[]string{"sweep", "extra-arg"}, "unknown command"},

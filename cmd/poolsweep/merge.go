@@ -13,6 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -75,7 +76,7 @@ func (o *mergeOptions) run(ctx context.Context, e *env, args []string) error {
 	for i, a := range args {
 		p := a
 		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
-			p = filepath.Join(a, "results.jsonl")
+			p = infile.In(a, "results.jsonl") // the one in the directory Stat found
 		}
 		if same(p, out) {
 			return usagef("--out: %s is one of the files being merged; write the merge elsewhere", out)

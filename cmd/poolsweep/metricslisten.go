@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -48,8 +49,9 @@ type metricsServer struct {
 }
 
 // startMetrics listens on --metrics-listen before anything starts: a
-// port that is taken refuses the sweep (exit 2). nil when not asked.
-func (o *sweepOptions) startMetrics() (*metricsServer, error) {
+// port that is taken refuses the sweep (exit 2). nil when not asked. An
+// address beyond loopback is warned about once on stderr.
+func (o *sweepOptions) startMetrics(stderr io.Writer) (*metricsServer, error) {
 	if o.metricsListen == "" {
 		return nil, nil
 	}
@@ -61,6 +63,7 @@ func (o *sweepOptions) startMetrics() (*metricsServer, error) {
 	if err != nil {
 		return nil, usagef("--metrics-listen: cannot listen on %s: %v", addr, errors.Unwrap(err))
 	}
+	warnPublicListen(stderr, "--metrics-listen", addr, []string{ln.Addr().String()}, metricsCan, metricsAbout)
 	m := &metricsServer{exporter: livemetrics.New(), done: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", m.exporter.Handler())

@@ -82,6 +82,9 @@ func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
 	if err := outfile.CheckDir(o.out); err != nil {
 		return usagef("-o: %v", err)
 	}
+	if err := plot.CheckNames(o.out); err != nil { // before the inputs are read
+		return usagef("-o: %v", err)
+	}
 	which, err := figureList(o.figures)
 	if err != nil {
 		return err

@@ -89,6 +89,17 @@ func (p *jsonProgress) emitLocked(event string, fields any) {
 // Write makes every other line written to stderr a message event.
 func (p *jsonProgress) Write(b []byte) (int, error) { return p.lines.Write(b) }
 
+// flush writes a last line that did not end in a newline.
+func (p *jsonProgress) flush() {
+	p.lines.mu.Lock()
+	rest := p.lines.buf
+	p.lines.buf = nil
+	p.lines.mu.Unlock()
+	if len(rest) > 0 {
+		p.lines.line(rest)
+	}
+}
+
 // stepFields identify a step in every step event.
 type stepFields struct {
 	N           int    `json:"n"`

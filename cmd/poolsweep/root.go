@@ -68,6 +68,14 @@ func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
 	stdin, stdout, stderr := e.stdin, io.Writer(out), e.stderr
 	e = &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRootCmd(e, r)
+	if progressMode(root, args) == "json" {
+		// Every line of stderr is a JSON object from here on: cobra's own
+		// refusals of the command line and the last "poolsweep: …" line
+		// too (progressmode.go).
+		jp := newJSONProgress(stderr)
+		defer jp.flush()
+		stderr, e.stderr = jp, jp
+	}
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -82,7 +90,7 @@ func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
 	}()
 	// No 100-kB value echoed whole, whatever made the error (echo.go).
 	err := shortValues(root.ExecuteContext(ctx), args)
-	stderr = e.stderr // a command may have made it its own (sweep --progress json)
+	stderr = e.stderr // a command may have made it its own
 	if out.closed.Load() && (err == nil || errors.Is(err, syscall.EPIPE)) {
 		return exitClosedStdout // nothing to say: no one reads it
 	}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +29,7 @@ type serveOptions struct {
 	postgresqlURL string
 	sim           string
 	logFile       string
-	listenSet     bool
+	simAddrs      simListen // where the simulator's servers listen (validate)
 }
 
 // newServeCmd builds the serve command; runF runs it once its flags are
@@ -46,19 +48,24 @@ directory (removed at exit) unless --data is given. FerretDB translates MongoDB 
 to SQL: its numbers are FerretDB's, not MongoDB's.
 
 With --sim SPEC it is poolsweep's calibrated simulator: a measuring instrument whose
-capacity is known by construction (slots / service time), standalone or sharded. It is
-not a database. It listens on a free port on 127.0.0.1 for each router, or on --listen
-when there is one listening server (a standalone, or routers=1), so that a test can stop
-it and start another where clients expect it.`,
+capacity is known by construction (slots / service time), standalone, a replica set or
+sharded. It is not a database. --listen HOST:0 (the default, 127.0.0.1:0) gives each of
+its servers a free port of its own on HOST. --listen HOST:PORT is a fixed base: the
+standalone on PORT; a replica set's members (rs=N) on PORT to PORT+N-1; routers=R on PORT
+to PORT+R-1 and then the shards' own servers on the next ports (shards=S: up to
+PORT+R+S-1). So a deployment killed and started again with the same --listen has the same
+hosts, and a driver that knew it reconnects (a replica set's hello names its members by
+these addresses). Every port is tried before anything starts: one taken, or past 65535,
+is bad input naming --listen.`,
 		Example: `  poolsweep serve
   poolsweep serve --listen 127.0.0.1:27018 --data ./ferret-data
   poolsweep serve --postgresql-url 'postgres://user@127.0.0.1:5432/ferretdb?pool_max_conns=300'
   poolsweep serve --sim slots=8,service=2ms
   poolsweep serve --sim shards=3,slots=8,service=2ms,routers=2
-  poolsweep serve --sim slots=8,service=2ms --listen 127.0.0.1:27099`,
+  poolsweep serve --sim slots=8,service=2ms --listen 127.0.0.1:27099
+  poolsweep serve --sim rs=3,slots=4 --listen 127.0.0.1:27017   # members on 27017, 27018, 27019`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.listenSet = cmd.Flags().Changed("listen")
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -67,7 +74,7 @@ it and start another where clients expect it.`,
 	}
 	f := cmd.Flags()
 	textVar(f, &o.data, "data", "", "a directory, made through outfile", nil, "directory for FerretDB's SQLite files, made if absent (its parent must exist; default: a temporary directory removed at exit)")
-	textVar(f, &o.listen, "listen", "127.0.0.1:0", "host:port on a loopback or local address", checkListen, "host:port to listen on (port 0 picks a free one)")
+	textVar(f, &o.listen, "listen", "127.0.0.1:0", "host:port on a loopback or local address", checkListen, "host:port to listen on (port 0: a free one per server; with --sim rs=N or routers, a fixed port is the first of a block, see above)")
 	textVar(f, &o.postgresqlURL, "postgresql-url", "", "a postgres:// URL", nil, "use FerretDB's PostgreSQL backend at this URL instead of SQLite")
 	textVar(f, &o.sim, "sim", "", "a simulator spec", func(v string) error { _, err := sim.ParseSpec(v); return err }, "run the calibrated simulator with this spec instead of FerretDB (e.g. slots=8,service=2ms)")
 	textVar(f, &o.logFile, "log", "", "a file, appended through outfile", nil, "append the server's own warnings to this file, a regular file in an existing directory (default: stderr)")
@@ -103,8 +110,11 @@ func (o *serveOptions) validate() (sim.Spec, error) {
 			return spec, usagef("--sim: the simulator keeps documents in memory; --data and --postgresql-url do not apply")
 		}
 	}
-	if o.sim != "" && o.listenSet && spec.Sharded() && spec.Routers != 1 {
-		return spec, usagef("--listen: the simulator has %d routers, each on its own free port; a fixed address needs routers=1", spec.Routers)
+	if o.sim != "" {
+		var err error
+		if o.simAddrs, err = simListenAddrs(o.listen, spec); err != nil {
+			return spec, err
+		}
 	}
 	if o.data != "" && o.postgresqlURL != "" {
 		return spec, usagef("--data: not used with --postgresql-url")
@@ -128,6 +138,11 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		if err := outfile.CheckDir(o.data); err != nil {
 			return usagef("--data: %v", err)
 		}
+	}
+	// Every address is tried before anything is made (--log's file, the
+	// data directory) or started.
+	if err := o.probeListen(); err != nil {
+		return err
 	}
 	logw := e.stderr
 	if o.logFile != "" {
@@ -157,18 +172,19 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		// This process runs the simulator and nothing else: its CPU time is
 		// the server's, which serverStatus may then report as a real
 		// mongod does.
-		opts := []sim.Option{sim.AloneInProcess()}
-		if o.listenSet {
-			opts = append(opts, sim.Listen(o.listen))
-		}
+		opts := append([]sim.Option{sim.AloneInProcess()}, o.simAddrs.options()...)
 		d, err := sim.Start(startCtx, spec, opts...)
 		cancelStart()
 		if err != nil {
+			if uerr := listenUsage(err); uerr != nil {
+				return uerr
+			}
 			return fmt.Errorf("start simulator: %w", err)
 		}
 		defer d.Close()
 		fmt.Fprintln(e.stdout, d.URI())
 		fmt.Fprintf(e.stderr, "poolsweep simulator (%s) — a measuring instrument, not a database; stop with Ctrl-C\n", spec.String())
+		warnPublicListen(e.stderr, "--listen", o.listen, append(d.Hosts(), d.ShardHosts()...), simCan, simAbout)
 		<-ctx.Done()
 		return nil
 	}
@@ -187,6 +203,7 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		if err := outfile.MakeDir(dir); err != nil {
 			return usagef("--data: %v", err)
 		}
+		dir = filepath.Clean(dir) // checked: FerretDB gets the place it resolves to, not a ".." to follow again
 	}
 	srv, err := embedded.Start(startCtx, embedded.Config{DataDir: dir, Listen: o.listen, PostgreSQLURL: o.postgresqlURL, Log: logw})
 	cancelStart()
@@ -197,6 +214,9 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		return err
 	}
 	fmt.Fprintln(e.stdout, srv.URI)
+	if u, err := url.Parse(srv.URI); err == nil {
+		warnPublicListen(e.stderr, "--listen", o.listen, []string{u.Host}, ferretCan, ferretAbout)
+	}
 	select {
 	case <-ctx.Done():
 	case err := <-srv.Done():

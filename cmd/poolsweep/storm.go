@@ -6,13 +6,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/analysis/fleet"
+	"github.com/poolsweep/poolsweep/internal/fdlimit"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
@@ -28,10 +28,9 @@ import (
 // 100 clients × 21 connections took 44,696 KiB over the baseline, about
 // 21 KiB a connection with the clients' share; rounded up here.
 const (
-	stormConnKiB    = 24
-	stormClientKiB  = 100
-	maxStormMemMiB  = 2048
-	stormFDsReserve = 256 // descriptors left for the rest of the process
+	stormConnKiB   = 24
+	stormClientKiB = 100
+	maxStormMemMiB = 2048
 )
 
 type stormOptions struct {
@@ -77,7 +76,7 @@ whose storms have a known answer: docs/storm.md.`,
 	levelsVar(f, &o.clients, "clients", "10", results.MaxStormClients, false, plan.ParseLevels, fmt.Sprintf("K: clients opening their pools at once, a list or range (10,50,200; 10..200x2), each from 1 to %d", results.MaxStormClients))
 	intVar(f, &o.pool, "pool", 20, 1, results.MaxStormPool, fmt.Sprintf("P: each client's maxPoolSize, the pool it fills, from 1 to %d", results.MaxStormPool))
 	levelsVar(f, &o.maxConnecting, "max-connecting", "2", results.MaxConnecting, false, plan.ParseLevels, "the driver's maxConnecting: connections each pool opens at a time, a list (the driver's default is 2)")
-	intVar(f, &o.trials, "trials", 1, 1, 100, "storms of each K and maxConnecting, from 1 to 100")
+	intVar(f, &o.trials, "trials", 1, 1, 100, "storms of each K and maxConnecting, from 1 to 100; all the storms, each at --timeout + 30s, within 168h")
 	durationVar(f, &o.timeout, "timeout", time.Minute, time.Second, 10*time.Minute, "bound on each storm (and each connection's setup), from 1s to 10m")
 	durationVar(f, &o.probeInterval, "probe-interval", 10*time.Millisecond, time.Millisecond, time.Second, "how often the probe client pings during a storm, from 1ms to 1s")
 	textVarP(f, &o.out, "out", "o", "", "a file, created through outfile", nil, "results file to create (required; never replaced)")
@@ -124,6 +123,10 @@ func (o *stormOptions) validate() (stormPlan, error) {
 	if p.maxConnecting, err = plan.ParseLevels(o.maxConnecting, results.MaxConnecting); err != nil {
 		return p, usagef("--max-connecting: %v", err)
 	}
+	storms := len(p.clients) * len(p.maxConnecting) * o.trials
+	if err := plan.CheckRunTime("--clients, --max-connecting and --trials", storms, "storms", float64(storms)*storm.Longest(o.timeout).Seconds()); err != nil {
+		return p, usagef("%v (each up to --timeout %s and %s of pings and closes); plan fewer storms, or a shorter --timeout", err, o.timeout, storm.Longest(0))
+	}
 	return p, o.checkBudget(slices.Max(p.clients), 1)
 }
 
@@ -137,9 +140,8 @@ func (o *stormOptions) checkBudget(k, pools int) error {
 	}
 	// Each client's pools, its monitor per host, and the probe.
 	fds := k*(o.pool+1)*pools + 1
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && uint64(fds+stormFDsReserve) > lim.Cur {
-		return usagef("--clients × --pool: %d connections need as many file descriptors; this process may open %d (ulimit -n)", fds, lim.Cur)
+	if err := fdlimit.Ensure(uint64(fds + fdlimit.Reserve)); err != nil {
+		return usagef("--clients × --pool: %d connections with their monitors and the process's own files %v", fds, err)
 	}
 	if mib := (fds*stormConnKiB + k*stormClientKiB) / 1024; mib > maxStormMemMiB {
 		return usagef("--clients × --pool: about %d MiB for %d clients' connections, more than %d MiB", mib, k, maxStormMemMiB)

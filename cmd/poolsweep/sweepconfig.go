@@ -172,15 +172,32 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	cfg.workloads = workload.WithAxes(cfg.workloads, rps, wcs)
 	// The whole plan, every target and workload, is a header readers can
 	// take (results.ValidateHeader).
-	if n := len(cfg.targets) * len(cfg.workloads) * len(cfg.plan.Steps([]string{"x"}, []string{"x"})); n > results.MaxPlanned || len(cfg.targets) > results.MaxTargets || len(cfg.workloads) > results.MaxWorkloads {
+	grid := cfg.plan.Steps([]string{"x"}, []string{"x"})
+	series := len(cfg.targets) * len(cfg.workloads)
+	if n := series * len(grid); n > results.MaxPlanned || len(cfg.targets) > results.MaxTargets || len(cfg.workloads) > results.MaxWorkloads {
 		return nil, usagef("--target, --mixes, --read-preference, --write-concern and the plan: %d target(s) × %d series make %d steps; the most one run takes is %d steps, %d targets and %d workloads",
 			len(cfg.targets), len(cfg.workloads), n, results.MaxPlanned, results.MaxTargets, results.MaxWorkloads)
+	}
+	if err := checkRunTime(cfg.plan, grid, len(cfg.targets), len(cfg.workloads)); err != nil {
+		return nil, err
 	}
 	// Hosts per target are known only after connecting; a sharded
 	// target's pools are counted once here and checked again per step by
 	// the driver's own limits.
 	if err := sweep.CheckMemory(cfg.plan, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
 		return nil, usageError{err}
+	}
+	if o.spawn > 1 {
+		// The agents of --spawn share this machine: each holds the largest
+		// step's clients, so together they hold spawn times as many.
+		all := cfg.plan
+		all.Clients *= o.spawn
+		if err := sweep.CheckMemory(all, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
+			return nil, usagef("--spawn: %d agents on this machine, each with the plan's clients: %v", o.spawn, err)
+		}
+	}
+	if err := checkPlannedFiles(cfg.plan, cfg.targets, o.spawn); err != nil {
+		return nil, err
 	}
 	if err := o.validateAgents(cfg); err != nil {
 		return nil, err

@@ -33,10 +33,17 @@ type sweepTarget struct {
 func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	var jp *jsonProgress
 	if o.progress == "json" {
-		// Every line of stderr from here on is a JSON event, the last
-		// "poolsweep: …" line too (run prints it through e.stderr).
-		jp = newJSONProgress(e.stderr)
-		e.stderr = jp
+		// Every line of stderr is a JSON event, the last "poolsweep: …"
+		// line too (run prints it through e.stderr): run made stderr so
+		// before parsing the command line (progressmode.go).
+		var ok bool
+		if jp, ok = e.stderr.(*jsonProgress); !ok {
+			jp = newJSONProgress(e.stderr)
+			e.stderr = jp
+		}
+	}
+	if err := o.checkNamedDir(); err != nil {
+		return err
 	}
 	if err := o.readHandedTargets(); err != nil {
 		return err
@@ -54,17 +61,12 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err := o.fleet.readStorm(ctx, readOptions{}); err != nil {
 		return err
 	}
-	metrics, err := o.startMetrics()
-	if err != nil {
-		return err
-	}
-	defer metrics.stop()
 	if o.spawn > 0 {
 		return o.runSpawn(ctx, e, cfg)
 	}
 	session := &sweep.Session{
 		RunID: o.newRunID(), Plan: cfg.plan, Workloads: cfg.workloads,
-		Drop: o.drop && o.agentIndex == 0, KeepGoing: o.keepGoing, MaxErrorRate: o.maxErrorRate, PrewarmTimeout: o.prewarm,
+		Drop: o.drop && o.agentIndex == 0, DropForeign: o.dropForeign, KeepGoing: o.keepGoing, MaxErrorRate: o.maxErrorRate, PrewarmTimeout: o.prewarm,
 		MaxConnecting: o.maxConnecting, LockWait: o.lockWait,
 	}
 	for _, t := range cfg.targets {
@@ -77,6 +79,13 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	// Listening is starting something: only once every output path is
+	// known to take what the run writes.
+	metrics, err := o.startMetrics(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer metrics.stop()
 	session.ResultsPath = filepath.Join(outDir, "results.jsonl")
 	if session.Previous != nil {
 		pending, err := session.Pending()
@@ -110,6 +119,9 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		return err
 	}
 	if err := o.checkAxes(targets); err != nil {
+		return err
+	}
+	if err := checkTargetFiles(cfg.plan, targets, 1); err != nil {
 		return err
 	}
 	closeTelemetry, err := o.wireTargets(session, targets)
@@ -225,12 +237,12 @@ func (o *sweepOptions) outputDir(ctx context.Context, session *sweep.Session) (s
 		if err := outfile.Check(path); err != nil {
 			return "", usagef("--resume: %v", err)
 		}
+		if err := o.checkArtifacts("--resume", o.resume); err != nil { // every output name before the input is read
+			return "", err
+		}
 		prev, err := o.read.file(ctx, path)
 		if err != nil {
 			return "", usagef("--resume: %v", err)
-		}
-		if err := o.checkArtifacts("--resume", o.resume); err != nil {
-			return "", err
 		}
 		session.Previous, session.RunID = prev, prev.Header.RunID
 		return o.resume, nil
@@ -254,6 +266,26 @@ func (o *sweepOptions) outputDir(ctx context.Context, session *sweep.Session) (s
 	}
 	session.MakeDir = func() error { return o.makeOutDir(dir) }
 	return dir, nil
+}
+
+// checkNamedDir refuses a --resume or --out directory that cannot take
+// the run's files before anything is read (the workload file, a storm
+// run, the run to resume) or started; outputDir checks again, with every
+// name, once the run is named.
+func (o *sweepOptions) checkNamedDir() error {
+	switch {
+	case o.resume != "":
+		if err := outfile.CheckDir(o.resume); err != nil {
+			return usagef("--resume: %v", err)
+		}
+		return o.checkArtifacts("--resume", o.resume)
+	case o.out != "":
+		if err := outfile.CheckDir(o.out); err != nil {
+			return usagef("--out: %v", err)
+		}
+		return o.checkArtifacts("--out", o.out)
+	}
+	return nil
 }
 
 // checkOutDir checks the output directory of a new run: the one the user
@@ -283,14 +315,10 @@ func (o *sweepOptions) checkArtifacts(flag, dir string) error {
 	if o.noPlot {
 		return nil
 	}
-	if _, err := os.Lstat(dir); err != nil {
+	if _, err := os.Lstat(filepath.Clean(dir)); err != nil {
 		return nil // made fresh: every file in it is new
 	}
-	figs := make([]plot.Figure, len(plot.AllFigures))
-	for i, name := range plot.AllFigures {
-		figs[i].Name = name
-	}
-	if err := plot.CheckFiles(dir, figs); err != nil {
+	if err := plot.CheckNames(dir); err != nil {
 		return usagef("%s: %v", flag, err)
 	}
 	if err := outfile.Check(filepath.Join(dir, "report.html")); err != nil {

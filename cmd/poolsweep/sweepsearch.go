@@ -20,7 +20,7 @@ import (
 
 // Bounds of the search flags.
 const (
-	maxBudget = 7 * 24 * time.Hour
+	maxBudget = plan.MaxRunTime // a search ends at its budget: the most a run may be planned for
 	maxSLOP99 = time.Hour
 )
 

@@ -60,6 +60,11 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	if err := o.checkArtifacts("--out", dir); err != nil {
 		return err
 	}
+	metrics, err := o.startMetrics(e.stderr) // once the paths are checked, as a run of one process
+	if err != nil {
+		return err
+	}
+	defer metrics.stop()
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("--spawn: find this program: %w", err)
@@ -70,7 +75,10 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	if err != nil {
 		return err
 	}
-	if err := checkSpawnData(ctx, targets, cfg.workloads[0]); err != nil {
+	if err := checkTargetFiles(cfg.plan, targets, o.spawn); err != nil {
+		return err
+	}
+	if err := checkSpawnData(ctx, targets, cfg.workloads[0], o.dropForeign); err != nil {
 		return err
 	}
 	if err := o.makeOutDir(dir); err != nil {
@@ -162,13 +170,14 @@ func agentFiles(n int) []string {
 }
 
 // checkSpawnData refuses, before any agent starts, a target whose
-// collection holds data poolsweep did not create (bad input: another
-// --database is the fix), so that nothing is started, created or left
-// behind for a run that could not load.
-func checkSpawnData(ctx context.Context, targets []*sweepTarget, w workload.Workload) error {
+// collection holds data poolsweep did not create, or documents it did
+// not write without --drop-foreign (bad input: another --database is the
+// fix), so that nothing is started, created or left behind for a run
+// that could not load.
+func checkSpawnData(ctx context.Context, targets []*sweepTarget, w workload.Workload, dropForeign bool) error {
 	for _, t := range targets {
 		uri := t.URI
-		err := workload.CheckData(ctx, func() *options.ClientOptions { return topology.ClientOptions(uri) }, w)
+		err := workload.CheckData(ctx, func() *options.ClientOptions { return topology.ClientOptions(uri) }, w, dropForeign)
 		switch {
 		case errors.Is(err, workload.ErrNotOurs):
 			return usagef("--database: target %s: %v", t.Name, err)
@@ -267,6 +276,18 @@ func (o *sweepOptions) readHandedTargets() error {
 		return usagef("--targets-fd: more than %d bytes", maxHandedTargets)
 	case json.Unmarshal(b, &h) != nil || (h.URI == "") == (len(h.Targets) == 0):
 		return usagef("--targets-fd: not the targets --spawn hands its agents")
+	}
+	// Checked as --uri and --target are: a launcher of another version, or
+	// another writer, may hand over what this agent's driver refuses.
+	if h.URI != "" {
+		if err := topology.ValidateURI(h.URI); err != nil {
+			return usagef("--targets-fd: %w", err)
+		}
+	}
+	for _, v := range h.Targets {
+		if err := checkTarget(v); err != nil {
+			return usagef("--targets-fd: %w", err)
+		}
 	}
 	o.uri, o.targets = h.URI, h.Targets
 	return nil

@@ -22,7 +22,12 @@ func CheckDir(dir string) error {
 	if dir == "" {
 		return errors.New("no directory given")
 	}
-	clean := filepath.Clean(dir) // "d/" would follow a symlink d, and fail on a file d
+	// The cleaned path, once every ".." in it is known to resolve as its
+	// text says: "d/" would follow a symlink d, and fail on a file d.
+	clean, err := resolved(dir)
+	if err != nil {
+		return err
+	}
 	if li, err := os.Lstat(clean); err == nil && li.Mode()&fs.ModeSymlink != 0 {
 		return symlinkError(dir)
 	}
@@ -51,7 +56,7 @@ func MakeDir(dir string) error {
 	if err := CheckDir(dir); err != nil {
 		return err
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(filepath.Clean(dir), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s: %w", dir, textfmt.IOError(err))
 	}
 	// Made now, or made by someone else meanwhile: it must be a directory.
@@ -82,6 +87,9 @@ func ownDir(base, rel string, create bool) error {
 	full := filepath.Join(base, rel)
 	if rel == "" || filepath.IsAbs(rel) || rel != filepath.Clean(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fmt.Errorf("%s: %q is %w", full, rel, ErrBadName)
+	}
+	if _, err := resolved(base); err != nil {
+		return err
 	}
 	if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
 		return fmt.Errorf("%s: %w: %s", full, ErrNoDir, base)
@@ -123,6 +131,46 @@ func realDir(p string, fi fs.FileInfo) error {
 		return symlinkError(p)
 	case !m.IsDir():
 		return fmt.Errorf("%s is %s, %w", p, textfmt.FileKind(m), ErrNotDir)
+	}
+	return nil
+}
+
+// CheckNames refuses, in dir (an output directory the user named, see
+// CheckDir), every entry that poolsweep may write and that is not a
+// regular file: a symlink, directory, device, FIFO or socket planted at
+// one of its names. mayWrite says which names those are. It lets a
+// command refuse them before it connects or reads anything, also where
+// the exact names are known only later (a server's version in a saved
+// reply's name, a target's in a figure's); the writes check each name
+// again. A dir that does not exist yet is fine: every file in it will be
+// new.
+func CheckNames(dir string, mayWrite func(name string) bool) error {
+	clean, err := resolved(dir)
+	if err != nil {
+		return err
+	}
+	es, err := os.ReadDir(clean)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, textfmt.IOError(err))
+	}
+	for _, e := range es {
+		if !mayWrite(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // gone meanwhile: it will be new
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, textfmt.IOError(err))
+		}
+		if err := regular(p, fi); err != nil {
+			return err
+		}
 	}
 	return nil
 }

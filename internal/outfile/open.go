@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
@@ -23,9 +24,10 @@ func CreateExclusive(path string) (*os.File, error) {
 	if err := Check(path); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644)
+	clean := filepath.Clean(path) // checked: where the system puts it
+	f, err := os.OpenFile(clean, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		if fi, lerr := os.Lstat(path); lerr == nil {
+		if fi, lerr := os.Lstat(clean); lerr == nil {
 			if rerr := regular(path, fi); rerr != nil {
 				return nil, rerr
 			}
@@ -42,14 +44,18 @@ func CreateExclusive(path string) (*os.File, error) {
 // in place (a results file continued by --resume). A symlink, device,
 // FIFO, socket or directory is refused.
 func OpenExisting(path string) (*os.File, error) {
-	fi, err := os.Lstat(path)
+	clean, err := resolved(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Lstat(clean)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, textfmt.IOError(err))
 	}
 	if err := regular(path, fi); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(clean, os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, openError(path, err)
 	}
@@ -63,7 +69,7 @@ func Append(path string) (*os.File, error) {
 	if err := Check(path); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	f, err := os.OpenFile(filepath.Clean(path), os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return nil, openError(path, err)
 	}

@@ -22,9 +22,15 @@
 //     directories, never symlinks (MakeOwnDir).
 //   - Directories on the way to that last name may be reached through
 //     symlinks: the user chose the path up to it.
+//   - A path is checked as the system resolves it, never on a cleaned
+//     copy: a ".." must take back a directory that exists and whose ".."
+//     is the one its text names, so "nodir/../x" (nodir missing) and
+//     "lnk/../x" (lnk a symlink, whose ".." is its target's parent) are
+//     refused, and "f/" or "f/." with f a file too. Once checked, the
+//     cleaned path is what is written.
 //
-// Check, CheckDir and CheckOwnDir let a command refuse a bad path before
-// it does any work; the writing functions check again.
+// Check, CheckDir, CheckOwnDir and CheckNames let a command refuse a bad
+// path before it does any work; the writing functions check again.
 package outfile
 
 import (
@@ -68,10 +74,14 @@ func Check(path string) error {
 	if path == "" {
 		return errors.New("no file name given")
 	}
-	if strings.HasSuffix(path, string(filepath.Separator)) {
+	if dirForm(path) {
 		return fmt.Errorf("%s names a directory, %w; give a file name", path, ErrNotRegular)
 	}
-	fi, err := os.Lstat(path)
+	clean, err := resolved(path)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(clean)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return checkParent(path)
@@ -141,12 +151,15 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	if err := Check(path); err != nil {
 		return err
 	}
+	// Checked: the cleaned path is where the system puts it, and using it
+	// from here on keeps a ".." from being followed a second time.
+	clean := filepath.Clean(path)
 	mode := fs.FileMode(0o644)
-	if fi, err := os.Lstat(path); err == nil {
+	if fi, err := os.Lstat(clean); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	dir := filepath.Dir(clean)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(clean)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("%s: cannot create a file in %s: %w", path, dir, textfmt.IOError(err))
 	}
@@ -177,14 +190,14 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	}
 	// Something may have been put at path since the first check (a
 	// symlink, a FIFO, a directory): never rename over it.
-	if fi, err := os.Lstat(path); err == nil {
+	if fi, err := os.Lstat(clean); err == nil {
 		if err := regular(path, fi); err != nil {
 			return fmt.Errorf("%w (it changed while poolsweep wrote)", err)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %w", path, textfmt.IOError(err))
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp.Name(), clean); err != nil {
 		return fmt.Errorf("%s: %w", path, textfmt.IOError(err))
 	}
 	syncDir(dir)
@@ -196,6 +209,9 @@ func Write(path string, write func(io.Writer) error) (err error) {
 // host, a command) cannot climb out of dir.
 func WriteIn(dir, name string, write func(io.Writer) error) (string, error) {
 	if err := plainName(name); err != nil {
+		return "", err
+	}
+	if _, err := resolved(dir); err != nil { // Join would drop its ".." unchecked
 		return "", err
 	}
 	path := filepath.Join(dir, name)

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/ftdc"
 	"github.com/poolsweep/poolsweep/internal/corpus"
+	"github.com/poolsweep/poolsweep/internal/infile"
 )
 
 // Bounds: a folder is a bug report's attachment or one server's FTDC, not
@@ -116,7 +116,7 @@ func loadSaved(dir string, names []string) ([]Host, error) {
 	var keys []string
 	for _, name := range names {
 		f, _ := corpus.ParseName(name)
-		data, err := readBounded(filepath.Join(dir, name), maxReplySize)
+		data, err := readBounded(infile.In(dir, name), maxReplySize)
 		if err != nil {
 			return nil, bad(name, "%v", err)
 		}
@@ -249,7 +249,7 @@ func lastTime(c *ftdc.Chunk) time.Time {
 func readFTDC(dir, name string) (*ftdc.Chunk, bson.Raw, error) {
 	// Streamed: the reader bounds each document, and only the last chunk
 	// is kept, so a file of any length costs one document's memory.
-	f, err := os.Open(filepath.Join(dir, name))
+	f, err := os.Open(infile.In(dir, name))
 	if err != nil {
 		return nil, nil, bad(name, "cannot read it: %v", errors.Unwrap(err))
 	}

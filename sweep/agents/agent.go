@@ -175,7 +175,7 @@ func (a *Agent) register(ctx context.Context) error {
 		return fmt.Errorf("agents: read %s: %w", Collection, err)
 	}
 	if a.leader() {
-		if _, err := a.coll.DeleteMany(ctx, bson.D{{Key: "run_id", Value: a.RunID}, {Key: "kind", Value: "step"}}); err != nil {
+		if _, err := a.coll.DeleteMany(ctx, a.own(bson.D{{Key: "run_id", Value: a.RunID}, {Key: "kind", Value: "step"}})); err != nil {
 			return fmt.Errorf("agents: clear an earlier run's steps: %w", err)
 		}
 	}
@@ -285,7 +285,7 @@ func (a *Agent) End(out *sweep.Outcome) {
 	}
 	a.leave(ctx, out.Status, out.Reason)
 	a.awaitGoodbyes(ctx)
-	if _, err := a.coll.DeleteMany(ctx, bson.D{{Key: "run_id", Value: a.RunID}}); err != nil && a.Waiting != nil {
+	if _, err := a.coll.DeleteMany(ctx, a.own(bson.D{{Key: "run_id", Value: a.RunID}})); err != nil && a.Waiting != nil {
 		a.Waiting(fmt.Sprintf("could not remove the coordination documents of run %s from %s: %v", a.RunID, Collection, err))
 	}
 }

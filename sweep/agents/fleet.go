@@ -123,7 +123,7 @@ func (a *Agent) closeFleet() {
 	a.fleet.Close()
 	if a.leader() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, _ = a.coll.DeleteMany(ctx, bson.D{{Key: "run_id", Value: a.RunID}, {Key: "kind", Value: "batches"}, {Key: "seq", Value: a.fleet.seq}})
+		_, _ = a.coll.DeleteMany(ctx, a.own(bson.D{{Key: "run_id", Value: a.RunID}, {Key: "kind", Value: "batches"}, {Key: "seq", Value: a.fleet.seq}}))
 		cancel()
 	}
 	a.fleet = nil

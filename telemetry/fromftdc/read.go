@@ -161,7 +161,7 @@ func metricFiles(dir string) ([]string, error) {
 	}
 	slices.Sort(names)
 	for i, n := range names {
-		names[i] = filepath.Join(dir, n)
+		names[i] = infile.In(dir, n) // in the directory ReadDir listed
 	}
 	return names, nil
 }

@@ -115,8 +115,10 @@ type connState struct {
 }
 
 // Start validates spec, listens on 127.0.0.1 (one ephemeral port for a
-// standalone, one per router; see Listen for fixed addresses) and serves
-// until Close is called.
+// standalone, one per router, member and shard; see Listen and
+// ListenShards for fixed addresses) and serves until Close is called. It
+// opens every listener before it serves any: when one fails (a
+// *ListenError) nothing has answered a client.
 //
 // ctx bounds starting only: a deployment outlives it, because callers
 // start with a timeout and then sweep for as long as the plan takes (a
@@ -146,6 +148,15 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 	} else if len(addrs) != nFronts {
 		return nil, fmt.Errorf("sim: %d listen addresses for %d listening servers (one per router or member)", len(addrs), nFronts)
 	}
+	shardAddrs := o.shardListen
+	if !spec.Sharded() && shardAddrs != nil {
+		return nil, errors.New("sim: shard listen addresses for a deployment without shards")
+	}
+	if spec.Sharded() && shardAddrs == nil {
+		shardAddrs = slices.Repeat([]string{"127.0.0.1:0"}, spec.Shards)
+	} else if len(shardAddrs) != spec.Shards {
+		return nil, fmt.Errorf("sim: %d shard listen addresses for %d shards", len(shardAddrs), spec.Shards)
+	}
 	version, _ := versionOf(spec.Version) // Validate checked it
 	d := &Deployment{spec: spec, version: version, alone: o.alone, started: time.Now(), sleeper: newSleeper()}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
@@ -159,10 +170,10 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 		})
 	}
 	var lc net.ListenConfig
-	listen := func(addr string) (*frontend, error) {
+	listen := func(addr, server string) (*frontend, error) {
 		ln, err := lc.Listen(ctx, "tcp", addr)
 		if err != nil {
-			return nil, fmt.Errorf("sim: listen: %w", err)
+			return nil, &ListenError{Addr: addr, Server: server, Err: err}
 		}
 		f := &frontend{d: d, ln: ln, host: ln.Addr().String(), cursors: newCursorTable(), conns: map[net.Conn]struct{}{}}
 		if spec.AcceptCost > 0 {
@@ -179,10 +190,11 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 		return nil, err
 	}
 	if spec.Sharded() {
-		// Each shard listens on a free loopback port: a cluster's shards
-		// are reachable hosts, which listShards names.
-		for _, sh := range d.shards {
-			f, err := listen("127.0.0.1:0")
+		// Each shard listens on a port of its own (a free loopback one
+		// unless ListenShards says): a cluster's shards are reachable
+		// hosts, which listShards names.
+		for i, sh := range d.shards {
+			f, err := listen(shardAddrs[i], fmt.Sprintf("shard %d of %d", i+1, len(d.shards)))
 			if err != nil {
 				return fail(err)
 			}
@@ -191,8 +203,15 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 			d.shardFronts = append(d.shardFronts, f)
 		}
 	}
-	for _, addr := range addrs {
-		f, err := listen(addr)
+	for i, addr := range addrs {
+		server := "the standalone"
+		switch {
+		case spec.Sharded():
+			server = fmt.Sprintf("router %d of %d", i+1, len(addrs))
+		case spec.ReplicaSet():
+			server = fmt.Sprintf("member %d of %d", i+1, len(addrs))
+		}
+		f, err := listen(addr, server)
 		if err != nil {
 			return fail(err)
 		}
@@ -224,22 +243,6 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 // listening is every listening server: the URI's, then the shards'.
 func (d *Deployment) listening() []*frontend {
 	return append(slices.Clone(d.fronts), d.shardFronts...)
-}
-
-// Option configures Start.
-type Option func(*startOptions)
-
-type startOptions struct {
-	listen []string
-	alone  bool
-}
-
-// Listen makes Start listen on the given host:port addresses, one per
-// listening server (the standalone, or each router in order), instead of
-// a free port on 127.0.0.1 for each. A fixed port lets a test stop a
-// deployment and start another where clients expect it.
-func Listen(addrs ...string) Option {
-	return func(o *startOptions) { o.listen = slices.Clone(addrs) }
 }
 
 // Spec returns the spec the deployment runs.

@@ -1,0 +1,184 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/internal/testferret"
+	"github.com/poolsweep/poolsweep/internal/testsrv"
+)
+
+// foreignDocs are another client's documents in poolsweep's collection:
+// an ObjectId _id (what a driver gives a document without one), a
+// number, and strings on both sides of poolsweep's "user<n>" keys.
+var foreignDocs = []any{
+	bson.D{{Key: "name", Value: "theirs"}},
+	bson.D{{Key: "_id", Value: 42}, {Key: "name", Value: "theirs"}},
+	bson.D{{Key: "_id", Value: "user"}, {Key: "name", Value: "theirs"}},
+	bson.D{{Key: "_id", Value: "usertable-note"}, {Key: "name", Value: "theirs"}},
+	bson.D{{Key: "_id", Value: "a-key"}, {Key: "name", Value: "theirs"}},
+}
+
+// TestPrepareForeignDocuments: a collection poolsweep created that also
+// holds documents another client wrote is refused, with their count, for
+// a reload (another --records), a reuse (the same --records) and --drop
+// alike, and nothing is dropped or written; --drop-foreign reloads it.
+// On the simulator (standalone, replica set, sharded behind a router) and
+// on embedded FerretDB, which take different query operators: the count
+// of poolsweep's own documents is one both take.
+func TestPrepareForeignDocuments(t *testing.T) {
+	t.Parallel()
+	servers := map[string]func(testing.TB) string{
+		"sim":         func(t testing.TB) string { return testsrv.Sim(t, "slots=4,service=0s").URI() },
+		"sim-rs":      func(t testing.TB) string { return testsrv.Sim(t, "rs=3,slots=4,service=0s").URI() },
+		"sim-sharded": func(t testing.TB) string { return testsrv.Sim(t, "shards=2,slots=4,service=0s").URI() },
+		"ferretdb":    testferret.Start,
+	}
+	for name, start := range servers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			uri := start(t)
+			ctx := context.Background()
+			w := DefaultWorkload()
+			w.Records, w.Database = 20, "ps_foreign"
+			if lr, err := Prepare(ctx, testsrv.Connect(t, uri), w, PrepareOptions{}); err != nil || !lr.Loaded {
+				t.Fatalf("first load: %+v %v", lr, err)
+			}
+			// Another client, with a driver of its own.
+			other := testsrv.Connect(t, uri)
+			coll := other.Database(w.Database).Collection(w.Collection)
+			if _, err := coll.InsertMany(ctx, foreignDocs); err != nil {
+				t.Fatal(err)
+			}
+			metaBefore := metaRecord(t, other, w)
+
+			c := testsrv.Connect(t, uri)
+			for _, tc := range []struct {
+				name    string
+				records int
+				o       PrepareOptions
+			}{
+				{"another size", 30, PrepareOptions{}},
+				{"same size", 20, PrepareOptions{}},
+				{"--drop", 20, PrepareOptions{Drop: true}},
+				{"--drop, another size", 30, PrepareOptions{Drop: true}},
+			} {
+				w := w
+				w.Records = tc.records
+				lr, err := Prepare(ctx, c, w, tc.o)
+				var fe *ForeignError
+				if !errors.As(err, &fe) || !errors.Is(err, ErrNotOurs) || fe.Foreign != 5 || fe.Total != 25 {
+					t.Errorf("%s: Prepare returned %+v, %v; want a ForeignError of 5 documents of 25", tc.name, lr, err)
+				}
+				if err := CheckData(ctx, func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, w, false); !errors.As(err, &fe) {
+					t.Errorf("%s: CheckData returned %v; want a ForeignError", tc.name, err)
+				}
+			}
+			// Nothing was dropped or written: theirs and ours are there,
+			// and poolsweep_meta holds its record as it was, and no lock.
+			if n, err := count(other, w.Database, w.Collection, bson.D{{Key: "name", Value: "theirs"}}); err != nil || n != 5 {
+				t.Errorf("%d of their 5 documents left (%v)", n, err)
+			}
+			if n, err := count(other, w.Database, w.Collection, nil); err != nil || n != 25 {
+				t.Errorf("%d documents left of 25 (%v)", n, err)
+			}
+			if after := metaRecord(t, other, w); !equalDocs(after, metaBefore) {
+				t.Errorf("poolsweep_meta changed:\nbefore %v\nafter  %v", metaBefore, after)
+			}
+
+			// Named with --drop-foreign: dropped with the collection, which
+			// is loaded anew with poolsweep's documents only.
+			w.Records = 30
+			if err := CheckData(ctx, func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, w, true); err != nil {
+				t.Errorf("CheckData with dropForeign: %v", err)
+			}
+			lr, err := Prepare(ctx, c, w, PrepareOptions{DropForeign: true})
+			if err != nil || !lr.Loaded || lr.Documents != 30 {
+				t.Fatalf("--drop-foreign: %+v %v; want a reload of 30", lr, err)
+			}
+			if n, err := count(other, w.Database, w.Collection, bson.D{{Key: "name", Value: "theirs"}}); err != nil || n != 0 {
+				t.Errorf("%d of their documents are still there after --drop-foreign (%v)", n, err)
+			}
+			// Clean again: reused without the flag.
+			if lr, err := Prepare(ctx, c, w, PrepareOptions{}); err != nil || !lr.Reused || lr.Documents != 30 {
+				t.Errorf("after --drop-foreign: %+v %v; want a reuse of 30", lr, err)
+			}
+		})
+	}
+}
+
+// TestPrepareForeignMeta: documents in poolsweep_meta that poolsweep did
+// not write, under the names it uses (the collection's record, the load
+// lock), are refused, not written over or removed as a dead run's lock.
+func TestPrepareForeignMeta(t *testing.T) {
+	t.Parallel()
+	uri := testsrv.Sim(t, "slots=4,service=0s").URI()
+	ctx := context.Background()
+	c := testsrv.Connect(t, uri)
+	for _, tc := range []struct {
+		name, db string
+		doc      bson.D
+	}{
+		{"record of another tool", "ps_meta_record", bson.D{{Key: "_id", Value: "usertable"}, {Key: "tool", Value: "ycsb"}, {Key: "records", Value: 20}}},
+		{"lock of another tool", "ps_meta_lock", bson.D{{Key: "_id", Value: lockID("usertable")}, {Key: "owner", Value: "someone"}}},
+	} {
+		w := DefaultWorkload()
+		w.Records, w.Database = 20, tc.db
+		meta := c.Database(w.Database).Collection(MetaCollection)
+		if _, err := meta.InsertOne(ctx, tc.doc); err != nil {
+			t.Fatal(err)
+		}
+		// A lock's timing short enough that taking "a dead run's lock"
+		// over, the failure this guards against, happens within the test.
+		lr, err := Prepare(ctx, c, w, PrepareOptions{DropForeign: true, Drop: true, LockWait: 5 * time.Second,
+			lock: lockTiming{beat: 100 * time.Millisecond, staleAfter: time.Second, poll: 50 * time.Millisecond}})
+		if !errors.Is(err, ErrNotOurs) {
+			t.Errorf("%s: Prepare returned %+v, %v; want ErrNotOurs", tc.name, lr, err)
+		}
+		var got bson.D
+		if err := meta.FindOne(ctx, bson.D{{Key: "_id", Value: tc.doc[0].Value}}).Decode(&got); err != nil || !equalDocs(got, tc.doc) {
+			t.Errorf("%s: their document is now %v (%v)", tc.name, got, err)
+		}
+		if n, err := count(c, w.Database, w.Collection, nil); err != nil || n != 0 {
+			t.Errorf("%s: %d documents were loaded (%v)", tc.name, n, err)
+		}
+	}
+}
+
+func metaRecord(t *testing.T, c *mongo.Client, w Workload) bson.D {
+	t.Helper()
+	var d bson.D
+	if err := c.Database(w.Database).Collection(MetaCollection).FindOne(context.Background(), bson.D{{Key: "_id", Value: w.Collection}}).Decode(&d); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := count(c, w.Database, MetaCollection, nil); err != nil || n != 1 {
+		t.Errorf("poolsweep_meta holds %d documents (%v), want the record alone", n, err)
+	}
+	return d
+}
+
+// count counts the documents of db.coll that query matches with the
+// count command: the simulator has no aggregate (CountDocuments').
+func count(c *mongo.Client, db, coll string, query bson.D) (int64, error) {
+	cmd := bson.D{{Key: "count", Value: coll}}
+	if query != nil {
+		cmd = append(cmd, bson.E{Key: "query", Value: query})
+	}
+	var r struct {
+		N int64 `bson:"n"`
+	}
+	err := c.Database(db).RunCommand(context.Background(), cmd).Decode(&r)
+	return r.N, err
+}
+
+func equalDocs(a, b bson.D) bool {
+	x, err1 := bson.Marshal(a)
+	y, err2 := bson.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
