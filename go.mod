@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	github.com/FerretDB/FerretDB v1.24.2
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
-	github.com/magiconair/properties v1.18.13
 	github.com/montanaflynn/stats v0.14.0
 	github.com/prometheus/client_golang v1.22.0
 	github.com/prometheus/client_model v0.6.2

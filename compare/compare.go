@@ -13,6 +13,8 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/results"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // DefaultAlpha is the significance level when Options.Alpha is zero.
@@ -214,7 +216,7 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	cAll, cNotes := collect(cand)
 	cmp.Notes = append(bNotes, cNotes...)
 	if o.Baseline != "" && o.Baseline == o.Candidate && sameFiles(base, cand) {
-		return nil, fmt.Errorf("--baseline and --candidate both name %q: nothing to compare", o.Baseline)
+		return nil, fmt.Errorf("--baseline and --candidate both name %s: nothing to compare", textfmt.Token(o.Baseline))
 	}
 
 	byRole := false

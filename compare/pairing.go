@@ -99,7 +99,7 @@ func pickTarget(steps []*results.StepResult, name, sideName string, rs []*result
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s target %q is not in %s (targets: %s)", sideName, name,
+		return nil, fmt.Errorf("%s target %s is not in %s (targets: %s)", sideName, textfmt.Token(name),
 			shown(paths(rs)), shown(targetsOf(steps)))
 	}
 	return out, nil
@@ -120,7 +120,7 @@ func axisSides(bAll, cAll []*results.StepResult, o Options) (results.Axis, [2]st
 	case !bok || !cok:
 		return "", [2]string{}, nil
 	case ba != ca:
-		return "", [2]string{}, fmt.Errorf("--baseline %s is a %s and --candidate %s a %s: an A/B varies one axis", textfmt.Escape(o.Baseline), ba, textfmt.Escape(o.Candidate), ca)
+		return "", [2]string{}, fmt.Errorf("--baseline %s is a %s and --candidate %s a %s: an A/B varies one axis", textfmt.Short(o.Baseline), ba, textfmt.Short(o.Candidate), ca)
 	case bv == cv:
 		return "", [2]string{}, fmt.Errorf("--baseline and --candidate are both %s: nothing to compare", results.AxisText(ba, bv))
 	}

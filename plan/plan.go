@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -64,7 +65,7 @@ func ParseLevels(s string, max int) ([]int, error) {
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
-			return nil, fmt.Errorf("empty element in %q", s)
+			return nil, fmt.Errorf("empty element in %s", textfmt.Token(s))
 		}
 		from, rest, isRange := strings.Cut(part, "..")
 		if !isRange {
@@ -79,11 +80,11 @@ func ParseLevels(s string, max int) ([]int, error) {
 		}
 		levels, err := parseRange(part, from, rest, max)
 		if err != nil {
-			return nil, fmt.Errorf("%q: %w", part, err)
+			return nil, fmt.Errorf("%s: %w", textfmt.Token(part), err)
 		}
 		for _, v := range levels {
 			if err := add(v); err != nil {
-				return nil, fmt.Errorf("%q: %w", part, err)
+				return nil, fmt.Errorf("%s: %w", textfmt.Token(part), err)
 			}
 		}
 	}
@@ -110,7 +111,7 @@ func parseRange(part, from, rest string, max int) ([]int, error) {
 	} else if h, st, ok := strings.Cut(rest, "+"); ok {
 		hiS, stepS = h, st
 	} else {
-		return nil, fmt.Errorf("a range needs a step: %s..%sx2 (geometric) or %s..%s+%s (linear)", from, rest, from, rest, from)
+		return nil, fmt.Errorf("a range needs a step: %s..%sx2 (geometric) or %s..%s+%s (linear)", textfmt.Short(from), textfmt.Short(rest), textfmt.Short(from), textfmt.Short(rest), textfmt.Short(from))
 	}
 	hi, err := parsePositive(hiS, max)
 	if err != nil {
@@ -121,18 +122,18 @@ func parseRange(part, from, rest string, max int) ([]int, error) {
 	}
 	step, err := strconv.ParseFloat(strings.TrimSpace(stepS), 64)
 	if err != nil || math.IsNaN(step) || math.IsInf(step, 0) {
-		return nil, fmt.Errorf("step %q is not a finite number", stepS)
+		return nil, fmt.Errorf("step %s is not a finite number", textfmt.Token(stepS))
 	}
 	var out []int
 	if geometric {
 		span := float64(hi) / float64(lo)
 		switch {
 		case !(step > 1):
-			return nil, fmt.Errorf("factor %s never reaches %d (it must be above 1)", stepS, hi)
+			return nil, fmt.Errorf("factor %s never reaches %d (it must be above 1)", textfmt.Short(stepS), hi)
 		case hi > lo && step > span:
-			return nil, fmt.Errorf("factor %s goes past %d at once, leaving %d alone (it must be at most %g)", stepS, hi, lo, span)
+			return nil, fmt.Errorf("factor %s goes past %d at once, leaving %d alone (it must be at most %g)", textfmt.Short(stepS), hi, lo, span)
 		case math.Log(span)/math.Log(step) > maxRangeSteps:
-			return nil, fmt.Errorf("factor %s is too close to 1: it takes more than %d steps from %d to %d", stepS, maxRangeSteps, lo, hi)
+			return nil, fmt.Errorf("factor %s is too close to 1: it takes more than %d steps from %d to %d", textfmt.Short(stepS), maxRangeSteps, lo, hi)
 		}
 		for v := float64(lo); v+0.5 < float64(hi)+1; v *= step {
 			out = append(out, int(v+0.5))
@@ -141,14 +142,14 @@ func parseRange(part, from, rest string, max int) ([]int, error) {
 	}
 	switch {
 	case step != math.Trunc(step) || step < 1:
-		return nil, fmt.Errorf("step %s never reaches %d (it must be a whole number ≥ 1)", stepS, hi)
+		return nil, fmt.Errorf("step %s never reaches %d (it must be a whole number ≥ 1)", textfmt.Short(stepS), hi)
 	case hi == lo:
 		// One level, whatever the step: a step past what an int holds
 		// ("1..1+1e308") must not reach the loop below, where it wrapped
 		// to a negative stride and never ended (found by FuzzParseLevels).
 		return []int{lo}, nil
 	case step > float64(hi-lo):
-		return nil, fmt.Errorf("step %s goes past %d at once, leaving %d alone (it must be at most %d)", stepS, hi, lo, hi-lo)
+		return nil, fmt.Errorf("step %s goes past %d at once, leaving %d alone (it must be at most %d)", textfmt.Short(stepS), hi, lo, hi-lo)
 	case float64(hi-lo)/step >= MaxLevels:
 		return nil, fmt.Errorf("more than %d levels", MaxLevels)
 	}
@@ -162,10 +163,10 @@ func parsePositive(s string, max int) (int, error) {
 	s = strings.TrimSpace(s)
 	v, err := strconv.Atoi(s)
 	if errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%s is larger than %d", s, max)
+		return 0, fmt.Errorf("%s is larger than %d", textfmt.Short(s), max)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a whole number", s)
+		return 0, fmt.Errorf("%s is not a whole number", textfmt.Token(s))
 	}
 	if v <= 0 {
 		return 0, fmt.Errorf("%d: must be at least 1", v)
@@ -191,14 +192,14 @@ func ParseSpan(s string, max int) (lo, hi int, err error) {
 		}
 		a, err := parsePositive(from, max)
 		if err != nil {
-			return 0, 0, fmt.Errorf("%s: %w", strings.TrimSpace(part), err)
+			return 0, 0, fmt.Errorf("%s: %w", textfmt.Short(strings.TrimSpace(part)), err)
 		}
 		b, err := parsePositive(to, max)
 		if err != nil {
-			return 0, 0, fmt.Errorf("%s: %w", strings.TrimSpace(part), err)
+			return 0, 0, fmt.Errorf("%s: %w", textfmt.Short(strings.TrimSpace(part)), err)
 		}
 		if b < a {
-			return 0, 0, fmt.Errorf("%s: the range ends (%d) below where it starts (%d)", strings.TrimSpace(part), b, a)
+			return 0, 0, fmt.Errorf("%s: the range ends (%d) below where it starts (%d)", textfmt.Short(strings.TrimSpace(part)), b, a)
 		}
 		parts = append(parts, strconv.Itoa(a), strconv.Itoa(b))
 	}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -62,7 +63,7 @@ func ParseSteadyStep(s string) (SteadyStep, error) {
 	c, open := strings.CutSuffix(strings.TrimSpace(c), "/s")
 	n, err := strconv.Atoi(c)
 	if err != nil || n < 1 || n > 1_000_000_000 || (!open && n > 1_000_000) {
-		return SteadyStep{}, fmt.Errorf("%q is not a concurrency level or an offered rate (C, R/s, C,trial or R/s,trial)", s)
+		return SteadyStep{}, fmt.Errorf("%s is not a concurrency level or an offered rate (C, R/s, C,trial or R/s,trial)", textfmt.Token(s))
 	}
 	sel := SteadyStep{Concurrency: n, Target: target}
 	if open {
@@ -70,7 +71,7 @@ func ParseSteadyStep(s string) (SteadyStep, error) {
 	}
 	if hasTrial {
 		if sel.Trial, err = strconv.Atoi(strings.TrimSpace(t)); err != nil || sel.Trial < 1 || sel.Trial > 1_000_000 {
-			return SteadyStep{}, fmt.Errorf("%q is not a trial number (C,trial with trial from 1)", t)
+			return SteadyStep{}, fmt.Errorf("%s is not a trial number (C,trial with trial from 1)", textfmt.Token(t))
 		}
 	}
 	return sel, nil

@@ -10,6 +10,7 @@ import (
 	"io"
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/poolsweep/poolsweep/internal/infile"
 )
@@ -202,12 +203,14 @@ func (res *Results) decode(b []byte, name string, line int) error {
 		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return lineErr(fmt.Errorf("%w (truncated file?): %v", errNotJSON, err))
+			// encoding/json's text quotes the character it met: what the
+			// file holds is never shown, only where.
+			return lineErr(fmt.Errorf("%w (truncated file?): broken at byte %d", errNotJSON, se.Offset))
 		}
 		return lineErr(fieldError("record", err))
 	}
 	if line == 1 && probe.Kind != KindRun {
-		return lineErr(fmt.Errorf("%w: first line has kind %q, want \"run\"", ErrNotResults, probe.Kind))
+		return lineErr(fmt.Errorf("%w: the first line's kind is not \"run\"", ErrNotResults))
 	}
 	switch probe.Kind {
 	case KindRun:
@@ -251,19 +254,24 @@ func (res *Results) decode(b []byte, name string, line int) error {
 		}
 		res.End = &e
 	default:
-		return lineErr(fmt.Errorf("unknown record kind %q", probe.Kind))
+		return lineErr(fmt.Errorf("a record of an unknown kind (this poolsweep reads %s, %s, %s and %s)", KindRun, KindStep, KindStorm, KindEnd))
 	}
 	return nil
 }
 
 // fieldError says a JSON type error in the user's words: which field of
-// which record, and what it held.
+// which record, and what kind of value it held, never the value (a
+// time's parse error quotes it whole).
 func fieldError(what string, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return &FieldError{Field: what + "." + te.Field, Msg: fmt.Sprintf("holds a %s, want a %s", te.Value, jsonType(te.Type.Kind()))}
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	var pe *time.ParseError
+	if errors.As(err, &pe) {
+		return &FieldError{Field: what, Msg: "a time that is not RFC 3339 (2026-01-02T15:04:05Z)"}
+	}
+	return &FieldError{Field: what, Msg: "a value that does not decode"}
 }
 
 // jsonType names a Go kind as JSON does.

@@ -65,12 +65,12 @@ func TestReadResultsErrors(t *testing.T) {
 		line             int
 	}{
 		{"not JSON at all", "concurrency,qps\n1,2\n", "not a poolsweep results file", 1},
-		{"JSON but not ours", `{"hello":1}` + "\n", "first line has kind", 1},
+		{"JSON but not ours", `{"hello":1}` + "\n", "the first line's kind is not", 1},
 		{"empty file", "", "empty", 1},
 		{"future schema", `{"kind":"run","schema":99}` + "\n", "schema 99", 1},
 		{"header without targets", `{"kind":"run","schema":1,"run_id":"x"}` + "\n", "run.targets: none", 1},
 		{"cut line in the middle", header + `{"kind":"step","tar` + "\n" + step, "truncated", 2},
-		{"unknown kind", header + `{"kind":"bogus"}` + "\n", "unknown record kind", 2},
+		{"unknown kind", header + `{"kind":"bogus"}` + "\n", "a record of an unknown kind", 2},
 		{"two headers", header + header, "second run header", 2},
 		// Records whose fields lie: each is refused, naming line and field.
 		{"no ops_per_s", header + withStep("ops_per_s", nil), "step.ops_per_s: missing", 2},
@@ -79,13 +79,13 @@ func TestReadResultsErrors(t *testing.T) {
 		{"concurrency 0", header + withStep("concurrency", 0), "step.concurrency: 0 is not between 1 and 100000", 2},
 		{"no concurrency", header + withStep("concurrency", nil), "step.concurrency: missing", 2},
 		{"no target", header + withStep("target", nil), "step.target: missing", 2},
-		{"target not in the header", header + withStep("target", "zz"), `step.target: "zz" is not a target of the run header`, 2},
+		{"target not in the header", header + withStep("target", "zz"), `step.target: not one of the run header's 1 target(s)`, 2},
 		{"string for a number", header + withStep("concurrency", "8"), "step.concurrency: holds a string, want a whole number", 2},
 		{"negative latency", header + withStep("latency_ms", map[string]any{"p99": -1}), "step.latency_ms.p99", 2},
 		{"negative errors", header + withStep("errors", map[string]any{"timeout": -1}), "step.errors.timeout", 2},
 		{"negative clients", header + withStep("clients", -2), "step.clients: -2 is not between", 2},
 		{"window of 0", header + withStep("duration_s", 0), "step.duration_s: 0 is not a window length", 2},
-		{"unknown end status", header + step + `{"kind":"end","status":"fine"}` + "\n", `end.status: "fine" is not one of`, 3},
+		{"unknown end status", header + step + `{"kind":"end","status":"fine"}` + "\n", `end.status: not one of`, 3},
 		{"kind not a string", header + `{"kind":7}` + "\n", "record.kind: holds a number, want a string", 2},
 	}
 	for _, tt := range tests {

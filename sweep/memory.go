@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/workload"
 )
@@ -89,8 +90,23 @@ func CheckMemory(p plan.Plan, ws []workload.Workload, hosts int, machine uint64)
 	if need <= machine {
 		return nil
 	}
-	return fmt.Errorf("--concurrency, --clients and the document size (fieldcount × fieldlength): the largest step needs about %s of memory, more than this machine's %s; lower them, or spread the load with --clients over more machines",
-		formatBytes(need), formatBytes(machine))
+	return fmt.Errorf("--concurrency, --clients and the document size (%s): the largest step needs about %s of memory, more than this machine's %s; lower them, or spread the load with --clients over more machines",
+		documentSize(ws), formatBytes(need), formatBytes(machine))
+}
+
+// documentSize names where the largest documents' size was set: the
+// workload file's keys, or poolsweep's defaults.
+func documentSize(ws []workload.Workload) string {
+	var big workload.Workload
+	for _, w := range ws {
+		if w.DocumentBytes() >= big.DocumentBytes() {
+			big = w
+		}
+	}
+	if big.File == "" {
+		return "fieldcount × fieldlength, the defaults"
+	}
+	return "fieldcount × fieldlength of " + textfmt.Escape(big.File)
 }
 
 // formatBytes prints a byte count in binary units.

@@ -22,7 +22,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -257,10 +256,10 @@ func fmtNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 func number(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a finite number", s)
+		return 0, fmt.Errorf("%s is not a finite number", textfmt.Token(s))
 	}
 	if strings.ContainsAny(s, "xXpP_") || strings.EqualFold(s, "nan") {
-		return 0, fmt.Errorf("%q is not a decimal number", s)
+		return 0, fmt.Errorf("%s is not a decimal number", textfmt.Token(s))
 	}
 	return v, nil
 }
@@ -268,7 +267,7 @@ func number(s string) (float64, error) {
 // parseWhere reads what follows @.
 func (t *Threshold) parseWhere(s string) error {
 	if t.Metric == Knee {
-		return fmt.Errorf("knee is one number per series and takes no @%s", short(s))
+		return fmt.Errorf("knee is one number per series and takes no @%s", textfmt.Short(s))
 	}
 	switch strings.ToLower(s) {
 	case "knee":
@@ -282,17 +281,8 @@ func (t *Threshold) parseWhere(s string) error {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > maxLevel {
-		return fmt.Errorf("@%s is not a concurrency level from 1 to %d, @knee or @every", short(s), maxLevel)
+		return fmt.Errorf("@%s is not a concurrency level from 1 to %d, @knee or @every", textfmt.Short(s), maxLevel)
 	}
 	t.Where, t.Level = AtLevel, n
 	return nil
-}
-
-// short is a user's word as it reads after @: escaped, and as a token
-// (quoted, cut, its length said) when it is long.
-func short(s string) string {
-	if utf8.RuneCountInString(s) <= textfmt.TokenMax {
-		return textfmt.Escape(s)
-	}
-	return textfmt.Token(s)
 }

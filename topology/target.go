@@ -12,6 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // Topology kinds as poolsweep reports them.
@@ -60,10 +62,10 @@ func ParseTarget(v string) (Target, error) {
 		RegisterURI(uri)
 	}
 	if !ok || name == "" || uri == "" {
-		return Target{}, fmt.Errorf("%q is not name=URI", Redact(v))
+		return Target{}, fmt.Errorf("%s is not name=URI", textfmt.Token(Redact(v)))
 	}
 	if !targetName.MatchString(name) {
-		return Target{}, fmt.Errorf("target name %q: use letters, digits, '.', '_' or '-' (at most 64)", Redact(name))
+		return Target{}, fmt.Errorf("target name %s: use letters, digits, '.', '_' or '-' (at most 64)", textfmt.Token(Redact(name)))
 	}
 	if spec, ok := strings.CutPrefix(uri, "sim:"); ok {
 		if spec == "" {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // MaxRecords bounds --records (and a property file's recordcount).
@@ -30,11 +32,11 @@ func CheckDatabaseName(name string) error {
 	case len(name) > maxDatabaseBytes:
 		return fmt.Errorf("a name of %d bytes; MongoDB's limit is %d", len(name), maxDatabaseBytes)
 	case strings.ContainsAny(name, badDatabaseChars):
-		return fmt.Errorf("%q holds one of %s, which MongoDB does not allow in a database name", name, strings.Join(strings.Split(badDatabaseChars, ""), " "))
+		return fmt.Errorf("%s holds one of %s, which MongoDB does not allow in a database name", textfmt.Token(name), strings.Join(strings.Split(badDatabaseChars, ""), " "))
 	case strings.ContainsFunc(name, notPrintable):
-		return fmt.Errorf("%q holds a character that is not printable", name)
+		return fmt.Errorf("%s holds a character that is not printable", textfmt.Token(name))
 	case name == "admin" || name == "local" || name == "config":
-		return fmt.Errorf("%q is a system database; poolsweep writes only to its own", name)
+		return fmt.Errorf("%s is a system database; poolsweep writes only to its own", textfmt.Token(name))
 	}
 	return nil
 }

@@ -3,14 +3,12 @@ package workload
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/magiconair/properties"
-
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -50,6 +48,7 @@ type Workload struct {
 	Database      string
 	Collection    string
 	File          string // YCSB property file it came from, if any
+	From          Sources
 	// ReadPreference and WriteConcern are the driver settings its calls
 	// run with (results.ReadPreferences, results.WriteConcerns); "" keeps
 	// the URI's or the driver's default.
@@ -123,18 +122,24 @@ func (w Workload) DocumentBytes() int {
 }
 
 // Validate checks the data shape; the mix was validated when parsed.
+// Each value is named by where it came from (From): its flag, or the file,
+// line and key of a workload file, never a flag that was not given.
 func (w Workload) Validate() error {
 	switch {
 	case w.Records < 1 || w.Records > MaxRecords:
-		return fmt.Errorf("--records: %d is not between 1 and %d", w.Records, MaxRecords)
+		return fmt.Errorf("%s: %s", w.From.name(w.From.Records, "records"), between(w.Records, 1, MaxRecords, w.From.Records))
 	case w.FieldCount < 1 || w.FieldCount > 1000:
-		return fmt.Errorf("fieldcount: %d is not between 1 and 1000", w.FieldCount)
+		return fmt.Errorf("%s: %s", w.From.name(w.From.FieldCount, "fieldcount"), between(w.FieldCount, 1, 1000, w.From.FieldCount))
 	case w.FieldLength < 1 || w.FieldLength > 1<<20:
-		return fmt.Errorf("fieldlength: %d is not between 1 and 1048576", w.FieldLength)
+		return fmt.Errorf("%s: %s", w.From.name(w.From.FieldLength, "fieldlength"), between(w.FieldLength, 1, 1<<20, w.From.FieldLength))
 	case w.MaxScanLength < 1 || w.MaxScanLength > 100000:
-		return fmt.Errorf("maxscanlength: %d is not between 1 and 100000", w.MaxScanLength)
+		return fmt.Errorf("%s: %s", w.From.name(w.From.MaxScanLength, "maxscanlength"), between(w.MaxScanLength, 1, 100000, w.From.MaxScanLength))
 	case w.DocumentBytes() > MaxDocumentBytes:
-		return fmt.Errorf("fieldcount × fieldlength: %d × %d makes %d-byte documents, over MongoDB's 16 MiB limit", w.FieldCount, w.FieldLength, w.DocumentBytes())
+		size := fmt.Sprintf("%d × %d makes %d-byte documents", w.FieldCount, w.FieldLength, w.DocumentBytes())
+		if w.From.FieldCount != "" || w.From.FieldLength != "" {
+			size = "they make documents"
+		}
+		return fmt.Errorf("%s and %s: %s, over MongoDB's 16 MiB limit", w.From.name(w.From.FieldCount, "fieldcount"), w.From.name(w.From.FieldLength, "fieldlength"), size)
 	}
 	if err := CheckDatabaseName(w.Database); err != nil {
 		return fmt.Errorf("--database: %w", err)
@@ -143,9 +148,33 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("collection: %w", err)
 	}
 	if !contains(Distributions, w.Distribution) {
-		return fmt.Errorf("--distribution: %q is not one of %s", w.Distribution, strings.Join(Distributions, ", "))
+		return fmt.Errorf("%s: not %s", w.From.name(w.From.Distribution, "distribution"), strings.Join(Distributions, ", "))
 	}
 	return nil
+}
+
+// Sources say where the values of a workload's data shape came from, as
+// an error names them: a flag ("--records") or a workload file's line and
+// key ("w.props:3: recordcount"). Empty: poolsweep's default.
+type Sources struct {
+	Records, FieldCount, FieldLength, MaxScanLength, Distribution string
+}
+
+// name is where a value came from, or field for a default.
+func (Sources) name(from, field string) string {
+	if from == "" {
+		return "the default " + field
+	}
+	return from
+}
+
+// between says v is out of [lo, hi]; a value from a flag or a default is
+// shown, one read from a file only by its key (its line is named).
+func between(v, lo, hi int, from string) string {
+	if strings.HasPrefix(from, "--") || from == "" {
+		return fmt.Sprintf("%d is not between %d and %d", v, lo, hi)
+	}
+	return fmt.Sprintf("not between %d and %d", lo, hi)
 }
 
 // BuiltinWorkload returns the named workload; mix is used by "mixed".
@@ -174,7 +203,7 @@ func BuiltinWorkload(name, mix string) (Workload, error) {
 		w.Mix = m
 		w.Label = "mixed " + FormatMix(m)
 	default:
-		return w, fmt.Errorf("--workload: %q is not one of %s", name, strings.Join(BuiltinWorkloads, ", "))
+		return w, fmt.Errorf("--workload: %s is not one of %s", textfmt.Token(name), strings.Join(BuiltinWorkloads, ", "))
 	}
 	return w, nil
 }
@@ -191,11 +220,11 @@ func ParseMix(s string) ([]MixEntry, error) {
 	for _, part := range strings.Split(s, ",") {
 		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
-			return nil, fmt.Errorf("%q is not op=share", part)
+			return nil, fmt.Errorf("%s is not op=share", textfmt.Token(part))
 		}
 		name = strings.ToLower(strings.TrimSpace(name))
 		if !contains(mixOps, name) {
-			return nil, fmt.Errorf("%q is not one of %s", name, strings.Join(mixOps, ", "))
+			return nil, fmt.Errorf("%s is not one of %s", textfmt.Token(name), strings.Join(mixOps, ", "))
 		}
 		if seen[name] {
 			return nil, fmt.Errorf("%s is given twice", name)
@@ -203,10 +232,10 @@ func ParseMix(s string) ([]MixEntry, error) {
 		seen[name] = true
 		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s=%s: not a number", name, val)
+			return nil, fmt.Errorf("%s=%s: not a number", name, textfmt.Short(val))
 		}
 		if v < 0 {
-			return nil, fmt.Errorf("%s=%s: negative share", name, val)
+			return nil, fmt.Errorf("%s=%s: negative share", name, textfmt.Short(val))
 		}
 		sum += v
 		if v > 0 {
@@ -254,14 +283,14 @@ func ParseMixes(s string, base Workload) ([]Workload, error) {
 		part = strings.TrimSpace(part)
 		f := strings.Split(part, ":")
 		if len(f) != 3 {
-			return nil, fmt.Errorf("%q is not insert:read:update", part)
+			return nil, fmt.Errorf("%s is not insert:read:update", textfmt.Token(part))
 		}
 		var vals [3]float64
 		sum := 0.0
 		for i, x := range f {
 			v, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 			if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%q: %q is not a non-negative number", part, x)
+				return nil, fmt.Errorf("%s: %s is not a non-negative number", textfmt.Token(part), textfmt.Token(x))
 			}
 			vals[i], sum = v, sum+v
 		}
@@ -273,11 +302,11 @@ func ParseMixes(s string, base Workload) ([]Workload, error) {
 		}
 		mix, err := normalise(mix, sum)
 		if err != nil {
-			return nil, fmt.Errorf("%q: %w", part, err)
+			return nil, fmt.Errorf("%s: %w", textfmt.Token(part), err)
 		}
 		label := "mix " + part
 		if seen[label] {
-			return nil, fmt.Errorf("%q is given twice", part)
+			return nil, fmt.Errorf("%s is given twice", textfmt.Token(part))
 		}
 		seen[label] = true
 		w := base
@@ -285,114 +314,6 @@ func ParseMixes(s string, base Workload) ([]Workload, error) {
 		out = append(out, w)
 	}
 	return out, nil
-}
-
-// PropertyFile is the result of reading a YCSB core-workload file.
-type PropertyFile struct {
-	Workload Workload
-	Notes    []string // keys read but ignored, with why
-	Warnings []string // keys poolsweep does not know
-}
-
-// ycsbIgnored are YCSB keys that make no sense for a time-based sweep, or
-// that poolsweep decides itself; reading them gets a note, not a warning.
-var ycsbIgnored = map[string]string{
-	"operationcount":          "poolsweep runs each step for --duration, not for a number of operations",
-	"workload":                "poolsweep has its own core workload",
-	"readallfields":           "reads always return the whole document",
-	"writeallfields":          "updates set one field",
-	"insertorder":             "keys are always ordered user<n>",
-	"insertstart":             "loading always starts at user0",
-	"insertcount":             "--records sets the data set size",
-	"threadcount":             "--concurrency sets the threads",
-	"threads":                 "--concurrency sets the threads",
-	"scanlengthdistribution":  "scan lengths are uniform in 1..maxscanlength",
-	"fieldlengthdistribution": "fields have a constant length",
-	"table":                   "the collection is set by poolsweep (usertable)",
-	"measurementtype":         "poolsweep always records HdrHistograms",
-	"maxexecutiontime":        "--duration bounds each step",
-	"target":                  "poolsweep runs closed-loop at each concurrency level",
-}
-
-// ParsePropertyFile reads a YCSB workload property file (workloada style).
-func ParsePropertyFile(r io.Reader, name string, base Workload) (PropertyFile, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return PropertyFile{}, fmt.Errorf("%s: %w", name, err)
-	}
-	p, err := properties.Load(b, properties.UTF8)
-	if err != nil {
-		return PropertyFile{}, fmt.Errorf("%s: %w", name, err)
-	}
-	pf := PropertyFile{Workload: base}
-	w := &pf.Workload
-	w.Name, w.File = "mixed", name
-	intKey := func(k string, dst *int) error {
-		v, ok := p.Get(k)
-		if !ok {
-			return nil
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("%s: %s=%q is not a whole number", name, k, v)
-		}
-		*dst = n
-		return nil
-	}
-	for k, dst := range map[string]*int{"recordcount": &w.Records, "fieldcount": &w.FieldCount, "fieldlength": &w.FieldLength, "maxscanlength": &w.MaxScanLength} {
-		if err := intKey(k, dst); err != nil {
-			return pf, err
-		}
-	}
-	var mix []MixEntry
-	sum := 0.0
-	for _, op := range mixOps {
-		key := op + "proportion"
-		if op == OpRMW {
-			key = "readmodifywriteproportion"
-		}
-		v, ok := p.Get(key)
-		if !ok {
-			continue
-		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
-			return pf, fmt.Errorf("%s: %s=%q is not a proportion between 0 and 1", name, key, v)
-		}
-		sum += f
-		if f > 0 {
-			mix = append(mix, MixEntry{op, f})
-		}
-	}
-	if len(mix) == 0 {
-		return pf, fmt.Errorf("%s: no *proportion key above 0 (readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion)", name)
-	}
-	if math.Abs(sum-1) > 1e-6 {
-		return pf, fmt.Errorf("%s: proportions sum to %g, not 1", name, sum)
-	}
-	w.Mix, _ = normalise(mix, 1)
-	w.Label = "ycsb " + FormatMix(w.Mix)
-	if v, ok := p.Get("requestdistribution"); ok {
-		v = strings.TrimSpace(v)
-		if !contains(Distributions, v) {
-			return pf, fmt.Errorf("%s: requestdistribution=%s is not supported (use %s)", name, v, strings.Join(Distributions, ", "))
-		}
-		w.Distribution = v
-	}
-	known := map[string]bool{"recordcount": true, "fieldcount": true, "fieldlength": true, "maxscanlength": true, "requestdistribution": true,
-		"readproportion": true, "updateproportion": true, "insertproportion": true, "scanproportion": true, "readmodifywriteproportion": true}
-	keys := p.Keys()
-	sort.Strings(keys)
-	for _, k := range keys {
-		switch {
-		case known[k]:
-		case ycsbIgnored[k] != "":
-			pf.Notes = append(pf.Notes, fmt.Sprintf("%s: %s ignored: %s", name, k, ycsbIgnored[k]))
-		default:
-			pf.Warnings = append(pf.Warnings, fmt.Sprintf("%s: unknown key %s ignored", name, k))
-		}
-	}
-	return pf, nil
 }
 
 func contains(list []string, s string) bool {

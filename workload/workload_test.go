@@ -89,10 +89,10 @@ func TestWorkloadValidate(t *testing.T) {
 		mutate func(*Workload)
 		want   string
 	}{
-		{func(w *Workload) { w.Records = 0 }, "--records"},
+		{func(w *Workload) { w.Records, w.From.Records = 0, "--records" }, "--records"},
 		{func(w *Workload) { w.Database = "admin" }, "system database"},
 		{func(w *Workload) { w.Database = "a.b" }, "--database"},
-		{func(w *Workload) { w.Distribution = "hotspot" }, "--distribution"},
+		{func(w *Workload) { w.Distribution, w.From.Distribution = "hotspot", "--distribution" }, "--distribution"},
 	} {
 		w := DefaultWorkload()
 		tt.mutate(&w)
@@ -130,7 +130,7 @@ func TestParsePropertyFile(t *testing.T) {
 		{"readproportion=0.5\nupdateproportion=0.4\n", "sum to 0.9"},
 		{"readproportion=abc\n", "not a proportion"},
 		{"recordcount=many\nreadproportion=1\n", "recordcount"},
-		{"readproportion=1\nrequestdistribution=hotspot\n", "hotspot is not supported"},
+		{"readproportion=1\nrequestdistribution=hotspot\n", "w:2: requestdistribution: not one poolsweep supports"},
 		{"recordcount=10\n", "no *proportion key"},
 	} {
 		if _, err := ParsePropertyFile(strings.NewReader(bad.body), "w", DefaultWorkload()); err == nil || !strings.Contains(err.Error(), bad.want) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,8 +65,10 @@ var (
 // Every field a column it reads holds is checked, and the first bad one is
 // an *InputError naming the line and column: numbers are decimal (no hex,
 // no Inf or NaN), counts are whole and in range, labels are printable text
-// and a pool is "match" or a size. Values are quoted in errors, so a hostile
-// file cannot drive the terminal that shows them.
+// and a pool is "match" or a size. No error quotes what the file holds (a
+// cell, a header's names): a file that is not a table of steps, a symlink
+// to a password file say, shows nothing of itself. Columns are named by
+// the names ReadCSV reads, or by their number.
 func ReadCSV(r io.Reader, name string) ([]Series, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true
@@ -83,8 +86,11 @@ func ReadCSV(r io.Reader, name string) ([]Series, error) {
 		if h == "" {
 			continue
 		}
-		if _, dup := col[h]; dup {
-			return nil, &InputError{File: name, Line: 1, Column: h, Err: errors.New("appears twice in the header")}
+		if j, dup := col[h]; dup {
+			if slices.Contains(csvColumns, h) {
+				return nil, &InputError{File: name, Line: 1, Column: h, Err: errors.New("appears twice in the header")}
+			}
+			return nil, &InputError{File: name, Line: 1, Err: fmt.Errorf("columns %d and %d of the header have one name", j+1, i+1)}
 		}
 		col[h] = i
 	}
@@ -98,7 +104,7 @@ func ReadCSV(r io.Reader, name string) ([]Series, error) {
 			if c == "connections" {
 				want = "concurrency (or connections)"
 			}
-			return nil, &InputError{File: name, Line: 1, Err: fmt.Errorf("%w %s (header has %s)", ErrMissingColumn, want, textfmt.Escape(strings.Join(header, ",")))}
+			return nil, &InputError{File: name, Line: 1, Err: fmt.Errorf("%w %s: not among the header's %s", ErrMissingColumn, want, plural(len(header), "column"))}
 		}
 	}
 
@@ -141,7 +147,7 @@ func ReadCSV(r io.Reader, name string) ([]Series, error) {
 		}
 		if v, ok := row.get("trial"); ok && v != "" {
 			if p.Trial, err = wholeNumber(v, 0, math.MaxInt32); err != nil {
-				return nil, bad("trial", fmt.Errorf("%s is not a trial number", textfmt.Quote(v)))
+				return nil, bad("trial", errors.New("not a trial number"))
 			}
 		}
 		k := key{target: name, clients: 1}
@@ -183,6 +189,18 @@ func ReadCSV(r io.Reader, name string) ([]Series, error) {
 	}
 	return out, nil
 }
+
+// plural is "1 column", "2 columns".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// csvColumns are the columns ReadCSV reads, the only names of a header
+// an error may say.
+var csvColumns = []string{"concurrency", "connections", "qps", "p99_ms", "target", "pool", "trial", "clients", "workload"}
 
 // csvRow reads the cells of one record by column name.
 type csvRow struct {
@@ -246,17 +264,17 @@ func wholeNumber(s string, lo, hi int) (int, error) {
 	if err != nil {
 		f, ferr := strconv.ParseFloat(s, 64)
 		if !decimal(s) || ferr != nil || f != math.Trunc(f) || math.Abs(f) > float64(math.MaxInt32) {
-			return 0, fmt.Errorf("%s is not a whole number", textfmt.Quote(s))
+			return 0, errors.New("not a whole number")
 		}
 		n = int(f)
 	}
 	switch {
 	case n < lo && lo == 1:
-		return 0, fmt.Errorf("%s must be at least 1", textfmt.Quote(s))
+		return 0, errors.New("must be at least 1")
 	case n < lo:
-		return 0, fmt.Errorf("%s must not be below %d", textfmt.Quote(s), lo)
+		return 0, fmt.Errorf("must not be below %d", lo)
 	case n > hi:
-		return 0, fmt.Errorf("%s is larger than %d", textfmt.Quote(s), hi)
+		return 0, fmt.Errorf("larger than %d", hi)
 	}
 	return n, nil
 }
@@ -268,10 +286,10 @@ func nonNegative(s string) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if !decimal(s) || err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("%s is %w", textfmt.Quote(s), ErrNotNumber)
+		return 0, ErrNotNumber
 	}
 	if f < 0 {
-		return 0, fmt.Errorf("%s must not be negative", textfmt.Quote(s))
+		return 0, errors.New("must not be negative")
 	}
 	return f, nil
 }
@@ -279,7 +297,7 @@ func nonNegative(s string) (float64, error) {
 // label checks a target or workload name: printable and not too long.
 func label(s string) (string, error) {
 	if !textfmt.IsPrintable(s) {
-		return "", fmt.Errorf("%s holds a non-printing character", textfmt.Quote(s))
+		return "", errors.New("holds a non-printing character")
 	}
 	if n := len([]rune(s)); n > maxCSVText {
 		return "", fmt.Errorf("%d characters is longer than %d", n, maxCSVText)
@@ -293,7 +311,7 @@ func poolLabel(s string) (string, error) {
 		return s, nil
 	}
 	if _, err := wholeNumber(s, 1, maxCSVConcurrency); err != nil {
-		return "", fmt.Errorf("%s is not \"match\" or a pool size", textfmt.Quote(s))
+		return "", errors.New(`not "match" or a pool size`)
 	}
 	return s, nil
 }

@@ -39,10 +39,10 @@ func (v *autoDurationValue) Set(s string) error {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("%q is not auto or a duration (say auto, 500ms, 30s, 2h)", textfmt.Escape(s))
+		return fmt.Errorf("%s is not auto or a duration (say auto, 500ms, 30s, 2h)", textfmt.Token(s))
 	}
 	if d < v.lo || d > v.hi {
-		return fmt.Errorf("%s is not auto or a duration between %s and %s", textfmt.Escape(s), fmtHours(v.lo), fmtHours(v.hi))
+		return fmt.Errorf("%s is not auto or a duration between %s and %s", textfmt.Short(s), fmtHours(v.lo), fmtHours(v.hi))
 	}
 	*v.p, *v.auto = d, false
 	return nil
@@ -69,10 +69,10 @@ type percentValue struct {
 func (v *percentValue) Set(s string) error {
 	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	if err != nil || f != f {
-		return fmt.Errorf("%q is not a percentage (say 2%%)", textfmt.Escape(s))
+		return fmt.Errorf("%s is not a percentage (say 2%%)", textfmt.Token(s))
 	}
 	if f < v.lo || f > v.hi {
-		return fmt.Errorf("%s is not a percentage between %g%% and %g%%", textfmt.Escape(s), v.lo, v.hi)
+		return fmt.Errorf("%s is not a percentage between %g%% and %g%%", textfmt.Short(s), v.lo, v.hi)
 	}
 	*v.p = f
 	return nil

@@ -92,10 +92,10 @@ between-run floor, or too few trials to test, never fails it. The regressions ar
 func checkRunNoise(s string) error {
 	v, err := parsePercent(s)
 	if err == nil && v > 100 {
-		err = fmt.Errorf("%q is more than 100%%", textfmt.Escape(s))
+		err = fmt.Errorf("%s is more than 100%%", textfmt.Token(s))
 	}
 	if err != nil && strings.Contains(err.Error(), "1000%") {
-		err = fmt.Errorf("%q is not a percentage from 0%% to 100%% (say 3%%)", textfmt.Escape(s))
+		err = fmt.Errorf("%s is not a percentage from 0%% to 100%% (say 3%%)", textfmt.Token(s))
 	}
 	return err
 }
@@ -110,7 +110,7 @@ func checkPercent(s string) error {
 func parsePercent(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	if err != nil || math.IsNaN(v) || v < 0 || v > maxMinEffect || strings.ContainsAny(s, "xXpP_ ") {
-		return 0, fmt.Errorf("%q is not a percentage from 0%% to %d%% (say 5%%)", textfmt.Escape(s), maxMinEffect)
+		return 0, fmt.Errorf("%s is not a percentage from 0%% to %d%% (say 5%%)", textfmt.Token(s), maxMinEffect)
 	}
 	return v, nil
 }
@@ -126,7 +126,7 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 		return usagef("compare: %s is both baseline and candidate; to compare two targets of one file, give it once with --baseline and --candidate", args[0])
 	}
 	if len(args) == 1 && o.baseline == o.candidate {
-		return usagef("--baseline/--candidate: %q against itself is not a comparison", o.baseline)
+		return usagef("--baseline/--candidate: %s against itself is not a comparison", textfmt.Token(o.baseline))
 	}
 	if o.plotDir != "" {
 		if err := outfile.CheckDir(o.plotDir); err != nil {

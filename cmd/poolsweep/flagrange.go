@@ -49,7 +49,7 @@ func (v *numberValue[T]) parse(s string) (T, error) {
 			return zero, v.outside(s)
 		}
 		if err != nil {
-			return zero, fmt.Errorf("%q is not a whole number", s)
+			return zero, fmt.Errorf("%s is not a whole number", textfmt.Token(s))
 		}
 		if n < int64(math.MinInt) || n > int64(math.MaxInt) {
 			return zero, v.outside(s)
@@ -66,19 +66,19 @@ func (v *numberValue[T]) parse(s string) (T, error) {
 			return zero, v.outside(s)
 		}
 		if err != nil {
-			return zero, fmt.Errorf("%q is not a whole number", s)
+			return zero, fmt.Errorf("%s is not a whole number", textfmt.Token(s))
 		}
 		return T(n), nil
 	case float64:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f) || math.IsInf(f, 0) {
-			return zero, fmt.Errorf("%q is not a finite number", s)
+			return zero, fmt.Errorf("%s is not a finite number", textfmt.Token(s))
 		}
 		return T(f), nil
 	default:
 		d, err := time.ParseDuration(s)
 		if err != nil {
-			return zero, fmt.Errorf("%q is not a duration (say 500ms, 30s, 2h)", s)
+			return zero, fmt.Errorf("%s is not a duration (say 500ms, 30s, 2h)", textfmt.Token(s))
 		}
 		return T(d), nil
 	}
@@ -114,7 +114,7 @@ func (v *numberValue[T]) span() string {
 }
 
 func (v *numberValue[T]) outside(s string) error {
-	return fmt.Errorf("%s is not %s", textfmt.Escape(s), v.span())
+	return fmt.Errorf("%s is not %s", textfmt.Short(s), v.span())
 }
 
 func (v *numberValue[T]) Set(s string) error {
@@ -195,7 +195,7 @@ func (v *choiceValue) Set(s string) error {
 	}
 	for i, w := range words {
 		if !slices.Contains(v.choices, strings.TrimSpace(w)) {
-			return fmt.Errorf("%q is not %s", textfmt.Escape(w), orList(v.choices))
+			return fmt.Errorf("%s is not %s", textfmt.Token(w), orList(v.choices))
 		}
 		words[i] = strings.TrimSpace(w)
 	}
@@ -342,14 +342,4 @@ func levelsVar(f *pflag.FlagSet, p *string, name, def string, max int, match boo
 		return err
 	}}
 	f.Var(v, name, usage)
-}
-
-// flagError turns pflag's "invalid argument" error into the one line every
-// bad input gets: "--max-connecting: 4294967296 is not from 1 to 1024".
-func flagError(err error) error {
-	var ive *pflag.InvalidValueError
-	if errors.As(err, &ive) {
-		return usagef("--%s: %w", ive.GetFlag().Name, ive.Unwrap())
-	}
-	return usageError{err}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -87,7 +88,8 @@ func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
 			code = exitFailed
 		}
 	}()
-	err := root.ExecuteContext(ctx)
+	// No 100-kB value echoed whole, whatever made the error (echo.go).
+	err := shortValues(root.ExecuteContext(ctx), args)
 	stderr = e.stderr // a command may have made it its own
 	if out.closed.Load() && (err == nil || errors.Is(err, syscall.EPIPE)) {
 		return exitClosedStdout // nothing to say: no one reads it
@@ -142,13 +144,14 @@ func (s *stdoutWatch) Write(p []byte) (int, error) {
 // safeLine makes s fit for one line of a terminal: only its first line,
 // with every control character (escape sequences, carriage returns, tabs)
 // written as a visible Go escape, so that text from files, servers or
-// flags cannot move the cursor, recolour or clear the screen.
+// flags cannot move the cursor, recolour or clear the screen; and no
+// longer than maxLineBytes.
 func safeLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	return textfmt.Escape(s)
+	return capLine(textfmt.Escape(s))
 }
 
 func newRootCmd(e *env, r runners) *cobra.Command {
@@ -173,7 +176,7 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usagef("unknown command %q; see poolsweep --help", args[0])
+			return usagef("unknown command %s; see poolsweep --help", textfmt.Token(args[0]))
 		}
 		return cmd.Help()
 	}
@@ -217,11 +220,16 @@ type runners struct {
 	storm   func(context.Context, *stormOptions) error
 }
 
-// exactArgs is cobra.ExactArgs with a usage error.
+// argsUsage is a cobra check of the arguments with a usage error, an
+// argument it quotes ("unknown command "…"") shown as its token.
 func argsUsage(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
-			return usageError{err}
+			msg := err.Error()
+			for _, a := range args {
+				msg = strings.ReplaceAll(msg, strconv.Quote(a), textfmt.Token(a))
+			}
+			return usageError{errors.New(msg)}
 		}
 		return nil
 	}

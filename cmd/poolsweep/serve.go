@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/topology/embedded"
 	"github.com/poolsweep/poolsweep/topology/sim"
@@ -85,13 +86,13 @@ is bad input naming --listen.`,
 func checkListen(v string) error {
 	host, port, err := net.SplitHostPort(v)
 	if err != nil {
-		return fmt.Errorf("%q is not host:port (%v)", v, err)
+		return fmt.Errorf("%s is not host:port", textfmt.Token(v))
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("port %q is not a number between 0 and 65535", port)
+		return fmt.Errorf("port %s is not a number between 0 and 65535", textfmt.Token(port))
 	}
 	if host != "" && net.ParseIP(host) == nil && host != "localhost" {
-		return fmt.Errorf("host %q is not an IP address or localhost", host)
+		return fmt.Errorf("host %s is not an IP address or localhost", textfmt.Token(host))
 	}
 	return nil
 }
@@ -123,7 +124,7 @@ func (o *serveOptions) validate() (sim.Spec, error) {
 		topology.RegisterURI(o.postgresqlURL)
 	}
 	if o.postgresqlURL != "" && !strings.HasPrefix(o.postgresqlURL, "postgres://") && !strings.HasPrefix(o.postgresqlURL, "postgresql://") {
-		return spec, usagef("--postgresql-url: %q is not a postgres:// URL", topology.Redact(o.postgresqlURL))
+		return spec, usagef("--postgresql-url: %s is not a postgres:// URL", textfmt.Token(topology.Redact(o.postgresqlURL)))
 	}
 	return spec, nil
 }

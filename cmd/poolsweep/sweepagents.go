@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
@@ -62,7 +63,7 @@ const maxTargetsFD = 1024
 // directory and the agents' documents).
 func checkRunID(id string) error {
 	if !runIDPattern.MatchString(id) {
-		return fmt.Errorf("%q is not a name of up to 64 letters, digits, '.', '_' or '-'", id)
+		return fmt.Errorf("%s is not a name of up to 64 letters, digits, '.', '_' or '-'", textfmt.Token(id))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
@@ -46,7 +47,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 				return nil, usagef("--target: %v", err)
 			}
 			if seen[t.Name] {
-				return nil, usagef("--target: name %q is used twice", t.Name)
+				return nil, usagef("--target: name %s is used twice", textfmt.Token(t.Name))
 			}
 			seen[t.Name] = true
 			cfg.targets = append(cfg.targets, t)
@@ -115,7 +116,10 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	base.Database = o.database
 	base.Records = cfg.defaults.records
 	if o.changed("records") {
-		base.Records = o.records
+		base.Records, base.From.Records = o.records, "--records"
+	}
+	if o.changed("distribution") {
+		base.From.Distribution = "--distribution"
 	}
 	switch {
 	case o.changed("mixes"):
@@ -134,10 +138,10 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 			return nil, err
 		}
 		if o.changed("records") {
-			pf.Workload.Records = o.records
+			pf.Workload.Records, pf.Workload.From.Records = o.records, "--records"
 		}
 		if o.changed("distribution") {
-			pf.Workload.Distribution = o.distribution
+			pf.Workload.Distribution, pf.Workload.From.Distribution = o.distribution, "--distribution"
 		}
 		cfg.notes = append(cfg.notes, pf.Notes...)
 		for _, w := range pf.Warnings {
@@ -149,7 +153,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		if err != nil {
 			return nil, usageError{err}
 		}
-		w.Distribution, w.Database, w.Records = base.Distribution, base.Database, base.Records
+		w.Distribution, w.Database, w.Records, w.From = base.Distribution, base.Database, base.Records, base.From
 		cfg.workloads = []workload.Workload{w}
 	}
 	for _, w := range cfg.workloads {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // The fast path by default (issue 25): a range without a step
@@ -82,11 +84,11 @@ func (o *sweepOptions) choosePlan(d planDefaults) ([]int, plan.PoolPlan, planCho
 		}
 		switch {
 		case gridFlag != "" && given && bareRange(conc):
-			return nil, plan.PoolPlan{}, c, usagef("%s: --concurrency %s has no step, which asks for a search, but %s; give --concurrency as a list or MIN..MAXxSTEP for a grid", gridFlag, conc, gridWhy)
+			return nil, plan.PoolPlan{}, c, usagef("%s: --concurrency %s has no step, which asks for a search, but %s; give --concurrency as a list or MIN..MAXxSTEP for a grid", gridFlag, textfmt.Short(conc), gridWhy)
 		case gridFlag != "":
-			return nil, plan.PoolPlan{}, c, usagef("%s: --pool %s has no step, which asks for --search pool, but %s; give --pool as a list or MIN..MAXxSTEP for a grid", gridFlag, pool, gridWhy)
+			return nil, plan.PoolPlan{}, c, usagef("%s: --pool %s has no step, which asks for --search pool, but %s; give --pool as a list or MIN..MAXxSTEP for a grid", gridFlag, textfmt.Short(pool), gridWhy)
 		case given && !bareRange(conc):
-			return nil, plan.PoolPlan{}, c, usagef("--pool %s: a range without a step asks for --search pool, which places its own concurrency levels, but --concurrency %s is a grid; give --concurrency as MIN..MAX to search, or --pool as a list or MIN..MAXxSTEP for a grid", pool, conc)
+			return nil, plan.PoolPlan{}, c, usagef("--pool %s: a range without a step asks for --search pool, which places its own concurrency levels, but --concurrency %s is a grid; give --concurrency as MIN..MAX to search, or --pool as a list or MIN..MAXxSTEP for a grid", textfmt.Short(pool), textfmt.Short(conc))
 		case given || bareRange(pool):
 			flag, v := "--concurrency", conc
 			if !bareRange(conc) || bareRange(pool) {

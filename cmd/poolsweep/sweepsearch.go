@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/search"
@@ -89,7 +90,7 @@ func (s *searchOptions) plan(p *plan.Plan, mode, pool string, changed func(strin
 		// The pool search places its own sizes (--resolution): a list or
 		// a stepped range would ask for sizes it does not try.
 		if _, to, ok := strings.Cut(pool, ".."); !ok || strings.ContainsAny(to, ",x+") {
-			return usagef("--pool: %s: --search pool tries sizes of its own; give the range it may try them in, MIN..MAX", pool)
+			return usagef("--pool: %s: --search pool tries sizes of its own; give the range it may try them in, MIN..MAX", textfmt.Short(pool))
 		}
 		var err error
 		if poolMin, poolMax, err = plan.ParseSpan(pool, plan.MaxPoolSize); err != nil {
@@ -132,7 +133,7 @@ func parseResolution(v string) (float64, error) {
 	}
 	r, err := strconv.ParseFloat(v, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a number or sqrt2", v)
+		return 0, fmt.Errorf("%s is not a number or sqrt2", textfmt.Token(v))
 	}
 	if !(r >= search.MinResolution && r <= search.MaxResolution) {
 		return 0, fmt.Errorf("%g is not between %g and %g (the factor between neighbouring levels)", r, search.MinResolution, search.MaxResolution)

@@ -33,7 +33,7 @@ func TestInvalidRecordsRefused(t *testing.T) {
 		}},
 		{"window of 0 s", "step.duration_s: 0 is not a window length", func(m map[string]any) { m["duration_s"] = 0 }},
 		{"no latency_ms", "step.latency_ms: missing", func(m map[string]any) { delete(m, "latency_ms") }},
-		{"target not in the header", `step.target: "ghost" is not a target of the run header ("sim")`, func(m map[string]any) { m["target"] = "ghost" }},
+		{"target not in the header", `step.target: not one of the run header's 1 target(s)`, func(m map[string]any) { m["target"] = "ghost" }},
 		{"concurrency 2^62", "step.concurrency: 4611686018427387904 is not between 1 and 100000", func(m map[string]any) { m["concurrency"] = 1 << 62 }},
 	}
 	for _, tc := range cases {

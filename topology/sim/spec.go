@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // ErrSpec is wrapped by every error ParseSpec and Spec.Validate return, so a
@@ -177,13 +179,13 @@ func ParseSpec(str string) (Spec, error) {
 			key, val, ok := strings.Cut(item, "=")
 			key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 			if item == "" {
-				return Spec{}, fmt.Errorf("%w: empty item in %q", ErrSpec, str)
+				return Spec{}, fmt.Errorf("%w: empty item in %s", ErrSpec, textfmt.Token(str))
 			}
 			if !ok || val == "" {
-				return Spec{}, fmt.Errorf("%w: %q: want key=value", ErrSpec, item)
+				return Spec{}, fmt.Errorf("%w: %s: want key=value", ErrSpec, textfmt.Token(item))
 			}
 			if seen[key] {
-				return Spec{}, fmt.Errorf("%w: duplicate key %q", ErrSpec, key)
+				return Spec{}, fmt.Errorf("%w: duplicate key %s", ErrSpec, textfmt.Token(key))
 			}
 			seen[key] = true
 			if err := s.set(key, val); err != nil {
@@ -260,7 +262,7 @@ var leaveOut = map[string]string{
 // set parses one value; range checks are left to Validate so that specs built
 // in Go get the same messages.
 func (s *Spec) set(key, val string) error {
-	bad := func(what string) error { return fmt.Errorf("%w: %s=%s: %s", ErrSpec, key, val, what) }
+	bad := func(what string) error { return fmt.Errorf("%w: %s=%s: %s", ErrSpec, key, textfmt.Short(val), what) }
 	switch dst := s.field(key).(type) {
 	case *int:
 		n, err := strconv.Atoi(val)
@@ -286,7 +288,7 @@ func (s *Spec) set(key, val string) error {
 	case *string:
 		*dst = val
 	default:
-		return fmt.Errorf("%w: unknown key %q (known: %s)", ErrSpec, key, strings.Join(specKeys, ", "))
+		return fmt.Errorf("%w: unknown key %s (known: %s)", ErrSpec, textfmt.Token(key), strings.Join(specKeys, ", "))
 	}
 	return nil
 }
