@@ -178,6 +178,7 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 		m.Clients += max(s.Clients, 1)
 		m.Calls += s.Calls
 		m.Ops += s.Ops
+		m.OpsAfterClose += s.OpsAfterClose
 		m.CallsPerS += s.CallsPerS
 		m.OpsPerS += s.OpsPerS
 		m.Errors.Timeout += s.Errors.Timeout

@@ -264,3 +264,33 @@ func TestMergeAgentsLabels(t *testing.T) {
 		t.Errorf("labelled %v; steps %+v", seen, m.Steps)
 	}
 }
+
+// TestMergeSumsOpsAfterClose: the ops that ended after each agent's
+// window are summed like its ops, so the merged step's loaded-key count
+// (counted among both) stays within them and the merged file validates.
+// The merge used to drop ops_after_close (seen as "loaded_key_ops: 2529,
+// but only 2526 operations ended" after an agent was killed).
+func TestMergeSumsOpsAfterClose(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var agents []*Results
+	for i := range 2 {
+		s := agentStepOf([]int64{500, 600}, []int64{300, 400, 700}, []int64{1, 2}, 2*time.Second, start)
+		// The third find ended after the close: counted in the histogram
+		// and in ops_after_close, not in ops.
+		s.Ops, s.OpsAfterClose, s.LoadedKeyOps, s.OpsPerS = 2, 1, 3, 1
+		s.OpsByType["find"] = OpTypeStats{Count: 2, PerS: 1, Latency: s.OpsByType["find"].Latency}
+		agents = append(agents, agentResults(fmt.Sprintf("a%d", i), "run1", "h", i, 2, s))
+	}
+	m, err := MergeAgents(agents, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Steps[0]
+	if s.Ops != 4 || s.OpsAfterClose != 2 || s.LoadedKeyOps != 6 {
+		t.Errorf("merged ops %d, after the close %d, by a loaded key %d; want 4, 2 and 6", s.Ops, s.OpsAfterClose, s.LoadedKeyOps)
+	}
+	m.Header.Targets = []TargetHeader{{Name: "t"}}
+	if err := ValidateStep(&s, &m.Header); err != nil {
+		t.Errorf("merged step is not valid: %v", err)
+	}
+}
