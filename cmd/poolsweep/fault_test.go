@@ -144,10 +144,7 @@ func TestFaultConnectionResets(t *testing.T) {
 	// second on a starved host) fall inside it, however late they land.
 	r := sweepWithFaults(t, 2*time.Minute, faultArgs(p, "--duration", "2s"), intoStep2(p, 300*time.Millisecond, func() {
 		at = time.Now()
-		for range 3 {
-			p.ResetAll()
-			time.Sleep(100 * time.Millisecond)
-		}
+		p.ResetAll()
 	}))
 	if r.res == nil || r.res.End == nil || len(r.res.Steps) != 3 {
 		t.Fatalf("exit %d, want 3 steps and an end record\n%s", r.code, r.stderr)
@@ -161,19 +158,27 @@ func TestFaultConnectionResets(t *testing.T) {
 	if hit.Errors.Network == 0 && hit.Pool.ConnectionsLost == 0 {
 		t.Errorf("step C=%d, whose window the resets hit, counts no network errors and no lost connections: %+v", hit.Concurrency, hit.Errors)
 	}
-	// Resets the driver recovers from in milliseconds are not a failed
-	// target: the run is complete. On a starved load host the reconnection
-	// itself can outlast the stall a mark needs (500 ms); the hit step may
-	// then be marked only when it recovered within the window and its own
-	// client telemetry shows the host contended, and the run is partial.
+	// One reset of every connection, the monitor's included: the driver
+	// clears its pool and waits for its monitor to see the server again,
+	// which its heartbeat floor (500 ms between checks) can hold back for
+	// up to about 0.7 s with nothing succeeding, on a quiet machine too.
+	// Either the stall stayed under the mark's 500 ms and the run is
+	// complete, or the step is marked with the evidence of a recovered
+	// outage (the pool cleared, connections lost, a stall the heartbeat
+	// floor explains) and the run is partial. A mark without that
+	// evidence, an outage that did not end, or one far longer than the
+	// driver's recovery is a regression.
 	wantCode, wantStatus := exitOK, results.StatusComplete
 	if f := hit.TargetFailed; f != nil {
-		if why := resetsOnStarvedHost(hit); f.Recovered && why != "" {
-			t.Logf("step C=%d marked target failed after the resets (%s), on a starved load host: %s", hit.Concurrency, f.Reason, why)
-			wantCode, wantStatus = exitPartial, results.StatusPartial
-		} else {
-			t.Errorf("step C=%d is marked target failed after resets (recovered %v) on a load host its telemetry shows kept up: %+v", hit.Concurrency, f.Recovered, f)
+		limit := 1.5
+		if why := resetsOnStarvedHost(hit); why != "" {
+			limit = hit.DurationS // a starved host reconnects as late as it runs
 		}
+		if !f.Recovered || f.PoolCleared == 0 || f.ConnectionsLost == 0 || f.StalledS > limit {
+			t.Errorf("step C=%d is marked target failed after one round of resets without a recovered outage's evidence (stall under %.1f s, pool cleared, connections lost): %+v", hit.Concurrency, limit, f)
+		}
+		t.Logf("step C=%d marked target failed after the resets: %s", hit.Concurrency, f.Reason)
+		wantCode, wantStatus = exitPartial, results.StatusPartial
 	}
 	if r.code != wantCode || r.res.End.Status != wantStatus {
 		t.Errorf("exit %d, end %q; want %d, %q\n%s", r.code, r.res.End.Status, wantCode, wantStatus, r.stderr)
