@@ -84,8 +84,8 @@ const (
 	// The simulator takes any user and password; the words avoid the
 	// mechanism's name, which a URI with a raw "?" in its userinfo makes
 	// the redactor hide as a possible secret (tests share one redactor).
-	simCan       = "can connect to the simulator and send it commands (it takes any user and password)"
-	simAbout     = "it holds no data of yours, but their load would be measured as the deployment's"
-	ferretCan    = "can connect to FerretDB and read or change the documents it holds"
-	ferretAbout  = "listen on 127.0.0.1 unless they should"
+	simCan      = "can connect to the simulator and send it commands (it takes any user and password)"
+	simAbout    = "it holds no data of yours, but their load would be measured as the deployment's"
+	ferretCan   = "can connect to FerretDB and read or change the documents it holds"
+	ferretAbout = "listen on 127.0.0.1 unless they should"
 )
