@@ -182,3 +182,49 @@ func equalDocs(a, b bson.D) bool {
 	y, err2 := bson.Marshal(b)
 	return err1 == nil && err2 == nil && string(x) == string(y)
 }
+
+// TestPrepareEmptyForeignCollection: an empty collection that another
+// client created under poolsweep's name (no poolsweep_meta record) is
+// refused, not loaded into and so later dropped with its options; it is
+// still there, and poolsweep_meta still empty, afterwards.
+// --drop-foreign drops it and loads anew.
+func TestPrepareEmptyForeignCollection(t *testing.T) {
+	t.Parallel()
+	servers := map[string]func(testing.TB) string{
+		"sim":      func(t testing.TB) string { return testsrv.Sim(t, "slots=4,service=0s").URI() },
+		"ferretdb": testferret.Start,
+	}
+	for name, start := range servers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			uri := start(t)
+			ctx := context.Background()
+			w := DefaultWorkload()
+			w.Records, w.Database = 20, "ps_empty_foreign"
+			other := testsrv.Connect(t, uri)
+			if err := other.Database(w.Database).CreateCollection(ctx, w.Collection); err != nil {
+				t.Fatal(err)
+			}
+			c := testsrv.Connect(t, uri)
+			for _, o := range []PrepareOptions{{}, {Drop: true}} {
+				lr, err := Prepare(ctx, c, w, o)
+				if !errors.Is(err, ErrNotOurs) || lr.Loaded {
+					t.Errorf("Prepare(%+v) on another client's empty collection: %+v, %v; want ErrNotOurs", o, lr, err)
+				}
+			}
+			if err := CheckData(ctx, func() *options.ClientOptions { return options.Client().ApplyURI(uri) }, w, false); !errors.Is(err, ErrNotOurs) {
+				t.Errorf("CheckData: %v; want ErrNotOurs", err)
+			}
+			names, err := other.Database(w.Database).ListCollectionNames(ctx, bson.D{})
+			if err != nil || len(names) != 1 || names[0] != w.Collection {
+				t.Errorf("collections after the refusals: %v (%v); want only theirs, %s", names, err, w.Collection)
+			}
+			if lr, err := Prepare(ctx, c, w, PrepareOptions{DropForeign: true}); err != nil || !lr.Loaded || lr.Documents != 20 {
+				t.Fatalf("--drop-foreign: %+v %v; want a load of 20", lr, err)
+			}
+			if lr, err := Prepare(ctx, c, w, PrepareOptions{}); err != nil || !lr.Reused {
+				t.Errorf("after --drop-foreign: %+v %v; want a reuse", lr, err)
+			}
+		})
+	}
+}

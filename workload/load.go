@@ -168,7 +168,7 @@ func inspectCollection(ctx context.Context, db *mongo.Database, w Workload, o Pr
 	case !ours && total > 0:
 		return LoadResult{}, 0, fmt.Errorf("%s %w (%d documents); pick another --database", ns, ErrNotOurs, total)
 	case !ours:
-		return LoadResult{}, stateEmpty, nil
+		return emptyNotOurs(ctx, db, w, o)
 	case foreign > 0 && !o.DropForeign:
 		return LoadResult{}, 0, &ForeignError{NS: ns, Foreign: foreign, Total: total}
 	case foreign > 0:

@@ -81,3 +81,35 @@ func counts(ctx context.Context, db *mongo.Database, coll string) (total, own in
 	own, err = count(ownFilter())
 	return total, min(own, total), err
 }
+
+// emptyNotOurs is what Prepare does with a collection that holds no
+// documents and has no poolsweep_meta record. poolsweep writes that
+// record before its first insert creates the collection, so an empty
+// collection without it was made by someone else (with its own indexes,
+// validator or options), and loading into it would later have --drop
+// drop it: it is refused unless --drop-foreign. No collection at all is
+// the usual first run: load.
+func emptyNotOurs(ctx context.Context, db *mongo.Database, w Workload, o PrepareOptions) (LoadResult, collectionState, error) {
+	ns := w.Database + "." + w.Collection
+	names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: w.Collection}})
+	if err != nil {
+		return LoadResult{}, 0, fmt.Errorf("list the collections of %s: %w", w.Database, err)
+	}
+	if len(names) == 0 {
+		return LoadResult{}, stateEmpty, nil
+	}
+	if !o.DropForeign {
+		return LoadResult{}, 0, emptyForeignError{ns: ns, meta: w.Database + "." + MetaCollection}
+	}
+	return LoadResult{Note: "reloading (--drop-foreign: an empty collection poolsweep did not create dropped)"}, stateOurs, nil
+}
+
+// emptyForeignError is an empty collection that poolsweep did not
+// create: ErrNotOurs, in its own words.
+type emptyForeignError struct{ ns, meta string }
+
+func (e emptyForeignError) Error() string {
+	return fmt.Sprintf("%s exists, empty, but poolsweep did not create it (it has no record in %s): loading into it would later have --drop drop it with its indexes and options; pick another --database, or pass --drop-foreign to drop it and load anew", e.ns, e.meta)
+}
+
+func (e emptyForeignError) Is(target error) bool { return target == ErrNotOurs }
