@@ -100,13 +100,16 @@ func TestPropertyFileNeverQuotesIt(t *testing.T) {
 			t.Errorf("%q: %T, want a *PropertyError", tt.body, err)
 		}
 	}
-	// An accepted file's warnings name a key only when it reads as one.
-	pf, err := ParsePropertyFile(strings.NewReader("readproportion=1\n"+secret+"\nmongodb.url=mongodb://u:"+secret+"@h/\n"), "w", DefaultWorkload())
+	// An accepted file's warnings name a key only when it is one of
+	// YCSB's: a key of the file's own, however much it reads as a name,
+	// is its line (a secret can be a word).
+	pf, err := ParsePropertyFile(strings.NewReader("readproportion=1\n"+secret+"\nmongodb.url=mongodb://u:"+secret+"@h/\n"+secret+"x=1\nmongodb."+secret+"=1\n"), "w", DefaultWorkload())
 	if err != nil {
 		t.Fatal(err)
 	}
 	all := strings.Join(pf.Warnings, "\n")
-	if len(pf.Warnings) != 2 || strings.Contains(all, secret) || !strings.Contains(all, "w:2: not a key=value line") || !strings.Contains(all, "w:3: mongodb.url: unknown key mongodb.url") {
+	if len(pf.Warnings) != 4 || strings.Contains(all, secret) || !strings.Contains(all, "w:2: not a key=value line") || !strings.Contains(all, "w:3: mongodb.url: unknown key mongodb.url") ||
+		!strings.Contains(all, "w:4: a key that is not a YCSB") || !strings.Contains(all, "w:5: a key that is not a YCSB") {
 		t.Errorf("warnings %q", pf.Warnings)
 	}
 }

@@ -35,6 +35,20 @@ var ycsbIgnored = map[string]string{
 	"target":                  "poolsweep runs closed-loop at each concurrency level",
 }
 
+// ycsbOther are YCSB's other property names (its core workload's, its
+// measurements' and its MongoDB binding's) that poolsweep does not use: a
+// warning names them, since the name is this list's, not the file's. Any
+// other key is named by its line only.
+var ycsbOther = map[string]bool{
+	"fieldnameprefix": true, "minfieldlength": true, "fieldlengthhistogram": true, "hotspotdatafraction": true,
+	"hotspotopnfraction": true, "dataintegrity": true, "exporter": true, "exportfile": true, "histogram.buckets": true,
+	"hdrhistogram.percentiles": true, "hdrhistogram.fileoutput": true, "timeseries.granularity": true, "status.interval": true,
+	"core_workload_insertion_retry_limit": true, "core_workload_insertion_retry_interval": true, "db": true,
+	"mongodb.url": true, "mongodb.database": true, "mongodb.writeConcern": true, "mongodb.readPreference": true,
+	"mongodb.maxconnections": true, "mongodb.threadsAllowedToBlockForConnectionMultiplier": true, "mongodb.upsert": true,
+	"batchsize": true,
+}
+
 // ParsePropertyFile reads a YCSB workload property file (workloada style)
 // over base. Every problem is a *PropertyError naming the file, the line
 // and the key; none quotes what the file holds, so a file that is not a
@@ -121,8 +135,12 @@ func ParsePropertyFile(r io.Reader, name string, base Workload) (PropertyFile, e
 		case known[pr.key]:
 		case ycsbIgnored[pr.key] != "":
 			pf.Notes = append(pf.Notes, fmt.Sprintf("%s: %s ignored: %s", pr.source(name), pr.key, ycsbIgnored[pr.key]))
-		case propertyName(pr.key) && pr.value != "":
+		case ycsbOther[pr.key]:
 			pf.Warnings = append(pf.Warnings, fmt.Sprintf("%s: unknown key %s ignored", pr.source(name), pr.key))
+		case propertyName(pr.key) && pr.value != "":
+			// A key of the file's own: its line, not its text, which may
+			// be anything a file that is not a workload file holds.
+			pf.Warnings = append(pf.Warnings, fmt.Sprintf("%s:%d: a key that is not a YCSB workload property poolsweep knows; ignored", name, pr.line))
 		default:
 			pf.Warnings = append(pf.Warnings, fmt.Sprintf("%s:%d: not a key=value line of a workload file; ignored", name, pr.line))
 		}
