@@ -163,18 +163,9 @@ func metaRecord(t *testing.T, c *mongo.Client, w Workload) bson.D {
 	return d
 }
 
-// count counts the documents of db.coll that query matches with the
-// count command: the simulator has no aggregate (CountDocuments').
+// count counts the documents of db.coll that query matches.
 func count(c *mongo.Client, db, coll string, query bson.D) (int64, error) {
-	cmd := bson.D{{Key: "count", Value: coll}}
-	if query != nil {
-		cmd = append(cmd, bson.E{Key: "query", Value: query})
-	}
-	var r struct {
-		N int64 `bson:"n"`
-	}
-	err := c.Database(db).RunCommand(context.Background(), cmd).Decode(&r)
-	return r.N, err
+	return Count(context.Background(), c.Database(db), coll, query)
 }
 
 func equalDocs(a, b bson.D) bool {

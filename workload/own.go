@@ -61,17 +61,7 @@ func plural(n int64, one, many string) string {
 // collection: the total from its metadata, the own ones from the _id
 // index), both from the primary, so that the two describe one state.
 func counts(ctx context.Context, db *mongo.Database, coll string) (total, own int64, err error) {
-	count := func(query bson.D) (int64, error) {
-		cmd := bson.D{{Key: "count", Value: coll}}
-		if query != nil {
-			cmd = append(cmd, bson.E{Key: "query", Value: query})
-		}
-		var r struct {
-			N int64 `bson:"n"`
-		}
-		err := db.RunCommand(ctx, cmd, options.RunCmd().SetReadPreference(readpref.Primary())).Decode(&r)
-		return r.N, err
-	}
+	count := func(query bson.D) (int64, error) { return Count(ctx, db, coll, query) }
 	if total, err = count(nil); err != nil {
 		return 0, 0, err
 	}
@@ -113,3 +103,18 @@ func (e emptyForeignError) Error() string {
 }
 
 func (e emptyForeignError) Is(target error) bool { return target == ErrNotOurs }
+
+// Count is the number of documents of db.coll that query matches (all of
+// them for a nil query), by the count command on the primary: the
+// simulator has no aggregate, which the driver's CountDocuments uses.
+func Count(ctx context.Context, db *mongo.Database, coll string, query bson.D) (int64, error) {
+	cmd := bson.D{{Key: "count", Value: coll}}
+	if query != nil {
+		cmd = append(cmd, bson.E{Key: "query", Value: query})
+	}
+	var r struct {
+		N int64 `bson:"n"`
+	}
+	err := db.RunCommand(ctx, cmd, options.RunCmd().SetReadPreference(readpref.Primary())).Decode(&r)
+	return r.N, err
+}

@@ -121,18 +121,9 @@ func checkCounts(t *testing.T, name string, c *mongo.Client, db string, theirs, 
 	}
 }
 
-// countDocs counts with the count command: the simulator has no
-// aggregate, which CountDocuments uses.
+// countDocs counts the documents of db.coll that query matches.
 func countDocs(c *mongo.Client, db, coll string, query bson.D) (int64, error) {
-	cmd := bson.D{{Key: "count", Value: coll}}
-	if query != nil {
-		cmd = append(cmd, bson.E{Key: "query", Value: query})
-	}
-	var r struct {
-		N int64 `bson:"n"`
-	}
-	err := c.Database(db).RunCommand(context.Background(), cmd).Decode(&r)
-	return r.N, err
+	return workload.Count(context.Background(), c.Database(db), coll, query)
 }
 
 // metaDocs is db.poolsweep_meta as extended JSON, every document.

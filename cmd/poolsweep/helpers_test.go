@@ -130,6 +130,13 @@ func runBinaryEnv(t *testing.T, env []string, dir string, timeout time.Duration,
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
+	return runCmd(t, cmd, args)
+}
+
+// runCmd runs cmd, a run of poolsweep with args, and returns its exit
+// status and output; a command that could not run fails the test.
+func runCmd(t *testing.T, cmd *exec.Cmd, args []string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -143,16 +142,7 @@ func underFileLimit(t *testing.T, limit string, dir string, args ...string) (int
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", "ulimit " + limit + ` && exec "$0" "$@"`, binary}, args...)...)
 	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return code, out.String(), errb.String()
+	return runCmd(t, cmd, args)
 }
 
 // TestFileLimit: under ulimit -n 512, a sweep (or a storm) whose largest
