@@ -25,6 +25,16 @@ var foreignDocs = []any{
 	bson.D{{Key: "_id", Value: "a-key"}, {Key: "name", Value: "theirs"}},
 }
 
+// foreignServers are the servers the foreign-data tests run on: the
+// simulator standalone, as a replica set and sharded behind a router, and
+// embedded FerretDB, which take different query operators.
+var foreignServers = map[string]func(testing.TB) string{
+	"sim":         func(t testing.TB) string { return testsrv.Sim(t, "slots=4,service=0s").URI() },
+	"sim-rs":      func(t testing.TB) string { return testsrv.Sim(t, "rs=3,slots=4,service=0s").URI() },
+	"sim-sharded": func(t testing.TB) string { return testsrv.Sim(t, "shards=2,slots=4,service=0s").URI() },
+	"ferretdb":    testferret.Start,
+}
+
 // TestPrepareForeignDocuments: a collection poolsweep created that also
 // holds documents another client wrote is refused, with their count, for
 // a reload (another --records), a reuse (the same --records) and --drop
@@ -34,13 +44,7 @@ var foreignDocs = []any{
 // of poolsweep's own documents is one both take.
 func TestPrepareForeignDocuments(t *testing.T) {
 	t.Parallel()
-	servers := map[string]func(testing.TB) string{
-		"sim":         func(t testing.TB) string { return testsrv.Sim(t, "slots=4,service=0s").URI() },
-		"sim-rs":      func(t testing.TB) string { return testsrv.Sim(t, "rs=3,slots=4,service=0s").URI() },
-		"sim-sharded": func(t testing.TB) string { return testsrv.Sim(t, "shards=2,slots=4,service=0s").URI() },
-		"ferretdb":    testferret.Start,
-	}
-	for name, start := range servers {
+	for name, start := range foreignServers {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			uri := start(t)
@@ -181,11 +185,7 @@ func equalDocs(a, b bson.D) bool {
 // --drop-foreign drops it and loads anew.
 func TestPrepareEmptyForeignCollection(t *testing.T) {
 	t.Parallel()
-	servers := map[string]func(testing.TB) string{
-		"sim":      func(t testing.TB) string { return testsrv.Sim(t, "slots=4,service=0s").URI() },
-		"ferretdb": testferret.Start,
-	}
-	for name, start := range servers {
+	for name, start := range foreignServers {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			uri := start(t)
