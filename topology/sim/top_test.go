@@ -76,11 +76,14 @@ func TestTopBooksServedOps(t *testing.T) {
 			t.Errorf("%s count %d, want %d", entry, count, n)
 		}
 		// Each operation booked took at least one 2-ms data op (update's
-		// two statements one each), less the timer's few µs of slack (the
-		// service sleep's timerfd and the handler's clock are read apart:
-		// CI once read 1994 µs for one 2-ms command).
-		if floor := 2000 * n * 99 / 100; us < floor {
-			t.Errorf("%s time %d µs, want at least %d (the service times booked, less 1%%)", entry, us, floor)
+		// two statements one each), less what the sleeper takes off for
+		// the wake-up lateness it has learnt (capacity.go): that estimate
+		// follows a busy host's lateness, so on a quieter moment one op
+		// can end that much early (CI read 1994 and 1974 µs for one 2-ms
+		// command); the mean over many ops is what holds the service time.
+		slack := maxOvershootSample / 1000 // ns to µs
+		if floor := (2000 - slack) * n; us < floor {
+			t.Errorf("%s time %d µs, want at least %d (the service times booked, less the sleeper's largest lateness correction)", entry, us, floor)
 		}
 	}
 	if times["total"] != times["readLock"]+times["writeLock"] {
