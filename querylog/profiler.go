@@ -1,0 +1,63 @@
+package querylog
+
+import (
+	"math"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// profileEntry reads one system.profile document (as mongoexport writes
+// it: relaxed or canonical extended JSON).
+func (st *state) profileEntry(file string, line int, text []byte) error {
+	var d bson.D
+	if err := bson.UnmarshalExtJSON(text, false, &d); err != nil {
+		st.rep.warn(file, line, "a system.profile document that is not extended JSON, skipped")
+		return nil
+	}
+	return st.profileDoc(file, line, d)
+}
+
+func (st *state) profileDoc(file string, line int, d bson.D) error {
+	ns, _ := lookup(d, "ns").(string)
+	typ, _ := lookup(d, "op").(string)
+	cmd, _ := lookup(d, "command").(bson.D)
+	if ns == "" {
+		st.rep.skip(skipNoNS, 1)
+		return nil
+	}
+	switch typ {
+	case "query", "command", "update", "remove", "insert", "delete":
+	case "getmore", "killcursors":
+		st.rep.skip(skipGetMore, 1)
+		return nil
+	default:
+		st.rep.skip(skipProfile, 1)
+		return nil
+	}
+	if typ == "query" || typ == "insert" {
+		typ = "command" // their command is the find or insert command itself
+	}
+	op, reason := fromCommand(typ, ns, cmd)
+	if reason != "" {
+		st.rep.skip(reason, 1)
+		return nil
+	}
+	op.File, op.Line = file, line
+	op.App, _ = lookup(d, "appName").(string)
+	op.Metrics = Metrics{
+		DurationMs:    metric(d, "millis"),
+		MaxDurationMs: math.NaN(),
+		DocsExamined:  metric(d, "docsExamined"),
+		KeysExamined:  metric(d, "keysExamined"),
+		NReturned:     metric(d, "nreturned"),
+		ResLen:        metric(d, "responseLength"),
+	}
+	op.Metrics.Plan, _ = lookup(d, "planSummary").(string)
+	if op.Command == "insert" {
+		if n, ok := number(lookup(d, "ninserted")); ok && n >= 1 {
+			op.InsertDocs = int(n)
+		}
+	}
+	op.Redacted = hasRedacted(cmd, 0)
+	return st.deliver(&op)
+}

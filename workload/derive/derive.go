@@ -1,0 +1,252 @@
+// Package derive turns observed operations (querylog) into a workload
+// file's shapes (workload/shapes): it groups operations by their shape as
+// $queryStats does, counts their shares, fits the distributions of the
+// values each placeholder took, and summarises what was observed of each
+// shape. Its memory is bounded whatever the input's size.
+package derive
+
+import (
+	"hash/fnv"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/querylog"
+	"github.com/poolsweep/poolsweep/workload/shapes"
+)
+
+// maxTrackedShapes is the most distinct shapes counted; operations of
+// further shapes are counted together and said.
+const maxTrackedShapes = 10 * shapes.MaxShapes
+
+// Builder accumulates operations; File derives the workload file once.
+type Builder struct {
+	shapes  map[string]*acc
+	order   []string
+	dropped int64 // operations of shapes beyond maxTrackedShapes
+}
+
+// NewBuilder is an empty Builder.
+func NewBuilder() *Builder { return &Builder{shapes: map[string]*acc{}} }
+
+type acc struct {
+	shape     shapes.Shape
+	count     int64
+	values    map[string]*valueAcc
+	latency   metricAcc
+	docs      metricAcc
+	keys      metricAcc
+	nreturned metricAcc
+	docBytes  metricAcc
+	insert    *reservoir
+	plans     map[string]int64
+	apps      map[string]int64
+	maxLat    float64
+}
+
+// metricAcc is a weighted mean and a sample for percentiles.
+type metricAcc struct {
+	sum, weight float64
+	sample      *reservoir
+}
+
+func (m *metricAcc) add(x float64, w int64, seed uint64) {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return
+	}
+	if m.sample == nil {
+		m.sample = newReservoir(seed)
+	}
+	m.sum += x * float64(w)
+	m.weight += float64(w)
+	m.sample.add(x, 4096)
+}
+
+func (m *metricAcc) summary() *shapes.Summary {
+	if m.weight == 0 {
+		return nil
+	}
+	xs := m.sample.xs
+	return &shapes.Summary{Mean: round6(m.sum / m.weight), P50: round6(stats.Percentile(xs, 50)),
+		P99: round6(stats.Percentile(xs, 99)), Max: round6(maxOf(xs)), N: int64(m.weight)}
+}
+
+func maxOf(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = math.Max(m, x)
+	}
+	return m
+}
+
+// Add counts one operation in its shape.
+func (b *Builder) Add(op *querylog.Op) {
+	s := shapes.Shape{Database: op.Database, Collection: op.Collection, Command: op.Command, Limit: op.Limit,
+		Skip: op.Skip, Multi: op.Multi, Upsert: op.Upsert, Remove: op.Remove, Key: op.Key}
+	var lits []shapes.Literal
+	take := func(section string, d []shapes.Literal) { lits = append(lits, d...) }
+	if op.Shaped {
+		s.Filter, s.Projection, s.Sort = clean(op.Filter), clean(op.Projection), clean(op.Sort)
+		s.Update = clean(op.Update)
+		s.Pipeline, s.UpdatePipeline = cleanStages(op.Pipeline), cleanStages(op.UpdatePipeline)
+	} else {
+		var l []shapes.Literal
+		if op.Filter != nil || needsFilter(op.Command) {
+			s.Filter, l = shapes.Abstract("filter", orEmpty(op.Filter))
+			take("filter", l)
+		}
+		if op.Projection != nil {
+			s.Projection, l = shapes.Abstract("projection", op.Projection)
+			take("projection", l)
+		}
+		if op.Sort != nil {
+			s.Sort, l = shapes.Abstract("sort", op.Sort)
+			take("sort", l)
+		}
+		if op.Update != nil {
+			s.Update, l = shapes.Abstract("update", op.Update)
+			take("update", l)
+		}
+		if op.Pipeline != nil {
+			s.Pipeline, l = shapes.AbstractStages("pipeline", op.Pipeline)
+			take("pipeline", l)
+		}
+		if op.UpdatePipeline != nil {
+			s.UpdatePipeline, l = shapes.AbstractStages("update_pipeline", op.UpdatePipeline)
+			take("update_pipeline", l)
+		}
+	}
+	id := s.ShapeID()
+	a, ok := b.shapes[id]
+	if !ok {
+		if len(b.shapes) >= maxTrackedShapes {
+			b.dropped += op.Weight
+			return
+		}
+		s.ID = id
+		s.Name = s.DefaultName()
+		a = &acc{shape: s, values: map[string]*valueAcc{}, plans: map[string]int64{}, apps: map[string]int64{},
+			insert: newReservoir(seedOf(id)), maxLat: math.NaN()}
+		b.shapes[id] = a
+		b.order = append(b.order, id)
+	}
+	a.count += op.Weight
+	seed := seedOf(id)
+	for _, l := range lits {
+		va, ok := a.values[l.Path]
+		if !ok {
+			va = newValueAcc(seed + uint64(len(a.values)))
+			a.values[l.Path] = va
+		}
+		va.add(l.Type, l.Values, l.Array)
+	}
+	m := op.Metrics
+	a.latency.add(m.DurationMs, op.Weight, seed)
+	a.docs.add(m.DocsExamined, op.Weight, seed)
+	a.keys.add(m.KeysExamined, op.Weight, seed)
+	a.nreturned.add(m.NReturned, op.Weight, seed)
+	if m.NReturned > 0 && !math.IsNaN(m.ResLen) {
+		a.docBytes.add(m.ResLen/m.NReturned, op.Weight, seed)
+	}
+	if !math.IsNaN(m.MaxDurationMs) && (math.IsNaN(a.maxLat) || m.MaxDurationMs > a.maxLat) {
+		a.maxLat = m.MaxDurationMs
+	}
+	if op.InsertDocs > 0 {
+		a.insert.add(float64(op.InsertDocs), 4096)
+	}
+	if m.Plan != "" && (len(a.plans) < 20 || a.plans[m.Plan] > 0) {
+		a.plans[m.Plan] += op.Weight
+	}
+	if op.App != "" && (len(a.apps) < 20 || a.apps[op.App] > 0) {
+		a.apps[op.App] += op.Weight
+	}
+}
+
+func needsFilter(cmd string) bool {
+	switch cmd {
+	case shapes.CmdFind, shapes.CmdCount, shapes.CmdDistinct, shapes.CmdUpdate, shapes.CmdDelete, shapes.CmdFindAndModify:
+		return true
+	}
+	return false
+}
+
+func seedOf(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
+}
+
+// Shapes are the derived shapes, most operations first, at most
+// shapes.MaxShapes, with their shares of the operations they hold; left is
+// the operations of the shapes left out.
+func (b *Builder) Shapes() (out []shapes.Shape, left int64) {
+	accs := make([]*acc, 0, len(b.order))
+	for _, id := range b.order {
+		accs = append(accs, b.shapes[id])
+	}
+	sort.SliceStable(accs, func(i, j int) bool { return accs[i].count > accs[j].count })
+	left = b.dropped
+	if len(accs) > shapes.MaxShapes {
+		for _, a := range accs[shapes.MaxShapes:] {
+			left += a.count
+		}
+		accs = accs[:shapes.MaxShapes]
+	}
+	var total int64
+	for _, a := range accs {
+		total += a.count
+	}
+	for _, a := range accs {
+		out = append(out, a.finish(total))
+	}
+	return out, left
+}
+
+func (a *acc) finish(total int64) shapes.Shape {
+	s := a.shape
+	s.Count = a.count
+	s.Share = float64(a.count) / float64(total)
+	if s.Command == shapes.CmdInsert {
+		s.InsertDocs = 1
+		if xs := a.insert.xs; len(xs) > 0 {
+			s.InsertDocs = max(int(math.Round(stats.Median(xs))), 1)
+		}
+	}
+	for path, va := range a.values {
+		if d, ok := va.distribution(); ok {
+			if s.Values == nil {
+				s.Values = map[string]shapes.Distribution{}
+			}
+			s.Values[path] = d
+		}
+	}
+	s.DocBytes = a.docBytes.summary()
+	s.Observed = shapes.Observed{LatencyMs: a.latency.summary(), DocsExamined: a.docs.summary(),
+		KeysExamined: a.keys.summary(), NReturned: a.nreturned.summary(), Plan: top(a.plans, 1)}
+	if l := s.Observed.LatencyMs; l != nil && !math.IsNaN(a.maxLat) {
+		l.Max = a.maxLat
+	}
+	if apps := top(a.apps, 5); apps != "" {
+		s.Observed.Apps = strings.Split(apps, "\x00")
+	}
+	return s
+}
+
+// top is the n most frequent keys, joined by NUL.
+func top(m map[string]int64, n int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	if len(keys) > n {
+		keys = keys[:n]
+	}
+	return strings.Join(keys, "\x00")
+}
