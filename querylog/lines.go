@@ -17,6 +17,9 @@ import (
 // longer line is skipped, a chunk at a time, and never held whole.
 const MaxLine = 4 << 20
 
+// maxLine is MaxLine, lowered by tests.
+var maxLine = MaxLine
+
 // input is one file opened for reading lines, up to the size it had at open.
 type input struct {
 	name  string
@@ -104,7 +107,7 @@ func (in *input) next(buf *[]byte) (lineResult, error) {
 	for {
 		chunk, err := in.r.ReadSlice('\n')
 		if !res.tooLong {
-			if len(*buf)+len(chunk) > MaxLine {
+			if len(*buf)+len(chunk) > maxLine {
 				res.tooLong = true
 				*buf = (*buf)[:0]
 			} else {

@@ -93,7 +93,7 @@ func contains(list []string, s string) bool {
 }
 
 func routerError(in *input) error {
-	return &InputError{in.name, in.line, "a mongos (router) log: its slow-query lines are the router's " +
+	return &InputError{File: in.name, Line: in.line, Msg: "a mongos (router) log: its slow-query lines are the router's " +
 		"(nShards; no plan, no documents examined) and a write's statements are not in them. " +
 		"from-log reads mongod logs: give the shards' logs"}
 }

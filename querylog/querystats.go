@@ -120,16 +120,16 @@ func (st *state) readArray(in *input, first []byte) error {
 	lineAt := func(off int64) int { return startLine + bytes.Count(data[:off], []byte{'\n'}) }
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil {
-		return &InputError{in.name, startLine, "not a JSON array"}
+		return &InputError{File: in.name, Line: startLine, Msg: "not a JSON array"}
 	}
 	format := ""
 	for dec.More() {
-		off := dec.InputOffset()
+		off := min(dec.InputOffset(), int64(len(data)))
+		line := lineAt(off) + leadingNewlines(data[off:])
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return &InputError{in.name, lineAt(min(off, int64(len(data)))), "the JSON array is cut short or corrupted here"}
+			return &InputError{File: in.name, Line: line, Msg: "the JSON array is cut short or corrupted here"}
 		}
-		line := lineAt(off) + leadingNewlines(data[off:])
 		var p probe
 		if json.Unmarshal(raw, &p) != nil {
 			st.rep.warn(in.name, line, "an array element that is not a document, skipped")
@@ -139,7 +139,7 @@ func (st *state) readArray(in *input, first []byte) error {
 		switch {
 		case kind == "" || kind == shapes.FormatMongodLog:
 			if format == "" {
-				return &InputError{in.name, line, "an array of JSON that are not system.profile documents or $queryStats entries"}
+				return &InputError{File: in.name, Line: line, Msg: "an array of JSON that are not system.profile documents or $queryStats entries"}
 			}
 			st.rep.warn(in.name, line, "an array element that is not a "+describe(format)+", skipped")
 			continue
@@ -158,7 +158,7 @@ func (st *state) readArray(in *input, first []byte) error {
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return &InputError{in.name, lineAt(dec.InputOffset()), "the JSON array is cut short (no closing bracket)"}
+		return &InputError{File: in.name, Line: lineAt(dec.InputOffset()), Msg: "the JSON array is cut short (no closing bracket)"}
 	}
 	return nil
 }

@@ -108,7 +108,11 @@ type InputError struct {
 	File string
 	Line int
 	Msg  string
+	Err  error // ErrNoOps, or nil
 }
+
+// Unwrap is the error's kind, for errors.Is.
+func (e *InputError) Unwrap() error { return e.Err }
 
 func (e *InputError) Error() string {
 	if e.Line > 0 {
@@ -217,7 +221,7 @@ func (st *state) readFile(in *input) error {
 		}
 		st.rep.Lines++
 		if res.tooLong {
-			st.rep.warn(in.name, in.line, fmt.Sprintf("longer than %d MiB, skipped unread", MaxLine>>20))
+			st.rep.warn(in.name, in.line, fmt.Sprintf("longer than %d KiB, skipped unread", maxLine>>10))
 			continue
 		}
 		text := trimSpace(res.text)
@@ -239,7 +243,7 @@ func (st *state) readFile(in *input) error {
 		switch {
 		case kind == "":
 			if format == "" {
-				return &InputError{in.name, in.line, "JSON that is not a mongod log entry, a system.profile document or a $queryStats entry"}
+				return &InputError{File: in.name, Line: in.line, Msg: "JSON that is not a mongod log entry, a system.profile document or a $queryStats entry"}
 			}
 			st.rep.warn(in.name, in.line, "JSON that is not a "+describe(format)+", skipped")
 			continue
@@ -273,12 +277,12 @@ func (st *state) setFormat(file, kind string) error {
 
 func (st *state) firstLineError(in *input, text []byte, res lineResult) error {
 	if legacyLog.Match(text) {
-		return &InputError{in.name, in.line, "a mongod log in the text format of 4.2 and older; from-log reads the JSON log of 4.4 and later, system.profile exports and $queryStats output"}
+		return &InputError{File: in.name, Line: in.line, Msg: "a mongod log in the text format of 4.2 and older; from-log reads the JSON log of 4.4 and later, system.profile exports and $queryStats output"}
 	}
 	if res.noEOL && text[0] == '{' {
-		return &InputError{in.name, in.line, "its one line is cut short (the file ends mid-line)"}
+		return &InputError{File: in.name, Line: in.line, Msg: "its one line is cut short (the file ends mid-line)"}
 	}
-	return &InputError{in.name, in.line, "not JSON: from-log reads mongod's JSON log (4.4 and later), system.profile exported as JSON, and $queryStats output"}
+	return &InputError{File: in.name, Line: in.line, Msg: "not JSON: from-log reads mongod's JSON log (4.4 and later), system.profile exported as JSON, and $queryStats output"}
 }
 
 func (st *state) badLine(in *input, res lineResult) {
@@ -328,22 +332,22 @@ func (st *state) noOps(paths []string) error {
 		name = fmt.Sprintf("%s and %d more", paths[0], len(paths)-1)
 	}
 	if st.otherApps > 0 {
-		return &InputError{File: name, Msg: fmt.Sprintf("no operations of appName %s (%d of other appNames): %v",
-			textfmt.Token(st.opt.App), st.otherApps, ErrNoOps)}
+		return &InputError{File: name, Err: ErrNoOps, Msg: fmt.Sprintf("no operations of appName %s (%d of other appNames)",
+			textfmt.Token(st.opt.App), st.otherApps)}
 	}
 	switch st.rep.Format {
 	case shapes.FormatMongodLog:
-		return &InputError{File: name, Msg: fmt.Sprintf("no slow-query lines (id 51803) of a workload's operations: %v. "+
-			"mongod logs only operations slower than slowms (100 ms by default). To log every operation for a while, run "+
-			"db.setProfilingLevel(0, {slowms: 0}) (and set it back afterwards), or enable the profiler with "+
-			"db.setProfilingLevel(2) and export system.profile", ErrNoOps)}
+		return &InputError{File: name, Err: ErrNoOps, Msg: "no slow-query lines (id 51803) of a workload's operations. " +
+			"mongod logs only operations slower than slowms (100 ms by default). To log every operation for a while, run " +
+			"db.setProfilingLevel(0, {slowms: 0}) (and set it back afterwards), or enable the profiler with " +
+			"db.setProfilingLevel(2) and export system.profile"}
 	case shapes.FormatProfiler:
-		return &InputError{File: name, Msg: fmt.Sprintf("no operations in the profile: %v. The profiler records "+
-			"operations only while enabled: db.setProfilingLevel(2) records every one", ErrNoOps)}
+		return &InputError{File: name, Err: ErrNoOps, Msg: "no operations in the profile. The profiler records " +
+			"operations only while enabled: db.setProfilingLevel(2) records every one"}
 	case shapes.FormatQueryStats:
-		return &InputError{File: name, Msg: fmt.Sprintf("no find, aggregate or distinct entries: %v", ErrNoOps)}
+		return &InputError{File: name, Err: ErrNoOps, Msg: "no find, aggregate or distinct entries"}
 	}
-	return &InputError{File: name, Msg: fmt.Sprintf("nothing to read: %v", ErrNoOps)}
+	return &InputError{File: name, Err: ErrNoOps, Msg: "nothing to read"}
 }
 
 func describe(kind string) string {
