@@ -203,7 +203,7 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 		})
 		return err
 	}
-	root.AddCommand(newSweepCmd(e, r.sweep), newServeCmd(e, r.serve), newInspectCmd(e, r.inspect), newAnalyzeCmd(e), newPlotCmd(e), newReportCmd(e), newCompareCmd(e), newMergeCmd(e), newFleetCmd(e), newStormCmd(e, r.storm))
+	root.AddCommand(newSweepCmd(e, r.sweep), newServeCmd(e, r.serve), newInspectCmd(e, r.inspect), newAnalyzeCmd(e), newPlotCmd(e), newReportCmd(e), newCompareCmd(e), newMergeCmd(e), newFleetCmd(e), newStormCmd(e, r.storm), newWorkloadCmd(e))
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	}

@@ -1,6 +1,7 @@
 package shapes
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -308,5 +309,20 @@ func TestShapeID(t *testing.T) {
 	}
 	if !idPattern.MatchString(a.ShapeID()) {
 		t.Errorf("id %q is not a valid id", a.ShapeID())
+	}
+}
+
+// TestJSON: --format json writes documents as objects in their order.
+func TestJSON(t *testing.T) {
+	f := sample()
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"sort":{"createdAt":-1,"_id":1}`, `"share":0.5`,
+		`"pipeline":[{"$match":{"status":"?string"}},{"$group":{"_id":"$region","n":{"$sum":1}}}]`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, b)
+		}
 	}
 }
