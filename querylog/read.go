@@ -76,6 +76,8 @@ type Report struct {
 	ProfileFilter bool
 	Redacted      int64
 	Truncated     int64
+	// OtherApps counts the operations --app left out.
+	OtherApps int64
 	Grew          []string
 	Versions      []string
 	// MinDurationMs is the fastest operation read (NaN without durations):
@@ -310,6 +312,7 @@ func (st *state) deliver(op *Op) error {
 	if st.opt.App != "" && op.App != st.opt.App {
 		st.rep.skip(skipApp, op.Weight)
 		st.otherApps += op.Weight
+		st.rep.OtherApps += op.Weight
 		return nil
 	}
 	st.rep.Entries++

@@ -185,17 +185,22 @@ func TestHostileLongValuesCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := writeFile(t, dir, "other.jsonl", string(mustRead(t, sim)))
+	fromLog, err := filepath.Abs(realLog)
+	if err != nil {
+		t.Fatal(err)
+	}
 	base := map[string][]string{
-		"sweep":   {"--target", "s=sim:slots=8"},
-		"serve":   {"--sim", "slots=8"},
-		"inspect": {"--uri", "mongodb://h/"},
-		"analyze": {sim},
-		"plot":    {sim, "-o", filepath.Join(dir, "figs"), "--figure", "throughput"},
-		"report":  {sim, "-o", filepath.Join(dir, "r.html")},
-		"compare": {sim, other},
-		"merge":   {sim, "-o", filepath.Join(dir, "m.jsonl")},
-		"fleet":   {sim, "--instances", "4"},
-		"storm":   {"--target", "s=sim:slots=8", "-o", filepath.Join(dir, "storm.jsonl")},
+		"sweep":    {"--target", "s=sim:slots=8"},
+		"serve":    {"--sim", "slots=8"},
+		"inspect":  {"--uri", "mongodb://h/"},
+		"analyze":  {sim},
+		"plot":     {sim, "-o", filepath.Join(dir, "figs"), "--figure", "throughput"},
+		"report":   {sim, "-o", filepath.Join(dir, "r.html")},
+		"compare":  {sim, other},
+		"merge":    {sim, "-o", filepath.Join(dir, "m.jsonl")},
+		"fleet":    {sim, "--instances", "4"},
+		"storm":    {"--target", "s=sim:slots=8", "-o", filepath.Join(dir, "storm.jsonl")},
+		"workload": {"from-log", fromLog},
 	}
 	const n = 100_000
 	values := []string{

@@ -150,6 +150,10 @@ func hostileWalk(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fromLog, err := filepath.Abs(realLog)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Paths among the hostile values ("0", "NaN") are written relative to
 	// the working directory: the test's own, not the package's.
 	t.Chdir(dir)
@@ -158,16 +162,17 @@ func hostileWalk(t *testing.T, name string) {
 	}
 	// What each command needs to get as far as its flags' use.
 	base := map[string][]string{
-		"sweep":   {"--target", "s=sim:slots=8"},
-		"serve":   {"--sim", "slots=8"},
-		"inspect": {"--uri", "mongodb://h/"},
-		"analyze": {simRun},
-		"plot":    {simRun, "-o", filepath.Join(dir, "figs"), "--figure", "throughput"}, // one figure: PNGs are this test's cost
-		"report":  {simRun, "-o", filepath.Join(dir, "r.html")},
-		"compare": {simRun, other},
-		"merge":   {simRun, "-o", filepath.Join(dir, "m.jsonl")},
-		"fleet":   {simRun, "--instances", "4"},
-		"storm":   {"--target", "s=sim:slots=8", "-o", filepath.Join(dir, "storm.jsonl")},
+		"sweep":    {"--target", "s=sim:slots=8"},
+		"serve":    {"--sim", "slots=8"},
+		"inspect":  {"--uri", "mongodb://h/"},
+		"analyze":  {simRun},
+		"plot":     {simRun, "-o", filepath.Join(dir, "figs"), "--figure", "throughput"}, // one figure: PNGs are this test's cost
+		"report":   {simRun, "-o", filepath.Join(dir, "r.html")},
+		"compare":  {simRun, other},
+		"merge":    {simRun, "-o", filepath.Join(dir, "m.jsonl")},
+		"fleet":    {simRun, "--instances", "4"},
+		"storm":    {"--target", "s=sim:slots=8", "-o", filepath.Join(dir, "storm.jsonl")},
+		"workload": {"from-log", fromLog},
 	}
 	root := newRootCmd(&env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, dryRunners)
 	tried := 0

@@ -19,8 +19,11 @@ import (
 )
 
 // newWorkloadCmd is "poolsweep workload": the user's own workload, derived
-// from what their deployment ran (issue 35).
+// from what their deployment ran (issue 35). Its flags are from-log's,
+// declared here so that every check that walks the commands' flags walks
+// them too.
 func newWorkloadCmd(e *env) *cobra.Command {
+	o := &fromLogOptions{}
 	cmd := &cobra.Command{
 		Use:   "workload",
 		Short: "Derive a workload file (query shapes and their shares) from a deployment's log, profiler or $queryStats",
@@ -35,7 +38,15 @@ observed of it (docs/workload-file.md). sweep --workload-file replays such a fil
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newFromLogCmd(e))
+	f := cmd.PersistentFlags()
+	textVarP(f, &o.out, "out", "o", "", "a file, written through outfile", nil, "from-log: the workload file to write (default: standard output)")
+	choiceVar(f, &o.format, "format", "yaml", []string{"yaml", "json"}, false, "from-log: yaml (the workload file) or json (the derived shapes with their shares)")
+	textVar(f, &o.app, "app", "", "an appName", nil, "from-log: keep only the operations of this appName (the client's application name)")
+	// Cobra merges a command's persistent flags into its Flags() only when
+	// it parses them; merged now, they are in Flags() for whoever walks
+	// them (the hostile-value tests).
+	cmd.Flags().AddFlagSet(f)
+	cmd.AddCommand(newFromLogCmd(e, o))
 	return cmd
 }
 
@@ -45,9 +56,8 @@ type fromLogOptions struct {
 	app    string
 }
 
-func newFromLogCmd(e *env) *cobra.Command {
-	o := &fromLogOptions{}
-	cmd := &cobra.Command{
+func newFromLogCmd(e *env, o *fromLogOptions) *cobra.Command {
+	return &cobra.Command{
 		Use:   "from-log FILE… [-o WORKLOAD] [--format yaml|json] [--app NAME]",
 		Short: "Derive a workload file from mongod logs, a system.profile export or $queryStats output",
 		Long: `from-log reads what a deployment ran and writes a workload file: the query shapes as
@@ -95,10 +105,6 @@ file that is not one of the formats, or inputs with no operation of a workload.`
 			return o.run(cmd.Context(), e, args)
 		},
 	}
-	textVarP(cmd.Flags(), &o.out, "out", "o", "", "a file, written through outfile", nil, "the workload file to write (default: standard output)")
-	choiceVar(cmd.Flags(), &o.format, "format", "yaml", []string{"yaml", "json"}, false, "yaml (the workload file) or json (the derived shapes with their shares)")
-	textVar(cmd.Flags(), &o.app, "app", "", "an appName", nil, "keep only the operations of this appName (the client's application name)")
-	return cmd
 }
 
 func (o *fromLogOptions) run(ctx context.Context, e *env, args []string) error {
@@ -121,6 +127,9 @@ func (o *fromLogOptions) run(ctx context.Context, e *env, args []string) error {
 		printWarnings(e.stderr, rep)
 	}
 	if err != nil {
+		if errors.Is(err, querylog.ErrNoOps) && o.app != "" && rep.OtherApps > 0 {
+			return usagef("--app: no operations of appName %s in the inputs (%d of other appNames)", textfmt.Token(o.app), rep.OtherApps)
+		}
 		return inputError(ctx, err)
 	}
 	f := b.File(rep, o.app)

@@ -98,7 +98,7 @@ func TestWorkloadFromLogBadInput(t *testing.T) {
 		{"empty app", []string{realLog, "--app", ""}, 2, "--app: an empty value"},
 		{"missing file", []string{filepath.Join(dir, "absent.log")}, 2, "absent.log"},
 		{"a directory", []string{dir}, 2, "reads only regular files"},
-		{"unknown app", []string{realLog, "--app", "nobody"}, 2, `no operations of appName "nobody"`},
+		{"unknown app", []string{realLog, "--app", "nobody"}, 2, `--app: no operations of appName "nobody" in the inputs (7 of other appNames)`},
 		{"-o an input", []string{realLog, "-o", realLog}, 2, "-o: "},
 		{"-o a symlink", []string{realLog, "-o", link}, 2, "-o: "},
 		{"not a log", []string{writeFile(t, dir, "x.txt", "SECRET\n")}, 2, "x.txt:1: not JSON"},
