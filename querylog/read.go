@@ -78,8 +78,8 @@ type Report struct {
 	Truncated     int64
 	// OtherApps counts the operations --app left out.
 	OtherApps int64
-	Grew          []string
-	Versions      []string
+	Grew      []string
+	Versions  []string
 	// MinDurationMs is the fastest operation read (NaN without durations):
 	// at 0, every operation may have been recorded.
 	MinDurationMs float64
