@@ -77,7 +77,7 @@ func TestProofShares(t *testing.T) {
 			t.Errorf("shape %s not found in %v", name, names(f))
 			continue
 		}
-		t.Logf("%-22s share %.4f  truth %.2f  (drawn %.4f)  Δ %+.4f", name, s.Share, want,
+		t.Logf("%-22s share %.5f  truth %.2f  (drawn %.5f)  Δ %+.5f", name, s.Share, want,
 			float64(drawn[genName[name]])/20000, s.Share-want)
 		if math.Abs(s.Share-want) > 0.02 {
 			t.Errorf("%s: share %.4f, truth %.2f: more than 2 points off", name, s.Share, want)
