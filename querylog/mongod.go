@@ -2,7 +2,6 @@ package querylog
 
 import (
 	"encoding/json"
-	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -147,37 +146,15 @@ func (st *state) slowQuery(in *input, attr bson.D) error {
 	ns, _ := lookup(attr, "ns").(string)
 	typ, _ := lookup(attr, "type").(string)
 	cmd, _ := lookup(attr, "command").(bson.D)
-	if ns == "" {
-		st.rep.skip(skipNoNS, 1)
+	op := st.observe(in.name, in.line, typ, ns, cmd, attr, logKeys)
+	if op == nil {
 		return nil
 	}
-	op, reason := fromCommand(typ, ns, cmd)
-	if reason != "" {
-		st.rep.skip(reason, 1)
-		return nil
-	}
-	op.File, op.Line = in.name, in.line
-	op.App, _ = lookup(attr, "appName").(string)
-	op.Metrics = Metrics{
-		DurationMs:    metric(attr, "durationMillis"),
-		MaxDurationMs: math.NaN(),
-		DocsExamined:  metric(attr, "docsExamined"),
-		KeysExamined:  metric(attr, "keysExamined"),
-		NReturned:     metric(attr, "nreturned"),
-		ResLen:        metric(attr, "reslen"),
-	}
-	op.Metrics.Plan, _ = lookup(attr, "planSummary").(string)
-	if op.Command == "insert" {
-		if n, ok := number(lookup(attr, "ninserted")); ok && n >= 1 {
-			op.InsertDocs = int(n)
-		}
-	}
-	op.Redacted = hasRedacted(cmd, 0)
 	_, op.Truncated = lookup(attr, "truncated").(bson.D)
 	if st.known {
 		st.settings[st.current]++
 	} else {
 		st.rep.Unknown++
 	}
-	return st.deliver(&op)
+	return st.deliver(op)
 }

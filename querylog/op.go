@@ -118,35 +118,20 @@ func fromCommand(typ, ns string, cmd bson.D) (Op, string) {
 	}
 	switch name {
 	case "find":
-		op.Command = shapes.CmdFind
-		op.Filter = doc(cmd, "filter")
-		op.Projection = doc(cmd, "projection")
-		op.Sort = doc(cmd, "sort")
-		op.Limit, op.Skip = count(cmd, "limit"), count(cmd, "skip")
+		op.readFind(cmd)
 	case "aggregate":
 		if _, isColl := cmd[0].Value.(string); !isColl {
 			return op, skipDBCommand
 		}
-		op.Command = shapes.CmdAggregate
-		p, _ := lookup(cmd, "pipeline").(bson.A)
-		op.Pipeline = docs(p)
-		if len(op.Pipeline) > 0 && len(op.Pipeline[0]) > 0 && op.Pipeline[0][0].Key == "$changeStream" {
-			return op, skipChangeStrm
-		}
-		if len(op.Pipeline) == 0 {
-			op.Pipeline = []bson.D{{}}
+		if reason := op.readPipeline(cmd); reason != "" {
+			return op, reason
 		}
 	case "count":
 		op.Command = shapes.CmdCount
 		op.Filter = doc(cmd, "query")
 		op.Limit, op.Skip = count(cmd, "limit"), count(cmd, "skip")
 	case "distinct":
-		op.Command = shapes.CmdDistinct
-		op.Filter = doc(cmd, "query")
-		op.Key, _ = lookup(cmd, "key").(string)
-		if op.Key == "" {
-			op.Key = shapes.Redacted
-		}
+		op.readDistinct(cmd)
 	case "findAndModify", "findandmodify":
 		op.Command = shapes.CmdFindAndModify
 		op.Filter = doc(cmd, "query")
@@ -179,6 +164,41 @@ func fromCommand(typ, ns string, cmd bson.D) (Op, string) {
 		return op, skipInternal
 	}
 	return op, ""
+}
+
+// readFind sets a find's parts from d: a find command, or $queryStats'
+// queryShape of one.
+func (op *Op) readFind(d bson.D) {
+	op.Command = shapes.CmdFind
+	op.Filter = doc(d, "filter")
+	op.Projection = doc(d, "projection")
+	op.Sort = doc(d, "sort")
+	op.Limit, op.Skip = count(d, "limit"), count(d, "skip")
+}
+
+// readPipeline sets an aggregate's stages from d's pipeline; a change
+// stream is no operation of a workload, and says why.
+func (op *Op) readPipeline(d bson.D) (skip string) {
+	op.Command = shapes.CmdAggregate
+	p, _ := lookup(d, "pipeline").(bson.A)
+	op.Pipeline = docs(p)
+	if len(op.Pipeline) > 0 && len(op.Pipeline[0]) > 0 && op.Pipeline[0][0].Key == "$changeStream" {
+		return skipChangeStrm
+	}
+	if len(op.Pipeline) == 0 {
+		op.Pipeline = []bson.D{{}}
+	}
+	return ""
+}
+
+// readDistinct sets a distinct's key and filter from d.
+func (op *Op) readDistinct(d bson.D) {
+	op.Command = shapes.CmdDistinct
+	op.Filter = doc(d, "query")
+	op.Key, _ = lookup(d, "key").(string)
+	if op.Key == "" {
+		op.Key = shapes.Redacted
+	}
 }
 
 func lookup(d bson.D, key string) any {
@@ -275,4 +295,46 @@ func hasRedacted(v any, depth int) bool {
 		}
 	}
 	return false
+}
+
+// entryKeys name an entry's measurements, which a log line and a profile
+// document name differently.
+type entryKeys struct{ duration, resLen string }
+
+var (
+	logKeys     = entryKeys{duration: "durationMillis", resLen: "reslen"}
+	profileKeys = entryKeys{duration: "millis", resLen: "responseLength"}
+)
+
+// observe is the op of one entry (a slow-query line's attributes, or a
+// profile document): its command's op, with what the entry measured of
+// it; nil, counted as skipped, when it is no operation of a workload.
+func (st *state) observe(file string, line int, typ, ns string, cmd, entry bson.D, keys entryKeys) *Op {
+	if ns == "" {
+		st.rep.skip(skipNoNS, 1)
+		return nil
+	}
+	op, reason := fromCommand(typ, ns, cmd)
+	if reason != "" {
+		st.rep.skip(reason, 1)
+		return nil
+	}
+	op.File, op.Line = file, line
+	op.App, _ = lookup(entry, "appName").(string)
+	op.Metrics = Metrics{
+		DurationMs:    metric(entry, keys.duration),
+		MaxDurationMs: math.NaN(),
+		DocsExamined:  metric(entry, "docsExamined"),
+		KeysExamined:  metric(entry, "keysExamined"),
+		NReturned:     metric(entry, "nreturned"),
+		ResLen:        metric(entry, keys.resLen),
+	}
+	op.Metrics.Plan, _ = lookup(entry, "planSummary").(string)
+	if op.Command == shapes.CmdInsert {
+		if n, ok := number(lookup(entry, "ninserted")); ok && n >= 1 {
+			op.InsertDocs = int(n)
+		}
+	}
+	op.Redacted = hasRedacted(cmd, 0)
+	return &op
 }

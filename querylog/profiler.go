@@ -1,8 +1,6 @@
 package querylog
 
 import (
-	"math"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -21,10 +19,6 @@ func (st *state) profileDoc(file string, line int, d bson.D) error {
 	ns, _ := lookup(d, "ns").(string)
 	typ, _ := lookup(d, "op").(string)
 	cmd, _ := lookup(d, "command").(bson.D)
-	if ns == "" {
-		st.rep.skip(skipNoNS, 1)
-		return nil
-	}
 	switch typ {
 	case "query", "command", "update", "remove", "insert", "delete":
 	case "getmore", "killcursors":
@@ -40,29 +34,11 @@ func (st *state) profileDoc(file string, line int, d bson.D) error {
 	if typ == "query" || typ == "insert" {
 		typ = "command" // their command is the find or insert command itself
 	}
-	op, reason := fromCommand(typ, ns, cmd)
-	if reason != "" {
-		st.rep.skip(reason, 1)
+	op := st.observe(file, line, typ, ns, cmd, d, profileKeys)
+	if op == nil {
 		return nil
 	}
-	op.File, op.Line = file, line
-	op.App, _ = lookup(d, "appName").(string)
-	op.Metrics = Metrics{
-		DurationMs:    metric(d, "millis"),
-		MaxDurationMs: math.NaN(),
-		DocsExamined:  metric(d, "docsExamined"),
-		KeysExamined:  metric(d, "keysExamined"),
-		NReturned:     metric(d, "nreturned"),
-		ResLen:        metric(d, "responseLength"),
-	}
-	op.Metrics.Plan, _ = lookup(d, "planSummary").(string)
-	if op.Command == "insert" {
-		if n, ok := number(lookup(d, "ninserted")); ok && n >= 1 {
-			op.InsertDocs = int(n)
-		}
-	}
-	op.Redacted = hasRedacted(cmd, 0)
-	return st.deliver(&op)
+	return st.deliver(op)
 }
 
 // legacyCommand is the command of a profile written before 3.6, which

@@ -43,29 +43,14 @@ func (st *state) queryStatsDoc(file string, line int, d bson.D) error {
 	op := Op{File: file, Line: line, Database: db, Collection: coll, Weight: int64(execCount), Shaped: true}
 	switch cmdName {
 	case "find":
-		op.Command = shapes.CmdFind
-		op.Filter = doc(qs, "filter")
-		op.Projection = doc(qs, "projection")
-		op.Sort = doc(qs, "sort")
-		op.Limit, op.Skip = count(qs, "limit"), count(qs, "skip")
+		op.readFind(qs)
 	case "aggregate":
-		op.Command = shapes.CmdAggregate
-		p, _ := lookup(qs, "pipeline").(bson.A)
-		op.Pipeline = docs(p)
-		if len(op.Pipeline) > 0 && len(op.Pipeline[0]) > 0 && op.Pipeline[0][0].Key == "$changeStream" {
-			st.rep.skip(skipChangeStrm, op.Weight)
+		if reason := op.readPipeline(qs); reason != "" {
+			st.rep.skip(reason, op.Weight)
 			return nil
 		}
-		if len(op.Pipeline) == 0 {
-			op.Pipeline = []bson.D{{}}
-		}
 	case "distinct":
-		op.Command = shapes.CmdDistinct
-		op.Filter = doc(qs, "query")
-		op.Key, _ = lookup(qs, "key").(string)
-		if op.Key == "" {
-			op.Key = shapes.Redacted
-		}
+		op.readDistinct(qs)
 	default:
 		st.rep.skip(skipOther, op.Weight)
 		return nil

@@ -41,12 +41,7 @@ type Warning struct {
 	Msg  string
 }
 
-func (w Warning) String() string {
-	if w.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg)
-	}
-	return w.File + ": " + w.Msg
-}
+func (w Warning) String() string { return textfmt.At(w.File, w.Line, "") + w.Msg }
 
 // Setting is a slowms, sample rate and profiler level operations were
 // logged at, and how many were.
@@ -116,12 +111,7 @@ type InputError struct {
 // Unwrap is the error's kind, for errors.Is.
 func (e *InputError) Unwrap() error { return e.Err }
 
-func (e *InputError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return e.File + ": " + e.Msg
-}
+func (e *InputError) Error() string { return textfmt.At(e.File, e.Line, "") + e.Msg }
 
 // ErrNoOps is wrapped by the error of inputs that hold no operations.
 var ErrNoOps = errors.New("no operations")

@@ -8,13 +8,6 @@ import (
 	"github.com/poolsweep/poolsweep/workload/shapes"
 )
 
-func orEmpty(d bson.D) bson.D {
-	if d == nil {
-		return bson.D{}
-	}
-	return d
-}
-
 // clean is a $queryStats shape as a workload file holds it: placeholders
 // of types the format does not name (a later server's) become
 // "?redacted" (a value of unknown type), and values of types a file does

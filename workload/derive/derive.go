@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/querylog"
 	"github.com/poolsweep/poolsweep/workload/shapes"
@@ -84,37 +86,42 @@ func maxOf(xs []float64) float64 {
 func (b *Builder) Add(op *querylog.Op) {
 	s := shapes.Shape{Database: op.Database, Collection: op.Collection, Command: op.Command, Limit: op.Limit,
 		Skip: op.Skip, Multi: op.Multi, Upsert: op.Upsert, Remove: op.Remove, Key: op.Key}
+	filter := op.Filter
+	if filter == nil && needsFilter(op.Command) {
+		filter = bson.D{}
+	}
 	var lits []shapes.Literal
-	take := func(section string, d []shapes.Literal) { lits = append(lits, d...) }
-	if op.Shaped {
-		s.Filter, s.Projection, s.Sort = clean(op.Filter), clean(op.Projection), clean(op.Sort)
-		s.Update = clean(op.Update)
-		s.Pipeline, s.UpdatePipeline = cleanStages(op.Pipeline), cleanStages(op.UpdatePipeline)
-	} else {
-		var l []shapes.Literal
-		if op.Filter != nil || needsFilter(op.Command) {
-			s.Filter, l = shapes.Abstract("filter", orEmpty(op.Filter))
-			take("filter", l)
+	docs := []struct {
+		section string
+		in      bson.D
+		out     *bson.D
+	}{{"filter", filter, &s.Filter}, {"projection", op.Projection, &s.Projection}, {"sort", op.Sort, &s.Sort},
+		{"update", op.Update, &s.Update}}
+	for _, d := range docs {
+		switch {
+		case d.in == nil:
+		case op.Shaped: // $queryStats: a shape already
+			*d.out = clean(d.in)
+		default:
+			var l []shapes.Literal
+			*d.out, l = shapes.Abstract(d.section, d.in)
+			lits = append(lits, l...)
 		}
-		if op.Projection != nil {
-			s.Projection, l = shapes.Abstract("projection", op.Projection)
-			take("projection", l)
-		}
-		if op.Sort != nil {
-			s.Sort, l = shapes.Abstract("sort", op.Sort)
-			take("sort", l)
-		}
-		if op.Update != nil {
-			s.Update, l = shapes.Abstract("update", op.Update)
-			take("update", l)
-		}
-		if op.Pipeline != nil {
-			s.Pipeline, l = shapes.AbstractStages("pipeline", op.Pipeline)
-			take("pipeline", l)
-		}
-		if op.UpdatePipeline != nil {
-			s.UpdatePipeline, l = shapes.AbstractStages("update_pipeline", op.UpdatePipeline)
-			take("update_pipeline", l)
+	}
+	stages := []struct {
+		section string
+		in      []bson.D
+		out     *[]bson.D
+	}{{"pipeline", op.Pipeline, &s.Pipeline}, {"update_pipeline", op.UpdatePipeline, &s.UpdatePipeline}}
+	for _, p := range stages {
+		switch {
+		case p.in == nil:
+		case op.Shaped:
+			*p.out = cleanStages(p.in)
+		default:
+			var l []shapes.Literal
+			*p.out, l = shapes.AbstractStages(p.section, p.in)
+			lits = append(lits, l...)
 		}
 	}
 	id := s.ShapeID()
