@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"time"
 
@@ -112,13 +113,13 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	)
 	switch {
 	case o.csv != "" && len(o.ftdc.dirs) > 0:
-		return usagef("--ftdc: attached to results files' steps, not to --csv")
+		return errext.Usagef("--ftdc: attached to results files' steps, not to --csv")
 	case o.ftdc.replace && len(o.ftdc.dirs) == 0:
-		return usagef("--ftdc-replace: needs --ftdc")
+		return errext.Usagef("--ftdc-replace: needs --ftdc")
 	case o.csv != "" && len(o.gates.texts) > 0:
-		return usagef("--threshold: judged on results files' steps, not on --csv")
+		return errext.Usagef("--threshold: judged on results files' steps, not on --csv")
 	case o.csv != "" && len(args) > 0:
-		return usagef("--csv: give either results files or --csv, not both")
+		return errext.Usagef("--csv: give either results files or --csv, not both")
 	case o.csv != "":
 		series, err := readInput(ctx, "--csv", o.csv, maxCSVBytes, func(r io.Reader) ([]knee.Series, error) { return knee.ReadCSV(r, o.csv) })
 		if err != nil {
@@ -126,7 +127,7 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		}
 		a = analysis.OfSeries(series, opts)
 	case len(args) == 0:
-		return usagef("analyze: give one or more results.jsonl files, or --csv FILE")
+		return errext.Usagef("analyze: give one or more results.jsonl files, or --csv FILE")
 	default:
 		var err error
 		rs, err = o.read.files(ctx, args, e.stderr)
@@ -141,7 +142,7 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		a = analysis.Of(rs, opts)
 	}
 	if a.Empty() {
-		return usagef("analyze: no measured steps to analyse")
+		return errext.Usagef("analyze: no measured steps to analyse")
 	}
 	outcomes := o.gates.evaluate(rs, a)
 	if o.format == "json" {

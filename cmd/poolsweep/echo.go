@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,21 +154,21 @@ func flagError(err error) error {
 	case errors.As(err, &ive):
 		f := ive.GetFlag()
 		if f.Value.Type() == "bool" {
-			return usagef("--%s: a switch takes no value, or true or false, not %s", f.Name, textfmt.Token(ive.GetValue()))
+			return errext.Usagef("--%s: a switch takes no value, or true or false, not %s", f.Name, textfmt.Token(ive.GetValue()))
 		}
-		return usagef("--%s: %w", f.Name, ive.Unwrap())
+		return errext.Usagef("--%s: %w", f.Name, ive.Unwrap())
 	case errors.As(err, &ne):
 		if s := ne.GetSpecifiedShortnames(); s != "" {
-			return usagef("unknown shorthand flag in -%s; see --help", textfmt.Short(s))
+			return errext.Usagef("unknown shorthand flag in -%s; see --help", textfmt.Short(s))
 		}
-		return usagef("unknown flag --%s; see --help", textfmt.Short(ne.GetSpecifiedName()))
+		return errext.Usagef("unknown flag --%s; see --help", textfmt.Short(ne.GetSpecifiedName()))
 	case errors.As(err, &vre):
 		if f := vre.GetFlag(); f != nil {
-			return usagef("--%s: needs a value", f.Name)
+			return errext.Usagef("--%s: needs a value", f.Name)
 		}
-		return usagef("a flag needs a value: -%s", textfmt.Short(vre.GetSpecifiedShortnames()))
+		return errext.Usagef("a flag needs a value: -%s", textfmt.Short(vre.GetSpecifiedShortnames()))
 	case errors.As(err, &ise):
-		return usagef("bad flag syntax: %s", textfmt.Short(ise.GetSpecifiedFlag()))
+		return errext.Usagef("bad flag syntax: %s", textfmt.Short(ise.GetSpecifiedFlag()))
 	}
-	return usageError{err}
+	return errext.UsageError{Err: err}
 }

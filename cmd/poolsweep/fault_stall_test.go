@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -120,8 +121,8 @@ func assertLeftOut(t *testing.T, r faultRun, cs []int) {
 			named = append(named, fs.Concurrency)
 		}
 	}
-	if r.code != exitPartial || r.res.End.Status != results.StatusPartial || !slices.Equal(named, cs) {
-		t.Errorf("exit %d, end %q naming %v; want %d, %q naming %v\n%s", r.code, r.res.End.Status, named, exitPartial, results.StatusPartial, cs, r.stderr)
+	if r.code != errext.ExitPartial || r.res.End.Status != results.StatusPartial || !slices.Equal(named, cs) {
+		t.Errorf("exit %d, end %q naming %v; want %d, %q naming %v\n%s", r.code, r.res.End.Status, named, errext.ExitPartial, results.StatusPartial, cs, r.stderr)
 	}
 	code, stdout, stderr := runCLI(t, "analyze", filepath.Join(r.out, "results.jsonl"))
 	for _, c := range cs {

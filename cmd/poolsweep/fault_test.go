@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,7 +169,7 @@ func TestFaultConnectionResets(t *testing.T) {
 	// floor explains) and the run is partial. A mark without that
 	// evidence, an outage that did not end, or one far longer than the
 	// driver's recovery is a regression.
-	wantCode, wantStatus := exitOK, results.StatusComplete
+	wantCode, wantStatus := errext.ExitOK, results.StatusComplete
 	if f := hit.TargetFailed; f != nil {
 		limit := 1.5
 		if why := resetsOnStarvedHost(hit); why != "" {
@@ -178,7 +179,7 @@ func TestFaultConnectionResets(t *testing.T) {
 			t.Errorf("step C=%d is marked target failed after one round of resets without a recovered outage's evidence (stall under %.1f s, pool cleared, connections lost): %+v", hit.Concurrency, limit, f)
 		}
 		t.Logf("step C=%d marked target failed after the resets: %s", hit.Concurrency, f.Reason)
-		wantCode, wantStatus = exitPartial, results.StatusPartial
+		wantCode, wantStatus = errext.ExitPartial, results.StatusPartial
 	}
 	if r.code != wantCode || r.res.End.Status != wantStatus {
 		t.Errorf("exit %d, end %q; want %d, %q\n%s", r.code, r.res.End.Status, wantCode, wantStatus, r.stderr)
@@ -282,9 +283,9 @@ func TestFaultBlackhole(t *testing.T) {
 	if r.res.End == nil || len(r.res.Steps) != 3 {
 		t.Fatalf("exit %d, end %+v: a transient blackhole must not end the run\n%s", r.code, r.res.End, r.stderr)
 	}
-	wantCode, wantStatus := exitOK, results.StatusComplete
+	wantCode, wantStatus := errext.ExitOK, results.StatusComplete
 	if hit.TargetFailed != nil {
-		wantCode, wantStatus = exitPartial, results.StatusPartial
+		wantCode, wantStatus = errext.ExitPartial, results.StatusPartial
 		if len(r.res.End.FailedSteps) != 1 || !r.res.End.FailedSteps[0].TargetFailed || r.res.End.FailedSteps[0].Concurrency != hit.Concurrency {
 			t.Errorf("end record does not name the step the target failed in: %+v", r.res.End.FailedSteps)
 		}
@@ -348,13 +349,13 @@ func faultServerKilled(t *testing.T, keepGoing bool) {
 	}
 	fs := r.res.End.FailedSteps
 	if !keepGoing {
-		if r.code != exitFailed || r.res.End.Status != results.StatusFailed || len(r.res.Steps) != 2 ||
+		if r.code != errext.ExitFailed || r.res.End.Status != results.StatusFailed || len(r.res.Steps) != 2 ||
 			len(fs) != 2 || !fs[0].TargetFailed || fs[0].Concurrency != 4 || fs[1].Concurrency != 8 {
 			t.Errorf("exit %d, end %+v, %d steps; want 1, failed, the 2 recorded steps, naming C=4 (target failed) and C=8\n%s", r.code, r.res.End, len(r.res.Steps), r.stderr)
 		}
 		return
 	}
-	if r.code != exitPartial || r.res.End.Status != results.StatusPartial || len(fs) != 3 || !fs[0].TargetFailed ||
+	if r.code != errext.ExitPartial || r.res.End.Status != results.StatusPartial || len(fs) != 3 || !fs[0].TargetFailed ||
 		fs[0].Concurrency != 4 || fs[1].Concurrency != 8 || fs[2].Concurrency != 16 {
 		t.Errorf("--keep-going: exit %d, end %+v; want 3, partial, naming C=4 (target failed), C=8 and C=16\n%s", r.code, r.res.End, r.stderr)
 	}
@@ -394,7 +395,7 @@ func TestFaultServerRestarted(t *testing.T) {
 	}
 	// The run went to its end, partial: the step the target failed in is
 	// not a measurement. --resume measures that step again, and only it.
-	if r.code != exitPartial || r.res.End.Status != results.StatusPartial || len(r.res.End.FailedSteps) != failed || !r.res.End.FailedSteps[0].TargetFailed {
+	if r.code != errext.ExitPartial || r.res.End.Status != results.StatusPartial || len(r.res.End.FailedSteps) != failed || !r.res.End.FailedSteps[0].TargetFailed {
 		t.Errorf("exit %d, end %+v; want 3, partial, naming the step(s) the target failed in (%d)\n%s", r.code, r.res.End, failed, r.stderr)
 	}
 	code, _, errText := runBinary(t, filepath.Dir(r.out), 2*time.Minute, append(append([]string{"sweep"}, faultArgs(p)...), "--resume", r.out, "--no-plot")...)
@@ -489,7 +490,7 @@ func TestFaultResultsFileLimit(t *testing.T) {
 	r := sweepWithFaults(t, 2*time.Minute, args, nil, "sh", "-c", `ulimit -f 24; exec "$@"`, "sh")
 	// Said once, in words: it was "write X: write X: file too large".
 	path := filepath.Join(r.out, "results.jsonl")
-	if r.code != exitFailed || !strings.Contains(r.stderr, path+": the file size limit is reached (ulimit -f)") || strings.Contains(r.stderr, "write "+path) {
+	if r.code != errext.ExitFailed || !strings.Contains(r.stderr, path+": the file size limit is reached (ulimit -f)") || strings.Contains(r.stderr, "write "+path) {
 		t.Fatalf("exit %d, want 1 and the write error said once, in words\n%s", r.code, r.stderr)
 	}
 	if r.res == nil || len(r.res.Steps) == 0 || len(r.res.Steps) == 8 {
@@ -595,7 +596,7 @@ cp "$out/results.jsonl" "$copy"; exit $code`
 	if rerr != nil {
 		t.Fatalf("results after the disk filled: %v\n%s", rerr, stderr.String())
 	}
-	if code != exitFailed || res.End == nil || res.End.Status != results.StatusFailed || !strings.Contains(res.End.Reason, "no space left") {
+	if code != errext.ExitFailed || res.End == nil || res.End.Status != results.StatusFailed || !strings.Contains(res.End.Reason, "no space left") {
 		t.Fatalf("exit %d, end %+v; want 1 and a failed end record saying the disk is full\n%s", code, res.End, stderr.String())
 	}
 	if len(res.Steps) == 0 || len(res.Steps) == 40 || len(res.Warnings) != 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -95,7 +96,7 @@ func TestFleetBadInput(t *testing.T) {
 	} {
 		code, stdout, stderr := runCLI(t, tt.args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != exitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || stdout != "" {
+		if code != errext.ExitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || stdout != "" {
 			t.Errorf("%v: exit %d, stdout %q stderr %q (want exit 2 and one line naming %q)", tt.args, code, stdout, stderr, tt.want)
 		}
 	}

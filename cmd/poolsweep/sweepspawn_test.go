@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -189,7 +190,7 @@ func TestSpawnRefusesForeignCollection(t *testing.T) {
 	took := time.Since(began)
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	last := lines[len(lines)-1]
-	if code != exitUsage || !strings.Contains(last, "--database") || !strings.Contains(last, "did not create") {
+	if code != errext.ExitUsage || !strings.Contains(last, "--database") || !strings.Contains(last, "did not create") {
 		t.Errorf("exit %d, last line %q; want 2 and a line naming --database\nstdout:\n%s\nstderr:\n%s", code, last, stdout, stderr)
 	}
 	if strings.Contains(stderr, "spawned") {
