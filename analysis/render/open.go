@@ -21,18 +21,9 @@ func openSummary(ew *textfmt.ErrWriter, res *results.Results, a *analysis.Analys
 	tw := newTable(ew, false, "target\trate/s\tP\tK\ttrial\tconnections\toffered/s\tachieved/s\tdropped\tin flight\tp50\tp99\tuncorrected p99\tpool wait\terrors\tbound\t")
 	for _, s := range steps {
 		o := s.Open
-		// Unlike the closed-loop table's marks, a failed target's replaces
-		// an interruption's here.
-		mark := ""
-		if s.Interrupted {
-			mark = " (interrupted)"
-		}
-		if s.TargetFailed != nil {
-			mark = " (target failed)"
-		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%.1f/%d\t%s\t%s\t%s\t%.0f%%\t%d\t%s\t%s\n", s.Target, s.Rate, s.MaxPoolSize, s.Clients, s.Trial, s.Connections,
 			Rate(o.OfferedPerS), Rate(o.AchievedPerS), o.Dropped, o.InFlightMean, o.InFlightMax, Millis(o.Corrected.P50), Millis(o.Corrected.P99), UncorrectedP99(o),
-			100*o.PoolWaitShare(), s.Errors.Total(), orDash(s.Bound), mark)
+			100*o.PoolWaitShare(), s.Errors.Total(), orDash(s.Bound), openMark(s))
 	}
 	_ = tw.Flush()
 	ew.Printf("\n")
@@ -49,6 +40,20 @@ func openSummary(ew *textfmt.ErrWriter, res *results.Results, a *analysis.Analys
 	if alone {
 		runWarnings(ew, res)
 	}
+}
+
+// openMark is what follows an open-loop step's bound: one mark, the
+// target failed or else interrupted. Unlike the closed-loop table
+// (closedMark) it keeps one, and an open-loop step has no primary change
+// mark: the two tables have always differed so.
+func openMark(s results.StepResult) string {
+	switch {
+	case s.TargetFailed != nil:
+		return " (target failed)"
+	case s.Interrupted:
+		return " (interrupted)"
+	}
+	return ""
 }
 
 // UncorrectedP99 is an open-loop step's p99 from each call's send

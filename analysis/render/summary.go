@@ -87,20 +87,26 @@ func stepTable(ew *textfmt.ErrWriter, steps []results.StepResult, multiWorkload 
 		if multiWorkload {
 			fmt.Fprintf(tw, "%s\t", s.Workload)
 		}
-		mark := ""
-		if s.Interrupted {
-			mark = " (interrupted)"
-		}
-		if s.PrimaryChange != nil {
-			mark += " (" + s.PrimaryChange.Text() + ")"
-		}
-		if s.TargetFailed != nil {
-			mark += " (target failed)"
-		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.Target, s.Concurrency, s.MaxPoolSize, s.Clients, s.Trial, s.Connections,
-			Rate(s.CallsPerS), Rate(s.OpsPerS), Millis(s.Latency.P50), Millis(s.Latency.P99), s.Errors.Total(), Millis(s.Pool.CheckoutWait.P99), orDash(s.Bound), mark)
+			Rate(s.CallsPerS), Rate(s.OpsPerS), Millis(s.Latency.P50), Millis(s.Latency.P99), s.Errors.Total(), Millis(s.Pool.CheckoutWait.P99), orDash(s.Bound), closedMark(s))
 	}
 	_ = tw.Flush()
+}
+
+// closedMark is what follows a closed-loop step's bound: every mark that
+// applies, interrupted, a primary change, the target failed.
+func closedMark(s results.StepResult) string {
+	mark := ""
+	if s.Interrupted {
+		mark = " (interrupted)"
+	}
+	if s.PrimaryChange != nil {
+		mark += " (" + s.PrimaryChange.Text() + ")"
+	}
+	if s.TargetFailed != nil {
+		mark += " (target failed)"
+	}
+	return mark
 }
 
 // targetNotes prints what the header says of each target (a FerretDB
