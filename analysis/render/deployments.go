@@ -22,12 +22,12 @@ func Deployments(w io.Writer, cs []*curves.Comparison) error {
 		if i > 0 {
 			ew.Printf("\n")
 		}
-		writeOne(ew, c)
+		writeDeployment(ew, c)
 	}
 	return ew.Err
 }
 
-func writeOne(ew *textfmt.ErrWriter, c *curves.Comparison) {
+func writeDeployment(ew *textfmt.ErrWriter, c *curves.Comparison) {
 	b, cn := textfmt.Escape(c.Base.Name), textfmt.Escape(c.Cand.Name)
 	ew.Printf("deployments: %s\n", c.Title())
 	ew.Printf("  peak:       %s %s; %s %s\n", b, peakText(c.BasePeak, c.Base.Deployment), cn, peakText(c.CandPeak, c.Cand.Deployment))
@@ -50,16 +50,16 @@ func writeOne(ew *textfmt.ErrWriter, c *curves.Comparison) {
 		_ = tw.Flush()
 	}
 	ew.Printf("  crossover:  %s\n", crossText(c))
-	writeTable(ew, c, "  ")
+	writeSeedTable(ew, c, "  ")
 	for _, n := range c.Notes {
 		ew.Printf("  note: %s\n", textfmt.Escape(n))
 	}
 	ew.Printf("  verdict: %s\n", c.Verdict)
 }
 
-// writeTable prints the seeds' table: connections per client × clients,
+// writeSeedTable prints the seeds' table: connections per client × clients,
 // then each side's ops/s and calls/s.
-func writeTable(ew *textfmt.ErrWriter, c *curves.Comparison, indent string) {
+func writeSeedTable(ew *textfmt.ErrWriter, c *curves.Comparison, indent string) {
 	if len(c.Table) == 0 {
 		return
 	}
@@ -246,7 +246,7 @@ func DeploymentsShort(w io.Writer, cs []*curves.Comparison) error {
 	ew := textfmt.NewErrWriter(w)
 	for _, c := range cs {
 		ew.Printf("\ndeployments: %s\n", c.Title())
-		writeTable(ew, c, "  ")
+		writeSeedTable(ew, c, "  ")
 		ew.Printf("  verdict: %s\n", c.Verdict)
 	}
 	return ew.Err
