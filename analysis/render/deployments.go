@@ -27,6 +27,7 @@ func Deployments(w io.Writer, cs []*curves.Comparison) error {
 	return ew.Err
 }
 
+// writeDeployment prints one comparison in full (Deployments).
 func writeDeployment(ew *textfmt.ErrWriter, c *curves.Comparison) {
 	b, cn := textfmt.Escape(c.Base.Name), textfmt.Escape(c.Cand.Name)
 	ew.Printf("deployments: %s\n", c.Title())
