@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -43,8 +44,16 @@ func TestMain(m *testing.M) {
 	// them at once than the default of one per core, unless -parallel
 	// says otherwise.
 	testpar.Default(8)
+	before, err := sourceEntries()
+	if err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	stopSharedSims()
+	if err := checkNothingWritten(before); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		code = 1
+	}
 	os.Exit(code)
 }
 
