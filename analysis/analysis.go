@@ -5,7 +5,8 @@
 // (Of, or Each for the two runs of an A/B pair) and handed to everything
 // that shows it — analyze's text and JSON, the sweep's summary, the
 // figures (plot) and the report — none of which decides anything again.
-// Pure functions of decoded results; no I/O.
+// Pure functions of decoded results; no I/O but the rendering of
+// analyze's text and JSON to a passed io.Writer (WriteText, WriteJSON).
 package analysis
 
 import (
