@@ -108,6 +108,18 @@ func stepAtTime(res *results.Results, at time.Time) (results.StepResult, bool) {
 	return results.StepResult{}, false
 }
 
+// stepHitAt is the step of r whose measured window holds at, the moment
+// of the fault what ("the stop"); the test fails when no window does (on
+// a machine too slow to land it).
+func stepHitAt(t *testing.T, r faultRun, at time.Time, what string) results.StepResult {
+	t.Helper()
+	hit, ok := stepAtTime(r.res, at)
+	if !ok {
+		t.Fatalf("%s at %s fell in no window\n%s", what, at.Format(time.StampMilli), r.stderr)
+	}
+	return hit
+}
+
 // intoStep2 returns an onLine callback that runs inject once, into after
 // step 2's window opened. Step 1's progress line says step 2 is next;
 // the proxy then sees step 2's pool open (its 4 connections, then none
@@ -149,10 +161,7 @@ func TestFaultConnectionResets(t *testing.T) {
 	if r.res == nil || r.res.End == nil || len(r.res.Steps) != 3 {
 		t.Fatalf("exit %d, want 3 steps and an end record\n%s", r.code, r.stderr)
 	}
-	hit, ok := stepAtTime(r.res, at)
-	if !ok {
-		t.Fatalf("the resets at %s fell in no window (machine too slow?)\n%s", at.Format(time.StampMilli), r.stderr)
-	}
+	hit := stepHitAt(t, r, at, "the resets")
 	// The driver retries a read once on a new connection, so a reset may
 	// not fail the op; it always shows as connections lost.
 	if hit.Errors.Network == 0 && hit.Pool.ConnectionsLost == 0 {
@@ -248,10 +257,7 @@ func TestFaultBlackhole(t *testing.T) {
 	if r.res == nil || len(r.res.Steps) < 2 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	hit, ok := stepAtTime(r.res, at)
-	if !ok {
-		t.Fatalf("the blackhole at %s fell in no window\n%s", at.Format(time.StampMilli), r.stderr)
-	}
+	hit := stepHitAt(t, r, at, "the blackhole")
 	// Nothing comes back for 2.5 s with a 1-s op timeout: timeouts,
 	// never a clean step.
 	if hit.Errors.Timeout == 0 {
@@ -459,10 +465,7 @@ func TestFaultFrozenAcrossWindowEnd(t *testing.T) {
 	if r.res == nil || len(r.res.Steps) < 2 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	hit, ok := stepAtTime(r.res, from)
-	if !ok {
-		t.Fatalf("the stop at %s fell in no window\n%s", from.Format(time.StampMilli), r.stderr)
-	}
+	hit := stepHitAt(t, r, from, "the stop")
 	end := hit.StartedAt.Add(time.Duration(hit.DurationS * float64(time.Second)))
 	if hit.Errors.Timeout == 0 && hit.Latency.Max < 500 {
 		t.Errorf("step C=%d with a frozen server looks clean: errors %+v, max %.1f ms", hit.Concurrency, hit.Errors, hit.Latency.Max)

@@ -17,8 +17,11 @@ import (
 // fails the run when an entry has been added after them.
 
 // sourceEntries lists the names in the package's directory.
-func sourceEntries() ([]string, error) {
-	ents, err := os.ReadDir(".")
+func sourceEntries() ([]string, error) { return dirNames(".") }
+
+// dirNames lists the names in dir, in order.
+func dirNames(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir) // sorted by name
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,10 @@
 // telemetry parser's goldens and its read-paths check. It finds the folder
 // from its own source file, so it works from any package's tests. FileName
 // names a reply as the corpus does, for inspect --save-replies.
+//
+// It also holds the tests' one fixture of real servers' FTDC: FTDCFolder
+// copies captures of testdata/ftdc into a diagnostic.data folder, through
+// internal/outfile.
 package corpus
 
 import (
