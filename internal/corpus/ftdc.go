@@ -5,17 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	"github.com/poolsweep/poolsweep/internal/outfile"
 )
 
 // FTDCDir is the folder of real servers' FTDC captures, testdata/ftdc at
 // the module's root (its README says where each comes from).
-func FTDCDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "ftdc")
-}
+func FTDCDir() string { return testdata("ftdc") }
 
 // FTDCFolder makes dir/diagnostic.data, a folder as a server leaves it,
 // holding a copy of each named capture of FTDCDir under the name given
