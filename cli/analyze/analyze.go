@@ -1,3 +1,6 @@
+// Package analyze is the analyze command: it reads results files (or a
+// CSV of numbers) and prints each series' knee, peak, fit and the pool
+// size to use, with --threshold verdicts and --ftdc server numbers.
 package analyze
 
 import (

@@ -1,32 +1,17 @@
 package analyze
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
-
-	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
 )
-
-// parse runs "analyze args…" with a runF that keeps the options: what
-// argv turns into, with nothing read or analysed.
-func parse(t *testing.T, args ...string) (*Options, int, string) {
-	t.Helper()
-	var got *Options
-	code, _, stderr := cmdtest.Run(t, func(e *cmdutil.Env) *cobra.Command {
-		return NewCmdAnalyze(e, func(_ context.Context, o *Options) error { got = o; return nil })
-	}, append([]string{"analyze"}, args...)...)
-	return got, code, stderr
-}
 
 // TestAnalyzeFlags: argv becomes the options the analysis runs with,
 // and a value a flag does not take never reaches it.
 func TestAnalyzeFlags(t *testing.T) {
-	o, code, stderr := parse(t, "a.jsonl", "b.jsonl", "--format", "json", "--plateau", "0.9", "--min-gain", "0.2",
+	o, code, stderr := cmdtest.Parse(t, NewCmdAnalyze, "a.jsonl", "b.jsonl", "--format", "json", "--plateau", "0.9", "--min-gain", "0.2",
 		"--slo-p99", "20ms", "--lenient", "--threshold", "p99<20ms@64", "--ftdc", "d1", "--ftdc", "d2", "--ftdc-replace")
 	if code != 0 || o == nil {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -44,7 +29,7 @@ func TestAnalyzeFlags(t *testing.T) {
 	}
 
 	// The defaults: text, analyze's knee options, nothing else.
-	o, code, _ = parse(t, "--csv", "runs.csv")
+	o, code, _ = cmdtest.Parse(t, NewCmdAnalyze, "--csv", "runs.csv")
 	if k, _ := o.analysis.Options(); code != 0 || o.csv != "runs.csv" || o.format != "text" || k.Plateau != 0.95 || k.MinGain != 0.10 || o.gates.Given() || len(o.files) != 0 {
 		t.Errorf("defaults: exit %d, %+v", code, o)
 	}
@@ -56,7 +41,7 @@ func TestAnalyzeFlags(t *testing.T) {
 		{"a.jsonl", "--slo-p99", "2h"},      // past its hour
 		{"a.jsonl", "--csv", ""},            // empty
 	} {
-		if o, code, stderr := parse(t, bad...); o != nil || code != 2 {
+		if o, code, stderr := cmdtest.Parse(t, NewCmdAnalyze, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)
 		}
 	}

@@ -1,3 +1,6 @@
+// Package compare is the compare command: two runs, or two series of
+// one run, step against step with statistics, and --fail-on-regression
+// as a gate.
 package compare
 
 import (

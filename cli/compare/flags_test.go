@@ -1,30 +1,17 @@
 package compare
 
 import (
-	"context"
 	"slices"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
 	"github.com/poolsweep/poolsweep/compare"
 )
 
-func parse(t *testing.T, args ...string) (*Options, int, string) {
-	t.Helper()
-	var got *Options
-	code, _, stderr := cmdtest.Run(t, func(e *cmdutil.Env) *cobra.Command {
-		return NewCmdCompare(e, func(_ context.Context, o *Options) error { got = o; return nil })
-	}, append([]string{"compare"}, args...)...)
-	return got, code, stderr
-}
-
 // TestCompareFlags: argv becomes the options the comparison runs with,
 // and a value a flag does not take never reaches it.
 func TestCompareFlags(t *testing.T) {
-	o, code, stderr := parse(t, "a.jsonl", "b.jsonl", "--format", "markdown", "--alpha", "0.01", "--min-effect", "2",
+	o, code, stderr := cmdtest.Parse(t, NewCmdCompare, "a.jsonl", "b.jsonl", "--format", "markdown", "--alpha", "0.01", "--min-effect", "2",
 		"--fail-on-regression", "5%", "--run-noise", "4%", "--plot", "figs", "--lenient")
 	if code != 0 || o == nil {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -33,7 +20,7 @@ func TestCompareFlags(t *testing.T) {
 		o.failOn != "5%" || o.runNoise != "4%" || o.plotDir != "figs" || !o.read.Lenient {
 		t.Errorf("options %+v", o)
 	}
-	o, _, _ = parse(t, "ab.jsonl", "--baseline", "w1", "--candidate", "majority")
+	o, _, _ = cmdtest.Parse(t, NewCmdCompare, "ab.jsonl", "--baseline", "w1", "--candidate", "majority")
 	if o == nil || o.baseline != "w1" || o.candidate != "majority" || o.format != "text" || o.alpha != compare.DefaultAlpha || o.failOn != "" {
 		t.Errorf("one file, defaults: %+v", o)
 	}
@@ -44,7 +31,7 @@ func TestCompareFlags(t *testing.T) {
 		{"a", "b", "--min-effect", "1001"},         // past 1000%
 		{},                                         // no files
 	} {
-		if o, code, stderr := parse(t, bad...); o != nil || code != 2 {
+		if o, code, stderr := cmdtest.Parse(t, NewCmdCompare, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)
 		}
 	}

@@ -1,3 +1,5 @@
+// Package fleet is the fleet command: the maxPoolSize per instance of a
+// fleet of N application instances, from one client's measured knee.
 package fleet
 
 import (

@@ -1,28 +1,15 @@
 package inspect
 
 import (
-	"context"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
 )
-
-func parse(t *testing.T, args ...string) (*Options, int, string) {
-	t.Helper()
-	var got *Options
-	code, _, stderr := cmdtest.Run(t, func(e *cmdutil.Env) *cobra.Command {
-		return NewCmdInspect(e, func(_ context.Context, o *Options) error { got = o; return nil })
-	}, append([]string{"inspect"}, args...)...)
-	return got, code, stderr
-}
 
 // TestInspectFlags: argv becomes the options inspect connects with, and
 // Validate judges them together, with nothing connected.
 func TestInspectFlags(t *testing.T) {
-	o, code, stderr := parse(t, "--uri", "mongodb://h1:27017/?maxPoolSize=200", "--format", "json", "--save-replies", "rep")
+	o, code, stderr := cmdtest.Parse(t, NewCmdInspect, "--uri", "mongodb://h1:27017/?maxPoolSize=200", "--format", "json", "--save-replies", "rep")
 	if code != 0 || o == nil {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -33,7 +20,7 @@ func TestInspectFlags(t *testing.T) {
 		t.Errorf("validate: %+v %v", ps, err)
 	}
 	// --replies reads offline: with --uri it is refused by Validate.
-	if o, _, _ := parse(t, "--replies", "dir", "--uri", "mongodb://h"); o == nil || o.replies != "dir" {
+	if o, _, _ := cmdtest.Parse(t, NewCmdInspect, "--replies", "dir", "--uri", "mongodb://h"); o == nil || o.replies != "dir" {
 		t.Fatalf("--replies: %+v", o)
 	} else if _, err := o.Validate(); err == nil {
 		t.Error("--replies with --uri validated")
@@ -43,7 +30,7 @@ func TestInspectFlags(t *testing.T) {
 		{"--uri", "mongodb://h", "--format", "yaml"}, // not a format
 		{"extra"}, // no arguments
 	} {
-		if o, code, stderr := parse(t, bad...); o != nil || code != 2 {
+		if o, code, stderr := cmdtest.Parse(t, NewCmdInspect, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)
 		}
 	}

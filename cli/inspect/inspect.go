@@ -1,3 +1,6 @@
+// Package inspect is the inspect command: a deployment's topology,
+// version and hosts and the pool settings its URI implies, or saved
+// replies and FTDC folders read offline.
 package inspect
 
 import (

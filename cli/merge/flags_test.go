@@ -11,19 +11,16 @@ import (
 	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
 )
 
-func parse(t *testing.T, args ...string) (*Options, int, string) {
-	t.Helper()
-	var got *Options
-	code, _, stderr := cmdtest.Run(t, func(e *cmdutil.Env) *cobra.Command {
-		return NewCmdMerge(e, nil, func(_ context.Context, o *Options) error { got = o; return nil })
-	}, append([]string{"merge"}, args...)...)
-	return got, code, stderr
+// newCmd is NewCmdMerge without the end table (the flags-only tests print
+// nothing).
+func newCmd(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
+	return NewCmdMerge(e, nil, runF)
 }
 
 // TestMergeFlags: argv becomes the files to merge and where to write
 // them, and a bad command line never reaches the merging.
 func TestMergeFlags(t *testing.T) {
-	o, code, stderr := parse(t, "agent-0", "agent-1/results.jsonl", "-o", "merged/", "--lenient")
+	o, code, stderr := cmdtest.Parse(t, newCmd, "agent-0", "agent-1/results.jsonl", "-o", "merged/", "--lenient")
 	if code != 0 || o == nil {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -35,7 +32,7 @@ func TestMergeFlags(t *testing.T) {
 		{"a", "--out", ""},      // empty
 		{"a", "-o", "m", "--x"}, // no such flag
 	} {
-		if o, code, stderr := parse(t, bad...); o != nil || code != 2 {
+		if o, code, stderr := cmdtest.Parse(t, newCmd, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)
 		}
 	}

@@ -1,3 +1,5 @@
+// Package merge is the merge command: the results of the agents of one
+// run merged into one results.jsonl.
 package merge
 
 import (

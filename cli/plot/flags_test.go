@@ -1,29 +1,17 @@
 package plot
 
 import (
-	"context"
 	"slices"
 	"testing"
-
-	"github.com/spf13/cobra"
 
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
 )
 
-func parse(t *testing.T, args ...string) (*Options, int, string) {
-	t.Helper()
-	var got *Options
-	code, _, stderr := cmdtest.Run(t, func(e *cmdutil.Env) *cobra.Command {
-		return NewCmdPlot(e, func(_ context.Context, o *Options) error { got = o; return nil })
-	}, append([]string{"plot"}, args...)...)
-	return got, code, stderr
-}
-
 // TestPlotFlags: argv becomes the options the figures are drawn with,
 // and a value a flag does not take never reaches the drawing.
 func TestPlotFlags(t *testing.T) {
-	o, code, stderr := parse(t, "a.jsonl", "-o", "figs", "--figure", "throughput, latency", "--steady", "sharded:16,2", "--plateau", "0.8", "--lenient")
+	o, code, stderr := cmdtest.Parse(t, NewCmdPlot, "a.jsonl", "-o", "figs", "--figure", "throughput, latency", "--steady", "sharded:16,2", "--plateau", "0.8", "--lenient")
 	if code != 0 || o == nil {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -40,7 +28,7 @@ func TestPlotFlags(t *testing.T) {
 		{"a.jsonl", "-o", ""},                     // empty
 		{"-o", "f"},                               // no files
 	} {
-		if o, code, stderr := parse(t, bad...); o != nil || code != 2 {
+		if o, code, stderr := cmdtest.Parse(t, NewCmdPlot, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)
 		}
 	}

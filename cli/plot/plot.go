@@ -1,3 +1,5 @@
+// Package plot is the plot command: it draws the figures of results
+// files (PNG and SVG) into a directory, through the plot package.
 package plot
 
 import (

@@ -1,29 +1,16 @@
 package report
 
 import (
-	"context"
 	"slices"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
 )
-
-func parse(t *testing.T, args ...string) (*Options, int, string) {
-	t.Helper()
-	var got *Options
-	code, _, stderr := cmdtest.Run(t, func(e *cmdutil.Env) *cobra.Command {
-		return NewCmdReport(e, func(_ context.Context, o *Options) error { got = o; return nil })
-	}, append([]string{"report"}, args...)...)
-	return got, code, stderr
-}
 
 // TestReportFlags: argv becomes the options the report is written with,
 // and a value a flag does not take never reaches the writing.
 func TestReportFlags(t *testing.T) {
-	o, code, stderr := parse(t, "ab.jsonl", "-o", "r.md", "--format", "markdown", "--baseline", "a", "--candidate", "b",
+	o, code, stderr := cmdtest.Parse(t, NewCmdReport, "ab.jsonl", "-o", "r.md", "--format", "markdown", "--baseline", "a", "--candidate", "b",
 		"--steady", "16", "--instances", "40", "--slo-p99", "20ms", "--lenient")
 	if code != 0 || o == nil {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -37,7 +24,7 @@ func TestReportFlags(t *testing.T) {
 	case k.SLOP99.String() != "20ms" || o.fleet.Instances() != 40:
 		t.Errorf("knee %+v, instances %d", k, o.fleet.Instances())
 	}
-	if o, _, _ := parse(t, "a.jsonl", "-o", "r.html"); o == nil || o.format != "html" || o.fleet.Instances() != 0 {
+	if o, _, _ := cmdtest.Parse(t, NewCmdReport, "a.jsonl", "-o", "r.html"); o == nil || o.format != "html" || o.fleet.Instances() != 0 {
 		t.Errorf("defaults %+v", o)
 	}
 	for _, bad := range [][]string{
@@ -46,7 +33,7 @@ func TestReportFlags(t *testing.T) {
 		{"a.jsonl", "-o", "r", "--conn-memory", "2000"}, // past 1 GiB
 		{"-o", "r"}, // no files
 	} {
-		if o, code, stderr := parse(t, bad...); o != nil || code != 2 {
+		if o, code, stderr := cmdtest.Parse(t, NewCmdReport, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)
 		}
 	}

@@ -1,3 +1,5 @@
+// Package report is the report command: one HTML or Markdown report of
+// results files, with an A/B section and a fleet section when asked.
 package report
 
 import (

@@ -89,7 +89,7 @@ func Run(ctx context.Context, args []string, e *cmdutil.Env, x Extra) (code int)
 			code = errext.ExitFailed
 		}
 	}()
-	// No 100-kB value echoed whole, whatever made the error (echo.go).
+	// No 100-kB value echoed whole, whatever made the error (cmdutil/echo.go).
 	err := cmdutil.ShortValues(root.ExecuteContext(ctx), args)
 	stderr = e.Stderr // a command may have made it its own
 	if out.closed.Load() && (err == nil || errors.Is(err, syscall.EPIPE)) {

@@ -1,3 +1,5 @@
+// Package serve is the serve command: the embedded FerretDB server or a
+// calibrated simulator in the foreground.
 package serve
 
 import (

@@ -13,13 +13,12 @@ import (
 	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
 )
 
+// parse is cmdtest.Parse of storm with deps.
 func parse(t *testing.T, deps Deps, args ...string) (*Options, int, string) {
 	t.Helper()
-	var got *Options
-	code, _, stderr := cmdtest.Run(t, func(e *cmdutil.Env) *cobra.Command {
-		return NewCmdStorm(e, deps, func(_ context.Context, o *Options) error { got = o; return nil })
-	}, append([]string{"storm"}, args...)...)
-	return got, code, stderr
+	return cmdtest.Parse(t, func(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
+		return NewCmdStorm(e, deps, runF)
+	}, args...)
 }
 
 // TestStormFlags: argv becomes the storms to run, Validate plans them

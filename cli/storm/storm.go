@@ -1,3 +1,5 @@
+// Package storm is the storm command: K clients opening their pools at
+// once against one target, recorded to a results file.
 package storm
 
 import (

@@ -26,15 +26,36 @@ func Run(t testing.TB, build func(*cmdutil.Env) *cobra.Command, argv ...string) 
 	if len(argv) == 0 || argv[0] != cmd.Name() {
 		t.Fatalf("cmdtest.Run: argv %q does not start with %s", argv, cmd.Name())
 	}
+	return execute(cmd, &out, &errb, argv), out.String(), errb.String()
+}
+
+// Parse runs the command newCmd builds on args (after the command's
+// name) with a runF that keeps its options: what argv turns into, with
+// nothing run (cli/cli's flags-only test). The options are nil when the
+// command line was refused; the exit status and stderr say why.
+func Parse[O any](t testing.TB, newCmd func(*cmdutil.Env, func(context.Context, *O) error) *cobra.Command, args ...string) (opts *O, code int, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := newCmd(&cmdutil.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb}, func(_ context.Context, o *O) error {
+		opts = o
+		return nil
+	})
+	code = execute(cmd, &out, &errb, append([]string{cmd.Name()}, args...))
+	return opts, code, errb.String()
+}
+
+// execute runs argv through cmd as cli/root runs a command, the error's
+// line written to errb, and returns the exit status.
+func execute(cmd *cobra.Command, out, errb *bytes.Buffer, argv []string) int {
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.FlagError(err) })
 	cmd.PersistentPreRunE = cmdutil.RefuseEmpty
 	cmd.SetArgs(argv[1:])
-	cmd.SetOut(&out)
-	cmd.SetErr(&errb)
+	cmd.SetOut(out)
+	cmd.SetErr(errb)
 	err := cmdutil.ShortValues(cmd.ExecuteContext(context.Background()), argv)
 	if err != nil {
-		fmt.Fprintln(&errb, cmdutil.ErrorLine(err))
+		fmt.Fprintln(errb, cmdutil.ErrorLine(err))
 	}
-	return errext.ExitCode(err), out.String(), errb.String()
+	return errext.ExitCode(err)
 }
