@@ -21,6 +21,10 @@ import (
 // the flag (exit 2). The hostile-input test (TestHostileFlags) walks every
 // command's flags and reads the same declarations, so a new flag cannot
 // escape it: one registered any other way fails that test.
+//
+// cmd/poolsweep/flagrange.go is the sweep command's copy of this file
+// until the sweep moves to cli/sweep (issue 34); then it goes, and the
+// sweep's files use these.
 
 // Declared is a flag value registered through this file.
 type Declared interface {

@@ -13,6 +13,9 @@ import (
 // another host), but it must never happen without a word: poolsweep says
 // once, on stderr (a message event under --progress json), who can reach
 // it and what they get.
+//
+// cmd/poolsweep/publiclisten.go is the sweep's copy (--metrics-listen)
+// until the sweep moves to cli/sweep.
 
 // listenScope says who can reach a listener on host: "" for a loopback
 // host (localhost, 127.0.0.0/8, ::1), else the clause naming who can.
