@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 )
 
 // The bad-input cases of issue 36, class 1: no error quotes what an input
@@ -136,7 +135,7 @@ func TestHostileFilesNeverEchoed(t *testing.T) {
 	// A circular reference is no error: as in YCSB (Java's Properties),
 	// nothing is expanded. The file is taken, and shows nothing of itself.
 	circular := file("workload-circular", "dbpassword="+echoSecret+"${a}\na=${dbpassword}\nreadproportion=1\n")
-	if code, stdout, stderr := runWithinUsing(t, time.Minute, dryRunners, "sweep", "--target", "s=sim:slots=8", "--workload-file", circular); code != exitOK || strings.Contains(stdout+stderr, "TOPSECRET") {
+	if code, stdout, stderr := runWithinUsing(t, time.Minute, dryRunners, "sweep", "--target", "s=sim:slots=8", "--workload-file", circular); code != errext.ExitOK || strings.Contains(stdout+stderr, "TOPSECRET") {
 		t.Errorf("a circular reference: exit %d, %q", code, stderr)
 	}
 	ftdcDir := folder("diagnostic.data", map[string]string{"metrics.2026-12-01T00-00-00Z-00000": garbage, "metrics.interim": garbage})
@@ -156,7 +155,7 @@ func TestHostileFilesNeverEchoed(t *testing.T) {
 		switch {
 		case strings.Contains(stderr+stdout, "TOPSECRET") || strings.Contains(stderr+stdout, "7f3a9c"):
 			t.Errorf("%s: the secret reached the terminal: %q", c.name, stderr)
-		case code != exitUsage:
+		case code != errext.ExitUsage:
 			t.Errorf("%s: exit %d, want 2\n%s", c.name, code, stderr)
 		case line == "" || strings.Contains(line, "\n"):
 			t.Errorf("%s: stderr %q, want one line", c.name, stderr)
@@ -176,19 +175,26 @@ const longLine = 300
 // shapes: one word, a list with one long element, a key=value, many short
 // elements. Whatever the flag takes, the run exits 0 or 2, and no line of
 // stderr is longer than longLine bytes or holds a run of the value longer
-// than its token shows.
+// than its token shows. It runs in a test process of its own, from a
+// working directory of its own: a value that an output flag (compare
+// --plot, -o) takes as a relative path is written there, never into the
+// package's source directory (figures once landed there and were
+// committed).
 func TestHostileLongValuesCut(t *testing.T) {
-	t.Parallel()
+	if !inOwnProcess(t) { // it changes directory
+		return
+	}
 	dir := t.TempDir()
 	sim, err := filepath.Abs(simRun)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := writeFile(t, dir, "other.jsonl", string(mustRead(t, sim)))
 	fromLog, err := filepath.Abs(realLog)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Chdir(dir)
+	other := writeFile(t, dir, "other.jsonl", string(mustRead(t, sim)))
 	base := map[string][]string{
 		"sweep":    {"--target", "s=sim:slots=8"},
 		"serve":    {"--sim", "slots=8"},
@@ -216,7 +222,7 @@ func TestHostileLongValuesCut(t *testing.T) {
 	check := func(label string, args []string, v string) {
 		tried++
 		code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, args...)
-		if code != exitOK && code != exitUsage {
+		if code != errext.ExitOK && code != errext.ExitUsage {
 			t.Errorf("%s: exit %d, want 0 or 2\n%.400s", label, code, stderr)
 		}
 		for _, l := range strings.Split(stderr, "\n") {
@@ -265,46 +271,6 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-// TestShortValues: the net under the checks (echo.go) puts a long value's
-// token wherever a message still holds the value, in any of the forms a
-// message writes it, and redacts a URI before it is cut; pflag's own
-// errors become our one line; no line outgrows maxLineBytes.
-func TestShortValues(t *testing.T) {
-	long := strings.Repeat("a", 300)
-	secret := strings.Repeat("p", 300)
-	uri := "mongodb://u:" + secret + "@h/"
-	token := `"` + strings.Repeat("a", 40) + `"… (300 bytes)`
-	for _, tt := range []struct {
-		name, msg string
-		args      []string
-		want      string
-	}{
-		{"as is", "open " + long + ": file name too long", []string{"--out", long}, "open " + token + ": file name too long"},
-		{"quoted", `--x: "` + long + `" is bad`, []string{"--x=" + long}, "--x: " + token + " is bad"},
-		{"escaped", "--x: " + textfmt.Escape(long+"\x1b") + " is bad", []string{"--x", long + "\x1b"}, `--x: "` + strings.Repeat("a", 40) + `"… (301 bytes) is bad`},
-		{"a shorthand's value", "-o: " + long, []string{"-o" + long}, "-o: " + token},
-		{"short values stay", "--x: abc is bad", []string{"--x", "abc"}, "--x: abc is bad"},
-		{"a URI is redacted, then cut", "--uri: " + uri + " is bad", []string{"--uri", uri}, `--uri: "mongodb://u:***@h/" is bad`},
-		{"the password never shows, cut or not", "--uri: " + uri, []string{"--uri=" + uri + long}, "--uri: mongodb://u:***@h/"},
-	} {
-		got := shortValues(errors.New(tt.msg), tt.args).Error()
-		if !strings.HasPrefix(got, tt.want) || strings.Contains(got, secret[:40]) {
-			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
-		}
-	}
-	if shortValues(nil, []string{long}) != nil {
-		t.Error("nil is not nil")
-	}
-	// errors.As still finds what the message wraps.
-	var u usageError
-	if !errors.As(shortValues(usagef("--x: %s", long), []string{long}), &u) {
-		t.Error("the usage error is lost")
-	}
-	if got := safeLine(strings.Repeat("é", 2000)); len(got) > maxLineBytes+40 || !strings.HasSuffix(got, "… (4000 bytes)") {
-		t.Errorf("safeLine of 4000 bytes: %d bytes, ending %q", len(got), got[len(got)-30:])
-	}
-}
-
 // TestFlagErrorsOneLine: what pflag itself refuses is said in our words,
 // naming the flag, with a typed value shown as its token.
 func TestFlagErrorsOneLine(t *testing.T) {
@@ -322,7 +288,7 @@ func TestFlagErrorsOneLine(t *testing.T) {
 		{[]string{"sweep", "--records", "-1"}, "poolsweep: --records: -1 is not between 1 and 100000000"},
 	} {
 		code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, tt.args...)
-		if code != exitUsage || strings.TrimSpace(stderr) != tt.want {
+		if code != errext.ExitUsage || strings.TrimSpace(stderr) != tt.want {
 			t.Errorf("%.60q: exit %d, %q; want 2 and %q", tt.args, code, stderr, tt.want)
 		}
 	}
