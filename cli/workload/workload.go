@@ -130,6 +130,13 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 			}
 		}
 	}
+	for i, a := range args {
+		for _, b := range args[:i] {
+			if cmdutil.SameFile(a, b) {
+				return errext.Usagef("workload from-log: %s is given twice; its operations would count twice", textfmt.Escape(a))
+			}
+		}
+	}
 	b := derive.NewBuilder()
 	rep, err := querylog.Read(ctx, args, querylog.Options{App: o.app}, func(op *querylog.Op) error {
 		b.Add(op)

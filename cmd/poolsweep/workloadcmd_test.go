@@ -100,6 +100,7 @@ func TestWorkloadFromLogBadInput(t *testing.T) {
 		{"a directory", []string{dir}, 2, "reads only regular files"},
 		{"unknown app", []string{realLog, "--app", "nobody"}, 2, `--app: no operations of appName "nobody" in the inputs (7 of other appNames)`},
 		{"-o an input", []string{realLog, "-o", realLog}, 2, "-o: "},
+		{"a file twice", []string{realLog, realLog}, 2, "is given twice"},
 		{"-o a symlink", []string{realLog, "-o", link}, 2, "-o: "},
 		{"not a log", []string{writeFile(t, dir, "x.txt", "SECRET\n")}, 2, "x.txt:1: not JSON"},
 		{"warnings", []string{mixed, "-o", filepath.Join(dir, "m.yaml")}, 0, "mixed.log:15: not JSON"},
