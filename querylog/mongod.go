@@ -151,10 +151,12 @@ func (st *state) slowQuery(in *input, attr bson.D) error {
 		return nil
 	}
 	_, op.Truncated = lookup(attr, "truncated").(bson.D)
-	if st.known {
-		st.settings[st.current]++
-	} else {
-		st.rep.Unknown++
+	if st.opt.App == "" || op.App == st.opt.App { // the thresholds of the operations kept
+		if st.known {
+			st.settings[st.current]++
+		} else {
+			st.rep.Unknown++
+		}
 	}
 	return st.deliver(op)
 }

@@ -27,10 +27,13 @@ type Builder struct {
 	shapes  map[string]*acc
 	order   []string
 	dropped int64 // operations of shapes beyond maxTrackedShapes
+	budget  budget
 }
 
 // NewBuilder is an empty Builder.
-func NewBuilder() *Builder { return &Builder{shapes: map[string]*acc{}} }
+func NewBuilder() *Builder {
+	return &Builder{shapes: map[string]*acc{}, budget: budget{numbers: numberBudget, valueBytes: valueBudget}}
+}
 
 type acc struct {
 	shape     shapes.Shape
@@ -53,12 +56,12 @@ type metricAcc struct {
 	sample      *reservoir
 }
 
-func (m *metricAcc) add(x float64, w int64, seed uint64) {
+func (m *metricAcc) add(x float64, w int64, seed uint64, b *budget) {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return
 	}
 	if m.sample == nil {
-		m.sample = newReservoir(seed)
+		m.sample = newReservoir(seed, b)
 	}
 	m.sum += x * float64(w)
 	m.weight += float64(w)
@@ -69,8 +72,12 @@ func (m *metricAcc) summary() *shapes.Summary {
 	if m.weight == 0 {
 		return nil
 	}
+	mean := round6(m.sum / m.weight)
 	xs := m.sample.xs
-	return &shapes.Summary{Mean: round6(m.sum / m.weight), P50: round6(stats.Percentile(xs, 50)),
+	if len(xs) == 0 { // the budget ran out before this shape's first sample
+		return &shapes.Summary{Mean: mean, P50: mean, P99: mean, Max: mean, N: int64(m.weight)}
+	}
+	return &shapes.Summary{Mean: mean, P50: round6(stats.Percentile(xs, 50)),
 		P99: round6(stats.Percentile(xs, 99)), Max: round6(maxOf(xs)), N: int64(m.weight)}
 }
 
@@ -134,7 +141,7 @@ func (b *Builder) Add(op *querylog.Op) {
 		s.ID = id
 		s.Name = s.DefaultName()
 		a = &acc{shape: s, values: map[string]*valueAcc{}, plans: map[string]int64{}, apps: map[string]int64{},
-			insert: newReservoir(seedOf(id)), maxLat: math.NaN()}
+			insert: newReservoir(seedOf(id), &b.budget), maxLat: math.NaN()}
 		b.shapes[id] = a
 		b.order = append(b.order, id)
 	}
@@ -143,18 +150,18 @@ func (b *Builder) Add(op *querylog.Op) {
 	for _, l := range lits {
 		va, ok := a.values[l.Path]
 		if !ok {
-			va = newValueAcc(seed + uint64(len(a.values)))
+			va = newValueAcc(seed+uint64(len(a.values)), &b.budget)
 			a.values[l.Path] = va
 		}
 		va.add(l.Type, l.Values, l.Array)
 	}
 	m := op.Metrics
-	a.latency.add(m.DurationMs, op.Weight, seed)
-	a.docs.add(m.DocsExamined, op.Weight, seed)
-	a.keys.add(m.KeysExamined, op.Weight, seed)
-	a.nreturned.add(m.NReturned, op.Weight, seed)
+	a.latency.add(m.DurationMs, op.Weight, seed, &b.budget)
+	a.docs.add(m.DocsExamined, op.Weight, seed, &b.budget)
+	a.keys.add(m.KeysExamined, op.Weight, seed, &b.budget)
+	a.nreturned.add(m.NReturned, op.Weight, seed, &b.budget)
 	if m.NReturned > 0 && !math.IsNaN(m.ResLen) {
-		a.docBytes.add(m.ResLen/m.NReturned, op.Weight, seed)
+		a.docBytes.add(m.ResLen/m.NReturned, op.Weight, seed, &b.budget)
 	}
 	if !math.IsNaN(m.MaxDurationMs) && (math.IsNaN(a.maxLat) || m.MaxDurationMs > a.maxLat) {
 		a.maxLat = m.MaxDurationMs

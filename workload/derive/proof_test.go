@@ -160,3 +160,39 @@ func names(f *shapes.File) []string {
 	}
 	return out
 }
+
+// TestBudget: with its memory budget spent, a Builder still counts every
+// operation and writes a valid file: samples stop growing and new values
+// are counted as not kept.
+func TestBudget(t *testing.T) {
+	log, _ := newTruth(true).generate(38, 3000)
+	path := filepath.Join(t.TempDir(), "mongod.log")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder()
+	b.budget = budget{numbers: 100, valueBytes: 2000}
+	rep, err := querylog.Read(context.Background(), []string{path}, querylog.Options{}, func(op *querylog.Op) error {
+		b.Add(op)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := b.File(rep, "")
+	if _, err := f.Marshal(); err != nil {
+		t.Fatalf("a file derived on a spent budget: %v", err)
+	}
+	if f.Source.Operations != 3000 || b.budget.numbers != 0 || b.budget.valueBytes >= 48 {
+		t.Errorf("operations %d, budget left %+v", f.Source.Operations, b.budget)
+	}
+	kept := 0
+	for _, s := range f.Shapes {
+		for _, d := range s.Values {
+			kept += len(d.Values)
+		}
+	}
+	if kept > 2000/48 {
+		t.Errorf("%d distinct values kept on a 2000-byte budget", kept)
+	}
+}

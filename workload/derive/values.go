@@ -22,26 +22,39 @@ const (
 	// minFitP is the p-value below which a fitted uniform or zipfian is
 	// rejected for the values as they were.
 	minFitP = 0.01
+	// numberBudget and valueBudget bound what a Builder holds in all, over
+	// every shape and placeholder: numbers kept for fitting and
+	// percentiles (8 bytes each), and bytes of distinct values counted.
+	// Past them, samples stop growing and new values are counted as
+	// uncounted (overflow), whatever the log's size.
+	numberBudget = 8 << 20
+	valueBudget  = 256 << 20
 )
 
-// reservoir keeps a uniform sample of at most max values (Vitter's R).
+// budget is what is left of a Builder's bound on memory.
+type budget struct{ numbers, valueBytes int64 }
+
+// reservoir keeps a uniform sample of at most max values (Vitter's R),
+// fewer when the Builder's budget runs out first.
 type reservoir struct {
-	xs   []float64
-	seen int64
-	rng  *rand.Rand
+	xs     []float64
+	seen   int64
+	rng    *rand.Rand
+	budget *budget
 }
 
-func newReservoir(seed uint64) *reservoir {
-	return &reservoir{rng: rand.New(rand.NewPCG(seed, 0x5eed))}
+func newReservoir(seed uint64, b *budget) *reservoir {
+	return &reservoir{rng: rand.New(rand.NewPCG(seed, 0x5eed)), budget: b}
 }
 
 func (r *reservoir) add(x float64, max int) {
 	r.seen++
-	if len(r.xs) < max {
+	if len(r.xs) < max && r.budget.numbers > 0 {
+		r.budget.numbers--
 		r.xs = append(r.xs, x)
 		return
 	}
-	if j := r.rng.Int64N(r.seen); j < int64(max) {
+	if j := r.rng.Int64N(r.seen); j < int64(len(r.xs)) {
 		r.xs[j] = x
 	}
 }
@@ -51,7 +64,8 @@ type valueAcc struct {
 	typ      string
 	n        int64
 	counts   map[any]int64
-	overflow int64 // values not counted: seen after maxTracked distinct
+	overflow int64 // values not counted: seen after maxTracked distinct, or past the budget
+	budget   *budget
 	nums     *reservoir
 	min, max float64
 	integer  bool
@@ -59,9 +73,17 @@ type valueAcc struct {
 	array    bool
 }
 
-func newValueAcc(seed uint64) *valueAcc {
-	return &valueAcc{counts: map[any]int64{}, nums: newReservoir(seed), lengths: newReservoir(seed + 1),
-		min: math.Inf(1), max: math.Inf(-1), integer: true}
+func newValueAcc(seed uint64, b *budget) *valueAcc {
+	return &valueAcc{counts: map[any]int64{}, nums: newReservoir(seed, b), lengths: newReservoir(seed+1, b),
+		min: math.Inf(1), max: math.Inf(-1), integer: true, budget: b}
+}
+
+// valueCost is the bytes a distinct value takes in a count (about).
+func valueCost(v any) int64 {
+	if s, ok := v.(string); ok {
+		return int64(len(s)) + 48
+	}
+	return 48
 }
 
 func (v *valueAcc) add(typ string, values []any, array bool) {
@@ -77,8 +99,11 @@ func (v *valueAcc) add(typ string, values []any, array bool) {
 	}
 	for _, val := range values {
 		v.n++
-		if _, ok := v.counts[val]; ok || len(v.counts) < maxTracked {
+		if _, ok := v.counts[val]; ok {
 			v.counts[val]++
+		} else if cost := valueCost(val); len(v.counts) < maxTracked && v.budget.valueBytes >= cost {
+			v.budget.valueBytes -= cost
+			v.counts[val] = 1
 		} else {
 			v.overflow++
 		}
@@ -138,7 +163,7 @@ func (v *valueAcc) distribution() (shapes.Distribution, bool) {
 	if v.overflow > 0 {
 		d.Distinct = distinct // at least; the rest were not counted
 	}
-	if v.array {
+	if v.array && len(v.lengths.xs) > 0 {
 		lens := v.lengths.xs
 		d.Length = &shapes.Summary{Mean: stats.Mean(lens), P50: stats.Percentile(lens, 50), P99: stats.Percentile(lens, 99), N: v.lengths.seen}
 	}
