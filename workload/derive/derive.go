@@ -22,6 +22,9 @@ import (
 // further shapes are counted together and said.
 const maxTrackedShapes = 10 * shapes.MaxShapes
 
+// maxPaths is the most placeholders of one shape whose values are kept.
+const maxPaths = 256
+
 // Builder accumulates operations; File derives the workload file once.
 type Builder struct {
 	shapes  map[string]*acc
@@ -149,6 +152,9 @@ func (b *Builder) Add(op *querylog.Op) {
 	seed := seedOf(id)
 	for _, l := range lits {
 		va, ok := a.values[l.Path]
+		if !ok && len(a.values) >= maxPaths {
+			continue // the shape's placeholder keeps its type; its values go uncounted
+		}
 		if !ok {
 			va = newValueAcc(seed+uint64(len(a.values)), &b.budget)
 			a.values[l.Path] = va
