@@ -85,7 +85,8 @@ func caveats(rep *querylog.Report, left int64, f *shapes.File) []string {
 		}
 	}
 	if left > 0 {
-		add("%d operations of rarer shapes beyond the %d most frequent are left out of the shares", left, shapes.MaxShapes)
+		add("%d operations of shapes left out of the shares: rarer shapes beyond the %d most frequent, "+
+			"or shapes first seen past the memory bound (docs/workload-file.md)", left, shapes.MaxShapes)
 	}
 	if len(rep.Grew) > 0 {
 		add("%d files grew while they were read: they were read to their size when opened", len(rep.Grew))

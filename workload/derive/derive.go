@@ -35,7 +35,7 @@ type Builder struct {
 
 // NewBuilder is an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{shapes: map[string]*acc{}, budget: budget{numbers: numberBudget, valueBytes: valueBudget}}
+	return &Builder{shapes: map[string]*acc{}, budget: budget{numbers: numberBudget, valueBytes: valueBudget, shapeBytes: shapeBudget}}
 }
 
 type acc struct {
@@ -137,10 +137,12 @@ func (b *Builder) Add(op *querylog.Op) {
 	id := s.ShapeID()
 	a, ok := b.shapes[id]
 	if !ok {
-		if len(b.shapes) >= maxTrackedShapes {
+		cost := shapeBytes(&s)
+		if len(b.shapes) >= maxTrackedShapes || cost > b.budget.shapeBytes {
 			b.dropped += op.Weight
 			return
 		}
+		b.budget.shapeBytes -= cost
 		s.ID = id
 		s.Name = s.DefaultName()
 		a = &acc{shape: s, values: map[string]*valueAcc{}, plans: map[string]int64{}, apps: map[string]int64{},
@@ -181,6 +183,25 @@ func (b *Builder) Add(op *querylog.Op) {
 	if op.App != "" && (len(a.apps) < 20 || a.apps[op.App] > 0) {
 		a.apps[op.App] += op.Weight
 	}
+}
+
+// shapeBytes is about what a shape's documents take, charged to the
+// budget of shapes when the shape is first seen.
+func shapeBytes(s *shapes.Shape) int64 {
+	n := int64(256)
+	for _, d := range []bson.D{s.Filter, s.Projection, s.Sort, s.Update} {
+		if b, err := bson.Marshal(d); err == nil && d != nil {
+			n += int64(len(b))
+		}
+	}
+	for _, p := range [][]bson.D{s.Pipeline, s.UpdatePipeline} {
+		for _, st := range p {
+			if b, err := bson.Marshal(st); err == nil {
+				n += int64(len(b))
+			}
+		}
+	}
+	return n
 }
 
 func needsFilter(cmd string) bool {

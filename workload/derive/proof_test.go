@@ -2,6 +2,7 @@ package derive
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -171,7 +172,7 @@ func TestBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := NewBuilder()
-	b.budget = budget{numbers: 100, valueBytes: 2000}
+	b.budget = budget{numbers: 100, valueBytes: 2000, shapeBytes: shapeBudget}
 	rep, err := querylog.Read(context.Background(), []string{path}, querylog.Options{}, func(op *querylog.Op) error {
 		b.Add(op)
 		return nil
@@ -194,5 +195,34 @@ func TestBudget(t *testing.T) {
 	}
 	if kept > 2000/48 {
 		t.Errorf("%d distinct values kept on a 2000-byte budget", kept)
+	}
+}
+
+// TestShapeBudget: shapes first seen past the budget of shapes are left
+// out, and the caveats say how many operations went with them.
+func TestShapeBudget(t *testing.T) {
+	log, _ := newTruth(true).generate(39, 2000)
+	path := filepath.Join(t.TempDir(), "mongod.log")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder()
+	b.budget.shapeBytes = 700 // about two of the five shapes
+	rep, err := querylog.Read(context.Background(), []string{path}, querylog.Options{}, func(op *querylog.Op) error {
+		b.Add(op)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := b.File(rep, "")
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Shapes) == 5 || len(f.Shapes) == 0 || f.Source.Operations+b.dropped != 2000 {
+		t.Errorf("%d shapes, %d operations, %d left out", len(f.Shapes), f.Source.Operations, b.dropped)
+	}
+	if !strings.Contains(strings.Join(f.Caveats, "\n"), fmt.Sprintf("%d operations of shapes left out", b.dropped)) {
+		t.Errorf("caveats %q", f.Caveats)
 	}
 }

@@ -29,10 +29,13 @@ const (
 	// uncounted (overflow), whatever the log's size.
 	numberBudget = 8 << 20
 	valueBudget  = 256 << 20
+	// shapeBudget bounds the bytes of the shapes' own documents; the
+	// operations of a shape first seen past it are counted as left out.
+	shapeBudget = 256 << 20
 )
 
 // budget is what is left of a Builder's bound on memory.
-type budget struct{ numbers, valueBytes int64 }
+type budget struct{ numbers, valueBytes, shapeBytes int64 }
 
 // reservoir keeps a uniform sample of at most max values (Vitter's R),
 // fewer when the Builder's budget runs out first.
