@@ -181,3 +181,33 @@ func TestRefused(t *testing.T) {
 		t.Errorf("--app nobody: %v", err)
 	}
 }
+
+// TestSettingsChange: the operations are counted under the threshold in
+// effect when each was logged: mongod's default until a
+// setProfilingLevel line changes it, and a restart's options after.
+func TestSettingsChange(t *testing.T) {
+	opts := `{"t":{"$date":"2024-05-02T10:00:00.000+00:00"},"s":"I","c":"CONTROL","id":21951,"ctx":"initandlisten","msg":"Options set by command line","attr":{"options":{"net":{"port":27017}}}}`
+	change := `{"t":{"$date":"2024-05-02T10:01:00.000+00:00"},"s":"I","c":"COMMAND","id":48742,"ctx":"conn3","msg":"Profiler settings changed","attr":{"from":{"level":0,"slowms":100,"sampleRate":1},"to":{"level":0,"slowms":0,"sampleRate":0.5}}}`
+	restart := `{"t":{"$date":"2024-05-02T11:00:00.000+00:00"},"s":"I","c":"CONTROL","id":21951,"ctx":"initandlisten","msg":"Options set by command line","attr":{"options":{"operationProfiling":{"slowOpThresholdMs":20,"slowOpSampleRate":1}}}}`
+	log := strings.Join([]string{slowLine, opts, slowLine, slowLine, change, slowLine, restart, slowLine, slowLine, slowLine}, "\n") + "\n"
+	path := write(t, "mongod.log", log)
+	_, rep, err := readAll(t, Options{}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[Setting]int64{{SlowMs: 100, SampleRate: 1}: 2, {SlowMs: 0, SampleRate: 0.5}: 1, {SlowMs: 20, SampleRate: 1}: 3}
+	got := map[Setting]int64{}
+	for _, s := range rep.Settings {
+		n := s.Ops
+		s.Ops = 0
+		got[s] = n
+	}
+	if rep.Unknown != 1 || len(got) != 3 {
+		t.Fatalf("unknown %d (want the 1 before the startup line), settings %+v", rep.Unknown, rep.Settings)
+	}
+	for s, n := range want {
+		if got[s] != n {
+			t.Errorf("%+v: %d operations, want %d (all %+v)", s, got[s], n, rep.Settings)
+		}
+	}
+}
