@@ -66,7 +66,7 @@ type Options struct {
 }
 
 func newFromLogCmd(e *cmdutil.Env, o *Options, runF func(context.Context, *Options) error) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "from-log FILE… [-o WORKLOAD] [--format yaml|json] [--app NAME]",
 		Short: "Derive a workload file from mongod logs, a system.profile export or $queryStats output",
 		Long: `from-log reads what a deployment ran and writes a workload file: the query shapes as
@@ -116,6 +116,10 @@ file that is not one of the formats, or inputs with no operation of a workload.`
 		},
 		RunE: cmdutil.RunSeam(o, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
 	}
+	// Its flags are workload's (see NewCmdWorkload): cobra would list them
+	// as "Global Flags".
+	cmd.SetUsageTemplate(strings.Replace(cmd.UsageTemplate(), "Global Flags:", "Flags of from-log:", 1))
+	return cmd
 }
 
 func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
