@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
@@ -95,25 +94,12 @@ type conclusion struct {
 	a   *analysis.Analysis
 }
 
-// conclude reads the steps the run's file holds, analyses them with the
-// end record about to be written (a search's conclusion is its reason),
-// and adds the threshold outcomes to that record. A file that cannot be
-// read leaves the record as it was (the caller reads it again).
-func (o *sweepOptions) conclude(path string, end *results.EndRecord) *conclusion {
-	res, err := results.ReadFileWith(context.Background(), path, o.read.options())
-	if err != nil {
-		return nil
-	}
-	if res.End == nil && len(res.Warnings) > 0 {
-		// The reader's last warning says the file has no end record: it is
-		// being written now.
-		res.Warnings = res.Warnings[:len(res.Warnings)-1]
-	}
-	e := *end
-	res.End = &e
+// conclude analyses the run's results as the session hands them over,
+// with the end record about to be written (a search's conclusion is its
+// reason), and adds the threshold outcomes to that record.
+func (o *sweepOptions) conclude(res *results.Results) *conclusion {
 	a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
-	end.Thresholds = o.gates.evaluate([]*results.Results{res}, a)
-	e.Thresholds = end.Thresholds
+	res.End.Thresholds = o.gates.evaluate([]*results.Results{res}, a)
 	return &conclusion{res: res, a: a}
 }
 

@@ -146,7 +146,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	session.Hooks = metrics.hooks(session.Hooks)
 	o.wireAgents(e, session, progress)
 	var concluded *conclusion
-	session.Conclude = func(end *results.EndRecord) { concluded = o.conclude(session.ResultsPath, end) }
+	session.Conclude = func(res *results.Results) { concluded = o.conclude(res) }
 	outcome, runErr := session.Run(ctx)
 	progress.endLine()
 	agentErr := o.agentError(ctx, outcome, runErr)
@@ -156,13 +156,11 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 
 	// Whatever happened, what was measured is summarised and drawn: from
 	// the analysis made as the run ended, or, when the run ended before
-	// that (or its end record could not be written), from the file.
+	// that (or its end record could not be written), from the results as
+	// the session wrote them.
 	var thresholds []results.ThresholdOutcome
-	if concluded == nil || outcome.Status != concluded.res.End.Status {
-		concluded = nil
-		if res, err := results.ReadFileWith(context.Background(), session.ResultsPath, o.read.options()); err == nil {
-			concluded = &conclusion{res: res, a: analysis.Of([]*results.Results{res}, knee.DefaultOptions())}
-		}
+	if res := session.Results(); res != nil && (concluded == nil || res.End == nil || res.End.Status != concluded.res.End.Status) {
+		concluded = &conclusion{res: res, a: analysis.Of([]*results.Results{res}, knee.DefaultOptions())}
 	}
 	if c := concluded; c != nil && len(c.res.Steps) > 0 {
 		res, a := c.res, c.a
