@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/analysis"
-	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/threshold"
 )
@@ -63,18 +62,7 @@ func (g *thresholdFlags) evaluate(rs []*results.Results, a *analysis.Analysis) [
 
 // thresholdsError is the gate error of failed outcomes; nil when all
 // passed.
-func thresholdsError(os []results.ThresholdOutcome) error {
-	failed := 0
-	for _, o := range os {
-		if !o.Pass {
-			failed++
-		}
-	}
-	if failed == 0 {
-		return nil
-	}
-	return errext.GateError{Msg: fmt.Sprintf("%d of %d threshold(s) failed", failed, len(os))}
-}
+func thresholdsError(os []results.ThresholdOutcome) error { return threshold.Gate(os) }
 
 // writeThresholds prints the outcomes after a blank line; nothing when
 // there are none.
@@ -84,23 +72,6 @@ func writeThresholds(w io.Writer, os []results.ThresholdOutcome) {
 	}
 	fmt.Fprintln(w)
 	_ = threshold.WriteText(w, os)
-}
-
-// conclusion is the one analysis of a sweep's results, made as the run
-// ends (Session.Conclude) so that its thresholds go into the end record
-// and its summary needs no second analysis.
-type conclusion struct {
-	res *results.Results
-	a   *analysis.Analysis
-}
-
-// conclude analyses the run's results as the session hands them over,
-// with the end record about to be written (a search's conclusion is its
-// reason), and adds the threshold outcomes to that record.
-func (o *sweepOptions) conclude(res *results.Results) *conclusion {
-	a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
-	res.End.Thresholds = o.gates.evaluate([]*results.Results{res}, a)
-	return &conclusion{res: res, a: a}
 }
 
 // validateGates refuses thresholds that this run cannot judge.

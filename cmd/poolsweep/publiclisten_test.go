@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/poolsweep/poolsweep/runner"
 	"strings"
 	"testing"
 
@@ -75,11 +76,11 @@ func TestMetricsListenLoopbackQuiet(t *testing.T) {
 	for _, listen := range []string{addr, ":" + port, "localhost:" + port} {
 		var stderr bytes.Buffer
 		o := &sweepOptions{metricsListen: listen}
-		m, err := o.startMetrics(&stderr)
+		m, err := runner.StartMetrics(o.metricsOptions(), &stderr)
 		if err != nil {
 			t.Fatalf("--metrics-listen %s: %v", listen, err)
 		}
-		m.stop()
+		m.Stop()
 		if stderr.Len() != 0 {
 			t.Errorf("--metrics-listen %s warned: %q", listen, stderr.String())
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/poolsweep/poolsweep/internal/errext"
+	"github.com/poolsweep/poolsweep/runner"
 	"io"
 	"os"
 	"os/exec"
@@ -72,7 +73,7 @@ func TestAgentFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.agents != 3 || got.agentIndex != 2 || got.runID != "seed003" || got.agentTimeout != 90*time.Second || !got.agentMode() ||
-		got.defaultOutDir(got.newRunID()) != filepath.Join("poolsweep-out", "seed003", "agent-2") {
+		runner.DefaultOutDir(runner.NewRunID(got.runID), got.agentsOption()) != filepath.Join("poolsweep-out", "seed003", "agent-2") {
 		t.Errorf("agent options %+v", got.agentOptions)
 	}
 }

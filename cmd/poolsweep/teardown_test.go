@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/runner"
 	"testing"
 	"time"
 
@@ -37,9 +38,9 @@ func TestTelemetryCloseStoppedServer(t *testing.T) {
 
 func telemetryCloseStoppedServer(t *testing.T, query string, windowStopped bool) {
 	_, p := faultTarget(t)
-	st := &sweepTarget{Target: topology.Target{Name: "t", URI: "mongodb://" + p.Addr() + "/?directConnection=true" + query},
-		header: results.TargetHeader{Name: "t", Hosts: []string{p.Addr()}}}
-	tel, err := newStepTelemetry(st, false)
+	st := &runner.Target{Target: topology.Target{Name: "t", URI: "mongodb://" + p.Addr() + "/?directConnection=true" + query},
+		Header: results.TargetHeader{Name: "t", Hosts: []string{p.Addr()}}}
+	tel, err := runner.NewStepTelemetry(st, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func telemetryCloseStoppedServer(t *testing.T, query string, windowStopped bool)
 	}
 	closed := make(chan struct{})
 	go func() { tel.Close(); close(closed) }()
-	bound := telemetryCloseBound + teardown.Grace
+	bound := runner.TelemetryCloseBound + teardown.Grace
 	select {
 	case <-closed:
 	case <-time.After(bound + 5*time.Second):
