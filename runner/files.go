@@ -2,10 +2,10 @@ package runner
 
 import (
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"slices"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/fdlimit"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/topology"

@@ -36,7 +36,7 @@ func StartMetrics(m *MetricsOptions, messages io.Writer) (*Metrics, error) {
 		return nil, errext.Usagef("--metrics-listen: cannot listen on %s: %w", m.Addr, errors.Unwrap(err))
 	}
 	if m.Warning != nil {
-		if line := m.Warning(m.Listen, []string{ln.Addr().String()}); line != "" {
+		if line := m.Warning(m.Addr, []string{ln.Addr().String()}); line != "" {
 			fmt.Fprintln(messages, line)
 		}
 	}

@@ -82,11 +82,10 @@ type SpawnOptions struct {
 
 // MetricsOptions are --metrics-listen.
 type MetricsOptions struct {
-	Listen string // as given, for messages
-	Addr   string // the address to listen on (a left-out host resolved)
-	// Warning is the warning to give when the address is reached from
-	// beyond this machine, given the addresses listened on; "" for none.
-	Warning func(listen string, bound []string) string
+	Addr string // the address to listen on (a left-out host resolved)
+	// Warning is the warning to give when addr is reached from beyond
+	// this machine, given the addresses listened on; "" for none.
+	Warning func(addr string, bound []string) string
 }
 
 // Result is what a run measured and concluded.

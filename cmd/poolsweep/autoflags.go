@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 )

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/poolsweep/poolsweep/runner"
 	"net"
 	"strconv"
+
+	"github.com/poolsweep/poolsweep/runner"
 )
 
 // listenAddr reads --metrics-listen: HOST:PORT as serve --listen takes it
@@ -37,7 +38,7 @@ func (o *sweepOptions) metricsOptions() *runner.MetricsOptions {
 		return nil
 	}
 	addr, _ := listenAddr(o.metricsListen) // checked as it was parsed
-	return &runner.MetricsOptions{Listen: o.metricsListen, Addr: addr, Warning: func(listen string, bound []string) string {
-		return publicListenWarning("--metrics-listen", listen, bound, metricsCan, metricsAbout)
+	return &runner.MetricsOptions{Addr: addr, Warning: func(addr string, bound []string) string {
+		return publicListenWarning("--metrics-listen", addr, bound, metricsCan, metricsAbout)
 	}}
 }

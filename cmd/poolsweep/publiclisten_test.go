@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/poolsweep/poolsweep/runner"
 	"strings"
 	"testing"
 
 	"github.com/poolsweep/poolsweep/internal/loopback"
+	"github.com/poolsweep/poolsweep/runner"
 )
 
 // TestPublicListenWarning: a listener on a loopback address is not

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"regexp"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/runner"

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
-	"github.com/poolsweep/poolsweep/runner"
 	"io"
 	"os"
 	"os/exec"
@@ -19,8 +17,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/poolsweep/poolsweep/analysis/bound"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/sweep/agents"
 )
 

@@ -2,15 +2,15 @@ package main
 
 import (
 	"context"
-	"github.com/poolsweep/poolsweep/internal/errext"
-	"github.com/poolsweep/poolsweep/runner"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"

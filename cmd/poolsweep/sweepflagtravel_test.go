@@ -118,16 +118,9 @@ func handSpawnArgs(o *sweepOptions, cfg *sweepConfig) []string {
 		decided[name] = true // the leader writes the report; the lengths are the plan's
 	}
 	o.flagSet.Visit(func(f *pflag.Flag) {
-		if decided[f.Name] {
-			return
+		if !decided[f.Name] {
+			args = append(args, givenArgs(f)...)
 		}
-		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			for _, v := range sv.GetSlice() {
-				args = append(args, "--"+f.Name+"="+v)
-			}
-			return
-		}
-		args = append(args, "--"+f.Name+"="+f.Value.String())
 	})
 	levels := make([]string, len(cfg.plan.Concurrency))
 	for i, c := range cfg.plan.Concurrency {

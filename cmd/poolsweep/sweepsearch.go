@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
-	"github.com/poolsweep/poolsweep/runner/progress"
 	"io"
 	"math"
 	"strconv"
@@ -12,9 +10,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/runner/progress"
 	"github.com/poolsweep/poolsweep/search"
 )
 

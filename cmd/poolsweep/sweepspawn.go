@@ -113,18 +113,23 @@ func (o *sweepOptions) readHandedTargets() error {
 func (o *sweepOptions) spawnArgs(cfg *sweepConfig) []string {
 	args := []string{"sweep"}
 	o.flagSet.Visit(func(f *pflag.Flag) {
-		if flagTravel(f) != travelAsGiven {
-			return
+		if flagTravel(f) == travelAsGiven {
+			args = append(args, givenArgs(f)...)
 		}
-		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			for _, v := range sv.GetSlice() {
-				args = append(args, "--"+f.Name+"="+v)
-			}
-			return
-		}
-		args = append(args, "--"+f.Name+"="+f.Value.String())
 	})
 	return append(args, resolvedArgs(cfg)...)
+}
+
+// givenArgs are a given flag's arguments: one per value of a list.
+func givenArgs(f *pflag.Flag) []string {
+	if sv, ok := f.Value.(pflag.SliceValue); ok {
+		var args []string
+		for _, v := range sv.GetSlice() {
+			args = append(args, "--"+f.Name+"="+v)
+		}
+		return args
+	}
+	return []string{"--" + f.Name + "=" + f.Value.String()}
 }
 
 // resolvedArgs are the flags that travel resolved (travelResolved): the

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/poolsweep/poolsweep/runner"
 	"testing"
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/topology"
 )
 
