@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/errext"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/runner/progress"
@@ -29,7 +30,7 @@ func (o *Options) wireAgents(session *sweep.Session, text *progress.Text) {
 		Window:   longest,
 		Waiting: func(msg string) {
 			text.EndLine()
-			fmt.Fprintf(o.Messages, "agents: %s\n", progress.Line(msg))
+			fmt.Fprintf(o.Messages, "agents: %s\n", textfmt.Line(msg))
 		}}
 	fmt.Fprintf(o.Messages, "agent %d of %d in run %s (coordinating through %s.%s on target %s)\n",
 		a.Index, a.Count, session.RunID, session.Workloads[0].Database, agents.Collection, t.Header.Name)

@@ -11,7 +11,6 @@ import (
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/report"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/runner/progress"
 )
 
 // writeArtifacts draws every applicable figure of res and its analysis a
@@ -45,7 +44,7 @@ func (o *Options) fleetPlan(res *results.Results, a *analysis.Analysis) *fleet.P
 		err = errors.New("--storm: " + textfmt.Escape(mis.Reason))
 	}
 	if err != nil {
-		fmt.Fprintf(o.Messages, "poolsweep: report.html without its fleet section: %s\n", progress.Line(err.Error()))
+		fmt.Fprintf(o.Messages, "poolsweep: report.html without its fleet section: %s\n", textfmt.Line(err.Error()))
 		return nil
 	}
 	return p

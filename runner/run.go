@@ -10,6 +10,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/errext"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/runner/progress"
 	"github.com/poolsweep/poolsweep/search"
@@ -66,7 +67,7 @@ func (o *Options) runSession(ctx context.Context) Result {
 		return Result{Err: err}
 	}
 	for _, n := range o.Notes {
-		fmt.Fprintln(o.Messages, "note:", progress.Line(n))
+		fmt.Fprintln(o.Messages, "note:", textfmt.Line(n))
 	}
 
 	// Start the servers this sweep owns, and stop them whatever happens.
@@ -147,7 +148,7 @@ func (o *Options) resuming(session *sweep.Session, outDir string) (done bool, er
 	}
 	if o.Read.Lenient {
 		for _, m := range session.Previous.Warnings {
-			fmt.Fprintf(o.Messages, "poolsweep: warning: %s\n", progress.Line(m))
+			fmt.Fprintf(o.Messages, "poolsweep: warning: %s\n", textfmt.Line(m))
 		}
 	}
 	return false, nil
@@ -229,7 +230,7 @@ func (o *Options) end(ctx context.Context, r *Result, dir string) {
 	}
 	if !o.NoPlot {
 		if err := writeArtifacts(dir, res, r.Analysis, o.fleetPlan(res, r.Analysis)); err != nil {
-			fmt.Fprintf(o.Messages, "poolsweep: figures: %s\n", progress.Line(topology.Redact(err.Error())))
+			fmt.Fprintf(o.Messages, "poolsweep: figures: %s\n", textfmt.Line(topology.Redact(err.Error())))
 		}
 	}
 }

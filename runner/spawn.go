@@ -20,6 +20,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/runner/progress"
 	"github.com/poolsweep/poolsweep/topology"
@@ -117,7 +118,7 @@ func (o *Options) runSpawn(ctx context.Context) Result {
 	for _, a := range agents {
 		p := filepath.Join(dir, fmt.Sprintf("agent-%d", a.index), "results.jsonl")
 		if _, err := os.Stat(p); err != nil {
-			fmt.Fprintf(o.Messages, "agent %d: exit status %d and no results; its log: %s: %s\n", a.index, a.code, a.log, progress.Line(lastLine(a.log)))
+			fmt.Fprintf(o.Messages, "agent %d: exit status %d and no results; its log: %s: %s\n", a.index, a.code, a.log, textfmt.Line(lastLine(a.log)))
 			continue
 		}
 		if a.code != 0 {

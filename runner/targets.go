@@ -10,8 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/errext"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/runner/progress"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 )
@@ -90,7 +90,7 @@ func (o *Options) wireTargets(session *sweep.Session, targets []*Target) (func()
 		if child := t.child; child != nil {
 			st.Check = func() error {
 				if child.Exited() {
-					return fmt.Errorf("the server process poolsweep started for target %s exited: %s", t.Name, progress.Line(child.Stderr()))
+					return fmt.Errorf("the server process poolsweep started for target %s exited: %s", t.Name, textfmt.Line(child.Stderr()))
 				}
 				return nil
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -151,7 +152,7 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		}
 		return thresholdsError(outcomes)
 	}
-	if err := a.WriteText(e.stdout); err != nil {
+	if err := render.Text(e.stdout, a); err != nil {
 		return err
 	}
 	writeThresholds(e.stdout, outcomes)
@@ -170,10 +171,10 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 // (server_telemetry) when it was given.
 func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.ThresholdOutcome, rep *ftdcReport) error {
 	if len(outcomes) == 0 && rep == nil {
-		return a.WriteJSON(w)
+		return render.JSON(w, a)
 	}
 	var buf bytes.Buffer
-	if err := a.WriteJSON(&buf); err != nil {
+	if err := render.JSON(&buf, a); err != nil {
 		return err
 	}
 	var out struct {

@@ -170,16 +170,7 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("A/B figures: %w", err)
 		}
-		for _, n := range notes {
-			fmt.Fprintln(e.stderr, "note:", n)
-		}
-		if err := plot.CheckFiles(o.plotDir, figs); err != nil {
-			return errext.Usagef("--plot: %w", err)
-		}
-		if err := outfile.MakeDir(o.plotDir); err != nil {
-			return errext.Usagef("--plot: %w", err)
-		}
-		paths, err := plot.WriteFiles(o.plotDir, figs)
+		paths, err := writeFigures(e, "--plot", o.plotDir, figs, notes)
 		if err != nil {
 			return err
 		}

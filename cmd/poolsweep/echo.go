@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -28,10 +27,8 @@ import (
 // end is where it differs), and a 100-kB value is cut to its token.
 const maxEchoBytes = 256
 
-// maxLineBytes bounds every line safeLine makes, whatever it was given:
-// the last guard against a message that grew from outside (a server's
-// reply, a file).
-const maxLineBytes = 1024
+// maxLineBytes bounds every line safeLine makes (textfmt.LineMax).
+const maxLineBytes = textfmt.LineMax
 
 // echoSafeError is err with every long value of the command line in its
 // text replaced by the value's token; errors.Is and errors.As see err.
@@ -126,18 +123,8 @@ func longValues(args []string) []string {
 	return out
 }
 
-// capLine cuts s (one escaped line) to maxLineBytes, at a rune boundary,
-// saying how long it was.
-func capLine(s string) string {
-	if len(s) <= maxLineBytes {
-		return s
-	}
-	cut := maxLineBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
-}
+// capLine cuts s (one escaped line) to maxLineBytes (textfmt.CapLine).
+func capLine(s string) string { return textfmt.CapLine(s) }
 
 // flagError turns pflag's errors into the one line every bad input gets,
 // naming the flag and never quoting more of what was typed than a token:

@@ -139,10 +139,7 @@ func TestFleetStormBadInput(t *testing.T) {
 		{[]string{"report", recordedRun, "--instances", "4", "--storm", acceptStorm, "-o", out}, "--storm: "},
 	} {
 		code, stdout, stderr := runCLI(t, tt.args...)
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != errext.ExitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || stdout != "" {
-			t.Errorf("%v: exit %d, stdout %q stderr %q (want exit 2 and one line naming %q)", tt.args, code, stdout, stderr, tt.want)
-		}
+		wantUsageLine(t, tt.args, code, stdout, stderr, tt.want)
 	}
 	if _, err := os.Lstat(out); err == nil {
 		t.Error("a report was written from bad input")

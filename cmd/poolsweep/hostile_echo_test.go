@@ -177,14 +177,21 @@ const longLine = 300
 // shapes: one word, a list with one long element, a key=value, many short
 // elements. Whatever the flag takes, the run exits 0 or 2, and no line of
 // stderr is longer than longLine bytes or holds a run of the value longer
-// than its token shows.
+// than its token shows. It runs in a test process of its own, from a
+// working directory of its own: a value that an output flag (compare
+// --plot, -o) takes as a relative path is written there, never into the
+// package's source directory (figures once landed there and were
+// committed).
 func TestHostileLongValuesCut(t *testing.T) {
-	t.Parallel()
+	if !inOwnProcess(t) { // it changes directory
+		return
+	}
 	dir := t.TempDir()
 	sim, err := filepath.Abs(simRun)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Chdir(dir)
 	other := writeFile(t, dir, "other.jsonl", string(mustRead(t, sim)))
 	base := map[string][]string{
 		"sweep":   {"--target", "s=sim:slots=8"},

@@ -57,12 +57,7 @@ var uriEntries = []struct {
 // flag and the URI option, no part of the password, nothing on stdout
 // and nothing written.
 func TestHostileURIs(t *testing.T) {
-	if !ownProcessChild() {
-		t.Parallel()
-		ownProcess(t, t.Name())(t) // it changes directory
-		return
-	}
-	if !inOwnProcessChild(t) {
+	if !inOwnProcess(t) { // it changes directory
 		return
 	}
 	dir := t.TempDir()

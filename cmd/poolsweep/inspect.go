@@ -64,12 +64,7 @@ with its value or "not reported", and which bound rules can fire on that server.
   poolsweep inspect --replies ./replies
   poolsweep inspect --replies /var/lib/mongodb/diagnostic.data --format json`,
 		Args: argsUsage(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), o)
-			}
-			return o.run(cmd.Context(), e)
-		},
+		RunE: runSeam(e, o, runF),
 	}
 	textVar(cmd.Flags(), &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string (required)")
 	choiceVar(cmd.Flags(), &o.format, "format", "text", []string{"text", "json"}, false, "output format: text or json")

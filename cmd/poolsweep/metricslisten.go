@@ -5,7 +5,7 @@ import (
 	"net"
 	"strconv"
 
-	"github.com/poolsweep/poolsweep/runner"
+	runlib "github.com/poolsweep/poolsweep/runner"
 )
 
 // listenAddr reads --metrics-listen: HOST:PORT as serve --listen takes it
@@ -33,12 +33,12 @@ func checkMetricsListen(s string) error {
 }
 
 // metricsOptions are --metrics-listen for the run; nil when not asked.
-func (o *sweepOptions) metricsOptions() *runner.MetricsOptions {
+func (o *sweepOptions) metricsOptions() *runlib.MetricsOptions {
 	if o.metricsListen == "" {
 		return nil
 	}
 	addr, _ := listenAddr(o.metricsListen) // checked as it was parsed
-	return &runner.MetricsOptions{Addr: addr, Warning: func(addr string, bound []string) string {
+	return &runlib.MetricsOptions{Addr: addr, Warning: func(addr string, bound []string) string {
 		return publicListenWarning("--metrics-listen", addr, bound, metricsCan, metricsAbout)
 	}}
 }

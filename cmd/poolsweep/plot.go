@@ -108,16 +108,7 @@ func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return errext.UsageError{Err: err}
 	}
-	if err := plot.CheckFiles(o.out, figs); err != nil {
-		return errext.Usagef("-o: %w", err)
-	}
-	for _, n := range notes {
-		fmt.Fprintln(e.stderr, "note:", n)
-	}
-	if err := outfile.MakeDir(o.out); err != nil {
-		return errext.Usagef("-o: %w", err)
-	}
-	paths, err := plot.WriteFiles(o.out, figs)
+	paths, err := writeFigures(e, "-o", o.out, figs, notes)
 	if err != nil {
 		return err
 	}
@@ -125,6 +116,24 @@ func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, textfmt.Escape(p))
 	}
 	return nil
+}
+
+// writeFigures writes figs into dir, the directory the flag named (made
+// if absent, by outfile's rules), and returns the paths written. A
+// figure's file that outfile refuses there is the flag's usage error,
+// found before anything is written or any of the figures' notes is
+// printed.
+func writeFigures(e *env, flag, dir string, figs []plot.Figure, notes []string) ([]string, error) {
+	if err := plot.CheckFiles(dir, figs); err != nil {
+		return nil, errext.Usagef("%s: %w", flag, err)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(e.stderr, "note:", n)
+	}
+	if err := outfile.MakeDir(dir); err != nil {
+		return nil, errext.Usagef("%s: %w", flag, err)
+	}
+	return plot.WriteFiles(dir, figs)
 }
 
 func figureList(s string) ([]string, error) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/internal/loopback"
-	"github.com/poolsweep/poolsweep/runner"
+	runlib "github.com/poolsweep/poolsweep/runner"
 )
 
 // TestPublicListenWarning: a listener on a loopback address is not
@@ -76,7 +76,7 @@ func TestMetricsListenLoopbackQuiet(t *testing.T) {
 	for _, listen := range []string{addr, ":" + port, "localhost:" + port} {
 		var stderr bytes.Buffer
 		o := &sweepOptions{metricsListen: listen}
-		m, err := runner.StartMetrics(o.metricsOptions(), &stderr)
+		m, err := runlib.StartMetrics(o.metricsOptions(), &stderr)
 		if err != nil {
 			t.Fatalf("--metrics-listen %s: %v", listen, err)
 		}

@@ -66,12 +66,7 @@ is bad input naming --listen.`,
   poolsweep serve --sim slots=8,service=2ms --listen 127.0.0.1:27099
   poolsweep serve --sim rs=3,slots=4 --listen 127.0.0.1:27017   # members on 27017, 27018, 27019`,
 		Args: argsUsage(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), o)
-			}
-			return o.run(cmd.Context(), e)
-		},
+		RunE: runSeam(e, o, runF),
 	}
 	f := cmd.Flags()
 	textVar(f, &o.data, "data", "", "a directory, made through outfile", nil, "directory for FerretDB's SQLite files, made if absent (its parent must exist; default: a temporary directory removed at exit)")

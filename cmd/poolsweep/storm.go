@@ -64,12 +64,7 @@ whose storms have a known answer: docs/storm.md.`,
 		Example: `  poolsweep storm --uri mongodb://db1:27017 --clients 10,50,200 --pool 20 -o storm.jsonl
   poolsweep storm --target sim=sim:slots=8,accept_cost=2ms --clients 10,50 --max-connecting 2,8 -o storm.jsonl`,
 		Args: argsUsage(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), o)
-			}
-			return o.run(cmd.Context(), e)
-		},
+		RunE: runSeam(e, o, runF),
 	}
 	f := cmd.Flags()
 	textVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the deployment to storm")

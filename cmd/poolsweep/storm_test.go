@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,10 +126,7 @@ func TestStormBadInput(t *testing.T) {
 		{[]string{"storm", "-o", out, "--target", "s=sim:slots=0"}, "--target"},
 	} {
 		code, stdout, stderr := runCLI(t, tt.args...)
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != errext.ExitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || stdout != "" {
-			t.Errorf("%v: exit %d, stdout %q stderr %q (want exit 2 and one line naming %q)", tt.args, code, stdout, stderr, tt.want)
-		}
+		wantUsageLine(t, tt.args, code, stdout, stderr, tt.want)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("bad input wrote the results file")

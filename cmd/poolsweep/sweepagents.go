@@ -10,7 +10,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/runner"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/sweep/agents"
 )
 
@@ -119,9 +119,9 @@ func (o *sweepOptions) validateAgents(cfg *sweepConfig) error {
 func (o *sweepOptions) agentMode() bool { return o.agents > 0 }
 
 // agentsOption is agent mode for the run, nil when this process is alone.
-func (o *sweepOptions) agentsOption() *runner.AgentOptions {
+func (o *sweepOptions) agentsOption() *runlib.AgentOptions {
 	if !o.agentMode() {
 		return nil
 	}
-	return &runner.AgentOptions{Count: o.agents, Index: o.agentIndex, Timeout: o.agentTimeout, Silence: o.agentSilence}
+	return &runlib.AgentOptions{Count: o.agents, Index: o.agentIndex, Timeout: o.agentTimeout, Silence: o.agentSilence}
 }

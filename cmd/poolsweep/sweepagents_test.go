@@ -20,7 +20,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/runner"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/sweep/agents"
 )
 
@@ -73,7 +73,7 @@ func TestAgentFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.agents != 3 || got.agentIndex != 2 || got.runID != "seed003" || got.agentTimeout != 90*time.Second || !got.agentMode() ||
-		runner.DefaultOutDir(runner.NewRunID(got.runID), got.agentsOption()) != filepath.Join("poolsweep-out", "seed003", "agent-2") {
+		runlib.DefaultOutDir(runlib.NewRunID(got.runID), got.agentsOption()) != filepath.Join("poolsweep-out", "seed003", "agent-2") {
 		t.Errorf("agent options %+v", got.agentOptions)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/runner"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
@@ -179,7 +179,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		return nil, errext.Usagef("--target, --mixes, --read-preference, --write-concern and the plan: %d target(s) × %d series make %d steps; the most one run takes is %d steps, %d targets and %d workloads",
 			len(cfg.targets), len(cfg.workloads), n, results.MaxPlanned, results.MaxTargets, results.MaxWorkloads)
 	}
-	if err := runner.CheckRunTime(cfg.plan, grid, len(cfg.targets), len(cfg.workloads)); err != nil {
+	if err := runlib.CheckRunTime(cfg.plan, grid, len(cfg.targets), len(cfg.workloads)); err != nil {
 		return nil, err
 	}
 	// Hosts per target are known only after connecting; a sharded
@@ -197,7 +197,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 			return nil, errext.Usagef("--spawn: %d agents on this machine, each with the plan's clients: %w", o.spawn, err)
 		}
 	}
-	if err := runner.CheckPlannedFiles(cfg.plan, cfg.targets, o.spawn); err != nil {
+	if err := runlib.CheckPlannedFiles(cfg.plan, cfg.targets, o.spawn); err != nil {
 		return nil, err
 	}
 	if err := o.validateAgents(cfg); err != nil {

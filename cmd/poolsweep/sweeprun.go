@@ -9,13 +9,13 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/runner"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/runner/progress"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
 // run is the sweep command once its flags are parsed: it checks them
-// (what needs no connection), hands the run to runner.Run, and prints
+// (what needs no connection), hands the run to runlib.Run, and prints
 // what the run returns.
 func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	var jp *jsonProgress
@@ -37,34 +37,34 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	if jp != nil {
 		opts.JSON = jp.JSON
 	}
-	r := runner.Run(ctx, opts)
+	r := runlib.Run(ctx, opts)
 	printRun(e.stdout, r)
 	return r.Err
 }
 
 // options checks the flags, reads the inputs they name, and turns them
 // into the run's options.
-func (o *sweepOptions) options(ctx context.Context) (runner.Options, error) {
-	if err := runner.CheckNamedDir(o.out, o.resume, o.noPlot); err != nil {
-		return runner.Options{}, err
+func (o *sweepOptions) options(ctx context.Context) (runlib.Options, error) {
+	if err := runlib.CheckNamedDir(o.out, o.resume, o.noPlot); err != nil {
+		return runlib.Options{}, err
 	}
 	if err := o.readHandedTargets(); err != nil {
-		return runner.Options{}, err
+		return runlib.Options{}, err
 	}
 	cfg, err := o.validate()
 	if err != nil {
-		return runner.Options{}, err
+		return runlib.Options{}, err
 	}
 	if err := o.validateGates(); err != nil {
-		return runner.Options{}, err
+		return runlib.Options{}, err
 	}
 	if _, err := o.fleet.asked(); err != nil {
-		return runner.Options{}, err
+		return runlib.Options{}, err
 	}
 	if err := o.fleet.readStorm(ctx, readOptions{}); err != nil {
-		return runner.Options{}, err
+		return runlib.Options{}, err
 	}
-	opts := runner.Options{RunID: o.runID, Plan: cfg.plan, Workloads: cfg.workloads, Targets: cfg.targets, Why: cfg.choice.why, Notes: cfg.notes,
+	opts := runlib.Options{RunID: o.runID, Plan: cfg.plan, Workloads: cfg.workloads, Targets: cfg.targets, Why: cfg.choice.why, Notes: cfg.notes,
 		Out: o.out, Resume: o.resume, Read: o.read.options(), NoPlot: o.noPlot,
 		Drop: o.drop, DropForeign: o.dropForeign, KeepGoing: o.keepGoing, MaxErrorRate: o.maxErrorRate,
 		PrewarmTimeout: o.prewarm, MaxConnecting: o.maxConnecting, LockWait: o.lockWait,
@@ -80,7 +80,7 @@ func (o *sweepOptions) options(ctx context.Context) (runner.Options, error) {
 	}
 	opts.Agents = o.agentsOption()
 	if o.spawn > 0 {
-		opts.Spawn = &runner.SpawnOptions{Count: o.spawn, Args: o.spawnArgs(cfg), AgentTimeout: o.agentTimeout, URI: o.uri}
+		opts.Spawn = &runlib.SpawnOptions{Count: o.spawn, Args: o.spawnArgs(cfg), AgentTimeout: o.agentTimeout, URI: o.uri}
 	}
 	return opts, nil
 }
@@ -89,7 +89,7 @@ func (o *sweepOptions) options(ctx context.Context) (runner.Options, error) {
 // the search found, where the time went, where the results are, and the
 // thresholds; for --spawn, the agents' merge and its summary. Nothing
 // when nothing was measured.
-func printRun(w io.Writer, r runner.Result) {
+func printRun(w io.Writer, r runlib.Result) {
 	res := r.Results
 	switch {
 	case r.Merged && res != nil:

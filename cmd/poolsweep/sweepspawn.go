@@ -12,16 +12,16 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/internal/errext"
-	"github.com/poolsweep/poolsweep/runner"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/topology"
 )
 
-// The agents' side of --spawn (the launcher's is runner.Run): the
+// The agents' side of --spawn (the launcher's is runlib.Run): the
 // flags every agent gets, and the targets it reads from the pipe the
 // launcher hands it.
 
 // handedTargets are the targets --spawn hands its agents.
-type handedTargets = runner.HandedTargets
+type handedTargets = runlib.HandedTargets
 
 // maxHandedTargets bounds what an agent reads from --targets-fd, and
 // handedTargetsWait how long it waits for them: --spawn writes them and
@@ -109,7 +109,7 @@ func (o *sweepOptions) readHandedTargets() error {
 // the flags' own travel decisions (sweepflagtravel.go): those that travel
 // as given, when given, and those the plan resolved, as resolved, since
 // an agent sees only URIs and would otherwise pick other defaults. The
-// targets go through a pipe (runner.HandedTargets).
+// targets go through a pipe (runlib.HandedTargets).
 func (o *sweepOptions) spawnArgs(cfg *sweepConfig) []string {
 	args := []string{"sweep"}
 	o.flagSet.Visit(func(f *pflag.Flag) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/sweep/agents"
 	"github.com/poolsweep/poolsweep/workload"
@@ -83,13 +83,7 @@ func TestSpawnKeepsThePasswordOffCommandLines(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(binary, "sweep", "--spawn", "2", "--uri", withPW, "--concurrency", "1,2", "--warmup", "200ms",
 		"--duration", "1500ms", "--records", "200", "--out", out, "--agent-timeout", "30s")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	stdout, stderr, done := startCaught(t, cmd)
 	seen := map[int]string{} // every descendant's command line, as read
 	// A child between its fork and its exec still shows the launcher's
 	// memory, so its command line is the launcher's own (which holds the

@@ -4,23 +4,23 @@ import (
 	"context"
 
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/runner"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/topology"
 )
 
 // The targets as the storm command starts and samples them, through the
-// run library (runner.StartTargets, runner.NewStepTelemetry); storm.go
+// run library (runlib.StartTargets, runlib.NewStepTelemetry); storm.go
 // can call those itself once it has its own package.
 
 // sweepTarget is a started and detected target, its header as detected.
 type sweepTarget struct {
-	*runner.Target
+	*runlib.Target
 	header results.TargetHeader
 }
 
-// startTargets is runner.StartTargets, telling e.stderr what it starts.
+// startTargets is runlib.StartTargets, telling e.stderr what it starts.
 func startTargets(ctx context.Context, e *env, ts []topology.Target) ([]*sweepTarget, func(), error) {
-	started, stop, err := runner.StartTargets(ctx, e.stderr, ts)
+	started, stop, err := runlib.StartTargets(ctx, e.stderr, ts)
 	targets := make([]*sweepTarget, len(started))
 	for i, t := range started {
 		targets[i] = &sweepTarget{Target: t, header: t.Header}
@@ -28,7 +28,7 @@ func startTargets(ctx context.Context, e *env, ts []topology.Target) ([]*sweepTa
 	return targets, stop, err
 }
 
-// newStepTelemetry is runner.NewStepTelemetry.
-func newStepTelemetry(t *sweepTarget, noShardSampling bool) (runner.StepTelemetry, error) {
-	return runner.NewStepTelemetry(t.Target, noShardSampling)
+// newStepTelemetry is runlib.NewStepTelemetry.
+func newStepTelemetry(t *sweepTarget, noShardSampling bool) (runlib.StepTelemetry, error) {
+	return runlib.NewStepTelemetry(t.Target, noShardSampling)
 }

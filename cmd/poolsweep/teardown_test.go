@@ -7,7 +7,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/runner"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/topology"
 )
 
@@ -38,9 +38,9 @@ func TestTelemetryCloseStoppedServer(t *testing.T) {
 
 func telemetryCloseStoppedServer(t *testing.T, query string, windowStopped bool) {
 	_, p := faultTarget(t)
-	st := &runner.Target{Target: topology.Target{Name: "t", URI: "mongodb://" + p.Addr() + "/?directConnection=true" + query},
+	st := &runlib.Target{Target: topology.Target{Name: "t", URI: "mongodb://" + p.Addr() + "/?directConnection=true" + query},
 		Header: results.TargetHeader{Name: "t", Hosts: []string{p.Addr()}}}
-	tel, err := runner.NewStepTelemetry(st, false)
+	tel, err := runlib.NewStepTelemetry(st, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func telemetryCloseStoppedServer(t *testing.T, query string, windowStopped bool)
 	}
 	closed := make(chan struct{})
 	go func() { tel.Close(); close(closed) }()
-	bound := runner.TelemetryCloseBound + teardown.Grace
+	bound := runlib.TelemetryCloseBound + teardown.Grace
 	select {
 	case <-closed:
 	case <-time.After(bound + 5*time.Second):

@@ -5,49 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/results"
 )
-
-// MaxLineBytes bounds every line Line makes, whatever it was given.
-const MaxLineBytes = 1024
-
-// Line makes s fit for one line of a terminal: only its first line, with
-// every control character written as a visible Go escape, so that text
-// from files, servers or flags cannot drive the terminal; and no longer
-// than MaxLineBytes.
-func Line(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
-	}
-	s = textfmt.Escape(s)
-	if len(s) <= MaxLineBytes {
-		return s
-	}
-	cut := MaxLineBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
-}
-
-// Rate prints a rate per second as the step lines do ("12.3k").
-func Rate(v float64) string {
-	switch {
-	case v >= 100000:
-		return fmt.Sprintf("%.0fk", v/1000)
-	case v >= 10000:
-		return fmt.Sprintf("%.1fk", v/1000)
-	default:
-		return fmt.Sprintf("%.0f", v)
-	}
-}
-
-// Ms is milliseconds as the tables print them ("2.33ms").
-func Ms(v float64) string { return textfmt.Ms(v) + "ms" }
 
 // Level names a step's level: "C=64", or "rate=2000/s" for an open loop.
 func Level(concurrency, rate int) string {
@@ -62,11 +23,7 @@ func openStep(s results.StepResult) string {
 	if s.Open == nil {
 		return ""
 	}
-	unc := "-"
-	if s.Open.Uncorrected != nil {
-		unc = Ms(s.Open.Uncorrected.P99)
-	}
-	return fmt.Sprintf(", offered %s/s, dropped %d, p99 uncorrected %s", Rate(s.Open.OfferedPerS), s.Open.Dropped, unc)
+	return fmt.Sprintf(", offered %s/s, dropped %d, p99 uncorrected %s", render.Rate(s.Open.OfferedPerS), s.Open.Dropped, render.UncorrectedP99(s.Open))
 }
 
 // Wall prints a duration to the precision a person reads it at.

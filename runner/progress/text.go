@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/poolsweep/poolsweep/analysis/render"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
@@ -70,7 +72,7 @@ func (p *Text) Hooks() sweep.SessionHooks {
 		},
 		Waiting: func(target, msg string) {
 			p.EndLine()
-			p.println("target %s: %s", target, Line(msg))
+			p.println("target %s: %s", target, textfmt.Line(msg))
 		},
 		Begin: func(n, of int, _ plan.StepSpec) {
 			p.mu.Lock()
@@ -85,7 +87,7 @@ func (p *Text) Hooks() sweep.SessionHooks {
 		},
 		Failed: func(_, _ int, _ plan.StepSpec, err error) {
 			p.EndLine()
-			p.println("poolsweep: %s (skipped: --keep-going)", Line(topology.Redact(err.Error())))
+			p.println("poolsweep: %s (skipped: --keep-going)", textfmt.Line(topology.Redact(err.Error())))
 		},
 	}
 }
@@ -121,20 +123,20 @@ func (p *Text) step(n int, s results.StepResult) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "[%d/%d] %s %s %s P=%s K=%d trial %d: %s ops/s, %s calls/s, p99 %s, errors %d, conns %d%s\n",
-		n, p.total, s.Target, s.Workload, Level(s.Concurrency, s.Rate), s.PoolSetting, s.Clients, s.Trial, Rate(s.OpsPerS), Rate(s.CallsPerS), Ms(s.Latency.P99), s.Errors.Total(), s.Connections, openStep(s))
+		n, p.total, s.Target, s.Workload, Level(s.Concurrency, s.Rate), s.PoolSetting, s.Clients, s.Trial, render.Rate(s.OpsPerS), render.Rate(s.CallsPerS), render.Millis(s.Latency.P99), s.Errors.Total(), s.Connections, openStep(s))
 	if s.Bound != "" {
 		fmt.Fprintf(p.w, "        bound: %s — %s\n", s.Bound, s.BoundReason)
 	}
 	if s.Server != nil && s.Server.SamplerErrors > 0 {
-		fmt.Fprintf(p.w, "        warning: %d serverStatus sample(s) failed (%s); the step's own numbers are unaffected\n", s.Server.SamplerErrors, Line(s.Server.SamplerError))
+		fmt.Fprintf(p.w, "        warning: %d serverStatus sample(s) failed (%s); the step's own numbers are unaffected\n", s.Server.SamplerErrors, textfmt.Line(s.Server.SamplerError))
 	}
 	if s.Pool.ConnectionsLost > 0 {
 		fmt.Fprintf(p.w, "        warning: %d connection(s) failed during the window (resets, or the server went away); the driver's retries may have hidden some from the ops\n", s.Pool.ConnectionsLost)
 	}
 	if s.InFlightAtClose > 0 && s.OldestInFlightMS >= 1000 {
-		fmt.Fprintf(p.w, "        warning: %d call(s) still in flight when the window closed, the oldest for %s; they are counted with their full latency or as timeouts\n", s.InFlightAtClose, Ms(s.OldestInFlightMS))
+		fmt.Fprintf(p.w, "        warning: %d call(s) still in flight when the window closed, the oldest for %s; they are counted with their full latency or as timeouts\n", s.InFlightAtClose, render.Millis(s.OldestInFlightMS))
 	}
 	for _, w := range s.Warnings {
-		fmt.Fprintf(p.w, "        warning: %s\n", Line(w))
+		fmt.Fprintf(p.w, "        warning: %s\n", textfmt.Line(w))
 	}
 }

@@ -1,4 +1,4 @@
-package curves
+package render
 
 import (
 	"fmt"
@@ -8,38 +8,27 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
-// Title names a comparison: "sharded against standalone" plus the
-// workload and, when not the default, the pool setting and clients.
-func (c *Comparison) Title() string {
-	r := c.Base.Report
-	t := fmt.Sprintf("%s against %s (%s", textfmt.Escape(c.Cand.Name), textfmt.Escape(c.Base.Name), textfmt.Escape(c.Base.label))
-	if r.Pool != "match" {
-		t += ", pool=" + textfmt.Escape(r.Pool)
-	}
-	if r.Clients > 1 {
-		t += fmt.Sprintf(", %d clients", r.Clients)
-	}
-	return t + ")"
-}
-
-// WriteText renders the comparisons for people: per comparison its
-// peaks, ratios, knees, latency at matched throughput, the crossover,
-// the seeds' table and the verdict.
-func WriteText(w io.Writer, cs []*Comparison) error {
+// Deployments renders the deployment verdicts for people, as analyze
+// and compare print them: per comparison its peaks, ratios, knees,
+// latency at matched throughput, the crossover, the seeds' table and the
+// verdict.
+func Deployments(w io.Writer, cs []*curves.Comparison) error {
 	ew := textfmt.NewErrWriter(w)
 	for i, c := range cs {
 		if i > 0 {
 			ew.Printf("\n")
 		}
-		writeOne(ew, c)
+		writeDeployment(ew, c)
 	}
 	return ew.Err
 }
 
-func writeOne(ew *textfmt.ErrWriter, c *Comparison) {
+// writeDeployment prints one comparison in full (Deployments).
+func writeDeployment(ew *textfmt.ErrWriter, c *curves.Comparison) {
 	b, cn := textfmt.Escape(c.Base.Name), textfmt.Escape(c.Cand.Name)
 	ew.Printf("deployments: %s\n", c.Title())
 	ew.Printf("  peak:       %s %s; %s %s\n", b, peakText(c.BasePeak, c.Base.Deployment), cn, peakText(c.CandPeak, c.Cand.Deployment))
@@ -49,7 +38,7 @@ func writeOne(ew *textfmt.ErrWriter, c *Comparison) {
 	}
 	ew.Printf("\n  knee:       %s %s; %s %s", b, kneeText(c.BaseKnee, c.Base.Deployment), cn, kneeText(c.CandKnee, c.Cand.Deployment))
 	if c.KneeConnRatio > 0 {
-		ew.Printf("; connections per host ×%s", Ratio(c.KneeConnRatio))
+		ew.Printf("; connections per host ×%s", curves.Ratio(c.KneeConnRatio))
 	}
 	ew.Printf("\n")
 	if len(c.Matched) > 0 {
@@ -57,21 +46,21 @@ func writeOne(ew *textfmt.ErrWriter, c *Comparison) {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "    ops/s\t%s\t%s\tfaster\t\n", b, cn)
 		for _, m := range c.Matched {
-			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t\n", textfmt.Thousands(m.OpsPerS), latText(m.Base), latText(m.Cand), orDash(textfmt.Escape(m.Better)))
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t\n", textfmt.Thousands(m.OpsPerS), latText(m.Base), latText(m.Cand), orTilde(textfmt.Escape(m.Better)))
 		}
 		_ = tw.Flush()
 	}
 	ew.Printf("  crossover:  %s\n", crossText(c))
-	writeTable(ew, c, "  ")
+	writeSeedTable(ew, c, "  ")
 	for _, n := range c.Notes {
 		ew.Printf("  note: %s\n", textfmt.Escape(n))
 	}
 	ew.Printf("  verdict: %s\n", c.Verdict)
 }
 
-// writeTable prints the seeds' table: connections per client × clients,
+// writeSeedTable prints the seeds' table: connections per client × clients,
 // then each side's ops/s and calls/s.
-func writeTable(ew *textfmt.ErrWriter, c *Comparison, indent string) {
+func writeSeedTable(ew *textfmt.ErrWriter, c *curves.Comparison, indent string) {
 	if len(c.Table) == 0 {
 		return
 	}
@@ -83,7 +72,7 @@ func writeTable(ew *textfmt.ErrWriter, c *Comparison, indent string) {
 	_ = tw.Flush()
 }
 
-func cellText(c *Cell) string {
+func cellText(c *curves.Cell) string {
 	if c == nil {
 		return "-\t-"
 	}
@@ -94,11 +83,11 @@ func cellText(c *Cell) string {
 	return textfmt.Thousands(c.OpsPerS) + "\t" + calls
 }
 
-func peakText(p Peak, d Deployment) string {
-	return fmt.Sprintf("%s ops/s at C=%d (%s)", intervalOps(p.OpsPerS), p.Concurrency, Describe(d))
+func peakText(p curves.Peak, d curves.Deployment) string {
+	return fmt.Sprintf("%s ops/s at C=%d (%s)", intervalOps(p.OpsPerS), p.Concurrency, curves.Describe(d))
 }
 
-func intervalOps(i Interval) string {
+func intervalOps(i curves.Interval) string {
 	s := textfmt.Thousands(i.Value)
 	if i.Has() {
 		s += " [" + textfmt.Thousands(*i.Low) + ", " + textfmt.Thousands(*i.High) + "]"
@@ -106,23 +95,23 @@ func intervalOps(i Interval) string {
 	return s
 }
 
-func intervalText(i Interval) string {
-	s := Ratio(i.Value) + "×"
+func intervalText(i curves.Interval) string {
+	s := curves.Ratio(i.Value) + "×"
 	if i.Has() {
-		s += " [" + Ratio(*i.Low) + ", " + Ratio(*i.High) + "]"
+		s += " [" + curves.Ratio(*i.Low) + ", " + curves.Ratio(*i.High) + "]"
 	} else {
 		s += " (no interval)"
 	}
 	return s
 }
 
-func kneeText(k KneeAt, d Deployment) string {
+func kneeText(k curves.KneeAt, d curves.Deployment) string {
 	if !k.Found {
 		return "no knee within the tested range"
 	}
 	s := fmt.Sprintf("C=%d (%s confidence", k.Concurrency, k.Confidence)
 	if k.PerHost > 0 {
-		s += fmt.Sprintf(", %d connections per %s", k.PerHost, hostWord(d))
+		s += fmt.Sprintf(", %d connections per %s", k.PerHost, curves.HostWord(d))
 	}
 	return s + ", server CPU " + cpuText(k.CPUPerOpUS) + ")"
 }
@@ -134,7 +123,7 @@ func cpuText(v *float64) string {
 	return strconv.FormatFloat(*v, 'f', 0, 64) + " µs/op"
 }
 
-func latText(l Latency) string {
+func latText(l curves.Latency) string {
 	if l.P99Low == 0 && math.IsInf(l.P99High, 1) {
 		return fmt.Sprintf("%s / %s (no interval)", textfmt.Ms(l.P50Ms), textfmt.Ms(l.P99Ms))
 	}
@@ -148,14 +137,14 @@ func msOrInf(v float64) string {
 	return textfmt.Ms(v)
 }
 
-func orDash(s string) string {
+func orTilde(s string) string {
 	if s == "" {
 		return "~"
 	}
 	return s
 }
 
-func crossText(c *Comparison) string {
+func crossText(c *curves.Comparison) string {
 	x := c.Crossover
 	switch {
 	case x == nil && len(c.Matched) == 0:
@@ -170,16 +159,16 @@ func crossText(c *Comparison) string {
 	return fmt.Sprintf("from %s ops/s on %s is significantly better", textfmt.Thousands(x.OpsPerS), textfmt.Escape(x.Better))
 }
 
-// WriteMarkdown renders the comparisons as Markdown sections: the
-// verdict, the figures, the latency at matched throughput and the seeds'
-// table.
-func WriteMarkdown(w io.Writer, cs []*Comparison) error {
+// DeploymentsMarkdown renders the deployment verdicts as Markdown
+// sections, as compare --format markdown prints them: the verdict, the
+// figures, the latency at matched throughput and the seeds' table.
+func DeploymentsMarkdown(w io.Writer, cs []*curves.Comparison) error {
 	ew := textfmt.NewErrWriter(w)
 	for _, c := range cs {
 		b, cn := md(c.Base.Name), md(c.Cand.Name)
 		ew.Printf("### Deployments: %s\n\n%s\n\n", md(c.Title()), md(c.Verdict))
 		ew.Printf("| | %s | %s |\n|---|--:|--:|\n", b, cn)
-		ew.Printf("| deployment | %s | %s |\n", md(Describe(c.Base.Deployment)), md(Describe(c.Cand.Deployment)))
+		ew.Printf("| deployment | %s | %s |\n", md(curves.Describe(c.Base.Deployment)), md(curves.Describe(c.Cand.Deployment)))
 		ew.Printf("| peak ops/s | %s at C=%d | %s at C=%d |\n", intervalOps(c.BasePeak.OpsPerS), c.BasePeak.Concurrency, intervalOps(c.CandPeak.OpsPerS), c.CandPeak.Concurrency)
 		ew.Printf("| knee | %s | %s |\n\n", md(kneeText(c.BaseKnee, c.Base.Deployment)), md(kneeText(c.CandKnee, c.Cand.Deployment)))
 		ew.Printf("Peak ratio %s/%s: %s", cn, b, intervalText(c.PeakRatio))
@@ -190,7 +179,7 @@ func WriteMarkdown(w io.Writer, cs []*Comparison) error {
 		if len(c.Matched) > 0 {
 			ew.Printf("\n| ops/s | %s p50 / p99 ms | %s p50 / p99 ms | faster |\n|--:|--:|--:|---|\n", b, cn)
 			for _, m := range c.Matched {
-				ew.Printf("| %s | %s | %s | %s |\n", textfmt.Thousands(m.OpsPerS), latText(m.Base), latText(m.Cand), md(orDash(m.Better)))
+				ew.Printf("| %s | %s | %s | %s |\n", textfmt.Thousands(m.OpsPerS), latText(m.Base), latText(m.Cand), md(orTilde(m.Better)))
 			}
 		}
 		if len(c.Table) > 0 {
@@ -209,10 +198,10 @@ func WriteMarkdown(w io.Writer, cs []*Comparison) error {
 
 func md(s string) string { return strings.ReplaceAll(textfmt.Escape(s), "|", `\|`) }
 
-// Facts are the comparison's figures as label and value, for a report's
-// table: each side's deployment, peak and knee, the ratios and the
-// crossover.
-func (c *Comparison) Facts() [][2]string {
+// DeploymentFacts are a comparison's figures as label and value, for a
+// report's table: each side's deployment, peak and knee, the ratios and
+// the crossover.
+func DeploymentFacts(c *curves.Comparison) [][2]string {
 	b, cn := c.Base.Name, c.Cand.Name
 	f := [][2]string{
 		{"peak: " + b, peakText(c.BasePeak, c.Base.Deployment)},
@@ -224,25 +213,25 @@ func (c *Comparison) Facts() [][2]string {
 	}
 	f = append(f, [2]string{"knee: " + b, kneeText(c.BaseKnee, c.Base.Deployment)}, [2]string{"knee: " + cn, kneeText(c.CandKnee, c.Cand.Deployment)})
 	if c.KneeConnRatio > 0 {
-		f = append(f, [2]string{"connections per host at the knees", "×" + Ratio(c.KneeConnRatio)})
+		f = append(f, [2]string{"connections per host at the knees", "×" + curves.Ratio(c.KneeConnRatio)})
 	}
 	return append(f, [2]string{"crossover", crossText(c)})
 }
 
-// MatchedTable is the latency at matched throughput as a head and rows
-// of cells.
-func (c *Comparison) MatchedTable() ([]string, [][]string) {
+// MatchedTable is a comparison's latency at matched throughput as a head
+// and rows of cells.
+func MatchedTable(c *curves.Comparison) ([]string, [][]string) {
 	head := []string{"ops/s", c.Base.Name + " p50 / p99 ms", c.Cand.Name + " p50 / p99 ms", "faster"}
 	var rows [][]string
 	for _, m := range c.Matched {
-		rows = append(rows, []string{textfmt.Thousands(m.OpsPerS), latText(m.Base), latText(m.Cand), orDash(m.Better)})
+		rows = append(rows, []string{textfmt.Thousands(m.OpsPerS), latText(m.Base), latText(m.Cand), orTilde(m.Better)})
 	}
 	return head, rows
 }
 
-// SeedTable is the seeds' table (connections per client × clients, each
-// side's ops/s and calls/s) as a head and rows of cells.
-func (c *Comparison) SeedTable() ([]string, [][]string) {
+// SeedTable is a comparison's seeds' table (connections per client ×
+// clients, each side's ops/s and calls/s) as a head and rows of cells.
+func SeedTable(c *curves.Comparison) ([]string, [][]string) {
 	head := []string{"connections", c.Base.Name + " ops/s", "calls/s", c.Cand.Name + " ops/s", "calls/s"}
 	var rows [][]string
 	for _, r := range c.Table {
@@ -252,13 +241,13 @@ func (c *Comparison) SeedTable() ([]string, [][]string) {
 	return head, rows
 }
 
-// WriteSummary is the comparisons in short, for a sweep's summary: per
-// comparison its title, the seeds' table and the verdict.
-func WriteSummary(w io.Writer, cs []*Comparison) error {
+// DeploymentsShort is the deployment verdicts in short, for a sweep's
+// summary: per comparison its title, the seeds' table and the verdict.
+func DeploymentsShort(w io.Writer, cs []*curves.Comparison) error {
 	ew := textfmt.NewErrWriter(w)
 	for _, c := range cs {
 		ew.Printf("\ndeployments: %s\n", c.Title())
-		writeTable(ew, c, "  ")
+		writeSeedTable(ew, c, "  ")
 		ew.Printf("  verdict: %s\n", c.Verdict)
 	}
 	return ew.Err

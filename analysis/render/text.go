@@ -1,4 +1,4 @@
-package analysis
+package render
 
 import (
 	"bytes"
@@ -6,25 +6,18 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
-// OfSeries analyses series that come from elsewhere than results files (a
-// CSV of YCSB's numbers, knee.ReadCSV): the knee reports only.
-func OfSeries(series []knee.Series, o knee.Options) *Analysis {
-	return &Analysis{Options: o, Series: knee.AnalyzeAll(series, o)}
-}
-
-// Empty says there is nothing analysed: no closed- or open-loop series.
-func (a *Analysis) Empty() bool { return len(a.Series) == 0 && len(a.Open) == 0 }
-
-// WriteText renders the analysis for people, as `poolsweep analyze`
-// prints it: per series a verdict paragraph, the levels and each method's
-// answer (knee.WriteText), the planned steps missing, the open-loop
-// reports, then what each searched run concluded.
-func (a *Analysis) WriteText(w io.Writer) error {
+// Text renders a for people, as `poolsweep analyze` prints it: per
+// series a verdict paragraph, the levels and each method's answer
+// (knee.WriteText), the planned steps missing, the open-loop reports, the
+// deployment verdict in full (Deployments), then what each searched run
+// concluded.
+func Text(w io.Writer, a *analysis.Analysis) error {
 	ew := textfmt.NewErrWriter(w)
 	if len(a.Series) > 0 || len(a.Missing) > 0 {
 		if err := knee.WriteText(ew, a.Series, a.Missing...); err != nil {
@@ -41,7 +34,7 @@ func (a *Analysis) WriteText(w io.Writer) error {
 	}
 	if len(a.Curves) > 0 {
 		ew.Printf("\n")
-		if err := curves.WriteText(ew, a.Curves); err != nil {
+		if err := Deployments(ew, a.Curves); err != nil {
 			return err
 		}
 	}
@@ -51,12 +44,12 @@ func (a *Analysis) WriteText(w io.Writer) error {
 	return ew.Err
 }
 
-// WriteJSON renders the analysis as analyze --format json does
-// (knee.WriteJSON): the series, the open-loop reports and the missing
-// steps, and, when the files hold several targets (or series values),
-// the curve comparisons as "curves" (compare/curves, the shape compare
-// --format json gives them).
-func (a *Analysis) WriteJSON(w io.Writer) error {
+// JSON renders a as analyze --format json does (knee.WriteJSON): the
+// series, the open-loop reports and the missing steps, and, when the
+// files hold several targets (or series values), the curve comparisons
+// as "curves" (compare/curves, the shape compare --format json gives
+// them).
+func JSON(w io.Writer, a *analysis.Analysis) error {
 	if len(a.Curves) == 0 {
 		return knee.WriteJSON(w, a.Series, a.Open, a.Missing...)
 	}
