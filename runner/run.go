@@ -214,16 +214,19 @@ func (o *Options) conclude(r *Result, res *results.Results) {
 
 // end is the end every run takes once it has results (one process, an
 // agent, or --spawn's agents merged): their one analysis, unless the
-// session made it as it concluded; the threshold outcomes its end record
-// holds; the figures and report.html in dir. Nothing measured, nothing
-// drawn.
+// session made it as it concluded; then, when any step was measured, the
+// threshold outcomes its end record holds and the figures and
+// report.html in dir.
 func (o *Options) end(ctx context.Context, r *Result, dir string) {
 	res := r.Results
-	if res == nil || len(res.Steps) == 0 {
+	if res == nil {
 		return
 	}
 	if r.Analysis == nil {
 		r.Analysis = analysis.Of([]*results.Results{res}, knee.DefaultOptions())
+	}
+	if len(res.Steps) == 0 {
+		return
 	}
 	if res.End != nil {
 		r.Thresholds = res.End.Thresholds
