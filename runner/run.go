@@ -108,7 +108,7 @@ func (o *Options) runSession(ctx context.Context) Result {
 	if res := session.Results(); res != nil && (r.Results == nil || res.End == nil || res.End.Status != r.Results.End.Status) {
 		r.Results, r.Analysis = res, nil
 	}
-	o.end(ctx, &r, outDir)
+	o.end(&r, outDir)
 	if o.JSON != nil {
 		o.JSON.Finish(outcome, r.Thresholds, session.ResultsPath)
 	}
@@ -217,7 +217,7 @@ func (o *Options) conclude(r *Result, res *results.Results) {
 // session made it as it concluded; then, when any step was measured, the
 // threshold outcomes its end record holds and the figures and
 // report.html in dir.
-func (o *Options) end(ctx context.Context, r *Result, dir string) {
+func (o *Options) end(r *Result, dir string) {
 	res := r.Results
 	if res == nil {
 		return

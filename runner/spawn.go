@@ -143,7 +143,7 @@ func (o *Options) runSpawn(ctx context.Context) Result {
 		return Result{Err: err}
 	}
 	r := Result{Results: res, ResultsPath: merged, Merged: true}
-	o.end(ctx, &r, dir)
+	o.end(&r, dir)
 	switch {
 	case ctx.Err() != nil:
 		r.Err = errext.InterruptedBy(ctx)
