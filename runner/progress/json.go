@@ -50,6 +50,7 @@ type JSON struct {
 	lastSent time.Time
 }
 
+// NewJSON writes the events on w, one JSON object a line.
 func NewJSON(w io.Writer) *JSON {
 	p := &JSON{w: w}
 	p.lines = NewLineWriter(func(b []byte) {
@@ -87,7 +88,8 @@ func (p *JSON) emitLocked(event string, fields any) {
 	_, _ = p.w.Write(append(line, '\n'))
 }
 
-// Write makes every other line written to stderr a message event.
+// Write makes every other line of the run (and of the CLI, whose
+// stderr this is) a message event.
 func (p *JSON) Write(b []byte) (int, error) { return p.lines.Write(b) }
 
 // Flush writes a last line that did not end in a newline.

@@ -18,6 +18,7 @@ type LineWriter struct {
 // NewLineWriter is a LineWriter that calls line with each whole line.
 func NewLineWriter(line func([]byte)) *LineWriter { return &LineWriter{line: line} }
 
+// Write hands over every line b completes.
 func (l *LineWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

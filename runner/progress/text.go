@@ -18,9 +18,9 @@ import (
 	"github.com/poolsweep/poolsweep/workload"
 )
 
-// Text renders the engine's progress on stderr: one line per
-// finished step, and a live line (rewritten in place) when stderr is a
-// terminal. The engine calls live from its own goroutine.
+// Text renders the engine's progress on its writer (the CLI's stderr):
+// one line per finished step, and a live line (rewritten in place) when
+// the writer is a terminal. The engine calls live from its own goroutine.
 type Text struct {
 	mu        sync.Mutex
 	w         io.Writer
