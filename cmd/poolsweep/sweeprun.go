@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/runner/progress"
@@ -75,9 +74,7 @@ func (o *sweepOptions) options(ctx context.Context) (runlib.Options, error) {
 			opts.Axes = append(opts.Axes, flag)
 		}
 	}
-	if k := o.fleet; k.instances > 0 {
-		opts.Fleet = &fleet.Options{Instances: k.instances, Concurrency: k.concurrency, MaxConnections: k.maxConnections, ConnMemoryMiB: k.connMemory, Storm: k.stormRun}
-	}
+	opts.Fleet = o.fleet.Options()
 	opts.Agents = o.agentsOption()
 	if o.spawn > 0 {
 		opts.Spawn = &runlib.SpawnOptions{Count: o.spawn, Args: o.spawnArgs(cfg), AgentTimeout: o.agentTimeout, URI: o.uri}
