@@ -107,7 +107,7 @@ func (k *FleetFlags) Plan(ctx context.Context, read ReadOptions, rs []*results.R
 	if err := k.ReadStorm(ctx, read); err != nil {
 		return nil, err
 	}
-	o := fleet.Options{Instances: k.instances, Concurrency: k.concurrency, MaxConnections: k.maxConnections, ConnMemoryMiB: k.connMemory, Storm: k.stormRun}
+	o := k.options()
 	p, err := fleet.Make(rs, a, o)
 	var mis *fleet.MismatchError
 	switch {
@@ -117,4 +117,21 @@ func (k *FleetFlags) Plan(ctx context.Context, read ReadOptions, rs []*results.R
 		return nil, errext.Usagef("--storm: %s", textfmt.Escape(mis.Reason))
 	}
 	return p, err
+}
+
+// Names are the flags Add registered.
+func (k *FleetFlags) Names() []string { return k.names }
+
+// Options are the fleet's options as the flags give them (the storm run
+// once ReadStorm has read it); nil without --instances.
+func (k *FleetFlags) Options() *fleet.Options {
+	if k.instances == 0 {
+		return nil
+	}
+	o := k.options()
+	return &o
+}
+
+func (k *FleetFlags) options() fleet.Options {
+	return fleet.Options{Instances: k.instances, Concurrency: k.concurrency, MaxConnections: k.maxConnections, ConnMemoryMiB: k.connMemory, Storm: k.stormRun}
 }

@@ -89,7 +89,7 @@ func stormDeps() storm.Deps {
 				return storm.Target{}, stop, err
 			}
 			st := ts[0]
-			return storm.Target{Target: st.Target, Header: st.header, Telemetry: func() (storm.Observer, error) {
+			return storm.Target{Target: st.Target.Target, Header: st.header, Telemetry: func() (storm.Observer, error) {
 				return newStepTelemetry(st, false)
 			}}, stop, nil
 		},

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -10,22 +10,22 @@ import (
 	"github.com/poolsweep/poolsweep/topology"
 )
 
-// stepTelemetry is one target's window observer (telemetry.Observer) with
+// StepTelemetry is one target's window observer (telemetry.Observer) with
 // the context-free Close the sweep defers.
-type stepTelemetry struct{ *telemetry.Observer }
+type StepTelemetry struct{ *telemetry.Observer }
 
 var (
-	_ sweep.WindowObserver = stepTelemetry{}
+	_ sweep.WindowObserver = StepTelemetry{}
 	_ sweep.StepJudge      = (*bound.Judge)(nil)
 )
 
-// newStepTelemetry builds the window observer of one target: its hosts,
+// NewStepTelemetry builds the window observer of one target: its hosts,
 // the user's connection options, the server process when this sweep
 // started it, and whether a cluster's shards are sampled behind its
 // routers (not with --no-shard-sampling).
-func newStepTelemetry(t *sweepTarget, noShardSampling bool) (stepTelemetry, error) {
+func NewStepTelemetry(t *Target, noShardSampling bool) (StepTelemetry, error) {
 	cfg := telemetry.ObserverConfig{
-		Hosts:           t.header.Hosts,
+		Hosts:           t.Header.Hosts,
 		Base:            topology.ClientOptions(t.URI),
 		NoShardSampling: noShardSampling,
 	}
@@ -34,14 +34,14 @@ func newStepTelemetry(t *sweepTarget, noShardSampling bool) (stepTelemetry, erro
 		cfg.ChildHost = childHost(t)
 	}
 	o, err := telemetry.NewObserver(cfg)
-	return stepTelemetry{o}, err
+	return StepTelemetry{o}, err
 }
 
 // newStepJudge labels one target's steps from their telemetry (what bound
 // each): with --server-cores when given, the server this sweep started on
 // this machine, and whether the target is a sharded cluster.
-func newStepJudge(t *sweepTarget, serverCores int) *bound.Judge {
-	cfg := bound.JudgeConfig{ServerCores: serverCores, Sharded: t.header.Topology == topology.Sharded}
+func newStepJudge(t *Target, serverCores int) *bound.Judge {
+	cfg := bound.JudgeConfig{ServerCores: serverCores, Sharded: t.Header.Topology == topology.Sharded}
 	if t.child != nil && t.child.PID > 0 {
 		cfg.LocalServerHost = childHost(t)
 	}
@@ -49,24 +49,24 @@ func newStepJudge(t *sweepTarget, serverCores int) *bound.Judge {
 }
 
 // childHost is the host:port of the server this sweep started for t.
-func childHost(t *sweepTarget) string {
-	if len(t.header.Hosts) > 0 {
-		return t.header.Hosts[0]
+func childHost(t *Target) string {
+	if len(t.Header.Hosts) > 0 {
+		return t.Header.Hosts[0]
 	}
 	return ""
 }
 
-// telemetryCloseBound bounds closing the observer's sampler: its clients
+// TelemetryCloseBound bounds closing the observer's sampler: its clients
 // end their sessions on the server, one command like those the sampler
 // bounds by telemetry.DefaultTimeout. A server that stopped answering
 // would otherwise hold the sweep's exit until the driver's heartbeats gave
 // up on it (about 40 s with the 10-s connect timeout), or for ever with
 // connectTimeoutMS=0 (teardown.Within).
-const telemetryCloseBound = telemetry.DefaultTimeout
+const TelemetryCloseBound = telemetry.DefaultTimeout
 
 // Close disconnects the observer's sampler.
-func (s stepTelemetry) Close() {
-	ctx, cancel := context.WithTimeout(context.Background(), telemetryCloseBound)
+func (s StepTelemetry) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), TelemetryCloseBound)
 	defer cancel()
 	teardown.Within(ctx, func(ctx context.Context) { _ = s.Observer.Close(ctx) })
 }

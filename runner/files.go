@@ -1,11 +1,11 @@
-package main
+package runner
 
 import (
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"slices"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/fdlimit"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/topology"
@@ -71,11 +71,11 @@ func checkFiles(p plan.Plan, hosts, procs int, local bool) error {
 	return nil
 }
 
-// checkPlannedFiles is checkFiles for each target before anything
+// CheckPlannedFiles is checkFiles for each target before anything
 // starts: one host for a URI (its routers are known once connected,
 // checkTargetFiles), a sim: target's routers from its spec, and whether
 // the sweep starts the server itself.
-func checkPlannedFiles(p plan.Plan, targets []topology.Target, procs int) error {
+func CheckPlannedFiles(p plan.Plan, targets []topology.Target, procs int) error {
 	for _, t := range targets {
 		hosts := 1
 		if t.SimSpec != "" {
@@ -92,23 +92,23 @@ func checkPlannedFiles(p plan.Plan, targets []topology.Target, procs int) error 
 
 // checkTargetFiles is checkFiles again once the targets are detected: a
 // sharded target's clients keep a pool to each of its routers.
-func checkTargetFiles(p plan.Plan, targets []*sweepTarget, procs int) error {
+func checkTargetFiles(p plan.Plan, targets []*Target, procs int) error {
 	for _, t := range targets {
-		if t.header.Topology != topology.Sharded || len(t.header.Hosts) < 2 {
+		if t.Header.Topology != topology.Sharded || len(t.Header.Hosts) < 2 {
 			continue
 		}
-		if err := checkFiles(p, len(t.header.Hosts), procs, t.child != nil); err != nil {
+		if err := checkFiles(p, len(t.Header.Hosts), procs, t.child != nil); err != nil {
 			return fmt.Errorf("target %s: %w", t.Name, err)
 		}
 	}
 	return nil
 }
 
-// checkRunTime refuses a sweep whose every step at its longest (grid:
+// CheckRunTime refuses a sweep whose every step at its longest (grid:
 // the steps of one target and series) takes more than plan.MaxRunTime
 // over its targets and series; a search with --budget ends at its
 // budget.
-func checkRunTime(p plan.Plan, grid []plan.StepSpec, targets, series int) error {
+func CheckRunTime(p plan.Plan, grid []plan.StepSpec, targets, series int) error {
 	total := float64(targets*series) * p.LongestS(grid)
 	if p.Search != nil && p.Search.BudgetS > 0 {
 		total = min(total, p.Search.BudgetS)

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"fmt"
@@ -13,10 +13,10 @@ import (
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
-// planSummary is what a sweep sets out to do, for its first progress
+// Summary is what a sweep sets out to do, for its first progress
 // line and the json plan event: grid or search, why, the steps it
 // expects and at most, and the wall time they take.
-type planSummary struct {
+type Summary struct {
 	mode     string // "grid" or "search"
 	why      string
 	steps    int // expected in this run (a search, trials where they pay: an estimate)
@@ -29,10 +29,10 @@ type planSummary struct {
 	shape  string // what the steps are, in a phrase
 }
 
-// summarisePlan is the plan of session about to measure pending.
-func summarisePlan(session *sweep.Session, pending []plan.StepSpec, c planChoice) planSummary {
+// Summarise is the plan of session about to measure pending.
+func Summarise(session *sweep.Session, pending []plan.StepSpec, why string) Summary {
 	p := session.Plan
-	s := planSummary{mode: "grid", why: c.why, steps: len(pending), stepsMax: len(pending), auto: p.Auto != nil}
+	s := Summary{mode: "grid", why: why, steps: len(pending), stepsMax: len(pending), auto: p.Auto != nil}
 	s.lo, s.hi = session.EstimateRange(pending)
 	if session.Planner == nil {
 		s.shape = plural(len(pending), "step")
@@ -76,35 +76,48 @@ func summarisePlan(session *sweep.Session, pending []plan.StepSpec, c planChoice
 
 // wall says the estimated wall time: about so long with fixed lengths,
 // a range with auto ones.
-func (s planSummary) wall() string {
+func (s Summary) wall() string {
 	if !s.auto || s.hi <= s.lo {
-		return "about " + fmtWall(s.lo) + " (fixed lengths)"
+		return "about " + Wall(s.lo) + " (fixed lengths)"
 	}
-	return fmt.Sprintf("%s to %s (auto lengths: every step at its shortest, and at its longest)", fmtWall(s.lo), fmtWall(s.hi))
+	return fmt.Sprintf("%s to %s (auto lengths: every step at its shortest, and at its longest)", Wall(s.lo), Wall(s.hi))
 }
 
-// writePlanLine is the first progress line: grid or search, why, the
+// WritePlanLine is the first progress line: grid or search, why, the
 // steps, the wall time, and each step's lengths (and who ends them: fleet,
 // in agent mode).
-func writePlanLine(w io.Writer, s planSummary, p plan.Plan, fleet string) {
+func WritePlanLine(w io.Writer, s Summary, p plan.Plan, fleet string) {
 	line := fmt.Sprintf("plan: %s, because %s. %s; wall time %s; each step: %s%s, plus opening connections",
-		s.mode, strings.TrimSuffix(s.why, "."), upperFirst(s.shape), s.wall(), stepLengths(p), fleet)
+		s.mode, strings.TrimSuffix(s.why, "."), upperFirst(s.shape), s.wall(), StepLengths(p), fleet)
 	if b := p.Search.Budget(); b > 0 {
 		line += fmt.Sprintf("; budget %s", b)
 	}
 	fmt.Fprintln(w, line)
 }
 
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
+// Steps is how many steps the run expects to measure (a search, or a
+// grid's trials where they pay: an estimate).
+func (s Summary) Steps() int { return s.steps }
+
+// Plan writes the plan event of session about to measure what summary
+// says.
+func (p *JSON) Plan(session *sweep.Session, summary Summary) {
+	p.emit(EventPlan, planOf(session, summary))
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
+// StepLengths says how long each step's warm-up and window are, for the
+// plan line: fixed lengths, or auto with their bounds.
+func StepLengths(p plan.Plan) string {
+	a := p.Auto
+	warm := fmt.Sprintf("%s warm-up", p.Warmup)
+	if a != nil && a.Warmup {
+		warm = fmt.Sprintf("warm-up until MSER-5 finds the end of the transient (%s to %s)", Hours(max(p.Warmup, plan.AutoWarmupMin)), Hours(seconds(a.MaxWarmupS)))
 	}
-	return fmt.Sprintf("%d %ss", n, what)
+	win := fmt.Sprintf("%s window", p.Duration)
+	if a != nil && a.Window {
+		win = fmt.Sprintf("window until the throughput is known to ±%g%% (%s to %s, %d calls or more)", a.PrecisionPct, Hours(p.Duration), Hours(seconds(a.MaxDurationS)), a.MinCalls)
+	}
+	return warm + " + " + win
 }
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
