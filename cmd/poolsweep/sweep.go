@@ -293,6 +293,6 @@ merged run's end status.
 		"rate", "arrivals", "max-in-flight")
 	travel(f, travelResolved, "concurrency", "trials", "records", "no-plot")
 	travel(f, travelNever, "uri", "target", "out", "resume") // the targets go through a pipe; each agent writes its own directory
-	travel(f, travelNever, o.fleet.Names()...)                 // the launcher writes the report
+	travel(f, travelNever, o.fleet.Names()...)               // the launcher writes the report
 	return cmd
 }
