@@ -15,7 +15,7 @@ import (
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
+	sweeplib "github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
 )
@@ -255,7 +255,7 @@ merged run's end status.
 	f.BoolVar(&o.dropForeign, "drop-foreign", false, "drop and reload poolsweep's collection although it also holds documents poolsweep did not write (without it such a collection is refused, exit 2, with their count); a collection poolsweep did not create is refused either way")
 	cmdutil.TextVar(f, &o.out, "out", "", "a directory, made through outfile", nil, "output directory, made if absent (its parent must exist; default ./poolsweep-out/<run-id>)")
 	cmdutil.ChoiceVar(f, &o.order, "order", plan.OrderSequential, []string{plan.OrderSequential, plan.OrderInterleaved}, false, "with several targets: sequential, or interleaved (A B A B … step by step)")
-	cmdutil.Uint64Var(f, &o.maxConnecting, "max-connecting", 0, 1, maxConnecting, fmt.Sprintf("connections each pool opens at once, 1 to 1024 (default: the URI's maxConnecting, else %d; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured", sweep.DefaultMaxConnecting))
+	cmdutil.Uint64Var(f, &o.maxConnecting, "max-connecting", 0, 1, maxConnecting, fmt.Sprintf("connections each pool opens at once, 1 to 1024 (default: the URI's maxConnecting, else %d; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured", sweeplib.DefaultMaxConnecting))
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep (the run then ends partial, exit 3)")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
 	cmdutil.FloatVar(f, &o.maxErrorRate, "max-error-rate", 1, 0, 1, false, false, "stop the sweep after a step whose failed operations exceed this fraction, 0 to 1 (1 = never stop)")

@@ -12,7 +12,7 @@ import (
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	runlib "github.com/poolsweep/poolsweep/runner"
-	"github.com/poolsweep/poolsweep/sweep"
+	sweeplib "github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
 )
@@ -194,7 +194,7 @@ func (o *Options) validate() (*sweepConfig, error) {
 	// Hosts per target are known only after connecting; a sharded
 	// target's pools are counted once here and checked again per step by
 	// the driver's own limits.
-	if err := sweep.CheckMemory(cfg.plan, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
+	if err := sweeplib.CheckMemory(cfg.plan, cfg.workloads, 1, sweeplib.MachineMemory()); err != nil {
 		return nil, errext.UsageError{Err: err}
 	}
 	if o.spawn > 1 {
@@ -202,7 +202,7 @@ func (o *Options) validate() (*sweepConfig, error) {
 		// step's clients, so together they hold spawn times as many.
 		all := cfg.plan
 		all.Clients *= o.spawn
-		if err := sweep.CheckMemory(all, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
+		if err := sweeplib.CheckMemory(all, cfg.workloads, 1, sweeplib.MachineMemory()); err != nil {
 			return nil, errext.Usagef("--spawn: %d agents on this machine, each with the plan's clients: %w", o.spawn, err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/runner/progress"
-	"github.com/poolsweep/poolsweep/sweep"
+	sweeplib "github.com/poolsweep/poolsweep/sweep"
 )
 
 // run is the sweep command once its flags are parsed: it checks them
@@ -105,7 +105,7 @@ func printRun(w io.Writer, r runlib.Result) {
 
 // timeSplit says where a sweep's wall time went, so that a user sees what
 // a long plan costs beyond its measured windows.
-func timeSplit(t sweep.SessionTime) string {
+func timeSplit(t sweeplib.SessionTime) string {
 	parts := []struct {
 		name string
 		d    time.Duration
