@@ -21,10 +21,6 @@ import (
 // the flag (exit 2). The hostile-input test (TestHostileFlags) walks every
 // command's flags and reads the same declarations, so a new flag cannot
 // escape it: one registered any other way fails that test.
-//
-// cmd/poolsweep/flagrange.go is the sweep command's copy of this file
-// until the sweep moves to cli/sweep (issue 34); then it goes, and the
-// sweep's files use these.
 
 // Declared is a flag value registered through this file.
 type Declared interface {
@@ -336,6 +332,10 @@ type levelsValue struct {
 	max   int
 	match bool
 }
+
+// Levels are the highest level the flag takes and whether it takes
+// "match", for the hostile test to judge what was accepted.
+func (v *levelsValue) Levels() (max int, match bool) { return v.max, v.match }
 
 // LevelsVar registers a list-of-levels flag; parse is plan.ParseLevels or
 // the sweep's levelsOrSpan (passed in so this file has no plan of its own).

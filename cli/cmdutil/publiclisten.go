@@ -13,9 +13,6 @@ import (
 // another host), but it must never happen without a word: poolsweep says
 // once, on stderr (a message event under --progress json), who can reach
 // it and what they get.
-//
-// cmd/poolsweep/publiclisten.go is the sweep's copy (--metrics-listen)
-// until the sweep moves to cli/sweep.
 
 // listenScope says who can reach a listener on host: "" for a loopback
 // host (localhost, 127.0.0.0/8, ::1), else the clause naming who can.
@@ -50,11 +47,11 @@ func joinPorts(ports []string) string {
 	}
 }
 
-// publicListenWarning is the warning for flag's value listen, now
+// PublicListenWarning is the warning for flag's value listen, now
 // listened on at addrs (host:port, the ports the listener really has:
 // port 0 resolved), or "" when its host is loopback. can is what whoever
 // reaches it can do; about is what that costs the user.
-func publicListenWarning(flag, listen string, addrs []string, can, about string) string {
+func PublicListenWarning(flag, listen string, addrs []string, can, about string) string {
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
 		return "" // checked when the flag was parsed
@@ -72,10 +69,25 @@ func publicListenWarning(flag, listen string, addrs []string, can, about string)
 	return fmt.Sprintf("poolsweep: warning: %s %s is not a loopback address: %s %s; %s", flag, listen, who, can, about)
 }
 
-// WarnPublicListen writes publicListenWarning's line to w, when there is
+// WarnPublicListen writes PublicListenWarning's line to w, when there is
 // one.
 func WarnPublicListen(w io.Writer, flag, listen string, addrs []string, can, about string) {
-	if line := publicListenWarning(flag, listen, addrs, can, about); line != "" {
+	if line := PublicListenWarning(flag, listen, addrs, can, about); line != "" {
 		fmt.Fprintln(w, line)
 	}
 }
+
+// What whoever reaches each listener can do, and what it costs: the
+// sweep's --metrics-listen, and serve's --listen for a simulator and for
+// FerretDB.
+const (
+	MetricsCan   = "can read its /metrics"
+	MetricsAbout = "the metrics carry no credentials but do reveal the target's shape (target names, concurrency, pool sizes, throughput, latency, errors)"
+	// The simulator takes any user and password; the words avoid the
+	// mechanism's name, which a URI with a raw "?" in its userinfo makes
+	// the redactor hide as a possible secret (tests share one redactor).
+	SimCan      = "can connect to the simulator and send it commands (it takes any user and password)"
+	SimAbout    = "it holds no data of yours, but their load would be measured as the deployment's"
+	FerretCan   = "can connect to FerretDB and read or change the documents it holds"
+	FerretAbout = "listen on 127.0.0.1 unless they should"
+)

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/analysis"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/threshold"
 )
@@ -27,9 +26,7 @@ Each threshold is checked in every series and printed as pass or FAIL with the m
 value. One that cannot be evaluated (no knee found, the level not measured, no measured
 step) fails and says why. Any failure exits 4.`
 
-// ThresholdFlags are --threshold, as sweep and analyze take it (the
-// sweep's own copy is cmd/poolsweep/gates.go until the sweep command
-// moves here).
+// ThresholdFlags are --threshold, as sweep and analyze take it.
 type ThresholdFlags struct {
 	texts []string
 }
@@ -45,8 +42,8 @@ func (g *ThresholdFlags) Add(f *pflag.FlagSet) {
 // Given says whether any --threshold was given.
 func (g *ThresholdFlags) Given() bool { return len(g.texts) > 0 }
 
-// list is the thresholds, parsed (each was checked as it was parsed).
-func (g *ThresholdFlags) list() []threshold.Threshold {
+// List is the thresholds, parsed (each was checked as it was parsed).
+func (g *ThresholdFlags) List() []threshold.Threshold {
 	ts := make([]threshold.Threshold, 0, len(g.texts))
 	for _, s := range g.texts {
 		t, err := threshold.Parse(s)
@@ -63,23 +60,12 @@ func (g *ThresholdFlags) Evaluate(rs []*results.Results, a *analysis.Analysis) [
 	if len(g.texts) == 0 {
 		return nil
 	}
-	return threshold.Evaluate(g.list(), rs, a)
+	return threshold.Evaluate(g.List(), rs, a)
 }
 
 // ThresholdsError is the gate error of failed outcomes; nil when all
 // passed.
-func ThresholdsError(os []results.ThresholdOutcome) error {
-	failed := 0
-	for _, o := range os {
-		if !o.Pass {
-			failed++
-		}
-	}
-	if failed == 0 {
-		return nil
-	}
-	return errext.GateError{Msg: fmt.Sprintf("%d of %d threshold(s) failed", failed, len(os))}
-}
+func ThresholdsError(os []results.ThresholdOutcome) error { return threshold.Gate(os) }
 
 // WriteThresholds prints the outcomes after a blank line; nothing when
 // there are none.

@@ -15,6 +15,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/infile"
@@ -32,7 +33,7 @@ type Options struct {
 
 // NewCmdMerge builds the merge command. runF, when not nil, is run with the
 // parsed options instead of the command (the flags-only tests).
-func NewCmdMerge(e *cmdutil.Env, summary Summary, runF func(context.Context, *Options) error) *cobra.Command {
+func NewCmdMerge(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
 	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
 		Use:   "merge DIR|FILE... -o OUT",
@@ -60,14 +61,14 @@ a trailing slash, made if its parent exists).`,
 		if runF != nil {
 			return runF(ctx, o)
 		}
-		return o.run(ctx, e, summary, o.files)
+		return o.run(ctx, e, o.files)
 	})
 	cmdutil.TextVarP(cmd.Flags(), &o.out, "out", "o", "", "a file or directory, checked by outfile", nil, "the merged results file to write, or a directory for results.jsonl (required)")
 	o.read.AddFlag(cmd.Flags())
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, summary Summary, args []string) error {
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
 	if o.out == "" {
 		return errext.Usagef("--out: required: the merged results file to write")
 	}
@@ -109,7 +110,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, summary Summary, args
 	if err := WriteMerged(out, res); err != nil {
 		return err
 	}
-	PrintMerged(e.Stdout, out, res, analysis.Of([]*results.Results{res}, knee.DefaultOptions()), summary)
+	PrintMerged(e.Stdout, out, res, analysis.Of([]*results.Results{res}, knee.DefaultOptions()))
 	return nil
 }
 
@@ -146,14 +147,9 @@ func WriteMerged(out string, res *results.Results) error {
 	return outfile.Write(out, func(w io.Writer) error { return results.WriteResults(w, res) })
 }
 
-// Summary prints the end-of-run table of res with its analysis a (the
-// sweep's, cmd/poolsweep summary.go, until it moves to the analysis
-// render layer).
-type Summary func(w io.Writer, res *results.Results, a *analysis.Analysis)
-
 // PrintMerged says what was merged, how well the windows lined up, and
-// the summary of res with its analysis a.
-func PrintMerged(w io.Writer, out string, res *results.Results, a *analysis.Analysis, summary Summary) {
+// the end-of-run table of res with its analysis a (render.Summary).
+func PrintMerged(w io.Writer, out string, res *results.Results, a *analysis.Analysis) {
 	agents := res.Header.Agents
 	partial := 0
 	maxStart, maxEnd, minOverlap := 0.0, 0.0, 1.0
@@ -170,6 +166,6 @@ func PrintMerged(w io.Writer, out string, res *results.Results, a *analysis.Anal
 		fmt.Fprintf(w, ", %d partial (see missing_agents)", partial)
 	}
 	fmt.Fprintf(w, "\nwindows: start skew ≤ %.1f ms, end skew ≤ %.1f ms, overlap ≥ %.1f%%\n\n", maxStart, maxEnd, 100*minOverlap)
-	summary(w, res, a)
+	_ = render.Summary(w, res, a)
 	fmt.Fprintf(w, "\nresults: %s (end status %s)\n", textfmt.Escape(out), res.End.Status)
 }

@@ -24,40 +24,20 @@ import (
 	"github.com/poolsweep/poolsweep/cli/report"
 	"github.com/poolsweep/poolsweep/cli/serve"
 	"github.com/poolsweep/poolsweep/cli/storm"
+	"github.com/poolsweep/poolsweep/cli/sweep"
 	"github.com/poolsweep/poolsweep/cli/workload"
 	"github.com/poolsweep/poolsweep/internal/buildinfo"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/runner/progress"
 	"github.com/poolsweep/poolsweep/topology"
 )
-
-// Extra is what the root takes from cmd/poolsweep: the commands still
-// in package main, and what the commands here borrow from them, until
-// the sweep's run has moved into the run library (issue 34).
-type Extra struct {
-	// Commands builds the commands still in package main (sweep) on the
-	// streams Run gives every command.
-	Commands []func(*cmdutil.Env) *cobra.Command
-	// ProgressMode is the --progress a command line asks for, read before
-	// cobra parses it; with "json" every line of stderr is a JSON object
-	// from the start, cobra's refusals of the command line included. nil:
-	// never json.
-	ProgressMode func(root *cobra.Command, args []string) string
-	// JSONProgress makes stderr a writer of JSON lines, with the flush
-	// that ends it.
-	JSONProgress func(stderr io.Writer) (w io.Writer, flush func())
-	// Summary is the end-of-run table merge prints.
-	Summary merge.Summary
-	// Storm is what storm borrows from the sweep: its target start-up.
-	Storm storm.Deps
-	// Runners replace the commands that start or connect to something.
-	Runners Runners
-}
 
 // Runners replace, once the flags are parsed, the commands that start or
 // connect to something (the cli/cli seam): nil runs the command itself;
 // tests pass their own to check what argv turns into.
 type Runners struct {
+	Sweep   func(context.Context, *sweep.Options) error
 	Serve   func(context.Context, *serve.Options) error
 	Inspect func(context.Context, *inspect.Options) error
 	Storm   func(context.Context, *storm.Options) error
@@ -65,17 +45,18 @@ type Runners struct {
 
 // Run executes poolsweep with args on e's streams and returns the exit
 // status. Every error becomes one redacted line on stderr.
-func Run(ctx context.Context, args []string, e *cmdutil.Env, x Extra) (code int) {
+func Run(ctx context.Context, args []string, e *cmdutil.Env, r Runners) (code int) {
 	out := &stdoutWatch{w: e.Stdout}
 	stdin, stdout, stderr := e.Stdin, io.Writer(out), e.Stderr
 	e = &cmdutil.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr}
-	root := NewCmd(e, x)
-	if x.ProgressMode != nil && x.JSONProgress != nil && x.ProgressMode(root, args) == "json" {
+	root := NewCmd(e, r)
+	if progressMode(root, args) == "json" {
 		// Every line of stderr is a JSON object from here on: cobra's own
 		// refusals of the command line and the last "poolsweep: …" line
-		// too.
-		jp, flush := x.JSONProgress(stderr)
-		defer flush()
+		// too. The writer itself, not a wrapper: the sweep finds it on
+		// its stderr and writes its events through it (cli/sweep).
+		jp := progress.NewJSON(stderr)
+		defer jp.Flush()
 		stderr, e.Stderr = jp, jp
 	}
 	root.SetArgs(args)
@@ -120,7 +101,7 @@ func (s *stdoutWatch) Write(p []byte) (int, error) {
 }
 
 // NewCmd builds the root command with every command on e's streams.
-func NewCmd(e *cmdutil.Env, x Extra) *cobra.Command {
+func NewCmd(e *cmdutil.Env, r Runners) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "poolsweep",
 		Short: "Find the client concurrency and maxPoolSize where a MongoDB deployment saturates",
@@ -147,22 +128,19 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 		return cmd.Help()
 	}
 	root.PersistentPreRunE = cmdutil.RefuseEmpty
-	r := x.Runners
 	root.AddCommand(
+		sweep.NewCmdSweep(e, r.Sweep),
 		serve.NewCmdServe(e, r.Serve),
 		inspect.NewCmdInspect(e, r.Inspect),
 		analyze.NewCmdAnalyze(e, nil),
 		plot.NewCmdPlot(e, nil),
 		report.NewCmdReport(e, nil),
 		compare.NewCmdCompare(e, nil),
-		merge.NewCmdMerge(e, x.Summary, nil),
+		merge.NewCmdMerge(e, nil),
 		fleet.NewCmdFleet(e, nil),
-		storm.NewCmdStorm(e, x.Storm, r.Storm),
+		storm.NewCmdStorm(e, r.Storm),
 		workload.NewCmdWorkload(e, nil),
 	)
-	for _, c := range x.Commands {
-		root.AddCommand(c(e))
-	}
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.FlagError(err) })
 	}

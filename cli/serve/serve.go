@@ -184,7 +184,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		defer d.Close()
 		fmt.Fprintln(e.Stdout, d.URI())
 		fmt.Fprintf(e.Stderr, "poolsweep simulator (%s) — a measuring instrument, not a database; stop with Ctrl-C\n", spec.String())
-		cmdutil.WarnPublicListen(e.Stderr, "--listen", o.listen, append(d.Hosts(), d.ShardHosts()...), simCan, simAbout)
+		cmdutil.WarnPublicListen(e.Stderr, "--listen", o.listen, append(d.Hosts(), d.ShardHosts()...), cmdutil.SimCan, cmdutil.SimAbout)
 		<-ctx.Done()
 		return nil
 	}
@@ -215,7 +215,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 	}
 	fmt.Fprintln(e.Stdout, srv.URI)
 	if u, err := url.Parse(srv.URI); err == nil {
-		cmdutil.WarnPublicListen(e.Stderr, "--listen", o.listen, []string{u.Host}, ferretCan, ferretAbout)
+		cmdutil.WarnPublicListen(e.Stderr, "--listen", o.listen, []string{u.Host}, cmdutil.FerretCan, cmdutil.FerretAbout)
 	}
 	select {
 	case <-ctx.Done():
@@ -247,14 +247,3 @@ func watchStdin(r io.Reader) bool {
 		return false // a regular file is read to its end at once
 	}
 }
-
-// What whoever reaches serve's listener can do, and what it costs.
-const (
-	// The simulator takes any user and password; the words avoid the
-	// mechanism's name, which a URI with a raw "?" in its userinfo makes
-	// the redactor hide as a possible secret (tests share one redactor).
-	simCan      = "can connect to the simulator and send it commands (it takes any user and password)"
-	simAbout    = "it holds no data of yours, but their load would be measured as the deployment's"
-	ferretCan   = "can connect to FerretDB and read or change the documents it holds"
-	ferretAbout = "listen on 127.0.0.1 unless they should"
-)

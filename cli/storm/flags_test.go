@@ -1,30 +1,23 @@
 package storm
 
 import (
-	"context"
-	"errors"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
-
-	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
 )
 
-// parse is cmdtest.Parse of storm with deps.
-func parse(t *testing.T, deps Deps, args ...string) (*Options, int, string) {
+// parse is cmdtest.Parse of storm.
+func parse(t *testing.T, args ...string) (*Options, int, string) {
 	t.Helper()
-	return cmdtest.Parse(t, func(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
-		return NewCmdStorm(e, deps, runF)
-	}, args...)
+	return cmdtest.Parse(t, NewCmdStorm, args...)
 }
 
 // TestStormFlags: argv becomes the storms to run, Validate plans them
-// with nothing started, and --target gets the check the sweep lends.
+// with nothing started, and --target is checked as it is parsed.
 func TestStormFlags(t *testing.T) {
-	o, code, stderr := parse(t, Deps{}, "--uri", "mongodb://h1:27017", "--clients", "10,50", "--pool", "8", "--max-connecting", "2,8",
+	o, code, stderr := parse(t, "--uri", "mongodb://h1:27017", "--clients", "10,50", "--pool", "8", "--max-connecting", "2,8",
 		"--trials", "2", "--timeout", "30s", "--probe-interval", "5ms", "-o", "storm.jsonl", "--no-telemetry")
 	if code != 0 || o == nil {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -38,9 +31,8 @@ func TestStormFlags(t *testing.T) {
 		t.Errorf("validate: %+v %v", p, err)
 	}
 
-	// --target is checked as it is parsed, by the check storm is given.
-	refuse := Deps{CheckTarget: func(string) error { return errors.New("not a target") }}
-	if o, code, stderr := parse(t, refuse, "--target", "s=sim:slots=8", "-o", "s.jsonl"); o != nil || code != 2 {
+	// --target is checked as it is parsed, the simulator's spec too.
+	if o, code, stderr := parse(t, "--target", "s=sim:slots=0", "-o", "s.jsonl"); o != nil || code != 2 {
 		t.Errorf("--target refused by its check: exit %d, reached the run %v (%s)", code, o != nil, stderr)
 	}
 	for _, bad := range [][]string{
@@ -49,7 +41,7 @@ func TestStormFlags(t *testing.T) {
 		{"--uri", "mongodb://h", "--timeout", "11m", "-o", "s"}, // past 10m
 		{"--uri", "mongodb://h", "-o", "s", "extra"},            // no arguments
 	} {
-		if o, code, stderr := parse(t, Deps{}, bad...); o != nil || code != 2 {
+		if o, code, stderr := parse(t, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)
 		}
 	}

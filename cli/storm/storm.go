@@ -21,6 +21,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/storm"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
@@ -36,33 +37,6 @@ const (
 	stormClientKiB = 100
 	maxStormMemMiB = 2048
 )
-
-// Deps are what storm borrows from the sweep command until the sweep's
-// target start-up moves into the run library (issue 34): the --target
-// check, and starting or detecting one target.
-type Deps struct {
-	// CheckTarget checks a --target value as it is parsed.
-	CheckTarget func(string) error
-	// Start starts the server of t when poolsweep runs it (a simulator,
-	// FerretDB) and detects what it is, saying so on e.Stderr. stop ends
-	// what it started, whatever happened: defer it before looking at err.
-	Start func(ctx context.Context, e *cmdutil.Env, t topology.Target) (tg Target, stop func(), err error)
-}
-
-// Target is one started or detected target.
-type Target struct {
-	topology.Target
-	Header results.TargetHeader
-	// Telemetry starts sampling the target's servers.
-	Telemetry func() (Observer, error)
-}
-
-// Observer samples the server during the storms (the sweep's window
-// observer); Close ends it.
-type Observer interface {
-	storm.Observer
-	Close()
-}
 
 // Options are storm's flags, as parsed.
 type Options struct {
@@ -80,7 +54,7 @@ type Options struct {
 
 // NewCmdStorm builds the storm command; runF runs it once its flags are
 // parsed (nil: run the storms; tests pass their own).
-func NewCmdStorm(e *cmdutil.Env, deps Deps, runF func(context.Context, *Options) error) *cobra.Command {
+func NewCmdStorm(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
 	cmd := &cobra.Command{
 		Use:   "storm -o STORM.jsonl",
@@ -97,11 +71,11 @@ whose storms have a known answer: docs/storm.md.`,
 		Example: `  poolsweep storm --uri mongodb://db1:27017 --clients 10,50,200 --pool 20 -o storm.jsonl
   poolsweep storm --target sim=sim:slots=8,accept_cost=2ms --clients 10,50 --max-connecting 2,8 -o storm.jsonl`,
 		Args: cmdutil.ArgsUsage(cobra.NoArgs),
-		RunE: cmdutil.RunSeam(o, runF, func(ctx context.Context) error { return o.run(ctx, e, deps) }),
+		RunE: cmdutil.RunSeam(o, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
 	}
 	f := cmd.Flags()
 	cmdutil.TextVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the deployment to storm")
-	cmdutil.TextVar(f, &o.target, "target", "", "name=URI or name=sim:SPEC", deps.CheckTarget, "name=URI of the deployment to storm; name=sim:SPEC starts a calibrated simulator")
+	cmdutil.TextVar(f, &o.target, "target", "", "name=URI or name=sim:SPEC", cmdutil.CheckTarget, "name=URI of the deployment to storm; name=sim:SPEC starts a calibrated simulator")
 	cmdutil.LevelsVar(f, &o.clients, "clients", "10", results.MaxStormClients, false, plan.ParseLevels, fmt.Sprintf("K: clients opening their pools at once, a list or range (10,50,200; 10..200x2), each from 1 to %d", results.MaxStormClients))
 	cmdutil.IntVar(f, &o.pool, "pool", 20, 1, results.MaxStormPool, fmt.Sprintf("P: each client's maxPoolSize, the pool it fills, from 1 to %d", results.MaxStormPool))
 	cmdutil.LevelsVar(f, &o.maxConnecting, "max-connecting", "2", results.MaxConnecting, false, plan.ParseLevels, "the driver's maxConnecting: connections each pool opens at a time, a list (the driver's default is 2)")
@@ -178,16 +152,19 @@ func (o *Options) checkBudget(k, pools int) error {
 	return nil
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, deps Deps) error {
+func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 	p, err := o.Validate()
 	if err != nil {
 		return err
 	}
-	t, stop, err := deps.Start(ctx, e, p.target)
+	// The target started (a simulator, FerretDB) or detected as the
+	// sweep's are, saying so on stderr.
+	ts, stop, err := runner.StartTargets(ctx, e.Stderr, []topology.Target{p.target})
 	defer stop()
 	if err != nil {
 		return err
 	}
+	t := ts[0]
 	pools, routers := 1, []string(nil)
 	if t.Header.Topology == topology.Sharded {
 		routers = t.Header.Hosts
@@ -198,7 +175,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, deps Deps) error {
 	}
 	var obs storm.Observer
 	if !o.noTelemetry {
-		tel, err := t.Telemetry()
+		tel, err := runner.NewStepTelemetry(t, false)
 		if err != nil {
 			return fmt.Errorf("telemetry: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -94,7 +95,7 @@ func TestGoldenSweepSummary(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := readRes(t, tc.path)
 			var b bytes.Buffer
-			writeSummary(&b, res, analysis.Of([]*results.Results{res}, knee.DefaultOptions()))
+			_ = render.Summary(&b, res, analysis.Of([]*results.Results{res}, knee.DefaultOptions()))
 			golden.Check(t, filepath.Join("testdata", "golden", tc.name+".golden"), b.Bytes())
 		})
 	}
@@ -109,7 +110,7 @@ func TestSearchedRunOneVerdict(t *testing.T) {
 	res := readRes(t, searchRun)
 	a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
 	var b bytes.Buffer
-	writeSummary(&b, res, a)
+	_ = render.Summary(&b, res, a)
 	var knees []string
 	for _, l := range strings.Split(b.String(), "\n") {
 		if strings.HasPrefix(l, "knee:") {

@@ -20,14 +20,14 @@ import (
 
 // outputFlags lists every flag of every command that names a path
 // poolsweep writes, "command --flag", from the flags' own declarations
-// (flagrange.go and cli/cmdutil: what a flag takes says "outfile"), so that a new output
+// (cli/cmdutil: what a flag takes says "outfile"), so that a new output
 // flag cannot escape TestHostileOutputPaths.
 func outputFlags() []string {
 	root := newRootCmd(&env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, dryRunners)
 	var out []string
 	for _, cmd := range root.Commands() {
 		cmd.Flags().VisitAll(func(f *pflag.Flag) {
-			if d, ok := asDeclared(f.Value); ok && strings.Contains(d.accepts(), "outfile") {
+			if d, ok := asDeclared(f.Value); ok && strings.Contains(d.Accepts(), "outfile") {
 				out = append(out, cmd.Name()+" --"+f.Name)
 			}
 		})

@@ -21,7 +21,7 @@ import (
 // dryRunners stop the commands that start or connect to something once
 // their flags are validated: what argv turns into, with nothing started.
 var dryRunners = runners{
-	sweep:   func(_ context.Context, o *sweepOptions) error { _, err := o.validate(); return err },
+	sweep:   func(_ context.Context, o *sweepOptions) error { return o.Validate() },
 	serve:   func(_ context.Context, o *serveOptions) error { _, err := o.Validate(); return err },
 	inspect: func(_ context.Context, o *inspectOptions) error { _, err := o.Validate(); return err },
 	storm:   func(_ context.Context, o *stormOptions) error { _, err := o.Validate(); return err },
@@ -101,7 +101,7 @@ var flagContext = map[string][]string{
 }
 
 // TestHostileFlags walks every flag of every command, by what the flag
-// declares it takes (flagrange.go), and gives it hostile values: numbers
+// declares it takes (cli/cmdutil/flags.go), and gives it hostile values: numbers
 // that overflow, are not finite, or are out of range; durations too long
 // for a Duration; lists whose steps never end or end at once; words not in
 // the set; empty values, whitespace and control characters. Each run is
@@ -193,7 +193,7 @@ func hostileWalk(t *testing.T, name string) {
 			}
 			d, ok := asDeclared(f.Value)
 			if !ok {
-				t.Errorf("%s --%s (%s) is not declared through flagrange.go or cli/cmdutil: its range is nobody's", cmd.Name(), f.Name, f.Value.Type())
+				t.Errorf("%s --%s (%s) is not declared through cli/cmdutil: its range is nobody's", cmd.Name(), f.Name, f.Value.Type())
 				return
 			}
 			if lo, hi, _, _, ok := limitsOf(d); ok {
@@ -201,7 +201,7 @@ func hostileWalk(t *testing.T, name string) {
 				// sweep plans needs more than these.
 				limit := map[string]float64{"int": 1e8, "uint64": 1e8, "float": 1e4, "duration": float64(7 * 24 * time.Hour)}[d.Type()]
 				if lo < 0 || hi > limit {
-					t.Errorf("%s --%s declares %s: wider than any use (at most %g)", cmd.Name(), f.Name, d.accepts(), limit)
+					t.Errorf("%s --%s declares %s: wider than any use (at most %g)", cmd.Name(), f.Name, d.Accepts(), limit)
 				}
 			}
 			values, inRange := hostileFor(d)
@@ -225,7 +225,7 @@ func hostileWalk(t *testing.T, name string) {
 				case refused && (strings.Contains(line, "\n") || !strings.Contains(line, " -")):
 					t.Errorf("%s --%s=%q: refused with %q, want one line naming a flag", cmd.Name(), f.Name, v, stderr)
 				case !refused && (inRange != nil && !inRange(v) || contains(mustRefuse[f.Name], v)):
-					t.Errorf("%s --%s=%q (%s): accepted a value outside what the flag declares", cmd.Name(), f.Name, v, d.accepts())
+					t.Errorf("%s --%s=%q (%s): accepted a value outside what the flag declares", cmd.Name(), f.Name, v, d.Accepts())
 				case (inRange != nil && !inRange(v) || contains(mustRefuse[f.Name], v)) && !names(line):
 					t.Errorf("%s --%s=%q: refused, but the line does not name the flag: %q", cmd.Name(), f.Name, v, line)
 				case strings.ContainsAny(stderr+stdout, "\x00\x1b\r"):
@@ -248,7 +248,7 @@ func hostileWalk(t *testing.T, name string) {
 // hostileFor is the hostile values for a flag by what it declares, and,
 // where the test can tell by its own parse, which of them lie in range
 // (nil: the flag's own check decides).
-func hostileFor(d declared) ([]string, func(string) bool) {
+func hostileFor(d cmdutil.Declared) ([]string, func(string) bool) {
 	if lo, hi, openLo, openHi, ok := limitsOf(d); ok {
 		within := func(x float64) bool {
 			return !math.IsNaN(x) && !math.IsInf(x, 0) && (x > lo || !openLo && x == lo) && (x < hi || !openHi && x == hi)
@@ -305,71 +305,42 @@ func hostileFor(d declared) ([]string, func(string) bool) {
 	return append(append([]string{}, hostileText...), hostileNumbers...), func(s string) bool { return strings.TrimSpace(s) != "" }
 }
 
-// The sweep's flags are declared through flagrange.go, every other
-// command's through cli/cmdutil (until the sweep moves to cli/sweep):
-// asDeclared sees both as declared, and limitsOf, levelsOf and choicesOf
-// read what either declares.
-
-// cmdutilFlag is a flag declared through cli/cmdutil.
-type cmdutilFlag struct{ cmdutil.Declared }
-
-func (c cmdutilFlag) accepts() string { return c.Accepts() }
+// Every command's flags are declared through cli/cmdutil: asDeclared
+// sees them, and limitsOf, levelsOf and choicesOf read what each
+// declares.
 
 // asDeclared is v as a declared flag, and whether it is one.
-func asDeclared(v pflag.Value) (declared, bool) {
-	switch d := v.(type) {
-	case declared:
-		return d, true
-	case cmdutil.Declared:
-		return cmdutilFlag{d}, true
-	}
-	return nil, false
+func asDeclared(v pflag.Value) (cmdutil.Declared, bool) {
+	d, ok := v.(cmdutil.Declared)
+	return d, ok
 }
 
 // limitsOf is a number flag's range.
-func limitsOf(d declared) (lo, hi float64, openLo, openHi, ok bool) {
-	switch v := d.(type) {
-	case interface {
-		limits() (lo, hi float64, openLo, openHi bool)
-	}:
-		lo, hi, openLo, openHi = v.limits()
+func limitsOf(d cmdutil.Declared) (lo, hi float64, openLo, openHi, ok bool) {
+	if n, isNum := d.(interface {
+		Limits() (lo, hi float64, openLo, openHi bool)
+	}); isNum {
+		lo, hi, openLo, openHi = n.Limits()
 		return lo, hi, openLo, openHi, true
-	case cmdutilFlag:
-		if n, isNum := v.Declared.(interface {
-			Limits() (lo, hi float64, openLo, openHi bool)
-		}); isNum {
-			lo, hi, openLo, openHi = n.Limits()
-			return lo, hi, openLo, openHi, true
-		}
 	}
 	return 0, 0, false, false, false
 }
 
 // levelsOf is a list-of-levels flag's highest level and whether it takes
 // "match".
-func levelsOf(d declared) (max int, match, ok bool) {
-	switch v := d.(type) {
-	case *levelsValue:
-		return v.max, v.match, true
-	case cmdutilFlag:
-		if l, isLevels := v.Declared.(interface{ Levels() (int, bool) }); isLevels {
-			max, match = l.Levels()
-			return max, match, true
-		}
+func levelsOf(d cmdutil.Declared) (max int, match, ok bool) {
+	if l, isLevels := d.(interface{ Levels() (int, bool) }); isLevels {
+		max, match = l.Levels()
+		return max, match, true
 	}
 	return 0, false, false
 }
 
 // choicesOf is a word flag's words and whether it takes a list of them.
-func choicesOf(d declared) (choices []string, list, ok bool) {
-	switch v := d.(type) {
-	case *choiceValue:
-		return v.choices, v.list, true
-	case cmdutilFlag:
-		if c, isChoice := v.Declared.(interface{ Choices() ([]string, bool) }); isChoice {
-			choices, list = c.Choices()
-			return choices, list, true
-		}
+func choicesOf(d cmdutil.Declared) (choices []string, list, ok bool) {
+	if c, isChoice := d.(interface{ Choices() ([]string, bool) }); isChoice {
+		choices, list = c.Choices()
+		return choices, list, true
 	}
 	return nil, false, false
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/poolsweep/poolsweep/internal/errext"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"os"
 	"strings"
 	"syscall"
@@ -83,7 +84,7 @@ func TestHostileURIs(t *testing.T) {
 func TestHostileHandedTargets(t *testing.T) {
 	t.Parallel()
 	for _, b := range badURIs {
-		for _, h := range []handedTargets{{URI: b.uri}, {Targets: []string{"a=" + b.uri}}} {
+		for _, h := range []runlib.HandedTargets{{URI: b.uri}, {Targets: []string{"a=" + b.uri}}} {
 			r, w, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)

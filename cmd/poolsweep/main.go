@@ -2,14 +2,12 @@
 // where a MongoDB deployment saturates. See README.md and docs/.
 //
 // main handles the signals and runs cli/root, which puts the commands
-// together: one package per command under cli/ (cli/analyze, cli/plot,
-// …), each with its Options, its flags and NewCmdX(e, runF), and
-// cli/cmdutil for what they share. The sweep command (sweep*.go, with
-// gates.go, progress*.go, summary.go, …) is still here while its run
-// moves into the run library (issue 34): root.go hands it to cli/root
-// (root.Extra), and cmdutil_aliases.go keeps its files compiling on
-// cli/cmdutil. Tests run the commands in-process (run, with their own
-// streams) and, where a real child process matters, as a built binary.
+// together: one package per command under cli/ (cli/sweep, cli/analyze,
+// cli/plot, …), each with its Options, its flags and NewCmdX(e, runF),
+// and cli/cmdutil for what they share; the sweep's run itself is the
+// runner package. Tests run the commands in-process (run, runWith: their
+// own streams, runners in place of the commands that start or connect to
+// something) and, where a real child process matters, as a built binary.
 package main
 
 import (
@@ -18,6 +16,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/root"
 	"github.com/poolsweep/poolsweep/sweep"
 )
 
@@ -38,7 +38,7 @@ func main() {
 		s = <-sigs
 		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := root.Run(ctx, os.Args[1:], &cmdutil.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, root.Runners{})
 	os.Exit(code)
 }
 

@@ -444,7 +444,7 @@ func TestInputsBounded(t *testing.T) {
 	}
 	bigResults := sparse("big.jsonl", results.MaxFileBytes+1)
 	bigCSV := sparse("big.csv", cmdutil.MaxCSVBytes+1)
-	bigWorkload := sparse("big.properties", maxWorkloadBytes+1)
+	bigWorkload := sparse("big.properties", cmdutil.MaxWorkloadBytes+1)
 	// Runs to resume whose results.jsonl is each of these.
 	resume := func(name string, put func(p string)) string {
 		r := filepath.Join(d, "resume-"+name)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"strings"
 	"testing"
@@ -187,7 +188,7 @@ func TestProgressJSONHostileFlags(t *testing.T) {
 	base := []string{"--target", "s=sim:slots=8"}
 	tried, refused := 0, 0
 	sweep.Flags().VisitAll(func(f *pflag.Flag) {
-		d, ok := f.Value.(declared)
+		d, ok := f.Value.(cmdutil.Declared)
 		if f.Value.Type() == "bool" || f.Name == "progress" || !ok { // TestHostileFlags fails an undeclared flag
 			return
 		}

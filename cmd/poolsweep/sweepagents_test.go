@@ -20,7 +20,6 @@ import (
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/results"
-	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/sweep/agents"
 )
 
@@ -60,21 +59,6 @@ func TestAgentFlags(t *testing.T) {
 		if code != errext.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tt.want) || stdout != "" {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 and one line naming %q", tt.args, code, stderr, stdout, tt.want)
 		}
-	}
-	// What valid agent flags turn into.
-	var got *sweepOptions
-	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
-	cmd := newSweepCmd(e, func(_ context.Context, o *sweepOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"--uri", uri, "--agents", "3", "--agent-index", "2", "--run-id", "seed003", "--agent-timeout", "90s"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := got.validate(); err != nil {
-		t.Fatal(err)
-	}
-	if got.agents != 3 || got.agentIndex != 2 || got.runID != "seed003" || got.agentTimeout != 90*time.Second || !got.agentMode() ||
-		runlib.DefaultOutDir(runlib.NewRunID(got.runID), got.agentsOption()) != filepath.Join("poolsweep-out", "seed003", "agent-2") {
-		t.Errorf("agent options %+v", got.agentOptions)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"context"
@@ -7,43 +7,46 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis/render"
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/merge"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/runner/progress"
-	"github.com/poolsweep/poolsweep/sweep"
+	sweeplib "github.com/poolsweep/poolsweep/sweep"
 )
 
 // run is the sweep command once its flags are parsed: it checks them
 // (what needs no connection), hands the run to runlib.Run, and prints
 // what the run returns.
-func (o *sweepOptions) run(ctx context.Context, e *env) error {
-	var jp *jsonProgress
+func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
+	var jp *progress.JSON
 	if o.progress == "json" {
 		// Every line of stderr is a JSON event, the last "poolsweep: …"
-		// line too (run prints it through e.stderr): run made stderr so
-		// before parsing the command line (progressmode.go).
+		// line too (cli/root prints it through e.Stderr): root made stderr
+		// so before parsing the command line (cli/root/progressmode.go).
 		var ok bool
-		if jp, ok = e.stderr.(*jsonProgress); !ok {
-			jp = newJSONProgress(e.stderr)
-			e.stderr = jp
+		if jp, ok = e.Stderr.(*progress.JSON); !ok {
+			jp = progress.NewJSON(e.Stderr)
+			e.Stderr = jp
 		}
 	}
 	opts, err := o.options(ctx)
 	if err != nil {
 		return err
 	}
-	opts.Messages = e.stderr
+	opts.Messages = e.Stderr
 	if jp != nil {
-		opts.JSON = jp.JSON
+		opts.JSON = jp
 	}
 	r := runlib.Run(ctx, opts)
-	printRun(e.stdout, r)
+	printRun(e.Stdout, r)
 	return r.Err
 }
 
 // options checks the flags, reads the inputs they name, and turns them
 // into the run's options.
-func (o *sweepOptions) options(ctx context.Context) (runlib.Options, error) {
+func (o *Options) options(ctx context.Context) (runlib.Options, error) {
 	if err := runlib.CheckNamedDir(o.out, o.resume, o.noPlot); err != nil {
 		return runlib.Options{}, err
 	}
@@ -57,18 +60,18 @@ func (o *sweepOptions) options(ctx context.Context) (runlib.Options, error) {
 	if err := o.validateGates(); err != nil {
 		return runlib.Options{}, err
 	}
-	if _, err := o.fleet.asked(); err != nil {
+	if _, err := o.fleet.Asked(); err != nil {
 		return runlib.Options{}, err
 	}
-	if err := o.fleet.readStorm(ctx, readOptions{}); err != nil {
+	if err := o.fleet.ReadStorm(ctx, cmdutil.ReadOptions{}); err != nil {
 		return runlib.Options{}, err
 	}
 	opts := runlib.Options{RunID: o.runID, Plan: cfg.plan, Workloads: cfg.workloads, Targets: cfg.targets, Why: cfg.choice.why, Notes: cfg.notes,
-		Out: o.out, Resume: o.resume, Read: o.read.options(), NoPlot: o.noPlot,
+		Out: o.out, Resume: o.resume, Read: o.read.Options(), NoPlot: o.noPlot,
 		Drop: o.drop, DropForeign: o.dropForeign, KeepGoing: o.keepGoing, MaxErrorRate: o.maxErrorRate,
 		PrewarmTimeout: o.prewarm, MaxConnecting: o.maxConnecting, LockWait: o.lockWait,
 		NoTelemetry: o.noTelemetry, NoShardSampling: o.noShardSample, ServerCores: o.serverCores,
-		Thresholds: o.gates.list(), Metrics: o.metricsOptions()}
+		Thresholds: o.gates.List(), Metrics: o.metricsOptions()}
 	for _, flag := range []string{"read-preference", "write-concern"} {
 		if o.changed(flag) {
 			opts.Axes = append(opts.Axes, flag)
@@ -90,19 +93,19 @@ func printRun(w io.Writer, r runlib.Result) {
 	res := r.Results
 	switch {
 	case r.Merged && res != nil:
-		printMerged(w, r.ResultsPath, res, r.Analysis)
+		merge.PrintMerged(w, r.ResultsPath, res, r.Analysis)
 	case res != nil && len(res.Steps) > 0:
-		writeSummary(w, res, r.Analysis)
+		_ = render.Summary(w, res, r.Analysis)
 		writeSearchNotes(w, r.Outcome.Notes)
 		fmt.Fprintf(w, "\n%s\n", timeSplit(r.Outcome.Time))
 		fmt.Fprintf(w, "results: %s\n", textfmt.Escape(r.ResultsPath))
-		writeThresholds(w, r.Thresholds)
+		cmdutil.WriteThresholds(w, r.Thresholds)
 	}
 }
 
 // timeSplit says where a sweep's wall time went, so that a user sees what
 // a long plan costs beyond its measured windows.
-func timeSplit(t sweep.SessionTime) string {
+func timeSplit(t sweeplib.SessionTime) string {
 	parts := []struct {
 		name string
 		d    time.Duration

@@ -1,19 +1,21 @@
-package main
+package sweep
 
 import (
 	"fmt"
 	"net"
 	"strconv"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/serve"
 	runlib "github.com/poolsweep/poolsweep/runner"
 )
 
 // listenAddr reads --metrics-listen: HOST:PORT as serve --listen takes it
-// (checkListen), but with a fixed port (1 to 65535: a scraper must know
+// (serve.CheckListen), but with a fixed port (1 to 65535: a scraper must know
 // it), and a HOST left out (":9464") meaning the loopback address
 // 127.0.0.1, so that nothing is served beyond this machine unless asked.
 func listenAddr(s string) (string, error) {
-	if err := checkListen(s); err != nil {
+	if err := serve.CheckListen(s); err != nil {
 		return "", err
 	}
 	host, port, _ := net.SplitHostPort(s)
@@ -33,12 +35,12 @@ func checkMetricsListen(s string) error {
 }
 
 // metricsOptions are --metrics-listen for the run; nil when not asked.
-func (o *sweepOptions) metricsOptions() *runlib.MetricsOptions {
+func (o *Options) metricsOptions() *runlib.MetricsOptions {
 	if o.metricsListen == "" {
 		return nil
 	}
 	addr, _ := listenAddr(o.metricsListen) // checked as it was parsed
 	return &runlib.MetricsOptions{Addr: addr, Warning: func(addr string, bound []string) string {
-		return publicListenWarning("--metrics-listen", addr, bound, metricsCan, metricsAbout)
+		return cmdutil.PublicListenWarning("--metrics-listen", addr, bound, cmdutil.MetricsCan, cmdutil.MetricsAbout)
 	}}
 }

@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
@@ -35,11 +36,11 @@ type searchOptions struct {
 
 // addFlags registers the search flags.
 func (s *searchOptions) addFlags(f *pflag.FlagSet) {
-	choiceVar(f, &s.search, "search", "", []string{results.SearchKnee, results.SearchPool}, false, `find the answer in a fraction of the grid's steps: "knee" locates the knee on a log₂ grid between the lowest and highest --concurrency (MIN..MAX will do); "pool" then finds the smallest maxPoolSize at the knee that keeps its throughput, within --pool MIN..MAX when given`)
-	textVar(f, &s.resolution, "resolution", "sqrt2", "sqrt2 or a factor from 1.05 to 4", func(v string) error { _, err := parseResolution(v); return err },
+	cmdutil.ChoiceVar(f, &s.search, "search", "", []string{results.SearchKnee, results.SearchPool}, false, `find the answer in a fraction of the grid's steps: "knee" locates the knee on a log₂ grid between the lowest and highest --concurrency (MIN..MAX will do); "pool" then finds the smallest maxPoolSize at the knee that keeps its throughput, within --pool MIN..MAX when given`)
+	cmdutil.TextVar(f, &s.resolution, "resolution", "sqrt2", "sqrt2 or a factor from 1.05 to 4", func(v string) error { _, err := parseResolution(v); return err },
 		"with --search: the factor between neighbouring levels of the grid the knee is located on, sqrt2 or a number from 1.05 to 4")
-	durationVar(f, &s.budget, "budget", 0, time.Second, maxBudget, "with --search: a wall-time budget (e.g. 20m), 1s to 168h; the search plans its probes to fit the measured cost per step and, when it ends first, reports its best bracket")
-	durationVar(f, &s.sloP99, "slo-p99", 0, time.Microsecond, maxSLOP99, "with --search pool: the p99 latency per call a pool size must meet, 1µs to 1h")
+	cmdutil.DurationVar(f, &s.budget, "budget", 0, time.Second, maxBudget, "with --search: a wall-time budget (e.g. 20m), 1s to 168h; the search plans its probes to fit the measured cost per step and, when it ends first, reports its best bracket")
+	cmdutil.DurationVar(f, &s.sloP99, "slo-p99", 0, time.Microsecond, maxSLOP99, "with --search pool: the p99 latency per call a pool size must meet, 1µs to 1h")
 	travel(f, travelAsGiven, "search", "resolution", "budget", "slo-p99") // refused with --spawn, but as given if they were not
 }
 
@@ -148,6 +149,6 @@ func fmtHours(d time.Duration) string { return progress.Hours(d) }
 // writeSearchNotes prints what the search found, or why it stopped.
 func writeSearchNotes(w io.Writer, notes []string) {
 	for _, n := range notes {
-		fmt.Fprintln(w, safeLine(n))
+		fmt.Fprintln(w, cmdutil.SafeLine(n))
 	}
 }

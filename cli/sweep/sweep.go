@@ -1,4 +1,9 @@
-package main
+// Package sweep is the sweep command: its flags (Options, NewCmdSweep),
+// their checks and the plan they make (grid or search, auto lengths, the
+// open loop, agents and the command lines of --spawn's agents), and what
+// it prints of the run. The run itself is the runner package (runner.Run):
+// this package parses, hands the options over, and prints what comes back.
+package sweep
 
 import (
 	"context"
@@ -7,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
+	sweeplib "github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
-	"github.com/poolsweep/poolsweep/topology/sim"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -58,7 +63,8 @@ type planDefaults struct {
 	maxWarmup, maxDuration       time.Duration
 }
 
-type sweepOptions struct {
+// Options are the sweep's flags, as parsed.
+type Options struct {
 	uri           string
 	targets       []string
 	concurrency   string
@@ -86,17 +92,17 @@ type sweepOptions struct {
 	noPlot        bool
 	noTelemetry   bool
 	resume        string
-	read          readOptions // --lenient, with --resume
+	read          cmdutil.ReadOptions // --lenient, with --resume
 	maxErrorRate  float64
 	prewarm       time.Duration
 	serverCores   int
 	noShardSample bool
 	lockWait      time.Duration
-	gates         thresholdFlags // --threshold (gates.go)
-	fleet         fleetFlags     // --instances, --storm …: the fleet section of report.html (fleetflags.go)
-	progress      string         // --progress: text or json (progressjson.go)
-	metricsListen string         // --metrics-listen (metricslisten.go)
-	autoOptions                  // --warmup/--duration auto and their bounds (autoflags.go)
+	gates         cmdutil.ThresholdFlags // --threshold (cli/cmdutil; gates.go)
+	fleet         cmdutil.FleetFlags     // --instances, --storm …: the fleet section of report.html (cli/cmdutil)
+	progress      string                 // --progress: text or json (runner/progress; cli/root makes stderr JSON lines)
+	metricsListen string                 // --metrics-listen (metricslisten.go)
+	autoOptions                          // --warmup/--duration auto and their bounds (autoflags.go)
 
 	// Open loop (sweepopen.go).
 	rate          string
@@ -118,26 +124,12 @@ const (
 	maxServerCores = 1_000_000
 )
 
-// checkTarget checks one --target: name=URI, or name=sim:SPEC with a spec
-// the simulator takes.
-func checkTarget(v string) error {
-	t, err := topology.ParseTarget(v)
-	if err != nil {
-		return err
-	}
-	if t.SimSpec != "" {
-		if _, err := sim.ParseSpec(t.SimSpec); err != nil {
-			return fmt.Errorf("target %s: %w", t.Name, err)
-		}
-	}
-	return nil
-}
-
-// newSweepCmd builds the sweep command. runF runs it once its flags are
-// parsed: nil means the real sweep; tests pass their own to check what
-// argv turns into without connecting anywhere (the cli/cli seam).
-func newSweepCmd(e *env, runF func(context.Context, *sweepOptions) error) *cobra.Command {
-	o := &sweepOptions{}
+// NewCmdSweep builds the sweep command on e's streams. runF runs it once
+// its flags are parsed: nil means the real sweep; tests pass their own to
+// check what argv turns into without connecting anywhere (the cli/cli
+// seam).
+func NewCmdSweep(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
+	o := &Options{}
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Measure throughput and latency over concurrency × maxPoolSize, find the knee, plot it",
@@ -214,7 +206,7 @@ ends "interrupted" (130); steps that ran without some agents make the run "parti
 (3); an agent refused for another plan or version exits 2. --spawn exits with the
 merged run's end status.
 
-` + thresholdHelp,
+` + cmdutil.ThresholdHelp,
 		Example: `  poolsweep sweep
   poolsweep sweep --uri mongodb://db1:27017                      # a search for the knee over 1..1024
   poolsweep sweep --uri mongodb://db1:27017 --concurrency 8..512 --pool 4..64   # the knee, then the pool size
@@ -230,7 +222,7 @@ merged run's end status.
   poolsweep sweep --uri mongodb://db1:27017 --rate 1000..20000x1.5 --pool 16,64,256 --arrivals poisson
   poolsweep sweep --target sim=sim:slots=8 --threshold 'p99<20ms@8' --threshold 'ops>500@knee' \
       --threshold 'errors<0.1%' --threshold 'knee>=4'`,
-		Args: argsUsage(cobra.NoArgs),
+		Args: cmdutil.ArgsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
 			o.flagSet = cmd.Flags()
@@ -241,46 +233,46 @@ merged run's end status.
 		},
 	}
 	f := cmd.Flags()
-	textVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the one deployment to measure")
-	textArrayVar(f, &o.targets, "target", "name=URI or name=sim:SPEC", checkTarget, "name=URI of a deployment to measure (repeatable); name=sim:SPEC starts a calibrated simulator")
-	levelsVar(f, &o.concurrency, "concurrency", "", plan.MaxConcurrency, false, levelsOrSpan, "concurrency levels per client: a list or a range with a step (1..64x2, 100..1000+100) is a grid of every level; a range without a step (1..1024) is searched for the knee (--search knee; --search pool when --pool is MIN..MAX too). Default "+uriDefaults.concurrency+", a search (with --agents, --spawn, --order interleaved or a list of pools: the grid "+uriDefaults.gridConcurrency+"); embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency)
-	levelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; a range without a step, MIN..MAX, searches for the pool size (--search pool) within it`)
-	intVar(f, &o.clients, "clients", 1, 1, plan.MaxClients, "independent clients in this process, each with its own pool and concurrency workers")
-	intVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals across trials. With auto windows a maximum: each level once (its own batch-means interval), more only where neighbouring levels' intervals overlap near the knee (a search defaults to 3)")
+	cmdutil.TextVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the one deployment to measure")
+	cmdutil.TextArrayVar(f, &o.targets, "target", "name=URI or name=sim:SPEC", cmdutil.CheckTarget, "name=URI of a deployment to measure (repeatable); name=sim:SPEC starts a calibrated simulator")
+	cmdutil.LevelsVar(f, &o.concurrency, "concurrency", "", plan.MaxConcurrency, false, levelsOrSpan, "concurrency levels per client: a list or a range with a step (1..64x2, 100..1000+100) is a grid of every level; a range without a step (1..1024) is searched for the knee (--search knee; --search pool when --pool is MIN..MAX too). Default "+uriDefaults.concurrency+", a search (with --agents, --spawn, --order interleaved or a list of pools: the grid "+uriDefaults.gridConcurrency+"); embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency)
+	cmdutil.LevelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; a range without a step, MIN..MAX, searches for the pool size (--search pool) within it`)
+	cmdutil.IntVar(f, &o.clients, "clients", 1, 1, plan.MaxClients, "independent clients in this process, each with its own pool and concurrency workers")
+	cmdutil.IntVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals across trials. With auto windows a maximum: each level once (its own batch-means interval), more only where neighbouring levels' intervals overlap near the knee (a search defaults to 3)")
 	o.autoOptions.addFlags(f, &o.warmup, &o.duration) // autoflags.go
-	durationVar(f, &o.opTimeout, "op-timeout", 5*time.Second, plan.MinOpTimeout, plan.MaxOpTimeout, "timeout of every operation, server selection and pool checkout included (driver v2 has none by default): one still running after it is cancelled and counted as a timeout; 1ms to 1h")
-	durationVar(f, &o.prewarm, "prewarm-timeout", 60*time.Second, time.Second, time.Hour, "how long to wait for each step's pool to open its connections; 1s to 1h")
-	choiceVar(f, &o.workload, "workload", "read", workload.BuiltinWorkloads, false, "read, update, insert, scan, api (2 finds + 1 update per call) or mixed")
-	textVar(f, &o.mix, "mix", "", "op=share,… (checked with --workload mixed)", nil, "operation shares for --workload mixed, e.g. read=70,update=30 (ops: read, update, insert, scan, rmw)")
-	textVar(f, &o.mixes, "mixes", "", "insert:read:update,… (checked with the workload)", nil, `several insert:read:update mixes, each its own series, e.g. "100:0:0,0:0:100,50:50:0"`)
-	choiceVar(f, &o.readPref, "read-preference", "", results.ReadPreferences, true, "replica sets and sharded clusters: read preferences to sweep, each its own series, e.g. primary,secondaryPreferred,nearest (default: the URI's)")
-	choiceVar(f, &o.writeConcern, "write-concern", "", results.WriteConcerns, true, `replica sets and sharded clusters: write concerns to sweep, each its own series: 1 (the primary acknowledges) and/or majority (default: the URI's)`)
-	textVar(f, &o.workloadFile, "workload-file", "", "a path, read as a bounded property file", nil, "a YCSB core-workload property file (workloads/workloada style)")
-	choiceVar(f, &o.distribution, "distribution", "uniform", workload.Distributions, false, "key distribution: uniform, zipfian or latest")
-	intVar(f, &o.records, "records", 0, 1, workload.MaxRecords, "documents to load (default 10000; embedded server 1000)")
-	textVar(f, &o.database, "database", "poolsweep", "a MongoDB database name", workload.CheckDatabaseName, "database poolsweep loads and writes (it never writes elsewhere); MongoDB's rules for names: under 64 bytes, none of /\\. \"$*<>:|? or spaces")
+	cmdutil.DurationVar(f, &o.opTimeout, "op-timeout", 5*time.Second, plan.MinOpTimeout, plan.MaxOpTimeout, "timeout of every operation, server selection and pool checkout included (driver v2 has none by default): one still running after it is cancelled and counted as a timeout; 1ms to 1h")
+	cmdutil.DurationVar(f, &o.prewarm, "prewarm-timeout", 60*time.Second, time.Second, time.Hour, "how long to wait for each step's pool to open its connections; 1s to 1h")
+	cmdutil.ChoiceVar(f, &o.workload, "workload", "read", workload.BuiltinWorkloads, false, "read, update, insert, scan, api (2 finds + 1 update per call) or mixed")
+	cmdutil.TextVar(f, &o.mix, "mix", "", "op=share,… (checked with --workload mixed)", nil, "operation shares for --workload mixed, e.g. read=70,update=30 (ops: read, update, insert, scan, rmw)")
+	cmdutil.TextVar(f, &o.mixes, "mixes", "", "insert:read:update,… (checked with the workload)", nil, `several insert:read:update mixes, each its own series, e.g. "100:0:0,0:0:100,50:50:0"`)
+	cmdutil.ChoiceVar(f, &o.readPref, "read-preference", "", results.ReadPreferences, true, "replica sets and sharded clusters: read preferences to sweep, each its own series, e.g. primary,secondaryPreferred,nearest (default: the URI's)")
+	cmdutil.ChoiceVar(f, &o.writeConcern, "write-concern", "", results.WriteConcerns, true, `replica sets and sharded clusters: write concerns to sweep, each its own series: 1 (the primary acknowledges) and/or majority (default: the URI's)`)
+	cmdutil.TextVar(f, &o.workloadFile, "workload-file", "", "a path, read as a bounded property file", nil, "a YCSB core-workload property file (workloads/workloada style)")
+	cmdutil.ChoiceVar(f, &o.distribution, "distribution", "uniform", workload.Distributions, false, "key distribution: uniform, zipfian or latest")
+	cmdutil.IntVar(f, &o.records, "records", 0, 1, workload.MaxRecords, "documents to load (default 10000; embedded server 1000)")
+	cmdutil.TextVar(f, &o.database, "database", "poolsweep", "a MongoDB database name", workload.CheckDatabaseName, "database poolsweep loads and writes (it never writes elsewhere); MongoDB's rules for names: under 64 bytes, none of /\\. \"$*<>:|? or spaces")
 	f.BoolVar(&o.drop, "drop", false, "reload poolsweep's own collection even if a matching one exists")
 	f.BoolVar(&o.dropForeign, "drop-foreign", false, "drop and reload poolsweep's collection although it also holds documents poolsweep did not write (without it such a collection is refused, exit 2, with their count); a collection poolsweep did not create is refused either way")
-	textVar(f, &o.out, "out", "", "a directory, made through outfile", nil, "output directory, made if absent (its parent must exist; default ./poolsweep-out/<run-id>)")
-	choiceVar(f, &o.order, "order", plan.OrderSequential, []string{plan.OrderSequential, plan.OrderInterleaved}, false, "with several targets: sequential, or interleaved (A B A B … step by step)")
-	uint64Var(f, &o.maxConnecting, "max-connecting", 0, 1, maxConnecting, fmt.Sprintf("connections each pool opens at once, 1 to 1024 (default: the URI's maxConnecting, else %d; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured", sweep.DefaultMaxConnecting))
+	cmdutil.TextVar(f, &o.out, "out", "", "a directory, made through outfile", nil, "output directory, made if absent (its parent must exist; default ./poolsweep-out/<run-id>)")
+	cmdutil.ChoiceVar(f, &o.order, "order", plan.OrderSequential, []string{plan.OrderSequential, plan.OrderInterleaved}, false, "with several targets: sequential, or interleaved (A B A B … step by step)")
+	cmdutil.Uint64Var(f, &o.maxConnecting, "max-connecting", 0, 1, maxConnecting, fmt.Sprintf("connections each pool opens at once, 1 to 1024 (default: the URI's maxConnecting, else %d; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured", sweeplib.DefaultMaxConnecting))
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep (the run then ends partial, exit 3)")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
-	floatVar(f, &o.maxErrorRate, "max-error-rate", 1, 0, 1, false, false, "stop the sweep after a step whose failed operations exceed this fraction, 0 to 1 (1 = never stop)")
-	textVar(f, &o.resume, "resume", "", "a directory holding results.jsonl, written through outfile", nil, "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
-	f.BoolVar(&o.read.lenient, "lenient", false, "with --resume: "+lenientHelp+"; such a step is measured again")
+	cmdutil.FloatVar(f, &o.maxErrorRate, "max-error-rate", 1, 0, 1, false, false, "stop the sweep after a step whose failed operations exceed this fraction, 0 to 1 (1 = never stop)")
+	cmdutil.TextVar(f, &o.resume, "resume", "", "a directory holding results.jsonl, written through outfile", nil, "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
+	f.BoolVar(&o.read.Lenient, "lenient", false, "with --resume: "+cmdutil.LenientHelp+"; such a step is measured again")
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	f.BoolVar(&o.noShardSample, "no-shard-sampling", false, "on a sharded cluster, sample the mongos routers only, not the shards' primaries behind them (which poolsweep otherwise finds with listShards and samples directly, with the URI's credentials and TLS)")
-	intVar(f, &o.serverCores, "server-cores", 0, 0, maxServerCores, "CPU cores of each server host, for the server-CPU bound (default 0: what hostInfo reports, or this machine's for a server poolsweep started)")
-	durationVar(f, &o.lockWait, "lock-wait", workload.DefaultLockWait, 0, 24*time.Hour, "how long to wait for another poolsweep run that is loading the same collection, up to 24h")
-	o.gates.add(f)
-	o.fleet.add(f, "adds the fleet section to report.html", false)
-	textVar(f, &o.metricsListen, "metrics-listen", "", "HOST:PORT, HOST an IP address or localhost", checkMetricsListen, "serve Prometheus metrics of the running sweep at http://HOST:PORT/metrics, e.g. 127.0.0.1:9464 (\":9464\" is loopback too); a port in use refuses the sweep")
-	choiceVar(f, &o.progress, "progress", "text", []string{"text", "json"}, false, "how stderr follows the run: text, or json (one JSON object per line: plan, step_start, progress, step_end, thresholds, end, message; docs/progress.md)")
+	cmdutil.IntVar(f, &o.serverCores, "server-cores", 0, 0, maxServerCores, "CPU cores of each server host, for the server-CPU bound (default 0: what hostInfo reports, or this machine's for a server poolsweep started)")
+	cmdutil.DurationVar(f, &o.lockWait, "lock-wait", workload.DefaultLockWait, 0, 24*time.Hour, "how long to wait for another poolsweep run that is loading the same collection, up to 24h")
+	o.gates.Add(f)
+	o.fleet.Add(f, "adds the fleet section to report.html", false)
+	cmdutil.TextVar(f, &o.metricsListen, "metrics-listen", "", "HOST:PORT, HOST an IP address or localhost", checkMetricsListen, "serve Prometheus metrics of the running sweep at http://HOST:PORT/metrics, e.g. 127.0.0.1:9464 (\":9464\" is loopback too); a port in use refuses the sweep")
+	cmdutil.ChoiceVar(f, &o.progress, "progress", "text", []string{"text", "json"}, false, "how stderr follows the run: text, or json (one JSON object per line: plan, step_start, progress, step_end, thresholds, end, message; docs/progress.md)")
 	addAgentFlags(f, &o.agentOptions)
-	levelsVar(f, &o.rate, "rate", "", plan.MaxRate, false, plan.ParseLevels, "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
-	choiceVar(f, &o.arrivals, "arrivals", results.ArrivalsUniform, []string{results.ArrivalsUniform, results.ArrivalsPoisson}, false, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
-	intVar(f, &o.maxInFlight, "max-in-flight", plan.DefaultMaxInFlight, 1, plan.MaxConcurrency, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
+	cmdutil.LevelsVar(f, &o.rate, "rate", "", plan.MaxRate, false, plan.ParseLevels, "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
+	cmdutil.ChoiceVar(f, &o.arrivals, "arrivals", results.ArrivalsUniform, []string{results.ArrivalsUniform, results.ArrivalsPoisson}, false, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
+	cmdutil.IntVar(f, &o.maxInFlight, "max-in-flight", plan.DefaultMaxInFlight, 1, plan.MaxConcurrency, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
 
 	// Adaptive search (issue 14).
 	o.searchOptions.addFlags(f)

@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -41,14 +42,14 @@ const (
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$`)
 
 func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
-	intVar(f, &o.agents, "agents", 0, 1, maxAgents, "agent mode: this many processes (on any hosts) measure the plan in lock step; give every agent the same flags and its own --agent-index")
-	intVar(f, &o.agentIndex, "agent-index", 0, 0, maxAgents-1, "agent mode: this agent's index, 0 to --agents-1; index 0 leads")
-	textVar(f, &o.runID, "run-id", "", "a name of letters, digits, . _ -", checkRunID, "the run's name (letters, digits, . _ -); agent mode: the same on every agent (default: the start time and a random suffix)")
-	durationVar(f, &o.agentTimeout, "agent-timeout", defaultAgentTimeout, time.Second, 24*time.Hour, "agent mode: how long to wait for an agent to join or be ready for a step, 1s to 24h; a step then runs without it and is marked partial")
-	durationVar(f, &o.agentSilence, "agent-silence", agents.DefaultSilence, agents.MinSilence, time.Hour, "agent mode: how long an agent's heartbeat (once a second) may stand still, outside the measured windows, before the others take it for stopped and go on without it, 3s to 1h")
-	intVar(f, &o.spawn, "spawn", 0, 1, maxSpawn, "start this many agent processes on this machine, run the plan in lock step and merge their results (for large hosts and tests)")
+	cmdutil.IntVar(f, &o.agents, "agents", 0, 1, maxAgents, "agent mode: this many processes (on any hosts) measure the plan in lock step; give every agent the same flags and its own --agent-index")
+	cmdutil.IntVar(f, &o.agentIndex, "agent-index", 0, 0, maxAgents-1, "agent mode: this agent's index, 0 to --agents-1; index 0 leads")
+	cmdutil.TextVar(f, &o.runID, "run-id", "", "a name of letters, digits, . _ -", checkRunID, "the run's name (letters, digits, . _ -); agent mode: the same on every agent (default: the start time and a random suffix)")
+	cmdutil.DurationVar(f, &o.agentTimeout, "agent-timeout", defaultAgentTimeout, time.Second, 24*time.Hour, "agent mode: how long to wait for an agent to join or be ready for a step, 1s to 24h; a step then runs without it and is marked partial")
+	cmdutil.DurationVar(f, &o.agentSilence, "agent-silence", agents.DefaultSilence, agents.MinSilence, time.Hour, "agent mode: how long an agent's heartbeat (once a second) may stand still, outside the measured windows, before the others take it for stopped and go on without it, 3s to 1h")
+	cmdutil.IntVar(f, &o.spawn, "spawn", 0, 1, maxSpawn, "start this many agent processes on this machine, run the plan in lock step and merge their results (for large hosts and tests)")
 	// An inherited descriptor: 0 to 2 are the standard streams.
-	intVar(f, &o.targetsFD, "targets-fd", 0, 3, maxTargetsFD, "internal: the agents --spawn starts read their targets from this inherited descriptor, so that no password is on a command line")
+	cmdutil.IntVar(f, &o.targetsFD, "targets-fd", 0, 3, maxTargetsFD, "internal: the agents --spawn starts read their targets from this inherited descriptor, so that no password is on a command line")
 	_ = f.MarkHidden("targets-fd")
 	travel(f, travelAsGiven, "agent-timeout", "agent-silence")
 	travel(f, travelNever, "agents", "agent-index", "run-id", "spawn", "targets-fd") // --spawn sets them for each agent
@@ -68,7 +69,7 @@ func checkRunID(id string) error {
 
 // validateAgents checks the agent-mode flags against each other and the
 // targets, before anything connects.
-func (o *sweepOptions) validateAgents(cfg *sweepConfig) error {
+func (o *Options) validateAgents(cfg *sweepConfig) error {
 	a := &o.agentOptions
 	if (o.changed("spawn") || o.changed("agents")) && o.changed("search") {
 		// Each agent would search on its own numbers and the agents would
@@ -116,10 +117,10 @@ func (o *sweepOptions) validateAgents(cfg *sweepConfig) error {
 }
 
 // agentMode says whether this process is one agent of several.
-func (o *sweepOptions) agentMode() bool { return o.agents > 0 }
+func (o *Options) agentMode() bool { return o.agents > 0 }
 
 // agentsOption is agent mode for the run, nil when this process is alone.
-func (o *sweepOptions) agentsOption() *runlib.AgentOptions {
+func (o *Options) agentsOption() *runlib.AgentOptions {
 	if !o.agentMode() {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -18,8 +19,8 @@ import (
 // flags that travel resolved are exactly those resolvedArgs gives.
 func TestSweepFlagsTravel(t *testing.T) {
 	t.Parallel()
-	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
-	flags := newSweepCmd(e, nil).Flags()
+	e := &cmdutil.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}
+	flags := NewCmdSweep(e, nil).Flags()
 	resolved := map[string]bool{}
 	flags.VisitAll(func(f *pflag.Flag) {
 		switch flagTravel(f) {
@@ -85,19 +86,19 @@ func TestSpawnArgsAsBefore(t *testing.T) {
 }
 
 // parseSweepOptions is parseSweep with the parsed options too.
-func parseSweepOptions(args []string) (*sweepOptions, *sweepConfig, error) {
+func parseSweepOptions(args []string) (*Options, *sweepConfig, error) {
 	var (
-		opts *sweepOptions
+		opts *Options
 		cfg  *sweepConfig
 	)
-	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
-	cmd := newSweepCmd(e, func(_ context.Context, o *sweepOptions) error {
+	e := &cmdutil.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}
+	cmd := NewCmdSweep(e, func(_ context.Context, o *Options) error {
 		var err error
 		opts = o
 		cfg, err = o.validate()
 		return err
 	})
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.FlagError(err) })
 	cmd.SetArgs(args)
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
@@ -110,11 +111,11 @@ func parseSweepOptions(args []string) (*sweepOptions, *sweepConfig, error) {
 
 // handSpawnArgs is spawnArgs as it was while hand-kept lists chose the
 // flags, kept as the reference the derived one must equal.
-func handSpawnArgs(o *sweepOptions, cfg *sweepConfig) []string {
+func handSpawnArgs(o *Options, cfg *sweepConfig) []string {
 	decided := map[string]bool{"spawn": true, "out": true, "target": true, "uri": true, "run-id": true, "agents": true, "agent-index": true,
 		"resume": true, "no-plot": true, "concurrency": true, "trials": true, "warmup": true, "duration": true, "records": true, "targets-fd": true}
 	args := []string{"sweep"}
-	for _, name := range append(fleetFlagNames, autoFlagNames...) {
+	for _, name := range append(cmdutil.FleetFlagNames, autoFlagNames...) {
 		decided[name] = true // the leader writes the report; the lengths are the plan's
 	}
 	o.flagSet.Visit(func(f *pflag.Flag) {

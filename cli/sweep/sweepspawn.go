@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/topology"
@@ -62,7 +63,7 @@ func readWithin(r io.Reader, limit int64, wait time.Duration) ([]byte, error) {
 // readHandedTargets is an agent's side of handedTargets: with --targets-fd
 // it reads the targets from that inherited descriptor into --uri or
 // --target, as if they had been given.
-func (o *sweepOptions) readHandedTargets() error {
+func (o *Options) readHandedTargets() error {
 	if o.targetsFD == 0 {
 		return nil
 	}
@@ -97,7 +98,7 @@ func (o *sweepOptions) readHandedTargets() error {
 		}
 	}
 	for _, v := range h.Targets {
-		if err := checkTarget(v); err != nil {
+		if err := cmdutil.CheckTarget(v); err != nil {
 			return errext.Usagef("--targets-fd: %w", err)
 		}
 	}
@@ -110,7 +111,7 @@ func (o *sweepOptions) readHandedTargets() error {
 // as given, when given, and those the plan resolved, as resolved, since
 // an agent sees only URIs and would otherwise pick other defaults. The
 // targets go through a pipe (runlib.HandedTargets).
-func (o *sweepOptions) spawnArgs(cfg *sweepConfig) []string {
+func (o *Options) spawnArgs(cfg *sweepConfig) []string {
 	args := []string{"sweep"}
 	o.flagSet.Visit(func(f *pflag.Flag) {
 		if flagTravel(f) == travelAsGiven {

@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // plan's concurrency: the most calls in flight per client), and the pool
 // defaults to the driver's own 100 instead of "match", which needs a
 // concurrency. Without --rate, the open-loop flags are refused.
-func (o *sweepOptions) applyOpen(p *plan.Plan) error {
+func (o *Options) applyOpen(p *plan.Plan) error {
 	if !o.changed("rate") {
 		for _, f := range []string{"arrivals", "max-in-flight"} {
 			if o.changed(f) {

@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
@@ -17,7 +18,7 @@ import (
 // "auto" or a fixed length, and the bounds and precision of auto.
 
 // autoOptions are the auto flags; warmup and duration themselves live in
-// sweepOptions (their fixed lengths) with the two auto switches here.
+// Options (their fixed lengths) with the two auto switches here.
 type autoOptions struct {
 	warmupAuto, durationAuto bool
 	minWarmup, maxWarmup     time.Duration
@@ -57,7 +58,7 @@ func (v *autoDurationValue) String() string {
 }
 
 func (v *autoDurationValue) Type() string { return "auto|duration" }
-func (v *autoDurationValue) accepts() string {
+func (v *autoDurationValue) Accepts() string {
 	return fmt.Sprintf("auto or a duration between %s and %s", fmtHours(v.lo), fmtHours(v.hi))
 }
 
@@ -81,7 +82,7 @@ func (v *percentValue) Set(s string) error {
 
 func (v *percentValue) String() string { return strconv.FormatFloat(*v.p, 'g', -1, 64) + "%" }
 func (v *percentValue) Type() string   { return "percent" }
-func (v *percentValue) accepts() string {
+func (v *percentValue) Accepts() string {
 	return fmt.Sprintf("a percentage between %g%% and %g%%", v.lo, v.hi)
 }
 
@@ -92,14 +93,14 @@ func (a *autoOptions) addFlags(f *pflag.FlagSet, warmup, duration *time.Duration
 		"warm-up before each measured window: auto ends it where MSER-5 (White 1997) finds the end of the transient in the rate, taken in 100-ms batches (at least 3s, --min-warmup to --max-warmup; the default, but on simulator targets; with --rate, MSER-5 over both the achieved rate and the corrected latency, and a target that falls behind the offered rate ends it at once; with --agents or --spawn the leader ends every agent's warm-up at once, from all their batches); or a fixed length up to 24h (10s is the usual; simulator targets 1s by default)")
 	f.Var(&autoDurationValue{p: duration, auto: &a.durationAuto, lo: plan.MinWindow, hi: plan.MaxWindow}, "duration",
 		"measured window of each step: auto ends it once the 95% confidence half-width of its throughput (batch means, 10 or more, Student t; batches widened until their lag-1 autocorrelation is small) is within --precision, after --min-duration and --min-calls (with --rate: the achieved rate's and the mean corrected latency's half-widths), at --max-duration at the latest, or sooner when even at --max-duration the half-width would stay over twice --precision (window_end precision-out-of-reach), or, with --rate, when the target does not keep up (the default, but on simulator targets; with --agents or --spawn the leader ends every agent's window at once, from all their batches); or a fixed length, 100ms to 24h (30s is the usual; simulator targets 3s by default)")
-	durationVar(f, &a.minWarmup, "min-warmup", plan.DefaultMinWarmup, 0, time.Hour, "with --warmup auto: the shortest warm-up, up to 1h (MSER-5 needs 3s of batches in any case)")
-	durationVar(f, &a.maxWarmup, "max-warmup", plan.DefaultMaxWarmup, plan.MinWindow, plan.MaxWindow, "with --warmup auto: the longest warm-up, at least 3s (what MSER-5 needs) and --min-warmup (default 1m; embedded server 10s); a step whose rate never settles by then says so and gets low confidence")
-	durationVar(f, &a.minDuration, "min-duration", plan.DefaultMinDuration, plan.MinWindow, plan.MaxWindow, "with --duration auto: the shortest window")
-	durationVar(f, &a.maxDuration, "max-duration", plan.DefaultMaxDuration, time.Second, plan.MaxWindow, "with --duration auto: the longest window, whatever its precision, at least 1s (10 batches for an interval) and --min-duration (default 1m; embedded server 15s)")
+	cmdutil.DurationVar(f, &a.minWarmup, "min-warmup", plan.DefaultMinWarmup, 0, time.Hour, "with --warmup auto: the shortest warm-up, up to 1h (MSER-5 needs 3s of batches in any case)")
+	cmdutil.DurationVar(f, &a.maxWarmup, "max-warmup", plan.DefaultMaxWarmup, plan.MinWindow, plan.MaxWindow, "with --warmup auto: the longest warm-up, at least 3s (what MSER-5 needs) and --min-warmup (default 1m; embedded server 10s); a step whose rate never settles by then says so and gets low confidence")
+	cmdutil.DurationVar(f, &a.minDuration, "min-duration", plan.DefaultMinDuration, plan.MinWindow, plan.MaxWindow, "with --duration auto: the shortest window")
+	cmdutil.DurationVar(f, &a.maxDuration, "max-duration", plan.DefaultMaxDuration, time.Second, plan.MaxWindow, "with --duration auto: the longest window, whatever its precision, at least 1s (10 batches for an interval) and --min-duration (default 1m; embedded server 15s)")
 	a.precisionPct = plan.DefaultPrecision
 	f.Var(&percentValue{p: &a.precisionPct, lo: plan.MinPrecisionPct, hi: plan.MaxPrecisionPct}, "precision",
 		"with --duration auto: the 95% confidence half-width of a window's throughput it ends at, relative to it, 0.1% to 50%")
-	intVar(f, &a.minCalls, "min-calls", plan.DefaultMinCalls, 0, plan.MaxMinCalls,
+	cmdutil.IntVar(f, &a.minCalls, "min-calls", plan.DefaultMinCalls, 0, plan.MaxMinCalls,
 		"with --duration auto: the fewest calls a window may end with, so that its p99 rests on enough of them (1000: the p99 rests on the 10 slowest); a slow step's window runs longer for it")
 	travel(f, travelResolved, append([]string{"warmup", "duration"}, autoFlagNames...)...) // the plan's lengths (lengthArgs)
 }

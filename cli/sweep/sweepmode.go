@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"slices"
@@ -34,7 +34,7 @@ func bareRange(v string) bool {
 
 // gridOnly is why this run cannot be searched, "" when it can, and the
 // flag that says so.
-func (o *sweepOptions) gridOnly() (flag, why string) {
+func (o *Options) gridOnly() (flag, why string) {
 	pool := strings.TrimSpace(o.pool)
 	switch {
 	case o.spawn > 0:
@@ -55,7 +55,7 @@ func (o *sweepOptions) gridOnly() (flag, why string) {
 // its knee is measured at pool match. The open loop (--rate) sets its own
 // levels (applyOpen). Every refusal names its flag and says how to get a
 // grid instead.
-func (o *sweepOptions) choosePlan(d planDefaults) ([]int, plan.PoolPlan, planChoice, error) {
+func (o *Options) choosePlan(d planDefaults) ([]int, plan.PoolPlan, planChoice, error) {
 	if o.changed("rate") {
 		pool, err := plan.ParsePool(o.pool)
 		if err != nil {

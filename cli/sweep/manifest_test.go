@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 )
 
 // k8sJob is the part of a batch/v1 Job the agents' manifest relies on.
@@ -112,9 +114,9 @@ func TestKubernetesManifest(t *testing.T) {
 		if args[0] != "sweep" {
 			t.Fatalf("the command is poolsweep %s, want poolsweep sweep", args[0])
 		}
-		var got *sweepOptions
-		e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
-		cmd := newSweepCmd(e, func(_ context.Context, o *sweepOptions) error { got = o; return nil })
+		var got *Options
+		e := &cmdutil.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}
+		cmd := NewCmdSweep(e, func(_ context.Context, o *Options) error { got = o; return nil })
 		cmd.SetArgs(args[1:])
 		cmd.SetOut(io.Discard)
 		cmd.SetErr(io.Discard)

@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import "github.com/spf13/pflag"
 

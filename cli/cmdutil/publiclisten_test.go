@@ -1,4 +1,4 @@
-package main
+package cmdutil
 
 import (
 	"bytes"
@@ -6,8 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/internal/loopback"
-	runlib "github.com/poolsweep/poolsweep/runner"
+	"github.com/poolsweep/poolsweep/runner/progress"
 )
 
 // TestPublicListenWarning: a listener on a loopback address is not
@@ -37,13 +36,13 @@ func TestPublicListenWarning(t *testing.T) {
 		{"loadhost:9482", []string{"loadhost:9482"}, "loadhost on port 9482"}, // a name other than localhost
 	} {
 		for _, flag := range []struct{ name, can, about string }{
-			{"--metrics-listen", metricsCan, metricsAbout},
-			{"--listen", simCan, simAbout},
-			{"--listen", ferretCan, ferretAbout},
+			{"--metrics-listen", MetricsCan, MetricsAbout},
+			{"--listen", SimCan, SimAbout},
+			{"--listen", FerretCan, FerretAbout},
 		} {
 			var text, js bytes.Buffer
-			warnPublicListen(&text, flag.name, c.listen, c.addrs, flag.can, flag.about)
-			warnPublicListen(newJSONProgress(&js), flag.name, c.listen, c.addrs, flag.can, flag.about)
+			WarnPublicListen(&text, flag.name, c.listen, c.addrs, flag.can, flag.about)
+			WarnPublicListen(progress.NewJSON(&js), flag.name, c.listen, c.addrs, flag.can, flag.about)
 			if c.who == "" {
 				if text.Len() != 0 || js.Len() != 0 {
 					t.Errorf("%s %s is loopback, warned %q %q", flag.name, c.listen, text.String(), js.String())
@@ -61,28 +60,7 @@ func TestPublicListenWarning(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(metricsAbout, "no credentials") || !strings.Contains(metricsAbout, "shape") {
-		t.Errorf("the metrics warning must say they carry no credentials but reveal the target's shape: %q", metricsAbout)
-	}
-}
-
-// TestMetricsListenLoopbackQuiet: --metrics-listen on a loopback address,
-// and with its host left out (which means 127.0.0.1), starts without a
-// warning.
-func TestMetricsListenLoopbackQuiet(t *testing.T) {
-	t.Parallel()
-	addr := loopback.ClosedAddr(t)
-	_, port, _ := strings.Cut(addr, ":")
-	for _, listen := range []string{addr, ":" + port, "localhost:" + port} {
-		var stderr bytes.Buffer
-		o := &sweepOptions{metricsListen: listen}
-		m, err := runlib.StartMetrics(o.metricsOptions(), &stderr)
-		if err != nil {
-			t.Fatalf("--metrics-listen %s: %v", listen, err)
-		}
-		m.Stop()
-		if stderr.Len() != 0 {
-			t.Errorf("--metrics-listen %s warned: %q", listen, stderr.String())
-		}
+	if !strings.Contains(MetricsAbout, "no credentials") || !strings.Contains(MetricsAbout, "shape") {
+		t.Errorf("the metrics warning must say they carry no credentials but reveal the target's shape: %q", MetricsAbout)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"context"
@@ -6,12 +6,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	runlib "github.com/poolsweep/poolsweep/runner"
-	"github.com/poolsweep/poolsweep/sweep"
+	sweeplib "github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
 )
@@ -26,9 +27,17 @@ type sweepConfig struct {
 	notes     []string
 }
 
+// Validate checks the flags as the run does before it starts anything,
+// and the inputs they name (a workload file, a resumed run's header):
+// the dry runner of the tests that feed every flag hostile values.
+func (o *Options) Validate() error {
+	_, err := o.validate()
+	return err
+}
+
 // validate turns flags into a sweepConfig; every problem is a usage error
 // naming its flag, found before anything connects.
-func (o *sweepOptions) validate() (*sweepConfig, error) {
+func (o *Options) validate() (*sweepConfig, error) {
 	cfg := &sweepConfig{}
 	if o.uri != "" && len(o.targets) > 0 {
 		return nil, errext.Usagef("--uri and --target: give one --uri, or several --target name=URI, not both")
@@ -43,7 +52,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	case len(o.targets) > 0:
 		seen := map[string]bool{}
 		for _, v := range o.targets {
-			t, err := topology.ParseTarget(v) // checked as it was parsed (checkTarget)
+			t, err := topology.ParseTarget(v) // checked as it was parsed (cmdutil.CheckTarget)
 			if err != nil {
 				return nil, errext.Usagef("--target: %w", err)
 			}
@@ -97,7 +106,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	if err := p.Validate(); err != nil {
 		return nil, errext.UsageError{Err: err}
 	}
-	if o.read.lenient && o.resume == "" {
+	if o.read.Lenient && o.resume == "" {
 		return nil, errext.Usagef("--lenient: only with --resume (it is how the earlier results are read)")
 	}
 	cfg.plan = p
@@ -132,7 +141,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	case o.workloadFile != "":
 		// A regular file of at most 1 MiB: read at once, before any
 		// signal could matter.
-		pf, err := readInput(context.Background(), "--workload-file", o.workloadFile, maxWorkloadBytes, func(r io.Reader) (workload.PropertyFile, error) {
+		pf, err := cmdutil.ReadInput(context.Background(), "--workload-file", o.workloadFile, cmdutil.MaxWorkloadBytes, func(r io.Reader) (workload.PropertyFile, error) {
 			return workload.ParsePropertyFile(r, o.workloadFile, base)
 		})
 		if err != nil {
@@ -185,7 +194,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	// Hosts per target are known only after connecting; a sharded
 	// target's pools are counted once here and checked again per step by
 	// the driver's own limits.
-	if err := sweep.CheckMemory(cfg.plan, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
+	if err := sweeplib.CheckMemory(cfg.plan, cfg.workloads, 1, sweeplib.MachineMemory()); err != nil {
 		return nil, errext.UsageError{Err: err}
 	}
 	if o.spawn > 1 {
@@ -193,7 +202,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		// step's clients, so together they hold spawn times as many.
 		all := cfg.plan
 		all.Clients *= o.spawn
-		if err := sweep.CheckMemory(all, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
+		if err := sweeplib.CheckMemory(all, cfg.workloads, 1, sweeplib.MachineMemory()); err != nil {
 			return nil, errext.Usagef("--spawn: %d agents on this machine, each with the plan's clients: %w", o.spawn, err)
 		}
 	}
