@@ -83,6 +83,7 @@ func cmdInsert(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, 
 	if err := f.routerStep(ctx, kindWrite); err != nil {
 		return nil, err
 	}
+	ctx = withCost(ctx, opCost{class: classWrite})
 	// Group by shard, remembering each document's index in the request.
 	groups := make([][]keyed, len(f.shards))
 	index := make([][]int, len(f.shards))
@@ -204,6 +205,11 @@ func (f *frontend) updateOne(ctx context.Context, db, coll string, s bsoncore.Do
 	}
 	multi := boolValue(s.Lookup("multi"))
 	upsert := boolValue(s.Lookup("upsert"))
+	walk := 1 // a single update examines up to its first match
+	if multi {
+		walk = 0
+	}
+	ctx = withCost(ctx, opCost{class: classWrite, examine: examiner(db, coll, flt, 0, walk)})
 	if multi && u.replacement != nil {
 		return r, errBadValue("multi update is not supported with a replacement document")
 	}
@@ -298,6 +304,7 @@ func (f *frontend) deleteOne(ctx context.Context, db, coll string, s bsoncore.Do
 	if limit != 0 && limit != 1 {
 		return 0, errBadValue("delete limit must be 0 or 1")
 	}
+	ctx = withCost(ctx, opCost{class: classWrite, examine: examiner(db, coll, flt, 0, int(limit))})
 	n := len(f.shards)
 	if flt.idEq != nil || n == 1 {
 		i := 0
