@@ -129,6 +129,14 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		}
 		cfg.workloads = ws
 	case o.workloadFile != "":
+		// A poolsweep workload file is replayed (replayfile.go).
+		if w, ok, err := replayWorkloadFile(o, base); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			cfg.workloads = []workload.Workload{w}
+			break
+		}
 		// A regular file of at most 1 MiB: read at once, before any
 		// signal could matter.
 		pf, err := readInput(context.Background(), "--workload-file", o.workloadFile, maxWorkloadBytes, func(r io.Reader) (workload.PropertyFile, error) {
