@@ -153,6 +153,9 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	if err := a.WriteText(e.stdout); err != nil {
 		return err
 	}
+	if err := a.WriteReplayText(e.stdout); err != nil {
+		return err
+	}
 	writeThresholds(e.stdout, outcomes)
 	if rep != nil {
 		ew := textfmt.NewErrWriter(e.stdout)
@@ -168,7 +171,7 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 // after its own fields when there are any, and what --ftdc attached
 // (server_telemetry) when it was given.
 func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.ThresholdOutcome, rep *ftdcReport) error {
-	if len(outcomes) == 0 && rep == nil {
+	if len(outcomes) == 0 && rep == nil && len(a.Replays) == 0 {
 		return a.WriteJSON(w)
 	}
 	var buf bytes.Buffer
@@ -180,13 +183,14 @@ func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.Thr
 		OpenLoop   json.RawMessage            `json:"open_loop,omitempty"`
 		Missing    json.RawMessage            `json:"missing"`
 		Curves     json.RawMessage            `json:"curves,omitempty"`
+		Replays    []analysis.Replay          `json:"replays,omitempty"`
 		Thresholds []results.ThresholdOutcome `json:"thresholds"`
 		FTDC       *ftdcReport                `json:"server_telemetry,omitempty"`
 	}
 	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
 		return fmt.Errorf("analysis JSON: %w", err)
 	}
-	out.Thresholds, out.FTDC = outcomes, rep
+	out.Thresholds, out.FTDC, out.Replays = outcomes, rep, a.Replays
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
