@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,5 +95,41 @@ func TestReplayStepSharesOnSim(t *testing.T) {
 				t.Errorf("C=4: the aggregation's median %.2fms is not above the scan's %.2fms", agg.Latency.P50, scan.Latency.P50)
 			}
 		}
+	}
+}
+
+// TestReplayResume: a run replayed from a file is resumed only with the
+// same shapes and shares; another file's, or the built-in workload, is
+// refused by what changed.
+func TestReplayResume(t *testing.T) {
+	f, err := shapes.Read("../workload/testdata/replay.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := workload.NewReplay(f, "replay.yaml", workload.ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := workload.DefaultWorkload()
+	w.Name, w.Label, w.Replay = "replay", "replay", r
+	p := plan.Plan{Concurrency: []int{4}, Pool: plan.PoolPlan{Given: "match"}, Clients: 1, Trials: 1, Duration: time.Second, OpTimeout: time.Second}
+	h := newRunHeader("r", p, []workload.Workload{w}, []results.TargetHeader{{Name: "a"}}, 1)
+	if h.Workload.Replay == nil || len(h.Workload.Replay.Shapes) != 8 {
+		t.Fatalf("the header's replay: %+v", h.Workload.Replay)
+	}
+	if err := checkResume(h, p, []workload.Workload{w}, []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	g := *f
+	g.Shapes = append([]shapes.Shape(nil), f.Shapes...)
+	g.Shapes[0].Share, g.Shapes[1].Share = 0.3, 0.3
+	r2, err := workload.NewReplay(&g, "replay.yaml", workload.ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2 := w
+	w2.Replay = r2
+	if err := checkResume(h, p, []workload.Workload{w2}, []string{"a"}); err == nil || !strings.Contains(err.Error(), "shapes or shares") {
+		t.Errorf("resume with other shares: %v", err)
 	}
 }

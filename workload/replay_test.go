@@ -13,7 +13,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/internal/testferret"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/workload/shapes"
@@ -126,14 +125,24 @@ func fingerprint(t testing.TB, coll *mongo.Collection) (int, [32]byte) {
 }
 
 // TestReplayFerretDB runs every shape of the file for real, over real
-// data in embedded FerretDB: the user's collection (in a database of its
+// data in embedded FerretDB (and on the simulator, standalone, replica set
+// and sharded, which answers every shape with a real reply's shape): the user's collection (in a database of its
 // own) is byte for byte what it was, the writes went to poolsweep's copy
 // (with the user's index), a second Prepare reuses the copy, --drop
 // rebuilds it, and a collection of the copy's name that poolsweep did not
 // make is refused and left alone.
 func TestReplayFerretDB(t *testing.T) {
 	t.Parallel()
-	uri := testferret.Start(t)
+	for name, start := range foreignServers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			replayOn(t, start(t))
+		})
+	}
+}
+
+// replayOn is TestReplayFerretDB on the server at uri.
+func replayOn(t *testing.T, uri string) {
 	c := testsrv.Connect(t, uri)
 	ctx := context.Background()
 	users := makeUsers(t, c, "app")
