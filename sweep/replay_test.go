@@ -36,15 +36,22 @@ func replayWorkload(t *testing.T, uri string) workload.Workload {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w := replayOf(t, f)
+	if _, err := workload.Prepare(ctx, c, w, workload.PrepareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// replayOf is the replay of f as a workload.
+func replayOf(t *testing.T, f *shapes.File) workload.Workload {
+	t.Helper()
 	r, err := workload.NewReplay(f, "replay.yaml", workload.ReplayOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := workload.DefaultWorkload()
 	w.Name, w.Label, w.Replay = "replay", "replay", r
-	if _, err := workload.Prepare(ctx, c, w, workload.PrepareOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	return w
 }
 
@@ -106,12 +113,7 @@ func TestReplayResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := workload.NewReplay(f, "replay.yaml", workload.ReplayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := workload.DefaultWorkload()
-	w.Name, w.Label, w.Replay = "replay", "replay", r
+	w := replayOf(t, f)
 	p := plan.Plan{Concurrency: []int{4}, Pool: plan.PoolPlan{Given: "match"}, Clients: 1, Trials: 1, Duration: time.Second, OpTimeout: time.Second}
 	h := newRunHeader("r", p, []workload.Workload{w}, []results.TargetHeader{{Name: "a"}}, 1)
 	if h.Workload.Replay == nil || len(h.Workload.Replay.Shapes) != 8 {
@@ -123,12 +125,7 @@ func TestReplayResume(t *testing.T) {
 	g := *f
 	g.Shapes = append([]shapes.Shape(nil), f.Shapes...)
 	g.Shapes[0].Share, g.Shapes[1].Share = 0.3, 0.3
-	r2, err := workload.NewReplay(&g, "replay.yaml", workload.ReplayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w2 := w
-	w2.Replay = r2
+	w2 := replayOf(t, &g)
 	if err := checkResume(h, p, []workload.Workload{w2}, []string{"a"}); err == nil || !strings.Contains(err.Error(), "shapes or shares") {
 		t.Errorf("resume with other shares: %v", err)
 	}

@@ -340,19 +340,11 @@ func (f *frontend) findAndModifyOn(ctx context.Context, db, coll string, flt fil
 	if !upsert || remove {
 		return r, nil
 	}
-	kd, id, err := upsertKeyed(q, u)
-	if err != nil {
-		return r, err
+	doc, id, err := f.upsertOnShard(ctx, db, coll, q, u)
+	if err == nil {
+		r.new, r.upserted = doc, &id
 	}
-	var werrs []writeError
-	if err := f.onShard(ctx, kd.key.shardOf(n), kindWrite, func(st *store) { _, werrs = st.insert(db, coll, []keyed{kd}, true) }); err != nil {
-		return r, err
-	}
-	if len(werrs) > 0 {
-		return r, &cmdError{Code: werrs[0].Code, Name: "DuplicateKey", Msg: werrs[0].Msg}
-	}
-	r.new, r.upserted = kd.doc, &id
-	return r, nil
+	return r, err
 }
 
 // findAndModify changes the first matching document under one lock, as

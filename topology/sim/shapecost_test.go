@@ -167,3 +167,29 @@ func TestSpecShapeKeys(t *testing.T) {
 		t.Error("agg_service=11s accepted")
 	}
 }
+
+// TestShapesSharded: on routers in front of shards, a findAndModify
+// without an _id tries the shards in turn and upserts on the new _id's
+// shard; aggregate and distinct gather every shard's documents.
+func TestShapesSharded(t *testing.T) {
+	d := startSim(t, "shards=2,service=0s,router_cost=0s")
+	ctx := t.Context()
+	coll := connect(t, d.URI(), 4).Database("app").Collection("c")
+	loadShapes(t, coll, 50)
+	var got bson.M
+	err := coll.FindOneAndUpdate(ctx, bson.D{{Key: "g", Value: int32(99)}}, bson.D{{Key: "$set", Value: bson.D{{Key: "s", Value: "new"}}}},
+		options.FindOneAndUpdate().SetUpsert(true).SetReturnDocument(options.After)).Decode(&got)
+	if err != nil || got["g"] != int32(99) || got["s"] != "new" {
+		t.Fatalf("upsert through findAndModify: %v %v", got, err)
+	}
+	if err := coll.FindOneAndUpdate(ctx, bson.D{{Key: "g", Value: int32(2)}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}).Decode(&got); err != nil || got["g"] != int32(2) {
+		t.Fatalf("findAndModify over the shards: %v %v", got, err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 51 {
+		t.Fatalf("countDocuments over the shards: %d %v, want 51", n, err)
+	}
+	var values []int32
+	if err := coll.Distinct(ctx, "g", bson.D{}).Decode(&values); err != nil || len(values) != 6 {
+		t.Fatalf("distinct over the shards: %v %v", values, err)
+	}
+}

@@ -249,19 +249,29 @@ func (f *frontend) updateOne(ctx context.Context, db, coll string, s bsoncore.Do
 	if r.matched > 0 || !upsert {
 		return r, nil
 	}
+	_, id, err := f.upsertOnShard(ctx, db, coll, q, u)
+	if err == nil {
+		r.upserted = &id
+	}
+	return r, err
+}
+
+// upsertOnShard inserts the document an upsert that matched on no shard
+// makes (upsertKeyed) on its new _id's shard, a data op of its own, and
+// returns it with its _id.
+func (f *frontend) upsertOnShard(ctx context.Context, db, coll string, q bsoncore.Document, u update) (bsoncore.Document, bsoncore.Value, error) {
 	kd, id, err := upsertKeyed(q, u)
 	if err != nil {
-		return r, err
+		return nil, id, err
 	}
 	var werrs []writeError
-	if err := f.onShard(ctx, kd.key.shardOf(n), kindWrite, func(st *store) { _, werrs = st.insert(db, coll, []keyed{kd}, true) }); err != nil {
-		return r, err
+	if err := f.onShard(ctx, kd.key.shardOf(len(f.shards)), kindWrite, func(st *store) { _, werrs = st.insert(db, coll, []keyed{kd}, true) }); err != nil {
+		return nil, id, err
 	}
 	if len(werrs) > 0 {
-		return r, &cmdError{Code: werrs[0].Code, Name: "DuplicateKey", Msg: werrs[0].Msg}
+		return nil, id, &cmdError{Code: werrs[0].Code, Name: "DuplicateKey", Msg: werrs[0].Msg}
 	}
-	r.upserted = &id
-	return r, nil
+	return kd.doc, id, nil
 }
 
 func boolValue(v bsoncore.Value) bool {
