@@ -3,9 +3,9 @@
 // verdicts, the planned steps the files lack, what a searched run
 // concluded, and the counts a run's summary states. It is computed once
 // (Of, or Each for the two runs of an A/B pair) and handed to everything
-// that shows it — analyze's text and JSON, the sweep's summary, the
-// figures (plot) and the report — none of which decides anything again.
-// Pure functions of decoded results; no I/O.
+// that shows it — analyze's text and JSON and the sweep's summary
+// (analysis/render), the figures (plot) and the report — none of which
+// decides anything again. Pure functions of decoded results; no I/O.
 package analysis
 
 import (
@@ -125,3 +125,12 @@ func searchOf(r *results.Results) (Search, bool) {
 	}
 	return Search{File: r.Path, Mode: sp.Mode, Conclusion: r.End.Reason}, true
 }
+
+// OfSeries analyses series that come from elsewhere than results files (a
+// CSV of YCSB's numbers, knee.ReadCSV): the knee reports only.
+func OfSeries(series []knee.Series, o knee.Options) *Analysis {
+	return &Analysis{Options: o, Series: knee.AnalyzeAll(series, o)}
+}
+
+// Empty says there is nothing analysed: no closed- or open-loop series.
+func (a *Analysis) Empty() bool { return len(a.Series) == 0 && len(a.Open) == 0 }

@@ -131,6 +131,17 @@ func replaysOf(rs []*results.Results, series []knee.Report) []Replay {
 	return out
 }
 
+// At is the shape's numbers at concurrency c; false when it ran too few
+// ops there.
+func (s ShapeLevels) At(c int) (ShapeLevel, bool) {
+	for _, l := range s.Levels {
+		if l.Concurrency == c {
+			return l, true
+		}
+	}
+	return ShapeLevel{}, false
+}
+
 // shapeLevels is every shape's numbers per level, medians over trials.
 func shapeLevels(info *results.ReplayInfo, steps []results.StepResult) []ShapeLevels {
 	byLevel := map[int][]results.StepResult{}
@@ -207,7 +218,7 @@ func saturation(shapes []ShapeLevels) *Saturation {
 		added := make([]float64, len(shapes))
 		most, rose := 0.0, false
 		for i, s := range shapes {
-			now, ok := levelAt(s, c)
+			now, ok := s.At(c)
 			if !ok || s.Levels[0].Concurrency >= c {
 				added[i] = -1
 				continue

@@ -3,7 +3,8 @@
 // candidate, compares throughput, latency, CPU and errors across trials
 // with rank statistics in the style of benchstat, and words a verdict per
 // workload. It reads decoded results and never prints; the Write*
-// functions render to a passed io.Writer.
+// functions render to a passed io.Writer (the curve comparisons through
+// analysis/render, the one renderer of the deployment verdict).
 package compare
 
 import (

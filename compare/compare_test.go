@@ -19,7 +19,7 @@ func check(t *testing.T, name string, got []byte) {
 	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
-func render(t *testing.T, c *Comparison, f func(*bytes.Buffer, *Comparison) error) []byte {
+func rendered(t *testing.T, c *Comparison, f func(*bytes.Buffer, *Comparison) error) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := f(&b, c); err != nil {
@@ -34,9 +34,9 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(t, "study.txt", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteText(b, c) }))
-	check(t, "study.md", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteMarkdown(b, c) }))
-	check(t, "study.json", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteJSON(b, c) }))
+	check(t, "study.txt", rendered(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteText(b, c) }))
+	check(t, "study.md", rendered(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteMarkdown(b, c) }))
+	check(t, "study.json", rendered(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteJSON(b, c) }))
 
 	// Two trials per side: deltas shown, nothing called significant.
 	b2, c2 := studyPair(2)
@@ -44,7 +44,7 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(t, "unconfirmed.txt", render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteText(b, c) }))
+	check(t, "unconfirmed.txt", rendered(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteText(b, c) }))
 	for _, s := range c.Steps {
 		for name, m := range s.Metrics {
 			if m != nil && m.Significant {
@@ -131,7 +131,7 @@ func TestJSONShape(t *testing.T) {
 		Unmatched []map[string]any `json:"unmatched"`
 		Verdicts  []map[string]any `json:"verdicts"`
 	}
-	if err := json.Unmarshal(render(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteJSON(b, c) }), &doc); err != nil {
+	if err := json.Unmarshal(rendered(t, c, func(b *bytes.Buffer, c *Comparison) error { return WriteJSON(b, c) }), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if len(doc.Steps) != 4 || len(doc.Unmatched) != 1 || len(doc.Verdicts) != 2 {

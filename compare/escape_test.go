@@ -27,7 +27,7 @@ func TestHostileNamesAreEscaped(t *testing.T) {
 		"text":     func(b *bytes.Buffer, c *Comparison) error { return WriteText(b, c) },
 		"markdown": func(b *bytes.Buffer, c *Comparison) error { return WriteMarkdown(b, c) },
 	} {
-		out := string(render(t, c, w))
+		out := string(rendered(t, c, w))
 		if strings.ContainsAny(out, "\x1b\x07\u202e") {
 			t.Errorf("%s output holds a raw control character:\n%q", name, out)
 		}

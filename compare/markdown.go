@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/poolsweep/poolsweep/compare/curves"
+	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
@@ -28,7 +28,7 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 	}
 	if len(c.Curves) > 0 {
 		ew.Printf("\n")
-		if err := curves.WriteMarkdown(ew, c.Curves); err != nil {
+		if err := render.DeploymentsMarkdown(ew, c.Curves); err != nil {
 			return err
 		}
 	}

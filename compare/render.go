@@ -9,7 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/poolsweep/poolsweep/compare/curves"
+	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
@@ -110,7 +110,7 @@ func WriteText(w io.Writer, c *Comparison) error {
 	}
 	if len(c.Curves) > 0 {
 		ew.Printf("\n")
-		if err := curves.WriteText(ew, c.Curves); err != nil {
+		if err := render.Deployments(ew, c.Curves); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,8 @@
 // Figures, for the figures of one analysis, and ABFigures for an A/B
 // comparison of two analysed sides. Every point, interval and mark is the
 // analysis's; plot decides nothing, never talks to a server and never
-// prints. FigureData, the numbers behind each figure, is what the tests
+// prints. WriteFiles writes the figures into a directory, each file through
+// internal/outfile. FigureData, the numbers behind each figure, is what the tests
 // (and users) check rather than pixels.
 package plot
 

@@ -13,6 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/runinfo"
@@ -90,9 +91,9 @@ type curvesView struct {
 func curvesViews(cs []*curves.Comparison) []curvesView {
 	var out []curvesView
 	for _, c := range cs {
-		v := curvesView{Title: c.Title(), Verdict: c.Verdict, Facts: c.Facts(), Notes: c.Notes}
-		v.Matched.Head, v.Matched.Rows = c.MatchedTable()
-		v.Table.Head, v.Table.Rows = c.SeedTable()
+		v := curvesView{Title: c.Title(), Verdict: c.Verdict, Facts: render.DeploymentFacts(c), Notes: c.Notes}
+		v.Matched.Head, v.Matched.Rows = render.MatchedTable(c)
+		v.Table.Head, v.Table.Rows = render.SeedTable(c)
 		out = append(out, v)
 	}
 	return out

@@ -16,6 +16,11 @@
 // uses (record kinds, end statuses, op types and classes, the open-loop
 // mode, search modes and reasons).
 //
-// It imports only the standard library and HdrHistogram: reading a
-// results file never needs the engine that wrote it.
+// Besides the standard library and HdrHistogram it imports only three
+// leaf packages of internal/, which import nothing of poolsweep but each
+// other: infile (the reader opens a file with a bound on its size),
+// outfile (the writer creates and appends only regular files, never
+// through a link) and textfmt (an error names a value by its short token
+// and an I/O error in plain words). Reading a results file never needs
+// the engine that wrote it.
 package results

@@ -11,6 +11,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/report"
 	"github.com/poolsweep/poolsweep/results"
@@ -46,15 +47,19 @@ func FuzzReadResults(f *testing.F) {
 	})
 }
 
-// process runs what analyze, plot, report and compare run on res.
+// process runs what analyze, the sweep's summary, plot, report and
+// compare run on res.
 func process(t *testing.T, res *results.Results) {
 	rs := []*results.Results{res}
 	a := analysis.Of(rs, knee.DefaultOptions())
-	if err := a.WriteText(io.Discard); err != nil {
+	if err := render.Text(io.Discard, a); err != nil {
 		t.Logf("analyze text: %v", err)
 	}
-	if err := a.WriteJSON(io.Discard); err != nil {
+	if err := render.JSON(io.Discard, a); err != nil {
 		t.Logf("analyze json: %v", err)
+	}
+	if err := render.Summary(io.Discard, res, a); err != nil {
+		t.Logf("sweep summary: %v", err)
 	}
 	if rep, _, err := report.New(rs, a, nil); err == nil {
 		for i := range rep.Figures {

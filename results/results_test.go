@@ -1,7 +1,6 @@
 package results
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -46,20 +45,6 @@ func TestResultsRoundTrip(t *testing.T) {
 func TestReadResultsErrors(t *testing.T) {
 	header := line(t, testHeader())
 	step := line(t, testStep(1))
-	// withStep is the step line with key k set to v (or removed when v is
-	// nil).
-	withStep := func(k string, v any) string {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(step), &m); err != nil {
-			t.Fatal(err)
-		}
-		if v == nil {
-			delete(m, k)
-		} else {
-			m[k] = v
-		}
-		return line(t, m)
-	}
 	tests := []struct {
 		name, body, want string
 		line             int
@@ -73,18 +58,18 @@ func TestReadResultsErrors(t *testing.T) {
 		{"unknown kind", header + `{"kind":"bogus"}` + "\n", "a record of an unknown kind", 2},
 		{"two headers", header + header, "second run header", 2},
 		// Records whose fields lie: each is refused, naming line and field.
-		{"no ops_per_s", header + withStep("ops_per_s", nil), "step.ops_per_s: missing", 2},
-		{"no latency_ms", header + withStep("latency_ms", nil), "step.latency_ms: missing", 2},
-		{"negative ops_per_s", header + withStep("ops_per_s", -5), "step.ops_per_s: -5 is not a number ≥ 0", 2},
-		{"concurrency 0", header + withStep("concurrency", 0), "step.concurrency: 0 is not between 1 and 100000", 2},
-		{"no concurrency", header + withStep("concurrency", nil), "step.concurrency: missing", 2},
-		{"no target", header + withStep("target", nil), "step.target: missing", 2},
-		{"target not in the header", header + withStep("target", "zz"), `step.target: not one of the run header's 1 target(s)`, 2},
-		{"string for a number", header + withStep("concurrency", "8"), "step.concurrency: holds a string, want a whole number", 2},
-		{"negative latency", header + withStep("latency_ms", map[string]any{"p99": -1}), "step.latency_ms.p99", 2},
-		{"negative errors", header + withStep("errors", map[string]any{"timeout": -1}), "step.errors.timeout", 2},
-		{"negative clients", header + withStep("clients", -2), "step.clients: -2 is not between", 2},
-		{"window of 0", header + withStep("duration_s", 0), "step.duration_s: 0 is not a window length", 2},
+		{"no ops_per_s", header + stepWith(t, "ops_per_s", nil), "step.ops_per_s: missing", 2},
+		{"no latency_ms", header + stepWith(t, "latency_ms", nil), "step.latency_ms: missing", 2},
+		{"negative ops_per_s", header + stepWith(t, "ops_per_s", -5), "step.ops_per_s: -5 is not a number ≥ 0", 2},
+		{"concurrency 0", header + stepWith(t, "concurrency", 0), "step.concurrency: 0 is not between 1 and 100000", 2},
+		{"no concurrency", header + stepWith(t, "concurrency", nil), "step.concurrency: missing", 2},
+		{"no target", header + stepWith(t, "target", nil), "step.target: missing", 2},
+		{"target not in the header", header + stepWith(t, "target", "zz"), `step.target: not one of the run header's 1 target(s)`, 2},
+		{"string for a number", header + stepWith(t, "concurrency", "8"), "step.concurrency: holds a string, want a whole number", 2},
+		{"negative latency", header + stepWith(t, "latency_ms", map[string]any{"p99": -1}), "step.latency_ms.p99", 2},
+		{"negative errors", header + stepWith(t, "errors", map[string]any{"timeout": -1}), "step.errors.timeout", 2},
+		{"negative clients", header + stepWith(t, "clients", -2), "step.clients: -2 is not between", 2},
+		{"window of 0", header + stepWith(t, "duration_s", 0), "step.duration_s: 0 is not a window length", 2},
 		{"unknown end status", header + step + `{"kind":"end","status":"fine"}` + "\n", `end.status: not one of`, 3},
 		{"kind not a string", header + `{"kind":7}` + "\n", "record.kind: holds a number, want a string", 2},
 	}
@@ -96,7 +81,7 @@ func TestReadResultsErrors(t *testing.T) {
 		}
 	}
 	// A run killed before its closing record is still readable, and says so.
-	r, err := ReadResults(strings.NewReader(header+withStep("pool_setting", nil)), "f.jsonl")
+	r, err := ReadResults(strings.NewReader(header+stepWith(t, "pool_setting", nil)), "f.jsonl")
 	if err != nil || r.End != nil || len(r.Steps) != 1 || r.Steps[0].PoolSetting != "1" || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "no end record") {
 		t.Errorf("file without end record: %+v, %v", r, err)
 	}

@@ -40,6 +40,22 @@ func line(t testing.TB, rec any) string {
 	return string(b) + "\n"
 }
 
+// stepWith is the line of testStep(1) with key k set to v (or removed
+// when v is nil).
+func stepWith(t testing.TB, k string, v any) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(line(t, testStep(1))), &m); err != nil {
+		t.Fatal(err)
+	}
+	if v == nil {
+		delete(m, k)
+	} else {
+		m[k] = v
+	}
+	return line(t, m)
+}
+
 // TestValidateStep: each row breaks one rule of the schema and must be
 // refused naming that field; the valid step passes.
 func TestValidateStep(t *testing.T) {

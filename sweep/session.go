@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"strings"
 	"time"
 
@@ -111,9 +112,7 @@ type Session struct {
 
 // Interrupt is the cause a caller gives when it cancels a session's
 // context for a signal; the end record names the signal.
-type Interrupt struct{ Signal string }
-
-func (i Interrupt) Error() string { return "interrupted by " + i.Signal }
+type Interrupt = errext.Interrupt
 
 // Outcome is how a session ended.
 type Outcome struct {

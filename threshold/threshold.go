@@ -1,7 +1,8 @@
 // Package threshold is poolsweep's pass/fail gates: `--threshold
 // 'p99<20ms@64'` parsed into a Threshold, and Evaluate, which judges
 // thresholds against one analysis of a run and its step records. Pure
-// functions; no I/O.
+// functions; no I/O but WriteText, which renders outcomes to a passed
+// io.Writer.
 //
 // The grammar is METRIC OP VALUE[@WHERE]:
 //

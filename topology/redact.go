@@ -1,7 +1,3 @@
-// Package topology connects to MongoDB deployments, tells what they are
-// (standalone, replica set, sharded; MongoDB, FerretDB or the simulator),
-// and starts the servers poolsweep runs itself (embedded FerretDB, and the
-// calibrated simulator through topology/sim).
 package topology
 
 import (

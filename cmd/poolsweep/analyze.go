@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -112,13 +114,13 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 	)
 	switch {
 	case o.csv != "" && len(o.ftdc.dirs) > 0:
-		return usagef("--ftdc: attached to results files' steps, not to --csv")
+		return errext.Usagef("--ftdc: attached to results files' steps, not to --csv")
 	case o.ftdc.replace && len(o.ftdc.dirs) == 0:
-		return usagef("--ftdc-replace: needs --ftdc")
+		return errext.Usagef("--ftdc-replace: needs --ftdc")
 	case o.csv != "" && len(o.gates.texts) > 0:
-		return usagef("--threshold: judged on results files' steps, not on --csv")
+		return errext.Usagef("--threshold: judged on results files' steps, not on --csv")
 	case o.csv != "" && len(args) > 0:
-		return usagef("--csv: give either results files or --csv, not both")
+		return errext.Usagef("--csv: give either results files or --csv, not both")
 	case o.csv != "":
 		series, err := readInput(ctx, "--csv", o.csv, maxCSVBytes, func(r io.Reader) ([]knee.Series, error) { return knee.ReadCSV(r, o.csv) })
 		if err != nil {
@@ -126,7 +128,7 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		}
 		a = analysis.OfSeries(series, opts)
 	case len(args) == 0:
-		return usagef("analyze: give one or more results.jsonl files, or --csv FILE")
+		return errext.Usagef("analyze: give one or more results.jsonl files, or --csv FILE")
 	default:
 		var err error
 		rs, err = o.read.files(ctx, args, e.stderr)
@@ -141,7 +143,7 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		a = analysis.Of(rs, opts)
 	}
 	if a.Empty() {
-		return usagef("analyze: no measured steps to analyse")
+		return errext.Usagef("analyze: no measured steps to analyse")
 	}
 	outcomes := o.gates.evaluate(rs, a)
 	if o.format == "json" {
@@ -150,10 +152,10 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 		}
 		return thresholdsError(outcomes)
 	}
-	if err := a.WriteText(e.stdout); err != nil {
+	if err := render.Text(e.stdout, a); err != nil {
 		return err
 	}
-	if err := a.WriteReplayText(e.stdout); err != nil {
+	if err := render.Replays(e.stdout, a); err != nil {
 		return err
 	}
 	writeThresholds(e.stdout, outcomes)
@@ -172,10 +174,10 @@ func (o *analyzeOptions) run(ctx context.Context, e *env, args []string) error {
 // (server_telemetry) when it was given.
 func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.ThresholdOutcome, rep *ftdcReport) error {
 	if len(outcomes) == 0 && rep == nil && len(a.Replays) == 0 {
-		return a.WriteJSON(w)
+		return render.JSON(w, a)
 	}
 	var buf bytes.Buffer
-	if err := a.WriteJSON(&buf); err != nil {
+	if err := render.JSON(&buf, a); err != nil {
 		return err
 	}
 	var out struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -115,9 +116,9 @@ func (f *ftdcFlags) attach(ctx context.Context, rs []*results.Results) (*ftdcRep
 	caps, err := fromftdc.ReadFolders(ctx, f.dirs, windows)
 	switch {
 	case ctx.Err() != nil:
-		return nil, interrupted(ctx)
+		return nil, errext.InterruptedBy(ctx)
 	case err != nil:
-		return nil, usagef("--ftdc: %w", textfmt.EscapeError(err))
+		return nil, errext.Usagef("--ftdc: %w", textfmt.EscapeError(err))
 	}
 	rep := &ftdcReport{}
 	for _, c := range caps {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"strconv"
 	"strings"
 	"time"
@@ -133,7 +134,7 @@ func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, d planDefaul
 	}{{[]string{"min-warmup", "max-warmup"}, warm, "--warmup auto"}, {[]string{"min-duration", "max-duration", "precision", "min-calls"}, win, "--duration auto"}} {
 		for _, n := range f.names {
 			if changed(n) && !f.auto {
-				return usagef("--%s: only with %s", n, f.mode)
+				return errext.Usagef("--%s: only with %s", n, f.mode)
 			}
 		}
 	}
@@ -145,10 +146,10 @@ func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, d planDefaul
 		switch {
 		case !b.auto || b.short <= b.top:
 		case changed(b.hi):
-			return usagef("--%s: %s is below --%s %s", b.hi, fmtHours(b.top), b.lo, fmtHours(b.short))
+			return errext.Usagef("--%s: %s is below --%s %s", b.hi, fmtHours(b.top), b.lo, fmtHours(b.short))
 		default:
 			// The maximum is a default the user may not know of: say so.
-			return usagef("--%s: %s is above --%s, %s by default here; give --%s too", b.lo, fmtHours(b.short), b.hi, fmtHours(b.top), b.hi)
+			return errext.Usagef("--%s: %s is above --%s, %s by default here; give --%s too", b.lo, fmtHours(b.short), b.hi, fmtHours(b.top), b.hi)
 		}
 	}
 	if warm {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +74,7 @@ func TestAutoFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, err := parseSweep(tt.args)
 			if tt.wantErr != "" {
-				var u usageError
+				var u errext.UsageError
 				if !errors.As(err, &u) || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("err %v, want one line naming %q", err, tt.wantErr)
 				}

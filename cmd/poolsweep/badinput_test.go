@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,7 @@ func TestBadInputNothingWritten(t *testing.T) {
 		work := t.TempDir()
 		code, stdout, stderr := runBinary(t, work, 30*time.Second, tt.args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != exitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "goroutine") {
+		if code != errext.ExitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "goroutine") {
 			t.Errorf("%q: exit %d, stderr %q (want exit 2 and one line naming %q)", tt.args, code, stderr, tt.want)
 		}
 		if strings.ContainsAny(stderr, "\x1b\r") {

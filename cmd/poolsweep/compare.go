@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"math"
 	"os"
 	"strconv"
@@ -118,22 +119,22 @@ func parsePercent(s string) (float64, error) {
 func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 	switch {
 	case len(args) > 2:
-		return usagef("compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate")
+		return errext.Usagef("compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate")
 	case len(args) == 1 && (o.baseline == "" || o.candidate == ""):
-		return usagef("--baseline/--candidate: with one results file, name the two targets (or read preferences, or write concerns) to compare")
+		return errext.Usagef("--baseline/--candidate: with one results file, name the two targets (or read preferences, or write concerns) to compare")
 	}
 	if len(args) == 2 && sameFile(args[0], args[1]) {
-		return usagef("compare: %s is both baseline and candidate; to compare two targets of one file, give it once with --baseline and --candidate", args[0])
+		return errext.Usagef("compare: %s is both baseline and candidate; to compare two targets of one file, give it once with --baseline and --candidate", args[0])
 	}
 	if len(args) == 1 && o.baseline == o.candidate {
-		return usagef("--baseline/--candidate: %s against itself is not a comparison", textfmt.Token(o.baseline))
+		return errext.Usagef("--baseline/--candidate: %s against itself is not a comparison", textfmt.Token(o.baseline))
 	}
 	if o.plotDir != "" {
 		if err := outfile.CheckDir(o.plotDir); err != nil {
-			return usagef("--plot: %v", err)
+			return errext.Usagef("--plot: %w", err)
 		}
 		if err := plot.CheckNames(o.plotDir); err != nil { // before the inputs are read
-			return usagef("--plot: %v", err)
+			return errext.Usagef("--plot: %w", err)
 		}
 	}
 	base, err := o.read.files(ctx, args[:1], e.stderr)
@@ -153,7 +154,7 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 	}
 	c, err := compare.Match(base, cand, compare.Options{Baseline: o.baseline, Candidate: o.candidate, Alpha: o.alpha, MinEffectPct: o.minEffect, RunNoisePct: runNoise})
 	if err != nil {
-		return usageError{err}
+		return errext.UsageError{Err: err}
 	}
 	if o.plotDir != "" && len(c.Steps) == 0 {
 		fmt.Fprintln(e.stderr, "note: --plot: no A/B figures: no step pairs at equal concurrency; the deployments are compared curve against curve")
@@ -169,16 +170,7 @@ func (o *compareOptions) run(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("A/B figures: %w", err)
 		}
-		for _, n := range notes {
-			fmt.Fprintln(e.stderr, "note:", n)
-		}
-		if err := plot.CheckFiles(o.plotDir, figs); err != nil {
-			return usagef("--plot: %v", err)
-		}
-		if err := outfile.MakeDir(o.plotDir); err != nil {
-			return usagef("--plot: %v", err)
-		}
-		paths, err := plot.WriteFiles(o.plotDir, figs)
+		paths, err := writeFigures(e, "--plot", o.plotDir, figs, notes)
 		if err != nil {
 			return err
 		}
@@ -217,7 +209,7 @@ func (o *compareOptions) gate(e *env, c *compare.Comparison) error {
 		return err
 	}
 	if len(regs) > 0 {
-		return gateError{fmt.Sprintf("--fail-on-regression: %d significant regression(s) worse than %s", len(regs), textfmt.Escape(o.failOn))}
+		return errext.GateError{Msg: fmt.Sprintf("--fail-on-regression: %d significant regression(s) worse than %s", len(regs), textfmt.Escape(o.failOn))}
 	}
 	return nil
 }

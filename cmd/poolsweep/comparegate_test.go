@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"strings"
 	"testing"
 )
@@ -62,10 +63,10 @@ func TestCompareOnSimulator(t *testing.T) {
 	// The gate.
 	code, out, stderr := runCLI(t, "compare", path, "--baseline", "base", "--candidate", "slower", "--fail-on-regression", "5%")
 	t.Logf("base vs slower: exit %d\n%s%s", code, out, stderr)
-	if (code != exitGate || !strings.Contains(out, "base → slower read C=16 pool=match: throughput -")) && !excused("slower", "no regression found") {
-		t.Errorf("10ms → 12ms: exit %d, want %d and the throughput regression listed", code, exitGate)
+	if (code != errext.ExitGate || !strings.Contains(out, "base → slower read C=16 pool=match: throughput -")) && !excused("slower", "no regression found") {
+		t.Errorf("10ms → 12ms: exit %d, want %d and the throughput regression listed", code, errext.ExitGate)
 	}
-	if code == exitGate && !strings.Contains(stderr, "--fail-on-regression: ") {
+	if code == errext.ExitGate && !strings.Contains(stderr, "--fail-on-regression: ") {
 		t.Errorf("stderr %q does not say why it failed", stderr)
 	}
 	code, out, stderr = runCLI(t, "compare", path, "--baseline", "base", "--candidate", "same", "--fail-on-regression", "5%")
@@ -75,7 +76,7 @@ func TestCompareOnSimulator(t *testing.T) {
 	}
 	// JSON stays JSON on stdout; the regressions go to stderr.
 	code, out, stderr = runCLI(t, "compare", path, "--baseline", "base", "--candidate", "slower", "--fail-on-regression", "5%", "--format", "json")
-	if !strings.HasPrefix(strings.TrimSpace(out), "{") || strings.Contains(out, "regression(s)") || (code == exitGate) != strings.Contains(stderr, "regression(s) worse than 5%") {
+	if !strings.HasPrefix(strings.TrimSpace(out), "{") || strings.Contains(out, "regression(s)") || (code == errext.ExitGate) != strings.Contains(stderr, "regression(s) worse than 5%") {
 		t.Errorf("--format json: exit %d, stdout %.80q…, stderr %q", code, out, stderr)
 	}
 }
@@ -84,7 +85,7 @@ func TestFailOnRegressionBadInput(t *testing.T) {
 	t.Parallel()
 	for _, v := range []string{"five", "-5%", "1001%", "NaN", "5%%", "0x5"} {
 		code, _, stderr := runCLI(t, "compare", "a.jsonl", "b.jsonl", "--fail-on-regression", v)
-		if code != exitUsage || !strings.HasPrefix(stderr, "poolsweep: --fail-on-regression: ") || strings.Count(stderr, "\n") != 1 {
+		if code != errext.ExitUsage || !strings.HasPrefix(stderr, "poolsweep: --fail-on-regression: ") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("--fail-on-regression %s: exit %d, %q; want 2 and one line naming the flag", v, code, stderr)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"strings"
 	"testing"
 
@@ -77,8 +78,8 @@ func TestCompareOneTrialOnSimulator(t *testing.T) {
 			t.Errorf("%s: want a significant drop near 17%% with an interval below zero", tc.name)
 		}
 		code, out, _ := runCLI(t, append([]string{"compare"}, append(tc.args, "--fail-on-regression", "5%")...)...)
-		if code != exitGate && !excused(tc.candidate, "no regression found") {
-			t.Errorf("%s: --fail-on-regression 5%%: exit %d, want %d\n%s", tc.name, code, exitGate, out)
+		if code != errext.ExitGate && !excused(tc.candidate, "no regression found") {
+			t.Errorf("%s: --fail-on-regression 5%%: exit %d, want %d\n%s", tc.name, code, errext.ExitGate, out)
 		}
 	}
 	for _, tc := range []struct {

@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -27,10 +27,8 @@ import (
 // end is where it differs), and a 100-kB value is cut to its token.
 const maxEchoBytes = 256
 
-// maxLineBytes bounds every line safeLine makes, whatever it was given:
-// the last guard against a message that grew from outside (a server's
-// reply, a file).
-const maxLineBytes = 1024
+// maxLineBytes bounds every line safeLine makes (textfmt.LineMax).
+const maxLineBytes = textfmt.LineMax
 
 // echoSafeError is err with every long value of the command line in its
 // text replaced by the value's token; errors.Is and errors.As see err.
@@ -125,18 +123,8 @@ func longValues(args []string) []string {
 	return out
 }
 
-// capLine cuts s (one escaped line) to maxLineBytes, at a rune boundary,
-// saying how long it was.
-func capLine(s string) string {
-	if len(s) <= maxLineBytes {
-		return s
-	}
-	cut := maxLineBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
-}
+// capLine cuts s (one escaped line) to maxLineBytes (textfmt.CapLine).
+func capLine(s string) string { return textfmt.CapLine(s) }
 
 // flagError turns pflag's errors into the one line every bad input gets,
 // naming the flag and never quoting more of what was typed than a token:
@@ -153,21 +141,21 @@ func flagError(err error) error {
 	case errors.As(err, &ive):
 		f := ive.GetFlag()
 		if f.Value.Type() == "bool" {
-			return usagef("--%s: a switch takes no value, or true or false, not %s", f.Name, textfmt.Token(ive.GetValue()))
+			return errext.Usagef("--%s: a switch takes no value, or true or false, not %s", f.Name, textfmt.Token(ive.GetValue()))
 		}
-		return usagef("--%s: %w", f.Name, ive.Unwrap())
+		return errext.Usagef("--%s: %w", f.Name, ive.Unwrap())
 	case errors.As(err, &ne):
 		if s := ne.GetSpecifiedShortnames(); s != "" {
-			return usagef("unknown shorthand flag in -%s; see --help", textfmt.Short(s))
+			return errext.Usagef("unknown shorthand flag in -%s; see --help", textfmt.Short(s))
 		}
-		return usagef("unknown flag --%s; see --help", textfmt.Short(ne.GetSpecifiedName()))
+		return errext.Usagef("unknown flag --%s; see --help", textfmt.Short(ne.GetSpecifiedName()))
 	case errors.As(err, &vre):
 		if f := vre.GetFlag(); f != nil {
-			return usagef("--%s: needs a value", f.Name)
+			return errext.Usagef("--%s: needs a value", f.Name)
 		}
-		return usagef("a flag needs a value: -%s", textfmt.Short(vre.GetSpecifiedShortnames()))
+		return errext.Usagef("a flag needs a value: -%s", textfmt.Short(vre.GetSpecifiedShortnames()))
 	case errors.As(err, &ise):
-		return usagef("bad flag syntax: %s", textfmt.Short(ise.GetSpecifiedFlag()))
+		return errext.Usagef("bad flag syntax: %s", textfmt.Short(ise.GetSpecifiedFlag()))
 	}
-	return usageError{err}
+	return errext.UsageError{Err: err}
 }

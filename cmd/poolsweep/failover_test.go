@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -37,13 +36,7 @@ func TestFailoverInsideWindow(t *testing.T) {
 	cmd := exec.CommandContext(ctx, binary, "sweep", "--target", "rs="+uri, "--workload", "mixed", "--mix", "read=50,update=50",
 		"--concurrency", "4,8", "--warmup", "500ms", "--duration", "3s", "--op-timeout", "3s", "--records", "500", "--out", out)
 	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	stdout, stderr, done := startCaught(t, cmd)
 
 	// The first update is the first step's warm-up (loading only
 	// inserts); the window opens 500 ms later and lasts 3 s: step down

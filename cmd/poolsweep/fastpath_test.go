@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -90,7 +91,7 @@ func TestPlanChoiceRefusals(t *testing.T) {
 		args := append([]string{"sweep", "--uri", "mongodb://h:27017/"}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		ok := code == exitUsage && len(lines) == 1 && stdout == ""
+		ok := code == errext.ExitUsage && len(lines) == 1 && stdout == ""
 		for _, w := range tt.want {
 			ok = ok && strings.Contains(stderr, w)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,10 +37,7 @@ func TestFaultFrozenDefaultOpTimeout(t *testing.T) {
 	if r.res == nil || r.res.End == nil || len(r.res.Steps) != 3 {
 		t.Fatalf("exit %d, want 3 steps and an end record\n%s", r.code, r.stderr)
 	}
-	hit, ok := stepAtTime(r.res, from)
-	if !ok {
-		t.Fatalf("the stop at %s fell in no window\n%s", from.Format(time.StampMilli), r.stderr)
-	}
+	hit := stepHitAt(t, r, from, "the stop")
 	f := hit.TargetFailed
 	t.Logf("step C=%d: errors %+v, p99 %.1f ms, max %.0f ms, in flight %d (oldest %.0f ms), mark %+v",
 		hit.Concurrency, hit.Errors, hit.Latency.P99, hit.Latency.Max, hit.InFlightAtClose, hit.OldestInFlightMS, f)
@@ -120,8 +118,8 @@ func assertLeftOut(t *testing.T, r faultRun, cs []int) {
 			named = append(named, fs.Concurrency)
 		}
 	}
-	if r.code != exitPartial || r.res.End.Status != results.StatusPartial || !slices.Equal(named, cs) {
-		t.Errorf("exit %d, end %q naming %v; want %d, %q naming %v\n%s", r.code, r.res.End.Status, named, exitPartial, results.StatusPartial, cs, r.stderr)
+	if r.code != errext.ExitPartial || r.res.End.Status != results.StatusPartial || !slices.Equal(named, cs) {
+		t.Errorf("exit %d, end %q naming %v; want %d, %q naming %v\n%s", r.code, r.res.End.Status, named, errext.ExitPartial, results.StatusPartial, cs, r.stderr)
 	}
 	code, stdout, stderr := runCLI(t, "analyze", filepath.Join(r.out, "results.jsonl"))
 	for _, c := range cs {

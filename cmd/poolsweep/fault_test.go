@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,6 +109,18 @@ func stepAtTime(res *results.Results, at time.Time) (results.StepResult, bool) {
 	return results.StepResult{}, false
 }
 
+// stepHitAt is the step of r whose measured window holds at, the moment
+// of the fault what ("the stop"); the test fails when no window does (on
+// a machine too slow to land it).
+func stepHitAt(t *testing.T, r faultRun, at time.Time, what string) results.StepResult {
+	t.Helper()
+	hit, ok := stepAtTime(r.res, at)
+	if !ok {
+		t.Fatalf("%s at %s fell in no window\n%s", what, at.Format(time.StampMilli), r.stderr)
+	}
+	return hit
+}
+
 // intoStep2 returns an onLine callback that runs inject once, into after
 // step 2's window opened. Step 1's progress line says step 2 is next;
 // the proxy then sees step 2's pool open (its 4 connections, then none
@@ -149,10 +162,7 @@ func TestFaultConnectionResets(t *testing.T) {
 	if r.res == nil || r.res.End == nil || len(r.res.Steps) != 3 {
 		t.Fatalf("exit %d, want 3 steps and an end record\n%s", r.code, r.stderr)
 	}
-	hit, ok := stepAtTime(r.res, at)
-	if !ok {
-		t.Fatalf("the resets at %s fell in no window (machine too slow?)\n%s", at.Format(time.StampMilli), r.stderr)
-	}
+	hit := stepHitAt(t, r, at, "the resets")
 	// The driver retries a read once on a new connection, so a reset may
 	// not fail the op; it always shows as connections lost.
 	if hit.Errors.Network == 0 && hit.Pool.ConnectionsLost == 0 {
@@ -168,7 +178,7 @@ func TestFaultConnectionResets(t *testing.T) {
 	// floor explains) and the run is partial. A mark without that
 	// evidence, an outage that did not end, or one far longer than the
 	// driver's recovery is a regression.
-	wantCode, wantStatus := exitOK, results.StatusComplete
+	wantCode, wantStatus := errext.ExitOK, results.StatusComplete
 	if f := hit.TargetFailed; f != nil {
 		limit := 1.5
 		if why := resetsOnStarvedHost(hit); why != "" {
@@ -178,7 +188,7 @@ func TestFaultConnectionResets(t *testing.T) {
 			t.Errorf("step C=%d is marked target failed after one round of resets without a recovered outage's evidence (stall under %.1f s, pool cleared, connections lost): %+v", hit.Concurrency, limit, f)
 		}
 		t.Logf("step C=%d marked target failed after the resets: %s", hit.Concurrency, f.Reason)
-		wantCode, wantStatus = exitPartial, results.StatusPartial
+		wantCode, wantStatus = errext.ExitPartial, results.StatusPartial
 	}
 	if r.code != wantCode || r.res.End.Status != wantStatus {
 		t.Errorf("exit %d, end %q; want %d, %q\n%s", r.code, r.res.End.Status, wantCode, wantStatus, r.stderr)
@@ -248,10 +258,7 @@ func TestFaultBlackhole(t *testing.T) {
 	if r.res == nil || len(r.res.Steps) < 2 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	hit, ok := stepAtTime(r.res, at)
-	if !ok {
-		t.Fatalf("the blackhole at %s fell in no window\n%s", at.Format(time.StampMilli), r.stderr)
-	}
+	hit := stepHitAt(t, r, at, "the blackhole")
 	// Nothing comes back for 2.5 s with a 1-s op timeout: timeouts,
 	// never a clean step.
 	if hit.Errors.Timeout == 0 {
@@ -282,9 +289,9 @@ func TestFaultBlackhole(t *testing.T) {
 	if r.res.End == nil || len(r.res.Steps) != 3 {
 		t.Fatalf("exit %d, end %+v: a transient blackhole must not end the run\n%s", r.code, r.res.End, r.stderr)
 	}
-	wantCode, wantStatus := exitOK, results.StatusComplete
+	wantCode, wantStatus := errext.ExitOK, results.StatusComplete
 	if hit.TargetFailed != nil {
-		wantCode, wantStatus = exitPartial, results.StatusPartial
+		wantCode, wantStatus = errext.ExitPartial, results.StatusPartial
 		if len(r.res.End.FailedSteps) != 1 || !r.res.End.FailedSteps[0].TargetFailed || r.res.End.FailedSteps[0].Concurrency != hit.Concurrency {
 			t.Errorf("end record does not name the step the target failed in: %+v", r.res.End.FailedSteps)
 		}
@@ -348,13 +355,13 @@ func faultServerKilled(t *testing.T, keepGoing bool) {
 	}
 	fs := r.res.End.FailedSteps
 	if !keepGoing {
-		if r.code != exitFailed || r.res.End.Status != results.StatusFailed || len(r.res.Steps) != 2 ||
+		if r.code != errext.ExitFailed || r.res.End.Status != results.StatusFailed || len(r.res.Steps) != 2 ||
 			len(fs) != 2 || !fs[0].TargetFailed || fs[0].Concurrency != 4 || fs[1].Concurrency != 8 {
 			t.Errorf("exit %d, end %+v, %d steps; want 1, failed, the 2 recorded steps, naming C=4 (target failed) and C=8\n%s", r.code, r.res.End, len(r.res.Steps), r.stderr)
 		}
 		return
 	}
-	if r.code != exitPartial || r.res.End.Status != results.StatusPartial || len(fs) != 3 || !fs[0].TargetFailed ||
+	if r.code != errext.ExitPartial || r.res.End.Status != results.StatusPartial || len(fs) != 3 || !fs[0].TargetFailed ||
 		fs[0].Concurrency != 4 || fs[1].Concurrency != 8 || fs[2].Concurrency != 16 {
 		t.Errorf("--keep-going: exit %d, end %+v; want 3, partial, naming C=4 (target failed), C=8 and C=16\n%s", r.code, r.res.End, r.stderr)
 	}
@@ -394,7 +401,7 @@ func TestFaultServerRestarted(t *testing.T) {
 	}
 	// The run went to its end, partial: the step the target failed in is
 	// not a measurement. --resume measures that step again, and only it.
-	if r.code != exitPartial || r.res.End.Status != results.StatusPartial || len(r.res.End.FailedSteps) != failed || !r.res.End.FailedSteps[0].TargetFailed {
+	if r.code != errext.ExitPartial || r.res.End.Status != results.StatusPartial || len(r.res.End.FailedSteps) != failed || !r.res.End.FailedSteps[0].TargetFailed {
 		t.Errorf("exit %d, end %+v; want 3, partial, naming the step(s) the target failed in (%d)\n%s", r.code, r.res.End, failed, r.stderr)
 	}
 	code, _, errText := runBinary(t, filepath.Dir(r.out), 2*time.Minute, append(append([]string{"sweep"}, faultArgs(p)...), "--resume", r.out, "--no-plot")...)
@@ -459,10 +466,7 @@ func TestFaultFrozenAcrossWindowEnd(t *testing.T) {
 	if r.res == nil || len(r.res.Steps) < 2 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	hit, ok := stepAtTime(r.res, from)
-	if !ok {
-		t.Fatalf("the stop at %s fell in no window\n%s", from.Format(time.StampMilli), r.stderr)
-	}
+	hit := stepHitAt(t, r, from, "the stop")
 	end := hit.StartedAt.Add(time.Duration(hit.DurationS * float64(time.Second)))
 	if hit.Errors.Timeout == 0 && hit.Latency.Max < 500 {
 		t.Errorf("step C=%d with a frozen server looks clean: errors %+v, max %.1f ms", hit.Concurrency, hit.Errors, hit.Latency.Max)
@@ -475,161 +479,5 @@ func TestFaultFrozenAcrossWindowEnd(t *testing.T) {
 	// is as old as the freeze only when the close came before that.
 	if frozen := end.Sub(lastReply); to.After(end) && frozen < 900*time.Millisecond && hit.OldestInFlightMS < float64(frozen.Milliseconds())-100 {
 		t.Errorf("oldest call at the close %.0f ms, but the last reply before the freeze reached the client %s before it", hit.OldestInFlightMS, frozen)
-	}
-}
-
-// TestFaultResultsFileLimit: the results file cannot grow (a file size
-// limit, as a full disk): every record in it stays whole, the run stops
-// and says so (exit 1), and --resume continues from the complete records.
-func TestFaultResultsFileLimit(t *testing.T) {
-	t.Parallel()
-	p := sharedFaultProxy(t)
-	args := faultArgs(p, "--concurrency", "1,2,3,4,5,6,7,8", "--duration", "300ms", "--warmup", "100ms")
-	// dash counts ulimit -f in 512-byte blocks: 12 KiB holds a few steps.
-	r := sweepWithFaults(t, 2*time.Minute, args, nil, "sh", "-c", `ulimit -f 24; exec "$@"`, "sh")
-	// Said once, in words: it was "write X: write X: file too large".
-	path := filepath.Join(r.out, "results.jsonl")
-	if r.code != exitFailed || !strings.Contains(r.stderr, path+": the file size limit is reached (ulimit -f)") || strings.Contains(r.stderr, "write "+path) {
-		t.Fatalf("exit %d, want 1 and the write error said once, in words\n%s", r.code, r.stderr)
-	}
-	if r.res == nil || len(r.res.Steps) == 0 || len(r.res.Steps) == 8 {
-		t.Fatalf("want some but not all steps kept, got %v\n%s", r.res, r.stderr)
-	}
-	for _, w := range r.res.Warnings {
-		if strings.Contains(w, "cut off") {
-			t.Errorf("a cut record was left in the file: %s", w)
-		}
-	}
-	kept := len(r.res.Steps)
-	code, _, errText := runBinary(t, filepath.Dir(r.out), 2*time.Minute, append(append([]string{"sweep"}, args...), "--resume", r.out, "--no-plot")...)
-	res, err := results.ReadResultsFile(filepath.Join(r.out, "results.jsonl"))
-	if code != 0 || err != nil || len(res.Steps) != 8 || res.End.Status != results.StatusComplete {
-		t.Fatalf("resume after the limit: exit %d, %v\n%s", code, err, errText)
-	}
-	if !strings.Contains(errText, itoa(kept)+" of 8 steps already measured") {
-		t.Errorf("resume did not continue from the %d complete steps:\n%s", kept, errText)
-	}
-}
-
-// TestFaultSignals: SIGTERM and SIGHUP end a run like Ctrl-C: the step in
-// progress is recorded as interrupted, the end record names the signal,
-// and the exit status is 128 + its number.
-func TestFaultSignals(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("fault suite")
-	}
-	addr := sharedSimAddr(t, faultSimSpec)
-	for _, tc := range []struct {
-		sig  syscall.Signal
-		name string
-		code int
-	}{{syscall.SIGTERM, "SIGTERM", 143}, {syscall.SIGHUP, "SIGHUP", 129}} {
-		p := newFaultProxy(t, addr)
-		var cmd *exec.Cmd
-		out := filepath.Join(t.TempDir(), "out")
-		args := append(append([]string{"sweep"}, faultArgs(p)...), "--out", out, "--no-plot")
-		cmd = exec.Command(binary, args...)
-		stderr, _ := cmd.StderrPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		timer := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
-		sc := bufio.NewScanner(stderr)
-		var log strings.Builder
-		for sc.Scan() {
-			log.WriteString(sc.Text() + "\n")
-			if strings.HasPrefix(sc.Text(), "[1/") {
-				go func() { time.Sleep(time.Second); cmd.Process.Signal(tc.sig) }()
-			}
-		}
-		err := cmd.Wait()
-		timer.Stop()
-		ee, _ := err.(*exec.ExitError)
-		if ee == nil || ee.ExitCode() != tc.code {
-			t.Errorf("%s: exit %v, want %d\n%s", tc.name, err, tc.code, log.String())
-			continue
-		}
-		res, err := results.ReadResultsFile(filepath.Join(out, "results.jsonl"))
-		if err != nil || res.End == nil || res.End.Status != results.StatusInterrupted || res.End.Signal != tc.name || len(res.Steps) < 1 || res.Steps[0].Interrupted {
-			t.Errorf("%s: results %v %+v", tc.name, err, res)
-		}
-	}
-}
-
-// TestFaultDiskFull fills a small file system (a tmpfs in a mount
-// namespace of its own) during a sweep: the results file keeps room for
-// its end record, so the run stops between steps with every record whole
-// and an end record that says why (exit 1).
-func TestFaultDiskFull(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("fault suite")
-	}
-	if os.Getuid() != 0 {
-		t.Skip("mounting a small tmpfs needs root (CI runs as root)")
-	}
-	p := newFaultProxy(t, sharedSimAddr(t, faultSimSpec))
-	args := faultArgs(p, "--concurrency", "1..40+1", "--duration", "200ms", "--warmup", "100ms")
-	dir := t.TempDir()
-	mnt := filepath.Join(dir, "mnt")
-	copyTo := filepath.Join(dir, "results-copy.jsonl")
-	os.Mkdir(mnt, 0o755)
-	script := `mount -t tmpfs -o size=320k none "$1" || exit 99; shift
-out="$1"; shift; copy="$1"; shift
-"$@" --out "$out" --no-plot; code=$?
-cp "$out/results.jsonl" "$copy"; exit $code`
-	cmd := exec.Command("unshare", append([]string{"-m", "sh", "-c", script, "sh", mnt, filepath.Join(mnt, "run"), copyTo, binary, "sweep"}, args...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	start := time.Now()
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	}
-	if code == 99 {
-		t.Fatalf("could not mount a tmpfs: %s", stderr.String())
-	}
-	res, rerr := results.ReadResultsFile(copyTo)
-	if rerr != nil {
-		t.Fatalf("results after the disk filled: %v\n%s", rerr, stderr.String())
-	}
-	if code != exitFailed || res.End == nil || res.End.Status != results.StatusFailed || !strings.Contains(res.End.Reason, "no space left") {
-		t.Fatalf("exit %d, end %+v; want 1 and a failed end record saying the disk is full\n%s", code, res.End, stderr.String())
-	}
-	if len(res.Steps) == 0 || len(res.Steps) == 40 || len(res.Warnings) != 0 {
-		t.Errorf("%d steps kept, warnings %q", len(res.Steps), res.Warnings)
-	}
-	t.Logf("disk full after %d of 40 steps, %s", len(res.Steps), time.Since(start).Round(time.Second))
-}
-
-// TestConcurrentSweepsOneDatabase: three sweeps started at once against
-// one fresh FerretDB database all succeed; the data is loaded once.
-func TestConcurrentSweepsOneDatabase(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("starts FerretDB")
-	}
-	uri, _ := startServe(t)
-	var wg sync.WaitGroup
-	runs := make([]faultRun, 3)
-	for i := range runs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runs[i] = sweepWithFaults(t, 3*time.Minute, []string{"--uri", uri, "--records", "3000", "--concurrency", "1,2", "--warmup", "100ms", "--duration", "500ms", "--no-telemetry"}, nil)
-		}()
-	}
-	wg.Wait()
-	loads := 0
-	for i, r := range runs {
-		if r.code != 0 || r.res == nil || r.res.End.Status != results.StatusComplete {
-			t.Errorf("sweep %d: exit %d\n%s", i, r.code, r.stderr)
-		}
-		loads += strings.Count(r.stderr, ": loading poolsweep.usertable")
-	}
-	if loads != 1 {
-		t.Errorf("the collection was loaded %d times, want once", loads)
 	}
 }

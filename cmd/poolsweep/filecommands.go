@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/poolsweep/poolsweep/internal/errext"
 
 	"github.com/spf13/cobra"
 )
@@ -27,7 +28,7 @@ func filesCmd(h cmdHelp, need string, run func(ctx context.Context, args []strin
 		Use: h.use, Short: h.short, Long: h.long + "\n\n" + readHelp, Example: h.example,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && need != "" {
-				return usageError{errors.New(need)}
+				return errext.UsageError{Err: errors.New(need)}
 			}
 			return run(cmd.Context(), args)
 		},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -53,11 +54,11 @@ whole fleet takes before its pools are full. The model and its assumptions: docs
 
 func (o *fleetOptions) run(ctx context.Context, e *env, args []string) error {
 	if o.fleet.instances < 1 {
-		return usagef("--instances: required (the application instances, from 1 to %d)", maxFleetInstances)
+		return errext.Usagef("--instances: required (the application instances, from 1 to %d)", maxFleetInstances)
 	}
 	if o.out != "" {
 		if err := outfile.Check(o.out); err != nil {
-			return usagef("-o: %v", err)
+			return errext.Usagef("-o: %w", err)
 		}
 	}
 	opts, err := o.analysis.options()

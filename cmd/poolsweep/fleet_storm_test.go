@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -138,10 +139,7 @@ func TestFleetStormBadInput(t *testing.T) {
 		{[]string{"report", recordedRun, "--instances", "4", "--storm", acceptStorm, "-o", out}, "--storm: "},
 	} {
 		code, stdout, stderr := runCLI(t, tt.args...)
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != exitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || stdout != "" {
-			t.Errorf("%v: exit %d, stdout %q stderr %q (want exit 2 and one line naming %q)", tt.args, code, stdout, stderr, tt.want)
-		}
+		wantUsageLine(t, tt.args, code, stdout, stderr, tt.want)
 	}
 	if _, err := os.Lstat(out); err == nil {
 		t.Error("a report was written from bad input")
@@ -171,7 +169,7 @@ func TestSweepReportFleetSection(t *testing.T) {
 		out := filepath.Join(dir, "refused")
 		args := append([]string{"sweep", "--target", "sim=sim:slots=8,service=2ms,accept_cost=2ms", "--out", out}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
-		if code != exitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tt.want) {
+		if code != errext.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v: exit %d, stdout %q stderr %q (want exit 2 and one line naming %q)", tt.args, code, stdout, stderr, tt.want)
 		}
 		if _, err := os.Lstat(out); err == nil {

@@ -94,10 +94,7 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"fleet", "/nonexistent.jsonl", "--instances", "4"}, "nonexistent"},
 	} {
 		code, stdout, stderr := runCLI(t, tt.args...)
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != exitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || stdout != "" {
-			t.Errorf("%v: exit %d, stdout %q stderr %q (want exit 2 and one line naming %q)", tt.args, code, stdout, stderr, tt.want)
-		}
+		wantUsageLine(t, tt.args, code, stdout, stderr, tt.want)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "target.md")); err == nil {
 		t.Error("-o wrote through a symlink")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"slices"
 
 	"github.com/spf13/pflag"
@@ -70,7 +71,7 @@ func (k *fleetFlags) asked() (bool, error) {
 	}
 	for _, name := range k.names {
 		if name != "instances" && k.set.Changed(name) {
-			return false, usagef("--%s: plans a fleet, which needs --instances", name)
+			return false, errext.Usagef("--%s: plans a fleet, which needs --instances", name)
 		}
 	}
 	return false, nil
@@ -85,12 +86,12 @@ func (k *fleetFlags) readStorm(ctx context.Context, read readOptions) error {
 	run, err := results.ReadFileWith(ctx, k.storm, read.options())
 	if err != nil {
 		if ctx.Err() != nil {
-			return interrupted(ctx)
+			return errext.InterruptedBy(ctx)
 		}
-		return usagef("--storm: %w", textfmt.EscapeError(err))
+		return errext.Usagef("--storm: %w", textfmt.EscapeError(err))
 	}
 	if err := fleet.CheckStorm(run); err != nil {
-		return usagef("--storm: %s", textfmt.Escape(err.Error()))
+		return errext.Usagef("--storm: %s", textfmt.Escape(err.Error()))
 	}
 	k.stormRun = run
 	return nil
@@ -108,9 +109,9 @@ func (k *fleetFlags) plan(ctx context.Context, read readOptions, rs []*results.R
 	var mis *fleet.MismatchError
 	switch {
 	case errors.Is(err, fleet.ErrNothing):
-		return nil, usagef("--instances: %v", err)
+		return nil, errext.Usagef("--instances: %w", err)
 	case errors.As(err, &mis):
-		return nil, usagef("--storm: %s", textfmt.Escape(mis.Reason))
+		return nil, errext.Usagef("--storm: %s", textfmt.Escape(mis.Reason))
 	}
 	return p, err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -67,7 +68,7 @@ func TestSweepRefusesForeignDocuments(t *testing.T) {
 				code, stdout, stderr := runCLI(t, sweepArgs(tc.out, extra[i]...)...)
 				lines := strings.Split(strings.TrimSpace(stderr), "\n")
 				last := lines[len(lines)-1]
-				if code != exitUsage || !strings.Contains(last, "holds 5 documents poolsweep did not write (of 25)") || !strings.Contains(last, "--drop-foreign") {
+				if code != errext.ExitUsage || !strings.Contains(last, "holds 5 documents poolsweep did not write (of 25)") || !strings.Contains(last, "--drop-foreign") {
 					t.Errorf("%s: exit %d, last line %q; want 2 and one line with the count\nstdout:\n%s\nstderr:\n%s", tc.name, code, last, stdout, stderr)
 				}
 				if n := strings.Count(stderr, "did not write"); n != 1 {
@@ -90,7 +91,7 @@ func TestSweepRefusesForeignDocuments(t *testing.T) {
 				clean := testsrv.Sim(t, "slots=4,service=1ms").URI()
 				code, _, stderr := runCLI(t, "sweep", "--target", "clean="+clean, "--target", "theirs="+uri, "--concurrency", "1",
 					"--warmup", "200ms", "--duration", "1s", "--records", "20", "--no-plot", "--out", filepath.Join(dir, "two"))
-				if code != exitUsage || !strings.Contains(stderr, "target theirs: poolsweep.usertable holds 5 documents poolsweep did not write") {
+				if code != errext.ExitUsage || !strings.Contains(stderr, "target theirs: poolsweep.usertable holds 5 documents poolsweep did not write") {
 					t.Errorf("two targets: exit %d; want 2 naming target theirs\n%s", code, stderr)
 				}
 				checkCounts(t, "two targets, the clean one", testsrv.Connect(t, clean), "poolsweep", 0, 0)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -61,11 +62,6 @@ func (g *thresholdFlags) evaluate(rs []*results.Results, a *analysis.Analysis) [
 	return threshold.Evaluate(g.list(), rs, a)
 }
 
-// gateError ends a run that failed a gate: exit status 4.
-type gateError struct{ msg string }
-
-func (g gateError) Error() string { return g.msg }
-
 // thresholdsError is the gate error of failed outcomes; nil when all
 // passed.
 func thresholdsError(os []results.ThresholdOutcome) error {
@@ -78,7 +74,7 @@ func thresholdsError(os []results.ThresholdOutcome) error {
 	if failed == 0 {
 		return nil
 	}
-	return gateError{fmt.Sprintf("%d of %d threshold(s) failed", failed, len(os))}
+	return errext.GateError{Msg: fmt.Sprintf("%d of %d threshold(s) failed", failed, len(os))}
 }
 
 // writeThresholds prints the outcomes after a blank line; nothing when
@@ -124,7 +120,7 @@ func (o *sweepOptions) conclude(path string, end *results.EndRecord) *conclusion
 // validateGates refuses thresholds that this run cannot judge.
 func (o *sweepOptions) validateGates() error {
 	if len(o.gates.texts) > 0 && (o.changed("spawn") || o.changed("agents")) {
-		return usagef("--threshold: several agents' steps are judged once merged; run poolsweep analyze --threshold on the merged results.jsonl")
+		return errext.Usagef("--threshold: several agents' steps are judged once merged; run poolsweep analyze --threshold on the merged results.jsonl")
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"math"
 	"path/filepath"
 	"strings"
@@ -45,8 +46,8 @@ func TestThresholds(t *testing.T) {
 
 	fail := []string{"ops>1000000@4", "p99<2s@64", "p99<2s@2", "knee>=1"}
 	code, stdout, res = gatesSweep(t, uri, thresholdArgs(fail)...)
-	if code != exitGate {
-		t.Fatalf("failing thresholds: exit %d, want %d", code, exitGate)
+	if code != errext.ExitGate {
+		t.Fatalf("failing thresholds: exit %d, want %d", code, errext.ExitGate)
 	}
 	a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
 	kneeFound := len(a.Series) == 1 && a.Series[0].Knee.Found
@@ -69,15 +70,15 @@ func TestThresholds(t *testing.T) {
 
 	// analyze judges the file as the sweep did, in text and JSON.
 	code, text, _ := runCLI(t, append([]string{"analyze", res.Path}, thresholdArgs(fail)...)...)
-	if code != exitGate || !strings.Contains(text, "FAIL  ops>1000000@4") {
-		t.Errorf("analyze: exit %d, want %d and the outcomes:\n%s", code, exitGate, text)
+	if code != errext.ExitGate || !strings.Contains(text, "FAIL  ops>1000000@4") {
+		t.Errorf("analyze: exit %d, want %d and the outcomes:\n%s", code, errext.ExitGate, text)
 	}
 	code, js, _ := runCLI(t, append([]string{"analyze", res.Path, "--format", "json"}, thresholdArgs(fail)...)...)
 	var doc struct {
 		Series     []json.RawMessage          `json:"series"`
 		Thresholds []results.ThresholdOutcome `json:"thresholds"`
 	}
-	if err := json.Unmarshal([]byte(js), &doc); err != nil || code != exitGate || len(doc.Series) != 1 || len(doc.Thresholds) != len(fail) {
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || code != errext.ExitGate || len(doc.Series) != 1 || len(doc.Thresholds) != len(fail) {
 		t.Errorf("analyze --format json: exit %d, %v, %d series and %d thresholds", code, err, len(doc.Series), len(doc.Thresholds))
 	}
 	for i, o := range doc.Thresholds {
@@ -131,7 +132,7 @@ func TestThresholdBadInput(t *testing.T) {
 		{[]string{"sweep", "--spawn", "2", "--threshold", "ops>1"}, "--threshold: several agents' steps are judged once merged"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+		if code != errext.ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", tc.args, code, stderr, tc.want)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"os"
 	"os/exec"
@@ -43,8 +45,16 @@ func TestMain(m *testing.M) {
 	// them at once than the default of one per core, unless -parallel
 	// says otherwise.
 	testpar.Default(8)
+	before, err := sourceEntries()
+	if err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	stopSharedSims()
+	if err := checkNothingWritten(before); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		code = 1
+	}
 	os.Exit(code)
 }
 
@@ -94,6 +104,20 @@ func ownProcess(t *testing.T, name string) (wait func(t *testing.T)) {
 			t.Errorf("%s failed in a process of its own: %v", name, err)
 		}
 	}
+}
+
+// inOwnProcess runs t, a top-level test that changes process-wide state
+// (t.Chdir), in a test binary of its own (ownProcess), beside the
+// parallel tests, and says whether this binary is that one: the test goes
+// on only where it says true.
+func inOwnProcess(t *testing.T) bool {
+	t.Helper()
+	if !ownProcessChild() {
+		t.Parallel()
+		ownProcess(t, t.Name())(t)
+		return false
+	}
+	return inOwnProcessChild(t)
 }
 
 // inOwnProcessChild says whether this test binary is the one ownProcess
@@ -147,6 +171,17 @@ func runCmd(t *testing.T, cmd *exec.Cmd, args []string) (int, string, string) {
 		t.Fatalf("run %v: %v", args, err)
 	}
 	return code, out.String(), errb.String()
+}
+
+// wantUsageLine checks the run of args that exited code with stdout and
+// stderr as a refusal of bad input: exit 2, one line on stderr holding
+// want, nothing on stdout.
+func wantUsageLine(t *testing.T, args []string, code int, stdout, stderr, want string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if code != errext.ExitUsage || len(lines) != 1 || !strings.Contains(stderr, want) || stdout != "" {
+		t.Errorf("%v: exit %d, stdout %q stderr %q (want exit 2 and one line naming %q)", args, code, stdout, stderr, want)
+	}
 }
 
 // writeFile writes content to dir/name and returns its path.
@@ -222,8 +257,7 @@ func startServe(t *testing.T, args ...string) (string, func() error) {
 	stop := func() error {
 		once.Do(func() {
 			stdin.Close()
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
+			done := waited(cmd)
 			select {
 			case exitErr = <-done:
 			case <-time.After(15 * time.Second):
@@ -236,6 +270,26 @@ func startServe(t *testing.T, args ...string) (string, func() error) {
 	}
 	t.Cleanup(func() { stop() })
 	return uri, stop
+}
+
+// startCaught starts cmd, a run of poolsweep, with its stdout and stderr
+// caught, and returns them and a channel that gets what its Wait returns.
+func startCaught(t *testing.T, cmd *exec.Cmd) (stdout, stderr *bytes.Buffer, done <-chan error) {
+	t.Helper()
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdout, stderr, waited(cmd)
+}
+
+// waited returns a channel that gets what cmd.Wait returns, for a wait
+// bounded by a select.
+func waited(cmd *exec.Cmd) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return done
 }
 
 // startServeCmd runs `poolsweep serve args…` with its stdin held open (so

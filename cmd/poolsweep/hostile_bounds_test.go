@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,7 +49,7 @@ func TestThresholdBounds(t *testing.T) {
 	// The limits themselves pass on the recorded run (its ops/s, errors
 	// and connections lie within them), so the exit status is 0.
 	for _, in := range []string{"ops<=1000000000", "errors<=100000000000000", "connections<=100000000", "p99<=1h"} {
-		if code, _, stderr := runCLI(t, "analyze", simRun, "--threshold", in); code != exitOK {
+		if code, _, stderr := runCLI(t, "analyze", simRun, "--threshold", in); code != errext.ExitOK {
 			t.Errorf("analyze --threshold %s: exit %d, want 0\n%s", in, code, stderr)
 		}
 	}
@@ -89,7 +90,7 @@ func TestAutoWindowMinimums(t *testing.T) {
 	} {
 		code, stdout, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(append([]string{}, base...), tc.args...)...)
 		if tc.flag == "" {
-			if code != exitOK {
+			if code != errext.ExitOK {
 				t.Errorf("%q: exit %d, want it accepted\n%s", tc.args, code, stderr)
 			}
 			continue
@@ -125,7 +126,7 @@ func TestRunTimeBound(t *testing.T) {
 	} {
 		code, stdout, stderr := runWithinUsing(t, 60*time.Second, dryRunners, tc.args...)
 		if tc.flag == "" {
-			if code != exitOK {
+			if code != errext.ExitOK {
 				t.Errorf("%q: exit %d, want it accepted\n%s", tc.args, code, stderr)
 			}
 			continue
@@ -244,7 +245,7 @@ func TestSpawnMemory(t *testing.T) {
 		t.Fatalf("a machine of %d bytes needs %d workers for this test, more than a process may run", machine, c*k)
 	}
 	args := []string{"sweep", "--target", "s=sim:slots=8", "--concurrency", strconv.Itoa(c), "--clients", strconv.Itoa(k), "--pool", "10", "--duration", "1s", "--warmup", "0s"}
-	if code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(args, "--spawn", "2")...); code != exitOK {
+	if code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(args, "--spawn", "2")...); code != errext.ExitOK {
 		t.Errorf("%d workers × %d clients in 2 agents: exit %d, want it accepted\n%s", c, k, code, stderr)
 	}
 	code, stdout, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(args, "--spawn", "64")...)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,7 +137,7 @@ func TestHostileFilesNeverEchoed(t *testing.T) {
 	// A circular reference is no error: as in YCSB (Java's Properties),
 	// nothing is expanded. The file is taken, and shows nothing of itself.
 	circular := file("workload-circular", "dbpassword="+echoSecret+"${a}\na=${dbpassword}\nreadproportion=1\n")
-	if code, stdout, stderr := runWithinUsing(t, time.Minute, dryRunners, "sweep", "--target", "s=sim:slots=8", "--workload-file", circular); code != exitOK || strings.Contains(stdout+stderr, "TOPSECRET") {
+	if code, stdout, stderr := runWithinUsing(t, time.Minute, dryRunners, "sweep", "--target", "s=sim:slots=8", "--workload-file", circular); code != errext.ExitOK || strings.Contains(stdout+stderr, "TOPSECRET") {
 		t.Errorf("a circular reference: exit %d, %q", code, stderr)
 	}
 	ftdcDir := folder("diagnostic.data", map[string]string{"metrics.2026-12-01T00-00-00Z-00000": garbage, "metrics.interim": garbage})
@@ -156,7 +157,7 @@ func TestHostileFilesNeverEchoed(t *testing.T) {
 		switch {
 		case strings.Contains(stderr+stdout, "TOPSECRET") || strings.Contains(stderr+stdout, "7f3a9c"):
 			t.Errorf("%s: the secret reached the terminal: %q", c.name, stderr)
-		case code != exitUsage:
+		case code != errext.ExitUsage:
 			t.Errorf("%s: exit %d, want 2\n%s", c.name, code, stderr)
 		case line == "" || strings.Contains(line, "\n"):
 			t.Errorf("%s: stderr %q, want one line", c.name, stderr)
@@ -176,14 +177,21 @@ const longLine = 300
 // shapes: one word, a list with one long element, a key=value, many short
 // elements. Whatever the flag takes, the run exits 0 or 2, and no line of
 // stderr is longer than longLine bytes or holds a run of the value longer
-// than its token shows.
+// than its token shows. It runs in a test process of its own, from a
+// working directory of its own: a value that an output flag (compare
+// --plot, -o) takes as a relative path is written there, never into the
+// package's source directory (figures once landed there and were
+// committed).
 func TestHostileLongValuesCut(t *testing.T) {
-	t.Parallel()
+	if !inOwnProcess(t) { // it changes directory
+		return
+	}
 	dir := t.TempDir()
 	sim, err := filepath.Abs(simRun)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Chdir(dir)
 	other := writeFile(t, dir, "other.jsonl", string(mustRead(t, sim)))
 	base := map[string][]string{
 		"sweep":   {"--target", "s=sim:slots=8"},
@@ -211,7 +219,7 @@ func TestHostileLongValuesCut(t *testing.T) {
 	check := func(label string, args []string, v string) {
 		tried++
 		code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, args...)
-		if code != exitOK && code != exitUsage {
+		if code != errext.ExitOK && code != errext.ExitUsage {
 			t.Errorf("%s: exit %d, want 0 or 2\n%.400s", label, code, stderr)
 		}
 		for _, l := range strings.Split(stderr, "\n") {
@@ -291,8 +299,8 @@ func TestShortValues(t *testing.T) {
 		t.Error("nil is not nil")
 	}
 	// errors.As still finds what the message wraps.
-	var u usageError
-	if !errors.As(shortValues(usagef("--x: %s", long), []string{long}), &u) {
+	var u errext.UsageError
+	if !errors.As(shortValues(errext.Usagef("--x: %s", long), []string{long}), &u) {
 		t.Error("the usage error is lost")
 	}
 	if got := safeLine(strings.Repeat("é", 2000)); len(got) > maxLineBytes+40 || !strings.HasSuffix(got, "… (4000 bytes)") {
@@ -317,7 +325,7 @@ func TestFlagErrorsOneLine(t *testing.T) {
 		{[]string{"sweep", "--records", "-1"}, "poolsweep: --records: -1 is not between 1 and 100000000"},
 	} {
 		code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, tt.args...)
-		if code != exitUsage || strings.TrimSpace(stderr) != tt.want {
+		if code != errext.ExitUsage || strings.TrimSpace(stderr) != tt.want {
 			t.Errorf("%.60q: exit %d, %q; want 2 and %q", tt.args, code, stderr, tt.want)
 		}
 	}

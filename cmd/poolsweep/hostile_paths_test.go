@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io/fs"
 	"net"
 	"os"
@@ -241,7 +242,7 @@ func TestHostileOutputPaths(t *testing.T) {
 			if f := newRootFlag(r.c.flag); f != nil && f.Shorthand != "" {
 				named = named || strings.Contains(line, "-"+f.Shorthand+": ")
 			}
-			if code != exitUsage || strings.Contains(line, "\n") || !named || !strings.Contains(line, r.want) || stdout != "" {
+			if code != errext.ExitUsage || strings.Contains(line, "\n") || !named || !strings.Contains(line, r.want) || stdout != "" {
 				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and one line naming --%s with %q", args, code, stdout, stderr, name, r.want)
 			}
 			if n := srv.n.Load(); n != 0 {
@@ -342,7 +343,7 @@ func TestOutputPathsAsResolved(t *testing.T) {
 
 	srv := newCounter(t)
 	code, _, stderr := runWithin(t, time.Minute, "inspect", "--uri", srv.uri(), "--save-replies", filepath.Join(d, "rep"))
-	if code != exitFailed || srv.n.Load() == 0 {
+	if code != errext.ExitFailed || srv.n.Load() == 0 {
 		t.Errorf("inspect against the counter: exit %d, %d connection(s), stderr %q; want exit 1 after connecting", code, srv.n.Load(), stderr)
 	}
 }

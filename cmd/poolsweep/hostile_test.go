@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"math"
 	"os"
 	"path/filepath"
@@ -213,10 +214,10 @@ func hostileWalk(t *testing.T, name string) {
 				tried++
 				argv := append(append(append([]string{cmd.Name()}, args...), context...), "--"+f.Name+"="+v)
 				code, stdout, stderr := runBounded(t, argv)
-				refused := code == exitUsage
+				refused := code == errext.ExitUsage
 				line := strings.TrimSpace(stderr)
 				switch {
-				case code != exitOK && code != exitUsage:
+				case code != errext.ExitOK && code != errext.ExitUsage:
 					t.Errorf("%s --%s=%q: exit %d, want 0 or 2\n%s", cmd.Name(), f.Name, v, code, stderr)
 				case refused && (strings.Contains(line, "\n") || !strings.Contains(line, " -")):
 					t.Errorf("%s --%s=%q: refused with %q, want one line naming a flag", cmd.Name(), f.Name, v, stderr)
@@ -232,7 +233,7 @@ func hostileWalk(t *testing.T, name string) {
 			}
 			for _, v := range mustAccept[f.Name] {
 				argv := append(append(append([]string{cmd.Name()}, args...), context...), "--"+f.Name+"="+v)
-				if code, _, stderr := runBounded(t, argv); code != exitOK {
+				if code, _, stderr := runBounded(t, argv); code != errext.ExitOK {
 					t.Errorf("%s --%s=%q: exit %d, want the limit accepted\n%s", cmd.Name(), f.Name, v, code, stderr)
 				}
 			}

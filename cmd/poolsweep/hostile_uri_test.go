@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"strings"
 	"syscall"
@@ -56,12 +57,7 @@ var uriEntries = []struct {
 // flag and the URI option, no part of the password, nothing on stdout
 // and nothing written.
 func TestHostileURIs(t *testing.T) {
-	if !ownProcessChild() {
-		t.Parallel()
-		ownProcess(t, t.Name())(t) // it changes directory
-		return
-	}
-	if !inOwnProcessChild(t) {
+	if !inOwnProcess(t) { // it changes directory
 		return
 	}
 	dir := t.TempDir()
@@ -113,7 +109,7 @@ func TestHostileHandedTargets(t *testing.T) {
 func checkURIRefusal(t *testing.T, label string, code int, stdout, stderr, flag, want string) {
 	t.Helper()
 	line := strings.TrimSpace(stderr)
-	if code != exitUsage || strings.Contains(line, "\n") || !strings.Contains(line, flag+": ") || !strings.Contains(line, want) {
+	if code != errext.ExitUsage || strings.Contains(line, "\n") || !strings.Contains(line, flag+": ") || !strings.Contains(line, want) {
 		t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line naming %s and %q", label, code, stderr, flag, want)
 	}
 	for n := 3; n <= len("pAsSwOrD9"); n++ {

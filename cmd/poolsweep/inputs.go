@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 
 	"github.com/poolsweep/poolsweep/internal/infile"
@@ -30,15 +31,15 @@ func readInput[T any](ctx context.Context, flag, path string, limit int64, read 
 	var zero T
 	f, err := infile.Open(ctx, path, limit)
 	if err != nil {
-		return zero, usagef("%s: %w", flag, textfmt.EscapeError(err))
+		return zero, errext.Usagef("%s: %w", flag, textfmt.EscapeError(err))
 	}
 	defer f.Close()
 	v, err := read(f)
 	switch {
 	case ctx.Err() != nil:
-		return zero, interrupted(ctx)
+		return zero, errext.InterruptedBy(ctx)
 	case err != nil:
-		return zero, usagef("%s: %w", flag, textfmt.EscapeError(err))
+		return zero, errext.Usagef("%s: %w", flag, textfmt.EscapeError(err))
 	}
 	return v, nil
 }
@@ -48,7 +49,7 @@ func readInput[T any](ctx context.Context, flag, path string, limit int64, read 
 // interruption when a signal stopped the reading.
 func inputError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return interrupted(ctx)
+		return errext.InterruptedBy(ctx)
 	}
-	return usageError{textfmt.EscapeError(err)}
+	return errext.UsageError{Err: textfmt.EscapeError(err)}
 }

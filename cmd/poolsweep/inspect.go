@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"strconv"
 	"strings"
 	"unicode"
@@ -63,12 +64,7 @@ with its value or "not reported", and which bound rules can fire on that server.
   poolsweep inspect --replies ./replies
   poolsweep inspect --replies /var/lib/mongodb/diagnostic.data --format json`,
 		Args: argsUsage(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), o)
-			}
-			return o.run(cmd.Context(), e)
-		},
+		RunE: runSeam(e, o, runF),
 	}
 	textVar(cmd.Flags(), &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string (required)")
 	choiceVar(cmd.Flags(), &o.format, "format", "text", []string{"text", "json"}, false, "output format: text or json")
@@ -82,18 +78,18 @@ func (o *inspectOptions) validate() (topology.PoolSettings, error) {
 	if o.replies != "" {
 		switch {
 		case o.uri != "":
-			return topology.PoolSettings{}, usagef("--replies: reads a folder offline; it takes no --uri")
+			return topology.PoolSettings{}, errext.Usagef("--replies: reads a folder offline; it takes no --uri")
 		case o.saveReplies != "":
-			return topology.PoolSettings{}, usagef("--replies: reads a folder offline; it takes no --save-replies")
+			return topology.PoolSettings{}, errext.Usagef("--replies: reads a folder offline; it takes no --save-replies")
 		}
 		return topology.PoolSettings{}, nil
 	}
 	if o.uri == "" {
-		return topology.PoolSettings{}, usagef("--uri: required (or --replies DIR, offline)")
+		return topology.PoolSettings{}, errext.Usagef("--uri: required (or --replies DIR, offline)")
 	}
 	ps, err := topology.PoolSettingsFromURI(o.uri)
 	if err != nil {
-		return ps, usagef("--uri: %v", err)
+		return ps, errext.Usagef("--uri: %w", err)
 	}
 	return ps, nil
 }
@@ -108,19 +104,19 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 	}
 	if o.saveReplies != "" {
 		if err := outfile.CheckDir(o.saveReplies); err != nil {
-			return usagef("--save-replies: %v", err)
+			return errext.Usagef("--save-replies: %w", err)
 		}
 		// The names carry the server's version and role, known only
 		// once it answers: every name of their shape is checked now, and
 		// each file again as it is written.
 		if err := outfile.CheckNames(o.saveReplies, savedName.MatchString); err != nil {
-			return usagef("--save-replies: %v", err)
+			return errext.Usagef("--save-replies: %w", err)
 		}
 	}
 	info, err := topology.Detect(ctx, o.uri)
 	if err != nil {
 		if ctx.Err() != nil {
-			return errInterrupted
+			return errext.InterruptedError{}
 		}
 		return fmt.Errorf("inspect %s: %w", topology.Redact(o.uri), err)
 	}
@@ -129,7 +125,7 @@ func (o *inspectOptions) run(ctx context.Context, e *env) error {
 		replies, err := topology.CaptureReplies(ctx, o.uri)
 		if err != nil {
 			if ctx.Err() != nil {
-				return errInterrupted
+				return errext.InterruptedError{}
 			}
 			return fmt.Errorf("inspect %s: --save-replies: %w", topology.Redact(o.uri), err)
 		}

@@ -61,15 +61,10 @@ func TestInspectSaveReplies(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 			}
-			entries, err := os.ReadDir(dir)
+			names, err := dirNames(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
-			slices.Sort(names)
 			want := slices.Sorted(slices.Values(tt.files))
 			if !slices.Equal(names, want) {
 				t.Fatalf("files %v, want %v", names, want)

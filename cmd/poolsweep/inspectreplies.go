@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"slices"
 	"strings"
@@ -59,7 +60,7 @@ func (o *inspectOptions) inspectReplies(e *env) error {
 	if err != nil {
 		var bad *replydir.Error
 		if errors.As(err, &bad) {
-			return usagef("--replies: %s", printable(err.Error()))
+			return errext.Usagef("--replies: %s", printable(err.Error()))
 		}
 		return fmt.Errorf("--replies: %w", err)
 	}

@@ -22,18 +22,9 @@ import (
 // testdata/ftdc under the names a server gives them.
 func ftdcFolder(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "diagnostic.data")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := corpus.FTDCFolder(t.TempDir(), files)
+	if err != nil {
 		t.Fatal(err)
-	}
-	for as, from := range files {
-		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "ftdc", from))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, as), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dir
 }

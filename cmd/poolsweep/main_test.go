@@ -6,6 +6,7 @@ import (
 	debugbuildinfo "debug/buildinfo"
 	"encoding/json"
 	"encoding/xml"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"image/png"
 	"io"
 	"os"
@@ -70,7 +71,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	for _, tt := range tests {
 		code, stdout, stderr := runCLI(t, tt.args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != exitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "goroutine") {
+		if code != errext.ExitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "goroutine") {
 			t.Errorf("%v: exit %d, stderr %q (want exit 2 and one line naming %q)", tt.args, code, stderr, tt.want)
 		}
 		if stdout != "" {
@@ -95,7 +96,7 @@ func TestAnalyzeBadFiles(t *testing.T) {
 		{[]string{"analyze", "--csv", badCSV}, "bad.csv:3"},
 	} {
 		code, _, stderr := runCLI(t, tt.args...)
-		if code != exitUsage || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		if code != errext.ExitUsage || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d stderr %q, want 2 and %q", tt.args, code, stderr, tt.want)
 		}
 	}
@@ -201,7 +202,7 @@ func TestSweepInterrupted(t *testing.T) {
 	}
 	err := cmd.Wait()
 	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != exitInterrupted {
+	if !ok || ee.ExitCode() != errext.ExitInterrupted {
 		t.Fatalf("exit: %v, want 130\n%s", err, log.String())
 	}
 	res := readRes(t, filepath.Join(out, "results.jsonl"))
@@ -215,7 +216,7 @@ func TestSweepInterrupted(t *testing.T) {
 	// --resume with other settings is refused; with the same ones it
 	// measures only what is missing and closes the file as complete.
 	code, _, errText := runBinary(t, dir, time.Minute, "sweep", "--concurrency", "1,2,8", "--trials", "1", "--warmup", "100ms", "--duration", "1s", "--records", "100", "--resume", out, "--no-plot")
-	if code != exitUsage || !strings.Contains(errText, "--concurrency was [1 2 4]") {
+	if code != errext.ExitUsage || !strings.Contains(errText, "--concurrency was [1 2 4]") {
 		t.Errorf("resume with another plan: exit %d %s", code, errText)
 	}
 	code, _, errText = runBinary(t, dir, 2*time.Minute, "sweep", "--concurrency", "1,2,4", "--trials", "1", "--warmup", "100ms", "--duration", "1s", "--records", "100", "--resume", out, "--no-plot")
@@ -266,7 +267,7 @@ func TestRedaction(t *testing.T) {
 	// An unreachable server with credentials: the error names the target
 	// without its password.
 	code, stdout, stderr := runCLI(t, "inspect", "--uri", "mongodb://alice:s3cret@127.0.0.1:1/?serverSelectionTimeoutMS=300&connectTimeoutMS=300")
-	if code != exitFailed || !strings.Contains(stderr, "alice:***@") || strings.Contains(stderr+stdout, "s3cret") {
+	if code != errext.ExitFailed || !strings.Contains(stderr, "alice:***@") || strings.Contains(stderr+stdout, "s3cret") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	code, stdout, stderr = runCLI(t, "sweep", "--uri", "mongodb://alice:s3cret@127.0.0.1:1/?serverSelectionTimeoutMS=300", "--out", t.TempDir())

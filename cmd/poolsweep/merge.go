@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ a trailing slash, made if its parent exists).`,
 
 func (o *mergeOptions) run(ctx context.Context, e *env, args []string) error {
 	if o.out == "" {
-		return usagef("--out: required: the merged results file to write")
+		return errext.Usagef("--out: required: the merged results file to write")
 	}
 	// A directory (existing, or named with a trailing slash) takes
 	// results.jsonl; it is made, one level, if absent. A symlink is not
@@ -64,12 +65,12 @@ func (o *mergeOptions) run(ctx context.Context, e *env, args []string) error {
 	if fi, err := os.Lstat(out); (err == nil && fi.IsDir()) || strings.HasSuffix(out, string(filepath.Separator)) {
 		outDir, out = out, filepath.Join(out, "results.jsonl")
 		if err := outfile.CheckDir(outDir); err != nil {
-			return usagef("--out: %v", err)
+			return errext.Usagef("--out: %w", err)
 		}
 	}
 	if _, err := os.Lstat(outDir); outDir == "" || err == nil { // else made fresh: the file is new
 		if err := outfile.Check(out); err != nil {
-			return usagef("--out: %v", err)
+			return errext.Usagef("--out: %w", err)
 		}
 	}
 	paths := make([]string, len(args))
@@ -79,7 +80,7 @@ func (o *mergeOptions) run(ctx context.Context, e *env, args []string) error {
 			p = infile.In(a, "results.jsonl") // the one in the directory Stat found
 		}
 		if same(p, out) {
-			return usagef("--out: %s is one of the files being merged; write the merge elsewhere", out)
+			return errext.Usagef("--out: %s is one of the files being merged; write the merge elsewhere", out)
 		}
 		paths[i] = p
 	}
@@ -89,7 +90,7 @@ func (o *mergeOptions) run(ctx context.Context, e *env, args []string) error {
 	}
 	if outDir != "" {
 		if err := outfile.MakeDir(outDir); err != nil {
-			return usagef("--out: %v", err)
+			return errext.Usagef("--out: %w", err)
 		}
 	}
 	if err := writeMerged(out, res); err != nil {

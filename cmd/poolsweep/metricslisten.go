@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"net"
 	"net/http"
@@ -57,11 +58,11 @@ func (o *sweepOptions) startMetrics(stderr io.Writer) (*metricsServer, error) {
 	}
 	addr, err := listenAddr(o.metricsListen) // checked as it was parsed
 	if err != nil {
-		return nil, usagef("--metrics-listen: %v", err)
+		return nil, errext.Usagef("--metrics-listen: %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, usagef("--metrics-listen: cannot listen on %s: %v", addr, errors.Unwrap(err))
+		return nil, errext.Usagef("--metrics-listen: cannot listen on %s: %w", addr, errors.Unwrap(err))
 	}
 	warnPublicListen(stderr, "--metrics-listen", addr, []string{ln.Addr().String()}, metricsCan, metricsAbout)
 	m := &metricsServer{exporter: livemetrics.New(), done: make(chan struct{})}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"net"
 	"net/http"
@@ -193,7 +194,7 @@ func TestMetricsListenRefused(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		code, _, stderr := runCLI(t, "sweep", "--target", "sim=sim:slots=1", "--out", filepath.Join(dir, "out"), "--metrics-listen", tc.addr)
-		if code != exitUsage || !strings.HasPrefix(stderr, "poolsweep: --metrics-listen: ") || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+		if code != errext.ExitUsage || !strings.HasPrefix(stderr, "poolsweep: --metrics-listen: ") || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("--metrics-listen %s: exit %d, %q; want 2 and one line with %q", tc.addr, code, stderr, tc.want)
 		}
 		if _, err := os.Lstat(filepath.Join(dir, "out")); err == nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -72,7 +73,7 @@ func TestPlotReportOutputPaths(t *testing.T) {
 		before := listTree(t, d)
 		code, stdout, stderr := runCLI(t, tc.args...)
 		line := strings.TrimSpace(stderr)
-		if code != exitUsage || strings.Count(line, "\n") != 0 || !strings.Contains(line, "-o: ") || !strings.Contains(line, tc.want) {
+		if code != errext.ExitUsage || strings.Count(line, "\n") != 0 || !strings.Contains(line, "-o: ") || !strings.Contains(line, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line naming -o with %q", tc.args, code, stderr, tc.want)
 		}
 		if stdout != "" {

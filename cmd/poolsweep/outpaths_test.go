@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -144,7 +145,7 @@ func runWithinUsing(t *testing.T, d time.Duration, r runners, args ...string) (i
 func wantRefused(t *testing.T, label string, code int, stdout, stderr, flag, want string) {
 	t.Helper()
 	line := strings.TrimSpace(stderr)
-	if code != exitUsage || strings.Contains(line, "\n") || !strings.Contains(line, flag+": ") || !strings.Contains(line, want) {
+	if code != errext.ExitUsage || strings.Contains(line, "\n") || !strings.Contains(line, flag+": ") || !strings.Contains(line, want) {
 		t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line naming %s with %q", label, code, stderr, flag, want)
 	}
 	if stdout != "" {
@@ -492,7 +493,7 @@ func TestInputsBounded(t *testing.T) {
 			if r.name == "merge" && in.path == dir {
 				in.want = filepath.Join(dir, "results.jsonl") + ": no such file" // a directory holding one
 			}
-			if code != exitUsage || strings.Contains(line, "\n") || !strings.Contains(line, in.want) || stdout != "" {
+			if code != errext.ExitUsage || strings.Contains(line, "\n") || !strings.Contains(line, in.want) || stdout != "" {
 				t.Errorf("%s %s: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", r.name, in.path, code, stdout, stderr, in.want)
 			}
 		}
@@ -549,7 +550,7 @@ func TestClosedStdout(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = w, &stderr
 		err := cmd.Run()
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != exitClosedStdout || stderr.String() != "" {
+		if !errors.As(err, &ee) || ee.ExitCode() != errext.ExitClosedStdout || stderr.String() != "" {
 			t.Errorf("%q with stdout closed: %v, stderr %q; want exit 141 and nothing said", args, err, stderr.String())
 		}
 	}
@@ -576,7 +577,7 @@ func TestFileSizeLimitInWords(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 		line := lines[len(lines)-1] // after report's notes on figures it skipped
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != exitFailed || !strings.HasPrefix(line, "poolsweep: ") ||
+		if !errors.As(err, &ee) || ee.ExitCode() != errext.ExitFailed || !strings.HasPrefix(line, "poolsweep: ") ||
 			!strings.Contains(line, tc.path+": the file size limit is reached (ulimit -f)") || strings.Count(line, tc.path) != 1 {
 			t.Errorf("%q under ulimit -f: %v, stderr %q; want exit 1 and one line naming the file once", tc.args, err, line)
 		}

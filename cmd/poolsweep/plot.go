@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -77,13 +78,13 @@ func steadyOption(s string) *plot.SteadyStep {
 
 func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
 	if o.out == "" {
-		return usagef("-o/--out: required (the directory for the figures)")
+		return errext.Usagef("-o/--out: required (the directory for the figures)")
 	}
 	if err := outfile.CheckDir(o.out); err != nil {
-		return usagef("-o: %v", err)
+		return errext.Usagef("-o: %w", err)
 	}
 	if err := plot.CheckNames(o.out); err != nil { // before the inputs are read
-		return usagef("-o: %v", err)
+		return errext.Usagef("-o: %w", err)
 	}
 	which, err := figureList(o.figures)
 	if err != nil {
@@ -98,25 +99,16 @@ func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if o.steady != "" && which != nil {
-		return usagef("--steady: draws one figure of its own; leave out --figure")
+		return errext.Usagef("--steady: draws one figure of its own; leave out --figure")
 	}
 	figs, notes, err := plot.Figures(rs, analysis.Of(rs, opts), plot.Options{Figures: which, Steady: steadyOption(o.steady)})
 	if err != nil && o.steady != "" {
-		return usagef("--steady: %v", err)
+		return errext.Usagef("--steady: %w", err)
 	}
 	if err != nil {
-		return usageError{err}
+		return errext.UsageError{Err: err}
 	}
-	if err := plot.CheckFiles(o.out, figs); err != nil {
-		return usagef("-o: %v", err)
-	}
-	for _, n := range notes {
-		fmt.Fprintln(e.stderr, "note:", n)
-	}
-	if err := outfile.MakeDir(o.out); err != nil {
-		return usagef("-o: %v", err)
-	}
-	paths, err := plot.WriteFiles(o.out, figs)
+	paths, err := writeFigures(e, "-o", o.out, figs, notes)
 	if err != nil {
 		return err
 	}
@@ -124,6 +116,24 @@ func (o *plotOptions) run(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, textfmt.Escape(p))
 	}
 	return nil
+}
+
+// writeFigures writes figs into dir, the directory the flag named (made
+// if absent, by outfile's rules), and returns the paths written. A
+// figure's file that outfile refuses there is the flag's usage error,
+// found before anything is written or any of the figures' notes is
+// printed.
+func writeFigures(e *env, flag, dir string, figs []plot.Figure, notes []string) ([]string, error) {
+	if err := plot.CheckFiles(dir, figs); err != nil {
+		return nil, errext.Usagef("%s: %w", flag, err)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(e.stderr, "note:", n)
+	}
+	if err := outfile.MakeDir(dir); err != nil {
+		return nil, errext.Usagef("%s: %w", flag, err)
+	}
+	return plot.WriteFiles(dir, figs)
 }
 
 func figureList(s string) ([]string, error) {

@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
@@ -139,16 +139,25 @@ func (p *progressPrinter) step(n int, s results.StepResult) {
 	}
 }
 
-func fmtRate(v float64) string {
-	switch {
-	case v >= 100000:
-		return fmt.Sprintf("%.0fk", v/1000)
-	case v >= 10000:
-		return fmt.Sprintf("%.1fk", v/1000)
-	default:
-		return fmt.Sprintf("%.0f", v)
+// fmtRate is a throughput as the tables print it (render.Rate).
+func fmtRate(v float64) string { return render.Rate(v) }
+
+// fmtMs is milliseconds as the tables print them (render.Millis).
+func fmtMs(v float64) string { return render.Millis(v) }
+
+// levelText names a step's level: "C=64", or "rate=2000/s" for an open
+// loop.
+func levelText(concurrency, rate int) string {
+	if rate > 0 {
+		return fmt.Sprintf("rate=%d/s", rate)
 	}
+	return fmt.Sprintf("C=%d", concurrency)
 }
 
-// fmtMs is milliseconds as the tables print them ("2.33ms").
-func fmtMs(v float64) string { return textfmt.Ms(v) + "ms" }
+// openProgress is what an open-loop step adds to its progress line.
+func openProgress(s results.StepResult) string {
+	if s.Open == nil {
+		return ""
+	}
+	return fmt.Sprintf(", offered %s/s, dropped %d, p99 uncorrected %s", fmtRate(s.Open.OfferedPerS), s.Open.Dropped, render.UncorrectedP99(s.Open))
+}

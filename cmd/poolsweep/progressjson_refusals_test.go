@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ var progressPlacements = []struct {
 // text.
 func jsonRefusal(t *testing.T, label string, code int, stdout, stderr, flag string) string {
 	t.Helper()
-	if code != exitUsage {
+	if code != errext.ExitUsage {
 		t.Errorf("%s: exit %d, want 2\n%s", label, code, stderr)
 	}
 	if stdout != "" {
@@ -155,7 +156,7 @@ func TestProgressJSONRefusals(t *testing.T) {
 		{"sweep", "--uri", uri, "--out", "--progress", "json", "--clients", "0"}, // --out takes "--progress": a directory name
 	} {
 		code, _, stderr := runWithinUsing(t, 30*time.Second, runners{}, argv...)
-		if code != exitUsage || !strings.HasPrefix(stderr, "poolsweep: ") || strings.Count(stderr, "\n") != 1 {
+		if code != errext.ExitUsage || !strings.HasPrefix(stderr, "poolsweep: ") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 and one text line", argv, code, stderr)
 		}
 	}
@@ -199,13 +200,13 @@ func TestProgressJSONHostileFlags(t *testing.T) {
 			label := fmt.Sprintf("--%s=%q (%s)", f.Name, v, p.name)
 			code, stdout, stderr := runBounded(t, argv)
 			switch {
-			case code == exitUsage:
+			case code == errext.ExitUsage:
 				refused++
 				text := jsonRefusal(t, label, code, stdout, stderr, "")
 				if !strings.Contains(text, " -") { // as TestHostileFlags asks of the text line
 					t.Errorf("%s: refused, naming no flag: %q", label, text)
 				}
-			case code != exitOK:
+			case code != errext.ExitOK:
 				t.Errorf("%s: exit %d, want 0 or 2\n%s", label, code, stderr)
 			default:
 				for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,8 +27,8 @@ func TestProgressJSON(t *testing.T) {
 	code, _, stderr := runCLI(t, "sweep", "--uri", uri, "--concurrency", "2,8", "--warmup", "600ms", "--duration", "1s",
 		"--records", "200", "--op-timeout", "2s", "--no-plot", "--out", out, "--progress", "json",
 		"--threshold", "errors<=1000000", "--threshold", "p99<1ms@64")
-	if code != exitGate {
-		t.Fatalf("exit %d, want %d (p99<1ms@64 cannot be evaluated)\n%s", code, exitGate, stderr)
+	if code != errext.ExitGate {
+		t.Fatalf("exit %d, want %d (p99<1ms@64 cannot be evaluated)\n%s", code, errext.ExitGate, stderr)
 	}
 	res := readRes(t, filepath.Join(out, "results.jsonl"))
 

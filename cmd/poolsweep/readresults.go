@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -48,10 +49,10 @@ func (r readOptions) files(ctx context.Context, paths []string, warn io.Writer) 
 			return nil, err
 		}
 		if len(res.Steps) == 0 && res.Header.Plan.Storm != nil {
-			return nil, usagef("%s: a storm run (poolsweep storm), not a sweep's results: give it to fleet or report as --storm", textfmt.Escape(p))
+			return nil, errext.Usagef("%s: a storm run (poolsweep storm), not a sweep's results: give it to fleet or report as --storm", textfmt.Escape(p))
 		}
 		if len(res.Steps) == 0 {
-			return nil, usagef("%s: no measured steps", textfmt.Escape(p))
+			return nil, errext.Usagef("%s: no measured steps", textfmt.Escape(p))
 		}
 		warnAll(warn, res)
 		rs = append(rs, res)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/workload"
 	"github.com/poolsweep/poolsweep/workload/shapes"
@@ -28,16 +29,16 @@ func replayWorkloadFile(o *sweepOptions, base workload.Workload) (w workload.Wor
 	}
 	for _, flag := range []string{"records", "distribution"} {
 		if o.changed(flag) {
-			return w, true, usagef("--%s: a replayed workload file (--workload-file %s) runs its own shapes on the collections it names", flag, textfmt.Token(o.workloadFile))
+			return w, true, errext.Usagef("--%s: a replayed workload file (--workload-file %s) runs its own shapes on the collections it names", flag, textfmt.Token(o.workloadFile))
 		}
 	}
 	f, err := shapes.Parse(data, o.workloadFile)
 	if err != nil {
-		return w, true, usagef("--workload-file: %w", textfmt.EscapeError(err))
+		return w, true, errext.Usagef("--workload-file: %w", textfmt.EscapeError(err))
 	}
 	r, err := workload.NewReplay(f, o.workloadFile, workload.ReplayOptions{Database: base.Database})
 	if err != nil {
-		return w, true, usagef("--workload-file: %w", textfmt.EscapeError(err))
+		return w, true, errext.Usagef("--workload-file: %w", textfmt.EscapeError(err))
 	}
 	w = base
 	w.Name, w.Label, w.File, w.Replay = "replay", "replay", o.workloadFile, r

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/poolsweep/poolsweep/internal/errext"
 )
 
 // TestReplayWorkloadFileBadInput: --workload-file given a poolsweep
@@ -32,14 +34,14 @@ func TestReplayWorkloadFileBadInput(t *testing.T) {
 	} {
 		code, stdout, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(append([]string{}, sim...), "--workload-file", tt.path)...)
 		line := strings.TrimSpace(stderr)
-		if code != exitUsage || strings.Contains(line, "\n") || !strings.Contains(line, tt.want) || stdout != "" || strings.Contains(line, "hunter2") {
+		if code != errext.ExitUsage || strings.Contains(line, "\n") || !strings.Contains(line, tt.want) || stdout != "" || strings.Contains(line, "hunter2") {
 			t.Errorf("%s: exit %d, %q; want 2 and one line with %q", tt.name, code, stderr, tt.want)
 		}
 	}
 	if code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(append([]string{}, sim...), "--workload-file", good)...); code != 0 {
 		t.Errorf("a good workload file: exit %d, %q", code, stderr)
 	}
-	if code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(append([]string{}, sim...), "--workload-file", good, "--records", "10")...); code != exitUsage || !strings.Contains(stderr, "--records: a replayed workload file") {
+	if code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(append([]string{}, sim...), "--workload-file", good, "--records", "10")...); code != errext.ExitUsage || !strings.Contains(stderr, "--records: a replayed workload file") {
 		t.Errorf("--records beside a workload file: exit %d, %q", code, stderr)
 	}
 }

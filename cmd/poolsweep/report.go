@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -71,7 +72,7 @@ storm run's connection-setup saturation beside the knee (docs/fleet.md).`,
 
 func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
 	if o.out == "" {
-		return usagef("-o/--out: required (the report file)")
+		return errext.Usagef("-o/--out: required (the report file)")
 	}
 	if err := checkReportPath(o.out, o.format); err != nil {
 		return err
@@ -81,13 +82,13 @@ func (o *reportOptions) run(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if (o.baseline == "") != (o.candidate == "") {
-		return usagef("--baseline/--candidate: give both target names, or neither")
+		return errext.Usagef("--baseline/--candidate: give both target names, or neither")
 	}
 	if len(args) == 2 && sameFile(args[0], args[1]) {
-		return usagef("report: %s is given twice; an A/B report needs two different runs", args[0])
+		return errext.Usagef("report: %s is given twice; an A/B report needs two different runs", args[0])
 	}
 	if len(args) > 1 && o.baseline != "" {
-		return usagef("--baseline/--candidate: name two targets of one results file; two files are already an A/B pair")
+		return errext.Usagef("--baseline/--candidate: name two targets of one results file; two files are already an A/B pair")
 	}
 	withFleet, err := o.fleet.asked()
 	if err != nil {
@@ -127,13 +128,13 @@ func writeReport(path, format string, rs []*results.Results, a *analysis.Analysi
 	r, ns, err := report.New(rs, a, ab)
 	if err == nil && steady != nil {
 		if err := r.AddSteady(*steady); err != nil {
-			return usagef("--steady: %v", errors.Unwrap(err))
+			return errext.Usagef("--steady: %w", errors.Unwrap(err))
 		}
 	}
 	var in *report.InputError
 	switch {
 	case errors.As(err, &in):
-		return usageError{err}
+		return errext.UsageError{Err: err}
 	case err != nil:
 		return err
 	}
@@ -143,7 +144,7 @@ func writeReport(path, format string, rs []*results.Results, a *analysis.Analysi
 	var bad *report.PathError
 	err = r.Write(path, format)
 	if errors.As(err, &bad) {
-		return usagef("-o: %v", err)
+		return errext.Usagef("-o: %w", err)
 	}
 	for _, n := range ns {
 		fmt.Fprintln(notes, "note:", n)
@@ -155,7 +156,7 @@ func writeReport(path, format string, rs []*results.Results, a *analysis.Analysi
 // be written (report.Check), as one line naming -o.
 func checkReportPath(path, format string) error {
 	if err := report.Check(path, format); err != nil {
-		return usagef("-o: %v", err)
+		return errext.Usagef("-o: %w", err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"strconv"
 	"strings"
@@ -17,37 +18,6 @@ import (
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/topology"
 )
-
-// Exit statuses (sweep --help documents them).
-const (
-	exitOK          = 0
-	exitFailed      = 1
-	exitUsage       = 2
-	exitPartial     = 3   // the run ended, but some steps could not be measured
-	exitGate        = 4   // a --threshold failed, or compare --fail-on-regression found a regression (gates.go)
-	exitInterrupted = 130 // 128 + SIGINT; SIGTERM gives 143, SIGHUP 129
-	// exitClosedStdout: the reader of stdout left before poolsweep was
-	// done writing (poolsweep analyze … | head -1). poolsweep ends quietly
-	// with 128 + SIGPIPE, the status of a tool that SIGPIPE ended, so a
-	// pipeline (set -o pipefail) sees what it sees of cat or grep.
-	exitClosedStdout = 141
-)
-
-// signalNumbers are the signals a run stops for, by the name the end
-// record gives them; the exit status is 128 + the number.
-var signalNumbers = map[string]int{"SIGHUP": 1, "SIGINT": 2, "SIGTERM": 15}
-
-// usageError is bad input: exit status 2, one line naming the flag.
-type usageError struct{ err error }
-
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
-
-// errInterrupted ends a command that the user stopped before it did
-// anything worth keeping.
-var errInterrupted = interruptedError{}
 
 // env is what commands need from the process, so tests can run them
 // in-process with their own streams.
@@ -85,44 +55,25 @@ func runWith(ctx context.Context, args []string, e *env, r runners) (code int) {
 		// trace on the user's terminal.
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "poolsweep: internal error: %s\n", topology.Redact(fmt.Sprint(r)))
-			code = exitFailed
+			code = errext.ExitFailed
 		}
 	}()
 	// No 100-kB value echoed whole, whatever made the error (echo.go).
 	err := shortValues(root.ExecuteContext(ctx), args)
 	stderr = e.stderr // a command may have made it its own
 	if out.closed.Load() && (err == nil || errors.Is(err, syscall.EPIPE)) {
-		return exitClosedStdout // nothing to say: no one reads it
+		return errext.ExitClosedStdout // nothing to say: no one reads it
 	}
 	if err == nil {
-		return exitOK
+		return errext.ExitOK
 	}
-	var (
-		u  usageError
-		in interruptedError
-		p  partialError
-		g  gateError
-	)
-	switch {
-	case errors.As(err, &in):
+	var in errext.InterruptedError
+	if errors.As(err, &in) {
 		fmt.Fprintf(stderr, "poolsweep: %s; finished steps are kept\n", in.Error())
-		if n, ok := signalNumbers[in.signal]; ok {
-			return 128 + n
-		}
-		return exitInterrupted
-	case errors.As(err, &p):
+	} else {
 		fmt.Fprintf(stderr, "poolsweep: %s\n", safeLine(topology.Redact(err.Error())))
-		return exitPartial
-	case errors.As(err, &g):
-		fmt.Fprintf(stderr, "poolsweep: %s\n", safeLine(topology.Redact(err.Error())))
-		return exitGate
-	case errors.As(err, &u):
-		fmt.Fprintf(stderr, "poolsweep: %s\n", safeLine(topology.Redact(err.Error())))
-		return exitUsage
-	default:
-		fmt.Fprintf(stderr, "poolsweep: %s\n", safeLine(topology.Redact(err.Error())))
-		return exitFailed
 	}
+	return errext.ExitCode(err)
 }
 
 // stdoutWatch notes that a write to stdout found its reader gone (EPIPE:
@@ -176,7 +127,7 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usagef("unknown command %s; see poolsweep --help", textfmt.Token(args[0]))
+			return errext.Usagef("unknown command %s; see poolsweep --help", textfmt.Token(args[0]))
 		}
 		return cmd.Help()
 	}
@@ -192,12 +143,12 @@ With no --uri or --target, "poolsweep sweep" starts an embedded FerretDB server 
 			case pflag.SliceValue:
 				for _, s := range v.GetSlice() {
 					if strings.TrimSpace(s) == "" {
-						err = usagef("--%s: an empty value", f.Name)
+						err = errext.Usagef("--%s: an empty value", f.Name)
 					}
 				}
 			default:
 				if f.Value.Type() == "string" && strings.TrimSpace(f.Value.String()) == "" {
-					err = usagef("--%s: an empty value", f.Name)
+					err = errext.Usagef("--%s: an empty value", f.Name)
 				}
 			}
 		})
@@ -229,7 +180,7 @@ func argsUsage(check cobra.PositionalArgs) cobra.PositionalArgs {
 			for _, a := range args {
 				msg = strings.ReplaceAll(msg, strconv.Quote(a), textfmt.Token(a))
 			}
-			return usageError{errors.New(msg)}
+			return errext.UsageError{Err: errors.New(msg)}
 		}
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"net"
 	"net/url"
@@ -65,12 +66,7 @@ is bad input naming --listen.`,
   poolsweep serve --sim slots=8,service=2ms --listen 127.0.0.1:27099
   poolsweep serve --sim rs=3,slots=4 --listen 127.0.0.1:27017   # members on 27017, 27018, 27019`,
 		Args: argsUsage(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), o)
-			}
-			return o.run(cmd.Context(), e)
-		},
+		RunE: runSeam(e, o, runF),
 	}
 	f := cmd.Flags()
 	textVar(f, &o.data, "data", "", "a directory, made through outfile", nil, "directory for FerretDB's SQLite files, made if absent (its parent must exist; default: a temporary directory removed at exit)")
@@ -104,10 +100,10 @@ func (o *serveOptions) validate() (sim.Spec, error) {
 	if o.sim != "" {
 		var err error
 		if spec, err = sim.ParseSpec(o.sim); err != nil {
-			return spec, usagef("--sim: %v", err)
+			return spec, errext.Usagef("--sim: %w", err)
 		}
 		if o.data != "" || o.postgresqlURL != "" {
-			return spec, usagef("--sim: the simulator keeps documents in memory; --data and --postgresql-url do not apply")
+			return spec, errext.Usagef("--sim: the simulator keeps documents in memory; --data and --postgresql-url do not apply")
 		}
 	}
 	if o.sim != "" {
@@ -117,14 +113,14 @@ func (o *serveOptions) validate() (sim.Spec, error) {
 		}
 	}
 	if o.data != "" && o.postgresqlURL != "" {
-		return spec, usagef("--data: not used with --postgresql-url")
+		return spec, errext.Usagef("--data: not used with --postgresql-url")
 	}
 	if o.postgresqlURL != "" {
 		// It may carry a password: no message may show it from here on.
 		topology.RegisterURI(o.postgresqlURL)
 	}
 	if o.postgresqlURL != "" && !strings.HasPrefix(o.postgresqlURL, "postgres://") && !strings.HasPrefix(o.postgresqlURL, "postgresql://") {
-		return spec, usagef("--postgresql-url: %s is not a postgres:// URL", textfmt.Token(topology.Redact(o.postgresqlURL)))
+		return spec, errext.Usagef("--postgresql-url: %s is not a postgres:// URL", textfmt.Token(topology.Redact(o.postgresqlURL)))
 	}
 	return spec, nil
 }
@@ -136,7 +132,7 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 	}
 	if o.data != "" {
 		if err := outfile.CheckDir(o.data); err != nil {
-			return usagef("--data: %v", err)
+			return errext.Usagef("--data: %w", err)
 		}
 	}
 	// Every address is tried before anything is made (--log's file, the
@@ -148,7 +144,7 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 	if o.logFile != "" {
 		f, err := outfile.Append(o.logFile)
 		if err != nil {
-			return usagef("--log: %v", err)
+			return errext.Usagef("--log: %w", err)
 		}
 		defer f.Close()
 		logw = f
@@ -201,7 +197,7 @@ func (o *serveOptions) run(ctx context.Context, e *env) error {
 		// The directory the user named, made one level deep if absent;
 		// FerretDB makes its files in it.
 		if err := outfile.MakeDir(dir); err != nil {
-			return usagef("--data: %v", err)
+			return errext.Usagef("--data: %w", err)
 		}
 		dir = filepath.Clean(dir) // checked: FerretDB gets the place it resolves to, not a ".." to follow again
 	}

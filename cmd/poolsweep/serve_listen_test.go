@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"net"
 	"os"
 	"slices"
@@ -102,7 +103,7 @@ func TestServeListenForms(t *testing.T) {
 		// is the flag's own range).
 		over := fmt.Sprintf("127.0.0.1:%d", 65535-k.ports+2)
 		code, stdout, stderr := runCLI(t, "serve", "--sim", k.spec, "--listen", over)
-		if code != exitUsage || stdout != "" || !listenOneLine(stderr) || !strings.Contains(stderr, "--listen") || !strings.Contains(stderr, "65535") {
+		if code != errext.ExitUsage || stdout != "" || !listenOneLine(stderr) || !strings.Contains(stderr, "--listen") || !strings.Contains(stderr, "65535") {
 			t.Errorf("%s on %s: exit %d, stdout %q, stderr %q; want exit 2, one line naming --listen and 65535", k.name, over, code, stdout, stderr)
 		}
 
@@ -116,7 +117,7 @@ func TestServeListenForms(t *testing.T) {
 		}
 		code, stdout, stderr = runCLI(t, "serve", "--sim", k.spec, "--listen", block[0])
 		ln.Close()
-		if code != exitUsage || stdout != "" || !listenOneLine(stderr) || !strings.Contains(stderr, "--listen") || !strings.Contains(stderr, block[k.ports-1]) {
+		if code != errext.ExitUsage || stdout != "" || !listenOneLine(stderr) || !strings.Contains(stderr, "--listen") || !strings.Contains(stderr, block[k.ports-1]) {
 			t.Errorf("%s on %s with %s taken: exit %d, stdout %q, stderr %q; want exit 2, one line naming --listen and the port",
 				k.name, block[0], block[k.ports-1], code, stdout, stderr)
 		}
@@ -136,7 +137,7 @@ func TestServeListenForms(t *testing.T) {
 	dir := t.TempDir()
 	logFile := dir + "/serve.log"
 	code, stdout, stderr := runCLI(t, "serve", "--listen", taken.Addr().String(), "--log", logFile)
-	if code != exitUsage || stdout != "" || !listenOneLine(stderr) || !strings.Contains(stderr, "--listen") {
+	if code != errext.ExitUsage || stdout != "" || !listenOneLine(stderr) || !strings.Contains(stderr, "--listen") {
 		t.Errorf("FerretDB on a taken port: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if _, err := os.Stat(logFile); err == nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func TestTopoServeBrokenBackend(t *testing.T) {
 		start := time.Now()
 		code, stdout, stderr := runBinary(t, t.TempDir(), 2*time.Minute, "serve", "--postgresql-url", pg)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != exitFailed || stdout != "" || len(lines) != 1 || !strings.Contains(stderr, "--postgresql-url") {
+		if code != errext.ExitFailed || stdout != "" || len(lines) != 1 || !strings.Contains(stderr, "--postgresql-url") {
 			t.Errorf("serve with a dead backend: exit %d after %v\nstdout %q\nstderr %q", code, time.Since(start), stdout, stderr)
 		}
 		for _, secret := range []string{"Pw-Secret", "Pw%20Secret", "Pw Secret", "Secret@9", "Pw-Other"} {

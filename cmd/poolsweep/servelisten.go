@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"net"
 	"strconv"
 
@@ -27,7 +28,7 @@ type simListen struct {
 func simListenAddrs(listen string, spec sim.Spec) (simListen, error) {
 	host, portStr, err := net.SplitHostPort(listen)
 	if err != nil {
-		return simListen{}, usagef("--listen: %v", err) // checkListen took it; kept for safety
+		return simListen{}, errext.Usagef("--listen: %w", err) // checkListen took it; kept for safety
 	}
 	port, _ := strconv.Atoi(portStr)
 	nFronts, nShards, what := 1, 0, "the standalone" // a standalone's one port cannot overflow: checkListen bounds it
@@ -40,7 +41,7 @@ func simListenAddrs(listen string, spec sim.Spec) (simListen, error) {
 	}
 	n := nFronts + nShards
 	if port != 0 && port+n-1 > 65535 {
-		return simListen{}, usagef("--listen: %s need ports %d to %d, past 65535; give a port of at most %d (or 0 for free ones)",
+		return simListen{}, errext.Usagef("--listen: %s need ports %d to %d, past 65535; give a port of at most %d (or 0 for free ones)",
 			what, port, port+n-1, 65535-n+1)
 	}
 	addr := func(i int) string {
@@ -83,7 +84,7 @@ func (l simListen) options() []sim.Option {
 func listenUsage(err error) error {
 	var le *sim.ListenError
 	if errors.As(err, &le) {
-		return usagef("--listen: %s cannot listen on %s: %v; nothing was started", le.Server, le.Addr, netCause(le.Err))
+		return errext.Usagef("--listen: %s cannot listen on %s: %v; nothing was started", le.Server, le.Addr, netCause(le.Err))
 	}
 	return nil
 }
@@ -109,9 +110,9 @@ func (o *serveOptions) probeListen() error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			if names[i] != "" {
-				return usagef("--listen: %s cannot listen on %s: %v; nothing was started", names[i], addr, netCause(err))
+				return errext.Usagef("--listen: %s cannot listen on %s: %v; nothing was started", names[i], addr, netCause(err))
 			}
-			return usagef("--listen: cannot listen on %s: %v; nothing was started", addr, netCause(err))
+			return errext.Usagef("--listen: cannot listen on %s: %v; nothing was started", addr, netCause(err))
 		}
 		lns = append(lns, ln) // held until all are tried: port 0 twice must be two ports
 	}

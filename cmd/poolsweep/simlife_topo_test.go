@@ -29,8 +29,7 @@ func TestTopoServeSimStops(t *testing.T) {
 		t.Errorf("inspect: exit %d, %s", code, errOut)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done := waited(cmd)
 	select {
 	case <-done:
 		// The exit status on a signal is root.go's business; what matters

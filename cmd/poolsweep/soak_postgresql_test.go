@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,9 +67,9 @@ func TestPostgreSQLSmallPoolDeadlockSurvived(t *testing.T) {
 		// the outcomes allowed: end status → exit code and steps kept
 		want map[string][2]int
 	}{
-		{"goes on", nil, map[string][2]int{results.StatusFailed: {exitFailed, 2}, results.StatusComplete: {0, 3}}},
-		{"keep going", []string{"--keep-going"}, map[string][2]int{results.StatusPartial: {exitPartial, 2}, results.StatusComplete: {0, 3}}},
-		{"stops", []string{"--max-error-rate", "0.5"}, map[string][2]int{results.StatusFailed: {exitFailed, 2}}},
+		{"goes on", nil, map[string][2]int{results.StatusFailed: {errext.ExitFailed, 2}, results.StatusComplete: {0, 3}}},
+		{"keep going", []string{"--keep-going"}, map[string][2]int{results.StatusPartial: {errext.ExitPartial, 2}, results.StatusComplete: {0, 3}}},
+		{"stops", []string{"--max-error-rate", "0.5"}, map[string][2]int{results.StatusFailed: {errext.ExitFailed, 2}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// A deadlocked FerretDB stays stuck for minutes: each case gets

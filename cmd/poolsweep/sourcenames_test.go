@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func TestBadValueNamesItsSource(t *testing.T) {
 	} {
 		code, stdout, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(append([]string{}, sim...), tt.args...)...)
 		line := strings.TrimSpace(stderr)
-		if code != exitUsage || strings.Contains(line, "\n") || !strings.Contains(line, tt.want) || stdout != "" {
+		if code != errext.ExitUsage || strings.Contains(line, "\n") || !strings.Contains(line, tt.want) || stdout != "" {
 			t.Errorf("%s: exit %d, %q; want 2 and one line with %q", tt.name, code, stderr, tt.want)
 			continue
 		}
@@ -55,7 +56,7 @@ func TestBadValueNamesItsSource(t *testing.T) {
 		}
 	}
 	// The flag wins over a good file's key, as YCSB's -p does.
-	if code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(append([]string{}, sim...), "--workload-file", goodCount, "--records", "0")...); code != exitUsage || !strings.Contains(stderr, "--records: 0 is not between") {
+	if code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, append(append([]string{}, sim...), "--workload-file", goodCount, "--records", "0")...); code != errext.ExitUsage || !strings.Contains(stderr, "--records: 0 is not between") {
 		t.Errorf("--records 0 over a good file: exit %d, %q", code, stderr)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -63,12 +64,7 @@ whose storms have a known answer: docs/storm.md.`,
 		Example: `  poolsweep storm --uri mongodb://db1:27017 --clients 10,50,200 --pool 20 -o storm.jsonl
   poolsweep storm --target sim=sim:slots=8,accept_cost=2ms --clients 10,50 --max-connecting 2,8 -o storm.jsonl`,
 		Args: argsUsage(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), o)
-			}
-			return o.run(cmd.Context(), e)
-		},
+		RunE: runSeam(e, o, runF),
 	}
 	f := cmd.Flags()
 	textVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the deployment to storm")
@@ -96,17 +92,17 @@ func (o *stormOptions) validate() (stormPlan, error) {
 	var p stormPlan
 	switch {
 	case o.out == "":
-		return p, usagef("-o/--out: required (the results file to create)")
+		return p, errext.Usagef("-o/--out: required (the results file to create)")
 	case o.uri != "" && o.target != "":
-		return p, usagef("--uri and --target: give one")
+		return p, errext.Usagef("--uri and --target: give one")
 	case o.uri == "" && o.target == "":
-		return p, usagef("--uri or --target: required (the deployment to storm)")
+		return p, errext.Usagef("--uri or --target: required (the deployment to storm)")
 	}
 	if err := outfile.Check(o.out); err != nil {
-		return p, usagef("-o: %v", err)
+		return p, errext.Usagef("-o: %w", err)
 	}
 	if _, err := os.Lstat(o.out); err == nil {
-		return p, usagef("-o: %s %v: storm creates a new results file", textfmt.Escape(o.out), outfile.ErrExists)
+		return p, errext.Usagef("-o: %s %w: storm creates a new results file", textfmt.Escape(o.out), outfile.ErrExists)
 	}
 	var err error
 	if o.target != "" {
@@ -115,17 +111,17 @@ func (o *stormOptions) validate() (stormPlan, error) {
 		p.target, err = topology.ParseTarget("target=" + o.uri)
 	}
 	if err != nil {
-		return p, usagef("--target: %v", err)
+		return p, errext.Usagef("--target: %w", err)
 	}
 	if p.clients, err = plan.ParseLevels(o.clients, results.MaxStormClients); err != nil {
-		return p, usagef("--clients: %v", err)
+		return p, errext.Usagef("--clients: %w", err)
 	}
 	if p.maxConnecting, err = plan.ParseLevels(o.maxConnecting, results.MaxConnecting); err != nil {
-		return p, usagef("--max-connecting: %v", err)
+		return p, errext.Usagef("--max-connecting: %w", err)
 	}
 	storms := len(p.clients) * len(p.maxConnecting) * o.trials
 	if err := plan.CheckRunTime("--clients, --max-connecting and --trials", storms, "storms", float64(storms)*storm.Longest(o.timeout).Seconds()); err != nil {
-		return p, usagef("%v (each up to --timeout %s and %s of pings and closes); plan fewer storms, or a shorter --timeout", err, o.timeout, storm.Longest(0))
+		return p, errext.Usagef("%w (each up to --timeout %s and %s of pings and closes); plan fewer storms, or a shorter --timeout", err, o.timeout, storm.Longest(0))
 	}
 	return p, o.checkBudget(slices.Max(p.clients), 1)
 }
@@ -136,15 +132,15 @@ func (o *stormOptions) validate() (stormPlan, error) {
 func (o *stormOptions) checkBudget(k, pools int) error {
 	conns := k * o.pool * pools
 	if conns > results.MaxStormConns {
-		return usagef("--clients × --pool: %d connections in one storm, more than %d", conns, results.MaxStormConns)
+		return errext.Usagef("--clients × --pool: %d connections in one storm, more than %d", conns, results.MaxStormConns)
 	}
 	// Each client's pools, its monitor per host, and the probe.
 	fds := k*(o.pool+1)*pools + 1
 	if err := fdlimit.Ensure(uint64(fds + fdlimit.Reserve)); err != nil {
-		return usagef("--clients × --pool: %d connections with their monitors and the process's own files %v", fds, err)
+		return errext.Usagef("--clients × --pool: %d connections with their monitors and the process's own files %w", fds, err)
 	}
 	if mib := (fds*stormConnKiB + k*stormClientKiB) / 1024; mib > maxStormMemMiB {
-		return usagef("--clients × --pool: about %d MiB for %d clients' connections, more than %d MiB", mib, k, maxStormMemMiB)
+		return errext.Usagef("--clients × --pool: about %d MiB for %d clients' connections, more than %d MiB", mib, k, maxStormMemMiB)
 	}
 	return nil
 }
@@ -181,7 +177,7 @@ func (o *stormOptions) run(ctx context.Context, e *env) error {
 		ProbeIntervalMs: float64(o.probeInterval) / float64(time.Millisecond)}
 	w, err := results.CreateResults(o.out)
 	if err != nil {
-		return usagef("-o: %v", err)
+		return errext.Usagef("-o: %w", err)
 	}
 	runID := sweep.NewRunID(time.Now(), uint16(rand.Uint32()))
 	if err := w.Write(storm.Header(runID, sp, o.trials, t.header, sweep.NewClientInfo())); err != nil {
@@ -225,7 +221,7 @@ func (o *stormOptions) run(ctx context.Context, e *env) error {
 	}
 	fmt.Fprintln(e.stdout, textfmt.Escape(o.out))
 	if end.Status == "interrupted" {
-		return interrupted(ctx)
+		return errext.InterruptedBy(ctx)
 	}
 	return nil
 }

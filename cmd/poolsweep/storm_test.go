@@ -126,10 +126,7 @@ func TestStormBadInput(t *testing.T) {
 		{[]string{"storm", "-o", out, "--target", "s=sim:slots=0"}, "--target"},
 	} {
 		code, stdout, stderr := runCLI(t, tt.args...)
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != exitUsage || len(lines) != 1 || !strings.Contains(stderr, tt.want) || stdout != "" {
-			t.Errorf("%v: exit %d, stdout %q stderr %q (want exit 2 and one line naming %q)", tt.args, code, stdout, stderr, tt.want)
-		}
+		wantUsageLine(t, tt.args, code, stdout, stderr, tt.want)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("bad input wrote the results file")

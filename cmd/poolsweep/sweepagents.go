@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"math/rand/v2"
 	"path/filepath"
 	"regexp"
@@ -75,43 +76,43 @@ func (o *sweepOptions) validateAgents(cfg *sweepConfig) error {
 	if (o.changed("spawn") || o.changed("agents")) && o.changed("search") {
 		// Each agent would search on its own numbers and the agents would
 		// soon disagree on the next step.
-		return usagef("--search: an adaptive search runs in one process (use --clients); several agents take a grid")
+		return errext.Usagef("--search: an adaptive search runs in one process (use --clients); several agents take a grid")
 	}
 	if (o.changed("spawn") || o.changed("agents")) && o.changed("rate") {
 		// Each agent would offer the whole rate, and merge does not yet
 		// add up open-loop arrivals: refuse rather than report N × rate.
-		return usagef("--rate: open-loop arrivals are measured by one process (use --clients); several agents are not supported yet")
+		return errext.Usagef("--rate: open-loop arrivals are measured by one process (use --clients); several agents are not supported yet")
 	}
 	if o.changed("spawn") {
 		switch {
 		case o.changed("agents") || o.changed("agent-index"):
-			return usagef("--spawn: it starts its own agents; drop --agents and --agent-index")
+			return errext.Usagef("--spawn: it starts its own agents; drop --agents and --agent-index")
 		case o.resume != "":
-			return usagef("--spawn: a run of several agents cannot be resumed; drop --resume")
+			return errext.Usagef("--spawn: a run of several agents cannot be resumed; drop --resume")
 		}
 		return nil
 	}
 	if !o.changed("agents") {
 		for _, f := range []string{"agent-index", "agent-timeout", "agent-silence"} {
 			if o.changed(f) {
-				return usagef("--%s: only with --agents (or --spawn)", f)
+				return errext.Usagef("--%s: only with --agents (or --spawn)", f)
 			}
 		}
 		return nil
 	}
 	switch {
 	case !o.changed("agent-index"):
-		return usagef("--agent-index: required with --agents (0 to %d; 0 leads)", a.agents-1)
+		return errext.Usagef("--agent-index: required with --agents (0 to %d; 0 leads)", a.agents-1)
 	case a.agentIndex < 0 || a.agentIndex >= a.agents:
-		return usagef("--agent-index: %d is not between 0 and %d", a.agentIndex, a.agents-1)
+		return errext.Usagef("--agent-index: %d is not between 0 and %d", a.agentIndex, a.agents-1)
 	case !o.changed("run-id"):
-		return usagef("--run-id: required with --agents: the same name on every agent")
+		return errext.Usagef("--run-id: required with --agents: the same name on every agent")
 	case o.resume != "":
-		return usagef("--resume: a run of several agents cannot be resumed; start a new --run-id")
+		return errext.Usagef("--resume: a run of several agents cannot be resumed; start a new --run-id")
 	}
 	for _, t := range cfg.targets {
 		if t.Embedded || t.SimSpec != "" {
-			return usagef("--agents: every agent must measure the same deployment: give --uri, or --target name=mongodb://…; the embedded server and sim: targets start a server per process (--spawn starts one for all its agents)")
+			return errext.Usagef("--agents: every agent must measure the same deployment: give --uri, or --target name=mongodb://…; the embedded server and sim: targets start a server per process (--spawn starts one for all its agents)")
 		}
 	}
 	return nil
@@ -165,30 +166,21 @@ func (o *sweepOptions) agentError(ctx context.Context, outcome sweep.Outcome, ru
 	var refused *agents.Refused
 	switch {
 	case errors.As(runErr, &refused):
-		return usageError{runErr}
+		return errext.UsageError{Err: runErr}
 	case !o.agentMode():
 		return nil
 	case outcome.Status == results.StatusInterrupted && ctx.Err() == nil:
-		return interruptedError{signal: "the leader"}
+		return errext.InterruptedError{Signal: "the leader"}
 	case outcome.Status == results.StatusPartial:
-		return agentsPartial{outcome.Reason}
+		return agentsPartial(outcome.Reason)
 	}
 	return nil
 }
 
 // agentsPartial ends an agent run whose steps did not all run with every
-// agent: exit status 3, like partialError, but with nothing to resume.
-type agentsPartial struct{ reason string }
-
-func (p agentsPartial) Error() string { return "the run is partial: " + p.reason }
-
-// As lets the exit-status mapping see a partial run.
-func (p agentsPartial) As(target any) bool {
-	if t, ok := target.(*partialError); ok {
-		*t = partialError{}
-		return true
-	}
-	return false
+// agent: exit status 3, like a partial run, but with nothing to resume.
+func agentsPartial(reason string) error {
+	return errext.PartialError{Msg: "the run is partial: " + reason}
 }
 
 // longestStep is the longest a step's warm-up and window may take

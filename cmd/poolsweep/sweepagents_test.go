@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"os"
 	"os/exec"
@@ -55,7 +56,7 @@ func TestAgentFlags(t *testing.T) {
 	}
 	for _, tt := range bad {
 		code, stdout, stderr := runCLI(t, tt.args...)
-		if code != exitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tt.want) || stdout != "" {
+		if code != errext.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tt.want) || stdout != "" {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 and one line naming %q", tt.args, code, stderr, stdout, tt.want)
 		}
 	}
@@ -346,7 +347,7 @@ func TestAgentKilledMidSweep(t *testing.T) {
 	for i := range 2 {
 		codes[i] = exitOf(t, procs[i], fmt.Sprintf("agent %d", i), logs[i])
 	}
-	if codes[0] != exitPartial || codes[1] != exitPartial {
+	if codes[0] != errext.ExitPartial || codes[1] != errext.ExitPartial {
 		t.Errorf("exit statuses %v, want 3 (partial) for both; agent 0:\n%s\nagent 1:\n%s", codes, logs[0].String(), logs[1].String())
 	}
 	for i := range 2 {
@@ -401,7 +402,7 @@ func TestAgentKilledMidSweep(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "agent-1", "results.jsonl"))
 	os.WriteFile(other, []byte(strings.Replace(string(b), `"run_id":"killtest"`, `"run_id":"another"`, 1)), 0o644)
 	code, _, stderr = runCLI(t, "merge", filepath.Join(dir, "agent-0"), other, "-o", filepath.Join(dir, "m2.jsonl"))
-	if code != exitUsage || !strings.Contains(stderr, "other.jsonl is from run another") {
+	if code != errext.ExitUsage || !strings.Contains(stderr, "other.jsonl is from run another") {
 		t.Errorf("merge of two runs: exit %d %q", code, stderr)
 	}
 	var docs []bson.M
@@ -437,7 +438,7 @@ func TestAgentLeaderDiesFollowerFails(t *testing.T) {
 	if res.End == nil || res.End.Status != results.StatusFailed || !strings.Contains(res.End.Reason, "agent 0") {
 		t.Fatalf("follower's end record %+v, want failed naming agent 0; log:\n%s", res.End, logs[1].String())
 	}
-	if code != exitFailed {
+	if code != errext.ExitFailed {
 		t.Errorf("the follower ended %q but exited %d, want 1; log:\n%s", res.End.Status, code, logs[1].String())
 	}
 	t.Logf("follower: exit %d, end %s: %s", code, res.End.Status, res.End.Reason)

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"slices"
 	"strings"
@@ -30,7 +31,7 @@ type sweepConfig struct {
 func (o *sweepOptions) validate() (*sweepConfig, error) {
 	cfg := &sweepConfig{}
 	if o.uri != "" && len(o.targets) > 0 {
-		return nil, usagef("--uri and --target: give one --uri, or several --target name=URI, not both")
+		return nil, errext.Usagef("--uri and --target: give one --uri, or several --target name=URI, not both")
 	}
 	switch {
 	case o.uri != "": // checked as it was parsed (topology.ValidateURI)
@@ -44,10 +45,10 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		for _, v := range o.targets {
 			t, err := topology.ParseTarget(v) // checked as it was parsed (checkTarget)
 			if err != nil {
-				return nil, usagef("--target: %v", err)
+				return nil, errext.Usagef("--target: %w", err)
 			}
 			if seen[t.Name] {
-				return nil, usagef("--target: name %s is used twice", textfmt.Token(t.Name))
+				return nil, errext.Usagef("--target: name %s is used twice", textfmt.Token(t.Name))
 			}
 			seen[t.Name] = true
 			cfg.targets = append(cfg.targets, t)
@@ -94,10 +95,10 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
-		return nil, usageError{err}
+		return nil, errext.UsageError{Err: err}
 	}
 	if o.read.lenient && o.resume == "" {
-		return nil, usagef("--lenient: only with --resume (it is how the earlier results are read)")
+		return nil, errext.Usagef("--lenient: only with --resume (it is how the earlier results are read)")
 	}
 	cfg.plan = p
 
@@ -109,7 +110,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		}
 	}
 	if given > 1 || (given == 1 && (o.changed("workload") || o.changed("mix"))) {
-		return nil, usagef("--workload, --mixes and --workload-file: choose one way to say the workload")
+		return nil, errext.Usagef("--workload, --mixes and --workload-file: choose one way to say the workload")
 	}
 	base := workload.DefaultWorkload()
 	base.Distribution = o.distribution
@@ -125,7 +126,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	case o.changed("mixes"):
 		ws, err := workload.ParseMixes(o.mixes, base)
 		if err != nil {
-			return nil, usagef("--mixes: %v", err)
+			return nil, errext.Usagef("--mixes: %w", err)
 		}
 		cfg.workloads = ws
 	case o.workloadFile != "":
@@ -159,14 +160,14 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	default:
 		w, err := workload.BuiltinWorkload(o.workload, o.mix)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, errext.UsageError{Err: err}
 		}
 		w.Distribution, w.Database, w.Records, w.From = base.Distribution, base.Database, base.Records, base.From
 		cfg.workloads = []workload.Workload{w}
 	}
 	for _, w := range cfg.workloads {
 		if err := w.Validate(); err != nil {
-			return nil, usageError{err}
+			return nil, errext.UsageError{Err: err}
 		}
 	}
 	rps, err := axisValues("--read-preference", o.readPref)
@@ -183,7 +184,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	grid := cfg.plan.Steps([]string{"x"}, []string{"x"})
 	series := len(cfg.targets) * len(cfg.workloads)
 	if n := series * len(grid); n > results.MaxPlanned || len(cfg.targets) > results.MaxTargets || len(cfg.workloads) > results.MaxWorkloads {
-		return nil, usagef("--target, --mixes, --read-preference, --write-concern and the plan: %d target(s) × %d series make %d steps; the most one run takes is %d steps, %d targets and %d workloads",
+		return nil, errext.Usagef("--target, --mixes, --read-preference, --write-concern and the plan: %d target(s) × %d series make %d steps; the most one run takes is %d steps, %d targets and %d workloads",
 			len(cfg.targets), len(cfg.workloads), n, results.MaxPlanned, results.MaxTargets, results.MaxWorkloads)
 	}
 	if err := checkRunTime(cfg.plan, grid, len(cfg.targets), len(cfg.workloads)); err != nil {
@@ -193,7 +194,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 	// target's pools are counted once here and checked again per step by
 	// the driver's own limits.
 	if err := sweep.CheckMemory(cfg.plan, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
-		return nil, usageError{err}
+		return nil, errext.UsageError{Err: err}
 	}
 	if o.spawn > 1 {
 		// The agents of --spawn share this machine: each holds the largest
@@ -201,7 +202,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		all := cfg.plan
 		all.Clients *= o.spawn
 		if err := sweep.CheckMemory(all, cfg.workloads, 1, sweep.MachineMemory()); err != nil {
-			return nil, usagef("--spawn: %d agents on this machine, each with the plan's clients: %v", o.spawn, err)
+			return nil, errext.Usagef("--spawn: %d agents on this machine, each with the plan's clients: %w", o.spawn, err)
 		}
 	}
 	if err := checkPlannedFiles(cfg.plan, cfg.targets, o.spawn); err != nil {
@@ -223,7 +224,7 @@ func axisValues(flag, list string) ([]string, error) {
 	for _, v := range strings.Split(list, ",") {
 		v = strings.TrimSpace(v)
 		if slices.Contains(out, v) {
-			return nil, usagef("%s: %s is given twice", flag, v)
+			return nil, errext.Usagef("%s: %s is given twice", flag, v)
 		}
 		out = append(out, v)
 	}
@@ -240,7 +241,7 @@ func (o *sweepOptions) checkAxes(targets []*sweepTarget) error {
 		}
 		for _, t := range targets {
 			if t.header.Topology != topology.ReplSet && t.header.Topology != topology.Sharded {
-				return usagef("--%s: target %s is a %s; it takes effect on a replica set or a sharded cluster", flag, t.Name, cmp.Or(t.header.Topology, "server of unknown topology"))
+				return errext.Usagef("--%s: target %s is a %s; it takes effect on a replica set or a sharded cluster", flag, t.Name, cmp.Or(t.header.Topology, "server of unknown topology"))
 			}
 		}
 	}

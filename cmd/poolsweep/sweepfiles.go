@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"slices"
 	"strings"
 
@@ -64,7 +65,7 @@ func checkFiles(p plan.Plan, hosts, procs int, local bool) error {
 		if p.Clients > 1 {
 			lower += " or --clients"
 		}
-		return usagef("%s: the largest step opens %d connections%s; with the driver's monitors and the process's own files they %v; or lower %s",
+		return errext.Usagef("%s: the largest step opens %d connections%s; with the driver's monitors and the process's own files they %w; or lower %s",
 			flag, total, how, err, lower)
 	}
 	return nil
@@ -120,7 +121,7 @@ func checkRunTime(p plan.Plan, grid []plan.StepSpec, targets, series int) error 
 		flags = fmt.Sprintf("%s over %d target(s) × %d series", flags, targets, series)
 	}
 	if err := plan.CheckRunTime(flags, targets*series*len(grid), "steps", total); err != nil {
-		return usagef("%v; plan fewer steps, or shorter ones (--warmup, --duration; with auto ones --max-warmup, --max-duration)", err)
+		return errext.Usagef("%w; plan fewer steps, or shorter ones (--warmup, --duration; with auto ones --max-warmup, --max-duration)", err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"math"
 	"slices"
@@ -262,7 +263,7 @@ func TestNewCmdSweep(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, err := parseSweep(tt.args)
 			if tt.wantErr != "" {
-				var u usageError
+				var u errext.UsageError
 				if !errors.As(err, &u) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err %v, want a usage error naming %q", err, tt.wantErr)
 				}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"slices"
 	"strings"
 
@@ -59,7 +60,7 @@ func (o *sweepOptions) choosePlan(d planDefaults) ([]int, plan.PoolPlan, planCho
 	if o.changed("rate") {
 		pool, err := plan.ParsePool(o.pool)
 		if err != nil {
-			return nil, plan.PoolPlan{}, planChoice{}, usagef("--pool: %v", err)
+			return nil, plan.PoolPlan{}, planChoice{}, errext.Usagef("--pool: %w", err)
 		}
 		// --search with --rate is refused by searchOptions.plan.
 		return nil, pool, planChoice{search: strings.TrimSpace(o.search), why: "the open loop (--rate) measures every rate given"}, nil
@@ -84,11 +85,11 @@ func (o *sweepOptions) choosePlan(d planDefaults) ([]int, plan.PoolPlan, planCho
 		}
 		switch {
 		case gridFlag != "" && given && bareRange(conc):
-			return nil, plan.PoolPlan{}, c, usagef("%s: --concurrency %s has no step, which asks for a search, but %s; give --concurrency as a list or MIN..MAXxSTEP for a grid", gridFlag, textfmt.Short(conc), gridWhy)
+			return nil, plan.PoolPlan{}, c, errext.Usagef("%s: --concurrency %s has no step, which asks for a search, but %s; give --concurrency as a list or MIN..MAXxSTEP for a grid", gridFlag, textfmt.Short(conc), gridWhy)
 		case gridFlag != "":
-			return nil, plan.PoolPlan{}, c, usagef("%s: --pool %s has no step, which asks for --search pool, but %s; give --pool as a list or MIN..MAXxSTEP for a grid", gridFlag, textfmt.Short(pool), gridWhy)
+			return nil, plan.PoolPlan{}, c, errext.Usagef("%s: --pool %s has no step, which asks for --search pool, but %s; give --pool as a list or MIN..MAXxSTEP for a grid", gridFlag, textfmt.Short(pool), gridWhy)
 		case given && !bareRange(conc):
-			return nil, plan.PoolPlan{}, c, usagef("--pool %s: a range without a step asks for --search pool, which places its own concurrency levels, but --concurrency %s is a grid; give --concurrency as MIN..MAX to search, or --pool as a list or MIN..MAXxSTEP for a grid", textfmt.Short(pool), textfmt.Short(conc))
+			return nil, plan.PoolPlan{}, c, errext.Usagef("--pool %s: a range without a step asks for --search pool, which places its own concurrency levels, but --concurrency %s is a grid; give --concurrency as MIN..MAX to search, or --pool as a list or MIN..MAXxSTEP for a grid", textfmt.Short(pool), textfmt.Short(conc))
 		case given || bareRange(pool):
 			flag, v := "--concurrency", conc
 			if !bareRange(conc) || bareRange(pool) {
@@ -101,17 +102,17 @@ func (o *sweepOptions) choosePlan(d planDefaults) ([]int, plan.PoolPlan, planCho
 	default:
 		levels, err := plan.ParseLevels(conc, results.MaxConcurrency)
 		if err != nil {
-			return nil, plan.PoolPlan{}, c, usagef("--concurrency: %v", err)
+			return nil, plan.PoolPlan{}, c, errext.Usagef("--concurrency: %w", err)
 		}
 		pp, err := plan.ParsePool(o.pool)
 		if err != nil {
-			return nil, plan.PoolPlan{}, c, usagef("--pool: %v", err)
+			return nil, plan.PoolPlan{}, c, errext.Usagef("--pool: %w", err)
 		}
 		return levels, pp, planChoice{why: gridReason(conc, given, d, gridWhy)}, nil
 	}
 	lo, hi, err := plan.ParseSpan(conc, results.MaxConcurrency)
 	if err != nil {
-		return nil, plan.PoolPlan{}, c, usagef("--concurrency: %v", err)
+		return nil, plan.PoolPlan{}, c, errext.Usagef("--concurrency: %w", err)
 	}
 	return slices.Compact([]int{lo, hi}), plan.PoolPlan{Match: true, Given: "match"}, c, nil
 }

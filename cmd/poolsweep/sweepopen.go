@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 
 	"github.com/poolsweep/poolsweep/plan"
 )
@@ -15,17 +16,17 @@ func (o *sweepOptions) applyOpen(p *plan.Plan) error {
 	if !o.changed("rate") {
 		for _, f := range []string{"arrivals", "max-in-flight"} {
 			if o.changed(f) {
-				return usagef("--%s: only with --rate (an open-loop sweep)", f)
+				return errext.Usagef("--%s: only with --rate (an open-loop sweep)", f)
 			}
 		}
 		return nil
 	}
 	if o.changed("concurrency") {
-		return usagef("--rate and --concurrency: --rate offers calls at fixed rates (open loop), --concurrency runs workers back to back (closed loop); give one")
+		return errext.Usagef("--rate and --concurrency: --rate offers calls at fixed rates (open loop), --concurrency runs workers back to back (closed loop); give one")
 	}
 	rates, err := plan.ParseLevels(o.rate, plan.MaxRate)
 	if err != nil {
-		return usagef("--rate: %v", err)
+		return errext.Usagef("--rate: %w", err)
 	}
 	p.Rate, p.Arrivals, p.MaxInFlight = rates, o.arrivals, o.maxInFlight
 	p.Concurrency = []int{o.maxInFlight}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,7 +95,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 			fmt.Fprintf(e.stderr, "%s is already complete: all %d steps were measured; nothing to do\n", outDir, len(session.Previous.Steps))
 			return nil
 		case err != nil:
-			return usagef("--resume: %s was made with other settings: %v; give the same flags as the first run", outDir, err)
+			return errext.Usagef("--resume: %s was made with other settings: %w; give the same flags as the first run", outDir, err)
 		}
 		switch {
 		case session.Planner == nil:
@@ -149,7 +150,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 	outcome, runErr := session.Run(ctx)
 	progress.endLine()
 	agentErr := o.agentError(ctx, outcome, runErr)
-	if _, usage := agentErr.(usageError); usage {
+	if errors.As(agentErr, new(errext.UsageError)) {
 		return agentErr
 	}
 
@@ -186,7 +187,7 @@ func (o *sweepOptions) run(ctx context.Context, e *env) error {
 		return agentErr
 	}
 	err = endError(ctx, outcome, runErr)
-	if _, partial := err.(partialError); err == nil || partial {
+	if err == nil || errors.As(err, new(errext.PartialError)) {
 		// Measured as far as it could go: the thresholds decide.
 		if gate := thresholdsError(thresholds); gate != nil {
 			return gate
@@ -205,13 +206,13 @@ func endError(ctx context.Context, outcome sweep.Outcome, runErr error) error {
 	case results.StatusComplete:
 		return nil
 	case results.StatusPartial:
-		return partialError{outcome}
+		return partialError(outcome)
 	case results.StatusInterrupted:
-		return interrupted(ctx)
+		return errext.InterruptedBy(ctx)
 	}
 	switch {
 	case errors.Is(runErr, workload.ErrNotOurs):
-		return usagef("--database: %v", runErr)
+		return errext.Usagef("--database: %w", runErr)
 	case runErr != nil:
 		return runErr
 	case outcome.Reason != "":
@@ -228,21 +229,21 @@ func endError(ctx context.Context, outcome sweep.Outcome, runErr error) error {
 func (o *sweepOptions) outputDir(ctx context.Context, session *sweep.Session) (string, error) {
 	if o.resume != "" {
 		if o.out != "" && filepath.Clean(o.out) != filepath.Clean(o.resume) {
-			return "", usagef("--resume: results go back into %s; drop --out", o.resume)
+			return "", errext.Usagef("--resume: results go back into %s; drop --out", o.resume)
 		}
 		if err := outfile.CheckDir(o.resume); err != nil {
-			return "", usagef("--resume: %v", err)
+			return "", errext.Usagef("--resume: %w", err)
 		}
 		path := filepath.Join(o.resume, "results.jsonl")
 		if err := outfile.Check(path); err != nil {
-			return "", usagef("--resume: %v", err)
+			return "", errext.Usagef("--resume: %w", err)
 		}
 		if err := o.checkArtifacts("--resume", o.resume); err != nil { // every output name before the input is read
 			return "", err
 		}
 		prev, err := o.read.file(ctx, path)
 		if err != nil {
-			return "", usagef("--resume: %v", err)
+			return "", errext.Usagef("--resume: %w", err)
 		}
 		session.Previous, session.RunID = prev, prev.Header.RunID
 		return o.resume, nil
@@ -252,14 +253,14 @@ func (o *sweepOptions) outputDir(ctx context.Context, session *sweep.Session) (s
 		dir = o.defaultOutDir(session.RunID)
 	}
 	if err := o.checkOutDir(dir); err != nil {
-		return "", usagef("--out: %v", err)
+		return "", errext.Usagef("--out: %w", err)
 	}
 	results := filepath.Join(dir, "results.jsonl")
 	if _, err := os.Lstat(results); err == nil {
 		if err := outfile.Check(results); err != nil {
-			return "", usagef("--out: %v", err)
+			return "", errext.Usagef("--out: %w", err)
 		}
-		return "", usagef("--out: %s already holds a results.jsonl; choose another directory, or continue it with --resume %s", dir, dir)
+		return "", errext.Usagef("--out: %s already holds a results.jsonl; choose another directory, or continue it with --resume %s", dir, dir)
 	}
 	if err := o.checkArtifacts("--out", dir); err != nil {
 		return "", err
@@ -276,12 +277,12 @@ func (o *sweepOptions) checkNamedDir() error {
 	switch {
 	case o.resume != "":
 		if err := outfile.CheckDir(o.resume); err != nil {
-			return usagef("--resume: %v", err)
+			return errext.Usagef("--resume: %w", err)
 		}
 		return o.checkArtifacts("--resume", o.resume)
 	case o.out != "":
 		if err := outfile.CheckDir(o.out); err != nil {
-			return usagef("--out: %v", err)
+			return errext.Usagef("--out: %w", err)
 		}
 		return o.checkArtifacts("--out", o.out)
 	}
@@ -319,10 +320,10 @@ func (o *sweepOptions) checkArtifacts(flag, dir string) error {
 		return nil // made fresh: every file in it is new
 	}
 	if err := plot.CheckNames(dir); err != nil {
-		return usagef("%s: %v", flag, err)
+		return errext.Usagef("%s: %w", flag, err)
 	}
 	if err := outfile.Check(filepath.Join(dir, "report.html")); err != nil {
-		return usagef("%s: %v", flag, err)
+		return errext.Usagef("%s: %w", flag, err)
 	}
 	return nil
 }
@@ -340,7 +341,7 @@ func startTargets(ctx context.Context, e *env, ts []topology.Target) (targets []
 	}
 	targets, err = detectTargets(ctx, e, ts)
 	if err != nil && ctx.Err() != nil {
-		err = interrupted(ctx)
+		err = errext.InterruptedBy(ctx)
 	}
 	return targets, stop, err
 }
@@ -413,33 +414,12 @@ func (o *sweepOptions) wireTargets(session *sweep.Session, targets []*sweepTarge
 }
 
 // partialError ends a run whose steps did not all run: exit status 3.
-type partialError struct{ outcome sweep.Outcome }
-
-func (p partialError) Error() string {
+func partialError(outcome sweep.Outcome) error {
 	var lines []string
-	for _, f := range p.outcome.Failed {
+	for _, f := range outcome.Failed {
 		lines = append(lines, fmt.Sprintf("%s C=%d P=%s trial %d", f.Target, f.Concurrency, f.PoolSetting, f.Trial))
 	}
-	return fmt.Sprintf("the run is partial: %s: %s; continue it with --resume", p.outcome.Reason, strings.Join(lines, ", "))
-}
-
-// interruptedError ends a run stopped by a signal; the exit status is the
-// convention for that signal.
-type interruptedError struct{ signal string }
-
-func (i interruptedError) Error() string {
-	if i.signal == "" {
-		return "interrupted"
-	}
-	return "interrupted by " + i.signal
-}
-
-func interrupted(ctx context.Context) error {
-	var in sweep.Interrupt
-	if errors.As(context.Cause(ctx), &in) {
-		return interruptedError{in.Signal}
-	}
-	return interruptedError{}
+	return errext.PartialError{Msg: fmt.Sprintf("the run is partial: %s: %s; continue it with --resume", outcome.Reason, strings.Join(lines, ", "))}
 }
 
 // timeSplit says where a sweep's wall time went, so that a user sees what

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"math"
 	"strconv"
@@ -67,46 +68,46 @@ func (s *searchOptions) plan(p *plan.Plan, mode, pool string, changed func(strin
 	if mode == "" {
 		for _, f := range []string{"resolution", "budget", "slo-p99"} {
 			if changed(f) {
-				return usagef("--%s: only with --search knee or --search pool", f)
+				return errext.Usagef("--%s: only with --search knee or --search pool", f)
 			}
 		}
 		return nil
 	}
 	switch {
 	case p.IsOpen():
-		return usagef("--search: it searches concurrency in the closed loop; with --rate give the rates to offer")
+		return errext.Usagef("--search: it searches concurrency in the closed loop; with --rate give the rates to offer")
 	case p.Order == plan.OrderInterleaved:
-		return usagef("--order interleaved: --search takes one target at a time")
+		return errext.Usagef("--order interleaved: --search takes one target at a time")
 	case len(p.Concurrency) < 2:
-		return usagef("--concurrency: --search needs a range of at least two levels, e.g. 1..128 (got %v)", p.Concurrency)
+		return errext.Usagef("--concurrency: --search needs a range of at least two levels, e.g. 1..128 (got %v)", p.Concurrency)
 	case changed("slo-p99") && mode != results.SearchPool:
-		return usagef("--slo-p99: only with --search pool (analyze --slo-p99 reads it for a knee)")
+		return errext.Usagef("--slo-p99: only with --search pool (analyze --slo-p99 reads it for a knee)")
 	}
 	var poolMin, poolMax int
 	if pool = strings.TrimSpace(pool); pool != "match" {
 		if mode != results.SearchPool {
-			return usagef("--pool: --search knee measures pool match (P = C); a range of pool sizes (MIN..MAX) is for --search pool")
+			return errext.Usagef("--pool: --search knee measures pool match (P = C); a range of pool sizes (MIN..MAX) is for --search pool")
 		}
 		// The pool search places its own sizes (--resolution): a list or
 		// a stepped range would ask for sizes it does not try.
 		if _, to, ok := strings.Cut(pool, ".."); !ok || strings.ContainsAny(to, ",x+") {
-			return usagef("--pool: %s: --search pool tries sizes of its own; give the range it may try them in, MIN..MAX", textfmt.Short(pool))
+			return errext.Usagef("--pool: %s: --search pool tries sizes of its own; give the range it may try them in, MIN..MAX", textfmt.Short(pool))
 		}
 		var err error
 		if poolMin, poolMax, err = plan.ParseSpan(pool, plan.MaxPoolSize); err != nil {
-			return usagef("--pool: %v", err)
+			return errext.Usagef("--pool: %w", err)
 		}
 	}
 	r, err := parseResolution(s.resolution)
 	if err != nil {
-		return usagef("--resolution: %v", err)
+		return errext.Usagef("--resolution: %w", err)
 	}
 	levels, err := search.Levels(p.Concurrency[0], p.Concurrency[len(p.Concurrency)-1], r)
 	if err != nil {
-		return usagef("--resolution: %v", err)
+		return errext.Usagef("--resolution: %w", err)
 	}
 	if len(levels) > plan.MaxLevels {
-		return usagef("--resolution: ×%g makes %d levels, more than %d", r, len(levels), plan.MaxLevels)
+		return errext.Usagef("--resolution: ×%g makes %d levels, more than %d", r, len(levels), plan.MaxLevels)
 	}
 	if !changed("trials") {
 		p.Trials = 3
@@ -115,7 +116,7 @@ func (s *searchOptions) plan(p *plan.Plan, mode, pool string, changed func(strin
 		shortest, _ := p.StepLengths()
 		step := shortest + 500*time.Millisecond
 		if s.budget < 2*step {
-			return usagef("--budget: %s does not fit two steps (each at least %s: warm-up + window + opening connections)", s.budget, step)
+			return errext.Usagef("--budget: %s does not fit two steps (each at least %s: warm-up + window + opening connections)", s.budget, step)
 		}
 	}
 	p.Concurrency = levels
@@ -169,14 +170,14 @@ func wirePlanner(session *sweep.Session) error {
 	if p.Search == nil {
 		t, err := search.NewTrials(p, targets, workloads, knee.DefaultOptions())
 		if err != nil {
-			return usagef("--trials: %v", err)
+			return errext.Usagef("--trials: %w", err)
 		}
 		session.Planner = t
 		return nil
 	}
 	sp, err := search.New(p, targets, workloads, knee.DefaultOptions())
 	if err != nil {
-		return usagef("--search: %v", err)
+		return errext.Usagef("--search: %w", err)
 	}
 	session.Planner = sp
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"slices"
@@ -125,7 +126,7 @@ func checkSearchedRun(t *testing.T, path, other string, args []string) string {
 	if code, _, stderr := runBinary(t, t.TempDir(), time.Minute, resume...); code != 0 || !strings.Contains(stderr, "already complete") {
 		t.Errorf("resume of a complete search: %d %s", code, stderr)
 	}
-	if code, _, stderr := runBinary(t, t.TempDir(), time.Minute, append(resume, "--resolution", "2")...); code != exitUsage || !strings.Contains(stderr, "--resolution was 1.41") {
+	if code, _, stderr := runBinary(t, t.TempDir(), time.Minute, append(resume, "--resolution", "2")...); code != errext.ExitUsage || !strings.Contains(stderr, "--resolution was 1.41") {
 		t.Errorf("resume with another resolution: %d %s", code, stderr)
 	}
 	return compared

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"os"
 	"os/exec"
@@ -50,11 +51,11 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 		dir = filepath.Join("poolsweep-out", runID)
 	}
 	if err := o.checkOutDir(dir); err != nil {
-		return usagef("--out: %v", err)
+		return errext.Usagef("--out: %w", err)
 	}
 	for _, p := range append([]string{"results.jsonl"}, agentFiles(o.spawn)...) {
 		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
-			return usagef("--out: %s already holds %s; choose another directory", dir, p)
+			return errext.Usagef("--out: %s already holds %s; choose another directory", dir, p)
 		}
 	}
 	if err := o.checkArtifacts("--out", dir); err != nil {
@@ -125,7 +126,7 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	}
 	if len(paths) == 0 {
 		if ctx.Err() != nil {
-			return interrupted(ctx)
+			return errext.InterruptedBy(ctx)
 		}
 		return fmt.Errorf("no agent wrote results; see %s", agents[0].log)
 	}
@@ -148,13 +149,13 @@ func (o *sweepOptions) runSpawn(ctx context.Context, e *env, cfg *sweepConfig) e
 	}
 	switch {
 	case ctx.Err() != nil:
-		return interrupted(ctx)
+		return errext.InterruptedBy(ctx)
 	case res.End.Status == results.StatusComplete:
 		return nil
 	case res.End.Status == results.StatusPartial:
-		return agentsPartial{res.End.Reason}
+		return agentsPartial(res.End.Reason)
 	case res.End.Status == results.StatusInterrupted:
-		return interruptedError{signal: "the leader"}
+		return errext.InterruptedError{Signal: "the leader"}
 	}
 	return errors.New("the run failed: " + res.End.Reason)
 }
@@ -180,9 +181,9 @@ func checkSpawnData(ctx context.Context, targets []*sweepTarget, w workload.Work
 		err := workload.CheckData(ctx, func() *options.ClientOptions { return topology.ClientOptions(uri) }, w, dropForeign)
 		switch {
 		case errors.Is(err, workload.ErrNotOurs):
-			return usagef("--database: target %s: %v", t.Name, err)
+			return errext.Usagef("--database: target %s: %w", t.Name, err)
 		case err != nil && ctx.Err() != nil:
-			return interrupted(ctx)
+			return errext.InterruptedBy(ctx)
 		case err != nil:
 			return fmt.Errorf("target %s: %w", t.Name, err)
 		}
@@ -256,37 +257,37 @@ func (o *sweepOptions) readHandedTargets() error {
 	}
 	switch { // its range (an inherited descriptor, 3 or above) is the flag's
 	case !o.changed("agents"):
-		return usagef("--targets-fd: only for the agents --spawn starts (with --agents)")
+		return errext.Usagef("--targets-fd: only for the agents --spawn starts (with --agents)")
 	case o.uri != "" || len(o.targets) > 0:
-		return usagef("--targets-fd: the targets come from the descriptor; drop --uri and --target")
+		return errext.Usagef("--targets-fd: the targets come from the descriptor; drop --uri and --target")
 	}
 	f := os.NewFile(uintptr(o.targetsFD), "targets")
 	if f == nil {
-		return usagef("--targets-fd: %d is not open", o.targetsFD)
+		return errext.Usagef("--targets-fd: %d is not open", o.targetsFD)
 	}
 	defer f.Close()
 	b, err := readWithin(f, maxHandedTargets+1, handedTargetsWait)
 	var h handedTargets
 	switch {
 	case errors.Is(err, errReadTimeout):
-		return usagef("--targets-fd: nothing arrived within %s (the descriptor's writer never closed it)", handedTargetsWait)
+		return errext.Usagef("--targets-fd: nothing arrived within %s (the descriptor's writer never closed it)", handedTargetsWait)
 	case err != nil:
-		return usagef("--targets-fd: read: %v", err)
+		return errext.Usagef("--targets-fd: read: %w", err)
 	case len(b) > maxHandedTargets:
-		return usagef("--targets-fd: more than %d bytes", maxHandedTargets)
+		return errext.Usagef("--targets-fd: more than %d bytes", maxHandedTargets)
 	case json.Unmarshal(b, &h) != nil || (h.URI == "") == (len(h.Targets) == 0):
-		return usagef("--targets-fd: not the targets --spawn hands its agents")
+		return errext.Usagef("--targets-fd: not the targets --spawn hands its agents")
 	}
 	// Checked as --uri and --target are: a launcher of another version, or
 	// another writer, may hand over what this agent's driver refuses.
 	if h.URI != "" {
 		if err := topology.ValidateURI(h.URI); err != nil {
-			return usagef("--targets-fd: %w", err)
+			return errext.Usagef("--targets-fd: %w", err)
 		}
 	}
 	for _, v := range h.Targets {
 		if err := checkTarget(v); err != nil {
-			return usagef("--targets-fd: %w", err)
+			return errext.Usagef("--targets-fd: %w", err)
 		}
 	}
 	o.uri, o.targets = h.URI, h.Targets

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -82,13 +83,7 @@ func TestSpawnKeepsThePasswordOffCommandLines(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(binary, "sweep", "--spawn", "2", "--uri", withPW, "--concurrency", "1,2", "--warmup", "200ms",
 		"--duration", "1500ms", "--records", "200", "--out", out, "--agent-timeout", "30s")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	stdout, stderr, done := startCaught(t, cmd)
 	seen := map[int]string{} // every descendant's command line, as read
 	// A child between its fork and its exec still shows the launcher's
 	// memory, so its command line is the launcher's own (which holds the
@@ -189,7 +184,7 @@ func TestSpawnRefusesForeignCollection(t *testing.T) {
 	took := time.Since(began)
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	last := lines[len(lines)-1]
-	if code != exitUsage || !strings.Contains(last, "--database") || !strings.Contains(last, "did not create") {
+	if code != errext.ExitUsage || !strings.Contains(last, "--database") || !strings.Contains(last, "did not create") {
 		t.Errorf("exit %d, last line %q; want 2 and a line naming --database\nstdout:\n%s\nstderr:\n%s", code, last, stdout, stderr)
 	}
 	if strings.Contains(stderr, "spawned") {

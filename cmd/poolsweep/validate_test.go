@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,7 @@ func TestInvalidRecordsRefused(t *testing.T) {
 				{"merge", path, "-o", filepath.Join(dir, "m.jsonl")},
 			} {
 				code, stdout, stderr := runCLI(t, args...)
-				if code != exitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, want) || stdout != "" {
+				if code != errext.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, want) || stdout != "" {
 					t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and one line %q", args[0], code, stdout, stderr, want)
 				}
 				for _, p := range []string{out, filepath.Join(dir, "m.jsonl"), filepath.Join(dir, "r.html")} {
@@ -116,7 +117,7 @@ func TestResumeLenient(t *testing.T) {
 	}
 	want := path + ":3: step.duration_s: 0 is not a window length"
 	code, _, stderr := runBinary(t, dir, 2*time.Minute, append(args, "--resume", out)...)
-	if code != exitUsage || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+	if code != errext.ExitUsage || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Fatalf("resume of a file with a bad step: exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
 	code, _, stderr = runBinary(t, dir, 2*time.Minute, append(args, "--resume", out, "--lenient")...)

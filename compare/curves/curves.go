@@ -8,7 +8,9 @@
 // their knees at different concurrency, so pairing steps at equal
 // concurrency answers the wrong question; this answers "which
 // deployment, and by how much". Pure functions of decoded results and
-// knee reports; the Write* functions render to a passed io.Writer.
+// knee reports; it never renders: analysis/render draws the comparisons
+// (text, short, Markdown, a report's cells), and JSON gives their
+// machine-readable form.
 package curves
 
 import (

@@ -68,7 +68,7 @@ func connsPhrase(k KneeAt, d Deployment) string {
 	if k.PerHost <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d connections per %s)", k.PerHost, hostWord(d))
+	return fmt.Sprintf(" (%d connections per %s)", k.PerHost, HostWord(d))
 }
 
 // crossPhrase says which side answers faster at matched throughput, and
@@ -111,6 +111,20 @@ func crossPhrase(c *Comparison) string {
 	return fmt.Sprintf("from %s ops/s on %s answers faster; below, neither significantly", textfmt.Thousands(x.OpsPerS), w)
 }
 
+// Title names a comparison: "sharded against standalone" plus the
+// workload and, when not the default, the pool setting and clients.
+func (c *Comparison) Title() string {
+	r := c.Base.Report
+	t := fmt.Sprintf("%s against %s (%s", textfmt.Escape(c.Cand.Name), textfmt.Escape(c.Base.Name), textfmt.Escape(c.Base.label))
+	if r.Pool != "match" {
+		t += ", pool=" + textfmt.Escape(r.Pool)
+	}
+	if r.Clients > 1 {
+		t += fmt.Sprintf(", %d clients", r.Clients)
+	}
+	return t + ")"
+}
+
 // Describe names a deployment in a few words: "3 shards, 1 router",
 // "1 node", "replica set, 2 members serving".
 func Describe(d Deployment) string {
@@ -138,8 +152,8 @@ func nodeWord(d Deployment) string {
 	return "node"
 }
 
-// hostWord is what a connection goes to: a cluster's routers, else hosts.
-func hostWord(d Deployment) string {
+// HostWord is what a connection goes to: a cluster's routers, else hosts.
+func HostWord(d Deployment) string {
 	if d.Topology == "sharded" {
 		return "router"
 	}

@@ -4,6 +4,10 @@
 // telemetry parser's goldens and its read-paths check. It finds the folder
 // from its own source file, so it works from any package's tests. FileName
 // names a reply as the corpus does, for inspect --save-replies.
+//
+// It also holds the tests' one fixture of real servers' FTDC: FTDCFolder
+// copies captures of testdata/ftdc into a diagnostic.data folder, through
+// internal/outfile.
 package corpus
 
 import (
@@ -19,9 +23,13 @@ import (
 )
 
 // Dir is the corpus folder, testdata/servers at the module's root.
-func Dir() string {
+func Dir() string { return testdata("servers") }
+
+// testdata is the folder name of testdata at the module's root, found
+// from this source file.
+func testdata(name string) string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "servers")
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", name)
 }
 
 // nameRE is the regular shape of a corpus file name:

@@ -1,6 +1,6 @@
 // Package infile opens the files poolsweep reads (results files, CSV
-// tables, workload property files, agents' logs) so that no input can
-// hang it or exhaust its memory:
+// tables, workload property files, FTDC metrics files, agents' logs) so
+// that no input can hang it or exhaust its memory:
 //   - Only regular files are read. A FIFO, device, socket or directory is
 //     refused by its kind before anything could block on it, and the open
 //     itself cannot block (O_NONBLOCK), even if a FIFO is swapped in.

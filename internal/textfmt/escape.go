@@ -1,8 +1,11 @@
-// Package textfmt holds the small text helpers poolsweep's renderers
-// share: escaping what came from outside before it reaches a terminal,
-// wrapping and capitalising prose, the first-error writer, and number
-// formats whose rules must agree everywhere they appear (milliseconds,
-// signed changes and percentages).
+// Package textfmt holds the small text helpers poolsweep's renderers and
+// error messages share: escaping what came from outside before it reaches
+// a terminal (Quote, Escape), the short forms in which an error names a
+// value the user gave (Token, Short), a file's kind and a file operation's
+// error in the user's words (FileKind, IOError), wrapping and capitalising
+// prose, the first-error writer, and number formats whose rules must
+// agree everywhere they appear (milliseconds, signed changes and
+// percentages). It imports nothing of poolsweep.
 package textfmt
 
 import (

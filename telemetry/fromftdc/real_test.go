@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/ftdc"
+	"github.com/poolsweep/poolsweep/internal/corpus"
 )
 
 // Real captures (testdata/ftdc; its README says where each comes from),
@@ -21,22 +22,17 @@ import (
 // folder makes a diagnostic.data folder holding the named real files.
 func folder(t *testing.T, names ...string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "diagnostic.data")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	files := map[string]string{}
 	for i, n := range names {
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "ftdc", n))
-		if err != nil {
-			t.Fatal(err)
-		}
 		name := "metrics.2021-03-15T02-21-47Z-0000" + string(rune('0'+i))
 		if strings.HasPrefix(n, "metrics.interim") {
 			name = "metrics.interim"
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files[name] = n
+	}
+	dir, err := corpus.FTDCFolder(t.TempDir(), files)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }

@@ -1,0 +1,28 @@
+package curves_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/poolsweep/poolsweep/analysis/render"
+	"github.com/poolsweep/poolsweep/compare/curves"
+	"github.com/poolsweep/poolsweep/internal/golden"
+)
+
+// TestGoldenRender renders the synthetic comparisons (both directions) as
+// text and Markdown through analysis/render, the one renderer of the
+// deployment verdict; refresh with go test ./compare/curves -run Golden
+// -update.
+func TestGoldenRender(t *testing.T) {
+	cs := curves.GoldenComparisons()
+	var txt, md bytes.Buffer
+	if err := render.Deployments(&txt, cs); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.DeploymentsMarkdown(&md, cs); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "curves.txt"), txt.Bytes())
+	golden.Check(t, filepath.Join("testdata", "curves.md"), md.Bytes())
+}
