@@ -57,6 +57,8 @@ type Replay struct {
 	shapes   []replayShape
 	pick     alias
 	copies   []*replayCopy // one per user collection some write shape names
+	// samples are the read namespaces' value samples (replayvalues.go).
+	samples []*valueSample
 }
 
 // replayShape is one shape with where it runs.
@@ -68,7 +70,7 @@ type replayShape struct {
 	write  bool
 	cursor bool                       // find and aggregate read through a cursor
 	copy   *replayCopy                // a write's copy, nil for a read
-	draw   func(path, typ string) any // Instantiate's fallback: insert payloads
+	draw   func(path, typ string) any // Instantiate's fallback: sampled values, insert payloads
 }
 
 // NewReplay checks that every shape of f can be replayed safely and says
@@ -90,6 +92,7 @@ func NewReplay(f *shapes.File, path string, o ReplayOptions) (*Replay, error) {
 		return nil, fmt.Errorf("--database: %w", err)
 	}
 	copies := map[string]*replayCopy{}
+	samples := map[string]*valueSample{}
 	weights := make([]float64, len(f.Shapes))
 	for i := range f.Shapes {
 		s := &f.Shapes[i]
@@ -103,6 +106,7 @@ func NewReplay(f *shapes.File, path string, o ReplayOptions) (*Replay, error) {
 			c := copies[ns]
 			if c == nil {
 				c = &replayCopy{srcDB: s.Database, srcColl: s.Collection, db: r.Database, coll: copyName(s.Database, s.Collection)}
+				c.values.db, c.values.coll = c.db, c.coll
 				if err := CheckCollectionName(c.db, c.coll); err != nil {
 					return nil, fmt.Errorf("%s: shape %s: the copy of %s: %w", path, s.ID, ns, err)
 				}
@@ -113,6 +117,13 @@ func NewReplay(f *shapes.File, path string, o ReplayOptions) (*Replay, error) {
 			rs.draw = c.payload
 		} else {
 			rs.db, rs.coll = remap(o.Remap, s.Database, s.Collection)
+			v := samples[rs.db+"."+rs.coll]
+			if v == nil {
+				v = &valueSample{db: rs.db, coll: rs.coll}
+				samples[rs.db+"."+rs.coll] = v
+				r.samples = append(r.samples, v)
+			}
+			rs.draw = v.draw
 		}
 		r.shapes = append(r.shapes, rs)
 		weights[i] = s.Share

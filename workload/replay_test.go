@@ -166,6 +166,28 @@ func replayOn(t *testing.T, uri string) {
 	}
 	_, copySum := fingerprint(t, copyColl)
 
+	// Placeholders without a distribution are drawn from the samples: a
+	// read's from the user's collection, a write's from the copy.
+	for _, tt := range []struct {
+		shape, path, typ string
+		want             func(any) bool
+	}{
+		{"countstatus", "filter.status", "string", func(v any) bool { s, _ := v.(bson.RawValue).StringValueOK(); return s == "a" || s == "b" }},
+		{"bystatus", "pipeline.0.$match.status", "string", func(v any) bool { return v != nil }},
+		{"byage", "filter.age.$gte", "number", func(v any) bool { n, ok := v.(bson.RawValue).AsInt64OK(); return ok && n >= 18 && n <= 80 }},
+		{"byage", "filter.age.$gte", "string", func(v any) bool { return v == nil }}, // a field of another type
+		{"dropuser", "filter.email", "string", func(v any) bool { s, _ := v.(bson.RawValue).StringValueOK(); return len(s) > 3 && s[0] == 'u' }},
+		{"byemail", "filter.nosuchfield.$eq", "string", func(v any) bool { return v == nil }},
+	} {
+		for _, s := range r.shapes {
+			if s.shape.ID == tt.shape {
+				if v := s.draw(tt.path, tt.typ); !tt.want(v) {
+					t.Errorf("shape %s: %s (%s) drew %v", tt.shape, tt.path, tt.typ, v)
+				}
+			}
+		}
+	}
+
 	conn := r.Conn(c)
 	rng := rand.New(rand.NewPCG(3, 4))
 	ran := make([]int, len(r.shapes))

@@ -42,7 +42,9 @@ const (
 type replayCopy struct {
 	srcDB, srcColl string // the user's collection
 	db, coll       string // poolsweep's copy
-	docs           []bson.D
+	// values are the copy's documents: the insert payloads, and the
+	// values of the write shapes' placeholders (replayvalues.go).
+	values valueSample
 }
 
 type replayMeta struct {
@@ -72,6 +74,11 @@ func (r *Replay) Prepare(ctx context.Context, client *mongo.Client, o PrepareOpt
 		}
 		lr.Loaded = lr.Loaded || built
 		notes = append(notes, note)
+	}
+	for _, v := range r.samples {
+		if err := v.read(ctx, client, valueSampleDocs); err != nil {
+			return LoadResult{}, err
+		}
 	}
 	lr.Reused = len(r.copies) > 0 && !lr.Loaded
 	lr.Took = time.Since(start)
@@ -152,7 +159,7 @@ func (c *replayCopy) prepare(ctx context.Context, client *mongo.Client, sample i
 	if note == "" {
 		note = fmt.Sprintf("reusing %s, poolsweep's copy of %s, for the writes", c.ns(), c.src())
 	}
-	return note, built, c.readPayloads(ctx, db)
+	return note, built, c.values.read(ctx, client, maxPayloads)
 }
 
 // build makes the copy: the record first (so that the collection is
@@ -257,39 +264,21 @@ func sampleDocs(ctx context.Context, src *mongo.Collection, n int) ([]any, error
 	return docs, nil
 }
 
-// readPayloads keeps up to maxPayloads of the copy's documents (at most
-// maxPayloadBytes) as the insert shapes' payloads.
-func (c *replayCopy) readPayloads(ctx context.Context, db *mongo.Database) error {
-	cur, err := db.Collection(c.coll).Find(ctx, bson.D{}, options.Find().SetLimit(maxPayloads))
-	if err != nil {
-		return fmt.Errorf("read %s: %w", c.ns(), err)
-	}
-	defer cur.Close(context.WithoutCancel(ctx))
-	c.docs = c.docs[:0]
-	size := 0
-	for size < maxPayloadBytes && cur.Next(ctx) {
-		var d bson.D
-		if err := bson.Unmarshal(cur.Current, &d); err != nil {
-			return fmt.Errorf("read %s: %w", c.ns(), err)
-		}
-		c.docs = append(c.docs, d)
-		size += len(cur.Current)
-	}
-	if err := cur.Err(); err != nil {
-		return fmt.Errorf("read %s: %w", c.ns(), err)
-	}
-	return nil
-}
-
 // payload is the copy's answer to Instantiate's fallback: an insert's
 // document is one of the copy's, picked at random, under a new _id, so
-// inserts carry the collection's own sizes and types. Anything else is
-// left to Instantiate (nil).
+// inserts carry the collection's own sizes and types; any other
+// placeholder's value is drawn from the copy's documents (valueSample).
 func (c *replayCopy) payload(path, typ string) any {
-	if path != "document" || len(c.docs) == 0 {
+	if path != "document" {
+		return c.values.draw(path, typ)
+	}
+	if len(c.values.docs) == 0 {
 		return nil
 	}
-	src := c.docs[rand.IntN(len(c.docs))]
+	var src bson.D
+	if err := bson.Unmarshal(c.values.docs[rand.IntN(len(c.values.docs))], &src); err != nil {
+		return nil
+	}
 	d := make(bson.D, 0, len(src)+1)
 	d = append(d, bson.E{Key: "_id", Value: bson.NewObjectID()})
 	for _, e := range src {
