@@ -263,6 +263,25 @@ func (s *Spec) field(key string) any {
 	}[key]
 }
 
+// standaloneKeys are the keys that mean something without another (not
+// dependents' nor ingress_*), in specKeys' order: what an unknown key's
+// error lists, on one line.
+func standaloneKeys() []string {
+	var out []string
+	for _, k := range specKeys {
+		dependent := strings.HasPrefix(k, "ingress_")
+		for _, g := range dependents {
+			for _, d := range g.keys {
+				dependent = dependent || d.key == k
+			}
+		}
+		if !dependent {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // leaveOut names the integer keys whose zero value means something else
 // (a standalone server, this machine's cores): written, they must be ≥ 1,
 // and the error says what leaving them out means.
@@ -303,7 +322,7 @@ func (s *Spec) set(key, val string) error {
 	case *string:
 		*dst = val
 	default:
-		return fmt.Errorf("%w: unknown key %s (known: %s)", ErrSpec, textfmt.Token(key), strings.Join(specKeys, ", "))
+		return fmt.Errorf("%w: unknown key %s (known: %s; with shards, rs or version=8.2 their own: see docs/servers.md)", ErrSpec, textfmt.Token(key), strings.Join(standaloneKeys(), ", "))
 	}
 	return nil
 }
