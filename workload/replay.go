@@ -21,7 +21,7 @@ import (
 // (replaycopy.go), so nothing the user owns is ever written.
 
 // DefaultReplaySample is how many documents of a user's collection the
-// replay copies for its writes, unless --replay-sample says.
+// replay copies for its writes, unless ReplayOptions.Sample says.
 const DefaultReplaySample = 1000
 
 // MaxReplaySample bounds the copy: it is built before the first step, and
@@ -69,7 +69,6 @@ type replayShape struct {
 	coll   string // and the collection
 	write  bool
 	cursor bool                       // find and aggregate read through a cursor
-	copy   *replayCopy                // a write's copy, nil for a read
 	draw   func(path, typ string) any // Instantiate's fallback: sampled values, insert payloads
 }
 
@@ -113,10 +112,13 @@ func NewReplay(f *shapes.File, path string, o ReplayOptions) (*Replay, error) {
 				copies[ns] = c
 				r.copies = append(r.copies, c)
 			}
-			rs.db, rs.coll, rs.copy = c.db, c.coll, c
+			rs.db, rs.coll = c.db, c.coll
 			rs.draw = c.payload
 		} else {
 			rs.db, rs.coll = remap(o.Remap, s.Database, s.Collection)
+			if err := errors.Join(CheckDatabaseName(rs.db), CheckCollectionName(rs.db, rs.coll)); err != nil {
+				return nil, fmt.Errorf("%s: shape %s: where its reads go: %w", path, s.ID, err)
+			}
 			v := samples[rs.db+"."+rs.coll]
 			if v == nil {
 				v = &valueSample{db: rs.db, coll: rs.coll}
