@@ -116,7 +116,8 @@ func NewReplay(f *shapes.File, path string, o ReplayOptions) (*Replay, error) {
 			rs.draw = c.payload
 		} else {
 			rs.db, rs.coll = remap(o.Remap, s.Database, s.Collection)
-			if err := errors.Join(CheckDatabaseName(rs.db), CheckCollectionName(rs.db, rs.coll)); err != nil {
+			remapped := rs.db != s.Database || rs.coll != s.Collection
+			if err := errors.Join(CheckDatabaseName(rs.db), CheckCollectionName(rs.db, rs.coll)); remapped && err != nil {
 				return nil, fmt.Errorf("%s: shape %s: where its reads go: %w", path, s.ID, err)
 			}
 			v := samples[rs.db+"."+rs.coll]
