@@ -63,7 +63,6 @@ func replayOf(t *testing.T, f *shapes.File) workload.Workload {
 // is slower at the median than a scan (scan_service 1.5ms) below the
 // knee.
 func TestReplayStepSharesOnSim(t *testing.T) {
-	t.Parallel()
 	d := testsrv.Sim(t, "slots=8,service=300us,scan_service=1500us,agg_service=3ms,write_service=600us")
 	w := replayWorkload(t, d.URI())
 	r := &runner{Target: "sim", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(d.URI()) },

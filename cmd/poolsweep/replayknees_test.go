@@ -23,7 +23,7 @@ import (
 // client's own time cancels; a step this host starved excuses a miss, as
 // in the calibration tests) and that analyze names the scans.
 func TestTwoKnees(t *testing.T) {
-	t.Parallel()
+	// A ratio test: serial, so that its neighbours do not load the host.
 	if testing.Short() {
 		t.Skip("sweeps the simulator")
 	}
