@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/internal/testferret"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
@@ -128,4 +130,56 @@ func TestReplayResume(t *testing.T) {
 	if err := checkResume(h, p, []workload.Workload{w2}, []string{"a"}); err == nil || !strings.Contains(err.Error(), "shapes or shares") {
 		t.Errorf("resume with other shares: %v", err)
 	}
+}
+
+// TestReplayStepOnFerretDB: a replayed step on embedded FerretDB runs
+// every shape for real and records each in its share (within 4 standard
+// errors of the ops counted: FerretDB runs few), and the user's
+// collection is what it was, document for document.
+func TestReplayStepOnFerretDB(t *testing.T) {
+	t.Parallel()
+	uri := testferret.Start(t)
+	w := replayWorkload(t, uri)
+	users := testsrv.Connect(t, uri).Database("app").Collection("users")
+	before := usersDump(t, users)
+	r := &runner{Target: "ferret", NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(uri) },
+		Workload: w, Keys: workload.NewKeySpace("uniform", 1000, 1000), Warmup: 200 * time.Millisecond, Duration: time.Second,
+		OpTimeout: 5 * time.Second}
+	spec := plan.StepSpec{Target: "ferret", Workload: w.Label, Concurrency: 4, MaxPoolSize: 4, PoolSetting: "match", Clients: 1, Trial: 1}
+	step, err := r.RunStep(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if step.Ops < 40 || step.Errors.Total() > 0 {
+		t.Fatalf("%d ops, errors %+v (%s)", step.Ops, step.Errors, step.ErrorSample)
+	}
+	t.Logf("%d ops, %.0f ops/s", step.Ops, step.OpsPerS)
+	for _, s := range w.Replay.Info().Shapes {
+		got := float64(step.OpsByType[s.OpType].Count) / float64(step.Ops)
+		t.Logf("shape %-11s share %.3f measured %.3f p50 %.2fms", s.ID, s.Share, got, step.OpsByType[s.OpType].Latency.P50)
+		if tol := 4 * math.Sqrt(s.Share*(1-s.Share)/float64(step.Ops)); math.Abs(got-s.Share) > max(tol, 0.03) {
+			t.Errorf("shape %s: %.3f of the ops, want %.3f", s.ID, got, s.Share)
+		}
+	}
+	if after := usersDump(t, users); after != before {
+		t.Errorf("the user's collection changed during the replay")
+	}
+}
+
+// usersDump is a collection's documents in _id order, byte for byte.
+func usersDump(t *testing.T, coll *mongo.Collection) string {
+	t.Helper()
+	ctx := context.Background()
+	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for cur.Next(ctx) {
+		b.Write(cur.Current)
+	}
+	if err := cur.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
