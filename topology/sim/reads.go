@@ -22,7 +22,7 @@ type findOpts struct {
 	reverse bool
 	// sorted is set by any sort: one by _id is honoured (reverse), one by
 	// another field is accepted and costed as a scan, and its documents
-	// come in _id order.
+	// come in _id order. A projection is accepted and not applied.
 	sorted      bool
 	skip, limit int
 	batchSize   int // -1 = default
