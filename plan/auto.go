@@ -106,6 +106,17 @@ func (p Plan) StepLengths() (shortest, longest time.Duration) {
 	return warmLo + winLo, warmHi + winHi
 }
 
+// LongestStep is the longest a step's warm-up and window together may
+// take: the fixed lengths, or the auto phases at their maximums (an
+// agents' leader ends them sooner for every agent at once). It is what
+// waiting for a step to end must allow: agents' barriers, and the grace
+// --spawn gives its agents once their leader has ended, each of which may
+// be in a step that runs to its longest.
+func (p Plan) LongestStep() time.Duration {
+	_, longest := p.StepLengths()
+	return longest
+}
+
 // TrialsAtMost says the plan's Trials is a maximum (issue 25): in a
 // closed-loop grid with auto windows every trial carries its own
 // batch-means interval, so every level is measured once, and further

@@ -40,3 +40,30 @@ func TestValidateAuto(t *testing.T) {
 		}
 	}
 }
+
+// TestLongestStep: the longest a step may take is the fixed lengths, or
+// an auto phase at its maximum, never its minimum (which Warmup and
+// Duration hold with auto lengths).
+func TestLongestStep(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct {
+		name       string
+		warm, win  bool
+		want       time.Duration
+		wantLowest time.Duration
+	}{
+		{"fixed lengths: warm-up + window", false, false, 10*s + 30*s, 10*s + 30*s},
+		{"auto warm-up: its maximum, the fixed window", true, false, 60*s + 30*s, AutoWarmupMin + 30*s},
+		{"auto window: the fixed warm-up, its maximum", false, true, 10*s + 120*s, 10*s + 30*s},
+		{"both auto: both maximums", true, true, 60*s + 120*s, AutoWarmupMin + 30*s},
+	} {
+		p := Plan{Warmup: 10 * s, Duration: 30 * s, Auto: NewAutoPlan(tc.warm, tc.win, 2*s, 60*s, 30*s, 120*s, 2, 1000)}
+		if tc.warm {
+			p.Warmup = 2 * s // the CLI sets the minimum here
+		}
+		lo, _ := p.StepLengths()
+		if got := p.LongestStep(); got != tc.want || lo != tc.wantLowest {
+			t.Errorf("%s: longest %s, shortest %s; want %s and %s", tc.name, got, lo, tc.want, tc.wantLowest)
+		}
+	}
+}

@@ -143,7 +143,7 @@ func ReadResultsWith(r io.Reader, name string, o ReadOptions) (*Results, error) 
 	}
 	res.Steps = latestRecords(res.Steps)
 	if res.End == nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: no end record: the run stopped without closing the file (killed?); its %d step(s) are used", name, len(res.Steps)))
+		res.Warnings = append(res.Warnings, NoEndWarning(name, len(res.Steps)))
 	}
 	return res, nil
 }

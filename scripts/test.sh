@@ -72,6 +72,8 @@ FuzzParsePSISomeTotal ./telemetry 5000x
 FuzzParseSchedstat ./internal/cpuwait 100000x
 FuzzReader ./ftdc 20000x
 FuzzChunk ./ftdc 20000x
+FuzzParseLogLine ./querylog 2000x
+FuzzParse ./workload/shapes 5000x
 EOF2
 if ((${#failed[@]})); then
   echo "== FAILED: ${failed[*]}"

@@ -4,17 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/poolsweep/poolsweep/internal/teardown"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -97,17 +94,20 @@ type Session struct {
 	LockWait time.Duration
 
 	Hooks SessionHooks
-	// Conclude, when set, is called with the end record just before it is
-	// written, once every step the run will hold is in ResultsPath: the
-	// caller may add what it judges from them (the --threshold outcomes).
-	// The engine judges nothing itself.
-	Conclude func(end *results.EndRecord)
+	// Conclude, when set, is called once every step the run will hold is
+	// in ResultsPath, just before the end record is written, with the
+	// run's results as the file will hold them (Results), their End the
+	// record about to be written: the caller may add what it judges from
+	// them to that record (the --threshold outcomes). The engine judges
+	// nothing itself.
+	Conclude func(res *results.Results)
 
 	// Coordinator keeps this session in lock step with other agents
 	// measuring the same plan (agent mode); nil runs alone.
 	Coordinator Coordinator
 	coord       Coordinator           // Coordinator once joined, or alone
 	agents      *results.AgentsHeader // what Coordinator.Start returned
+	file        *resultsFile          // the results being written, once opened (resultsfile.go)
 }
 
 // Interrupt is the cause a caller gives when it cancels a session's
@@ -255,11 +255,11 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		return out, err
 	}
 
-	w, err := s.openResults(out.Planned)
+	f, err := s.openResults(out.Planned)
 	if err != nil {
 		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
 	}
-	defer w.Close()
+	defer f.w.Close()
 	planner := s.Planner
 	if planner == nil {
 		planner = plan.NewGridPlanner(pending)
@@ -272,7 +272,7 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 			recorded[st.Key()] = true
 		}
 	}
-	runErr := s.measure(ctx, w, targets, planner, &out, recorded)
+	runErr := s.measure(ctx, f, targets, planner, &out, recorded)
 	if out.Status == "" {
 		out.Status = results.StatusComplete
 		if len(out.Failed) > 0 {
@@ -292,9 +292,9 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	end := results.EndRecord{Kind: results.KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
 		Steps: len(recorded), Planned: out.Planned, FailedSteps: out.Failed, Signal: out.Signal}
 	if s.Conclude != nil {
-		s.Conclude(&end)
+		s.Conclude(f.results(&end))
 	}
-	if err := w.Write(end); err != nil && runErr == nil {
+	if err := f.writeEnd(end); err != nil && runErr == nil {
 		runErr = err
 		out.Status, out.Reason = results.StatusFailed, err.Error()
 	}
@@ -342,89 +342,9 @@ func (s *Session) checkData(ctx context.Context, measuring bool) error {
 	return nil
 }
 
-// endUnmeasured ends the results of a run that could not load its data
-// with the end record saying why, so that the file, not only the
-// terminal, tells what happened. A file that cannot be written leaves the
-// error the caller returns as the whole story.
-func (s *Session) endUnmeasured(out Outcome) {
-	w, err := s.openResults(out.Planned)
-	if err != nil {
-		return
-	}
-	defer w.Close()
-	earlier := 0 // the steps a resumed run's file holds, once each
-	if s.Previous != nil {
-		earlier = len(s.Previous.Steps)
-	}
-	_ = w.Write(results.EndRecord{Kind: results.KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
-		Steps: earlier, Planned: out.Planned})
-}
-
-// openResults creates the results file of a new run with its header, or
-// opens the resumed run's file.
-func (s *Session) openResults(planned int) (*results.ResultsWriter, error) {
-	if s.Previous != nil {
-		return results.AppendResults(s.ResultsPath)
-	}
-	if s.MakeDir != nil {
-		if err := s.MakeDir(); err != nil {
-			return nil, fmt.Errorf("create the output directory: %w", err)
-		}
-	}
-	w, err := results.CreateResults(s.ResultsPath)
-	if err != nil {
-		return nil, err
-	}
-	headers := make([]results.TargetHeader, len(s.Targets))
-	for i, t := range s.Targets {
-		headers[i] = t.Header
-	}
-	header := newRunHeader(s.RunID, s.Plan, s.Workloads, headers, planned)
-	header.Agents = s.agents
-	if err := w.Write(header); err != nil {
-		w.Close()
-		return nil, err
-	}
-	return w, nil
-}
-
-// target is a SessionTarget being measured.
-type sessionTarget struct {
-	SessionTarget
-	setup   *mongo.Client // loads the data, then checks health before each step
-	runners map[string]*runner
-}
-
-// prepareAll connects to every target, loads its data and builds its
-// runners; with nothing to measure it only connects.
-func (s *Session) prepareAll(ctx context.Context, load bool) (map[string]*sessionTarget, error) {
-	byName := map[string]*sessionTarget{}
-	if !load {
-		return byName, nil
-	}
-	for _, t := range s.Targets {
-		st, err := s.prepare(ctx, t)
-		if st != nil {
-			byName[t.Header.Name] = st
-		}
-		if err != nil {
-			return byName, err
-		}
-	}
-	return byName, nil
-}
-
-func (t *sessionTarget) close() {
-	if t.setup != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), disconnectTimeout)
-		teardown.Within(ctx, func(ctx context.Context) { t.setup.Disconnect(ctx) })
-		cancel()
-	}
-}
-
 // measure runs the steps and writes them; it sets out.Status when the
 // session stops early.
-func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName map[string]*sessionTarget, planner plan.Planner, out *Outcome, recorded map[string]bool) error {
+func (s *Session) measure(ctx context.Context, f *resultsFile, byName map[string]*sessionTarget, planner plan.Planner, out *Outcome, recorded map[string]bool) error {
 	stop := func(status, reason string, err error) error {
 		out.Status, out.Reason = status, reason
 		if status == results.StatusInterrupted {
@@ -466,7 +386,7 @@ func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName 
 		}
 		if ctx.Err() != nil {
 			if step.Interrupted && step.DurationS > 0 {
-				if werr := w.Write(step); werr != nil {
+				if werr := f.writeStep(step); werr != nil {
 					return stop(results.StatusFailed, werr.Error(), werr)
 				}
 				recorded[step.Key()] = true
@@ -489,7 +409,7 @@ func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName 
 			}
 			continue
 		}
-		if err := w.Write(step); err != nil {
+		if err := f.writeStep(step); err != nil {
 			return stop(results.StatusFailed, err.Error(), err)
 		}
 		recorded[step.Key()] = true
@@ -507,8 +427,8 @@ func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName 
 		if s.Hooks.Step != nil {
 			s.Hooks.Step(i+1, n, step)
 		}
-		if w.Full() {
-			err := fmt.Errorf("no space left for further results in %s (the disk is full or a file size limit was reached); the steps written are kept", w.Path())
+		if f.w.Full() {
+			err := fmt.Errorf("no space left for further results in %s (the disk is full or a file size limit was reached); the steps written are kept", f.w.Path())
 			return stop(results.StatusFailed, err.Error(), err)
 		}
 		if s.MaxErrorRate < 1 {
@@ -518,58 +438,6 @@ func (s *Session) measure(ctx context.Context, w *results.ResultsWriter, byName 
 			}
 		}
 	}
-}
-
-// prepare connects to a target, loads its data and builds its runners.
-func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget, error) {
-	st := &sessionTarget{SessionTarget: t, runners: map[string]*runner{}}
-	name := t.Header.Name
-	setup, err := mongo.Connect(t.NewClient().SetMaxPoolSize(8).SetTimeout(2 * time.Minute))
-	if err != nil {
-		return nil, fmt.Errorf("target %s: connect: %w", name, err)
-	}
-	st.setup = setup
-	wl := s.Workloads[0]
-	opts := workload.PrepareOptions{Drop: s.Drop, DropForeign: s.DropForeign, RunID: s.RunID, LockWait: s.LockWait}
-	if s.Hooks.Loading != nil {
-		opts.Progress = func(done, total int) { s.Hooks.Loading(name, done, total) }
-	}
-	if s.Hooks.Waiting != nil {
-		opts.Waiting = func(msg string) { s.Hooks.Waiting(name, msg) }
-	}
-	lr, err := workload.Prepare(ctx, setup, wl, opts)
-	if err != nil {
-		return st, fmt.Errorf("target %s: %w", name, err)
-	}
-	if s.Hooks.Loaded != nil {
-		s.Hooks.Loaded(name, lr)
-	}
-	keys := workload.NewKeySpace(wl.Distribution, int64(wl.Records), lr.NextInsert)
-	// Prepare loaded the records, or found poolsweep's complete load of
-	// them: an op by one of their keys that finds nothing is evidence the
-	// target lost its data (markTargetFailed).
-	keys.SetLoaded(int64(wl.Records))
-	agent := s.agentIndex()
-	if agent > 0 {
-		// Agents inserting at once never collide: each has its own block.
-		keys.AgentBlock(agent)
-	}
-	for _, w := range s.Workloads {
-		r := &runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
-			Warmup: s.Plan.Warmup, Duration: s.Plan.Duration, Auto: s.Plan.Auto, OpTimeout: s.Plan.OpTimeout,
-			PrewarmTimeout: s.PrewarmTimeout, MaxConnecting: s.MaxConnecting, Progress: s.Hooks.Progress,
-			Observers: t.Observers, Judge: t.Judge, Hosts: poolHosts(t.Header)}
-		if agent >= 0 {
-			// In lock step: the coordinator's start barrier, and random
-			// streams of this agent's own.
-			r.StartAt, r.Seed = s.coord.Ready, uint64(agent)+1
-			if fc, ok := s.coord.(FleetCoordinator); ok {
-				r.Fleet = fc.Fleet
-			}
-		}
-		st.runners[w.Label] = r
-	}
-	return st, nil
 }
 
 // runStep checks that the target still answers, then measures the step,
@@ -616,19 +484,6 @@ func (s *Session) check(ctx context.Context, t *sessionTarget, spec plan.StepSpe
 		return 0, fmt.Errorf("target %s does not answer (ping, %s): %w", spec.Target, timeout, err)
 	}
 	return time.Since(start), nil
-}
-
-// poolHosts is how many hosts each client keeps a full pool to, which the
-// pre-warm waits for: every mongos of a sharded target (the driver spreads
-// operations over them); every member of a replica set (minPoolSize holds
-// the step's connections open on each, and the read preference may send
-// the reads to any of them: waiting for the primary's pool only would
-// open the secondaries' during the window); one host otherwise.
-func poolHosts(h results.TargetHeader) int {
-	if (h.Topology == topology.Sharded || h.Topology == topology.ReplSet) && len(h.Hosts) > 0 {
-		return len(h.Hosts)
-	}
-	return 1
 }
 
 // measuredSteps is a resumed run's steps that count as measured (one that

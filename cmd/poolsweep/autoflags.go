@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 )
@@ -101,6 +101,7 @@ func (a *autoOptions) addFlags(f *pflag.FlagSet, warmup, duration *time.Duration
 		"with --duration auto: the 95% confidence half-width of a window's throughput it ends at, relative to it, 0.1% to 50%")
 	intVar(f, &a.minCalls, "min-calls", plan.DefaultMinCalls, 0, plan.MaxMinCalls,
 		"with --duration auto: the fewest calls a window may end with, so that its p99 rests on enough of them (1000: the p99 rests on the 10 slowest); a slow step's window runs longer for it")
+	travel(f, travelResolved, append([]string{"warmup", "duration"}, autoFlagNames...)...) // the plan's lengths (lengthArgs)
 }
 
 // plan sets p's warm-up, window and auto settings from the flags: auto
@@ -160,21 +161,6 @@ func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, d planDefaul
 	}
 	p.Auto = plan.NewAutoPlan(warm, win, a.minWarmup, a.maxWarmup, a.minDuration, a.maxDuration, a.precisionPct, int64(a.minCalls))
 	return nil
-}
-
-// stepLengths says how long each step's warm-up and window are, for the
-// plan line: fixed lengths, or auto with their bounds.
-func stepLengths(p plan.Plan) string {
-	a := p.Auto
-	warm := fmt.Sprintf("%s warm-up", p.Warmup)
-	if a != nil && a.Warmup {
-		warm = fmt.Sprintf("warm-up until MSER-5 finds the end of the transient (%s to %s)", fmtHours(max(p.Warmup, plan.AutoWarmupMin)), fmtHours(seconds(a.MaxWarmupS)))
-	}
-	win := fmt.Sprintf("%s window", p.Duration)
-	if a != nil && a.Window {
-		win = fmt.Sprintf("window until the throughput is known to ±%g%% (%s to %s, %d calls or more)", a.PrecisionPct, fmtHours(p.Duration), fmtHours(seconds(a.MaxDurationS)), a.MinCalls)
-	}
-	return warm + " + " + win
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 
 	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/analysis"
-	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/threshold"
 )
@@ -64,18 +62,7 @@ func (g *thresholdFlags) evaluate(rs []*results.Results, a *analysis.Analysis) [
 
 // thresholdsError is the gate error of failed outcomes; nil when all
 // passed.
-func thresholdsError(os []results.ThresholdOutcome) error {
-	failed := 0
-	for _, o := range os {
-		if !o.Pass {
-			failed++
-		}
-	}
-	if failed == 0 {
-		return nil
-	}
-	return errext.GateError{Msg: fmt.Sprintf("%d of %d threshold(s) failed", failed, len(os))}
-}
+func thresholdsError(os []results.ThresholdOutcome) error { return threshold.Gate(os) }
 
 // writeThresholds prints the outcomes after a blank line; nothing when
 // there are none.
@@ -85,36 +72,6 @@ func writeThresholds(w io.Writer, os []results.ThresholdOutcome) {
 	}
 	fmt.Fprintln(w)
 	_ = threshold.WriteText(w, os)
-}
-
-// conclusion is the one analysis of a sweep's results, made as the run
-// ends (Session.Conclude) so that its thresholds go into the end record
-// and its summary needs no second analysis.
-type conclusion struct {
-	res *results.Results
-	a   *analysis.Analysis
-}
-
-// conclude reads the steps the run's file holds, analyses them with the
-// end record about to be written (a search's conclusion is its reason),
-// and adds the threshold outcomes to that record. A file that cannot be
-// read leaves the record as it was (the caller reads it again).
-func (o *sweepOptions) conclude(path string, end *results.EndRecord) *conclusion {
-	res, err := results.ReadFileWith(context.Background(), path, o.read.options())
-	if err != nil {
-		return nil
-	}
-	if res.End == nil && len(res.Warnings) > 0 {
-		// The reader's last warning says the file has no end record: it is
-		// being written now.
-		res.Warnings = res.Warnings[:len(res.Warnings)-1]
-	}
-	e := *end
-	res.End = &e
-	a := analysis.Of([]*results.Results{res}, knee.DefaultOptions())
-	end.Thresholds = o.gates.evaluate([]*results.Results{res}, a)
-	e.Thresholds = end.Thresholds
-	return &conclusion{res: res, a: a}
 }
 
 // validateGates refuses thresholds that this run cannot judge.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/internal/errext"
 )
 
 // The bad-input cases of issue 36, class 1: no error quotes what an input
@@ -191,19 +189,24 @@ func TestHostileLongValuesCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fromLog, err := filepath.Abs(realLog)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(dir)
 	other := writeFile(t, dir, "other.jsonl", string(mustRead(t, sim)))
 	base := map[string][]string{
-		"sweep":   {"--target", "s=sim:slots=8"},
-		"serve":   {"--sim", "slots=8"},
-		"inspect": {"--uri", "mongodb://h/"},
-		"analyze": {sim},
-		"plot":    {sim, "-o", filepath.Join(dir, "figs"), "--figure", "throughput"},
-		"report":  {sim, "-o", filepath.Join(dir, "r.html")},
-		"compare": {sim, other},
-		"merge":   {sim, "-o", filepath.Join(dir, "m.jsonl")},
-		"fleet":   {sim, "--instances", "4"},
-		"storm":   {"--target", "s=sim:slots=8", "-o", filepath.Join(dir, "storm.jsonl")},
+		"sweep":    {"--target", "s=sim:slots=8"},
+		"serve":    {"--sim", "slots=8"},
+		"inspect":  {"--uri", "mongodb://h/"},
+		"analyze":  {sim},
+		"plot":     {sim, "-o", filepath.Join(dir, "figs"), "--figure", "throughput"},
+		"report":   {sim, "-o", filepath.Join(dir, "r.html")},
+		"compare":  {sim, other},
+		"merge":    {sim, "-o", filepath.Join(dir, "m.jsonl")},
+		"fleet":    {sim, "--instances", "4"},
+		"storm":    {"--target", "s=sim:slots=8", "-o", filepath.Join(dir, "storm.jsonl")},
+		"workload": {"from-log", fromLog},
 	}
 	const n = 100_000
 	values := []string{
@@ -266,46 +269,6 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// TestShortValues: the net under the checks (echo.go) puts a long value's
-// token wherever a message still holds the value, in any of the forms a
-// message writes it, and redacts a URI before it is cut; pflag's own
-// errors become our one line; no line outgrows maxLineBytes.
-func TestShortValues(t *testing.T) {
-	long := strings.Repeat("a", 300)
-	secret := strings.Repeat("p", 300)
-	uri := "mongodb://u:" + secret + "@h/"
-	token := `"` + strings.Repeat("a", 40) + `"… (300 bytes)`
-	for _, tt := range []struct {
-		name, msg string
-		args      []string
-		want      string
-	}{
-		{"as is", "open " + long + ": file name too long", []string{"--out", long}, "open " + token + ": file name too long"},
-		{"quoted", `--x: "` + long + `" is bad`, []string{"--x=" + long}, "--x: " + token + " is bad"},
-		{"escaped", "--x: " + textfmt.Escape(long+"\x1b") + " is bad", []string{"--x", long + "\x1b"}, `--x: "` + strings.Repeat("a", 40) + `"… (301 bytes) is bad`},
-		{"a shorthand's value", "-o: " + long, []string{"-o" + long}, "-o: " + token},
-		{"short values stay", "--x: abc is bad", []string{"--x", "abc"}, "--x: abc is bad"},
-		{"a URI is redacted, then cut", "--uri: " + uri + " is bad", []string{"--uri", uri}, `--uri: "mongodb://u:***@h/" is bad`},
-		{"the password never shows, cut or not", "--uri: " + uri, []string{"--uri=" + uri + long}, "--uri: mongodb://u:***@h/"},
-	} {
-		got := shortValues(errors.New(tt.msg), tt.args).Error()
-		if !strings.HasPrefix(got, tt.want) || strings.Contains(got, secret[:40]) {
-			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
-		}
-	}
-	if shortValues(nil, []string{long}) != nil {
-		t.Error("nil is not nil")
-	}
-	// errors.As still finds what the message wraps.
-	var u errext.UsageError
-	if !errors.As(shortValues(errext.Usagef("--x: %s", long), []string{long}), &u) {
-		t.Error("the usage error is lost")
-	}
-	if got := safeLine(strings.Repeat("é", 2000)); len(got) > maxLineBytes+40 || !strings.HasSuffix(got, "… (4000 bytes)") {
-		t.Errorf("safeLine of 4000 bytes: %d bytes, ending %q", len(got), got[len(got)-30:])
-	}
 }
 
 // TestFlagErrorsOneLine: what pflag itself refuses is said in our words,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"io/fs"
 	"net"
 	"os"
@@ -16,19 +15,19 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/poolsweep/poolsweep/internal/corpus"
+	"github.com/poolsweep/poolsweep/internal/errext"
 )
 
 // outputFlags lists every flag of every command that names a path
 // poolsweep writes, "command --flag", from the flags' own declarations
-// (flagrange.go: what a flag takes says "outfile"), so that a new output
+// (flagrange.go and cli/cmdutil: what a flag takes says "outfile"), so that a new output
 // flag cannot escape TestHostileOutputPaths.
 func outputFlags() []string {
 	root := newRootCmd(&env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, dryRunners)
 	var out []string
 	for _, cmd := range root.Commands() {
 		cmd.Flags().VisitAll(func(f *pflag.Flag) {
-			if d, ok := f.Value.(declared); ok && strings.Contains(d.accepts(), "outfile") {
+			if d, ok := asDeclared(f.Value); ok && strings.Contains(d.accepts(), "outfile") {
 				out = append(out, cmd.Name()+" --"+f.Name)
 			}
 		})
@@ -107,6 +106,9 @@ func outputCases() []outputCase {
 		{flag: "merge --out", label: "merge -o DIR", args: func(p, _ string) []string { return []string{"merge", agentFixture, "-o", p} }, at: "m", inside: []string{"m/results.jsonl"}},
 		{flag: "fleet --out", label: "fleet -o", args: func(p, _ string) []string { return []string{"fleet", pairFixture, "--instances", "3", "-o", p} }, at: "plan.txt"},
 		{flag: "storm --out", label: "storm -o", args: func(p, uri string) []string { return []string{"storm", "--uri", uri, "--clients", "2", "-o", p} }, at: "storm.jsonl"},
+		{flag: "workload --out", label: "workload from-log -o", args: func(p, _ string) []string {
+			return []string{"workload", "from-log", realLog, "-o", p}
+		}, at: "w.yaml"},
 		{flag: "inspect --save-replies", label: "inspect --save-replies", args: func(p, uri string) []string {
 			return []string{"inspect", "--uri", uri, "--save-replies", p}
 		}, at: "rep", inside: []string{"rep/serverStatus.mongod-replset-primary-7.0.14.json", "rep/hello.mongos-8.0.0-poolsweep-sim.json", "rep/buildInfo.mongod-standalone-unknown.json"}},
@@ -271,28 +273,6 @@ func newRootFlag(cmdFlag string) *pflag.Flag {
 		}
 	}
 	return nil
-}
-
-// TestSavedReplyNames: every name inspect --save-replies writes has the
-// shape checked before it connects (savedName), whatever the server says
-// its role and version are.
-func TestSavedReplyNames(t *testing.T) {
-	t.Parallel()
-	for _, cmd := range []string{"hello", "isMaster", "buildInfo", "serverStatus", "hostInfo", "connPoolStats", "listShards"} {
-		for _, pr := range [][2]string{{"mongod", "standalone"}, {"mongod", "replset-primary"}, {"mongod", "replset-secondary"}, {"mongos", ""}} {
-			for _, v := range []string{"7.0.14", "8.0.0-poolsweep-sim", "unknown", "4.4.0-rc1"} {
-				name := corpus.FileName(cmd, pr[0], pr[1], v, "")
-				if !savedName.MatchString(name) {
-					t.Errorf("%s is written by --save-replies but not checked before it connects", name)
-				}
-			}
-		}
-	}
-	for _, name := range []string{"notes.txt", "results.jsonl", "hello.json", "serverStatus.mongodx-1.json", "hello.mongod-7.0.json.bak"} {
-		if savedName.MatchString(name) {
-			t.Errorf("%s is the user's, not a saved reply's name", name)
-		}
-	}
 }
 
 // TestOutputPathsAsResolved: a ".." that steps back out of a real

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/plan"
 )
 
@@ -21,9 +22,9 @@ import (
 // their flags are validated: what argv turns into, with nothing started.
 var dryRunners = runners{
 	sweep:   func(_ context.Context, o *sweepOptions) error { _, err := o.validate(); return err },
-	serve:   func(_ context.Context, o *serveOptions) error { _, err := o.validate(); return err },
-	inspect: func(_ context.Context, o *inspectOptions) error { _, err := o.validate(); return err },
-	storm:   func(_ context.Context, o *stormOptions) error { _, err := o.validate(); return err },
+	serve:   func(_ context.Context, o *serveOptions) error { _, err := o.Validate(); return err },
+	inspect: func(_ context.Context, o *inspectOptions) error { _, err := o.Validate(); return err },
+	storm:   func(_ context.Context, o *stormOptions) error { _, err := o.Validate(); return err },
 }
 
 // Hostile values, by what a flag takes.
@@ -151,6 +152,10 @@ func hostileWalk(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fromLog, err := filepath.Abs(realLog)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Paths among the hostile values ("0", "NaN") are written relative to
 	// the working directory: the test's own, not the package's.
 	t.Chdir(dir)
@@ -159,16 +164,17 @@ func hostileWalk(t *testing.T, name string) {
 	}
 	// What each command needs to get as far as its flags' use.
 	base := map[string][]string{
-		"sweep":   {"--target", "s=sim:slots=8"},
-		"serve":   {"--sim", "slots=8"},
-		"inspect": {"--uri", "mongodb://h/"},
-		"analyze": {simRun},
-		"plot":    {simRun, "-o", filepath.Join(dir, "figs"), "--figure", "throughput"}, // one figure: PNGs are this test's cost
-		"report":  {simRun, "-o", filepath.Join(dir, "r.html")},
-		"compare": {simRun, other},
-		"merge":   {simRun, "-o", filepath.Join(dir, "m.jsonl")},
-		"fleet":   {simRun, "--instances", "4"},
-		"storm":   {"--target", "s=sim:slots=8", "-o", filepath.Join(dir, "storm.jsonl")},
+		"sweep":    {"--target", "s=sim:slots=8"},
+		"serve":    {"--sim", "slots=8"},
+		"inspect":  {"--uri", "mongodb://h/"},
+		"analyze":  {simRun},
+		"plot":     {simRun, "-o", filepath.Join(dir, "figs"), "--figure", "throughput"}, // one figure: PNGs are this test's cost
+		"report":   {simRun, "-o", filepath.Join(dir, "r.html")},
+		"compare":  {simRun, other},
+		"merge":    {simRun, "-o", filepath.Join(dir, "m.jsonl")},
+		"fleet":    {simRun, "--instances", "4"},
+		"storm":    {"--target", "s=sim:slots=8", "-o", filepath.Join(dir, "storm.jsonl")},
+		"workload": {"from-log", fromLog},
 	}
 	root := newRootCmd(&env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, dryRunners)
 	tried := 0
@@ -185,17 +191,14 @@ func hostileWalk(t *testing.T, name string) {
 			if f.Value.Type() == "bool" {
 				return
 			}
-			d, ok := f.Value.(declared)
+			d, ok := asDeclared(f.Value)
 			if !ok {
-				t.Errorf("%s --%s (%s) is not declared through flagrange.go: its range is nobody's", cmd.Name(), f.Name, f.Value.Type())
+				t.Errorf("%s --%s (%s) is not declared through flagrange.go or cli/cmdutil: its range is nobody's", cmd.Name(), f.Name, f.Value.Type())
 				return
 			}
-			if n, ok := d.(interface {
-				limits() (lo, hi float64, openLo, openHi bool)
-			}); ok {
+			if lo, hi, _, _, ok := limitsOf(d); ok {
 				// A declared range is a bound, not a formality: nothing a
 				// sweep plans needs more than these.
-				lo, hi, _, _ := n.limits()
 				limit := map[string]float64{"int": 1e8, "uint64": 1e8, "float": 1e4, "duration": float64(7 * 24 * time.Hour)}[d.Type()]
 				if lo < 0 || hi > limit {
 					t.Errorf("%s --%s declares %s: wider than any use (at most %g)", cmd.Name(), f.Name, d.accepts(), limit)
@@ -246,11 +249,7 @@ func hostileWalk(t *testing.T, name string) {
 // where the test can tell by its own parse, which of them lie in range
 // (nil: the flag's own check decides).
 func hostileFor(d declared) ([]string, func(string) bool) {
-	switch v := d.(type) {
-	case interface {
-		limits() (lo, hi float64, openLo, openHi bool)
-	}:
-		lo, hi, openLo, openHi := v.limits()
+	if lo, hi, openLo, openHi, ok := limitsOf(d); ok {
 		within := func(x float64) bool {
 			return !math.IsNaN(x) && !math.IsInf(x, 0) && (x > lo || !openLo && x == lo) && (x < hi || !openHi && x == hi)
 		}
@@ -271,30 +270,32 @@ func hostileFor(d declared) ([]string, func(string) bool) {
 				return err == nil && within(float64(x))
 			}
 		}
-	case *levelsValue:
+	}
+	if max, match, ok := levelsOf(d); ok {
 		return hostileLists, func(s string) bool {
-			if v.match && s == "match" {
+			if match && s == "match" {
 				return true
 			}
-			levels, err := plan.ParseLevels(s, v.max)
+			levels, err := plan.ParseLevels(s, max)
 			if err != nil {
 				return false
 			}
 			for _, l := range levels {
-				if l < 1 || l > v.max {
+				if l < 1 || l > max {
 					return false
 				}
 			}
 			return true
 		}
-	case *choiceValue:
+	}
+	if choices, list, ok := choicesOf(d); ok {
 		return append(append([]string{}, hostileWords...), hostileNumbers...), func(s string) bool {
 			words := []string{s}
-			if v.list {
+			if list {
 				words = strings.Split(s, ",")
 			}
 			for _, w := range words {
-				if !contains(v.choices, strings.TrimSpace(w)) {
+				if !contains(choices, strings.TrimSpace(w)) {
 					return false
 				}
 			}
@@ -302,6 +303,75 @@ func hostileFor(d declared) ([]string, func(string) bool) {
 		}
 	}
 	return append(append([]string{}, hostileText...), hostileNumbers...), func(s string) bool { return strings.TrimSpace(s) != "" }
+}
+
+// The sweep's flags are declared through flagrange.go, every other
+// command's through cli/cmdutil (until the sweep moves to cli/sweep):
+// asDeclared sees both as declared, and limitsOf, levelsOf and choicesOf
+// read what either declares.
+
+// cmdutilFlag is a flag declared through cli/cmdutil.
+type cmdutilFlag struct{ cmdutil.Declared }
+
+func (c cmdutilFlag) accepts() string { return c.Accepts() }
+
+// asDeclared is v as a declared flag, and whether it is one.
+func asDeclared(v pflag.Value) (declared, bool) {
+	switch d := v.(type) {
+	case declared:
+		return d, true
+	case cmdutil.Declared:
+		return cmdutilFlag{d}, true
+	}
+	return nil, false
+}
+
+// limitsOf is a number flag's range.
+func limitsOf(d declared) (lo, hi float64, openLo, openHi, ok bool) {
+	switch v := d.(type) {
+	case interface {
+		limits() (lo, hi float64, openLo, openHi bool)
+	}:
+		lo, hi, openLo, openHi = v.limits()
+		return lo, hi, openLo, openHi, true
+	case cmdutilFlag:
+		if n, isNum := v.Declared.(interface {
+			Limits() (lo, hi float64, openLo, openHi bool)
+		}); isNum {
+			lo, hi, openLo, openHi = n.Limits()
+			return lo, hi, openLo, openHi, true
+		}
+	}
+	return 0, 0, false, false, false
+}
+
+// levelsOf is a list-of-levels flag's highest level and whether it takes
+// "match".
+func levelsOf(d declared) (max int, match, ok bool) {
+	switch v := d.(type) {
+	case *levelsValue:
+		return v.max, v.match, true
+	case cmdutilFlag:
+		if l, isLevels := v.Declared.(interface{ Levels() (int, bool) }); isLevels {
+			max, match = l.Levels()
+			return max, match, true
+		}
+	}
+	return 0, false, false
+}
+
+// choicesOf is a word flag's words and whether it takes a list of them.
+func choicesOf(d declared) (choices []string, list, ok bool) {
+	switch v := d.(type) {
+	case *choiceValue:
+		return v.choices, v.list, true
+	case cmdutilFlag:
+		if c, isChoice := v.Declared.(interface{ Choices() ([]string, bool) }); isChoice {
+			choices, list = c.Choices()
+			return choices, list, true
+		}
+	}
+	return nil, false, false
 }
 
 func contains(list []string, s string) bool {

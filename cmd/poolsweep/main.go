@@ -1,15 +1,15 @@
 // Command poolsweep finds the client concurrency and driver pool size
 // where a MongoDB deployment saturates. See README.md and docs/.
 //
-// This package only parses, wires and prints: each command's file (named
-// by its verb: sweep.go, analyze.go, plot.go, report.go, compare.go,
-// merge.go, inspect.go, serve.go) holds its help, its flags and its run,
-// which checks the flags (bad input is exit status 2 and one line naming
-// the flag), hands the work to the library packages (sweep, analysis,
-// plot, report, compare, results, topology) and prints what they return.
-// Helpers are named by concept (progress.go, summary.go, inputs.go, …).
-// Tests run the commands in-process (run, with their own streams) and,
-// where a real child process matters, as a built binary.
+// main handles the signals and runs cli/root, which puts the commands
+// together: one package per command under cli/ (cli/analyze, cli/plot,
+// …), each with its Options, its flags and NewCmdX(e, runF), and
+// cli/cmdutil for what they share. The sweep command (sweep*.go, with
+// gates.go, progress*.go, summary.go, …) is still here while its run
+// moves into the run library (issue 34): root.go hands it to cli/root
+// (root.Extra), and cmdutil_aliases.go keeps its files compiling on
+// cli/cmdutil. Tests run the commands in-process (run, with their own
+// streams) and, where a real child process matters, as a built binary.
 package main
 
 import (

@@ -6,7 +6,6 @@ import (
 	debugbuildinfo "debug/buildinfo"
 	"encoding/json"
 	"encoding/xml"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"image/png"
 	"io"
 	"os"
@@ -17,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/cli/inspect"
 	"github.com/poolsweep/poolsweep/internal/buildinfo"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -253,7 +254,7 @@ func TestServeStopsWhenStdinCloses(t *testing.T) {
 		t.Fatalf("first line %q", uri)
 	}
 	code, out, _ := runCLI(t, "inspect", "--uri", uri, "--format", "json")
-	var rep inspectReport
+	var rep inspect.Report
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Info.ServerKind != "ferretdb" || rep.Info.Topology != "standalone" || rep.Pool.MaxPoolSize != 100 {
 		t.Errorf("inspect: exit %d, %s", code, out)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
 )
@@ -442,7 +443,7 @@ func TestInputsBounded(t *testing.T) {
 		return p
 	}
 	bigResults := sparse("big.jsonl", results.MaxFileBytes+1)
-	bigCSV := sparse("big.csv", maxCSVBytes+1)
+	bigCSV := sparse("big.csv", cmdutil.MaxCSVBytes+1)
 	bigWorkload := sparse("big.properties", maxWorkloadBytes+1)
 	// Runs to resume whose results.jsonl is each of these.
 	resume := func(name string, put func(p string)) string {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/internal/loopback"
+	runlib "github.com/poolsweep/poolsweep/runner"
 )
 
 // TestPublicListenWarning: a listener on a loopback address is not
@@ -75,11 +76,11 @@ func TestMetricsListenLoopbackQuiet(t *testing.T) {
 	for _, listen := range []string{addr, ":" + port, "localhost:" + port} {
 		var stderr bytes.Buffer
 		o := &sweepOptions{metricsListen: listen}
-		m, err := o.startMetrics(&stderr)
+		m, err := runlib.StartMetrics(o.metricsOptions(), &stderr)
 		if err != nil {
 			t.Fatalf("--metrics-listen %s: %v", listen, err)
 		}
-		m.stop()
+		m.Stop()
 		if stderr.Len() != 0 {
 			t.Errorf("--metrics-listen %s warned: %q", listen, stderr.String())
 		}

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/poolsweep/poolsweep/cli/inspect"
 )
 
 // TestTopoServeSimStops checks that serve --sim (whose deployment no longer
@@ -16,7 +18,7 @@ func TestTopoServeSimStops(t *testing.T) {
 	t.Parallel()
 	uri, stop := startServe(t, "--sim", "slots=2,service=0s")
 	code, out, errOut := runCLI(t, "inspect", "--uri", uri, "--format", "json")
-	var rep inspectReport
+	var rep inspect.Report
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Info.ServerKind != "simulator" {
 		t.Errorf("inspect: exit %d, %s %s", code, out, errOut)
 	}

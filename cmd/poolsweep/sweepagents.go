@@ -1,21 +1,16 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
-	"math/rand/v2"
-	"path/filepath"
 	"regexp"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	"github.com/poolsweep/poolsweep/sweep"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/sweep/agents"
 )
 
@@ -55,6 +50,8 @@ func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
 	// An inherited descriptor: 0 to 2 are the standard streams.
 	intVar(f, &o.targetsFD, "targets-fd", 0, 3, maxTargetsFD, "internal: the agents --spawn starts read their targets from this inherited descriptor, so that no password is on a command line")
 	_ = f.MarkHidden("targets-fd")
+	travel(f, travelAsGiven, "agent-timeout", "agent-silence")
+	travel(f, travelNever, "agents", "agent-index", "run-id", "spawn", "targets-fd") // --spawn sets them for each agent
 }
 
 // maxTargetsFD bounds --targets-fd: --spawn hands its agents descriptor 3.
@@ -121,89 +118,10 @@ func (o *sweepOptions) validateAgents(cfg *sweepConfig) error {
 // agentMode says whether this process is one agent of several.
 func (o *sweepOptions) agentMode() bool { return o.agents > 0 }
 
-// newRunID is --run-id, or a fresh name.
-func (o *sweepOptions) newRunID() string {
-	if o.runID != "" {
-		return o.runID
-	}
-	return sweep.NewRunID(time.Now(), uint16(rand.IntN(1<<16)))
-}
-
-// defaultOutDir is where results go without --out: each agent in its own
-// directory of the run's, so that agents sharing a file system do not
-// collide and merge finds them together.
-func (o *sweepOptions) defaultOutDir(runID string) string {
-	if o.agentMode() {
-		return filepath.Join("poolsweep-out", runID, fmt.Sprintf("agent-%d", o.agentIndex))
-	}
-	return filepath.Join("poolsweep-out", runID)
-}
-
-// wireAgents makes the session one agent of the run: coordination in the
-// first target's poolsweep database, through its client factory.
-func (o *sweepOptions) wireAgents(e *env, session *sweep.Session, progress *progressPrinter) {
+// agentsOption is agent mode for the run, nil when this process is alone.
+func (o *sweepOptions) agentsOption() *runlib.AgentOptions {
 	if !o.agentMode() {
-		return
-	}
-	t := session.Targets[0]
-	session.Coordinator = &agents.Agent{RunID: session.RunID, Count: o.agents, Index: o.agentIndex, PlanHash: agents.PlanHash(session, o.agents),
-		ClientsPerAgent: session.Plan.Clients, Timeout: o.agentTimeout, Silence: o.agentSilence, NewClient: t.NewClient, Database: session.Workloads[0].Database,
-		StepTime: longestStep(session.Plan) + session.Plan.OpTimeout*5/4 + o.prewarm + 20*time.Second,
-		Window:   longestStep(session.Plan),
-		Waiting: func(msg string) {
-			progress.endLine()
-			fmt.Fprintf(e.stderr, "agents: %s\n", safeLine(msg))
-		}}
-	fmt.Fprintf(e.stderr, "agent %d of %d in run %s (coordinating through %s.%s on target %s)\n",
-		o.agentIndex, o.agents, session.RunID, session.Workloads[0].Database, agents.Collection, t.Header.Name)
-}
-
-// agentError turns what agent mode ended with into the CLI's errors: a
-// refused agent is bad input (exit 2); a follower the leader stopped is
-// interrupted (exit 130); a partial agent run exits 3 without advice to
-// resume; nil when none applies.
-func (o *sweepOptions) agentError(ctx context.Context, outcome sweep.Outcome, runErr error) error {
-	var refused *agents.Refused
-	switch {
-	case errors.As(runErr, &refused):
-		return errext.UsageError{Err: runErr}
-	case !o.agentMode():
 		return nil
-	case outcome.Status == results.StatusInterrupted && ctx.Err() == nil:
-		return errext.InterruptedError{Signal: "the leader"}
-	case outcome.Status == results.StatusPartial:
-		return agentsPartial(outcome.Reason)
 	}
-	return nil
-}
-
-// agentsPartial ends an agent run whose steps did not all run with every
-// agent: exit status 3, like a partial run, but with nothing to resume.
-func agentsPartial(reason string) error {
-	return errext.PartialError{Msg: "the run is partial: " + reason}
-}
-
-// longestStep is the longest a step's warm-up and window may take
-// together: the fixed lengths, or an auto phase's maximum (the leader ends
-// it sooner for every agent at once).
-func longestStep(p plan.Plan) time.Duration {
-	warm, win := p.Warmup, p.Duration
-	if a := p.Auto; a != nil {
-		if a.Warmup {
-			warm = seconds(a.MaxWarmupS)
-		}
-		if a.Window {
-			win = seconds(a.MaxDurationS)
-		}
-	}
-	return warm + win
-}
-
-// fleetLengths says, for the plan line of an agent with auto lengths, who
-// ends them; "" otherwise.
-func (o *sweepOptions) fleetLengths(p plan.Plan) string {
-	if !o.agentMode() || p.Auto == nil {
-		return ""
-	}
-	return fmt.Sprintf("; agent 0 ends the auto phases of all %d agents at once, from the sum of their batches", o.agents)
+	return &runlib.AgentOptions{Count: o.agents, Index: o.agentIndex, Timeout: o.agentTimeout, Silence: o.agentSilence}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"os"
 	"os/exec"
@@ -18,8 +17,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/poolsweep/poolsweep/analysis/bound"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/results"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/sweep/agents"
 )
 
@@ -72,7 +73,7 @@ func TestAgentFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.agents != 3 || got.agentIndex != 2 || got.runID != "seed003" || got.agentTimeout != 90*time.Second || !got.agentMode() ||
-		got.defaultOutDir(got.newRunID()) != filepath.Join("poolsweep-out", "seed003", "agent-2") {
+		runlib.DefaultOutDir(runlib.NewRunID(got.runID), got.agentsOption()) != filepath.Join("poolsweep-out", "seed003", "agent-2") {
 		t.Errorf("agent options %+v", got.agentOptions)
 	}
 }

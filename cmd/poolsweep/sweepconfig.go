@@ -1,16 +1,16 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
@@ -187,7 +187,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 		return nil, errext.Usagef("--target, --mixes, --read-preference, --write-concern and the plan: %d target(s) × %d series make %d steps; the most one run takes is %d steps, %d targets and %d workloads",
 			len(cfg.targets), len(cfg.workloads), n, results.MaxPlanned, results.MaxTargets, results.MaxWorkloads)
 	}
-	if err := checkRunTime(cfg.plan, grid, len(cfg.targets), len(cfg.workloads)); err != nil {
+	if err := runlib.CheckRunTime(cfg.plan, grid, len(cfg.targets), len(cfg.workloads)); err != nil {
 		return nil, err
 	}
 	// Hosts per target are known only after connecting; a sharded
@@ -205,7 +205,7 @@ func (o *sweepOptions) validate() (*sweepConfig, error) {
 			return nil, errext.Usagef("--spawn: %d agents on this machine, each with the plan's clients: %w", o.spawn, err)
 		}
 	}
-	if err := checkPlannedFiles(cfg.plan, cfg.targets, o.spawn); err != nil {
+	if err := runlib.CheckPlannedFiles(cfg.plan, cfg.targets, o.spawn); err != nil {
 		return nil, err
 	}
 	if err := o.validateAgents(cfg); err != nil {
@@ -229,21 +229,4 @@ func axisValues(flag, list string) ([]string, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// checkAxes refuses the read-preference and write-concern axes against a
-// target where they change nothing: a standalone server (or the embedded
-// one) has no secondaries to read from and no majority beyond itself.
-func (o *sweepOptions) checkAxes(targets []*sweepTarget) error {
-	for _, flag := range []string{"read-preference", "write-concern"} {
-		if !o.changed(flag) {
-			continue
-		}
-		for _, t := range targets {
-			if t.header.Topology != topology.ReplSet && t.header.Topology != topology.Sharded {
-				return errext.Usagef("--%s: target %s is a %s; it takes effect on a replica set or a sharded cluster", flag, t.Name, cmp.Or(t.header.Topology, "server of unknown topology"))
-			}
-		}
-	}
-	return nil
 }

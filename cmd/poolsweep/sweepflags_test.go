@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"github.com/poolsweep/poolsweep/internal/errext"
-	"io"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
+	"github.com/poolsweep/poolsweep/internal/errext"
 )
 
 // TestNewCmdSweep table-tests what argv turns into — targets, plan,
@@ -281,20 +278,6 @@ func TestNewCmdSweep(t *testing.T) {
 // command's runF seam: flags refused as they are parsed (their declared
 // ranges) and refused by validate both come back as the usage error.
 func parseSweep(args []string) (*sweepConfig, error) {
-	var cfg *sweepConfig
-	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
-	cmd := newSweepCmd(e, func(_ context.Context, o *sweepOptions) error {
-		var err error
-		cfg, err = o.validate()
-		return err
-	})
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	if err := cmd.Execute(); err != nil {
-		return nil, err
-	}
-	return cfg, nil
+	_, cfg, err := parseSweepOptions(args)
+	return cfg, err
 }

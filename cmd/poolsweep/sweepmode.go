@@ -1,14 +1,13 @@
 package main
 
 import (
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"slices"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-
-	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // The fast path by default (issue 25): a range without a step

@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/plan"
 )
 

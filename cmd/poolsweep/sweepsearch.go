@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 	"math"
 	"strconv"
@@ -11,12 +10,12 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/runner/progress"
 	"github.com/poolsweep/poolsweep/search"
-	"github.com/poolsweep/poolsweep/sweep"
 )
 
 // Bounds of the search flags.
@@ -41,6 +40,7 @@ func (s *searchOptions) addFlags(f *pflag.FlagSet) {
 		"with --search: the factor between neighbouring levels of the grid the knee is located on, sqrt2 or a number from 1.05 to 4")
 	durationVar(f, &s.budget, "budget", 0, time.Second, maxBudget, "with --search: a wall-time budget (e.g. 20m), 1s to 168h; the search plans its probes to fit the measured cost per step and, when it ends first, reports its best bracket")
 	durationVar(f, &s.sloP99, "slo-p99", 0, time.Microsecond, maxSLOP99, "with --search pool: the p99 latency per call a pool size must meet, 1µs to 1h")
+	travel(f, travelAsGiven, "search", "resolution", "budget", "slo-p99") // refused with --spawn, but as given if they were not
 }
 
 // levelsOrSpan is what --concurrency and --pool take when the flag is
@@ -143,45 +143,7 @@ func parseResolution(v string) (float64, error) {
 }
 
 // fmtHours prints whole hours briefly ("168h").
-func fmtHours(d time.Duration) string {
-	if d%time.Hour == 0 {
-		return strconv.Itoa(int(d/time.Hour)) + "h"
-	}
-	return d.String()
-}
-
-// wirePlanner gives the session its planner: the search when the plan is
-// one; a grid whose trials are a maximum (auto windows, --trials N) takes
-// its extra trials where neighbouring levels overlap (search.Trials); any
-// other grid is measured as it is (the session's own).
-func wirePlanner(session *sweep.Session) error {
-	p := session.Plan
-	if p.Search == nil && !p.TrialsAtMost() {
-		return nil
-	}
-	var targets []results.TargetHeader
-	for _, t := range session.Targets {
-		targets = append(targets, t.Header)
-	}
-	var workloads []string
-	for _, w := range session.Workloads {
-		workloads = append(workloads, w.Label)
-	}
-	if p.Search == nil {
-		t, err := search.NewTrials(p, targets, workloads, knee.DefaultOptions())
-		if err != nil {
-			return errext.Usagef("--trials: %w", err)
-		}
-		session.Planner = t
-		return nil
-	}
-	sp, err := search.New(p, targets, workloads, knee.DefaultOptions())
-	if err != nil {
-		return errext.Usagef("--search: %w", err)
-	}
-	session.Planner = sp
-	return nil
-}
+func fmtHours(d time.Duration) string { return progress.Hours(d) }
 
 // writeSearchNotes prints what the search found, or why it stopped.
 func writeSearchNotes(w io.Writer, notes []string) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/results"
 )
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/results"
+	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/topology"
 )
 
@@ -37,9 +38,9 @@ func TestTelemetryCloseStoppedServer(t *testing.T) {
 
 func telemetryCloseStoppedServer(t *testing.T, query string, windowStopped bool) {
 	_, p := faultTarget(t)
-	st := &sweepTarget{Target: topology.Target{Name: "t", URI: "mongodb://" + p.Addr() + "/?directConnection=true" + query},
-		header: results.TargetHeader{Name: "t", Hosts: []string{p.Addr()}}}
-	tel, err := newStepTelemetry(st, false)
+	st := &runlib.Target{Target: topology.Target{Name: "t", URI: "mongodb://" + p.Addr() + "/?directConnection=true" + query},
+		Header: results.TargetHeader{Name: "t", Hosts: []string{p.Addr()}}}
+	tel, err := runlib.NewStepTelemetry(st, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func telemetryCloseStoppedServer(t *testing.T, query string, windowStopped bool)
 	}
 	closed := make(chan struct{})
 	go func() { tel.Close(); close(closed) }()
-	bound := telemetryCloseBound + teardown.Grace
+	bound := runlib.TelemetryCloseBound + teardown.Grace
 	select {
 	case <-closed:
 	case <-time.After(bound + 5*time.Second):

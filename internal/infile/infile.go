@@ -110,6 +110,17 @@ func (f *File) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Size is the file's size now, as its open descriptor sees it: a reader
+// that must not chase a file still being written (a live log) reads only
+// this much.
+func (f *File) Size() (int64, error) {
+	fi, err := f.f.Stat()
+	if err != nil {
+		return 0, textfmt.IOError(err)
+	}
+	return fi.Size(), nil
+}
+
 // Name is the path as given to Open.
 func (f *File) Name() string { return f.name }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strconv"
 	"syscall"
 )
 
@@ -76,3 +77,19 @@ type wordsError struct {
 
 func (e wordsError) Error() string { return e.words }
 func (e wordsError) Unwrap() error { return e.errno }
+
+// At is where in an input something is, as an error or warning begins:
+// "file:line: field: ", without the line when it is 0 and the field when
+// it is "". The file's name is escaped; the field must be the reader's own
+// words (a field's name in the format), never a value from the file.
+func At(file string, line int, field string) string {
+	s := Escape(file)
+	if line > 0 {
+		s += ":" + strconv.Itoa(line)
+	}
+	s += ": "
+	if field != "" {
+		s += field + ": "
+	}
+	return s
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -39,6 +40,26 @@ func TestFileKind(t *testing.T) {
 	} {
 		if got := FileKind(tc.m); got != tc.want {
 			t.Errorf("FileKind(%v) = %q, want %q", tc.m, got, tc.want)
+		}
+	}
+}
+
+// TestAt: where in an input, as messages begin.
+func TestAt(t *testing.T) {
+	rows := []struct {
+		file  string
+		line  int
+		field string
+		want  string
+	}{
+		{"w.yaml", 42, "shapes[3].share", "w.yaml:42: shapes[3].share: "}, // all three
+		{"w.yaml", 0, "", "w.yaml: "},                                     // the whole file, no field
+		{"a\x1b[2Jb.log", 7, "", Escape("a\x1b[2Jb.log") + ":7: "},        // a name with an escape sequence, escaped
+	}
+	for _, r := range rows {
+		got := At(r.file, r.line, r.field)
+		if got != r.want || strings.ContainsRune(got, 0x1b) {
+			t.Errorf("At(%q, %d, %q) = %q, want %q", r.file, r.line, r.field, got, r.want)
 		}
 	}
 }

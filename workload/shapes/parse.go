@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // ParseError is a workload file's error at a line: the file, the line and
@@ -20,19 +22,7 @@ type ParseError struct {
 	Msg   string
 }
 
-func (e *ParseError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field + ": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+func (e *ParseError) Error() string { return textfmt.At(e.File, e.Line, e.Field) + e.Msg }
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 

@@ -91,16 +91,16 @@ func Abstract(section string, doc bson.D) (bson.D, []Literal) {
 		for _, e := range doc {
 			p := section + "." + e.Key
 			if m, ok := e.Value.(bson.D); ok && strings.HasPrefix(e.Key, "$") {
-				out = append(out, bson.E{Key: e.Key, Value: a.doc(p, m, true, 1)})
+				out = append(out, bson.E{Key: e.Key, Value: a.doc(p, m, modeFields, 1)})
 			} else {
 				out = append(out, bson.E{Key: e.Key, Value: a.literalValue(p, e.Value, 1)})
 			}
 		}
 		return out, a.lits
 	case "filter":
-		return a.doc(section, doc, true, 0), a.lits
+		return a.doc(section, doc, modeFilter, 0), a.lits
 	}
-	return a.doc(section, doc, false, 0), a.lits
+	return a.doc(section, doc, modeStruct, 0), a.lits
 }
 
 // AbstractStages is Abstract for a pipeline: each stage under
@@ -109,14 +109,27 @@ func AbstractStages(section string, stages []bson.D) ([]bson.D, []Literal) {
 	a := abstracter{}
 	out := make([]bson.D, len(stages))
 	for i, st := range stages {
-		out[i] = a.doc(section+"."+strconv.Itoa(i), st, false, 0)
+		out[i] = a.doc(section+"."+strconv.Itoa(i), st, modeStruct, 0)
 	}
 	return out, a.lits
 }
 
 type abstracter struct{ lits []Literal }
 
-func (a *abstracter) doc(path string, d bson.D, literal bool, depth int) bson.D {
+// How a document's values are read: the structure of a projection, sort or
+// stage; a filter, whose fields' plain values are equalities ($queryStats
+// writes {a: 1} as {a: {$eq: "?number"}}); or an update's fields and their
+// new values.
+type mode int
+
+const (
+	modeStruct mode = iota
+	modeFilter
+	modeFields
+)
+
+func (a *abstracter) doc(path string, d bson.D, m mode, depth int) bson.D {
+	literal := m != modeStruct
 	out := make(bson.D, 0, len(d))
 	for _, e := range d {
 		p := path + "." + e.Key
@@ -130,15 +143,19 @@ func (a *abstracter) doc(path string, d bson.D, literal bool, depth int) bson.D 
 			out = append(out, bson.E{Key: e.Key, Value: a.structValue(p, e.Value, depth+1)})
 			continue
 		case literal && e.Key == "$elemMatch":
-			if m, ok := e.Value.(bson.D); ok {
-				out = append(out, bson.E{Key: e.Key, Value: a.doc(p, m, true, depth+1)})
+			if sub, ok := e.Value.(bson.D); ok {
+				out = append(out, bson.E{Key: e.Key, Value: a.doc(p, sub, modeFilter, depth+1)})
 				continue
 			}
 		case !literal && e.Key == "$match":
-			if m, ok := e.Value.(bson.D); ok {
-				out = append(out, bson.E{Key: e.Key, Value: a.doc(p, m, true, depth+1)})
+			if sub, ok := e.Value.(bson.D); ok {
+				out = append(out, bson.E{Key: e.Key, Value: a.doc(p, sub, modeFilter, depth+1)})
 				continue
 			}
+		case m == modeFilter && !strings.HasPrefix(e.Key, "$") && isEquality(e.Value):
+			eq := bson.D{{Key: "$eq", Value: a.literalValue(p+".$eq", e.Value, depth+1)}}
+			out = append(out, bson.E{Key: e.Key, Value: eq})
+			continue
 		case !literal && e.Key == "$literal":
 			out = append(out, bson.E{Key: e.Key, Value: a.leaf(p, e.Value)})
 			continue
@@ -158,7 +175,7 @@ func (a *abstracter) literalValue(path string, v any, depth int) any {
 	switch x := v.(type) {
 	case bson.D:
 		if len(x) > 0 && strings.HasPrefix(x[0].Key, "$") {
-			return a.doc(path, x, true, depth)
+			return a.doc(path, x, modeFilter, depth)
 		}
 		if len(x) == 0 {
 			return bson.D{}
@@ -169,7 +186,7 @@ func (a *abstracter) literalValue(path string, v any, depth int) any {
 			// $and, $or, $nor, $each of documents: each is a filter again.
 			out := make(bson.A, len(x))
 			for i, e := range x {
-				out[i] = a.doc(path+"."+strconv.Itoa(i), e.(bson.D), true, depth+1)
+				out[i] = a.doc(path+"."+strconv.Itoa(i), e.(bson.D), modeFilter, depth+1)
 			}
 			return out
 		}
@@ -181,7 +198,7 @@ func (a *abstracter) literalValue(path string, v any, depth int) any {
 func (a *abstracter) structValue(path string, v any, depth int) any {
 	switch x := v.(type) {
 	case bson.D:
-		return a.doc(path, x, false, depth)
+		return a.doc(path, x, modeStruct, depth)
 	case bson.A:
 		out := make(bson.A, len(x))
 		for i, e := range x {
@@ -227,6 +244,18 @@ func (a *abstracter) leaf(path string, v any) string {
 	}
 	a.lits = append(a.lits, lit)
 	return Placeholder(t)
+}
+
+// isEquality says whether a filter field's value is a plain value (an
+// implied $eq) rather than operators or a regular expression.
+func isEquality(v any) bool {
+	switch x := v.(type) {
+	case bson.D:
+		return len(x) == 0 || !strings.HasPrefix(x[0].Key, "$")
+	case bson.Regex:
+		return false
+	}
+	return true
 }
 
 func allDocs(a bson.A) bool {

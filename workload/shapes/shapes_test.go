@@ -1,6 +1,7 @@
 package shapes
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -11,6 +12,8 @@ import (
 )
 
 func ptr[T any](v T) *T { return &v }
+
+func eq(v any) bson.D { return bson.D{{Key: "$eq", Value: v}} }
 
 // sample is a file with one shape of each kind of document, the values a
 // round trip must keep.
@@ -101,7 +104,7 @@ func TestParseErrors(t *testing.T) {
 		{"placeholder", strings.Replace(g, `'?objectId'`, `'?SECRET'`, 1), "a placeholder of a type the format does not have", true},
 		// A values entry for a path the shape lacks.
 		{"values path", strings.Replace(g, "filter.email:", "filter.SECRET:", 1), "names no placeholder", true},
-		{"weights", strings.Replace(g, "- 0.25", "- -1", 1), "weight", true},
+		{"weights", strings.Replace(g, "0.25]", "-1]", 1), "weight", true},
 		// A key of a filter that is not a string.
 		{"alias", strings.Replace(g, "filter: {email:", "filter: {x: &a SECRET, y: *a, email:", 1), "an alias", true},
 		{"depth", strings.Replace(g, `filter: {email: '?string'`, "filter: {email: "+strings.Repeat("{a: ", 40)+"1"+strings.Repeat("}", 40), 1), "nested deeper", true},
@@ -141,23 +144,23 @@ func TestAbstract(t *testing.T) {
 		{"filter", "filter",
 			bson.D{{Key: "email", Value: "a@x"}, {Key: "age", Value: bson.D{{Key: "$gte", Value: int32(18)}, {Key: "$lt", Value: 65.5}}},
 				{Key: "tag", Value: bson.D{{Key: "$in", Value: bson.A{"a", "b"}}}}},
-			bson.D{{Key: "email", Value: "?string"}, {Key: "age", Value: bson.D{{Key: "$gte", Value: "?number"}, {Key: "$lt", Value: "?number"}}},
+			bson.D{{Key: "email", Value: bson.D{{Key: "$eq", Value: "?string"}}}, {Key: "age", Value: bson.D{{Key: "$gte", Value: "?number"}, {Key: "$lt", Value: "?number"}}},
 				{Key: "tag", Value: bson.D{{Key: "$in", Value: "?array<?string>"}}}},
-			map[string]string{"filter.email": "string", "filter.age.$gte": "number", "filter.age.$lt": "number", "filter.tag.$in": "string"}},
+			map[string]string{"filter.email.$eq": "string", "filter.age.$gte": "number", "filter.age.$lt": "number", "filter.tag.$in": "string"}},
 		// $or of filters, an embedded document, an ObjectId, a redacted value.
 		{"or", "filter",
 			bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: oid}}, bson.D{{Key: "b", Value: bson.D{{Key: "x", Value: 1}}}}}},
 				{Key: "c", Value: "###"}},
-			bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: "?objectId"}}, bson.D{{Key: "b", Value: "?object"}}}},
-				{Key: "c", Value: "?redacted"}},
-			map[string]string{"filter.$or.0.a": "objectId", "filter.$or.1.b": "object", "filter.c": "redacted"}},
+			bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: eq("?objectId")}}, bson.D{{Key: "b", Value: eq("?object")}}}},
+				{Key: "c", Value: eq("?redacted")}},
+			map[string]string{"filter.$or.0.a.$eq": "objectId", "filter.$or.1.b.$eq": "object", "filter.c.$eq": "redacted"}},
 		// $expr keeps field paths; $elemMatch is a filter again.
 		{"expr", "filter",
 			bson.D{{Key: "$expr", Value: bson.D{{Key: "$gt", Value: bson.A{"$qty", int32(5)}}}},
 				{Key: "items", Value: bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "sku", Value: "k1"}}}}}},
 			bson.D{{Key: "$expr", Value: bson.D{{Key: "$gt", Value: bson.A{"$qty", int32(5)}}}},
-				{Key: "items", Value: bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "sku", Value: "?string"}}}}}},
-			map[string]string{"filter.items.$elemMatch.sku": "string"}},
+				{Key: "items", Value: bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "sku", Value: eq("?string")}}}}}},
+			map[string]string{"filter.items.$elemMatch.sku.$eq": "string"}},
 		// An update's operators keep their fields; values are literals.
 		{"update", "update",
 			bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: "paid"}, {Key: "at", Value: bson.DateTime(1000)}}},
@@ -191,12 +194,12 @@ func TestAbstract(t *testing.T) {
 		{{Key: "$limit", Value: int64(10)}},
 	})
 	want := []bson.D{
-		{{Key: "$match", Value: bson.D{{Key: "status", Value: "?string"}}}},
+		{{Key: "$match", Value: bson.D{{Key: "status", Value: eq("?string")}}}},
 		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$region"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: int32(1)}}}}}},
 		{{Key: "$addFields", Value: bson.D{{Key: "k", Value: "?string"}}}},
 		{{Key: "$limit", Value: int64(10)}},
 	}
-	if !reflect.DeepEqual(stages, want) || len(lits) != 2 || lits[0].Path != "pipeline.0.$match.status" || lits[1].Path != "pipeline.2.$addFields.k" {
+	if !reflect.DeepEqual(stages, want) || len(lits) != 2 || lits[0].Path != "pipeline.0.$match.status.$eq" || lits[1].Path != "pipeline.2.$addFields.k" {
 		t.Errorf("pipeline: got %v, literals %+v", stages, lits)
 	}
 }
@@ -306,5 +309,20 @@ func TestShapeID(t *testing.T) {
 	}
 	if !idPattern.MatchString(a.ShapeID()) {
 		t.Errorf("id %q is not a valid id", a.ShapeID())
+	}
+}
+
+// TestJSON: --format json writes documents as objects in their order.
+func TestJSON(t *testing.T) {
+	f := sample()
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"sort":{"createdAt":-1,"_id":1}`, `"share":0.5`,
+		`"pipeline":[{"$match":{"status":"?string"}},{"$group":{"_id":"$region","n":{"$sum":1}}}]`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, b)
+		}
 	}
 }

@@ -264,3 +264,19 @@ func stagesFromNode(n *yaml.Node) ([]bson.D, error) {
 	}
 	return out, nil
 }
+
+// MarshalYAML writes a distribution's values and weights on one line
+// each: a thousand values a line apiece would bury the file's shapes.
+func (d Distribution) MarshalYAML() (any, error) {
+	type plain Distribution
+	var n yaml.Node
+	if err := n.Encode(plain(d)); err != nil {
+		return nil, err
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k == "values" || k == "weights" {
+			n.Content[i+1].Style = yaml.FlowStyle
+		}
+	}
+	return &n, nil
+}

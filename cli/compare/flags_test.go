@@ -1,0 +1,38 @@
+package compare
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/compare"
+)
+
+// TestCompareFlags: argv becomes the options the comparison runs with,
+// and a value a flag does not take never reaches it.
+func TestCompareFlags(t *testing.T) {
+	o, code, stderr := cmdtest.Parse(t, NewCmdCompare, "a.jsonl", "b.jsonl", "--format", "markdown", "--alpha", "0.01", "--min-effect", "2",
+		"--fail-on-regression", "5%", "--run-noise", "4%", "--plot", "figs", "--lenient")
+	if code != 0 || o == nil {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !slices.Equal(o.files, []string{"a.jsonl", "b.jsonl"}) || o.format != "markdown" || o.alpha != 0.01 || o.minEffect != 2 ||
+		o.failOn != "5%" || o.runNoise != "4%" || o.plotDir != "figs" || !o.read.Lenient {
+		t.Errorf("options %+v", o)
+	}
+	o, _, _ = cmdtest.Parse(t, NewCmdCompare, "ab.jsonl", "--baseline", "w1", "--candidate", "majority")
+	if o == nil || o.baseline != "w1" || o.candidate != "majority" || o.format != "text" || o.alpha != compare.DefaultAlpha || o.failOn != "" {
+		t.Errorf("one file, defaults: %+v", o)
+	}
+	for _, bad := range [][]string{
+		{"a", "b", "--alpha", "1"},                 // open at 1
+		{"a", "b", "--run-noise", "101%"},          // past 100%
+		{"a", "b", "--fail-on-regression", "five"}, // not a percentage
+		{"a", "b", "--min-effect", "1001"},         // past 1000%
+		{},                                         // no files
+	} {
+		if o, code, stderr := cmdtest.Parse(t, NewCmdCompare, bad...); o != nil || code != 2 {
+			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package fleet
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+)
+
+func parse(t *testing.T, args ...string) (*Options, *cobra.Command, int, string) {
+	t.Helper()
+	var (
+		got *Options
+		cmd *cobra.Command
+	)
+	code, _, stderr := cmdtest.Run(t, func(e *cmdutil.Env) *cobra.Command {
+		cmd = NewCmdFleet(e, func(_ context.Context, o *Options) error { got = o; return nil })
+		return cmd
+	}, append([]string{"fleet"}, args...)...)
+	return got, cmd, code, stderr
+}
+
+// TestFleetFlags: argv becomes the fleet's inputs, and a value out of
+// range never reaches the planning.
+func TestFleetFlags(t *testing.T) {
+	o, cmd, code, stderr := parse(t, "a.jsonl", "--instances", "200", "--concurrency", "32", "--max-connections", "20000",
+		"--conn-memory", "1.5", "--storm", "storm.jsonl", "--format", "markdown", "-o", "fleet.md", "--min-gain", "0.2")
+	if code != 0 || o == nil {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	k, _ := o.analysis.Options()
+	if !slices.Equal(o.files, []string{"a.jsonl"}) || o.fleet.Instances() != 200 || o.format != "markdown" || o.out != "fleet.md" || k.MinGain != 0.2 {
+		t.Errorf("options %+v", o)
+	}
+	for name, want := range map[string]string{"concurrency": "32", "max-connections": "20000", "conn-memory": "1.5", "storm": "storm.jsonl"} {
+		if got := cmd.Flags().Lookup(name).Value.String(); got != want {
+			t.Errorf("--%s %s, want %s", name, got, want)
+		}
+	}
+	if asked, err := o.fleet.Asked(); !asked || err != nil {
+		t.Errorf("asked %v %v", asked, err)
+	}
+	for _, bad := range [][]string{
+		{"a", "--instances", "100001"},                  // past 100,000
+		{"a", "--instances", "4", "--format", "html"},   // not a format
+		{"a", "--instances", "4", "--conn-memory", "0"}, // open at 0
+		{"--instances", "4"},                            // no files
+	} {
+		if o, _, code, stderr := parse(t, bad...); o != nil || code != 2 {
+			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+// Package fleet is the fleet command: the maxPoolSize per instance of a
+// fleet of N application instances, from one client's measured knee.
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/fleet"
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/internal/errext"
+	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+)
+
+// Options are fleet's flags and arguments, as parsed.
+type Options struct {
+	files    []string // the results files named as arguments
+	fleet    cmdutil.FleetFlags
+	format   string
+	out      string
+	analysis cmdutil.KneeFlags
+	read     cmdutil.ReadOptions
+}
+
+// NewCmdFleet builds the fleet command. runF, when not nil, is run with the
+// parsed options instead of the command (the flags-only tests).
+func NewCmdFleet(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
+	o := &Options{}
+	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
+		Use:   "fleet RESULTS.jsonl… --instances N",
+		Short: "Size maxPoolSize for N application instances from one client's measured knee",
+		Long: `fleet reads results files and plans for a fleet of N instances, each with its own pool
+to every host: the maxPoolSize per instance that keeps the fleet's calls in flight per host
+at the measured knee, not past it, and the connections per host within the server's limit
+(serverStatus connections.current + available from the steps' telemetry, or
+--max-connections). It prints a table of pool sizes with the connections per host, the
+memory they cost (--conn-memory, about 1 MiB per connection on mongod), the expected
+throughput from the measured curve and the expected pool wait (Little's law), and the
+recommendation with its reasons. Open-loop runs (sweep --rate) give the rate per instance
+instead. --storm adds a storm run of the same deployment (poolsweep storm): where
+connection setup saturated the server, beside the knee, and how long a restart of the
+whole fleet takes before its pools are full. The model and its assumptions: docs/fleet.md.`,
+		Example: `  poolsweep fleet poolsweep-out/20261130-101500-1a2b/results.jsonl --instances 40
+  poolsweep fleet run/results.jsonl --instances 200 --max-connections 20000 --format markdown -o fleet.md
+  poolsweep fleet run/results.jsonl --instances 10 --concurrency 32 --format json
+  poolsweep fleet run/results.jsonl --instances 40 --storm storm.jsonl`,
+	}, "fleet: give one or more results.jsonl files", func(ctx context.Context, args []string) error {
+		o.files = args
+		if runF != nil {
+			return runF(ctx, o)
+		}
+		return o.run(ctx, e, o.files)
+	})
+	f := cmd.Flags()
+	o.fleet.Add(f, "required", true)
+	cmdutil.ChoiceVar(f, &o.format, "format", fleet.FormatText, []string{fleet.FormatText, fleet.FormatMarkdown, fleet.FormatJSON}, false, "output format: text, markdown or json")
+	cmdutil.TextVarP(f, &o.out, "out", "o", "", "a file, written through outfile", nil, "write the plan to this file instead of standard output")
+	o.analysis.Add(f)
+	o.read.AddFlag(f)
+	return cmd
+}
+
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+	if o.fleet.Instances() < 1 {
+		return errext.Usagef("--instances: required (the application instances, from 1 to %d)", cmdutil.MaxFleetInstances)
+	}
+	if o.out != "" {
+		if err := outfile.Check(o.out); err != nil {
+			return errext.Usagef("-o: %w", err)
+		}
+	}
+	opts, err := o.analysis.Options()
+	if err != nil {
+		return err
+	}
+	rs, err := o.read.Files(ctx, args, e.Stderr)
+	if err != nil {
+		return err
+	}
+	p, err := o.fleet.Plan(ctx, o.read, rs, analysis.Of(rs, opts))
+	if err != nil {
+		return err
+	}
+	if o.out == "" {
+		return p.Write(e.Stdout, o.format)
+	}
+	if err := outfile.Write(o.out, func(w io.Writer) error { return p.Write(w, o.format) }); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.Stdout, textfmt.Escape(o.out))
+	return nil
+}

@@ -1,0 +1,107 @@
+package derive
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/poolsweep/poolsweep/querylog"
+	"github.com/poolsweep/poolsweep/workload/shapes"
+)
+
+// File is the workload file of the operations added, with its source and
+// the caveats of what its input could not say.
+func (b *Builder) File(rep *querylog.Report, app string) *shapes.File {
+	list, left := b.Shapes()
+	f := &shapes.File{Kind: shapes.Kind, Version: shapes.Version, Shapes: list}
+	f.Source = shapes.Source{Format: rep.Format, Files: rep.Files, Lines: rep.Lines, Operations: rep.Ops - left, App: app}
+	if len(rep.Settings) > 0 && rep.Unknown == 0 {
+		// The highest threshold in effect: every operation kept was
+		// logged at or above it, so it bounds what the shares can miss.
+		slow, rate := rep.Settings[0].SlowMs, rep.Settings[0].SampleRate
+		for _, s := range rep.Settings {
+			slow, rate = math.Max(slow, s.SlowMs), math.Min(rate, s.SampleRate)
+		}
+		f.Source.SlowMs, f.Source.SampleRate = &slow, &rate
+		f.Source.Complete = slow == 0 && rate == 1 && !rep.ProfileFilter
+	}
+	f.Caveats = caveats(rep, left, f)
+	return f
+}
+
+func caveats(rep *querylog.Report, left int64, f *shapes.File) []string {
+	var c []string
+	add := func(format string, a ...any) { c = append(c, fmt.Sprintf(format, a...)) }
+	switch rep.Format {
+	case shapes.FormatMongodLog:
+		switch {
+		case rep.Unknown > 0 && len(rep.Settings) == 0:
+			add("the log does not say the slowms it was written at (its startup lines are not in it): " +
+				"shares are of the operations logged, which at the default slowms of 100 ms are the slow ones only")
+		case rep.Unknown > 0:
+			add("the log says its slowms for only part of its lines; shares are of the operations logged")
+		case f.Source.Complete:
+			add("the log was written at slowms 0 and sample rate 1: every operation of the period is in it")
+		default:
+			add("shares are of the operations logged (slowms %s ms, sample rate %s), not of all the deployment ran: "+
+				"fast operations are missing. For every operation, log at slowms 0 for a while "+
+				"(db.setProfilingLevel(0, {slowms: 0})) or read a profile recorded at level 2",
+				num(*f.Source.SlowMs), num(*f.Source.SampleRate))
+		}
+		if len(rep.Settings) > 1 {
+			parts := make([]string, len(rep.Settings))
+			for i, s := range rep.Settings {
+				parts[i] = fmt.Sprintf("%d at slowms %s, sample rate %s", s.Ops, num(s.SlowMs), num(s.SampleRate))
+			}
+			add("the threshold changed while the log was written (%s): shares mix operations logged at each", strings.Join(parts, "; "))
+		}
+		add("an update or delete batch whose statements were each under slowms is not seen: its batch line holds no statements")
+	case shapes.FormatProfiler:
+		add("a system.profile export does not say the level it was recorded at: at level 2 it holds every operation; " +
+			"at level 1 only those above slowms, and shares are of those")
+		if !math.IsNaN(rep.MinDurationMs) && rep.MinDurationMs > 0 {
+			add("the fastest operation in the profile took %s ms: the profile likely holds only slow operations", num(rep.MinDurationMs))
+		}
+	case shapes.FormatQueryStats:
+		add("$queryStats has shapes and counts but no values: every placeholder is drawn from its type alone")
+		add("$queryStats records find, aggregate and distinct only: writes are not in it, and shares are of reads")
+		add("$queryStats normalises limits and skips to placeholders: the shapes run without them")
+		add("$queryStats gives means and maxima, not percentiles: observed p50 and p99 are the mean")
+	}
+	if rep.ProfileFilter {
+		add("a profile filter was set: what was logged is what the filter chose")
+	}
+	if rep.Redacted > 0 {
+		add("%d operations had their values redacted (redactClientLogData): those values are known only by their types", rep.Redacted)
+	}
+	if rep.Truncated > 0 {
+		add("%d commands were cut by mongod (maxLogSizeKB): their shapes may lack parts", rep.Truncated)
+	}
+	for _, s := range f.Shapes {
+		if s.Command == shapes.CmdInsert {
+			add("insert payloads are not in the log: the replay takes documents' sizes and types from a sample of the collection")
+			break
+		}
+	}
+	if left > 0 {
+		add("%d operations of shapes left out of the shares: rarer shapes beyond the %d most frequent, "+
+			"or shapes first seen past the memory bound (docs/workload-file.md)", left, shapes.MaxShapes)
+	}
+	if len(rep.Grew) > 0 {
+		add("%d files grew while they were read: they were read to their size when opened", len(rep.Grew))
+	}
+	if len(rep.Skipped) > 0 {
+		reasons := make([]string, 0, len(rep.Skipped))
+		for r := range rep.Skipped {
+			reasons = append(reasons, r)
+		}
+		sort.Slice(reasons, func(i, j int) bool { return rep.Skipped[reasons[i]] > rep.Skipped[reasons[j]] })
+		parts := make([]string, len(reasons))
+		for i, r := range reasons {
+			parts[i] = fmt.Sprintf("%d %s", rep.Skipped[r], r)
+		}
+		add("left out: %s", strings.Join(parts, "; "))
+	}
+	return c
+}
