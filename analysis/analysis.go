@@ -37,6 +37,9 @@ type Analysis struct {
 	// curve against curve: which deployment, and by how much
 	// (compare/curves). Of sets them when the files hold more than one.
 	Curves []*curves.Comparison
+	// Replays are the replayed series' per-shape analyses (replay.go),
+	// with the find-by-_id knee beside each where the files hold it.
+	Replays []Replay
 	// Counts are the files' steps counted for a summary.
 	Counts Counts
 	// PerFile, set by Each, is each file's own analysis in the order of
@@ -66,6 +69,7 @@ func Of(rs []*results.Results, o knee.Options) *Analysis {
 		Missing: knee.MissingSteps(rs),
 	}
 	a.Curves = curves.All(rs, a.Series, 0)
+	a.Replays = replaysOf(rs, a.Series)
 	for _, r := range rs {
 		if s, ok := searchOf(r); ok {
 			a.Searches = append(a.Searches, s)
@@ -87,6 +91,7 @@ func Each(rs []*results.Results, o knee.Options) *Analysis {
 		a.Open = append(a.Open, f.Open...)
 		a.Missing = append(a.Missing, f.Missing...)
 		a.Searches = append(a.Searches, f.Searches...)
+		a.Replays = append(a.Replays, f.Replays...)
 		a.Counts.add(f.Counts)
 	}
 	if len(a.PerFile) > 0 {

@@ -30,7 +30,12 @@ const (
 // a results file from another tool or a later poolsweep that records, say,
 // delete would otherwise have its writes left out of write latency and its
 // workload called read-only. Matching is case-insensitive (getMore).
+//
+// A replayed shape's op type (ShapeOpType) has the class of its command.
 func OpClassOf(opType string) string {
+	if command, _, ok := ShapeOf(opType); ok {
+		opType = command
+	}
 	switch strings.ToLower(opType) {
 	case TypeFind, TypeScan, "aggregate", "count", "distinct", "getmore":
 		return OpClassRead

@@ -70,6 +70,8 @@ type WorkloadInfo struct {
 	Database        string   `json:"database"`
 	Collection      string   `json:"collection"`
 	File            string   `json:"file,omitempty"`
+	// Replay is the workload file replayed (--workload-file; replay.go).
+	Replay *ReplayInfo `json:"replay,omitempty"`
 }
 
 // PlanInfo is the plan as the user gave it and as it was expanded.

@@ -42,6 +42,9 @@ func NewWorkloadInfo(ws []workload.Workload) results.WorkloadInfo {
 	info := results.WorkloadInfo{Name: w.Name, Distribution: w.Distribution, Records: w.Records, FieldCount: w.FieldCount,
 		FieldLength: w.FieldLength, MaxScanLength: w.MaxScanLength, Database: w.Database, Collection: w.Collection,
 		File: w.File, OpsPerCall: w.OpsPerCall()}
+	if w.Replay != nil {
+		info.Replay = w.Replay.Info()
+	}
 	mixes := map[string]bool{}
 	for _, x := range ws {
 		mixes[x.Name+fmt.Sprint(x.Mix)] = true

@@ -8,11 +8,11 @@ import (
 
 // newStepHistograms encodes the window's merged call and op histograms;
 // op types with no samples are left out, as they are from ops_by_type.
-func newStepHistograms(call *hdr.Histogram, ops [4]*hdr.Histogram) *results.StepHistograms {
+func newStepHistograms(call *hdr.Histogram, ops []*hdr.Histogram, types []string) *results.StepHistograms {
 	sh := &results.StepHistograms{Call: results.EncodeHistogram(call), Ops: map[string]string{}}
 	for j, h := range ops {
 		if h.TotalCount() > 0 {
-			sh.Ops[opTypes[j]] = results.EncodeHistogram(h)
+			sh.Ops[types[j]] = results.EncodeHistogram(h)
 		}
 	}
 	return sh

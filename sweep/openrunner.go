@@ -116,7 +116,7 @@ func (r *runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepR
 		return step, fmt.Errorf("open-loop step: clients %d, max in flight %d and pool %d must be positive", spec.Clients, spec.Concurrency, spec.MaxPoolSize)
 	}
 	pool := newPoolRecorder()
-	rec := newRecorder(r.OpTimeout, spec.Concurrency*spec.Clients)
+	rec := newShapeRecorder(r.OpTimeout, spec.Concurrency*spec.Clients, r.shapeTypes())
 	planned := r.Duration
 	if r.Auto != nil && r.Auto.Window {
 		planned = seconds(r.Auto.MaxDurationS)

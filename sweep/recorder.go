@@ -13,7 +13,7 @@ import (
 )
 
 // opTypes are the recorder's op types by index, as they appear in
-// ops_by_type.
+// ops_by_type; a replay's shapes follow them (recorder.types).
 var opTypes = []string{results.TypeFind, results.TypeUpdate, results.TypeInsert, results.TypeScan}
 
 // Error kinds.
@@ -36,11 +36,12 @@ const stripes = 16
 type stripe struct {
 	mu       sync.Mutex
 	call     *hdr.Histogram
-	ops      [4]*hdr.Histogram
-	opErrs   [4]int64
+	ops      []*hdr.Histogram // by op type; a shape's made at its first op
+	opErrs   []int64
 	errs     [4]int64 // by error kind
 	calls    int64
-	lateOps  [4]int64 // ops that straddled the window's end
+	lateOps  []int64  // ops that straddled the window's end
+	highest  int64    // the histograms' highest value, for a shape's
 	keyed    int64    // ops by a loaded key that got an answer
 	notFound int64    // of those, ops that found no document
 	slowest  slowCall // the slowest call that ended inside the window
@@ -79,6 +80,8 @@ type recorder struct {
 	s       [stripes]stripe
 	slots   []inflight
 	highest int64
+	// types are the op types by index: opTypes, then a replay's shapes.
+	types []string
 
 	// Set by closeWindow.
 	inFlightAtClose int
@@ -96,10 +99,23 @@ type recorder struct {
 }
 
 func newRecorder(opTimeout time.Duration, workers int) *recorder {
+	return newShapeRecorder(opTimeout, workers, nil)
+}
+
+// newShapeRecorder is a recorder that also records the op types shapes,
+// a replay's, at indexes len(opTypes) on. A shape's histograms are made
+// at its first op in each stripe, so that a file of many shapes costs
+// memory for the shapes that ran.
+func newShapeRecorder(opTimeout time.Duration, workers int, shapes []string) *recorder {
 	r := &recorder{base: time.Now(), highest: max(int64(opTimeout/time.Microsecond)*4, 60_000_000), slots: make([]inflight, workers), late: make([]slowCall, 0, workers)}
+	r.types = append(append(make([]string, 0, len(opTypes)+len(shapes)), opTypes...), shapes...)
 	for i := range r.s {
 		r.s[i].call = hdr.New(1, r.highest, 3)
-		for j := range r.s[i].ops {
+		r.s[i].highest = r.highest
+		r.s[i].ops = make([]*hdr.Histogram, len(r.types))
+		r.s[i].opErrs = make([]int64, len(r.types))
+		r.s[i].lateOps = make([]int64, len(r.types))
+		for j := range opTypes {
 			r.s[i].ops[j] = hdr.New(1, r.highest, 3)
 		}
 	}
@@ -307,6 +323,9 @@ func (r *recorder) recordCall(w int, start, d time.Duration, late bool) {
 // addOp records one op of type typ that took us microseconds (clamped),
 // with its error kind and what it found by its key; s.mu is held.
 func (s *stripe) addOp(typ int, us int64, kind, lookup int, err error, late bool) {
+	if s.ops[typ] == nil {
+		s.ops[typ] = hdr.New(1, s.highest, 3)
+	}
 	s.ops[typ].RecordValue(us)
 	if lookup != lookupNone {
 		s.keyed++

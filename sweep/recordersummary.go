@@ -11,11 +11,13 @@ import (
 // summary merges the stripes into the step's counts and distributions.
 func (r *recorder) summary(step *results.StepResult, window time.Duration) {
 	call := hdr.New(1, r.highest, 3)
-	var ops [4]*hdr.Histogram
+	n := len(r.types)
+	ops := make([]*hdr.Histogram, n)
 	for j := range ops {
 		ops[j] = hdr.New(1, r.highest, 3)
 	}
-	var opErrs, errs, late [4]int64
+	opErrs, late := make([]int64, n), make([]int64, n)
+	var errs [4]int64
 	var slowest slowCall
 	for i := range r.s {
 		s := &r.s[i]
@@ -25,7 +27,9 @@ func (r *recorder) summary(step *results.StepResult, window time.Duration) {
 			slowest = s.slowest
 		}
 		for j := range ops {
-			ops[j].Merge(s.ops[j])
+			if s.ops[j] != nil {
+				ops[j].Merge(s.ops[j])
+			}
 			opErrs[j] += s.opErrs[j]
 			late[j] += s.lateOps[j]
 		}
@@ -51,7 +55,7 @@ func (r *recorder) summary(step *results.StepResult, window time.Duration) {
 	secs := window.Seconds()
 	step.DurationS = secs
 	step.Latency = results.NewLatencySummary(call)
-	step.Histograms = newStepHistograms(call, ops)
+	step.Histograms = newStepHistograms(call, ops, r.types)
 	step.OpsByType = map[string]results.OpTypeStats{}
 	for j, h := range ops {
 		if h.TotalCount() == 0 {
@@ -64,7 +68,7 @@ func (r *recorder) summary(step *results.StepResult, window time.Duration) {
 		if secs > 0 {
 			st.PerS = float64(n) / secs
 		}
-		step.OpsByType[opTypes[j]] = st
+		step.OpsByType[r.types[j]] = st
 	}
 	if secs > 0 {
 		step.CallsPerS = float64(step.Calls) / secs

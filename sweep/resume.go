@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/workload"
@@ -55,6 +56,9 @@ func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 		h.Workload.Records != wi.Records || h.Workload.Distribution != wi.Distribution {
 		return fmt.Errorf("the workload was %s (%d records, %s)", h.Workload.Name, h.Workload.Records, h.Workload.Distribution)
 	}
+	if !sameReplay(h.Workload.Replay, wi.Replay) {
+		return fmt.Errorf("the workload file's shapes or shares were others (%s)", replayFile(h.Workload.Replay))
+	}
 	var names []string
 	for _, t := range h.Targets {
 		names = append(names, t.Name)
@@ -101,4 +105,21 @@ func describeAuto(a *results.AutoPlan) string {
 		parts = append(parts, fmt.Sprintf("--duration auto --min-duration %gs --max-duration %gs --precision %g%% --min-calls %d", a.MinDurationS, a.MaxDurationS, a.PrecisionPct, a.MinCalls))
 	}
 	return strings.Join(parts, " ")
+}
+
+// sameReplay says two replays ran the same shapes in the same shares
+// against the same namespaces (or neither is a replay).
+func sameReplay(a, b *results.ReplayInfo) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.Equal(a.Shapes, b.Shapes)
+}
+
+// replayFile names a replay's file, or says there was none.
+func replayFile(r *results.ReplayInfo) string {
+	if r == nil {
+		return "none was replayed"
+	}
+	return "replayed from " + textfmt.Escape(r.File)
 }

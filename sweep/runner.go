@@ -125,7 +125,7 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 	}
 	defer disconnect(clients)
 
-	rec := newRecorder(r.OpTimeout, spec.Concurrency*spec.Clients)
+	rec := newShapeRecorder(r.OpTimeout, spec.Concurrency*spec.Clients, r.shapeTypes())
 	stop := &atomic.Bool{}
 	var wg sync.WaitGroup
 
@@ -277,4 +277,13 @@ func (r *runner) phase(ctx context.Context, spec plan.StepSpec, name string, d t
 			}
 		}
 	}
+}
+
+// shapeTypes are the op types of a replay's shapes, none for any other
+// workload.
+func (r *runner) shapeTypes() []string {
+	if r.Workload.Replay == nil {
+		return nil
+	}
+	return r.Workload.Replay.OpTypes()
 }

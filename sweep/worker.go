@@ -41,6 +41,21 @@ type worker struct {
 	// (KeySpace.Loaded); lookup is what the op found by it (exec).
 	byLoaded bool
 	lookup   int
+	// replay runs a replayed shape's call (op types len(opTypes) on);
+	// nil unless the workload replays a file.
+	replay *workload.ReplayConn
+}
+
+// replayed is the op type of a replay's next call, a shape picked by
+// its share; false when the workload is not a replay.
+func (w *worker) replayed() (int, bool) {
+	if w.wl.Replay == nil {
+		return 0, false
+	}
+	if w.replay == nil {
+		w.replay = w.wl.Replay.Conn(w.coll.Database().Client())
+	}
+	return len(opTypes) + w.wl.Replay.Pick(w.rng), true
 }
 
 // opContext is the context of the worker's next op: one per worker,
@@ -98,6 +113,12 @@ func (w *worker) pickOp() string {
 // both: the common case, and the hot path of a step.
 func (w *worker) call() {
 	op := ""
+	if typ, ok := w.replayed(); ok {
+		start := w.rec.startOne(w.id, typ)
+		kind, err := w.outcome(start, w.exec(w.opContext(), typ))
+		w.rec.endOne(w.id, typ, start, kind, lookupNone, err, w.parent.Err() == nil)
+		return
+	}
 	if !w.api {
 		op = w.pickOp()
 		if typ, ok := opTypeOf(op); ok {
@@ -133,6 +154,10 @@ func opTypeOf(op string) (int, bool) {
 // ops runs the operations of one workload call (the open loop's arrivals,
 // which time their calls themselves).
 func (w *worker) ops() {
+	if typ, ok := w.replayed(); ok {
+		w.timed(typ)
+		return
+	}
 	op := ""
 	if !w.api {
 		op = w.pickOp()
@@ -173,6 +198,9 @@ func (w *worker) prepare(typ int) {
 		w.args = workload.NewOpArgs()
 	}
 	w.byLoaded = false
+	if typ >= len(opTypes) {
+		return // a replayed shape draws its values as it runs
+	}
 	switch typ {
 	case 0:
 		w.setKey(w.keys.Pick(w.rng))
@@ -209,6 +237,9 @@ func (w *worker) answered(found bool) {
 // exec sends the prepared op of type typ: find, update, insert or scan.
 func (w *worker) exec(ctx context.Context, typ int) error {
 	w.lookup = lookupNone
+	if typ >= len(opTypes) {
+		return w.replay.Exec(ctx, typ-len(opTypes), w.rng)
+	}
 	switch typ {
 	case 0:
 		err := w.coll.FindOne(ctx, w.args.ByID).Err()

@@ -76,7 +76,13 @@ const DefaultLockWait = 10 * time.Minute
 // refuses to touch a non-empty collection it did not create. Loading is
 // done under a lock in poolsweep_meta, so that runs started together
 // load once: the others wait, then reuse the data.
+//
+// A replay (w.Replay) loads nothing: it builds or reuses its copies for
+// the writes instead (Replay.Prepare).
 func Prepare(ctx context.Context, client *mongo.Client, w Workload, o PrepareOptions) (LoadResult, error) {
+	if w.Replay != nil {
+		return w.Replay.Prepare(ctx, client, o)
+	}
 	db := client.Database(w.Database)
 	meta := db.Collection(MetaCollection)
 	ns := w.Database + "." + w.Collection
@@ -129,6 +135,9 @@ func CheckData(ctx context.Context, newClient func() *options.ClientOptions, w W
 		_ = client.Disconnect(dctx)
 		cancel()
 	}()
+	if w.Replay != nil {
+		return w.Replay.Check(ctx, client, PrepareOptions{DropForeign: dropForeign})
+	}
 	_, _, err = inspectCollection(ctx, client.Database(w.Database), w, PrepareOptions{DropForeign: dropForeign})
 	return err
 }

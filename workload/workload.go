@@ -54,6 +54,9 @@ type Workload struct {
 	// the URI's or the driver's default.
 	ReadPreference string
 	WriteConcern   string
+	// Replay, when set, is the workload file each call replays a shape
+	// of (--workload-file; replay.go) instead of the mix.
+	Replay *Replay
 }
 
 // WithAxes crosses workloads with the read preferences and write concerns
@@ -96,6 +99,9 @@ func DefaultWorkload() Workload {
 // OpsPerCall is the mean number of driver operations per call: 3 for the
 // api workload (2 finds + 1 update), 2 for rmw.
 func (w Workload) OpsPerCall() float64 {
+	if w.Replay != nil {
+		return 1
+	}
 	if w.Name == "api" {
 		return 3
 	}

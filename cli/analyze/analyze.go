@@ -143,6 +143,9 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	if err := render.Text(e.Stdout, a); err != nil {
 		return err
 	}
+	if err := render.Replays(e.Stdout, a); err != nil {
+		return err
+	}
 	cmdutil.WriteThresholds(e.Stdout, outcomes)
 	if rep != nil {
 		ew := textfmt.NewErrWriter(e.Stdout)
@@ -158,7 +161,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 // after its own fields when there are any, and what --ftdc attached
 // (server_telemetry) when it was given.
 func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.ThresholdOutcome, rep *ftdcReport) error {
-	if len(outcomes) == 0 && rep == nil {
+	if len(outcomes) == 0 && rep == nil && len(a.Replays) == 0 {
 		return render.JSON(w, a)
 	}
 	var buf bytes.Buffer
@@ -170,13 +173,14 @@ func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.Thr
 		OpenLoop   json.RawMessage            `json:"open_loop,omitempty"`
 		Missing    json.RawMessage            `json:"missing"`
 		Curves     json.RawMessage            `json:"curves,omitempty"`
+		Replays    []analysis.Replay          `json:"replays,omitempty"`
 		Thresholds []results.ThresholdOutcome `json:"thresholds"`
 		FTDC       *ftdcReport                `json:"server_telemetry,omitempty"`
 	}
 	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
 		return fmt.Errorf("analysis JSON: %w", err)
 	}
-	out.Thresholds, out.FTDC = outcomes, rep
+	out.Thresholds, out.FTDC, out.Replays = outcomes, rep, a.Replays
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)

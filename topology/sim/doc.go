@@ -2,9 +2,16 @@
 // speaks the real wire protocol over real sockets and whose capacity is
 // known in advance, so that poolsweep's knee detection, sharded code paths
 // and telemetry can be checked against ground truth. It is a measuring
-// instrument, not a database: documents live in memory and only the query
-// and update forms listed below are served (anything else is an error,
-// never a silent wrong answer).
+// instrument, not a database: documents live in memory, and it answers
+// any query shape a replayed workload sends (find, aggregate, count,
+// distinct, insert, update, delete, findAndModify) with a real server's
+// reply shape, costed by the shape's class (shapecost.go). It evaluates
+// only what is listed there and at each command (_id equality and ranges,
+// field equality, $set/$inc/$unset, a few pipeline stages): a predicate it
+// does not evaluate matches no document, an update operator it does not
+// apply leaves the document as it was, a pipeline stage it does not
+// compute ends the cursor; it never answers with documents a predicate
+// might not match.
 //
 // # Starting one
 //
@@ -33,18 +40,21 @@
 //
 // # Capacity model and ground truth
 //
-// Only data operations (find, getMore, count, insert, update, delete) use
-// capacity; hello, ping, buildInfo, serverStatus, hostInfo and the catalogue commands
+// Only data operations (find, getMore, count, distinct, aggregate, insert,
+// update, delete, findAndModify) use capacity; hello, ping, buildInfo, serverStatus, hostInfo and the catalogue commands
 // never wait, so monitoring does not disturb a measurement.
 //
 // A standalone server (and each shard) has two pools of execution slots,
 // as a real server has read and write tickets: read_slots for reads (find,
-// getMore, count) and write_slots for writes (insert, update, delete);
+// getMore, count, distinct, aggregate) and write_slots for writes (insert,
+// update, delete, findAndModify);
 // slots=N is the shorthand for both. A data op holds one slot of its kind for
 //
 //	service_time = (service + conn_cost·open_conns) · U(1-jitter, 1+jitter)
 //
-// where open_conns is the number of connections open to that server at the
+// where service is the op's shape class's time (service for point reads,
+// scan_service, agg_service, write_service; each defaults to service) plus
+// examined_cost per document examined (see shapecost.go), and open_conns is the number of connections open to that server at the
 // op's arrival (client connections for a standalone, including the driver's
 // monitoring connection; router connections for a shard). Ops of one kind
 // queue FIFO for that kind's slots only: a queue of reads never delays a

@@ -18,8 +18,12 @@ const maxBatchBytes = 16 << 20
 
 // findOpts are the find options the simulator honours.
 type findOpts struct {
-	filter      filter
-	reverse     bool
+	filter  filter
+	reverse bool
+	// sorted is set by any sort: one by _id is honoured (reverse), one by
+	// another field is accepted and costed as a scan, and its documents
+	// come in _id order. A projection is accepted and not applied.
+	sorted      bool
 	skip, limit int
 	batchSize   int // -1 = default
 	singleBatch bool
@@ -36,12 +40,12 @@ func parseFind(c *cmd) (findOpts, error) {
 		return o, err
 	}
 	if len(sortDoc) > 5 {
+		o.sorted = true
 		elems, _ := sortDoc.Elements()
 		dir, ok := elems[0].Value().AsInt64OK()
-		if len(elems) != 1 || elems[0].Key() != "_id" || !ok || (dir != 1 && dir != -1) {
-			return o, errBadValue("the simulator sorts only by {_id: 1} or {_id: -1}")
+		if len(elems) == 1 && elems[0].Key() == "_id" && ok && (dir == 1 || dir == -1) {
+			o.reverse = dir == -1
 		}
-		o.reverse = dir == -1
 	}
 	skip, limit, err := c.skipLimit()
 	if err != nil {
@@ -75,6 +79,7 @@ func cmdFind(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, er
 	if err != nil {
 		return nil, err
 	}
+	ctx = withCost(ctx, opCost{class: readClass(o.filter, o.sorted, int64(o.limit)), examine: examiner(c.db, coll, o.filter, o.skip, o.limit)})
 	var docs []bsoncore.Document
 	if f.router && c.db == "config" && coll == "shards" {
 		docs, err = f.configShards(o)
@@ -226,6 +231,7 @@ func cmdCount(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, e
 	if err := f.routerStep(ctx, kindRead); err != nil {
 		return nil, err
 	}
+	ctx = withCost(ctx, opCost{class: readClass(flt, false, 0), examine: examiner(c.db, coll, flt, int(max(skip, 0)), int(max(limit, 0)))})
 	counts := make([]int, len(f.shards))
 	if flt.idEq != nil {
 		i := flt.idEq.shardOf(len(f.shards))

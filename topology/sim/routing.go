@@ -76,7 +76,7 @@ func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*sto
 		start = time.Now()
 	}
 	spec := f.d.spec
-	service := serviceTime(spec.Service, spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
+	service := serviceTime(f.baseService(ctx, sh), spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
 	if err := sh.pool(kind).run(ctx, f.d.sleeper, kind, service); err != nil {
 		return err
 	}

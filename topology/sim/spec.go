@@ -67,8 +67,20 @@ type Spec struct {
 	// ReadSlots and WriteSlots size the read and the write pool apart; 0
 	// means Slots.
 	ReadSlots, WriteSlots int
-	// Service is the base time a data operation holds a slot.
+	// Service is the base time a data operation holds a slot: a point
+	// read (a find or count by _id equality), and any shape class whose
+	// own service time is left out.
 	Service time.Duration
+	// ScanService, AggService and WriteService are the base times of the
+	// other shape classes (shapecost.go): scans (a find, count or distinct
+	// not by _id equality, or with a sort or a limit above 1), aggregations,
+	// and writes (insert, update, delete, findAndModify). 0 means Service,
+	// so a spec that leaves them out costs every op as before.
+	ScanService, AggService, WriteService time.Duration
+	// ExaminedCost is added to an op's service time per document it
+	// examines (shapecost.go says what the simulator counts as examined);
+	// 0 charges nothing.
+	ExaminedCost time.Duration
 	// ConnCost is extra slot-holding time per connection open to that server
 	// (client connections for a standalone, router connections for a shard).
 	ConnCost time.Duration
@@ -149,7 +161,7 @@ func (s Spec) Sharded() bool { return s.Shards > 0 }
 func (s Spec) ReplicaSet() bool { return s.Members > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "conn_cost", "accept_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "cores", "version", "os"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "cores", "version", "os"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -161,7 +173,10 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // because they would silently do nothing. cores=N sets the core count
 // hostInfo reports (default: this machine's). accept_cost=D (default 0s)
 // is the setup time of each new connection. read_slots=N and write_slots=N
-// size the read and write pools apart (slots=N is both). version=X.Y answers
+// size the read and write pools apart (slots=N is both). scan_service=D,
+// agg_service=D and write_service=D cost scans, aggregations and writes
+// apart (default: service), examined_cost=D adds D per document examined
+// (default 0s; see shapecost.go). version=X.Y answers
 // as that MongoDB version (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2; default
 // 8.0). os=windows answers as servers on Windows do (see Spec.OS). ingress_rate=N, ingress_burst=SECS and ingress_queue=N turn on
 // 8.2's connection-establishment rate limiter (version=8.2 only; see
@@ -240,12 +255,31 @@ type dependentKey struct {
 // server's keys, the routers', and the host's.
 func (s *Spec) field(key string) any {
 	return map[string]any{
-		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "conn_cost": &s.ConnCost, "accept_cost": &s.AcceptCost, "jitter": &s.Jitter,
+		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "scan_service": &s.ScanService, "agg_service": &s.AggService, "write_service": &s.WriteService, "examined_cost": &s.ExaminedCost, "conn_cost": &s.ConnCost, "accept_cost": &s.AcceptCost, "jitter": &s.Jitter,
 		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost,
 		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
 		"ingress_rate": &s.IngressRate, "ingress_burst": &s.IngressBurst, "ingress_queue": &s.IngressQueue,
 		"cores": &s.Cores, "version": &s.Version, "os": &s.OS,
 	}[key]
+}
+
+// standaloneKeys are the keys that mean something without another (not
+// dependents' nor ingress_*), in specKeys' order: what an unknown key's
+// error lists, on one line.
+func standaloneKeys() []string {
+	var out []string
+	for _, k := range specKeys {
+		dependent := strings.HasPrefix(k, "ingress_")
+		for _, g := range dependents {
+			for _, d := range g.keys {
+				dependent = dependent || d.key == k
+			}
+		}
+		if !dependent {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // leaveOut names the integer keys whose zero value means something else
@@ -288,7 +322,7 @@ func (s *Spec) set(key, val string) error {
 	case *string:
 		*dst = val
 	default:
-		return fmt.Errorf("%w: unknown key %s (known: %s)", ErrSpec, textfmt.Token(key), strings.Join(specKeys, ", "))
+		return fmt.Errorf("%w: unknown key %s (known: %s; with shards, rs or version=8.2 their own: see docs/servers.md)", ErrSpec, textfmt.Token(key), strings.Join(standaloneKeys(), ", "))
 	}
 	return nil
 }
@@ -317,7 +351,9 @@ func (s Spec) Validate() error {
 		return nil
 	}
 	if err := first(count("shards", s.Shards, 0, maxShards), count("slots", s.Slots, 1, maxSlots),
-		span("service", s.Service, maxService), span("conn_cost", s.ConnCost, maxConnCost),
+		span("service", s.Service, maxService), span("scan_service", s.ScanService, maxService),
+		span("agg_service", s.AggService, maxService), span("write_service", s.WriteService, maxService),
+		span("examined_cost", s.ExaminedCost, maxConnCost), span("conn_cost", s.ConnCost, maxConnCost),
 		span("accept_cost", s.AcceptCost, maxConnCost), jitter(),
 		count("read_slots", s.ReadSlots, 0, maxSlots), count("write_slots", s.WriteSlots, 0, maxSlots),
 		count("cores", s.Cores, 0, maxCores)); err != nil {
@@ -398,9 +434,15 @@ func (s Spec) String() string {
 	if s.WriteSlots > 0 {
 		parts = append(parts, "write_slots="+strconv.Itoa(s.WriteSlots))
 	}
-	parts = append(parts,
-		"service="+fmtDuration(s.Service),
-		"conn_cost="+fmtDuration(s.ConnCost))
+	parts = append(parts, "service="+fmtDuration(s.Service))
+	// The shape classes' keys only when set, so specs that leave them out
+	// print as before.
+	for _, c := range s.classKeys() {
+		if *c.d > 0 {
+			parts = append(parts, c.key+"="+fmtDuration(*c.d))
+		}
+	}
+	parts = append(parts, "conn_cost="+fmtDuration(s.ConnCost))
 	if s.AcceptCost > 0 {
 		// Only when set, so specs that leave it out print as before.
 		parts = append(parts, "accept_cost="+fmtDuration(s.AcceptCost))

@@ -167,13 +167,20 @@ func (s *store) coll(db, name string, create bool) *collection {
 	return c
 }
 
-// filter is the subset of query language the simulator serves: equality or
-// a range on _id, and equality on other fields (dotted paths included).
+// filter is the subset of query language the simulator evaluates:
+// equality or a range on _id, and equality on other fields (dotted paths
+// included). Any other predicate (an operator on another field, $in, a
+// top-level $or, mixed-type _id bounds) is accepted, so that any shape is
+// answered, and marks the filter opaque: an opaque filter matches no
+// document. The reply then has a real reply's shape (an empty cursor, n:
+// 0) and the op is costed by its shape (shapecost.go), never answered
+// with documents the predicate might not match.
 type filter struct {
 	idEq   *idKey
 	lo, hi *bound
 	class  byte // type class of the range bounds, 0 if none
 	fields []bsoncore.Element
+	opaque bool
 }
 
 type bound struct {
@@ -181,9 +188,10 @@ type bound struct {
 	inclusive bool
 }
 
-// parseFilter accepts {}, {_id: v}, {_id: {$eq|$gt|$gte|$lt|$lte: v, ...}}
-// and {field: v} equality; anything else is a BadValue error naming what is
-// unsupported, never a silent wrong answer.
+// parseFilter parses {}, {_id: v}, {_id: {$eq|$gt|$gte|$lt|$lte: v, ...}}
+// and {field: v} equality, and marks anything else opaque (see filter);
+// only a document that is not valid BSON, or an _id of a type the
+// simulator cannot store, is an error.
 func parseFilter(doc bsoncore.Document) (filter, error) {
 	var f filter
 	if len(doc) == 0 {
@@ -196,16 +204,14 @@ func parseFilter(doc bsoncore.Document) (filter, error) {
 	for _, e := range elems {
 		key, v := e.Key(), e.Value()
 		if strings.HasPrefix(key, "$") {
-			return f, errBadValue("filter operator " + key + " is not supported by the simulator")
+			f.opaque = true
+			continue
 		}
 		ops, isDoc := v.DocumentOK()
 		if isDoc && len(ops) > 5 {
 			if first, _ := ops.IndexErr(0); first != nil && strings.HasPrefix(first.Key(), "$") {
-				if key != "_id" {
-					return f, errBadValue("operators on " + key + " are not supported by the simulator (only on _id)")
-				}
-				if err := f.addIDOps(ops); err != nil {
-					return f, err
+				if key != "_id" || f.addIDOps(ops) != nil {
+					f.opaque = true
 				}
 				continue
 			}
@@ -213,7 +219,8 @@ func parseFilter(doc bsoncore.Document) (filter, error) {
 		if key == "_id" {
 			k, err := keyOf(v)
 			if err != nil {
-				return f, err
+				f.opaque = true
+				continue
 			}
 			f.idEq = &k
 			continue
@@ -271,8 +278,12 @@ func (f *filter) matchKey(k idKey) bool {
 }
 
 // matchDoc checks the non-_id equality fields by exact BSON value; a
-// dotted key ("holder.run_id") is a path into embedded documents.
+// dotted key ("holder.run_id") is a path into embedded documents. An
+// opaque filter matches nothing.
 func (f *filter) matchDoc(doc bsoncore.Document) bool {
+	if f.opaque {
+		return false
+	}
 	for _, e := range f.fields {
 		v, ok := lookupPath(doc, e.Key())
 		if !ok || !v.Equal(e.Value()) {
@@ -301,7 +312,7 @@ func (s *store) scan(db, name string, f filter, reverse bool, limit int) []keyed
 // and change documents in one critical section.
 func (s *store) scanLocked(db, name string, f filter, reverse bool, limit int) []keyed {
 	c := s.coll(db, name, false)
-	if c == nil {
+	if c == nil || f.opaque {
 		return nil
 	}
 	if f.idEq != nil {
@@ -345,7 +356,7 @@ func (s *store) scanLocked(db, name string, f filter, reverse bool, limit int) [
 
 // count returns the number of matching documents.
 func (s *store) count(db, name string, f filter) int {
-	if f.idEq == nil && f.class == 0 && len(f.fields) == 0 {
+	if f.idEq == nil && f.class == 0 && len(f.fields) == 0 && !f.opaque {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if c := s.coll(db, name, false); c != nil {

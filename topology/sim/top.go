@@ -44,8 +44,10 @@ func topOf(command string) (lock, kind int, ok bool) {
 		return 1, 3, true
 	case "getMore":
 		return 1, 4, true
-	case "count":
+	case "count", "aggregate", "distinct":
 		return 1, 8, true
+	case "findAndModify":
+		return 2, 8, true
 	case "insert":
 		return 2, 5, true
 	case "update":

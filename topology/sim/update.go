@@ -9,7 +9,10 @@ import (
 )
 
 // update is a parsed update document: operators ($set, $inc, $unset) or a
-// replacement document.
+// replacement document. Other operators ($push, $max, $currentDate …) and
+// pipeline updates are accepted, so that any shape is answered, and not
+// applied: the fields they name are left as they were (nModified counts
+// only what $set, $inc and $unset changed).
 type update struct {
 	replacement bsoncore.Document // nil for operator updates
 	set         []bsoncore.Element
@@ -18,14 +21,17 @@ type update struct {
 }
 
 // parseUpdate validates an update document. Operators other than $set,
-// $inc and $unset are refused with an error: a silently ignored operator
-// would make a benchmark measure the wrong thing. Dotted paths reach into
-// embedded documents (paths.go).
+// $inc and $unset, and pipeline updates, are accepted and not applied
+// (see update): the op is costed as the write it is. Dotted paths reach
+// into embedded documents (paths.go).
 func parseUpdate(v bsoncore.Value) (update, error) {
 	var u update
+	if _, ok := v.ArrayOK(); ok {
+		return u, nil
+	}
 	doc, ok := v.DocumentOK()
 	if !ok {
-		return u, errBadValue("update must be a document (pipeline updates are not supported by the simulator)")
+		return u, errBadValue("update must be a document or a pipeline")
 	}
 	elems, err := doc.Elements()
 	if err != nil {
@@ -71,9 +77,8 @@ func parseUpdate(v bsoncore.Value) (update, error) {
 			for _, f := range fe {
 				u.unset[f.Key()] = true
 			}
-		default:
-			return u, errBadValue("update operator " + e.Key() + " is not supported by the simulator")
 		}
+		// Any other operator is not applied (see update).
 	}
 	return u, nil
 }

@@ -83,6 +83,7 @@ func cmdInsert(f *frontend, ctx context.Context, _ *connState, c *cmd) (bson.D, 
 	if err := f.routerStep(ctx, kindWrite); err != nil {
 		return nil, err
 	}
+	ctx = withCost(ctx, opCost{class: classWrite})
 	// Group by shard, remembering each document's index in the request.
 	groups := make([][]keyed, len(f.shards))
 	index := make([][]int, len(f.shards))
@@ -204,6 +205,11 @@ func (f *frontend) updateOne(ctx context.Context, db, coll string, s bsoncore.Do
 	}
 	multi := boolValue(s.Lookup("multi"))
 	upsert := boolValue(s.Lookup("upsert"))
+	walk := 1 // a single update examines up to its first match
+	if multi {
+		walk = 0
+	}
+	ctx = withCost(ctx, opCost{class: classWrite, examine: examiner(db, coll, flt, 0, walk)})
 	if multi && u.replacement != nil {
 		return r, errBadValue("multi update is not supported with a replacement document")
 	}
@@ -243,19 +249,29 @@ func (f *frontend) updateOne(ctx context.Context, db, coll string, s bsoncore.Do
 	if r.matched > 0 || !upsert {
 		return r, nil
 	}
+	_, id, err := f.upsertOnShard(ctx, db, coll, q, u)
+	if err == nil {
+		r.upserted = &id
+	}
+	return r, err
+}
+
+// upsertOnShard inserts the document an upsert that matched on no shard
+// makes (upsertKeyed) on its new _id's shard, a data op of its own, and
+// returns it with its _id.
+func (f *frontend) upsertOnShard(ctx context.Context, db, coll string, q bsoncore.Document, u update) (bsoncore.Document, bsoncore.Value, error) {
 	kd, id, err := upsertKeyed(q, u)
 	if err != nil {
-		return r, err
+		return nil, id, err
 	}
 	var werrs []writeError
-	if err := f.onShard(ctx, kd.key.shardOf(n), kindWrite, func(st *store) { _, werrs = st.insert(db, coll, []keyed{kd}, true) }); err != nil {
-		return r, err
+	if err := f.onShard(ctx, kd.key.shardOf(len(f.shards)), kindWrite, func(st *store) { _, werrs = st.insert(db, coll, []keyed{kd}, true) }); err != nil {
+		return nil, id, err
 	}
 	if len(werrs) > 0 {
-		return r, &cmdError{Code: werrs[0].Code, Name: "DuplicateKey", Msg: werrs[0].Msg}
+		return nil, id, &cmdError{Code: werrs[0].Code, Name: "DuplicateKey", Msg: werrs[0].Msg}
 	}
-	r.upserted = &id
-	return r, nil
+	return kd.doc, id, nil
 }
 
 func boolValue(v bsoncore.Value) bool {
@@ -298,6 +314,7 @@ func (f *frontend) deleteOne(ctx context.Context, db, coll string, s bsoncore.Do
 	if limit != 0 && limit != 1 {
 		return 0, errBadValue("delete limit must be 0 or 1")
 	}
+	ctx = withCost(ctx, opCost{class: classWrite, examine: examiner(db, coll, flt, 0, int(limit))})
 	n := len(f.shards)
 	if flt.idEq != nil || n == 1 {
 		i := 0

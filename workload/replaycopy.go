@@ -1,0 +1,290 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// poolsweep's copies for a replay's writes. A write shape runs against a
+// copy of the collection it names: a sample of its documents (Sample, by
+// $sample, or the first ones where the server has no $sample) with its
+// indexes, in poolsweep's database as replay_<db>_<coll>. The copy is
+// poolsweep's by the same rule as its loaded data: a record in
+// poolsweep_meta (kind "replay") written before the collection is made.
+// A collection of that name without the record is someone else's and is
+// never written or dropped (ErrNotOurs); a copy is reused by later runs
+// and rebuilt with --drop. Its documents are the user's, copied, so
+// poolsweep's own _ids do not mark it: the record alone does, and
+// --drop-foreign has nothing to tell apart there. Reading the user's
+// collection (its indexes and the sample) is all the replay does to it.
+
+// metaKindReplay marks a poolsweep_meta record of a replay copy.
+const metaKindReplay = "replay"
+
+// maxCopyBytes bounds the documents one copy reads from the user's
+// collection; maxPayloads and maxPayloadBytes the documents kept in memory
+// as insert payloads.
+const (
+	maxCopyBytes    = 256 << 20
+	maxPayloads     = 1000
+	maxPayloadBytes = 16 << 20
+)
+
+// replayCopy is poolsweep's copy of one user collection.
+type replayCopy struct {
+	srcDB, srcColl string // the user's collection
+	db, coll       string // poolsweep's copy
+	// values are the copy's documents: the insert payloads, and the
+	// values of the write shapes' placeholders (replayvalues.go).
+	values valueSample
+}
+
+type replayMeta struct {
+	ID        string    `bson:"_id"`
+	Tool      string    `bson:"tool"`
+	Kind      string    `bson:"kind"`
+	Source    string    `bson:"source"`
+	Sample    int       `bson:"sample"`
+	Copied    int64     `bson:"copied"`
+	Complete  bool      `bson:"complete"`
+	CreatedAt time.Time `bson:"created_at"`
+}
+
+func (c *replayCopy) ns() string  { return c.db + "." + c.coll }
+func (c *replayCopy) src() string { return c.srcDB + "." + c.srcColl }
+
+// Prepare builds or reuses every copy, under the load lock as a load is,
+// and reads the insert payloads; the LoadResult's note says what it did.
+func (r *Replay) Prepare(ctx context.Context, client *mongo.Client, o PrepareOptions) (LoadResult, error) {
+	var notes []string
+	lr := LoadResult{}
+	start := time.Now()
+	for _, c := range r.copies {
+		note, built, err := c.prepare(ctx, client, r.Sample, o)
+		if err != nil {
+			return LoadResult{}, err
+		}
+		lr.Loaded = lr.Loaded || built
+		notes = append(notes, note)
+	}
+	for _, v := range r.samples {
+		if err := v.read(ctx, client, valueSampleDocs); err != nil {
+			return LoadResult{}, err
+		}
+	}
+	lr.Reused = len(r.copies) > 0 && !lr.Loaded
+	lr.Took = time.Since(start)
+	if len(notes) == 0 {
+		notes = append(notes, "replaying reads only: no copy to build")
+	}
+	lr.Note = strings.Join(notes, "; ")
+	return lr, nil
+}
+
+// Check says, writing nothing, whether every copy may be built or reused
+// (CheckData for a replay).
+func (r *Replay) Check(ctx context.Context, client *mongo.Client, o PrepareOptions) error {
+	for _, c := range r.copies {
+		if _, _, err := c.inspect(ctx, client.Database(c.db), r.Sample, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inspect reads the copy's record and says whether it can be reused
+// (true), must be built (false), or is not poolsweep's (an error). It
+// writes nothing.
+func (c *replayCopy) inspect(ctx context.Context, db *mongo.Database, sample int, o PrepareOptions) (reuse, ours bool, err error) {
+	var m replayMeta
+	err = db.Collection(MetaCollection).FindOne(ctx, bson.D{{Key: "_id", Value: c.coll}}).Decode(&m)
+	ours = err == nil
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return false, false, fmt.Errorf("read %s.%s: %w", c.db, MetaCollection, err)
+	}
+	names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: c.coll}})
+	if err != nil {
+		return false, false, fmt.Errorf("list the collections of %s: %w", c.db, err)
+	}
+	exists := len(names) > 0
+	switch {
+	case ours && (m.Tool != metaTool || m.Kind != metaKindReplay):
+		return false, false, fmt.Errorf("%s: the record of %s in %s %w (it is not a replay copy's); pick another --database", c.db, c.coll, MetaCollection, ErrNotOurs)
+	case !ours && exists:
+		return false, false, fmt.Errorf("%s %w (it has no record in %s.%s); pick another --database for the replay's copies", c.ns(), ErrNotOurs, c.db, MetaCollection)
+	case ours && !o.Drop && m.Complete && m.Source == c.src() && m.Sample == sample && exists:
+		return true, true, nil
+	}
+	return false, ours, nil
+}
+
+// prepare builds the copy (or reuses it) and reads its payloads.
+func (c *replayCopy) prepare(ctx context.Context, client *mongo.Client, sample int, o PrepareOptions) (note string, built bool, err error) {
+	db := client.Database(c.db)
+	reuse, _, err := c.inspect(ctx, db, sample, o)
+	if err != nil {
+		return "", false, err
+	}
+	if !reuse {
+		wait := o.LockWait
+		if wait <= 0 {
+			wait = DefaultLockWait
+		}
+		lock, err := acquireLoadLock(ctx, db.Collection(MetaCollection), c.coll, o.RunID, wait, o.lock, o.Waiting)
+		if err != nil {
+			return "", false, fmt.Errorf("copy %s: %w", c.src(), err)
+		}
+		defer lock.release()
+		// Another run may have built it while this one waited.
+		var ours bool
+		if reuse, ours, err = c.inspect(lock.ctx, db, sample, o); err != nil {
+			return "", false, err
+		}
+		if !reuse {
+			n, err := c.build(lock.ctx, client, sample, ours, lock.held)
+			if err != nil {
+				return "", false, fmt.Errorf("copy %s to %s: %w", c.src(), c.ns(), err)
+			}
+			note, built = fmt.Sprintf("copied %d documents of %s with its indexes to %s for the writes", n, c.src(), c.ns()), true
+		}
+	}
+	if note == "" {
+		note = fmt.Sprintf("reusing %s, poolsweep's copy of %s, for the writes", c.ns(), c.src())
+	}
+	return note, built, c.values.read(ctx, client, maxPayloads)
+}
+
+// build makes the copy: the record first (so that the collection is
+// poolsweep's from its first moment), the old copy dropped when ours, the
+// user's indexes, the sample; then the record says complete.
+func (c *replayCopy) build(ctx context.Context, client *mongo.Client, sample int, ours bool, held func() error) (int64, error) {
+	db := client.Database(c.db)
+	meta := db.Collection(MetaCollection)
+	m := replayMeta{ID: c.coll, Tool: metaTool, Kind: metaKindReplay, Source: c.src(), Sample: sample, CreatedAt: time.Now().UTC()}
+	if _, err := meta.ReplaceOne(ctx, bson.D{{Key: "_id", Value: c.coll}}, m, options.Replace().SetUpsert(true)); err != nil {
+		return 0, fmt.Errorf("record it in %s.%s: %w", c.db, MetaCollection, err)
+	}
+	if ours {
+		if err := db.Collection(c.coll).Drop(ctx); err != nil {
+			return 0, fmt.Errorf("drop the old copy (poolsweep's): %w", err)
+		}
+	}
+	if err := db.CreateCollection(ctx, c.coll); err != nil {
+		return 0, fmt.Errorf("create: %w", err)
+	}
+	src := client.Database(c.srcDB).Collection(c.srcColl)
+	if err := copyIndexes(ctx, src, db, c.coll); err != nil {
+		return 0, err
+	}
+	docs, err := sampleDocs(ctx, src, sample)
+	if err != nil {
+		return 0, err
+	}
+	dst := db.Collection(c.coll)
+	for lo := 0; lo < len(docs); lo += 500 {
+		if _, err := dst.InsertMany(ctx, docs[lo:min(lo+500, len(docs))], options.InsertMany().SetOrdered(false)); err != nil {
+			return 0, fmt.Errorf("insert the sample: %w", err)
+		}
+	}
+	if err := held(); err != nil {
+		return 0, err
+	}
+	_, err = meta.UpdateOne(ctx, bson.D{{Key: "_id", Value: c.coll}}, bson.D{{Key: "$set", Value: bson.D{{Key: "complete", Value: true}, {Key: "copied", Value: int64(len(docs))}}}})
+	if err != nil {
+		return 0, fmt.Errorf("mark it complete: %w", err)
+	}
+	return int64(len(docs)), nil
+}
+
+// copyIndexes creates on the copy the user's indexes but _id's, with the
+// options that change what a write costs (unique, sparse, partial,
+// collation); a TTL is left out, so that the copy keeps its documents. A
+// collection that does not exist has none.
+func copyIndexes(ctx context.Context, src *mongo.Collection, db *mongo.Database, coll string) error {
+	cur, err := src.Indexes().List(ctx)
+	if err != nil {
+		var ce mongo.CommandError
+		if errors.As(err, &ce) && ce.Code == 26 { // NamespaceNotFound
+			return nil
+		}
+		return fmt.Errorf("list the indexes of %s: %w", src.Name(), err)
+	}
+	var specs bson.A
+	for cur.Next(ctx) {
+		var spec bson.D
+		for _, key := range []string{"key", "name", "unique", "sparse", "partialFilterExpression", "collation"} {
+			if v, err := cur.Current.LookupErr(key); err == nil {
+				spec = append(spec, bson.E{Key: key, Value: v})
+			}
+		}
+		if name, _ := cur.Current.Lookup("name").StringValueOK(); name != "_id_" && len(spec) > 0 {
+			specs = append(specs, spec)
+		}
+	}
+	if err := errors.Join(cur.Err(), cur.Close(ctx)); err != nil {
+		return fmt.Errorf("list the indexes of %s: %w", src.Name(), err)
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: coll}, {Key: "indexes", Value: specs}}).Err(); err != nil {
+		return fmt.Errorf("create the indexes of %s on the copy: %w", src.Name(), err)
+	}
+	return nil
+}
+
+// sampleDocs reads up to n documents of src: $sample, or the first n where
+// the server has no $sample; at most maxCopyBytes in all.
+func sampleDocs(ctx context.Context, src *mongo.Collection, n int) ([]any, error) {
+	cur, err := src.Aggregate(ctx, bson.A{bson.D{{Key: "$sample", Value: bson.D{{Key: "size", Value: n}}}}})
+	if err != nil {
+		cur, err = src.Find(ctx, bson.D{}, options.Find().SetLimit(int64(n)))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sample %s: %w", src.Name(), err)
+	}
+	defer cur.Close(context.WithoutCancel(ctx))
+	var docs []any
+	size := 0
+	for len(docs) < n && size < maxCopyBytes && cur.Next(ctx) {
+		docs = append(docs, bson.Raw(append([]byte(nil), cur.Current...)))
+		size += len(cur.Current)
+	}
+	if err := cur.Err(); err != nil {
+		return nil, fmt.Errorf("sample %s: %w", src.Name(), err)
+	}
+	return docs, nil
+}
+
+// payload is the copy's answer to Instantiate's fallback: an insert's
+// document is one of the copy's, picked at random, under a new _id, so
+// inserts carry the collection's own sizes and types; any other
+// placeholder's value is drawn from the copy's documents (valueSample).
+func (c *replayCopy) payload(path, typ string) any {
+	if path != "document" {
+		return c.values.draw(path, typ)
+	}
+	if len(c.values.docs) == 0 {
+		return nil
+	}
+	var src bson.D
+	if err := bson.Unmarshal(c.values.docs[rand.IntN(len(c.values.docs))], &src); err != nil {
+		return nil
+	}
+	d := make(bson.D, 0, len(src)+1)
+	d = append(d, bson.E{Key: "_id", Value: bson.NewObjectID()})
+	for _, e := range src {
+		if e.Key != "_id" {
+			d = append(d, e)
+		}
+	}
+	return d
+}
