@@ -1,10 +1,11 @@
-package main
+package sweep
 
 import (
 	"bytes"
 	"context"
 	"io"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/workload"
@@ -14,16 +15,15 @@ import (
 // sweep --workload-file takes a YCSB property file or a poolsweep
 // workload file (issue 35: shapes and shares from a log, made by
 // `workload from-log`), told apart by the workload file's first key,
-// "kind:". This file is the replay's part of the flag, kept apart from
-// sweepconfig.go so that it can be applied again as the command moves.
+// "kind:". This file is the replay's part of the flag.
 
 // replayWorkloadFile reads path as a poolsweep workload file when it is
 // one (ok), and makes its replay: poolsweep's copies for the writes go to
 // base's database. A file that says it is one and is bad is a usage
 // error naming the file and line; ok is false for any other file, which
 // is then read as a property file.
-func replayWorkloadFile(o *sweepOptions, base workload.Workload) (w workload.Workload, ok bool, err error) {
-	data, err := readInput(context.Background(), "--workload-file", o.workloadFile, shapes.MaxFileBytes, io.ReadAll)
+func replayWorkloadFile(o *Options, base workload.Workload) (w workload.Workload, ok bool, err error) {
+	data, err := cmdutil.ReadInput(context.Background(), "--workload-file", o.workloadFile, shapes.MaxFileBytes, io.ReadAll)
 	if err != nil || !isWorkloadFile(data) {
 		return w, false, err
 	}
