@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/poolsweep/poolsweep/internal/listenwarn"
 	"io"
 	"net"
 	"net/http"
@@ -35,11 +35,7 @@ func StartMetrics(m *MetricsOptions, messages io.Writer) (*Metrics, error) {
 	if err != nil {
 		return nil, errext.Usagef("--metrics-listen: cannot listen on %s: %w", m.Addr, errors.Unwrap(err))
 	}
-	if m.Warning != nil {
-		if line := m.Warning(m.Addr, []string{ln.Addr().String()}); line != "" {
-			fmt.Fprintln(messages, line)
-		}
-	}
+	listenwarn.Write(messages, "--metrics-listen", m.Addr, []string{ln.Addr().String()}, listenwarn.MetricsCan, listenwarn.MetricsAbout)
 	s := &Metrics{exporter: livemetrics.New(), done: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", s.exporter.Handler())

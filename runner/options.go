@@ -83,9 +83,6 @@ type SpawnOptions struct {
 // MetricsOptions are --metrics-listen.
 type MetricsOptions struct {
 	Addr string // the address to listen on (a left-out host resolved)
-	// Warning is the warning to give when addr is reached from beyond
-	// this machine, given the addresses listened on; "" for none.
-	Warning func(addr string, bound []string) string
 }
 
 // Result is what a run measured and concluded.

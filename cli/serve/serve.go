@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/listenwarn"
 	"io"
 	"net"
 	"net/url"
@@ -184,7 +185,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		defer d.Close()
 		fmt.Fprintln(e.Stdout, d.URI())
 		fmt.Fprintf(e.Stderr, "poolsweep simulator (%s) — a measuring instrument, not a database; stop with Ctrl-C\n", spec.String())
-		cmdutil.WarnPublicListen(e.Stderr, "--listen", o.listen, append(d.Hosts(), d.ShardHosts()...), cmdutil.SimCan, cmdutil.SimAbout)
+		listenwarn.Write(e.Stderr, "--listen", o.listen, append(d.Hosts(), d.ShardHosts()...), listenwarn.SimCan, listenwarn.SimAbout)
 		<-ctx.Done()
 		return nil
 	}
@@ -215,7 +216,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 	}
 	fmt.Fprintln(e.Stdout, srv.URI)
 	if u, err := url.Parse(srv.URI); err == nil {
-		cmdutil.WarnPublicListen(e.Stderr, "--listen", o.listen, []string{u.Host}, cmdutil.FerretCan, cmdutil.FerretAbout)
+		listenwarn.Write(e.Stderr, "--listen", o.listen, []string{u.Host}, listenwarn.FerretCan, listenwarn.FerretAbout)
 	}
 	select {
 	case <-ctx.Done():

@@ -84,7 +84,7 @@ func (l simListen) options() []sim.Option {
 func listenUsage(err error) error {
 	var le *sim.ListenError
 	if errors.As(err, &le) {
-		return errext.Usagef("--listen: %s cannot listen on %s: %v; nothing was started", le.Server, le.Addr, netCause(le.Err))
+		return errext.Usagef("--listen: %s cannot listen on %s: %w; nothing was started", le.Server, le.Addr, netCause(le.Err))
 	}
 	return nil
 }
@@ -110,9 +110,9 @@ func (o *Options) probeListen() error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			if names[i] != "" {
-				return errext.Usagef("--listen: %s cannot listen on %s: %v; nothing was started", names[i], addr, netCause(err))
+				return errext.Usagef("--listen: %s cannot listen on %s: %w; nothing was started", names[i], addr, netCause(err))
 			}
-			return errext.Usagef("--listen: cannot listen on %s: %v; nothing was started", addr, netCause(err))
+			return errext.Usagef("--listen: cannot listen on %s: %w; nothing was started", addr, netCause(err))
 		}
 		lns = append(lns, ln) // held until all are tried: port 0 twice must be two ports
 	}

@@ -5,7 +5,6 @@ import (
 	"net"
 	"strconv"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/cli/serve"
 	runlib "github.com/poolsweep/poolsweep/runner"
 )
@@ -40,7 +39,5 @@ func (o *Options) metricsOptions() *runlib.MetricsOptions {
 		return nil
 	}
 	addr, _ := listenAddr(o.metricsListen) // checked as it was parsed
-	return &runlib.MetricsOptions{Addr: addr, Warning: func(addr string, bound []string) string {
-		return cmdutil.PublicListenWarning("--metrics-listen", addr, bound, cmdutil.MetricsCan, cmdutil.MetricsAbout)
-	}}
+	return &runlib.MetricsOptions{Addr: addr}
 }

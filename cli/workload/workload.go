@@ -126,7 +126,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 	args := o.files
 	if o.out != "" {
 		if err := outfile.Check(o.out); err != nil {
-			return errext.Usagef("-o: %v", err)
+			return errext.Usagef("-o: %w", err)
 		}
 		for _, a := range args {
 			if cmdutil.SameFile(a, o.out) {
@@ -166,7 +166,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 	}
 	if err := outfile.Write(o.out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		if errors.Is(err, outfile.ErrNotRegular) {
-			return errext.Usagef("-o: %v", err)
+			return errext.Usagef("-o: %w", err)
 		}
 		return err
 	}

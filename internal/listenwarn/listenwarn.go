@@ -1,4 +1,8 @@
-package cmdutil
+// Package listenwarn words the one warning poolsweep gives when a
+// listener it opens on an address the user gave (--metrics-listen, serve
+// --listen) can be reached from beyond this machine: who can reach it and
+// what they get. The run library and the commands both give it.
+package listenwarn
 
 import (
 	"fmt"
@@ -47,11 +51,11 @@ func joinPorts(ports []string) string {
 	}
 }
 
-// PublicListenWarning is the warning for flag's value listen, now
+// Line is the warning for flag's value listen, now
 // listened on at addrs (host:port, the ports the listener really has:
 // port 0 resolved), or "" when its host is loopback. can is what whoever
 // reaches it can do; about is what that costs the user.
-func PublicListenWarning(flag, listen string, addrs []string, can, about string) string {
+func Line(flag, listen string, addrs []string, can, about string) string {
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
 		return "" // checked when the flag was parsed
@@ -69,10 +73,10 @@ func PublicListenWarning(flag, listen string, addrs []string, can, about string)
 	return fmt.Sprintf("poolsweep: warning: %s %s is not a loopback address: %s %s; %s", flag, listen, who, can, about)
 }
 
-// WarnPublicListen writes PublicListenWarning's line to w, when there is
+// Write writes Line's line to w, when there is
 // one.
-func WarnPublicListen(w io.Writer, flag, listen string, addrs []string, can, about string) {
-	if line := PublicListenWarning(flag, listen, addrs, can, about); line != "" {
+func Write(w io.Writer, flag, listen string, addrs []string, can, about string) {
+	if line := Line(flag, listen, addrs, can, about); line != "" {
 		fmt.Fprintln(w, line)
 	}
 }

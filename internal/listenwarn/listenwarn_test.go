@@ -1,4 +1,4 @@
-package cmdutil
+package listenwarn
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 // plain text and, under --progress json, as one JSON object. Issue 36,
 // class 12: --metrics-listen 0.0.0.0:9482 bound every interface without
 // a word.
-func TestPublicListenWarning(t *testing.T) {
+func TestLine(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		listen string
@@ -41,8 +41,8 @@ func TestPublicListenWarning(t *testing.T) {
 			{"--listen", FerretCan, FerretAbout},
 		} {
 			var text, js bytes.Buffer
-			WarnPublicListen(&text, flag.name, c.listen, c.addrs, flag.can, flag.about)
-			WarnPublicListen(progress.NewJSON(&js), flag.name, c.listen, c.addrs, flag.can, flag.about)
+			Write(&text, flag.name, c.listen, c.addrs, flag.can, flag.about)
+			Write(progress.NewJSON(&js), flag.name, c.listen, c.addrs, flag.can, flag.about)
 			if c.who == "" {
 				if text.Len() != 0 || js.Len() != 0 {
 					t.Errorf("%s %s is loopback, warned %q %q", flag.name, c.listen, text.String(), js.String())
