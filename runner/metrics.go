@@ -3,10 +3,12 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/poolsweep/poolsweep/internal/listenwarn"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/errext"
@@ -31,11 +33,22 @@ func StartMetrics(m *MetricsOptions, messages io.Writer) (*Metrics, error) {
 	if m == nil {
 		return nil, nil
 	}
-	ln, err := net.Listen("tcp", m.Addr)
-	if err != nil {
-		return nil, errext.Usagef("--metrics-listen: cannot listen on %s: %w", m.Addr, errors.Unwrap(err))
+	var ln net.Listener
+	if m.FD != 0 {
+		f := os.NewFile(uintptr(m.FD), "metrics")
+		l, err := net.FileListener(f)
+		f.Close() // FileListener holds a copy
+		if err != nil {
+			return nil, errext.Usagef("--metrics-fd: %d is not a listening socket: %w", m.FD, err)
+		}
+		ln = l
+	} else {
+		l, err := listenMetrics(m, messages)
+		if err != nil {
+			return nil, err
+		}
+		ln = l
 	}
-	listenwarn.Write(messages, "--metrics-listen", m.Addr, []string{ln.Addr().String()}, listenwarn.MetricsCan, listenwarn.MetricsAbout)
 	s := &Metrics{exporter: livemetrics.New(), done: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", s.exporter.Handler())
@@ -45,6 +58,37 @@ func StartMetrics(m *MetricsOptions, messages io.Writer) (*Metrics, error) {
 		_ = s.srv.Serve(ln) // ends with ErrServerClosed when stopped
 	}()
 	return s, nil
+}
+
+// listenMetrics opens m's address: a port that is taken refuses the
+// sweep; an address beyond loopback is warned about once on messages.
+func listenMetrics(m *MetricsOptions, messages io.Writer) (net.Listener, error) {
+	ln, err := net.Listen("tcp", m.Addr)
+	if err != nil {
+		return nil, errext.Usagef("--metrics-listen: cannot listen on %s: %w", m.Addr, errors.Unwrap(err))
+	}
+	listenwarn.Write(messages, "--metrics-listen", m.Addr, []string{ln.Addr().String()}, listenwarn.MetricsCan, listenwarn.MetricsAbout)
+	return ln, nil
+}
+
+// metricsSocket opens m's address for --spawn's leading agent, which
+// serves it: the launcher holds the port from before anything starts, so
+// a taken port still refuses the run, and no two processes bind it.
+// nil when m is.
+func metricsSocket(m *MetricsOptions, messages io.Writer) (*os.File, error) {
+	if m == nil {
+		return nil, nil
+	}
+	ln, err := listenMetrics(m, messages)
+	if err != nil {
+		return nil, err
+	}
+	defer ln.Close() // the file is a copy that stays open
+	f, err := ln.(*net.TCPListener).File()
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-listen: %w", err)
+	}
+	return f, nil
 }
 
 // Stop ends the server, letting a scrape in progress finish.

@@ -83,6 +83,10 @@ type SpawnOptions struct {
 // MetricsOptions are --metrics-listen.
 type MetricsOptions struct {
 	Addr string // the address to listen on (a left-out host resolved)
+	// FD, for agent 0 of --spawn, is the listening socket the launcher
+	// opened at Addr and handed down (the launcher measures nothing; its
+	// leading agent serves what it measures).
+	FD int
 }
 
 // Result is what a run measured and concluded.

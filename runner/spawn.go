@@ -64,11 +64,15 @@ func (o *Options) runSpawn(ctx context.Context) Result {
 	if err := checkArtifacts(o.NoPlot, "--out", dir); err != nil {
 		return Result{Err: err}
 	}
-	metrics, err := StartMetrics(o.Metrics, o.Messages) // once the paths are checked, as a run of one process
+	// Once the paths are checked, as a run of one process; agent 0
+	// serves it.
+	metricsFile, err := metricsSocket(o.Metrics, o.Messages)
 	if err != nil {
 		return Result{Err: err}
 	}
-	defer metrics.Stop()
+	if metricsFile != nil {
+		defer metricsFile.Close()
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return Result{Err: fmt.Errorf("--spawn: find this program: %w", err)}
@@ -105,7 +109,11 @@ func (o *Options) runSpawn(ctx context.Context) Result {
 		}
 	}()
 	for i := range s.Count {
-		a, err := startAgent(exe, s.Args, handed, dir, runID, i, s.Count, o.Messages)
+		var serve *os.File
+		if i == 0 {
+			serve = metricsFile
+		}
+		a, err := startAgent(exe, s.Args, handed, serve, dir, runID, i, s.Count, o.Messages)
 		if err != nil {
 			return Result{Err: err}
 		}
@@ -228,7 +236,7 @@ func (s *SpawnOptions) handedTargets(targets []*Target) HandedTargets {
 // startAgent starts agent i in its own process group (so that Ctrl-C on
 // the terminal reaches the launcher alone) and bound to the launcher's
 // life, and hands it the targets through a pipe it inherits as fd 3.
-func startAgent(exe string, args []string, targets []byte, dir, runID string, i, count int, stderr io.Writer) (*spawnedAgent, error) {
+func startAgent(exe string, args []string, targets []byte, metrics *os.File, dir, runID string, i, count int, stderr io.Writer) (*spawnedAgent, error) {
 	a := &spawnedAgent{index: i, log: filepath.Join(dir, fmt.Sprintf("agent-%d.log", i)), done: make(chan struct{})}
 	logf, err := outfile.CreateExclusive(a.log)
 	if err != nil {
@@ -241,10 +249,16 @@ func startAgent(exe string, args []string, targets []byte, dir, runID string, i,
 	}
 	all := append(append([]string(nil), args...), "--targets-fd", "3", "--agents", strconv.Itoa(count), "--agent-index", strconv.Itoa(i),
 		"--run-id", runID, "--out", filepath.Join(dir, fmt.Sprintf("agent-%d", i)))
+	if metrics != nil {
+		all = append(all, "--metrics-fd", "4")
+	}
 	a.cmd = exec.Command(exe, all...)
 	a.cmd.Stdout = logf
 	a.cmd.Stderr = logf
 	a.cmd.ExtraFiles = []*os.File{pr} // fd 3
+	if metrics != nil {
+		a.cmd.ExtraFiles = append(a.cmd.ExtraFiles, metrics) // fd 4
+	}
 	if i == 0 {
 		a.cmd.Stderr = io.MultiWriter(logf, progress.PrefixWriter(stderr, "agent 0: "))
 	}

@@ -35,6 +35,9 @@ func checkMetricsListen(s string) error {
 
 // metricsOptions are --metrics-listen for the run; nil when not asked.
 func (o *Options) metricsOptions() *runlib.MetricsOptions {
+	if o.metricsFD != 0 {
+		return &runlib.MetricsOptions{FD: o.metricsFD}
+	}
 	if o.metricsListen == "" {
 		return nil
 	}

@@ -281,10 +281,11 @@ merged run's end status.
 	// lengths', search's and agents' flags say so where they are added.
 	travel(f, travelAsGiven, "pool", "clients", "op-timeout", "prewarm-timeout", "workload", "mix", "mixes", "read-preference", "write-concern",
 		"workload-file", "distribution", "database", "drop", "drop-foreign", "order", "max-connecting", "keep-going", "max-error-rate",
-		"lenient", "no-telemetry", "no-shard-sampling", "server-cores", "lock-wait", "threshold", "metrics-listen", "progress",
+		"lenient", "no-telemetry", "no-shard-sampling", "server-cores", "lock-wait", "threshold", "progress",
 		"rate", "arrivals", "max-in-flight")
 	travel(f, travelResolved, "concurrency", "trials", "records", "no-plot")
 	travel(f, travelNever, "uri", "target", "out", "resume") // the targets go through a pipe; each agent writes its own directory
+	travel(f, travelNever, "metrics-listen")                 // the launcher opens it; agent 0 serves it (--metrics-fd)
 	travel(f, travelNever, o.fleet.Names()...)               // the launcher writes the report
 	return cmd
 }

@@ -25,6 +25,7 @@ type agentOptions struct {
 	agentSilence time.Duration
 	spawn        int
 	targetsFD    int // an agent of --spawn reads its targets from this inherited descriptor
+	metricsFD    int // agent 0 of --spawn serves --metrics-listen on this inherited listening socket
 
 	flagSet *pflag.FlagSet // the parsed flags, for --spawn to pass on
 }
@@ -51,8 +52,10 @@ func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
 	// An inherited descriptor: 0 to 2 are the standard streams.
 	cmdutil.IntVar(f, &o.targetsFD, "targets-fd", 0, 3, maxTargetsFD, "internal: the agents --spawn starts read their targets from this inherited descriptor, so that no password is on a command line")
 	_ = f.MarkHidden("targets-fd")
+	cmdutil.IntVar(f, &o.metricsFD, "metrics-fd", 0, 3, maxTargetsFD, "internal: agent 0 of --spawn serves the launcher's --metrics-listen on this inherited listening socket")
+	_ = f.MarkHidden("metrics-fd")
 	travel(f, travelAsGiven, "agent-timeout", "agent-silence")
-	travel(f, travelNever, "agents", "agent-index", "run-id", "spawn", "targets-fd") // --spawn sets them for each agent
+	travel(f, travelNever, "agents", "agent-index", "run-id", "spawn", "targets-fd", "metrics-fd") // --spawn sets them for each agent
 }
 
 // maxTargetsFD bounds --targets-fd: --spawn hands its agents descriptor 3.
@@ -89,6 +92,9 @@ func (o *Options) validateAgents(cfg *sweepConfig) error {
 			return errext.Usagef("--spawn: a run of several agents cannot be resumed; drop --resume")
 		}
 		return nil
+	}
+	if o.changed("metrics-fd") && (!o.changed("agents") || o.targetsFD == 0 || o.metricsListen != "") {
+		return errext.Usagef("--metrics-fd: only for agent 0 of those --spawn starts")
 	}
 	if !o.changed("agents") {
 		for _, f := range []string{"agent-index", "agent-timeout", "agent-silence"} {

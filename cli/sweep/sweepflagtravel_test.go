@@ -56,8 +56,8 @@ func TestSweepFlagsTravel(t *testing.T) {
 
 // TestSpawnArgsAsBefore: the agents' command line derived from the flags'
 // decisions is the one the hand-kept lists gave (handSpawnArgs, as it was
-// before), for command lines that give every flag an agent may get and
-// those it may not.
+// before, less --metrics-listen), for command lines that give every flag
+// an agent may get and those it may not.
 func TestSpawnArgsAsBefore(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -113,7 +113,12 @@ func parseSweepOptions(args []string) (*Options, *sweepConfig, error) {
 // flags, kept as the reference the derived one must equal.
 func handSpawnArgs(o *Options, cfg *sweepConfig) []string {
 	decided := map[string]bool{"spawn": true, "out": true, "target": true, "uri": true, "run-id": true, "agents": true, "agent-index": true,
-		"resume": true, "no-plot": true, "concurrency": true, "trials": true, "warmup": true, "duration": true, "records": true, "targets-fd": true}
+		"resume": true, "no-plot": true, "concurrency": true, "trials": true, "warmup": true, "duration": true, "records": true, "targets-fd": true,
+		// The one change from the hand-kept lists: they passed
+		// --metrics-listen on to every agent, which then could not bind the
+		// port the launcher held, so --spawn with it always failed. The
+		// launcher now hands its socket to agent 0 alone (--metrics-fd).
+		"metrics-listen": true, "metrics-fd": true}
 	args := []string{"sweep"}
 	for _, name := range append(cmdutil.FleetFlagNames, autoFlagNames...) {
 		decided[name] = true // the leader writes the report; the lengths are the plan's

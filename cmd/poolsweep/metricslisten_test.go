@@ -202,3 +202,63 @@ func TestMetricsListenRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsListenSpawn: --metrics-listen with --spawn. The launcher
+// holds the port from before anything starts and hands it to agent 0,
+// which serves its steps there; before, every agent was given the flag,
+// none could bind the launcher's port, and the run always failed.
+func TestMetricsListenSpawn(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("spawns agents against the simulator")
+	}
+	uri, _ := startServe(t, "--sim", "slots=4,service=2ms")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	out := filepath.Join(t.TempDir(), "out")
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = runCLI(t, "sweep", "--spawn", "2", "--uri", uri, "--concurrency", "1,2", "--warmup", "200ms", "--duration", "1s",
+			"--records", "200", "--op-timeout", "2s", "--no-plot", "--out", out, "--agent-timeout", "30s", "--metrics-listen", addr)
+	}()
+	client := &http.Client{Timeout: 2 * time.Second}
+	measuring := 0
+	for stop := false; !stop; {
+		select {
+		case <-done:
+			stop = true
+		case <-time.After(100 * time.Millisecond):
+		}
+		resp, err := client.Get("http://" + addr + "/metrics")
+		if err != nil {
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var p expfmt.TextParser
+		fams, err := p.TextToMetricFamilies(strings.NewReader(string(body)))
+		if err != nil {
+			t.Fatalf("the scrape does not parse: %v", err)
+		}
+		if scrape(fams).metric("poolsweep_step_running", map[string]string{"phase": "measure"}) != nil {
+			measuring++
+		}
+	}
+	if code != 0 {
+		t.Fatalf("sweep --spawn 2 --metrics-listen: exit %d\n%s", code, stderr)
+	}
+	if measuring == 0 {
+		t.Fatal("no scrape during the run showed a step being measured")
+	}
+	res := readRes(t, filepath.Join(out, "results.jsonl"))
+	if len(res.Steps) != 2 {
+		t.Fatalf("%d merged steps, want 2", len(res.Steps))
+	}
+}
