@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"strings"
 	"testing"
@@ -10,9 +11,9 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// TestCompareOneTrialOnSimulator is issue 32's A/B with the default auto
-// windows: each level measured once, its throughput known to ±2% by its
-// own batch means. Service 5ms → 6ms at saturation (17% fewer ops/s)
+// TestCompareOneTrialOnSimulator is issue 32's A/B with one trial a level
+// (the simulator's default fixed windows): each level measured once, its
+// throughput's interval from its own window's batch means. Service 5ms → 6ms at saturation (17% fewer ops/s)
 // is a significant drop within one run and across two runs, and fails
 // --fail-on-regression 5%; the same spec, in the same run or in another,
 // never fails the gate.
@@ -25,8 +26,15 @@ func TestCompareOneTrialOnSimulator(t *testing.T) {
 	logSteps(t, second)
 	for _, r := range []*results.Results{first, second} {
 		for _, s := range r.Steps {
-			if s.Trial != 1 || !s.Steady.Precise() {
-				t.Fatalf("%s C=%d trial %d: want one trial with a batch-means interval (auto windows), got %+v", s.Target, s.Concurrency, s.Trial, s.Steady)
+			if s.Trial != 1 {
+				t.Fatalf("%s C=%d: trial %d, want one trial a level", s.Target, s.Concurrency, s.Trial)
+			}
+			// A window's batches are independent enough for an interval
+			// unless this host starved the step (its bound says so, with
+			// the contention seen): compare then leaves it untested, which
+			// the checks below excuse on that evidence alone.
+			if starved, _ := bound.ClientLimited(&s); !s.Steady.Precise() && !starved {
+				t.Fatalf("%s C=%d: want a batch-means interval of the window's throughput, got %+v", s.Target, s.Concurrency, s.Steady)
 			}
 		}
 	}
