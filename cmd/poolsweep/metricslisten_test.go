@@ -45,40 +45,22 @@ next:
 	return nil
 }
 
-// TestMetricsListen: --metrics-listen serves Prometheus metrics while a
-// simulator sweep runs; a scrape taken during the second step shows that
-// step as running with its live figures, and the first step's figures
-// equal to its record.
-func TestMetricsListen(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("sweeps the simulator")
-	}
-	// 4 slots of 5 ms: at most 800 calls/s.
-	const slots, serviceS, c2 = 4, 0.005, 8
-	uri, _ := startServe(t, "--sim", "slots=4,service=5ms")
+// metricsAddr is a loopback address with a port free a moment ago, for
+// --metrics-listen.
+func metricsAddr(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	out := filepath.Join(t.TempDir(), "out")
+	defer ln.Close()
+	return ln.Addr().String()
+}
 
-	var wg sync.WaitGroup
-	var code int
-	var stderr string
-	done := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer close(done)
-		code, _, stderr = runCLI(t, "sweep", "--uri", uri, "--concurrency", "2,8", "--warmup", "300ms", "--duration", "1s",
-			"--records", "200", "--op-timeout", "2s", "--no-plot", "--out", out, "--metrics-listen", addr)
-	}()
-	// Scrape every 100 ms until the sweep ends; keep the scrapes taken in
-	// the second step's measured window.
-	var during []scrape
+// scrapeUntil scrapes addr's /metrics every 100 ms until done is closed
+// (and once more then), handing each scrape that answered to seen.
+func scrapeUntil(t *testing.T, addr string, done <-chan struct{}, seen func(scrape)) {
+	t.Helper()
 	client := &http.Client{Timeout: 2 * time.Second}
 	for stop := false; !stop; {
 		select {
@@ -97,11 +79,44 @@ func TestMetricsListen(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the scrape does not parse: %v\n%s", err, body)
 		}
-		s := scrape(fams)
+		seen(scrape(fams))
+	}
+}
+
+// TestMetricsListen: --metrics-listen serves Prometheus metrics while a
+// simulator sweep runs; a scrape taken during the second step shows that
+// step as running with its live figures, and the first step's figures
+// equal to its record.
+func TestMetricsListen(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("sweeps the simulator")
+	}
+	// 4 slots of 5 ms: at most 800 calls/s.
+	const slots, serviceS, c2 = 4, 0.005, 8
+	uri, _ := startServe(t, "--sim", "slots=4,service=5ms")
+	addr := metricsAddr(t)
+	out := filepath.Join(t.TempDir(), "out")
+
+	var wg sync.WaitGroup
+	var code int
+	var stderr string
+	done := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(done)
+		code, _, stderr = runCLI(t, "sweep", "--uri", uri, "--concurrency", "2,8", "--warmup", "300ms", "--duration", "1s",
+			"--records", "200", "--op-timeout", "2s", "--no-plot", "--out", out, "--metrics-listen", addr)
+	}()
+	// Scrape every 100 ms until the sweep ends; keep the scrapes taken in
+	// the second step's measured window.
+	var during []scrape
+	scrapeUntil(t, addr, done, func(s scrape) {
 		if s.metric("poolsweep_step_running", map[string]string{"concurrency": "8", "phase": "measure"}) != nil {
 			during = append(during, s)
 		}
-	}
+	})
 	wg.Wait()
 	if code != 0 {
 		t.Fatalf("sweep exit %d\n%s", code, stderr)
@@ -213,12 +228,7 @@ func TestMetricsListenSpawn(t *testing.T) {
 		t.Skip("spawns agents against the simulator")
 	}
 	uri, _ := startServe(t, "--sim", "slots=4,service=2ms")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := metricsAddr(t)
 	out := filepath.Join(t.TempDir(), "out")
 	done := make(chan struct{})
 	var code int
@@ -228,29 +238,12 @@ func TestMetricsListenSpawn(t *testing.T) {
 		code, _, stderr = runCLI(t, "sweep", "--spawn", "2", "--uri", uri, "--concurrency", "1,2", "--warmup", "200ms", "--duration", "1s",
 			"--records", "200", "--op-timeout", "2s", "--no-plot", "--out", out, "--agent-timeout", "30s", "--metrics-listen", addr)
 	}()
-	client := &http.Client{Timeout: 2 * time.Second}
 	measuring := 0
-	for stop := false; !stop; {
-		select {
-		case <-done:
-			stop = true
-		case <-time.After(100 * time.Millisecond):
-		}
-		resp, err := client.Get("http://" + addr + "/metrics")
-		if err != nil {
-			continue
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		var p expfmt.TextParser
-		fams, err := p.TextToMetricFamilies(strings.NewReader(string(body)))
-		if err != nil {
-			t.Fatalf("the scrape does not parse: %v", err)
-		}
-		if scrape(fams).metric("poolsweep_step_running", map[string]string{"phase": "measure"}) != nil {
+	scrapeUntil(t, addr, done, func(s scrape) {
+		if s.metric("poolsweep_step_running", map[string]string{"phase": "measure"}) != nil {
 			measuring++
 		}
-	}
+	})
 	if code != 0 {
 		t.Fatalf("sweep --spawn 2 --metrics-listen: exit %d\n%s", code, stderr)
 	}
