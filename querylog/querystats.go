@@ -121,20 +121,12 @@ func (st *state) readArray(in *input, first []byte) error {
 			continue
 		}
 		kind := p.kind()
-		switch {
-		case kind == "" || kind == shapes.FormatMongodLog:
-			if format == "" {
-				return &InputError{File: in.name, Line: line, Msg: "an array of JSON that are not system.profile documents or $queryStats entries"}
-			}
-			st.rep.warn(in.name, line, "an array element that is not a "+describe(format)+", skipped")
-			continue
-		case format == "":
-			format = kind
-			if err := st.setFormat(in.name, kind); err != nil {
-				return err
-			}
-		case kind != format:
-			st.rep.warn(in.name, line, "a "+describe(kind)+" among "+describe(format)+"s, skipped")
+		ok, err := st.admit(in.name, line, kind, kind == "" || kind == shapes.FormatMongodLog, &format,
+			"an array of JSON that are not system.profile documents or $queryStats entries", "an array element that is not a ")
+		if err != nil {
+			return err
+		}
+		if !ok {
 			continue
 		}
 		st.rep.Lines++

@@ -232,20 +232,12 @@ func (st *state) readFile(in *input) error {
 			continue
 		}
 		kind := p.kind()
-		switch {
-		case kind == "":
-			if format == "" {
-				return &InputError{File: in.name, Line: in.line, Msg: "JSON that is not a mongod log entry, a system.profile document or a $queryStats entry"}
-			}
-			st.rep.warn(in.name, in.line, "JSON that is not a "+describe(format)+", skipped")
-			continue
-		case format == "":
-			format = kind
-			if err := st.setFormat(in.name, kind); err != nil {
-				return err
-			}
-		case kind != format:
-			st.rep.warn(in.name, in.line, "a "+describe(kind)+" among "+describe(format)+"s, skipped")
+		ok, err := st.admit(in.name, in.line, kind, kind == "", &format,
+			"JSON that is not a mongod log entry, a system.profile document or a $queryStats entry", "JSON that is not a ")
+		if err != nil {
+			return err
+		}
+		if !ok {
 			continue
 		}
 		if err := st.entry(in, in.line, kind, text, &p); err != nil {
@@ -256,6 +248,30 @@ func (st *state) readFile(in *input) error {
 		st.rep.warn(in.name, 0, "empty")
 	}
 	return nil
+}
+
+// admit says whether an entry of kind, at file's line, is read: the first
+// entry of a known kind settles the file's format (*format); an entry of
+// another format is skipped with a warning. An entry the file cannot
+// hold (unknown) is the file's error while no format is settled (first
+// says what the file then is), and a skipped entry after (skipped begins
+// the warning, which ends with the format).
+func (st *state) admit(file string, line int, kind string, unknown bool, format *string, first, skipped string) (bool, error) {
+	switch {
+	case unknown:
+		if *format == "" {
+			return false, &InputError{File: file, Line: line, Msg: first}
+		}
+		st.rep.warn(file, line, skipped+describe(*format)+", skipped")
+		return false, nil
+	case *format == "":
+		*format = kind
+		return true, st.setFormat(file, kind)
+	case kind != *format:
+		st.rep.warn(file, line, "a "+describe(kind)+" among "+describe(*format)+"s, skipped")
+		return false, nil
+	}
+	return true, nil
 }
 
 func (st *state) setFormat(file, kind string) error {
