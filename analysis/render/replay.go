@@ -32,10 +32,10 @@ func Replays(w io.Writer, a *analysis.Analysis) error {
 		}
 		ew.Printf("  per shape at %s (C=%d):\n", where, c)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "    shape\tcommand\tclass\tshare\tops/s\tp50 ms\tp99 ms\ttime share\t\n")
+		fmt.Fprintf(tw, "    shape\tcommand\tclass\tshare\tops/s\tp50 ms\tp99 ms\ttime share\n")
 		for _, s := range rp.Shapes {
 			if l, ok := s.At(c); ok {
-				fmt.Fprintf(tw, "    %s\t%s\t%s\t%.0f%%\t%.0f\t%.2f\t%.2f\t%.0f%%\t\n", textfmt.Escape(s.ID), textfmt.Escape(s.Command), textfmt.Escape(s.Class),
+				fmt.Fprintf(tw, "    %s\t%s\t%s\t%.0f%%\t%.0f\t%.2f\t%.2f\t%.0f%%\n", textfmt.Escape(s.ID), textfmt.Escape(s.Command), textfmt.Escape(s.Class),
 					100*s.Share, l.OpsPerS, l.P50Ms, l.P99Ms, 100*l.TimeShare)
 			}
 		}

@@ -63,6 +63,7 @@ func Summary(w io.Writer, res *results.Results, a *analysis.Analysis) error {
 		ew.Printf("%s\n", m.Text)
 	}
 	_ = DeploymentsShort(ew, a.Curves) // which deployment, and by how much
+	_ = Replays(ew, a)                 // a replayed workload's shapes: which saturates first
 	runWarnings(ew, res)
 	if len(open) > 0 {
 		openSummary(ew, res, a, open, false)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,10 +36,13 @@ func TestTwoKnees(t *testing.T) {
 		t.Fatal(err)
 	}
 	levels := []string{"--concurrency", "1,4,16", "--warmup", "300ms", "--duration", "800ms", "--uri", uri}
+	var replayed string // the replay's own end-of-run summary
 	for _, run := range [][]string{{"--workload", "read", "--records", "1000", "--out", "byid"}, {"--workload-file", abs, "--out", "replay"}} {
-		if code, stdout, stderr := runBinary(t, dir, 2*time.Minute, append(append([]string{"sweep"}, levels...), run...)...); code != 0 {
+		code, stdout, stderr := runBinary(t, dir, 2*time.Minute, append(append([]string{"sweep"}, levels...), run...)...)
+		if code != 0 {
 			t.Fatalf("sweep %v: exit %d\n%s\n%s", run, code, stdout, stderr)
 		}
+		replayed = stdout
 	}
 	code, stdout, stderr := runBinary(t, dir, time.Minute, "analyze", "--format", "json", filepath.Join(dir, "byid", "results.jsonl"), filepath.Join(dir, "replay", "results.jsonl"))
 	if code != 0 {
@@ -66,5 +70,8 @@ func TestTwoKnees(t *testing.T) {
 	}
 	if s := rp.Saturates; s == nil || s.Shape != "scan" {
 		t.Errorf("saturates first: %+v, want the scans", rp.Saturates)
+	} else if !strings.Contains(replayed, "saturates first: scan") {
+		// The sweep's own summary says what analyze says (one renderer).
+		t.Errorf("the replay sweep's summary does not name the scans:\n%s", replayed)
 	}
 }
