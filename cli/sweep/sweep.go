@@ -217,6 +217,7 @@ merged run's end status.
   poolsweep sweep --uri mongodb://db1:27017 --concurrency 64..512x2 --pool 16,64,256
   poolsweep sweep --uri mongodb://db1:27017 --workload mixed --mix read=70,update=30 --distribution zipfian
   poolsweep sweep --uri mongodb://db1:27017 --workload-file workloads/workloada
+  poolsweep sweep --uri mongodb://db1:27017 --workload-file checkout.yaml   # made by: poolsweep workload from-log mongod.log -o checkout.yaml
   poolsweep sweep --uri mongodb://db1:27017 --drop-foreign   # its usertable also holds others' documents: drop them with it
   poolsweep sweep --target sim=sim:slots=8,service=2ms --concurrency 1..64x2
   poolsweep sweep --uri mongodb://db1:27017 --rate 1000..20000x1.5 --pool 16,64,256 --arrivals poisson
@@ -247,7 +248,7 @@ merged run's end status.
 	cmdutil.TextVar(f, &o.mixes, "mixes", "", "insert:read:update,… (checked with the workload)", nil, `several insert:read:update mixes, each its own series, e.g. "100:0:0,0:0:100,50:50:0"`)
 	cmdutil.ChoiceVar(f, &o.readPref, "read-preference", "", results.ReadPreferences, true, "replica sets and sharded clusters: read preferences to sweep, each its own series, e.g. primary,secondaryPreferred,nearest (default: the URI's)")
 	cmdutil.ChoiceVar(f, &o.writeConcern, "write-concern", "", results.WriteConcerns, true, `replica sets and sharded clusters: write concerns to sweep, each its own series: 1 (the primary acknowledges) and/or majority (default: the URI's)`)
-	cmdutil.TextVar(f, &o.workloadFile, "workload-file", "", "a path, read as a bounded property file", nil, "a YCSB core-workload property file (workloads/workloada style)")
+	cmdutil.TextVar(f, &o.workloadFile, "workload-file", "", "a path, read as a bounded property or workload file", nil, "a YCSB core-workload property file (workloads/workloada style), or a workload file that poolsweep workload from-log made from your deployment's log (kind: poolsweep-workload), replayed shape by shape in its shares: reads on your collections, read-only; writes on poolsweep's own sampled copy")
 	cmdutil.ChoiceVar(f, &o.distribution, "distribution", "uniform", workload.Distributions, false, "key distribution: uniform, zipfian or latest")
 	cmdutil.IntVar(f, &o.records, "records", 0, 1, workload.MaxRecords, "documents to load (default 10000; embedded server 1000)")
 	cmdutil.TextVar(f, &o.database, "database", "poolsweep", "a MongoDB database name", workload.CheckDatabaseName, "database poolsweep loads and writes (it never writes elsewhere); MongoDB's rules for names: under 64 bytes, none of /\\. \"$*<>:|? or spaces")
