@@ -2,7 +2,9 @@
 
 For each URI it discovers the topology, runs hello (isMaster where the
 server has no hello), serverStatus, an insert, a find and an update by _id,
-and on a replica set a find with the secondary read preference. It prints
+the other shapes a replayed workload sends (a count, an aggregation, a
+distinct, a findAndModify), and on a replica set a find with the
+secondary read preference. It prints
 one line per URI: "ok N key=value ..." or "fail N what went wrong", and
 never hangs: every wait is bounded by its own timeout.
 """
@@ -10,7 +12,7 @@ import sys
 import time
 
 import pymongo
-from pymongo import ReadPreference
+from pymongo import ReadPreference, ReturnDocument
 from pymongo.errors import OperationFailure
 
 TIMEOUT_MS = 10000
@@ -59,6 +61,14 @@ def probe(uri, prefix):
         out["modified"] = res.modified_count
         doc = coll.find_one({"_id": _id})
         out["updated"] = doc is not None and doc.get("password") == "efgh"
+        # A replayed workload's other shapes, on a document of their own.
+        _id2 = prefix + "-2"
+        coll.insert_one({"_id": _id2, "username": "li2", "password": "abcd"})
+        out["count"] = coll.count_documents({"_id": _id2})
+        out["aggregate"] = len(list(coll.aggregate([{"$match": {"_id": _id2}}, {"$limit": 1}])))
+        out["distinct"] = ",".join(sorted(coll.distinct("username", {"_id": _id2})))
+        doc = coll.find_one_and_update({"_id": _id2}, {"$set": {"password": "ijkl"}}, return_document=ReturnDocument.AFTER)
+        out["findAndModify"] = doc is not None and doc.get("password") == "ijkl"
         if kind.startswith("ReplicaSet"):
             # Discovery goes on after the first server is selected: wait,
             # for a bounded time, until the driver knows every member the
