@@ -229,3 +229,34 @@ func TestBuildMetricStatuses(t *testing.T) {
 		t.Errorf("errors from zero: %+v", m)
 	}
 }
+
+// TestBelowResolution: a throughput change of a fraction of an op per
+// window is not significant however consistent its ranks (five trials a
+// side, every candidate a fraction of an op below every baseline); one of
+// several ops per window still is.
+func TestBelowResolution(t *testing.T) {
+	trials := func(opsPerS float64, ops int64) []*results.StepResult {
+		var out []*results.StepResult
+		for i := range 5 {
+			v := opsPerS + float64(i)*0.01
+			out = append(out, &results.StepResult{OpsPerS: v, Ops: ops, DurationS: float64(ops) / v})
+		}
+		return out
+	}
+	o := Options{Alpha: 0.05}
+	for _, c := range []struct {
+		name      string
+		base, can float64
+		ops       int64
+		want      bool
+	}{
+		{"0.1% with 160 ops a window: a fraction of an op", 400, 399.6, 160, false},
+		{"15% with 160 ops a window", 400, 340, 160, true},
+		{"0.1% with 10000 ops a window: ten ops", 400, 399.6, 10000, true},
+	} {
+		m := buildMetric(metricDefs[OpsPerS], trials(c.base, c.ops), trials(c.can, c.ops), o)
+		if m.Significant != c.want {
+			t.Errorf("%s: significant %v (note %q), want %v", c.name, m.Significant, m.Note, c.want)
+		}
+	}
+}

@@ -119,7 +119,36 @@ func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric
 		}
 	}
 	m.decide(r, o)
+	if def.name == OpsPerS {
+		m.belowResolution(bs, cs)
+	}
 	return m
+}
+
+// belowResolution takes back a throughput change smaller than one op in
+// the shortest window compared: a trial's ops/s is a count over its
+// window, so a difference of a fraction of an op per window is the
+// count's rounding and the windows' timing, never the server's. Seen on
+// one simulator spec in two processes: 5 trials a side of about 160 ops,
+// all a fraction of an op apart (−0.1%, p=0.008), which ranks alone call
+// significant.
+func (m *Metric) belowResolution(bs, cs []*results.StepResult) {
+	if !m.Significant || m.DeltaPct == nil {
+		return
+	}
+	fewest := int64(math.MaxInt64)
+	for _, s := range append(append([]*results.StepResult{}, bs...), cs...) {
+		if s.Ops > 0 {
+			fewest = min(fewest, s.Ops)
+		}
+	}
+	if fewest == math.MaxInt64 {
+		return
+	}
+	if res := 100 / float64(fewest); math.Abs(*m.DeltaPct) < res {
+		m.Significant, m.Status = false, StatusNoChange
+		m.Note = fmt.Sprintf("below what a window resolves: one op in %d is %.2g%%", fewest, res)
+	}
 }
 
 // decide sets Significant, Status and the minimum-effect note from a
