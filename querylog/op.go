@@ -155,7 +155,9 @@ var serverApps = []string{"OplogFetcher", "MongoDB Internal Client"}
 // tools: what they run is their statistics and browsing, not the
 // application's workload.
 var toolApps = []string{
-	"MongoDB Compass", "MongoDB Automation Agent", "MongoDB Monitoring Agent", "MongoDB Backup Agent",
+	// The Automation, Monitoring and Backup agents (and modules) of Ops
+	// Manager, Cloud Manager and Atlas name themselves with a version.
+	"MongoDB Compass", "MongoDB Automation", "MongoDB Monitoring", "MongoDB Backup",
 	"MongoDB CPS Module", "MongoDB Agent", "mongot", "mongodump", "mongorestore", "mongoexport", "mongoimport",
 	"mongostat", "mongotop", "mongofiles", "mongosync", "Studio 3T", "NoSQLBooster", "Robo 3T", "robo3t",
 	"mongodb_exporter", "percona-backup-mongodb", "pbm-agent", "Datadog Agent", "DataGrip",

@@ -103,7 +103,7 @@ func TestOwnWork(t *testing.T) {
 		// Tools.
 		{"Compass", entry("conn5", "MongoDB Compass 1.42.0", "command", "shop.orders", appFind, ""), "", skipTool},
 		{"Automation Agent", entry("conn5", "MongoDB Automation Agent v13.10.0 (git: x)", "command", "shop.orders", appFind, ""), "", skipTool},
-		{"Monitoring Agent", entry("conn5", "MongoDB Monitoring Agent", "command", "shop.orders", appFind, ""), "", skipTool},
+		{"Monitoring Module", entry("conn5", "MongoDB Monitoring Module v2.10.1", "command", "shop.orders", appFind, ""), "", skipTool},
 		{"mongodump", entry("conn5", "mongodump", "command", "shop.orders", appFind, ""), "", skipTool},
 		{"Atlas Search", entry("conn5", "mongot steady state", "command", "shop.orders", appFind, ""), "", skipTool},
 		{"--app names the tool", entry("conn5", "MongoDB Compass", "command", "shop.orders", appFind, ""), "MongoDB Compass", ""},
@@ -225,5 +225,17 @@ func TestPreamble(t *testing.T) {
 		if len(rep.Warnings) != 1 || !strings.HasPrefix(rep.Warnings[0].String(), want) {
 			t.Errorf("%s: warnings %v, want %q", r.name, rep.Warnings, want)
 		}
+	}
+}
+
+// TestOwnWorkOnly: a log whose slow-query lines are all the server's own
+// work (a secondary's, here built from the documented format) is refused
+// as holding no workload, and says what its lines were.
+func TestOwnWorkOnly(t *testing.T) {
+	log := entry("LogicalSessionCacheRefresh", "", "update", "config.system.sessions", `{"q":{"_id":1},"u":{"$set":{"a":1}}}`, "") + "\n" +
+		entry("conn3", "", "command", "admin.$cmd", `{"replSetHeartbeat":"rs","$db":"admin"}`, "") + "\n"
+	_, _, err := readAll(t, Options{}, write(t, "mongod.log", log))
+	if !errors.Is(err, ErrNoOps) || !strings.Contains(err.Error(), "of a workload's operations (2 were read: 1 the server's own or its tools' work, 1 server commands, getMores or batches). ") {
+		t.Errorf("error %v", err)
 	}
 }

@@ -420,7 +420,21 @@ func (st *state) noOps(paths []string) error {
 	}
 	switch st.rep.Format {
 	case shapes.FormatMongodLog:
-		return &InputError{File: name, Err: ErrNoOps, Msg: "no slow-query lines (id 51803) of a workload's operations. " +
+		read := ""
+		var own, other int64
+		for kind, n := range st.rep.Skipped {
+			if OwnWork(kind) {
+				own += n
+			} else {
+				other += n
+			}
+		}
+		if own+other > 0 {
+			// A log of the server's own work only is not a log without
+			// slow-query lines: say what its lines were.
+			read = fmt.Sprintf(" (%d were read: %d the server's own or its tools' work, %d server commands, getMores or batches)", own+other, own, other)
+		}
+		return &InputError{File: name, Err: ErrNoOps, Msg: "no slow-query lines (id 51803) of a workload's operations" + read + ". " +
 			"mongod logs only operations slower than slowms (100 ms by default). To log every operation for a while, run " +
 			"db.setProfilingLevel(0, {slowms: 0}) (and set it back afterwards), or enable the profiler with " +
 			"db.setProfilingLevel(2) and export system.profile"}
