@@ -85,7 +85,7 @@ func TestBadFiles(t *testing.T) {
 	rows := []struct{ name, content, want string }{
 		{"not JSON", "SECRET is not a log\n", ":1: not JSON"},
 		{"not an entry", "\n{\"SECRET\":true}\n", ":2: JSON that is not a mongod log entry"},
-		{"one cut line", slowLine[:40], ":1: its one line is cut short"},
+		{"one cut line", slowLine[:40], ":1: its first JSON line is cut short"},
 		{"array cut", "[" + `{"op":"query","ns":"a.b","command":{"find":"b"}}` + ",\n{\"op\":", ":2: the JSON array is cut short"},
 		{"array of logs", "[" + slowLine + "]", ":1: an array of JSON that are not system.profile documents"},
 	}

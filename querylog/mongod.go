@@ -25,6 +25,25 @@ const (
 type logLine struct {
 	Ctx  string          `json:"ctx"`
 	Attr json.RawMessage `json:"attr"`
+	// Truncated is where mongod says which attributes it cut to
+	// maxLogSizeKB (10 KB by default): beside attr, at the top of the
+	// entry ("truncated": {"command": {…}}, "size": {"command": 64281}),
+	// naming each cut attribute.
+	Truncated json.RawMessage `json:"truncated"`
+}
+
+// cutCommand says whether an entry's truncated field names its command;
+// one that cannot be read is taken to.
+func (l *logLine) cutCommand() bool {
+	if len(l.Truncated) == 0 || string(l.Truncated) == "null" {
+		return false
+	}
+	var cut map[string]json.RawMessage
+	if err := json.Unmarshal(l.Truncated, &cut); err != nil {
+		return true
+	}
+	_, ok := cut["command"]
+	return ok
 }
 
 func (st *state) logEntry(in *input, text []byte, p *probe) error {
@@ -77,7 +96,13 @@ func (st *state) logEntry(in *input, text []byte, p *probe) error {
 			}
 		}
 	case idSlowQuery:
-		return st.slowQuery(in, attr)
+		// A command the line holds cut cannot be replayed as it is
+		// (a pipeline cut to {"$eq": []} is another query).
+		cut := l.cutCommand()
+		if _, inAttr := lookup(attr, "truncated").(bson.D); inAttr {
+			cut = true
+		}
+		return st.slowQuery(in, l.Ctx, attr, cut)
 	}
 	return nil
 }
@@ -139,18 +164,21 @@ func settingFrom(d bson.D, s Setting) Setting {
 	return s
 }
 
-func (st *state) slowQuery(in *input, attr bson.D) error {
+func (st *state) slowQuery(in *input, ctx string, attr bson.D, cut bool) error {
 	if lookup(attr, "nShards") != nil {
 		return routerError(in)
 	}
 	ns, _ := lookup(attr, "ns").(string)
 	typ, _ := lookup(attr, "type").(string)
 	cmd, _ := lookup(attr, "command").(bson.D)
-	op := st.observe(in.name, in.line, typ, ns, cmd, attr, logKeys)
+	op := st.observe(in.name, in.line, ctx, typ, ns, cmd, attr, logKeys)
 	if op == nil {
 		return nil
 	}
-	_, op.Truncated = lookup(attr, "truncated").(bson.D)
+	if cut {
+		st.rep.skip(skipTruncated, 1)
+		return nil
+	}
 	if st.opt.App == "" || op.App == st.opt.App { // the thresholds of the operations kept
 		if st.known {
 			st.settings[st.current]++

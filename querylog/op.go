@@ -40,8 +40,9 @@ type Op struct {
 	Shaped bool
 	// Redacted: the entry's values were hidden by redactClientLogData.
 	Redacted bool
-	// Truncated: mongod cut the command (maxLogSizeKB); it may lack parts.
-	Truncated bool
+	// InsertLogged is what an insert's line holds of its documents:
+	// insertWhole, insertCount or insertNone.
+	InsertLogged string
 
 	Metrics Metrics
 }
@@ -64,18 +65,130 @@ func noMetrics() Metrics {
 	return Metrics{DurationMs: n, MaxDurationMs: n, DocsExamined: n, KeysExamined: n, NReturned: n, ResLen: n}
 }
 
-// skip reasons, the words a report counts skipped entries by.
+// Kinds of entries left out: the keys Report.Skipped counts them by (and
+// a workload file's source.left_out); LeftOutWords says each in words.
 const (
-	skipGetMore    = "getMore (the rest of a find's or aggregate's results, not a new operation)"
-	skipBatch      = "update/delete batch lines (their statements are read from their own lines)"
-	skipOther      = "commands that are not a workload's (hello, serverStatus, collStats, index builds, …)"
-	skipInternal   = "operations on admin, config and local"
-	skipApp        = "operations of other appNames than --app"
-	skipNoNS       = "entries without a namespace"
-	skipDBCommand  = "database-level aggregations ($currentOp, $documents, …)"
-	skipProfile    = "profiler entries that are not operations"
-	skipChangeStrm = "change streams"
+	skipGetMore    = "getmore"
+	skipBatch      = "write-batch"
+	skipOther      = "server-command"
+	skipInternal   = "internal-namespace"
+	skipThread     = "server-thread"
+	skipTool       = "tool"
+	skipStats      = "statistics"
+	skipTruncated  = "truncated"
+	skipApp        = "other-app"
+	skipNoNS       = "no-namespace"
+	skipDBCommand  = "database-aggregation"
+	skipProfile    = "profiler-entry"
+	skipChangeStrm = "change-stream"
 )
+
+var skipWords = map[string]string{
+	skipGetMore:    "getMore (the rest of a find's or aggregate's results, not a new operation)",
+	skipBatch:      "update/delete batch lines (their statements are read from their own lines)",
+	skipOther:      "commands that are not a workload's (hello, serverStatus, collStats, index builds, …)",
+	skipInternal:   "operations on internal namespaces (admin, config, local, system.* collections)",
+	skipThread:     "operations of the server's own threads and members (LogicalSessionCacheRefresh, TTLMonitor, OplogFetcher, …)",
+	skipTool:       "operations of monitoring, backup and GUI tools (MongoDB Compass, the Automation and Monitoring agents, mongodump, …)",
+	skipStats:      "statistics aggregations ($collStats, $indexStats, $planCacheStats, …)",
+	skipTruncated:  "operations whose command mongod cut in its log at maxLogSizeKB (a replay would send the cut command; raise maxLogSizeKB to keep them)",
+	skipApp:        "operations of other appNames than --app",
+	skipNoNS:       "entries without a namespace",
+	skipDBCommand:  "database-level aggregations ($currentOp, $documents, …)",
+	skipProfile:    "profiler entries that are not operations",
+	skipChangeStrm: "change streams",
+}
+
+// LeftOutWords is a kind of Report.Skipped in words.
+func LeftOutWords(kind string) string {
+	if w, ok := skipWords[kind]; ok {
+		return w
+	}
+	return kind
+}
+
+// OwnWork says whether entries of a kind of Report.Skipped are the
+// server's own or its tools' work rather than the application's.
+func OwnWork(kind string) bool {
+	switch kind {
+	case skipInternal, skipThread, skipTool, skipStats:
+		return true
+	}
+	return false
+}
+
+// internalNS says whether a namespace is the server's own: its admin,
+// config and local databases, and system.* collections anywhere
+// (system.profile, system.js, a time-series collection's buckets, whose
+// writes are the server's translation of the application's inserts).
+func internalNS(db, coll string) bool {
+	switch db {
+	case "admin", "config", "local":
+		return true
+	}
+	return strings.HasPrefix(coll, "system.")
+}
+
+// clientConn says whether a log line's ctx is a client's connection
+// ("conn" and its number). Every other ctx is one of the server's own
+// threads: LogicalSessionCacheRefresh, TTLMonitor, ReplWriterWorker-3,
+// IndexBuildsCoordinatorMongod-0, monitoring-keys-for-HMAC, ….
+func clientConn(ctx string) bool {
+	n, ok := strings.CutPrefix(ctx, "conn")
+	if !ok || n == "" {
+		return false
+	}
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// serverApps are appNames the server gives its own clients: a member
+// fetching another's oplog connects as a client, but its work is
+// replication, not the application's.
+var serverApps = []string{"OplogFetcher", "MongoDB Internal Client"}
+
+// toolApps begin the appNames of monitoring, backup, search and GUI
+// tools: what they run is their statistics and browsing, not the
+// application's workload.
+var toolApps = []string{
+	// The Automation, Monitoring and Backup agents (and modules) of Ops
+	// Manager, Cloud Manager and Atlas name themselves with a version.
+	"MongoDB Compass", "MongoDB Automation", "MongoDB Monitoring", "MongoDB Backup",
+	"MongoDB CPS Module", "MongoDB Agent", "mongot", "mongodump", "mongorestore", "mongoexport", "mongoimport",
+	"mongostat", "mongotop", "mongofiles", "mongosync", "Studio 3T", "NoSQLBooster", "Robo 3T", "robo3t",
+	"mongodb_exporter", "percona-backup-mongodb", "pbm-agent", "Datadog Agent", "DataGrip",
+}
+
+// ownApp is the kind an appName's work is left out as (skipThread or
+// skipTool), or "" for an application.
+func ownApp(app string) string {
+	for _, p := range serverApps {
+		if app == p {
+			return skipThread
+		}
+	}
+	for _, p := range toolApps {
+		if len(app) >= len(p) && strings.EqualFold(app[:len(p)], p) {
+			return skipTool
+		}
+	}
+	return ""
+}
+
+// statsStages are the aggregation stages that report on the server
+// (its collections' and indexes' statistics, its plan cache, operations
+// and sessions) rather than read the application's documents: a
+// pipeline that begins with one is a tool's, whatever follows it.
+var statsStages = map[string]bool{
+	"$collStats": true, "$indexStats": true, "$planCacheStats": true, "$currentOp": true,
+	"$listSessions": true, "$listLocalSessions": true, "$listCatalog": true, "$listClusterCatalog": true,
+	"$listSearchIndexes": true, "$queryStats": true, "$querySettings": true, "$shardedDataDistribution": true,
+	"$listSampledQueries": true, "$operationMetrics": true,
+}
 
 // fromCommand is the op a command stands for. typ is the log's attr.type
 // (or the profiler's op): "update" and "remove" lines hold one statement
@@ -100,14 +213,14 @@ func fromCommand(typ, ns string, cmd bson.D) (Op, string) {
 		}
 		op.Multi = truthy(lookup(cmd, "multi"))
 		op.Upsert = truthy(lookup(cmd, "upsert"))
-		return op, ""
+		return op, op.internal()
 	case "remove", "delete":
 		op.Command = shapes.CmdDelete
 		op.Filter = doc(cmd, "q")
 		if n, ok := number(lookup(cmd, "limit")); ok && n == 0 {
 			op.Multi = true
 		}
-		return op, ""
+		return op, op.internal()
 	}
 	if len(cmd) == 0 {
 		return op, skipOther
@@ -155,15 +268,27 @@ func fromCommand(typ, ns string, cmd bson.D) (Op, string) {
 		}
 	case "update", "delete":
 		return op, skipBatch
+	case "$truncated":
+		// The profiler replaces a command over its size limit with
+		// {$truncated: "<its text, cut>"}: no shape can be read from it.
+		if reason := op.internal(); reason != "" {
+			return op, reason
+		}
+		return op, skipTruncated
 	case "getMore", "getmore", "killCursors":
 		return op, skipGetMore
 	default:
 		return op, skipOther
 	}
-	if op.Database == "admin" || op.Database == "config" || op.Database == "local" {
-		return op, skipInternal
+	return op, op.internal()
+}
+
+// internal is skipInternal when the op's namespace is the server's own.
+func (op *Op) internal() string {
+	if internalNS(op.Database, op.Collection) {
+		return skipInternal
 	}
-	return op, ""
+	return ""
 }
 
 // readFind sets a find's parts from d: a find command, or $queryStats'
@@ -182,8 +307,13 @@ func (op *Op) readPipeline(d bson.D) (skip string) {
 	op.Command = shapes.CmdAggregate
 	p, _ := lookup(d, "pipeline").(bson.A)
 	op.Pipeline = docs(p)
-	if len(op.Pipeline) > 0 && len(op.Pipeline[0]) > 0 && op.Pipeline[0][0].Key == "$changeStream" {
-		return skipChangeStrm
+	if len(op.Pipeline) > 0 && len(op.Pipeline[0]) > 0 {
+		switch first := op.Pipeline[0][0].Key; {
+		case first == "$changeStream":
+			return skipChangeStrm
+		case statsStages[first]:
+			return skipStats
+		}
 	}
 	if len(op.Pipeline) == 0 {
 		op.Pipeline = []bson.D{{}}
@@ -306,12 +436,35 @@ var (
 	profileKeys = entryKeys{duration: "millis", resLen: "responseLength"}
 )
 
+// What an insert's entry holds of the documents it inserted. Whether the
+// command in the log holds them depends on how the client sent them, not
+// on the server's version: a driver's OP_MSG document sequence is left
+// out of the logged command (only ninserted counts them), while documents
+// sent in the command's body are logged whole.
+const (
+	insertWhole = "documents"
+	insertCount = "count"
+	insertNone  = "none"
+)
+
 // observe is the op of one entry (a slow-query line's attributes, or a
 // profile document): its command's op, with what the entry measured of
 // it; nil, counted as skipped, when it is no operation of a workload.
-func (st *state) observe(file string, line int, typ, ns string, cmd, entry bson.D, keys entryKeys) *Op {
+// ctx is a log line's context ("" for a profile document): a client's
+// connection, or one of the server's own threads.
+func (st *state) observe(file string, line int, ctx, typ, ns string, cmd, entry bson.D, keys entryKeys) *Op {
 	if ns == "" {
 		st.rep.skip(skipNoNS, 1)
+		return nil
+	}
+	if ctx != "" && !clientConn(ctx) {
+		st.rep.skip(skipThread, 1)
+		return nil
+	}
+	app, _ := lookup(entry, "appName").(string)
+	// --app naming a tool asks for its operations: keep them.
+	if kind := ownApp(app); kind != "" && (st.opt.App == "" || app != st.opt.App) {
+		st.rep.skip(kind, 1)
 		return nil
 	}
 	op, reason := fromCommand(typ, ns, cmd)
@@ -320,7 +473,7 @@ func (st *state) observe(file string, line int, typ, ns string, cmd, entry bson.
 		return nil
 	}
 	op.File, op.Line = file, line
-	op.App, _ = lookup(entry, "appName").(string)
+	op.App = app
 	op.Metrics = Metrics{
 		DurationMs:    metric(entry, keys.duration),
 		MaxDurationMs: math.NaN(),
@@ -333,6 +486,16 @@ func (st *state) observe(file string, line int, typ, ns string, cmd, entry bson.
 	if op.Command == shapes.CmdInsert {
 		if n, ok := number(lookup(entry, "ninserted")); ok && n >= 1 {
 			op.InsertDocs = int(n)
+		}
+		op.InsertLogged = insertNone
+		switch v := lookup(cmd, "documents").(type) {
+		case bson.A:
+			op.InsertLogged = insertWhole
+		case nil:
+		default:
+			if _, ok := number(v); ok {
+				op.InsertLogged = insertCount
+			}
 		}
 	}
 	op.Redacted = hasRedacted(cmd, 0)

@@ -34,7 +34,7 @@ func (st *state) profileDoc(file string, line int, d bson.D) error {
 	if typ == "query" || typ == "insert" {
 		typ = "command" // their command is the find or insert command itself
 	}
-	op := st.observe(file, line, typ, ns, cmd, d, profileKeys)
+	op := st.observe(file, line, "", typ, ns, cmd, d, profileKeys)
 	if op == nil {
 		return nil
 	}

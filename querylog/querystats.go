@@ -55,7 +55,7 @@ func (st *state) queryStatsDoc(file string, line int, d bson.D) error {
 		st.rep.skip(skipOther, op.Weight)
 		return nil
 	}
-	if db == "admin" || db == "config" || db == "local" {
+	if internalNS(db, coll) {
 		st.rep.skip(skipInternal, op.Weight)
 		return nil
 	}
@@ -63,6 +63,10 @@ func (st *state) queryStatsDoc(file string, line int, d bson.D) error {
 		if app, ok := lookup(client, "application").(bson.D); ok {
 			op.App, _ = lookup(app, "name").(string)
 		}
+	}
+	if kind := ownApp(op.App); kind != "" && (st.opt.App == "" || op.App != st.opt.App) {
+		st.rep.skip(kind, op.Weight)
+		return nil
 	}
 	mean := func(name string, scale float64) float64 {
 		m, _ := lookup(metrics, name).(bson.D)

@@ -43,6 +43,14 @@ type Warning struct {
 
 func (w Warning) String() string { return textfmt.At(w.File, w.Line, "") + w.Msg }
 
+// InsertsLogged counts inserts by what their entries hold of the
+// documents: all of them (sent in the command's body), only their number,
+// or nothing but ninserted (sent as a document sequence, apart from the
+// command).
+type InsertsLogged struct {
+	Whole, Count, None int64
+}
+
 // Setting is a slowms, sample rate and profiler level operations were
 // logged at, and how many were.
 type Setting struct {
@@ -70,7 +78,12 @@ type Report struct {
 	// the filter chose.
 	ProfileFilter bool
 	Redacted      int64
-	Truncated     int64
+	// Inserts counts the inserts kept by what their entries hold of the
+	// documents inserted.
+	Inserts InsertsLogged
+	// Preamble counts the lines before a file's first JSON line that
+	// were skipped (what a wrapper such as nohup printed first).
+	Preamble int64
 	// OtherApps counts the operations --app left out.
 	OtherApps int64
 	Grew      []string
@@ -199,10 +212,21 @@ func (p *probe) kind() string {
 	return ""
 }
 
+// A log is often written by a wrapper that prints first ("nohup:
+// ignoring input", an install script's banner, a shell prompt): up to
+// maxPreamble lines, and preambleBytes in all, before a file's first JSON
+// line are skipped and counted. Past either bound the file is no input
+// from-log reads.
+const (
+	maxPreamble   = 32
+	preambleBytes = 64 << 10
+)
+
 func (st *state) readFile(in *input) error {
 	st.known = false // a new file: its settings are what it says
 	var buf []byte
 	format := ""
+	var pre preamble
 	for {
 		res, err := in.next(&buf)
 		if errors.Is(err, io.EOF) {
@@ -221,16 +245,21 @@ func (st *state) readFile(in *input) error {
 			continue
 		}
 		if format == "" && text[0] == '[' {
+			st.endPreamble(in, &pre)
 			return st.readArray(in, res.text)
 		}
 		var p probe
 		if err := json.Unmarshal(text, &p); err != nil {
 			if format == "" {
-				return st.firstLineError(in, text, res)
+				if err := st.preambleLine(in, text, res, &pre); err != nil {
+					return err
+				}
+				continue
 			}
 			st.badLine(in, res)
 			continue
 		}
+		st.endPreamble(in, &pre)
 		kind := p.kind()
 		ok, err := st.admit(in.name, in.line, kind, kind == "", &format,
 			"JSON that is not a mongod log entry, a system.profile document or a $queryStats entry", "JSON that is not a ")
@@ -244,10 +273,48 @@ func (st *state) readFile(in *input) error {
 			return err
 		}
 	}
+	if pre.lines > 0 {
+		// No JSON line after the skipped ones: the file is not a log.
+		return &InputError{File: in.name, Line: 1, Msg: notJSON}
+	}
 	if format == "" {
 		st.rep.warn(in.name, 0, "empty")
 	}
 	return nil
+}
+
+// preamble is the non-JSON lines a file began with.
+type preamble struct {
+	lines int
+	bytes int
+}
+
+// preambleLine takes a line that is not JSON before the file's first
+// JSON line: skipped while within the bounds, the file's error past them,
+// or at once when the line says what the file is (a 4.2 text log, a line
+// cut short at the file's end).
+func (st *state) preambleLine(in *input, text []byte, res lineResult, pre *preamble) error {
+	if legacyLog.Match(text) || res.noEOL {
+		return st.firstLineError(in, text, res)
+	}
+	pre.lines++
+	pre.bytes += len(text)
+	if pre.lines > maxPreamble || pre.bytes > preambleBytes {
+		return &InputError{File: in.name, Line: 1, Msg: notJSON}
+	}
+	return nil
+}
+
+// endPreamble says, at a file's first JSON line, how many lines before it
+// were skipped.
+func (st *state) endPreamble(in *input, pre *preamble) {
+	if pre.lines == 0 {
+		return
+	}
+	st.rep.Preamble += int64(pre.lines)
+	st.rep.warn(in.name, 1, fmt.Sprintf("%d lines before the first JSON line are not JSON "+
+		"(what started mongod printed them, as nohup does), skipped", pre.lines))
+	*pre = preamble{}
 }
 
 // admit says whether an entry of kind, at file's line, is read: the first
@@ -288,10 +355,12 @@ func (st *state) firstLineError(in *input, text []byte, res lineResult) error {
 		return &InputError{File: in.name, Line: in.line, Msg: "a mongod log in the text format of 4.2 and older; from-log reads the JSON log of 4.4 and later, system.profile exports and $queryStats output"}
 	}
 	if res.noEOL && text[0] == '{' {
-		return &InputError{File: in.name, Line: in.line, Msg: "its one line is cut short (the file ends mid-line)"}
+		return &InputError{File: in.name, Line: in.line, Msg: "its first JSON line is cut short (the file ends mid-line)"}
 	}
-	return &InputError{File: in.name, Line: in.line, Msg: "not JSON: from-log reads mongod's JSON log (4.4 and later), system.profile exported as JSON, and $queryStats output"}
+	return &InputError{File: in.name, Line: in.line, Msg: notJSON}
 }
+
+const notJSON = "not JSON: from-log reads mongod's JSON log (4.4 and later), system.profile exported as JSON, and $queryStats output"
 
 func (st *state) badLine(in *input, res lineResult) {
 	if res.noEOL {
@@ -326,8 +395,13 @@ func (st *state) deliver(op *Op) error {
 	if op.Redacted {
 		st.rep.Redacted += op.Weight
 	}
-	if op.Truncated {
-		st.rep.Truncated += op.Weight
+	switch op.InsertLogged {
+	case insertWhole:
+		st.rep.Inserts.Whole += op.Weight
+	case insertCount:
+		st.rep.Inserts.Count += op.Weight
+	case insertNone:
+		st.rep.Inserts.None += op.Weight
 	}
 	if d := op.Metrics.DurationMs; !isNaN(d) && (isNaN(st.rep.MinDurationMs) || d < st.rep.MinDurationMs) {
 		st.rep.MinDurationMs = d
@@ -346,7 +420,21 @@ func (st *state) noOps(paths []string) error {
 	}
 	switch st.rep.Format {
 	case shapes.FormatMongodLog:
-		return &InputError{File: name, Err: ErrNoOps, Msg: "no slow-query lines (id 51803) of a workload's operations. " +
+		read := ""
+		var own, other int64
+		for kind, n := range st.rep.Skipped {
+			if OwnWork(kind) {
+				own += n
+			} else {
+				other += n
+			}
+		}
+		if own+other > 0 {
+			// A log of the server's own work only is not a log without
+			// slow-query lines: say what its lines were.
+			read = fmt.Sprintf(" (%d were read: %d the server's own or its tools' work, %d server commands, getMores or batches)", own+other, own, other)
+		}
+		return &InputError{File: name, Err: ErrNoOps, Msg: "no slow-query lines (id 51803) of a workload's operations" + read + ". " +
 			"mongod logs only operations slower than slowms (100 ms by default). To log every operation for a while, run " +
 			"db.setProfilingLevel(0, {slowms: 0}) (and set it back afterwards), or enable the profiler with " +
 			"db.setProfilingLevel(2) and export system.profile"}

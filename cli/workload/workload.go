@@ -86,16 +86,23 @@ It reads, detecting the format of each file (all files must be of one format):
   $queryStats output (MongoDB 8.0)              a document a line or a JSON array; shapes and
       execCounts, no values.
 
+Only the application's operations become shapes. The server's own work (its threads'
+lines, such as LogicalSessionCacheRefresh; admin, config, local and system.* namespaces),
+monitoring and GUI tools' commands (Compass, the agents), statistics aggregations
+($collStats, $indexStats, …) and commands mongod cut at maxLogSizeKB are left out and
+counted by kind, in the caveats and in source.left_out.
+
 What it cannot know is said in the file's caveats: shares are of the logged operations
 unless the log was written at slowms 0 (or the profiler ran at level 2); values hidden by
-redactClientLogData are known only by their types; insert payloads are not in any log.
-A log of slow operations only is still read, and says so. To log every operation for a
-while: db.setProfilingLevel(0, {slowms: 0}), and set it back afterwards.
+redactClientLogData are known only by their types; what the inserts' lines held of their
+documents. A log of slow operations only is still read, and says so. To log every
+operation for a while: db.setProfilingLevel(0, {slowms: 0}), and set it back afterwards.
 
 Without -o the workload file (YAML) goes to standard output; --format json writes the
 derived shapes, each with its share, as JSON instead. --app NAME keeps only the
 operations of that appName. Lines that cannot be read are warnings on standard error
-with their file and line; nothing a file holds is quoted. Inputs are bounded: lines over
+with their file and line; nothing a file holds is quoted. Up to 32 lines before a file's
+first JSON line (a wrapper's, such as "nohup: ignoring input") are skipped, with a warning. Inputs are bounded: lines over
 4 MiB are skipped unread, a JSON array file may hold 256 MiB, all files together 8 GiB,
 and a file that grows while read is read to its size when opened.
 

@@ -2,6 +2,7 @@ package derive
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -16,6 +17,9 @@ func (b *Builder) File(rep *querylog.Report, app string) *shapes.File {
 	list, left := b.Shapes()
 	f := &shapes.File{Kind: shapes.Kind, Version: shapes.Version, Shapes: list}
 	f.Source = shapes.Source{Format: rep.Format, Files: rep.Files, Lines: rep.Lines, Operations: rep.Ops - left, App: app}
+	if len(rep.Skipped) > 0 {
+		f.Source.LeftOut = maps.Clone(rep.Skipped)
+	}
 	if len(rep.Settings) > 0 && rep.Unknown == 0 {
 		// The highest threshold in effect: every operation kept was
 		// logged at or above it, so it bounds what the shares can miss.
@@ -75,14 +79,8 @@ func caveats(rep *querylog.Report, left int64, f *shapes.File) []string {
 	if rep.Redacted > 0 {
 		add("%d operations had their values redacted (redactClientLogData): those values are known only by their types", rep.Redacted)
 	}
-	if rep.Truncated > 0 {
-		add("%d commands were cut by mongod (maxLogSizeKB): their shapes may lack parts", rep.Truncated)
-	}
-	for _, s := range f.Shapes {
-		if s.Command == shapes.CmdInsert {
-			add("insert payloads are not in the log: the replay takes documents' sizes and types from a sample of the collection")
-			break
-		}
+	if c1 := insertCaveat(rep); c1 != "" {
+		add("%s", c1)
 	}
 	if left > 0 {
 		add("%d operations of shapes left out of the shares: rarer shapes beyond the %d most frequent, "+
@@ -91,17 +89,65 @@ func caveats(rep *querylog.Report, left int64, f *shapes.File) []string {
 	if len(rep.Grew) > 0 {
 		add("%d files grew while they were read: they were read to their size when opened", len(rep.Grew))
 	}
-	if len(rep.Skipped) > 0 {
-		reasons := make([]string, 0, len(rep.Skipped))
-		for r := range rep.Skipped {
-			reasons = append(reasons, r)
-		}
-		sort.Slice(reasons, func(i, j int) bool { return rep.Skipped[reasons[i]] > rep.Skipped[reasons[j]] })
-		parts := make([]string, len(reasons))
-		for i, r := range reasons {
-			parts[i] = fmt.Sprintf("%d %s", rep.Skipped[r], r)
-		}
-		add("left out: %s", strings.Join(parts, "; "))
+	own, other := leftOut(rep.Skipped)
+	if own != "" {
+		add("left out as the server's own or its tools' work, not the application's: %s", own)
+	}
+	if other != "" {
+		add("left out: %s", other)
 	}
 	return c
+}
+
+// leftOut is the operations left out in words, most first: those that are
+// the server's own or its tools' work, and the others.
+func leftOut(skipped map[string]int64) (own, other string) {
+	kinds := make([]string, 0, len(skipped))
+	for k := range skipped {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if skipped[kinds[i]] != skipped[kinds[j]] {
+			return skipped[kinds[i]] > skipped[kinds[j]]
+		}
+		return kinds[i] < kinds[j]
+	})
+	var o, x []string
+	for _, k := range kinds {
+		part := fmt.Sprintf("%d %s", skipped[k], querylog.LeftOutWords(k))
+		if querylog.OwnWork(k) {
+			o = append(o, part)
+		} else {
+			x = append(x, part)
+		}
+	}
+	return strings.Join(o, "; "), strings.Join(x, "; ")
+}
+
+// insertCaveat says what the inserts' entries held of their documents,
+// as each line showed it: whether a line holds them depends on how the
+// client sent them, not on the server's version.
+func insertCaveat(rep *querylog.Report) string {
+	in := rep.Inserts
+	total := in.Whole + in.Count + in.None
+	if total == 0 {
+		return ""
+	}
+	const replay = "the replay takes documents' sizes and types from a sample of the collection"
+	if in.None == total {
+		return "insert payloads are not in the entries (the clients sent the documents apart from the command, " +
+			"as a document sequence; only ninserted counts them): " + replay
+	}
+	var parts []string
+	if in.Whole > 0 {
+		parts = append(parts, fmt.Sprintf("%d hold their documents whole (sent in the command's body)", in.Whole))
+	}
+	if in.Count > 0 {
+		parts = append(parts, fmt.Sprintf("%d hold only their number", in.Count))
+	}
+	if in.None > 0 {
+		parts = append(parts, fmt.Sprintf("%d hold neither (sent as a document sequence; ninserted counts them)", in.None))
+	}
+	return fmt.Sprintf("of the %d inserts' entries, %s: the shapes keep documents per command only, and %s",
+		total, strings.Join(parts, ", "), replay)
 }

@@ -81,6 +81,10 @@ type Source struct {
 	// the deployment's own.
 	Complete bool   `yaml:"complete" json:"complete"`
 	App      string `yaml:"app,omitempty" json:"app,omitempty"`
+	// LeftOut counts the operations read but left out of the shapes, by
+	// kind (server-thread, internal-namespace, tool, statistics,
+	// truncated, getmore, …; docs/workload-file.md lists them).
+	LeftOut map[string]int64 `yaml:"left_out,omitempty" json:"left_out,omitempty"`
 }
 
 // Shape is one query shape: a command whose literal values are
