@@ -113,7 +113,7 @@ func NewReplay(f *shapes.File, path string, o ReplayOptions) (*Replay, error) {
 			c := copies[nsKey{s.Database, s.Collection}]
 			if c == nil {
 				c = &replayCopy{srcDB: s.Database, srcColl: s.Collection, db: r.Database, coll: copyName(r.Database, s.Database, s.Collection)}
-				c.values.db, c.values.coll = c.db, c.coll
+				c.values.db, c.values.coll, c.values.filter = c.db, c.coll, copyOwnFilter()
 				if err := CheckCollectionName(c.db, c.coll); err != nil {
 					return nil, fmt.Errorf("%s: shape %s: the copy of %s: %w", path, s.ID, ns, err)
 				}
@@ -276,6 +276,9 @@ func (c *ReplayConn) Exec(ctx context.Context, i int, rng *rand.Rand) error {
 		return err
 	}
 	cmd[0].Value = s.coll
+	if s.write {
+		ownWrites(cmd)
+	}
 	db := c.dbs[i]
 	if s.cursor {
 		cur, err := db.RunCommandCursor(ctx, cmd)
