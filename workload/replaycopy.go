@@ -21,14 +21,15 @@ import (
 // copy is poolsweep's by the same rule, and the same code, as its loaded
 // data (inspectOwned): a record in poolsweep_meta (kind "replay") written
 // before the collection is made, and poolsweep's own documents told from
-// any another client wrote there. A copy's documents are the user's,
+// those another client wrote there. A copy's documents are the user's,
 // copied, so their _ids cannot say whose they are: every document
 // poolsweep writes to a copy carries copyOwnField (copied, inserted,
 // replaced or upserted), and the replayed writes touch only documents
-// that carry it. A collection of the copy's name without the record, or
-// with documents without the field, is refused (ErrNotOurs, a
-// ForeignError with their count) and never written or dropped, unless
-// --drop-foreign; a copy is reused by later runs and rebuilt with --drop.
+// that carry it. A collection of the copy's name without the record is
+// refused (ErrNotOurs; when empty, --drop-foreign drops it), and so is a
+// copy holding documents without the field (a ForeignError with their
+// count; --drop-foreign drops them with it); nothing refused is written
+// or dropped. A copy is reused by later runs and rebuilt with --drop.
 // Reading the user's collection (its indexes and the sample) is all the
 // replay does to it.
 

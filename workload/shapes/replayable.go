@@ -134,7 +134,7 @@ func checkOperator(db string, e bson.E, within string) string {
 }
 
 // internalNamespace reports whether from, a stage's collection (a name in
-// db, or {db, coll}), is the server's own.
+// the shape's database db, or {db, coll}), is the server's own.
 func internalNamespace(db string, from any) bool {
 	switch x := from.(type) {
 	case string:
