@@ -150,44 +150,20 @@ const (
 	stateOurs                            // ours, but another shape, incomplete or --drop: reload
 )
 
-// inspectCollection reads poolsweep_meta and counts the collection's
-// documents, poolsweep's own and the others, and says what Prepare must
-// do. It writes nothing. Only a collection poolsweep created and that
-// holds nothing but poolsweep's documents is reused or reloaded; one with
-// other documents is refused (a ForeignError), unless o.DropForeign.
+// inspectCollection says what Prepare must do with w's collection
+// (inspectOwned, by the _ids of poolsweep's keys): reuse an earlier
+// complete load of the same shape that holds at least w.Records
+// documents, or load it (anew). It writes nothing.
 func inspectCollection(ctx context.Context, db *mongo.Database, w Workload, o PrepareOptions) (LoadResult, collectionState, error) {
 	ns := w.Database + "." + w.Collection
-	var m metaDoc
-	err := db.Collection(MetaCollection).FindOne(ctx, bson.D{{Key: "_id", Value: w.Collection}}).Decode(&m)
-	ours := err == nil
-	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-		return LoadResult{}, 0, fmt.Errorf("read %s.%s: %w", w.Database, MetaCollection, err)
-	}
-	if ours && m.Tool != metaTool {
-		// Someone else's record under poolsweep's name: Prepare would
-		// write over it.
-		return LoadResult{}, 0, fmt.Errorf("%s.%s: the record of %s %w (its tool is not %s); pick another --database", w.Database, MetaCollection, w.Collection, ErrNotOurs, metaTool)
-	}
-	total, own, err := counts(ctx, db, w.Collection)
-	if err != nil {
-		return LoadResult{}, 0, fmt.Errorf("count %s: %w", ns, err)
-	}
-	foreign := total - own
-	switch {
-	case !ours && total > 0:
-		return LoadResult{}, 0, fmt.Errorf("%s %w (%d documents); pick another --database", ns, ErrNotOurs, total)
-	case !ours:
-		return emptyNotOurs(ctx, db, w, o)
-	case foreign > 0 && !o.DropForeign:
-		return LoadResult{}, 0, &ForeignError{NS: ns, Foreign: foreign, Total: total}
-	case foreign > 0:
-		return LoadResult{Note: fmt.Sprintf("reloading (--drop-foreign: %d %s poolsweep did not write dropped with it)", foreign, plural(foreign, "document", "documents"))}, stateOurs, nil
-	case !o.Drop && m.Complete && m.Records == w.Records && m.FieldCount == w.FieldCount && m.FieldLen == w.FieldLength && total >= int64(w.Records):
+	return inspectOwned(ctx, owned{db: db, coll: w.Collection, own: ownFilter()}, o, func(record bson.Raw, total int64) (LoadResult, bool) {
+		var m metaDoc
+		if err := bson.Unmarshal(record, &m); err != nil || !m.Complete || m.Records != w.Records || m.FieldCount != w.FieldCount || m.FieldLen != w.FieldLength || total < int64(w.Records) {
+			return LoadResult{}, false
+		}
 		return LoadResult{Reused: true, Documents: total, NextInsert: total,
-			Note: fmt.Sprintf("reusing %s: %d documents loaded earlier by poolsweep", ns, total)}, stateReusable, nil
-	default:
-		return LoadResult{}, stateOurs, nil
-	}
+			Note: fmt.Sprintf("reusing %s: %d documents loaded earlier by poolsweep", ns, total)}, true
+	})
 }
 
 // loadCollection (re)loads the collection; the caller holds the lock.

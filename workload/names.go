@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/workload/shapes"
 )
 
 // MaxRecords bounds --records (and a property file's recordcount).
@@ -35,7 +36,7 @@ func CheckDatabaseName(name string) error {
 		return fmt.Errorf("%s holds one of %s, which MongoDB does not allow in a database name", textfmt.Token(name), strings.Join(strings.Split(badDatabaseChars, ""), " "))
 	case strings.ContainsFunc(name, notPrintable):
 		return fmt.Errorf("%s holds a character that is not printable", textfmt.Token(name))
-	case name == "admin" || name == "local" || name == "config":
+	case shapes.SystemDatabase(name):
 		return fmt.Errorf("%s is a system database; poolsweep writes only to its own", textfmt.Token(name))
 	}
 	return nil
@@ -51,7 +52,7 @@ func CheckCollectionName(db, name string) error {
 		return fmt.Errorf("%s.%s is %d bytes; MongoDB's limit is %d", db, name, len(db)+1+len(name), maxNamespaceBytes)
 	case strings.ContainsAny(name, "$"):
 		return fmt.Errorf("%q holds a $, which MongoDB does not allow in a collection name", name)
-	case strings.HasPrefix(name, "system."):
+	case shapes.SystemCollection(name):
 		return fmt.Errorf("%q is a system collection", name)
 	case strings.ContainsFunc(name, notPrintable):
 		return fmt.Errorf("%q holds a character that is not printable", name)

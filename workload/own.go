@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -56,11 +57,85 @@ func plural(n int64, one, many string) string {
 	return many
 }
 
+// owned is a collection of poolsweep's database that poolsweep builds,
+// reuses and drops: a load's (usertable) or a replay's copy. Both are
+// judged by one rule, inspectOwned, and differ only in their record's
+// kind and in how their own documents are told apart.
+type owned struct {
+	db   *mongo.Database
+	coll string
+	// kind is its poolsweep_meta record's: "" for a load's (whose records
+	// have none), metaKindReplay for a replay copy's.
+	kind string
+	// own matches poolsweep's own documents in it: ownFilter for a load's,
+	// copyOwnFilter for a copy's.
+	own bson.D
+}
+
+func (c owned) ns() string { return c.db.Name() + "." + c.coll }
+
+// inspectOwned reads c's poolsweep_meta record and counts c's documents,
+// poolsweep's own and the others, and says what a build must do; it
+// writes nothing. It refuses (ErrNotOurs) a record of another tool or
+// kind, documents without a record, an empty collection without one, and
+// documents poolsweep did not write among its own (a ForeignError); the
+// last two unless o.DropForeign, which drops them with the collection.
+// Otherwise the collection is empty (stateEmpty: build), poolsweep's to
+// drop and build anew (stateOurs), or poolsweep's alone and, unless
+// o.Drop, reusable when reuse says its record and total of documents fit
+// (stateReusable, with reuse's LoadResult).
+func inspectOwned(ctx context.Context, c owned, o PrepareOptions, reuse func(record bson.Raw, total int64) (LoadResult, bool)) (LoadResult, collectionState, error) {
+	ns := c.ns()
+	record, err := c.db.Collection(MetaCollection).FindOne(ctx, bson.D{{Key: "_id", Value: c.coll}}).Raw()
+	ours := err == nil
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return LoadResult{}, 0, fmt.Errorf("read %s.%s: %w", c.db.Name(), MetaCollection, err)
+	}
+	if ours {
+		tool, _ := record.Lookup("tool").StringValueOK()
+		kind, _ := record.Lookup("kind").StringValueOK()
+		if tool != metaTool || kind != c.kind {
+			// Someone else's record under poolsweep's name, or one of
+			// poolsweep's of another kind: a build would write over it.
+			return LoadResult{}, 0, fmt.Errorf("%s.%s: the record of %s %w (it is not poolsweep's record of %s); pick another --database",
+				c.db.Name(), MetaCollection, c.coll, ErrNotOurs, kindWords(c.kind))
+		}
+	}
+	total, own, err := counts(ctx, c.db, c.coll, c.own)
+	if err != nil {
+		return LoadResult{}, 0, fmt.Errorf("count %s: %w", ns, err)
+	}
+	foreign := total - own
+	switch {
+	case !ours && total > 0:
+		return LoadResult{}, 0, fmt.Errorf("%s %w (%d documents); pick another --database", ns, ErrNotOurs, total)
+	case !ours:
+		return emptyNotOurs(ctx, c, o)
+	case foreign > 0 && !o.DropForeign:
+		return LoadResult{}, 0, &ForeignError{NS: ns, Foreign: foreign, Total: total}
+	case foreign > 0:
+		return LoadResult{Note: fmt.Sprintf("reloading (--drop-foreign: %d %s poolsweep did not write dropped with it)", foreign, plural(foreign, "document", "documents"))}, stateOurs, nil
+	case !o.Drop:
+		if lr, ok := reuse(record, total); ok {
+			return lr, stateReusable, nil
+		}
+	}
+	return LoadResult{}, stateOurs, nil
+}
+
+func kindWords(kind string) string {
+	if kind == metaKindReplay {
+		return "a replay copy"
+	}
+	return "a loaded collection"
+}
+
 // counts returns the documents in coll, and those of them that are
-// poolsweep's (ownFilter), with the count command (cheap on a large
-// collection: the total from its metadata, the own ones from the _id
-// index), both from the primary, so that the two describe one state.
-func counts(ctx context.Context, db *mongo.Database, coll string) (total, own int64, err error) {
+// poolsweep's (own), with the count command (cheap on a large collection:
+// the total from its metadata, the own ones from an index where own's
+// field has one), both from the primary, so that the two describe one
+// state.
+func counts(ctx context.Context, db *mongo.Database, coll string, own bson.D) (total, owned int64, err error) {
 	count := func(query bson.D) (int64, error) { return Count(ctx, db, coll, query) }
 	if total, err = count(nil); err != nil {
 		return 0, 0, err
@@ -68,28 +143,27 @@ func counts(ctx context.Context, db *mongo.Database, coll string) (total, own in
 	if total == 0 {
 		return 0, 0, nil
 	}
-	own, err = count(ownFilter())
-	return total, min(own, total), err
+	owned, err = count(own)
+	return total, min(owned, total), err
 }
 
-// emptyNotOurs is what Prepare does with a collection that holds no
+// emptyNotOurs is what a build does with a collection that holds no
 // documents and has no poolsweep_meta record. poolsweep writes that
 // record before its first insert creates the collection, so an empty
 // collection without it was made by someone else (with its own indexes,
-// validator or options), and loading into it would later have --drop
+// validator or options), and building in it would later have --drop
 // drop it: it is refused unless --drop-foreign. No collection at all is
-// the usual first run: load.
-func emptyNotOurs(ctx context.Context, db *mongo.Database, w Workload, o PrepareOptions) (LoadResult, collectionState, error) {
-	ns := w.Database + "." + w.Collection
-	names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: w.Collection}})
+// the usual first run: build.
+func emptyNotOurs(ctx context.Context, c owned, o PrepareOptions) (LoadResult, collectionState, error) {
+	names, err := c.db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: c.coll}})
 	if err != nil {
-		return LoadResult{}, 0, fmt.Errorf("list the collections of %s: %w", w.Database, err)
+		return LoadResult{}, 0, fmt.Errorf("list the collections of %s: %w", c.db.Name(), err)
 	}
 	if len(names) == 0 {
 		return LoadResult{}, stateEmpty, nil
 	}
 	if !o.DropForeign {
-		return LoadResult{}, 0, emptyForeignError{ns: ns, meta: w.Database + "." + MetaCollection}
+		return LoadResult{}, 0, emptyForeignError{ns: c.ns(), meta: c.db.Name() + "." + MetaCollection}
 	}
 	return LoadResult{Note: "reloading (--drop-foreign: an empty collection poolsweep did not create dropped)"}, stateOurs, nil
 }

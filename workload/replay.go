@@ -2,12 +2,14 @@ package workload
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"unicode/utf8"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/poolsweep/poolsweep/results"
@@ -74,8 +76,10 @@ type replayShape struct {
 
 // NewReplay checks that every shape of f can be replayed safely and says
 // where each runs: a read against its own namespace (or Remap's), a write
-// against poolsweep's copy of it. An aggregation that writes ($out,
-// $merge) is refused: the replay never writes through a pipeline.
+// against poolsweep's copy of it. A shape the replay must not send
+// (shapes.File.CheckReplay: the server's own namespaces, a pipeline that
+// writes at any depth) and two namespaces that would share one copy are
+// refused, naming the file, line and field.
 func NewReplay(f *shapes.File, path string, o ReplayOptions) (*Replay, error) {
 	r := &Replay{File: f, Path: path, Database: o.Database, Sample: o.Sample}
 	if r.Database == "" {
@@ -90,26 +94,40 @@ func NewReplay(f *shapes.File, path string, o ReplayOptions) (*Replay, error) {
 	if err := CheckDatabaseName(r.Database); err != nil {
 		return nil, fmt.Errorf("--database: %w", err)
 	}
-	copies := map[string]*replayCopy{}
-	samples := map[string]*valueSample{}
+	if err := f.CheckReplay(); err != nil {
+		return nil, fileError(path, err)
+	}
+	// Keyed by database and collection apart: "a.b" + "c" and "a" + "b.c"
+	// are two namespaces.
+	type nsKey struct{ db, coll string }
+	copies := map[nsKey]*replayCopy{}
+	copyOf := map[string]int{} // a copy's name: the first write shape it copies for
+	samples := map[nsKey]*valueSample{}
 	weights := make([]float64, len(f.Shapes))
 	for i := range f.Shapes {
 		s := &f.Shapes[i]
 		rs := replayShape{shape: s, opType: results.ShapeOpType(s.Command, s.ID), write: s.Class() == shapes.ClassWrite,
 			cursor: s.Command == shapes.CmdFind || s.Command == shapes.CmdAggregate}
-		if s.Command == shapes.CmdAggregate && writesThroughPipeline(s.Pipeline) {
-			return nil, fmt.Errorf("%s: shape %s is an aggregation that writes ($out or $merge); the replay never writes through a pipeline: remove the shape and scale the others' shares", path, s.ID)
-		}
 		if rs.write {
 			ns := s.Database + "." + s.Collection
-			c := copies[ns]
+			c := copies[nsKey{s.Database, s.Collection}]
 			if c == nil {
-				c = &replayCopy{srcDB: s.Database, srcColl: s.Collection, db: r.Database, coll: copyName(s.Database, s.Collection)}
-				c.values.db, c.values.coll = c.db, c.coll
+				c = &replayCopy{srcDB: s.Database, srcColl: s.Collection, db: r.Database, coll: copyName(r.Database, s.Database, s.Collection)}
+				c.values.db, c.values.coll, c.values.filter = c.db, c.coll, copyOwnFilter()
 				if err := CheckCollectionName(c.db, c.coll); err != nil {
 					return nil, fmt.Errorf("%s: shape %s: the copy of %s: %w", path, s.ID, ns, err)
 				}
-				copies[ns] = c
+				if j, dup := copyOf[c.coll]; dup {
+					// Two namespaces in one copy: the second build would
+					// drop the first's documents and measure neither.
+					msg := fmt.Sprintf("its namespace and shapes[%d]'s, another, would share one copy for the writes, and one would replace the other", j)
+					if strings.Contains(s.Database, ".") || strings.Contains(f.Shapes[j].Database, ".") {
+						msg += " (a database name holds no dot)"
+					}
+					return nil, fileError(path, &shapes.FieldError{Field: fmt.Sprintf("shapes[%d]", i), Line: s.Line(), Msg: msg})
+				}
+				copyOf[c.coll] = i
+				copies[nsKey{s.Database, s.Collection}] = c
 				r.copies = append(r.copies, c)
 			}
 			rs.db, rs.coll = c.db, c.coll
@@ -120,10 +138,10 @@ func NewReplay(f *shapes.File, path string, o ReplayOptions) (*Replay, error) {
 			if err := errors.Join(CheckDatabaseName(rs.db), CheckCollectionName(rs.db, rs.coll)); remapped && err != nil {
 				return nil, fmt.Errorf("%s: shape %s: where its reads go: %w", path, s.ID, err)
 			}
-			v := samples[rs.db+"."+rs.coll]
+			v := samples[nsKey{rs.db, rs.coll}]
 			if v == nil {
 				v = &valueSample{db: rs.db, coll: rs.coll}
-				samples[rs.db+"."+rs.coll] = v
+				samples[nsKey{rs.db, rs.coll}] = v
 				r.samples = append(r.samples, v)
 			}
 			rs.draw = v.draw
@@ -144,9 +162,44 @@ func NewReplay(f *shapes.File, path string, o ReplayOptions) (*Replay, error) {
 	return r, nil
 }
 
-// copyName is the collection of poolsweep's database that holds the copy
-// of db.coll: replay_<db>_<coll>.
-func copyName(db, coll string) string { return "replay_" + db + "_" + coll }
+// copyName is the collection of poolsweep's database pdb that holds the
+// copy of db.coll: replay.<db>.<coll>, the namespace itself behind a
+// prefix, so that people can tell what it copies. A database name holds
+// no dot, so the first dot after the prefix ends it and two namespaces
+// never get one name (NewReplay refuses any two that do). A name longer
+// than maxCopyName is cut and ends in "~" and 8 hex digits of a hash of
+// the namespace, so that it stays a name of its own.
+func copyName(pdb, db, coll string) string {
+	name := copyPrefix + db + "." + coll
+	limit := min(maxCopyName, maxNamespaceBytes-len(pdb)-1)
+	if len(name) <= limit {
+		return name
+	}
+	sum := sha256.Sum256([]byte(db + "\x00" + coll))
+	tail := "~" + hex.EncodeToString(sum[:4])
+	cut := limit - len(tail)
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + tail
+}
+
+// copyPrefix starts the name of every replay copy.
+const copyPrefix = "replay."
+
+// maxCopyName is the longest copy name: FerretDB takes collection names
+// of at most 235 bytes, MongoDB namespaces of 255 (maxNamespaceBytes).
+const maxCopyName = 235
+
+// fileError is a workload file's error as the user reads it: the file,
+// the line and the field.
+func fileError(path string, err error) error {
+	var fe *shapes.FieldError
+	if errors.As(err, &fe) {
+		return &shapes.ParseError{File: path, Line: fe.Line, Field: fe.Field, Msg: fe.Msg}
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
 
 // remap is where a read of db.coll runs.
 func remap(m map[string]string, db, coll string) (string, string) {
@@ -160,18 +213,6 @@ func remap(m map[string]string, db, coll string) (string, string) {
 		return to, coll
 	}
 	return db, coll
-}
-
-// writesThroughPipeline reports whether a pipeline has $out or $merge.
-func writesThroughPipeline(p []bson.D) bool {
-	for _, st := range p {
-		for _, e := range st {
-			if e.Key == "$out" || e.Key == "$merge" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // OpTypes are the shapes' op types, in the file's order: what each shape's
@@ -235,6 +276,9 @@ func (c *ReplayConn) Exec(ctx context.Context, i int, rng *rand.Rand) error {
 		return err
 	}
 	cmd[0].Value = s.coll
+	if s.write {
+		ownWrites(cmd)
+	}
 	db := c.dbs[i]
 	if s.cursor {
 		cur, err := db.RunCommandCursor(ctx, cmd)

@@ -61,7 +61,7 @@ func TestNewReplayRoutes(t *testing.T) {
 	for _, s := range info.Shapes {
 		want := "staging.users"
 		if s.Class == shapes.ClassWrite {
-			want = "poolsweep.replay_app_users"
+			want = "poolsweep.replay.app.users"
 		}
 		if s.RanOn != want || s.Namespace != "app.users" || s.OpType != results.ShapeOpType(s.Command, s.ID) {
 			t.Errorf("shape %s (%s): ran on %s as %s, want %s", s.ID, s.Command, s.RanOn, s.OpType, want)
@@ -156,7 +156,7 @@ func replayOn(t *testing.T, uri string) {
 	if err != nil || !lr.Loaded {
 		t.Fatalf("prepare: %+v %v", lr, err)
 	}
-	copyColl := c.Database("ps_replay").Collection("replay_app_users")
+	copyColl := c.Database("ps_replay").Collection("replay.app.users")
 	if n, _ := copyColl.CountDocuments(ctx, bson.D{}); n != 200 {
 		t.Fatalf("the copy holds %d documents, want the 200 sampled", n)
 	}
@@ -221,7 +221,7 @@ func replayOn(t *testing.T, uri string) {
 	}
 
 	// A collection of the copy's name that poolsweep did not make.
-	theirs := c.Database("ps_theirs").Collection("replay_app_users")
+	theirs := c.Database("ps_theirs").Collection("replay.app.users")
 	if _, err := theirs.InsertOne(ctx, bson.D{{Key: "_id", Value: "precious"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,20 +11,37 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
 // poolsweep's copies for a replay's writes. A write shape runs against a
 // copy of the collection it names: a sample of its documents (Sample, by
 // $sample, or the first ones where the server has no $sample) with its
-// indexes, in poolsweep's database as replay_<db>_<coll>. The copy is
-// poolsweep's by the same rule as its loaded data: a record in
-// poolsweep_meta (kind "replay") written before the collection is made.
-// A collection of that name without the record is someone else's and is
-// never written or dropped (ErrNotOurs); a copy is reused by later runs
-// and rebuilt with --drop. Its documents are the user's, copied, so
-// poolsweep's own _ids do not mark it: the record alone does, and
-// --drop-foreign has nothing to tell apart there. Reading the user's
-// collection (its indexes and the sample) is all the replay does to it.
+// indexes, in poolsweep's database as replay.<db>.<coll> (copyName). The
+// copy is poolsweep's by the same rule, and the same code, as its loaded
+// data (inspectOwned): a record in poolsweep_meta (kind "replay") written
+// before the collection is made, and poolsweep's own documents told from
+// those another client wrote there. A copy's documents are the user's,
+// copied, so their _ids cannot say whose they are: every document
+// poolsweep writes to a copy carries copyOwnField (copied, inserted,
+// replaced or upserted), and the replayed writes touch only documents
+// that carry it. A collection of the copy's name without the record is
+// refused (ErrNotOurs; when empty, --drop-foreign drops it), and so is a
+// copy holding documents without the field (a ForeignError with their
+// count; --drop-foreign drops them with it); nothing refused is written
+// or dropped. A copy is reused by later runs and rebuilt with --drop.
+// Reading the user's collection (its indexes and the sample) is all the
+// replay does to it.
+
+// copyOwnField marks poolsweep's documents in a replay copy. Another
+// client's documents that carry it with the value true pass for
+// poolsweep's, as another client's user<n> keys do in a load's.
+const copyOwnField = "_poolsweep"
+
+// copyOwnFilter matches poolsweep's own documents in a copy: an equality
+// on one field, which every server poolsweep talks to takes (the
+// simulator takes no $exists).
+func copyOwnFilter() bson.D { return bson.D{{Key: copyOwnField, Value: true}} }
 
 // metaKindReplay marks a poolsweep_meta record of a replay copy.
 const metaKindReplay = "replay"
@@ -100,40 +117,29 @@ func (r *Replay) Check(ctx context.Context, client *mongo.Client, o PrepareOptio
 	return nil
 }
 
-// inspect reads the copy's record and says whether it can be reused
-// (true), must be built (false), or is not poolsweep's (an error). It
-// writes nothing.
-func (c *replayCopy) inspect(ctx context.Context, db *mongo.Database, sample int, o PrepareOptions) (reuse, ours bool, err error) {
-	var m replayMeta
-	err = db.Collection(MetaCollection).FindOne(ctx, bson.D{{Key: "_id", Value: c.coll}}).Decode(&m)
-	ours = err == nil
-	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-		return false, false, fmt.Errorf("read %s.%s: %w", c.db, MetaCollection, err)
-	}
-	names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: c.coll}})
-	if err != nil {
-		return false, false, fmt.Errorf("list the collections of %s: %w", c.db, err)
-	}
-	exists := len(names) > 0
-	switch {
-	case ours && (m.Tool != metaTool || m.Kind != metaKindReplay):
-		return false, false, fmt.Errorf("%s: the record of %s in %s %w (it is not a replay copy's); pick another --database", c.db, c.coll, MetaCollection, ErrNotOurs)
-	case !ours && exists:
-		return false, false, fmt.Errorf("%s %w (it has no record in %s.%s); pick another --database for the replay's copies", c.ns(), ErrNotOurs, c.db, MetaCollection)
-	case ours && !o.Drop && m.Complete && m.Source == c.src() && m.Sample == sample && exists:
-		return true, true, nil
-	}
-	return false, ours, nil
+// inspect says what to do with the copy (inspectOwned): reuse it
+// (stateReusable: poolsweep's alone, complete, of this source and sample
+// size, and not emptied by earlier runs' deletes), build it (stateEmpty),
+// or drop and build it anew (stateOurs); or it refuses a collection that
+// is not poolsweep's alone. It writes nothing.
+func (c *replayCopy) inspect(ctx context.Context, db *mongo.Database, sample int, o PrepareOptions) (LoadResult, collectionState, error) {
+	return inspectOwned(ctx, owned{db: db, coll: c.coll, kind: metaKindReplay, own: copyOwnFilter()}, o, func(record bson.Raw, total int64) (LoadResult, bool) {
+		var m replayMeta
+		if err := bson.Unmarshal(record, &m); err != nil || !m.Complete || m.Source != c.src() || m.Sample != sample || total == 0 {
+			return LoadResult{}, false
+		}
+		return LoadResult{Reused: true, Documents: total}, true
+	})
 }
 
 // prepare builds the copy (or reuses it) and reads its payloads.
 func (c *replayCopy) prepare(ctx context.Context, client *mongo.Client, sample int, o PrepareOptions) (note string, built bool, err error) {
 	db := client.Database(c.db)
-	reuse, _, err := c.inspect(ctx, db, sample, o)
+	_, state, err := c.inspect(ctx, db, sample, o)
 	if err != nil {
 		return "", false, err
 	}
-	if !reuse {
+	if state != stateReusable {
 		wait := o.LockWait
 		if wait <= 0 {
 			wait = DefaultLockWait
@@ -144,16 +150,19 @@ func (c *replayCopy) prepare(ctx context.Context, client *mongo.Client, sample i
 		}
 		defer lock.release()
 		// Another run may have built it while this one waited.
-		var ours bool
-		if reuse, ours, err = c.inspect(lock.ctx, db, sample, o); err != nil {
+		var lr LoadResult
+		if lr, state, err = c.inspect(lock.ctx, db, sample, o); err != nil {
 			return "", false, err
 		}
-		if !reuse {
-			n, err := c.build(lock.ctx, client, sample, ours, lock.held)
+		if state != stateReusable {
+			n, err := c.build(lock.ctx, client, sample, state == stateOurs, lock.held)
 			if err != nil {
 				return "", false, fmt.Errorf("copy %s to %s: %w", c.src(), c.ns(), err)
 			}
 			note, built = fmt.Sprintf("copied %d documents of %s with its indexes to %s for the writes", n, c.src(), c.ns()), true
+			if lr.Note != "" {
+				note += " (" + lr.Note + ")"
+			}
 		}
 	}
 	if note == "" {
@@ -163,16 +172,18 @@ func (c *replayCopy) prepare(ctx context.Context, client *mongo.Client, sample i
 }
 
 // build makes the copy: the record first (so that the collection is
-// poolsweep's from its first moment), the old copy dropped when ours, the
-// user's indexes, the sample; then the record says complete.
-func (c *replayCopy) build(ctx context.Context, client *mongo.Client, sample int, ours bool, held func() error) (int64, error) {
+// poolsweep's from its first moment), the old collection dropped when
+// inspect said so (poolsweep's, or --drop-foreign), the user's indexes,
+// the sample, each document marked poolsweep's; then the record says
+// complete.
+func (c *replayCopy) build(ctx context.Context, client *mongo.Client, sample int, drop bool, held func() error) (int64, error) {
 	db := client.Database(c.db)
 	meta := db.Collection(MetaCollection)
 	m := replayMeta{ID: c.coll, Tool: metaTool, Kind: metaKindReplay, Source: c.src(), Sample: sample, CreatedAt: time.Now().UTC()}
 	if _, err := meta.ReplaceOne(ctx, bson.D{{Key: "_id", Value: c.coll}}, m, options.Replace().SetUpsert(true)); err != nil {
 		return 0, fmt.Errorf("record it in %s.%s: %w", c.db, MetaCollection, err)
 	}
-	if ours {
+	if drop {
 		if err := db.Collection(c.coll).Drop(ctx); err != nil {
 			return 0, fmt.Errorf("drop the old copy (poolsweep's): %w", err)
 		}
@@ -242,7 +253,8 @@ func copyIndexes(ctx context.Context, src *mongo.Collection, db *mongo.Database,
 }
 
 // sampleDocs reads up to n documents of src: $sample, or the first n where
-// the server has no $sample; at most maxCopyBytes in all.
+// the server has no $sample; at most maxCopyBytes in all; each marked
+// poolsweep's (copyOwnField) for the copy.
 func sampleDocs(ctx context.Context, src *mongo.Collection, n int) ([]any, error) {
 	cur, err := src.Aggregate(ctx, bson.A{bson.D{{Key: "$sample", Value: bson.D{{Key: "size", Value: n}}}}})
 	if err != nil {
@@ -255,7 +267,11 @@ func sampleDocs(ctx context.Context, src *mongo.Collection, n int) ([]any, error
 	var docs []any
 	size := 0
 	for len(docs) < n && size < maxCopyBytes && cur.Next(ctx) {
-		docs = append(docs, bson.Raw(append([]byte(nil), cur.Current...)))
+		doc, err := markedCopy(cur.Current)
+		if err != nil {
+			return nil, fmt.Errorf("sample %s: %w", src.Name(), err)
+		}
+		docs = append(docs, doc)
 		size += len(cur.Current)
 	}
 	if err := cur.Err(); err != nil {
@@ -264,23 +280,122 @@ func sampleDocs(ctx context.Context, src *mongo.Collection, n int) ([]any, error
 	return docs, nil
 }
 
+// markedCopy is doc, byte for byte but for copyOwnField, which it ends
+// with, true, whatever the user's document held under that name.
+func markedCopy(doc bson.Raw) (bson.Raw, error) {
+	elems, err := bsoncore.Document(doc).Elements()
+	if err != nil {
+		return nil, err
+	}
+	idx, out := bsoncore.AppendDocumentStart(make([]byte, 0, len(doc)+len(copyOwnField)+3))
+	for _, e := range elems {
+		if e.Key() != copyOwnField {
+			out = append(out, e...)
+		}
+	}
+	out = bsoncore.AppendBooleanElement(out, copyOwnField, true)
+	out, err = bsoncore.AppendDocumentEnd(out, idx)
+	return bson.Raw(out), err
+}
+
+// setOwn is d with copyOwnField true, in place of any value it had.
+func setOwn(d bson.D) bson.D {
+	for i := range d {
+		if d[i].Key == copyOwnField {
+			d[i].Value = true
+			return d
+		}
+	}
+	return append(d, bson.E{Key: copyOwnField, Value: true})
+}
+
+// ownWrites makes a write call's command, fresh from Instantiate, one
+// that touches only poolsweep's documents of its copy and leaves each
+// document it writes marked: every statement's filter also asks for
+// copyOwnField (so a replayed delete {} never deletes another client's
+// document, and an upsert's new document takes the field from the
+// filter's equality, as servers do), a replacement keeps the field, an
+// update pipeline sets it last, and an insert's documents carry it. An
+// operator update leaves the field as it was. The extra field costs the
+// server one equality on a document it has fetched.
+func ownWrites(cmd bson.D) {
+	field := func(d bson.D, key string) *any {
+		for i := range d {
+			if d[i].Key == key {
+				return &d[i].Value
+			}
+		}
+		return nil
+	}
+	filter := func(v *any) {
+		if v == nil {
+			return
+		}
+		d, _ := (*v).(bson.D)
+		*v = setOwn(d)
+	}
+	update := func(v *any) {
+		if v == nil {
+			return
+		}
+		switch u := (*v).(type) {
+		case bson.A:
+			*v = append(u, bson.D{{Key: "$set", Value: copyOwnFilter()}})
+		case bson.D:
+			if len(u) == 0 || !strings.HasPrefix(u[0].Key, "$") {
+				*v = setOwn(u)
+			}
+		}
+	}
+	statements := func(key string, each func(bson.D)) {
+		if v := field(cmd, key); v != nil {
+			if a, ok := (*v).(bson.A); ok {
+				for _, st := range a {
+					if d, ok := st.(bson.D); ok {
+						each(d)
+					}
+				}
+			}
+		}
+	}
+	switch cmd[0].Key {
+	case "update":
+		statements("updates", func(st bson.D) { filter(field(st, "q")); update(field(st, "u")) })
+	case "delete":
+		statements("deletes", func(st bson.D) { filter(field(st, "q")) })
+	case "findAndModify":
+		filter(field(cmd, "query"))
+		update(field(cmd, "update"))
+	case "insert":
+		if v := field(cmd, "documents"); v != nil {
+			if a, ok := (*v).(bson.A); ok {
+				for i, d := range a {
+					if d, ok := d.(bson.D); ok {
+						a[i] = setOwn(d)
+					}
+				}
+			}
+		}
+	}
+}
+
 // payload is the copy's answer to Instantiate's fallback: an insert's
 // document is one of the copy's, picked at random, under a new _id, so
-// inserts carry the collection's own sizes and types; any other
-// placeholder's value is drawn from the copy's documents (valueSample).
+// inserts carry the collection's own sizes and types (an _id alone when
+// the copy has none); any other placeholder's value is drawn from the
+// copy's documents (valueSample).
 func (c *replayCopy) payload(path, typ string) any {
 	if path != "document" {
 		return c.values.draw(path, typ)
 	}
+	d := bson.D{{Key: "_id", Value: bson.NewObjectID()}}
 	if len(c.values.docs) == 0 {
-		return nil
+		return d
 	}
 	var src bson.D
 	if err := bson.Unmarshal(c.values.docs[rand.IntN(len(c.values.docs))], &src); err != nil {
-		return nil
+		return d
 	}
-	d := make(bson.D, 0, len(src)+1)
-	d = append(d, bson.E{Key: "_id", Value: bson.NewObjectID()})
 	for _, e := range src {
 		if e.Key != "_id" {
 			d = append(d, e)

@@ -26,14 +26,20 @@ const valueSampleDocs = 100
 // valueSample is one namespace's sampled documents.
 type valueSample struct {
 	db, coll string
+	filter   bson.D // the documents it may hold (nil: any): a copy's own
 	docs     []bson.Raw
 	paths    sync.Map // placeholder path → its field's path ([]string; nil: none)
 }
 
-// read fills the sample with up to n documents of db.coll (the first
-// ones: a find, which every server takes), at most maxPayloadBytes.
+// read fills the sample with up to n documents of db.coll that v.filter
+// matches (the first ones: a find, which every server takes), at most
+// maxPayloadBytes.
 func (v *valueSample) read(ctx context.Context, client *mongo.Client, n int64) error {
-	cur, err := client.Database(v.db).Collection(v.coll).Find(ctx, bson.D{}, options.Find().SetLimit(n))
+	filter := v.filter
+	if filter == nil {
+		filter = bson.D{}
+	}
+	cur, err := client.Database(v.db).Collection(v.coll).Find(ctx, filter, options.Find().SetLimit(n))
 	if err != nil {
 		return fmt.Errorf("sample %s.%s for the values: %w", v.db, v.coll, err)
 	}

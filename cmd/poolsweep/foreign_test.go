@@ -144,3 +144,85 @@ func metaDocs(t *testing.T, c *mongo.Client, db string) string {
 	}
 	return b.String()
 }
+
+// TestSweepRefusesForeignDocumentsInReplayCopy: a replay's copy for its
+// writes is poolsweep's by the rule of its usertable. Another client's
+// documents in it make a sweep of the workload file, with or without
+// --drop, exit 2 with one line that counts them, before anything is
+// dropped or written; --drop-foreign proceeds, drops them with the copy
+// and replays on a copy built anew, whose delete {} leaves the user's
+// collection as it was.
+func TestSweepRefusesForeignDocumentsInReplayCopy(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("sweeps the simulator")
+	}
+	uri, _ := startServe(t, "--sim", "slots=4,service=1ms")
+	dir := t.TempDir()
+	ctx := context.Background()
+	other := testsrv.Connect(t, uri) // another client, with a driver of its own
+	users := make([]any, 50)
+	for i := range users {
+		users[i] = bson.D{{Key: "_id", Value: i}, {Key: "email", Value: "u@x"}}
+	}
+	if _, err := other.Database("app").Collection("users").InsertMany(ctx, users); err != nil {
+		t.Fatal(err)
+	}
+	file := writeFile(t, dir, "w.yaml", "kind: poolsweep-workload\nversion: 1\nsource: {format: mongod-log, files: 1, lines: 2, operations: 2, complete: true}\nshapes:\n"+
+		"  - {id: all, database: app, collection: users, command: delete, multi: true, filter: {}, share: 0.5, count: 1}\n"+
+		"  - {id: one, database: app, collection: users, command: find, filter: {_id: {$eq: '?number'}}, share: 0.5, count: 1}\n")
+	sweepArgs := func(out string, extra ...string) []string {
+		return append([]string{"sweep", "--uri", uri, "--workload-file", file, "--concurrency", "1", "--warmup", "200ms", "--duration", "1s",
+			"--no-plot", "--out", filepath.Join(dir, out)}, extra...)
+	}
+	if code, _, stderr := runCLI(t, sweepArgs("first")...); code != 0 {
+		t.Fatalf("first sweep: exit %d\n%s", code, stderr)
+	}
+	copyColl := other.Database("poolsweep").Collection("replay.app.users")
+	theirs := []any{
+		bson.D{{Key: "name", Value: "theirs"}},
+		bson.D{{Key: "_id", Value: 1000}, {Key: "name", Value: "theirs"}},
+		bson.D{{Key: "_id", Value: "order-1"}, {Key: "name", Value: "theirs"}},
+	}
+	if _, err := copyColl.InsertMany(ctx, theirs); err != nil {
+		t.Fatal(err)
+	}
+	meta := metaDocs(t, other, "poolsweep")
+	countTheirs := func() int64 {
+		n, err := countDocs(other, "poolsweep", "replay.app.users", bson.D{{Key: "name", Value: "theirs"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		name  string
+		extra []string
+	}{{"reuse", nil}, {"--drop", []string{"--drop"}}} {
+		code, stdout, stderr := runCLI(t, sweepArgs(tc.name, tc.extra...)...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		last := lines[len(lines)-1]
+		if code != errext.ExitUsage || !strings.Contains(last, "poolsweep.replay.app.users holds 3 documents poolsweep did not write (of ") || !strings.Contains(last, "--drop-foreign") {
+			t.Errorf("%s: exit %d, last line %q; want 2 and one line with the count\nstdout:\n%s\nstderr:\n%s", tc.name, code, last, stdout, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, tc.name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: the output directory was made (%v)", tc.name, err)
+		}
+		if n := countTheirs(); n != 3 {
+			t.Errorf("%s: %d of their 3 documents are left", tc.name, n)
+		}
+		if after := metaDocs(t, other, "poolsweep"); after != meta {
+			t.Errorf("%s: poolsweep_meta changed:\nbefore %s\nafter  %s", tc.name, meta, after)
+		}
+	}
+	code, _, stderr := runCLI(t, sweepArgs("taken", "--drop-foreign")...)
+	if code != 0 || !strings.Contains(stderr, "3 documents poolsweep did not write dropped") {
+		t.Errorf("--drop-foreign: exit %d; want 0 and a rebuild that says it dropped 3\n%s", code, stderr)
+	}
+	if n := countTheirs(); n != 0 {
+		t.Errorf("--drop-foreign: %d of their documents are left", n)
+	}
+	if n, err := countDocs(other, "app", "users", nil); err != nil || n != 50 {
+		t.Errorf("the user's collection holds %d documents (%v), want its 50", n, err)
+	}
+}
