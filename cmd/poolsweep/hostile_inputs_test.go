@@ -77,9 +77,13 @@ func inputCases() []inputCase {
 				return sweep("--uri", uri, "--workload-file", in, "--out", out)
 			}},
 		{label: "sweep --out DIR --storm DIR/a figure", flag: "--out", file: "out/latency.png", fixture: stormFixture, dir: true,
-			args: func(in, out, uri string) []string { return sweep("--uri", uri, "--instances", "3", "--storm", in, "--out", out) }},
+			args: func(in, out, uri string) []string {
+				return sweep("--uri", uri, "--instances", "3", "--storm", in, "--out", out)
+			}},
 		{label: "sweep --resume DIR --storm DIR/report.html", flag: "--resume", file: "run/report.html", fixture: stormFixture, dir: true,
-			args: func(in, out, _ string) []string { return []string{"sweep", "--instances", "3", "--storm", in, "--resume", out} }},
+			args: func(in, out, _ string) []string {
+				return []string{"sweep", "--instances", "3", "--storm", in, "--resume", out}
+			}},
 	}
 }
 
