@@ -1,9 +1,16 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"io/fs"
+	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +38,8 @@ type inputCase struct {
 	// skip names the spellings that do not apply: merge reads a
 	// directory, which no link to the file inside it names.
 	skip []string
+	// pem: the file is a CA certificate, which a URI's tlsCAFile names.
+	pem bool
 }
 
 // A YCSB property file, to be read by --workload-file.
@@ -79,6 +88,12 @@ func inputCases() []inputCase {
 		{label: "sweep --out DIR --storm DIR/a figure", flag: "--out", file: "out/latency.png", fixture: stormFixture, dir: true,
 			args: func(in, out, uri string) []string {
 				return sweep("--uri", uri, "--instances", "3", "--storm", in, "--out", out)
+			}},
+		{label: "sweep --out DIR --uri tlsCAFile=DIR/report.html", flag: "--out", file: "out/report.html", pem: true, dir: true,
+			args: func(in, out, uri string) []string { return sweep("--uri", uri+"&tls=true&tlsCAFile="+in, "--out", out) }},
+		{label: "inspect --save-replies DIR --uri tlsCAFile=DIR/a reply's name", flag: "--save-replies", file: "rep/hello.mongod-standalone-7.0.0.json", pem: true, dir: true,
+			args: func(in, out, uri string) []string {
+				return []string{"inspect", "--uri", uri + "&tls=true&tlsCAFile=" + in, "--save-replies", out}
 			}},
 		{label: "sweep --resume DIR --storm DIR/report.html", flag: "--resume", file: "run/report.html", fixture: stormFixture, dir: true,
 			args: func(in, out, _ string) []string {
@@ -177,7 +192,9 @@ func TestOutputNeverReplacesInput(t *testing.T) {
 					t.Fatal(err)
 				}
 				content := []byte(inputProps)
-				if c.fixture != "" {
+				if c.pem {
+					content = testCA(t)
+				} else if c.fixture != "" {
 					if content, err = os.ReadFile(c.fixture); err != nil {
 						t.Fatal(err)
 					}
@@ -254,4 +271,22 @@ func treeWithContent(t *testing.T, dir string) string {
 	})
 	sort.Strings(out)
 	return strings.Join(out, "\n")
+}
+
+// testCA is a self-signed CA certificate (PEM), as a URI's tlsCAFile
+// holds.
+func testCA(t *testing.T) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "poolsweep test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
