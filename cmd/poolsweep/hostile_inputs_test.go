@@ -42,6 +42,19 @@ type inputCase struct {
 	pem bool
 }
 
+// of is the case's output flag as outputFlags names it ("report --out").
+func (c inputCase) of() string {
+	cmd := strings.Fields(c.label)[0]
+	if cmd == "workload" {
+		return "workload --out"
+	}
+	long := map[string]string{"-o": "--out"}[c.flag]
+	if long == "" {
+		long = c.flag
+	}
+	return cmd + " " + long
+}
+
 // A YCSB property file, to be read by --workload-file.
 const inputProps = "recordcount=100\nreadproportion=1\n"
 
@@ -175,6 +188,21 @@ var inputSpellings = []inputSpelling{
 // of the input), and nothing connects to the URI.
 func TestOutputNeverReplacesInput(t *testing.T) {
 	t.Parallel()
+	// Every output flag (outputFlags) is here, or says why not.
+	elsewhere := map[string]string{
+		"storm --out":  "creates a new file: any existing file, an input too, is refused",
+		"serve --data": "FerretDB's own directory, read and written by design",
+		"serve --log":  "TestServeLogNotInData",
+	}
+	covered := map[string]bool{}
+	for _, c := range inputCases() {
+		covered[c.of()] = true
+	}
+	for _, f := range outputFlags() {
+		if !covered[f] && elsewhere[f] == "" {
+			t.Errorf("%s writes a path but has no case here: add one", f)
+		}
+	}
 	resumable, err := os.ReadFile(agentFixture)
 	if err != nil {
 		t.Fatal(err)
