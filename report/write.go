@@ -131,6 +131,12 @@ func figuresDir(report string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base)) + "_files"
 }
 
+// FiguresDir is the directory a Markdown report written to path puts
+// its figures into (figuresDir), beside it.
+func FiguresDir(path string) string {
+	return filepath.Join(filepath.Dir(path), figuresDir(path))
+}
+
 // Write writes the report to path in format (HTML or Markdown), whole or
 // not at all. A Markdown report's figures, PNG and SVG, go into its
 // figures directory (figuresDir), every one checked before any is

@@ -127,6 +127,14 @@ func (o *Options) makeOutDir(dir string) error {
 	return err
 }
 
+// Writes says whether name is a file a run may write over in its output
+// directory: the results (--spawn merges its agents' into results.jsonl),
+// report.html and the figures. Its other files (an agent's log or
+// directory) are created new, never written over.
+func Writes(name string) bool {
+	return name == "results.jsonl" || name == "report.html" || plot.MayWrite(name)
+}
+
 // checkArtifacts refuses an existing output directory in which the report
 // or a figure drawn at the end of the run could not be written (unless
 // noPlot): it is known before the run starts, not after it.

@@ -74,6 +74,9 @@ func (o *Options) runSession(ctx context.Context) Result {
 	targets, stopTargets, err := StartTargets(ctx, o.Messages, o.Targets)
 	defer stopTargets()
 	if err != nil {
+		if ctx.Err() != nil {
+			o.endInterrupted(ctx, session, targets)
+		}
 		return Result{Err: err}
 	}
 	if err := o.checkAxes(targets); err != nil {

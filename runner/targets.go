@@ -121,3 +121,20 @@ func (o *Options) checkAxes(targets []*Target) error {
 	}
 	return nil
 }
+
+// endInterrupted ends the results of a run that a signal stopped while
+// its targets were being started or detected (targets: those begun so
+// far): the header names every target, with what was detected of those
+// that answered and the name, redacted URI or simulator spec of the
+// others, and the end record says the run was interrupted before it
+// measured anything; --resume continues it.
+func (o *Options) endInterrupted(ctx context.Context, session *sweep.Session, targets []*Target) {
+	for i, t := range o.Targets {
+		h := sweep.NewTargetHeader(t.Name, t.URI, topology.Info{SimSpec: t.SimSpec})
+		if i < len(targets) && targets[i].Header.Name != "" {
+			h = targets[i].Header
+		}
+		session.Targets[i].Header = h
+	}
+	session.EndInterrupted(ctx, "interrupted while starting or connecting to the targets; nothing was measured")
+}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -84,7 +85,30 @@ func (s *Session) endUnmeasured(out Outcome) {
 		earlier = len(s.Previous.Steps)
 	}
 	_ = f.writeEnd(results.EndRecord{Kind: results.KindEnd, Status: out.Status, Reason: out.Reason, FinishedAt: time.Now().UTC(),
-		Steps: earlier, Planned: out.Planned})
+		Steps: earlier, Planned: out.Planned, Signal: out.Signal})
+}
+
+// endInterrupted ends the results of a run that a signal stopped before
+// it measured anything (ctx's cause names the signal) with the header and
+// an interrupted end record saying where (reason): the output directory
+// shows the run was started and stopped, and --resume continues it.
+func (s *Session) endInterrupted(ctx context.Context, out Outcome, reason string) Outcome {
+	out.Status, out.Reason, out.Signal = results.StatusInterrupted, reason, signalOf(ctx)
+	s.endUnmeasured(out)
+	return out
+}
+
+// EndInterrupted is endInterrupted for a caller stopped by a signal
+// before it could start Run (while it started or connected to the
+// targets): the run's header, with the targets as far as they are
+// known, and an interrupted end record.
+func (s *Session) EndInterrupted(ctx context.Context, reason string) Outcome {
+	out := Outcome{Planned: len(s.Steps())}
+	if s.Planner != nil {
+		prev := measuredSteps(s.Previous)
+		out.Planned = len(prev) + s.Planner.Remaining(prev)
+	}
+	return s.endInterrupted(ctx, out, reason)
 }
 
 // openResults creates the results file of a new run with its header, or

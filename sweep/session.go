@@ -228,10 +228,16 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	}
 	began := time.Now()
 	if err := s.checkData(ctx, len(pending) > 0); err != nil {
+		if ctx.Err() != nil {
+			return s.endInterrupted(ctx, out, "interrupted while checking the targets' data; nothing was measured"), nil
+		}
 		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
 	}
 	endAgents, err := s.join(ctx, len(pending) > 0)
 	if err != nil {
+		if ctx.Err() != nil {
+			return s.endInterrupted(ctx, out, "interrupted while joining the other agents; nothing was measured"), nil
+		}
 		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
 	}
 	defer endAgents(nil)
@@ -244,7 +250,9 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	}()
 	if err != nil {
 		if ctx.Err() != nil {
-			return Outcome{Status: results.StatusInterrupted, Reason: "interrupted while loading data; nothing was measured", Signal: signalOf(ctx)}, nil
+			out = s.endInterrupted(ctx, out, "interrupted while loading data; nothing was measured")
+			out.Time.Total = time.Since(began)
+			return out, nil
 		}
 		out.Status, out.Reason = results.StatusFailed, err.Error()
 		endAgents(&out)

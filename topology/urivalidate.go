@@ -227,6 +227,34 @@ func checkURIWords(cs *connstring.ConnString) error {
 	return nil
 }
 
+// URIFile is a file a URI names for the driver to read (a TLS
+// certificate or key): Option is the URI option that names it.
+type URIFile struct{ Option, Path string }
+
+// URIFiles lists the files uri names, so that a command can refuse an
+// output that would replace one; none for a URI that does not parse.
+func URIFiles(uri string) []URIFile {
+	cs, _, err := parseOffline(uri)
+	if err != nil {
+		return nil
+	}
+	var fs []URIFile
+	for _, f := range []struct {
+		set        bool
+		name, path string
+	}{
+		{cs.SSLCaFileSet, "tlsCAFile", cs.SSLCaFile},
+		{cs.SSLClientCertificateKeyFileSet, "tlsCertificateKeyFile", cs.SSLClientCertificateKeyFile},
+		{cs.SSLCertificateFileSet, "tlsCertificateFile", cs.SSLCertificateFile},
+		{cs.SSLPrivateKeyFileSet, "tlsPrivateKeyFile", cs.SSLPrivateKeyFile},
+	} {
+		if f.set && f.path != "" {
+			fs = append(fs, URIFile{Option: f.name, Path: f.path})
+		}
+	}
+	return fs
+}
+
 // maxTLSFile bounds the files a URI names: a certificate chain or a key is
 // a few kilobytes, and the driver reads each whole.
 const maxTLSFile = 1 << 20

@@ -11,6 +11,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
+	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -118,6 +119,10 @@ func (k *FleetFlags) Plan(ctx context.Context, read ReadOptions, rs []*results.R
 	}
 	return p, err
 }
+
+// Inputs are the files the fleet flags name (--storm), which an output
+// of the command must not replace.
+func (k *FleetFlags) Inputs() []outfile.Input { return FlagFile("--storm", k.storm) }
 
 // Names are the flags Add registered.
 func (k *FleetFlags) Names() []string { return k.names }

@@ -149,6 +149,9 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		if err := plot.CheckNames(o.plotDir); err != nil { // before the inputs are read
 			return errext.Usagef("--plot: %w", err)
 		}
+		if err := cmdutil.NotInputIn("--plot", o.plotDir, plot.MayWrite, cmdutil.FileArgs("results file", args)); err != nil {
+			return err
+		}
 	}
 	base, err := o.read.Files(ctx, args[:1], e.Stderr)
 	if err != nil {

@@ -73,6 +73,9 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		if err := outfile.Check(o.out); err != nil {
 			return errext.Usagef("-o: %w", err)
 		}
+		if err := cmdutil.NotInput("-o", o.out, append(cmdutil.FileArgs("results file", args), o.fleet.Inputs()...)); err != nil {
+			return err
+		}
 	}
 	opts, err := o.analysis.Options()
 	if err != nil {

@@ -117,6 +117,9 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		if err := outfile.CheckNames(o.saveReplies, savedName.MatchString); err != nil {
 			return errext.Usagef("--save-replies: %w", err)
 		}
+		if err := cmdutil.NotInputIn("--save-replies", o.saveReplies, savedName.MatchString, cmdutil.URIFiles("--uri", o.uri)); err != nil {
+			return err
+		}
 	}
 	info, err := topology.Detect(ctx, o.uri)
 	if err != nil {

@@ -93,10 +93,10 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
 			p = infile.In(a, "results.jsonl") // the one in the directory Stat found
 		}
-		if same(p, out) {
-			return errext.Usagef("--out: %s is one of the files being merged; write the merge elsewhere", out)
-		}
 		paths[i] = p
+	}
+	if err := cmdutil.NotInput("--out", out, cmdutil.FileArgs("results file", paths)); err != nil {
+		return err
 	}
 	res, err := MergeFiles(ctx, paths, o.read, e.Stderr)
 	if err != nil {
@@ -112,16 +112,6 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	}
 	PrintMerged(e.Stdout, out, res, analysis.Of([]*results.Results{res}, knee.DefaultOptions()))
 	return nil
-}
-
-// same says whether two paths name one file.
-func same(a, b string) bool {
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	if errA == nil && errB == nil {
-		return os.SameFile(fa, fb)
-	}
-	return filepath.Clean(a) == filepath.Clean(b)
 }
 
 // MergeFiles reads the agents' results and merges them, each merged step

@@ -84,6 +84,9 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	if err := plot.CheckNames(o.out); err != nil { // before the inputs are read
 		return errext.Usagef("-o: %w", err)
 	}
+	if err := cmdutil.NotInputIn("-o", o.out, plot.MayWrite, cmdutil.FileArgs("results file", args)); err != nil {
+		return err
+	}
 	which, err := figureList(o.figures)
 	if err != nil {
 		return err

@@ -90,6 +90,15 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	if err := checkReportPath(o.out, o.format); err != nil {
 		return err
 	}
+	ins := append(cmdutil.FileArgs("results file", args), o.fleet.Inputs()...)
+	if err := cmdutil.NotInput("-o", o.out, ins); err != nil {
+		return err
+	}
+	if o.format == report.Markdown {
+		if err := cmdutil.NotInputIn("-o", report.FiguresDir(o.out), plot.MayWrite, ins); err != nil {
+			return err
+		}
+	}
 	opts, err := o.analysis.Options()
 	if err != nil {
 		return err

@@ -139,6 +139,11 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		if err := outfile.CheckDir(o.data); err != nil {
 			return errext.Usagef("--data: %w", err)
 		}
+		// FerretDB reads and writes every file in its data directory: a
+		// log appended to one of them would corrupt it.
+		if o.logFile != "" && cmdutil.SameFile(filepath.Dir(filepath.Clean(o.logFile)), o.data) {
+			return errext.Usagef("--log: %s is in the --data directory, whose files FerretDB reads and writes: %w; write the log elsewhere", textfmt.Short(o.logFile), outfile.ErrIsInput)
+		}
 	}
 	// Every address is tried before anything is made (--log's file, the
 	// data directory) or started.

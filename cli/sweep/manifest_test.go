@@ -1,11 +1,14 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,13 +44,54 @@ type k8sJob struct {
 							} `yaml:"secretKeyRef"`
 						} `yaml:"valueFrom"`
 					} `yaml:"env"`
-					VolumeMounts []struct {
-						MountPath string `yaml:"mountPath"`
-					} `yaml:"volumeMounts"`
+					VolumeMounts []k8sMount `yaml:"volumeMounts"`
 				} `yaml:"containers"`
+				Volumes []k8sVolume `yaml:"volumes"`
 			} `yaml:"spec"`
 		} `yaml:"template"`
 	} `yaml:"spec"`
+}
+
+type k8sMount struct {
+	Name      string `yaml:"name"`
+	MountPath string `yaml:"mountPath"`
+}
+
+type k8sVolume struct {
+	Name                  string `yaml:"name"`
+	PersistentVolumeClaim *struct {
+		ClaimName string `yaml:"claimName"`
+	} `yaml:"persistentVolumeClaim"`
+}
+
+// k8sObject is what the manifest's other objects are read as: a
+// PersistentVolumeClaim, and the pod that holds it for kubectl cp.
+type k8sObject struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Metadata   struct {
+		Name string `yaml:"name"`
+	} `yaml:"metadata"`
+	Spec struct {
+		AccessModes []string `yaml:"accessModes"`
+		Containers  []struct {
+			Command      []string   `yaml:"command"`
+			VolumeMounts []k8sMount `yaml:"volumeMounts"`
+		} `yaml:"containers"`
+		Volumes []k8sVolume `yaml:"volumes"`
+	} `yaml:"spec"`
+}
+
+// claimAt is the claim whose volume is mounted at path, "" when none.
+func claimAt(path string, mounts []k8sMount, volumes []k8sVolume) string {
+	for _, m := range mounts {
+		for _, v := range volumes {
+			if m.MountPath == path && m.Name == v.Name && v.PersistentVolumeClaim != nil {
+				return v.PersistentVolumeClaim.ClaimName
+			}
+		}
+	}
+	return ""
 }
 
 // TestKubernetesManifest checks deploy/kubernetes/poolsweep-agents.yaml
@@ -55,8 +99,9 @@ type k8sJob struct {
 // parallelism equal --agents, and the poolsweep command in it, with
 // JOB_COMPLETION_INDEX set as Kubernetes sets it for each pod, is a valid
 // agent of one run (through the sweep command's own flag parsing and
-// validation); the URI comes from a Secret and the results are printed
-// for kubectl logs.
+// validation); the URI comes from a Secret, and the results are written
+// to a ReadWriteMany claim that a pod of its own holds for kubectl cp,
+// never collected from a log.
 func TestKubernetesManifest(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join("..", "..", "deploy", "kubernetes", "poolsweep-agents.yaml")
@@ -64,9 +109,37 @@ func TestKubernetesManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var job k8sJob
-	if err := yaml.Unmarshal(b, &job); err != nil {
-		t.Fatalf("%s: %v", path, err)
+	var (
+		job        k8sJob
+		others     []k8sObject
+		jobs, docs int
+	)
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	for {
+		var node yaml.Node
+		err := dec.Decode(&node)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: document %d: %v", path, docs+1, err)
+		}
+		docs++
+		var o k8sObject
+		if err := node.Decode(&o); err != nil {
+			t.Fatalf("%s: document %d: %v", path, docs, err)
+		}
+		if o.Kind == "Job" {
+			jobs++
+			if err := node.Decode(&job); err != nil {
+				t.Fatalf("%s: the Job: %v", path, err)
+			}
+			continue
+		}
+		others = append(others, o)
+	}
+	if jobs != 1 {
+		t.Fatalf("%s holds %d Jobs, want 1", path, jobs)
 	}
 	s := job.Spec
 	if job.APIVersion != "batch/v1" || job.Kind != "Job" || s.CompletionMode != "Indexed" {
@@ -100,9 +173,35 @@ func TestKubernetesManifest(t *testing.T) {
 	if strings.Contains(string(b), "mongodb://") && regexp.MustCompile(`(?m)^\s+value:.*mongodb://`).Match(b) {
 		t.Errorf("a literal URI in the manifest")
 	}
+	// The results are on a volume that outlives the pods, shared by the
+	// agents and by the pod kubectl cp copies them from; no step is read
+	// back from a log, which the kubelet rotates by size.
+	mount := c.VolumeMounts[0].MountPath
+	claim := claimAt(mount, c.VolumeMounts, s.Template.Spec.Volumes)
+	if claim == "" {
+		t.Fatalf("the agents' results (%s) are not on a PersistentVolumeClaim", mount)
+	}
+	var shared, held bool
+	for _, o := range others {
+		switch {
+		case o.Kind == "PersistentVolumeClaim" && o.APIVersion == "v1" && o.Metadata.Name == claim:
+			shared = slices.Contains(o.Spec.AccessModes, "ReadWriteMany")
+		case o.Kind == "Pod" && o.APIVersion == "v1" && len(o.Spec.Containers) == 1:
+			held = held || claimAt(mount, o.Spec.Containers[0].VolumeMounts, o.Spec.Volumes) == claim
+		}
+	}
+	if !shared {
+		t.Errorf("no ReadWriteMany claim %s in the manifest: agents on several nodes write to it", claim)
+	}
+	if !held {
+		t.Errorf("no pod mounts the claim %s at %s for kubectl cp", claim, mount)
+	}
 	script := strings.Join(append(c.Command, c.Args...), " ")
-	if !strings.Contains(script, "cat ") || !strings.Contains(script, "results.jsonl") || !strings.Contains(script, "----- poolsweep results") {
-		t.Errorf("the results are not printed for kubectl logs:\n%s", script)
+	if strings.Contains(script, "cat ") || strings.Contains(string(b), "kubectl logs") {
+		t.Errorf("the results are still printed or collected from a log:\n%s", script)
+	}
+	if !regexp.MustCompile(`kubectl cp poolsweep-results:` + regexp.QuoteMeta(mount) + `/`).Match(b) {
+		t.Errorf("the manifest does not say how to copy the results from %s", mount)
 	}
 	argv := poolsweepArgv(t, strings.Join(c.Args, "\n"))
 	for i := range n {

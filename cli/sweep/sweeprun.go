@@ -14,6 +14,7 @@ import (
 	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/runner/progress"
 	sweeplib "github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/topology"
 )
 
 // run is the sweep command once its flags are parsed: it checks them
@@ -48,6 +49,9 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 // into the run's options.
 func (o *Options) options(ctx context.Context) (runlib.Options, error) {
 	if err := runlib.CheckNamedDir(o.out, o.resume, o.noPlot); err != nil {
+		return runlib.Options{}, err
+	}
+	if err := o.checkNotInputs(); err != nil {
 		return runlib.Options{}, err
 	}
 	if err := o.readHandedTargets(); err != nil {
@@ -122,4 +126,26 @@ func timeSplit(t sweeplib.SessionTime) string {
 		out += fmt.Sprintf(" other %s,", progress.Wall(other))
 	}
 	return strings.TrimSuffix(out, ",")
+}
+
+// checkNotInputs refuses an output directory (--out, or --resume's) in
+// which the run would write over a file it reads: the workload file, the
+// storm run, a TLS file a URI names. The run being resumed is the one
+// input it is meant to go on writing.
+func (o *Options) checkNotInputs() error {
+	flag, dir := "--out", o.out
+	if o.resume != "" {
+		flag, dir = "--resume", o.resume
+	}
+	if dir == "" {
+		return nil // a new directory of the run's own: every file in it is new
+	}
+	ins := append(cmdutil.FlagFile("--workload-file", o.workloadFile), o.fleet.Inputs()...)
+	ins = append(ins, cmdutil.URIFiles("--uri", o.uri)...)
+	for _, t := range o.targets {
+		if tt, err := topology.ParseTarget(t); err == nil && tt.SimSpec == "" {
+			ins = append(ins, cmdutil.URIFiles("--target "+tt.Name, tt.URI)...)
+		}
+	}
+	return cmdutil.NotInputIn(flag, dir, runlib.Writes, ins)
 }

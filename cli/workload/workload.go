@@ -135,10 +135,8 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		if err := outfile.Check(o.out); err != nil {
 			return errext.Usagef("-o: %w", err)
 		}
-		for _, a := range args {
-			if cmdutil.SameFile(a, o.out) {
-				return errext.Usagef("-o: %s is one of the files read; write the workload elsewhere", textfmt.Escape(o.out))
-			}
+		if err := cmdutil.NotInput("-o", o.out, cmdutil.FileArgs("log", args)); err != nil {
+			return err
 		}
 	}
 	for i, a := range args {

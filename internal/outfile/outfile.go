@@ -28,6 +28,9 @@
 //     "lnk/../x" (lnk a symlink, whose ".." is its target's parent) are
 //     refused, and "f/" or "f/." with f a file too. Once checked, the
 //     cleaned path is what is written.
+//   - No output is a file the same command reads, however either is
+//     spelled (CheckNotInput, CheckNotInputIn): a report written over its
+//     results would leave the report and lose the run.
 //
 // Check, CheckDir, CheckOwnDir and CheckNames let a command refuse a bad
 // path before it does any work; the writing functions check again.
