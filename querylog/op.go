@@ -75,6 +75,8 @@ const (
 	skipDBCommand  = "database-level aggregations ($currentOp, $documents, …)"
 	skipProfile    = "profiler entries that are not operations"
 	skipChangeStrm = "change streams"
+	skipUnfit      = "operations a workload file cannot hold (names MongoDB refuses, nesting deeper than the format, text that is not UTF-8; each a warning)"
+	skipOverflow   = "$queryStats entries whose execCount would take the count of operations past 2^53"
 )
 
 // fromCommand is the op a command stands for. typ is the log's attr.type

@@ -12,6 +12,11 @@ import (
 	"github.com/poolsweep/poolsweep/workload/shapes"
 )
 
+// maxWeight bounds the operations all $queryStats entries of a run stand
+// for (the sum of their execCounts): every count and sum of them, here
+// and in the shapes derived, is then exact and cannot overflow.
+const maxWeight = 1 << 53
+
 // queryStatsEntry reads one $queryStats document: a shape already (its
 // values are placeholders) with its execCount and summed metrics.
 func (st *state) queryStatsEntry(file string, line int, text []byte) error {
@@ -35,6 +40,14 @@ func (st *state) queryStatsDoc(file string, line int, d bson.D) error {
 		st.rep.warn(file, line, "a $queryStats entry without its queryShape, namespace or execCount, skipped")
 		return nil
 	}
+	// A real execCount is far below 2^53; past it float64 loses whole
+	// numbers, and two near 2^63 would overflow the sums of operations.
+	if execCount > float64(maxWeight-st.weight) {
+		st.rep.warn(file, line, "a $queryStats entry whose execCount would take the operations counted past 2^53, skipped")
+		st.rep.skip(skipOverflow, 1)
+		return nil
+	}
+	st.weight += int64(execCount)
 	if coll == "" {
 		st.rep.skip(skipDBCommand, int64(execCount))
 		return nil

@@ -173,6 +173,9 @@ type state struct {
 	known     bool
 	current   Setting
 	otherApps int64
+	// weight is the operations all $queryStats entries read stand for,
+	// kept or not: it stays within maxWeight, so no sum of them overflows.
+	weight int64
 }
 
 type probe struct {
@@ -313,12 +316,30 @@ func (st *state) entry(in *input, line int, kind string, text []byte, p *probe) 
 	}
 }
 
-// deliver hands an op to emit, unless --app leaves it out.
+// LeftOut is what emit returns for an operation it cannot keep (its shape
+// is one a workload file cannot hold): Read leaves that operation out,
+// says so in a warning naming its file and line, counts it, and reads on,
+// so that one odd operation never fails a whole file.
+type LeftOut struct{ Reason string }
+
+func (e *LeftOut) Error() string { return e.Reason }
+
+// deliver hands an op to emit, unless --app leaves it out; an op emit
+// leaves out (LeftOut) is a warning, and is not counted as read.
 func (st *state) deliver(op *Op) error {
 	if st.opt.App != "" && op.App != st.opt.App {
 		st.rep.skip(skipApp, op.Weight)
 		st.otherApps += op.Weight
 		st.rep.OtherApps += op.Weight
+		return nil
+	}
+	if err := st.emit(op); err != nil {
+		var lo *LeftOut
+		if !errors.As(err, &lo) {
+			return err
+		}
+		st.rep.warn(op.File, op.Line, "an operation a workload file cannot hold ("+lo.Reason+"), left out")
+		st.rep.skip(skipUnfit, op.Weight)
 		return nil
 	}
 	st.rep.Entries++
@@ -332,7 +353,7 @@ func (st *state) deliver(op *Op) error {
 	if d := op.Metrics.DurationMs; !isNaN(d) && (isNaN(st.rep.MinDurationMs) || d < st.rep.MinDurationMs) {
 		st.rep.MinDurationMs = d
 	}
-	return st.emit(op)
+	return nil
 }
 
 func (st *state) noOps(paths []string) error {

@@ -142,10 +142,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		}
 	}
 	b := derive.NewBuilder()
-	rep, err := querylog.Read(ctx, args, querylog.Options{App: o.app}, func(op *querylog.Op) error {
-		b.Add(op)
-		return nil
-	})
+	rep, err := querylog.Read(ctx, args, querylog.Options{App: o.app}, b.Add)
 	if rep != nil {
 		printWarnings(e.Stderr, rep)
 	}

@@ -40,6 +40,11 @@ func (s *Shape) checkBounds() *FieldError {
 	if err := mongoname.Collection(s.Database, s.Collection); err != nil {
 		return bad("collection", err.Error())
 	}
+	for _, sec := range s.sections() {
+		if msg := checkValue(sec.v, 0); msg != "" {
+			return bad(sec.name, msg)
+		}
+	}
 	for _, f := range []struct{ name, v string }{{"name", s.Name}, {"key", s.Key}, {"observed.plan", s.Observed.Plan}} {
 		if !utf8.ValidString(f.v) {
 			return bad(f.name, "not UTF-8")
@@ -48,11 +53,6 @@ func (s *Shape) checkBounds() *FieldError {
 	for _, a := range s.Observed.Apps {
 		if !utf8.ValidString(a) {
 			return bad("observed.apps", "not UTF-8")
-		}
-	}
-	for _, sec := range s.sections() {
-		if msg := checkValue(sec.v, 0); msg != "" {
-			return bad(sec.name, msg)
 		}
 	}
 	if msg := checkSummaries(s); msg != "" {
@@ -209,4 +209,30 @@ func (d *Distribution) largest(has bool) int64 {
 		}
 	}
 	return n
+}
+
+// Check says what is wrong with one shape as Validate would (its share
+// and values aside from what they are set to), naming the field: a shape
+// derived from an operation is checked before it is counted, so that an
+// operation whose shape no file could hold is left out on its own.
+func (s *Shape) Check() error {
+	if err := s.validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// CheckLiteral says what is wrong with a literal a file's values could
+// not hold (a string that is not UTF-8, an array longer than
+// MaxArrayLength), or "".
+func CheckLiteral(l Literal) string {
+	if l.Array && len(l.Values) > MaxArrayLength {
+		return fmt.Sprintf("an array of more than %d elements", MaxArrayLength)
+	}
+	for _, v := range l.Values {
+		if s, ok := v.(string); ok && !utf8.ValidString(s) {
+			return "a string that is not UTF-8"
+		}
+	}
+	return ""
 }
