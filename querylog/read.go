@@ -19,10 +19,6 @@ import (
 // decompression), so that no input exhausts time or memory unnoticed.
 const DefaultMaxTotal int64 = 8 << 30
 
-// MaxArray is the largest JSON array file (mongoexport --jsonArray, a
-// $queryStats dump) read; it is parsed whole.
-const MaxArray = 256 << 20
-
 // Options are what Read is asked to keep.
 type Options struct {
 	// App keeps only operations of this appName.
@@ -204,6 +200,14 @@ func (p *probe) kind() string {
 
 func (st *state) readFile(in *input) error {
 	st.known = false // a new file: its settings are what it says
+	// A JSON array is told by its first byte, not its first line: an
+	// array on one line may be far longer than a line may be.
+	if isArray, err := in.startsArray(); err != nil || isArray {
+		if err != nil {
+			return err
+		}
+		return st.readArray(in)
+	}
 	var buf []byte
 	format := ""
 	for {
@@ -222,9 +226,6 @@ func (st *state) readFile(in *input) error {
 		text := trimSpace(res.text)
 		if len(text) == 0 {
 			continue
-		}
-		if format == "" && text[0] == '[' {
-			return st.readArray(in, res.text)
 		}
 		var p probe
 		if err := json.Unmarshal(text, &p); err != nil {

@@ -96,8 +96,9 @@ Without -o the workload file (YAML) goes to standard output; --format json write
 derived shapes, each with its share, as JSON instead. --app NAME keeps only the
 operations of that appName. Lines that cannot be read are warnings on standard error
 with their file and line; nothing a file holds is quoted. Inputs are bounded: lines over
-4 MiB are skipped unread, a JSON array file may hold 256 MiB, all files together 8 GiB,
-and a file that grows while read is read to its size when opened.
+4 MiB are skipped unread, a JSON array is read an element at a time (each at most
+4 MiB), all files together may hold 8 GiB, and a file that grows while read is read to
+its size when opened.
 
 Exit status: 0 done; 1 the file could not be written; 2 bad input: a flag, a path, a
 file that is not one of the formats, or inputs with no operation of a workload.`,
