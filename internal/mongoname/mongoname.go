@@ -34,8 +34,7 @@ func Database(name string) error {
 	case len(name) > MaxDatabaseBytes:
 		return fmt.Errorf("a name of %d bytes; MongoDB's limit is %d", len(name), MaxDatabaseBytes)
 	case strings.ContainsAny(name, BadDatabaseChars):
-		return fmt.Errorf("a name holding one of %s, which MongoDB does not allow in a database name",
-			strings.Join(strings.Split(BadDatabaseChars, ""), " "))
+		return errors.New(`a name holding a space or one of / \ . " $ * < > : | ?, which MongoDB does not allow in a database name`)
 	case !printable(name):
 		return errors.New("a name holding a character that is not printable (NUL, a control character, bytes that are not UTF-8)")
 	}

@@ -37,10 +37,10 @@ func TestBoundsRefused(t *testing.T) {
 		// Integer ranges beyond int64.
 		{"integer range", strings.Replace(g, "min: 18\n        max: 90", "min: -1e300\n        max: 1e300", 1), "beyond a 64-bit integer's range"},
 		// Names MongoDB refuses: the same rules as --database.
-		{"database dot", strings.Replace(g, "database: app", "database: a.SECRET", 1), "shapes[0].database: a name holding one of"},
+		{"database dot", strings.Replace(g, "database: app", "database: a.SECRET", 1), "shapes[0].database: a name holding a space or one of"},
 		{"database NUL", strings.Replace(g, "database: app", `database: "a\0SECRET"`, 1), "shapes[0].database: a name holding"},
 		{"database long", strings.Replace(g, "database: app", "database: "+strings.Repeat("SECRET", 11), 1), "shapes[0].database: a name of 66 bytes"},
-		{"database space", strings.Replace(g, "database: app", "database: 'a SECRET'", 1), "shapes[0].database: a name holding one of"},
+		{"database space", strings.Replace(g, "database: app", "database: 'a SECRET'", 1), "shapes[0].database: a name holding a space or one of"},
 		{"collection dot", strings.Replace(g, "collection: users", "collection: .SECRET", 1), "shapes[0].collection: a name beginning with a dot"},
 		{"collection dollar", strings.Replace(g, "collection: users", "collection: a$SECRET", 1), "shapes[0].collection: a name holding a $"},
 		{"collection NUL", strings.Replace(g, "collection: users", `collection: "a\0SECRET"`, 1), "shapes[0].collection: a name holding a character"},
