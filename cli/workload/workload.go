@@ -200,17 +200,31 @@ func printWarnings(w io.Writer, rep *querylog.Report) {
 }
 
 // printShapes is what -o wrote, as a person reads it: the shapes with
-// their shares, and the caveats.
+// their shares, and the caveats. Every line fits the one-line rule
+// (textfmt.LineMax): a long path or shape name is shown as a token (cut,
+// its length said), and a caveat, which is prose, is wrapped.
 func printShapes(w io.Writer, path string, f *shapes.File) {
-	fmt.Fprintf(w, "%s: %d shapes of %d operations (%s)\n", textfmt.Escape(path), len(f.Shapes), f.Source.Operations, f.Source.Format)
+	fmt.Fprintf(w, "%s: %d shapes of %d operations (%s)\n", short(path), len(f.Shapes), f.Source.Operations, f.Source.Format)
 	for _, s := range f.Shapes {
 		p50 := "–"
 		if l := s.Observed.LatencyMs; l != nil {
 			p50 = textfmt.Ms(l.P50) + " ms"
 		}
-		fmt.Fprintf(w, "  %6.2f%%  %-9s  p50 %-8s  %s\n", 100*s.Share, s.ID, p50, cmdutil.SafeLine(s.Name))
+		fmt.Fprintf(w, "  %6.2f%%  %-9s  p50 %-8s  %s\n", 100*s.Share, s.ID, p50, short(s.Name))
 	}
 	for _, c := range f.Caveats {
-		fmt.Fprintf(w, "  note: %s\n", cmdutil.SafeLine(strings.TrimSpace(c)))
+		text := textfmt.Wrap(cmdutil.SafeLine(strings.TrimSpace(c)), 100)
+		fmt.Fprintln(w, strings.Replace(textfmt.Indent(text, "        "), "        ", "  note: ", 1))
 	}
+}
+
+// shortMax is the longest path or name printShapes shows whole.
+const shortMax = 200
+
+// short is s for one line: escaped, or a token when longer than shortMax.
+func short(s string) string {
+	if e := textfmt.Escape(s); len(e) <= shortMax {
+		return e
+	}
+	return textfmt.Token(s)
 }
