@@ -1,5 +1,5 @@
 // Package workload is the workload command: the user's own workload,
-// derived from what their deployment ran (issue 35). Its one subcommand,
+// derived from what their deployment ran. Its one subcommand,
 // from-log, reads mongod logs, system.profile exports or $queryStats
 // output (querylog), groups the operations into shapes (workload/derive)
 // and writes the workload file (workload/shapes).

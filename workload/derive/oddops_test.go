@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/poolsweep/poolsweep/querylog"
+	"github.com/poolsweep/poolsweep/workload/shapes"
 )
 
 // derived reads files through querylog into a Builder, as from-log does.
@@ -126,5 +128,45 @@ func TestExecCountOverflow(t *testing.T) {
 	}
 	if _, err := f.Marshal(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSignedIDsReplay: from-log on ids that are signed $numberLong values
+// over int64's whole range gives an integer uniform wider than 2^63; the
+// file reads back, and its draws stay in the range without a panic.
+func TestSignedIDsReplay(t *testing.T) {
+	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(7, 7))
+	var lines []string
+	for range 3000 {
+		id := int64(r.Uint64())
+		lines = append(lines, slow(at, 1, "command", "shop.users", d("find", "users", "filter", d("_id", id), "$db", "shop"), d("durationMillis", 1)))
+	}
+	path := filepath.Join(t.TempDir(), "ids.log")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, b := derived(t, path)
+	data, err := b.File(rep, "").Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := shapes.Parse(data, "ids.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := f.Shapes[0].Values["filter._id.$eq"]
+	if dist.Dist != shapes.DistUniform || !dist.Integer || dist.Max-dist.Min < 1<<63 {
+		t.Fatalf("ids fitted as %+v, not an integer uniform wider than 2^63", dist)
+	}
+	for range 1000 {
+		cmd, err := f.Shapes[0].Instantiate(r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := cmd[1].Value.(bson.D)[0].Value.(bson.D)[0].Value.(int64)
+		if float64(id) < dist.Min || float64(id) > dist.Max {
+			t.Fatalf("drew %d outside [%v, %v]", id, dist.Min, dist.Max)
+		}
 	}
 }
