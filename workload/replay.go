@@ -174,6 +174,16 @@ func writesThroughPipeline(p []bson.D) bool {
 	return false
 }
 
+// MaxCommandBytes is about the largest command a call of the replay
+// builds, from what the file declares.
+func (r *Replay) MaxCommandBytes() int64 {
+	var n int64
+	for _, rs := range r.shapes {
+		n = max(n, rs.shape.MaxCommandBytes())
+	}
+	return n
+}
+
 // OpTypes are the shapes' op types, in the file's order: what each shape's
 // ops are recorded as in ops_by_type.
 func (r *Replay) OpTypes() []string {

@@ -139,3 +139,24 @@ func TestFromLogSummaryLines(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayMemoryRefused: a replayed shape's command, at its declared
+// length, counts in the sweep's memory estimate: 10,000 workers each
+// holding a 12-MB $in list is refused before anything starts, naming
+// the file; one worker is taken.
+func TestReplayMemoryRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	body := "kind: poolsweep-workload\nversion: 1\nsource: {format: mongod-log, files: 1, lines: 1, operations: 1, complete: false}\nshapes:\n" +
+		"  - id: s1\n    database: app\n    collection: users\n    command: find\n    count: 1\n    share: 1\n" +
+		"    filter: {a: {$in: '?array<?string>'}}\n    values:\n      filter.a.$in:\n        dist: uniform\n        type: string\n" +
+		"        values: [abcdefghij]\n        length: {mean: 500000, p50: 500000, p99: 500000}\n"
+	path := writeFile(t, dir, "big-in.yaml", body)
+	code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, "sweep", "--target", "s=sim:slots=4", "--workload-file", path, "--concurrency", "10000")
+	if code != errext.ExitUsage || !strings.Contains(stderr, "the commands the shapes of "+path+" build") || !strings.Contains(stderr, "of memory") {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runWithinUsing(t, 30*time.Second, dryRunners, "sweep", "--target", "s=sim:slots=4", "--workload-file", path, "--concurrency", "1"); code != 0 {
+		t.Fatalf("one worker: exit %d, %q", code, stderr)
+	}
+}

@@ -146,6 +146,12 @@ func (d *Distribution) checkBounds() string {
 	return ""
 }
 
+// MaxCommandBytes is about the largest command the shape builds from
+// what its file declares (values sampled from a collection counted at a
+// fixed value's size): what a worker holds per call, for the sweep's
+// memory estimate.
+func (s *Shape) MaxCommandBytes() int64 { return s.maxCommandBytes() }
+
 // maxCommandBytes is about the largest command s builds: its documents
 // with every placeholder at its largest declared value, an array's at
 // its length. Values sampled from a collection are counted at a fixed
