@@ -217,10 +217,10 @@ func (d *Distribution) largest(has bool) int64 {
 	return n
 }
 
-// Check says what is wrong with one shape as Validate would (its share
-// and values aside from what they are set to), naming the field: a shape
-// derived from an operation is checked before it is counted, so that an
-// operation whose shape no file could hold is left out on its own.
+// Check says what is wrong with one shape, naming the field, by the
+// rules Validate holds each shape of a file to: a shape derived from an
+// operation is checked before it is counted, so that an operation whose
+// shape no file could hold is left out on its own.
 func (s *Shape) Check() error {
 	if err := s.validate(); err != nil {
 		return err
