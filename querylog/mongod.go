@@ -151,12 +151,16 @@ func (st *state) slowQuery(in *input, attr bson.D) error {
 		return nil
 	}
 	_, op.Truncated = lookup(attr, "truncated").(bson.D)
-	if st.opt.App == "" || op.App == st.opt.App { // the thresholds of the operations kept
+	kept := st.rep.Entries
+	if err := st.deliver(op); err != nil {
+		return err
+	}
+	if st.rep.Entries > kept { // the thresholds of the operations kept (not --app's others, nor those left out)
 		if st.known {
 			st.settings[st.current]++
 		} else {
 			st.rep.Unknown++
 		}
 	}
-	return st.deliver(op)
+	return nil
 }

@@ -80,6 +80,9 @@ func TestOddOperationsLeftOut(t *testing.T) {
 			if w := rep.Warnings[0].String(); len(w) > 400 || strings.Contains(w, "ccccc") {
 				t.Errorf("the warning quotes the line: %.200q", w)
 			}
+			if rep.Unknown != 2 { // the thresholds are of the operations kept
+				t.Errorf("%d operations counted at an unknown threshold, want the 2 kept", rep.Unknown)
+			}
 			f := b.File(rep, "")
 			if f.Source.Operations != 2 || len(f.Shapes) != 1 {
 				t.Fatalf("%d operations in %d shapes, want the 2 good ones", f.Source.Operations, len(f.Shapes))
