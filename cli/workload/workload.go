@@ -94,8 +94,10 @@ while: db.setProfilingLevel(0, {slowms: 0}), and set it back afterwards.
 
 Without -o the workload file (YAML) goes to standard output; --format json writes the
 derived shapes, each with its share, as JSON instead. --app NAME keeps only the
-operations of that appName. Lines that cannot be read are warnings on standard error
-with their file and line; nothing a file holds is quoted. Inputs are bounded: lines over
+operations of that appName. Lines that cannot be read, and operations a workload file
+cannot hold (a name MongoDB refuses, nesting deeper than 32, text that is not UTF-8),
+are left out with a warning on standard error naming their file and line; nothing a
+file holds is quoted. Inputs are bounded: lines over
 4 MiB are skipped unread, a JSON array is read an element at a time (each at most
 4 MiB), all files together may hold 8 GiB, and a file that grows while read is read to
 its size when opened.
