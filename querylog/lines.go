@@ -90,6 +90,33 @@ func (in *input) close() {
 	in.f.Close()
 }
 
+// startsArray says whether the file's first byte past a byte-order mark
+// and blank space is '[' (a JSON array), leaving that byte unread; the
+// blank lines it passes are counted.
+func (in *input) startsArray() (bool, error) {
+	if bom, _ := in.r.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		in.r.Discard(3)
+	}
+	for {
+		c, err := in.r.ReadByte()
+		switch {
+		case errors.Is(err, io.EOF):
+			return false, nil
+		case err != nil:
+			if errors.Is(err, errTotal) {
+				return false, err
+			}
+			return false, fmt.Errorf("%s: %w", in.name, err)
+		case c == '\n':
+			in.line++
+		case c == ' ' || c == '\t' || c == '\r':
+		default:
+			in.r.UnreadByte()
+			return c == '[', nil
+		}
+	}
+}
+
 // lineResult is one line: its bytes (without the newline; valid until the
 // next call), whether it was too long (then empty), and whether it ended
 // the file without a newline (a line cut short, as a file being written

@@ -179,12 +179,16 @@ func (st *state) slowQuery(in *input, ctx string, attr bson.D, cut bool) error {
 		st.rep.skip(skipTruncated, 1)
 		return nil
 	}
-	if st.opt.App == "" || op.App == st.opt.App { // the thresholds of the operations kept
+	kept := st.rep.Entries
+	if err := st.deliver(op); err != nil {
+		return err
+	}
+	if st.rep.Entries > kept { // the thresholds of the operations kept (not --app's others, nor those left out)
 		if st.known {
 			st.settings[st.current]++
 		} else {
 			st.rep.Unknown++
 		}
 	}
-	return st.deliver(op)
+	return nil
 }

@@ -81,6 +81,8 @@ const (
 	skipDBCommand  = "database-aggregation"
 	skipProfile    = "profiler-entry"
 	skipChangeStrm = "change-stream"
+	skipUnfit      = "unfit"
+	skipOverflow   = "execcount-overflow"
 )
 
 var skipWords = map[string]string{
@@ -97,6 +99,8 @@ var skipWords = map[string]string{
 	skipDBCommand:  "database-level aggregations ($currentOp, $documents, …)",
 	skipProfile:    "profiler entries that are not operations",
 	skipChangeStrm: "change streams",
+	skipUnfit:      "operations a workload file cannot hold (names MongoDB refuses, nesting deeper than the format, text that is not UTF-8; each a warning)",
+	skipOverflow:   "$queryStats entries whose execCount would take the count of operations past 2^53",
 }
 
 // LeftOutWords is a kind of Report.Skipped in words.

@@ -1,6 +1,7 @@
 package querylog
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,10 +19,6 @@ import (
 // DefaultMaxTotal is the most bytes all inputs together may hold (after
 // decompression), so that no input exhausts time or memory unnoticed.
 const DefaultMaxTotal int64 = 8 << 30
-
-// MaxArray is the largest JSON array file (mongoexport --jsonArray, a
-// $queryStats dump) read; it is parsed whole.
-const MaxArray = 256 << 20
 
 // Options are what Read is asked to keep.
 type Options struct {
@@ -186,6 +183,9 @@ type state struct {
 	known     bool
 	current   Setting
 	otherApps int64
+	// weight is the operations all $queryStats entries read stand for,
+	// kept or not: it stays within maxWeight, so no sum of them overflows.
+	weight int64
 }
 
 type probe struct {
@@ -224,6 +224,14 @@ const (
 
 func (st *state) readFile(in *input) error {
 	st.known = false // a new file: its settings are what it says
+	// A JSON array is told by its first byte, not its first line: an
+	// array on one line may be far longer than a line may be.
+	if isArray, err := in.startsArray(); err != nil || isArray {
+		if err != nil {
+			return err
+		}
+		return st.readArray(in)
+	}
 	var buf []byte
 	format := ""
 	var pre preamble
@@ -245,8 +253,12 @@ func (st *state) readFile(in *input) error {
 			continue
 		}
 		if format == "" && text[0] == '[' {
+			// An array after a wrapper's lines: read from its first line on,
+			// an element at a time, as an array at the file's start is.
 			st.endPreamble(in, &pre)
-			return st.readArray(in, res.text)
+			in.r = bufio.NewReader(io.MultiReader(bytes.NewReader(append(bytes.Clone(res.text), '\n')), in.r))
+			in.line--
+			return st.readArray(in)
 		}
 		var p probe
 		if err := json.Unmarshal(text, &p); err != nil {
@@ -382,12 +394,30 @@ func (st *state) entry(in *input, line int, kind string, text []byte, p *probe) 
 	}
 }
 
-// deliver hands an op to emit, unless --app leaves it out.
+// LeftOut is what emit returns for an operation it cannot keep (its shape
+// is one a workload file cannot hold): Read leaves that operation out,
+// says so in a warning naming its file and line, counts it, and reads on,
+// so that one odd operation never fails a whole file.
+type LeftOut struct{ Reason string }
+
+func (e *LeftOut) Error() string { return e.Reason }
+
+// deliver hands an op to emit, unless --app leaves it out; an op emit
+// leaves out (LeftOut) is a warning, and is not counted as read.
 func (st *state) deliver(op *Op) error {
 	if st.opt.App != "" && op.App != st.opt.App {
 		st.rep.skip(skipApp, op.Weight)
 		st.otherApps += op.Weight
 		st.rep.OtherApps += op.Weight
+		return nil
+	}
+	if err := st.emit(op); err != nil {
+		var lo *LeftOut
+		if !errors.As(err, &lo) {
+			return err
+		}
+		st.rep.warn(op.File, op.Line, "an operation a workload file cannot hold ("+lo.Reason+"), left out")
+		st.rep.skip(skipUnfit, op.Weight)
 		return nil
 	}
 	st.rep.Entries++
@@ -406,7 +436,7 @@ func (st *state) deliver(op *Op) error {
 	if d := op.Metrics.DurationMs; !isNaN(d) && (isNaN(st.rep.MinDurationMs) || d < st.rep.MinDurationMs) {
 		st.rep.MinDurationMs = d
 	}
-	return st.emit(op)
+	return nil
 }
 
 func (st *state) noOps(paths []string) error {

@@ -41,6 +41,9 @@ func estimateMemory(p plan.Plan, ws []workload.Workload, hosts int) uint64 {
 				sent = uint64(w.DocumentBytes())
 			}
 		}
+		if w.Replay != nil { // a replayed shape's command, at its declared lengths and values
+			sent = max(sent, uint64(w.Replay.MaxCommandBytes()))
+		}
 		doc = max(doc, sent)
 		load = max(load, 4*uint64(workload.LoadBatch(w))*uint64(w.DocumentBytes())*opCopies)
 	}
@@ -101,6 +104,11 @@ func documentSize(ws []workload.Workload) string {
 	for _, w := range ws {
 		if w.DocumentBytes() >= big.DocumentBytes() {
 			big = w
+		}
+	}
+	for _, w := range ws {
+		if w.Replay != nil && w.Replay.MaxCommandBytes() > int64(big.DocumentBytes()) {
+			return "the commands the shapes of " + textfmt.Escape(w.File) + " build"
 		}
 	}
 	if big.File == "" {

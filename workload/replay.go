@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/poolsweep/poolsweep/internal/mongoname"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/workload/shapes"
 )
@@ -171,7 +172,7 @@ func NewReplay(f *shapes.File, path string, o ReplayOptions) (*Replay, error) {
 // the namespace, so that it stays a name of its own.
 func copyName(pdb, db, coll string) string {
 	name := copyPrefix + db + "." + coll
-	limit := min(maxCopyName, maxNamespaceBytes-len(pdb)-1)
+	limit := min(maxCopyName, mongoname.MaxNamespaceBytes-len(pdb)-1)
 	if len(name) <= limit {
 		return name
 	}
@@ -213,6 +214,16 @@ func remap(m map[string]string, db, coll string) (string, string) {
 		return to, coll
 	}
 	return db, coll
+}
+
+// MaxCommandBytes is about the largest command a call of the replay
+// builds, from what the file declares.
+func (r *Replay) MaxCommandBytes() int64 {
+	var n int64
+	for _, rs := range r.shapes {
+		n = max(n, rs.shape.MaxCommandBytes())
+	}
+	return n
 }
 
 // OpTypes are the shapes' op types, in the file's order: what each shape's

@@ -12,13 +12,11 @@ import (
 // Every file poolsweep reads is opened through internal/infile: a regular
 // file (a FIFO, device, socket or directory is refused before anything
 // can block on it), capped, and read only while no signal has come. The
-// caps, by kind of input (a results file's is results.MaxFileBytes):
+// caps, by kind of input (a results file's is results.MaxFileBytes, sweep
+// --workload-file's shapes.MaxFileBytes, whichever kind of file it is):
 const (
 	// MaxCSVBytes bounds analyze --csv: a table of steps.
 	MaxCSVBytes = 64 << 20
-	// MaxWorkloadBytes bounds sweep --workload-file: a YCSB property file
-	// is a few KiB.
-	MaxWorkloadBytes = 1 << 20
 	// LogTailBytes is how much of the end of an agent's log is read to
 	// say how the agent ended.
 	LogTailBytes = 4 << 10

@@ -2,10 +2,7 @@ package sweep
 
 import (
 	"bytes"
-	"context"
-	"io"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/workload"
@@ -13,19 +10,18 @@ import (
 )
 
 // sweep --workload-file takes a YCSB property file or a poolsweep
-// workload file (issue 35: shapes and shares from a log, made by
-// `workload from-log`), told apart by the workload file's first key,
-// "kind:". This file is the replay's part of the flag.
+// workload file (shapes and shares from a log, made by `workload
+// from-log`), told apart by what the file holds. This file is the
+// replay's part of the flag.
 
-// replayWorkloadFile reads path as a poolsweep workload file when it is
-// one (ok), and makes its replay: poolsweep's copies for the writes go to
-// base's database. A file that says it is one and is bad is a usage
-// error naming the file and line; ok is false for any other file, which
-// is then read as a property file.
-func replayWorkloadFile(o *Options, base workload.Workload) (w workload.Workload, ok bool, err error) {
-	data, err := cmdutil.ReadInput(context.Background(), "--workload-file", o.workloadFile, shapes.MaxFileBytes, io.ReadAll)
-	if err != nil || !isWorkloadFile(data) {
-		return w, false, err
+// replayWorkloadFile reads data (the file --workload-file names) as a
+// poolsweep workload file when it is one (ok), and makes its replay:
+// poolsweep's copies for the writes go to base's database. A workload
+// file that is bad is a usage error naming the file and line; ok is false
+// for any other file, which is then read as a property file.
+func replayWorkloadFile(o *Options, base workload.Workload, data []byte) (w workload.Workload, ok bool, err error) {
+	if !isWorkloadFile(data) {
+		return w, false, nil
 	}
 	for _, flag := range []string{"records", "distribution"} {
 		if o.changed(flag) {
@@ -45,16 +41,26 @@ func replayWorkloadFile(o *Options, base workload.Workload) (w workload.Workload
 	return w, true, nil
 }
 
-// isWorkloadFile reports whether data's first key, past comments and
-// blank lines, is a workload file's "kind:" (a property file has
-// key=value lines).
+// isWorkloadFile reports whether data is a workload file rather than a
+// property file, by its content past a byte-order mark, blank lines and
+// comments: JSON (a workload file from-log wrote with --format json is
+// YAML too), a YAML document marker, or a "kind:" key at a line's start
+// (a property file has key=value lines, and YCSB has no key "kind").
 func isWorkloadFile(data []byte) bool {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	first := true
 	for line := range bytes.Lines(data) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 || line[0] == '#' || bytes.Equal(line, []byte("---")) {
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 || trimmed[0] == '#' {
 			continue
 		}
-		return bytes.HasPrefix(line, []byte("kind:"))
+		if first && (trimmed[0] == '{' || bytes.HasPrefix(trimmed, []byte("---"))) {
+			return true
+		}
+		first = false
+		if bytes.HasPrefix(line, []byte("kind:")) {
+			return true
+		}
 	}
 	return false
 }

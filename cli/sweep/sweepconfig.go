@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	sweeplib "github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
+	"github.com/poolsweep/poolsweep/workload/shapes"
 )
 
 // config is the validated, connection-free part of a sweep.
@@ -139,21 +141,23 @@ func (o *Options) validate() (*sweepConfig, error) {
 		}
 		cfg.workloads = ws
 	case o.workloadFile != "":
+		// A regular file of at most shapes.MaxFileBytes, whichever kind
+		// it is: read once, at once, before any signal could matter.
+		data, err := cmdutil.ReadInput(context.Background(), "--workload-file", o.workloadFile, shapes.MaxFileBytes, io.ReadAll)
+		if err != nil {
+			return nil, err
+		}
 		// A poolsweep workload file is replayed (replayfile.go).
-		if w, ok, err := replayWorkloadFile(o, base); err != nil || ok {
+		if w, ok, err := replayWorkloadFile(o, base, data); err != nil || ok {
 			if err != nil {
 				return nil, err
 			}
 			cfg.workloads = []workload.Workload{w}
 			break
 		}
-		// A regular file of at most 1 MiB: read at once, before any
-		// signal could matter.
-		pf, err := cmdutil.ReadInput(context.Background(), "--workload-file", o.workloadFile, cmdutil.MaxWorkloadBytes, func(r io.Reader) (workload.PropertyFile, error) {
-			return workload.ParsePropertyFile(r, o.workloadFile, base)
-		})
+		pf, err := workload.ParsePropertyFile(bytes.NewReader(data), o.workloadFile, base)
 		if err != nil {
-			return nil, err
+			return nil, errext.Usagef("--workload-file: %w", textfmt.EscapeError(err))
 		}
 		if o.changed("records") {
 			pf.Workload.Records, pf.Workload.From.Records = o.records, "--records"

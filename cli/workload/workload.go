@@ -1,5 +1,5 @@
 // Package workload is the workload command: the user's own workload,
-// derived from what their deployment ran (issue 35). Its one subcommand,
+// derived from what their deployment ran. Its one subcommand,
 // from-log, reads mongod logs, system.profile exports or $queryStats
 // output (querylog), groups the operations into shapes (workload/derive)
 // and writes the workload file (workload/shapes).
@@ -100,11 +100,14 @@ operation for a while: db.setProfilingLevel(0, {slowms: 0}), and set it back aft
 
 Without -o the workload file (YAML) goes to standard output; --format json writes the
 derived shapes, each with its share, as JSON instead. --app NAME keeps only the
-operations of that appName. Lines that cannot be read are warnings on standard error
-with their file and line; nothing a file holds is quoted. Up to 32 lines before a file's
-first JSON line (a wrapper's, such as "nohup: ignoring input") are skipped, with a warning. Inputs are bounded: lines over
-4 MiB are skipped unread, a JSON array file may hold 256 MiB, all files together 8 GiB,
-and a file that grows while read is read to its size when opened.
+operations of that appName. Lines that cannot be read, and operations a workload file
+cannot hold (a name MongoDB refuses, nesting deeper than 32, text that is not UTF-8),
+are left out with a warning on standard error naming their file and line; nothing a
+file holds is quoted. Up to 32 lines before a file's first JSON line (a wrapper's, such as
+"nohup: ignoring input") are skipped, with a warning. Inputs are bounded: lines over
+4 MiB are skipped unread, a JSON array is read an element at a time (each at most
+4 MiB), all files together may hold 8 GiB, and a file that grows while read is read to
+its size when opened.
 
 Exit status: 0 done; 1 the file could not be written; 2 bad input: a flag, a path, a
 file that is not one of the formats, or inputs with no operation of a workload.`,
@@ -147,10 +150,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		}
 	}
 	b := derive.NewBuilder()
-	rep, err := querylog.Read(ctx, args, querylog.Options{App: o.app}, func(op *querylog.Op) error {
-		b.Add(op)
-		return nil
-	})
+	rep, err := querylog.Read(ctx, args, querylog.Options{App: o.app}, b.Add)
 	if rep != nil {
 		printWarnings(e.Stderr, rep)
 	}
@@ -207,17 +207,31 @@ func printWarnings(w io.Writer, rep *querylog.Report) {
 }
 
 // printShapes is what -o wrote, as a person reads it: the shapes with
-// their shares, and the caveats.
+// their shares, and the caveats. Every line fits the one-line rule
+// (textfmt.LineMax): a long path or shape name is shown as a token (cut,
+// its length said), and a caveat, which is prose, is wrapped.
 func printShapes(w io.Writer, path string, f *shapes.File) {
-	fmt.Fprintf(w, "%s: %d shapes of %d operations (%s)\n", textfmt.Escape(path), len(f.Shapes), f.Source.Operations, f.Source.Format)
+	fmt.Fprintf(w, "%s: %d shapes of %d operations (%s)\n", short(path), len(f.Shapes), f.Source.Operations, f.Source.Format)
 	for _, s := range f.Shapes {
 		p50 := "–"
 		if l := s.Observed.LatencyMs; l != nil {
 			p50 = textfmt.Ms(l.P50) + " ms"
 		}
-		fmt.Fprintf(w, "  %6.2f%%  %-9s  p50 %-8s  %s\n", 100*s.Share, s.ID, p50, cmdutil.SafeLine(s.Name))
+		fmt.Fprintf(w, "  %6.2f%%  %-9s  p50 %-8s  %s\n", 100*s.Share, s.ID, p50, short(s.Name))
 	}
 	for _, c := range f.Caveats {
-		fmt.Fprintf(w, "  note: %s\n", cmdutil.SafeLine(strings.TrimSpace(c)))
+		text := textfmt.Wrap(cmdutil.SafeLine(strings.TrimSpace(c)), 100)
+		fmt.Fprintln(w, strings.Replace(textfmt.Indent(text, "        "), "        ", "  note: ", 1))
 	}
+}
+
+// shortMax is the longest path or name printShapes shows whole.
+const shortMax = 200
+
+// short is s for one line: escaped, or a token when longer than shortMax.
+func short(s string) string {
+	if e := textfmt.Escape(s); len(e) <= shortMax {
+		return e
+	}
+	return textfmt.Token(s)
 }

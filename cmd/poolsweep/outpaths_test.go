@@ -17,6 +17,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/workload/shapes"
 )
 
 // Fixtures the output-path tests read.
@@ -444,7 +445,7 @@ func TestInputsBounded(t *testing.T) {
 	}
 	bigResults := sparse("big.jsonl", results.MaxFileBytes+1)
 	bigCSV := sparse("big.csv", cmdutil.MaxCSVBytes+1)
-	bigWorkload := sparse("big.properties", cmdutil.MaxWorkloadBytes+1)
+	bigWorkload := sparse("big.properties", shapes.MaxFileBytes+1)
 	// Runs to resume whose results.jsonl is each of these.
 	resume := func(name string, put func(p string)) string {
 		r := filepath.Join(d, "resume-"+name)

@@ -34,6 +34,9 @@ func (b *Builder) File(rep *querylog.Report, app string) *shapes.File {
 	return f
 }
 
+// maxSettingsSaid is the most thresholds a caveat lists.
+const maxSettingsSaid = 4
+
 func caveats(rep *querylog.Report, left int64, f *shapes.File) []string {
 	var c []string
 	add := func(format string, a ...any) { c = append(c, fmt.Sprintf(format, a...)) }
@@ -54,9 +57,15 @@ func caveats(rep *querylog.Report, left int64, f *shapes.File) []string {
 				num(*f.Source.SlowMs), num(*f.Source.SampleRate))
 		}
 		if len(rep.Settings) > 1 {
-			parts := make([]string, len(rep.Settings))
+			// The most used few: a log may change its threshold any number
+			// of times, and a caveat is one line.
+			parts := make([]string, 0, maxSettingsSaid+1)
 			for i, s := range rep.Settings {
-				parts[i] = fmt.Sprintf("%d at slowms %s, sample rate %s", s.Ops, num(s.SlowMs), num(s.SampleRate))
+				if i == maxSettingsSaid {
+					parts = append(parts, fmt.Sprintf("%d more thresholds", len(rep.Settings)-i))
+					break
+				}
+				parts = append(parts, fmt.Sprintf("%d at slowms %s, sample rate %s", s.Ops, num(s.SlowMs), num(s.SampleRate)))
 			}
 			add("the threshold changed while the log was written (%s): shares mix operations logged at each", strings.Join(parts, "; "))
 		}
@@ -84,7 +93,8 @@ func caveats(rep *querylog.Report, left int64, f *shapes.File) []string {
 	}
 	if left > 0 {
 		add("%d operations of shapes left out of the shares: rarer shapes beyond the %d most frequent, "+
-			"or shapes first seen past the memory bound (docs/workload-file.md)", left, shapes.MaxShapes)
+			"shapes first seen past the memory bound, or shapes whose values would make a command larger than MongoDB takes "+
+			"(docs/workload-file.md)", left, shapes.MaxShapes)
 	}
 	if len(rep.Grew) > 0 {
 		add("%d files grew while they were read: they were read to their size when opened", len(rep.Grew))

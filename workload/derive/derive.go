@@ -60,7 +60,7 @@ type metricAcc struct {
 }
 
 func (m *metricAcc) add(x float64, w int64, seed uint64, b *budget) {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
+	if math.IsNaN(x) || math.IsInf(x, 0) || math.IsInf(m.sum+x*float64(w), 0) {
 		return
 	}
 	if m.sample == nil {
@@ -92,8 +92,11 @@ func maxOf(xs []float64) float64 {
 	return m
 }
 
-// Add counts one operation in its shape.
-func (b *Builder) Add(op *querylog.Op) {
+// Add counts one operation in its shape. An operation whose shape no
+// workload file could hold (a name MongoDB refuses, nesting deeper than
+// the format, text that is not UTF-8) is not counted: the error
+// (*querylog.LeftOut) says why, and Read leaves it out with a warning.
+func (b *Builder) Add(op *querylog.Op) error {
 	s := shapes.Shape{Database: op.Database, Collection: op.Collection, Command: op.Command, Limit: op.Limit,
 		Skip: op.Skip, Multi: op.Multi, Upsert: op.Upsert, Remove: op.Remove, Key: op.Key}
 	filter := op.Filter
@@ -134,17 +137,25 @@ func (b *Builder) Add(op *querylog.Op) {
 			lits = append(lits, l...)
 		}
 	}
+	for _, l := range lits {
+		if why := shapes.CheckLiteral(l); why != "" {
+			return &querylog.LeftOut{Reason: why}
+		}
+	}
 	id := s.ShapeID()
 	a, ok := b.shapes[id]
 	if !ok {
+		s.ID = id
+		s.Name = s.DefaultName()
+		if err := s.Check(); err != nil {
+			return &querylog.LeftOut{Reason: err.Error()}
+		}
 		cost := shapeBytes(&s)
 		if len(b.shapes) >= maxTrackedShapes || cost > b.budget.shapeBytes {
 			b.dropped += op.Weight
-			return
+			return nil
 		}
 		b.budget.shapeBytes -= cost
-		s.ID = id
-		s.Name = s.DefaultName()
 		a = &acc{shape: s, values: map[string]*valueAcc{}, plans: map[string]int64{}, apps: map[string]int64{},
 			insert: newReservoir(seedOf(id), &b.budget), maxLat: math.NaN()}
 		b.shapes[id] = a
@@ -177,12 +188,15 @@ func (b *Builder) Add(op *querylog.Op) {
 	if op.InsertDocs > 0 {
 		a.insert.add(float64(op.InsertDocs), 4096)
 	}
-	if m.Plan != "" && (len(a.plans) < 20 || a.plans[m.Plan] > 0) {
-		a.plans[m.Plan] += op.Weight
+	// A plan or an appName is a label: bytes that are not UTF-8 become
+	// U+FFFD rather than cost the operation.
+	if plan := strings.ToValidUTF8(m.Plan, "\uFFFD"); plan != "" && (len(a.plans) < 20 || a.plans[plan] > 0) {
+		a.plans[plan] += op.Weight
 	}
-	if op.App != "" && (len(a.apps) < 20 || a.apps[op.App] > 0) {
-		a.apps[op.App] += op.Weight
+	if app := strings.ToValidUTF8(op.App, "\uFFFD"); app != "" && (len(a.apps) < 20 || a.apps[app] > 0) {
+		a.apps[app] += op.Weight
 	}
+	return nil
 }
 
 // shapeBytes is about what a shape's documents take, charged to the
@@ -236,18 +250,26 @@ func (b *Builder) Shapes() (out []shapes.Shape, left int64) {
 	}
 	var total int64
 	for _, a := range accs {
+		s := a.finish()
+		// Each operation's shape was checked when first seen; what its
+		// values add (a length, a long value) is checked once here, so a
+		// file from-log writes is always one the replay reads.
+		if s.Check() != nil {
+			left += a.count
+			continue
+		}
 		total += a.count
+		out = append(out, s)
 	}
-	for _, a := range accs {
-		out = append(out, a.finish(total))
+	for i := range out {
+		out[i].Share = float64(out[i].Count) / float64(total)
 	}
 	return out, left
 }
 
-func (a *acc) finish(total int64) shapes.Shape {
+func (a *acc) finish() shapes.Shape {
 	s := a.shape
 	s.Count = a.count
-	s.Share = float64(a.count) / float64(total)
 	if s.Command == shapes.CmdInsert {
 		s.InsertDocs = 1
 		if xs := a.insert.xs; len(xs) > 0 {

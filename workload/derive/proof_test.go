@@ -22,8 +22,7 @@ func deriveLog(t *testing.T, log string) *shapes.File {
 	}
 	b := NewBuilder()
 	rep, err := querylog.Read(context.Background(), []string{path}, querylog.Options{}, func(op *querylog.Op) error {
-		b.Add(op)
-		return nil
+		return b.Add(op)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -174,8 +173,7 @@ func TestBudget(t *testing.T) {
 	b := NewBuilder()
 	b.budget = budget{numbers: 100, valueBytes: 2000, shapeBytes: shapeBudget}
 	rep, err := querylog.Read(context.Background(), []string{path}, querylog.Options{}, func(op *querylog.Op) error {
-		b.Add(op)
-		return nil
+		return b.Add(op)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -209,8 +207,7 @@ func TestShapeBudget(t *testing.T) {
 	b := NewBuilder()
 	b.budget.shapeBytes = 700 // about two of the five shapes
 	rep, err := querylog.Read(context.Background(), []string{path}, querylog.Options{}, func(op *querylog.Op) error {
-		b.Add(op)
-		return nil
+		return b.Add(op)
 	})
 	if err != nil {
 		t.Fatal(err)

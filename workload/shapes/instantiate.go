@@ -86,9 +86,13 @@ func (s *Shape) Instantiate(r *rand.Rand, fallback func(path, typ string) any) (
 		cmd = bson.D{{Key: "delete", Value: s.Collection},
 			{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: filter}, {Key: "limit", Value: limit}}}}}
 	case CmdInsert:
-		docs := make(bson.A, max(s.InsertDocs, 1))
-		for i := range docs {
-			docs[i] = in.insertDoc()
+		docs := make(bson.A, 0, min(max(s.InsertDocs, 1), 1024))
+		for range max(s.InsertDocs, 1) {
+			d := in.insertDoc()
+			if !in.grow(sizeOf(d, 0)) {
+				break
+			}
+			docs = append(docs, d)
 		}
 		cmd = bson.D{{Key: "insert", Value: s.Collection}, {Key: "documents", Value: docs}}
 	case CmdFindAndModify:
@@ -124,6 +128,60 @@ type instantiator struct {
 	r        *rand.Rand
 	fallback func(path, typ string) any
 	err      error
+	// size is about the BSON bytes built so far: past MaxCommandBytes
+	// the command stops growing and the call fails, naming the shape, so
+	// that values sampled from a collection (or an insert's many
+	// documents) cannot grow a command, and the client's memory, without
+	// bound.
+	size int64
+}
+
+// grow counts n more bytes of the command, and says whether it still fits.
+func (in *instantiator) grow(n int64) bool {
+	if in.err != nil {
+		return false
+	}
+	in.size += n
+	if in.size > MaxCommandBytes {
+		in.err = fmt.Errorf("its command would be larger than the %d MiB MongoDB takes (values sampled from the collection, or documents per insert, add up to more)", MaxCommandBytes>>20)
+		return false
+	}
+	return true
+}
+
+// sizeOf is about the BSON size of a value the instantiator builds.
+func sizeOf(v any, depth int) int64 {
+	switch x := v.(type) {
+	case string:
+		return int64(len(x)) + 5
+	case bson.D:
+		n := int64(5)
+		for _, e := range x {
+			n += int64(len(e.Key)) + 2
+			if depth < 2*MaxDepth {
+				n += sizeOf(e.Value, depth+1)
+			}
+		}
+		return n
+	case bson.A:
+		n := int64(5)
+		for _, e := range x {
+			n += 8
+			if depth < 2*MaxDepth {
+				n += sizeOf(e, depth+1)
+			}
+		}
+		return n
+	case bson.RawValue:
+		return int64(len(x.Value)) + 1
+	case bson.Raw:
+		return int64(len(x))
+	case bson.Binary:
+		return int64(len(x.Data)) + 5
+	case bson.Regex:
+		return int64(len(x.Pattern)+len(x.Options)) + 2
+	}
+	return 8
 }
 
 func (in *instantiator) appendDoc(cmd bson.D, key, section string, d bson.D) bson.D {
@@ -169,30 +227,49 @@ func (in *instantiator) value(path string, v any) any {
 	case string:
 		typ, elem, ok := ParsePlaceholder(x)
 		if !ok {
+			in.grow(int64(len(x)) + 5)
 			return x
 		}
 		if typ == "array" {
 			return in.array(path, elem)
 		}
-		return in.draw(path, typ)
+		v := in.draw(path, typ)
+		in.grow(sizeOf(v, 0))
+		return v
 	}
+	in.grow(8)
 	return v
 }
 
 // array is an "?array<?elem>" placeholder's value: as many elements as its
-// arrays had at the median, each drawn.
+// arrays had at the median, each drawn, while the command fits.
 func (in *instantiator) array(path, elem string) bson.A {
-	n := 1
-	d, ok := in.s.Values[path]
-	if ok && d.Length != nil {
-		n = max(int(math.Round(d.Length.P50)), 0)
+	length := 1.0
+	if d, ok := in.s.Values[path]; ok && d.Length != nil {
+		length = 0
+		if l := math.Round(d.Length.P50); l > 0 { // NaN stays 0
+			length = l
+		}
 	}
 	if elem == "" {
 		return bson.A{}
 	}
-	out := make(bson.A, n)
-	for i := range out {
-		out[i] = in.draw(path, elem)
+	// Each element takes at least a type byte, its index and a byte of
+	// value: a length the command cannot hold fails before anything is
+	// allocated (Validate refuses it in a file; a File built in code
+	// still ends here).
+	if length > MaxArrayLength || !in.grow(4*int64(length)) {
+		in.grow(MaxCommandBytes + 1)
+		return bson.A{}
+	}
+	n := int(length)
+	out := make(bson.A, 0, min(n, 1024))
+	for range n {
+		v := in.draw(path, elem)
+		if !in.grow(4 + sizeOf(v, 0)) {
+			break
+		}
+		out = append(out, v)
 	}
 	return out
 }
@@ -233,7 +310,7 @@ func toBSON(typ string, v any, integer bool) any {
 		case int64:
 			return bson.DateTime(x)
 		case float64:
-			return bson.DateTime(int64(x))
+			return bson.DateTime(toInt64(x))
 		}
 	case "objectId":
 		if s, ok := v.(string); ok {

@@ -33,6 +33,9 @@ func Parse(data []byte, name string) (*File, error) {
 	if len(data) > MaxFileBytes {
 		return nil, &ParseError{File: name, Msg: fmt.Sprintf("larger than %d MiB", MaxFileBytes>>20)}
 	}
+	// A byte-order mark (an editor's) is not content; YAML's reader
+	// would take it for a key's first character.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, &ParseError{File: name, Line: yamlErrLine(err), Msg: "not valid YAML"}

@@ -111,6 +111,9 @@ func (s *Shape) validate() *FieldError {
 			return bad("key", "missing: a distinct shape needs its field")
 		}
 	}
+	if err := s.checkBounds(); err != nil {
+		return err
+	}
 	paths := map[string]string{}
 	for _, sec := range s.sections() {
 		if err := collectPlaceholders(sec.name, sec.v, paths); err != nil {
@@ -126,7 +129,7 @@ func (s *Shape) validate() *FieldError {
 			return bad("values", msg)
 		}
 	}
-	return nil
+	return s.checkSize()
 }
 
 type section struct {
@@ -211,6 +214,9 @@ func (d *Distribution) check() string {
 	}
 	if math.IsNaN(d.Min) || math.IsNaN(d.Max) || math.IsInf(d.Min, 0) || math.IsInf(d.Max, 0) {
 		return "an entry with a min or max that is not finite"
+	}
+	if msg := d.checkBounds(); msg != "" {
+		return msg
 	}
 	switch d.Dist {
 	case DistEmpirical:

@@ -66,10 +66,10 @@ func (f *File) Marshal() ([]byte, error) {
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(&fy); err != nil {
-		return nil, fmt.Errorf("workload file: %w", err)
+		return nil, err // the caller names the file
 	}
 	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("workload file: %w", err)
+		return nil, err // the caller names the file
 	}
 	return buf.Bytes(), nil
 }
