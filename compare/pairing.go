@@ -99,8 +99,10 @@ func pickTarget(steps []*results.StepResult, name, sideName string, rs []*result
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s target %s is not in %s (targets: %s)", sideName, textfmt.Token(name),
-			shown(paths(rs)), shown(targetsOf(steps)))
+		// The file's own target names are what it holds, never quoted
+		// in an error: their count says enough, analyze names them.
+		return nil, fmt.Errorf("%s target %s is not in %s, which holds %d other target(s) (poolsweep analyze names them)", sideName, textfmt.Token(name),
+			shown(paths(rs)), len(targetsOf(steps)))
 	}
 	return out, nil
 }
@@ -141,11 +143,11 @@ func pickAxis(steps []*results.StepResult, a results.Axis, value, sideName strin
 		}
 	}
 	if len(out) == 0 {
-		have := "none: the axis was not swept"
+		have := "the axis was not swept"
 		if len(seen) > 0 {
-			have = shown(seen)
+			have = fmt.Sprintf("%d other value(s) of it were swept; poolsweep analyze names them", len(seen))
 		}
-		return nil, fmt.Errorf("%s: no step of %s ran with %s (its values: %s)", sideName, shown(paths(rs)), results.AxisText(a, value), have)
+		return nil, fmt.Errorf("%s: no step of %s ran with %s (%s)", sideName, shown(paths(rs)), results.AxisText(a, value), have)
 	}
 	return out, nil
 }
