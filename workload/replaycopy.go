@@ -11,6 +11,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // poolsweep's copies for a replay's writes. A write shape runs against a
@@ -60,6 +62,12 @@ type replayMeta struct {
 
 func (c *replayCopy) ns() string  { return c.db + "." + c.coll }
 func (c *replayCopy) src() string { return c.srcDB + "." + c.srcColl }
+
+// nsName and srcName are the copy's and the user's namespace as an error
+// shows them: names come from a workload file and may be of any length or
+// hold any character, so each is a token (textfmt.Token), never the whole.
+func (c *replayCopy) nsName() string  { return textfmt.Token(c.ns()) }
+func (c *replayCopy) srcName() string { return textfmt.Token(c.src()) }
 
 // Prepare builds or reuses every copy, under the load lock as a load is,
 // and reads the insert payloads; the LoadResult's note says what it did.
@@ -117,9 +125,9 @@ func (c *replayCopy) inspect(ctx context.Context, db *mongo.Database, sample int
 	exists := len(names) > 0
 	switch {
 	case ours && (m.Tool != metaTool || m.Kind != metaKindReplay):
-		return false, false, fmt.Errorf("%s: the record of %s in %s %w (it is not a replay copy's); pick another --database", c.db, c.coll, MetaCollection, ErrNotOurs)
+		return false, false, fmt.Errorf("%s: the record of %s in %s %w (it is not a replay copy's); pick another --database", c.db, textfmt.Token(c.coll), MetaCollection, ErrNotOurs)
 	case !ours && exists:
-		return false, false, fmt.Errorf("%s %w (it has no record in %s.%s); pick another --database for the replay's copies", c.ns(), ErrNotOurs, c.db, MetaCollection)
+		return false, false, fmt.Errorf("%s %w (it has no record in %s.%s); pick another --database for the replay's copies", c.nsName(), ErrNotOurs, c.db, MetaCollection)
 	case ours && !o.Drop && m.Complete && m.Source == c.src() && m.Sample == sample && exists:
 		return true, true, nil
 	}
@@ -140,7 +148,7 @@ func (c *replayCopy) prepare(ctx context.Context, client *mongo.Client, sample i
 		}
 		lock, err := acquireLoadLock(ctx, db.Collection(MetaCollection), c.coll, o.RunID, wait, o.lock, o.Waiting)
 		if err != nil {
-			return "", false, fmt.Errorf("copy %s: %w", c.src(), err)
+			return "", false, fmt.Errorf("copy %s: %w", c.srcName(), err)
 		}
 		defer lock.release()
 		// Another run may have built it while this one waited.
@@ -151,7 +159,7 @@ func (c *replayCopy) prepare(ctx context.Context, client *mongo.Client, sample i
 		if !reuse {
 			n, err := c.build(lock.ctx, client, sample, ours, lock.held)
 			if err != nil {
-				return "", false, fmt.Errorf("copy %s to %s: %w", c.src(), c.ns(), err)
+				return "", false, fmt.Errorf("copy %s to %s: %w", c.srcName(), c.nsName(), err)
 			}
 			note, built = fmt.Sprintf("copied %d documents of %s with its indexes to %s for the writes", n, c.src(), c.ns()), true
 		}
@@ -215,7 +223,7 @@ func copyIndexes(ctx context.Context, src *mongo.Collection, db *mongo.Database,
 		if errors.As(err, &ce) && ce.Code == 26 { // NamespaceNotFound
 			return nil
 		}
-		return fmt.Errorf("list the indexes of %s: %w", src.Name(), err)
+		return fmt.Errorf("list the indexes of %s: %w", textfmt.Token(src.Name()), err)
 	}
 	var specs bson.A
 	for cur.Next(ctx) {
@@ -230,13 +238,13 @@ func copyIndexes(ctx context.Context, src *mongo.Collection, db *mongo.Database,
 		}
 	}
 	if err := errors.Join(cur.Err(), cur.Close(ctx)); err != nil {
-		return fmt.Errorf("list the indexes of %s: %w", src.Name(), err)
+		return fmt.Errorf("list the indexes of %s: %w", textfmt.Token(src.Name()), err)
 	}
 	if len(specs) == 0 {
 		return nil
 	}
 	if err := db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: coll}, {Key: "indexes", Value: specs}}).Err(); err != nil {
-		return fmt.Errorf("create the indexes of %s on the copy: %w", src.Name(), err)
+		return fmt.Errorf("create the indexes of %s on the copy: %w", textfmt.Token(src.Name()), err)
 	}
 	return nil
 }
@@ -249,7 +257,7 @@ func sampleDocs(ctx context.Context, src *mongo.Collection, n int) ([]any, error
 		cur, err = src.Find(ctx, bson.D{}, options.Find().SetLimit(int64(n)))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sample %s: %w", src.Name(), err)
+		return nil, fmt.Errorf("sample %s: %w", textfmt.Token(src.Name()), err)
 	}
 	defer cur.Close(context.WithoutCancel(ctx))
 	var docs []any
@@ -259,7 +267,7 @@ func sampleDocs(ctx context.Context, src *mongo.Collection, n int) ([]any, error
 		size += len(cur.Current)
 	}
 	if err := cur.Err(); err != nil {
-		return nil, fmt.Errorf("sample %s: %w", src.Name(), err)
+		return nil, fmt.Errorf("sample %s: %w", textfmt.Token(src.Name()), err)
 	}
 	return docs, nil
 }
