@@ -62,14 +62,24 @@ func sameFiles(a, b []*results.Results) bool {
 	return slices.Equal(paths(a), paths(b))
 }
 
-// shown joins names from the inputs (paths, targets, pools) for a message,
-// with non-printing characters escaped.
+// maxShownBytes is the longest name shown whole: a path of a usual length
+// stays readable, and a list of them (textfmt.List) fits one line.
+const maxShownBytes = 100
+
+// shown joins names from the inputs (paths, targets, pools) for a message
+// or a heading, each escaped and one longer than maxShownBytes cut to its
+// token (textfmt.Token), as textfmt.List lists them: a side of a thousand
+// targets or files heads the report in one line.
 func shown(names []string) string {
 	out := make([]string, len(names))
 	for i, n := range names {
-		out[i] = textfmt.Escape(n)
+		if len(n) > maxShownBytes {
+			out[i] = textfmt.Token(n)
+		} else {
+			out[i] = textfmt.Escape(n)
+		}
 	}
-	return strings.Join(out, ", ")
+	return textfmt.List(out, ", ")
 }
 
 func paths(rs []*results.Results) []string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/runinfo"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -102,7 +103,7 @@ func targetNotes(ts []results.TargetHeader) []string {
 	}
 	out := make([]string, len(order))
 	for i, n := range order {
-		out[i] = strings.Join(names[n], ", ") + ": " + n
+		out[i] = textfmt.List(names[n], ", ") + ": " + n
 	}
 	return out
 }

@@ -101,6 +101,7 @@ var flagContext = map[string][]string{
 	"search":        {"--concurrency", "1..64x2"},
 	"max-warmup":    {"--warmup", "auto"},
 	"min-warmup":    {"--warmup", "auto"},
+	"precision":     {"--duration", "auto"},
 	"resolution":    {"--search", "knee", "--concurrency", "1..64x2"},
 	"budget":        {"--search", "knee", "--concurrency", "1..64x2", "--duration", "100ms", "--warmup", "0s"},
 	"slo-p99":       {"--search", "pool", "--concurrency", "1..64x2"},
