@@ -74,23 +74,65 @@ func decodeChunk(data []byte, b *Budget) (*Chunk, error) {
 	if err != nil {
 		return nil, corrupt("chunk is not zlib: %v", err)
 	}
+	// The reference and the counts come first: the counts are held to
+	// the chunk's bytes and charged before the rest is inflated.
+	var pre []byte
+	var head [4]byte
+	if _, err := io.ReadFull(zr, head[:]); err == nil {
+		if refLen := binary.LittleEndian.Uint32(head[:]); refLen >= 5 && uint64(refLen)+8 <= uint64(size) {
+			pre = make([]byte, refLen+8)
+			copy(pre, head[:])
+			if _, err := io.ReadFull(zr, pre[4:]); err != nil {
+				return nil, corrupt("chunk inflates to fewer bytes than the %d it says", size)
+			}
+			ref := bson.Raw(pre[:refLen])
+			if err := ref.Validate(); err != nil {
+				return nil, corrupt("reference document is not BSON: %v", err)
+			}
+			if err := admit(ref, pre[refLen:], int(size-refLen-8), b); err != nil {
+				return nil, err
+			}
+		}
+	}
 	// Inflated into one buffer of the size charged, never a growing one.
 	plain := make([]byte, size)
-	if n, err := io.ReadFull(zr, plain); err == io.ErrUnexpectedEOF || err == io.EOF {
-		return nil, corrupt("chunk inflates to %d bytes, not the %d it says", n, size)
+	got := copy(plain, pre)
+	if got == 0 {
+		got = copy(plain, head[:])
+	}
+	if n, err := io.ReadFull(zr, plain[got:]); err == io.ErrUnexpectedEOF || err == io.EOF {
+		return nil, corrupt("chunk inflates to %d bytes, not the %d it says", got+n, size)
 	} else if err != nil {
 		return nil, corrupt("chunk does not inflate: %v", err)
 	}
 	if n, _ := zr.Read(make([]byte, 1)); n > 0 {
 		return nil, corrupt("chunk inflates to more than the %d bytes it says", size)
 	}
-	return decodePlain(plain, b)
+	return decodePlain(plain)
 }
 
-// decodePlain decodes an inflated chunk. The counts it declares are held
-// to its bytes and charged to b (nil: no budget) before anything of their
-// size is made.
-func decodePlain(plain []byte, b *Budget) (*Chunk, error) {
+// admit holds the counts a chunk declares (counts: its metric and delta
+// counts, as stored) to its bytes, and charges them to b (nil: no
+// budget), before anything of their size is made.
+func admit(ref bson.Raw, counts []byte, deltaBytes int, b *Budget) error {
+	nMetrics := binary.LittleEndian.Uint32(counts)
+	nDeltas := binary.LittleEndian.Uint32(counts[4:])
+	samples := uint64(nDeltas) + 1
+	if uint64(nMetrics)*samples > MaxValues {
+		return corrupt("chunk of %d metrics × %d samples is more than %d values", nMetrics, samples, MaxValues)
+	}
+	// Every sample a server takes has its own start time, later than the
+	// one before, so each sample after the reference costs at least one
+	// byte of deltas: a zero run can stand for any count of unchanged
+	// values, never for a clock that stood still.
+	if v, err := ref.LookupErr("start"); err == nil && v.Type == bson.TypeDateTime && uint64(nDeltas) > uint64(deltaBytes) {
+		return corrupt("chunk says %d samples, its %d bytes of deltas hold at most %d", samples, deltaBytes, deltaBytes+1)
+	}
+	return b.charge(int64(nMetrics)*metricCost + int64(nMetrics)*int64(samples)*8 + int64(samples)*sampleCost)
+}
+
+// decodePlain decodes an inflated chunk whose counts were admitted.
+func decodePlain(plain []byte) (*Chunk, error) {
 	if len(plain) < 5 {
 		return nil, corrupt("chunk of %d bytes has no reference document", len(plain))
 	}
@@ -105,22 +147,12 @@ func decodePlain(plain []byte, b *Budget) (*Chunk, error) {
 	rest := plain[refLen:]
 	nMetrics := binary.LittleEndian.Uint32(rest)
 	nDeltas := binary.LittleEndian.Uint32(rest[4:])
-	rest = rest[8:]
-
-	samples := uint64(nDeltas) + 1
-	if uint64(nMetrics)*samples > MaxValues {
-		return nil, corrupt("chunk of %d metrics × %d samples is more than %d values", nMetrics, samples, MaxValues)
-	}
-	// Every sample a server takes has its own start time, later than the
-	// one before, so each sample after the reference costs at least one
-	// byte of deltas: a zero run can stand for any count of unchanged
-	// values, never for a clock that stood still.
-	if v, err := ref.LookupErr("start"); err == nil && v.Type == bson.TypeDateTime && uint64(nDeltas) > uint64(len(rest)) {
-		return nil, corrupt("chunk says %d samples, its %d bytes of deltas hold at most %d", samples, len(rest), len(rest)+1)
-	}
-	if err := b.charge(int64(nMetrics)*metricCost + int64(nMetrics)*int64(samples)*8 + int64(samples)*sampleCost); err != nil {
+	// Checked again, uncharged: the same rules hold whatever the path.
+	if err := admit(ref, rest[:8], len(rest)-8, nil); err != nil {
 		return nil, err
 	}
+	rest = rest[8:]
+	samples := uint64(nDeltas) + 1
 
 	var metrics []Metric
 	var base []int64
