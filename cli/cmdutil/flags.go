@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/internal/decimal"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
@@ -36,10 +37,9 @@ type numberValue[T int | uint64 | float64 | time.Duration] struct {
 	lo, hi         T
 	openLo, openHi bool
 	kind           string // pflag's Type(): int, uint64, float, percent, duration
-	// least is the smallest magnitude of a nonzero float taken (for a
-	// float, the smallest normal float64, 0x1p-1022): a value
-	// nearer 0 means nothing a flag could act on, and a denormal one
-	// turns to 0 or infinity in the arithmetic it feeds.
+	// least is the smallest magnitude of a nonzero float taken beyond
+	// internal/decimal's (which refuses denormals): a percentage nearer 0
+	// than MinPercent means nothing a flag could act on.
 	least float64
 }
 
@@ -83,22 +83,16 @@ func (v *numberValue[T]) parse(s string) (T, error) {
 		if v.kind == "percent" {
 			num = strings.TrimSuffix(s, "%")
 		}
-		// Decimal only: ParseFloat also reads hex floats, underscores,
-		// infinities and NaN, none of which a user means by a number.
-		if num == "" || strings.Trim(num, "0123456789.eE+-") != "" {
-			return zero, fmt.Errorf("%s is not a finite decimal number", textfmt.Token(s))
-		}
-		f, err := strconv.ParseFloat(num, 64)
-		if errors.Is(err, strconv.ErrRange) {
+		// One rule for what a number is (internal/decimal): no hex, no
+		// underscores, nothing that is not finite, no denormal.
+		f, err := decimal.Parse(num)
+		if errors.Is(err, decimal.ErrRange) {
 			return zero, v.outside(s)
 		}
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		if err != nil {
 			return zero, fmt.Errorf("%s is not a finite decimal number", textfmt.Token(s))
 		}
-		// ParseFloat rounds a value too small for a float64 to 0 without
-		// an error: 1e-400 is not 0.
-		mantissa, _, _ := strings.Cut(strings.ToLower(num), "e")
-		if f == 0 && strings.ContainsAny(mantissa, "123456789") || f != 0 && math.Abs(f) < v.least {
+		if f != 0 && math.Abs(f) < v.least {
 			return zero, v.outside(s)
 		}
 		return T(f), nil
@@ -203,7 +197,7 @@ func Uint64Var(f *pflag.FlagSet, p *uint64, name string, def, lo, hi uint64, usa
 // when open.
 func FloatVar(f *pflag.FlagSet, p *float64, name string, def, lo, hi float64, openLo, openHi bool, usage string) {
 	*p = def
-	f.Var(&numberValue[float64]{p: p, lo: lo, hi: hi, openLo: openLo, openHi: openHi, kind: "float", least: 0x1p-1022}, name, usage)
+	f.Var(&numberValue[float64]{p: p, lo: lo, hi: hi, openLo: openLo, openHi: openHi, kind: "float"}, name, usage)
 }
 
 // PercentVar registers a percentage flag, written 5% or 5, that takes lo

@@ -70,7 +70,8 @@ var mustRefuse = map[string][]string{
 	"sim":        {"slots=0", "slots=NaN", "slots=4294967296", "service=-1ms", "service=Inf", "colour=blue", "jitter=2"},
 	"resolution": {"NaN", "Inf", "0", "1", "1.0000001", "5", "1e309", "sqrt3"},
 	"threshold": {"ops>1e308", "ops>9223372036854775808", "calls>1000000001", "errors<1e308", "errors<100000000000001", "errors<100.5%",
-		"p99<1h1ms", "connections<100000001", "knee>=100001", "ops>" + strings.Repeat("9", 5000)},
+		"p99<1h1ms", "connections<100000001", "knee>=100001", "ops>" + strings.Repeat("9", 5000),
+		"ops>1e-320", "ops>1e-400", "errors<1e-320%", "errors<4.9e-324"},
 	"fail-on-regression": {"1e308", "1001%", "9223372036854775808%", "1e-320%"},
 	"run-noise":          {"1e308", "100.5%", "1e-320%", "1e-320", "0.001%"},
 	"min-effect":         {"1e-320", "1e-320%"},
@@ -262,11 +263,11 @@ func hostileWalk(t *testing.T, name string) {
 // (nil: the flag's own check decides).
 func hostileFor(d cmdutil.Declared) ([]string, func(string) bool) {
 	if lo, hi, openLo, openHi, ok := limitsOf(d); ok {
-		// A nonzero value nearer 0 than the flag's least (for a float,
-		// the smallest normal float64: denormals are refused) is out.
-		least := 0.0
+		// A nonzero value nearer 0 than the smallest normal float64 (a
+		// denormal), or than the flag's own least (a percentage's), is out.
+		least := 0x1p-1022
 		if l, ok := d.(interface{ Least() float64 }); ok {
-			least = l.Least()
+			least = max(least, l.Least())
 		}
 		within := func(x float64) bool {
 			return !math.IsNaN(x) && !math.IsInf(x, 0) && (x > lo || !openLo && x == lo) && (x < hi || !openHi && x == hi) &&
