@@ -35,6 +35,8 @@ func manyTargets(t *testing.T, path string, n int) {
 			c[k] = v
 		}
 		c["name"] = name
+		// A URI of a hundred hosts, as a large deployment's may be.
+		c["uri"] = "mongodb://" + strings.Repeat("host-0000.example.internal:27017,", 100) + "h/"
 		targets = append(targets, c)
 	}
 	h["targets"] = targets
@@ -62,7 +64,7 @@ func manyTargets(t *testing.T, path string, n int) {
 }
 
 // TestNoLineOverLineMax: a run of forty targets, each named as long as a
-// name may be, is analysed, compared and reported (text, markdown) with
+// name may be and with a URI of a hundred hosts, is analysed, compared and reported (text, markdown) with
 // no line longer than textfmt.LineMax on stdout, stderr or the report:
 // lists of names are cut (textfmt.List) and a name past the limit is
 // refused where it is read (TestLongTargetNameRefused).
