@@ -277,8 +277,9 @@ func TestMatchTargets(t *testing.T) {
 		o    Options
 		want string
 	}{
-		// A name not in the file lists the ones that are.
-		{"unknown target", Options{Baseline: "a", Candidate: "z"}, `candidate target "z" is not in ab.jsonl (targets: a, b)`},
+		// A name not in the file says how many are, never what they are
+		// (the file's contents: TestErrorsQuoteNoTargets).
+		{"unknown target", Options{Baseline: "a", Candidate: "z"}, `candidate target "z" is not in ab.jsonl, which holds 2 other target(s) (poolsweep analyze names them)`},
 		// Half of the pair is a usage error.
 		{"baseline only", Options{Baseline: "a"}, "--baseline and --candidate name two targets and go together"},
 		// The same target against itself in the same file compares nothing.
@@ -369,5 +370,28 @@ func TestDeltaBars(t *testing.T) {
 	}
 	if !found {
 		t.Error("no throughput bar for the mixed mix at C=256")
+	}
+}
+
+// TestErrorsQuoteNoTargets: an unknown --baseline or --candidate, a
+// target name or an axis value the file lacks, gets an error that names
+// the file and what was asked, never the names and values the file holds
+// (a 5,000-character target name among them).
+func TestErrorsQuoteNoTargets(t *testing.T) {
+	p := profile{ops: 1000, readMS: 1, read: 100, serverCPU: -1, clientCPU: -1, noise: noiseA}
+	long := "held-in-the-file-" + strings.Repeat("t", 5000)
+	one := fixture("ab.jsonl", "ab", "heldA", long)
+	for tr := 1; tr <= 2; tr++ {
+		one.Steps = append(one.Steps, fixtureStep("heldA", "read", 64, tr, p), fixtureStep(long, "read", 64, tr, p))
+	}
+	rs := []*results.Results{one}
+	for _, o := range []Options{{Baseline: "heldA", Candidate: "z"}, {Baseline: "z", Candidate: "heldA"}, {Baseline: "w1", Candidate: "majority"}} {
+		_, err := Match(rs, rs, o)
+		if err == nil {
+			t.Fatalf("%+v: no error", o)
+		}
+		if msg := err.Error(); strings.Contains(msg, "held-in-the-file") || len(msg) > 300 {
+			t.Errorf("%+v: the error quotes the file's targets (%d bytes): %.200s", o, len(msg), msg)
+		}
 	}
 }

@@ -62,14 +62,24 @@ func sameFiles(a, b []*results.Results) bool {
 	return slices.Equal(paths(a), paths(b))
 }
 
-// shown joins names from the inputs (paths, targets, pools) for a message,
-// with non-printing characters escaped.
+// maxShownBytes is the longest name shown whole: a path of a usual length
+// stays readable, and a list of them (textfmt.List) fits one line.
+const maxShownBytes = 100
+
+// shown joins names from the inputs (paths, targets, pools) for a message
+// or a heading, each escaped and one longer than maxShownBytes cut to its
+// token (textfmt.Token), as textfmt.List lists them: a side of a thousand
+// targets or files heads the report in one line.
 func shown(names []string) string {
 	out := make([]string, len(names))
 	for i, n := range names {
-		out[i] = textfmt.Escape(n)
+		if len(n) > maxShownBytes {
+			out[i] = textfmt.Token(n)
+		} else {
+			out[i] = textfmt.Escape(n)
+		}
 	}
-	return strings.Join(out, ", ")
+	return textfmt.List(out, ", ")
 }
 
 func paths(rs []*results.Results) []string {
@@ -99,8 +109,10 @@ func pickTarget(steps []*results.StepResult, name, sideName string, rs []*result
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s target %s is not in %s (targets: %s)", sideName, textfmt.Token(name),
-			shown(paths(rs)), shown(targetsOf(steps)))
+		// The file's own target names are what it holds, never quoted
+		// in an error: their count says enough, analyze names them.
+		return nil, fmt.Errorf("%s target %s is not in %s, which holds %d other target(s) (poolsweep analyze names them)", sideName, textfmt.Token(name),
+			shown(paths(rs)), len(targetsOf(steps)))
 	}
 	return out, nil
 }
@@ -141,11 +153,11 @@ func pickAxis(steps []*results.StepResult, a results.Axis, value, sideName strin
 		}
 	}
 	if len(out) == 0 {
-		have := "none: the axis was not swept"
+		have := "the axis was not swept"
 		if len(seen) > 0 {
-			have = shown(seen)
+			have = fmt.Sprintf("%d other value(s) of it were swept; poolsweep analyze names them", len(seen))
 		}
-		return nil, fmt.Errorf("%s: no step of %s ran with %s (its values: %s)", sideName, shown(paths(rs)), results.AxisText(a, value), have)
+		return nil, fmt.Errorf("%s: no step of %s ran with %s (%s)", sideName, shown(paths(rs)), results.AxisText(a, value), have)
 	}
 	return out, nil
 }

@@ -92,7 +92,9 @@ func sideLine(s Side) string {
 	if s.Series != "" {
 		series = "; " + s.Series
 	}
-	return fmt.Sprintf("%s (%starget %s%s; %d steps)", shown(s.Files), run, shown(s.Targets), series, s.Steps)
+	// Three lists of names: each is short, and the line is cut as the
+	// last guard (textfmt.CapLine).
+	return textfmt.CapLine(fmt.Sprintf("%s (%starget %s%s; %d steps)", shown(s.Files), run, shown(s.Targets), series, s.Steps))
 }
 
 // WriteText renders a benchstat-like report: one aligned table per metric,

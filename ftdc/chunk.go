@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
 // Bounds on one chunk. A server keeps its chunks far below them (300
@@ -54,8 +55,11 @@ type Metric struct {
 	Values []int64
 }
 
-// DecodeChunk decodes a MetricChunk document's Data.
-func DecodeChunk(data []byte) (*Chunk, error) {
+// DecodeChunk decodes a MetricChunk document's Data, within the bounds on
+// one chunk. A reader of many chunks decodes them through a Budget.
+func DecodeChunk(data []byte) (*Chunk, error) { return decodeChunk(data, nil) }
+
+func decodeChunk(data []byte, b *Budget) (*Chunk, error) {
 	if len(data) < 4 {
 		return nil, corrupt("chunk of %d bytes has no length", len(data))
 	}
@@ -63,21 +67,71 @@ func DecodeChunk(data []byte) (*Chunk, error) {
 	if size > MaxChunkSize {
 		return nil, corrupt("chunk says it holds %d bytes, more than %d", size, MaxChunkSize)
 	}
+	if err := b.charge(int64(size)); err != nil {
+		return nil, err
+	}
 	zr, err := zlib.NewReader(bytes.NewReader(data[4:]))
 	if err != nil {
 		return nil, corrupt("chunk is not zlib: %v", err)
 	}
-	plain, err := io.ReadAll(io.LimitReader(zr, int64(size)+1))
-	if err != nil {
+	// The reference and the counts come first: the counts are held to
+	// the chunk's bytes and charged before the rest is inflated.
+	var pre []byte
+	var head [4]byte
+	if _, err := io.ReadFull(zr, head[:]); err == nil {
+		if refLen := binary.LittleEndian.Uint32(head[:]); refLen >= 5 && uint64(refLen)+8 <= uint64(size) {
+			pre = make([]byte, refLen+8)
+			copy(pre, head[:])
+			if _, err := io.ReadFull(zr, pre[4:]); err != nil {
+				return nil, corrupt("chunk inflates to fewer bytes than the %d it says", size)
+			}
+			ref := bson.Raw(pre[:refLen])
+			if err := ref.Validate(); err != nil {
+				return nil, corrupt("reference document is not BSON: %v", err)
+			}
+			if err := admit(ref, pre[refLen:], int(size-refLen-8), b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// Inflated into one buffer of the size charged, never a growing one.
+	plain := make([]byte, size)
+	got := copy(plain, pre)
+	if got == 0 {
+		got = copy(plain, head[:])
+	}
+	if n, err := io.ReadFull(zr, plain[got:]); err == io.ErrUnexpectedEOF || err == io.EOF {
+		return nil, corrupt("chunk inflates to %d bytes, not the %d it says", got+n, size)
+	} else if err != nil {
 		return nil, corrupt("chunk does not inflate: %v", err)
 	}
-	if len(plain) != int(size) {
-		return nil, corrupt("chunk inflates to %d bytes, not the %d it says", len(plain), size)
+	if n, _ := zr.Read(make([]byte, 1)); n > 0 {
+		return nil, corrupt("chunk inflates to more than the %d bytes it says", size)
 	}
 	return decodePlain(plain)
 }
 
-// decodePlain decodes an inflated chunk.
+// admit holds the counts a chunk declares (counts: its metric and delta
+// counts, as stored) to its bytes, and charges them to b (nil: no
+// budget), before anything of their size is made.
+func admit(ref bson.Raw, counts []byte, deltaBytes int, b *Budget) error {
+	nMetrics := binary.LittleEndian.Uint32(counts)
+	nDeltas := binary.LittleEndian.Uint32(counts[4:])
+	samples := uint64(nDeltas) + 1
+	if uint64(nMetrics)*samples > MaxValues {
+		return corrupt("chunk of %d metrics × %d samples is more than %d values", nMetrics, samples, MaxValues)
+	}
+	// Every sample a server takes has its own start time, later than the
+	// one before, so each sample after the reference costs at least one
+	// byte of deltas: a zero run can stand for any count of unchanged
+	// values, never for a clock that stood still.
+	if v, err := ref.LookupErr("start"); err == nil && v.Type == bson.TypeDateTime && uint64(nDeltas) > uint64(deltaBytes) {
+		return corrupt("chunk says %d samples, its %d bytes of deltas hold at most %d", samples, deltaBytes, deltaBytes+1)
+	}
+	return b.charge(int64(nMetrics)*metricCost + int64(nMetrics)*int64(samples)*8 + int64(samples)*sampleCost)
+}
+
+// decodePlain decodes an inflated chunk whose counts were admitted.
 func decodePlain(plain []byte) (*Chunk, error) {
 	if len(plain) < 5 {
 		return nil, corrupt("chunk of %d bytes has no reference document", len(plain))
@@ -93,19 +147,20 @@ func decodePlain(plain []byte) (*Chunk, error) {
 	rest := plain[refLen:]
 	nMetrics := binary.LittleEndian.Uint32(rest)
 	nDeltas := binary.LittleEndian.Uint32(rest[4:])
+	// Checked again, uncharged: the same rules hold whatever the path.
+	if err := admit(ref, rest[:8], len(rest)-8, nil); err != nil {
+		return nil, err
+	}
 	rest = rest[8:]
+	samples := uint64(nDeltas) + 1
 
 	var metrics []Metric
 	var base []int64
-	if err := extract(ref, nil, 0, &metrics, &base); err != nil {
+	if err := extract(ref, nil, 0, int(nMetrics), &metrics, &base); err != nil {
 		return nil, err
 	}
 	if uint64(len(metrics)) != uint64(nMetrics) {
 		return nil, corrupt("chunk says %d metrics, its reference document has %d", nMetrics, len(metrics))
-	}
-	samples := uint64(nDeltas) + 1
-	if uint64(nMetrics)*samples > MaxValues {
-		return nil, corrupt("chunk of %d metrics × %d samples is more than %d values", nMetrics, samples, MaxValues)
 	}
 	values := make([]int64, uint64(nMetrics)*samples)
 	var zeros uint64
@@ -143,16 +198,28 @@ func decodePlain(plain []byte) (*Chunk, error) {
 }
 
 // extract lists doc's numeric fields in order, as the server extracts
-// them, with each one's value in doc.
-func extract(doc bson.Raw, path []string, depth int, out *[]Metric, vals *[]int64) error {
+// them, with each one's value in doc; past limit fields it stops (the
+// caller finds the count wrong), so a reference of many tiny fields costs
+// no more than the count its chunk declared and was charged for.
+func extract(doc bson.Raw, path []string, depth, limit int, out *[]Metric, vals *[]int64) error {
 	if depth > maxDepth {
 		return corrupt("reference document nested deeper than %d", maxDepth)
 	}
-	elems, err := doc.Elements()
-	if err != nil {
-		return corrupt("reference document: %v", err)
+	if len(doc) < 5 {
+		return corrupt("reference document: a document of %d bytes", len(doc))
 	}
-	for _, e := range elems {
+	// Element by element, never a list of them all: a reference of a
+	// million one-byte fields costs nothing past the limit.
+	for rest := []byte(doc[4 : len(doc)-1]); len(rest) > 0; {
+		if len(*out) > limit {
+			return nil
+		}
+		el, r, ok := bsoncore.ReadElement(rest)
+		if !ok {
+			return corrupt("reference document: an element cut short")
+		}
+		rest = r
+		e := bson.RawElement(el)
 		key := e.Key()
 		p := append(path[:len(path):len(path)], key)
 		v := e.Value()
@@ -183,7 +250,7 @@ func extract(doc bson.Raw, path []string, depth int, out *[]Metric, vals *[]int6
 			add("i", int64(i))
 		case bson.TypeEmbeddedDocument, bson.TypeArray:
 			sub := bson.Raw(v.Value)
-			if err := extract(sub, p, depth+1, out, vals); err != nil {
+			if err := extract(sub, p, depth+1, limit, out, vals); err != nil {
 				return err
 			}
 		}

@@ -21,7 +21,7 @@ func encodeChunk(t testing.TB, ref bson.Raw, values [][]int64) []byte {
 	t.Helper()
 	var ms []Metric
 	var base []int64
-	if err := extract(ref, nil, 0, &ms, &base); err != nil {
+	if err := extract(ref, nil, 0, 1<<30, &ms, &base); err != nil {
 		t.Fatal(err)
 	}
 	if len(values) != len(ms) {

@@ -144,9 +144,9 @@ func (fc *figContext) subject(cs []*curve) string {
 	}
 	s := ""
 	if len(wls) > 0 {
-		s = "workload " + strings.Join(wls, ", ") + " on "
+		s = "workload " + textfmt.List(wls, ", ") + " on "
 	}
-	return s + strings.Join(tgs, ", ")
+	return s + textfmt.List(tgs, ", ")
 }
 
 func (fc *figContext) trials() int {

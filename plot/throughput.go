@@ -13,6 +13,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/runinfo"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // throughputPanel draws ops/s per curve with 95% bars and the knee/peak
@@ -175,7 +176,7 @@ func (fc *figContext) comparison() ([]Figure, string) {
 			parts = append(parts, fmt.Sprintf("%s peaks at %.2f× %s (%s vs %s ops/s)", shortLabel(c), cp/bp, shortLabel(base), humanNumber(cp), humanNumber(bp)))
 		}
 	}
-	title := "Comparison — " + strings.Join(parts, "; ")
+	title := "Comparison — " + textfmt.ListN(parts, "; ", 4) // each part a sentence
 	if len(parts) == 0 {
 		title = "Comparison — " + fc.subject(cs)
 	}
@@ -204,5 +205,5 @@ func rejectedUSLCaption(cs []*curve) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" USL fit not drawn, R² below %g: %s.", knee.MinUSLR2, strings.Join(names, ", "))
+	return fmt.Sprintf(" USL fit not drawn, R² below %g: %s.", knee.MinUSLR2, textfmt.List(names, ", "))
 }

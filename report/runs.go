@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/runinfo"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -67,8 +68,10 @@ func runViewOf(r *results.Results, multi bool) runView {
 		if t.ServerVersion != "" {
 			server = t.ServerVersion + ", " + server
 		}
+		// A URI of fifty hosts is cut (its hosts are counted beside it),
+		// so that its table row stays one line; the results file keeps it.
 		tv := targetView{Name: t.Name, Topology: t.Topology, Server: server,
-			Hosts: strconv.Itoa(len(t.Hosts)), URI: t.URI}
+			Hosts: strconv.Itoa(len(t.Hosts)), URI: textfmt.CapLineAt(t.URI, maxURIShown)}
 		if len(t.Shards) > 0 {
 			tv.Hosts += fmt.Sprintf(" (%d shards)", len(t.Shards))
 		}
@@ -86,6 +89,9 @@ func runViewOf(r *results.Results, multi bool) runView {
 	return rv
 }
 
+// maxURIShown is the longest URI a report's targets table shows whole.
+const maxURIShown = 256
+
 // targetNotes are the targets' notes, each said once: "a, b: note" when
 // several targets share it (every simulated target has the same one).
 func targetNotes(ts []results.TargetHeader) []string {
@@ -102,7 +108,7 @@ func targetNotes(ts []results.TargetHeader) []string {
 	}
 	out := make([]string, len(order))
 	for i, n := range order {
-		out[i] = strings.Join(names[n], ", ") + ": " + n
+		out[i] = textfmt.List(names[n], ", ") + ": " + n
 	}
 	return out
 }

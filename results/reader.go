@@ -10,6 +10,7 @@ import (
 	"io"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/infile"
@@ -265,7 +266,16 @@ func (res *Results) decode(b []byte, name string, line int) error {
 func fieldError(what string, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return &FieldError{Field: what + "." + te.Field, Msg: fmt.Sprintf("holds a %s, want a %s", te.Value, jsonType(te.Type.Kind()))}
+		// te.Value is "number 1e400" for a number: the kind, then the
+		// file's own text, which an error never repeats.
+		held, _, _ := strings.Cut(te.Value, " ")
+		want := jsonType(te.Type.Kind())
+		msg := fmt.Sprintf("holds a %s, want a %s", held, want)
+		if held == "number" && (want == "number" || want == "whole number") {
+			// A number that does not fit: too large, or not whole.
+			msg = fmt.Sprintf("holds a number that is not a %s within range", want)
+		}
+		return &FieldError{Field: what + "." + te.Field, Msg: msg}
 	}
 	var pe *time.ParseError
 	if errors.As(err, &pe) {

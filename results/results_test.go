@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -72,12 +73,19 @@ func TestReadResultsErrors(t *testing.T) {
 		{"window of 0", header + stepWith(t, "duration_s", 0), "step.duration_s: 0 is not a window length", 2},
 		{"unknown end status", header + step + `{"kind":"end","status":"fine"}` + "\n", `end.status: not one of`, 3},
 		{"kind not a string", header + `{"kind":7}` + "\n", "record.kind: holds a number, want a string", 2},
+		// A number that does not fit its field is named, never repeated.
+		{"number past a float64", header + stepWith(t, "ops_per_s", json.RawMessage("1e400")), "step.ops_per_s: holds a number that is not a number within range", 2},
+		{"5,000 digits", header + stepWith(t, "concurrency", json.RawMessage(strings.Repeat("9", 5000))), "step.concurrency: holds a number that is not a whole number within range", 2},
+		{"fraction for a count", header + stepWith(t, "concurrency", json.RawMessage("8.5")), "step.concurrency: holds a number that is not a whole number within range", 2},
 	}
 	for _, tt := range tests {
 		_, err := ReadResults(strings.NewReader(tt.body), "f.jsonl")
 		var le *LineError
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.As(err, &le) || le.Line != tt.line {
 			t.Errorf("%s: err = %v, want %q at line %d", tt.name, err, tt.want, tt.line)
+		}
+		if err != nil && (strings.Contains(err.Error(), "1e400") || strings.Contains(err.Error(), "99999") || strings.Contains(err.Error(), "8.5")) {
+			t.Errorf("%s: the error repeats the file's text: %.200s", tt.name, err)
 		}
 	}
 	// A run killed before its closing record is still readable, and says so.

@@ -27,6 +27,10 @@ const (
 	MaxTargets   = 1000
 	MaxWorkloads = 1000
 	MaxPlanned   = 10_000_000
+	// MaxTargetName bounds a target's name, as --target takes it and as
+	// a sweep names a --uri's target (its hosts, cut to fit): every table,
+	// heading and progress line that names a target stays one short line.
+	MaxTargetName = 64
 )
 
 // Bounds.
@@ -67,6 +71,8 @@ func ValidateHeader(h *RunHeader) error {
 		switch {
 		case strings.TrimSpace(t.Name) == "":
 			c.fail(fmt.Sprintf("run.targets[%d].name", i), "empty")
+		case len(t.Name) > MaxTargetName:
+			c.fail(fmt.Sprintf("run.targets[%d].name", i), "%d bytes, more than the %d a target's name has", len(t.Name), MaxTargetName)
 		case seen[t.Name]:
 			c.fail(fmt.Sprintf("run.targets[%d].name", i), "the name of an earlier target")
 		}

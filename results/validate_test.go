@@ -288,3 +288,24 @@ func testExtraTrial(edit func(*ExtraTrial)) *ExtraTrial {
 	edit(e)
 	return e
 }
+
+// TestLongTargetNameRefused: a results file whose target is named with
+// more than MaxTargetName bytes (no sweep names one so) is refused at its
+// header, naming the field and the length, never the name: every table,
+// heading and verdict that names a target stays one short line.
+func TestLongTargetNameRefused(t *testing.T) {
+	h := testHeader()
+	long := strings.Repeat("T", 5000)
+	h.Targets[0].Name = long
+	s := testStep(1)
+	s.Target = long
+	_, err := ReadResults(strings.NewReader(line(t, h)+line(t, s)), "f.jsonl")
+	if err == nil || !strings.Contains(err.Error(), "f.jsonl:1: run.targets[0].name: 5000 bytes, more than the 64") || strings.Contains(err.Error(), "TTTT") {
+		t.Errorf("err %v", err)
+	}
+	h.Targets[0].Name = strings.Repeat("T", MaxTargetName)
+	s.Target = h.Targets[0].Name
+	if _, err := ReadResults(strings.NewReader(line(t, h)+line(t, s)), "f.jsonl"); err != nil {
+		t.Errorf("a name of %d bytes: %v", MaxTargetName, err)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
@@ -68,7 +67,9 @@ func detectTargets(ctx context.Context, w io.Writer, ts []topology.Target) ([]*T
 			return targets, fmt.Errorf("target %s (%s): %w", t.Name, st.Redacted(), err)
 		}
 		st.Header = sweep.NewTargetHeader(t.Name, st.URI, info)
-		fmt.Fprintf(w, "target %s: %s %s %s, hosts %s\n", t.Name, info.ServerKind, info.ServerVersion, info.Topology, strings.Join(info.Hosts, ","))
+		// The version and the hosts are the server's words: escaped, the
+		// hosts listed as textfmt.List lists, the line one line at most.
+		fmt.Fprintln(w, textfmt.Line(fmt.Sprintf("target %s: %s %s %s, hosts %s", t.Name, info.ServerKind, info.ServerVersion, info.Topology, textfmt.List(info.Hosts, ","))))
 	}
 	return targets, nil
 }

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsweep/poolsweep/internal/decimal"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -253,14 +254,12 @@ func (t *Threshold) parseValue(s string) error {
 // fmtNumber writes a bound with all its digits, as a user would type it.
 func fmtNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// number is a finite decimal number, nothing else.
+// number is a finite decimal number, nothing else (internal/decimal: no
+// hex, no underscores, no denormal).
 func number(s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%s is not a finite number", textfmt.Token(s))
-	}
-	if strings.ContainsAny(s, "xXpP_") || strings.EqualFold(s, "nan") {
-		return 0, fmt.Errorf("%s is not a decimal number", textfmt.Token(s))
+	v, err := decimal.Parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s is %w", textfmt.Token(s), err)
 	}
 	return v, nil
 }

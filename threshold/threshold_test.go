@@ -53,6 +53,10 @@ func TestParseErrors(t *testing.T) {
 		{"ops>NaN", "a rate per second"},
 		{"ops>0x10", "a rate per second"},
 		{"ops>1e400", "a rate per second"},
+		{"ops>1e-320", "a rate per second"},               // a denormal (internal/decimal)
+		{"ops>1e-400", "a rate per second"},               // underflows to 0: not 0
+		{"errors<1e-320%", "not a share from 0% to 100%"}, // a denormal share
+		{"ops>1_000", "a rate per second"},
 		{"errors<101%", "not a share from 0% to 100%"},
 		{"errors<1.5", "a count (10) or a share"},
 		{"knee>=3.5", "a whole number"},

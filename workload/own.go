@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
@@ -74,6 +76,11 @@ type owned struct {
 
 func (c owned) ns() string { return c.db.Name() + "." + c.coll }
 
+// nsName is the namespace as an error shows it: a replay copy's name
+// comes from a workload file and may be of any length, so a long one is
+// its token (textfmt.Short), never the whole.
+func (c owned) nsName() string { return textfmt.Short(c.ns()) }
+
 // inspectOwned reads c's poolsweep_meta record and counts c's documents,
 // poolsweep's own and the others, and says what a build must do; it
 // writes nothing. It refuses (ErrNotOurs) a record of another tool or
@@ -85,7 +92,7 @@ func (c owned) ns() string { return c.db.Name() + "." + c.coll }
 // o.Drop, reusable when reuse says its record and total of documents fit
 // (stateReusable, with reuse's LoadResult).
 func inspectOwned(ctx context.Context, c owned, o PrepareOptions, reuse func(record bson.Raw, total int64) (LoadResult, bool)) (LoadResult, collectionState, error) {
-	ns := c.ns()
+	ns := c.nsName()
 	record, err := c.db.Collection(MetaCollection).FindOne(ctx, bson.D{{Key: "_id", Value: c.coll}}).Raw()
 	ours := err == nil
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
@@ -98,7 +105,7 @@ func inspectOwned(ctx context.Context, c owned, o PrepareOptions, reuse func(rec
 			// Someone else's record under poolsweep's name, or one of
 			// poolsweep's of another kind: a build would write over it.
 			return LoadResult{}, 0, fmt.Errorf("%s.%s: the record of %s %w (it is not poolsweep's record of %s); pick another --database",
-				c.db.Name(), MetaCollection, c.coll, ErrNotOurs, kindWords(c.kind))
+				c.db.Name(), MetaCollection, textfmt.Short(c.coll), ErrNotOurs, kindWords(c.kind))
 		}
 	}
 	total, own, err := counts(ctx, c.db, c.coll, c.own)
@@ -163,7 +170,7 @@ func emptyNotOurs(ctx context.Context, c owned, o PrepareOptions) (LoadResult, c
 		return LoadResult{}, stateEmpty, nil
 	}
 	if !o.DropForeign {
-		return LoadResult{}, 0, emptyForeignError{ns: c.ns(), meta: c.db.Name() + "." + MetaCollection}
+		return LoadResult{}, 0, emptyForeignError{ns: c.nsName(), meta: c.db.Name() + "." + MetaCollection}
 	}
 	return LoadResult{Note: "reloading (--drop-foreign: an empty collection poolsweep did not create dropped)"}, stateOurs, nil
 }

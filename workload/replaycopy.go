@@ -12,6 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
 // poolsweep's copies for a replay's writes. A write shape runs against a
@@ -77,6 +79,12 @@ type replayMeta struct {
 
 func (c *replayCopy) ns() string  { return c.db + "." + c.coll }
 func (c *replayCopy) src() string { return c.srcDB + "." + c.srcColl }
+
+// nsName and srcName are the copy's and the user's namespace as an error
+// shows them: names come from a workload file and may be of any length or
+// hold any character, so each is a token (textfmt.Token), never the whole.
+func (c *replayCopy) nsName() string  { return textfmt.Token(c.ns()) }
+func (c *replayCopy) srcName() string { return textfmt.Token(c.src()) }
 
 // Prepare builds or reuses every copy, under the load lock as a load is,
 // and reads the insert payloads; the LoadResult's note says what it did.
@@ -146,7 +154,7 @@ func (c *replayCopy) prepare(ctx context.Context, client *mongo.Client, sample i
 		}
 		lock, err := acquireLoadLock(ctx, db.Collection(MetaCollection), c.coll, o.RunID, wait, o.lock, o.Waiting)
 		if err != nil {
-			return "", false, fmt.Errorf("copy %s: %w", c.src(), err)
+			return "", false, fmt.Errorf("copy %s: %w", c.srcName(), err)
 		}
 		defer lock.release()
 		// Another run may have built it while this one waited.
@@ -157,7 +165,7 @@ func (c *replayCopy) prepare(ctx context.Context, client *mongo.Client, sample i
 		if state != stateReusable {
 			n, err := c.build(lock.ctx, client, sample, state == stateOurs, lock.held)
 			if err != nil {
-				return "", false, fmt.Errorf("copy %s to %s: %w", c.src(), c.ns(), err)
+				return "", false, fmt.Errorf("copy %s to %s: %w", c.srcName(), c.nsName(), err)
 			}
 			note, built = fmt.Sprintf("copied %d documents of %s with its indexes to %s for the writes", n, c.src(), c.ns()), true
 			if lr.Note != "" {
@@ -226,7 +234,7 @@ func copyIndexes(ctx context.Context, src *mongo.Collection, db *mongo.Database,
 		if errors.As(err, &ce) && ce.Code == 26 { // NamespaceNotFound
 			return nil
 		}
-		return fmt.Errorf("list the indexes of %s: %w", src.Name(), err)
+		return fmt.Errorf("list the indexes of %s: %w", textfmt.Token(src.Name()), err)
 	}
 	var specs bson.A
 	for cur.Next(ctx) {
@@ -241,13 +249,13 @@ func copyIndexes(ctx context.Context, src *mongo.Collection, db *mongo.Database,
 		}
 	}
 	if err := errors.Join(cur.Err(), cur.Close(ctx)); err != nil {
-		return fmt.Errorf("list the indexes of %s: %w", src.Name(), err)
+		return fmt.Errorf("list the indexes of %s: %w", textfmt.Token(src.Name()), err)
 	}
 	if len(specs) == 0 {
 		return nil
 	}
 	if err := db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: coll}, {Key: "indexes", Value: specs}}).Err(); err != nil {
-		return fmt.Errorf("create the indexes of %s on the copy: %w", src.Name(), err)
+		return fmt.Errorf("create the indexes of %s on the copy: %w", textfmt.Token(src.Name()), err)
 	}
 	return nil
 }
@@ -261,7 +269,7 @@ func sampleDocs(ctx context.Context, src *mongo.Collection, n int) ([]any, error
 		cur, err = src.Find(ctx, bson.D{}, options.Find().SetLimit(int64(n)))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sample %s: %w", src.Name(), err)
+		return nil, fmt.Errorf("sample %s: %w", textfmt.Token(src.Name()), err)
 	}
 	defer cur.Close(context.WithoutCancel(ctx))
 	var docs []any
@@ -275,7 +283,7 @@ func sampleDocs(ctx context.Context, src *mongo.Collection, n int) ([]any, error
 		size += len(cur.Current)
 	}
 	if err := cur.Err(); err != nil {
-		return nil, fmt.Errorf("sample %s: %w", src.Name(), err)
+		return nil, fmt.Errorf("sample %s: %w", textfmt.Token(src.Name()), err)
 	}
 	return docs, nil
 }

@@ -5,8 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/poolsweep/poolsweep/internal/serverversion"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -53,12 +53,8 @@ func judgedHosts(t *results.ServerTelemetry) []judgedHost {
 // (7.0+: throughput probing), where available ≈ 0 is normal and only the
 // queue says saturation.
 func dynamicTickets(version string) bool {
-	major, _, ok := strings.Cut(version, ".")
-	if !ok {
-		return false
-	}
-	n, err := strconv.Atoi(major)
-	return err == nil && n >= 7
+	v, ok := serverversion.Parse(version)
+	return ok && v.AtLeast(7, 0)
 }
 
 // cores is the core count the CPU rule judges host h by: the override when

@@ -124,7 +124,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 			return err
 		}
 		if len(o.ftdc.dirs) > 0 {
-			if rep, err = o.ftdc.attach(ctx, rs); err != nil {
+			if rep, err = o.ftdc.attach(ctx, rs, e.Stderr); err != nil {
 				return err
 			}
 		}

@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -53,6 +54,10 @@ type ftdcCapture struct {
 	Samples      int       `json:"samples"`
 	Files        int       `json:"files"`
 	Truncated    int       `json:"truncated_files,omitempty"`
+	// LeftOut counts the metric chunks left out for declaring more than
+	// the folder's bytes pay for; Warnings name the first of them.
+	LeftOut  int      `json:"left_out_chunks,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type ftdcStep struct {
@@ -107,7 +112,7 @@ func liveServer(st *results.ServerTelemetry) bool {
 // absent, or --ftdc-replace), then judges those steps again with the bound
 // rules, in file order so that the growth rules compare each with the step
 // before it. Errors are usage errors naming --ftdc.
-func (f *ftdcFlags) attach(ctx context.Context, rs []*results.Results) (*ftdcReport, error) {
+func (f *ftdcFlags) attach(ctx context.Context, rs []*results.Results, warn io.Writer) (*ftdcReport, error) {
 	var windows []fromftdc.Window
 	for _, r := range rs {
 		for _, s := range r.Steps {
@@ -123,8 +128,15 @@ func (f *ftdcFlags) attach(ctx context.Context, rs []*results.Results) (*ftdcRep
 	}
 	rep := &ftdcReport{}
 	for _, c := range caps {
+		for _, w := range c.Warnings {
+			fmt.Fprintf(warn, "poolsweep: warning: --ftdc: %s\n", cmdutil.SafeLine(w))
+		}
+		if more := c.LeftOut - len(c.Warnings); more > 0 {
+			fmt.Fprintf(warn, "poolsweep: warning: --ftdc: %s: %d more metric chunks left out\n", cmdutil.SafeLine(c.Folder), more)
+		}
 		rep.Captures = append(rep.Captures, ftdcCapture{Folder: c.Folder, Host: c.Host, Version: c.Version, Role: c.Role,
-			RoleEvidence: c.RoleEvidence, First: c.First.UTC(), Last: c.Last.UTC(), Samples: c.Samples, Files: c.Files, Truncated: c.Truncated})
+			RoleEvidence: c.RoleEvidence, First: c.First.UTC(), Last: c.Last.UTC(), Samples: c.Samples, Files: c.Files, Truncated: c.Truncated,
+			LeftOut: c.LeftOut, Warnings: c.Warnings})
 	}
 	for _, r := range rs {
 		judges := map[string]*bound.Judge{}
@@ -203,6 +215,9 @@ func (rep *ftdcReport) writeText(ew *textfmt.ErrWriter) {
 			c.Samples, c.First.Format(time.RFC3339), c.Last.Format(time.RFC3339), c.Files)
 		if c.Truncated > 0 {
 			ew.Printf(", %d cut off mid-document", c.Truncated)
+		}
+		if c.LeftOut > 0 {
+			ew.Printf(", %d metric chunks left out (more than the files' bytes pay for)", c.LeftOut)
 		}
 		ew.Printf("\n")
 	}

@@ -3,12 +3,15 @@ package analyze
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/poolsweep/poolsweep/ftdc/ftdctest"
 )
 
 // The real 4.2.12 capture (testdata/ftdc/metrics-4.2.12) ends at this
@@ -198,5 +201,31 @@ func TestAnalyzeFTDCBadInput(t *testing.T) {
 		if code != 2 || stdout != "" || strings.Count(line, "\n") != 0 || !strings.Contains(line, tc.want) || !strings.Contains(line, "--ftdc") || strings.Contains(line, "secret") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line with %q", tc.args[2:], code, stdout, stderr, tc.want)
 		}
+	}
+}
+
+// TestAnalyzeFTDCLeftOut: a file beside a real capture whose chunks
+// declare half a million samples each in a few hundred bytes is left out
+// chunk by chunk, each with a warning on stderr naming the file, and
+// counted in the JSON; the real capture's steps are read as before.
+func TestAnalyzeFTDCLeftOut(t *testing.T) {
+	run, dir := ftdcRun(t, false), ftdc4212Folder(t)
+	at := ftdc4212Last.Add(time.Hour)
+	const samples = 1 << 19
+	deltas := append(bytes.Repeat([]byte{1}, samples-1), 0)
+	deltas = binary.AppendUvarint(deltas, 15*(samples-1)-1)
+	chunk := ftdctest.MetricDoc(at, ftdctest.Chunk(ftdctest.Reference(at, "ip-10-0-0-192", 13), 16, samples-1, deltas))
+	writeFile(t, dir, "metrics.2021-03-15T03-35-56Z-00000", string(bytes.Repeat(chunk, 3)))
+	code, stdout, stderr := runCLI(t, "analyze", run, "--ftdc", dir, "--format", "json")
+	var got ftdcJSON
+	if err := json.Unmarshal([]byte(stdout), &got); code != 0 || err != nil {
+		t.Fatalf("exit %d %v: %s", code, err, stderr)
+	}
+	if c := got.Server.Captures[0]; c.LeftOut != 3 || len(c.Warnings) != 3 || c.Samples != 849 {
+		t.Errorf("capture: %d chunks left out, warnings %q, %d samples", c.LeftOut, c.Warnings, c.Samples)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "poolsweep: warning: --ftdc: "+filepath.Join(dir, "metrics.2021-03-15T03-35-56Z-00000")+": document 1: ") {
+		t.Errorf("stderr: %q", stderr)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/internal/decimal"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
@@ -35,8 +36,16 @@ type numberValue[T int | uint64 | float64 | time.Duration] struct {
 	p              *T
 	lo, hi         T
 	openLo, openHi bool
-	kind           string // pflag's Type(): int, uint64, float64, duration
+	kind           string // pflag's Type(): int, uint64, float, percent, duration
+	// least is the smallest magnitude of a nonzero float taken beyond
+	// internal/decimal's (which refuses denormals): a percentage nearer 0
+	// than MinPercent means nothing a flag could act on.
+	least float64
 }
+
+// MinPercent is the smallest nonzero percentage a percentage flag takes:
+// one part in ten thousand, finer than anything poolsweep measures.
+const MinPercent = 0.01
 
 // numberKinds parse each kind of number strictly: no spaces, no base
 // prefixes, nothing that is not finite.
@@ -70,9 +79,21 @@ func (v *numberValue[T]) parse(s string) (T, error) {
 		}
 		return T(n), nil
 	case float64:
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f) || math.IsInf(f, 0) {
-			return zero, fmt.Errorf("%s is not a finite number", textfmt.Token(s))
+		num := s
+		if v.kind == "percent" {
+			num = strings.TrimSuffix(s, "%")
+		}
+		// One rule for what a number is (internal/decimal): no hex, no
+		// underscores, nothing that is not finite, no denormal.
+		f, err := decimal.Parse(num)
+		if errors.Is(err, decimal.ErrRange) {
+			return zero, v.outside(s)
+		}
+		if err != nil {
+			return zero, fmt.Errorf("%s is not a finite decimal number", textfmt.Token(s))
+		}
+		if f != 0 && math.Abs(f) < v.least {
+			return zero, v.outside(s)
 		}
 		return T(f), nil
 	default:
@@ -93,6 +114,9 @@ func (v *numberValue[T]) show(x T) string {
 		}
 		return hours(x)
 	case float64:
+		if v.kind == "percent" {
+			return strconv.FormatFloat(x, 'g', -1, 64) + "%"
+		}
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	return fmt.Sprint(x)
@@ -102,6 +126,10 @@ func (v *numberValue[T]) show(x T) string {
 // 1".
 func (v *numberValue[T]) span() string {
 	lo, hi := v.show(v.lo), v.show(v.hi)
+	if v.least > 0 && float64(v.lo) == 0 && !v.openLo {
+		// 0 itself, then the nonzero values from least.
+		return "0 or between " + v.show(T(v.least)) + " and " + hi
+	}
 	switch {
 	case v.openLo && v.openHi:
 		return "above " + lo + " and below " + hi
@@ -148,6 +176,10 @@ func (v *numberValue[T]) Limits() (lo, hi float64, openLo, openHi bool) {
 	return float64(v.lo), float64(v.hi), v.openLo, v.openHi
 }
 
+// Least is the smallest magnitude of a nonzero value taken (0: any), for
+// the hostile test likewise.
+func (v *numberValue[T]) Least() float64 { return v.least }
+
 // IntVar registers an int flag that takes lo to hi. def may lie outside
 // (a default that means "as the target kind says").
 func IntVar(f *pflag.FlagSet, p *int, name string, def, lo, hi int, usage string) {
@@ -166,6 +198,14 @@ func Uint64Var(f *pflag.FlagSet, p *uint64, name string, def, lo, hi uint64, usa
 func FloatVar(f *pflag.FlagSet, p *float64, name string, def, lo, hi float64, openLo, openHi bool, usage string) {
 	*p = def
 	f.Var(&numberValue[float64]{p: p, lo: lo, hi: hi, openLo: openLo, openHi: openHi, kind: "float"}, name, usage)
+}
+
+// PercentVar registers a percentage flag, written 5% or 5, that takes lo
+// to hi; where lo is 0, the nonzero values start at MinPercent. A command
+// that must tell "not given" from 0 asks the flag set whether it changed.
+func PercentVar(f *pflag.FlagSet, p *float64, name string, def, lo, hi float64, usage string) {
+	*p = def
+	f.Var(&numberValue[float64]{p: p, lo: lo, hi: hi, kind: "percent", least: MinPercent}, name, usage)
 }
 
 // DurationVar registers a duration flag that takes lo to hi.

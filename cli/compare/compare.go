@@ -6,9 +6,6 @@ package compare
 import (
 	"context"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -36,15 +33,18 @@ type Options struct {
 	minEffect float64
 	plotDir   string
 	read      cmdutil.ReadOptions
-	failOn    string // --fail-on-regression, a percentage
-	runNoise  string // --run-noise, a percentage
+	failOn    float64 // --fail-on-regression, a percentage (failOnSet: given)
+	runNoise  float64 // --run-noise, a percentage (runNoiseSet: given)
+
+	failOnSet, runNoiseSet bool
 }
 
 // NewCmdCompare builds the compare command. runF, when not nil, is run with the
 // parsed options instead of the command (the flags-only tests).
 func NewCmdCompare(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
-	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
+	var cmd *cobra.Command
+	cmd = cmdutil.FilesCmd(cmdutil.CmdHelp{
 		Use:   "compare BASELINE.jsonl [CANDIDATE.jsonl]",
 		Short: "A/B comparison of two runs: what a server setting or a topology costs, with statistics",
 		Long: `compare pairs the steps of two runs (by target, workload, concurrency, pool and clients)
@@ -83,6 +83,7 @@ between-run floor, or too few trials to test, never fails it. The regressions ar
   poolsweep compare monday.jsonl tuesday.jsonl --run-noise 5%`,
 	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(ctx context.Context, args []string) error {
 		o.files = args
+		o.failOnSet, o.runNoiseSet = cmd.Flags().Changed("fail-on-regression"), cmd.Flags().Changed("run-noise")
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -94,39 +95,12 @@ between-run floor, or too few trials to test, never fails it. The regressions ar
 	cmdutil.TextVar(f, &o.candidate, "candidate", "", "a target name, read preference or write concern of the results file", nil, "candidate target name, read preference or write concern")
 	cmdutil.FloatVar(f, &o.alpha, "alpha", compare.DefaultAlpha, 0, 1, true, true, "significance level, above 0 and below 1")
 	cmdutil.TextVar(f, &o.plotDir, "plot", "", "a directory, made through outfile", nil, "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory, made if absent (its parent must exist)")
-	cmdutil.FloatVar(f, &o.minEffect, "min-effect", 0, 0, maxMinEffect, false, false, "call significant changes smaller than this many percent no change, 0 to 1000 (0 = off)")
-	cmdutil.TextVar(f, &o.failOn, "fail-on-regression", "", fmt.Sprintf("a percentage from 0%% to %d%%", maxMinEffect), checkPercent, "exit 4 when a step is significantly worse than this (say 5%) on throughput or p99")
-	cmdutil.TextVar(f, &o.runNoise, "run-noise", "", "a percentage from 0% to 100%", checkRunNoise,
-		fmt.Sprintf("between-run noise floor of a step's throughput (one standard deviation) for one-trial comparisons of two runs (default %g%%)", compare.DefaultRunNoisePct))
+	cmdutil.PercentVar(f, &o.minEffect, "min-effect", 0, 0, maxMinEffect, "call significant changes smaller than this many percent no change, 0 to 1000% (0 = off)")
+	cmdutil.PercentVar(f, &o.failOn, "fail-on-regression", 0, 0, maxMinEffect, "exit 4 when a step is significantly worse than this (say 5%) on throughput or p99, 0 to 1000%")
+	cmdutil.PercentVar(f, &o.runNoise, "run-noise", compare.DefaultRunNoisePct, 0, 100,
+		"between-run noise floor of a step's throughput (one standard deviation) for one-trial comparisons of two runs, 0 to 100%")
 	o.read.AddFlag(f)
 	return cmd
-}
-
-// checkRunNoise checks --run-noise: a percentage from 0 to 100.
-func checkRunNoise(s string) error {
-	v, err := parsePercent(s)
-	if err == nil && v > 100 {
-		err = fmt.Errorf("%s is more than 100%%", textfmt.Token(s))
-	}
-	if err != nil && strings.Contains(err.Error(), "1000%") {
-		err = fmt.Errorf("%s is not a percentage from 0%% to 100%% (say 3%%)", textfmt.Token(s))
-	}
-	return err
-}
-
-// checkPercent checks --fail-on-regression: a percentage such as 5% (the
-// % may be left out), 0 to 1000.
-func checkPercent(s string) error {
-	_, err := parsePercent(s)
-	return err
-}
-
-func parsePercent(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || math.IsNaN(v) || v < 0 || v > maxMinEffect || strings.ContainsAny(s, "xXpP_ ") {
-		return 0, fmt.Errorf("%s is not a percentage from 0%% to %d%% (say 5%%)", textfmt.Token(s), maxMinEffect)
-	}
-	return v, nil
 }
 
 func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
@@ -164,9 +138,8 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		}
 	}
 	var runNoise *float64
-	if o.runNoise != "" {
-		v, _ := parsePercent(o.runNoise) // checked as it was parsed
-		runNoise = &v
+	if o.runNoiseSet {
+		runNoise = &o.runNoise
 	}
 	c, err := compare.Match(base, cand, compare.Options{Baseline: o.baseline, Candidate: o.candidate, Alpha: o.alpha, MinEffectPct: o.minEffect, RunNoisePct: runNoise})
 	if err != nil {
@@ -203,7 +176,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	default:
 		werr = compare.WriteText(e.Stdout, c)
 	}
-	if werr != nil || o.failOn == "" {
+	if werr != nil || !o.failOnSet {
 		return werr
 	}
 	return o.gate(e, c)
@@ -213,19 +186,18 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 // comparison, or on stderr when stdout is JSON) and fails with exit
 // status 4 when there are any.
 func (o *Options) gate(e *cmdutil.Env, c *compare.Comparison) error {
-	limit, _ := parsePercent(o.failOn) // checked as it was parsed
-	regs := c.Regressions(limit)
+	regs := c.Regressions(o.failOn)
 	w := e.Stdout
 	if o.format == "json" {
 		w = e.Stderr
 	} else {
 		fmt.Fprintln(w)
 	}
-	if err := compare.WriteRegressions(w, regs, limit); err != nil {
+	if err := compare.WriteRegressions(w, regs, o.failOn); err != nil {
 		return err
 	}
 	if len(regs) > 0 {
-		return errext.GateError{Msg: fmt.Sprintf("--fail-on-regression: %d significant regression(s) worse than %s", len(regs), textfmt.Escape(o.failOn))}
+		return errext.GateError{Msg: fmt.Sprintf("--fail-on-regression: %d significant regression(s) worse than %g%%", len(regs), o.failOn)}
 	}
 	return nil
 }

@@ -17,19 +17,25 @@ func TestCompareFlags(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !slices.Equal(o.files, []string{"a.jsonl", "b.jsonl"}) || o.format != "markdown" || o.alpha != 0.01 || o.minEffect != 2 ||
-		o.failOn != "5%" || o.runNoise != "4%" || o.plotDir != "figs" || !o.read.Lenient {
+		o.failOn != 5 || !o.failOnSet || o.runNoise != 4 || !o.runNoiseSet || o.plotDir != "figs" || !o.read.Lenient {
 		t.Errorf("options %+v", o)
 	}
 	o, _, _ = cmdtest.Parse(t, NewCmdCompare, "ab.jsonl", "--baseline", "w1", "--candidate", "majority")
-	if o == nil || o.baseline != "w1" || o.candidate != "majority" || o.format != "text" || o.alpha != compare.DefaultAlpha || o.failOn != "" {
+	if o == nil || o.baseline != "w1" || o.candidate != "majority" || o.format != "text" || o.alpha != compare.DefaultAlpha || o.failOnSet || o.runNoiseSet {
 		t.Errorf("one file, defaults: %+v", o)
 	}
 	for _, bad := range [][]string{
-		{"a", "b", "--alpha", "1"},                 // open at 1
-		{"a", "b", "--run-noise", "101%"},          // past 100%
-		{"a", "b", "--fail-on-regression", "five"}, // not a percentage
-		{"a", "b", "--min-effect", "1001"},         // past 1000%
-		{},                                         // no files
+		{"a", "b", "--alpha", "1"},                   // open at 1
+		{"a", "b", "--run-noise", "101%"},            // past 100%
+		{"a", "b", "--fail-on-regression", "five"},   // not a percentage
+		{"a", "b", "--min-effect", "1001"},           // past 1000%
+		{"a", "b", "--run-noise", "1e-320%"},         // a denormal: not 0, and nearer it than anything measured
+		{"a", "b", "--run-noise", "0.001%"},          // below MinPercent
+		{"a", "b", "--fail-on-regression", "NaN%"},   // not finite
+		{"a", "b", "--fail-on-regression", "0x1p-3"}, // not decimal
+		{"a", "b", "--min-effect", "1e-400"},         // underflows to 0
+		{"a", "b", "--alpha", "1e-320"},              // a denormal float
+		{},                                           // no files
 	} {
 		if o, code, stderr := cmdtest.Parse(t, NewCmdCompare, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)

@@ -16,6 +16,7 @@ import (
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/topology"
 )
 
@@ -230,5 +231,8 @@ func printable(s string) string {
 		q := strconv.QuoteRune(r)
 		b.WriteString(q[1 : len(q)-1])
 	}
-	return b.String()
+	// After a label of 16 columns and the length CapLineAt adds, the line
+	// stays within textfmt.LineMax
+	// (a URI of fifty hosts, a folder's path).
+	return textfmt.CapLineAt(b.String(), textfmt.LineMax-40)
 }

@@ -67,6 +67,9 @@ func (o *Options) inspectReplies(e *cmdutil.Env) error {
 	}
 	rep := repliesReport{Folder: o.replies}
 	for _, h := range hosts {
+		for _, w := range h.Warnings {
+			fmt.Fprintf(e.Stderr, "poolsweep: warning: --replies: %s\n", cmdutil.SafeLine(w))
+		}
 		rep.Hosts = append(rep.Hosts, viewHost(h))
 	}
 	if o.format == "json" {

@@ -2,12 +2,14 @@ package inspect
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/internal/replydir"
 	"github.com/poolsweep/poolsweep/topology"
+	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
 // ftdcFolder makes a diagnostic.data folder holding real FTDC files of
@@ -216,5 +219,66 @@ func TestInspectRepliesRefuses(t *testing.T) {
 		if code != 2 || len(lines) != 1 || !strings.Contains(stderr, "--replies") || strings.Contains(stdout+stderr, secret) {
 			t.Errorf("%s: exit %d, stderr %q, stdout %q", tt.name, code, stderr, stdout)
 		}
+	}
+}
+
+// TestSaveRepliesReadBack: what inspect --save-replies writes against a
+// server, inspect --replies reads back, whatever version string the
+// server reports: the simulator's own suffixed releases, and the release
+// candidates, vendor and development builds real servers report. Every
+// file saved is read, as one host of the version the server gave.
+func TestSaveRepliesReadBack(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ spec, version, process string }{
+		{"version=8.0", "8.0.0-poolsweep-sim", "mongod"},
+		{"version=4.4", "4.4.0-poolsweep-sim", "mongod"},
+		{"version=7.0.0-rc6", "7.0.0-rc6", "mongod"},
+		{"version=4.4.29-rc0", "4.4.29-rc0", "mongod"},
+		{"version=8.0.4-ent", "8.0.4-ent", "mongod"},
+		{"version=6.0.15-12,rs=3", "6.0.15-12", "mongod"},
+		{"version=8.2.0-alpha-1234-gabcdef0,shards=1", "8.2.0-alpha-1234-gabcdef0", "mongos"},
+		{"version=7.0.14", "7.0.14", "mongod"},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			t.Parallel()
+			s, err := sim.ParseSpec(tt.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			d, err := sim.Start(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			dir := filepath.Join(t.TempDir(), "replies")
+			uri := "mongodb://" + strings.Join(d.Hosts(), ",") + "/?serverSelectionTimeoutMS=5000"
+			if code, stdout, stderr := runCLI(t, "inspect", "--uri", uri, "--save-replies", dir); code != 0 {
+				t.Fatalf("save: exit %d\n%s%s", code, stdout, stderr)
+			}
+			saved, err := os.ReadDir(dir)
+			if err != nil || len(saved) < 4 {
+				t.Fatalf("saved %d files (%v)", len(saved), err)
+			}
+			code, stdout, stderr := runCLI(t, "inspect", "--replies", dir, "--format", "json")
+			if code != 0 {
+				t.Fatalf("read back: exit %d\n%s", code, stderr)
+			}
+			var rep repliesReport
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatal(err)
+			}
+			read := 0
+			for _, h := range rep.Hosts {
+				read += len(h.Files)
+				if h.Name != tt.process+"-"+tt.version || h.Version != tt.version || h.Process != tt.process {
+					t.Errorf("host %q: process %q version %q", h.Name, h.Process, h.Version)
+				}
+			}
+			if len(rep.Hosts) != 1 || read != len(saved) {
+				t.Errorf("%d hosts, %d of the %d files saved read back", len(rep.Hosts), read, len(saved))
+			}
+		})
 	}
 }

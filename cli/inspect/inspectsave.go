@@ -12,10 +12,6 @@ import (
 	"github.com/poolsweep/poolsweep/topology"
 )
 
-// versionInName is what a server's version may put in a file name; any
-// other version (a server may say anything) is written "unknown".
-var versionInName = regexp.MustCompile(`^[0-9][0-9A-Za-z.\-]{0,31}$`)
-
 // savedName is the shape of every name saveReplies may write: the corpus
 // name (corpus.FileName) of a mongod's or a mongos' reply to any command,
 // whatever role and version the server gives. Before inspect connects,
@@ -31,10 +27,6 @@ func saveReplies(dir string, r topology.Replies) ([]string, error) {
 	if err := outfile.MakeDir(dir); err != nil {
 		return nil, fmt.Errorf("--save-replies: %w", err)
 	}
-	version := r.Version
-	if !versionInName.MatchString(version) {
-		version = "unknown"
-	}
 	var written []string
 	for _, rep := range r.Replies {
 		role := ""
@@ -46,8 +38,10 @@ func saveReplies(dir string, r topology.Replies) ([]string, error) {
 			return written, fmt.Errorf("--save-replies: %s: %w", rep.Command, err)
 		}
 		// WriteIn refuses a symlink in the way and a name that is not one
-		// plain file name (the version and role come from the server).
-		path, err := outfile.WriteIn(dir, corpus.FileName(rep.Command, r.Process, role, version, ""), func(w io.Writer) error {
+		// plain file name (the version and role come from the server);
+		// FileName names a version no server reports "unknown", and every
+		// other as inspect --replies reads it back.
+		path, err := outfile.WriteIn(dir, corpus.FileName(rep.Command, r.Process, role, r.Version, ""), func(w io.Writer) error {
 			_, err := w.Write(append(text, '\n'))
 			return err
 		})

@@ -3,7 +3,6 @@ package sweep
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -62,30 +61,6 @@ func (v *autoDurationValue) Accepts() string {
 	return fmt.Sprintf("auto or a duration between %s and %s", fmtHours(v.lo), fmtHours(v.hi))
 }
 
-// percentValue is a percentage within [lo, hi], written 2 or 2%.
-type percentValue struct {
-	p      *float64
-	lo, hi float64
-}
-
-func (v *percentValue) Set(s string) error {
-	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || f != f {
-		return fmt.Errorf("%s is not a percentage (say 2%%)", textfmt.Token(s))
-	}
-	if f < v.lo || f > v.hi {
-		return fmt.Errorf("%s is not a percentage between %g%% and %g%%", textfmt.Short(s), v.lo, v.hi)
-	}
-	*v.p = f
-	return nil
-}
-
-func (v *percentValue) String() string { return strconv.FormatFloat(*v.p, 'g', -1, 64) + "%" }
-func (v *percentValue) Type() string   { return "percent" }
-func (v *percentValue) Accepts() string {
-	return fmt.Sprintf("a percentage between %g%% and %g%%", v.lo, v.hi)
-}
-
 // addFlags registers --warmup, --duration and the auto flags.
 func (a *autoOptions) addFlags(f *pflag.FlagSet, warmup, duration *time.Duration) {
 	a.warmupAuto, a.durationAuto = true, true
@@ -97,8 +72,7 @@ func (a *autoOptions) addFlags(f *pflag.FlagSet, warmup, duration *time.Duration
 	cmdutil.DurationVar(f, &a.maxWarmup, "max-warmup", plan.DefaultMaxWarmup, plan.MinWindow, plan.MaxWindow, "with --warmup auto: the longest warm-up, at least 3s (what MSER-5 needs) and --min-warmup (default 1m; embedded server 10s); a step whose rate never settles by then says so and gets low confidence")
 	cmdutil.DurationVar(f, &a.minDuration, "min-duration", plan.DefaultMinDuration, plan.MinWindow, plan.MaxWindow, "with --duration auto: the shortest window")
 	cmdutil.DurationVar(f, &a.maxDuration, "max-duration", plan.DefaultMaxDuration, time.Second, plan.MaxWindow, "with --duration auto: the longest window, whatever its precision, at least 1s (10 batches for an interval) and --min-duration (default 1m; embedded server 15s)")
-	a.precisionPct = plan.DefaultPrecision
-	f.Var(&percentValue{p: &a.precisionPct, lo: plan.MinPrecisionPct, hi: plan.MaxPrecisionPct}, "precision",
+	cmdutil.PercentVar(f, &a.precisionPct, "precision", plan.DefaultPrecision, plan.MinPrecisionPct, plan.MaxPrecisionPct,
 		"with --duration auto: the 95% confidence half-width of a window's throughput it ends at, relative to it, 0.1% to 50%")
 	cmdutil.IntVar(f, &a.minCalls, "min-calls", plan.DefaultMinCalls, 0, plan.MaxMinCalls,
 		"with --duration auto: the fewest calls a window may end with, so that its p99 rests on enough of them (1000: the p99 rests on the 10 slowest); a slow step's window runs longer for it")

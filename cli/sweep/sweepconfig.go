@@ -5,7 +5,9 @@ import (
 	"context"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
@@ -48,7 +50,7 @@ func (o *Options) validate() (*sweepConfig, error) {
 	case o.uri != "": // checked as it was parsed (topology.ValidateURI)
 		name := "target"
 		if hosts, err := topology.Hosts(o.uri); err == nil && len(hosts) > 0 {
-			name = strings.Join(hosts, ",")
+			name = hostsName(hosts)
 		}
 		cfg.targets = []topology.Target{{Name: name, URI: o.uri}}
 	case len(o.targets) > 0:
@@ -242,4 +244,34 @@ func axisValues(flag, list string) ([]string, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// hostsName names a --uri's target by its hosts, as many as fit in
+// results.MaxTargetName bytes with the count of the rest ("a:27017,b:27017
+// +48"), a host too long alone cut with "…": the name heads tables and
+// progress lines, which a URI of fifty hosts would stretch past a line.
+func hostsName(hosts []string) string {
+	name := ""
+	for i, h := range hosts {
+		next := h
+		if i > 0 {
+			next = name + "," + h
+		}
+		rest := ""
+		if i+1 < len(hosts) {
+			rest = " +" + strconv.Itoa(len(hosts)-i-1)
+		}
+		if len(next+rest) > results.MaxTargetName {
+			if i == 0 {
+				cut := results.MaxTargetName - len("…") - len(rest)
+				for cut > 0 && !utf8.RuneStart(h[cut]) {
+					cut--
+				}
+				return h[:cut] + "…" + rest
+			}
+			return name + " +" + strconv.Itoa(len(hosts)-i)
+		}
+		name = next
+	}
+	return name
 }

@@ -39,6 +39,10 @@ var (
 		"9223372036854775808", "18446744073709551615", "1..9223372036854775807+1", "1..100000+1", "1..1000+1", "1..64x2",
 		"", " ", ",", "1,,2", "\x1b[2J", "1..64x2\x00", "match", "1e3",
 		"1..1+1e308", "1..1+01e308", "7..7x1e300"} // one level with a step past what an int holds: it hung
+	// hostilePercents are what a percentage flag gets beyond the numbers:
+	// the numbers with a % after them, and what a % makes of them.
+	hostilePercents = []string{"1e-320%", "-1e-320%", "1e-400%", "1e-400", "4.9e-324%", "2.2e-308%", "0.001%", "0.01%", "5%", "5%%",
+		"%", "NaN%", "Inf%", "-0%", "0x1p-3%", "0x1p-3", "1_0%", "5 %", "1e309%", "100%", "1000%", "1000.5%"}
 	hostileWords = []string{"", " ", "bogus", "READ", "knee ", "text,json", "\x00", "\x1b[31mred\x1b[0m", strings.Repeat("x", 5000)}
 	hostileText  = []string{"", " ", "\t", "\x00", "\x1b[2J", strings.Repeat("a", 5000)}
 )
@@ -66,9 +70,12 @@ var mustRefuse = map[string][]string{
 	"sim":        {"slots=0", "slots=NaN", "slots=4294967296", "service=-1ms", "service=Inf", "colour=blue", "jitter=2"},
 	"resolution": {"NaN", "Inf", "0", "1", "1.0000001", "5", "1e309", "sqrt3"},
 	"threshold": {"ops>1e308", "ops>9223372036854775808", "calls>1000000001", "errors<1e308", "errors<100000000000001", "errors<100.5%",
-		"p99<1h1ms", "connections<100000001", "knee>=100001", "ops>" + strings.Repeat("9", 5000)},
-	"fail-on-regression": {"1e308", "1001%", "9223372036854775808%"},
-	"run-noise":          {"1e308", "100.5%"},
+		"p99<1h1ms", "connections<100000001", "knee>=100001", "ops>" + strings.Repeat("9", 5000),
+		"ops>1e-320", "ops>1e-400", "errors<1e-320%", "errors<4.9e-324"},
+	"fail-on-regression": {"1e308", "1001%", "9223372036854775808%", "1e-320%"},
+	"run-noise":          {"1e308", "100.5%", "1e-320%", "1e-320", "0.001%"},
+	"min-effect":         {"1e-320", "1e-320%"},
+	"alpha":              {"1e-320", "1e-400"},
 	"max-warmup":         {"1s", "2999ms", "100ms"}, // below the 3s MSER-5 needs
 	"min-warmup":         {"61s", "1h"},             // above --max-warmup's 1m default
 }
@@ -80,6 +87,11 @@ var mustAccept = map[string][]string{
 	"resolution":     {"sqrt2", "1.05", "4", "x2"},
 	"threshold":      {"ops<=1000000000", "calls<=1e9", "errors<=100000000000000", "errors<=100%", "connections<=100000000", "p99<=1h"},
 	"max-warmup":     {"3s", "20h"}, // 8 sim levels × 20h: within plan.MaxRunTime
+	// Percentages: 0, the least nonzero one, the limits, with or without %.
+	"run-noise":          {"0", "0%", "0.01%", "3", "100%"},
+	"fail-on-regression": {"0%", "0.01%", "5%", "1000%"},
+	"min-effect":         {"0", "0.01", "1000%"},
+	"precision":          {"0.1%", "50%"},
 }
 
 // flagContext is what a sweep flag needs beside it to be used at all.
@@ -90,6 +102,7 @@ var flagContext = map[string][]string{
 	"search":        {"--concurrency", "1..64x2"},
 	"max-warmup":    {"--warmup", "auto"},
 	"min-warmup":    {"--warmup", "auto"},
+	"precision":     {"--duration", "auto"},
 	"resolution":    {"--search", "knee", "--concurrency", "1..64x2"},
 	"budget":        {"--search", "knee", "--concurrency", "1..64x2", "--duration", "100ms", "--warmup", "0s"},
 	"slo-p99":       {"--search", "pool", "--concurrency", "1..64x2"},
@@ -199,7 +212,7 @@ func hostileWalk(t *testing.T, name string) {
 			if lo, hi, _, _, ok := limitsOf(d); ok {
 				// A declared range is a bound, not a formality: nothing a
 				// sweep plans needs more than these.
-				limit := map[string]float64{"int": 1e8, "uint64": 1e8, "float": 1e4, "duration": float64(7 * 24 * time.Hour)}[d.Type()]
+				limit := map[string]float64{"int": 1e8, "uint64": 1e8, "float": 1e4, "percent": 1e4, "duration": float64(7 * 24 * time.Hour)}[d.Type()]
 				if lo < 0 || hi > limit {
 					t.Errorf("%s --%s declares %s: wider than any use (at most %g)", cmd.Name(), f.Name, d.Accepts(), limit)
 				}
@@ -250,8 +263,25 @@ func hostileWalk(t *testing.T, name string) {
 // (nil: the flag's own check decides).
 func hostileFor(d cmdutil.Declared) ([]string, func(string) bool) {
 	if lo, hi, openLo, openHi, ok := limitsOf(d); ok {
+		// A nonzero value nearer 0 than the smallest normal float64 (a
+		// denormal), or than the flag's own least (a percentage's), is out.
+		least := 0x1p-1022
+		if l, ok := d.(interface{ Least() float64 }); ok {
+			least = max(least, l.Least())
+		}
 		within := func(x float64) bool {
-			return !math.IsNaN(x) && !math.IsInf(x, 0) && (x > lo || !openLo && x == lo) && (x < hi || !openHi && x == hi)
+			return !math.IsNaN(x) && !math.IsInf(x, 0) && (x > lo || !openLo && x == lo) && (x < hi || !openHi && x == hi) &&
+				(x == 0 || math.Abs(x) >= least)
+		}
+		// strconv reads more than a decimal (hex floats, underscores)
+		// and rounds what underflows to 0; the flags take decimals only.
+		decimal := func(s string) (float64, bool) {
+			if s == "" || strings.Trim(s, "0123456789.eE+-") != "" {
+				return 0, false
+			}
+			x, err := strconv.ParseFloat(s, 64)
+			m, _, _ := strings.Cut(strings.ToLower(s), "e")
+			return x, err == nil && (x != 0 || !strings.ContainsAny(m, "123456789"))
 		}
 		switch d.Type() {
 		case "duration":
@@ -261,8 +291,13 @@ func hostileFor(d cmdutil.Declared) ([]string, func(string) bool) {
 			}
 		case "float":
 			return hostileNumbers, func(s string) bool {
-				x, err := strconv.ParseFloat(s, 64)
-				return err == nil && within(x)
+				x, ok := decimal(s)
+				return ok && within(x)
+			}
+		case "percent":
+			return append(append([]string{}, hostileNumbers...), hostilePercents...), func(s string) bool {
+				x, ok := decimal(strings.TrimSuffix(s, "%"))
+				return ok && within(x)
 			}
 		default: // int, uint64
 			return hostileNumbers, func(s string) bool {

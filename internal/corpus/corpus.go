@@ -20,6 +20,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/poolsweep/poolsweep/internal/serverversion"
 )
 
 // Dir is the corpus folder, testdata/servers at the module's root.
@@ -34,8 +36,17 @@ func testdata(name string) string {
 
 // nameRE is the regular shape of a corpus file name:
 // <command>.<process>[-<role>]-<version>[.<variant>].json, version being
-// x.y, x.y.z or "unknown-<year>".
-var nameRE = regexp.MustCompile(`^([A-Za-z]+)\.(mongod|mongos)(-[a-z]+(?:-[a-z]+)?)?-(\d+\.\d+(?:\.\d+)?|unknown-\d{4})(\.[a-z]+)?\.json$`)
+// a server's version string as serverversion reads it (7.0.14,
+// 7.0.0-rc6, 8.0.0-poolsweep-sim), a series (x.y) for a reply built from
+// the manual, "unknown-<year>" for a capture whose version was not
+// recorded, or "unknown" for one that --save-replies could not name.
+var nameRE = regexp.MustCompile(`^([A-Za-z]+)\.(mongod|mongos)(-[a-z]+(?:-[a-z]+)?)?-(` + serverversion.Pattern + `|` + Unknown + `(?:-\d{4})?)(\.[a-z]+)?\.json$`)
+
+// Unknown is the version in the name of a reply whose server reported no
+// version, or one no server reports.
+const Unknown = "unknown"
+
+var unknownYear = regexp.MustCompile(`^unknown-\d{4}$`)
 
 // File is what a corpus file's name says about its reply.
 type File struct {
@@ -55,8 +66,13 @@ func ParseName(name string) (File, bool) {
 }
 
 // FileName is the corpus name of a reply: command, process, role (may be
-// empty), version and variant ("" for a capture, "manual", "edited").
+// empty), version and variant ("" for a capture, "manual", "edited"). A
+// version serverversion does not read is named Unknown, so that every
+// name written here is one ParseName reads back.
 func FileName(command, process, role, version, variant string) string {
+	if _, ok := serverversion.Parse(version); !ok && version != Unknown && !unknownYear.MatchString(version) {
+		version = Unknown
+	}
 	name := command + "." + process
 	if role != "" {
 		name += "-" + role

@@ -41,6 +41,14 @@ type Host struct {
 	Replies map[string]bson.Raw
 	// SampledAt is when the FTDC sample was taken (zero for saved replies).
 	SampledAt time.Time
+	// Warnings name the FTDC files whose last chunk was left out.
+	Warnings []string
+}
+
+// leftOut is the warning for a file whose last metric chunk the folder's
+// ftdc.Budget could not pay for.
+func leftOut(name string) string {
+	return name + ": its last metric chunk declares more samples and metrics than the folder's bytes pay for; left out"
 }
 
 // Error is bad input: Field says which file (or "" for the folder).
@@ -184,10 +192,15 @@ func loadFTDC(dir string, names []string) (Host, error) {
 		}
 	}
 	h := Host{Name: "ftdc", Replies: map[string]bson.Raw{}}
+	// One budget for the folder: memory follows the bytes of the chunks
+	// decoded, not the samples they declare.
+	budget := ftdc.NewBudget()
 	var sample bson.Raw
 	if interim {
-		c, _, err := readFTDC(dir, "metrics.interim")
-		if err != nil {
+		c, _, err := readFTDC(dir, "metrics.interim", budget)
+		if errors.Is(err, ftdc.ErrOverBudget) {
+			h.Warnings = append(h.Warnings, leftOut("metrics.interim"))
+		} else if err != nil {
 			return h, err
 		}
 		if c != nil {
@@ -201,8 +214,10 @@ func loadFTDC(dir string, names []string) (Host, error) {
 	// The newest archive gives the metadata, and the sample when the
 	// interim file has none.
 	for i := len(archives) - 1; i >= 0; i-- {
-		c, meta, err := readFTDC(dir, archives[i])
-		if err != nil {
+		c, meta, err := readFTDC(dir, archives[i], budget)
+		if errors.Is(err, ftdc.ErrOverBudget) {
+			h.Warnings = append(h.Warnings, leftOut(archives[i]))
+		} else if err != nil {
 			return h, err
 		}
 		if meta == nil && (sample != nil || c == nil) {
@@ -244,9 +259,9 @@ func lastTime(c *ftdc.Chunk) time.Time {
 	return time.Time{}
 }
 
-// readFTDC reads one FTDC file: its last chunk and its first metadata
-// document (either may be nil).
-func readFTDC(dir, name string) (*ftdc.Chunk, bson.Raw, error) {
+// readFTDC reads one FTDC file: its last chunk, decoded within the
+// folder's budget b, and its first metadata document (either may be nil).
+func readFTDC(dir, name string, b *ftdc.Budget) (*ftdc.Chunk, bson.Raw, error) {
 	// Streamed: the reader bounds each document, and only the last chunk
 	// is kept, so a file of any length costs one document's memory.
 	f, err := os.Open(infile.In(dir, name))
@@ -279,8 +294,11 @@ func readFTDC(dir, name string) (*ftdc.Chunk, bson.Raw, error) {
 	if last == nil {
 		return nil, meta, nil
 	}
-	c, err := ftdc.DecodeChunk(last)
-	if err != nil {
+	c, err := b.DecodeChunk(last)
+	switch {
+	case errors.Is(err, ftdc.ErrOverBudget):
+		return nil, meta, err
+	case err != nil:
 		return nil, nil, bad(name, "not FTDC: %v", err)
 	}
 	return c, meta, nil

@@ -26,11 +26,15 @@ func Line(s string) string {
 
 // CapLine cuts s (one escaped line) to LineMax bytes, at a rune boundary,
 // and says how long it was: "…… (4000 bytes)".
-func CapLine(s string) string {
-	if len(s) <= LineMax {
+func CapLine(s string) string { return CapLineAt(s, LineMax) }
+
+// CapLineAt is CapLine for the part of a line that follows a label: it
+// cuts s to max bytes.
+func CapLineAt(s string, max int) string {
+	if len(s) <= max {
 		return s
 	}
-	cut := LineMax
+	cut := max
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

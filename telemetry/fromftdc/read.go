@@ -8,7 +8,10 @@
 //
 // Reading is bounded: at most MaxFiles files and MaxFolderBytes bytes per
 // folder, each FTDC document and chunk within the ftdc reader's limits,
-// and only the samples inside some window are rebuilt and kept.
+// every chunk of a folder paid from one ftdc.Budget (memory follows the
+// bytes read, not the samples a chunk declares; a chunk past it is left
+// out with a warning), and only the samples inside some window are
+// rebuilt and kept.
 package fromftdc
 
 import (
@@ -36,6 +39,9 @@ import (
 const (
 	MaxFiles             = 512
 	MaxFolderBytes int64 = 2 << 30
+	// MaxWarnings is how many left-out chunks a capture names; the rest
+	// are counted.
+	MaxWarnings = 10
 )
 
 // Window is a step's measured window, on the load host's clock.
@@ -67,10 +73,16 @@ type Capture struct {
 	// Truncated counts files that end inside a document (a server killed
 	// while writing leaves one): what precedes the cut is used.
 	Truncated int
+	// LeftOut counts the metric chunks left out for declaring more than
+	// the folder's bytes pay for (ftdc.Budget); Warnings say which, each
+	// naming its file and document (the first MaxWarnings of them).
+	LeftOut  int
+	Warnings []string
 
 	hostInfo, cmdLineOpts bson.Raw
 	router, member        bool // the chunks hold connPoolStats / replSetGetStatus
 	points                []point
+	budget                *ftdc.Budget
 }
 
 // ReadFolders reads every folder's metrics.* files, keeping the samples
@@ -99,7 +111,7 @@ func ReadFolder(ctx context.Context, dir string, windows []Window) (*Capture, er
 	if err != nil {
 		return nil, err
 	}
-	c := &Capture{Folder: dir}
+	c := &Capture{Folder: dir, budget: ftdc.NewBudget()}
 	want := wanted(windows)
 	left := MaxFolderBytes
 	for _, f := range files {
@@ -212,7 +224,13 @@ func (c *Capture) readFile(ctx context.Context, path string, limit int64, want f
 				c.cmdLineOpts, _ = v.DocumentOK()
 			}
 		case ftdc.MetricChunk:
-			if err := c.addChunk(d.Data, want); err != nil {
+			err := c.addChunk(d.Data, want)
+			switch {
+			case errors.Is(err, ftdc.ErrOverBudget):
+				if c.LeftOut++; len(c.Warnings) < MaxWarnings {
+					c.Warnings = append(c.Warnings, fmt.Sprintf("%s: document %d: a metric chunk declaring more samples and metrics than the folder's bytes pay for, left out", path, n+1))
+				}
+			case err != nil:
 				return cr.n, fmt.Errorf("%s: document %d: %w", path, n+1, err)
 			}
 		}
@@ -221,8 +239,11 @@ func (c *Capture) readFile(ctx context.Context, path string, limit int64, want f
 
 // addChunk decodes a metric chunk and adds its samples.
 func (c *Capture) addChunk(data []byte, want func(time.Time) bool) error {
-	ch, err := ftdc.DecodeChunk(data)
-	if err != nil {
+	ch, err := c.budget.DecodeChunk(data)
+	switch {
+	case errors.Is(err, ftdc.ErrOverBudget):
+		return err
+	case err != nil:
 		return errors.New("not a valid FTDC metric chunk")
 	}
 	times := ch.Times()

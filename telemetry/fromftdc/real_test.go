@@ -20,7 +20,7 @@ import (
 // files.
 
 // folder makes a diagnostic.data folder holding the named real files.
-func folder(t *testing.T, names ...string) string {
+func folder(t testing.TB, names ...string) string {
 	t.Helper()
 	files := map[string]string{}
 	for i, n := range names {

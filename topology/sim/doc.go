@@ -212,7 +212,9 @@
 //
 // # Versions and telemetry
 //
-// version=X.Y (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2; default 8.0) makes every
+// version=X.Y (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2; default 8.0), or a
+// release of one as a real server reports it (version=7.0.0-rc6: buildInfo
+// and serverStatus report that string), makes every
 // reply the one that version's real mongod or mongos gives, field by field,
 // following the corpus of captured and manual replies in testdata/servers
 // (versions.go holds the table; the conformance test holds the replies to

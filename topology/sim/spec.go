@@ -138,7 +138,8 @@ type Spec struct {
 	IngressRate    int
 	IngressBurst   float64
 	IngressQueue   int
-	// Version is the MongoDB version the servers answer as ("4.0" … "8.2";
+	// Version is the MongoDB version the servers answer as ("4.0" … "8.2",
+	// or a release of one of them as a server reports it, "7.0.0-rc6";
 	// "" means DefaultVersion): it shapes every reply the way that version's
 	// real mongod or mongos shapes it (see versions.go).
 	Version string
@@ -363,7 +364,7 @@ func (s Spec) Validate() error {
 		return bad("os", s.OS, "unknown platform (known: windows; leave os out for this machine's)")
 	}
 	if _, ok := versionOf(s.Version); !ok {
-		return bad("version", s.Version, "unknown version (known: "+strings.Join(knownVersions(), ", ")+")")
+		return bad("version", s.Version, "unknown version (known: "+strings.Join(knownVersions(), ", ")+", or a release of one, as 7.0.0-rc6)")
 	}
 	if err := s.validateReplicaSet(); err != nil {
 		return err

@@ -84,18 +84,19 @@ func TestParseSpecErrors(t *testing.T) {
 		in      string
 		wantMsg string
 	}{
-		{"slots=0", "slots=0: must be between 1"},                                                       // no capacity at all
-		{"slots=-3", "slots=-3: must be between 1"},                                                     // negative slots
-		{"slots=many", "slots=many: not an integer"},                                                    // not a number
-		{"service=-1ms", "service=-1ms: must be between 0s"},                                            // negative time
-		{"service=2", "service=2: not a duration"},                                                      // missing unit
-		{"service=fast", "service=fast: not a duration"},                                                // garbage
-		{"conn_cost=-5us", "conn_cost=-5us: must be between 0s"},                                        // negative conn_cost
-		{"jitter=1.5", "jitter=1.5: must be between 0 and 1"},                                           // noise above 100%
-		{"jitter=NaN", "jitter=NaN: must be between 0 and 1"},                                           // NaN slips past < and >
-		{"foo=1", `unknown key "foo"`},                                                                  // typo'd key
-		{"version=3.6", "version=3.6: unknown version (known: 4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2)"}, // not modeled
-		{"version=8", "version=8: unknown version"},                                                     // major only
+		{"slots=0", "slots=0: must be between 1"},                // no capacity at all
+		{"slots=-3", "slots=-3: must be between 1"},              // negative slots
+		{"slots=many", "slots=many: not an integer"},             // not a number
+		{"service=-1ms", "service=-1ms: must be between 0s"},     // negative time
+		{"service=2", "service=2: not a duration"},               // missing unit
+		{"service=fast", "service=fast: not a duration"},         // garbage
+		{"conn_cost=-5us", "conn_cost=-5us: must be between 0s"}, // negative conn_cost
+		{"jitter=1.5", "jitter=1.5: must be between 0 and 1"},    // noise above 100%
+		{"jitter=NaN", "jitter=NaN: must be between 0 and 1"},    // NaN slips past < and >
+		{"foo=1", `unknown key "foo"`},                           // typo'd key
+		{"version=3.6", "version=3.6: unknown version (known: 4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2, or a release of one, as 7.0.0-rc6)"},       // not modeled
+		{"version=3.6.20", "version=3.6.20: unknown version (known: 4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2, or a release of one, as 7.0.0-rc6)"}, // a release of a series not modeled
+		{"version=8", "version=8: unknown version"}, // major only
 		{"read_slots=0", "read_slots=0: must be at least 1 (leave read_slots out for slots)"},
 		{"slots=8,slots=9", `duplicate key "slots"`},                      // ambiguous
 		{"slots", `"slots": want key=value`},                              // no value

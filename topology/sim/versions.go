@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"strconv"
-	"strings"
-)
+import "github.com/poolsweep/poolsweep/internal/serverversion"
 
 // The MongoDB versions the simulator answers as, and what each version's
 // real mongod and mongos put in their replies. Every flag here follows the
@@ -21,7 +18,10 @@ const DefaultVersion = "8.0"
 // serverVersion is one version's shape of the replies.
 type serverVersion struct {
 	name string // "7.0"
-	wire int32  // hello.maxWireVersion
+	// as is the release string the servers report when the spec names one
+	// (version=7.0.0-rc6); "" reports the series' simulated release.
+	as   string
+	wire int32 // hello.maxWireVersion
 
 	// hello is the hello command (4.4.2+); before it only isMaster exists.
 	hello bool
@@ -131,13 +131,22 @@ var versions = []serverVersion{
 		replWallTimes: true, replStatus44: true, retryLabels: true, primaryNames: true, majorityDefault: true},
 }
 
-// versionOf returns the table row of a spec's version ("" is the default).
+// versionOf returns the table row of a spec's version ("" is the
+// default): a series (7.0), or a release string a real server reports
+// (7.0.0-rc6, 4.4.29-rc0, 8.0.4-ent), answered with its series' replies
+// and reported as given, so that what poolsweep does with a real server's
+// version can be tried on the simulator.
 func versionOf(name string) (serverVersion, bool) {
 	if name == "" {
 		name = DefaultVersion
 	}
+	as := ""
+	if rel, ok := serverversion.Parse(name); ok && rel.Patch >= 0 {
+		name, as = rel.Series(), rel.Text
+	}
 	for _, v := range versions {
 		if v.name == name {
+			v.as = as
 			return v, true
 		}
 	}
@@ -160,14 +169,16 @@ func Versions() []string { return knownVersions() }
 // release is the version string buildInfo and serverStatus report: a real
 // version with a suffix that says what answers, which topology.Detect and
 // people reading a report recognise.
-func (v serverVersion) release() string { return v.name + ".0-poolsweep-sim" }
-
-// versionArray is buildInfo's versionArray for the release.
-func (v serverVersion) versionArray() []any {
-	var arr []any
-	for p := range strings.SplitSeq(v.name+".0.0", ".") {
-		n, _ := strconv.Atoi(p)
-		arr = append(arr, int32(n))
+func (v serverVersion) release() string {
+	if v.as != "" {
+		return v.as
 	}
-	return arr
+	return v.name + ".0-poolsweep-sim"
+}
+
+// versionArray is buildInfo's versionArray for the release: its major,
+// minor and patch, and 0.
+func (v serverVersion) versionArray() []any {
+	rel, _ := serverversion.Parse(v.release())
+	return []any{int32(rel.Major), int32(rel.Minor), int32(max(rel.Patch, 0)), int32(0)}
 }
