@@ -66,17 +66,16 @@ func batchSideOf(steps []*results.StepResult) (b batchSide, starved string, ok b
 	logs := make([]float64, 0, len(steps))
 	var within, dfDen float64
 	for _, s := range steps {
-		st := s.Steady
-		if !st.Precise() || st.HalfWidthPerS == nil || st.MeanPerS == nil || !(*st.MeanPerS > 0) || !(s.OpsPerS > 0) {
+		mean, hw, batches, ok := s.Steady.ThroughputInterval()
+		if !ok || !(s.OpsPerS > 0) {
 			return batchSide{}, "", false
 		}
-		se, df, ok := steady.StdErr(*st.HalfWidthPerS, st.Batches, st.Confidence)
+		se, df, ok := steady.StdErr(hw, batches, s.Steady.Confidence)
 		if !ok {
 			return batchSide{}, "", false
 		}
-		// The relative error of calls/s is that of ops/s (a workload's ops
-		// per call are fixed), and on the log scale it is the variance.
-		rel := se / *st.MeanPerS
+		// On the log scale the relative variance is the variance.
+		rel := se / mean
 		v := rel * rel
 		within += v
 		dfDen += v * v / df

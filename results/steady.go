@@ -82,6 +82,22 @@ type StepSteady struct {
 	HalfWidthPct  *float64 `json:"half_width_pct,omitempty"`
 	Confidence    float64  `json:"confidence"`
 
+	// Ops is the interval of the ops' own batch series (ops completed per
+	// base batch, beside the calls' above), the one ops/s is given; its
+	// batches, like the calls' above, span at least three mean call times
+	// (CallTimeS), so that the waves in which callers of a call of several
+	// ops end their calls fall inside them. Absent in files from before
+	// it, in open-loop steps and in an agent run's fleet-decided windows.
+	Ops *OpsInterval `json:"ops,omitempty"`
+	// CallTimeS is the window's mean call time, seconds (the callers over
+	// the calls/s, Little's law), which sized the batches; absent when no
+	// call ended.
+	CallTimeS *float64 `json:"call_time_s,omitempty"`
+	// NoInterval says why the ops have no interval, when they have none
+	// (a window too short for ten batches of three call times, batch
+	// means that stayed dependent, no call ended).
+	NoInterval string `json:"no_interval,omitempty"`
+
 	// FleetAgents, in agent mode with auto lengths, is how many agents'
 	// batches the leader summed into the series and the interval above
 	// (the fleet's, the same record in every agent's file: the leader
@@ -107,6 +123,47 @@ type StepSteady struct {
 	WarmupRates  []float64 `json:"warmup_rates,omitempty"`
 	WindowStartS *float64  `json:"window_start_s,omitempty"`
 	WindowRates  []float64 `json:"window_rates,omitempty"`
+}
+
+// OpsInterval is the batch-means interval of a window's ops/s.
+type OpsInterval struct {
+	BatchSize   int      `json:"batch_size"` // base batches per batch mean
+	Batches     int      `json:"batches"`    // batch means
+	Lag1        *float64 `json:"lag1,omitempty"`
+	Independent bool     `json:"independent"`
+	// MeanPerS is the batch means' mean ops/s, HalfWidthPerS its
+	// confidence half-width and HalfWidthPct that relative to it; absent
+	// with fewer than ten batch means.
+	MeanPerS      *float64 `json:"mean_per_s,omitempty"`
+	HalfWidthPerS *float64 `json:"half_width_per_s,omitempty"`
+	HalfWidthPct  *float64 `json:"half_width_pct,omitempty"`
+}
+
+// OpsPrecise says the window gives ops/s its own confidence interval: an
+// ops record with ten or more independent batch means of several call
+// times and a finite half-width.
+func (s *StepSteady) OpsPrecise() bool {
+	return s != nil && s.Ops != nil && s.Ops.HalfWidthPct != nil && s.Ops.MeanPerS != nil && *s.Ops.MeanPerS > 0 && s.Ops.Independent && s.Ops.Batches >= 10
+}
+
+// ThroughputInterval is the interval a window gives its ops/s: the ops'
+// own (Ops) where the step recorded one, or, in a file from before them,
+// the calls', whose relative half-width applies to ops/s (a workload's
+// ops per call are fixed). mean and halfWidth are per second, in the
+// series' own unit; ok is false when the window gives none.
+func (s *StepSteady) ThroughputInterval() (mean, halfWidth float64, batches int, ok bool) {
+	switch {
+	case s == nil:
+		return 0, 0, 0, false
+	case s.Ops != nil:
+		if !s.OpsPrecise() || s.Ops.HalfWidthPerS == nil {
+			return 0, 0, 0, false
+		}
+		return *s.Ops.MeanPerS, *s.Ops.HalfWidthPerS, s.Ops.Batches, true
+	case s.Precise() && s.MeanPerS != nil && *s.MeanPerS > 0 && s.HalfWidthPerS != nil:
+		return *s.MeanPerS, *s.HalfWidthPerS, s.Batches, true
+	}
+	return 0, 0, 0, false
 }
 
 // MaxSeriesLen bounds each of a step's stored rate series: 600 base
@@ -141,6 +198,9 @@ func compactRates(xs []float64, k int) []float64 {
 	}
 	return out
 }
+
+// Round4 rounds x to 4 significant digits, as the stored series are.
+func Round4(x float64) float64 { return round4(x) }
 
 // round4 rounds x to 4 significant digits through its decimal form, so
 // that the JSON holds 1234 or 0.1235, not 1234.0000000001.
@@ -241,7 +301,37 @@ func checkSteady(c *check, s *StepSteady, mode string) {
 	if !(s.Confidence > 0 && s.Confidence < 1) {
 		c.fail("step.steady.confidence", "%v is not a confidence between 0 and 1", s.Confidence)
 	}
+	checkOps(c, s.Ops, mode)
+	c.optNonNeg("step.steady.call_time_s", s.CallTimeS)
+	if len(s.NoInterval) > 1000 {
+		c.fail("step.steady.no_interval", "%d characters; at most 1000", len(s.NoInterval))
+	}
 	checkSeries(c, s)
+}
+
+// checkOps checks the ops' interval: counts, an autocorrelation, and a
+// half-width around a rate, with ten or more means; a closed loop's.
+func checkOps(c *check, o *OpsInterval, mode string) {
+	if o == nil {
+		return
+	}
+	if mode == ModeOpen {
+		c.fail("step.steady.ops", "the ops' own interval belongs to closed-loop steps")
+	}
+	c.count("step.steady.ops.batch_size", int64(o.BatchSize))
+	c.count("step.steady.ops.batches", int64(o.Batches))
+	if r := o.Lag1; r != nil && !(*r >= -1 && *r <= 1) {
+		c.fail("step.steady.ops.lag1", "%v is not an autocorrelation", *r)
+	}
+	c.optNonNeg("step.steady.ops.mean_per_s", o.MeanPerS)
+	c.optNonNeg("step.steady.ops.half_width_per_s", o.HalfWidthPerS)
+	c.optNonNeg("step.steady.ops.half_width_pct", o.HalfWidthPct)
+	if (o.HalfWidthPerS == nil) != (o.MeanPerS == nil) || (o.HalfWidthPct == nil) != (o.MeanPerS == nil) {
+		c.fail("step.steady.ops", "mean_per_s, half_width_per_s and half_width_pct come together")
+	}
+	if o.HalfWidthPerS != nil && o.Batches < 10 {
+		c.fail("step.steady.ops.batches", "%d batch means; an interval needs 10 or more", o.Batches)
+	}
 }
 
 // checkSeries checks the stored rate series: bounded, non-negative, with

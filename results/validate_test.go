@@ -134,6 +134,15 @@ func TestValidateStep(t *testing.T) {
 		{"steady interval from 3 batches", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.Batches = 3 }) }, "step.steady.batches", "needs 10 or more"},
 		{"steady half-width without its mean", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.MeanPerS = nil }) }, "step.steady", "come together"},
 		{"steady negative half-width", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.HalfWidthPct = new(-1.0) }) }, "step.steady.half_width_pct", "not a number"},
+		{"steady ops interval from 4 batches", func(s *StepResult) {
+			s.Steady = testSteady(func(st *StepSteady) {
+				st.Ops = &OpsInterval{BatchSize: 3, Batches: 4, MeanPerS: new(900.0), HalfWidthPerS: new(9.0), HalfWidthPct: new(1.0)}
+			})
+		}, "step.steady.ops.batches", "needs 10 or more"},
+		{"steady ops half-width without its mean", func(s *StepResult) {
+			s.Steady = testSteady(func(st *StepSteady) { st.Ops = &OpsInterval{BatchSize: 3, Batches: 12, HalfWidthPerS: new(9.0)} })
+		}, "step.steady.ops", "come together"},
+		{"steady negative call time", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.CallTimeS = new(-0.1) }) }, "step.steady.call_time_s", "not a number"},
 		{"steady fleet of negative agents", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.FleetAgents = -1 }) }, "step.steady.fleet_agents", "not a number of agents"},
 		{"steady fleet with fixed lengths", func(s *StepResult) {
 			s.Steady = testSteady(func(st *StepSteady) {

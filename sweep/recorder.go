@@ -47,6 +47,7 @@ type stripe struct {
 	slowest  slowCall // the slowest call that ended inside the window
 	firstErr string
 	live     atomic.Int64 // calls completed in any phase, for the live rate
+	liveOps  atomic.Int64 // ops completed in any phase: the ops' own series
 	_        [64]byte     // keep stripes on separate cache lines
 }
 
@@ -221,6 +222,7 @@ func (r *recorder) opEnd(w, typ int, start time.Duration, kind, lookup int, err 
 	if !r.slots[w].op.CompareAndSwap(int64(start)+1, 0) || !record {
 		return // sealed: already recorded as a timeout
 	}
+	r.s[w%stripes].liveOps.Add(1)
 	end := r.now()
 	r.noteOutcome(w, end, kind)
 	if counts, late := r.measured(start, end); counts {
@@ -254,6 +256,19 @@ func (r *recorder) liveCalls() int64 {
 	return n
 }
 
+// liveOps is how many ops have completed so far, in any phase: the
+// operations' own batch series, beside the calls'. A call of several ops
+// (the API call) ends once for all of them, so callers whose calls end
+// together make the calls' series swing by the call; the ops end spread
+// over the call.
+func (r *recorder) liveOps() int64 {
+	var n int64
+	for i := range r.s {
+		n += r.s[i].liveOps.Load()
+	}
+	return n
+}
+
 // startOne marks the start of worker w's call that is one op of type typ
 // (a read, update, insert or scan): one clock read for both.
 func (r *recorder) startOne(w, typ int) time.Duration {
@@ -276,6 +291,9 @@ func (r *recorder) endOne(w, typ int, start time.Duration, kind, lookup int, err
 	}
 	if call {
 		r.countLive(w)
+	}
+	if op {
+		r.s[w%stripes].liveOps.Add(1)
 	}
 	end := r.now()
 	if op {

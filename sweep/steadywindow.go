@@ -2,6 +2,8 @@ package sweep
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/poolsweep/poolsweep/analysis/steady"
@@ -28,13 +30,22 @@ type warmupOutcome struct {
 type windowOutcome struct {
 	auto  bool
 	end   steady.End
-	iv    steady.Interval
-	rates []float64     // the base batches' rates
-	start time.Duration // after the warm-up began
+	iv    steady.Interval // the calls' (closed loop: with batches of minSize)
+	rates []float64       // the base batches' rates
+	start time.Duration   // after the warm-up began
 	// projected is the half-width projected at the maximum, and reason
 	// the words, of a window ended as out of reach (steadyreach.go).
 	projected float64
 	reason    string
+	// The closed loop's operations: their own batch series and its
+	// interval (the one ops/s is given), the mean call time that set the
+	// shortest batch (minSize base batches), and why the ops have no
+	// interval (noOpsInterval) when they have none.
+	ops           steady.Interval
+	hasOps        bool
+	callS         float64
+	minSize       int
+	noOpsInterval string
 }
 
 // warmUp runs the step's warm-up: a fixed length as before, or until
@@ -58,33 +69,68 @@ func (r *runner) warmUp(ctx context.Context, spec plan.StepSpec, agreed time.Tim
 }
 
 // measureWindow runs the measured window: a fixed length as before, or
-// until the throughput's half-width is within the precision (after the
-// minimum duration and calls; at the maximum whatever the precision).
-// False when ctx ended first.
+// until the ops' throughput half-width is within the precision, with
+// batches of several call times (after the minimum duration and calls;
+// at the maximum whatever the precision). False when ctx ended first.
 func (r *runner) measureWindow(ctx context.Context, spec plan.StepSpec, rec *recorder, pool *poolRecorder) (windowOutcome, bool) {
 	a := r.Auto
-	var xs []float64
+	var last *series
 	if a == nil || !a.Window {
-		ok := r.batched(ctx, spec, PhaseMeasure, r.Duration, rec, pool, func(b []float64, _ int64) bool {
-			xs = b
+		ok := r.batchedSeries(ctx, spec, PhaseMeasure, r.Duration, rec, pool, func(s *series) bool {
+			last = s
 			return false
 		})
-		return windowOutcome{end: steady.EndFixed, iv: steady.BatchMeans(xs, plan.AutoConfidence), rates: xs}, ok
+		out := windowOutcome{end: steady.EndFixed}
+		out.closeOps(last, plan.AutoConfidence, nil)
+		return out, ok
 	}
 	rule := windowRule(a)
 	out := windowOutcome{auto: true, end: steady.EndMax}
-	ok := r.batched(ctx, spec, PhaseMeasure, seconds(a.MaxDurationS), rec, pool, func(b []float64, calls int64) bool {
-		xs = b
-		return out.decide(rule, b, calls)
+	ok := r.batchedSeries(ctx, spec, PhaseMeasure, seconds(a.MaxDurationS), rec, pool, func(s *series) bool {
+		last = s
+		rule.MinBatchSize = s.minBatchSize()
+		return out.decide(rule, s.ops, s.n)
 	})
 	if out.end == steady.EndOutOfReach {
 		out.noteOutOfReach(rule, "throughput")
 	}
-	if out.end == steady.EndMax {
-		out.iv = steady.BatchMeans(xs, plan.AutoConfidence)
-	}
-	out.rates = xs
+	out.closeOps(last, a.Confidence, &rule)
 	return out, ok
+}
+
+// closeOps sets the window's intervals from its last series s: the ops'
+// (decide's, unless the window ran to its end) and the calls', both with
+// batches of at least CallTimesPerBatch call times, and says why the ops
+// have none when they have none. rule is the auto window's (nil: fixed).
+func (o *windowOutcome) closeOps(s *series, confidence float64, rule *steady.WindowRule) {
+	if s == nil {
+		s = &series{}
+	}
+	o.hasOps, o.rates = true, s.calls
+	o.callS, o.minSize = s.callTime(), s.minBatchSize()
+	if rule == nil || o.end == steady.EndMax {
+		o.iv = steady.BatchMeansFrom(s.ops, confidence, o.minSize)
+	}
+	o.ops = o.iv
+	o.iv = steady.BatchMeansFrom(s.calls, confidence, o.minSize)
+	o.noOpsInterval = noInterval(o.ops, o.callS, len(s.ops))
+}
+
+// noInterval says why a window of n base batches, whose mean call was
+// callS seconds, gives iv no interval; "" when it gives one.
+func noInterval(iv steady.Interval, callS float64, n int) string {
+	batchS := plan.AutoBatch.Seconds()
+	switch {
+	case math.IsInf(callS, 1):
+		return "no call ended in the window: there is no call time to size its batches by"
+	case !iv.OK:
+		return fmt.Sprintf("the window held %d batches of %s (%d call times of %s each); an interval needs %d: a window of at least %s",
+			iv.Batches, fmtSeconds(float64(iv.BatchSize)*batchS), steady.CallTimesPerBatch, fmtSeconds(math.Round(callS*1000)/1000), steady.MinBatches,
+			fmtSeconds(math.Ceil(float64(steady.MinBatches*iv.BatchSize)*batchS)))
+	case !iv.Independent:
+		return fmt.Sprintf("its batch means stayed dependent (lag-1 autocorrelation %.2f over %d batches of %s)", iv.Lag1, iv.Batches, fmtSeconds(float64(iv.BatchSize)*batchS))
+	}
+	return ""
 }
 
 // The decisions themselves, over a batch series from any source: this
@@ -130,15 +176,49 @@ func (o *windowOutcome) decide(rule steady.WindowRule, xs []float64, calls int64
 // about twice a second; false when ctx ended first. done sees the batches
 // so far and the calls in them.
 func (r *runner) batched(ctx context.Context, spec plan.StepSpec, name string, d time.Duration, rec *recorder, pool *poolRecorder, done func(xs []float64, calls int64) bool) bool {
+	return r.batchedSeries(ctx, spec, name, d, rec, pool, func(s *series) bool { return done(s.calls, s.n) })
+}
+
+// series is a phase's base batches so far: the calls' and the ops' rates,
+// the calls completed, and the callers that made them.
+type series struct {
+	calls, ops []float64
+	n          int64
+	workers    int
+}
+
+// callTime is the mean call time, in seconds, over the complete batches.
+func (s *series) callTime() float64 {
+	var sum float64
+	for _, x := range s.calls {
+		sum += x
+	}
+	d := plan.AutoBatch.Seconds()
+	return steady.CallTime(s.workers, sum*d, float64(len(s.calls))*d)
+}
+
+// minBatchSize is the fewest base batches a batch mean holds: several
+// call times; with no call time yet, more than the series holds (no
+// interval).
+func (s *series) minBatchSize() int {
+	if m := steady.MinBatchSize(s.callTime(), plan.AutoBatch.Seconds()); m > 0 {
+		return m
+	}
+	return len(s.ops) + 1
+}
+
+// batchedSeries is batched with both series: done sees the calls' and the
+// ops' base batches so far.
+func (r *runner) batchedSeries(ctx context.Context, spec plan.StepSpec, name string, d time.Duration, rec *recorder, pool *poolRecorder, done func(s *series) bool) bool {
 	start := time.Now()
 	end := time.NewTimer(d)
 	defer end.Stop()
 	tick := time.NewTicker(plan.AutoBatch)
 	defer tick.Stop()
 	first := rec.liveCalls()
-	lastN := first
+	lastN, lastOps := first, rec.liveOps()
 	progN, progT := first, start
-	bins := binner{start: start}
+	bins, opBins := binner{start: start}, binner{start: start}
 	for {
 		select {
 		case <-ctx.Done():
@@ -146,12 +226,13 @@ func (r *runner) batched(ctx context.Context, spec plan.StepSpec, name string, d
 		case <-end.C:
 			return true
 		case <-tick.C:
-			// The count and the clock read together: on a busy host the
+			// The counts and the clock read together: on a busy host the
 			// tick's own time can be well before this goroutine runs.
-			n, now := rec.liveCalls(), time.Now()
+			n, ops, now := rec.liveCalls(), rec.liveOps(), time.Now()
 			bins.add(n-lastN, now)
-			lastN = n
-			if done(bins.rates(), n-first) {
+			opBins.add(ops-lastOps, now)
+			lastN, lastOps = n, ops
+			if done(&series{calls: bins.rates(), ops: opBins.rates(), n: n - first, workers: len(rec.slots)}) {
 				return true
 			}
 			if r.Progress != nil && now.Sub(progT) >= 500*time.Millisecond {
@@ -188,7 +269,26 @@ func steadyRecord(w warmupOutcome, win windowOutcome) *results.StepSteady {
 			s.MeanPerS, s.HalfWidthPerS = nil, nil // no calls: no interval
 		}
 	}
+	if win.hasOps {
+		s.Ops = opsRecord(win.ops)
+		if !math.IsInf(win.callS, 0) {
+			s.CallTimeS = new(results.Round4(win.callS))
+		}
+		s.NoInterval = win.noOpsInterval
+	}
 	return s
+}
+
+// opsRecord is the record of the ops' interval iv.
+func opsRecord(iv steady.Interval) *results.OpsInterval {
+	o := &results.OpsInterval{BatchSize: iv.BatchSize, Batches: iv.Batches, Independent: iv.OK && iv.Independent}
+	if iv.OK && iv.Batches >= 3 {
+		o.Lag1 = new(iv.Lag1)
+	}
+	if iv.OK && iv.Mean > 0 {
+		o.MeanPerS, o.HalfWidthPerS, o.HalfWidthPct = new(iv.Mean), new(iv.HalfWidth), new(iv.HalfWidth/iv.Mean*100)
+	}
+	return o
 }
 
 // steadyWarnings are what a step says about a warm-up that never settled

@@ -19,10 +19,11 @@ import (
 // halfWidthPct is a step's relative batch-means half-width, 0 when it has
 // no usable interval.
 func halfWidthPct(st *results.StepResult) float64 {
-	if !st.Steady.Precise() {
+	mean, hw, _, ok := st.Steady.ThroughputInterval()
+	if !ok {
 		return 0
 	}
-	return *st.Steady.HalfWidthPct
+	return hw / mean * 100
 }
 
 // withBatchInterval gives a level of one trial with a batch-means interval

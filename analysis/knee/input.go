@@ -121,7 +121,7 @@ func FromResults(rs []*results.Results) []Series {
 				Bound:             st.Bound,
 				BoundReason:       st.BoundReason,
 				HalfWidthPct:      halfWidthPct(&st),
-				HasInterval:       st.Steady.Precise(),
+				HasInterval:       hasThroughputInterval(&st),
 				Unsettled:         st.Steady.Unsettled(),
 			})
 		}
@@ -265,4 +265,11 @@ func partialWarning(names []string, planned int) string {
 		s += fmt.Sprintf(", and %d more", len(names)-len(shown))
 	}
 	return s
+}
+
+// hasThroughputInterval says the step's window gives its ops/s an
+// interval (results.StepSteady.ThroughputInterval).
+func hasThroughputInterval(st *results.StepResult) bool {
+	_, _, _, ok := st.Steady.ThroughputInterval()
+	return ok
 }

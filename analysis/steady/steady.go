@@ -171,8 +171,19 @@ func Lag1Small(r float64, n int) bool {
 // autocorrelation is not small and at least MinBatches means would remain;
 // the answer says whether it ended with independent batches.
 func BatchMeans(xs []float64, confidence float64) Interval {
-	var iv Interval
-	for size := 1; len(xs)/size >= MinBatches; size *= 2 {
+	return BatchMeansFrom(xs, confidence, 1)
+}
+
+// BatchMeansFrom is BatchMeans starting from batches of minSize base
+// values (MinBatchSize: several call times): a batch shorter than a call
+// of several ops cuts through the callers' calls, and the lag-1 test of
+// ten such means too rarely sees the dependence. With fewer than
+// MinBatches batches of minSize the interval is not OK, its BatchSize
+// minSize.
+func BatchMeansFrom(xs []float64, confidence float64, minSize int) Interval {
+	minSize = max(minSize, 1)
+	iv := Interval{BatchSize: minSize, Batches: len(xs) / minSize}
+	for size := minSize; len(xs)/size >= MinBatches; size *= 2 {
 		means := batch(xs, size)
 		if means == nil {
 			return Interval{}
@@ -236,6 +247,35 @@ func Lag1(xs []float64) float64 {
 	return num / den
 }
 
+// CallTimesPerBatch is the fewest mean call times a batch mean spans.
+// Closed-loop callers of a call of several ops (the API call: two finds
+// and an update) end their calls in waves about a call time apart, so a
+// batch of one call time or less swings with the wave it cuts; a batch of
+// several call times holds several whole waves, and its neighbours share
+// at most the one the boundary cuts.
+const CallTimesPerBatch = 3
+
+// MinBatchSize is the fewest base values of batchS seconds a batch mean
+// holds when the mean call time is callS seconds: CallTimesPerBatch call
+// times, at least one base value. A call time not known (no call ended:
+// callS not positive and finite) gives 0: not known.
+func MinBatchSize(callS, batchS float64) int {
+	if !(callS > 0) || math.IsInf(callS, 0) || !(batchS > 0) {
+		return 0
+	}
+	return max(1, int(math.Ceil(CallTimesPerBatch*callS/batchS-1e-9)))
+}
+
+// CallTime is the mean call time, in seconds, of workers closed-loop
+// callers that completed calls calls in seconds s (Little's law: each
+// caller is always in a call); +Inf when no call completed.
+func CallTime(workers int, calls float64, s float64) float64 {
+	if calls <= 0 || workers <= 0 || !(s > 0) {
+		return math.Inf(1)
+	}
+	return float64(workers) * s / calls
+}
+
 // End says why a window ended (or that it goes on).
 type End string
 
@@ -268,13 +308,18 @@ type WindowRule struct {
 	MinValues  int
 	MaxValues  int
 	MinCalls   int64
+	// MinBatchSize is the fewest base values a batch mean holds
+	// (MinBatchSize of the step's call time); 0 or 1: any.
+	MinBatchSize int
 }
 
-// Decide is the rule's answer after the base batches xs (calls per base
-// batch) holding calls calls in all: the interval so far, and whether and
-// why the window ends now.
+// Decide is the rule's answer after the base batches xs (calls or ops per
+// base batch) holding calls calls in all: the interval so far, and whether
+// and why the window ends now. A window without MinBatches means of
+// MinBatchSize goes on (to the maximum at the latest): it holds too few
+// independent batches for any interval.
 func (w WindowRule) Decide(xs []float64, calls int64) (Interval, End) {
-	iv := BatchMeans(xs, w.Confidence)
+	iv := BatchMeansFrom(xs, w.Confidence, w.MinBatchSize)
 	switch {
 	case len(xs) >= w.MaxValues:
 		return iv, EndMax

@@ -255,3 +255,65 @@ func TestTrending(t *testing.T) {
 		t.Errorf("a fade still in progress settled at %d", tr.Point)
 	}
 }
+
+// TestBatchMeansFromCallTimes: a closed loop's callers of a 3-op call
+// end their calls in waves a call time apart; batches of one base value
+// cut through the waves and their means depend on each other, batches of
+// several call times hold whole waves.
+func TestBatchMeansFromCallTimes(t *testing.T) {
+	tests := []struct {
+		name        string
+		callS       float64
+		batchS      float64
+		wantMinSize int
+	}{
+		// A call of 96 ms (3 ops of 32 ms) in 100-ms batches: 3 batches.
+		{"API call at C=32", 0.096, 0.1, 3},
+		// A call shorter than a batch still gets one whole batch.
+		{"short call", 0.001, 0.1, 1},
+		// Exactly 10 base batches: no rounding up to 11.
+		{"whole number", 1.0 / 3, 0.1, 10},
+		// Seed 003's standalone at 500 per client: 3.3 s calls.
+		{"seconds-long call", 3.3, 0.1, 99},
+		// No call ended: not known.
+		{"no call", math.Inf(1), 0.1, 0},
+		{"zero call time", 0, 0.1, 0},
+	}
+	for _, tt := range tests {
+		if got := MinBatchSize(tt.callS, tt.batchS); got != tt.wantMinSize {
+			t.Errorf("%s: MinBatchSize(%v, %v) = %d, want %d", tt.name, tt.callS, tt.batchS, got, tt.wantMinSize)
+		}
+	}
+	if got := CallTime(96, 1000, 1); !near(got, 0.096, 1e-12) {
+		t.Errorf("CallTime(96 callers, 1000 calls in 1 s) = %v, want 0.096", got)
+	}
+	if got := CallTime(96, 0, 1); !math.IsInf(got, 1) {
+		t.Errorf("CallTime with no calls = %v, want +Inf", got)
+	}
+
+	// Waves: calls/s per 100-ms batch, a call time of 400 ms: 4 batches
+	// of 1,000 then 0 for 4... (a square wave), in noise.
+	wave := series(400, 50, 9, func(i int) float64 {
+		if (i/4)%2 == 0 {
+			return 1000
+		}
+		return 0
+	})
+	from1 := BatchMeans(wave, 0.95)
+	from3 := BatchMeansFrom(wave, 0.95, MinBatchSize(0.8, 0.1)) // 8 base values a call (of 800 ms)
+	if from3.BatchSize < 24 || from3.BatchSize%24 != 0 {
+		t.Errorf("batch size %d, want a multiple of 24 (3 call times of 8 base values)", from3.BatchSize)
+	}
+	if !from3.OK || !from3.Independent || !near(from3.Mean, 500, 40) {
+		t.Errorf("batches of 3 call times: %+v, want an independent interval around 500", from3)
+	}
+	if from1.BatchSize >= from3.BatchSize {
+		t.Errorf("from 1 ended at batch size %d, not below %d: the test does not tell the two apart", from1.BatchSize, from3.BatchSize)
+	}
+	// Too short for ten batches of the minimum: no interval, and its
+	// batch size says what was asked.
+	short := BatchMeansFrom(wave[:100], 0.95, 24)
+	if short.OK || short.BatchSize != 24 || short.Batches != 4 {
+		t.Errorf("100 values in batches of 24: %+v, want not OK, 4 batches of 24", short)
+	}
+}

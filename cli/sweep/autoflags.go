@@ -89,7 +89,7 @@ func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, d planDefaul
 	warm, win := a.warmupAuto, a.durationAuto
 	if !d.auto {
 		warm = warm && changed("warmup")
-		win = win && changed("duration")
+		win = win && (d.autoWindow || changed("duration"))
 		if !warm && !changed("warmup") {
 			p.Warmup = defWarmup
 		}
@@ -100,8 +100,14 @@ func (a *autoOptions) plan(p *plan.Plan, changed func(string) bool, d planDefaul
 	if d.auto && d.maxWarmup > 0 && !changed("max-warmup") {
 		a.maxWarmup = d.maxWarmup
 	}
-	if d.auto && d.maxDuration > 0 && !changed("max-duration") {
+	if (d.auto || d.autoWindow) && d.maxDuration > 0 && !changed("max-duration") {
 		a.maxDuration = d.maxDuration
+	}
+	if d.autoWindow && d.minDuration > 0 && !changed("min-duration") {
+		a.minDuration = d.minDuration
+	}
+	if d.autoWindow && d.precisionPct > 0 && !changed("precision") {
+		a.precisionPct = d.precisionPct
 	}
 	for _, f := range []struct {
 		names []string

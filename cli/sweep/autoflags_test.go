@@ -53,9 +53,9 @@ func TestAutoFlags(t *testing.T) {
 				t.Errorf("auto %+v", a)
 			}
 		}},
-		{name: "agents keep a simulator's fixed defaults", args: []string{"--target", "s=sim:slots=4", "--spawn", "2"}, check: func(t *testing.T, cfg *sweepConfig) {
-			if p := cfg.plan; p.Auto != nil || p.Warmup != time.Second || p.Duration != 3*time.Second {
-				t.Errorf("plan %+v auto %+v", p, p.Auto)
+		{name: "agents keep a simulator's defaults", args: []string{"--target", "s=sim:slots=4", "--spawn", "2"}, check: func(t *testing.T, cfg *sweepConfig) {
+			if p, a := cfg.plan, cfg.plan.Auto; a == nil || a.Warmup || !a.Window || p.Warmup != time.Second || a.MinDurationS != 3 || a.MaxDurationS != 120 || a.PrecisionPct != 10 {
+				t.Errorf("plan %+v auto %+v", p, a)
 			}
 		}},
 		{name: "agents with auto asked on a simulator", args: []string{"--target", "s=sim:slots=4", "--spawn", "2", "--warmup", "auto", "--duration", "auto", "--max-duration", "5s"}, check: func(t *testing.T, cfg *sweepConfig) {

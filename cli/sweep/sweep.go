@@ -34,8 +34,13 @@ import (
 // with bounds that keep its sweep near two minutes, so that the README's
 // first command draws its whole curve and knee. A simulator's capacity is
 // known by construction and its runs are demonstrations and tests: a
-// grid with fixed short windows, so a plan's length is what it says
-// (--duration auto asks for auto there too).
+// grid with a short fixed warm-up and a window of 3 s that runs on, up
+// to 2 min, only until it holds ten independent batches of three call
+// times and its ops/s is known to ±10% (a deployment verdict needs each
+// peak's interval: the API call's callers end their calls in waves, and
+// at hundreds of callers a call takes seconds; a tighter precision would
+// chase a busy load host's own noise for minutes); --duration 3s asks
+// for a fixed window there.
 var (
 	embeddedDefaults = planDefaults{concurrency: "1..32x2", trials: 1, warmup: time.Second, duration: 4 * time.Second, records: 1000,
 		auto: true, maxWarmup: 10 * time.Second, maxDuration: 15 * time.Second,
@@ -43,6 +48,7 @@ var (
 	uriDefaults = planDefaults{concurrency: "1..1024", gridConcurrency: "64,128,256,500,1000", trials: 1, warmup: 10 * time.Second, duration: 30 * time.Second, records: 10000,
 		auto: true, maxWarmup: plan.DefaultMaxWarmup, maxDuration: plan.DefaultMaxDuration}
 	simDefaults = planDefaults{concurrency: "1..128x2", trials: 1, warmup: time.Second, duration: 3 * time.Second, records: 10000,
+		autoWindow: true, minDuration: 3 * time.Second, maxDuration: 2 * time.Minute, precisionPct: 10,
 		why: "simulator targets default to a grid, 1..128x2, the whole curve of a capacity known by construction"}
 )
 
@@ -61,6 +67,11 @@ type planDefaults struct {
 	records                      int
 	auto                         bool
 	maxWarmup, maxDuration       time.Duration
+	// autoWindow: the window is auto, from minDuration to maxDuration,
+	// while the warm-up keeps its fixed length (auto false).
+	autoWindow   bool
+	minDuration  time.Duration
+	precisionPct float64
 }
 
 // Options are the sweep's flags, as parsed.

@@ -64,14 +64,16 @@ func TestNewCmdSweep(t *testing.T) {
 			},
 		},
 		{
-			// Simulators keep fixed short windows unless auto is asked for.
+			// Simulators keep a short fixed warm-up; their window runs from
+			// 3 s until ten independent batches of three call times give
+			// ops/s to ±10% (2 min at most).
 			name: "simulators", args: []string{"--target", "a=sim:slots=8,service=2ms", "--target", "b=sim:shards=3,slots=8"},
 			check: func(t *testing.T, cfg *sweepConfig) {
 				if len(cfg.targets) != 2 || cfg.targets[1].SimSpec != "shards=3,slots=8" || cfg.plan.Concurrency[len(cfg.plan.Concurrency)-1] != 128 {
 					t.Errorf("targets %+v plan %v", cfg.targets, cfg.plan.Concurrency)
 				}
-				if p := cfg.plan; p.Auto != nil || p.Warmup != time.Second || p.Duration != 3*time.Second {
-					t.Errorf("simulator plan: auto %+v, warm-up %s, window %s; want fixed 1s and 3s", p.Auto, p.Warmup, p.Duration)
+				if p, a := cfg.plan, cfg.plan.Auto; a == nil || a.Warmup || !a.Window || p.Warmup != time.Second || a.MinDurationS != 3 || a.MaxDurationS != 120 || a.PrecisionPct != 10 {
+					t.Errorf("simulator plan: auto %+v, warm-up %s; want a fixed 1s warm-up and an auto window of 3s to 2m at 10%%", a, p.Warmup)
 				}
 			},
 		},

@@ -16,6 +16,7 @@ package curves
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -84,6 +85,9 @@ type Level struct {
 	// trials' spread for several. HasSE is false when neither exists.
 	LogSE, DF float64
 	HasSE     bool
+	// NoSE says why a level has no standard error (a starved load host,
+	// a window too short for its call time); "" when it has one.
+	NoSE string
 	// P50Ms and P99Ms are the per-call latency (medians over the trials);
 	// P50Lo and P50Hi the trials' range, P99Lo and P99Hi the range of the
 	// trials' p99 intervals (each from its number of calls, p99Band).
@@ -184,8 +188,11 @@ type Comparison struct {
 	Matched       []Matched // at several throughputs up to the lower peak
 	Crossover     *Crossover
 	Table         []Row
-	Verdict       string
-	Notes         []string
+	// NoInterval says, in a few words, why the peak ratio has no
+	// interval (the first side whose peak has none); "" when it has one.
+	NoInterval string
+	Verdict    string
+	Notes      []string
 }
 
 // Compare compares the candidate's curve with the baseline's at
@@ -220,7 +227,14 @@ func CompareAcross(base, cand Side, alpha, runNoisePct float64) *Comparison {
 	}
 	for _, s := range []*Side{&base, &cand} {
 		if lv := levelAt(*s, s.Report.Peak.Concurrency); lv != nil && !lv.HasSE {
-			c.Notes = append(c.Notes, s.Name+"'s peak has no interval: measured once without enough batch means (a window of 10 or more batches, or 2 or more trials, gives one)")
+			why := lv.NoSE
+			if why == "" {
+				why = "measured once without enough batch means (a window of 10 or more batches, or 2 or more trials, gives one)"
+			}
+			c.Notes = append(c.Notes, s.Name+"'s peak has no interval: "+why)
+			if c.NoInterval == "" && lv.NoSE != "" {
+				c.NoInterval = s.Name + "'s peak " + shortNoSE(lv.NoSE)
+			}
 		}
 	}
 	c.BaseKnee, c.CandKnee = kneeOf(base), kneeOf(cand)
@@ -338,4 +352,13 @@ func kneeOf(s Side) KneeAt {
 // oneRun says two sides come from the same single run.
 func oneRun(a, b []string) bool {
 	return len(a) == 1 && len(b) == 1 && a[0] == b[0]
+}
+
+// shortNoSE is a level's reason for no interval in the verdict's few
+// words: a starved host, or too few batches.
+func shortNoSE(why string) string {
+	if strings.HasPrefix(why, "its load host was starved") {
+		return "ran on a starved load host"
+	}
+	return "lacks enough independent batches"
 }

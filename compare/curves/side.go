@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/analysis/steady"
 	"github.com/poolsweep/poolsweep/internal/stats"
@@ -136,6 +137,17 @@ func levelOf(steps []*results.StepResult, hosts int) Level {
 		v := stats.Median(cpu)
 		lv.CPUPerOpUS = &v
 	}
+	for _, st := range steps {
+		// A step whose load host was starved measured this machine, not
+		// the server: its window's batch means cannot see the host's own
+		// drift, and its level is biased low by an unknown amount, so it
+		// gets no interval (the ratio would be a narrow interval around
+		// a biased value) and says why.
+		if limited, why := bound.ClientLimited(st); limited {
+			lv.NoSE = "its load host was starved (" + why + ")"
+			return lv
+		}
+	}
 	switch {
 	case len(steps) >= 2:
 		// The trials' spread: the standard error of the mean of their
@@ -145,23 +157,29 @@ func levelOf(steps []*results.StepResult, hosts int) Level {
 		}
 	default:
 		lv.LogSE, lv.DF, lv.HasSE = batchSE(st0)
+		if !lv.HasSE {
+			lv.NoSE = "measured once without enough independent batch means (a window of 10 or more batches of several call times, or 2 or more trials, gives one)"
+			if sd := st0.Steady; sd != nil && sd.NoInterval != "" {
+				lv.NoSE = "measured once: " + sd.NoInterval
+			}
+		}
 	}
 	return lv
 }
 
 // batchSE is the standard error of ln(ops/s) of a step measured once,
-// from its window's batch means: the relative standard error of its
-// calls/s, which its ops/s shares (a call is a fixed number of ops).
+// from its window's batch means (results.StepSteady.ThroughputInterval:
+// the ops' own series, or an older file's calls').
 func batchSE(st *results.StepResult) (float64, float64, bool) {
-	sd := st.Steady
-	if !sd.Precise() || sd.HalfWidthPerS == nil || sd.MeanPerS == nil || *sd.MeanPerS <= 0 {
-		return 0, 0, false
-	}
-	se, df, ok := steady.StdErr(*sd.HalfWidthPerS, sd.Batches, sd.Confidence)
+	mean, hw, batches, ok := st.Steady.ThroughputInterval()
 	if !ok {
 		return 0, 0, false
 	}
-	return se / *sd.MeanPerS, df, true
+	se, df, ok := steady.StdErr(hw, batches, st.Steady.Confidence)
+	if !ok {
+		return 0, 0, false
+	}
+	return se / mean, df, true
 }
 
 // connsPerHost is the most connections open to one host at the window's

@@ -30,6 +30,8 @@ func verdict(c *Comparison) string {
 		s += fmt.Sprintf(", %s per %s", Ratio(pn.Value), nodeWord(c.Cand.Deployment))
 	}
 	switch {
+	case !r.Has() && c.NoInterval != "":
+		s += " (no interval: " + textfmt.Escape(c.NoInterval) + ")"
 	case !r.Has():
 		s += " (no interval: not tested)"
 	case *r.High < 1:
