@@ -166,6 +166,25 @@ func (s *StepSteady) ThroughputInterval() (mean, halfWidth float64, batches int,
 	return 0, 0, 0, false
 }
 
+// ThroughputHalfWidthPct is the relative half-width (in %) of the
+// interval a window gives its ops/s, from the same series as
+// ThroughputInterval: the ops' own, or an older file's calls'. ok is
+// false when the window gives none.
+func (s *StepSteady) ThroughputHalfWidthPct() (pct float64, ok bool) {
+	switch {
+	case s == nil:
+		return 0, false
+	case s.Ops != nil:
+		if !s.OpsPrecise() {
+			return 0, false
+		}
+		return *s.Ops.HalfWidthPct, true
+	case s.Precise():
+		return *s.HalfWidthPct, true
+	}
+	return 0, false
+}
+
 // MaxSeriesLen bounds each of a step's stored rate series: 600 base
 // batches are 60 s, the longest auto phase by default.
 const MaxSeriesLen = 600

@@ -40,8 +40,9 @@ func TestFixedWindowUnchanged(t *testing.T) {
 	if s == nil || s.WarmupMode != results.WindowFixed || s.WarmupEnd != "fixed-warmup" || s.WindowMode != results.WindowFixed || s.WindowEnd != "fixed" || s.Settled != nil || s.TruncationS != nil {
 		t.Errorf("steady: %+v", s)
 	}
-	// Seven 100-ms batches: too few for an interval, and none is claimed.
-	if s.MeanPerS != nil || s.HalfWidthPct != nil || s.Batches != 0 {
+	// Seven 100-ms batches: too few for an interval; none is claimed, and
+	// the record says why.
+	if s.MeanPerS != nil || s.HalfWidthPct != nil || s.Ops == nil || s.Ops.HalfWidthPct != nil || s.NoInterval == "" {
 		t.Errorf("an interval from 7 batches: %+v", s)
 	}
 	// The record's keys are those of a step record from before: every key

@@ -19,11 +19,11 @@ import (
 // halfWidthPct is a step's relative batch-means half-width, 0 when it has
 // no usable interval.
 func halfWidthPct(st *results.StepResult) float64 {
-	mean, hw, _, ok := st.Steady.ThroughputInterval()
+	pct, ok := st.Steady.ThroughputHalfWidthPct()
 	if !ok {
 		return 0
 	}
-	return hw / mean * 100
+	return pct
 }
 
 // withBatchInterval gives a level of one trial with a batch-means interval

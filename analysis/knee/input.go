@@ -270,6 +270,6 @@ func partialWarning(names []string, planned int) string {
 // hasThroughputInterval says the step's window gives its ops/s an
 // interval (results.StepSteady.ThroughputInterval).
 func hasThroughputInterval(st *results.StepResult) bool {
-	_, _, _, ok := st.Steady.ThroughputInterval()
+	_, ok := st.Steady.ThroughputHalfWidthPct()
 	return ok
 }
