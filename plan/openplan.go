@@ -68,5 +68,5 @@ func (p Plan) openSteps(targets, workloads []string) []StepSpec {
 			grid = append(grid, StepSpec{Concurrency: p.MaxInFlight, MaxPoolSize: ps, PoolSetting: strconv.Itoa(ps), Rate: r, Arrivals: p.Arrivals})
 		}
 	}
-	return p.expand(targets, workloads, grid)
+	return p.expand(targets, workloads, func(string) []StepSpec { return grid })
 }

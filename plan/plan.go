@@ -3,7 +3,9 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -246,6 +248,12 @@ type Plan struct {
 	OpTimeout   time.Duration
 	Order       string
 
+	// TargetConcurrency, when set, is each target's own level list
+	// (--concurrency NAME=LIST), one for every target of the run;
+	// Concurrency is then the union of them, the run's levels as a whole.
+	// Nil: every target takes Concurrency.
+	TargetConcurrency map[string][]int
+
 	// Open loop (--rate, openplan.go): offered calls/s levels over all
 	// clients, the arrival process, and the most calls in flight per
 	// client. Empty Rate is the closed loop. An open-loop plan's
@@ -259,6 +267,46 @@ type Plan struct {
 	// Auto, when set, ends warm-ups and windows from the data (auto.go);
 	// Warmup and Duration are then the minimums.
 	Auto *results.AutoPlan
+}
+
+// SetTargetLevels gives each target its own level list (one for every
+// target of the run) and makes Concurrency their union.
+func (p *Plan) SetTargetLevels(lists map[string][]int) {
+	p.TargetConcurrency = lists
+	var all []int
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	p.Concurrency = slices.Compact(all)
+}
+
+// Levels is the level list of target t: its own, or Concurrency.
+func (p Plan) Levels(t string) []int {
+	if l, ok := p.TargetConcurrency[t]; ok {
+		return l
+	}
+	return p.Concurrency
+}
+
+// MaxLevel is the largest level of any target: what the largest step
+// opens and runs.
+func (p Plan) MaxLevel() int {
+	return slices.Max(p.Concurrency)
+}
+
+// levelLists are the plan's level lists, each with the flag value that
+// names it in an error: Concurrency ("--concurrency") alone, or each
+// target's ("--concurrency NAME=…") in name order.
+func (p Plan) levelLists() (flags []string, lists [][]int) {
+	if len(p.TargetConcurrency) == 0 {
+		return []string{"--concurrency"}, [][]int{p.Concurrency}
+	}
+	for _, t := range slices.Sorted(maps.Keys(p.TargetConcurrency)) {
+		flags = append(flags, "--concurrency "+t+"=…")
+		lists = append(lists, p.TargetConcurrency[t])
+	}
+	return flags, lists
 }
 
 // Validate checks the combination; each error names the flag.
@@ -287,20 +335,44 @@ func (p Plan) Validate() error {
 	case p.Order != "" && p.Order != OrderSequential && p.Order != OrderInterleaved:
 		return fmt.Errorf("--order: %q is not sequential or interleaved", p.Order)
 	}
-	if grid := len(p.Concurrency) * max(len(p.Pool.Sizes), 1) * p.Trials; grid > MaxSteps {
-		return fmt.Errorf("--concurrency, --pool and --trials: %d steps per target is more than %d", grid, MaxSteps)
+	if len(p.TargetConcurrency) > 0 && (p.IsOpen() || p.Search != nil) {
+		return errors.New("--concurrency NAME=LIST: levels per target make a grid of the closed loop (not with --rate or --search)")
 	}
-	if top := p.Concurrency[len(p.Concurrency)-1] * p.Clients; top > MaxWorkers {
-		return fmt.Errorf("--concurrency and --clients: %d workers (concurrency × clients) is more than %d in one process", top, MaxWorkers)
-	}
-	if p.Pool.Match {
-		for _, c := range p.Concurrency {
-			if c > MaxPoolSize {
-				return fmt.Errorf("--pool match: concurrency %d would need a pool larger than %d", c, MaxPoolSize)
+	flags, lists := p.levelLists()
+	for i, l := range lists {
+		if len(l) == 0 {
+			return fmt.Errorf("%s: empty list", flags[i])
+		}
+		if grid := len(l) * max(len(p.Pool.Sizes), 1) * p.Trials; grid > MaxSteps {
+			return fmt.Errorf("%s, --pool and --trials: %d steps per target is more than %d", flags[i], grid, MaxSteps)
+		}
+		if top := slices.Max(l) * p.Clients; top > MaxWorkers {
+			return fmt.Errorf("%s and --clients: %d workers (concurrency × clients) is more than %d in one process", flags[i], top, MaxWorkers)
+		}
+		if p.Pool.Match {
+			for _, c := range l {
+				if c > MaxPoolSize {
+					return fmt.Errorf("--pool match: concurrency %d would need a pool larger than %d", c, MaxPoolSize)
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// SeriesSteps is how many steps one workload series takes over targets,
+// each at its own levels, counted without laying them out.
+func (p Plan) SeriesSteps(targets []string) int {
+	per := max(len(p.Pool.Sizes), 1) * max(p.Trials, 1)
+	n := 0
+	for _, t := range targets {
+		levels := len(p.Levels(t))
+		if p.IsOpen() {
+			levels = len(p.Rate)
+		}
+		n += levels * per
+	}
+	return n
 }
 
 // StepSpec is one step to measure.
@@ -331,29 +403,42 @@ func (s StepSpec) Key() string {
 	return results.StepKey(s.Target, s.Workload, s.PoolSetting, s.Concurrency, s.Clients, s.Trial, s.Rate)
 }
 
-// Steps expands the plan for the given targets and workload labels. Trials
-// are the outer loop so that a slow drift of the machine spreads over every
-// level instead of biasing the last ones; within a trial concurrency rises.
+// Steps expands the plan for the given targets and workload labels, each
+// target over its own levels (Levels). Trials are the outer loop so that a
+// slow drift of the machine spreads over every level instead of biasing
+// the last ones; within a trial concurrency rises.
 func (p Plan) Steps(targets, workloads []string) []StepSpec {
 	if len(p.Rate) > 0 {
 		return p.openSteps(targets, workloads)
 	}
-	var grid []StepSpec
-	for _, c := range p.Concurrency {
-		if p.Pool.Match {
-			grid = append(grid, StepSpec{Concurrency: c, MaxPoolSize: c, PoolSetting: "match"})
-			continue
+	return p.expand(targets, workloads, func(t string) []StepSpec {
+		var grid []StepSpec
+		for _, c := range p.Levels(t) {
+			if p.Pool.Match {
+				grid = append(grid, StepSpec{Concurrency: c, MaxPoolSize: c, PoolSetting: "match"})
+				continue
+			}
+			for _, ps := range p.Pool.Sizes {
+				grid = append(grid, StepSpec{Concurrency: c, MaxPoolSize: ps, PoolSetting: strconv.Itoa(ps)})
+			}
 		}
-		for _, ps := range p.Pool.Sizes {
-			grid = append(grid, StepSpec{Concurrency: c, MaxPoolSize: ps, PoolSetting: strconv.Itoa(ps)})
-		}
-	}
-	return p.expand(targets, workloads, grid)
+		return grid
+	})
 }
 
-// expand lays the grid's points (steps with only their levels set) out
-// over targets, workloads and trials in the plan's order, numbering them.
-func (p Plan) expand(targets, workloads []string, grid []StepSpec) []StepSpec {
+// expand lays each target's grid points (steps with only their levels
+// set) out over targets, workloads and trials in the plan's order,
+// numbering them. Interleaved, the targets take turns by position in their
+// grids: the i-th point of each target's grid side by side, so targets of
+// different levels still alternate step by step, and one with fewer
+// points ends its part of each trial earlier.
+func (p Plan) expand(targets, workloads []string, gridOf func(target string) []StepSpec) []StepSpec {
+	grids := make([][]StepSpec, len(targets))
+	longest := 0
+	for i, t := range targets {
+		grids[i] = gridOf(t)
+		longest = max(longest, len(grids[i]))
+	}
 	var out []StepSpec
 	emit := func(t, w string, g StepSpec, trial int) {
 		g.Index, g.Target, g.Workload, g.Clients, g.Trial = len(out), t, w, p.Clients, trial
@@ -362,19 +447,21 @@ func (p Plan) expand(targets, workloads []string, grid []StepSpec) []StepSpec {
 	if p.Order == OrderInterleaved {
 		for trial := 1; trial <= p.Trials; trial++ {
 			for _, w := range workloads {
-				for _, g := range grid {
-					for _, t := range targets {
-						emit(t, w, g, trial)
+				for i := range longest {
+					for k, t := range targets {
+						if i < len(grids[k]) {
+							emit(t, w, grids[k][i], trial)
+						}
 					}
 				}
 			}
 		}
 		return out
 	}
-	for _, t := range targets {
+	for k, t := range targets {
 		for trial := 1; trial <= p.Trials; trial++ {
 			for _, w := range workloads {
-				for _, g := range grid {
+				for _, g := range grids[k] {
 					emit(t, w, g, trial)
 				}
 			}

@@ -1,10 +1,13 @@
 package plan
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 func TestParseLevels(t *testing.T) {
@@ -139,6 +142,28 @@ func TestPlanValidate(t *testing.T) {
 			p.Trials = 1000
 		}, "steps per target"},
 		{"too many workers", func(p *Plan) { p.Concurrency = []int{100000}; p.Clients = 3 }, "workers"},
+		// Every target's own list is checked, and the error names it.
+		{"own levels: workers of the largest", func(p *Plan) {
+			p.SetTargetLevels(map[string][]int{"a": {1, 2}, "b": {8, 100000}})
+			p.Clients = 3
+		}, "--concurrency b=… and --clients: 300000 workers"},
+		{"own levels: match past the pool bound", func(p *Plan) {
+			p.SetTargetLevels(map[string][]int{"a": {1}, "b": {MaxPoolSize + 1}})
+		}, "--pool match: concurrency 100001"},
+		{"own levels: steps per target", func(p *Plan) {
+			long := make([]int, 1000)
+			for i := range long {
+				long[i] = i + 1
+			}
+			p.SetTargetLevels(map[string][]int{"a": {1}, "b": long})
+			p.Pool = PoolPlan{Sizes: long}
+		}, "--concurrency b=…, --pool and --trials: 1000000 steps per target"},
+		{"own levels: an empty list", func(p *Plan) { p.TargetConcurrency = map[string][]int{"a": {1}, "b": nil} }, "--concurrency b=…: empty list"},
+		{"own levels: with a search", func(p *Plan) {
+			p.SetTargetLevels(map[string][]int{"a": {1, 2}})
+			p.Search = &results.SearchPlan{Mode: results.SearchKnee, Resolution: 2, Levels: []int{1, 2}}
+		}, "--concurrency NAME=LIST: levels per target make a grid"},
+		{"own levels: valid", func(p *Plan) { p.SetTargetLevels(map[string][]int{"a": {1, 2}, "b": {4}}) }, ""},
 	}
 	for _, tt := range tests {
 		p := ok
@@ -183,5 +208,55 @@ func TestPlanSteps(t *testing.T) {
 	m := Plan{Concurrency: []int{8, 16}, Pool: PoolPlan{Match: true}, Clients: 1, Trials: 1}.Steps([]string{"t"}, []string{"w1", "w2"})
 	if len(m) != 4 || m[1].MaxPoolSize != 16 || m[1].PoolSetting != "match" || m[2].Workload != "w2" {
 		t.Errorf("match steps wrong: %+v", m)
+	}
+}
+
+// TestPlanStepsOwnLevels: targets of different levels each get their own
+// grid, in both orders; interleaved, they take turns by position in
+// their grids, and the one with fewer points ends its part of each trial
+// earlier.
+func TestPlanStepsOwnLevels(t *testing.T) {
+	targets := []string{"standalone", "sharded"}
+	base := Plan{Pool: PoolPlan{Match: true}, Clients: 3, Trials: 2}
+	base.SetTargetLevels(map[string][]int{"standalone": {64, 500, 1000}, "sharded": {32, 64, 128, 300}})
+	tests := []struct {
+		name  string
+		order string
+		pools []int
+		want  string // target@C/P trial, in order
+	}{
+		{"sequential: each target its own grid, trials outer", OrderSequential, nil,
+			"standalone@64/64#1 standalone@500/500#1 standalone@1000/1000#1 standalone@64/64#2 standalone@500/500#2 standalone@1000/1000#2 " +
+				"sharded@32/32#1 sharded@64/64#1 sharded@128/128#1 sharded@300/300#1 sharded@32/32#2 sharded@64/64#2 sharded@128/128#2 sharded@300/300#2"},
+		{"interleaved: by position, the shorter grid ends first", OrderInterleaved, nil,
+			"standalone@64/64#1 sharded@32/32#1 standalone@500/500#1 sharded@64/64#1 standalone@1000/1000#1 sharded@128/128#1 sharded@300/300#1 " +
+				"standalone@64/64#2 sharded@32/32#2 standalone@500/500#2 sharded@64/64#2 standalone@1000/1000#2 sharded@128/128#2 sharded@300/300#2"},
+		{"interleaved with pool sizes: positions in the level × pool grid", OrderInterleaved, []int{16},
+			"standalone@64/16#1 sharded@32/16#1 standalone@500/16#1 sharded@64/16#1 standalone@1000/16#1 sharded@128/16#1 sharded@300/16#1 " +
+				"standalone@64/16#2 sharded@32/16#2 standalone@500/16#2 sharded@64/16#2 standalone@1000/16#2 sharded@128/16#2 sharded@300/16#2"},
+	}
+	for _, tt := range tests {
+		p := base
+		p.Order = tt.order
+		if tt.pools != nil {
+			p.Pool = PoolPlan{Sizes: tt.pools}
+		}
+		var got []string
+		for i, sp := range p.Steps(targets, []string{"api"}) {
+			if sp.Index != i || sp.Clients != 3 {
+				t.Fatalf("%s: step %d: %+v", tt.name, i, sp)
+			}
+			got = append(got, fmt.Sprintf("%s@%d/%d#%d", sp.Target, sp.Concurrency, sp.MaxPoolSize, sp.Trial))
+		}
+		if g := strings.Join(got, " "); g != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, g, tt.want)
+		}
+		if n := p.SeriesSteps(targets); n != len(got) {
+			t.Errorf("%s: SeriesSteps %d, laid out %d", tt.name, n, len(got))
+		}
+	}
+	// A target without a list of its own takes the plan's.
+	if l := base.Levels("other"); !reflect.DeepEqual(l, []int{32, 64, 128, 300, 500, 1000}) || base.MaxLevel() != 1000 {
+		t.Errorf("levels of another target %v, largest %d", l, base.MaxLevel())
 	}
 }

@@ -177,16 +177,27 @@ func planText(p results.PlanInfo) string {
 	if len(p.Rate) > 0 {
 		return openPlanText(p)
 	}
-	cs := make([]string, len(p.Concurrency))
-	for i, c := range p.Concurrency {
-		cs[i] = strconv.Itoa(c)
+	levels := func(l []int) string {
+		cs := make([]string, len(l))
+		for i, c := range l {
+			cs[i] = strconv.Itoa(c)
+		}
+		return strings.Join(cs, ",")
+	}
+	conc := levels(p.Concurrency)
+	if len(p.TargetConcurrency) > 0 {
+		var own []string
+		for _, tl := range p.TargetConcurrency {
+			own = append(own, tl.Target+" "+levels(tl.Concurrency))
+		}
+		conc = strings.Join(own, ", ")
 	}
 	trials := fmt.Sprintf("%d trial(s)", p.Trials)
 	if p.TrialsAtMost {
 		trials = fmt.Sprintf("at most %d trial(s), more than one only where neighbouring levels overlapped", p.Trials)
 	}
 	s := fmt.Sprintf("concurrency %s; pool %s; %d client(s); %s; warm-up %gs, window %gs, op timeout %gs; %d steps",
-		strings.Join(cs, ","), p.Pool, max(p.Clients, 1), trials, p.WarmupS, p.DurationS, p.OpTimeoutS, p.Steps)
+		conc, p.Pool, max(p.Clients, 1), trials, p.WarmupS, p.DurationS, p.OpTimeoutS, p.Steps)
 	if p.Order != "" {
 		s += "; order " + p.Order
 	}

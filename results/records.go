@@ -87,6 +87,12 @@ type PlanInfo struct {
 	Order       string  `json:"order,omitempty"`
 	Steps       int     `json:"steps"`
 
+	// TargetConcurrency is each target's own level list, by target
+	// name, when the targets were given their own (--concurrency
+	// NAME=LIST); Concurrency is then the union of them. Absent: every
+	// target took Concurrency.
+	TargetConcurrency []TargetLevels `json:"target_concurrency,omitempty"`
+
 	// Open loop (--rate): the offered calls/s levels, the arrival process
 	// and the most calls in flight per client; absent for a closed loop.
 	Rate        []int  `json:"rate,omitempty"`
@@ -106,6 +112,23 @@ type PlanInfo struct {
 	// decided (each such step says why in ExtraTrial). False: every level
 	// gets Trials trials.
 	TrialsAtMost bool `json:"trials_at_most,omitempty"`
+}
+
+// TargetLevels is one target's own concurrency levels.
+type TargetLevels struct {
+	Target      string `json:"target"`
+	Concurrency []int  `json:"concurrency"`
+}
+
+// LevelsOf is the concurrency levels target t was planned at: its own
+// list, or the plan's.
+func (p PlanInfo) LevelsOf(t string) []int {
+	for _, tl := range p.TargetConcurrency {
+		if tl.Target == t {
+			return tl.Concurrency
+		}
+	}
+	return p.Concurrency
 }
 
 // ClientInfo describes the machine and software that generated the load.

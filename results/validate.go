@@ -98,6 +98,27 @@ func ValidateHeader(h *RunHeader) error {
 	c.count("run.workload.max_scan_length", int64(w.MaxScanLength))
 	p := h.Plan
 	levels(c, "run.plan.concurrency", p.Concurrency, MaxConcurrency)
+	named := map[string]bool{}
+	for _, t := range h.Targets {
+		named[t.Name] = true
+	}
+	if len(p.TargetConcurrency) > 0 && (p.Search != nil || len(p.Rate) > 0) {
+		c.fail("run.plan.target_concurrency", "levels per target belong to a closed-loop grid, not a search or an open loop")
+	}
+	listed := map[string]bool{}
+	for i, tl := range p.TargetConcurrency {
+		field := fmt.Sprintf("run.plan.target_concurrency[%d]", i)
+		switch {
+		case !named[tl.Target]:
+			c.fail(field+".target", "not a target of this run")
+		case listed[tl.Target]:
+			c.fail(field+".target", "the same target as an earlier list")
+		case len(tl.Concurrency) == 0:
+			c.fail(field+".concurrency", "empty")
+		}
+		listed[tl.Target] = true
+		levels(c, field+".concurrency", tl.Concurrency, MaxConcurrency)
+	}
 	levels(c, "run.plan.pools", p.Pools, MaxPoolSize)
 	levels(c, "run.plan.rate", p.Rate, MaxRate)
 	c.between("run.plan.clients", int64(p.Clients), 0, MaxClients*MaxAgents)
@@ -124,8 +145,14 @@ func ValidateHeader(h *RunHeader) error {
 	if p.TrialsAtMost && (p.Search != nil || len(p.Rate) > 0 || p.Auto == nil || !p.Auto.Window) {
 		c.fail("run.plan.trials_at_most", "only a closed-loop grid with auto windows takes its trials where they pay")
 	}
-	grid := int64(max(len(p.Concurrency), len(p.Rate))) * int64(max(len(p.Pools), 1)) * int64(max(p.Trials, 1))
-	if n := grid * int64(max(len(h.Targets), 1)) * int64(max(len(w.Mixes), 1)); c.err == nil && n > MaxPlanned {
+	// Each target's levels: its own list, or the plan's.
+	var levelsAll int64
+	for _, t := range h.Targets {
+		levelsAll += int64(max(len(p.LevelsOf(t.Name)), len(p.Rate)))
+	}
+	levelsAll = max(levelsAll, int64(max(len(p.Concurrency), len(p.Rate))))
+	grid := levelsAll * int64(max(len(p.Pools), 1)) * int64(max(p.Trials, 1))
+	if n := grid * int64(max(len(w.Mixes), 1)); c.err == nil && n > MaxPlanned {
 		c.fail("run.plan", "a grid of %d steps, more than %d", n, MaxPlanned)
 	}
 	if a := h.Agents; a != nil {

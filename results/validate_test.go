@@ -207,6 +207,30 @@ func TestValidateHeader(t *testing.T) {
 		{"trials at most without auto windows", func(h *RunHeader) { h.Plan.TrialsAtMost = true }, "run.plan.trials_at_most"},
 		{"auto batches of 0 s", func(h *RunHeader) { h.Plan.Auto = &AutoPlan{Confidence: 0.95} }, "run.plan.auto.batch_s"},
 		{"agent index past its count", func(h *RunHeader) { h.Agents = &AgentsHeader{Count: 2, Index: new(5)} }, "run.agents.index"},
+		// A target's own levels: of a target of the run, once, in range,
+		// in a closed-loop grid, and counted in the grid's size.
+		{"own levels of no target", func(h *RunHeader) {
+			h.Plan.TargetConcurrency = []TargetLevels{{Target: "zz", Concurrency: []int{1}}}
+		}, "run.plan.target_concurrency[0].target"},
+		{"own levels twice", func(h *RunHeader) {
+			h.Plan.TargetConcurrency = []TargetLevels{{Target: "a", Concurrency: []int{1}}, {Target: "a", Concurrency: []int{2}}}
+		}, "run.plan.target_concurrency[1].target"},
+		{"own level 0", func(h *RunHeader) {
+			h.Plan.TargetConcurrency = []TargetLevels{{Target: "a", Concurrency: []int{0}}}
+		}, "run.plan.target_concurrency[0].concurrency"},
+		{"own levels empty", func(h *RunHeader) { h.Plan.TargetConcurrency = []TargetLevels{{Target: "a"}} }, "run.plan.target_concurrency[0].concurrency"},
+		{"own levels of a search", func(h *RunHeader) {
+			h.Plan.TargetConcurrency = []TargetLevels{{Target: "a", Concurrency: []int{1}}}
+			h.Plan.Search = &SearchPlan{Mode: SearchKnee, Resolution: 2}
+		}, "run.plan.target_concurrency"},
+		{"own levels past a plan's size", func(h *RunHeader) {
+			long := make([]int, 1000)
+			for i := range long {
+				long[i] = i + 1
+			}
+			h.Plan.Concurrency, h.Plan.Pools, h.Plan.Trials = []int{1}, long, 1000
+			h.Plan.TargetConcurrency = []TargetLevels{{Target: "a", Concurrency: long}}
+		}, "run.plan"},
 	}
 	for _, tt := range tests {
 		h := testHeader()

@@ -27,7 +27,7 @@ const driverMonitors = 2
 // them all. Past the limit, the kernel refuses connections and a sweep
 // would count the refusals as the server's timeouts.
 func checkFiles(p plan.Plan, hosts, procs int, local bool) error {
-	maxC := p.Concurrency[len(p.Concurrency)-1]
+	maxC := p.MaxLevel() // the largest over every target's levels
 	conns, flag := maxC, "--concurrency"
 	if p.IsOpen() {
 		flag = "--max-in-flight"
@@ -104,12 +104,26 @@ func checkTargetFiles(p plan.Plan, targets []*Target, procs int) error {
 	return nil
 }
 
-// CheckRunTime refuses a sweep whose every step at its longest (grid:
-// the steps of one target and series) takes more than plan.MaxRunTime
-// over its targets and series; a search with --budget ends at its
-// budget.
-func CheckRunTime(p plan.Plan, grid []plan.StepSpec, targets, series int) error {
-	total := float64(targets*series) * p.LongestS(grid)
+// CheckRunTime refuses a sweep whose every step at its longest takes more
+// than plan.MaxRunTime over its targets (each at its own levels) and
+// series; a search with --budget ends at its budget.
+func CheckRunTime(p plan.Plan, targets []string, series int) error {
+	total, shared := 0.0, -1.0
+	for _, t := range targets {
+		// The targets without levels of their own share one grid: it is
+		// laid out once, however many they are.
+		_, own := p.TargetConcurrency[t]
+		if !own && shared >= 0 {
+			total += shared
+			continue
+		}
+		s := p.LongestS(p.Steps([]string{t}, []string{"x"}))
+		if !own {
+			shared = s
+		}
+		total += s
+	}
+	total *= float64(series)
 	if p.Search != nil && p.Search.BudgetS > 0 {
 		total = min(total, p.Search.BudgetS)
 	}
@@ -117,10 +131,10 @@ func CheckRunTime(p plan.Plan, grid []plan.StepSpec, targets, series int) error 
 	if p.IsOpen() {
 		flags = "--rate, --pool and --trials"
 	}
-	if targets > 1 || series > 1 {
-		flags = fmt.Sprintf("%s over %d target(s) × %d series", flags, targets, series)
+	if len(targets) > 1 || series > 1 {
+		flags = fmt.Sprintf("%s over %d target(s) × %d series", flags, len(targets), series)
 	}
-	if err := plan.CheckRunTime(flags, targets*series*len(grid), "steps", total); err != nil {
+	if err := plan.CheckRunTime(flags, series*p.SeriesSteps(targets), "steps", total); err != nil {
 		return errext.Usagef("%w; plan fewer steps, or shorter ones (--warmup, --duration; with auto ones --max-warmup, --max-duration)", err)
 	}
 	return nil

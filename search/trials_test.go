@@ -213,3 +213,43 @@ func TestTrialsAtOverlappingPeaks(t *testing.T) {
 		t.Errorf("peaks 50%% apart: %d steps, want the 7 levels of each target once", len(apart))
 	}
 }
+
+// TestTrialsOwnLevels: with levels of each target's own, the trials
+// planner measures each target's grid once and takes its extra trials
+// (at the knee, or where the peaks overlap) at that target's own levels
+// only, never at the other's.
+func TestTrialsOwnLevels(t *testing.T) {
+	p := autoGrid(3, plan.PoolPlan{Match: true, Given: "match"})
+	own := map[string][]int{"a": {2, 8, 32, 128}, "b": {16, 64, 256}}
+	p.SetTargetLevels(own)
+	tr, err := NewTrials(p, []results.TargetHeader{
+		{Name: "a", Topology: "standalone", Hosts: []string{"h:1"}}, {Name: "b", Topology: "standalone", Hosts: []string{"h:2"}},
+	}, []string{"read"}, knee.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := withInterval(model{curve: saturating(4000, 8)}, 3), withInterval(model{curve: saturating(4100, 8)}, 3)
+	steps := drive(t, tr, func(sp plan.StepSpec) results.StepResult {
+		if sp.Target == "b" {
+			return b(sp)
+		}
+		return a(sp)
+	}, nil)
+	firsts, extra := map[string][]int{}, 0
+	for _, st := range steps {
+		if !slices.Contains(own[st.Target], st.Concurrency) {
+			t.Errorf("%s measured at C=%d, not one of its levels %v", st.Target, st.Concurrency, own[st.Target])
+		}
+		if st.Trial == 1 {
+			firsts[st.Target] = append(firsts[st.Target], st.Concurrency)
+		} else {
+			extra++
+		}
+	}
+	if !slices.Equal(firsts["a"], own["a"]) || !slices.Equal(firsts["b"], own["b"]) {
+		t.Errorf("first trials %v, want each target's levels once, in order", firsts)
+	}
+	if extra == 0 {
+		t.Error("peaks 2.5% apart with ±3% intervals took no extra trial")
+	}
+}

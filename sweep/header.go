@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
 	"slices"
@@ -75,7 +76,11 @@ func NewPlanInfo(p plan.Plan, steps int) results.PlanInfo {
 	if order == "" {
 		order = plan.OrderSequential
 	}
-	return results.PlanInfo{Concurrency: p.Concurrency, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
+	var own []results.TargetLevels
+	for _, t := range slices.Sorted(maps.Keys(p.TargetConcurrency)) {
+		own = append(own, results.TargetLevels{Target: t, Concurrency: p.TargetConcurrency[t]})
+	}
+	return results.PlanInfo{Concurrency: p.Concurrency, TargetConcurrency: own, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
 		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps,
 		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight, Search: p.Search, Auto: p.Auto,
 		TrialsAtMost: p.TrialsAtMost()}

@@ -28,7 +28,7 @@ const (
 // process, in bytes: the largest step's workers and connections, each
 // worker holding the largest document it sends, plus the loader's batches.
 func estimateMemory(p plan.Plan, ws []workload.Workload, hosts int) uint64 {
-	maxC := p.Concurrency[len(p.Concurrency)-1]
+	maxC := p.MaxLevel() // the largest over every target's levels
 	maxP := maxC
 	if !p.Pool.Match {
 		maxP = min(maxC, p.Pool.Sizes[len(p.Pool.Sizes)-1])

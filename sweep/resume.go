@@ -29,8 +29,8 @@ func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 		return err
 	}
 	switch {
-	case !slices.Equal(hp.Concurrency, p.Concurrency):
-		return fmt.Errorf("--concurrency was %v", hp.Concurrency)
+	case !slices.Equal(hp.Concurrency, p.Concurrency) || !slices.EqualFunc(hp.TargetConcurrency, p.TargetConcurrency, sameTargetLevels):
+		return fmt.Errorf("--concurrency was %s", describeLevels(hp))
 	case hp.Pool != p.Pool:
 		return fmt.Errorf("--pool was %s", hp.Pool)
 	case hp.Clients != p.Clients:
@@ -122,4 +122,21 @@ func replayFile(r *results.ReplayInfo) string {
 		return "none was replayed"
 	}
 	return "replayed from " + textfmt.Escape(r.File)
+}
+
+func sameTargetLevels(a, b results.TargetLevels) bool {
+	return a.Target == b.Target && slices.Equal(a.Concurrency, b.Concurrency)
+}
+
+// describeLevels writes a header's levels as --concurrency would take
+// them: the list, or each target's own ("a=1,2 b=4").
+func describeLevels(p results.PlanInfo) string {
+	if len(p.TargetConcurrency) == 0 {
+		return fmt.Sprint(p.Concurrency)
+	}
+	var parts []string
+	for _, tl := range p.TargetConcurrency {
+		parts = append(parts, textfmt.Escape(tl.Target)+"="+strings.Join(strings.Fields(strings.Trim(fmt.Sprint(tl.Concurrency), "[]")), ","))
+	}
+	return strings.Join(parts, " ")
 }

@@ -1,6 +1,9 @@
 package sweep
 
 import (
+	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,5 +31,54 @@ func TestOpenPlanHeaderAndResume(t *testing.T) {
 	q.Rate = []int{1000}
 	if err := checkResume(h, q, []workload.Workload{w}, []string{"a"}); err == nil || !strings.Contains(err.Error(), "--rate") {
 		t.Errorf("resume with another rate list: %v", err)
+	}
+}
+
+// TestOwnLevelsHeaderAndResume: a plan of levels per target is recorded
+// in the header (each target's list, by name) and read back as written;
+// --resume refuses another per-target plan, and a plan of one list for
+// every target, by name; a file without the field reads as one list for
+// every target.
+func TestOwnLevelsHeaderAndResume(t *testing.T) {
+	p := plan.Plan{Pool: plan.PoolPlan{Match: true, Given: "match"}, Clients: 3, Trials: 1, Duration: time.Second, OpTimeout: time.Second}
+	p.SetTargetLevels(map[string][]int{"standalone": {64, 500, 1000}, "sharded": {32, 64, 128, 300}})
+	w := workload.DefaultWorkload()
+	names := []string{"standalone", "sharded"}
+	h := newRunHeader("r", p, []workload.Workload{w}, []results.TargetHeader{{Name: "standalone"}, {Name: "sharded"}}, 7)
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	rw, err := results.CreateResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Write(h); err != nil {
+		t.Fatal(err)
+	}
+	rw.Close()
+	r, err := results.ReadResultsFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []results.TargetLevels{{Target: "sharded", Concurrency: []int{32, 64, 128, 300}}, {Target: "standalone", Concurrency: []int{64, 500, 1000}}}
+	if got := r.Header.Plan; !reflect.DeepEqual(got.TargetConcurrency, want) || !slices.Equal(got.Concurrency, []int{32, 64, 128, 300, 500, 1000}) ||
+		!slices.Equal(got.LevelsOf("standalone"), []int{64, 500, 1000}) {
+		t.Fatalf("read back %+v", got)
+	}
+	if err := checkResume(r.Header, p, []workload.Workload{w}, names); err != nil {
+		t.Fatal(err)
+	}
+	other := p
+	other.SetTargetLevels(map[string][]int{"standalone": {64, 500, 1000}, "sharded": {32, 64, 128}})
+	one := plan.Plan{Concurrency: p.Concurrency, Pool: p.Pool, Clients: 3, Trials: 1, Duration: time.Second, OpTimeout: time.Second}
+	for name, q := range map[string]plan.Plan{"another per-target plan": other, "one list for every target": one} {
+		err := checkResume(r.Header, q, []workload.Workload{w}, names)
+		if err == nil || !strings.Contains(err.Error(), "--concurrency was sharded=32,64,128,300 standalone=64,500,1000") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// A file from before levels per target: every target took its list.
+	old := h
+	old.Plan.TargetConcurrency = nil
+	if l := old.Plan.LevelsOf("sharded"); !slices.Equal(l, old.Plan.Concurrency) {
+		t.Errorf("levels of an older file's target: %v", l)
 	}
 }

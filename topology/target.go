@@ -50,6 +50,15 @@ func (t Target) Redacted() string {
 
 var targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$`)
 
+// CheckTargetName refuses what cannot name a target: the rule of
+// --target's names, which every flag that names a target shares.
+func CheckTargetName(name string) error {
+	if !targetName.MatchString(name) {
+		return fmt.Errorf("target name %s: use letters, digits, '.', '_' or '-' (at most 64)", textfmt.Token(Redact(name)))
+	}
+	return nil
+}
+
 // ParseTarget parses the value of --target: name=URI or name=sim:SPEC.
 // It registers the URI's secrets with RegisterURI, so that no later
 // message shows them.
@@ -64,8 +73,8 @@ func ParseTarget(v string) (Target, error) {
 	if !ok || name == "" || uri == "" {
 		return Target{}, fmt.Errorf("%s is not name=URI", textfmt.Token(Redact(v)))
 	}
-	if !targetName.MatchString(name) {
-		return Target{}, fmt.Errorf("target name %s: use letters, digits, '.', '_' or '-' (at most 64)", textfmt.Token(Redact(name)))
+	if err := CheckTargetName(name); err != nil {
+		return Target{}, err
 	}
 	if spec, ok := strings.CutPrefix(uri, "sim:"); ok {
 		if spec == "" {

@@ -111,7 +111,8 @@ func missingIn(r *results.Results, nameFile bool) []Missing {
 			for _, p := range pools {
 				m := Missing{File: r.Path, Target: t, Workload: w, Pool: p, Clients: clients, RunEnd: runEnd}
 				miss := map[int][]int{} // concurrency → missing trials
-				for _, c := range plan.Concurrency {
+				// The target's own levels, where it had them.
+				for _, c := range plan.LevelsOf(t) {
 					for tr := 1; tr <= planned; tr++ {
 						m.Planned++
 						if have[key{t, w, p, c, clients, tr}] {
@@ -124,7 +125,7 @@ func missingIn(r *results.Results, nameFile bool) []Missing {
 				if len(miss) == 0 {
 					continue
 				}
-				m.Steps = groupMissing(plan.Concurrency, miss)
+				m.Steps = groupMissing(plan.LevelsOf(t), miss)
 				m.Text = missingText(m, planned, len(workloads) > 1, nameFile)
 				out = append(out, m)
 			}

@@ -95,6 +95,12 @@ func TestMissingSteps(t *testing.T) {
 			append(grid("s", "mix 50:50:0", "match", []int{8}, 4), stepID{"s", "mix 0:100:0", "match", 8, 3})),
 			[]string{"missing: target=s workload=mix 0:100:0 pool=match C=8 (trials 1–2, 4); the run has no end record (still running, or killed)"},
 			Missing{}},
+		// Levels of each target's own: a target owes only its own levels,
+		// never the other's.
+		{"levels per target", planned(results.PlanInfo{Concurrency: []int{2, 4, 8, 16}, Pool: "match", Trials: 1,
+			TargetConcurrency: []results.TargetLevels{{Target: "a", Concurrency: []int{2, 16}}, {Target: "b", Concurrency: []int{4, 8}}}},
+			[]string{"a", "b"}, nil, nil, append(grid("a", "read", "match", []int{2, 16}, 1), stepID{"b", "read", "match", 4, 1})),
+			[]string{"missing: target=b pool=match C=8; the run has no end record (still running, or killed)"}, Missing{}},
 		// No plan in the header: what was planned cannot be told.
 		{"no plan", planned(results.PlanInfo{}, []string{"sim"}, nil, nil, full[:3]), nil, Missing{}},
 		// Names from the file are escaped in the text.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/decimal"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/topology"
 )
 
 // Every flag but a switch is declared here with what it accepts: a number
@@ -381,6 +382,10 @@ func (v *levelsValue) Levels() (max int, match bool) { return v.max, v.match }
 // the sweep's levelsOrSpan (passed in so this file has no plan of its own).
 func LevelsVar(f *pflag.FlagSet, p *string, name, def string, max int, match bool, parse func(string, int) ([]int, error), usage string) {
 	*p = def
+	f.Var(newLevelsValue(p, max, match, parse), name, usage)
+}
+
+func newLevelsValue(p *string, max int, match bool, parse func(string, int) ([]int, error)) *levelsValue {
 	v := &levelsValue{max: max, match: match}
 	v.textValue = textValue{p: p, what: fmt.Sprintf("levels from 1 to %d", max), check: func(s string) error {
 		if match && strings.TrimSpace(s) == "match" {
@@ -389,7 +394,82 @@ func LevelsVar(f *pflag.FlagSet, p *string, name, def string, max int, match boo
 		_, err := parse(s, max)
 		return err
 	}}
-	f.Var(v, name, usage)
+	return v
+}
+
+// namedLevelsValue is a repeatable list-of-levels flag whose values are
+// LIST, the levels of every target, or NAME=LIST, one target's own: the
+// NAME=URI form of --target, with its rule for names. LIST given again
+// replaces it, as every one-value flag's last value wins; a second list
+// for one NAME is refused, as --target refuses a name used twice.
+type namedLevelsValue struct {
+	levelsValue           // LIST, into its *p
+	named       *[]string // NAME=LIST values, as given
+	parseNamed  func(string, int) ([]int, error)
+	given       []string
+}
+
+func (v *namedLevelsValue) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errEmpty
+	}
+	name, list, isNamed := strings.Cut(s, "=")
+	switch {
+	case !isNamed:
+		if err := v.levelsValue.Set(s); err != nil {
+			return err
+		}
+	default:
+		name = strings.TrimSpace(name)
+		if err := topology.CheckTargetName(name); err != nil {
+			return err
+		}
+		for _, n := range *v.named {
+			if before, _, _ := strings.Cut(n, "="); before == name {
+				return fmt.Errorf("target %s: its levels are given twice", name)
+			}
+		}
+		if strings.TrimSpace(list) == "" {
+			return fmt.Errorf("target %s: %w", name, errEmpty)
+		}
+		if _, err := v.parseNamed(list, v.max); err != nil {
+			return fmt.Errorf("target %s: %w", name, err)
+		}
+		*v.named = append(*v.named, name+"="+strings.TrimSpace(list))
+	}
+	v.given = append(v.given, s)
+	return nil
+}
+
+func (v *namedLevelsValue) String() string {
+	return strings.Join(v.given, " ")
+}
+func (v *namedLevelsValue) Type() string { return "stringArray" }
+func (v *namedLevelsValue) Accepts() string {
+	return v.levelsValue.Accepts() + ", or NAME=LIST for one target's own"
+}
+
+// GetSlice, Append and Replace make it a pflag.SliceValue, as the other
+// repeatable flags are.
+func (v *namedLevelsValue) GetSlice() []string    { return v.given }
+func (v *namedLevelsValue) Append(s string) error { return v.Set(s) }
+func (v *namedLevelsValue) Replace(ss []string) error {
+	*v.p, *v.named, v.given = "", nil, nil
+	for _, s := range ss {
+		if err := v.Set(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NamedLevelsVar registers a repeatable list-of-levels flag: LIST (into
+// *p, checked by parse, as LevelsVar's) for every target, or NAME=LIST
+// (into *named, checked by parseNamed) for the target NAME alone. Which
+// names are targets is the command's to check.
+func NamedLevelsVar(f *pflag.FlagSet, p *string, named *[]string, name, def string, max int, parse, parseNamed func(string, int) ([]int, error), usage string) {
+	*p = def
+	f.Var(&namedLevelsValue{levelsValue: *newLevelsValue(p, max, false, parse), named: named, parseNamed: parseNamed}, name, usage)
 }
 
 // hours writes a whole number of hours as "168h", as the flags' help

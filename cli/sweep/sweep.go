@@ -78,7 +78,8 @@ type planDefaults struct {
 type Options struct {
 	uri           string
 	targets       []string
-	concurrency   string
+	concurrency   string   // --concurrency LIST: every target's levels
+	ownLevels     []string // --concurrency NAME=LIST: a target's own (levels.go)
 	pool          string
 	clients       int
 	trials        int
@@ -225,6 +226,8 @@ merged run's end status.
   poolsweep sweep --uri mongodb://db1:27017 --concurrency 1..64x2 --trials 3   # a grid, extra trials where they pay
   poolsweep sweep --target standalone=mongodb://a:27017 --target sharded=mongodb://m1:27017,m2:27017 \
       --clients 3 --workload api --trials 3
+  poolsweep sweep --target standalone=mongodb://a:27017 --target sharded=mongodb://m1:27017 \
+      --concurrency standalone=64,500,1000 --concurrency sharded=32,64,128,300 --clients 3 --workload api   # each its own levels
   poolsweep sweep --uri mongodb://db1:27017 --concurrency 64..512x2 --pool 16,64,256
   poolsweep sweep --uri mongodb://db1:27017 --workload mixed --mix read=70,update=30 --distribution zipfian
   poolsweep sweep --uri mongodb://db1:27017 --workload-file workloads/workloada
@@ -247,7 +250,7 @@ merged run's end status.
 	f := cmd.Flags()
 	cmdutil.TextVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the one deployment to measure")
 	cmdutil.TextArrayVar(f, &o.targets, "target", "name=URI or name=sim:SPEC", cmdutil.CheckTarget, "name=URI of a deployment to measure (repeatable); name=sim:SPEC starts a calibrated simulator")
-	cmdutil.LevelsVar(f, &o.concurrency, "concurrency", "", plan.MaxConcurrency, false, levelsOrSpan, "concurrency levels per client: a list or a range with a step (1..64x2, 100..1000+100) is a grid of every level; a range without a step (1..1024) is searched for the knee (--search knee; --search pool when --pool is MIN..MAX too). Default "+uriDefaults.concurrency+", a search (with --agents, --spawn, --order interleaved or a list of pools: the grid "+uriDefaults.gridConcurrency+"); embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency)
+	cmdutil.NamedLevelsVar(f, &o.concurrency, &o.ownLevels, "concurrency", "", plan.MaxConcurrency, levelsOrSpan, plan.ParseLevels, "concurrency levels per client: a list or a range with a step (1..64x2, 100..1000+100) is a grid of every level; a range without a step (1..1024) is searched for the knee (--search knee; --search pool when --pool is MIN..MAX too); NAME=LIST (repeatable) gives target NAME a grid of its own, the bare list being the other targets'. Default "+uriDefaults.concurrency+", a search (with --agents, --spawn, --order interleaved or a list of pools: the grid "+uriDefaults.gridConcurrency+"); embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency)
 	cmdutil.LevelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; a range without a step, MIN..MAX, searches for the pool size (--search pool) within it`)
 	cmdutil.IntVar(f, &o.clients, "clients", 1, 1, plan.MaxClients, "independent clients in this process, each with its own pool and concurrency workers")
 	cmdutil.IntVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals across trials. With auto windows a maximum: each level once (its own batch-means interval), more only where neighbouring levels' intervals overlap near the knee (a search defaults to 3)")

@@ -101,6 +101,9 @@ func (o *Options) validate() (*sweepConfig, error) {
 	if err := o.applyOpen(&p); err != nil {
 		return nil, err
 	}
+	if err := o.applyOwnLevels(&p, cfg.targets, &cfg.choice); err != nil {
+		return nil, err
+	}
 	if err := o.autoOptions.plan(&p, o.changed, cfg.defaults); err != nil {
 		return nil, err
 	}
@@ -196,13 +199,15 @@ func (o *Options) validate() (*sweepConfig, error) {
 	cfg.workloads = workload.WithAxes(cfg.workloads, rps, wcs)
 	// The whole plan, every target and workload, is a header readers can
 	// take (results.ValidateHeader).
-	grid := cfg.plan.Steps([]string{"x"}, []string{"x"})
-	series := len(cfg.targets) * len(cfg.workloads)
-	if n := series * len(grid); n > results.MaxPlanned || len(cfg.targets) > results.MaxTargets || len(cfg.workloads) > results.MaxWorkloads {
+	names := make([]string, len(cfg.targets))
+	for i, t := range cfg.targets {
+		names[i] = t.Name
+	}
+	if n := len(cfg.workloads) * cfg.plan.SeriesSteps(names); n > results.MaxPlanned || len(cfg.targets) > results.MaxTargets || len(cfg.workloads) > results.MaxWorkloads {
 		return nil, errext.Usagef("--target, --mixes, --read-preference, --write-concern and the plan: %d target(s) × %d series make %d steps; the most one run takes is %d steps, %d targets and %d workloads",
 			len(cfg.targets), len(cfg.workloads), n, results.MaxPlanned, results.MaxTargets, results.MaxWorkloads)
 	}
-	if err := runlib.CheckRunTime(cfg.plan, grid, len(cfg.targets), len(cfg.workloads)); err != nil {
+	if err := runlib.CheckRunTime(cfg.plan, names, len(cfg.workloads)); err != nil {
 		return nil, err
 	}
 	// Hosts per target are known only after connecting; a sharded

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -257,6 +258,79 @@ func TestNewCmdSweep(t *testing.T) {
 		{name: "mixed without mix", args: []string{"--workload", "mixed"}, wantErr: "needs --mix"},
 		{name: "bad range", args: []string{"--concurrency", "1..8x1"}, wantErr: "--concurrency"},
 		{name: "two ways to say the workload", args: []string{"--workload", "api", "--mixes", "100:0:0"}, wantErr: "choose one way"},
+		{
+			// Seed 003's plan in one run: each deployment at the levels
+			// the seed measured it at; the header's concurrency is their
+			// union, and each target's steps are its own.
+			name: "levels per target", args: []string{"--target", "standalone=sim:slots=8", "--target", "sharded=sim:shards=3,slots=8",
+				"--concurrency", "standalone=64,500,1000", "--concurrency", "sharded=32..128x2,300", "--clients", "3", "--workload", "api"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				p := cfg.plan
+				if !slices.Equal(p.Levels("standalone"), []int{64, 500, 1000}) || !slices.Equal(p.Levels("sharded"), []int{32, 64, 128, 300}) ||
+					!slices.Equal(p.Concurrency, []int{32, 64, 128, 300, 500, 1000}) {
+					t.Errorf("levels: standalone %v, sharded %v, all %v", p.Levels("standalone"), p.Levels("sharded"), p.Concurrency)
+				}
+				var got []string
+				for _, sp := range p.Steps([]string{"standalone", "sharded"}, []string{"api"}) {
+					got = append(got, sp.Target+"@"+strconv.Itoa(sp.Concurrency))
+				}
+				want := []string{"standalone@64", "standalone@500", "standalone@1000", "sharded@32", "sharded@64", "sharded@128", "sharded@300"}
+				if !slices.Equal(got, want) {
+					t.Errorf("steps %v, want %v", got, want)
+				}
+				if !strings.Contains(cfg.choice.why, "each target at its own levels") || cfg.choice.search != "" {
+					t.Errorf("choice %+v", cfg.choice)
+				}
+			},
+		},
+		{
+			// A bare list is the levels of the targets not named.
+			name: "levels per target and for the rest", args: []string{"--target", "a=sim:slots=8", "--target", "b=sim:slots=8", "--target", "c=sim:slots=8",
+				"--concurrency", "b=3,5", "--concurrency", "1..8x2"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				p := cfg.plan
+				if !slices.Equal(p.Levels("a"), []int{1, 2, 4, 8}) || !slices.Equal(p.Levels("b"), []int{3, 5}) || !slices.Equal(p.Levels("c"), []int{1, 2, 4, 8}) {
+					t.Errorf("levels: a %v, b %v, c %v", p.Levels("a"), p.Levels("b"), p.Levels("c"))
+				}
+				if !strings.Contains(cfg.choice.why, "a, c at 1,2,4,8") {
+					t.Errorf("why %q", cfg.choice.why)
+				}
+			},
+		},
+		{
+			// Without a bare list the others keep the kind's default grid
+			// (a deployment's, since levels of one's own make a grid).
+			name: "levels per target, the rest at the default", args: []string{"--target", "a=mongodb://h/", "--target", "b=mongodb://g/", "--concurrency", "a=8,16"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if p := cfg.plan; p.Search != nil || !slices.Equal(p.Levels("b"), []int{64, 128, 256, 500, 1000}) || !slices.Equal(p.Levels("a"), []int{8, 16}) {
+					t.Errorf("plan %+v", p)
+				}
+			},
+		},
+		{name: "levels per target: no such target", args: []string{"--target", "a=sim:slots=8", "--concurrency", "b=1,2"}, wantErr: "--concurrency b=…: no target is named b (the targets: a)"},
+		{name: "levels per target: a name twice", args: []string{"--target", "a=sim:slots=8", "--concurrency", "a=1,2", "--concurrency", "a=4"}, wantErr: "--concurrency: target a: its levels are given twice"},
+		{
+			// The bare list is a one-value flag's: the last one given wins,
+			// beside the targets' own.
+			name: "levels per target: the last bare list", args: []string{"--target", "a=sim:slots=8", "--target", "b=sim:slots=8",
+				"--concurrency", "1,2", "--concurrency", "b=3", "--concurrency", "4"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if p := cfg.plan; !slices.Equal(p.Levels("a"), []int{4}) || !slices.Equal(p.Levels("b"), []int{3}) {
+					t.Errorf("levels: a %v, b %v", p.Levels("a"), p.Levels("b"))
+				}
+			},
+		},
+		{name: "levels per target: not a name", args: []string{"--concurrency", "a b=1,2"}, wantErr: "--concurrency: target name"},
+		{name: "levels per target: empty list", args: []string{"--concurrency", "a="}, wantErr: "--concurrency: target a: an empty value"},
+		{name: "levels per target: out of range", args: []string{"--concurrency", "a=0,2"}, wantErr: "--concurrency: target a: 0: must be at least 1"},
+		{name: "levels per target: no step", args: []string{"--target", "a=sim:slots=8", "--concurrency", "a=1..64"}, wantErr: `--concurrency: target a: "1..64": a range needs a step`},
+		{name: "levels per target: search", args: []string{"--target", "a=mongodb://h/", "--concurrency", "a=1,2", "--search", "knee"}, wantErr: "--concurrency NAME=LIST and --search"},
+		{name: "levels per target: bare range", args: []string{"--target", "a=mongodb://h/", "--target", "b=mongodb://g/", "--concurrency", "a=1,2", "--concurrency", "1..64"},
+			wantErr: "--concurrency NAME=LIST: --concurrency 1..64 has no step, which asks for a search"},
+		{name: "levels per target: open loop", args: []string{"--target", "a=sim:slots=8", "--concurrency", "a=1,2", "--rate", "100"}, wantErr: "--rate and --concurrency"},
+		{name: "levels per target: a list for none", args: []string{"--target", "a=sim:slots=8", "--concurrency", "a=1,2", "--concurrency", "4"}, wantErr: "--concurrency 4: every target has levels of its own"},
+		{name: "levels per target: workers past the bound", args: []string{"--target", "a=sim:slots=8", "--target", "b=sim:slots=8", "--concurrency", "a=1,2", "--concurrency", "b=100000", "--clients", "3"},
+			wantErr: "--concurrency b=… and --clients: 300000 workers"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,4 +136,28 @@ func handSpawnArgs(o *Options, cfg *sweepConfig) []string {
 	args = append(args, "--concurrency", strings.Join(levels, ","), "--trials", strconv.Itoa(cfg.plan.Trials))
 	args = append(args, lengthArgs(cfg.plan)...)
 	return append(args, "--records", strconv.Itoa(cfg.workloads[0].Records), "--no-plot")
+}
+
+// TestSpawnArgsOwnLevels: levels per target travel to --spawn's agents
+// resolved, one NAME=LIST per target, and an agent given them with the
+// same targets (as the pipe hands them) plans the leader's steps.
+func TestSpawnArgsOwnLevels(t *testing.T) {
+	t.Parallel()
+	targets := []string{"--target", "a=sim:slots=4", "--target", "b=sim:slots=8"}
+	o, cfg, err := parseSweepOptions(append([]string{"--spawn", "2", "--concurrency", "b=4,16", "--concurrency", "1..8x2"}, targets...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := o.spawnArgs(cfg)
+	if !slices.Contains(args, "a=1,2,4,8") || !slices.Contains(args, "b=4,16") || slices.Contains(args, "1,2,4,8,16") {
+		t.Fatalf("agents' args %q", args)
+	}
+	_, agent, err := parseSweepOptions(append(args[1:], targets...))
+	if err != nil {
+		t.Fatalf("an agent refused %q: %v", args, err)
+	}
+	names := []string{"a", "b"}
+	if got, want := agent.plan.Steps(names, []string{"read"}), cfg.plan.Steps(names, []string{"read"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("agent plans %+v\nleader plans %+v", got, want)
+	}
 }

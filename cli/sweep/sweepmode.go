@@ -45,6 +45,8 @@ func (o *Options) gridOnly() (flag, why string) {
 		return "--order interleaved", "interleaved targets take a grid (a search takes one target at a time)"
 	case pool != "match" && !bareRange(pool):
 		return "--pool " + pool, "a list of pool sizes makes a grid of concurrency × pool (a search measures pool match)"
+	case len(o.ownLevels) > 0:
+		return "--concurrency NAME=LIST", "levels of a target's own make a grid (a search takes one span for every target)"
 	}
 	return "", ""
 }
@@ -64,7 +66,9 @@ func (o *Options) choosePlan(d planDefaults) ([]int, plan.PoolPlan, planChoice, 
 		// --search with --rate is refused by searchOptions.plan.
 		return nil, pool, planChoice{search: strings.TrimSpace(o.search), why: "the open loop (--rate) measures every rate given"}, nil
 	}
-	conc, given := o.concurrency, o.changed("concurrency")
+	// Given: a list for every target (NAME=LIST alone leaves the others
+	// at the default).
+	conc, given := o.concurrency, o.concurrency != ""
 	gridFlag, gridWhy := o.gridOnly()
 	if !given {
 		conc = d.concurrency

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -137,11 +138,17 @@ func givenArgs(f *pflag.Flag) []string {
 // plan's levels, trials and lengths, the records loaded, and no figures
 // (the leader draws the merged run's).
 func resolvedArgs(cfg *sweepConfig) []string {
-	levels := make([]string, len(cfg.plan.Concurrency))
-	for i, c := range cfg.plan.Concurrency {
-		levels[i] = strconv.Itoa(c)
+	var args []string
+	if own := cfg.plan.TargetConcurrency; len(own) > 0 {
+		// Every target has its own list then; the agents get the same
+		// targets, by the same names, through the pipe.
+		for _, t := range slices.Sorted(maps.Keys(own)) {
+			args = append(args, "--concurrency", t+"="+intList(own[t]))
+		}
+	} else {
+		args = append(args, "--concurrency", intList(cfg.plan.Concurrency))
 	}
-	args := []string{"--concurrency", strings.Join(levels, ","), "--trials", strconv.Itoa(cfg.plan.Trials)}
+	args = append(args, "--trials", strconv.Itoa(cfg.plan.Trials))
 	args = append(args, lengthArgs(cfg.plan)...)
 	return append(args, "--records", strconv.Itoa(cfg.workloads[0].Records), "--no-plot")
 }
