@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/poolsweep/poolsweep/internal/mongoname"
 	"github.com/poolsweep/poolsweep/workload/shapes"
 )
 
@@ -126,11 +127,7 @@ func OwnWork(kind string) bool {
 // (system.profile, system.js, a time-series collection's buckets, whose
 // writes are the server's translation of the application's inserts).
 func internalNS(db, coll string) bool {
-	switch db {
-	case "admin", "config", "local":
-		return true
-	}
-	return strings.HasPrefix(coll, "system.")
+	return mongoname.SystemDatabase(db) || mongoname.SystemCollection(coll)
 }
 
 // clientConn says whether a log line's ctx is a client's connection

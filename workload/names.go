@@ -5,7 +5,6 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/mongoname"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/workload/shapes"
 )
 
 // MaxRecords bounds --records (and a property file's recordcount).
@@ -18,7 +17,7 @@ func CheckDatabaseName(name string) error {
 	if err := mongoname.Database(name); err != nil {
 		return named(name, err)
 	}
-	if shapes.SystemDatabase(name) {
+	if mongoname.SystemDatabase(name) {
 		return fmt.Errorf("%s is a system database; poolsweep writes only to its own", textfmt.Token(name))
 	}
 	return nil
@@ -30,7 +29,7 @@ func CheckCollectionName(db, name string) error {
 	if err := mongoname.Collection(db, name); err != nil {
 		return named(name, err)
 	}
-	if shapes.SystemCollection(name) {
+	if mongoname.SystemCollection(name) {
 		return fmt.Errorf("%s is a system collection", textfmt.Token(name))
 	}
 	return nil

@@ -64,3 +64,13 @@ func Collection(db, name string) error {
 func printable(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) })
 }
+
+// SystemDatabase says whether db is one of the server's own databases
+// (admin, local, config): what is in them is the server's, not an
+// application's.
+func SystemDatabase(db string) bool { return db == "admin" || db == "local" || db == "config" }
+
+// SystemCollection says whether coll is one of a database's own
+// collections (system.profile, system.js, system.users, a time-series
+// collection's system.buckets.*).
+func SystemCollection(coll string) bool { return strings.HasPrefix(coll, "system.") }

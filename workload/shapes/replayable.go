@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/poolsweep/poolsweep/internal/mongoname"
 )
 
 // What a replay may send. A workload file describes what a deployment
@@ -24,13 +26,6 @@ import (
 // These are the replay's rules, kept apart from Validate, which says what
 // a well-formed file is.
 
-// SystemDatabase reports whether db is one of the server's own databases.
-func SystemDatabase(db string) bool { return db == "admin" || db == "local" || db == "config" }
-
-// SystemCollection reports whether coll is one of a database's own
-// collections.
-func SystemCollection(coll string) bool { return strings.HasPrefix(coll, "system.") }
-
 // CheckReplay says whether every shape of f is one a replay may send: a
 // *FieldError naming the first shape and field that is not. It holds no
 // value of the file: stage operators it names are from a fixed list.
@@ -40,9 +35,9 @@ func (f *File) CheckReplay() error {
 		field := fmt.Sprintf("shapes[%d]", i)
 		bad := func(sub, msg string) error { return &FieldError{Field: field + "." + sub, Line: s.line, Msg: msg} }
 		switch {
-		case SystemDatabase(s.Database):
+		case mongoname.SystemDatabase(s.Database):
 			return bad("database", "a system database (admin, local or config): a replay runs only on an application's own collections")
-		case SystemCollection(s.Collection):
+		case mongoname.SystemCollection(s.Collection):
 			return bad("collection", "a system collection (system.*): a replay runs only on an application's own collections")
 		}
 		for _, sec := range []struct {
@@ -138,13 +133,13 @@ func checkOperator(db string, e bson.E, within string) string {
 func internalNamespace(db string, from any) bool {
 	switch x := from.(type) {
 	case string:
-		return SystemDatabase(db) || SystemCollection(x)
+		return mongoname.SystemDatabase(db) || mongoname.SystemCollection(x)
 	case bson.D:
 		d, _ := lookup(x, "db")
 		c, _ := lookup(x, "coll")
 		ds, _ := d.(string)
 		cs, _ := c.(string)
-		return SystemDatabase(ds) || SystemCollection(cs)
+		return mongoname.SystemDatabase(ds) || mongoname.SystemCollection(cs)
 	}
 	return false
 }
