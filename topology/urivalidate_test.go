@@ -2,14 +2,7 @@ package topology
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"math/big"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -22,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/poolsweep/poolsweep/topology/credtest"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
@@ -173,7 +167,7 @@ func TestValidateURIAccepts(t *testing.T) {
 // contents; a real CA certificate, and a certificate with its key, pass.
 func TestValidateURIFiles(t *testing.T) {
 	dir := t.TempDir()
-	caPEM, certKeyPEM := testCertificates(t)
+	caPEM, certKeyPEM := credtest.Certificates(t)
 	ca := writeFile(t, dir, "ca.pem", caPEM)
 	certKey := writeFile(t, dir, "client.pem", certKeyPEM)
 	const contents = "cOnTeNtS-of-the-file"
@@ -237,29 +231,6 @@ func TestValidateURIFiles(t *testing.T) {
 			t.Errorf("%s: %v", uri, err)
 		}
 	}
-}
-
-// testCertificates makes a self-signed CA certificate (PEM) and the same
-// certificate followed by its private key, as tlsCertificateKeyFile holds.
-func testCertificates(t *testing.T) (ca, certKey []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "poolsweep test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	return ca, append(append([]byte{}, ca...), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})...)
 }
 
 func writeFile(t *testing.T, dir, name string, b []byte) string {

@@ -1,16 +1,9 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha256"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io/fs"
-	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +13,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/errext"
+	"github.com/poolsweep/poolsweep/topology/credtest"
 )
 
 // inputCase is a command that reads a file and writes one: file is where
@@ -221,7 +215,7 @@ func TestOutputNeverReplacesInput(t *testing.T) {
 				}
 				content := []byte(inputProps)
 				if c.pem {
-					content = testCA(t)
+					content, _ = credtest.Certificates(t)
 				} else if c.fixture != "" {
 					if content, err = os.ReadFile(c.fixture); err != nil {
 						t.Fatal(err)
@@ -299,22 +293,4 @@ func treeWithContent(t *testing.T, dir string) string {
 	})
 	sort.Strings(out)
 	return strings.Join(out, "\n")
-}
-
-// testCA is a self-signed CA certificate (PEM), as a URI's tlsCAFile
-// holds.
-func testCA(t *testing.T) []byte {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "poolsweep test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
