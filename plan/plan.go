@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/loadprofile"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -390,6 +391,10 @@ type StepSpec struct {
 	// per client.
 	Rate     int
 	Arrivals string
+	// Profile, when set, makes the step a profile step: open-loop
+	// arrivals that follow it (Rate is then its peak, rounded up), with
+	// a timeline instead of one window.
+	Profile *loadprofile.Profile
 	// Search says why an adaptive search chose the step (nil in a grid).
 	Search *results.SearchInfo
 	// ExtraTrial says why a grid whose trials are a maximum took this

@@ -74,6 +74,11 @@ type StepResult struct {
 	Mode string         `json:"mode,omitempty"`
 	Rate int            `json:"rate,omitempty"`
 	Open *OpenLoopStats `json:"open_loop,omitempty"`
+	// PoolOptions are the pool options beyond maxPoolSize the step ran
+	// with; absent in older files and in steps that swept none of them.
+	PoolOptions *PoolOptions `json:"pool_options,omitempty"`
+	// Profile is a profile step's timeline and summary (Mode "profile").
+	Profile *ProfileStats `json:"profile,omitempty"`
 
 	// Telemetry; absent (nil) until a sampler fills it.
 	Server      *ServerTelemetry `json:"server,omitempty"`

@@ -54,6 +54,11 @@ type Workload struct {
 	// the URI's or the driver's default.
 	ReadPreference string
 	WriteConcern   string
+	// PoolOptions are the pool options beyond maxPoolSize its calls'
+	// clients run with (the --min-pool, --max-connecting, --max-idle and
+	// --timeout axes, and --cold); nil keeps poolsweep's steady-sweep
+	// settings (a pool pre-warmed to the step's need).
+	PoolOptions *results.PoolOptions
 	// Replay, when set, is the workload file each call replays a shape
 	// of (--workload-file; replay.go) instead of the mix.
 	Replay *Replay
