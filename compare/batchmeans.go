@@ -13,7 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// One trial per level (issue 32). Auto windows measure a level once, and
+// One trial per level. Auto windows measure a level once, and
 // a window that ended by precision carries the batch-means interval of its
 // throughput (results.StepSteady). Two such steps are independent
 // measurements with their own standard errors and degrees of freedom, so

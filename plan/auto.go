@@ -8,7 +8,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// Auto warm-ups and windows (issue 25): their defaults and limits.
+// Auto warm-ups and windows: their defaults and limits.
 const (
 	// AutoBatch is the length of the rate batches MSER-5 and the batch
 	// means read.
@@ -117,7 +117,7 @@ func (p Plan) LongestStep() time.Duration {
 	return longest
 }
 
-// TrialsAtMost says the plan's Trials is a maximum (issue 25): in a
+// TrialsAtMost says the plan's Trials is a maximum: in a
 // closed-loop grid with auto windows every trial carries its own
 // batch-means interval, so every level is measured once, and further
 // trials are taken only where neighbouring levels' intervals overlap

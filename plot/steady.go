@@ -15,7 +15,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// FigSteady is the figure of one step's batch series (issue 25): drawn
+// FigSteady is the figure of one step's batch series: drawn
 // only when asked for (Options.Steady), never among AllFigures.
 const FigSteady = "steady"
 

@@ -2,7 +2,7 @@ package results
 
 import "time"
 
-// The results keys of agent mode (issue 15). All are additive: a file
+// The results keys of agent mode. All are additive: a file
 // without them reads as before, and a merged file reads like any other.
 
 // AgentsHeader is the run header's description of agent mode. In an

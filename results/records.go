@@ -106,7 +106,7 @@ type PlanInfo struct {
 	// are fixed (WarmupS and DurationS are then the lengths; with auto,
 	// the minimums).
 	Auto *AutoPlan `json:"auto,omitempty"`
-	// TrialsAtMost says Trials is a maximum (issue 25): a grid with auto
+	// TrialsAtMost says Trials is a maximum: a grid with auto
 	// windows measures every level once, and takes further trials only
 	// where neighbouring levels' intervals overlap where the knee is
 	// decided (each such step says why in ExtraTrial). False: every level

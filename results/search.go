@@ -75,7 +75,7 @@ type SearchInfo struct {
 //
 // With several targets a level may also be measured again because its
 // target's peak overlapped another target's peak, where the comparison of
-// the deployments is decided (issue 32): NeighbourTarget then names that
+// the deployments is decided: NeighbourTarget then names that
 // target, and Neighbour is its peak's level.
 type ExtraTrial struct {
 	// Neighbour is the level whose interval overlapped this one's.

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestReadResultsNeverQuotesIt (issue 36): wherever a file puts a secret
+// TestReadResultsNeverQuotesIt: wherever a file puts a secret
 // (the record's kind, a target, a time, a pool setting, a map key, bytes
 // that are not JSON), the error names the line and field and shows none
 // of it.

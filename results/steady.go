@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// Auto warm-ups and windows (issue 25): the plan's settings, recorded in
+// Auto warm-ups and windows: the plan's settings, recorded in
 // the header, and what each step chose, recorded in the step.
 
 // Window and warm-up modes.

@@ -9,7 +9,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// Trials where the comparison is decided (issue 32). A sweep of several
+// Trials where the comparison is decided. A sweep of several
 // targets is usually meant to say which deployment carries more, and that
 // is decided at their peaks: when two targets' peaks have overlapping
 // throughput intervals, the ratio of the peaks may be either side of 1.

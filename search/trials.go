@@ -9,8 +9,8 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// Trials is a grid whose --trials is a maximum (issue 25,
-// plan.Plan.TrialsAtMost) as a plan.Planner. With auto windows each trial
+// Trials is a grid whose --trials is a maximum
+// (plan.Plan.TrialsAtMost) as a plan.Planner. With auto windows each trial
 // carries its own batch-means interval, so every step of the grid is
 // measured once, in the plan's order; then a level gets another trial
 // only where needsTrial, the search's own rule, finds its interval

@@ -165,7 +165,7 @@ func TestTrialsResumeAndFailures(t *testing.T) {
 	}
 }
 
-// TestTrialsAtOverlappingPeaks (issue 32): with two targets, once each
+// TestTrialsAtOverlappingPeaks: with two targets, once each
 // knee is decided, the peak with fewer trials is measured again while the
 // two peaks' intervals overlap (2.5% apart, ±3% each), up to --trials;
 // each such trial names the other target and its peak, and the intervals

@@ -10,7 +10,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// Auto warm-ups and windows in agent mode (issue 25): every agent keeps
+// Auto warm-ups and windows in agent mode: every agent keeps
 // its batches as a single client does and hands them to the run's Fleet;
 // the leader reads the fleet's series (every agent's batches summed on the
 // shared clock), runs the same decisions as a single client

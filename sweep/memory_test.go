@@ -8,7 +8,7 @@ import (
 	"github.com/poolsweep/poolsweep/workload"
 )
 
-// TestCheckMemoryNamesTheDocumentSize (issue 36, class 9): a plan too big
+// TestCheckMemoryNamesTheDocumentSize: a plan too big
 // for the machine names where the document size came from: the workload
 // file whose keys set it, or poolsweep's defaults, not a key nobody wrote.
 func TestCheckMemoryNamesTheDocumentSize(t *testing.T) {

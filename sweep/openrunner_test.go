@@ -133,7 +133,7 @@ func firstLast(tr []*float64) (first, last float64, ok bool) {
 	return vs[0], vs[len(vs)-1], true
 }
 
-// TestOpenLoopOnSimulator is issue 16's proof on the calibrated simulator
+// TestOpenLoopOnSimulator is the proof on the calibrated simulator
 // (slots=8, service=2ms: 4,000 ops/s by construction, in a child process):
 // below capacity the open loop carries what it offers at about the
 // service time; above it the achieved rate is the capacity, the corrected

@@ -11,7 +11,7 @@ import (
 )
 
 // An open-loop step's warm-up and window, ended from the data when the
-// plan says auto (issue 25; the rules are analysis/steady's OpenWarmupRule
+// plan says auto (the rules are analysis/steady's OpenWarmupRule
 // and OpenWindowRule), or after the fixed lengths as before. Beside the
 // achieved rate (the calls completed in each base batch, as in the closed
 // loop) it keeps the mean corrected latency of those calls, so that a

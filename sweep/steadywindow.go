@@ -12,7 +12,7 @@ import (
 )
 
 // A step's warm-up and measured window, ended from the data when the plan
-// says auto (issue 25; the rules are analysis/steady's), or after the
+// says auto (the rules are analysis/steady's), or after the
 // fixed lengths as before. Either way the calls completed are kept in
 // base batches of plan.AutoBatch, so that every window carries its own
 // batch-means interval.

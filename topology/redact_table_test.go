@@ -53,7 +53,7 @@ func formOutputs(t *testing.T, uri string) map[string]string {
 	return out
 }
 
-// TestRedactHostileTable is issue 11's generated table: user names,
+// TestRedactHostileTable is the generated table: user names,
 // passwords and credential-bearing option values holding every ASCII
 // character, raw and percent-encoded, and long and non-ASCII ones. No
 // output may hold any part of a secret; where the driver accepts the URI,

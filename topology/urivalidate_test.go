@@ -23,7 +23,7 @@ import (
 // show it, nor any piece of it.
 const uriPassword = "pAsSwOrD9"
 
-// TestValidateURIRefusals is issue 36's class 6: what the driver refuses
+// TestValidateURIRefusals covers one class of bad input: what the driver refuses
 // only once a run has started (exit 1) is refused by ValidateURI, naming
 // the URI option, with no part of the password in the message; and what
 // the driver would silently ignore or pass on unchecked, and cannot be

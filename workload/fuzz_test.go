@@ -18,7 +18,7 @@ func FuzzParsePropertyFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		pf, err := ParsePropertyFile(strings.NewReader(s), "f", DefaultWorkload())
 		if err != nil {
-			// Our own words, whatever the file held (issue 36): one
+			// Our own words, whatever the file held: one
 			// short line, none of it the file's.
 			if m := err.Error(); strings.Contains(m, "\n") || len(m) > 300 {
 				t.Fatalf("error %q", m)

@@ -114,7 +114,7 @@ func TestPropertyFileNeverQuotesIt(t *testing.T) {
 	}
 }
 
-// TestWorkloadNamesItsSource (issue 36, class 9): a value out of range is
+// TestWorkloadNamesItsSource: a value out of range is
 // named by where it came from: the file, line and key it was read from,
 // its flag when the flag was given, never a flag that was not.
 func TestWorkloadNamesItsSource(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// One trial with an interval of its own (issue 25): a step whose window
+// One trial with an interval of its own: a step whose window
 // kept its rate in batches carries the 95% half-width of its throughput
 // by batch means (results.StepSteady). A level measured once then gets
 // that interval instead of none, and the knee's confidence comes from

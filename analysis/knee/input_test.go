@@ -99,8 +99,8 @@ func TestReadCSVValidatesEveryField(t *testing.T) {
 		{"escape in target", "concurrency,qps,target\n1,5,a\x1b[31mred\n", `seeds.csv:2: target: holds a non-printing character`},
 		{"bad pool", "concurrency,qps,pool\n1,5,big\n", `seeds.csv:2: pool: not "match" or a pool size`},
 		{"long workload", "concurrency,qps,workload\n1,5," + strings.Repeat("w", 201) + "\n", `seeds.csv:2: workload: 201 characters is longer than 200`},
-		// The report of issue 11: a header with escape sequences was echoed
-		// raw; and of issue 36: a header was echoed at all (a symlink to
+		// A reported case: a header with escape sequences was echoed
+		// raw; and another: a header was echoed at all (a symlink to
 		// /etc/shadow showed its first line). Only the count is said.
 		{"escape in header", "\x1b]0;pwned\x07concurrency,ops\n1,5\n", `seeds.csv:1: missing column concurrency (or connections): not among the header's 2 columns`},
 		{"a password file", "root:*:20228:0:99999:7:::\ndaemon:*:20228:0:99999:7:::\n", `seeds.csv:1: missing column concurrency (or connections): not among the header's 1 column`},

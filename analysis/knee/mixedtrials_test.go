@@ -8,7 +8,7 @@ import (
 )
 
 // TestMixedTrialsWithBatchIntervals: levels measured once, beside levels
-// given more trials (a grid whose --trials is a maximum, issue 25), are
+// given more trials (a grid whose --trials is a maximum), are
 // judged by every trial's own batch-means interval: the knee gets a
 // confidence from resampling, not "unconfirmed", and the statement says
 // the trial counts; a level of several trials gets the interval of its

@@ -1,6 +1,6 @@
 package steady
 
-// The open loop (issue 25). An open-loop step keeps two series, one value
+// The open loop. An open-loop step keeps two series, one value
 // per base batch: the achieved rate (calls completed per second) and the
 // mean corrected latency of the calls completed in the batch (from their
 // intended start). Its warm-up ends where MSER-5 finds both settled (the

@@ -13,7 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/plan"
 )
 
-// Auto warm-ups and windows (issue 25): --warmup and --duration take
+// Auto warm-ups and windows: --warmup and --duration take
 // "auto" or a fixed length, and the bounds and precision of auto.
 
 // autoOptions are the auto flags; warmup and duration themselves live in

@@ -21,7 +21,7 @@ import (
 )
 
 // Defaults that depend on what is being measured. A deployment (--uri)
-// gets auto warm-ups and windows (issue 25), each step as long as its
+// gets auto warm-ups and windows, each step as long as its
 // number needs within a minute, and a search for the knee over 1..1024
 // (the fast path: the seeds' levels reach 1000, and a search places a
 // dozen or so steps where the knee is instead of a grid's every level);
@@ -289,7 +289,7 @@ merged run's end status.
 	cmdutil.ChoiceVar(f, &o.arrivals, "arrivals", results.ArrivalsUniform, []string{results.ArrivalsUniform, results.ArrivalsPoisson}, false, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
 	cmdutil.IntVar(f, &o.maxInFlight, "max-in-flight", plan.DefaultMaxInFlight, 1, plan.MaxConcurrency, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
 
-	// Adaptive search (issue 14).
+	// Adaptive search.
 	o.searchOptions.addFlags(f)
 
 	// What the agents of --spawn get (sweepflagtravel.go); the auto

@@ -16,7 +16,7 @@ import (
 )
 
 // agentOptions are the flags of agent mode: several processes, on one
-// host or many, measuring one plan in lock step (issue 15).
+// host or many, measuring one plan in lock step.
 type agentOptions struct {
 	agents       int
 	agentIndex   int

@@ -10,7 +10,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// The fast path by default (issue 25): a range without a step
+// The fast path by default: a range without a step
 // (--concurrency 1..1024) asks for a search, which places its own levels;
 // a list or a range with a step (1..64x2, 100..1000+100) keeps a grid.
 // The plan's first line says which, and why.

@@ -25,7 +25,7 @@ const (
 	maxSLOP99 = time.Hour
 )
 
-// searchOptions are the adaptive search's flags (issue 14), kept apart
+// searchOptions are the adaptive search's flags, kept apart
 // from the grid's: --search, --resolution, --budget and --slo-p99.
 type searchOptions struct {
 	search     string

@@ -10,7 +10,7 @@ import (
 )
 
 // TestBadInputNothingWritten runs the binary on bad inputs of every class
-// issue 11 names — empty values, durations and sizes that cannot work,
+// the bad-input review names — empty values, durations and sizes that cannot work,
 // output paths that are not directories, control characters — and checks
 // each is refused with exit 2 and one printable line naming the flag or
 // field, before anything starts: no server, no output directory.

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestCompareOnSimulator is issue 7's proof and issue 27's gate, on one
+// TestCompareOnSimulator is the A/B proof and the compare gate, on one
 // sweep: service 10ms → 12ms at saturation is a throughput drop near 17%
 // with an interval excluding zero, and fails --fail-on-regression 5% with
 // exit 4; the same spec against itself is no significant difference and

@@ -11,7 +11,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// TestCompareOneTrialOnSimulator is issue 32's A/B with one trial a level
+// TestCompareOneTrialOnSimulator is the A/B with one trial a level
 // (the simulator's default fixed windows): each level measured once, its
 // throughput's interval from its own window's batch means. Service 5ms → 6ms at saturation (17% fewer ops/s)
 // is a significant drop within one run and across two runs, and fails

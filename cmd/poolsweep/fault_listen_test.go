@@ -21,8 +21,8 @@ import (
 // 127.0.0.1:PORT, a child process) is swept, killed, and started again
 // on the same ports. A driver made before the kill finds the same set
 // (the same members in hello, the same name) and writes to it again, and
-// a sweep of the same URI runs against the restarted set. Issue 36, class
-// 10: a replica-set simulator could not be started on fixed ports.
+// a sweep of the same URI runs against the restarted set.
+// A replica-set simulator could not be started on fixed ports.
 func TestFaultReplicaSetRestartSamePorts(t *testing.T) {
 	t.Parallel()
 	base := loopback.FreeBlock(t, 3)

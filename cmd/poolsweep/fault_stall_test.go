@@ -13,7 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// The fault suite's cases of issue 36's classes 2 and 11: a server
+// The fault suite's cases of two classes of bad input: a server
 // frozen across the end of a window under the default op timeout, and a
 // server restarted empty between steps. Each step hit is marked with its
 // evidence, left out of the knee, and the run ends partial, naming it.

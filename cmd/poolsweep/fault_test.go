@@ -272,7 +272,7 @@ func TestFaultBlackhole(t *testing.T) {
 	// timeouts, which alone never mark a step, and the calls the
 	// blackhole held across the close: begun less than 1.5 s before the
 	// 2.5-s blackhole ended, each took its whole 1-s op timeout, a
-	// freeze's evidence (issue 36), which marks it.
+	// freeze's evidence, which marks it.
 	end := hit.StartedAt.Add(time.Duration(hit.DurationS * float64(time.Second)))
 	samplesFailed := hit.Server != nil && hit.Server.SamplerErrors > 0
 	t.Logf("blackhole for the last %s of step C=%d's window, samples failed %v: mark %+v", end.Sub(at), hit.Concurrency, samplesFailed, hit.TargetFailed)
@@ -370,7 +370,7 @@ func faultServerKilled(t *testing.T, keepGoing bool) {
 // TestFaultServerRestarted: the server is killed mid-window and a new one
 // comes up on the same address a second later, empty. The hit step keeps
 // its errors, the sweep goes on, and the later step, whose reads of the
-// loaded keys find nothing, says so (data_lost, issue 36).
+// loaded keys find nothing, says so (data_lost).
 func TestFaultServerRestarted(t *testing.T) {
 	t.Parallel()
 	srv, p := faultTarget(t)

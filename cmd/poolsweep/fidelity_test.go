@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The proofs of issue 21, end to end through the CLI against simulators
+// The fidelity proofs, end to end through the CLI against simulators
 // that answer as real servers of their version do. The simulator runs as
 // poolsweep serve, and the sweep is given its URI, as a user's real server
 // would be: the sweep does not know it started it.

@@ -18,7 +18,7 @@ import (
 	"github.com/poolsweep/poolsweep/threshold"
 )
 
-// Issue 36, class 8: unbounded numbers. Each number a command takes has a
+// Unbounded numbers. Each number a command takes has a
 // declared range, and so has each product of them (lists × trials ×
 // lengths, connections × clients against the open-file limit); past it,
 // exit 2 with one line naming the flag, nothing started.

@@ -13,7 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/errext"
 )
 
-// The bad-input cases of issue 36, class 1: no error quotes what an input
+// Bad input that must never be echoed: no error quotes what an input
 // file holds, or more of a value the user typed than its short token
 // (textfmt.Token).
 

@@ -55,7 +55,7 @@ var mustRefuse = map[string][]string{
 	"uri": {"mongodb://h/?maxConnecting=4294967296", "mongodb://h/?maxConnecting=0", "mongodb://h/?maxPoolSize=9223372036854775808",
 		"mongodb://h/?maxPoolSize=200000", "mongodb://h/?minPoolSize=4294967296", "mongodb://h/?connectTimeoutMS=9223372036854775807",
 		"mongodb://h/?serverSelectionTimeoutMS=-1", "mongodb://h/?heartbeatFrequencyMS=1", "mongodb://h/?timeoutMS=99999999999", "http://h/",
-		// What the driver refused only once a run had started (issue 36, class 6), and neighbours.
+		// What the driver refused only once a run had started, and neighbours.
 		"mongodb://h/?readPreference=bogus", "mongodb://h/?authMechanism=PLAIN", "mongodb://u:p@h/?authMechanism=PLAIN&authMechanismProperties=A:B",
 		"mongodb://h/?tlsCAFile=/nonexistent", "mongodb://:pw@host", "mongodb://h/?tlsCAFile=/dev/zero", "mongodb://h/?readConcernLevel=bogus",
 		"mongodb://h/?compressors=bogus", "mongodb://h/?authSource=admin", "mongodb://u@h/?authMechanism=GSSAPI&authMechanismProperties=BOGUS:1",

@@ -13,7 +13,7 @@ import (
 )
 
 // badURIs are connection strings the driver refuses only once a run has
-// started (issue 36, class 6: they exited 1), and neighbours, each with
+// started (class 6: they exited 1), and neighbours, each with
 // what the refusal must name. Their hosts are loopback ports nothing
 // listens on, so that a URI let through fails at connecting instead of
 // reaching the network; the password is one no output may show.

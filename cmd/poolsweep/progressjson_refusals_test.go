@@ -87,7 +87,7 @@ func jsonEvent(t *testing.T, label, line string) (map[string]any, bool) {
 	return ev, true
 }
 
-// TestProgressJSONRefusals is issue 36's class 7: under --progress json a
+// TestProgressJSONRefusals covers one class of bad input: under --progress json a
 // command line refused before anything starts (by cobra's parse, a
 // flag's own check, or the command's) is one JSON message on stderr,
 // wherever --progress json is written. The real commands run, against a

@@ -18,7 +18,7 @@ import (
 )
 
 // TestTopoInspectHostileCredentials runs inspect (text and JSON) on every
-// form of issue 11's generated credential table against a simulator
+// form of the generated credential table against a simulator
 // (which accepts any PLAIN credentials, as FerretDB does). Nothing inspect
 // prints, on success or failure, may hold any part of a secret; where the
 // driver accepts the URI the user name stays readable.
@@ -100,7 +100,7 @@ func inspectForm(t *testing.T, f credtest.Form) (r inspectResult) {
 }
 
 // TestTopoSweepHostileCredentials sweeps a simulator through the five URI
-// forms issue 11 saw leak (a space, tab or CR in the password; a raw " or '
+// forms seen to leak (a space, tab or CR in the password; a raw " or '
 // in the user name) and checks everything the sweep and report write and
 // print: results.jsonl, report.html, the markdown report, stdout and stderr.
 func TestTopoSweepHostileCredentials(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
-// TestTwoKnees (issue 35's proof): on one simulator (4 read and 4 write
+// TestTwoKnees: on one simulator (4 read and 4 write
 // slots; point reads and writes 4 ms, scans 20 ms), the knee of a
 // replayed workload with slow scans (testdata/twoknees.yaml: 60% finds
 // by _id, 20% scans, 20% updates by _id) against the knee of find-by-_id.

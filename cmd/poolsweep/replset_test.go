@@ -10,7 +10,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// Replica sets (issue 22): read preference and write concern as series
+// Replica sets: read preference and write concern as series
 // axes, and the driver's pools per member, against one simulated set
 // whose capacity is known by construction (topology/sim/doc.go): with 2
 // slots per member and 10 ms per op, the primary serves 200 reads/s and

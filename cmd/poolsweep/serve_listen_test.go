@@ -56,7 +56,7 @@ func listenAccepts(addr string) bool {
 // simulator: HOST:0 gives every server a port of its own, HOST:PORT a
 // block from PORT (the routers', then the shards'), a block past 65535 or
 // with a port taken is bad input naming --listen (exit 2, one line) and
-// leaves nothing listening. Issue 36, class 10: rs=3 with the documented
+// leaves nothing listening. rs=3 with the documented
 // default failed without naming the flag, routers=2 refused :0.
 func TestServeListenForms(t *testing.T) {
 	t.Parallel()

@@ -45,7 +45,7 @@ func startHogs(t *testing.T, n int, bound time.Duration) {
 }
 
 // TestSimulatorUnderCPUHogs sweeps the simulator while more busy loops than
-// cores run beside it (issue 10's "busy load host"): the starved steps must
+// cores run beside it (a busy load host): the starved steps must
 // be labelled client with the contention evidence, even though our own CPU
 // stays low, and the summary must warn; the knee analysis then either finds
 // the true knee or sees client-bound levels and does not claim confidence.

@@ -12,7 +12,7 @@ import (
 )
 
 // The soak tier: the search against the full grid measured beside it, on
-// the simulator (issue 14's proof end to end). The fast tier holds the same
+// the simulator (the proof end to end). The fast tier holds the same
 // claims more cheaply: the step count and the grid's knee on modelled
 // deployments (search: TestKneeSearchMatchesTheGrid), the knee against the
 // simulator's ground truth (search: TestSearchSessionOnSimulator), and what
@@ -22,7 +22,7 @@ import (
 // wall is a run's wall time from its header to its last end record.
 func wall(res *results.Results) time.Duration { return res.End.FinishedAt.Sub(res.Header.StartedAt) }
 
-// TestSearchOnSimulator is issue 14's proof end to end: against the
+// TestSearchOnSimulator is the proof end to end: against the
 // calibrated standalone (knee 8), the full grid at ×√2 with 3 trials and
 // --search knee over the same range. The search's knee is the grid's
 // within one grid step, in at most 40% of its steps and half its wall

@@ -14,7 +14,7 @@ import (
 // simulator's 60-s start timeout. The fast tier proves the mechanism in
 // topology/sim (TestDeploymentOutlivesStartContext).
 
-// TestSimLifeLongSweep guards issue 10's "the simulator dies after 60 s":
+// TestSimLifeLongSweep guards against "the simulator dies after 60 s":
 // a sim: target used to stop listening when its 60-s start context ended,
 // so the second step of this sweep (which runs past that mark) measured a
 // dead server. Both steps must be clean and the second must have done

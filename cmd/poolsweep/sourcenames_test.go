@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestBadValueNamesItsSource (issue 36, class 9): a value out of range is
+// TestBadValueNamesItsSource: a value out of range is
 // named by where it came from: the workload file, its line and key when
 // the file set it; its flag only when the flag was given.
 func TestBadValueNamesItsSource(t *testing.T) {

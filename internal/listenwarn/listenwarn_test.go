@@ -12,8 +12,8 @@ import (
 // TestPublicListenWarning: a listener on a loopback address is not
 // warned about; every other form (every interface, a named address, a
 // hostname) gets exactly one line saying who can reach which port, as
-// plain text and, under --progress json, as one JSON object. Issue 36,
-// class 12: --metrics-listen 0.0.0.0:9482 bound every interface without
+// plain text and, under --progress json, as one JSON object.
+// --metrics-listen 0.0.0.0:9482 bound every interface without
 // a word.
 func TestLine(t *testing.T) {
 	t.Parallel()

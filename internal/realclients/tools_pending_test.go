@@ -10,8 +10,8 @@ import (
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 )
 
-// What mongostat and mongotop need beyond serverStatus's basic shape
-// (issue 33): storageEngine, config.shards through a router and top,
+// What mongostat and mongotop need beyond serverStatus's basic shape:
+// storageEngine, config.shards through a router and top,
 // which topology/sim answers (storage.go, reads.go, top.go).
 
 // TestMongostatStorageEngine: mongostat picks its columns from

@@ -16,7 +16,7 @@ import (
 )
 
 // The shapes mongostat and mongotop (mongodb/mongo-tools, built from its
-// public source and run against every simulated topology, issue 33) need
+// public source and run against every simulated topology) need
 // from a server, written here from what those tools decode and
 // dereference: mongo-tools decodes with the same Go driver, so
 // bson.Unmarshal into these types fails where mongostat fails. The tools

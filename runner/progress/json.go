@@ -127,7 +127,7 @@ type planEvent struct {
 	Workloads []string `json:"workloads"`
 	Search    string   `json:"search,omitempty"`
 	Resumed   int      `json:"resumed,omitempty"` // steps already measured by the run resumed
-	// Mode is grid or search, and Why why (issue 25); StepsMax is the
+	// Mode is grid or search, and Why why; StepsMax is the
 	// most steps the run may take; EstimateMaxS, with auto lengths, the
 	// wall time of the steps at their longest (EstimateS: at their
 	// shortest).

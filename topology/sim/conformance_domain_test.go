@@ -16,8 +16,7 @@ import (
 // globalLock, and name their columns from storageEngine), beyond what
 // poolsweep reads (read-paths.txt). The
 // conformance tests hold the simulator to the corpus for these too: a
-// simulator those tools cannot read is no faithful instrument (issue 33:
-// mongostat failed on a fractional uptime, then panicked on a missing mem).
+// simulator those tools cannot read is no faithful instrument (mongostat failed on a fractional uptime, then panicked on a missing mem).
 var consumerPaths = []string{
 	"host", "uptime", "uptimeMillis", "uptimeEstimate",
 	"mem.bits", "mem.resident", "mem.virtual", "mem.supported",

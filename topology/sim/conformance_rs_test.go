@@ -88,7 +88,7 @@ func roleFile(files []corpus.File, cmd, role, version string) (corpus.File, bool
 }
 
 // replSectionPaths are the fields of serverStatus's repl section that
-// issue 22's stage B samples on every member, under their pre-5.0 names.
+// stage B samples on every member, under their pre-5.0 names.
 // They are checked here rather than listed in read-paths.txt because every
 // serverStatus line there must be one the telemetry parser reads, and it
 // does not read these yet.

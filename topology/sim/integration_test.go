@@ -432,7 +432,7 @@ func TestCloseUnblocksQueuedOps(t *testing.T) {
 	}
 }
 
-// TestDeploymentOutlivesStartContext guards issue 10: the context given to
+// TestDeploymentOutlivesStartContext guards this: the context given to
 // Start bounds starting only. A deployment whose start context ends (as a
 // 60-s start timeout does a minute into a sweep) must keep serving, for
 // standalone and routed deployments alike, until Close.

@@ -9,7 +9,7 @@ import (
 
 // mongostatStatus is the shape mongostat (mongodb/mongo-tools,
 // mongostat/status) decodes serverStatus into, in the fields that broke
-// it against the simulator (issue 33): uptime into an integer (a
+// it against the simulator: uptime into an integer (a
 // fractional double fails: "float64 can only be truncated to an integer
 // type when truncation is enabled"), and mem and globalLock dereferenced
 // (nil panics).

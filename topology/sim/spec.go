@@ -17,7 +17,7 @@ import (
 var ErrSpec = errors.New("sim spec")
 
 // Defaults used for keys a spec leaves out. They make the bare spec "" a
-// standalone server whose ground truth is the calibration case of issue 3:
+// standalone server whose ground truth is the calibration case:
 // 8 slots of 2ms, peak 4000 ops/s, knee at 8.
 const (
 	DefaultSlots       = 8

@@ -63,7 +63,7 @@ type serverVersion struct {
 	// topologyTime: listShards shards.*.topologyTime (5.0+).
 	topologyTime bool
 	// routerGlobalLock: a mongos reports globalLock (currentQueue,
-	// activeClients) from 8.0, as real 8.0 routers do (issue 33); 6.0.3's
+	// activeClients) from 8.0, as real 8.0 routers do; 6.0.3's
 	// has none (netdata's struct dump).
 	routerGlobalLock bool
 	// connRejected: connections.rejected (6.3+, the manual), the

@@ -1,4 +1,4 @@
-// Package shapes is the workload file of issue 35: the query shapes a
+// Package shapes is the workload file: the query shapes a
 // deployment ran (the command with its literal values replaced by their
 // types, as $queryStats writes them), each with its share of the
 // operations, the distributions of the values its placeholders took, and
