@@ -1,7 +1,9 @@
 // Package analysis is the one analysis of some results files: the knee
 // analysis of every closed-loop series (analysis/knee), the open-loop
 // verdicts, the planned steps the files lack, what a searched run
-// concluded, and the counts a run's summary states. It is computed once
+// concluded, the pool settings of profile steps compared (Scenarios) and
+// the whole pool configuration recommended, and the counts a run's
+// summary states. It is computed once
 // (Of, or Each for the two runs of an A/B pair) and handed to everything
 // that shows it — analyze's text and JSON and the sweep's summary
 // (analysis/render), the figures (plot) and the report — none of which
@@ -40,6 +42,13 @@ type Analysis struct {
 	// Replays are the replayed series' per-shape analyses (replay.go),
 	// with the find-by-_id knee beside each where the files hold it.
 	Replays []Replay
+	// Scenarios are the profile steps' pool settings (sweep --profile),
+	// each over its trials and against its target's baseline setting
+	// (scenarios.go).
+	Scenarios []Scenario
+	// Pool is the whole pool configuration recommended for each target
+	// that has scenarios (poolrec.go).
+	Pool []PoolRecommendation
 	// Counts are the files' steps counted for a summary.
 	Counts Counts
 	// PerFile, set by Each, is each file's own analysis in the order of
@@ -70,6 +79,8 @@ func Of(rs []*results.Results, o knee.Options) *Analysis {
 	}
 	a.Curves = curves.All(rs, a.Series, 0)
 	a.Replays = replaysOf(rs, a.Series)
+	a.Scenarios = Scenarios(rs)
+	a.Pool = PoolRecommendations(a.Scenarios, a.Series, storms(rs), o.SLOP99)
 	for _, r := range rs {
 		if s, ok := searchOf(r); ok {
 			a.Searches = append(a.Searches, s)
@@ -92,6 +103,8 @@ func Each(rs []*results.Results, o knee.Options) *Analysis {
 		a.Missing = append(a.Missing, f.Missing...)
 		a.Searches = append(a.Searches, f.Searches...)
 		a.Replays = append(a.Replays, f.Replays...)
+		a.Scenarios = append(a.Scenarios, f.Scenarios...)
+		a.Pool = append(a.Pool, f.Pool...)
 		a.Counts.add(f.Counts)
 	}
 	if len(a.PerFile) > 0 {
@@ -132,5 +145,19 @@ func OfSeries(series []knee.Series, o knee.Options) *Analysis {
 	return &Analysis{Options: o, Series: knee.AnalyzeAll(series, o)}
 }
 
-// Empty says there is nothing analysed: no closed- or open-loop series.
-func (a *Analysis) Empty() bool { return len(a.Series) == 0 && len(a.Open) == 0 }
+// Empty says there is nothing analysed: no closed- or open-loop series,
+// no profile settings.
+func (a *Analysis) Empty() bool {
+	return len(a.Series) == 0 && len(a.Open) == 0 && len(a.Scenarios) == 0
+}
+
+// storms are the connection storms of rs.
+func storms(rs []*results.Results) []results.StormResult {
+	var out []results.StormResult
+	for _, r := range rs {
+		if r != nil {
+			out = append(out, r.Storms...)
+		}
+	}
+	return out
+}

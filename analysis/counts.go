@@ -18,6 +18,9 @@ type Counts struct {
 	// OpenSteps are the open-loop steps (sweep --rate); Behind those
 	// whose load host could not keep their arrival schedule.
 	OpenSteps, Behind int
+	// ProfileSteps are the profile steps (sweep --profile), summarized by
+	// Scenarios, not counted above.
+	ProfileSteps int
 	// ShardsNotSampled names, once per target, why a sharded cluster's
 	// shards were not sampled behind its routers: its bounds were then
 	// judged on what the routers report.
@@ -47,6 +50,10 @@ func count(r *results.Results) Counts {
 	said := map[string]bool{}
 	for i := range r.Steps {
 		s := &r.Steps[i]
+		if IsProfile(s) {
+			c.ProfileSteps++
+			continue
+		}
 		if IsOpen(s) {
 			c.OpenSteps++
 			if s.Open.ClientBehind {
@@ -81,6 +88,7 @@ func (c *Counts) add(o Counts) {
 	c.FailedOps += o.FailedOps
 	c.OpenSteps += o.OpenSteps
 	c.Behind += o.Behind
+	c.ProfileSteps += o.ProfileSteps
 	c.ShardsNotSampled = append(c.ShardsNotSampled, o.ShardsNotSampled...)
 	c.Notes = append(c.Notes, o.Notes...)
 }

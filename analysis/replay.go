@@ -102,7 +102,7 @@ func replaysOf(rs []*results.Results, series []knee.Report) []Replay {
 			continue
 		}
 		for _, st := range r.Steps {
-			if !st.Measured() || st.Mode == results.ModeOpen {
+			if !st.Measured() || st.Mode == results.ModeOpen || st.Mode == results.ModeProfile {
 				continue
 			}
 			k := key{st.Target, st.Workload, st.PoolSetting, max(st.Clients, 1)}

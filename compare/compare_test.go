@@ -337,6 +337,31 @@ func TestNothingToCompare(t *testing.T) {
 	}
 }
 
+// TestProfileStepsNotPaired: profile steps (timelines of load that
+// changes) are left out of the pairing, with a note; the closed-loop
+// steps beside them are compared as before.
+func TestProfileStepsNotPaired(t *testing.T) {
+	p := profile{ops: 1000, readMS: 1, writeMS: 2, read: 100, serverCPU: -1, clientCPU: -1, noise: noiseA}
+	b, c := fixture("b.jsonl", "b"), fixture("c.jsonl", "c")
+	p.add(b, "a", "read", []int{64}, 3)
+	p.add(c, "a", "read", []int{64}, 3)
+	for _, r := range []*results.Results{b, c} {
+		st := r.Steps[0]
+		st.Mode, st.Concurrency, st.Trial = results.ModeProfile, 0, 1
+		r.Steps = append(r.Steps, st)
+	}
+	cmp, err := Match([]*results.Results{b}, []*results.Results{c}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmp.Steps) != 1 || cmp.Steps[0].Concurrency != 64 || len(cmp.Unmatched) != 0 {
+		t.Errorf("steps %d (first at C=%d), unmatched %+v; want the closed-loop step only", len(cmp.Steps), cmp.Steps[0].Concurrency, cmp.Unmatched)
+	}
+	if !strings.Contains(strings.Join(cmp.Notes, "\n"), "1 profile step(s) left out") {
+		t.Errorf("notes %q say nothing of the profile steps", cmp.Notes)
+	}
+}
+
 func TestInterruptedStepsNoted(t *testing.T) {
 	b, c := studyPair(4)
 	c.Steps[0].Interrupted = true

@@ -32,14 +32,18 @@ type side struct {
 
 // collect gathers the usable steps of a side: interrupted steps measured a
 // cut-short window, and steps during which the target failed measured a
-// deployment that was not all there; both are left out, with a note.
+// deployment that was not all there; both are left out, with a note. A
+// profile step (sweep --profile) is a timeline with no steady window to
+// pair: analyze compares its pool settings (analysis.Scenarios).
 func collect(rs []*results.Results) ([]*results.StepResult, []string) {
 	var out []*results.StepResult
 	var notes []string
 	for _, r := range rs {
-		skipped, failed := 0, 0
+		skipped, failed, profiles := 0, 0, 0
 		for i := range r.Steps {
 			switch {
+			case r.Steps[i].Mode == results.ModeProfile:
+				profiles++
 			case r.Steps[i].Interrupted:
 				skipped++
 			case r.Steps[i].TargetFailed != nil:
@@ -53,6 +57,9 @@ func collect(rs []*results.Results) ([]*results.StepResult, []string) {
 		}
 		if failed > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %d step(s) during which the target failed ignored", textfmt.Escape(r.Path), failed))
+		}
+		if profiles > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %d profile step(s) left out: analyze compares their pool settings", textfmt.Escape(r.Path), profiles))
 		}
 	}
 	return out, notes

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/poolsweep/poolsweep/compare/twosample"
 	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -98,10 +99,10 @@ func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric
 	// Positive metrics are compared on log values, so the interval is for
 	// the ratio candidate/baseline; others (zero errors, 0% CPU) on the
 	// plain difference.
-	logScale := slices.Min(xs) > 0 && slices.Min(ys) > 0
+	logScale := twosample.LogScale(xs, ys)
 	tx, ty := xs, ys
 	if logScale {
-		tx, ty = logs(xs), logs(ys)
+		tx, ty = twosample.Logs(xs), twosample.Logs(ys)
 	}
 	r := compareSamples(tx, ty, o.Alpha)
 	m.Method = r.method
@@ -155,7 +156,7 @@ func (m *Metric) belowResolution(bs, cs []*results.StepResult) {
 // test. Significant needs both the test and an interval clear of zero:
 // with ties the two can disagree, and then the cautious answer wins.
 func (m *Metric) decide(r testResult, o Options) {
-	m.Significant = r.p < o.Alpha && r.hasCI && (r.lo > 0 || r.hi < 0)
+	m.Significant = r.significant(o.Alpha)
 	if m.Significant && o.MinEffectPct > 0 && m.DeltaPct != nil && math.Abs(*m.DeltaPct) < o.MinEffectPct {
 		m.Significant = false
 		m.Note = fmt.Sprintf("significant but below the minimum effect of %g%%", o.MinEffectPct)
@@ -164,12 +165,4 @@ func (m *Metric) decide(r testResult, o Options) {
 	if m.Significant {
 		m.Status = StatusChanged
 	}
-}
-
-func logs(xs []float64) []float64 {
-	out := make([]float64, len(xs))
-	for i, v := range xs {
-		out[i] = math.Log(v)
-	}
-	return out
 }

@@ -56,7 +56,9 @@ func NewJudge(cfg JudgeConfig) *Judge {
 // workload, pool setting and clients; a step whose concurrency is not
 // above the last one's starts it over (a new trial).
 func (j *Judge) Judge(step *results.StepResult) {
-	if step == nil {
+	if step == nil || step.Mode == results.ModeProfile {
+		// A profile step is a timeline of load that changes: no steady
+		// window to bound, and no point of a series to judge the next by.
 		return
 	}
 	key := step.Target + "|" + step.Workload + "|" + step.PoolSetting + "|" + strconv.Itoa(step.Clients)

@@ -57,8 +57,8 @@ func FromResults(rs []*results.Results) []Series {
 			targets[t.Name] = t
 		}
 		for i, st := range res.Steps {
-			if st.Mode == results.ModeOpen {
-				continue // no concurrency curve: OpenFromResults
+			if st.Mode == results.ModeOpen || st.Mode == results.ModeProfile {
+				continue // no concurrency curve: OpenFromResults, or a profile's timeline (analysis.Scenarios)
 			}
 			if poolProbe(&st) {
 				continue // the pool search's, not a curve
@@ -150,12 +150,12 @@ func FromResults(rs []*results.Results) []Series {
 }
 
 // OnCurve says st is a point of a concurrency curve as FromResults reads
-// it: a closed-loop step measured over its whole window (results'
+// it: a closed-loop step (not open-loop, not a profile's) measured over its whole window (results'
 // Measured: not interrupted, the target did not fail) with every agent,
 // not a pool search's probe. (FromResults also leaves out a step whose
 // numbers are unusable, with a warning.) Figures draw exactly these steps.
 func OnCurve(st *results.StepResult) bool {
-	return (st.Kind == "" || st.Kind == results.KindStep) && st.Mode != results.ModeOpen && !poolProbe(st) && st.Measured() && !st.Partial
+	return (st.Kind == "" || st.Kind == results.KindStep) && st.Mode != results.ModeOpen && st.Mode != results.ModeProfile && !poolProbe(st) && st.Measured() && !st.Partial
 }
 
 // poolProbe says st is a pool search's probe: a numbered maxPoolSize tried

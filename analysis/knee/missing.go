@@ -64,7 +64,7 @@ func missingIn(r *results.Results, nameFile bool) []Missing {
 	pools := plannedPools(plan)
 	// An adaptive search (plan.search) chooses its steps as it goes: the
 	// grid levels it did not measure were never planned.
-	if len(plan.Concurrency) == 0 || plan.Trials < 1 || len(pools) == 0 || plan.Search != nil {
+	if len(plan.Concurrency) == 0 || plan.Trials < 1 || len(pools) == 0 || plan.Search != nil || profileOnly(r) {
 		return nil
 	}
 	clients := max(plan.Clients, 1)
@@ -251,4 +251,16 @@ func trialsPhrase(missing []int, planned int) string {
 		i = j + 1
 	}
 	return "trials " + strings.Join(parts, ", ")
+}
+
+// profileOnly says r ran a profile (sweep --profile) and nothing else:
+// its steps are timelines, one per pool setting and trial, not points of
+// the concurrency grid, so no grid step is owed.
+func profileOnly(r *results.Results) bool {
+	for i := range r.Steps {
+		if r.Steps[i].Mode != results.ModeProfile {
+			return false
+		}
+	}
+	return len(r.Steps) > 0
 }

@@ -24,7 +24,10 @@ func Summary(w io.Writer, res *results.Results, a *analysis.Analysis) error {
 	ew := textfmt.NewErrWriter(w)
 	steps, open := splitOpen(res.Steps)
 	if len(steps) == 0 {
-		openSummary(ew, res, a, open, true)
+		if len(open) > 0 || len(a.Scenarios) == 0 {
+			openSummary(ew, res, a, open, true)
+		}
+		scenarioSummary(ew, a)
 		return ew.Err
 	}
 	slices.SortStableFunc(steps, compareClosed)
@@ -68,7 +71,17 @@ func Summary(w io.Writer, res *results.Results, a *analysis.Analysis) error {
 	if len(open) > 0 {
 		openSummary(ew, res, a, open, false)
 	}
+	scenarioSummary(ew, a)
 	return ew.Err
+}
+
+// scenarioSummary is a profile sweep's settings and recommendation
+// (Scenarios), after a blank line; nothing without profile steps.
+func scenarioSummary(ew *textfmt.ErrWriter, a *analysis.Analysis) {
+	if len(a.Scenarios) > 0 {
+		ew.Printf("\n")
+		Scenarios(ew, a)
+	}
 }
 
 // compareClosed orders closed-loop steps the way the step table lists
@@ -130,6 +143,9 @@ func runWarnings(ew *textfmt.ErrWriter, res *results.Results) {
 // splitOpen copies steps into the closed-loop ones and the open-loop ones.
 func splitOpen(all []results.StepResult) (closed, open []results.StepResult) {
 	for _, s := range all {
+		if analysis.IsProfile(&s) {
+			continue // a timeline, summarized by Scenarios
+		}
 		if analysis.IsOpen(&s) {
 			open = append(open, s)
 		} else {

@@ -15,7 +15,8 @@ import (
 // Text renders a for people, as `poolsweep analyze` prints it: per
 // series a verdict paragraph, the levels and each method's answer
 // (knee.WriteText), the planned steps missing, the open-loop reports, the
-// deployment verdict in full (Deployments), then what each searched run
+// deployment verdict in full (Deployments), the profile settings and the
+// pool options recommended (Scenarios), then what each searched run
 // concluded.
 func Text(w io.Writer, a *analysis.Analysis) error {
 	ew := textfmt.NewErrWriter(w)
@@ -38,6 +39,12 @@ func Text(w io.Writer, a *analysis.Analysis) error {
 			return err
 		}
 	}
+	if len(a.Scenarios) > 0 {
+		if len(a.Series) > 0 || len(a.Missing) > 0 || len(a.Open) > 0 || len(a.Curves) > 0 {
+			ew.Printf("\n")
+		}
+		Scenarios(ew, a)
+	}
 	for _, s := range a.Searches {
 		ew.Printf("\nsearch %s (%s): %s\n", textfmt.Escape(s.Mode), textfmt.Escape(s.File), textfmt.Escape(s.Conclusion))
 	}
@@ -48,9 +55,12 @@ func Text(w io.Writer, a *analysis.Analysis) error {
 // series, the open-loop reports and the missing steps, and, when the
 // files hold several targets (or series values), the curve comparisons
 // as "curves" (compare/curves, the shape compare --format json gives
-// them).
+// them), and, when the files hold profile steps, the settings as
+// "scenarios" and the pool options recommended as "recommendation" (for
+// the first target; "recommendations" lists every target's when there
+// are several).
 func JSON(w io.Writer, a *analysis.Analysis) error {
-	if len(a.Curves) == 0 {
+	if len(a.Curves) == 0 && len(a.Scenarios) == 0 {
 		return knee.WriteJSON(w, a.Series, a.Open, a.Missing...)
 	}
 	var buf bytes.Buffer
@@ -61,13 +71,29 @@ func JSON(w io.Writer, a *analysis.Analysis) error {
 		Series   json.RawMessage `json:"series"`
 		OpenLoop json.RawMessage `json:"open_loop,omitempty"`
 		Missing  json.RawMessage `json:"missing"`
-		Curves   []curves.Doc    `json:"curves"`
+		Curves   []curves.Doc    `json:"curves,omitempty"`
+		// Scenarios and the recommendation of a profile sweep.
+		Scenarios       []analysis.Scenario `json:"scenarios,omitempty"`
+		Recommendation  *recommendationDoc  `json:"recommendation,omitempty"`
+		Recommendations []recommendationDoc `json:"recommendations,omitempty"`
 	}
 	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
 		return fmt.Errorf("analysis JSON: %w", err)
 	}
 	for _, c := range a.Curves {
 		out.Curves = append(out.Curves, c.JSON())
+	}
+	for _, sc := range a.Scenarios {
+		out.Scenarios = append(out.Scenarios, roundedScenario(sc))
+	}
+	for _, r := range a.Pool {
+		out.Recommendations = append(out.Recommendations, recommendationJSON(r))
+	}
+	if len(out.Recommendations) > 0 {
+		out.Recommendation = &out.Recommendations[0]
+	}
+	if len(out.Recommendations) < 2 {
+		out.Recommendations = nil
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

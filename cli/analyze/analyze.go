@@ -169,13 +169,16 @@ func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.Thr
 		return err
 	}
 	var out struct {
-		Series     json.RawMessage            `json:"series"`
-		OpenLoop   json.RawMessage            `json:"open_loop,omitempty"`
-		Missing    json.RawMessage            `json:"missing"`
-		Curves     json.RawMessage            `json:"curves,omitempty"`
-		Replays    []analysis.Replay          `json:"replays,omitempty"`
-		Thresholds []results.ThresholdOutcome `json:"thresholds"`
-		FTDC       *ftdcReport                `json:"server_telemetry,omitempty"`
+		Series          json.RawMessage            `json:"series"`
+		OpenLoop        json.RawMessage            `json:"open_loop,omitempty"`
+		Missing         json.RawMessage            `json:"missing"`
+		Curves          json.RawMessage            `json:"curves,omitempty"`
+		Scenarios       json.RawMessage            `json:"scenarios,omitempty"`
+		Recommendation  json.RawMessage            `json:"recommendation,omitempty"`
+		Recommendations json.RawMessage            `json:"recommendations,omitempty"`
+		Replays         []analysis.Replay          `json:"replays,omitempty"`
+		Thresholds      []results.ThresholdOutcome `json:"thresholds"`
+		FTDC            *ftdcReport                `json:"server_telemetry,omitempty"`
 	}
 	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
 		return fmt.Errorf("analysis JSON: %w", err)

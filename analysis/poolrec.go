@@ -1,0 +1,338 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/results"
+)
+
+// PoolRecommendation is the whole pool configuration recommended for one
+// target: maxPoolSize from the knee (or the profile steps), and the
+// options only a profile sweep measures.
+type PoolRecommendation struct {
+	Target      string         `json:"target"`
+	PoolOptions PoolOptionsRec `json:"pool_options"`
+}
+
+// PoolOptionsRec is each option's choice.
+type PoolOptionsRec struct {
+	MaxPoolSize   Choice `json:"max_pool_size"`
+	MinPoolSize   Choice `json:"min_pool_size"`
+	MaxConnecting Choice `json:"max_connecting"`
+	MaxIdleMS     Choice `json:"max_idle_ms"`
+	TimeoutMS     Choice `json:"timeout_ms"`
+}
+
+// Choice is one option's recommended value, where it came from and why.
+// Value is nil when the results give no evidence for one (Why says what
+// is missing) or when the driver's default is the answer (KeepDefault).
+type Choice struct {
+	Value       *int64 `json:"value"`
+	KeepDefault bool   `json:"keep_default,omitempty"`
+	// From names the evidence: knee, profile, scenarios, storm, phases.
+	From string `json:"from,omitempty"`
+	Why  string `json:"why"`
+}
+
+// Capacity shortfall: a setting whose steady throughput is below this
+// share of the offered rate did not carry the rate; its spike is the
+// deployment's, which no pool option removes.
+const capacityShare = 0.95
+
+// TimeoutMargin is how far above the worst p99 the recommended setting
+// saw the recommended timeout lies: a p99 leaves 1 % of calls slower, and
+// a timeout those calls reach closes their connection, which the pool
+// then opens again (churn).
+const TimeoutMargin = 2.0
+
+// PoolRecommendations recommends the pool options for each target whose
+// profile steps the scenarios hold, in their order. series are the knee
+// reports (maxPoolSize from the knee where the target has one), storms
+// the connection storms of the same files, slo the p99 bound (0: none,
+// then each setting's bound is twice its steady p99).
+func PoolRecommendations(scs []Scenario, series []knee.Report, storms []results.StormResult, slo time.Duration) []PoolRecommendation {
+	var out []PoolRecommendation
+	var targets []string
+	for _, sc := range scs {
+		if !slices.Contains(targets, sc.Target) {
+			targets = append(targets, sc.Target)
+		}
+	}
+	sloMS := float64(slo) / float64(time.Millisecond)
+	for _, t := range targets {
+		var mine []*Scenario
+		for i := range scs {
+			if scs[i].Target == t {
+				mine = append(mine, &scs[i])
+			}
+		}
+		r := PoolRecommendation{Target: t}
+		p := &r.PoolOptions
+		p.MaxPoolSize = maxPool(t, mine, series, sloMS)
+		p.MinPoolSize = minPool(mine, sloMS)
+		p.MaxConnecting = maxConnecting(t, mine, storms, sloMS)
+		p.MaxIdleMS = maxIdle(mine)
+		p.TimeoutMS = timeout(mine, p.MinPoolSize, p.MaxConnecting, sloMS)
+		out = append(out, r)
+	}
+	return out
+}
+
+// bound is the p99 a setting's bursts are held to: the SLO, else twice
+// its steady p99; ok false when neither is known.
+func (sc *Scenario) bound(sloMS float64) (float64, string, bool) {
+	if sloMS > 0 {
+		return sloMS, fmt.Sprintf("the SLO of %s ms", textfmt.Ms(sloMS)), true
+	}
+	if v, ok := sc.SteadyP99MS.Get(); ok {
+		return 2 * v, fmt.Sprintf("2× its steady p99 (%s ms)", textfmt.Ms(v)), true
+	}
+	return 0, "", false
+}
+
+// within says the setting's burst worst p99 stays within its bound.
+func (sc *Scenario) within(sloMS float64) bool {
+	b, _, ok := sc.bound(sloMS)
+	w, wok := sc.WorstP99MS.Get()
+	return ok && wok && w <= b
+}
+
+// shortOfRate says the setting's steady throughput fell short of the
+// offered rate: the rate is above what the deployment carries.
+func (sc *Scenario) shortOfRate() bool {
+	v, ok := sc.SteadyPerS.Get()
+	return ok && sc.OfferedPerS > 0 && v < capacityShare*sc.OfferedPerS
+}
+
+func maxPool(target string, scs []*Scenario, series []knee.Report, sloMS float64) Choice {
+	for _, r := range series {
+		if r.Target == target && r.Recommendation.MaxPoolSize > 0 {
+			return Choice{Value: i64(int64(r.Recommendation.MaxPoolSize)), From: "knee", Why: r.Recommendation.Why}
+		}
+	}
+	var best *Scenario
+	for _, sc := range scs {
+		if sc.within(sloMS) && sc.InUsePeak > 0 && (best == nil || sc.OfferedPerS > best.OfferedPerS ||
+			sc.OfferedPerS == best.OfferedPerS && sc.InUsePeak > best.InUsePeak) {
+			best = sc
+		}
+	}
+	if best == nil {
+		return Choice{Why: "no closed-loop knee, and no profile setting kept its bursts' p99 within its bound: no evidence for a maxPoolSize"}
+	}
+	return Choice{Value: i64(int64(best.InUsePeak)), From: "profile",
+		Why: fmt.Sprintf("no closed-loop knee in the results: the most connections in use (%d) at the highest rate that met its bound (%s calls/s, setting %s)",
+			best.InUsePeak, num(best.OfferedPerS), best.Label())}
+}
+
+func minPool(scs []*Scenario, sloMS float64) Choice {
+	var judged []*Scenario
+	for _, sc := range scs {
+		if _, _, ok := sc.bound(sloMS); ok && sc.WorstP99MS.Value != nil {
+			judged = append(judged, sc)
+		}
+	}
+	if len(judged) == 0 {
+		return Choice{Why: "no setting has both a worst p99 and a bound (an SLO, or a steady p99): no evidence for a minPoolSize"}
+	}
+	slices.SortStableFunc(judged, func(a, b *Scenario) int { return a.PoolOptions.MinPoolSize - b.PoolOptions.MinPoolSize })
+	for _, sc := range judged {
+		if sc.within(sloMS) {
+			b, bw, _ := sc.bound(sloMS)
+			w, _ := sc.WorstP99MS.Get()
+			return Choice{Value: i64(int64(sc.PoolOptions.MinPoolSize)), From: "scenarios",
+				Why: fmt.Sprintf("the smallest minPoolSize tried whose bursts' worst p99 (%s ms, setting %s) stays within %s = %s ms",
+					textfmt.Ms(w), sc.Label(), bw, textfmt.Ms(b))}
+		}
+	}
+	best := judged[0]
+	for _, sc := range judged {
+		if *sc.WorstP99MS.Value < *best.WorstP99MS.Value {
+			best = sc
+		}
+	}
+	b, bw, _ := best.bound(sloMS)
+	w, _ := best.WorstP99MS.Get()
+	c := Choice{From: "scenarios"}
+	if best.shortOfRate() {
+		s, _ := best.SteadyPerS.Get()
+		c.Why = fmt.Sprintf("no setting tried keeps the bursts' worst p99 within its bound, and minPoolSize cannot: at %s calls/s the deployment carried only %s/s (setting %s, worst p99 %s ms against %s = %s ms), a rate above its capacity; the spike is the server's, not the pool's",
+			num(best.OfferedPerS), num(s), best.Label(), textfmt.Ms(w), bw, textfmt.Ms(b))
+		return c
+	}
+	c.Why = fmt.Sprintf("no setting tried keeps the bursts' worst p99 within its bound: the lowest was %s ms (setting %s) against %s = %s ms; try a larger --min-pool (the load held up to %d connections in use)",
+		textfmt.Ms(w), best.Label(), bw, textfmt.Ms(b), inUsePeak(scs))
+	return c
+}
+
+func inUsePeak(scs []*Scenario) int {
+	n := 0
+	for _, sc := range scs {
+		n = max(n, sc.InUsePeak)
+	}
+	return n
+}
+
+func maxConnecting(target string, scs []*Scenario, storms []results.StormResult, sloMS float64) Choice {
+	best := -1
+	var which *Scenario
+	for _, sc := range scs {
+		if sc.ConnErrors == 0 && sc.within(sloMS) && sc.PoolOptions.MaxConnecting > best {
+			best, which = sc.PoolOptions.MaxConnecting, sc
+		}
+	}
+	if which == nil {
+		return Choice{Why: "no setting tried stayed healthy (no connection errors, bursts' worst p99 within its bound): no evidence for a maxConnecting"}
+	}
+	c := Choice{Value: i64(int64(best)), From: "scenarios",
+		Why: fmt.Sprintf("the largest maxConnecting tried that stayed healthy: no connection errors, bursts' worst p99 within its bound (setting %s)", which.Label())}
+	if cap, why, ok := stormCap(target, storms); ok && cap < best {
+		c.Value, c.From = i64(int64(cap)), "storm"
+		c.Why += "; capped at " + why
+	}
+	return c
+}
+
+// stormCap is the largest maxConnecting the target's storms show worth
+// having: the smallest one whose server accept rate came within 90 % of
+// the highest measured (more connections set up at once only queue at
+// the server's acceptor), and below the smallest one with connect errors.
+func stormCap(target string, storms []results.StormResult) (int, string, bool) {
+	type agg struct {
+		sum    float64
+		n      int
+		errors int64
+	}
+	by := map[int]*agg{}
+	var ms []int
+	for _, s := range storms {
+		if s.Target != target {
+			continue
+		}
+		a, ok := by[s.MaxConnecting]
+		if !ok {
+			a = &agg{}
+			by[s.MaxConnecting] = a
+			ms = append(ms, s.MaxConnecting)
+		}
+		a.errors += s.ConnectErrors
+		if s.AcceptPerS != nil {
+			a.sum += *s.AcceptPerS
+			a.n++
+		}
+	}
+	slices.Sort(ms)
+	top := 0.0
+	for _, m := range ms {
+		if a := by[m]; a.n > 0 {
+			top = max(top, a.sum/float64(a.n))
+		}
+	}
+	for i, m := range ms {
+		a := by[m]
+		if a.errors > 0 {
+			if i == 0 {
+				return 0, "", false
+			}
+			return ms[i-1], fmt.Sprintf("%d: the storms at maxConnecting %d had connect errors", ms[i-1], m), true
+		}
+		if top > 0 && a.n > 0 && a.sum/float64(a.n) >= 0.9*top {
+			return m, fmt.Sprintf("%d: the storms' server accept rate reached %s/s there, within 90 %% of the highest measured (%s/s); more at once only queue at the acceptor",
+				m, num(a.sum/float64(a.n)), num(top)), true
+		}
+	}
+	return 0, "", false
+}
+
+func maxIdle(scs []*Scenario) Choice {
+	longest := 0.0
+	for _, sc := range scs {
+		longest = max(longest, longestGap(sc.phases))
+	}
+	if longest == 0 {
+		return Choice{KeepDefault: true, From: "phases", Why: "the profile has no idle spell between bursts: keep the driver's default"}
+	}
+	// Above the spell by half of it, at least 5 s, in whole seconds: the
+	// pool must still hold its connections when the next burst comes.
+	s := math.Ceil(longest + max(longest/2, 5))
+	return Choice{Value: i64(int64(s * 1000)), From: "phases",
+		Why: fmt.Sprintf("above the longest idle spell between bursts (%s s) by %s s, so that the pool still holds its connections when the next burst comes",
+			num(longest), num(s-longest))}
+}
+
+// longestGap is the longest idle spell between two loaded phases, in
+// seconds.
+func longestGap(phases []results.ProfilePhase) float64 {
+	longest, start := 0.0, -1.0
+	seenLoad := false
+	for _, ph := range phases {
+		if max(ph.From, ph.To) > 0 {
+			if seenLoad && start >= 0 {
+				longest = max(longest, ph.StartS-start)
+			}
+			seenLoad, start = true, -1
+			continue
+		}
+		if seenLoad && start < 0 {
+			start = ph.StartS
+		}
+	}
+	return longest
+}
+
+func timeout(scs []*Scenario, minPool, maxConn Choice, sloMS float64) Choice {
+	var rec *Scenario
+	for _, sc := range scs {
+		if minPool.Value != nil && int64(sc.PoolOptions.MinPoolSize) != *minPool.Value ||
+			maxConn.Value != nil && int64(sc.PoolOptions.MaxConnecting) != *maxConn.Value || sc.WorstP99MS.Value == nil {
+			continue
+		}
+		if rec == nil || *sc.WorstP99MS.Value < *rec.WorstP99MS.Value {
+			rec = sc
+		}
+	}
+	which := "the recommended setting"
+	if rec == nil {
+		for _, sc := range scs {
+			if sc.WorstP99MS.Value != nil && (rec == nil || *sc.WorstP99MS.Value < *rec.WorstP99MS.Value) {
+				rec = sc
+			}
+		}
+		which = "the best setting tried"
+	}
+	if rec == nil {
+		return Choice{Why: "no setting recorded a worst p99: no evidence for a timeoutMS"}
+	}
+	w := *rec.WorstP99MS.Value
+	if rec.WorstP99MS.High != nil {
+		w = *rec.WorstP99MS.High
+	}
+	t := niceCeil(max(TimeoutMargin*w, sloMS))
+	why := fmt.Sprintf("%g× the bursts' worst p99 that %s saw (%s ms, the top of its interval where it has one, setting %s): a p99 leaves 1 %% of calls slower, and a timeout they reach closes their connection, which the pool opens again",
+		TimeoutMargin, which, textfmt.Ms(w), rec.Label())
+	if sloMS > TimeoutMargin*w {
+		why = fmt.Sprintf("the SLO (%s ms), above %g× the bursts' worst p99 that %s saw (%s ms, setting %s)", textfmt.Ms(sloMS), TimeoutMargin, which, textfmt.Ms(w), rec.Label())
+	}
+	return Choice{Value: i64(t), From: "scenarios", Why: why}
+}
+
+// niceCeil rounds a timeout up to 10 ms below a second, 100 ms above.
+func niceCeil(ms float64) int64 {
+	step := 10.0
+	if ms >= 1000 {
+		step = 100
+	}
+	return int64(math.Ceil(ms/step) * step)
+}
+
+func i64(v int64) *int64 { return &v }
+
+// num is a rate or a time in seconds as the sentences write it: at most
+// one decimal, none when whole.
+func num(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
