@@ -47,6 +47,10 @@ const MarkPhase = "phase"
 // spike one interval wide is never lost.
 const timelineColumns = 900
 
+// legendWrap is the longest line of a setting's name in the legend, in
+// characters: about 2 inches of legend type.
+const legendWrap = 30
+
 // logSpread is the ratio of the highest to the lowest p99 drawn above
 // which the p99 panel has a log axis: below it a linear one shows the
 // changes better.
@@ -430,7 +434,17 @@ func timelineFigure(name string, g *tlGroup) Figure {
 				topConns = max(topConns, pt.Y)
 			}
 		}
-		legend = append(legend, LegendEntry{Text: s.label, Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: clr, Width: vg.Points(2.5)}}}})
+		// Wrapped, so that a setting told apart by several options keeps
+		// the legend narrow and the panels wide: each further line is an
+		// entry of its own without a swatch, since the legend makes every
+		// entry as tall as its tallest.
+		for i, ln := range strings.Split(textfmt.Wrap(s.label, legendWrap), "\n") {
+			e := LegendEntry{Text: ln}
+			if i == 0 {
+				e.Thumbs = []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: clr, Width: vg.Points(2.5)}}}
+			}
+			legend = append(legend, e)
+		}
 	}
 	for _, pass := range []bool{false, true} {
 		for _, d := range all {

@@ -303,21 +303,25 @@ func TestTimelinePNGDecodes(t *testing.T) {
 	}
 }
 
-// BenchmarkTimelineFigure draws the longest timeline a profile step
-// holds (20,000 intervals) for 4 settings × 3 trials, as PNG: the
-// decimation keeps it near a short one's cost.
+// BenchmarkTimelineFigure draws 4 settings × 3 trials as PNG, with a
+// short timeline (600 intervals) and the longest a profile step holds
+// (20,000): the decimation keeps the long one near the short one's cost.
 func BenchmarkTimelineFigure(b *testing.B) {
-	r := profileResults(3, 20000)
-	for trial := 1; trial <= 3; trial++ {
-		r.Steps = append(r.Steps, profileStep("sim", true, 5, trial, 20000), profileStep("sim", true, 10, trial, 20000))
-	}
-	for b.Loop() {
-		figs, _, err := Figures([]*results.Results{r}, &analysis.Analysis{}, Options{Figures: []string{FigTimeline}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := figs[0].WritePNG(&bytes.Buffer{}); err != nil {
-			b.Fatal(err)
-		}
+	for _, n := range []int{600, 20000} {
+		b.Run(fmt.Sprintf("intervals=%d", n), func(b *testing.B) {
+			r := profileResults(3, n)
+			for trial := 1; trial <= 3; trial++ {
+				r.Steps = append(r.Steps, profileStep("sim", true, 5, trial, n), profileStep("sim", true, 10, trial, n))
+			}
+			for b.Loop() {
+				figs, _, err := Figures([]*results.Results{r}, &analysis.Analysis{}, Options{Figures: []string{FigTimeline}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := figs[0].WritePNG(&bytes.Buffer{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
