@@ -240,14 +240,19 @@ func timelineFigs(rs []*results.Results, want map[string]bool, named bool) ([]Fi
 		return nil, notes
 	}
 	var figs []Figure
+	used := map[string]bool{}
 	for i, g := range groups {
 		name := FigTimeline
 		if len(groups) > 1 {
 			name += "-" + slug(g.target)
-			if slices.ContainsFunc(groups[:i], func(o *tlGroup) bool { return o.target == g.target }) {
-				name += "-" + strconv.Itoa(i+1)
+			// One target under two profiles, or two targets whose names
+			// make the same slug ("a b", "a-b"): each file its own name.
+			base := strings.TrimSuffix(name, "-")
+			for k := i + 1; used[name] || strings.HasSuffix(name, "-"); k++ {
+				name = base + "-" + strconv.Itoa(k)
 			}
 		}
+		used[name] = true
 		figs = append(figs, timelineFigure(name, g))
 	}
 	return figs, notes

@@ -248,8 +248,11 @@ func TestTimelineEmptyCases(t *testing.T) {
 // WriteFiles may write.
 func TestTimelineNames(t *testing.T) {
 	r := profileResults(1, 60)
-	other := profileStep("sharded b", true, 0, 1, 60)
-	r.Steps = append(r.Steps, other)
+	// A second target, one whose name makes the same slug, one whose name
+	// makes none after one named like a number, and the first target under
+	// another profile.
+	r.Steps = append(r.Steps, profileStep("sharded b", true, 0, 1, 60), profileStep("sharded-b", true, 0, 1, 60),
+		profileStep("4", true, 0, 1, 60), profileStep("日本", true, 0, 1, 60), profileStep("sim", true, 0, 1, 70))
 	figs, _ := timelineOf(t, r)
 	var names []string
 	for _, f := range figs {
@@ -258,7 +261,7 @@ func TestTimelineNames(t *testing.T) {
 			t.Errorf("MayWrite refuses %s", f.Name)
 		}
 	}
-	if !slices.Equal(names, []string{"timeline-sim", "timeline-sharded-b"}) {
+	if !slices.Equal(names, []string{"timeline-sim", "timeline-sharded-b", "timeline-sharded-b-3", "timeline-4", "timeline-5", "timeline-sim-6"}) {
 		t.Errorf("names %v", names)
 	}
 }
