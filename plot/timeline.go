@@ -451,6 +451,17 @@ func timelineFigure(name string, g *tlGroup) Figure {
 			legend = append(legend, e)
 		}
 	}
+	// A p99 of zero or below has no place on a log axis: it is drawn at
+	// the axis's floor (its data keeps the value recorded).
+	if p99Axis(p99, p99s) {
+		for _, d := range all {
+			for _, seg := range d.s.p99.segs {
+				for i := range seg {
+					seg[i].Y = max(seg[i].Y, p99.Y.Min)
+				}
+			}
+		}
+	}
 	for _, pass := range []bool{false, true} {
 		for _, d := range all {
 			if d.first != pass {
@@ -488,7 +499,6 @@ func timelineFigure(name string, g *tlGroup) Figure {
 	calls.Y.Tick.Marker = humanTicks{}
 	conns.Y.Min, conns.Y.Max = 0, max(topConns, 1)*1.08
 	conns.Y.Tick.Marker = humanTicks{}
-	p99Axis(p99, p99s)
 
 	marks := make([]Mark, 0, len(g.phases))
 	for _, ph := range g.phases {
@@ -523,8 +533,8 @@ func timelineFigure(name string, g *tlGroup) Figure {
 
 // p99Axis scales the p99 panel: log when the values drawn spread over
 // more than logSpread, so a cold burst's spike and the steady state both
-// read; linear from zero otherwise.
-func p99Axis(p *gplot.Plot, ys []float64) {
+// read; linear from zero otherwise. It says whether the axis is log.
+func p99Axis(p *gplot.Plot, ys []float64) bool {
 	lo, hi := math.Inf(1), 0.0
 	for _, y := range ys {
 		if y > 0 {
@@ -534,17 +544,18 @@ func p99Axis(p *gplot.Plot, ys []float64) {
 	}
 	if hi <= 0 {
 		p.Y.Min, p.Y.Max = 0, 1
-		return
+		return false
 	}
 	if hi/lo > logSpread {
 		p.Y.Scale = gplot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}
 		p.Y.Label.Text = "p99 (ms, log)"
 		p.Y.Min, p.Y.Max = lo/1.3, hi*1.3
-		return
+		return true
 	}
-	p.Y.Min, p.Y.Max = 0, hi*1.08
+	p.Y.Min, p.Y.Max = min(0, slices.Min(ys))*1.08, hi*1.08
 	p.Y.Tick.Marker = humanTicks{}
+	return false
 }
 
 // subject is the "workload … on target" part of the title.

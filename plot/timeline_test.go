@@ -173,6 +173,26 @@ func TestTimelineGapsNotZeros(t *testing.T) {
 	}
 }
 
+// A p99 of zero or below on a log axis (the cold spike makes it log) is
+// drawn at the axis's floor, not a panic, and its data keeps the value.
+func TestTimelineP99AtOrBelowZero(t *testing.T) {
+	r := profileResults(1, 60)
+	zero, neg := 0.0, -1.0
+	r.Steps[0].Profile.Timeline.Intervals[30].P99MS = &zero
+	r.Steps[0].Profile.Timeline.Intervals[31].P99MS = &neg
+	figs, _ := timelineOf(t, r)
+	if err := figs[0].WritePNG(&bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := figs[0].WriteSVG(&bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	pts := seriesOf(figs[0].Data, "pool=20 minPool=0 cold trial 1", RoleTimelineP99).Points
+	if !slices.ContainsFunc(pts, func(p DataPoint) bool { return p.Y == -1 }) {
+		t.Error("the recorded -1 ms is not in the figure's data")
+	}
+}
+
 // A long timeline is drawn in at most 2 × timelineColumns points a
 // series, and a spike one interval wide survives the decimation.
 func TestTimelineDecimationKeepsSpikes(t *testing.T) {
