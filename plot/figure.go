@@ -43,9 +43,10 @@ const (
 )
 
 // AllFigures lists every figure name in the order they are drawn; the
-// open-loop ones (openloop.go) come last.
+// open-loop ones (openloop.go) come after the closed loop's, and the
+// profile steps' timeline (timeline.go) last.
 var AllFigures = []string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown,
-	FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}
+	FigOpenLatency, FigOpenAchieved, FigOpenPoolWait, FigTimeline}
 
 // pngDPI is the resolution of PNG output: 8in × 5in becomes 1200 × 750 px.
 const pngDPI = 150
@@ -58,10 +59,13 @@ type Figure struct {
 	Caption string        // one or two lines under the panels; may be empty
 	Panels  []*gplot.Plot // a nil panel is an empty tile
 	Cols    int           // panel columns; 0 means all panels in one row
-	Legend  []LegendEntry
-	Data    FigureData
-	Width   vg.Length // 0 means defaultWidth
-	Height  vg.Length // 0 means defaultHeight
+	// Align gives every panel's data area the same size and place in its
+	// tile, so that panels stacked over one axis share it exactly.
+	Align  bool
+	Legend []LegendEntry
+	Data   FigureData
+	Width  vg.Length // 0 means defaultWidth
+	Height vg.Length // 0 means defaultHeight
 }
 
 // LegendEntry is one line of a figure's legend.
@@ -172,6 +176,22 @@ func (f *Figure) Draw(c draw.Canvas) {
 	}
 	rows := (len(f.Panels) + cols - 1) / cols
 	tiles := draw.Tiles{Cols: cols, Rows: rows, PadX: vg.Points(14), PadY: vg.Points(10)}
+	if f.Align {
+		grid := make([][]*gplot.Plot, rows)
+		for i := range grid {
+			grid[i] = make([]*gplot.Plot, cols)
+		}
+		for i, p := range f.Panels {
+			grid[i/cols][i%cols] = p
+		}
+		cs := gplot.Align(grid, tiles, area)
+		for i, p := range f.Panels {
+			if p != nil {
+				p.Draw(cs[i/cols][i%cols])
+			}
+		}
+		return
+	}
 	for i, p := range f.Panels {
 		if p != nil { // an empty tile
 			p.Draw(tiles.At(area, i%cols, i/cols))
@@ -248,8 +268,9 @@ func CheckFiles(dir string, figs []Figure) error {
 
 // MayWrite says whether name is a file WriteFiles may write into a
 // directory: NAME.png or NAME.svg for every figure, A/B figure and the
-// steady figure, and for the pool grids of several series, whose names
-// come from the results (pool-grid-SERIES).
+// steady figure, and for the pool grids of several series and the
+// timelines of several targets, whose names come from the results
+// (pool-grid-SERIES, timeline-TARGET).
 func MayWrite(name string) bool {
 	base, ok := strings.CutSuffix(name, ".png")
 	if !ok {
@@ -258,7 +279,7 @@ func MayWrite(name string) bool {
 		}
 	}
 	return slices.Contains(AllFigures, base) || base == FigSteady || base == FigABThroughput || base == FigABDeltas ||
-		strings.HasPrefix(base, FigPoolGrid+"-")
+		strings.HasPrefix(base, FigPoolGrid+"-") || strings.HasPrefix(base, FigTimeline+"-")
 }
 
 // CheckNames refuses, before any input is read, an entry of dir at a name

@@ -44,7 +44,8 @@ type Options struct {
 // single target, no server telemetry, no open-loop steps) is left out and
 // the second return value says why, one note per figure. The closed-loop
 // figures leave open-loop steps out, with a note; the open-* figures draw
-// them.
+// them. Profile steps (sweep --profile) are drawn by the timeline figure
+// alone, from their records (timeline.go).
 func Figures(rs []*results.Results, a *analysis.Analysis, o Options) ([]Figure, []string, error) {
 	if a == nil {
 		return nil, nil, errors.New("figures: no analysis to draw")
@@ -62,10 +63,15 @@ func Figures(rs []*results.Results, a *analysis.Analysis, o Options) ([]Figure, 
 		return nil, nil, err
 	}
 	ofigs, onotes := openFigs(rs, a.Open, want, len(which) > 0)
+	tfigs, tnotes := timelineFigs(rs, want, len(which) > 0)
+	ofigs, onotes = append(ofigs, tfigs...), append(onotes, tnotes...)
 	curves := buildCurves(rs, a)
 	if len(curves) == 0 {
-		if openStepCount(rs) > 0 {
+		switch nOpen, nProfile := openStepCount(rs), profileStepCount(rs); {
+		case nOpen > 0 && nProfile == 0:
 			return ofigs, append([]string{"closed-loop figures: skipped: the results hold only open-loop steps (sweep --rate); the open-* figures draw them"}, onotes...), nil
+		case nProfile > 0:
+			return ofigs, append([]string{"closed-loop figures: skipped: the results hold no closed-loop steps; the timeline figure draws the profile steps (sweep --profile)"}, onotes...), nil
 		}
 		return nil, nil, ErrNoSteps
 	}

@@ -61,6 +61,9 @@ type runView struct {
 	Warnings []string
 	// OpenTable is the open-loop steps (sweep --rate); empty without.
 	OpenTable stepTable
+	// ProfileTable is the profile steps (sweep --profile), each with its
+	// summary; empty without.
+	ProfileTable stepTable
 	// HostTable is the pools per server (replica-set members, mongos),
 	// LagTable each secondary's replication lag; empty when the run has
 	// none.

@@ -86,6 +86,7 @@ func runViewOf(r *results.Results, multi bool) runView {
 	rv.HostTable = hostPoolTable(steps)
 	rv.LagTable = replicationTable(steps)
 	rv.OpenTable = openStepTable(r)
+	rv.ProfileTable = profileStepTable(r)
 	return rv
 }
 
@@ -229,7 +230,9 @@ func clientText(c results.ClientInfo) string {
 func closedSteps(r *results.Results) []*results.StepResult {
 	steps := make([]*results.StepResult, 0, len(r.Steps))
 	for i := range r.Steps {
-		if s := &r.Steps[i]; s.Mode != results.ModeOpen { // open ones: openStepTable
+		// Open-loop and profile steps have tables of their own
+		// (openStepTable, profileStepTable).
+		if s := &r.Steps[i]; s.Mode != results.ModeOpen && s.Mode != results.ModeProfile {
 			steps = append(steps, s)
 		}
 	}

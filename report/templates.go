@@ -123,6 +123,11 @@ code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overf
 <tr>{{range .OpenTable.Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .OpenTable.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>{{end}}
+{{if .ProfileTable.Rows}}<p class="note">Profile steps (sweep --profile): each step's summary from its timeline (see the timeline figure). Time to fill: until the pool first held what the load needed; first-second and worst p99: by intended start; time to steady: until throughput and p99 stayed within the steady state's interval; created, closed, clears: the pool's churn over the step. – where the step gave no evidence.</p>
+<div class="scroll"><table class="steps profile">
+<tr>{{range .ProfileTable.Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .ProfileTable.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>{{end}}
 {{if .HostTable.Rows}}<h4>Pools per host</h4>
 <p class="note">maxPoolSize is per client per host: the driver keeps one pool to each member or router it talks to. Role and open connections at the window's start; most in use, checkouts and pool wait in the window.</p>
 <div class="scroll"><table class="steps hosts">
@@ -236,6 +241,12 @@ Open loop (sweep --rate): latency from each call's intended start; uncorrected f
 {{row .OpenTable.Head}}
 |:---|{{range $i, $h := .OpenTable.Head}}{{if $i}}---:|{{end}}{{end}}
 {{range .OpenTable.Rows}}{{row .}}
+{{end}}{{end}}{{if .ProfileTable.Rows}}
+Profile steps (sweep --profile): each step's summary from its timeline (see the timeline figure). Time to fill: until the pool first held what the load needed; first-second and worst p99: by intended start; time to steady: until throughput and p99 stayed within the steady state's interval; created, closed, clears: the pool's churn over the step. – where the step gave no evidence.
+
+{{row .ProfileTable.Head}}
+|:---|{{range $i, $h := .ProfileTable.Head}}{{if $i}}---:|{{end}}{{end}}
+{{range .ProfileTable.Rows}}{{row .}}
 {{end}}{{end}}{{if .HostTable.Rows}}
 #### Pools per host
 

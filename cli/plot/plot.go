@@ -44,6 +44,8 @@ func NewCmdPlot(e *cmdutil.Env, runF func(context.Context, *Options) error) *cob
   open-latency         open loop (sweep --rate): corrected p50 and p99 against offered rate, per pool
   open-achieved        open loop: achieved against offered rate, with the diagonal
   open-pool-wait       open loop: share of the latency spent waiting for a connection, per pool
+  timeline             profile steps (sweep --profile): calls/s, p99 and connections against
+                       time, one colour per pool setting, the profile's phases marked
 A figure that does not apply to the results is skipped with a note.
 
 --steady [TARGET:]C[,trial] draws instead one step's batch series (steady.png/.svg): its
