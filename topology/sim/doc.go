@@ -138,8 +138,10 @@
 // reports such a connection created (ConnectionCreated) when it starts
 // and ready (ConnectionReady) d and a few loopback round trips later.
 // The driver's monitoring connection pays d too, so a client discovers
-// the server d after it starts, and its pools are ready (PoolReady) only
-// then.
+// the server d after it starts and its first operation waits that long.
+// The Go driver marks its pools ready (PoolReady) at once, so minPoolSize
+// starts filling meanwhile; the CMAP specification has a pool wait for the
+// server's first check.
 //
 // A driver opens at most maxConnecting = m connections at a time per pool
 // (2 by default in the Go, Java, Node, Python and C# drivers). So a cold
@@ -172,10 +174,11 @@
 //	the burst's p99     ≈ (k+1) · d/2 + s  (the calls near the worst are over 1%)
 //	backlog cleared     ≈ 2 · t_fill, the pool holding up to about 2N
 //
-// With N = 16, s = 100 ms and d = 50 ms (λ = 160/s): maxConnecting 2 fills
-// in 400 ms and the first second's p99 is about 325 ms; maxConnecting 16
-// fills in 50 ms and its p99 is about 150 ms; a pool kept at N by
-// minPoolSize (filled before the burst) answers in s. This holds while the pool may grow past N
+// With N = 16, s = 200 ms and d = 100 ms (λ = 80/s), on a client that
+// has discovered its server: maxConnecting 2 fills in 800 ms and the first
+// second's p99 is about 650 ms; maxConnecting 16 fills in 100 ms and its
+// p99 is about 300 ms; a pool kept at N by minPoolSize (filled before the
+// burst) answers in s. This holds while the pool may grow past N
 // (maxPoolSize above about 2N), and the server has the slots for the
 // calls the backlog sends at once. TestSetupLatencyFillTime and
 // TestSetupLatencyBurstP99 hold the Go driver to both.
