@@ -9,6 +9,7 @@
 package replydir
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -199,16 +200,16 @@ func loadFTDC(folder ftdc.Folder) (Host, error) {
 	if interim {
 		c, _, err := readFTDC(dir, ftdc.InterimFile, budget)
 		if errors.Is(err, ftdc.ErrOverBudget) {
-			h.Warnings = append(h.Warnings, leftOut("metrics.interim"))
+			h.Warnings = append(h.Warnings, leftOut(ftdc.InterimFile))
 		} else if err != nil {
 			return h, err
 		}
 		if c != nil {
 			if sample, err = c.Last(); err != nil {
-				return h, bad("metrics.interim", "%v", err)
+				return h, bad(ftdc.InterimFile, "%v", err)
 			}
 			h.SampledAt = lastTime(c)
-			h.Files = append(h.Files, "metrics.interim")
+			h.Files = append(h.Files, ftdc.InterimFile)
 		}
 	}
 	// The newest archive gives the metadata, and the sample when the
@@ -266,9 +267,11 @@ func lastTime(c *ftdc.Chunk) time.Time {
 func readFTDC(dir, name string, b *ftdc.Budget) (*ftdc.Chunk, bson.Raw, error) {
 	// Streamed: the reader bounds each document, and only the last chunk
 	// is kept, so a file of any length costs one document's memory.
-	f, err := os.Open(infile.In(dir, name))
+	// Opened as analyze --ftdc opens it: a regular file (not a FIFO or a
+	// device swapped in after the listing), within the folder's bound.
+	f, err := infile.Open(context.Background(), infile.In(dir, name), ftdc.MaxFolderBytes)
 	if err != nil {
-		return nil, nil, bad(name, "cannot read it: %v", errors.Unwrap(err))
+		return nil, nil, bad("", "%v", err)
 	}
 	defer f.Close()
 	r := ftdc.NewReader(f)
