@@ -158,7 +158,8 @@
 // fills its first 10 by the formula and the rest 10 s later, one pass per
 // 10.
 //
-// The first second of a burst on a cold, ready pool follows from it. Calls
+// The first second of a burst on a cold pool, of a client that has
+// discovered its server, follows from it. Calls
 // arrive at λ a second and each holds a connection for a service time s,
 // so the steady state needs N = λ·s connections. Every call that finds no
 // idle connection asks the pool for a new one, so while calls wait the
@@ -173,6 +174,8 @@
 //	worst checkout wait ≈ (k+1) · d/2      (at least d: the first call waits a setup)
 //	the burst's p99     ≈ (k+1) · d/2 + s  (the calls near the worst are over 1%)
 //	backlog cleared     ≈ 2 · t_fill, the pool holding up to about 2N
+//
+// (the last line is the model's alone: no test holds it).
 //
 // With N = 16, s = 200 ms and d = 100 ms (λ = 80/s), on a client that
 // has discovered its server: maxConnecting 2 fills in 800 ms and the first
