@@ -15,12 +15,11 @@ type HostView struct {
 	Process string
 	// Router: the host is sampled as a mongos router.
 	Router bool
-	// Role is "router", "replica-set primary", "replica-set secondary"
-	// (replSetGetStatus says so), "replica-set member" (hello names a set
-	// and this host is not its writable primary; hello does not say more
-	// among the fields poolsweep reads), or "standalone" (a mongod that
-	// reports no replica set).
-	Role string
+	// Role is the host's role as DecideRole gives it from the replies
+	// (hello or isMaster, connPoolStats, replSetGetStatus,
+	// getCmdLineOpts), and RoleEvidence why: "role unknown" when they do
+	// not say.
+	Role, RoleEvidence string
 	// SetName is the replica set's name, when the replies give one.
 	SetName string
 	// Version is serverStatus.version, else buildInfo.version.
@@ -40,30 +39,19 @@ type HostView struct {
 	Pools bool
 }
 
-// noServerStatus is the role of a host whose replies cannot decide it.
-const noServerStatus = "not decided (no hello, serverStatus or replSetGetStatus among its replies)"
-
-// routerOf decides from replies, as the sampler does from its own hello
-// (askRole), whether the host is a mongos: its hello or isMaster says
-// msg isdbgrid. Never from serverStatus.process, which on a Windows
-// service is the executable's path. Replies without a hello (an FTDC
-// folder) show a router by its connPoolStats, which only a mongos
-// collects there and which --save-replies asks of a router only.
-func routerOf(replies map[string]bson.Raw) bool {
-	for _, cmd := range []string{"hello", "isMaster"} {
-		if h, ok := replies[cmd]; ok && h != nil {
-			return isRouter(h)
-		}
-	}
-	return replies["connPoolStats"] != nil
-}
-
 // ViewHost reads one host's replies, keyed by command name (serverStatus,
 // hello or isMaster, buildInfo, hostInfo, replSetGetStatus,
-// connPoolStats), through the parsers the samplers use.
+// connPoolStats, getCmdLineOpts), through the parsers the samplers use.
 func ViewHost(replies map[string]bson.Raw) HostView {
 	snap := parseServerStatus(replies["serverStatus"], time.Time{})
-	v := HostView{Process: snap.process, Version: snap.version, Router: routerOf(replies)}
+	e := RoleEvidence{Hello: replies["hello"], ReplSetGetStatus: replies["replSetGetStatus"],
+		ConnPoolStats: replies["connPoolStats"], CmdLineOpts: replies["getCmdLineOpts"]}
+	if e.Hello == nil && replies["isMaster"] != nil {
+		e.Hello, e.IsMaster = replies["isMaster"], true
+	}
+	role := DecideRole(e)
+	v := HostView{Process: snap.process, Version: snap.version, Role: role.Role, RoleEvidence: role.Evidence,
+		SetName: role.SetName, Router: role.Role == RoleMongos}
 	if v.Version == "" {
 		v.Version = newReply("buildInfo", replies["buildInfo"]).str("version")
 	}
@@ -87,44 +75,6 @@ func ViewHost(replies map[string]bson.Raw) HostView {
 	if cps, ok := replies["connPoolStats"]; ok {
 		total, _ := parseConnPoolStats(cps)
 		v.Pools = total != nil
-	}
-	v.Role = "standalone"
-	switch {
-	case replies["serverStatus"] == nil && replies["hello"] == nil && replies["isMaster"] == nil && replies["replSetGetStatus"] == nil:
-		v.Role = noServerStatus
-	case v.Router:
-		v.Role = "router"
-	case replies["hello"] != nil || replies["isMaster"] != nil:
-		cmd := "hello"
-		if replies["hello"] == nil {
-			cmd = "isMaster"
-		}
-		hi := parseHello(cmd, replies[cmd])
-		if hi.setName == "" && replies["serverStatus"] == nil {
-			v.Role = noServerStatus
-		}
-		if hi.setName != "" {
-			v.SetName = hi.setName
-			v.Role = "replica-set member"
-			if hi.writablePrimary {
-				v.Role = "replica-set primary"
-			}
-		}
-	case replies["replSetGetStatus"] != nil:
-		for _, m := range parseReplSetGetStatus(replies["replSetGetStatus"]) {
-			if !m.self {
-				continue
-			}
-			v.SetName = newReply("replSetGetStatus", replies["replSetGetStatus"]).str("set")
-			switch m.state {
-			case "PRIMARY":
-				v.Role = "replica-set primary"
-			case "SECONDARY":
-				v.Role = "replica-set secondary"
-			default:
-				v.Role = "replica-set member"
-			}
-		}
 	}
 	return v
 }

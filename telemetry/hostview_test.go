@@ -22,8 +22,10 @@ func TestViewHostCorpus(t *testing.T) {
 		router  bool
 		check   func(HostView) bool
 	}{
-		// A real 7.0.14 standalone: tickets sized to the load, CPU times, cores.
-		{"7.0.14", map[string]string{"serverStatus": "serverStatus.mongod-7.0.14.json", "hostInfo": "hostInfo.mongod-7.0.14.json"}, "standalone", false,
+		// A real 7.0.14 standalone: tickets sized to the load, CPU times,
+		// cores. Nothing among these replies says it is a standalone (a
+		// member's serverStatus and hostInfo look alike): role unknown.
+		{"7.0.14", map[string]string{"serverStatus": "serverStatus.mongod-7.0.14.json", "hostInfo": "hostInfo.mongod-7.0.14.json"}, RoleUnknown, false,
 			func(v HostView) bool {
 				return v.TicketsRead && v.QueueRead && v.CPU && v.Cores && v.Latency && v.Version == "7.0.14"
 			}},
@@ -33,13 +35,13 @@ func TestViewHostCorpus(t *testing.T) {
 		// A real isMaster of a primary.
 		{"4.2 isMaster", map[string]string{"serverStatus": "serverStatus.mongod-4.2.8.json", "isMaster": "isMaster.mongod-replset-primary-4.2.json"}, "replica-set primary", false, nil},
 		// A router (the manual's 8.0 mongos): no tickets (its globalLock queue is 8.0+).
-		{"8.0 mongos", map[string]string{"serverStatus": "serverStatus.mongos-8.0.manual.json", "connPoolStats": "connPoolStats.mongos-8.0.manual.json"}, "router", true,
+		{"8.0 mongos", map[string]string{"serverStatus": "serverStatus.mongos-8.0.manual.json", "connPoolStats": "connPoolStats.mongos-8.0.manual.json"}, RoleMongos, true,
 			func(v HostView) bool { return !v.TicketsRead && !v.TicketsWrite && v.Pools }},
 		// 8.2 (from the manual): the establishment limiter's counts.
-		{"8.2", map[string]string{"serverStatus": "serverStatus.mongod-8.2.manual.json"}, "standalone", false,
+		{"8.2", map[string]string{"serverStatus": "serverStatus.mongod-8.2.manual.json"}, RoleUnknown, false,
 			func(v HostView) bool { return v.Establishment && v.TicketsRead }},
 		// 8.0.9, real: none of them.
-		{"8.0.9", map[string]string{"serverStatus": "serverStatus.mongod-8.0.9.json"}, "standalone", false,
+		{"8.0.9", map[string]string{"serverStatus": "serverStatus.mongod-8.0.9.json"}, RoleUnknown, false,
 			func(v HostView) bool { return !v.Establishment && v.TicketsRead && v.QueueRead }},
 	} {
 		v := ViewHost(load(tt.replies))

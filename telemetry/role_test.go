@@ -118,7 +118,7 @@ func TestViewHostRouterFromHello(t *testing.T) {
 		{"ftdc router", map[string]bson.Raw{"serverStatus": winMongos, "connPoolStats": raw(bson.D{{Key: "totalInUse", Value: int32(0)}})}, true},
 		{"ftdc mongod", map[string]bson.Raw{"serverStatus": raw(bson.D{{Key: "process", Value: `C:\mongodb\bin\mongod.exe`}})}, false},
 	} {
-		if got := ViewHost(tc.replies); got.Router != tc.router || (got.Role == "router") != tc.router {
+		if got := ViewHost(tc.replies); got.Router != tc.router || (got.Role == RoleMongos) != tc.router {
 			t.Errorf("%s: router %v role %q, want router %v", tc.name, got.Router, got.Role, tc.router)
 		}
 	}

@@ -190,7 +190,7 @@ func TestAnalyzeFTDCBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"analyze", run, "--ftdc", t.TempDir()}, "holds no metrics.* files"},
+		{[]string{"analyze", run, "--ftdc", t.TempDir()}, "holds no FTDC metric files"},
 		{[]string{"analyze", run, "--ftdc", run}, "is not a folder"},
 		{[]string{"analyze", run, "--ftdc", garbage}, "not a valid FTDC metric chunk"},
 		{[]string{"analyze", run, "--ftdc-replace"}, "--ftdc-replace: needs --ftdc"},

@@ -33,8 +33,11 @@ type repliesHostOut struct {
 	Process string     `json:"process"`
 	Router  bool       `json:"router"`
 	Role    string     `json:"role"`
-	SetName string     `json:"set_name,omitempty"`
-	Version string     `json:"version"`
+	// RoleEvidence says what decided Role (telemetry.DecideRole), in the
+	// words analyze --ftdc uses for the same folder.
+	RoleEvidence string `json:"role_evidence"`
+	SetName      string `json:"set_name,omitempty"`
+	Version      string `json:"version"`
 	// Paths: every read path (read-paths.txt) of the commands the folder
 	// has a reply to, with its value; Missing: the commands it has none of.
 	Paths   []pathValue       `json:"paths"`
@@ -84,7 +87,7 @@ func (o *Options) inspectReplies(e *cmdutil.Env) error {
 // them, each read path's value, the rules that can fire.
 func viewHost(h replydir.Host) repliesHostOut {
 	v := telemetry.ViewHost(h.Replies)
-	out := repliesHostOut{Name: h.Name, Files: h.Files, Process: v.Process, Router: v.Router, Role: v.Role, SetName: v.SetName, Version: v.Version}
+	out := repliesHostOut{Name: h.Name, Files: h.Files, Process: v.Process, Router: v.Router, Role: v.Role, RoleEvidence: v.RoleEvidence, SetName: v.SetName, Version: v.Version}
 	if !h.SampledAt.IsZero() {
 		t := h.SampledAt
 		out.Sampled = &t
@@ -176,6 +179,7 @@ func writeRepliesText(w io.Writer, rep repliesReport) error {
 		if h.SetName != "" {
 			role += " (set " + h.SetName + ")"
 		}
+		role += ": " + h.RoleEvidence
 		fmt.Fprintf(w, "role:     %s\n", printable(role))
 		ver := h.Version
 		if ver == "" {

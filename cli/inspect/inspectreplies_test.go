@@ -17,6 +17,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/corpus"
 	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/internal/replydir"
+	"github.com/poolsweep/poolsweep/telemetry"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
@@ -137,10 +138,10 @@ func TestInspectRepliesCorpus(t *testing.T) {
 	}
 	// The edited 7.0 isMaster of a router comes without a serverStatus:
 	// its msg isdbgrid decides a router, as the sampler's hello does.
-	if h := byName["mongos-7.0.edited"]; h.Role != "router" || !h.Router {
+	if h := byName["mongos-7.0.edited"]; h.Role != telemetry.RoleMongos || !h.Router {
 		t.Errorf("mongos-7.0.edited: role %q", h.Role)
 	}
-	if h := byName["mongos-8.0.manual"]; h.Role != "router" || !h.Router {
+	if h := byName["mongos-8.0.manual"]; h.Role != telemetry.RoleMongos || !h.Router {
 		t.Errorf("mongos-8.0.manual: role %q", h.Role)
 	}
 }

@@ -55,7 +55,9 @@ to SQL: its numbers are FerretDB's, not MongoDB's.
 
 With --sim SPEC it is poolsweep's calibrated simulator: a measuring instrument whose
 capacity is known by construction (slots / service time), standalone, a replica set or
-sharded. It is not a database. --listen HOST:0 (the default, 127.0.0.1:0) gives each of
+sharded. It is not a database. accept_cost=D in SPEC charges each new connection's setup
+to one acceptor per server, in turn; setup_latency=D is the setup each connection pays
+at once, in parallel (its handshake's and authentication's round trips). --listen HOST:0 (the default, 127.0.0.1:0) gives each of
 its servers a free port of its own on HOST. --listen HOST:PORT is a fixed base: the
 standalone on PORT; a replica set's members (rs=N) on PORT to PORT+N-1; routers=R on PORT
 to PORT+R-1 and then the shards' own servers on the next ports (shards=S: up to
@@ -68,6 +70,7 @@ is bad input naming --listen.`,
   poolsweep serve --postgresql-url 'postgres://user@127.0.0.1:5432/ferretdb?pool_max_conns=300'
   poolsweep serve --sim slots=8,service=2ms
   poolsweep serve --sim shards=3,slots=8,service=2ms,routers=2
+  poolsweep serve --sim slots=8,service=2ms,accept_cost=1ms,setup_latency=50ms
   poolsweep serve --sim slots=8,service=2ms --listen 127.0.0.1:27099
   poolsweep serve --sim rs=3,slots=4 --listen 127.0.0.1:27017   # members on 27017, 27018, 27019`,
 		Args: cmdutil.ArgsUsage(cobra.NoArgs),

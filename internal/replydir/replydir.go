@@ -1,12 +1,15 @@
 // Package replydir reads a folder of a server's replies for inspect
 // --replies: what inspect --save-replies wrote (one Extended JSON file per
 // reply, named like the corpus of real replies), or a server's own FTDC
-// folder (diagnostic.data), whose newest sample holds serverStatus and,
-// per process, replSetGetStatus or connPoolStats, and whose metadata holds
-// buildInfo and hostInfo. It reads and decodes; it judges nothing.
+// folder (diagnostic.data, its files chosen and bounded by
+// ftdc.ListFolder, as analyze --ftdc chooses them), whose newest sample
+// holds serverStatus and, per process, replSetGetStatus or connPoolStats,
+// and whose metadata holds buildInfo, hostInfo and getCmdLineOpts (a
+// role's evidence). It reads and decodes; it judges nothing.
 package replydir
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,8 +25,8 @@ import (
 	"github.com/poolsweep/poolsweep/internal/infile"
 )
 
-// Bounds: a folder is a bug report's attachment or one server's FTDC, not
-// an archive of everything.
+// Bounds: a folder of saved replies is a bug report's attachment, not an
+// archive of everything; an FTDC folder has ftdc.ListFolder's.
 const (
 	maxEntries   = 1000
 	maxReplySize = 16 << 20 // one saved reply (a BSON document's limit)
@@ -37,7 +40,8 @@ type Host struct {
 	// Files are the files read, by base name.
 	Files []string
 	// Replies by command (serverStatus, hello, isMaster, buildInfo,
-	// hostInfo, connPoolStats, listShards, replSetGetStatus).
+	// hostInfo, getCmdLineOpts, connPoolStats, listShards,
+	// replSetGetStatus).
 	Replies map[string]bson.Raw
 	// SampledAt is when the FTDC sample was taken (zero for saved replies).
 	SampledAt time.Time
@@ -71,7 +75,8 @@ func bad(file, format string, a ...any) error {
 	return &Error{File: file, Err: fmt.Errorf(format, a...)}
 }
 
-// Load reads dir: an FTDC folder when it holds metrics.* files, else the
+// Load reads dir: an FTDC folder when it holds a server's metric files
+// (ftdc.IsMetricFile), else the
 // saved replies in it (files named <command>.<process>[-<role>]-<version>.json;
 // other files are ignored). Subfolders are ignored.
 func Load(dir string) ([]Host, error) {
@@ -86,35 +91,36 @@ func Load(dir string) ([]Host, error) {
 	if err != nil {
 		return nil, bad("", "cannot list the folder: %v", errors.Unwrap(err))
 	}
+	// A server's FTDC folder is listed, selected and bounded as analyze
+	// --ftdc lists it (ftdc.ListFolder), so that both read the same files.
+	for _, e := range entries {
+		if ftdc.IsMetricFile(e.Name()) && e.Type().IsRegular() {
+			folder, err := ftdc.ListFolder(dir)
+			if err != nil {
+				return nil, bad("", "the folder %v", err)
+			}
+			h, err := loadFTDC(folder)
+			if err != nil {
+				return nil, err
+			}
+			return []Host{h}, nil
+		}
+	}
 	if len(entries) > maxEntries {
 		return nil, bad("", "%d entries, more than %d: point it at one server's replies", len(entries), maxEntries)
 	}
-	var ftdcFiles, replyFiles []string
+	var replyFiles []string
 	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		name := e.Name()
-		switch {
-		case strings.HasPrefix(name, "metrics."):
-			ftdcFiles = append(ftdcFiles, name)
-		case strings.HasSuffix(name, ".json"):
+		if name := e.Name(); e.Type().IsRegular() && strings.HasSuffix(name, ".json") {
 			if _, ok := corpus.ParseName(name); ok {
 				replyFiles = append(replyFiles, name)
 			}
 		}
 	}
-	switch {
-	case len(ftdcFiles) > 0:
-		h, err := loadFTDC(dir, ftdcFiles)
-		if err != nil {
-			return nil, err
-		}
-		return []Host{h}, nil
-	case len(replyFiles) > 0:
+	if len(replyFiles) > 0 {
 		return loadSaved(dir, replyFiles)
 	}
-	return nil, bad("", "holds neither saved replies (<command>.<process>-<version>.json) nor FTDC (metrics.*)")
+	return nil, bad("", "holds neither saved replies (<command>.<process>-<version>.json) nor FTDC (metrics.<time>-<counter> or metrics.interim)")
 }
 
 // loadSaved groups saved replies by process and version, one host each.
@@ -179,17 +185,12 @@ func readBounded(path string, limit int64) ([]byte, error) {
 // loadFTDC reads an FTDC folder's newest sample (metrics.interim holds the
 // samples not yet in an archive; else the newest archive's last chunk)
 // and its newest metadata.
-func loadFTDC(dir string, names []string) (Host, error) {
-	slices.Sort(names)
-	var archives []string
-	interim := false
-	for _, n := range names {
-		switch {
-		case n == "metrics.interim":
-			interim = true
-		case strings.HasPrefix(n, "metrics.") && len(n) > len("metrics.") && n[len("metrics.")] >= '0' && n[len("metrics.")] <= '9':
-			archives = append(archives, n)
-		}
+func loadFTDC(folder ftdc.Folder) (Host, error) {
+	dir := folder.Dir
+	archives := folder.Names
+	interim := folder.Interim()
+	if interim {
+		archives = archives[:len(archives)-1]
 	}
 	h := Host{Name: "ftdc", Replies: map[string]bson.Raw{}}
 	// One budget for the folder: memory follows the bytes of the chunks
@@ -197,18 +198,18 @@ func loadFTDC(dir string, names []string) (Host, error) {
 	budget := ftdc.NewBudget()
 	var sample bson.Raw
 	if interim {
-		c, _, err := readFTDC(dir, "metrics.interim", budget)
+		c, _, err := readFTDC(dir, ftdc.InterimFile, budget)
 		if errors.Is(err, ftdc.ErrOverBudget) {
-			h.Warnings = append(h.Warnings, leftOut("metrics.interim"))
+			h.Warnings = append(h.Warnings, leftOut(ftdc.InterimFile))
 		} else if err != nil {
 			return h, err
 		}
 		if c != nil {
 			if sample, err = c.Last(); err != nil {
-				return h, bad("metrics.interim", "%v", err)
+				return h, bad(ftdc.InterimFile, "%v", err)
 			}
 			h.SampledAt = lastTime(c)
-			h.Files = append(h.Files, "metrics.interim")
+			h.Files = append(h.Files, ftdc.InterimFile)
 		}
 	}
 	// The newest archive gives the metadata, and the sample when the
@@ -230,7 +231,9 @@ func loadFTDC(dir string, names []string) (Host, error) {
 			}
 			h.SampledAt = lastTime(c)
 		}
-		for _, cmd := range []string{"buildInfo", "hostInfo"} {
+		// getCmdLineOpts is the role's evidence when the samples hold
+		// neither replSetGetStatus nor connPoolStats (telemetry.DecideRole).
+		for _, cmd := range []string{"buildInfo", "hostInfo", "getCmdLineOpts"} {
 			if v, err := meta.LookupErr(cmd); err == nil {
 				if d, ok := v.DocumentOK(); ok {
 					h.Replies[cmd] = d
@@ -264,9 +267,11 @@ func lastTime(c *ftdc.Chunk) time.Time {
 func readFTDC(dir, name string, b *ftdc.Budget) (*ftdc.Chunk, bson.Raw, error) {
 	// Streamed: the reader bounds each document, and only the last chunk
 	// is kept, so a file of any length costs one document's memory.
-	f, err := os.Open(infile.In(dir, name))
+	// Opened as analyze --ftdc opens it: a regular file (not a FIFO or a
+	// device swapped in after the listing), within the folder's bound.
+	f, err := infile.Open(context.Background(), infile.In(dir, name), ftdc.MaxFolderBytes)
 	if err != nil {
-		return nil, nil, bad(name, "cannot read it: %v", errors.Unwrap(err))
+		return nil, nil, bad("", "%v", err)
 	}
 	defer f.Close()
 	r := ftdc.NewReader(f)

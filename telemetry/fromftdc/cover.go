@@ -95,7 +95,7 @@ func WindowTelemetry(caps []*Capture, w Window) (*results.ServerTelemetry, []Hos
 	var shards map[string]telemetry.HostSamples
 	sharded := false
 	for _, c := range caps {
-		sharded = sharded || c.Role == RoleRouter
+		sharded = sharded || c.Role == telemetry.RoleMongos
 	}
 	if sharded {
 		shards = map[string]telemetry.HostSamples{}
@@ -104,7 +104,7 @@ func WindowTelemetry(caps []*Capture, w Window) (*results.ServerTelemetry, []Hos
 	for _, c := range caps {
 		hc, h := c.coverage(w)
 		switch {
-		case !sharded || c.Role == RoleRouter:
+		case !sharded || c.Role == telemetry.RoleMongos:
 			all = all && hc.Covered
 			if hc.Covered {
 				hosts = append(hosts, h)
@@ -115,7 +115,7 @@ func WindowTelemetry(caps []*Capture, w Window) (*results.ServerTelemetry, []Hos
 			// A shard member whose capture does not cover the window may
 			// have been its primary: the shards' numbers would miss it.
 			all = false
-		case hc.Role != "shard primary" && hc.Role != "primary" && hc.Role != RoleStandalone: // a standalone shard is its own primary
+		case hc.Role != "shard primary" && hc.Role != "primary" && hc.Role != telemetry.RoleStandalone: // a standalone shard is its own primary
 			hc.LeftOut = "not its shard's primary throughout the window: the sampler samples each shard's primary only"
 		default:
 			name := c.setName()

@@ -23,15 +23,15 @@ func fakeCapture(t *testing.T, host, role, state string, opts bson.D) *Capture {
 		}
 		return b
 	}
-	c := &Capture{Folder: "/f/" + host, Host: host, Role: role, cmdLineOpts: raw(bson.D{{Key: "parsed", Value: opts}})}
+	c := &Capture{Folder: "/f/" + host, Host: host, Role: role, role: telemetry.HostRole{Role: role}, cmdLineOpts: raw(bson.D{{Key: "parsed", Value: opts}})}
 	for i := range 21 {
 		at := t0.Add(time.Duration(i) * time.Second)
 		r := telemetry.StatusReply{At: at, ServerStatus: raw(bson.D{{Key: "host", Value: host}, {Key: "uptimeMillis", Value: int64(1000 * (i + 1))},
 			{Key: "opcounters", Value: bson.D{{Key: "command", Value: int64(100 * i)}}}})}
 		switch role {
-		case RoleRouter:
+		case telemetry.RoleMongos:
 			r.ConnPoolStats = raw(bson.D{{Key: "totalInUse", Value: int32(3)}})
-		case RoleMember:
+		case telemetry.RoleMember:
 			r.ReplSetGetStatus = raw(bson.D{{Key: "members", Value: bson.A{bson.D{{Key: "name", Value: host}, {Key: "stateStr", Value: state}, {Key: "self", Value: true}}}}})
 		}
 		k := telemetry.ParseSample(r)
@@ -48,11 +48,11 @@ func TestPlacement(t *testing.T) {
 	shard := func(set string) bson.D {
 		return bson.D{{Key: "sharding", Value: bson.D{{Key: "clusterRole", Value: "shardsvr"}}}, {Key: "replication", Value: bson.D{{Key: "replSetName", Value: set}}}}
 	}
-	router := fakeCapture(t, "m1", RoleRouter, "", bson.D{{Key: "sharding", Value: bson.D{{Key: "configDB", Value: "cfg/c1:27019"}}}})
-	primary := fakeCapture(t, "s1a", RoleMember, "PRIMARY", shard("sh1"))
-	secondary := fakeCapture(t, "s1b", RoleMember, "SECONDARY", shard("sh1"))
-	config := fakeCapture(t, "c1", RoleMember, "PRIMARY", bson.D{{Key: "sharding", Value: bson.D{{Key: "clusterRole", Value: "configsvr"}}}})
-	short := fakeCapture(t, "s2a", RoleMember, "PRIMARY", shard("sh2"))
+	router := fakeCapture(t, "m1", telemetry.RoleMongos, "", bson.D{{Key: "sharding", Value: bson.D{{Key: "configDB", Value: "cfg/c1:27019"}}}})
+	primary := fakeCapture(t, "s1a", telemetry.RoleMember, "PRIMARY", shard("sh1"))
+	secondary := fakeCapture(t, "s1b", telemetry.RoleMember, "SECONDARY", shard("sh1"))
+	config := fakeCapture(t, "c1", telemetry.RoleMember, "PRIMARY", bson.D{{Key: "sharding", Value: bson.D{{Key: "clusterRole", Value: "configsvr"}}}})
+	short := fakeCapture(t, "s2a", telemetry.RoleMember, "PRIMARY", shard("sh2"))
 	short.points = short.points[:8]
 
 	// routers, a shard's primary and secondary, the config server
@@ -79,8 +79,8 @@ func TestPlacement(t *testing.T) {
 		t.Errorf("routers only: %+v", st)
 	}
 	// a replica set: every member is the step's host
-	rsPrimary := fakeCapture(t, "r1", RoleMember, "PRIMARY", bson.D{{Key: "replication", Value: bson.D{{Key: "replSetName", Value: "rs0"}}}})
-	rsSecondary := fakeCapture(t, "r2", RoleMember, "SECONDARY", bson.D{{Key: "replication", Value: bson.D{{Key: "replSetName", Value: "rs0"}}}})
+	rsPrimary := fakeCapture(t, "r1", telemetry.RoleMember, "PRIMARY", bson.D{{Key: "replication", Value: bson.D{{Key: "replSetName", Value: "rs0"}}}})
+	rsSecondary := fakeCapture(t, "r2", telemetry.RoleMember, "SECONDARY", bson.D{{Key: "replication", Value: bson.D{{Key: "replSetName", Value: "rs0"}}}})
 	st, covs = WindowTelemetry([]*Capture{rsPrimary, rsSecondary}, w)
 	if st == nil || len(st.Hosts) != 2 || st.ShardsSampled != nil || covs[0].Role != "primary" || covs[1].Role != "secondary" {
 		t.Fatalf("replica set: %+v %+v", st, covs)

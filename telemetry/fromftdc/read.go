@@ -6,8 +6,9 @@
 // the bound rules judge them as they judge the sampler's. A host whose
 // capture does not cover a window says why (cover.go).
 //
-// Reading is bounded: at most MaxFiles files and MaxFolderBytes bytes per
-// folder, each FTDC document and chunk within the ftdc reader's limits,
+// Reading is bounded: a folder's files are those ftdc.ListFolder selects
+// (the archives and the interim file, as a server names them), at most
+// ftdc.MaxFolderFiles files and ftdc.MaxFolderBytes bytes, each FTDC document and chunk within the ftdc reader's limits,
 // every chunk of a folder paid from one ftdc.Budget (memory follows the
 // bytes read, not the samples a chunk declares; a chunk past it is left
 // out with a warning), and only the samples inside some window are
@@ -19,11 +20,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -33,16 +31,9 @@ import (
 	"github.com/poolsweep/poolsweep/telemetry"
 )
 
-// Bounds on one folder. A server keeps 200 MB (250 MB from 5.0) of FTDC
-// in files of 10 MB (diagnosticDataCollectionDirectorySizeMB,
-// diagnosticDataCollectionFileSizeMB): a few dozen files.
-const (
-	MaxFiles             = 512
-	MaxFolderBytes int64 = 2 << 30
-	// MaxWarnings is how many left-out chunks a capture names; the rest
-	// are counted.
-	MaxWarnings = 10
-)
+// MaxWarnings is how many left-out chunks a capture names; the rest are
+// counted.
+const MaxWarnings = 10
 
 // Window is a step's measured window, on the load host's clock.
 type Window struct{ Start, End time.Time }
@@ -62,11 +53,12 @@ type Capture struct {
 	// Host is the server's own name for itself (serverStatus.host), as
 	// its samples give it; Version is serverStatus.version.
 	Host, Version string
-	// Role is what the host was (role.go) and RoleEvidence why that is
-	// known; Role is "role unknown" when the capture does not say.
+	// Role is what the host was (telemetry.DecideRole, role.go) and
+	// RoleEvidence why that is known; Role is "role unknown" when the
+	// capture does not say.
 	Role, RoleEvidence string
 	// First and Last are the oldest and newest sample's times; Samples
-	// counts them; Files the metrics.* files read.
+	// counts them; Files the metric files read (ftdc.ListFolder).
 	First, Last time.Time
 	Samples     int
 	Files       int
@@ -80,12 +72,16 @@ type Capture struct {
 	Warnings []string
 
 	hostInfo, cmdLineOpts bson.Raw
-	router, member        bool // the chunks hold connPoolStats / replSetGetStatus
-	points                []point
-	budget                *ftdc.Budget
+	role                  telemetry.HostRole
+	// newest is the last chunk read (in file order: the interim file's
+	// last, else the newest archive's), whose last sample is the role's
+	// evidence.
+	newest *ftdc.Chunk
+	points []point
+	budget *ftdc.Budget
 }
 
-// ReadFolders reads every folder's metrics.* files, keeping the samples
+// ReadFolders reads every folder's metric files, keeping the samples
 // that fall within tolerance of some window. Every error names the folder
 // or the file, never what the file holds.
 func ReadFolders(ctx context.Context, folders []string, windows []Window) ([]*Capture, error) {
@@ -107,13 +103,14 @@ func ReadFolders(ctx context.Context, folders []string, windows []Window) ([]*Ca
 
 // ReadFolder reads one host's diagnostic.data folder.
 func ReadFolder(ctx context.Context, dir string, windows []Window) (*Capture, error) {
-	files, err := metricFiles(dir)
+	folder, err := ftdc.ListFolder(dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
+	files := folder.Paths()
 	c := &Capture{Folder: dir, budget: ftdc.NewBudget()}
 	want := wanted(windows)
-	left := MaxFolderBytes
+	left := ftdc.MaxFolderBytes
 	for _, f := range files {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -126,56 +123,19 @@ func ReadFolder(ctx context.Context, dir string, windows []Window) (*Capture, er
 		c.Files++
 	}
 	if len(c.points) == 0 {
-		return nil, fmt.Errorf("%s: no FTDC samples in its metrics.* files", dir)
+		return nil, fmt.Errorf("%s: no FTDC samples in its metric files", dir)
 	}
 	// A folder's files are in time order by name; a sample out of order
 	// (a clock stepped back) is placed by its time.
 	sort.SliceStable(c.points, func(i, j int) bool { return c.points[i].at.Before(c.points[j].at) })
 	c.First, c.Last, c.Samples = c.points[0].at, c.points[len(c.points)-1].at, len(c.points)
-	c.Role, c.RoleEvidence = c.role()
+	var newest bson.Raw
+	if c.newest != nil {
+		newest, _ = c.newest.Last()
+	}
+	c.decideRole(newest)
+	c.newest = nil
 	return c, nil
-}
-
-// metricFiles lists a folder's metrics.* files in name order: the
-// archives by the time in their names, then metrics.interim.
-func metricFiles(dir string) ([]string, error) {
-	st, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", dir, errors.Unwrap(err))
-	case !st.IsDir():
-		return nil, fmt.Errorf("%s is not a folder (give a diagnostic.data folder)", dir)
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, errors.Unwrap(err))
-	}
-	var names []string
-	var total int64
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), "metrics.") || !e.Type().IsRegular() {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, e.Name()), errors.Unwrap(err))
-		}
-		total += info.Size()
-		names = append(names, e.Name())
-	}
-	switch {
-	case len(names) == 0:
-		return nil, fmt.Errorf("%s holds no metrics.* files (give a diagnostic.data folder)", dir)
-	case len(names) > MaxFiles:
-		return nil, fmt.Errorf("%s holds %d metrics.* files, more than the %d read", dir, len(names), MaxFiles)
-	case total > MaxFolderBytes:
-		return nil, fmt.Errorf("%s holds %d MiB of metrics.* files, more than the %d MiB read", dir, total>>20, MaxFolderBytes>>20)
-	}
-	slices.Sort(names)
-	for i, n := range names {
-		names[i] = infile.In(dir, n) // in the directory ReadDir listed
-	}
-	return names, nil
 }
 
 // countingReader counts the bytes read through it.
@@ -261,8 +221,7 @@ func (c *Capture) addChunk(data []byte, want func(time.Time) bool) error {
 		return errors.New("the folder holds the FTDC of more than one host (one folder per host)")
 	}
 	c.Host, c.Version = host, version
-	c.router = c.router || ftdc.Section(ref, "connPoolStats") != nil
-	c.member = c.member || ftdc.Section(ref, "replSetGetStatus") != nil
+	c.newest = ch
 	var uptime []int64
 	for _, m := range ch.Metrics {
 		if n := len(m.Path); n >= 2 && n <= 3 && m.Path[n-2] == "serverStatus" && m.Path[n-1] == "uptimeMillis" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/ftdc"
 	"github.com/poolsweep/poolsweep/internal/corpus"
+	"github.com/poolsweep/poolsweep/telemetry"
 )
 
 // Real captures (testdata/ftdc; its README says where each comes from),
@@ -110,7 +111,7 @@ func TestReal4212Window(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := caps[0]
-	if c.Host != "ip-10-0-0-192" || c.Version != "4.2.12" || c.Role != RoleStandalone || !c.First.Equal(first) || !c.Last.Equal(last) || c.Samples != len(ts) {
+	if c.Host != "ip-10-0-0-192" || c.Version != "4.2.12" || c.Role != telemetry.RoleStandalone || !c.First.Equal(first) || !c.Last.Equal(last) || c.Samples != len(ts) {
 		t.Fatalf("capture %s %s %s %s..%s %d samples; want the file's %s..%s, %d", c.Host, c.Version, c.Role, c.First, c.Last, c.Samples, first, last, len(ts))
 	}
 
@@ -155,10 +156,10 @@ func TestRealRoles(t *testing.T) {
 		file, host, role string
 		cpu              bool // extra_info has CPU times
 	}{
-		{"metrics-7.0.14", "e171d6d17411", RoleStandalone, true},
+		{"metrics-7.0.14", "e171d6d17411", telemetry.RoleStandalone, true},
 		// Windows reports no CPU times in extra_info
-		{"metrics-4.0.4-windows", "LPS-156814:48936", RoleStandalone, false},
-		{"metrics.interim-7.0.0-rc6", "byron-ThinkCentre-M910q", RoleUnknown, true},
+		{"metrics-4.0.4-windows", "LPS-156814:48936", telemetry.RoleStandalone, false},
+		{"metrics.interim-7.0.0-rc6", "byron-ThinkCentre-M910q", telemetry.RoleUnknown, true},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			ts, _ := metricSeries(t, tc.file, "serverStatus", "uptimeMillis")
@@ -190,21 +191,21 @@ func TestBadFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	garbage := t.TempDir()
-	if err := os.WriteFile(filepath.Join(garbage, "metrics.2021"), []byte("\x20\x00\x00\x00secret content here.............."), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(garbage, "metrics.2021-03-15T02-21-47Z-00000"), []byte("\x20\x00\x00\x00secret content here.............."), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	twice := folder(t, "metrics-7.0.14")
 	many := t.TempDir()
-	for i := range MaxFiles + 1 {
-		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("metrics.%05d", i)), nil, 0o644); err != nil {
+	for i := range ftdc.MaxFolderFiles + 1 {
+		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("metrics.2021-03-15T02-21-47Z-%05d", i)), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// a sparse file past the folder's cap: refused by its size, unread
 	huge := t.TempDir()
-	if f, err := os.Create(filepath.Join(huge, "metrics.2021")); err != nil {
+	if f, err := os.Create(filepath.Join(huge, "metrics.2021-03-15T02-21-47Z-00000")); err != nil {
 		t.Fatal(err)
-	} else if err := f.Truncate(MaxFolderBytes + 1); err != nil {
+	} else if err := f.Truncate(ftdc.MaxFolderBytes + 1); err != nil {
 		t.Fatal(err)
 	} else {
 		f.Close()
@@ -213,7 +214,7 @@ func TestBadFolders(t *testing.T) {
 		dirs []string
 		want string
 	}{
-		{[]string{empty}, "holds no metrics.* files"},
+		{[]string{empty}, "holds no FTDC metric files"},
 		{[]string{notDir}, "is not a folder"},
 		{[]string{filepath.Join(empty, "nope")}, "no such file"},
 		{[]string{garbage}, "not valid FTDC"},

@@ -3,51 +3,27 @@ package fromftdc
 import (
 	"slices"
 	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/poolsweep/poolsweep/ftdc"
+	"github.com/poolsweep/poolsweep/telemetry"
 )
 
-// Roles a capture can show.
-const (
-	RoleRouter     = "mongos"
-	RoleMember     = "replica-set member"
-	RoleStandalone = "standalone"
-	RoleUnknown    = "role unknown"
-)
-
-// role decides what the host was from what only that kind of process
-// collects or is started with, never from serverStatus.process (a Windows
-// service reports the exe's path, and a renamed binary anything): a mongos
-// alone collects connPoolStats and is started with sharding.configDB; a
-// mongod collects replSetGetStatus only when replication is on, when its
-// hello would name a set. A standalone is known only from its command line
-// (getCmdLineOpts, in the files' metadata): without it, the absence of
-// both collectors is not proof enough.
-func (c *Capture) role() (role, evidence string) {
-	configDB := c.opt("sharding", "configDB")
-	setName := c.opt("replication", "replSetName") != "" || c.opt("replication", "replSet") != ""
-	switch {
-	case c.router:
-		return RoleRouter, "its samples hold connPoolStats, which only a mongos collects"
-	case configDB != "":
-		return RoleRouter, "getCmdLineOpts sets sharding.configDB, an option only a mongos takes"
-	case c.member:
-		return RoleMember, "its samples hold replSetGetStatus, which a mongod collects only in a replica set" + c.clusterRole()
-	case setName:
-		return RoleMember, "getCmdLineOpts names a replica set" + c.clusterRole()
-	case c.cmdLineOpts != nil:
-		return RoleStandalone, "getCmdLineOpts names no replica set and no config servers, and its samples hold no replSetGetStatus"
+// decideRole decides what the host was with telemetry.DecideRole, from
+// what inspect --replies gives it for the same folder: the newest
+// sample's replSetGetStatus and connPoolStats (the interim file's last,
+// else the newest archive's), and the command line of the files'
+// metadata (getCmdLineOpts). So both commands say the same role for one
+// folder. newest is the last sample read, nil when none could be rebuilt.
+func (c *Capture) decideRole(newest bson.Raw) {
+	e := telemetry.RoleEvidence{CmdLineOpts: c.cmdLineOpts}
+	if newest != nil {
+		e.ReplSetGetStatus = ftdc.Section(newest, "replSetGetStatus")
+		e.ConnPoolStats = ftdc.Section(newest, "connPoolStats")
 	}
-	return RoleUnknown, "no getCmdLineOpts in its files, and neither replSetGetStatus nor connPoolStats in its samples"
-}
-
-// clusterRole is a member's sharding role, as its command line gives it.
-func (c *Capture) clusterRole() string {
-	switch c.opt("sharding", "clusterRole") {
-	case "shardsvr":
-		return " (sharding.clusterRole shardsvr: a shard)"
-	case "configsvr":
-		return " (sharding.clusterRole configsvr: the config servers)"
-	}
-	return ""
+	c.role = telemetry.DecideRole(e)
+	c.Role, c.RoleEvidence = c.role.Role, c.role.Evidence
 }
 
 // opt is a string option of the command line (getCmdLineOpts.parsed), ""
@@ -68,7 +44,7 @@ func (c *Capture) opt(path ...string) string {
 // state as its own replSetGetStatus gives it (its hello's), each state it
 // had in turn.
 func (c *Capture) windowRole(pts []point) string {
-	if c.Role != RoleMember {
+	if !c.role.Member() {
 		return c.Role
 	}
 	var states []string
@@ -82,7 +58,7 @@ func (c *Capture) windowRole(pts []point) string {
 		}
 	}
 	if len(states) == 0 {
-		return RoleMember
+		return telemetry.RoleMember
 	}
 	prefix := ""
 	if r := c.opt("sharding", "clusterRole"); r == "shardsvr" {

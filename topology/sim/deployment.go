@@ -412,12 +412,25 @@ func (f *frontend) serveConn(c net.Conn) {
 	if f.acceptor != nil && f.acceptor.run(f.d.ctx, f.d.sleeper, kindCommand, f.d.spec.AcceptCost) != nil {
 		return
 	}
+	// Connection setup latency (setup_latency): the handshake's round
+	// trips, paid by every connection on its own clock and never at the
+	// acceptor, so its first reply leaves no earlier than that after setup.
+	var ready time.Time
+	if d := f.d.spec.SetupLatency; d > 0 {
+		ready = time.Now().Add(d)
+	}
 	br := bufio.NewReaderSize(c, 32<<10)
 	var out []byte
 	for {
 		msg, err := readMessage(br)
 		if err != nil {
 			return
+		}
+		if !ready.IsZero() {
+			if f.d.sleeper.until(f.d.ctx, ready) != nil {
+				return
+			}
+			ready = time.Time{}
 		}
 		f.tel.bytesIn.Add(int64(len(msg)))
 		f.tel.numRequests.Add(1)

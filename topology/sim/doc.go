@@ -15,7 +15,7 @@
 //
 // # Starting one
 //
-//	spec, err := sim.ParseSpec("slots=8,service=2ms,conn_cost=20us,accept_cost=1ms,jitter=0.1")
+//	spec, err := sim.ParseSpec("slots=8,service=2ms,conn_cost=20us,accept_cost=1ms,setup_latency=50ms,jitter=0.1")
 //	d, err := sim.Start(ctx, spec) // listens on 127.0.0.1:0
 //	defer d.Close()
 //	uri := d.URI() // mongodb://127.0.0.1:port/ ; one host per router when sharded
@@ -119,6 +119,72 @@
 // connections.current and totalCreated; the acceptor is not in
 // serverStatus, and its cost is a wait, not CPU time, so extra_info does
 // not rise with it (a real server's CPU would).
+//
+// setup_latency=d is the rest of a connection's setup: the round trips a
+// real connection costs before its first operation, each a client's wait
+// that no other connection shares. Over a network with round trip r they
+// are about r for TCP's handshake, r (TLS 1.3) or 2r (TLS 1.2) for TLS,
+// r for the hello (which carries the first SCRAM step as speculative
+// authentication from 4.4) and r for SCRAM's saslContinue (3r without
+// speculative authentication), with the server's hashing of the
+// password, which runs on a thread per connection: so d ≈ 4r to 6r plus
+// that hashing for TLS and SCRAM, about 2r without either. The simulator
+// pays it once, at the connection's first request: after its acceptor
+// turn (accept_cost) a connection's first reply (the driver's hello) is
+// sent no earlier than d later, and nothing holds the acceptor meanwhile,
+// so any number of connections wait their d at once. The rest of the
+// handshake (the PLAIN conversation when the URI names a user) then
+// answers at loopback speed: d stands for all of it. A driver's pool
+// reports such a connection created (ConnectionCreated) when it starts
+// and ready (ConnectionReady) d and a few loopback round trips later.
+// The driver's monitoring connection pays d too, so a client discovers
+// the server d after it starts and its first operation waits that long.
+// The Go driver marks its pools ready (PoolReady) at once, so minPoolSize
+// starts filling meanwhile; the CMAP specification has a pool wait for the
+// server's first check.
+//
+// A driver opens at most maxConnecting = m connections at a time per pool
+// (2 by default in the Go, Java, Node, Python and C# drivers). So a cold
+// pool that must hold N connections, with a = accept_cost, fills in about
+//
+//	t_fill ≈ ⌈N/m⌉ · (d + a)     when m·a ≤ d + a (the round trips bound it)
+//	t_fill ≈ N · a               when m·a > d + a (the acceptor bounds it)
+//
+// counted from the pool's PoolReady (minPoolSize N) or its first
+// ConnectionCreated (N calls at once that each hold a connection); with
+// a > 0 each batch of m is staggered by a, so the first form is about
+// (m-1)·a short. The Go driver asks for at most 10 connections per pass of
+// its pool maintenance, and passes every 10 s: minPoolSize N above 10
+// fills its first 10 by the formula and the rest 10 s later, one pass per
+// 10.
+//
+// The first second of a burst on a cold pool, of a client that has
+// discovered its server, follows from it. Calls
+// arrive at λ a second and each holds a connection for a service time s,
+// so the steady state needs N = λ·s connections. Every call that finds no
+// idle connection asks the pool for a new one, so while calls wait the
+// pool grows by m connections per d (a = 0) and, until maxPoolSize,
+// overshoots: calls keep waiting after it holds N, and the backlog they
+// built is served by the connections opened meanwhile. Checkouts are
+// served first come, first served, so with the pool's capacity rising as
+// m·t/(d·s) the call that arrives at t_fill/2 waits longest, t_fill/2
+// (a call arriving at t is served at √(2·t_fill·t)); the pool steps in
+// batches, which adds d/2. So, for k = ⌈N/m⌉,
+//
+//	worst checkout wait ≈ (k+1) · d/2      (at least d: the first call waits a setup)
+//	the burst's p99     ≈ (k+1) · d/2 + s  (the calls near the worst are over 1%)
+//	backlog cleared     ≈ 2 · t_fill, the pool holding up to about 2N
+//
+// (the last line is the model's alone: no test holds it).
+//
+// With N = 16, s = 200 ms and d = 100 ms (λ = 80/s), on a client that
+// has discovered its server: maxConnecting 2 fills in 800 ms and the first
+// second's p99 is about 650 ms; maxConnecting 16 fills in 100 ms and its
+// p99 is about 300 ms; a pool kept at N by minPoolSize (filled before the
+// burst) answers in s. This holds while the pool may grow past N
+// (maxPoolSize above about 2N), and the server has the slots for the
+// calls the backlog sends at once. TestSetupLatencyFillTime and
+// TestSetupLatencyBurstP99 hold the Go driver to both.
 //
 // # Connection admission (8.2)
 //

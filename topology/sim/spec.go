@@ -45,7 +45,11 @@ const (
 	maxRouters  = 16
 	maxService  = 10 * time.Second
 	maxConnCost = time.Second
-	maxCores    = 4096
+	// maxSetupLatency stays well under the drivers' connectTimeoutMS (30 s
+	// by default), which bounds a real handshake: a longer setup fails
+	// rather than waits.
+	maxSetupLatency = 10 * time.Second
+	maxCores        = 4096
 	// maxMembers is a replica set's largest size: 7 voting members, as a
 	// real set allows.
 	maxMembers  = 7
@@ -92,6 +96,16 @@ type Spec struct {
 	// connection storm has a known answer (see "Connection setup" in the
 	// package documentation). 0 means free.
 	AcceptCost time.Duration
+	// SetupLatency is the time each new connection's setup takes apart
+	// from the server's serial acceptor: the round trips a real connection
+	// costs before it can carry an operation (TCP's, TLS's, the hello and
+	// the authentication conversation's) and the server's work for them
+	// that does not queue. Every connection pays it at once, in parallel
+	// with the others: its first request is answered SetupLatency after
+	// the acceptor has set it up, so a driver opening maxConnecting
+	// connections at a time fills a pool at a known pace (see "Connection
+	// setup" in the package documentation). 0 means none.
+	SetupLatency time.Duration
 	// Jitter is the relative half-width of uniform noise on the service time,
 	// in [0, 1]: 0.1 means each op takes service·U(0.9, 1.1).
 	Jitter float64
@@ -162,7 +176,7 @@ func (s Spec) Sharded() bool { return s.Shards > 0 }
 func (s Spec) ReplicaSet() bool { return s.Members > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "cores", "version", "os"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "setup_latency", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "cores", "version", "os"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -173,7 +187,8 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // router_slots=64, router_cost=50us. Router keys without shards are refused
 // because they would silently do nothing. cores=N sets the core count
 // hostInfo reports (default: this machine's). accept_cost=D (default 0s)
-// is the setup time of each new connection. read_slots=N and write_slots=N
+// is the serial setup time of each new connection, setup_latency=D
+// (default 0s) the latency each pays in parallel. read_slots=N and write_slots=N
 // size the read and write pools apart (slots=N is both). scan_service=D,
 // agg_service=D and write_service=D cost scans, aggregations and writes
 // apart (default: service), examined_cost=D adds D per document examined
@@ -256,7 +271,7 @@ type dependentKey struct {
 // server's keys, the routers', and the host's.
 func (s *Spec) field(key string) any {
 	return map[string]any{
-		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "scan_service": &s.ScanService, "agg_service": &s.AggService, "write_service": &s.WriteService, "examined_cost": &s.ExaminedCost, "conn_cost": &s.ConnCost, "accept_cost": &s.AcceptCost, "jitter": &s.Jitter,
+		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "scan_service": &s.ScanService, "agg_service": &s.AggService, "write_service": &s.WriteService, "examined_cost": &s.ExaminedCost, "conn_cost": &s.ConnCost, "accept_cost": &s.AcceptCost, "setup_latency": &s.SetupLatency, "jitter": &s.Jitter,
 		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost,
 		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
 		"ingress_rate": &s.IngressRate, "ingress_burst": &s.IngressBurst, "ingress_queue": &s.IngressQueue,
@@ -355,7 +370,7 @@ func (s Spec) Validate() error {
 		span("service", s.Service, maxService), span("scan_service", s.ScanService, maxService),
 		span("agg_service", s.AggService, maxService), span("write_service", s.WriteService, maxService),
 		span("examined_cost", s.ExaminedCost, maxConnCost), span("conn_cost", s.ConnCost, maxConnCost),
-		span("accept_cost", s.AcceptCost, maxConnCost), jitter(),
+		span("accept_cost", s.AcceptCost, maxConnCost), span("setup_latency", s.SetupLatency, maxSetupLatency), jitter(),
 		count("read_slots", s.ReadSlots, 0, maxSlots), count("write_slots", s.WriteSlots, 0, maxSlots),
 		count("cores", s.Cores, 0, maxCores)); err != nil {
 		return err
@@ -447,6 +462,9 @@ func (s Spec) String() string {
 	if s.AcceptCost > 0 {
 		// Only when set, so specs that leave it out print as before.
 		parts = append(parts, "accept_cost="+fmtDuration(s.AcceptCost))
+	}
+	if s.SetupLatency > 0 {
+		parts = append(parts, "setup_latency="+fmtDuration(s.SetupLatency))
 	}
 	parts = append(parts, "jitter="+strconv.FormatFloat(s.Jitter, 'g', -1, 64))
 	if s.Sharded() {
