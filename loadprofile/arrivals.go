@@ -59,6 +59,7 @@ type cursor struct {
 	i     int           // the phase the last value fell in
 	base  float64       // Λ at that phase's start
 	start time.Duration // that phase's start
+	last  time.Duration // the last value's time, from that phase's start
 }
 
 // at is the first t where Λ(t) reaches c, and false past the end.
@@ -70,10 +71,12 @@ func (c *cursor) at(v float64) (time.Duration, bool) {
 		ph := &c.p.Phases[c.i]
 		in := ph.cumAt(ph.Duration)
 		if v <= c.base+in && in > 0 {
-			return c.start + ph.invert(v-c.base), true
+			c.last = ph.invert(v-c.base, c.last)
+			return c.start + c.last, true
 		}
 		c.base += in
 		c.start += ph.Duration
+		c.last = 0
 		c.i++
 	}
 	// Rounding put v a hair past the last phase's sum: the end itself.

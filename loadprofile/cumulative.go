@@ -80,13 +80,15 @@ func traceCum(pts []Point) []float64 {
 }
 
 // invert is the first t in [0, Duration] where the phase's Λ reaches
-// c, for 0 < c ≤ cumAt(Duration): where the calls due reach c.
-func (ph *Phase) invert(c float64) time.Duration {
+// c, for 0 < c ≤ cumAt(Duration): where the calls due reach c. after is
+// a time known to be no later (the arrival before, or 0), where a sine's
+// search starts.
+func (ph *Phase) invert(c float64, after time.Duration) time.Duration {
 	d := ph.Duration
 	secs := func(s float64) time.Duration {
-		// Rounded up to the nanosecond: an arrival is never due before Λ
-		// has reached its value.
-		t := time.Duration(math.Ceil(s * 1e9))
+		// To the nearest nanosecond: rounding up would put an exact
+		// arrival (67/2000 s) a nanosecond late from the float's last bit.
+		t := time.Duration(math.Round(s * 1e9))
 		return min(max(t, 0), d)
 	}
 	switch ph.Kind {
@@ -115,21 +117,63 @@ func (ph *Phase) invert(c float64) time.Duration {
 		}
 		pt := ph.Trace[lo]
 		if lo+1 < len(ph.Trace) && pt.Rate > 0 {
-			t := pt.At + time.Duration(math.Ceil((c-cum[lo])/pt.Rate*1e9))
+			t := pt.At + time.Duration(math.Round((c-cum[lo])/pt.Rate*1e9))
 			return min(max(t, pt.At), ph.Trace[lo+1].At)
 		}
 		return pt.At
+	case KindSine:
+		return ph.invertSine(c, after.Seconds())
 	}
-	// A sine (and any shape without a closed-form inverse): bisection on
-	// the nanosecond, Λ being non-decreasing.
-	lo, hi := time.Duration(0), d
-	for lo < hi {
-		m := lo + (hi-lo)/2
-		if ph.cumAt(m) >= c {
-			hi = m
+	return 0
+}
+
+// invertSine is invert for a sine, which has no closed-form inverse:
+// whole periods first (each holds mid·PERIOD calls), then Newton's
+// method from the arrival before, kept inside a shrinking bracket and
+// bisecting where a step would leave it (the rate is 0 at the troughs of
+// a sine from 0). Arrivals close together converge in a step or two; 100
+// steps is a bound the bisection alone meets (2 periods to 0.5 ns).
+func (ph *Phase) invertSine(c, after float64) time.Duration {
+	d, p := ph.Duration.Seconds(), ph.Period.Seconds()
+	mid, amp := (ph.From+ph.To)/2, (ph.To-ph.From)/2
+	w := 2 * math.Pi / p
+	lam := func(s float64) float64 { return mid*s + amp*(1-math.Cos(w*s))/w }
+	lo := min(math.Floor(c/(mid*p))*p, d)
+	hi := min(lo+p, d)
+	lo = max(lo-p, 0, min(after, hi)) // a period back: a float's last bit may put c just before lo
+	x := lo
+	if r := mid + amp*math.Sin(w*lo); r > 0 {
+		x = min(lo+(c-lam(lo))/r, hi)
+	}
+	for range 100 {
+		f := lam(x) - c
+		if f >= 0 {
+			hi = x
 		} else {
-			lo = m + 1
+			lo = x
 		}
+		if hi-lo < 0.5e-9 || f == 0 {
+			break
+		}
+		nx := x - f/(mid+amp*math.Sin(w*x))
+		if !(nx > lo && nx < hi) {
+			nx = lo + (hi-lo)/2
+		}
+		if math.Abs(nx-x) < 1e-10 {
+			x = nx
+			break
+		}
+		x = nx
 	}
-	return lo
+	// The first nanosecond where Λ reaches c, whichever way the search
+	// came: the same arrival for every client and hint.
+	at := func(ns int64) float64 { return lam(float64(ns) / 1e9) }
+	t := int64(math.Floor(x * 1e9))
+	for i := 0; i < 16 && t > 0 && at(t-1) >= c; i++ {
+		t--
+	}
+	for i := 0; i < 16 && at(t) < c; i++ {
+		t++
+	}
+	return min(max(time.Duration(t), 0), ph.Duration)
 }
