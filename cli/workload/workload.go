@@ -20,6 +20,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/loadprofile"
 	"github.com/poolsweep/poolsweep/querylog"
 	"github.com/poolsweep/poolsweep/workload/derive"
 	"github.com/poolsweep/poolsweep/workload/shapes"
@@ -49,6 +50,7 @@ observed of it (docs/workload-file.md). sweep --workload-file replays such a fil
 	cmdutil.TextVarP(f, &o.out, "out", "o", "", "a file, written through outfile", nil, "from-log: the workload file to write (default: standard output)")
 	cmdutil.ChoiceVar(f, &o.format, "format", "yaml", []string{"yaml", "json"}, false, "from-log: yaml (the workload file) or json (the derived shapes with their shares)")
 	cmdutil.TextVar(f, &o.app, "app", "", "an appName", nil, "from-log: keep only the operations of this appName (the client's application name)")
+	cmdutil.TextVar(f, &o.rateTrace, "rate-trace", "", "a file, written through outfile", nil, "from-log: also write the kept operations' arrivals per second as a rate trace (CSV t_s,rate) for sweep --profile trace:FILE")
 	// Cobra merges a command's persistent flags into its Flags() only when
 	// it parses them; merged now, they are in Flags() for whoever walks
 	// them (the hostile-value tests).
@@ -63,6 +65,8 @@ type Options struct {
 	out    string
 	format string
 	app    string
+	// rateTrace is the rate trace's file (--rate-trace), "" for none.
+	rateTrace string
 }
 
 func newFromLogCmd(e *cmdutil.Env, o *Options, runF func(context.Context, *Options) error) *cobra.Command {
@@ -142,6 +146,19 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 			return err
 		}
 	}
+	if o.rateTrace != "" {
+		if err := outfile.Check(o.rateTrace); err != nil {
+			return errext.Usagef("--rate-trace: %w", err)
+		}
+		ins := cmdutil.FileArgs("log", args)
+		if o.out != "" {
+			// Two outputs in one file: the second would replace the first.
+			ins = append(ins, outfile.Input{What: "-o", Path: o.out})
+		}
+		if err := cmdutil.NotInput("--rate-trace", o.rateTrace, ins); err != nil {
+			return err
+		}
+	}
 	for i, a := range args {
 		for _, b := range args[:i] {
 			if cmdutil.SameFile(a, b) {
@@ -150,7 +167,21 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		}
 	}
 	b := derive.NewBuilder()
-	rep, err := querylog.Read(ctx, args, querylog.Options{App: o.app}, b.Add)
+	emit := b.Add
+	var trace *rateTrace
+	if o.rateTrace != "" {
+		// The operations the workload keeps, and only those: what b.Add
+		// leaves out is not counted.
+		trace = newRateTrace()
+		emit = func(op *querylog.Op) error {
+			if err := b.Add(op); err != nil {
+				return err
+			}
+			trace.add(op)
+			return nil
+		}
+	}
+	rep, err := querylog.Read(ctx, args, querylog.Options{App: o.app}, emit)
 	if rep != nil {
 		printWarnings(e.Stderr, rep)
 	}
@@ -160,10 +191,26 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		}
 		return cmdutil.InputError(ctx, err)
 	}
+	if trace != nil {
+		if err := trace.check(rep.Format); err != nil {
+			return errext.Usagef("--rate-trace: %w", err)
+		}
+	}
 	f := b.File(rep, o.app)
 	data, err := encodeWorkload(f, o.format)
 	if err != nil {
 		return fmt.Errorf("workload file: %w", err)
+	}
+	if trace != nil {
+		// Without -o the workload file is standard output: the trace's
+		// lines go to standard error, beside the warnings.
+		w := e.Stdout
+		if o.out == "" {
+			w = e.Stderr
+		}
+		if err := writeTrace(w, o.rateTrace, trace, rep); err != nil {
+			return err
+		}
 	}
 	if o.out == "" {
 		_, err := e.Stdout.Write(data)
@@ -176,6 +223,24 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		return err
 	}
 	printShapes(e.Stdout, o.out, f)
+	return nil
+}
+
+// writeTrace writes the rate trace to path and says on w what it counts
+// and what it cannot see.
+func writeTrace(w io.Writer, path string, trace *rateTrace, rep *querylog.Report) error {
+	pts := trace.points()
+	if err := outfile.Write(path, func(w io.Writer) error { return loadprofile.WriteTrace(w, pts) }); err != nil {
+		if errors.Is(err, outfile.ErrNotRegular) {
+			return errext.Usagef("--rate-trace: %w", err)
+		}
+		return err
+	}
+	fmt.Fprintf(w, "%s: rate trace (sweep --profile trace:%s)\n", short(path), short(path))
+	for _, n := range trace.notes(rep, pts) {
+		text := textfmt.Wrap(cmdutil.SafeLine(n), 100)
+		fmt.Fprintln(w, strings.Replace(textfmt.Indent(text, "        "), "        ", "  note: ", 1))
+	}
 	return nil
 }
 
