@@ -71,7 +71,7 @@ type Options struct {
 
 func newFromLogCmd(e *cmdutil.Env, o *Options, runF func(context.Context, *Options) error) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "from-log FILE… [-o WORKLOAD] [--format yaml|json] [--app NAME]",
+		Use:   "from-log FILE… [-o WORKLOAD] [--format yaml|json] [--app NAME] [--rate-trace CSV]",
 		Short: "Derive a workload file from mongod logs, a system.profile export or $queryStats output",
 		Long: `from-log reads what a deployment ran and writes a workload file: the query shapes as
 $queryStats makes them (the command with its values replaced by their types: the
@@ -102,6 +102,14 @@ redactClientLogData are known only by their types; what the inserts' lines held 
 documents. A log of slow operations only is still read, and says so. To log every
 operation for a while: db.setProfilingLevel(0, {slowms: 0}), and set it back afterwards.
 
+--rate-trace FILE also writes the operations' arrivals per second as a rate trace (CSV
+t_s,rate) for sweep --profile trace:FILE: the operations the workload file keeps, each at
+the second it started (its logged time less its duration), scaled by 1/rate where the
+log says a sample rate below 1. Unless the log was written at slowms 0, it is a lower
+bound of the arrivals (mongod logs only operations slower than slowms); its notes say
+so. $queryStats output has no times; logs spanning more than 24 h are refused
+(docs/profiles.md).
+
 Without -o the workload file (YAML) goes to standard output; --format json writes the
 derived shapes, each with its share, as JSON instead. --app NAME keeps only the
 operations of that appName. Lines that cannot be read, and operations a workload file
@@ -113,10 +121,11 @@ file holds is quoted. Up to 32 lines before a file's first JSON line (a wrapper'
 4 MiB), all files together may hold 8 GiB, and a file that grows while read is read to
 its size when opened.
 
-Exit status: 0 done; 1 the file could not be written; 2 bad input: a flag, a path, a
+Exit status: 0 done; 1 a file could not be written; 2 bad input: a flag, a path, a
 file that is not one of the formats, or inputs with no operation of a workload.`,
 		Example: `  poolsweep workload from-log /var/log/mongodb/mongod.log -o shop.yaml
   poolsweep workload from-log mongod.log mongod.log.1.gz --app checkout -o checkout.yaml
+  poolsweep workload from-log mongod.log -o shop.yaml --rate-trace shop-rate.csv
   poolsweep workload from-log mongod.log --format json | jq '.shapes[] | {name, share}'
   mongoexport -d shop -c system.profile -o profile.json && poolsweep workload from-log profile.json
   mongosh --quiet --eval 'db.getSiblingDB("admin").aggregate([{$queryStats: {}}]).forEach(d => print(EJSON.stringify(d)))' > qs.json
