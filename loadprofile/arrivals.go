@@ -3,6 +3,7 @@ package loadprofile
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/poolsweep/poolsweep/results"
@@ -40,7 +41,16 @@ func (p Profile) Arrivals(kind string, k, n int, seed uint64) Schedule {
 	if n < 1 || k < 0 || k >= n {
 		panic(fmt.Sprintf("loadprofile: client %d of %d", k, n))
 	}
-	c := &cursor{p: &p, end: p.Calls()}
+	// A private copy of the phases, each trace's cumulative rate filled:
+	// the n clients' schedules run on n goroutines, and a profile built
+	// by hand (not by Parse) would otherwise fill it as each reads it.
+	own := Profile{Spec: p.Spec, Phases: slices.Clone(p.Phases)}
+	for i := range own.Phases {
+		if ph := &own.Phases[i]; ph.Kind == KindTrace && len(ph.cum) != len(ph.Trace) {
+			ph.cum = traceCum(ph.Trace)
+		}
+	}
+	c := &cursor{p: &own, end: own.Calls()}
 	switch kind {
 	case results.ArrivalsUniform:
 		return &uniform{c: c, first: float64(k + 1), every: float64(n)}

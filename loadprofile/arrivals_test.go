@@ -217,3 +217,32 @@ func BenchmarkNext(b *testing.B) {
 		}
 	}
 }
+
+// TestArrivalsConcurrent: the clients' schedules of one profile, built
+// by hand rather than by Parse, run on goroutines of their own and give
+// what they give one at a time (go test -race checks they share nothing
+// they write).
+func TestArrivalsConcurrent(t *testing.T) {
+	byHand := func() Profile {
+		return Profile{Phases: []Phase{{Kind: KindTrace, Duration: 8 * time.Second, Trace: testTraces["t.csv"]}, {Kind: KindRate, From: 50, To: 50, Duration: time.Second}}}
+	}
+	const n = 4
+	want := make([][]time.Duration, n)
+	for k := range n {
+		want[k] = all(t, byHand().Arrivals(results.ArrivalsUniform, k, n, 0))
+	}
+	p := byHand()
+	got := make([][]time.Duration, n)
+	done := make(chan int)
+	for k := range n {
+		go func() { got[k] = all(t, p.Arrivals(results.ArrivalsUniform, k, n, 0)); done <- k }()
+	}
+	for range n {
+		<-done
+	}
+	for k := range n {
+		if !slices.Equal(got[k], want[k]) || len(got[k]) != 650/n && len(got[k]) != 650/n+1 {
+			t.Errorf("client %d: %d arrivals concurrently, %d alone", k, len(got[k]), len(want[k]))
+		}
+	}
+}

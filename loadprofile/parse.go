@@ -69,6 +69,7 @@ func parse(spec string, readTrace TraceReader) (Profile, error) {
 	for i, part := range parts {
 		part = strings.TrimSpace(part)
 		kind, _, _ := strings.Cut(part, ":")
+		kind = strings.TrimSpace(kind)
 		ph, err := parsePhase(part, readTrace)
 		if err != nil {
 			if isKind(kind) {
@@ -113,11 +114,15 @@ func parsePhase(part string, readTrace TraceReader) (Phase, error) {
 		return Phase{}, errors.New("empty (two commas, or one at an end)")
 	}
 	kind, rest, _ := strings.Cut(part, ":")
+	kind = strings.TrimSpace(kind)
 	if kind == KindTrace {
 		// A file's name may hold colons: all after "trace:" is the name.
-		return tracePhase(rest, readTrace)
+		return tracePhase(strings.TrimSpace(rest), readTrace)
 	}
 	f := strings.Split(part, ":")
+	for i := range f {
+		f[i] = strings.TrimSpace(f[i]) // "rate: 2000 : 60s" is rate:2000:60s
+	}
 	want := map[string]int{KindIdle: 2, KindRate: 3, KindRamp: 4, KindSine: 5}[kind]
 	if want == 0 {
 		return Phase{}, fmt.Errorf("%s is not %s", textfmt.Token(part), grammar)
@@ -209,6 +214,9 @@ func tracePhase(path string, readTrace TraceReader) (Phase, error) {
 	}
 	ph := Phase{Kind: KindTrace, Source: path, Trace: pts, Duration: pts[len(pts)-1].At}
 	ph.From, ph.To = math.Inf(1), 0
+	if pts[0].At > 0 {
+		ph.From = 0 // nothing before its first row
+	}
 	for _, pt := range pts[:len(pts)-1] {
 		ph.From, ph.To = min(ph.From, pt.Rate), max(ph.To, pt.Rate)
 	}

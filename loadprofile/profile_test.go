@@ -55,6 +55,8 @@ func TestParse(t *testing.T) {
 		{"trace:late.csv", "trace:late.csv", 3 * time.Second, 40, 80},
 		// sub-second durations
 		{"rate:1000:500ms", "rate:1000:500ms", 500 * time.Millisecond, 1000, 500},
+		// spaces inside a phase
+		{" rate : 2000 : 60s , idle: 1s", "rate:2000:1m0s,idle:1s", 61 * time.Second, 2000, 120000},
 	} {
 		p := mustParse(t, tc.spec)
 		if got := p.String(); got != tc.canonical {
