@@ -49,8 +49,8 @@ type Op struct {
 	Metrics Metrics
 
 	// End is when the operation ended as its input says: a log line's
-	// time (mongod writes the line as the operation finishes) or a
-	// profile document's ts; zero where the input has no time
+	// time or a profile document's ts (each written as the operation
+	// finishes); zero where the input has no time
 	// ($queryStats) or its time cannot be read.
 	End time.Time
 	// SampleRate is the slowOpSampleRate a log line was written at, where
