@@ -207,7 +207,9 @@ func tracePhase(path string, readTrace TraceReader) (Phase, error) {
 	}
 	pts, err := readTrace(path)
 	if err != nil {
-		return Phase{}, err
+		// A reader's error names the path as given: escaped, so that a
+		// name holding a newline stays one line.
+		return Phase{}, textfmt.EscapeError(err)
 	}
 	if err := checkTrace(pts); err != nil {
 		return Phase{}, fmt.Errorf("%s: %w", textfmt.Escape(path), err)
