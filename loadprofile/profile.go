@@ -1,13 +1,15 @@
 // Package loadprofile is load that changes over time: a profile of
 // open-loop phases (idle spells, constant rates, ramps, a sinusoid, a
 // recorded rate trace) given as sweep --profile SPEC, its rate at any
-// moment, and the arrival times that follow it. It is pure: parsing,
-// bounds and arithmetic, no I/O beyond the trace reader it is handed.
+// moment, its cumulative rate, and the arrival times that follow it.
+// Parsing, bounds and arithmetic are pure; the one I/O is the trace
+// reader (ReadTrace), which Parse is handed so that tests and callers
+// choose where a trace comes from.
+//
+// Docs: docs/profiles.md.
 package loadprofile
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -30,14 +32,20 @@ type Phase struct {
 	Kind     string
 	Duration time.Duration
 	// From and To are the rates at the phase's start and end (equal for
-	// rate, 0 for idle); for a sine, its low and high.
+	// rate, 0 for idle); for a sine, its low and high; for a trace, its
+	// lowest and highest rate.
 	From, To float64
 	Period   time.Duration // sine only
 	// Trace is a trace phase's points, times from the phase's start;
-	// the rate between two points is the earlier point's.
+	// the rate between two points is the earlier point's, and the last
+	// point ends the trace (its time is Duration, its rate 0).
 	Trace []Point
 	// Source names a trace phase's file, as given.
 	Source string
+
+	// cum is a trace's cumulative rate at each point (calls), filled by
+	// Parse: cum[i] is the calls due before Trace[i].At.
+	cum []float64
 }
 
 // Point is one row of a rate trace: from At on, Rate calls/s.
@@ -64,6 +72,9 @@ func (p Profile) Duration() time.Duration {
 // RateAt is the rate the profile asks for at t from its start (0 past
 // its end).
 func (p Profile) RateAt(t time.Duration) float64 {
+	if t < 0 {
+		return 0
+	}
 	for _, ph := range p.Phases {
 		if t < ph.Duration {
 			return ph.rateAt(t)
@@ -75,26 +86,34 @@ func (p Profile) RateAt(t time.Duration) float64 {
 
 func (ph Phase) rateAt(t time.Duration) float64 {
 	switch ph.Kind {
-	case KindIdle:
-		return 0
 	case KindRate:
 		return ph.From
 	case KindRamp:
 		return ph.From + (ph.To-ph.From)*float64(t)/float64(ph.Duration)
 	case KindSine:
 		mid, amp := (ph.From+ph.To)/2, (ph.To-ph.From)/2
-		return mid + amp*math.Sin(2*math.Pi*float64(t)/float64(ph.Period))
+		return max(0, mid+amp*math.Sin(2*math.Pi*float64(t)/float64(ph.Period)))
 	case KindTrace:
-		r := 0.0
-		for _, pt := range ph.Trace {
-			if pt.At > t {
-				break
-			}
-			r = pt.Rate
+		if i := ph.traceIndex(t); i >= 0 {
+			return ph.Trace[i].Rate
 		}
-		return r
 	}
 	return 0
+}
+
+// traceIndex is the index of the trace point in effect at t (the last
+// with At ≤ t), or -1 before the first.
+func (ph Phase) traceIndex(t time.Duration) int {
+	lo, hi := 0, len(ph.Trace) // the first point after t is in [lo, hi]
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ph.Trace[m].At <= t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
 }
 
 // Peak is the highest rate the profile asks for.
@@ -114,6 +133,8 @@ func (p Profile) Peak() float64 {
 }
 
 // Marks are the profile's phases on its own clock, for the step record.
+// A sine's From and To are its low and high; a trace's, its lowest and
+// highest rate.
 func (p Profile) Marks() []results.ProfilePhase {
 	var out []results.ProfilePhase
 	var at time.Duration
@@ -124,104 +145,122 @@ func (p Profile) Marks() []results.ProfilePhase {
 	return out
 }
 
-// Parse reads a profile: comma-separated phases, idle:D, rate:R:D,
-// ramp:R1:R2:D, sine:LOW:HIGH:PERIOD:D and trace:FILE (read through
-// readTrace, which may be nil when no trace is allowed).
-//
-// This is the minimal core the rest of the product builds on; the full
-// grammar, bounds and the trace reader live beside it.
-func Parse(spec string, readTrace func(path string) ([]Point, error)) (Profile, error) {
-	p := Profile{Spec: spec}
-	for i, part := range strings.Split(spec, ",") {
-		f := strings.Split(strings.TrimSpace(part), ":")
-		ph, err := parsePhase(f, readTrace)
-		if err != nil {
-			return Profile{}, fmt.Errorf("phase %d: %w", i+1, err)
+// String is the profile in its canonical form: the phases as Parse
+// reads them, durations as Go writes them (1m0s), rates in plain
+// decimals, a trace by its file's name. Parse of String gives the same
+// phases.
+func (p Profile) String() string {
+	parts := make([]string, len(p.Phases))
+	for i, ph := range p.Phases {
+		switch ph.Kind {
+		case KindIdle:
+			parts[i] = "idle:" + ph.Duration.String()
+		case KindRate:
+			parts[i] = "rate:" + rate(ph.From) + ":" + ph.Duration.String()
+		case KindRamp:
+			parts[i] = "ramp:" + rate(ph.From) + ":" + rate(ph.To) + ":" + ph.Duration.String()
+		case KindSine:
+			parts[i] = "sine:" + rate(ph.From) + ":" + rate(ph.To) + ":" + ph.Period.String() + ":" + ph.Duration.String()
+		case KindTrace:
+			parts[i] = "trace:" + ph.Source
 		}
-		p.Phases = append(p.Phases, ph)
 	}
-	if p.Peak() <= 0 {
-		return Profile{}, errors.New("the profile never loads: every phase is idle or at rate 0")
-	}
-	return p, nil
+	return strings.Join(parts, ",")
 }
 
-func parsePhase(f []string, readTrace func(string) ([]Point, error)) (Phase, error) {
-	num := func(s string) (float64, error) {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return 0, fmt.Errorf("%q is not a rate ≥ 0", s)
-		}
-		return v, nil
-	}
-	dur := func(s string) (time.Duration, error) {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return 0, fmt.Errorf("%q is not a positive duration", s)
-		}
-		return d, nil
-	}
-	switch {
-	case f[0] == KindIdle && len(f) == 2:
-		d, err := dur(f[1])
-		return Phase{Kind: KindIdle, Duration: d}, err
-	case f[0] == KindRate && len(f) == 3:
-		r, err := num(f[1])
-		if err != nil {
-			return Phase{}, err
-		}
-		d, err := dur(f[2])
-		return Phase{Kind: KindRate, From: r, To: r, Duration: d}, err
-	case f[0] == KindRamp && len(f) == 4:
-		a, err := num(f[1])
-		if err != nil {
-			return Phase{}, err
-		}
-		b, err := num(f[2])
-		if err != nil {
-			return Phase{}, err
-		}
-		d, err := dur(f[3])
-		return Phase{Kind: KindRamp, From: a, To: b, Duration: d}, err
-	}
-	return Phase{}, fmt.Errorf("%q is not idle:D, rate:R:D, ramp:R1:R2:D, sine:LOW:HIGH:PERIOD:D or trace:FILE", strings.Join(f, ":"))
+func rate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
+
+// Gap is a spell of the profile at rate 0: from Start, Length long.
+type Gap struct {
+	Start, Length time.Duration
 }
 
-// Schedule gives the arrival times of a profile, in order.
-type Schedule interface {
-	// Next is the next arrival's due time from the profile's start, and
-	// false once the profile has ended.
-	Next() (time.Duration, bool)
-}
-
-// Arrivals is the schedule of one of n clients sharing the profile's
-// load (each carrying rate/n): uniform arrivals are the times where the
-// cumulative rate reaches each whole arrival (offset by the client's
-// phase (k+1)/n so that clients interleave); seed picks a poisson stream.
-func (p Profile) Arrivals(arrivals string, k, n int, seed uint64) Schedule {
-	return &uniform{p: p, n: float64(n), next: float64(k+1) / float64(n)}
-}
-
-// uniform integrates the rate in small steps: the minimal core.
-type uniform struct {
-	p    Profile
-	n    float64
-	t    time.Duration
-	acc  float64 // arrivals so far (cumulative rate / n)
-	next float64
-}
-
-const integrationStep = 100 * time.Microsecond
-
-func (u *uniform) Next() (time.Duration, bool) {
-	end := u.p.Duration()
-	for u.t < end {
-		if u.acc >= u.next {
-			u.next++
-			return u.t, true
+// IdleSpells are the profile's spells at rate 0, each as long as it
+// lasts across phases: idle phases, rate 0, a ramp from 0 to 0, a
+// trace's rows at 0. A ramp or sine that only touches 0 has no spell.
+// The first spell may start at 0 and the last may end with the profile:
+// a spell a burst follows is one with Start+Length before Duration().
+// These are what connections sit idle through (maxIdleTimeMS).
+func (p Profile) IdleSpells() []Gap {
+	var out []Gap
+	add := func(start, end time.Duration) {
+		if end <= start {
+			return
 		}
-		u.acc += u.p.RateAt(u.t) / u.n * integrationStep.Seconds()
-		u.t += integrationStep
+		if n := len(out); n > 0 && out[n-1].Start+out[n-1].Length == start {
+			out[n-1].Length += end - start
+			return
+		}
+		out = append(out, Gap{Start: start, Length: end - start})
 	}
-	return 0, false
+	var at time.Duration
+	for _, ph := range p.Phases {
+		switch ph.Kind {
+		case KindIdle:
+			add(at, at+ph.Duration)
+		case KindRate, KindRamp:
+			if ph.From == 0 && ph.To == 0 {
+				add(at, at+ph.Duration)
+			}
+		case KindSine:
+			if ph.To == 0 {
+				add(at, at+ph.Duration)
+			}
+		case KindTrace:
+			if len(ph.Trace) > 0 && ph.Trace[0].At > 0 {
+				add(at, at+ph.Trace[0].At) // before the first row: nothing
+			}
+			for i := 0; i+1 < len(ph.Trace); i++ {
+				if ph.Trace[i].Rate == 0 {
+					add(at+ph.Trace[i].At, at+ph.Trace[i+1].At)
+				}
+			}
+		}
+		at += ph.Duration
+	}
+	return out
+}
+
+// Rise is a step up of the rate: at At, from From to To calls/s.
+type Rise struct {
+	At       time.Duration
+	From, To float64
+}
+
+// Rises are the moments where the rate steps up at once: the start of
+// the profile when it starts loaded, a phase that starts above where the
+// one before it ended, a trace's row above the row before. These are
+// bursts' starts; a ramp or sine climbs without a step and has none
+// inside it. From says what the burst rose from (0 after an idle spell).
+func (p Profile) Rises() []Rise {
+	var out []Rise
+	prev := 0.0 // the rate just before at
+	var at time.Duration
+	step := func(t time.Duration, r float64) {
+		if r > prev {
+			out = append(out, Rise{At: t, From: prev, To: r})
+		}
+		prev = r
+	}
+	for _, ph := range p.Phases {
+		switch ph.Kind {
+		case KindIdle:
+			prev = 0
+		case KindRate, KindRamp:
+			step(at, ph.From)
+			prev = ph.To
+		case KindSine:
+			step(at, (ph.From+ph.To)/2)
+			prev = ph.rateAt(ph.Duration)
+		case KindTrace:
+			if len(ph.Trace) > 0 && ph.Trace[0].At > 0 {
+				prev = 0
+			}
+			for i := 0; i+1 < len(ph.Trace); i++ {
+				step(at+ph.Trace[i].At, ph.Trace[i].Rate)
+			}
+		}
+		at += ph.Duration
+	}
+	return out
 }

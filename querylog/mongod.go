@@ -2,6 +2,7 @@ package querylog
 
 import (
 	"encoding/json"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -102,7 +103,7 @@ func (st *state) logEntry(in *input, text []byte, p *probe) error {
 		if _, inAttr := lookup(attr, "truncated").(bson.D); inAttr {
 			cut = true
 		}
-		return st.slowQuery(in, l.Ctx, attr, cut)
+		return st.slowQuery(in, l.Ctx, attr, cut, logTime(p.T))
 	}
 	return nil
 }
@@ -164,7 +165,24 @@ func settingFrom(d bson.D, s Setting) Setting {
 	return s
 }
 
-func (st *state) slowQuery(in *input, ctx string, attr bson.D, cut bool) error {
+// logTime is a log entry's time ("t": {"$date": …}, in any of the
+// formats mongod's timeStampFormat writes); zero when it cannot be read.
+func logTime(raw json.RawMessage) time.Time {
+	if len(raw) == 0 {
+		return time.Time{}
+	}
+	doc := make([]byte, 0, len(raw)+6)
+	doc = append(append(append(doc, `{"t":`...), raw...), '}')
+	var v struct {
+		T bson.DateTime `bson:"t"`
+	}
+	if err := bson.UnmarshalExtJSON(doc, false, &v); err != nil {
+		return time.Time{}
+	}
+	return v.T.Time()
+}
+
+func (st *state) slowQuery(in *input, ctx string, attr bson.D, cut bool, end time.Time) error {
 	if lookup(attr, "nShards") != nil {
 		return routerError(in)
 	}
@@ -178,6 +196,10 @@ func (st *state) slowQuery(in *input, ctx string, attr bson.D, cut bool) error {
 	if cut {
 		st.rep.skip(skipTruncated, 1)
 		return nil
+	}
+	op.End = end
+	if st.known {
+		op.SampleRate = st.current.SampleRate
 	}
 	kept := st.rep.Entries
 	if err := st.deliver(op); err != nil {

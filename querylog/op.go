@@ -3,6 +3,7 @@ package querylog
 import (
 	"math"
 	"strings"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -46,6 +47,26 @@ type Op struct {
 	InsertLogged string
 
 	Metrics Metrics
+
+	// End is when the operation ended as its input says: a log line's
+	// time or a profile document's ts (each written as the operation
+	// finishes); zero where the input has no time
+	// ($queryStats) or its time cannot be read.
+	End time.Time
+	// SampleRate is the slowOpSampleRate a log line was written at, where
+	// the log says it (its startup or profiler-settings lines); 0 where
+	// it does not, and for a profile or $queryStats.
+	SampleRate float64
+}
+
+// Start is when the operation arrived at the server: End less its
+// duration (End itself where the duration is not known; zero without
+// End).
+func (o *Op) Start() time.Time {
+	if o.End.IsZero() || math.IsNaN(o.Metrics.DurationMs) || o.Metrics.DurationMs < 0 {
+		return o.End
+	}
+	return o.End.Add(-time.Duration(o.Metrics.DurationMs * float64(time.Millisecond)))
 }
 
 // Metrics is what the input measured of an operation; NaN where it did not

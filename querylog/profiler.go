@@ -38,6 +38,9 @@ func (st *state) profileDoc(file string, line int, d bson.D) error {
 	if op == nil {
 		return nil
 	}
+	if ts, ok := lookup(d, "ts").(bson.DateTime); ok {
+		op.End = ts.Time()
+	}
 	return st.deliver(op)
 }
 

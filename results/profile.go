@@ -42,7 +42,8 @@ type ProfileStats struct {
 
 // ProfilePhase is one phase of a load profile: its kind (idle, rate,
 // ramp, sine, trace), where it lies on the step's clock, and the rates
-// at its start and end (for a sine, its low and high).
+// at its start and end (for a sine, its low and high; for a trace, its
+// lowest and highest).
 type ProfilePhase struct {
 	Kind   string  `json:"kind"`
 	StartS float64 `json:"start_s"`

@@ -20,6 +20,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/loadprofile"
 	"github.com/poolsweep/poolsweep/querylog"
 	"github.com/poolsweep/poolsweep/workload/derive"
 	"github.com/poolsweep/poolsweep/workload/shapes"
@@ -49,6 +50,7 @@ observed of it (docs/workload-file.md). sweep --workload-file replays such a fil
 	cmdutil.TextVarP(f, &o.out, "out", "o", "", "a file, written through outfile", nil, "from-log: the workload file to write (default: standard output)")
 	cmdutil.ChoiceVar(f, &o.format, "format", "yaml", []string{"yaml", "json"}, false, "from-log: yaml (the workload file) or json (the derived shapes with their shares)")
 	cmdutil.TextVar(f, &o.app, "app", "", "an appName", nil, "from-log: keep only the operations of this appName (the client's application name)")
+	cmdutil.TextVar(f, &o.rateTrace, "rate-trace", "", "a file, written through outfile", nil, "from-log: also write the kept operations' arrivals per second as a rate trace (CSV t_s,rate) for sweep --profile trace:FILE")
 	// Cobra merges a command's persistent flags into its Flags() only when
 	// it parses them; merged now, they are in Flags() for whoever walks
 	// them (the hostile-value tests).
@@ -63,11 +65,13 @@ type Options struct {
 	out    string
 	format string
 	app    string
+	// rateTrace is the rate trace's file (--rate-trace), "" for none.
+	rateTrace string
 }
 
 func newFromLogCmd(e *cmdutil.Env, o *Options, runF func(context.Context, *Options) error) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "from-log FILE… [-o WORKLOAD] [--format yaml|json] [--app NAME]",
+		Use:   "from-log FILE… [-o WORKLOAD] [--format yaml|json] [--app NAME] [--rate-trace CSV]",
 		Short: "Derive a workload file from mongod logs, a system.profile export or $queryStats output",
 		Long: `from-log reads what a deployment ran and writes a workload file: the query shapes as
 $queryStats makes them (the command with its values replaced by their types: the
@@ -98,6 +102,14 @@ redactClientLogData are known only by their types; what the inserts' lines held 
 documents. A log of slow operations only is still read, and says so. To log every
 operation for a while: db.setProfilingLevel(0, {slowms: 0}), and set it back afterwards.
 
+--rate-trace FILE also writes the operations' arrivals per second as a rate trace (CSV
+t_s,rate) for sweep --profile trace:FILE: the operations the workload file keeps, each at
+the second it started (its logged time less its duration), scaled by 1/rate where the
+log says a sample rate below 1. Unless the log was written at slowms 0, it is a lower
+bound of the arrivals (mongod logs only operations slower than slowms); its notes say
+so. $queryStats output has no times; logs spanning more than 24 h are refused
+(docs/profiles.md).
+
 Without -o the workload file (YAML) goes to standard output; --format json writes the
 derived shapes, each with its share, as JSON instead. --app NAME keeps only the
 operations of that appName. Lines that cannot be read, and operations a workload file
@@ -109,10 +121,11 @@ file holds is quoted. Up to 32 lines before a file's first JSON line (a wrapper'
 4 MiB), all files together may hold 8 GiB, and a file that grows while read is read to
 its size when opened.
 
-Exit status: 0 done; 1 the file could not be written; 2 bad input: a flag, a path, a
+Exit status: 0 done; 1 a file could not be written; 2 bad input: a flag, a path, a
 file that is not one of the formats, or inputs with no operation of a workload.`,
 		Example: `  poolsweep workload from-log /var/log/mongodb/mongod.log -o shop.yaml
   poolsweep workload from-log mongod.log mongod.log.1.gz --app checkout -o checkout.yaml
+  poolsweep workload from-log mongod.log -o shop.yaml --rate-trace shop-rate.csv
   poolsweep workload from-log mongod.log --format json | jq '.shapes[] | {name, share}'
   mongoexport -d shop -c system.profile -o profile.json && poolsweep workload from-log profile.json
   mongosh --quiet --eval 'db.getSiblingDB("admin").aggregate([{$queryStats: {}}]).forEach(d => print(EJSON.stringify(d)))' > qs.json
@@ -142,6 +155,19 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 			return err
 		}
 	}
+	if o.rateTrace != "" {
+		if err := outfile.Check(o.rateTrace); err != nil {
+			return errext.Usagef("--rate-trace: %w", err)
+		}
+		ins := cmdutil.FileArgs("log", args)
+		if o.out != "" {
+			// Two outputs in one file: the second would replace the first.
+			ins = append(ins, outfile.Input{What: "-o", Path: o.out})
+		}
+		if err := cmdutil.NotInput("--rate-trace", o.rateTrace, ins); err != nil {
+			return err
+		}
+	}
 	for i, a := range args {
 		for _, b := range args[:i] {
 			if cmdutil.SameFile(a, b) {
@@ -150,7 +176,21 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		}
 	}
 	b := derive.NewBuilder()
-	rep, err := querylog.Read(ctx, args, querylog.Options{App: o.app}, b.Add)
+	emit := b.Add
+	var trace *rateTrace
+	if o.rateTrace != "" {
+		// The operations the workload keeps, and only those: what b.Add
+		// leaves out is not counted.
+		trace = newRateTrace()
+		emit = func(op *querylog.Op) error {
+			if err := b.Add(op); err != nil {
+				return err
+			}
+			trace.add(op)
+			return nil
+		}
+	}
+	rep, err := querylog.Read(ctx, args, querylog.Options{App: o.app}, emit)
 	if rep != nil {
 		printWarnings(e.Stderr, rep)
 	}
@@ -160,10 +200,26 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		}
 		return cmdutil.InputError(ctx, err)
 	}
+	if trace != nil {
+		if err := trace.check(rep.Format); err != nil {
+			return errext.Usagef("--rate-trace: %w", err)
+		}
+	}
 	f := b.File(rep, o.app)
 	data, err := encodeWorkload(f, o.format)
 	if err != nil {
 		return fmt.Errorf("workload file: %w", err)
+	}
+	if trace != nil {
+		// Without -o the workload file is standard output: the trace's
+		// lines go to standard error, beside the warnings.
+		w := e.Stdout
+		if o.out == "" {
+			w = e.Stderr
+		}
+		if err := writeTrace(w, o.rateTrace, trace, rep); err != nil {
+			return err
+		}
 	}
 	if o.out == "" {
 		_, err := e.Stdout.Write(data)
@@ -176,6 +232,24 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		return err
 	}
 	printShapes(e.Stdout, o.out, f)
+	return nil
+}
+
+// writeTrace writes the rate trace to path and says on w what it counts
+// and what it cannot see.
+func writeTrace(w io.Writer, path string, trace *rateTrace, rep *querylog.Report) error {
+	pts := trace.points()
+	if err := outfile.Write(path, func(w io.Writer) error { return loadprofile.WriteTrace(w, pts) }); err != nil {
+		if errors.Is(err, outfile.ErrNotRegular) {
+			return errext.Usagef("--rate-trace: %w", err)
+		}
+		return err
+	}
+	fmt.Fprintf(w, "%s: rate trace (sweep --profile trace:%s)\n", short(path), short(path))
+	for _, n := range trace.notes(rep, pts) {
+		text := textfmt.Wrap(cmdutil.SafeLine(n), 100)
+		fmt.Fprintln(w, strings.Replace(textfmt.Indent(text, "        "), "        ", "  note: ", 1))
+	}
 	return nil
 }
 

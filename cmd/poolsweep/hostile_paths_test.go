@@ -109,6 +109,9 @@ func outputCases() []outputCase {
 		{flag: "workload --out", label: "workload from-log -o", args: func(p, _ string) []string {
 			return []string{"workload", "from-log", realLog, "-o", p}
 		}, at: "w.yaml"},
+		{flag: "workload --rate-trace", label: "workload from-log --rate-trace", args: func(p, _ string) []string {
+			return []string{"workload", "from-log", realLog, "--rate-trace", p}
+		}, at: "rate.csv"},
 		{flag: "inspect --save-replies", label: "inspect --save-replies", args: func(p, uri string) []string {
 			return []string{"inspect", "--uri", uri, "--save-replies", p}
 		}, at: "rep", inside: []string{"rep/serverStatus.mongod-replset-primary-7.0.14.json", "rep/hello.mongos-8.0.0-poolsweep-sim.json", "rep/buildInfo.mongod-standalone-unknown.json"}},
