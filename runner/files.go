@@ -128,7 +128,10 @@ func CheckRunTime(p plan.Plan, targets []string, series int) error {
 		total = min(total, p.Search.BudgetS)
 	}
 	flags := "--concurrency, --pool and --trials"
-	if p.IsOpen() {
+	switch {
+	case p.IsProfile():
+		flags = "--profile, --pool and --trials"
+	case p.IsOpen():
 		flags = "--rate, --pool and --trials"
 	}
 	if len(targets) > 1 || series > 1 {
