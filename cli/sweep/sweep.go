@@ -185,6 +185,15 @@ too). --max-in-flight bounds the calls one client runs at once; arrivals beyond 
 are counted as dropped. analyze then reports the highest rate carried and the smallest
 maxPoolSize that carries it.
 
+Load that changes: --profile SPEC runs every step through open-loop phases instead
+(idle:D, rate:R:D, ramp:R1:R2:D, sine:LOW:HIGH:PERIOD:D, trace:FILE; docs/profiles.md),
+one step per pool size, recording a timeline of 100-ms intervals. The pool's other
+options are axes like --read-preference, each combination a series of its own:
+--min-pool, --max-connecting, --max-idle and --timeout (the driver's timeoutMS; a reply
+later than it costs a connection, docs/sweep.md). --cold starts every profile step's
+pools empty, growing as the driver grows them (maxConnecting the driver's 2 unless
+--max-connecting says otherwise); without it they are pre-warmed as a steady step's.
+
 Operations still running when a window closes are not dropped: each is recorded with
 its full latency when it ends, or as a timeout once past --op-timeout, and the step
 records how many there were (in_flight_at_close). Before each step poolsweep checks that
@@ -236,6 +245,11 @@ merged run's end status.
   poolsweep sweep --uri mongodb://db1:27017 --drop-foreign   # its usertable also holds others' documents: drop them with it
   poolsweep sweep --target sim=sim:slots=8,service=2ms --concurrency 1..64x2
   poolsweep sweep --uri mongodb://db1:27017 --rate 1000..20000x1.5 --pool 16,64,256 --arrivals poisson
+  poolsweep sweep --target sim=sim:slots=8,service=2ms --profile idle:30s,rate:2000:60s --cold \
+      --max-connecting 2,16 --min-pool 0,64 --pool 64 --trials 3   # a burst after a quiet spell on cold pools
+  poolsweep sweep --uri mongodb://db1:27017 --profile rate:500:20s,idle:40s,rate:500:20s \
+      --max-idle 0,10s --min-pool 0,32 --pool 32   # does the pool shrink between bursts, and does minPoolSize hold it
+  poolsweep sweep --uri mongodb://db1:27017 --profile rate:1000:60s --timeout 50ms,2s   # connections closed by timeouts
   poolsweep sweep --target sim=sim:slots=8 --threshold 'p99<20ms@8' --threshold 'ops>500@knee' \
       --threshold 'errors<0.1%' --threshold 'knee>=4'`,
 		Args: cmdutil.ArgsUsage(cobra.NoArgs),

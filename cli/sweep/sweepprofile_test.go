@@ -2,11 +2,13 @@ package sweep
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -165,5 +167,28 @@ func TestProfileFlags(t *testing.T) {
 			}
 			tt.check(t, cfg)
 		})
+	}
+}
+
+// TestProfileHelpExamples: the help's examples of --profile and the pool
+// options are command lines the sweep takes.
+func TestProfileHelpExamples(t *testing.T) {
+	t.Parallel()
+	e := &cmdutil.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}
+	example := NewCmdSweep(e, nil).Example
+	tried := 0
+	for _, line := range strings.Split(strings.ReplaceAll(example, "\\\n", " "), "\n") {
+		if !strings.Contains(line, "--profile") {
+			continue
+		}
+		line, _, _ = strings.Cut(line, "#")
+		args := strings.Fields(line)[2:] // "poolsweep sweep"
+		if _, _, err := parseSweepOptions(args); err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+		tried++
+	}
+	if tried < 3 {
+		t.Errorf("%d examples of --profile in the help, want 3", tried)
 	}
 }
