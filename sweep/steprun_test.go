@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -283,5 +284,52 @@ func TestDisconnectStoppedServer(t *testing.T) {
 		}
 	case <-time.After(limit):
 		t.Errorf("closing a step's clients against a stopped server did not end within %s (deadline %s + grace %s)", limit, deadline, teardown.Grace)
+	}
+}
+
+// TestTimeoutChurn: what docs/sweep.md says the driver does when a
+// series' timeoutMS (--timeout) passes before the reply: the connection
+// is kept when the reply comes within the driver's background read
+// (400 ms), and closed when it comes later, so that the next call opens
+// a new one. On the simulator, with a 50-ms timeout: a 200-ms service
+// time closes nothing, a 1.5-s one closes the connection.
+func TestTimeoutChurn(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		service   string
+		wantClose bool
+	}{{"200ms", false}, {"1500ms", true}} {
+		sim := startSimChild(t, "slots=4,service="+c.service)
+		r := newSimRunner(sim.URI, time.Second)
+		r.Workload.PoolOptions = &results.PoolOptions{TimeoutMS: 50}
+		r.Workload.PoolSwept = results.PoolAxes{Timeout: true}
+		var created, closed atomic.Int64
+		pm := &event.PoolMonitor{Event: func(e *event.PoolEvent) {
+			switch e.Type {
+			case event.ConnectionCreated:
+				created.Add(1)
+			case event.ConnectionClosed:
+				closed.Add(1)
+			}
+		}}
+		spec := plan.StepSpec{Concurrency: 1, MaxPoolSize: 1, Clients: 1}
+		o := r.stepClientOptions(spec, 0, pm, nil).SetMinPoolSize(0)
+		c0, err := mongo.Connect(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		coll := c0.Database(r.Workload.Database).Collection(r.Workload.Collection)
+		err = coll.FindOne(t.Context(), bson.D{{Key: "_id", Value: "user1"}}).Err()
+		if !mongo.IsTimeout(err) {
+			t.Fatalf("service %s: %v, want the 50-ms timeout", c.service, err)
+		}
+		// Past the background read's 400 ms and the reply.
+		time.Sleep(2 * time.Second)
+		disconnectCount := closed.Load()
+		disconnect([]*mongo.Client{c0})
+		t.Logf("service %s, timeout 50ms: %d created, %d closed before disconnect", c.service, created.Load(), disconnectCount)
+		if got := disconnectCount > 0; got != c.wantClose {
+			t.Errorf("service %s, timeout 50ms: %d connections closed; want closed %v", c.service, disconnectCount, c.wantClose)
+		}
 	}
 }
