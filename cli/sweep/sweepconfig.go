@@ -119,6 +119,9 @@ func (o *Options) validate() (*sweepConfig, error) {
 	if err := p.Validate(); err != nil {
 		return nil, errext.UsageError{Err: err}
 	}
+	if err := checkColdURIs(p, cfg.targets); err != nil { // sweepprofile.go
+		return nil, err
+	}
 	if o.read.Lenient && o.resume == "" {
 		return nil, errext.Usagef("--lenient: only with --resume (it is how the earlier results are read)")
 	}

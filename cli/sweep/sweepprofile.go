@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	sweeplib "github.com/poolsweep/poolsweep/sweep"
+	"github.com/poolsweep/poolsweep/topology"
 )
 
 // Load that changes (--profile) and the pool's other options as series
@@ -139,4 +141,27 @@ func (o *Options) poolAxes() (*plan.PoolAxes, error) {
 		}
 	}
 	return a, nil
+}
+
+// checkColdURIs refuses a cold run whose pools would start above their
+// size: a cold series keeps a URI's minPoolSize where --min-pool does not
+// say, and the driver refuses a minPoolSize above maxPoolSize only once a
+// step connects. (Pre-warmed series set minPoolSize themselves.)
+func checkColdURIs(p plan.Plan, targets []topology.Target) error {
+	a := p.PoolAxes
+	if a == nil || !a.Cold || len(a.MinPool) > 0 || p.Pool.Match || len(p.Pool.Sizes) == 0 {
+		return nil
+	}
+	least := slices.Min(p.Pool.Sizes)
+	for _, t := range targets {
+		if t.URI == "" {
+			continue
+		}
+		ps, err := topology.PoolSettingsFromURI(t.URI) // the URI was checked as it was parsed
+		if err == nil && ps.MinPoolSize > uint64(least) {
+			return errext.Usagef("--cold: the URI of target %s sets minPoolSize=%d, above --pool %d, which a cold pool would keep; give --min-pool (it wins over the URI's)",
+				t.Name, ps.MinPoolSize, least)
+		}
+	}
+	return nil
 }

@@ -126,6 +126,10 @@ func TestProfileFlags(t *testing.T) {
 		{name: "cold without profile", args: []string{"--cold"}, wantErr: "--cold: only with --profile"},
 		{name: "cold with min-pool above the pool", args: []string{"--profile", "rate:100:1s", "--cold", "--min-pool", "0,64", "--pool", "16,128"},
 			wantErr: "--cold and --min-pool: 64 is above --pool 16"},
+		{name: "cold keeps a URI's minPoolSize above the pool", args: []string{"--uri", "mongodb://h/?minPoolSize=200", "--profile", "rate:100:1s", "--cold", "--pool", "16"},
+			wantErr: "--cold: the URI of target h sets minPoolSize=200, above --pool 16"},
+		{name: "cold, a URI's minPoolSize given way to --min-pool", args: []string{"--uri", "mongodb://h/?minPoolSize=200", "--profile", "rate:100:1s", "--cold", "--pool", "16", "--min-pool", "0"},
+			check: func(t *testing.T, cfg *sweepConfig) {}},
 		{name: "min-pool above the pool", args: []string{"--min-pool", "64", "--pool", "16", "--concurrency", "8"}, wantErr: "--min-pool: 64 is above --pool 16"},
 		{name: "min-pool above pool match", args: []string{"--min-pool", "10", "--concurrency", "8,16"}, wantErr: "--min-pool: 10 is above --pool match"},
 		{name: "min-pool negative", args: []string{"--min-pool", "-1"}, wantErr: "--min-pool"},
@@ -148,7 +152,7 @@ func TestProfileFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args := tt.args
-			if !slices.Contains(args, "--target") && !slices.Contains(args, "--spawn") {
+			if !slices.Contains(args, "--target") && !slices.Contains(args, "--uri") && !slices.Contains(args, "--spawn") {
 				args = append(append([]string{}, args...), sim...)
 			}
 			_, cfg, err := parseSweepOptions(args)
