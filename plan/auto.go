@@ -89,8 +89,15 @@ func NewAutoPlan(warmup, window bool, minWarmup, maxWarmup, minDuration, maxDura
 // StepLengths is the shortest and the longest a step's warm-up and window
 // together may take: equal, the fixed lengths, when neither is auto; with
 // auto, from their minimums (an auto warm-up lasts at least AutoWarmupMin)
-// to their maximums. Opening connections and checks come on top.
+// to their maximums; a profile step's, its profile and the drain of its
+// last calls. Opening connections and checks come on top.
 func (p Plan) StepLengths() (shortest, longest time.Duration) {
+	if p.IsProfile() {
+		// A profile step has no warm-up or window of its own: it lasts
+		// its profile, then drains the calls still running.
+		d := p.Profile.Duration() + p.profileDrain()
+		return d, d
+	}
 	warmLo, warmHi := p.Warmup, p.Warmup
 	winLo, winHi := p.Duration, p.Duration
 	if a := p.Auto; a != nil {

@@ -30,7 +30,7 @@ func (p Plan) IsOpen() bool { return len(p.Rate) > 0 }
 // validateOpen checks what only an open-loop plan has; nil for a closed
 // loop. Each error names the flag.
 func (p Plan) validateOpen() error {
-	if !p.IsOpen() {
+	if !p.IsOpen() && !p.IsProfile() {
 		return nil
 	}
 	switch {
@@ -45,15 +45,30 @@ func (p Plan) validateOpen() error {
 		return fmt.Errorf("--max-in-flight: an open-loop plan's concurrency must be [%d], not %v", p.MaxInFlight, p.Concurrency)
 	}
 	for _, r := range p.Rate {
-		if r < 1 || r > MaxRate {
-			return fmt.Errorf("--rate: %d calls/s is not between 1 and %d", r, MaxRate)
-		}
-		if r < p.Clients {
-			return fmt.Errorf("--rate: %d calls/s over %d clients is less than one call a second each", r, p.Clients)
+		if err := p.checkRate("--rate", r); err != nil {
+			return err
 		}
 	}
-	if grid := len(p.Rate) * len(p.Pool.Sizes) * p.Trials; grid > MaxSteps {
-		return fmt.Errorf("--rate, --pool and --trials: %d steps per target is more than %d", grid, MaxSteps)
+	flag := "--rate"
+	if p.IsProfile() {
+		flag = "--profile"
+	}
+	if grid := max(len(p.Rate), 1) * len(p.Pool.Sizes) * p.Trials; grid > MaxSteps {
+		return fmt.Errorf("%s, --pool and --trials: %d steps per target is more than %d", flag, grid, MaxSteps)
+	}
+	return nil
+}
+
+// checkRate refuses a rate r (calls/s over all clients) that the plan
+// cannot issue: above MaxRate from one process, or below one call a
+// second per client (each client's dispatcher carries r/clients). what
+// names it: "--rate", or a profile's peak.
+func (p Plan) checkRate(what string, r int) error {
+	if r < 1 || r > MaxRate {
+		return fmt.Errorf("%s: %d calls/s is not between 1 and %d", what, r, MaxRate)
+	}
+	if r < p.Clients {
+		return fmt.Errorf("%s: %d calls/s over %d clients is less than one call a second each", what, r, p.Clients)
 	}
 	return nil
 }

@@ -268,6 +268,16 @@ type Plan struct {
 	// Auto, when set, ends warm-ups and windows from the data (auto.go);
 	// Warmup and Duration are then the minimums.
 	Auto *results.AutoPlan
+
+	// Profile, when set, makes every step a profile step (profileplan.go):
+	// open-loop arrivals that follow it, on each pool size, with Arrivals
+	// and MaxInFlight as the open loop has them. Warmup is then 0 and
+	// Duration the profile's length.
+	Profile *loadprofile.Profile
+	// PoolAxes, when set, are the pool options swept beside maxPoolSize
+	// (each combination a series of its own) and --cold; nil: none was
+	// given, and the steps keep the steady sweep's pool settings.
+	PoolAxes *PoolAxes
 }
 
 // SetTargetLevels gives each target its own level list (one for every
@@ -318,6 +328,9 @@ func (p Plan) Validate() error {
 	if err := p.validateAuto(); err != nil {
 		return err
 	}
+	if err := p.validateProfile(); err != nil {
+		return err
+	}
 	switch {
 	case len(p.Concurrency) == 0:
 		return errors.New("--concurrency: empty list")
@@ -329,15 +342,15 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--trials: %d is not between 1 and %d", p.Trials, MaxTrials)
 	case p.Warmup < 0 || p.Warmup > MaxWindow:
 		return fmt.Errorf("--warmup: %s is not between 0 and %s", p.Warmup, fmtDuration(MaxWindow))
-	case p.Duration < MinWindow || p.Duration > MaxWindow:
+	case !p.IsProfile() && (p.Duration < MinWindow || p.Duration > MaxWindow):
 		return fmt.Errorf("--duration: %s is not between %s and %s (a window shorter than that measures the clock, not the server)", p.Duration, MinWindow, fmtDuration(MaxWindow))
 	case p.OpTimeout < MinOpTimeout || p.OpTimeout > MaxOpTimeout:
 		return fmt.Errorf("--op-timeout: %s is not between %s and %s", p.OpTimeout, MinOpTimeout, fmtDuration(MaxOpTimeout))
 	case p.Order != "" && p.Order != OrderSequential && p.Order != OrderInterleaved:
 		return fmt.Errorf("--order: %q is not sequential or interleaved", p.Order)
 	}
-	if len(p.TargetConcurrency) > 0 && (p.IsOpen() || p.Search != nil) {
-		return errors.New("--concurrency NAME=LIST: levels per target make a grid of the closed loop (not with --rate or --search)")
+	if len(p.TargetConcurrency) > 0 && (p.IsOpen() || p.IsProfile() || p.Search != nil) {
+		return errors.New("--concurrency NAME=LIST: levels per target make a grid of the closed loop (not with --rate, --profile or --search)")
 	}
 	flags, lists := p.levelLists()
 	for i, l := range lists {
@@ -413,6 +426,9 @@ func (s StepSpec) Key() string {
 // slow drift of the machine spreads over every level instead of biasing
 // the last ones; within a trial concurrency rises.
 func (p Plan) Steps(targets, workloads []string) []StepSpec {
+	if p.IsProfile() {
+		return p.profileSteps(targets, workloads)
+	}
 	if len(p.Rate) > 0 {
 		return p.openSteps(targets, workloads)
 	}

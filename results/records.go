@@ -112,6 +112,22 @@ type PlanInfo struct {
 	// decided (each such step says why in ExtraTrial). False: every level
 	// gets Trials trials.
 	TrialsAtMost bool `json:"trials_at_most,omitempty"`
+
+	// Profile is the --profile the run's steps followed, as given (a
+	// trace file by its name); absent when the steps were steady. A
+	// profile step's rate is the profile's peak rounded up (Rate is then
+	// absent: the profile is not a rate level).
+	Profile string `json:"profile,omitempty"`
+	// Cold says the profile steps' pools started empty (--cold) instead
+	// of pre-warmed.
+	Cold bool `json:"cold,omitempty"`
+	// The pool options swept as series axes, as given (each value its own
+	// series, crossed with the others): --min-pool, --max-connecting,
+	// --max-idle and --timeout; absent when not swept.
+	MinPool       []int   `json:"min_pool,omitempty"`
+	MaxConnecting []int   `json:"max_connecting,omitempty"`
+	MaxIdleMS     []int64 `json:"max_idle_ms,omitempty"`
+	TimeoutMS     []int64 `json:"timeout_ms,omitempty"`
 }
 
 // TargetLevels is one target's own concurrency levels.

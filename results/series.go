@@ -30,6 +30,51 @@ func SeriesLabel(base, rp, wc string) string {
 	return base
 }
 
+// PoolAxes says which pool options a run sweeps as series axes (sweep
+// --min-pool, --max-connecting, --max-idle, --timeout): the options a
+// series label names. The others are in effect all the same (the URI's,
+// or the driver's defaults) and the label leaves them out.
+type PoolAxes struct {
+	MinPool, MaxConnecting, MaxIdle, Timeout bool
+}
+
+// PoolSeriesLabel is the workload label of a series that runs base with
+// the pool options o, naming the options on the axes swept and "cold"
+// when the pools start empty: "read minPool=16 maxConnecting=2
+// maxIdle=500ms timeout=50ms cold". The words are the options' own (the
+// drivers' names without Size/TimeMS), so that a label reads as a
+// setting; a duration is in whole seconds when it is one, else in ms.
+func PoolSeriesLabel(base string, o PoolOptions, swept PoolAxes) string {
+	if swept.MinPool {
+		base += fmt.Sprintf(" minPool=%d", o.MinPoolSize)
+	}
+	if swept.MaxConnecting {
+		base += fmt.Sprintf(" maxConnecting=%d", o.MaxConnecting)
+	}
+	if swept.MaxIdle {
+		base += " maxIdle=" + labelMS(o.MaxIdleMS)
+	}
+	if swept.Timeout {
+		base += " timeout=" + labelMS(o.TimeoutMS)
+	}
+	if o.Cold {
+		base += " cold"
+	}
+	return base
+}
+
+// labelMS writes a length in milliseconds as a label's value: "0",
+// "500ms", "10s".
+func labelMS(ms int64) string {
+	switch {
+	case ms == 0:
+		return "0"
+	case ms%1000 == 0:
+		return fmt.Sprintf("%ds", ms/1000)
+	}
+	return fmt.Sprintf("%dms", ms)
+}
+
 // Axis names a series axis of a step: its read preference or its write
 // concern.
 type Axis string

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -141,6 +142,7 @@ func ValidateHeader(h *RunHeader) error {
 		c.nonNeg("run.plan.search.slo_p99_ms", s.SLOP99Ms)
 	}
 	checkStormPlan(c, p.Storm)
+	checkPoolAxes(c, p)
 	checkAutoPlan(c, p.Auto)
 	if p.TrialsAtMost && (p.Search != nil || len(p.Rate) > 0 || p.Auto == nil || !p.Auto.Window) {
 		c.fail("run.plan.trials_at_most", "only a closed-loop grid with auto windows takes its trials where they pay")
@@ -240,4 +242,43 @@ func (c *check) thresholdOutcome(field string, t ThresholdOutcome) {
 	if t.Pass != all {
 		c.fail(field+".pass", "%v, but its checks say %v", t.Pass, all)
 	}
+}
+
+// checkPoolAxes checks the pool-option axes a plan swept: each list
+// within MaxLevels, minPoolSize from 0 to MaxPoolSize, maxConnecting
+// from 1 to MaxConnecting, the idle time from 0 and the timeout from
+// 1 ms; and --cold only with a profile.
+func checkPoolAxes(c *check, p PlanInfo) {
+	for _, l := range []struct {
+		field  string
+		vs     []int64
+		lo, hi int64
+	}{
+		{"run.plan.min_pool", int64s(p.MinPool), 0, MaxPoolSize},
+		{"run.plan.max_connecting", int64s(p.MaxConnecting), 1, MaxConnecting},
+		{"run.plan.max_idle_ms", p.MaxIdleMS, 0, math.MaxInt64},
+		{"run.plan.timeout_ms", p.TimeoutMS, 1, math.MaxInt64},
+	} {
+		if len(l.vs) > MaxLevels {
+			c.fail(l.field, "%d values, more than %d", len(l.vs), MaxLevels)
+			continue
+		}
+		for _, v := range l.vs {
+			if v < l.lo || v > l.hi {
+				c.fail(l.field, "%d is not between %d and %d", v, l.lo, l.hi)
+				break
+			}
+		}
+	}
+	if p.Cold && p.Profile == "" {
+		c.fail("run.plan.cold", "cold pools belong to a profile run (plan.profile)")
+	}
+}
+
+func int64s(vs []int) []int64 {
+	out := make([]int64, len(vs))
+	for i, v := range vs {
+		out[i] = int64(v)
+	}
+	return out
 }

@@ -128,13 +128,19 @@ func CheckRunTime(p plan.Plan, targets []string, series int) error {
 		total = min(total, p.Search.BudgetS)
 	}
 	flags := "--concurrency, --pool and --trials"
-	if p.IsOpen() {
+	switch {
+	case p.IsProfile():
+		flags = "--profile, --pool and --trials"
+	case p.IsOpen():
 		flags = "--rate, --pool and --trials"
 	}
 	if len(targets) > 1 || series > 1 {
 		flags = fmt.Sprintf("%s over %d target(s) × %d series", flags, len(targets), series)
 	}
 	if err := plan.CheckRunTime(flags, series*p.SeriesSteps(targets), "steps", total); err != nil {
+		if p.IsProfile() {
+			return errext.Usagef("%w; plan fewer steps (pool sizes, settings, trials), or a shorter profile", err)
+		}
 		return errext.Usagef("%w; plan fewer steps, or shorter ones (--warmup, --duration; with auto ones --max-warmup, --max-duration)", err)
 	}
 	return nil

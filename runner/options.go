@@ -35,7 +35,6 @@ type Options struct {
 	Drop, DropForeign, KeepGoing bool
 	MaxErrorRate                 float64
 	PrewarmTimeout               time.Duration
-	MaxConnecting                uint64
 	LockWait                     time.Duration
 
 	NoTelemetry, NoShardSampling bool

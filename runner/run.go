@@ -40,7 +40,7 @@ func (o *Options) runSession(ctx context.Context) Result {
 	session := &sweep.Session{
 		RunID: NewRunID(o.RunID), Plan: o.Plan, Workloads: o.Workloads,
 		Drop: o.Drop && (o.Agents == nil || o.Agents.Index == 0), DropForeign: o.DropForeign, KeepGoing: o.KeepGoing,
-		MaxErrorRate: o.MaxErrorRate, PrewarmTimeout: o.PrewarmTimeout, MaxConnecting: o.MaxConnecting, LockWait: o.LockWait,
+		MaxErrorRate: o.MaxErrorRate, PrewarmTimeout: o.PrewarmTimeout, LockWait: o.LockWait,
 	}
 	// Each target is named now, and completed once it is detected
 	// (wireTargets): what is left to measure, and the planner, need only

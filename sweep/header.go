@@ -80,10 +80,28 @@ func NewPlanInfo(p plan.Plan, steps int) results.PlanInfo {
 	for _, t := range slices.Sorted(maps.Keys(p.TargetConcurrency)) {
 		own = append(own, results.TargetLevels{Target: t, Concurrency: p.TargetConcurrency[t]})
 	}
-	return results.PlanInfo{Concurrency: p.Concurrency, TargetConcurrency: own, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
+	info := results.PlanInfo{Concurrency: p.Concurrency, TargetConcurrency: own, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
 		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps,
 		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight, Search: p.Search, Auto: p.Auto,
 		TrialsAtMost: p.TrialsAtMost()}
+	if p.Profile != nil {
+		info.Profile = p.Profile.Spec
+	}
+	if a := p.PoolAxes; a != nil {
+		info.Cold, info.MinPool, info.MaxConnecting = a.Cold, a.MinPool, a.MaxConnecting
+		info.MaxIdleMS, info.TimeoutMS = millis(a.MaxIdle), millis(a.Timeout)
+	}
+	return info
+}
+
+// millis writes lengths in whole milliseconds, as the drivers' options
+// take them.
+func millis(ds []time.Duration) []int64 {
+	var out []int64
+	for _, d := range ds {
+		out = append(out, d.Milliseconds())
+	}
+	return out
 }
 
 // NewClientInfo describes this load-generating machine and process.

@@ -49,6 +49,18 @@ func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 		return fmt.Errorf("--order was %s", hp.Order)
 	case !slices.Equal(hp.Rate, p.Rate) || hp.Arrivals != p.Arrivals || hp.MaxInFlight != p.MaxInFlight:
 		return fmt.Errorf("--rate/--arrivals/--max-in-flight were %v/%s/%d", hp.Rate, hp.Arrivals, hp.MaxInFlight)
+	case hp.Profile != p.Profile:
+		return fmt.Errorf("--profile was %s", orNotGiven(textfmt.Token(hp.Profile), hp.Profile == ""))
+	case hp.Cold != p.Cold:
+		return fmt.Errorf("--cold was %s", map[bool]string{true: "given", false: "not given"}[hp.Cold])
+	case !slices.Equal(hp.MinPool, p.MinPool):
+		return fmt.Errorf("--min-pool was %s", orNotGiven(fmt.Sprint(hp.MinPool), len(hp.MinPool) == 0))
+	case !slices.Equal(hp.MaxConnecting, p.MaxConnecting):
+		return fmt.Errorf("--max-connecting was %s", orNotGiven(fmt.Sprint(hp.MaxConnecting), len(hp.MaxConnecting) == 0))
+	case !slices.Equal(hp.MaxIdleMS, p.MaxIdleMS):
+		return fmt.Errorf("--max-idle was %s", orNotGiven(fmt.Sprint(hp.MaxIdleMS)+" ms", len(hp.MaxIdleMS) == 0))
+	case !slices.Equal(hp.TimeoutMS, p.TimeoutMS):
+		return fmt.Errorf("--timeout was %s", orNotGiven(fmt.Sprint(hp.TimeoutMS)+" ms", len(hp.TimeoutMS) == 0))
 	}
 	wi := NewWorkloadInfo(workloads)
 	if h.Workload.Name != wi.Name || fmt.Sprint(h.Workload.Mix) != fmt.Sprint(wi.Mix) || !slices.Equal(h.Workload.Mixes, wi.Mixes) ||
@@ -139,4 +151,12 @@ func describeLevels(p results.PlanInfo) string {
 		parts = append(parts, textfmt.Escape(tl.Target)+"="+strings.Join(strings.Fields(strings.Trim(fmt.Sprint(tl.Concurrency), "[]")), ","))
 	}
 	return strings.Join(parts, " ")
+}
+
+// orNotGiven is s, or "not given" when the header's value was empty.
+func orNotGiven(s string, empty bool) string {
+	if empty {
+		return "not given"
+	}
+	return s
 }

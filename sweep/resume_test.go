@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/loadprofile"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/workload"
@@ -80,5 +81,72 @@ func TestOwnLevelsHeaderAndResume(t *testing.T) {
 	old.Plan.TargetConcurrency = nil
 	if l := old.Plan.LevelsOf("sharded"); !slices.Equal(l, old.Plan.Concurrency) {
 		t.Errorf("levels of an older file's target: %v", l)
+	}
+}
+
+// TestProfileHeaderAndResume: the header records the profile, --cold and
+// the pool-option lists, writes and reads them back valid, and --resume
+// refuses another profile or other axes by the flag's name.
+func TestProfileHeaderAndResume(t *testing.T) {
+	prof, err := loadprofile.Parse("idle:1s,rate:500:2s", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	axes := &plan.PoolAxes{MinPool: []int{0, 8}, MaxConnecting: []int{2, 16}, MaxIdle: []time.Duration{0, 500 * time.Millisecond},
+		Timeout: []time.Duration{50 * time.Millisecond}, Cold: true}
+	p := plan.Plan{Concurrency: []int{100}, Pool: plan.PoolPlan{Sizes: []int{16}, Given: "16"}, Clients: 1, Trials: 2,
+		Duration: prof.Duration(), OpTimeout: time.Second, Arrivals: results.ArrivalsUniform, MaxInFlight: 100, Profile: &prof, PoolAxes: axes}
+	ws := workload.WithPoolOptions([]workload.Workload{workload.DefaultWorkload()}, axes.Settings(), axes.Swept())
+	h := newRunHeader("r", p, ws, []results.TargetHeader{{Name: "a"}}, len(p.Steps([]string{"a"}, []string{"x"}))*len(ws))
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	rw, err := results.CreateResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Write(h); err != nil {
+		t.Fatal(err)
+	}
+	rw.Close()
+	r, err := results.ReadResultsFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Header.Plan
+	if got.Profile != "idle:1s,rate:500:2s" || !got.Cold || !slices.Equal(got.MinPool, []int{0, 8}) || !slices.Equal(got.MaxConnecting, []int{2, 16}) ||
+		!slices.Equal(got.MaxIdleMS, []int64{0, 500}) || !slices.Equal(got.TimeoutMS, []int64{50}) {
+		t.Fatalf("read back %+v", got)
+	}
+	if err := checkResume(r.Header, p, ws, []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := loadprofile.Parse("idle:1s,rate:900:2s", nil)
+	for _, c := range []struct {
+		flag   string
+		mutate func(q *plan.Plan, a *plan.PoolAxes)
+	}{
+		{"--profile was", func(q *plan.Plan, _ *plan.PoolAxes) { q.Profile = &other }},
+		{"--cold was given", func(_ *plan.Plan, a *plan.PoolAxes) { a.Cold = false }},
+		{"--min-pool was", func(_ *plan.Plan, a *plan.PoolAxes) { a.MinPool = []int{0} }},
+		{"--max-connecting was", func(_ *plan.Plan, a *plan.PoolAxes) { a.MaxConnecting = nil }},
+		{"--max-idle was", func(_ *plan.Plan, a *plan.PoolAxes) { a.MaxIdle = []time.Duration{time.Second} }},
+		{"--timeout was", func(_ *plan.Plan, a *plan.PoolAxes) { a.Timeout = nil }},
+	} {
+		q, a := p, *axes
+		q.PoolAxes = &a
+		c.mutate(&q, &a)
+		if err := checkResume(r.Header, q, ws, []string{"a"}); err == nil || !strings.Contains(err.Error(), c.flag) {
+			t.Errorf("resume with another setting: %v, want %q", err, c.flag)
+		}
+	}
+	// A header that claims what no sweep writes is refused.
+	bad := h
+	bad.Plan.MaxConnecting = []int{0}
+	if err := results.ValidateHeader(&bad); err == nil || !strings.Contains(err.Error(), "run.plan.max_connecting") {
+		t.Errorf("max_connecting [0]: %v", err)
+	}
+	bad = h
+	bad.Plan.Profile = ""
+	if err := results.ValidateHeader(&bad); err == nil || !strings.Contains(err.Error(), "run.plan.cold") {
+		t.Errorf("cold without a profile: %v", err)
 	}
 }

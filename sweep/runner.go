@@ -58,7 +58,8 @@ type StepJudge interface {
 type ClientFactory func() *options.ClientOptions
 
 // DefaultMaxConnecting is how many connections a measured pool opens at
-// once unless the URI or --max-connecting says otherwise. The driver's own
+// once unless the URI or the series' maxConnecting (--max-connecting)
+// says otherwise, or the pool starts cold. The driver's own
 // default of 2 takes about a minute to open 2,000 connections; the pools
 // are full before each window, so this changes how fast a step starts,
 // not what it measures.
@@ -81,10 +82,6 @@ type runner struct {
 	OpTimeout time.Duration
 	// PrewarmTimeout bounds waiting for the pool to open its connections.
 	PrewarmTimeout time.Duration
-	// MaxConnecting is the driver's maxConnecting for the step's clients:
-	// how many connections each pool opens at once. 0 means the URI's, or
-	// DefaultMaxConnecting when the URI does not say.
-	MaxConnecting uint64
 	// Hosts is how many servers each client keeps a pool to and spreads
 	// operations over: the mongos routers of a sharded target; 1 for a
 	// standalone or a replica set (primary). 0 means 1.
@@ -112,6 +109,9 @@ type runner struct {
 func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepResult, error) {
 	if r.OpTimeout < plan.MinOpTimeout {
 		return r.newStep(spec), fmt.Errorf("sweep: Runner.OpTimeout is %s; every op needs a bound of at least %s", r.OpTimeout, plan.MinOpTimeout)
+	}
+	if spec.Profile != nil {
+		return r.runProfile(ctx, spec) // load that changes: profilerunner.go
 	}
 	if spec.Rate > 0 {
 		return r.runOpen(ctx, spec) // open loop: openrunner.go

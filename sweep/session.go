@@ -85,7 +85,6 @@ type Session struct {
 	KeepGoing      bool          // a step that fails is skipped, the run ends partial
 	MaxErrorRate   float64       // stop after a step with more failed ops than this (≥ 1: never)
 	PrewarmTimeout time.Duration // per step; 0: 60 s
-	MaxConnecting  uint64        // driver maxConnecting (0: the driver's)
 	// HealthTimeout bounds the check that a target still answers before
 	// each step, so that a dead target fails its steps in seconds rather
 	// than after a whole pre-warm; 0: 5 s.

@@ -23,11 +23,47 @@ import (
 // calls still running, and the pool's and observers' part of the result.
 // Only the source of calls differs between the two.
 
-// newStep is the result of spec before anything is measured.
+// newStep is the result of spec before anything is measured; a series
+// with pool options records those its clients run with.
 func (r *runner) newStep(spec plan.StepSpec) results.StepResult {
 	return results.StepResult{Kind: results.KindStep, Target: spec.Target, Workload: spec.Workload, PoolSetting: spec.PoolSetting,
 		Concurrency: spec.Concurrency, MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Trial: spec.Trial,
-		ReadPreference: r.Workload.ReadPreference, WriteConcern: r.Workload.WriteConcern}
+		ReadPreference: r.Workload.ReadPreference, WriteConcern: r.Workload.WriteConcern, PoolOptions: r.poolOptionsInEffect(spec)}
+}
+
+// poolWant is the connections a step's pool holds open per host: its
+// calls in flight at most, capped by the pool.
+func poolWant(spec plan.StepSpec) int { return min(spec.Concurrency, spec.MaxPoolSize) }
+
+// driverMaxConnecting is the driver's own maxConnecting, in effect when
+// neither the URI nor poolsweep sets one (x/mongo/driver/topology's
+// newPool; Java, Node, Python and C# default to 2 as well).
+const driverMaxConnecting = 2
+
+// poolOptionsInEffect is what the step's clients run with, read back from
+// their options (stepClientOptions: the series' values, the URI's, or the
+// driver's defaults); nil for a series without pool options, which keeps
+// the steady sweep's settings and records none.
+func (r *runner) poolOptionsInEffect(spec plan.StepSpec) *results.PoolOptions {
+	po := r.Workload.PoolOptions
+	if po == nil {
+		return nil
+	}
+	o := r.stepClientOptions(spec, poolWant(spec), nil, nil)
+	in := results.PoolOptions{MaxConnecting: driverMaxConnecting, Cold: po.Cold}
+	if o.MinPoolSize != nil {
+		in.MinPoolSize = int(*o.MinPoolSize)
+	}
+	if o.MaxConnecting != nil && *o.MaxConnecting > 0 {
+		in.MaxConnecting = int(*o.MaxConnecting)
+	}
+	if o.MaxConnIdleTime != nil {
+		in.MaxIdleMS = o.MaxConnIdleTime.Milliseconds()
+	}
+	if o.Timeout != nil {
+		in.TimeoutMS = o.Timeout.Milliseconds()
+	}
+	return &in
 }
 
 // monitor turns the driver's pool events into p's numbers.
@@ -75,9 +111,26 @@ func (r *runner) connect(spec plan.StepSpec, want int, pool *poolRecorder, cm *e
 
 // stepClientOptions are the options of one of the step's clients: the
 // user's (NewClient: the URI and the flags), the step's pool, the monitors,
-// and what poolsweep sets where the user did not.
+// the series' pool options, and what poolsweep sets where the user did
+// not. The pool is kept want connections open (minPoolSize), as the
+// steady sweep's pre-warm fills it, unless the series sweeps minPoolSize
+// or starts cold: a cold pool starts empty and holds what the series
+// says (the URI's minPoolSize, else the driver's 0), which the driver
+// opens in the background.
 func (r *runner) stepClientOptions(spec plan.StepSpec, want int, pm *event.PoolMonitor, cm *event.CommandMonitor) *options.ClientOptions {
-	o := r.NewClient().SetMaxPoolSize(uint64(spec.MaxPoolSize)).SetMinPoolSize(uint64(want)).SetPoolMonitor(pm)
+	po, swept := r.Workload.PoolOptions, r.Workload.PoolSwept
+	cold := po != nil && po.Cold
+	o := r.NewClient().SetMaxPoolSize(uint64(spec.MaxPoolSize)).SetPoolMonitor(pm)
+	switch {
+	case po != nil && swept.MinPool:
+		o.SetMinPoolSize(uint64(po.MinPoolSize))
+	case cold:
+		if o.MinPoolSize == nil {
+			o.SetMinPoolSize(0)
+		}
+	default:
+		o.SetMinPoolSize(uint64(want))
+	}
 	if cm != nil {
 		o.SetMonitor(cm)
 	}
@@ -92,10 +145,21 @@ func (r *runner) stepClientOptions(spec plan.StepSpec, want int, pm *event.PoolM
 		o.SetServerSelectionTimeout(0)
 	}
 	switch {
-	case r.MaxConnecting > 0:
-		o.SetMaxConnecting(r.MaxConnecting)
-	case o.MaxConnecting == nil:
+	case po != nil && swept.MaxConnecting:
+		o.SetMaxConnecting(uint64(po.MaxConnecting))
+	case o.MaxConnecting == nil && !cold:
+		// A cold pool grows as the driver grows it: at the driver's
+		// own maxConnecting, unless the URI says otherwise.
 		o.SetMaxConnecting(DefaultMaxConnecting)
+	}
+	if po != nil && swept.MaxIdle {
+		o.SetMaxConnIdleTime(time.Duration(po.MaxIdleMS) * time.Millisecond)
+	}
+	if po != nil && swept.Timeout {
+		// The driver's timeoutMS: each operation's deadline, checkout
+		// and server selection included (docs/sweep.md says what the
+		// driver does with a connection whose reply is late).
+		o.SetTimeout(time.Duration(po.TimeoutMS) * time.Millisecond)
 	}
 	return o
 }
@@ -146,6 +210,11 @@ func disconnectWithin(clients []*mongo.Client, d time.Duration) {
 // call (prewarm), noting its time in step and warning when the pools did
 // not fill in time.
 func (r *runner) prewarmStep(ctx context.Context, spec plan.StepSpec, step *results.StepResult, clients []*mongo.Client, pool *poolRecorder, want int) error {
+	if po := r.Workload.PoolOptions; po != nil && po.Cold {
+		// A cold series measures the pool growing under the load: it
+		// starts empty.
+		return nil
+	}
 	hosts := max(r.Hosts, 1)
 	start := time.Now()
 	if err := r.prewarm(ctx, spec, clients, pool, want, hosts); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -15,17 +16,19 @@ import (
 
 	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/plan"
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // TestStepClientOptions: the step's clients keep what the user set (URI or
 // flags) and get poolsweep's settings only where the user set nothing:
 // the step's pool, maxConnecting 64, and no server-selection timeout of
-// their own (--op-timeout bounds every op).
+// their own (--op-timeout bounds every op); a series that sweeps
+// maxConnecting (--max-connecting) sets it over the URI's.
 func TestStepClientOptions(t *testing.T) {
 	spec := plan.StepSpec{Concurrency: 32, MaxPoolSize: 16, Clients: 1}
 	tests := []struct {
 		uri        string
-		flag       uint64 // --max-connecting, 0 when not given
+		flag       int // the series' --max-connecting, 0 when not swept
 		ssTimeout  time.Duration
 		connecting uint64
 	}{
@@ -35,7 +38,11 @@ func TestStepClientOptions(t *testing.T) {
 		{"mongodb://h:27017/?maxConnecting=5", 9, 0, 9},
 	}
 	for _, tt := range tests {
-		r := &runner{NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(tt.uri) }, MaxConnecting: tt.flag}
+		r := &runner{NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(tt.uri) }}
+		if tt.flag > 0 {
+			r.Workload.PoolOptions = &results.PoolOptions{MaxConnecting: tt.flag}
+			r.Workload.PoolSwept = results.PoolAxes{MaxConnecting: true}
+		}
 		o := r.stepClientOptions(spec, 16, nil, nil)
 		if o.ServerSelectionTimeout == nil || *o.ServerSelectionTimeout != tt.ssTimeout {
 			t.Errorf("%s: server selection timeout %v, want %v", tt.uri, o.ServerSelectionTimeout, tt.ssTimeout)
@@ -46,6 +53,125 @@ func TestStepClientOptions(t *testing.T) {
 		if *o.MaxPoolSize != 16 || *o.MinPoolSize != 16 {
 			t.Errorf("%s: pool %d..%d, want 16..16", tt.uri, *o.MinPoolSize, *o.MaxPoolSize)
 		}
+	}
+}
+
+// TestStepClientOptionsPoolSeries: each series' pool options reach its
+// clients, and its steps record what the clients ran with: a warm series
+// is held at the step's need unless it sweeps minPoolSize; a cold one
+// starts empty (the URI's minPoolSize, else 0) and opens connections at
+// the driver's own maxConnecting (the URI's, else 2) unless it sweeps
+// maxConnecting; an idle time or timeout not swept is the URI's, else
+// none.
+func TestStepClientOptionsPoolSeries(t *testing.T) {
+	spec := plan.StepSpec{Concurrency: 500, MaxPoolSize: 64, Clients: 1}
+	all := results.PoolAxes{MinPool: true, MaxConnecting: true, MaxIdle: true, Timeout: true}
+	ms := func(v int64) *time.Duration { d := time.Duration(v) * time.Millisecond; return &d }
+	tests := []struct {
+		name   string
+		uri    string
+		series *results.PoolOptions
+		swept  results.PoolAxes
+		// The client's options: nil where the driver's default holds.
+		minPool, connecting *uint64
+		idle, timeout       *time.Duration
+		record              results.PoolOptions // the step's pool_options
+	}{
+		{name: "steady series, no option", uri: "mongodb://h/", series: nil,
+			minPool: u64(64), connecting: u64(DefaultMaxConnecting)},
+		{name: "warm profile, nothing swept: held at the need", uri: "mongodb://h/", series: &results.PoolOptions{},
+			minPool: u64(64), connecting: u64(DefaultMaxConnecting),
+			record: results.PoolOptions{MinPoolSize: 64, MaxConnecting: DefaultMaxConnecting}},
+		{name: "warm, every option swept", uri: "mongodb://h/?maxConnecting=5&maxIdleTimeMS=7&timeoutMS=9",
+			series: &results.PoolOptions{MinPoolSize: 0, MaxConnecting: 16, MaxIdleMS: 500, TimeoutMS: 50}, swept: all,
+			minPool: u64(0), connecting: u64(16), idle: ms(500), timeout: ms(50),
+			record: results.PoolOptions{MinPoolSize: 0, MaxConnecting: 16, MaxIdleMS: 500, TimeoutMS: 50}},
+		{name: "cold, nothing swept: empty, the driver's maxConnecting", uri: "mongodb://h/", series: &results.PoolOptions{Cold: true},
+			minPool: u64(0), record: results.PoolOptions{MaxConnecting: 2, Cold: true}},
+		{name: "cold keeps the URI's options", uri: "mongodb://h/?minPoolSize=3&maxConnecting=4&maxIdleTimeMS=1000&timeoutMS=2000",
+			series:  &results.PoolOptions{Cold: true},
+			minPool: u64(3), connecting: u64(4), idle: ms(1000), timeout: ms(2000),
+			record: results.PoolOptions{MinPoolSize: 3, MaxConnecting: 4, MaxIdleMS: 1000, TimeoutMS: 2000, Cold: true}},
+		{name: "cold, min-pool and max-connecting swept", uri: "mongodb://h/?minPoolSize=3",
+			series: &results.PoolOptions{MinPoolSize: 32, MaxConnecting: 16, Cold: true}, swept: results.PoolAxes{MinPool: true, MaxConnecting: true},
+			minPool: u64(32), connecting: u64(16), record: results.PoolOptions{MinPoolSize: 32, MaxConnecting: 16, Cold: true}},
+		{name: "max-idle 0 swept over the URI's", uri: "mongodb://h/?maxIdleTimeMS=1000",
+			series: &results.PoolOptions{}, swept: results.PoolAxes{MaxIdle: true},
+			minPool: u64(64), connecting: u64(DefaultMaxConnecting), idle: ms(0),
+			record: results.PoolOptions{MinPoolSize: 64, MaxConnecting: DefaultMaxConnecting}},
+	}
+	for _, tt := range tests {
+		r := &runner{NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(tt.uri) }}
+		r.Workload.PoolOptions, r.Workload.PoolSwept = tt.series, tt.swept
+		o := r.stepClientOptions(spec, poolWant(spec), nil, nil)
+		for _, c := range []struct {
+			what      string
+			got, want any
+		}{
+			{"minPoolSize", orUnset(o.MinPoolSize), orUnset(tt.minPool)},
+			{"maxConnecting", orUnset(o.MaxConnecting), orUnset(tt.connecting)},
+			{"maxIdleTime", orUnset(o.MaxConnIdleTime), orUnset(tt.idle)},
+			{"timeout", orUnset(o.Timeout), orUnset(tt.timeout)},
+		} {
+			if c.got != c.want {
+				t.Errorf("%s: %s %v, want %v", tt.name, c.what, c.got, c.want)
+			}
+		}
+		step := r.newStep(spec)
+		switch {
+		case tt.series == nil && step.PoolOptions != nil:
+			t.Errorf("%s: a series without pool options recorded %+v", tt.name, *step.PoolOptions)
+		case tt.series != nil && (step.PoolOptions == nil || *step.PoolOptions != tt.record):
+			t.Errorf("%s: recorded %+v, want %+v", tt.name, step.PoolOptions, tt.record)
+		}
+	}
+}
+
+func u64(v uint64) *uint64 { return &v }
+
+// orUnset is *p, or "unset" for nil, so that a table compares both.
+func orUnset[T any](p *T) any {
+	if p == nil {
+		return "unset"
+	}
+	return *p
+}
+
+// TestColdStepStartsEmpty: on the simulator, a cold series' pool opens
+// nothing before its first call (no pre-warm, minPoolSize 0): the
+// driver's pool events show connections created only once a call needs
+// one; a warm series' pre-warm has opened the step's need before any.
+func TestColdStepStartsEmpty(t *testing.T) {
+	t.Parallel()
+	sim := startSimChild(t, "slots=8,service=1ms")
+	spec := plan.StepSpec{Concurrency: 500, MaxPoolSize: 8, Clients: 1}
+	for _, cold := range []bool{true, false} {
+		r := newSimRunner(sim.URI, time.Second)
+		r.Workload.PoolOptions = &results.PoolOptions{Cold: cold}
+		pool := newPoolRecorder()
+		clients, err := r.connect(spec, poolWant(spec), pool, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := r.newStep(spec)
+		if err := r.prewarmStep(t.Context(), spec, &step, clients, pool, poolWant(spec)); err != nil {
+			t.Fatal(err)
+		}
+		// A pool that fills in the background would have begun by now.
+		time.Sleep(300 * time.Millisecond)
+		before := pool.created.Load()
+		if err := clients[0].Database("admin").RunCommand(t.Context(), bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		after := pool.created.Load()
+		disconnect(clients)
+		switch {
+		case cold && (before != 0 || after < 1):
+			t.Errorf("cold: %d connections created before the first call, %d after; want 0, then at least 1", before, after)
+		case !cold && before < int64(poolWant(spec)):
+			t.Errorf("warm: %d connections created before the first call; want the pre-warm's %d", before, poolWant(spec))
+		}
+		t.Logf("cold %v: %d created before the first call, %d after", cold, before, after)
 	}
 }
 
@@ -158,5 +284,52 @@ func TestDisconnectStoppedServer(t *testing.T) {
 		}
 	case <-time.After(limit):
 		t.Errorf("closing a step's clients against a stopped server did not end within %s (deadline %s + grace %s)", limit, deadline, teardown.Grace)
+	}
+}
+
+// TestTimeoutChurn: what docs/sweep.md says the driver does when a
+// series' timeoutMS (--timeout) passes before the reply: the connection
+// is kept when the reply comes within the driver's background read
+// (400 ms), and closed when it comes later, so that the next call opens
+// a new one. On the simulator, with a 50-ms timeout: a 200-ms service
+// time closes nothing, a 1.5-s one closes the connection.
+func TestTimeoutChurn(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		service   string
+		wantClose bool
+	}{{"200ms", false}, {"1500ms", true}} {
+		sim := startSimChild(t, "slots=4,service="+c.service)
+		r := newSimRunner(sim.URI, time.Second)
+		r.Workload.PoolOptions = &results.PoolOptions{TimeoutMS: 50}
+		r.Workload.PoolSwept = results.PoolAxes{Timeout: true}
+		var created, closed atomic.Int64
+		pm := &event.PoolMonitor{Event: func(e *event.PoolEvent) {
+			switch e.Type {
+			case event.ConnectionCreated:
+				created.Add(1)
+			case event.ConnectionClosed:
+				closed.Add(1)
+			}
+		}}
+		spec := plan.StepSpec{Concurrency: 1, MaxPoolSize: 1, Clients: 1}
+		o := r.stepClientOptions(spec, 0, pm, nil).SetMinPoolSize(0)
+		c0, err := mongo.Connect(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		coll := c0.Database(r.Workload.Database).Collection(r.Workload.Collection)
+		err = coll.FindOne(t.Context(), bson.D{{Key: "_id", Value: "user1"}}).Err()
+		if !mongo.IsTimeout(err) {
+			t.Fatalf("service %s: %v, want the 50-ms timeout", c.service, err)
+		}
+		// Past the background read's 400 ms and the reply.
+		time.Sleep(2 * time.Second)
+		disconnectCount := closed.Load()
+		disconnect([]*mongo.Client{c0})
+		t.Logf("service %s, timeout 50ms: %d created, %d closed before disconnect", c.service, created.Load(), disconnectCount)
+		if got := disconnectCount > 0; got != c.wantClose {
+			t.Errorf("service %s, timeout 50ms: %d connections closed; want closed %v", c.service, disconnectCount, c.wantClose)
+		}
 	}
 }

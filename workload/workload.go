@@ -59,6 +59,10 @@ type Workload struct {
 	// --timeout axes, and --cold); nil keeps poolsweep's steady-sweep
 	// settings (a pool pre-warmed to the step's need).
 	PoolOptions *results.PoolOptions
+	// PoolSwept says which of PoolOptions' values were given (swept, and
+	// named in Label); the others are 0 there and the step runs with the
+	// URI's or the driver's value, recorded as it was in effect.
+	PoolSwept results.PoolAxes
 	// Replay, when set, is the workload file each call replays a shape
 	// of (--workload-file; replay.go) instead of the mix.
 	Replay *Replay
@@ -82,6 +86,28 @@ func WithAxes(ws []Workload, rps, wcs []string) []Workload {
 				v.Label = results.SeriesLabel(w.Label, rp, wc)
 				out = append(out, v)
 			}
+		}
+	}
+	return out
+}
+
+// WithPoolOptions crosses workloads with pool-option settings (plan's
+// PoolAxes.Settings), each pair its own series labelled by
+// results.PoolSeriesLabel naming the options swept. An empty settings
+// list leaves the workloads as they are (no pool option was given).
+// Workloads stay outermost, as in WithAxes.
+func WithPoolOptions(ws []Workload, settings []results.PoolOptions, swept results.PoolAxes) []Workload {
+	if len(settings) == 0 {
+		return ws
+	}
+	var out []Workload
+	for _, w := range ws {
+		for _, s := range settings {
+			v := w
+			po := s
+			v.PoolOptions, v.PoolSwept = &po, swept
+			v.Label = results.PoolSeriesLabel(w.Label, s, swept)
+			out = append(out, v)
 		}
 	}
 	return out

@@ -7,7 +7,6 @@ package sweep
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +14,6 @@ import (
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
-	sweeplib "github.com/poolsweep/poolsweep/sweep"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
 )
@@ -99,7 +97,7 @@ type Options struct {
 	dropForeign   bool // --drop-foreign
 	out           string
 	order         string
-	maxConnecting uint64
+	maxConnecting string // --max-connecting: a list, each its own series (sweepprofile.go)
 	keepGoing     bool
 	noPlot        bool
 	noTelemetry   bool
@@ -122,16 +120,19 @@ type Options struct {
 	maxInFlight   int
 	searchOptions // --search, --resolution, --budget, --slo-p99 (sweepsearch.go)
 
+	// Load that changes and the pool options (sweepprofile.go).
+	profile string
+	minPool string
+	maxIdle string
+	timeout string
+	cold    bool
+
 	changed func(string) bool
 	agentOptions
 }
 
 // Bounds of sweep flags that no other layer owns.
 const (
-	// maxConnecting bounds --max-connecting: a pool never opens more than
-	// it holds at once, and more handshakes at once than this only queue
-	// at the server.
-	maxConnecting = 1024
 	// maxServerCores bounds --server-cores.
 	maxServerCores = 1_000_000
 )
@@ -184,6 +185,15 @@ too). --max-in-flight bounds the calls one client runs at once; arrivals beyond 
 are counted as dropped. analyze then reports the highest rate carried and the smallest
 maxPoolSize that carries it.
 
+Load that changes: --profile SPEC runs every step through open-loop phases instead
+(idle:D, rate:R:D, ramp:R1:R2:D, sine:LOW:HIGH:PERIOD:D, trace:FILE; docs/profiles.md),
+one step per pool size, recording a timeline of 100-ms intervals. The pool's other
+options are axes like --read-preference, each combination a series of its own:
+--min-pool, --max-connecting, --max-idle and --timeout (the driver's timeoutMS; a reply
+later than it costs a connection, docs/sweep.md). --cold starts every profile step's
+pools empty, growing as the driver grows them (maxConnecting the driver's 2 unless
+--max-connecting says otherwise); without it they are pre-warmed as a steady step's.
+
 Operations still running when a window closes are not dropped: each is recorded with
 its full latency when it ends, or as a timeout once past --op-timeout, and the step
 records how many there were (in_flight_at_close). Before each step poolsweep checks that
@@ -235,6 +245,11 @@ merged run's end status.
   poolsweep sweep --uri mongodb://db1:27017 --drop-foreign   # its usertable also holds others' documents: drop them with it
   poolsweep sweep --target sim=sim:slots=8,service=2ms --concurrency 1..64x2
   poolsweep sweep --uri mongodb://db1:27017 --rate 1000..20000x1.5 --pool 16,64,256 --arrivals poisson
+  poolsweep sweep --target sim=sim:slots=8,service=2ms --profile idle:30s,rate:2000:60s --cold \
+      --max-connecting 2,16 --min-pool 0,64 --pool 64 --trials 3   # a burst after a quiet spell on cold pools
+  poolsweep sweep --uri mongodb://db1:27017 --profile rate:500:20s,idle:40s,rate:500:20s \
+      --max-idle 0,10s --min-pool 0,32 --pool 32   # does the pool shrink between bursts, and does minPoolSize hold it
+  poolsweep sweep --uri mongodb://db1:27017 --profile rate:1000:60s --timeout 50ms,2s   # connections closed by timeouts
   poolsweep sweep --target sim=sim:slots=8 --threshold 'p99<20ms@8' --threshold 'ops>500@knee' \
       --threshold 'errors<0.1%' --threshold 'knee>=4'`,
 		Args: cmdutil.ArgsUsage(cobra.NoArgs),
@@ -270,7 +285,6 @@ merged run's end status.
 	f.BoolVar(&o.dropForeign, "drop-foreign", false, "drop and reload poolsweep's collection although it also holds documents poolsweep did not write (without it such a collection is refused, exit 2, with their count); a collection poolsweep did not create is refused either way")
 	cmdutil.TextVar(f, &o.out, "out", "", "a directory, made through outfile", nil, "output directory, made if absent (its parent must exist; default ./poolsweep-out/<run-id>)")
 	cmdutil.ChoiceVar(f, &o.order, "order", plan.OrderSequential, []string{plan.OrderSequential, plan.OrderInterleaved}, false, "with several targets: sequential, or interleaved (A B A B … step by step)")
-	cmdutil.Uint64Var(f, &o.maxConnecting, "max-connecting", 0, 1, maxConnecting, fmt.Sprintf("connections each pool opens at once, 1 to 1024 (default: the URI's maxConnecting, else %d; the driver's own default is 2); it sets how fast a step's pool fills before its window, not what is measured", sweeplib.DefaultMaxConnecting))
 	f.BoolVar(&o.keepGoing, "keep-going", false, "go on with the next step when a step fails instead of stopping the sweep (the run then ends partial, exit 3)")
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
 	cmdutil.FloatVar(f, &o.maxErrorRate, "max-error-rate", 1, 0, 1, false, false, "stop the sweep after a step whose failed operations exceed this fraction, 0 to 1 (1 = never stop)")
@@ -291,11 +305,12 @@ merged run's end status.
 
 	// Adaptive search.
 	o.searchOptions.addFlags(f)
+	o.addProfileFlags(f) // sweepprofile.go
 
 	// What the agents of --spawn get (sweepflagtravel.go); the auto
 	// lengths', search's and agents' flags say so where they are added.
 	travel(f, travelAsGiven, "pool", "clients", "op-timeout", "prewarm-timeout", "workload", "mix", "mixes", "read-preference", "write-concern",
-		"workload-file", "distribution", "database", "drop", "drop-foreign", "order", "max-connecting", "keep-going", "max-error-rate",
+		"workload-file", "distribution", "database", "drop", "drop-foreign", "order", "keep-going", "max-error-rate",
 		"lenient", "no-telemetry", "no-shard-sampling", "server-cores", "lock-wait", "threshold", "progress",
 		"rate", "arrivals", "max-in-flight")
 	travel(f, travelResolved, "concurrency", "trials", "records", "no-plot")

@@ -110,8 +110,17 @@ func (o *Options) validate() (*sweepConfig, error) {
 	if err := o.searchOptions.plan(&p, choice.search, o.pool, o.changed); err != nil {
 		return nil, err
 	}
+	if err := o.applyProfile(&p); err != nil { // sweepprofile.go
+		return nil, err
+	}
+	if p.PoolAxes, err = o.poolAxes(); err != nil {
+		return nil, err
+	}
 	if err := p.Validate(); err != nil {
 		return nil, errext.UsageError{Err: err}
+	}
+	if err := checkColdURIs(p, cfg.targets); err != nil { // sweepprofile.go
+		return nil, err
 	}
 	if o.read.Lenient && o.resume == "" {
 		return nil, errext.Usagef("--lenient: only with --resume (it is how the earlier results are read)")
@@ -197,6 +206,9 @@ func (o *Options) validate() (*sweepConfig, error) {
 		return nil, err
 	}
 	cfg.workloads = workload.WithAxes(cfg.workloads, rps, wcs)
+	if a := cfg.plan.PoolAxes; a != nil {
+		cfg.workloads = workload.WithPoolOptions(cfg.workloads, a.Settings(), a.Swept())
+	}
 	// The whole plan, every target and workload, is a header readers can
 	// take (results.ValidateHeader).
 	names := make([]string, len(cfg.targets))
@@ -204,7 +216,7 @@ func (o *Options) validate() (*sweepConfig, error) {
 		names[i] = t.Name
 	}
 	if n := len(cfg.workloads) * cfg.plan.SeriesSteps(names); n > results.MaxPlanned || len(cfg.targets) > results.MaxTargets || len(cfg.workloads) > results.MaxWorkloads {
-		return nil, errext.Usagef("--target, --mixes, --read-preference, --write-concern and the plan: %d target(s) × %d series make %d steps; the most one run takes is %d steps, %d targets and %d workloads",
+		return nil, errext.Usagef("--target, --mixes, --read-preference, --write-concern, the pool options and the plan: %d target(s) × %d series make %d steps; the most one run takes is %d steps, %d targets and %d workloads",
 			len(cfg.targets), len(cfg.workloads), n, results.MaxPlanned, results.MaxTargets, results.MaxWorkloads)
 	}
 	if err := runlib.CheckRunTime(cfg.plan, names, len(cfg.workloads)); err != nil {

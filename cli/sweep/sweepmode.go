@@ -58,13 +58,18 @@ func (o *Options) gridOnly() (flag, why string) {
 // levels (applyOpen). Every refusal names its flag and says how to get a
 // grid instead.
 func (o *Options) choosePlan(d planDefaults) ([]int, plan.PoolPlan, planChoice, error) {
-	if o.changed("rate") {
+	if o.changed("rate") || o.changed("profile") {
 		pool, err := plan.ParsePool(o.pool)
 		if err != nil {
 			return nil, plan.PoolPlan{}, planChoice{}, errext.Usagef("--pool: %w", err)
 		}
+		why := "the open loop (--rate) measures every rate given"
+		if o.changed("profile") {
+			// --search with --profile is refused by applyProfile.
+			return nil, pool, planChoice{why: "a profile (--profile) runs every pool setting through the load given"}, nil
+		}
 		// --search with --rate is refused by searchOptions.plan.
-		return nil, pool, planChoice{search: strings.TrimSpace(o.search), why: "the open loop (--rate) measures every rate given"}, nil
+		return nil, pool, planChoice{search: strings.TrimSpace(o.search), why: why}, nil
 	}
 	// Given: a list for every target (NAME=LIST alone leaves the others
 	// at the default).

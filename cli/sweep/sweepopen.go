@@ -13,22 +13,33 @@ import (
 // defaults to the driver's own 100 instead of "match", which needs a
 // concurrency. Without --rate, the open-loop flags are refused.
 func (o *Options) applyOpen(p *plan.Plan) error {
-	if !o.changed("rate") {
+	profile := o.changed("profile")
+	if !o.changed("rate") && !profile {
 		for _, f := range []string{"arrivals", "max-in-flight"} {
 			if o.changed(f) {
-				return errext.Usagef("--%s: only with --rate (an open-loop sweep)", f)
+				return errext.Usagef("--%s: only with --rate or --profile (an open-loop sweep)", f)
 			}
 		}
 		return nil
 	}
-	if o.changed("concurrency") {
+	switch {
+	case profile && o.changed("rate"):
+		return errext.Usagef("--profile and --rate: the profile gives the rate at every moment; give one")
+	case profile && o.changed("concurrency"):
+		// A profile offers arrivals: what bounds the calls a client runs
+		// at once is --max-in-flight; a concurrency list would be ignored.
+		return errext.Usagef("--profile and --concurrency: a profile offers calls at its rates (open loop), --concurrency runs workers back to back (closed loop); bound the calls in flight per client with --max-in-flight")
+	case o.changed("concurrency"):
 		return errext.Usagef("--rate and --concurrency: --rate offers calls at fixed rates (open loop), --concurrency runs workers back to back (closed loop); give one")
 	}
-	rates, err := plan.ParseLevels(o.rate, plan.MaxRate)
-	if err != nil {
-		return errext.Usagef("--rate: %w", err)
+	if !profile {
+		rates, err := plan.ParseLevels(o.rate, plan.MaxRate)
+		if err != nil {
+			return errext.Usagef("--rate: %w", err)
+		}
+		p.Rate = rates
 	}
-	p.Rate, p.Arrivals, p.MaxInFlight = rates, o.arrivals, o.maxInFlight
+	p.Arrivals, p.MaxInFlight = o.arrivals, o.maxInFlight
 	p.Concurrency = []int{o.maxInFlight}
 	if !o.changed("pool") {
 		p.Pool = plan.PoolPlan{Sizes: []int{plan.DefaultOpenPool}, Given: fmt.Sprint(plan.DefaultOpenPool)}

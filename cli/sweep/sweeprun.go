@@ -73,7 +73,7 @@ func (o *Options) options(ctx context.Context) (runlib.Options, error) {
 	opts := runlib.Options{RunID: o.runID, Plan: cfg.plan, Workloads: cfg.workloads, Targets: cfg.targets, Why: cfg.choice.why, Notes: cfg.notes,
 		Out: o.out, Resume: o.resume, Read: o.read.Options(), NoPlot: o.noPlot,
 		Drop: o.drop, DropForeign: o.dropForeign, KeepGoing: o.keepGoing, MaxErrorRate: o.maxErrorRate,
-		PrewarmTimeout: o.prewarm, MaxConnecting: o.maxConnecting, LockWait: o.lockWait,
+		PrewarmTimeout: o.prewarm, LockWait: o.lockWait,
 		NoTelemetry: o.noTelemetry, NoShardSampling: o.noShardSample, ServerCores: o.serverCores,
 		Thresholds: o.gates.List(), Metrics: o.metricsOptions()}
 	for _, flag := range []string{"read-preference", "write-concern"} {

@@ -106,8 +106,12 @@ func (p *JSON) Plan(session *sweep.Session, summary Summary) {
 }
 
 // StepLengths says how long each step's warm-up and window are, for the
-// plan line: fixed lengths, or auto with their bounds.
+// plan line: fixed lengths, or auto with their bounds; a profile step's
+// length is its profile's.
 func StepLengths(p plan.Plan) string {
+	if p.IsProfile() {
+		return fmt.Sprintf("the profile's %s, no warm-up or window of its own", p.Profile.Duration())
+	}
 	a := p.Auto
 	warm := fmt.Sprintf("%s warm-up", p.Warmup)
 	if a != nil && a.Warmup {
