@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -67,13 +68,6 @@ func checkProfileText(s string) error {
 	return nil
 }
 
-// readTrace reads a trace:FILE phase's rate trace for loadprofile.Parse.
-// The trace reader (its CSV, bounds and messages) belongs to loadprofile;
-// until it is there, a trace phase is refused here, before anything runs.
-func readTrace(path string) ([]loadprofile.Point, error) {
-	return nil, fmt.Errorf("trace %s: rate traces are not read by this build", textfmt.Token(path))
-}
-
 // profileOnly are the flags a profile replaces: a profile step has no
 // warm-up or window of its own, and its load is the profile's.
 var profileOnly = append([]string{"warmup", "duration"}, autoFlagNames...)
@@ -93,9 +87,12 @@ func (o *Options) applyProfile(p *plan.Plan) error {
 	if o.changed("search") {
 		return errext.Usagef("--profile and --search: a search measures steady steps; a profile step runs each setting through the load given")
 	}
-	prof, err := loadprofile.Parse(o.profile, readTrace)
+	// A trace file is read here, bounded, while the flags are checked:
+	// nothing has started, and a bad row is bad input like a bad flag.
+	prof, err := loadprofile.Parse(o.profile, loadprofile.TraceReaderFor(context.Background()))
 	if err != nil {
-		return errext.Usagef("--profile: %w", textfmt.EscapeError(err))
+		// Parse's errors name --profile and the phase or file and line.
+		return errext.Usagef("%w", textfmt.EscapeError(err))
 	}
 	p.Profile = &prof
 	p.Warmup, p.Auto = 0, nil

@@ -113,7 +113,7 @@ func TestProfileFlags(t *testing.T) {
 		{name: "profile too long for a step", args: []string{"--profile", "rate:100:5h"}, wantErr: "--profile: it lasts 5h0m0s, longer than the 4h"},
 		{name: "profile over the run bound", args: []string{"--profile", "rate:100:3h", "--pool", "1..10+1", "--trials", "10"},
 			wantErr: "--profile, --pool and --trials: 100 steps take up to"},
-		{name: "peak above what one process issues", args: []string{"--profile", "rate:20000000:1s"}, wantErr: "--profile: its peak: 20000000 calls/s is not between 1 and"},
+		{name: "peak above what one process issues", args: []string{"--profile", "rate:20000000:1s"}, wantErr: "--profile: phase 1 (rate): R 20000000 calls/s is above 10000000"},
 		{name: "peak below a call a second per client", args: []string{"--profile", "rate:3:10s", "--clients", "4"}, wantErr: "--profile: its peak: 3 calls/s over 4 clients"},
 		{name: "profile and rate", args: []string{"--profile", "rate:100:1s", "--rate", "100"}, wantErr: "--profile and --rate"},
 		{name: "profile and search", args: []string{"--profile", "rate:100:1s", "--search", "knee"}, wantErr: "--profile and --search"},
