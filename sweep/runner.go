@@ -113,6 +113,9 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 	if r.OpTimeout < plan.MinOpTimeout {
 		return r.newStep(spec), fmt.Errorf("sweep: Runner.OpTimeout is %s; every op needs a bound of at least %s", r.OpTimeout, plan.MinOpTimeout)
 	}
+	if spec.Profile != nil {
+		return r.runProfile(ctx, spec) // load that changes: profilerunner.go
+	}
 	if spec.Rate > 0 {
 		return r.runOpen(ctx, spec) // open loop: openrunner.go
 	}

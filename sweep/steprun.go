@@ -33,6 +33,9 @@ func (r *runner) newStep(spec plan.StepSpec) results.StepResult {
 // monitor turns the driver's pool events into p's numbers.
 func (p *poolRecorder) monitor() *event.PoolMonitor {
 	return &event.PoolMonitor{Event: func(e *event.PoolEvent) {
+		if p.tl != nil {
+			p.tl.pool(e)
+		}
 		p.hosts.event(e)
 		switch e.Type {
 		case event.ConnectionCreated:
