@@ -2,10 +2,12 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/poolsweep/poolsweep/loadprofile"
 	"github.com/poolsweep/poolsweep/plan"
@@ -176,4 +178,30 @@ func TestProfileStepOnSimulator(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestProfileStepInterrupted: a profile step cancelled in its load ends
+// at once, marked interrupted with the context's error, and what it
+// recorded so far still adds up.
+func TestProfileStepInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator for about 1 s")
+	}
+	sim := startSimChild(t, "slots=8,service=2ms")
+	r := openRunner(sim.URI, 0, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { time.Sleep(500 * time.Millisecond); cancel() }()
+	start := time.Now()
+	st, err := r.RunStep(ctx, profileSpec(t, "idle:100ms,rate:200:20s", 1, 10, 50))
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the cancelled 20-s profile took %s to end", took)
+	}
+	if !errors.Is(err, context.Canceled) || !st.Interrupted || st.Profile == nil {
+		t.Fatalf("err %v, interrupted %v, profile %v", err, st.Interrupted, st.Profile != nil)
+	}
+	if n := len(st.Profile.Timeline.Intervals); n > 100 {
+		t.Errorf("%d intervals recorded for half a second", n)
+	}
+	checkTimelineTotals(t, "interrupted", st)
 }
