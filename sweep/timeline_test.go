@@ -73,8 +73,28 @@ func TestTimelineWidth(t *testing.T) {
 
 // BenchmarkTimelineRecord is one open-loop call's recording (its arrival,
 // start, one op, end, and the pool's checkout and checkin events) without
-// and with a profile step's timeline, from parallel callers.
+// and with a profile step's timeline, from parallel callers; and the
+// timeline's own part of it alone (its arrival, op, call and two pool
+// events).
 func BenchmarkTimelineRecord(b *testing.B) {
+	b.Run("timeline-only", func(b *testing.B) {
+		rec := newRecorder(5*time.Second, 1)
+		tl := newTimelineRecorder(rec, 10*time.Minute, 5*time.Second)
+		tl.start(rec.now())
+		out := &event.PoolEvent{Type: event.ConnectionCheckedOut, Address: "h:1", Duration: 20 * time.Microsecond}
+		in := &event.PoolEvent{Type: event.ConnectionCheckedIn, Address: "h:1"}
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				at := rec.now()
+				tl.arrival(at, false)
+				tl.pool(out)
+				tl.pool(in)
+				tl.op(int64(at)+1, errNone, false)
+				tl.call(at, 1500*time.Microsecond)
+			}
+		})
+	})
 	for _, withTimeline := range []bool{false, true} {
 		name := "open"
 		if withTimeline {
