@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/analysis/timeline"
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/loadprofile"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
@@ -112,7 +113,7 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 	}
 	length := p.Duration()
 	if length <= 0 || p.Peak() <= 0 {
-		return step, fmt.Errorf("profile step: the profile %q never loads", p.Spec)
+		return step, fmt.Errorf("profile step: the profile %s never loads", textfmt.Token(p.Spec))
 	}
 	pool := newPoolRecorder()
 	rec := newShapeRecorder(r.OpTimeout, spec.Concurrency*spec.Clients, r.shapeTypes())
