@@ -88,8 +88,9 @@ type TimelineInterval struct {
 	Created int64 `json:"created,omitempty"`
 	Closed  int64 `json:"closed,omitempty"`
 	Clears  int64 `json:"clears,omitempty"`
-	// Errors are the calls started in the interval that failed, by kind
-	// (ErrorCounts' kinds); absent when none did.
+	// Errors are the failed operations of the calls started in the
+	// interval, by kind (ErrorCounts' kinds, the step's errors filed by
+	// their call's intended start); absent when none failed.
 	Errors *ErrorCounts `json:"errors,omitempty"`
 }
 

@@ -244,11 +244,12 @@ func checkExtraTrial(c *check, s *StepResult) {
 	}
 }
 
-// checkOpen: an open-loop step has its rate and open-loop numbers; a
-// closed-loop one has neither.
+// checkOpen: an open-loop or profile step has its rate and open-loop
+// numbers; a closed-loop one has neither.
 func checkOpen(c *check, s *StepResult) {
-	c.oneOf("step.mode", s.Mode, []string{"", ModeOpen})
-	if s.Mode != ModeOpen {
+	c.oneOf("step.mode", s.Mode, []string{"", ModeOpen, ModeProfile})
+	checkProfile(c, s)
+	if s.Mode != ModeOpen && s.Mode != ModeProfile {
 		if s.Rate != 0 || s.Open != nil {
 			c.fail("step.mode", "a closed-loop step (no mode) with a rate or open_loop numbers")
 		}

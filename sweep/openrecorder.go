@@ -146,8 +146,9 @@ func (o *openRecorder) start(w int, intended time.Duration) {
 }
 
 // end records slot w's call, due at intended; record false drops it (the
-// step was interrupted).
-func (o *openRecorder) end(w int, intended time.Duration, record bool) {
+// step was interrupted). It returns the call's corrected latency, and
+// false when the call was not recorded (dropped, or sealed already).
+func (o *openRecorder) end(w int, intended time.Duration, record bool) (time.Duration, bool) {
 	now := o.rec.now()
 	sl := &o.slots[w]
 	started := sl.start.Swap(0)
@@ -159,18 +160,19 @@ func (o *openRecorder) end(w int, intended time.Duration, record bool) {
 		o.noteMax(n + 1)
 	}
 	if !o.rec.slots[w].call.CompareAndSwap(int64(intended)+1, 0) || !record {
-		return // sealed: recorded as a timeout already
+		return 0, false // sealed: recorded as a timeout already
 	}
 	o.rec.countLive(w)
 	o.liveLatNS.Add(int64(now - intended))
 	counts, late := o.rec.measured(intended, now)
 	if !counts {
-		return
+		return 0, false
 	}
 	o.rec.recordCall(w, intended, now-intended, late)
 	if started != 0 { // 0: the seal took the split already
 		o.recordSplit(w, intended, time.Duration(started-1), now, sl)
 	}
+	return now - intended, !late
 }
 
 // recordSplit records a call's uncorrected latency, its split and its

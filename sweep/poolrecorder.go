@@ -31,6 +31,9 @@ type poolRecorder struct {
 	hostOpen  map[string]int
 	hostRoles map[string]string
 	change    *results.PrimaryChange
+	// tl, set before the step's clients connect in a profile step, is
+	// also given every pool event, window or not (timeline.go).
+	tl *timelineRecorder
 }
 
 func newPoolRecorder() *poolRecorder {

@@ -97,6 +97,10 @@ type recorder struct {
 	late        []slowCall
 	sealedCalls int   // calls seal recorded as still running
 	stuck       stuck // set by summary
+
+	// tl, set before any call in a profile step, is also told of each op
+	// and sealed call, filed under its call's intended start (timeline.go).
+	tl *timelineRecorder
 }
 
 func newRecorder(opTimeout time.Duration, workers int) *recorder {
@@ -319,6 +323,9 @@ func (r *recorder) endOne(w, typ int, start time.Duration, kind, lookup int, err
 }
 
 func (r *recorder) recordOp(w, typ int, d time.Duration, kind, lookup int, err error, late bool) {
+	if r.tl != nil {
+		r.tl.op(r.slots[w].call.Load(), kind, late)
+	}
 	s := &r.s[w%stripes]
 	s.mu.Lock()
 	s.addOp(typ, r.clamp(d), kind, lookup, err, late)
@@ -402,6 +409,9 @@ func (r *recorder) seal() {
 		if s := sl.call.Load(); s != 0 && sl.call.CompareAndSwap(s, 0) && r.open.Load() != 0 && time.Duration(s-1) < closed {
 			r.recordCall(w, time.Duration(s-1), now-time.Duration(s-1), true)
 			r.sealedCalls++
+			if r.tl != nil {
+				r.tl.sealed(time.Duration(s-1), now-time.Duration(s-1))
+			}
 		}
 	}
 }

@@ -69,6 +69,9 @@ func (r *runner) poolOptionsInEffect(spec plan.StepSpec) *results.PoolOptions {
 // monitor turns the driver's pool events into p's numbers.
 func (p *poolRecorder) monitor() *event.PoolMonitor {
 	return &event.PoolMonitor{Event: func(e *event.PoolEvent) {
+		if p.tl != nil {
+			p.tl.pool(e)
+		}
 		p.hosts.event(e)
 		switch e.Type {
 		case event.ConnectionCreated:

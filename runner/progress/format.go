@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/analysis/render"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -16,6 +17,34 @@ func Level(concurrency, rate int) string {
 		return fmt.Sprintf("rate=%d/s", rate)
 	}
 	return fmt.Sprintf("C=%d", concurrency)
+}
+
+// specLevel names a running step's level: a profile step's is its peak
+// (the plan's rate of such a step), since its rate changes.
+func specLevel(s plan.StepSpec) string {
+	if s.Profile != nil {
+		return fmt.Sprintf("profile peak=%d/s", s.Rate)
+	}
+	return Level(s.Concurrency, s.Rate)
+}
+
+// profileLine is a finished profile step's line: its averages over the
+// whole profile (idle spells included) would say little, so it gives
+// what the profile offered and carried, the p99 over the profile and
+// the worst interval's, and what the pools did.
+func profileLine(n, of int, s results.StepResult) string {
+	ps := s.Profile
+	worst := ""
+	if w := ps.Summary.WorstP99MS; w != nil {
+		worst = ", worst interval p99 " + render.Millis(*w)
+	}
+	o := results.OpenLoopStats{}
+	if s.Open != nil {
+		o = *s.Open
+	}
+	return fmt.Sprintf("[%d/%d] %s %s profile peak=%d/s P=%s K=%d trial %d: %d calls of %d offered, dropped %d, p99 %s over the profile%s, errors %d, connections %d at the start, up to %d (%d created, %d closed)",
+		n, of, s.Target, s.Workload, s.Rate, s.PoolSetting, s.Clients, s.Trial, s.Calls, o.Offered, o.Dropped, render.Millis(s.Latency.P99), worst,
+		s.Errors.Total(), s.Connections, s.Pool.ConnectionsMax, ps.Summary.ConnectionsCreated, ps.Summary.ConnectionsClosed)
 }
 
 // openStep is what an open-loop step adds to its line.

@@ -49,14 +49,14 @@ func (p *Text) live(pr sweep.Progress) {
 	var line string
 	switch pr.Phase {
 	case sweep.PhasePrewarm:
-		line = fmt.Sprintf("[%d/%d] %s %s P=%s: opening connections, %d open", p.current, p.total, s.Target, Level(s.Concurrency, s.Rate), s.PoolSetting, pr.Open)
+		line = fmt.Sprintf("[%d/%d] %s %s P=%s: opening connections, %d open", p.current, p.total, s.Target, specLevel(s), s.PoolSetting, pr.Open)
 	default:
 		frac := 0.0
 		if pr.Total > 0 {
 			frac = min(pr.Elapsed.Seconds()/pr.Total.Seconds(), 1)
 		}
 		bar := strings.Repeat("█", int(frac*20)) + strings.Repeat("░", 20-int(frac*20))
-		line = fmt.Sprintf("[%d/%d] %s %s P=%s %-7s %s %.0f calls/s, %d conns", p.current, p.total, s.Target, Level(s.Concurrency, s.Rate), s.PoolSetting, pr.Phase, bar, pr.CallsPerS, pr.Open)
+		line = fmt.Sprintf("[%d/%d] %s %s P=%s %-7s %s %.0f calls/s, %d conns", p.current, p.total, s.Target, specLevel(s), s.PoolSetting, pr.Phase, bar, pr.CallsPerS, pr.Open)
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)
 	p.liveShown = true
@@ -122,8 +122,12 @@ func (p *Text) EndLine() {
 func (p *Text) step(n int, s results.StepResult) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "[%d/%d] %s %s %s P=%s K=%d trial %d: %s ops/s, %s calls/s, p99 %s, errors %d, conns %d%s\n",
-		n, p.total, s.Target, s.Workload, Level(s.Concurrency, s.Rate), s.PoolSetting, s.Clients, s.Trial, render.Rate(s.OpsPerS), render.Rate(s.CallsPerS), render.Millis(s.Latency.P99), s.Errors.Total(), s.Connections, openStep(s))
+	if s.Mode == results.ModeProfile && s.Profile != nil {
+		fmt.Fprintln(p.w, profileLine(n, p.total, s))
+	} else {
+		fmt.Fprintf(p.w, "[%d/%d] %s %s %s P=%s K=%d trial %d: %s ops/s, %s calls/s, p99 %s, errors %d, conns %d%s\n",
+			n, p.total, s.Target, s.Workload, Level(s.Concurrency, s.Rate), s.PoolSetting, s.Clients, s.Trial, render.Rate(s.OpsPerS), render.Rate(s.CallsPerS), render.Millis(s.Latency.P99), s.Errors.Total(), s.Connections, openStep(s))
+	}
 	if s.Bound != "" {
 		fmt.Fprintf(p.w, "        bound: %s — %s\n", s.Bound, s.BoundReason)
 	}
