@@ -94,7 +94,7 @@ func TestProfileStepOnSimulator(t *testing.T) {
 		r := openRunner(sim.URI, 0, 0)
 		if cold {
 			r.Workload.PoolOptions = &results.PoolOptions{Cold: true, MaxConnecting: 2}
-			r.MaxConnecting = 2
+			r.Workload.PoolSwept.MaxConnecting = true
 		}
 		st, err := r.RunStep(context.Background(), profileSpec(t, "idle:300ms,rate:400:1.5s,idle:500ms", clients, pool, 50))
 		if err != nil {
