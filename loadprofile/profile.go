@@ -133,14 +133,55 @@ func (p Profile) Peak() float64 {
 }
 
 // Marks are the profile's phases on its own clock, for the step record.
-// A sine's From and To are its low and high; a trace's, its lowest and
-// highest rate.
+// A sine's From and To are its low and high. A trace is marked in parts:
+// each spell of its rows at rate 0 is an idle mark, and each run of
+// loaded rows between them a trace mark whose From and To are that run's
+// lowest and highest rate. So a recorded trace's quiet spells are idle
+// spells of the step like any other: the bursts after them, the
+// connections the pool kept through them and the maxIdleTimeMS they call
+// for are read from the marks alone.
 func (p Profile) Marks() []results.ProfilePhase {
 	var out []results.ProfilePhase
 	var at time.Duration
 	for _, ph := range p.Phases {
-		out = append(out, results.ProfilePhase{Kind: ph.Kind, StartS: at.Seconds(), EndS: (at + ph.Duration).Seconds(), From: ph.From, To: ph.To})
+		if ph.Kind == KindTrace {
+			out = append(out, traceMarks(ph, at)...)
+		} else {
+			out = append(out, results.ProfilePhase{Kind: ph.Kind, StartS: at.Seconds(), EndS: (at + ph.Duration).Seconds(), From: ph.From, To: ph.To})
+		}
 		at += ph.Duration
+	}
+	return out
+}
+
+// traceMarks marks a trace phase that starts at at: its idle spells and
+// the loaded runs between them (time before the first row is idle).
+func traceMarks(ph Phase, at time.Duration) []results.ProfilePhase {
+	var out []results.ProfilePhase
+	add := func(from, to time.Duration, r float64) {
+		idle := r == 0
+		if n := len(out); n > 0 && (out[n-1].Kind == KindIdle) == idle {
+			out[n-1].EndS = (at + to).Seconds()
+			if !idle {
+				out[n-1].From, out[n-1].To = min(out[n-1].From, r), max(out[n-1].To, r)
+			}
+			return
+		}
+		m := results.ProfilePhase{Kind: KindTrace, StartS: (at + from).Seconds(), EndS: (at + to).Seconds(), From: r, To: r}
+		if idle {
+			m.Kind = KindIdle
+		}
+		out = append(out, m)
+	}
+	prev, rate := time.Duration(0), 0.0
+	for _, pt := range ph.Trace {
+		if pt.At > prev {
+			add(prev, pt.At, rate)
+		}
+		prev, rate = pt.At, pt.Rate
+	}
+	if ph.Duration > prev {
+		add(prev, ph.Duration, rate)
 	}
 	return out
 }

@@ -195,13 +195,16 @@ func TestIdleSpellsAndRises(t *testing.T) {
 	}
 }
 
-// TestMarks: each phase on the profile's clock; a trace's From and To
-// are its lowest and highest rate.
+// TestMarks: each phase on the profile's clock; a trace in parts, its
+// quiet spells idle and each loaded run between them with its lowest and
+// highest rate.
 func TestMarks(t *testing.T) {
 	p := mustParse(t, "idle:1s,trace:t.csv,sine:10:20:1s:2s")
 	want := []results.ProfilePhase{
 		{Kind: "idle", StartS: 0, EndS: 1},
-		{Kind: "trace", StartS: 1, EndS: 9, From: 0, To: 300},
+		{Kind: "trace", StartS: 1, EndS: 3, From: 100, To: 100},
+		{Kind: "idle", StartS: 3, EndS: 6},
+		{Kind: "trace", StartS: 6, EndS: 9, From: 50, To: 300},
 		{Kind: "sine", StartS: 9, EndS: 11, From: 10, To: 20},
 	}
 	if got := p.Marks(); !slices.Equal(got, want) {
