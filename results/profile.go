@@ -38,6 +38,9 @@ type ProfileStats struct {
 	// Summary is computed from Timeline and Phases once, as the step is
 	// recorded (analysis/timeline.Summarize).
 	Summary ProfileSummary `json:"summary"`
+	// Events are what was done to the target during the step (sweep
+	// --event), each with its summary; absent without events.
+	Events []StepEvent `json:"events,omitempty"`
 }
 
 // ProfilePhase is one phase of a load profile: its kind (idle, rate,
