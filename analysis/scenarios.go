@@ -232,7 +232,10 @@ func (f *Figure) finish() {
 	sd := math.Sqrt(stats.Variance(f.vals))
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(f.N - 1)}.Quantile(1 - (1-stats.DefaultConfidence)/2)
 	hw := q * sd / math.Sqrt(float64(f.N))
-	f.Low, f.High = ptr(m-hw), ptr(m+hw)
+	// Every figure of a scenario is a time, a latency, a rate or a
+	// count: none is below 0, so neither is its interval's low end (a
+	// t interval over few, spread trials would reach below it).
+	f.Low, f.High = ptr(max(m-hw, 0)), ptr(m+hw)
 }
 
 // Get is the figure's mean, and whether it has one.

@@ -277,3 +277,21 @@ func deref(v *int64) any {
 	}
 	return *v
 }
+
+// TestFigureIntervalNotBelowZero: a figure of spread trials near zero
+// (time to steady 0.1 s and 3 s) keeps its interval's low end at 0, since
+// no time, latency or count is negative.
+func TestFigureIntervalNotBelowZero(t *testing.T) {
+	f := Figure{vals: []float64{0.1, 3, 0.2}}
+	f.finish()
+	if f.Low == nil || *f.Low != 0 || f.High == nil || *f.High <= 3 {
+		t.Fatalf("interval [%v, %v], want [0, above 3]", deref(f.Low), deref(f.High))
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
