@@ -285,13 +285,7 @@ func TestFigureIntervalNotBelowZero(t *testing.T) {
 	f := Figure{vals: []float64{0.1, 3, 0.2}}
 	f.finish()
 	if f.Low == nil || *f.Low != 0 || f.High == nil || *f.High <= 3 {
-		t.Fatalf("interval [%v, %v], want [0, above 3]", deref(f.Low), deref(f.High))
+		t.Fatalf("interval [%v, %v], want [0, above 3]", f.Low, f.High)
 	}
 }
 
-func deref(p *float64) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
