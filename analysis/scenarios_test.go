@@ -288,4 +288,3 @@ func TestFigureIntervalNotBelowZero(t *testing.T) {
 		t.Fatalf("interval [%v, %v], want [0, above 3]", f.Low, f.High)
 	}
 }
-
