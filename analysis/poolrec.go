@@ -166,6 +166,15 @@ func minPool(scs []*Scenario, sloMS float64) Choice {
 			num(best.OfferedPerS), num(s), best.Label(), textfmt.Ms(w), bw, textfmt.Ms(b))
 		return c
 	}
+	if gap := longestGap(best.phases); best.PoolOptions.MaxIdleMS > 0 && gap*1000 > float64(best.PoolOptions.MaxIdleMS) {
+		// The driver closes a connection idle longer than maxIdleTimeMS
+		// whatever minPoolSize says, and opens the minimum again only
+		// from its background pass: a burst after a longer idle spell
+		// pays the fill again, and a larger minimum cannot help.
+		c.Why = fmt.Sprintf("no setting tried keeps the bursts' worst p99 within its bound: the lowest was %s ms (setting %s) against %s = %s ms; the profile idles %s s between bursts, longer than maxIdleTimeMS (%d ms), so the pool's connections, minPoolSize's among them, are closed as idle and the next burst pays the fill again: raise maxIdleTimeMS above the spell (below) before minPoolSize",
+			textfmt.Ms(w), best.Label(), bw, textfmt.Ms(b), num(gap), best.PoolOptions.MaxIdleMS)
+		return c
+	}
 	c.Why = fmt.Sprintf("no setting tried keeps the bursts' worst p99 within its bound: the lowest was %s ms (setting %s) against %s = %s ms; try a larger --min-pool (the load held up to %d connections in use)",
 		textfmt.Ms(w), best.Label(), bw, textfmt.Ms(b), inUsePeak(scs))
 	return c

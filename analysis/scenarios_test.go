@@ -195,6 +195,13 @@ func rec(t *testing.T, slo time.Duration, rs ...*results.Results) PoolOptionsRec
 	return a.Pool[0].PoolOptions
 }
 
+// idleOpts is a cold setting with minPoolSize min and maxIdleTimeMS ms.
+func idleOpts(min int, ms int64) results.PoolOptions {
+	o := opts(min, 2)
+	o.MaxIdleMS = ms
+	return o
+}
+
 func TestRecommendMinPool(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -215,6 +222,14 @@ func TestRecommendMinPool(t *testing.T) {
 		}, nil, "a rate above its capacity"},
 		// No setting removes it though the rate was carried: try more.
 		{"none tried removes it", 0, []pstep{coldDefault, {pool: 100, opts: opts(5, 2), fill: 3, worst: 300, steady: 5, perS: 500, inUse: 40}}, nil, "try a larger --min-pool (the load held up to 40"},
+		// The bursts come after an idle spell (30 s) longer than the
+		// settings' maxIdleTimeMS (1 s): the driver closes the idle
+		// connections, the minimum's too, so the answer is maxIdleTimeMS,
+		// not a larger minimum.
+		{"idle spells outlast maxIdleTimeMS", 0, []pstep{
+			{pool: 100, opts: idleOpts(0, 1000), fill: 0.6, worst: 430, steady: 25, perS: 500, inUse: 24, phases: twoBursts},
+			{pool: 100, opts: idleOpts(10, 1000), fill: 0.5, worst: 366, steady: 25, perS: 500, inUse: 24, phases: twoBursts},
+		}, nil, "longer than maxIdleTimeMS (1000 ms)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := rec(t, tc.slo, profileRun(3, tc.settings...)).MinPoolSize
