@@ -100,7 +100,10 @@ func (sc *Scenario) bound(sloMS float64) (float64, string, bool) {
 func (sc *Scenario) within(sloMS float64) bool {
 	b, _, ok := sc.bound(sloMS)
 	w, wok := sc.WorstP99MS.Get()
-	return ok && wok && w <= b
+	// A setting whose operations failed is not within anything: failing
+	// fast (a short timeout) makes a low p99 of the calls that failed.
+	e, _ := sc.Errors.Get()
+	return ok && wok && w <= b && e == 0
 }
 
 // shortOfRate says the setting's steady throughput fell short of the

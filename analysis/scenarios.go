@@ -40,6 +40,10 @@ type Scenario struct {
 	Created          Figure `json:"connections_created"`
 	Closed           Figure `json:"connections_closed"`
 	PoolClears       Figure `json:"pool_clears"`
+	// Errors is the operations that failed in a trial (every kind,
+	// timeouts included): a setting whose calls fail fast can look
+	// better on latency, and this says it did not.
+	Errors Figure `json:"errors"`
 	// InUsePeak is the most connections in use at an interval's end, over
 	// every trial: what the load held at the profile's peak.
 	InUsePeak int `json:"in_use_peak"`
@@ -102,7 +106,7 @@ const ScenarioAlpha = 0.05
 
 // ComparedMetrics are the figures each setting is compared on with the
 // baseline; lower is better for each.
-var ComparedMetrics = []string{"worst_p99_ms", "time_to_fill_s", "time_to_steady_s", "connections_created"}
+var ComparedMetrics = []string{"worst_p99_ms", "time_to_fill_s", "time_to_steady_s", "connections_created", "errors"}
 
 // IsProfile says st is a profile step (sweep --profile): a timeline of
 // load that changes, which no knee, open-loop or bound analysis reads.
@@ -178,6 +182,7 @@ func (sc *Scenario) add(st *results.StepResult) {
 	sc.Created.add(ptr(float64(s.ConnectionsCreated)))
 	sc.Closed.add(ptr(float64(s.ConnectionsClosed)))
 	sc.PoolClears.add(ptr(float64(s.PoolClears)))
+	sc.Errors.add(ptr(float64(st.Errors.Total())))
 	for _, iv := range st.Profile.Timeline.Intervals {
 		sc.InUsePeak = max(sc.InUsePeak, iv.InUse)
 	}
@@ -215,7 +220,7 @@ func (sc *Scenario) finish() {
 
 func (sc *Scenario) figures() []*Figure {
 	return []*Figure{&sc.TimeToFillS, &sc.WorstP99MS, &sc.FirstSecondP99MS, &sc.TimeToSteadyS, &sc.SteadyPerS, &sc.SteadyP99MS,
-		&sc.Created, &sc.Closed, &sc.PoolClears}
+		&sc.Created, &sc.Closed, &sc.PoolClears, &sc.Errors}
 }
 
 // finish is the mean of the trials with its t interval.
@@ -282,6 +287,8 @@ func (sc *Scenario) metricFigure(name string) *Figure {
 		return &sc.TimeToSteadyS
 	case "connections_created":
 		return &sc.Created
+	case "errors":
+		return &sc.Errors
 	}
 	return nil
 }

@@ -195,6 +195,12 @@ func rec(t *testing.T, slo time.Duration, rs ...*results.Results) PoolOptionsRec
 	return a.Pool[0].PoolOptions
 }
 
+// failing is p whose trials each had network errors.
+func failing(p pstep) pstep {
+	p.netErrors = 50
+	return p
+}
+
 // idleOpts is a cold setting with minPoolSize min and maxIdleTimeMS ms.
 func idleOpts(min int, ms int64) results.PoolOptions {
 	o := opts(min, 2)
@@ -222,6 +228,9 @@ func TestRecommendMinPool(t *testing.T) {
 		}, nil, "a rate above its capacity"},
 		// No setting removes it though the rate was carried: try more.
 		{"none tried removes it", 0, []pstep{coldDefault, {pool: 100, opts: opts(5, 2), fill: 3, worst: 300, steady: 5, perS: 500, inUse: 40}}, nil, "try a larger --min-pool (the load held up to 40"},
+		// The held pool keeps its p99 low only because its calls failed:
+		// a setting whose operations fail is within no bound.
+		{"low p99 of failed calls", 0, []pstep{coldDefault, failing(heldPool)}, nil, "no setting tried keeps"},
 		// The bursts come after an idle spell (30 s) longer than the
 		// settings' maxIdleTimeMS (1 s): the driver closes the idle
 		// connections, the minimum's too, so the answer is maxIdleTimeMS,

@@ -63,15 +63,15 @@ func scenarioTable(ew *textfmt.ErrWriter, scs []analysis.Scenario, target string
 	}
 	ew.Printf("pool settings of %s under the profile %s: the mean over trials [its 95%% t interval]\n",
 		textfmt.Escape(target), textfmt.Escape(spec))
-	tw := newTable(ew, false, "setting\ttrials\tfill s\tworst p99 ms\tto steady s\tcreated/closed\t")
+	tw := newTable(ew, false, "setting\ttrials\tfill s\tworst p99 ms\tto steady s\tcreated/closed\terrors\t")
 	for _, sc := range mine {
 		label := sc.Label()
 		if sc.Baseline {
 			label += " (baseline)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s/%s\t\n", textfmt.Escape(label), sc.Trials,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s/%s\t%s\t\n", textfmt.Escape(label), sc.Trials,
 			figure(sc.TimeToFillS, seconds), figure(sc.WorstP99MS, textfmt.Ms), figure(sc.TimeToSteadyS, seconds),
-			figure(sc.Created, whole), figure(sc.Closed, whole))
+			figure(sc.Created, whole), figure(sc.Closed, whole), figure(sc.Errors, whole))
 	}
 	_ = tw.Flush()
 	for _, sc := range mine {
@@ -96,7 +96,7 @@ func scenarioTable(ew *textfmt.ErrWriter, scs []analysis.Scenario, target string
 // metricWords name the compared metrics in the verdict lines.
 var metricWords = map[string]string{
 	"worst_p99_ms": "worst p99", "time_to_fill_s": "time to fill", "time_to_steady_s": "time to steady",
-	"connections_created": "connections created",
+	"connections_created": "connections created", "errors": "errors",
 }
 
 // verdictText is "worst p99 better (−98%, mann-whitney p=0.008)".
