@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/poolsweep/poolsweep/compare/twosample"
 	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/internal/stats/twosample"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -74,7 +74,7 @@ type Figure struct {
 // Verdict is one figure of a setting against the baseline setting.
 type Verdict struct {
 	Metric string `json:"metric"`
-	// Method is the test (compare/twosample: mann-whitney or welch-t, on
+	// Method is the test (internal/stats/twosample: mann-whitney or welch-t, on
 	// log values when both sides are positive); empty when not tested.
 	Method string   `json:"method,omitempty"`
 	PValue *float64 `json:"p_value,omitempty"`

@@ -1,6 +1,6 @@
 package compare
 
-import "github.com/poolsweep/poolsweep/compare/twosample"
+import "github.com/poolsweep/poolsweep/internal/stats/twosample"
 
 // Test methods, the value of Metric.Method: twosample's.
 const (

@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/poolsweep/poolsweep/compare/twosample"
 	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/internal/stats/twosample"
 	"github.com/poolsweep/poolsweep/results"
 )
 
