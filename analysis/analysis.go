@@ -11,8 +11,8 @@
 package analysis
 
 import (
+	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/knee"
-	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -37,7 +37,7 @@ type Analysis struct {
 	// Curves compare the series that differ only in their target (or,
 	// within one target, in their read preference or write concern),
 	// curve against curve: which deployment, and by how much
-	// (compare/curves). Of sets them when the files hold more than one.
+	// (analysis/curves). Of sets them when the files hold more than one.
 	Curves []*curves.Comparison
 	// Replays are the replayed series' per-shape analyses (replay.go),
 	// with the find-by-_id knee beside each where the files hold it.

@@ -11,8 +11,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/knee"
-	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/results"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"

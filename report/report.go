@@ -11,11 +11,11 @@ import (
 	"strings"
 
 	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/compare"
-	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/runinfo"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/results"
@@ -81,7 +81,7 @@ type verdictView struct {
 	Warnings []string
 }
 
-// curvesView is one curve comparison (compare/curves) as the report
+// curvesView is one curve comparison (analysis/curves) as the report
 // shows it: its verdict, its figures, the latency at matched throughput
 // and the seeds' table.
 type curvesView struct {

@@ -6,11 +6,11 @@
 //     deployment verdict in short;
 //   - Text and JSON: what `poolsweep analyze` prints;
 //   - Deployments, DeploymentsShort, DeploymentsMarkdown, DeploymentFacts,
-//     MatchedTable and SeedTable: the deployment verdict (compare/curves,
+//     MatchedTable and SeedTable: the deployment verdict (analysis/curves,
 //     curve against curve), as analyze, the sweep's summary, compare and
 //     the report show it.
 //
 // It decides nothing: every number and verdict comes from analysis,
-// analysis/knee and compare/curves. It writes only to the io.Writer it is
+// analysis/knee and analysis/curves. It writes only to the io.Writer it is
 // given, and escapes every text that came from a file or a server.
 package render

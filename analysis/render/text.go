@@ -7,8 +7,8 @@ import (
 	"io"
 
 	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/knee"
-	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
@@ -54,7 +54,7 @@ func Text(w io.Writer, a *analysis.Analysis) error {
 // JSON renders a as analyze --format json does (knee.WriteJSON): the
 // series, the open-loop reports and the missing steps, and, when the
 // files hold several targets (or series values), the curve comparisons
-// as "curves" (compare/curves, the shape compare --format json gives
+// as "curves" (analysis/curves, the shape compare --format json gives
 // them), and, when the files hold profile steps, the settings as
 // "scenarios" and the pool options recommended as "recommendation" (for
 // the first target; "recommendations" lists every target's when there

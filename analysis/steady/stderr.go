@@ -10,7 +10,7 @@ import (
 // throughput, one standard deviation in percent: what moves a whole run
 // (a restart, a cold cache, another tenant, a busy load host) and no
 // window's batch means can see. Comparisons of two runs add it to each
-// side's variance (compare, compare/curves). It is the floor of a MongoDB
+// side's variance (compare, analysis/curves). It is the floor of a MongoDB
 // deployment or a simulator; RunNoisePct gives each server kind's.
 // docs/analysis.md ("One trial a side") has the spreads they were set
 // from: the same spec run twice.

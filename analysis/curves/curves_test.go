@@ -272,7 +272,7 @@ func goldenComparisons() []*Comparison {
 
 // TestGolden encodes the synthetic comparisons as JSON; their text and
 // Markdown (analysis/render) are TestGoldenRender's. Refresh with go test
-// ./compare/curves -run Golden -update.
+// ./analysis/curves -run Golden -update.
 func TestGolden(t *testing.T) {
 	cs := goldenComparisons()
 	var js bytes.Buffer
