@@ -13,7 +13,6 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
-	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/runinfo"
@@ -148,7 +147,7 @@ func buildView(r *Report, pngNames, abPNGNames []string, withSVG bool) (reportVi
 		if runOf != nil {
 			name = runOf[i] + ": " + name
 		}
-		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: knee.Summary(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
+		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: render.KneeLine(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
 	}
 	v.Verdicts = append(v.Verdicts, openVerdicts(r.Analysis.Open, kinds)...)
 	if r.Comparison == nil || len(r.Comparison.Curves) == 0 {

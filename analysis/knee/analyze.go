@@ -94,7 +94,7 @@ func Analyze(s Series, o Options) Report {
 		r.Knee = Knee{Confidence: "none", Statement: "no usable measurements"}
 		r.Methods = emptyMethods("no usable measurements")
 		r.Recommendation.Why = "nothing to recommend without measurements."
-		r.Verdict = fmt.Sprintf("%s: no usable measurements.", seriesName(r))
+		r.Verdict = fmt.Sprintf("%s: no usable measurements.", SeriesName(r))
 		return r
 	}
 

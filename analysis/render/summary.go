@@ -60,7 +60,7 @@ func Summary(w io.Writer, res *results.Results, a *analysis.Analysis) error {
 		if multi { // several series per target (--mixes, --read-preference, --write-concern): say which
 			r.Target += " · " + r.Workload
 		}
-		ew.Printf("%s\n", knee.Summary(r))
+		ew.Printf("%s\n", KneeLine(r))
 	}
 	for _, m := range a.Missing {
 		ew.Printf("%s\n", m.Text)

@@ -1,0 +1,24 @@
+package knee_test
+
+import (
+	"io"
+
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/render"
+)
+
+// init links the tests' renderers (renderhooks_test.go) to analysis/render,
+// the one renderer of a knee report.
+func init() {
+	knee.WriteText = func(w io.Writer, reports []knee.Report, missing ...knee.Missing) error {
+		return render.Text(w, &analysis.Analysis{Series: reports, Missing: missing})
+	}
+	knee.WriteOpenText = func(w io.Writer, reports []knee.OpenReport) error {
+		return render.Text(w, &analysis.Analysis{Open: reports})
+	}
+	knee.WriteJSON = func(w io.Writer, reports []knee.Report, open []knee.OpenReport, missing ...knee.Missing) error {
+		return render.JSON(w, &analysis.Analysis{Series: reports, Open: open, Missing: missing})
+	}
+	knee.Summary = render.KneeLine
+}
