@@ -13,6 +13,7 @@ package analysis
 import (
 	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -28,7 +29,7 @@ type Analysis struct {
 	// file (Each).
 	Series []knee.Report
 	// Open are the open-loop reports (sweep --rate), in the same order.
-	Open []knee.OpenReport
+	Open []openloop.Report
 	// Missing are the planned steps the files do not hold.
 	Missing []knee.Missing
 	// Searches are what searched runs (sweep --search) concluded, as their
@@ -74,7 +75,7 @@ func Of(rs []*results.Results, o knee.Options) *Analysis {
 	a := &Analysis{
 		Options: o,
 		Series:  knee.AnalyzeAll(knee.FromResults(rs), o),
-		Open:    knee.AnalyzeOpenAll(knee.OpenFromResults(rs), o),
+		Open:    openloop.AnalyzeAll(openloop.FromResults(rs), o),
 		Missing: knee.MissingSteps(rs),
 	}
 	a.Curves = curves.All(rs, a.Series, 0)

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"image/color"
 	"slices"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/runinfo"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -30,11 +30,11 @@ var openFigures = []string{FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}
 type openCurve struct {
 	label  string
 	idx    int
-	pool   knee.OpenPool
-	report *knee.OpenReport
+	pool   openloop.Pool
+	report *openloop.Report
 }
 
-func openCurves(reports []knee.OpenReport) []openCurve {
+func openCurves(reports []openloop.Report) []openCurve {
 	var out []openCurve
 	for i := range reports {
 		r := &reports[i]
@@ -55,7 +55,7 @@ func openCurves(reports []knee.OpenReport) []openCurve {
 // openFigs draws the open-loop figures named in want from reports; when
 // there is nothing to draw and they were asked for by name, a note says
 // why (a closed-loop run drawn with every figure gets no note).
-func openFigs(rs []*results.Results, reports []knee.OpenReport, want map[string]bool, named bool) ([]Figure, []string) {
+func openFigs(rs []*results.Results, reports []openloop.Report, want map[string]bool, named bool) ([]Figure, []string) {
 	asked := false
 	for _, n := range openFigures {
 		asked = asked || want[n]
@@ -95,7 +95,7 @@ func openFigs(rs []*results.Results, reports []knee.OpenReport, want map[string]
 }
 
 // openSubject is the "workload … on targets …" part of the titles.
-func openSubject(rs []*results.Results, reports []knee.OpenReport) string {
+func openSubject(rs []*results.Results, reports []openloop.Report) string {
 	var wls, tgs []string
 	for _, r := range reports {
 		if r.Workload != "" && !slices.Contains(wls, r.Workload) {
@@ -174,7 +174,7 @@ func openLatency(cs []openCurve, subject string) Figure {
 		}
 		d.percentiles(p99, p50, d99, d50, clr, g, c.label)
 		if r := c.pool.CarriedRate; r != nil {
-			i := slices.IndexFunc(c.pool.Levels, func(l knee.OpenLevel) bool { return l.Rate == *r })
+			i := slices.IndexFunc(c.pool.Levels, func(l openloop.Level) bool { return l.Rate == *r })
 			l := c.pool.Levels[i]
 			d.mark(Mark{Kind: "carried", Series: c.label, X: float64(l.Rate), Y: round6(l.P99Ms),
 				Label: fmt.Sprintf("pool %d carries %s/s", c.pool.MaxPoolSize, textfmt.Thousands(float64(l.Rate)))},

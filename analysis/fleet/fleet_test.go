@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"fmt"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"math"
 	"path/filepath"
 	"strings"
@@ -241,9 +242,9 @@ func TestOpenLoopRateForm(t *testing.T) {
 	rs := []*results.Results{{Header: results.RunHeader{Targets: []results.TargetHeader{{Name: "sim", Topology: "standalone", Hosts: []string{"h:1"}}}},
 		Steps: []results.StepResult{{Target: "sim", Mode: results.ModeOpen, Rate: rate, MaxPoolSize: pool,
 			Open: &results.OpenLoopStats{Service: results.Quantiles{Mean: 2}}}}}}
-	rep := knee.OpenReport{Target: "sim", Clients: 1, Rule: "p99 ≤ 20ms", CarriedRate: &rate, MaxPoolSize: &pool,
-		Pools: []knee.OpenPool{{MaxPoolSize: pool, Levels: []knee.OpenLevel{{Rate: rate, P99Ms: 20}}}}}
-	p, err := Make(rs, &analysis.Analysis{Open: []knee.OpenReport{rep}}, Options{Instances: 10})
+	rep := openloop.Report{Target: "sim", Clients: 1, Rule: "p99 ≤ 20ms", CarriedRate: &rate, MaxPoolSize: &pool,
+		Pools: []openloop.Pool{{MaxPoolSize: pool, Levels: []openloop.Level{{Rate: rate, P99Ms: 20}}}}}
+	p, err := Make(rs, &analysis.Analysis{Open: []openloop.Report{rep}}, Options{Instances: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,9 @@ package fleet
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"math"
 
-	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -37,7 +37,7 @@ type OpenPlan struct {
 
 // planOpen plans the fleet from one open-loop series; false when no rate
 // was carried.
-func planOpen(rs []*results.Results, r knee.OpenReport, o Options) (OpenPlan, bool) {
+func planOpen(rs []*results.Results, r openloop.Report, o Options) (OpenPlan, bool) {
 	if r.CarriedRate == nil || r.MaxPoolSize == nil {
 		return OpenPlan{}, false
 	}

@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"errors"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"math"
 	"path/filepath"
 	"strings"
@@ -173,8 +174,8 @@ func TestOpenLoopRestart(t *testing.T) {
 	rs := []*results.Results{{Header: results.RunHeader{Targets: []results.TargetHeader{target}},
 		Steps: []results.StepResult{{Target: "sim", Mode: results.ModeOpen, Rate: rate, MaxPoolSize: pool,
 			Open: &results.OpenLoopStats{Service: results.Quantiles{Mean: 2}}}}}}
-	rep := knee.OpenReport{Target: "sim", Clients: 1, Rule: "p99 ≤ 20ms", CarriedRate: &rate, MaxPoolSize: &pool}
-	p, err := Make(rs, &analysis.Analysis{Open: []knee.OpenReport{rep}}, Options{Instances: 10, Storm: stormRun(target, 2, map[int]float64{5: 500, 50: 500})})
+	rep := openloop.Report{Target: "sim", Clients: 1, Rule: "p99 ≤ 20ms", CarriedRate: &rate, MaxPoolSize: &pool}
+	p, err := Make(rs, &analysis.Analysis{Open: []openloop.Report{rep}}, Options{Instances: 10, Storm: stormRun(target, 2, map[int]float64{5: 500, 50: 500})})
 	if err != nil {
 		t.Fatal(err)
 	}

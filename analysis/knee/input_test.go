@@ -66,7 +66,7 @@ func TestNoRecommendationFromOnlyBadSteps(t *testing.T) {
 	if err := WriteText(&text, reports); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJSON(&js, reports, nil); err != nil {
+	if err := WriteJSON(&js, reports); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(text.String(), "recommendation: concurrency 0") || !strings.Contains(text.String(), "recommendation: none") ||

@@ -148,7 +148,7 @@ func TestMissingRendered(t *testing.T) {
 	if err := WriteText(&text, reports, ms...); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJSON(&js, reports, nil, ms...); err != nil {
+	if err := WriteJSON(&js, reports, ms...); err != nil {
 		t.Fatal(err)
 	}
 	line := "missing: target=sim pool=match C=4; the run ended partial: 1 step(s) failed"

@@ -131,7 +131,7 @@ func poolBound(r Report) string {
 		if l.P99Ms != nil {
 			lat = *l.P99Ms
 		}
-		waits := l.MaxPoolSize > 0 && l.Concurrency > l.MaxPoolSize && lat > 0 && l.PoolWaitP99Ms >= poolWaitShare*lat
+		waits := l.MaxPoolSize > 0 && l.Concurrency > l.MaxPoolSize && lat > 0 && l.PoolWaitP99Ms >= PoolWaitShare*lat
 		if waits || l.Bound == "pool" {
 			bound++
 			if first == nil {

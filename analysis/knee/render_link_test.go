@@ -14,11 +14,8 @@ func init() {
 	knee.WriteText = func(w io.Writer, reports []knee.Report, missing ...knee.Missing) error {
 		return render.Text(w, &analysis.Analysis{Series: reports, Missing: missing})
 	}
-	knee.WriteOpenText = func(w io.Writer, reports []knee.OpenReport) error {
-		return render.Text(w, &analysis.Analysis{Open: reports})
-	}
-	knee.WriteJSON = func(w io.Writer, reports []knee.Report, open []knee.OpenReport, missing ...knee.Missing) error {
-		return render.JSON(w, &analysis.Analysis{Series: reports, Open: open, Missing: missing})
+	knee.WriteJSON = func(w io.Writer, reports []knee.Report, missing ...knee.Missing) error {
+		return render.JSON(w, &analysis.Analysis{Series: reports, Missing: missing})
 	}
 	knee.Summary = render.KneeLine
 }

@@ -8,8 +8,7 @@ import "io"
 // file render_link_test.go sets these to analysis/render's functions
 // before any test runs.
 var (
-	WriteText     func(w io.Writer, reports []Report, missing ...Missing) error
-	WriteOpenText func(w io.Writer, reports []OpenReport) error
-	WriteJSON     func(w io.Writer, reports []Report, open []OpenReport, missing ...Missing) error
-	Summary       func(r Report) string
+	WriteText func(w io.Writer, reports []Report, missing ...Missing) error
+	WriteJSON func(w io.Writer, reports []Report, missing ...Missing) error
+	Summary   func(r Report) string
 )

@@ -2,10 +2,11 @@
 // peak, several independent knee methods, a USL fit, their consensus with
 // its uncertainty, and a pool-size recommendation. Pure functions of the
 // records of package results (or a CSV of the same numbers); no I/O beyond
-// decoding what it is handed and rendering to a passed io.Writer (the
-// Write* functions), and nothing of the engine that measured them.
-// It is the one knee definition: the adaptive search and every report ask
-// it, and never decide a knee of their own.
+// decoding what it is handed, and nothing of the engine that measured
+// them. It computes only: analysis/render draws its reports as text and
+// JSON. It is the one knee definition: the adaptive search and every
+// report ask it, and never decide a knee of their own. The open loop's
+// analysis (carried rates per pool) is analysis/openloop.
 package knee
 
 import "time"

@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"io"
 	"math"
 
@@ -19,7 +20,7 @@ import (
 // of its own embeds Doc first, so that its fields follow these.
 type Doc struct {
 	Series   []seriesDoc       `json:"series"`
-	OpenLoop []knee.OpenReport `json:"open_loop,omitempty"`
+	OpenLoop []openloop.Report `json:"open_loop,omitempty"`
 	Missing  []knee.Missing    `json:"missing"`
 	Curves   []curves.Doc      `json:"curves,omitempty"`
 	// Scenarios and the recommendation of a profile sweep; recommendation
@@ -277,10 +278,10 @@ func replayJSON(rp analysis.Replay) replayDoc {
 }
 
 // roundedOpen copies r with floats rounded for output.
-func roundedOpen(r knee.OpenReport) knee.OpenReport {
-	r.Pools = append([]knee.OpenPool{}, r.Pools...)
+func roundedOpen(r openloop.Report) openloop.Report {
+	r.Pools = append([]openloop.Pool{}, r.Pools...)
 	for i := range r.Pools {
-		ls := append([]knee.OpenLevel{}, r.Pools[i].Levels...)
+		ls := append([]openloop.Level{}, r.Pools[i].Levels...)
 		for j := range ls {
 			l := &ls[j]
 			l.OfferedPerS, l.AchievedPerS = round(l.OfferedPerS, 1), round(l.AchievedPerS, 1)

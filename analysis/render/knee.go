@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"io"
 	"strconv"
 	"strings"
@@ -177,7 +178,7 @@ func uslPeak(u knee.USL) string {
 // openText renders open-loop reports for people: per series the
 // recommendation, the levels of every pool, the smallest pool per rate,
 // and the warnings.
-func openText(w io.Writer, reports []knee.OpenReport) error {
+func openText(w io.Writer, reports []openloop.Report) error {
 	ew := textfmt.NewErrWriter(w)
 	for i, r := range reports {
 		tw := section(ew, i, "open loop: "+openName(r), r.Recommendation,
@@ -223,7 +224,7 @@ func openText(w io.Writer, reports []knee.OpenReport) error {
 }
 
 // OpenLine is the one-line open-loop verdict for a sweep's summary.
-func OpenLine(r knee.OpenReport) string {
+func OpenLine(r openloop.Report) string {
 	name := textfmt.Escape(r.Target)
 	if r.Workload != "" {
 		name += " " + textfmt.Escape(r.Workload)
@@ -232,7 +233,7 @@ func OpenLine(r knee.OpenReport) string {
 }
 
 // openName names a report's series, as the text headings do.
-func openName(r knee.OpenReport) string {
+func openName(r openloop.Report) string {
 	s := textfmt.Escape(r.Target)
 	if r.Workload != "" {
 		s += " · " + textfmt.Escape(r.Workload)
