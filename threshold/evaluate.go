@@ -57,16 +57,6 @@ func Evaluate(ts []Threshold, rs []*results.Results, a *analysis.Analysis) []res
 	return out
 }
 
-// Failed says whether any outcome failed.
-func Failed(os []results.ThresholdOutcome) bool {
-	for _, o := range os {
-		if !o.Pass {
-			return true
-		}
-	}
-	return false
-}
-
 // check is a check of value v (nil: not evaluated, note says why).
 func check(t Threshold, series string, v *float64, note string) results.ThresholdCheck {
 	c := results.ThresholdCheck{Series: series, Value: v, Note: note}
