@@ -461,24 +461,3 @@ func smallerPool(p Pool) string {
 	}
 	return fmt.Sprintf("at %d, no rate measured is carried", p.MaxPoolSize)
 }
-
-// OpenSummary is the one-line open-loop verdict for a sweep's summary.
-func OpenSummary(r Report) string {
-	name := textfmt.Escape(r.Target)
-	if r.Workload != "" {
-		name += " " + textfmt.Escape(r.Workload)
-	}
-	return "open loop: " + name + ": " + r.Recommendation
-}
-
-// openName names a report's series, as the text headings do.
-func openName(r Report) string {
-	s := textfmt.Escape(r.Target)
-	if r.Workload != "" {
-		s += " · " + textfmt.Escape(r.Workload)
-	}
-	if r.Clients > 1 {
-		s += " · clients=" + strconv.Itoa(r.Clients)
-	}
-	return s
-}
