@@ -135,7 +135,7 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 		js := jsonStep{Target: s.Target, BaselineTarget: s.BaselineTarget, CandidateTarget: s.CandidateTarget,
 			Workload: s.Workload, Class: s.Class, Concurrency: s.Concurrency, Pool: s.Pool, Clients: s.Clients, Rate: s.Rate,
 			Trials: jsonPair{s.BaselineTrials, s.CandidateTrials}, Metrics: map[string]*jsonMetric{}}
-		for _, name := range MetricNames {
+		for _, name := range metricNames {
 			m := s.Metrics[name]
 			if m == nil {
 				js.Metrics[name] = nil

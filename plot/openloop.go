@@ -19,12 +19,12 @@ import (
 
 // Open-loop figure names (sweep --rate).
 const (
-	FigOpenLatency  = "open-latency"   // corrected p50/p99 against offered rate, a line per pool
-	FigOpenAchieved = "open-achieved"  // achieved against offered rate, with the diagonal
-	FigOpenPoolWait = "open-pool-wait" // share of the latency spent waiting for a connection
+	figOpenLatency  = "open-latency"   // corrected p50/p99 against offered rate, a line per pool
+	figOpenAchieved = "open-achieved"  // achieved against offered rate, with the diagonal
+	figOpenPoolWait = "open-pool-wait" // share of the latency spent waiting for a connection
 )
 
-var openFigures = []string{FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}
+var openFigures = []string{figOpenLatency, figOpenAchieved, figOpenPoolWait}
 
 // openCurve is one pool size of one open-loop report.
 type openCurve struct {
@@ -83,11 +83,11 @@ func openFigs(rs []*results.Results, reports []openloop.Report, want map[string]
 			continue
 		}
 		switch n {
-		case FigOpenLatency:
+		case figOpenLatency:
 			figs = append(figs, openLatency(cs, subject))
-		case FigOpenAchieved:
+		case figOpenAchieved:
 			figs = append(figs, openAchieved(cs, subject))
-		case FigOpenPoolWait:
+		case figOpenPoolWait:
 			figs = append(figs, openPoolWait(cs, subject))
 		}
 	}
@@ -200,7 +200,7 @@ func openLatency(cs []openCurve, subject string) Figure {
 	if slo != nil {
 		d.lineLegend("p99 SLO "+textfmt.Ms(*slo)+" ms", draw.LineStyle{Color: color.Gray{Y: 0x66}, Width: vg.Points(1), Dashes: dashUSL})
 	}
-	return d.figure(FigOpenLatency, "Latency vs offered rate — "+subject,
+	return d.figure(figOpenLatency, "Latency vs offered rate — "+subject,
 		"Latency from each call's intended start (corrected for coordinated omission), median over trials of each step's p50 and p99, one line per pool size; the ring marks the highest rate each pool carried, as analyze decided it.")
 }
 
@@ -233,7 +233,7 @@ func openAchieved(cs []openCurve, subject string) Figure {
 	}
 	p.Y.Min, p.Y.Max = lo/1.15, p.X.Max
 	d.lineLegend("achieved = offered", draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: dashUSL})
-	return d.figure(FigOpenAchieved, "Achieved vs offered rate — "+subject,
+	return d.figure(figOpenAchieved, "Achieved vs offered rate — "+subject,
 		"Calls that ended inside the window per second against the calls offered, median over trials; on the dashed diagonal every offered call was carried, below it the rest waited past the window or were dropped.")
 }
 
@@ -259,7 +259,7 @@ func openPoolWait(cs []openCurve, subject string) Figure {
 		}
 	}
 	d.lineLegend("pool wait dominates above", draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: dashUSL})
-	return d.figure(FigOpenPoolWait, "Share of latency waiting for a connection — "+subject,
+	return d.figure(figOpenPoolWait, "Share of latency waiting for a connection — "+subject,
 		"Median time a call waited for pool connections (with the client's own time outside the wire) as a share of the median corrected latency, median over trials (a pause of the server makes every call wait, whatever the pool: the medians show the pool's own effect). Above the dashed 50% line most of the latency is waiting for a connection: below the server's capacity a larger maxPoolSize helps; above it, it would only move the queue to the server (compare open-achieved).")
 }
 

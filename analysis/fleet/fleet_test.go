@@ -118,7 +118,7 @@ func TestRecommendationMatchesTheSimulatorsConstruction(t *testing.T) {
 				if math.Abs(row.PoolQueue-queue) > 1e-9 || math.Abs(row.PoolWaitMs-queue/want*1000) > 1e-6 {
 					t.Errorf("P=%d: queue %g wait %g ms, want %g and %g", row.MaxPoolSize, row.PoolQueue, row.PoolWaitMs, queue, queue/want*1000)
 				}
-				if row.ConnectionsPerHost != tc.instances*(row.MaxPoolSize+MonitoringPerInstance) {
+				if row.ConnectionsPerHost != tc.instances*(row.MaxPoolSize+monitoringPerInstance) {
 					t.Errorf("P=%d: %d connections per host", row.MaxPoolSize, row.ConnectionsPerHost)
 				}
 				if past := held/float64(k) > float64(kneeN)/float64(k); row.PastKnee != past {

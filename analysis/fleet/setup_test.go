@@ -77,7 +77,7 @@ func TestRestartMatchesTheSimulatorsConstruction(t *testing.T) {
 				t.Fatalf("setup %+v", sp.Setup)
 			}
 			r := sp.Setup.Restarts[0]
-			conns := tc.instances * (tc.pool + MonitoringPerInstance)
+			conns := tc.instances * (tc.pool + monitoringPerInstance)
 			want := float64(conns) / tc.rate
 			if r.Connections != conns || math.Abs(r.AcceptPerS-tc.rate) > 1e-9 || math.Abs(r.Seconds-want) > 1e-12 || r.Bound != tc.bound {
 				t.Errorf("restart %+v, want %d connections at %g/s in %g s (bound %q)", r, conns, tc.rate, want, tc.bound)

@@ -5,7 +5,7 @@
 //     step by step, closed and open loop, with the knee lines and the
 //     deployment verdict in short;
 //   - Text and JSON: what `poolsweep analyze` prints;
-//   - Deployments, DeploymentsShort, DeploymentsMarkdown, DeploymentFacts,
+//   - Deployments, deploymentsShort, DeploymentsMarkdown, DeploymentFacts,
 //     MatchedTable and SeedTable: the deployment verdict (analysis/curves,
 //     curve against curve), as analyze, the sweep's summary, compare and
 //     the report show it.

@@ -88,7 +88,7 @@ func TestOneDeploymentVerdict(t *testing.T) {
 	if err := Text(&txt, a); err != nil {
 		t.Fatal(err)
 	}
-	if err := DeploymentsShort(&short, a.Curves); err != nil {
+	if err := deploymentsShort(&short, a.Curves); err != nil {
 		t.Fatal(err)
 	}
 	c := a.Curves[0]

@@ -223,8 +223,8 @@ func openText(w io.Writer, reports []openloop.Report) error {
 	return ew.Err
 }
 
-// OpenLine is the one-line open-loop verdict for a sweep's summary.
-func OpenLine(r openloop.Report) string {
+// openLine is the one-line open-loop verdict for a sweep's summary.
+func openLine(r openloop.Report) string {
 	name := textfmt.Escape(r.Target)
 	if r.Workload != "" {
 		name += " " + textfmt.Escape(r.Workload)

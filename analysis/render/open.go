@@ -34,7 +34,7 @@ func openSummary(ew *textfmt.ErrWriter, res *results.Results, a *analysis.Analys
 			"         Run poolsweep on more (or larger) client machines, or offer lower rates per process, before trusting them.\n", c.Behind, c.OpenSteps)
 	}
 	for _, r := range a.Open {
-		ew.Printf("%s\n", OpenLine(r))
+		ew.Printf("%s\n", openLine(r))
 	}
 	if alone {
 		runWarnings(ew, res)
