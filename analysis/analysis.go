@@ -1,6 +1,7 @@
 // Package analysis is the one analysis of some results files: the knee
 // analysis of every closed-loop series (analysis/knee), the open-loop
-// verdicts, the planned steps the files lack, what a searched run
+// verdicts (analysis/openloop), the deployments curve against curve
+// (analysis/curves), the planned steps the files lack, what a searched run
 // concluded, the pool settings of profile steps compared (Scenarios) and
 // the whole pool configuration recommended, and the counts a run's
 // summary states. It is computed once
