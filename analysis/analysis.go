@@ -32,7 +32,7 @@ type Analysis struct {
 	// Open are the open-loop reports (sweep --rate), in the same order.
 	Open []openloop.Report
 	// Missing are the planned steps the files do not hold.
-	Missing []knee.Missing
+	Missing []Missing
 	// Searches are what searched runs (sweep --search) concluded, as their
 	// end records say; a pool search's answer is only here.
 	Searches []Search
@@ -77,7 +77,7 @@ func Of(rs []*results.Results, o knee.Options) *Analysis {
 		Options: o,
 		Series:  knee.AnalyzeAll(knee.FromResults(rs), o),
 		Open:    openloop.AnalyzeAll(openloop.FromResults(rs), o),
-		Missing: knee.MissingSteps(rs),
+		Missing: MissingSteps(rs),
 	}
 	a.Curves = curves.All(rs, a.Series, 0)
 	a.Replays = replaysOf(rs, a.Series)

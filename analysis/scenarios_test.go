@@ -161,7 +161,7 @@ func TestScenariosOneTrial(t *testing.T) {
 func TestProfileStepsLeftOutOfCurves(t *testing.T) {
 	r := profileRun(1, coldDefault)
 	r.Header.Plan = results.PlanInfo{Concurrency: []int{8, 16}, Pool: "match", Trials: 1}
-	if m := knee.MissingSteps([]*results.Results{r}); len(m) != 0 {
+	if m := MissingSteps([]*results.Results{r}); len(m) != 0 {
 		t.Errorf("a profile run owes grid steps: %+v", m)
 	}
 	for _, c := range []int{8, 16} {

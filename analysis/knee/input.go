@@ -36,7 +36,7 @@ const maxStepWarnings = 5
 // among full steps would bend the curve, and a curve of them would mix
 // loads. They are counted in the series they were planned in (the run's
 // plan.clients), so the knee, peak and recommendation come from full steps
-// only, and MissingSteps lists them as not measured.
+// only, and analysis.MissingSteps lists them as not measured.
 func FromResults(rs []*results.Results) []Series {
 	type key struct {
 		target, workload, pool string

@@ -11,11 +11,11 @@ import (
 // init links the tests' renderers (renderhooks_test.go) to analysis/render,
 // the one renderer of a knee report.
 func init() {
-	knee.WriteText = func(w io.Writer, reports []knee.Report, missing ...knee.Missing) error {
-		return render.Text(w, &analysis.Analysis{Series: reports, Missing: missing})
+	knee.WriteText = func(w io.Writer, reports []knee.Report) error {
+		return render.Text(w, &analysis.Analysis{Series: reports})
 	}
-	knee.WriteJSON = func(w io.Writer, reports []knee.Report, missing ...knee.Missing) error {
-		return render.JSON(w, &analysis.Analysis{Series: reports, Missing: missing})
+	knee.WriteJSON = func(w io.Writer, reports []knee.Report) error {
+		return render.JSON(w, &analysis.Analysis{Series: reports})
 	}
 	knee.Summary = render.KneeLine
 }

@@ -8,7 +8,7 @@ import "io"
 // file render_link_test.go sets these to analysis/render's functions
 // before any test runs.
 var (
-	WriteText func(w io.Writer, reports []Report, missing ...Missing) error
-	WriteJSON func(w io.Writer, reports []Report, missing ...Missing) error
+	WriteText func(w io.Writer, reports []Report) error
+	WriteJSON func(w io.Writer, reports []Report) error
 	Summary   func(r Report) string
 )

@@ -19,10 +19,10 @@ import (
 // across machines. Key order is the fields'. A command that adds fields
 // of its own embeds Doc first, so that its fields follow these.
 type Doc struct {
-	Series   []seriesDoc       `json:"series"`
-	OpenLoop []openloop.Report `json:"open_loop,omitempty"`
-	Missing  []knee.Missing    `json:"missing"`
-	Curves   []curves.Doc      `json:"curves,omitempty"`
+	Series   []seriesDoc        `json:"series"`
+	OpenLoop []openloop.Report  `json:"open_loop,omitempty"`
+	Missing  []analysis.Missing `json:"missing"`
+	Curves   []curves.Doc       `json:"curves,omitempty"`
 	// Scenarios and the recommendation of a profile sweep; recommendation
 	// is the first target's, recommendations every target's when there
 	// are several.
@@ -41,7 +41,7 @@ type Doc struct {
 // "scenarios" and the pool options recommended; with replays set, the
 // replayed series.
 func Document(a *analysis.Analysis, replays bool) Doc {
-	d := Doc{Series: make([]seriesDoc, len(a.Series)), Missing: append([]knee.Missing{}, a.Missing...)}
+	d := Doc{Series: make([]seriesDoc, len(a.Series)), Missing: append([]analysis.Missing{}, a.Missing...)}
 	for i, r := range a.Series {
 		d.Series[i] = seriesJSON(r)
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"io"
 	"strconv"
@@ -57,7 +58,7 @@ func KneeLine(r knee.Report) string {
 // seriesText renders reports for people: per series a verdict paragraph,
 // the numbers per level, then each method's answer; then one line per
 // series with planned steps missing (MissingSteps), if any.
-func seriesText(w io.Writer, reports []knee.Report, missing ...knee.Missing) error {
+func seriesText(w io.Writer, reports []knee.Report, missing ...analysis.Missing) error {
 	ew := textfmt.NewErrWriter(w)
 	for i, r := range reports {
 		tw := section(ew, i, knee.SeriesName(r), r.Verdict, "concurrency\ttrials\tmedian ops/s\t[low, high]\tp99 ms\tbound\t\n")
