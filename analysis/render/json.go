@@ -29,8 +29,7 @@ type Doc struct {
 	Scenarios       []analysis.Scenario `json:"scenarios,omitempty"`
 	Recommendation  *recommendationDoc  `json:"recommendation,omitempty"`
 	Recommendations []recommendationDoc `json:"recommendations,omitempty"`
-	// Replays is filled by Document only when asked (WithReplays): the
-	// sweep's own JSON has never carried them.
+	// Replays is the replayed series (sweep --workload-file).
 	Replays []replayDoc `json:"replays,omitempty"`
 }
 
@@ -38,9 +37,8 @@ type Doc struct {
 // and the missing steps; when the files hold several targets (or series
 // values) the curve comparisons as "curves" (the shape compare --format
 // json gives them); when they hold profile steps the settings as
-// "scenarios" and the pool options recommended; with replays set, the
-// replayed series.
-func Document(a *analysis.Analysis, replays bool) Doc {
+// "scenarios" and the pool options recommended; and the replayed series.
+func Document(a *analysis.Analysis) Doc {
 	d := Doc{Series: make([]seriesDoc, len(a.Series)), Missing: append([]analysis.Missing{}, a.Missing...)}
 	for i, r := range a.Series {
 		d.Series[i] = seriesJSON(r)
@@ -63,18 +61,16 @@ func Document(a *analysis.Analysis, replays bool) Doc {
 	if len(d.Recommendations) < 2 {
 		d.Recommendations = nil
 	}
-	if replays {
-		for _, rp := range a.Replays {
-			d.Replays = append(d.Replays, replayJSON(rp))
-		}
+	for _, rp := range a.Replays {
+		d.Replays = append(d.Replays, replayJSON(rp))
 	}
 	return d
 }
 
-// JSON writes a's document (Document, without the replays) as analyze
-// --format json does.
+// JSON writes a's document (Document) as analyze --format json does when
+// no threshold or --ftdc adds to it.
 func JSON(w io.Writer, a *analysis.Analysis) error {
-	return Encode(w, Document(a, false))
+	return Encode(w, Document(a))
 }
 
 // Encode writes v indented, the one encoding of every analysis document:

@@ -154,13 +154,12 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	return cmdutil.ThresholdsError(outcomes)
 }
 
-// writeAnalysisJSON is the analysis's document (render.Document, with
-// the replayed series), then the threshold outcomes when there are any,
+// writeAnalysisJSON is the analysis's document (render.Document), then the threshold outcomes when there are any,
 // and what --ftdc attached (server_telemetry) when it was given.
 func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.ThresholdOutcome, rep *ftdcReport) error {
 	return render.Encode(w, struct {
 		render.Doc
 		Thresholds []results.ThresholdOutcome `json:"thresholds,omitempty"`
 		FTDC       *ftdcReport                `json:"server_telemetry,omitempty"`
-	}{render.Document(a, true), outcomes, rep})
+	}{render.Document(a), outcomes, rep})
 }
