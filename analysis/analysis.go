@@ -1,6 +1,7 @@
 // Package analysis is the one analysis of some results files: the knee
 // analysis of every closed-loop series (analysis/knee), the open-loop
-// verdicts, the planned steps the files lack, what a searched run
+// verdicts (analysis/openloop), the deployments curve against curve
+// (analysis/curves), the planned steps the files lack, what a searched run
 // concluded, the pool settings of profile steps compared (Scenarios) and
 // the whole pool configuration recommended, and the counts a run's
 // summary states. It is computed once
@@ -11,8 +12,9 @@
 package analysis
 
 import (
+	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/knee"
-	"github.com/poolsweep/poolsweep/compare/curves"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -28,16 +30,16 @@ type Analysis struct {
 	// file (Each).
 	Series []knee.Report
 	// Open are the open-loop reports (sweep --rate), in the same order.
-	Open []knee.OpenReport
+	Open []openloop.Report
 	// Missing are the planned steps the files do not hold.
-	Missing []knee.Missing
+	Missing []Missing
 	// Searches are what searched runs (sweep --search) concluded, as their
 	// end records say; a pool search's answer is only here.
 	Searches []Search
 	// Curves compare the series that differ only in their target (or,
 	// within one target, in their read preference or write concern),
 	// curve against curve: which deployment, and by how much
-	// (compare/curves). Of sets them when the files hold more than one.
+	// (analysis/curves). Of sets them when the files hold more than one.
 	Curves []*curves.Comparison
 	// Replays are the replayed series' per-shape analyses (replay.go),
 	// with the find-by-_id knee beside each where the files hold it.
@@ -74,8 +76,8 @@ func Of(rs []*results.Results, o knee.Options) *Analysis {
 	a := &Analysis{
 		Options: o,
 		Series:  knee.AnalyzeAll(knee.FromResults(rs), o),
-		Open:    knee.AnalyzeOpenAll(knee.OpenFromResults(rs), o),
-		Missing: knee.MissingSteps(rs),
+		Open:    openloop.AnalyzeAll(openloop.FromResults(rs), o),
+		Missing: MissingSteps(rs),
 	}
 	a.Curves = curves.All(rs, a.Series, 0)
 	a.Replays = replaysOf(rs, a.Series)

@@ -45,11 +45,11 @@ type Choice struct {
 // deployment's, which no pool option removes.
 const capacityShare = 0.95
 
-// TimeoutMargin is how far above the worst p99 the recommended setting
+// timeoutMargin is how far above the worst p99 the recommended setting
 // saw the recommended timeout lies: a p99 leaves 1 % of calls slower, and
 // a timeout those calls reach closes their connection, which the pool
 // then opens again (churn).
-const TimeoutMargin = 2.0
+const timeoutMargin = 2.0
 
 // PoolRecommendations recommends the pool options for each target whose
 // profile steps the scenarios hold, in their order. series are the knee
@@ -325,11 +325,11 @@ func timeout(scs []*Scenario, minPool, maxConn Choice, sloMS float64) Choice {
 	if rec.WorstP99MS.High != nil {
 		w = *rec.WorstP99MS.High
 	}
-	t := niceCeil(max(TimeoutMargin*w, sloMS))
+	t := niceCeil(max(timeoutMargin*w, sloMS))
 	why := fmt.Sprintf("%g× the bursts' worst p99 that %s saw (%s ms, the top of its interval where it has one, setting %s): a p99 leaves 1 %% of calls slower, and a timeout they reach closes their connection, which the pool opens again",
-		TimeoutMargin, which, textfmt.Ms(w), rec.Label())
-	if sloMS > TimeoutMargin*w {
-		why = fmt.Sprintf("the SLO (%s ms), above %g× the bursts' worst p99 that %s saw (%s ms, setting %s)", textfmt.Ms(sloMS), TimeoutMargin, which, textfmt.Ms(w), rec.Label())
+		timeoutMargin, which, textfmt.Ms(w), rec.Label())
+	if sloMS > timeoutMargin*w {
+		why = fmt.Sprintf("the SLO (%s ms), above %g× the bursts' worst p99 that %s saw (%s ms, setting %s)", textfmt.Ms(sloMS), timeoutMargin, which, textfmt.Ms(w), rec.Label())
 	}
 	return Choice{Value: i64(t), From: "scenarios", Why: why}
 }

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/poolsweep/poolsweep/compare/twosample"
 	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/internal/stats/twosample"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -78,7 +78,7 @@ type Figure struct {
 // Verdict is one figure of a setting against the baseline setting.
 type Verdict struct {
 	Metric string `json:"metric"`
-	// Method is the test (compare/twosample: mann-whitney or welch-t, on
+	// Method is the test (internal/stats/twosample: mann-whitney or welch-t, on
 	// log values when both sides are positive); empty when not tested.
 	Method string   `json:"method,omitempty"`
 	PValue *float64 `json:"p_value,omitempty"`
@@ -94,19 +94,19 @@ type Verdict struct {
 
 // Verdicts.
 const (
-	VerdictBetter   = "better"
-	VerdictWorse    = "worse"
-	VerdictNoChange = "no difference"
-	VerdictUntested = "untested"
+	verdictBetter   = "better"
+	verdictWorse    = "worse"
+	verdictNoChange = "no difference"
+	verdictUntested = "untested"
 )
 
 // ScenarioAlpha is the significance level of the settings' comparison:
 // compare's default.
 const ScenarioAlpha = 0.05
 
-// ComparedMetrics are the figures each setting is compared on with the
+// comparedMetrics are the figures each setting is compared on with the
 // baseline; lower is better for each.
-var ComparedMetrics = []string{"worst_p99_ms", "time_to_fill_s", "time_to_steady_s", "connections_created", "errors"}
+var comparedMetrics = []string{"worst_p99_ms", "time_to_fill_s", "time_to_steady_s", "connections_created", "errors"}
 
 // IsProfile says st is a profile step (sweep --profile): a timeline of
 // load that changes, which no knee, open-loop or bound analysis reads.
@@ -293,15 +293,15 @@ func (sc *Scenario) metricFigure(name string) *Figure {
 	return nil
 }
 
-// versus compares sc with the baseline b on ComparedMetrics, concluded
+// versus compares sc with the baseline b on comparedMetrics, concluded
 // as compare concludes (twosample): at least MinTrials trials a side,
 // log values where both sides are positive, significant when p < alpha
 // and the interval of the shift is clear of zero.
 func versus(b, sc *Scenario) []Verdict {
 	var out []Verdict
-	for _, name := range ComparedMetrics {
+	for _, name := range comparedMetrics {
 		x, y := b.metricFigure(name).vals, sc.metricFigure(name).vals
-		v := Verdict{Metric: name, Alpha: ScenarioAlpha, Verdict: VerdictUntested}
+		v := Verdict{Metric: name, Alpha: ScenarioAlpha, Verdict: verdictUntested}
 		mx, my := stats.Mean(x), stats.Mean(y)
 		if len(x) > 0 && len(y) > 0 && mx != 0 {
 			v.DeltaPct = ptr((my - mx) / math.Abs(mx) * 100)
@@ -318,11 +318,11 @@ func versus(b, sc *Scenario) []Verdict {
 			v.Method, v.PValue = r.Method, ptr(r.P)
 			switch {
 			case !r.Significant(ScenarioAlpha):
-				v.Verdict = VerdictNoChange
+				v.Verdict = verdictNoChange
 			case r.Lo > 0:
-				v.Verdict = VerdictWorse
+				v.Verdict = verdictWorse
 			default:
-				v.Verdict = VerdictBetter
+				v.Verdict = verdictBetter
 			}
 		}
 		out = append(out, v)

@@ -129,10 +129,10 @@ func TestScenarios(t *testing.T) {
 		for _, v := range sc.Versus {
 			got[v.Metric] = v
 		}
-		if v := got["worst_p99_ms"]; v.Verdict != VerdictBetter || v.Method != "mann-whitney" || v.PValue == nil || *v.PValue >= 0.05 {
+		if v := got["worst_p99_ms"]; v.Verdict != verdictBetter || v.Method != "mann-whitney" || v.PValue == nil || *v.PValue >= 0.05 {
 			t.Errorf("%s worst p99 verdict = %+v, want better by mann-whitney", sc.Label(), v)
 		}
-		if v := got["connections_created"]; v.Verdict != VerdictNoChange {
+		if v := got["connections_created"]; v.Verdict != verdictNoChange {
 			t.Errorf("%s created verdict = %+v, want no difference", sc.Label(), v)
 		}
 	}
@@ -148,7 +148,7 @@ func TestScenariosOneTrial(t *testing.T) {
 		t.Errorf("notes %q say nothing of the missing interval", a.Scenarios[0].Notes)
 	}
 	for _, v := range sc.Versus {
-		if v.Verdict != VerdictUntested || !strings.Contains(v.Note, "at least 3 per side") {
+		if v.Verdict != verdictUntested || !strings.Contains(v.Note, "at least 3 per side") {
 			t.Errorf("verdict %+v, want untested with the trials needed", v)
 		}
 	}
@@ -161,7 +161,7 @@ func TestScenariosOneTrial(t *testing.T) {
 func TestProfileStepsLeftOutOfCurves(t *testing.T) {
 	r := profileRun(1, coldDefault)
 	r.Header.Plan = results.PlanInfo{Concurrency: []int{8, 16}, Pool: "match", Trials: 1}
-	if m := knee.MissingSteps([]*results.Results{r}); len(m) != 0 {
+	if m := MissingSteps([]*results.Results{r}); len(m) != 0 {
 		t.Errorf("a profile run owes grid steps: %+v", m)
 	}
 	for _, c := range []int{8, 16} {

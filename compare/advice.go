@@ -44,11 +44,11 @@ func trialsAdvice(c *Comparison, b, cand *side) *TrialsAdvice {
 		return nil
 	}
 	w := time.Duration(math.Ceil(window)) * time.Second
-	a := &TrialsAdvice{Steps: n, Flags: fmt.Sprintf("--duration %s --trials %d", w, MinTrials)}
+	a := &TrialsAdvice{Steps: n, Flags: fmt.Sprintf("--duration %s --trials %d", w, minTrials)}
 	a.BaselineS = trialsTime(b, w.Seconds())
 	a.CandidateS = trialsTime(cand, w.Seconds())
 	a.Text = fmt.Sprintf("%d step(s) undecided: run each side's sweep again with %s (fixed %s windows, %d trials a level), about %s for the baseline and %s for the candidate",
-		n, a.Flags, w, MinTrials, roughDuration(a.BaselineS), roughDuration(a.CandidateS))
+		n, a.Flags, w, minTrials, roughDuration(a.BaselineS), roughDuration(a.CandidateS))
 	return a
 }
 
@@ -63,7 +63,7 @@ func longestWindow(s *side) float64 {
 	return longest
 }
 
-// trialsTime estimates a side's sweep with MinTrials trials of fixed
+// trialsTime estimates a side's sweep with minTrials trials of fixed
 // windows: each level's slowest trial, its window replaced by window.
 func trialsTime(s *side, window float64) float64 {
 	total := 0.0
@@ -72,7 +72,7 @@ func trialsTime(s *side, window float64) float64 {
 		for _, st := range steps {
 			worst = math.Max(worst, stepOverhead(st)+window)
 		}
-		total += worst * MinTrials
+		total += worst * minTrials
 	}
 	return total
 }

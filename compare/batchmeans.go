@@ -28,7 +28,7 @@ import (
 // significant; smaller ones are sent to trials.
 
 // MethodBatchWelch is Welch's t-test on the steps' batch means: used for
-// throughput when a side has fewer than MinTrials trials and every step
+// throughput when a side has fewer than minTrials trials and every step
 // of both sides has its own batch-means interval.
 const MethodBatchWelch = "welch-t-batch-means"
 

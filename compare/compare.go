@@ -11,8 +11,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/knee"
-	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/results"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
@@ -21,9 +21,9 @@ import (
 // DefaultAlpha is the significance level when Options.Alpha is zero.
 const DefaultAlpha = 0.05
 
-// ErrNothingToCompare is returned (wrapped, with the reason) when no step of
+// errNothingToCompare is returned (wrapped, with the reason) when no step of
 // the baseline has a partner in the candidate.
-var ErrNothingToCompare = errors.New("nothing to compare")
+var errNothingToCompare = errors.New("nothing to compare")
 
 // Options control matching and statistics. The zero value compares two
 // files with alpha = 0.05.
@@ -65,7 +65,7 @@ type Status string
 const (
 	StatusChanged     Status = "changed"     // significant at Alpha
 	StatusNoChange    Status = "no_change"   // tested, inside the noise ("~")
-	StatusUnconfirmed Status = "unconfirmed" // fewer than MinTrials trials on a side: not tested
+	StatusUnconfirmed Status = "unconfirmed" // fewer than minTrials trials on a side: not tested
 	StatusOneSided    Status = "one_sided"   // measured on one side only
 )
 
@@ -124,7 +124,7 @@ type Step struct {
 	BaselineTarget  string
 	CandidateTarget string
 	Workload        string
-	// Class is ClassReadOnly, ClassWriteOnly, ClassMixed or "" from the op
+	// Class is classReadOnly, classWriteOnly, classMixed or "" from the op
 	// types both sides issued.
 	Class           string
 	Concurrency     int
@@ -133,7 +133,7 @@ type Step struct {
 	Rate            int // an open-loop step's offered calls/s; 0 in closed loop
 	BaselineTrials  int
 	CandidateTrials int
-	// Metrics holds every name in MetricNames; nil when measured on neither
+	// Metrics holds every name in metricNames; nil when measured on neither
 	// side.
 	Metrics map[string]*Metric
 
@@ -194,7 +194,7 @@ type Unmatched struct {
 // clients); trials are the samples. When each side has one target they
 // pair whatever their names; with several, by name; Options.Baseline and
 // Options.Candidate pick two targets instead. It returns an error wrapping
-// ErrNothingToCompare, with the reason in one line, when no step pairs.
+// errNothingToCompare, with the reason in one line, when no step pairs.
 func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 	if o.Alpha == 0 {
 		o.Alpha = DefaultAlpha
@@ -256,7 +256,7 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 		name  string
 	}{{bAll, base, "baseline"}, {cAll, cand, "candidate"}} {
 		if len(x.steps) == 0 {
-			return nil, fmt.Errorf("%w: %s %s has no finished steps", ErrNothingToCompare, x.name, shown(paths(x.rs)))
+			return nil, fmt.Errorf("%w: %s %s has no finished steps", errNothingToCompare, x.name, shown(paths(x.rs)))
 		}
 	}
 
@@ -291,7 +291,7 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 		if len(cmp.Unmatched) > 0 {
 			why = cmp.Unmatched[0].Reason
 		}
-		return nil, fmt.Errorf("%w between %s and %s: %s", ErrNothingToCompare,
+		return nil, fmt.Errorf("%w between %s and %s: %s", errNothingToCompare,
 			shown(paths(base)), shown(paths(cand)), why)
 	}
 	if len(cmp.Steps) == 0 {

@@ -79,9 +79,9 @@ func TestStudyFindings(t *testing.T) {
 			case "mix 100:0:0":
 				want = []string{ServerCPUPct}
 			case "mix 0:50:50":
-				want = []string{OpsPerS, ReadMeanUS, ReadP99US, WriteMeanUS, WriteP99US, ServerReadLatencyUS, ServerWriteLatencyUS}
+				want = []string{OpsPerS, ReadMeanUS, ReadP99US, WriteMeanUS, WriteP99US, serverReadLatencyUS, serverWriteLatencyUS}
 			}
-			for _, name := range MetricNames {
+			for _, name := range metricNames {
 				if changed[name] != contains(want, name) {
 					t.Errorf("trials=%d %s C=%d: %s significant=%v", trials, s.Workload, s.Concurrency, name, changed[name])
 				}
@@ -98,7 +98,7 @@ func TestStudyFindings(t *testing.T) {
 				}
 			}
 		}
-		if len(c.Verdicts) != 2 || c.Verdicts[0].Class != ClassWriteOnly || c.Verdicts[1].Class != ClassMixed {
+		if len(c.Verdicts) != 2 || c.Verdicts[0].Class != classWriteOnly || c.Verdicts[1].Class != classMixed {
 			t.Errorf("verdicts: %+v", c.Verdicts)
 		}
 	}
@@ -141,7 +141,7 @@ func TestJSONShape(t *testing.T) {
 		if s.Concurrency == 0 || s.Pool != "match" || s.Clients != 1 || s.Workload == "" || s.Trials["baseline"] != 5 || s.Trials["candidate"] != 5 {
 			t.Errorf("step fields: %+v", s)
 		}
-		for _, name := range MetricNames {
+		for _, name := range metricNames {
 			m, ok := s.Metrics[name]
 			if !ok {
 				t.Errorf("metric %s missing (want null when not measured)", name)
@@ -149,7 +149,7 @@ func TestJSONShape(t *testing.T) {
 			}
 			// Write-only steps measure no read latency, and the fixture
 			// gives them no server-side latency: null, not zero.
-			if s.Workload == "mix 100:0:0" && (name == ReadMeanUS || name == ReadP99US || name == ServerReadLatencyUS || name == ServerWriteLatencyUS) {
+			if s.Workload == "mix 100:0:0" && (name == ReadMeanUS || name == ReadP99US || name == serverReadLatencyUS || name == serverWriteLatencyUS) {
 				if m != nil {
 					t.Errorf("%s: %s should be null", s.Workload, name)
 				}
@@ -328,7 +328,7 @@ func TestNothingToCompare(t *testing.T) {
 		tc.base(b)
 		tc.cand(c)
 		_, err := Match([]*results.Results{b}, []*results.Results{c}, Options{})
-		if !errors.Is(err, ErrNothingToCompare) || err.Error() != tc.want {
+		if !errors.Is(err, errNothingToCompare) || err.Error() != tc.want {
 			t.Errorf("%s: error %q, want %q", tc.name, err, tc.want)
 		}
 		if err != nil && strings.Contains(err.Error(), "\n") {

@@ -11,7 +11,7 @@ type DeltaBar struct {
 	Concurrency int
 	Pool        string
 	Clients     int
-	Metric      string  // a name from MetricNames
+	Metric      string  // a name from metricNames
 	Delta       float64 // absolute change in Unit (points for CPU)
 	Unit        string
 	DeltaPct    float64
@@ -27,7 +27,7 @@ type DeltaBar struct {
 func (c *Comparison) DeltaBars() []DeltaBar {
 	var out []DeltaBar
 	for _, s := range c.Steps {
-		for _, name := range MetricNames {
+		for _, name := range metricNames {
 			m := s.Metrics[name]
 			if m == nil || m.DeltaPct == nil {
 				continue

@@ -7,7 +7,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/poolsweep/poolsweep/compare/curves"
+	"github.com/poolsweep/poolsweep/analysis/curves"
 )
 
 // JSON shapes: snake_case, nulls where a value does not exist, numbers
@@ -25,7 +25,7 @@ type jsonDoc struct {
 	Verdicts     []jsonVerdict   `json:"verdicts"`
 	Trials       *TrialsAdvice   `json:"trials_advice,omitempty"`
 	// Curves is the curve comparison of two targets or two series
-	// values (compare/curves); absent for two runs of one target.
+	// values (analysis/curves); absent for two runs of one target.
 	Curves []curves.Doc `json:"curves,omitempty"`
 	Notes  []string     `json:"notes,omitempty"`
 }
@@ -135,7 +135,7 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 		js := jsonStep{Target: s.Target, BaselineTarget: s.BaselineTarget, CandidateTarget: s.CandidateTarget,
 			Workload: s.Workload, Class: s.Class, Concurrency: s.Concurrency, Pool: s.Pool, Clients: s.Clients, Rate: s.Rate,
 			Trials: jsonPair{s.BaselineTrials, s.CandidateTrials}, Metrics: map[string]*jsonMetric{}}
-		for _, name := range MetricNames {
+		for _, name := range metricNames {
 			m := s.Metrics[name]
 			if m == nil {
 				js.Metrics[name] = nil

@@ -36,7 +36,7 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 		return ew.Err
 	}
 	var cols []string
-	for _, name := range MetricNames {
+	for _, name := range metricNames {
 		if measured(c, name) {
 			cols = append(cols, name)
 		}

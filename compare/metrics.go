@@ -16,15 +16,15 @@ const (
 	WriteP99US           = "write_p99_us"
 	ServerCPUPct         = "server_cpu_pct"
 	ClientCPUPct         = "client_cpu_pct"
-	ServerReadLatencyUS  = "server_read_latency_us"
-	ServerWriteLatencyUS = "server_write_latency_us"
+	serverReadLatencyUS  = "server_read_latency_us"
+	serverWriteLatencyUS = "server_write_latency_us"
 	Errors               = "errors"
 )
 
-// MetricNames lists every metric in output order.
-var MetricNames = []string{
+// metricNames lists every metric in output order.
+var metricNames = []string{
 	OpsPerS, ReadMeanUS, ReadP99US, WriteMeanUS, WriteP99US,
-	ServerCPUPct, ClientCPUPct, ServerReadLatencyUS, ServerWriteLatencyUS, Errors,
+	ServerCPUPct, ClientCPUPct, serverReadLatencyUS, serverWriteLatencyUS, Errors,
 }
 
 // metricDef says how to read one metric from a step and how to talk about it.
@@ -51,9 +51,9 @@ var metricDefs = map[string]metricDef{
 		}
 		return s.Client.CPUPct, true
 	}},
-	ServerReadLatencyUS: {ServerReadLatencyUS, "µs", "server read latency (µs)", false,
+	serverReadLatencyUS: {serverReadLatencyUS, "µs", "server read latency (µs)", false,
 		serverField(func(t *results.ServerSample) *float64 { return t.ReadLatencyUS })},
-	ServerWriteLatencyUS: {ServerWriteLatencyUS, "µs", "server write latency (µs)", false,
+	serverWriteLatencyUS: {serverWriteLatencyUS, "µs", "server write latency (µs)", false,
 		serverField(func(t *results.ServerSample) *float64 { return t.WriteLatencyUS })},
 	Errors: {Errors, "errors", "errors", false, func(s *results.StepResult) (float64, bool) {
 		return float64(s.Errors.Total()), true
@@ -151,20 +151,20 @@ func (c *opCounts) add(s *results.StepResult) {
 
 // Workload classes, from the op types a workload actually issued.
 const (
-	ClassReadOnly  = "read-only"
-	ClassWriteOnly = "write-only"
-	ClassMixed     = "mixed read/write"
+	classReadOnly  = "read-only"
+	classWriteOnly = "write-only"
+	classMixed     = "mixed read/write"
 )
 
 func (c opCounts) class() string {
 	w := c.insert + c.update + c.otherWrite
 	switch {
 	case c.read > 0 && w > 0:
-		return ClassMixed
+		return classMixed
 	case c.read > 0:
-		return ClassReadOnly
+		return classReadOnly
 	case w > 0:
-		return ClassWriteOnly
+		return classWriteOnly
 	}
 	return ""
 }

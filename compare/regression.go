@@ -7,9 +7,9 @@ import (
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
-// RegressionMetrics are the metrics a regression is judged on, each with
+// regressionMetrics are the metrics a regression is judged on, each with
 // the direction that is worse: throughput falling, p99 latency rising.
-var RegressionMetrics = []struct {
+var regressionMetrics = []struct {
 	Name      string
 	WorseUp   bool // a rise is worse
 	Described string
@@ -37,7 +37,7 @@ type Regression struct {
 func (c *Comparison) Regressions(limitPct float64) []Regression {
 	var out []Regression
 	for _, s := range c.Steps {
-		for _, rm := range RegressionMetrics {
+		for _, rm := range regressionMetrics {
 			m := s.Metrics[rm.Name]
 			if m == nil || m.Status != StatusChanged || m.DeltaPct == nil {
 				continue

@@ -25,7 +25,7 @@ func (c *Comparison) Method() string {
 		"throughput is tested by Welch's t-test on the steps' batch means (marked bm: each window's own interval, log scale; %s) "+
 		"where every step has a batch-means interval, and other deltas are unconfirmed; "+
 		"intervals of positive metrics are for candidate/baseline-1, computed on log values",
-		c.Alpha, trimFloat((1-c.Alpha)*100), MinTrials, MinTrials, floor)
+		c.Alpha, trimFloat((1-c.Alpha)*100), minTrials, minTrials, floor)
 }
 
 // labeler builds row labels that show only the dimensions that vary.
@@ -129,7 +129,7 @@ func writeSteps(ew *textfmt.ErrWriter, c *Comparison) {
 	for _, n := range c.Notes {
 		ew.Printf("note: %s\n", n)
 	}
-	for _, name := range MetricNames {
+	for _, name := range metricNames {
 		if !measured(c, name) {
 			continue
 		}

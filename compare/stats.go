@@ -1,6 +1,6 @@
 package compare
 
-import "github.com/poolsweep/poolsweep/compare/twosample"
+import "github.com/poolsweep/poolsweep/internal/stats/twosample"
 
 // Test methods, the value of Metric.Method: twosample's.
 const (
@@ -8,9 +8,9 @@ const (
 	MethodWelch       = twosample.MethodWelch
 )
 
-// MinTrials is the number of trials per side below which a difference is
+// minTrials is the number of trials per side below which a difference is
 // shown but never called significant.
-const MinTrials = twosample.MinTrials
+const minTrials = twosample.MinTrials
 
 // testResult is the outcome of comparing two samples on one scale
 // (candidate − baseline): twosample's, or the batch means' test.

@@ -5,12 +5,12 @@ import (
 	"math"
 	"slices"
 
-	"github.com/poolsweep/poolsweep/compare/twosample"
 	"github.com/poolsweep/poolsweep/internal/stats"
+	"github.com/poolsweep/poolsweep/internal/stats/twosample"
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// buildStep compares one matched step: every metric of MetricNames over
+// buildStep compares one matched step: every metric of metricNames over
 // both sides' trials, and the op-type class of what both sides issued.
 func buildStep(k stepKey, b, c *side, o Options) *Step {
 	bs, cs := b.steps[k], c.steps[k]
@@ -30,7 +30,7 @@ func buildStep(k stepKey, b, c *side, o Options) *Step {
 		counts.add(s)
 	}
 	st.Class, st.counts = counts.class(), counts
-	for _, name := range MetricNames {
+	for _, name := range metricNames {
 		st.Metrics[name] = buildMetric(metricDefs[name], bs, cs, o)
 	}
 	return st
@@ -84,7 +84,7 @@ func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric
 	if base != 0 {
 		m.DeltaPct = ptr(*m.Delta / math.Abs(base) * 100)
 	}
-	if len(xs) < MinTrials || len(ys) < MinTrials {
+	if len(xs) < minTrials || len(ys) < minTrials {
 		if def.name == OpsPerS && batchMetric(m, bs, cs, o) {
 			return m
 		}
@@ -92,7 +92,7 @@ func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric
 		if m.Note != "" {
 			return m // batchMetric said why it could not test
 		}
-		m.Note = fmt.Sprintf("%d+%d trials: at least %d per side are needed to test a difference", len(xs), len(ys), MinTrials)
+		m.Note = fmt.Sprintf("%d+%d trials: at least %d per side are needed to test a difference", len(xs), len(ys), minTrials)
 		return m
 	}
 

@@ -14,7 +14,7 @@ import (
 type Verdict struct {
 	Target   string // role label; "" when each side has one target
 	Workload string
-	Class    string // ClassReadOnly, ClassWriteOnly, ClassMixed or ""
+	Class    string // classReadOnly, classWriteOnly, classMixed or ""
 	Mix      string // observed insert:read:update in %, "" when unknown
 	// The reference step: the baseline's highest throughput (saturation).
 	Concurrency int
@@ -125,7 +125,7 @@ func verdictPhrases(s *Step) string {
 			}
 		}
 		return fmt.Sprintf("unconfirmed (%d+%d trials; %d per side needed): %s",
-			s.BaselineTrials, s.CandidateTrials, MinTrials, strings.Join(ps, ", "))
+			s.BaselineTrials, s.CandidateTrials, minTrials, strings.Join(ps, ", "))
 	}
 	var ps []string
 	switch {
@@ -168,7 +168,7 @@ func verdictPhrases(s *Step) string {
 	}
 	more = append(more, ServerCPUPct)
 	if w == nil && r == nil {
-		more = append(more, ServerWriteLatencyUS, ServerReadLatencyUS)
+		more = append(more, serverWriteLatencyUS, serverReadLatencyUS)
 	}
 	more = append(more, ClientCPUPct, Errors)
 	for _, name := range more {
@@ -187,8 +187,8 @@ var phraseNames = map[string]string{
 	WriteP99US:           "p99 write latency",
 	ServerCPUPct:         "server CPU",
 	ClientCPUPct:         "client CPU",
-	ServerReadLatencyUS:  "server-side read latency",
-	ServerWriteLatencyUS: "server-side write latency",
+	serverReadLatencyUS:  "server-side read latency",
+	serverWriteLatencyUS: "server-side write latency",
 	Errors:               "errors",
 }
 

@@ -321,8 +321,8 @@ func abDeltas(c *compare.Comparison) (*Figure, string) {
 
 	cols, w, h := abLayout(len(plots), maxStepsPerPanel(panels)*len(metrics))
 	return &Figure{
-		Name: FigABDeltas, Title: abWrapTitle(title), Caption: cap, Panels: plots, Cols: cols, Legend: legend, Width: w, Height: h,
-		Data: FigureData{Name: FigABDeltas, Title: title, XLabel: "matched step", YLabel: "change vs baseline (%)", Series: data},
+		Name: figABDeltas, Title: abWrapTitle(title), Caption: cap, Panels: plots, Cols: cols, Legend: legend, Width: w, Height: h,
+		Data: FigureData{Name: figABDeltas, Title: title, XLabel: "matched step", YLabel: "change vs baseline (%)", Series: data},
 	}, ""
 }
 

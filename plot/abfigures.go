@@ -21,8 +21,8 @@ import (
 
 // A/B figure names, also the base names of the files WriteFiles writes.
 const (
-	FigABThroughput = "ab-throughput"
-	FigABDeltas     = "ab-deltas"
+	figABThroughput = "ab-throughput"
+	figABDeltas     = "ab-deltas"
 )
 
 // Side is one side of an A/B comparison: the results compare.Match took
@@ -35,8 +35,8 @@ type Side struct {
 }
 
 // ABFigures draws the A/B comparison c of the sides base and cand:
-// FigABThroughput, both sides' throughput curves overlaid with the knees
-// their analyses found, and FigABDeltas, the change of each metric at each
+// figABThroughput, both sides' throughput curves overlaid with the knees
+// their analyses found, and figABDeltas, the change of each metric at each
 // matched step. The notes say what was left out and why.
 //
 // It is a function of its own rather than an option of Figures: it draws
@@ -61,7 +61,7 @@ func ABFigures(c *compare.Comparison, base, cand Side) ([]Figure, []string, erro
 		figs = append(figs, *d)
 	}
 	if note != "" {
-		notes = append(notes, FigABDeltas+": "+note)
+		notes = append(notes, figABDeltas+": "+note)
 	}
 	return figs, notes, nil
 }
@@ -190,7 +190,7 @@ func abThroughput(c *compare.Comparison, base, cand Side) (Figure, error) {
 		cap += " Steps are matched by concurrency: the two sides open different numbers of connections at the same concurrency," +
 			" so matched points sit at different x."
 	}
-	f := d.figure(FigABThroughput, title, cap+fc.xCaption())
+	f := d.figure(figABThroughput, title, cap+fc.xCaption())
 	f.Title = abWrapTitle(title)
 	return f, nil
 }

@@ -72,7 +72,7 @@ func TestABFigureDataGolden(t *testing.T) {
 	for _, tc := range abCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, figs, notes := tc.figures(t)
-			checkFigureData(t, tc.name, figs, notes, []string{FigABThroughput, FigABDeltas})
+			checkFigureData(t, tc.name, figs, notes, []string{figABThroughput, figABDeltas})
 			if *plotDir != "" {
 				dir := filepath.Join(*plotDir, tc.name)
 				if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -113,20 +113,20 @@ func TestABSVGLabels(t *testing.T) {
 		// The study: write-only has no throughput change (~), mixed loses
 		// 17%; server CPU is told in points.
 		{"ab-files", map[string][]string{
-			FigABThroughput: {"Throughput −17% [−19%, −14%] at C=64, mix 0:50:50", "baseline: audit-off", "candidate: audit-on", "mix 100:0:0", "mix 0:50:50"},
-			FigABDeltas:     {"~", "−17%", "+3.1 pt", "throughput", "read latency, mean", "write latency, p99", "server CPU", "client CPU", "~ not significant", "C=64", "C=256"},
-		}, map[string][]string{FigABDeltas: {"?"}}},
+			figABThroughput: {"Throughput −17% [−19%, −14%] at C=64, mix 0:50:50", "baseline: audit-off", "candidate: audit-on", "mix 100:0:0", "mix 0:50:50"},
+			figABDeltas:     {"~", "−17%", "+3.1 pt", "throughput", "read latency, mean", "write latency, p99", "server CPU", "client CPU", "~ not significant", "C=64", "C=256"},
+		}, map[string][]string{figABDeltas: {"?"}}},
 		// One file, two targets: sides are named by target; all changes
 		// are real, so no "~" legend entry.
 		{"ab-one-file", map[string][]string{
-			FigABThroughput: {"candidate sharded vs baseline standalone", "baseline: target standalone", "candidate: target sharded"},
-			FigABDeltas:     {"api (1 of 2)", "api (2 of 2)", "C=512", "throughput"},
-		}, map[string][]string{FigABDeltas: {"~ not significant", "server CPU"}}},
+			figABThroughput: {"candidate sharded vs baseline standalone", "baseline: target standalone", "candidate: target sharded"},
+			figABDeltas:     {"api (1 of 2)", "api (2 of 2)", "C=512", "throughput"},
+		}, map[string][]string{figABDeltas: {"~ not significant", "server CPU"}}},
 		// Too few trials: deltas shown but flagged, never "significant".
 		{"ab-unconfirmed", map[string][]string{
-			FigABThroughput: {"(unconfirmed: too few trials)"},
-			FigABDeltas:     {"? untested (too few trials)", "−16%?"},
-		}, map[string][]string{FigABDeltas: {"significant change", "~ not significant"}}},
+			figABThroughput: {"(unconfirmed: too few trials)"},
+			figABDeltas:     {"? untested (too few trials)", "−16%?"},
+		}, map[string][]string{figABDeltas: {"significant change", "~ not significant"}}},
 	} {
 		var cse abCase
 		for _, c := range abCases(t) {

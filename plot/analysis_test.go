@@ -41,7 +41,7 @@ func TestMarksSitOnTheirPoints(t *testing.T) {
 		}
 		marks := 0
 		for _, f := range figs {
-			role := map[string]string{FigThroughput: "ops/s", FigComparison: "ops/s", FigLatency: "p99", FigLatencyThroughput: "p99"}[f.Name]
+			role := map[string]string{figThroughput: "ops/s", figComparison: "ops/s", figLatency: "p99", figLatencyThroughput: "p99"}[f.Name]
 			if role == "" {
 				continue
 			}
@@ -73,7 +73,7 @@ func TestThroughputIsTheAnalysis(t *testing.T) {
 	pair, grid := loadInputs(t)
 	rs := []*results.Results{pair, grid}
 	reports := analyzed(rs...).Series
-	figs, _, err := Figures(rs, analyzed(rs...), Options{Figures: []string{FigThroughput}})
+	figs, _, err := Figures(rs, analyzed(rs...), Options{Figures: []string{figThroughput}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestThroughputIsTheAnalysis(t *testing.T) {
 // K × C, and says "not reported" when the results carry none.
 func TestServerInFlight(t *testing.T) {
 	r := readTestdata(t, "inflight.jsonl")
-	figs, _, err := Figures([]*results.Results{r}, unmarked(r), Options{Figures: []string{FigTimeBreakdown}})
+	figs, _, err := Figures([]*results.Results{r}, unmarked(r), Options{Figures: []string{figTimeBreakdown}})
 	if err != nil || len(figs) != 1 {
 		t.Fatalf("figures %v, err %v", figs, err)
 	}
@@ -149,7 +149,7 @@ func TestServerInFlight(t *testing.T) {
 
 	// Results without it: no in-flight panel, and the caption says so.
 	pair, _ := loadInputs(t)
-	figs, _, err = Figures([]*results.Results{pair}, unmarked(pair), Options{Figures: []string{FigTimeBreakdown}})
+	figs, _, err = Figures([]*results.Results{pair}, unmarked(pair), Options{Figures: []string{figTimeBreakdown}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestRejectedUSLNotDrawn(t *testing.T) {
 	reports := pairReports(pair)
 	reports[1].Methods.USL.R2 = 0.42
 	reports[1].Methods.USL.Rejected = "R² 0.420 is below 0.8: the law does not describe this curve"
-	figs, _, err := Figures([]*results.Results{pair}, withReports(reports, pair), Options{Figures: []string{FigThroughput}})
+	figs, _, err := Figures([]*results.Results{pair}, withReports(reports, pair), Options{Figures: []string{figThroughput}})
 	if err != nil {
 		t.Fatal(err)
 	}

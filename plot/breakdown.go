@@ -212,8 +212,8 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 	}
 	title := "Where time went per op — " + fc.subject(shown)
 	return []Figure{{
-		Name: FigTimeBreakdown, Title: wrapTitle(title), Caption: cap, Panels: plots, Cols: cols, Legend: legend, Height: h,
-		Data: FigureData{Name: FigTimeBreakdown, Title: title, YLabel: "mean per op (ms)", Series: data},
+		Name: figTimeBreakdown, Title: wrapTitle(title), Caption: cap, Panels: plots, Cols: cols, Legend: legend, Height: h,
+		Data: FigureData{Name: figTimeBreakdown, Title: title, YLabel: "mean per op (ms)", Series: data},
 	}}, note
 }
 

@@ -34,19 +34,19 @@ import (
 
 // Figure names, also the base names of the files WriteFiles writes.
 const (
-	FigThroughput        = "throughput"
-	FigLatency           = "latency"
-	FigLatencyThroughput = "latency-throughput"
-	FigPoolGrid          = "pool-grid"
-	FigComparison        = "comparison"
-	FigTimeBreakdown     = "time-breakdown"
+	figThroughput        = "throughput"
+	figLatency           = "latency"
+	figLatencyThroughput = "latency-throughput"
+	figPoolGrid          = "pool-grid"
+	figComparison        = "comparison"
+	figTimeBreakdown     = "time-breakdown"
 )
 
 // AllFigures lists every figure name in the order they are drawn; the
 // open-loop ones (openloop.go) come after the closed loop's, and the
 // profile steps' timeline (timeline.go) last.
-var AllFigures = []string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown,
-	FigOpenLatency, FigOpenAchieved, FigOpenPoolWait, FigTimeline}
+var AllFigures = []string{figThroughput, figLatency, figLatencyThroughput, figPoolGrid, figComparison, figTimeBreakdown,
+	figOpenLatency, figOpenAchieved, figOpenPoolWait, figTimeline}
 
 // pngDPI is the resolution of PNG output: 8in × 5in becomes 1200 × 750 px.
 const pngDPI = 150
@@ -278,8 +278,8 @@ func MayWrite(name string) bool {
 			return false
 		}
 	}
-	return slices.Contains(AllFigures, base) || base == FigSteady || base == FigABThroughput || base == FigABDeltas ||
-		strings.HasPrefix(base, FigPoolGrid+"-") || strings.HasPrefix(base, FigTimeline+"-")
+	return slices.Contains(AllFigures, base) || base == figSteady || base == figABThroughput || base == figABDeltas ||
+		strings.HasPrefix(base, figPoolGrid+"-") || strings.HasPrefix(base, figTimeline+"-")
 }
 
 // CheckNames refuses, before any input is read, an entry of dir at a name

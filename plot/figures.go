@@ -31,7 +31,7 @@ type Options struct {
 	// gets a note saying why.
 	Figures []string
 	// Steady, when set, draws only the batch series of the step it names
-	// (FigSteady, steady.go), with its MSER-5 truncation point and its
+	// (figSteady, steady.go), with its MSER-5 truncation point and its
 	// window's interval.
 	Steady *SteadyStep
 }
@@ -85,17 +85,17 @@ func Figures(rs []*results.Results, a *analysis.Analysis, o Options) ([]Figure, 
 		var fs []Figure
 		var note string
 		switch name {
-		case FigThroughput:
+		case figThroughput:
 			fs = []Figure{ctx.throughput()}
-		case FigLatency:
+		case figLatency:
 			fs = []Figure{ctx.latency()}
-		case FigLatencyThroughput:
+		case figLatencyThroughput:
 			fs = []Figure{ctx.latencyThroughput()}
-		case FigPoolGrid:
+		case figPoolGrid:
 			fs, note = ctx.poolGrids()
-		case FigComparison:
+		case figComparison:
 			fs, note = ctx.comparison()
-		case FigTimeBreakdown:
+		case figTimeBreakdown:
 			fs, note = ctx.timeBreakdown()
 		}
 		figs = append(figs, fs...)

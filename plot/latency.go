@@ -56,7 +56,7 @@ func (fc *figContext) latency() Figure {
 		d.glyphLegend("knee", grey, kneeGlyph)
 	}
 	title := "Latency vs " + fc.mode.noun() + " — " + fc.subject(fc.curves)
-	return d.figure(FigLatency, title, "Median over trials of each step's per-call p50 and p99."+fc.xCaption())
+	return d.figure(figLatency, title, "Median over trials of each step's per-call p50 and p99."+fc.xCaption())
 }
 
 func (fc *figContext) latencyThroughput() Figure {
@@ -118,5 +118,5 @@ func (fc *figContext) latencyThroughput() Figure {
 		d.glyphLegend("knee", color.Gray{Y: 0x44}, kneeGlyph)
 	}
 	title := "p99 latency vs throughput — " + fc.subject(fc.curves)
-	return d.figure(FigLatencyThroughput, title, "One point per concurrency level (median ops/s and median p99 over trials); the last point of each series is labelled with its "+fc.mode.noun()+".")
+	return d.figure(figLatencyThroughput, title, "One point per concurrency level (median ops/s and median p99 over trials); the last point of each series is labelled with its "+fc.mode.noun()+".")
 }

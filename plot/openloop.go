@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"image/color"
 	"slices"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/runinfo"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -19,22 +19,22 @@ import (
 
 // Open-loop figure names (sweep --rate).
 const (
-	FigOpenLatency  = "open-latency"   // corrected p50/p99 against offered rate, a line per pool
-	FigOpenAchieved = "open-achieved"  // achieved against offered rate, with the diagonal
-	FigOpenPoolWait = "open-pool-wait" // share of the latency spent waiting for a connection
+	figOpenLatency  = "open-latency"   // corrected p50/p99 against offered rate, a line per pool
+	figOpenAchieved = "open-achieved"  // achieved against offered rate, with the diagonal
+	figOpenPoolWait = "open-pool-wait" // share of the latency spent waiting for a connection
 )
 
-var openFigures = []string{FigOpenLatency, FigOpenAchieved, FigOpenPoolWait}
+var openFigures = []string{figOpenLatency, figOpenAchieved, figOpenPoolWait}
 
 // openCurve is one pool size of one open-loop report.
 type openCurve struct {
 	label  string
 	idx    int
-	pool   knee.OpenPool
-	report *knee.OpenReport
+	pool   openloop.Pool
+	report *openloop.Report
 }
 
-func openCurves(reports []knee.OpenReport) []openCurve {
+func openCurves(reports []openloop.Report) []openCurve {
 	var out []openCurve
 	for i := range reports {
 		r := &reports[i]
@@ -55,7 +55,7 @@ func openCurves(reports []knee.OpenReport) []openCurve {
 // openFigs draws the open-loop figures named in want from reports; when
 // there is nothing to draw and they were asked for by name, a note says
 // why (a closed-loop run drawn with every figure gets no note).
-func openFigs(rs []*results.Results, reports []knee.OpenReport, want map[string]bool, named bool) ([]Figure, []string) {
+func openFigs(rs []*results.Results, reports []openloop.Report, want map[string]bool, named bool) ([]Figure, []string) {
 	asked := false
 	for _, n := range openFigures {
 		asked = asked || want[n]
@@ -83,11 +83,11 @@ func openFigs(rs []*results.Results, reports []knee.OpenReport, want map[string]
 			continue
 		}
 		switch n {
-		case FigOpenLatency:
+		case figOpenLatency:
 			figs = append(figs, openLatency(cs, subject))
-		case FigOpenAchieved:
+		case figOpenAchieved:
 			figs = append(figs, openAchieved(cs, subject))
-		case FigOpenPoolWait:
+		case figOpenPoolWait:
 			figs = append(figs, openPoolWait(cs, subject))
 		}
 	}
@@ -95,7 +95,7 @@ func openFigs(rs []*results.Results, reports []knee.OpenReport, want map[string]
 }
 
 // openSubject is the "workload … on targets …" part of the titles.
-func openSubject(rs []*results.Results, reports []knee.OpenReport) string {
+func openSubject(rs []*results.Results, reports []openloop.Report) string {
 	var wls, tgs []string
 	for _, r := range reports {
 		if r.Workload != "" && !slices.Contains(wls, r.Workload) {
@@ -174,7 +174,7 @@ func openLatency(cs []openCurve, subject string) Figure {
 		}
 		d.percentiles(p99, p50, d99, d50, clr, g, c.label)
 		if r := c.pool.CarriedRate; r != nil {
-			i := slices.IndexFunc(c.pool.Levels, func(l knee.OpenLevel) bool { return l.Rate == *r })
+			i := slices.IndexFunc(c.pool.Levels, func(l openloop.Level) bool { return l.Rate == *r })
 			l := c.pool.Levels[i]
 			d.mark(Mark{Kind: "carried", Series: c.label, X: float64(l.Rate), Y: round6(l.P99Ms),
 				Label: fmt.Sprintf("pool %d carries %s/s", c.pool.MaxPoolSize, textfmt.Thousands(float64(l.Rate)))},
@@ -200,7 +200,7 @@ func openLatency(cs []openCurve, subject string) Figure {
 	if slo != nil {
 		d.lineLegend("p99 SLO "+textfmt.Ms(*slo)+" ms", draw.LineStyle{Color: color.Gray{Y: 0x66}, Width: vg.Points(1), Dashes: dashUSL})
 	}
-	return d.figure(FigOpenLatency, "Latency vs offered rate — "+subject,
+	return d.figure(figOpenLatency, "Latency vs offered rate — "+subject,
 		"Latency from each call's intended start (corrected for coordinated omission), median over trials of each step's p50 and p99, one line per pool size; the ring marks the highest rate each pool carried, as analyze decided it.")
 }
 
@@ -233,7 +233,7 @@ func openAchieved(cs []openCurve, subject string) Figure {
 	}
 	p.Y.Min, p.Y.Max = lo/1.15, p.X.Max
 	d.lineLegend("achieved = offered", draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: dashUSL})
-	return d.figure(FigOpenAchieved, "Achieved vs offered rate — "+subject,
+	return d.figure(figOpenAchieved, "Achieved vs offered rate — "+subject,
 		"Calls that ended inside the window per second against the calls offered, median over trials; on the dashed diagonal every offered call was carried, below it the rest waited past the window or were dropped.")
 }
 
@@ -259,7 +259,7 @@ func openPoolWait(cs []openCurve, subject string) Figure {
 		}
 	}
 	d.lineLegend("pool wait dominates above", draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: dashUSL})
-	return d.figure(FigOpenPoolWait, "Share of latency waiting for a connection — "+subject,
+	return d.figure(figOpenPoolWait, "Share of latency waiting for a connection — "+subject,
 		"Median time a call waited for pool connections (with the client's own time outside the wire) as a share of the median corrected latency, median over trials (a pause of the server makes every call wait, whatever the pool: the medians show the pool's own effect). Above the dashed 50% line most of the latency is waiting for a connection: below the server's capacity a larger maxPoolSize helps; above it, it would only move the queue to the server (compare open-achieved).")
 }
 

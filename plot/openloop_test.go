@@ -94,7 +94,7 @@ func TestOpenFigures(t *testing.T) {
 	if len(notes) != 1 || !strings.Contains(notes[0], "only open-loop steps") {
 		t.Errorf("notes %q", notes)
 	}
-	data := checkFigureData(t, "open", figs, notes, []string{FigOpenLatency, FigOpenAchieved, FigOpenPoolWait})
+	data := checkFigureData(t, "open", figs, notes, []string{figOpenLatency, figOpenAchieved, figOpenPoolWait})
 	if *plotDir != "" {
 		writeLook(t, filepath.Join(*plotDir, "open"), scenario{rs: []*results.Results{r}}, figs)
 	}
@@ -154,13 +154,13 @@ func TestOpenMixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(figs); n < 4 || figs[n-1].Name != FigOpenPoolWait {
+	if n := len(figs); n < 4 || figs[n-1].Name != figOpenPoolWait {
 		t.Errorf("%d figures, last %s", n, figs[len(figs)-1].Name)
 	}
 	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "16 open-loop step(s) left out") }) {
 		t.Errorf("notes %q", notes)
 	}
-	_, notes, err = Figures([]*results.Results{pair}, unmarked(pair), Options{Figures: []string{FigOpenLatency}})
+	_, notes, err = Figures([]*results.Results{pair}, unmarked(pair), Options{Figures: []string{figOpenLatency}})
 	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "open-latency: skipped: no open-loop steps") {
 		t.Errorf("open figure of a closed run: %v %q", err, notes)
 	}

@@ -36,20 +36,20 @@ func scenarios(t *testing.T) []scenario {
 	return []scenario{
 		// Two targets in one file with telemetry: every figure but the grid.
 		{"pair", []*results.Results{pair}, withReports(pairReports(pair), pair),
-			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigComparison, FigTimeBreakdown}, 1},
+			[]string{figThroughput, figLatency, figLatencyThroughput, figComparison, figTimeBreakdown}, 1},
 		// A C × P grid on one target without telemetry and without reports:
 		// the grid appears, comparison and time breakdown are skipped.
 		{"grid", []*results.Results{grid}, unmarked(grid),
-			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid}, 2},
+			[]string{figThroughput, figLatency, figLatencyThroughput, figPoolGrid}, 2},
 		// Two files: the comparison spans files.
 		{"two-files", []*results.Results{pair, grid}, withReports(pairReports(pair), pair, grid),
-			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigPoolGrid, FigComparison, FigTimeBreakdown}, 0},
+			[]string{figThroughput, figLatency, figLatencyThroughput, figPoolGrid, figComparison, figTimeBreakdown}, 0},
 		// A recorded simulator run (slots=8, service=2ms, 3 trials) with
 		// the server's in-flight ops hand-added (Little's law from its
 		// opcounters and latency), missing in one trial: the time
 		// breakdown gains the server's view of the knee.
 		{"inflight", []*results.Results{inflight}, analyzed(inflight),
-			[]string{FigThroughput, FigLatency, FigLatencyThroughput, FigTimeBreakdown}, 2},
+			[]string{figThroughput, figLatency, figLatencyThroughput, figTimeBreakdown}, 2},
 	}
 }
 
@@ -87,7 +87,7 @@ func writeLook(t *testing.T, dir string, sc scenario, figs []Figure) {
 func TestFigureMarks(t *testing.T) {
 	pair, _ := loadInputs(t)
 	reports := pairReports(pair)
-	figs, _, err := Figures([]*results.Results{pair}, withReports(reports, pair), Options{Figures: []string{FigThroughput}})
+	figs, _, err := Figures([]*results.Results{pair}, withReports(reports, pair), Options{Figures: []string{figThroughput}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestSVGParsesAndLabels(t *testing.T) {
 			texts := svgTexts(t, b.Bytes())
 			all := strings.Join(texts, "\n")
 			for _, s := range f.Data.Series {
-				if f.Name == FigTimeBreakdown || strings.HasPrefix(f.Name, FigPoolGrid) {
+				if f.Name == figTimeBreakdown || strings.HasPrefix(f.Name, figPoolGrid) {
 					continue // panels titled by series / grid axes instead
 				}
 				if !strings.Contains(all, s.Name) {
@@ -243,8 +243,8 @@ func TestFiguresSelection(t *testing.T) {
 		want    []string
 		wantErr bool
 	}{
-		{nil, []string{FigThroughput, FigLatency, FigLatencyThroughput, FigComparison, FigTimeBreakdown}, false}, // empty means all that apply
-		{[]string{"latency", "throughput"}, []string{FigThroughput, FigLatency}, false},                          // drawn in canonical order
+		{nil, []string{figThroughput, figLatency, figLatencyThroughput, figComparison, figTimeBreakdown}, false}, // empty means all that apply
+		{[]string{"latency", "throughput"}, []string{figThroughput, figLatency}, false},                          // drawn in canonical order
 		{[]string{"pool-grid"}, nil, false}, // asked but not applicable: a note, no error
 		{[]string{"heatmap"}, nil, true},    // unknown name is an error
 	} {
@@ -276,7 +276,7 @@ func TestWithKneeAnalysis(t *testing.T) {
 	if len(reports) != 5 { // standalone, sharded, embedded × 3 pools
 		t.Fatalf("%d reports, want 5", len(reports))
 	}
-	figs, _, err := Figures(rs, analyzed(rs...), Options{Figures: []string{FigThroughput}})
+	figs, _, err := Figures(rs, analyzed(rs...), Options{Figures: []string{figThroughput}})
 	if err != nil {
 		t.Fatal(err)
 	}

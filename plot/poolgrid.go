@@ -143,7 +143,7 @@ func (fc *figContext) poolGrids() ([]Figure, string) {
 	}
 	var figs []Figure
 	for _, g := range sets {
-		name := FigPoolGrid
+		name := figPoolGrid
 		if len(sets) > 1 {
 			name += "-" + slug(shortLabel(g.curves[0])+"-"+g.curves[0].workload)
 		}

@@ -15,16 +15,16 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// FigSteady is the figure of one step's batch series: drawn
+// figSteady is the figure of one step's batch series: drawn
 // only when asked for (Options.Steady), never among AllFigures.
-const FigSteady = "steady"
+const figSteady = "steady"
 
 // Mark kinds of the steady figure: where MSER-5 truncated the warm-up, and
 // the window's start and end (X in seconds after the warm-up began).
 const (
-	MarkTruncation  = "truncation"
-	MarkWindowStart = "window-start"
-	MarkWindowEnd   = "window-end"
+	markTruncation  = "truncation"
+	markWindowStart = "window-start"
+	markWindowEnd   = "window-end"
 )
 
 // SteadyStep picks the step whose batch series the steady figure draws:
@@ -172,11 +172,11 @@ func steadyFigure(rs []*results.Results, sel SteadyStep) (Figure, error) {
 		d.lineLegend(label, ln.LineStyle)
 	}
 	if st.TruncationS != nil {
-		vertical(MarkTruncation, *st.TruncationS, color.NRGBA{R: 0xcc, A: 0xff}, nil, "MSER-5 truncation at "+humanNumber(*st.TruncationS)+" s")
+		vertical(markTruncation, *st.TruncationS, color.NRGBA{R: 0xcc, A: 0xff}, nil, "MSER-5 truncation at "+humanNumber(*st.TruncationS)+" s")
 	}
 	grey := color.Gray{Y: 0x70}
-	vertical(MarkWindowStart, start, grey, []vg.Length{vg.Points(4), vg.Points(3)}, "window start, "+humanNumber(start)+" s")
-	vertical(MarkWindowEnd, end, grey, []vg.Length{vg.Points(1.5), vg.Points(2)}, "window end, "+humanNumber(end)+" s")
+	vertical(markWindowStart, start, grey, []vg.Length{vg.Points(4), vg.Points(3)}, "window start, "+humanNumber(start)+" s")
+	vertical(markWindowEnd, end, grey, []vg.Length{vg.Points(1.5), vg.Points(2)}, "window end, "+humanNumber(end)+" s")
 	d.p.X.Min, d.p.Y.Min = 0, 0
 
 	title := fmt.Sprintf("Batch series of %s, concurrency %d, trial %d", s.Target, s.Concurrency, s.Trial)
@@ -188,5 +188,5 @@ func steadyFigure(rs []*results.Results, sel SteadyStep) (Figure, error) {
 	if st.SeriesBatchS != st.BatchS {
 		caption += fmt.Sprintf("; drawn in %s-s batches", humanNumber(st.SeriesBatchS))
 	}
-	return d.figure(FigSteady, title, caption), nil
+	return d.figure(figSteady, title, caption), nil
 }

@@ -46,7 +46,7 @@ func steadyResults() []*results.Results {
 func TestSteadyFigure(t *testing.T) {
 	rs := steadyResults()
 	figs, _, err := Figures(rs, analysis.Of(rs, knee.Options{}), Options{Steady: &SteadyStep{Concurrency: 16}})
-	if err != nil || len(figs) != 1 || figs[0].Name != FigSteady {
+	if err != nil || len(figs) != 1 || figs[0].Name != figSteady {
 		t.Fatalf("figures %v, err %v; want the steady figure alone", figs, err)
 	}
 	f := figs[0]
@@ -54,7 +54,7 @@ func TestSteadyFigure(t *testing.T) {
 	for _, m := range f.Data.Marks {
 		marks[m.Kind] = m.X
 	}
-	if marks[MarkTruncation] != 1.2 || marks[MarkWindowStart] != 3 || marks[MarkWindowEnd] != 7 {
+	if marks[markTruncation] != 1.2 || marks[markWindowStart] != 3 || marks[markWindowEnd] != 7 {
 		t.Errorf("marks %v; want truncation 1.2, window 3 to 7", marks)
 	}
 	if n := len(f.Data.Series); n != 3 {

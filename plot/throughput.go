@@ -136,7 +136,7 @@ func (fc *figContext) throughput() Figure {
 		cap += " USL is fitted on per-client concurrency and drawn at the matching x."
 	}
 	cap += rejectedUSLCaption(fc.curves)
-	return d.figure(FigThroughput, title, cap+fc.xCaption())
+	return d.figure(figThroughput, title, cap+fc.xCaption())
 }
 
 // comparison overlays one curve per target (per file): each target's best
@@ -181,7 +181,7 @@ func (fc *figContext) comparison() ([]Figure, string) {
 		title = "Comparison — " + fc.subject(cs)
 	}
 	cap := "Each target's best pool setting (highest peak). " + fc.trialsCaption() + fc.xCaption()
-	return []Figure{d.figure(FigComparison, title, cap)}, ""
+	return []Figure{d.figure(figComparison, title, cap)}, ""
 }
 
 // shortLabel is the curve's target, with its run when targets repeat.

@@ -20,24 +20,24 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// FigTimeline is the figure of profile steps (sweep --profile): calls/s,
+// figTimeline is the figure of profile steps (sweep --profile): calls/s,
 // p99 and connections against time, one line per pool setting, with the
 // profile's phases marked. One per target and profile: "timeline", or
 // "timeline-TARGET" when the results hold several.
-const FigTimeline = "timeline"
+const figTimeline = "timeline"
 
 // Roles of the timeline's series in its FigureData.
 const (
-	RoleTimelineCalls   = "calls/s"
-	RoleTimelineOffered = "offered"
-	RoleTimelineP99     = "p99"
-	RoleTimelineOpen    = "open"
-	RoleTimelineInUse   = "in use"
+	roleTimelineCalls   = "calls/s"
+	roleTimelineOffered = "offered"
+	roleTimelineP99     = "p99"
+	roleTimelineOpen    = "open"
+	roleTimelineInUse   = "in use"
 )
 
-// MarkPhase is the kind of a timeline's phase marks: one per phase, at
+// markPhase is the kind of a timeline's phase marks: one per phase, at
 // its start (X, seconds) with its end in Y and its words in Label.
-const MarkPhase = "phase"
+const markPhase = "phase"
 
 // timelineColumns bounds the points of one drawn series: a timeline
 // longer than twice this is drawn in this many columns (about one per
@@ -225,24 +225,24 @@ func (g *tlGroup) commonOptions() string {
 // timeline is wanted; when there is nothing to draw and it was asked for
 // by name, a note says why.
 func timelineFigs(rs []*results.Results, want map[string]bool, named bool) ([]Figure, []string) {
-	if !want[FigTimeline] {
+	if !want[figTimeline] {
 		return nil, nil
 	}
 	groups, left := timelineGroups(rs)
 	var notes []string
 	if left > 0 {
-		notes = append(notes, fmt.Sprintf("%s: %d profile step(s) left out: interrupted, the target failed or an agent was missing", FigTimeline, left))
+		notes = append(notes, fmt.Sprintf("%s: %d profile step(s) left out: interrupted, the target failed or an agent was missing", figTimeline, left))
 	}
 	if len(groups) == 0 {
 		if named && left == 0 {
-			notes = append(notes, FigTimeline+": skipped: no profile steps (sweep --profile)")
+			notes = append(notes, figTimeline+": skipped: no profile steps (sweep --profile)")
 		}
 		return nil, notes
 	}
 	var figs []Figure
 	used := map[string]bool{}
 	for i, g := range groups {
-		name := FigTimeline
+		name := figTimeline
 		if len(groups) > 1 {
 			name += "-" + slug(g.target)
 			// One target under two profiles, or two targets whose names
@@ -356,15 +356,15 @@ func stepSeries(s *tlSetting, st *results.StepResult) tlStep {
 	tl := &st.Profile.Timeline
 	name := s.label + " trial " + strconv.Itoa(st.Trial)
 	return tlStep{
-		calls: rateSeries(name, RoleTimelineCalls, tl, func(iv *results.TimelineInterval) int64 { return iv.Calls }),
-		p99: extremeSeries(name, RoleTimelineP99, tl, func(iv *results.TimelineInterval) (float64, bool) {
+		calls: rateSeries(name, roleTimelineCalls, tl, func(iv *results.TimelineInterval) int64 { return iv.Calls }),
+		p99: extremeSeries(name, roleTimelineP99, tl, func(iv *results.TimelineInterval) (float64, bool) {
 			if iv.P99MS == nil {
 				return 0, false
 			}
 			return *iv.P99MS, true
 		}),
-		open:  extremeSeries(name, RoleTimelineOpen, tl, func(iv *results.TimelineInterval) (float64, bool) { return float64(iv.Open), true }),
-		inUse: extremeSeries(name, RoleTimelineInUse, tl, func(iv *results.TimelineInterval) (float64, bool) { return float64(iv.InUse), true }),
+		open:  extremeSeries(name, roleTimelineOpen, tl, func(iv *results.TimelineInterval) (float64, bool) { return float64(iv.Open), true }),
+		inUse: extremeSeries(name, roleTimelineInUse, tl, func(iv *results.TimelineInterval) (float64, bool) { return float64(iv.InUse), true }),
 	}
 }
 
@@ -480,7 +480,7 @@ func timelineFigure(name string, g *tlGroup) Figure {
 	// The offered rate is the first setting's first trial's: every step
 	// was offered the same profile.
 	first := g.settings[0]
-	offered := rateSeries("offered", RoleTimelineOffered, &first.steps[0].Profile.Timeline, func(iv *results.TimelineInterval) int64 { return iv.Offered })
+	offered := rateSeries("offered", roleTimelineOffered, &first.steps[0].Profile.Timeline, func(iv *results.TimelineInterval) int64 { return iv.Offered })
 	drawSeries(calls, offered, offeredGrey, 1.2, dashOffered)
 	data = append([]SeriesData{offered.data}, data...)
 	for _, pt := range offered.data.Points {
@@ -502,7 +502,7 @@ func timelineFigure(name string, g *tlGroup) Figure {
 
 	marks := make([]Mark, 0, len(g.phases))
 	for _, ph := range g.phases {
-		marks = append(marks, Mark{Kind: MarkPhase, X: round6(ph.StartS), Y: round6(ph.EndS), Label: phaseWords(ph)})
+		marks = append(marks, Mark{Kind: markPhase, X: round6(ph.StartS), Y: round6(ph.EndS), Label: phaseWords(ph)})
 	}
 	grey := color.Gray{Y: 0x44}
 	legend = append(legend,

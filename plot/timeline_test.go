@@ -97,11 +97,11 @@ func timelineOf(t *testing.T, rs ...*results.Results) ([]Figure, []string) {
 func TestTimelineFigureData(t *testing.T) {
 	r := profileResults(2, 60)
 	figs, notes := timelineOf(t, r)
-	data := checkFigureData(t, "timeline", figs, notes, []string{FigTimeline})
+	data := checkFigureData(t, "timeline", figs, notes, []string{figTimeline})
 	d := data[0]
 	cold, warm := "pool=20 minPool=0 cold trial 1", "pool=20 minPool=20 warm trial 1"
 	for _, name := range []string{cold, warm, "pool=20 minPool=0 cold trial 2", "pool=20 minPool=20 warm trial 2"} {
-		for _, role := range []string{RoleTimelineCalls, RoleTimelineP99, RoleTimelineOpen, RoleTimelineInUse} {
+		for _, role := range []string{roleTimelineCalls, roleTimelineP99, roleTimelineOpen, roleTimelineInUse} {
 			if seriesOf(d, name, role) == nil {
 				t.Errorf("no %s series of %q", role, name)
 			}
@@ -110,7 +110,7 @@ func TestTimelineFigureData(t *testing.T) {
 	// The cold setting's spike is drawn, and the warm one stays flat.
 	peak := func(name string) float64 {
 		m := 0.0
-		for _, p := range seriesOf(d, name, RoleTimelineP99).Points {
+		for _, p := range seriesOf(d, name, roleTimelineP99).Points {
 			m = max(m, p.Y)
 		}
 		return m
@@ -119,7 +119,7 @@ func TestTimelineFigureData(t *testing.T) {
 		t.Errorf("worst p99 drawn: cold %g ms, warm %g ms; want the cold spike over 300 and the warm under 3", c, w)
 	}
 	// Connections rise as the cold pool opens them.
-	open := seriesOf(d, cold, RoleTimelineOpen).Points
+	open := seriesOf(d, cold, roleTimelineOpen).Points
 	if open[0].Y != 0 || open[len(open)-1].Y != 20 {
 		t.Errorf("cold open connections from %g to %g, want 0 to 20", open[0].Y, open[len(open)-1].Y)
 	}
@@ -127,7 +127,7 @@ func TestTimelineFigureData(t *testing.T) {
 		t.Errorf("phase marks %+v, want the four phases", d.Marks)
 	}
 	// The idle spells: no p99 point (a gap, never a zero), zero calls/s.
-	for _, p := range seriesOf(d, cold, RoleTimelineP99).Points {
+	for _, p := range seriesOf(d, cold, roleTimelineP99).Points {
 		if p.Y <= 0 || p.X < 1.2 || (p.X > 3.6 && p.X < 4.5) {
 			t.Errorf("p99 point %+v in an idle spell or at zero", p)
 		}
@@ -187,7 +187,7 @@ func TestTimelineP99AtOrBelowZero(t *testing.T) {
 	if err := figs[0].WriteSVG(&bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	pts := seriesOf(figs[0].Data, "pool=20 minPool=0 cold trial 1", RoleTimelineP99).Points
+	pts := seriesOf(figs[0].Data, "pool=20 minPool=0 cold trial 1", roleTimelineP99).Points
 	if !slices.ContainsFunc(pts, func(p DataPoint) bool { return p.Y == -1 }) {
 		t.Error("the recorded -1 ms is not in the figure's data")
 	}
@@ -232,16 +232,16 @@ func TestTimelineEmptyCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range figs {
-		if strings.HasPrefix(f.Name, FigTimeline) {
+		if strings.HasPrefix(f.Name, figTimeline) {
 			t.Errorf("figure %s from results without profile steps", f.Name)
 		}
 	}
 	for _, n := range notes {
-		if strings.Contains(n, FigTimeline) {
+		if strings.Contains(n, figTimeline) {
 			t.Errorf("note %q for a figure not asked for", n)
 		}
 	}
-	_, notes, err = Figures([]*results.Results{pair}, analyzed(pair), Options{Figures: []string{FigThroughput, FigTimeline}})
+	_, notes, err = Figures([]*results.Results{pair}, analyzed(pair), Options{Figures: []string{figThroughput, figTimeline}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestTimelineEmptyCases(t *testing.T) {
 	}
 	// Profile steps alone: the timeline, and a note for the rest.
 	figs, notes = timelineOf(t, profileResults(1, 60))
-	if len(figs) != 1 || figs[0].Name != FigTimeline || len(notes) != 1 || !strings.Contains(notes[0], "no closed-loop steps") {
+	if len(figs) != 1 || figs[0].Name != figTimeline || len(notes) != 1 || !strings.Contains(notes[0], "no closed-loop steps") {
 		t.Errorf("figures %d, notes %q; want the timeline alone and a note", len(figs), notes)
 	}
 	// An interrupted profile step is left out, with a note; with no other
@@ -337,7 +337,7 @@ func BenchmarkTimelineFigure(b *testing.B) {
 				r.Steps = append(r.Steps, profileStep("sim", true, 5, trial, n), profileStep("sim", true, 10, trial, n))
 			}
 			for b.Loop() {
-				figs, _, err := Figures([]*results.Results{r}, &analysis.Analysis{}, Options{Figures: []string{FigTimeline}})
+				figs, _, err := Figures([]*results.Results{r}, &analysis.Analysis{}, Options{Figures: []string{figTimeline}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -2,18 +2,18 @@ package report
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
 // openVerdicts are the open-loop reports as the report's verdicts: the
 // recommendation, the rule that decided "carried", and the warnings.
-func openVerdicts(reports []knee.OpenReport, kinds map[string]string) []verdictView {
+func openVerdicts(reports []openloop.Report, kinds map[string]string) []verdictView {
 	var out []verdictView
 	for _, r := range reports {
 		name := "open loop: " + r.Target

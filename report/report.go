@@ -11,11 +11,10 @@ import (
 	"strings"
 
 	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
-	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/compare"
-	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/runinfo"
 	"github.com/poolsweep/poolsweep/plot"
 	"github.com/poolsweep/poolsweep/results"
@@ -81,7 +80,7 @@ type verdictView struct {
 	Warnings []string
 }
 
-// curvesView is one curve comparison (compare/curves) as the report
+// curvesView is one curve comparison (analysis/curves) as the report
 // shows it: its verdict, its figures, the latency at matched throughput
 // and the seeds' table.
 type curvesView struct {
@@ -148,7 +147,7 @@ func buildView(r *Report, pngNames, abPNGNames []string, withSVG bool) (reportVi
 		if runOf != nil {
 			name = runOf[i] + ": " + name
 		}
-		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: knee.Summary(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
+		v.Verdicts = append(v.Verdicts, verdictView{Name: name, Summary: render.KneeLine(rep), Verdict: rep.Verdict, Warnings: rep.Warnings})
 	}
 	v.Verdicts = append(v.Verdicts, openVerdicts(r.Analysis.Open, kinds)...)
 	if r.Comparison == nil || len(r.Comparison.Curves) == 0 {

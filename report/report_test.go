@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -120,7 +120,7 @@ func TestHTMLReportSelfContained(t *testing.T) {
 		"2 (interrupted)",                                                   // interrupted step flagged
 		"no end record",                                                     // cut-short run said so
 		escapeHTML(a.Series[0].Verdict[:40]),                                // the analysis's verdicts are there
-		escapeHTML(knee.Summary(a.Series[0])),                               // and its summary line
+		escapeHTML(render.KneeLine(a.Series[0])),                            // and its summary line
 		"poolsweep analyze --plateau 0.95 --min-gain 0.1",                   // with the command that gives them
 	} {
 		if !strings.Contains(h, want) {

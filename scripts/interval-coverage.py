@@ -5,7 +5,7 @@ gated: the peak ratio's interval as compare gives it (none when a peak ran
 on a starved load host), from OUT/coverage.tsv.
 windows only: the interval the two peaks' own ops intervals give, starved
 or not (ln c - ln b +- t*sqrt(se_b^2 + se_c^2), Welch-Satterthwaite degrees
-of freedom, as compare/curves computes it): how often the windows' noise
+of freedom, as analysis/curves computes it): how often the windows' noise
 alone explains the distance to the truth. The difference between the two
 is what the starved host's bias would have done to the verdicts.
 

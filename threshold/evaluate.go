@@ -43,7 +43,7 @@ func Evaluate(ts []Threshold, rs []*results.Results, a *analysis.Analysis) []res
 		switch {
 		case t.Metric == Knee:
 			checks = kneeChecks(t, a)
-		case t.Where == Every:
+		case t.Where == every:
 			checks = everyChecks(t, steps)
 		default:
 			checks = levelChecks(t, a, steps)
@@ -55,16 +55,6 @@ func Evaluate(ts []Threshold, rs []*results.Results, a *analysis.Analysis) []res
 		out = append(out, o)
 	}
 	return out
-}
-
-// Failed says whether any outcome failed.
-func Failed(os []results.ThresholdOutcome) bool {
-	for _, o := range os {
-		if !o.Pass {
-			return true
-		}
-	}
-	return false
 }
 
 // check is a check of value v (nil: not evaluated, note says why).
@@ -107,7 +97,7 @@ func levelChecks(t Threshold, a *analysis.Analysis, steps []*results.StepResult)
 	for _, r := range a.Series {
 		name := reportName(&r)
 		level := t.Level
-		if t.Where == AtKnee {
+		if t.Where == atKnee {
 			if !r.Knee.Found {
 				checks = append(checks, check(t, name, nil, "no knee found within the tested range"))
 				continue

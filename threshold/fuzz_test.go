@@ -30,7 +30,7 @@ func FuzzParse(f *testing.F) {
 		if th.Text != strings.TrimSpace(s) || th.Value < 0 || th.Value != th.Value {
 			t.Fatalf("Parse(%q) = %+v", s, th)
 		}
-		if th.Where == AtLevel && th.Level < 1 {
+		if th.Where == atLevel && th.Level < 1 {
 			t.Fatalf("Parse(%q): level %d", s, th.Level)
 		}
 		if again, err := Parse(th.Text); err != nil || again != th {

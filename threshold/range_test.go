@@ -14,7 +14,7 @@ func TestParseRanges(t *testing.T) {
 		want float64 // accepted with this value; -1: refused
 		part string  // the refusal names this
 	}{
-		{"ops>1000000000", 1e9, ""}, // MaxRate itself
+		{"ops>1000000000", 1e9, ""}, // maxRate itself
 		{"ops>1000000001", -1, `ops: "1000000001" is not a rate from 0 to 1000000000 ops/s`},
 		{"ops>1e308", -1, `ops: "1e308" is not a rate`},
 		{"ops>9223372036854775808", -1, `ops: "9223372036854775808" is not a rate`},
@@ -24,7 +24,7 @@ func TestParseRanges(t *testing.T) {
 		{"p99<1h0m0.000001s", -1, "not between 0 and 1h"},
 		{"pool_wait<-1ms", -1, "not between 0 and 1h"},
 		{"p50<2562047h", -1, "not between 0 and 1h"},
-		{"errors<100000000000000", 1e14, ""}, // MaxErrors
+		{"errors<100000000000000", 1e14, ""}, // maxErrors
 		{"errors<1e14", 1e14, ""},
 		{"errors<100000000000001", -1, `errors: "100000000000001" is not a count from 0 to 100000000000000`},
 		{"errors<1e308", -1, `errors: "1e308" is not a count`},

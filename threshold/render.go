@@ -33,7 +33,7 @@ func WriteText(w io.Writer, os []results.ThresholdOutcome) error {
 			if !c.Pass {
 				verdict = "FAIL"
 			}
-			if _, err := fmt.Fprintf(w, "  %s  %-*s  %s\n", verdict, width, textfmt.Escape(o.Threshold), CheckText(o.Unit, c)); err != nil {
+			if _, err := fmt.Fprintf(w, "  %s  %-*s  %s\n", verdict, width, textfmt.Escape(o.Threshold), checkText(o.Unit, c)); err != nil {
 				return err
 			}
 		}
@@ -41,9 +41,9 @@ func WriteText(w io.Writer, os []results.ThresholdOutcome) error {
 	return nil
 }
 
-// CheckText says where a check was made and what it found: "sim read
+// checkText says where a check was made and what it found: "sim read
 // pool=match C=64: 12.3 ms (median of 3 trials)".
-func CheckText(unit string, c results.ThresholdCheck) string {
+func checkText(unit string, c results.ThresholdCheck) string {
 	where := c.Series
 	switch {
 	case c.Rate > 0:

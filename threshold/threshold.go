@@ -55,9 +55,9 @@ type Where int
 
 // The places.
 const (
-	Every   Where = iota // every measured step: the worst one counts
-	AtLevel              // the median of one concurrency level's trials
-	AtKnee               // the median of the knee level's trials
+	every   Where = iota // every measured step: the worst one counts
+	atLevel              // the median of one concurrency level's trials
+	atKnee               // the median of the knee level's trials
 )
 
 // Threshold is one parsed --threshold.
@@ -72,7 +72,7 @@ type Threshold struct {
 	// rather than a count.
 	Share bool
 	Where Where
-	Level int // the concurrency of AtLevel
+	Level int // the concurrency of atLevel
 }
 
 // Unit is the unit of the threshold's values.
@@ -163,20 +163,20 @@ const maxLevel = results.MaxConcurrency
 // The declared range of each metric's value, in its unit (Unit). A
 // threshold past its metric's range can never be met or never fail
 // (ops>1e308, errors<1e308), so it is refused as the typo it is:
-//   - ops, calls: 0 to MaxRate per second, a hundred times results.MaxRate
+//   - ops, calls: 0 to maxRate per second, a hundred times results.MaxRate
 //     (the most one --rate level offers), beyond any deployment's reach;
 //   - p50, p99, pool_wait: 0 to 1h, --op-timeout's longest;
-//   - errors: a count from 0 to MaxErrors, more operations than a 24-h
-//     window at MaxRate holds, or a share from 0% to 100%;
-//   - connections: 0 to MaxConnections, every worker of the most clients
+//   - errors: a count from 0 to maxErrors, more operations than a 24-h
+//     window at maxRate holds, or a share from 0% to 100%;
+//   - connections: 0 to maxConnections, every worker of the most clients
 //     at the most concurrency with a connection of its own;
 //   - knee: a concurrency level, 0 to results.MaxConcurrency.
 const (
-	MaxRate        = 100 * results.MaxRate                       // ops/s, calls/s
-	MaxLatency     = time.Hour                                   // p50, p99, pool_wait
-	MaxErrors      = 1e14                                        // errors, as a count
-	MaxConnections = results.MaxConcurrency * results.MaxClients // connections
-	MaxKnee        = results.MaxConcurrency                      // knee, in workers
+	maxRate        = 100 * results.MaxRate                       // ops/s, calls/s
+	maxLatency     = time.Hour                                   // p50, p99, pool_wait
+	maxErrors      = 1e14                                        // errors, as a count
+	maxConnections = results.MaxConcurrency * results.MaxClients // connections
+	maxKnee        = results.MaxConcurrency                      // knee, in workers
 )
 
 // Range is the declared range of metric m's values in unit (share: an
@@ -185,18 +185,18 @@ func Range(m Metric, share bool) (lo, hi float64, unit string) {
 	t := Threshold{Metric: m, Share: share}
 	switch m {
 	case Ops, Calls:
-		return 0, MaxRate, t.Unit()
+		return 0, maxRate, t.Unit()
 	case P50, P99, PoolWait:
-		return 0, float64(MaxLatency / time.Millisecond), t.Unit()
+		return 0, float64(maxLatency / time.Millisecond), t.Unit()
 	case Errors:
 		if share {
 			return 0, 100, t.Unit()
 		}
-		return 0, MaxErrors, t.Unit()
+		return 0, maxErrors, t.Unit()
 	case Connections:
-		return 0, MaxConnections, t.Unit()
+		return 0, maxConnections, t.Unit()
 	}
-	return 0, MaxKnee, t.Unit()
+	return 0, maxKnee, t.Unit()
 }
 
 // parseValue reads the value in the metric's unit, within its Range.
@@ -208,7 +208,7 @@ func (t *Threshold) parseValue(s string) error {
 		if err != nil {
 			return fmt.Errorf("%s takes a duration such as 20ms or 1.5s, not %s", t.Metric, tok)
 		}
-		if d < 0 || d > MaxLatency {
+		if d < 0 || d > maxLatency {
 			return fmt.Errorf("%s: %s is not between 0 and %s", t.Metric, tok, "1h")
 		}
 		t.Value = float64(d) / float64(time.Millisecond)
@@ -226,8 +226,8 @@ func (t *Threshold) parseValue(s string) error {
 		if err != nil || v < 0 || v != math.Trunc(v) {
 			return fmt.Errorf("errors takes a count (10) or a share of the operations (0.1%%), not %s", tok)
 		}
-		if v > MaxErrors {
-			return fmt.Errorf("errors: %s is not a count from 0 to %s", tok, fmtNumber(MaxErrors))
+		if v > maxErrors {
+			return fmt.Errorf("errors: %s is not a count from 0 to %s", tok, fmtNumber(maxErrors))
 		}
 		t.Value = v
 		return nil
@@ -244,8 +244,8 @@ func (t *Threshold) parseValue(s string) error {
 	if err != nil || v < 0 {
 		return fmt.Errorf("%s takes a rate per second such as 5000, not %s", t.Metric, tok)
 	}
-	if v > MaxRate {
-		return fmt.Errorf("%s: %s is not a rate from 0 to %s %s", t.Metric, tok, fmtNumber(MaxRate), t.Unit())
+	if v > maxRate {
+		return fmt.Errorf("%s: %s is not a rate from 0 to %s %s", t.Metric, tok, fmtNumber(maxRate), t.Unit())
 	}
 	t.Value = v
 	return nil
@@ -271,10 +271,10 @@ func (t *Threshold) parseWhere(s string) error {
 	}
 	switch strings.ToLower(s) {
 	case "knee":
-		t.Where = AtKnee
+		t.Where = atKnee
 		return nil
 	case "every", "all":
-		t.Where = Every
+		t.Where = every
 		return nil
 	case "":
 		return fmt.Errorf("nothing after @; say a concurrency level (@64), @knee or @every")
@@ -283,6 +283,6 @@ func (t *Threshold) parseWhere(s string) error {
 	if err != nil || n < 1 || n > maxLevel {
 		return fmt.Errorf("@%s is not a concurrency level from 1 to %d, @knee or @every", textfmt.Short(s), maxLevel)
 	}
-	t.Where, t.Level = AtLevel, n
+	t.Where, t.Level = atLevel, n
 	return nil
 }

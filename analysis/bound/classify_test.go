@@ -284,19 +284,19 @@ func TestLittlesLaw(t *testing.T) {
 		{0, 1000, 5, false, 0},      // nothing to check: not OK, no division by zero
 	}
 	for _, tt := range tests {
-		l := LittlesLaw(tt.c, tt.callsPS, tt.meanMS)
+		l := littlesLaw(tt.c, tt.callsPS, tt.meanMS)
 		if l.OK != tt.ok || (tt.c > 0 && !near(l.DeviationPct, tt.devPct, 0.01)) {
 			t.Errorf("LittlesLaw(%d, %v, %v) = %+v, want ok %v deviation %v", tt.c, tt.callsPS, tt.meanMS, l, tt.ok, tt.devPct)
 		}
 		if l.ExpectedInFlight != float64(tt.c) {
 			t.Errorf("expected in flight = %v, want %d", l.ExpectedInFlight, tt.c)
 		}
-		w := LittlesLawWarning(l)
+		w := littlesLawWarning(l)
 		if (w == "") != (l.OK || tt.c == 0) {
 			t.Errorf("warning %q for %+v", w, l)
 		}
 	}
-	if w := LittlesLawWarning(LittlesLaw(64, 8000, 5)); !strings.Contains(w, "64 calls in flight") || !strings.Contains(w, "40.0") || !strings.Contains(w, "-38%") {
+	if w := littlesLawWarning(littlesLaw(64, 8000, 5)); !strings.Contains(w, "64 calls in flight") || !strings.Contains(w, "40.0") || !strings.Contains(w, "-38%") {
 		t.Errorf("warning = %q", w)
 	}
 }
@@ -309,7 +309,7 @@ func TestAnnotate(t *testing.T) {
 	// 3 clients × 64 workers, 19200 calls/s at 10 ms: 192 in flight, OK.
 	s := withTotal(baseStep())
 	s.Clients, s.CallsPerS, s.Latency.Mean = 3, 19200, 10
-	Annotate(s, nil, DefaultClassifier())
+	annotate(s, nil, DefaultClassifier())
 	if s.LittlesLaw == nil || !s.LittlesLaw.OK || s.LittlesLaw.ExpectedInFlight != 192 || len(s.Warnings) != 0 {
 		t.Errorf("3 clients: littles %+v warnings %v", s.LittlesLaw, s.Warnings)
 	}
@@ -319,11 +319,11 @@ func TestAnnotate(t *testing.T) {
 	// Half the expected in flight: a warning is added, existing ones kept.
 	s.CallsPerS = 9600
 	s.Warnings = []string{"earlier"}
-	Annotate(s, nil, DefaultClassifier())
+	annotate(s, nil, DefaultClassifier())
 	if s.LittlesLaw.OK || len(s.Warnings) != 2 || s.Warnings[0] != "earlier" || !strings.Contains(s.Warnings[1], "Little's law") {
 		t.Errorf("half in flight: littles %+v warnings %v", s.LittlesLaw, s.Warnings)
 	}
-	Annotate(nil, nil, DefaultClassifier()) // no panic
+	annotate(nil, nil, DefaultClassifier()) // no panic
 }
 
 // ferretStep is an embedded-FerretDB step as a sweep records it: the

@@ -5,8 +5,8 @@
 // server version as the captured replies of real servers show them; they
 // are pure functions of results records and do no I/O.
 //
-// Classifier.Classify is the rules in their order of precedence; Annotate
-// and AnnotateOpen fill a step's judgement fields; a Judge does that for
+// Classifier.Classify is the rules in their order of precedence; annotate
+// and annotateOpen fill a step's judgement fields; a Judge does that for
 // each step of a sweep in turn, keeping the previous step of each series
 // for the growth rules, and is what the engine is handed to label its
 // steps (sweep.StepJudge). ClientLimited says whether this machine, not

@@ -25,7 +25,7 @@ type JudgeConfig struct {
 }
 
 // Judge labels each finished step of a sweep: Little's law, its warning,
-// and what bound the step (Annotate, then AnnotateOpen for an open-loop
+// and what bound the step (annotate, then annotateOpen for an open-loop
 // step), judged against the previous step of the same series for the
 // growth rules. It is the engine's StepJudge (sweep.StepJudge), called
 // once the step's telemetry is in; it does no I/O. One Judge serves a
@@ -51,7 +51,7 @@ func NewJudge(cfg JudgeConfig) *Judge {
 	return &Judge{classifier: c, sharded: cfg.Sharded, prev: map[string]*results.StepResult{}}
 }
 
-// Judge fills step's judgement fields (LittlesLaw, a warning when the
+// Judge fills step's judgement fields (littlesLaw, a warning when the
 // check fails, Bound and BoundReason). The series is the step's target,
 // workload, pool setting and clients; a step whose concurrency is not
 // above the last one's starts it over (a new trial).
@@ -67,8 +67,8 @@ func (j *Judge) Judge(step *results.StepResult) {
 		prev = nil // a new trial starts the series over
 	}
 	warned := len(step.Warnings)
-	Annotate(step, prev, j.classifier)
-	AnnotateOpen(step, warned) // open-loop steps: their own Little's law
+	annotate(step, prev, j.classifier)
+	annotateOpen(step, warned) // open-loop steps: their own Little's law
 	if f := step.TargetFailed; f != nil {
 		// Its numbers are a deployment that was there for part of the
 		// window: no limit of it is read from them, and the next step of

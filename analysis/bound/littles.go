@@ -7,17 +7,17 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// LittlesLawTolerancePct is the deviation above which a step gets a warning.
-const LittlesLawTolerancePct = 20
+// littlesLawTolerancePct is the deviation above which a step gets a warning.
+const littlesLawTolerancePct = 20
 
-// LittlesLaw checks a closed-loop step: with concurrencyInFlight workers
+// littlesLaw checks a closed-loop step: with concurrencyInFlight workers
 // issuing calls back to back, calls/s × mean call latency must come back to
 // about the same number. A large gap means time spent outside the measured
 // call (client-side queueing, a starved client, think time) or a measuring
 // fault. Pass the total over all clients (K·C) and the total calls/s.
-// OK is false when the deviation exceeds LittlesLawTolerancePct, or when
+// OK is false when the deviation exceeds littlesLawTolerancePct, or when
 // there is nothing to check (no concurrency).
-func LittlesLaw(concurrencyInFlight int, callsPerS float64, meanCallLatencyMs float64) results.LittlesLaw {
+func littlesLaw(concurrencyInFlight int, callsPerS float64, meanCallLatencyMs float64) results.LittlesLaw {
 	return littlesCheck(float64(concurrencyInFlight), callsPerS*meanCallLatencyMs/1000)
 }
 
@@ -30,13 +30,13 @@ func littlesCheck(expected, measured float64) results.LittlesLaw {
 		return l
 	}
 	l.DeviationPct = (measured - expected) / expected * 100
-	l.OK = math.Abs(l.DeviationPct) <= LittlesLawTolerancePct
+	l.OK = math.Abs(l.DeviationPct) <= littlesLawTolerancePct
 	return l
 }
 
-// LittlesLawWarning is the step warning for a failed check, or "" when the
+// littlesLawWarning is the step warning for a failed check, or "" when the
 // check passed or could not run.
-func LittlesLawWarning(l results.LittlesLaw) string {
+func littlesLawWarning(l results.LittlesLaw) string {
 	return littlesWarning(l, "Little's law: %.0f calls in flight but calls/s × mean latency gives %.1f (%+.0f%%): "+
 		"time is spent outside the measured calls (client-side queueing or a starved client) or the timing is wrong")
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// LittlesLawOpen checks an open-loop step (mode "open"): the calls in
+// littlesLawOpen checks an open-loop step (mode "open"): the calls in
 // flight in the client, time-averaged over the window by the runner, must
 // come back as achieved calls/s × the mean time a call spends in the
 // client (its corrected latency less its start lag, the time before it
@@ -14,37 +14,37 @@ import (
 // product. A large gap means a queue that grew or drained during the
 // window (more offered than carried: the arithmetic holds only in a steady
 // state) or a measuring fault. OK is false when the deviation exceeds
-// LittlesLawTolerancePct, or when there is nothing to check.
-func LittlesLawOpen(o *results.OpenLoopStats) results.LittlesLaw {
+// littlesLawTolerancePct, or when there is nothing to check.
+func littlesLawOpen(o *results.OpenLoopStats) results.LittlesLaw {
 	if o == nil {
 		return results.LittlesLaw{}
 	}
 	return littlesCheck(o.InFlightMean, o.AchievedPerS*max(o.Corrected.Mean-o.StartLag.Mean, 0)/1000)
 }
 
-// LittlesLawOpenWarning is the step warning for a failed open-loop check,
+// littlesLawOpenWarning is the step warning for a failed open-loop check,
 // or "" when it passed or could not run.
-func LittlesLawOpenWarning(l results.LittlesLaw) string {
+func littlesLawOpenWarning(l results.LittlesLaw) string {
 	return littlesWarning(l, "Little's law (open loop): %.1f calls in flight on average but achieved calls/s × time in the client gives %.1f (%+.0f%%): "+
 		"the backlog grew or drained during the window (more offered than carried), or the timing is wrong")
 }
 
-// AnnotateOpen replaces, on an open-loop step that Annotate has judged,
+// annotateOpen replaces, on an open-loop step that annotate has judged,
 // the closed-loop Little's law check (which takes the concurrency, here
 // max-in-flight, as the calls in flight) with the open-loop one, and
 // labels a step whose load host fell behind its schedule client-bound.
-// warned is len(step.Warnings) before Annotate ran, so the closed-loop
+// warned is len(step.Warnings) before annotate ran, so the closed-loop
 // warning is taken back. Closed-loop steps are left as they are.
-func AnnotateOpen(step *results.StepResult, warned int) {
+func annotateOpen(step *results.StepResult, warned int) {
 	if step == nil || step.Open == nil {
 		return
 	}
 	if warned >= 0 && warned <= len(step.Warnings) {
 		step.Warnings = step.Warnings[:warned:warned]
 	}
-	ll := LittlesLawOpen(step.Open)
+	ll := littlesLawOpen(step.Open)
 	step.LittlesLaw = &ll
-	if w := LittlesLawOpenWarning(ll); w != "" {
+	if w := littlesLawOpenWarning(ll); w != "" {
 		step.Warnings = append(step.Warnings, w)
 	}
 	if step.Open.ClientBehind && step.Bound != BoundClient {

@@ -24,7 +24,7 @@ func TestLittlesLawOpen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := LittlesLawOpen(tt.o)
+			l := littlesLawOpen(tt.o)
 			if l.OK != tt.ok || l.DeviationPct < tt.dev-0.1 || l.DeviationPct > tt.dev+0.1 {
 				t.Errorf("%+v, want ok=%v deviation %.1f%%", l, tt.ok, tt.dev)
 			}
@@ -32,18 +32,18 @@ func TestLittlesLawOpen(t *testing.T) {
 	}
 }
 
-// Annotate judges an open-loop step as a closed loop with max-in-flight
-// calls in flight; AnnotateOpen takes that back and checks it as an open
+// annotate judges an open-loop step as a closed loop with max-in-flight
+// calls in flight; annotateOpen takes that back and checks it as an open
 // loop, and a load host that fell behind labels the step client-bound.
 func TestAnnotateOpen(t *testing.T) {
 	step := &results.StepResult{Concurrency: 5000, Clients: 1, CallsPerS: 2000, Latency: results.LatencySummary{Mean: 2.5}, Warnings: []string{"earlier"},
 		Mode: results.ModeOpen, Rate: 2000, Open: &results.OpenLoopStats{InFlightMean: 5, AchievedPerS: 2000, Corrected: results.LatencySummary{Mean: 2.5}, ClientBehind: true}}
 	n := len(step.Warnings)
-	Annotate(step, nil, DefaultClassifier())
+	annotate(step, nil, DefaultClassifier())
 	if !strings.Contains(strings.Join(step.Warnings, "\n"), "5000 calls in flight") {
 		t.Fatalf("Annotate did not warn as for a closed loop: %q", step.Warnings)
 	}
-	AnnotateOpen(step, n)
+	annotateOpen(step, n)
 	if len(step.Warnings) != 1 || step.Warnings[0] != "earlier" || step.LittlesLaw == nil || !step.LittlesLaw.OK || step.LittlesLaw.ExpectedInFlight != 5 {
 		t.Errorf("warnings %q, Little's law %+v", step.Warnings, step.LittlesLaw)
 	}
@@ -52,7 +52,7 @@ func TestAnnotateOpen(t *testing.T) {
 	}
 	// A closed-loop step is left alone.
 	closed := &results.StepResult{Bound: BoundServer, Warnings: []string{"w"}}
-	AnnotateOpen(closed, 0)
+	annotateOpen(closed, 0)
 	if closed.Bound != BoundServer || len(closed.Warnings) != 1 {
 		t.Errorf("closed-loop step changed: %+v", closed)
 	}

@@ -116,7 +116,7 @@ func measureStep(t *testing.T, d *sim.Deployment, c, p int, window time.Duration
 	if k := checkouts.Load(); k > 0 {
 		step.Pool.CheckoutWait.Mean = float64(waitNs.Load()) / float64(k) / 1e6
 	}
-	Annotate(step, nil, DefaultClassifier())
+	annotate(step, nil, DefaultClassifier())
 	return step
 }
 

@@ -16,9 +16,9 @@ const (
 	// DefaultConnMemoryMiB is the server memory one connection costs: about
 	// 1 MiB on mongod (see the package documentation).
 	DefaultConnMemoryMiB = 1.0
-	// MonitoringPerInstance is the connections a driver opens to each host
+	// monitoringPerInstance is the connections a driver opens to each host
 	// besides its pool: the monitor and the round-trip monitor.
-	MonitoringPerInstance = 2
+	monitoringPerInstance = 2
 	// maxRows bounds the table.
 	maxRows = 12
 )
@@ -213,8 +213,8 @@ func row(c curve, o Options, sp SeriesPlan, pool int) Row {
 	calls := x / sp.OpsPerCall
 	rw := Row{
 		MaxPoolSize:        pool,
-		ConnectionsPerHost: o.Instances * (pool + MonitoringPerInstance),
-		MemoryMiBPerHost:   float64(o.Instances*(pool+MonitoringPerInstance)) * o.ConnMemoryMiB,
+		ConnectionsPerHost: o.Instances * (pool + monitoringPerInstance),
+		MemoryMiBPerHost:   float64(o.Instances*(pool+monitoringPerInstance)) * o.ConnMemoryMiB,
 		InFlightPerHost:    held / k,
 		OpsPerS:            x,
 		CallsPerS:          calls,
@@ -263,19 +263,19 @@ func recommend(c curve, o Options, sp *SeriesPlan) Recommendation {
 			sp.KneePerHost, sp.KneeConcurrency, sp.MeasuredClients, sp.Serving, n, pool, n*pool, sp.KneePerHost))
 	}
 	if lim := sp.Limit.PerHost; lim != nil {
-		fit := *lim/n - MonitoringPerInstance
+		fit := *lim/n - monitoringPerInstance
 		if fit < pool {
 			if fit < 1 {
-				reasons = append(reasons, fmt.Sprintf("even maxPoolSize 1 needs %d connections per host, over the limit of %d: the fleet cannot connect in full", n*(1+MonitoringPerInstance), *lim))
+				reasons = append(reasons, fmt.Sprintf("even maxPoolSize 1 needs %d connections per host, over the limit of %d: the fleet cannot connect in full", n*(1+monitoringPerInstance), *lim))
 			} else {
-				reasons = append(reasons, fmt.Sprintf("the connection limit of %d per host (%s) allows at most %d per instance after %d monitoring connections", *lim, sp.Limit.Source, fit, MonitoringPerInstance))
+				reasons = append(reasons, fmt.Sprintf("the connection limit of %d per host (%s) allows at most %d per instance after %d monitoring connections", *lim, sp.Limit.Source, fit, monitoringPerInstance))
 				pool = fit
 			}
 		}
 	} else {
 		reasons = append(reasons, "the server's connection limit is unknown (no connections in the telemetry): give --max-connections to check it")
 	}
-	rec := Recommendation{MaxPoolSize: pool, ConnectionsPerHost: n * (pool + MonitoringPerInstance)}
+	rec := Recommendation{MaxPoolSize: pool, ConnectionsPerHost: n * (pool + monitoringPerInstance)}
 	at := row(c, o, *sp, pool)
 	rec.LimitPct = at.LimitPct
 	next := row(c, o, *sp, pool*2)

@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"fmt"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"math"
 	"path/filepath"
 	"strings"
@@ -117,7 +118,7 @@ func TestRecommendationMatchesTheSimulatorsConstruction(t *testing.T) {
 				if math.Abs(row.PoolQueue-queue) > 1e-9 || math.Abs(row.PoolWaitMs-queue/want*1000) > 1e-6 {
 					t.Errorf("P=%d: queue %g wait %g ms, want %g and %g", row.MaxPoolSize, row.PoolQueue, row.PoolWaitMs, queue, queue/want*1000)
 				}
-				if row.ConnectionsPerHost != tc.instances*(row.MaxPoolSize+MonitoringPerInstance) {
+				if row.ConnectionsPerHost != tc.instances*(row.MaxPoolSize+monitoringPerInstance) {
 					t.Errorf("P=%d: %d connections per host", row.MaxPoolSize, row.ConnectionsPerHost)
 				}
 				if past := held/float64(k) > float64(kneeN)/float64(k); row.PastKnee != past {
@@ -241,9 +242,9 @@ func TestOpenLoopRateForm(t *testing.T) {
 	rs := []*results.Results{{Header: results.RunHeader{Targets: []results.TargetHeader{{Name: "sim", Topology: "standalone", Hosts: []string{"h:1"}}}},
 		Steps: []results.StepResult{{Target: "sim", Mode: results.ModeOpen, Rate: rate, MaxPoolSize: pool,
 			Open: &results.OpenLoopStats{Service: results.Quantiles{Mean: 2}}}}}}
-	rep := knee.OpenReport{Target: "sim", Clients: 1, Rule: "p99 ≤ 20ms", CarriedRate: &rate, MaxPoolSize: &pool,
-		Pools: []knee.OpenPool{{MaxPoolSize: pool, Levels: []knee.OpenLevel{{Rate: rate, P99Ms: 20}}}}}
-	p, err := Make(rs, &analysis.Analysis{Open: []knee.OpenReport{rep}}, Options{Instances: 10})
+	rep := openloop.Report{Target: "sim", Clients: 1, Rule: "p99 ≤ 20ms", CarriedRate: &rate, MaxPoolSize: &pool,
+		Pools: []openloop.Pool{{MaxPoolSize: pool, Levels: []openloop.Level{{Rate: rate, P99Ms: 20}}}}}
+	p, err := Make(rs, &analysis.Analysis{Open: []openloop.Report{rep}}, Options{Instances: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,9 @@ package fleet
 
 import (
 	"fmt"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"math"
 
-	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -37,7 +37,7 @@ type OpenPlan struct {
 
 // planOpen plans the fleet from one open-loop series; false when no rate
 // was carried.
-func planOpen(rs []*results.Results, r knee.OpenReport, o Options) (OpenPlan, bool) {
+func planOpen(rs []*results.Results, r openloop.Report, o Options) (OpenPlan, bool) {
 	if r.CarriedRate == nil || r.MaxPoolSize == nil {
 		return OpenPlan{}, false
 	}
@@ -59,7 +59,7 @@ func planOpen(rs []*results.Results, r knee.OpenReport, o Options) (OpenPlan, bo
 	op.InFlightPerHost = op.PerInstanceRate / float64(k) * op.ServiceMs / 1000
 	pool := max(poissonAtLeast(op.InFlightPerHost, poissonQuantile), 1)
 	op.Limit = learnLimit(rs, r.Target, o.MaxConnections)
-	rec := Recommendation{MaxPoolSize: pool, ConnectionsPerHost: n * (pool + MonitoringPerInstance)}
+	rec := Recommendation{MaxPoolSize: pool, ConnectionsPerHost: n * (pool + monitoringPerInstance)}
 	rec.Reasons = append(rec.Reasons,
 		fmt.Sprintf("the deployment carried %d calls/s (%s) with maxPoolSize %d per client over %d client(s): %.1f calls/s per instance", op.CarriedRate, r.Rule, op.MeasuredPool, op.MeasuredClients, op.PerInstanceRate),
 		fmt.Sprintf("a call held connections %.2f ms on average (open_loop.service_ms): %.3f calls in flight per instance per host (Little's law, over %d serving host(s))", op.ServiceMs, op.InFlightPerHost, k),

@@ -127,7 +127,7 @@ func (s SeriesPlan) section(p *Plan) Section {
 	sec.Facts = append(sec.Facts, fmt.Sprintf("knee: concurrency %d per client × %d client(s) = %.0f calls in flight, %.0f ops/s (%s confidence); %.0f per host over %d serving host(s): %s",
 		s.KneeConcurrency, s.MeasuredClients, s.KneeInFlight, s.KneeOpsPerS, s.KneeConfidence, s.KneePerHost, s.Serving, textfmt.Escape(s.Why)))
 	sec.Facts = append(sec.Facts, s.Setup.facts()...)
-	sec.Facts = append(sec.Facts, fmt.Sprintf("demand: %d callers per instance (%s); connections per host count %d monitoring connections per instance", s.Demand, s.DemandSource, MonitoringPerInstance))
+	sec.Facts = append(sec.Facts, fmt.Sprintf("demand: %d callers per instance (%s); connections per host count %d monitoring connections per instance", s.Demand, s.DemandSource, monitoringPerInstance))
 	lim := "connection limit per host: unknown (" + s.Limit.Source + ")"
 	if s.Limit.PerHost != nil {
 		lim = fmt.Sprintf("connection limit per host: %d (%s); memory at %.3g MiB per connection", *s.Limit.PerHost, s.Limit.Source, p.ConnMemoryMiB)

@@ -241,7 +241,7 @@ func (r Restart) statement(n, pool int) string {
 	case "upper":
 		bound = "at most "
 	}
-	s := fmt.Sprintf("maxConnecting %d: %s × (maxPoolSize %d + %d monitoring) = %d connections per host", r.MaxConnecting, instancesText(n), pool, MonitoringPerInstance, r.Connections)
+	s := fmt.Sprintf("maxConnecting %d: %s × (maxPoolSize %d + %d monitoring) = %d connections per host", r.MaxConnecting, instancesText(n), pool, monitoringPerInstance, r.Connections)
 	if r.Hosts > 1 {
 		s += fmt.Sprintf(", %d over the %d hosts the storm filled pools on", r.Connections*r.Hosts, r.Hosts)
 	}

@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"errors"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"math"
 	"path/filepath"
 	"strings"
@@ -76,7 +77,7 @@ func TestRestartMatchesTheSimulatorsConstruction(t *testing.T) {
 				t.Fatalf("setup %+v", sp.Setup)
 			}
 			r := sp.Setup.Restarts[0]
-			conns := tc.instances * (tc.pool + MonitoringPerInstance)
+			conns := tc.instances * (tc.pool + monitoringPerInstance)
 			want := float64(conns) / tc.rate
 			if r.Connections != conns || math.Abs(r.AcceptPerS-tc.rate) > 1e-9 || math.Abs(r.Seconds-want) > 1e-12 || r.Bound != tc.bound {
 				t.Errorf("restart %+v, want %d connections at %g/s in %g s (bound %q)", r, conns, tc.rate, want, tc.bound)
@@ -173,8 +174,8 @@ func TestOpenLoopRestart(t *testing.T) {
 	rs := []*results.Results{{Header: results.RunHeader{Targets: []results.TargetHeader{target}},
 		Steps: []results.StepResult{{Target: "sim", Mode: results.ModeOpen, Rate: rate, MaxPoolSize: pool,
 			Open: &results.OpenLoopStats{Service: results.Quantiles{Mean: 2}}}}}}
-	rep := knee.OpenReport{Target: "sim", Clients: 1, Rule: "p99 ≤ 20ms", CarriedRate: &rate, MaxPoolSize: &pool}
-	p, err := Make(rs, &analysis.Analysis{Open: []knee.OpenReport{rep}}, Options{Instances: 10, Storm: stormRun(target, 2, map[int]float64{5: 500, 50: 500})})
+	rep := openloop.Report{Target: "sim", Clients: 1, Rule: "p99 ≤ 20ms", CarriedRate: &rate, MaxPoolSize: &pool}
+	p, err := Make(rs, &analysis.Analysis{Open: []openloop.Report{rep}}, Options{Instances: 10, Storm: stormRun(target, 2, map[int]float64{5: 500, 50: 500})})
 	if err != nil {
 		t.Fatal(err)
 	}

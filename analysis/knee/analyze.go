@@ -17,9 +17,6 @@ const (
 	// retrogradeMinDrop is the smallest fall past the peak worth reporting,
 	// whatever the noise.
 	retrogradeMinDrop = 0.05
-	// poolWaitShare is the share of p99 latency spent waiting for a pool
-	// connection above which a step counts as pool-bound.
-	poolWaitShare = 0.5
 	// minUSLLevels is the fewest distinct concurrency levels a USL fit needs:
 	// three parameters and at least two degrees of freedom.
 	minUSLLevels = 5
@@ -32,14 +29,16 @@ const (
 	MinUSLR2 = 0.8
 )
 
-// AnalyzeAll analyses every series with the same options, in order.
-func AnalyzeAll(series []Series, o Options) []Report { return analyzeEach(series, o, Analyze) }
+// PoolWaitShare is the share of p99 latency spent waiting for a pool
+// connection above which a step counts as pool-bound (and, in the open
+// loop, above which pool wait dominates).
+const PoolWaitShare = 0.5
 
-// analyzeEach applies analyze to every series with the same options.
-func analyzeEach[S, R any](series []S, o Options, analyze func(S, Options) R) []R {
-	out := make([]R, 0, len(series))
+// AnalyzeAll analyses every series with the same options, in order.
+func AnalyzeAll(series []Series, o Options) []Report {
+	out := make([]Report, 0, len(series))
 	for _, s := range series {
-		out = append(out, analyze(s, o))
+		out = append(out, Analyze(s, o))
 	}
 	return out
 }
@@ -94,7 +93,7 @@ func Analyze(s Series, o Options) Report {
 		r.Knee = Knee{Confidence: "none", Statement: "no usable measurements"}
 		r.Methods = emptyMethods("no usable measurements")
 		r.Recommendation.Why = "nothing to recommend without measurements."
-		r.Verdict = fmt.Sprintf("%s: no usable measurements.", seriesName(r))
+		r.Verdict = fmt.Sprintf("%s: no usable measurements.", SeriesName(r))
 		return r
 	}
 

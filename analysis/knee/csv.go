@@ -51,9 +51,9 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // Errors that ReadCSV wraps in an InputError, for errors.Is.
 var (
-	ErrNotNumber     = errors.New("not a number")
-	ErrMissingColumn = errors.New("missing column")
-	ErrNoRows        = errors.New("no data rows")
+	errNotNumber     = errors.New("not a number")
+	errMissingColumn = errors.New("missing column")
+	errNoRows        = errors.New("no data rows")
 )
 
 // ReadCSV reads a table with a header row: `concurrency` (or
@@ -75,7 +75,7 @@ func ReadCSV(r io.Reader, name string) ([]Series, error) {
 	cr.ReuseRecord = false
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, &InputError{File: name, Line: 1, Err: fmt.Errorf("%w: the file is empty, want a header row", ErrNoRows)}
+		return nil, &InputError{File: name, Line: 1, Err: fmt.Errorf("%w: the file is empty, want a header row", errNoRows)}
 	}
 	if err != nil {
 		return nil, csvError(name, err)
@@ -104,7 +104,7 @@ func ReadCSV(r io.Reader, name string) ([]Series, error) {
 			if c == "connections" {
 				want = "concurrency (or connections)"
 			}
-			return nil, &InputError{File: name, Line: 1, Err: fmt.Errorf("%w %s: not among the header's %s", ErrMissingColumn, want, plural(len(header), "column"))}
+			return nil, &InputError{File: name, Line: 1, Err: fmt.Errorf("%w %s: not among the header's %s", errMissingColumn, want, plural(len(header), "column"))}
 		}
 	}
 
@@ -181,7 +181,7 @@ func ReadCSV(r io.Reader, name string) ([]Series, error) {
 		rows++
 	}
 	if rows == 0 {
-		return nil, &InputError{File: name, Line: 2, Err: fmt.Errorf("%w after the header", ErrNoRows)}
+		return nil, &InputError{File: name, Line: 2, Err: fmt.Errorf("%w after the header", errNoRows)}
 	}
 	out := make([]Series, 0, len(order))
 	for _, k := range order {
@@ -286,7 +286,7 @@ func nonNegative(s string) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if !decimal(s) || err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, ErrNotNumber
+		return 0, errNotNumber
 	}
 	if f < 0 {
 		return 0, errors.New("must not be negative")

@@ -78,7 +78,7 @@ func FuzzReadCSV(f *testing.F) {
 			if err := WriteText(&text, []Report{r}); err != nil {
 				t.Fatal(err)
 			}
-			if err := WriteJSON(&js, []Report{r}, nil); err != nil {
+			if err := WriteJSON(&js, []Report{r}); err != nil {
 				t.Fatal(err)
 			}
 			if !safeForTerminal(text.String(), "\n") || !safeForTerminal(Summary(r), "") {

@@ -36,7 +36,7 @@ const maxStepWarnings = 5
 // among full steps would bend the curve, and a curve of them would mix
 // loads. They are counted in the series they were planned in (the run's
 // plan.clients), so the knee, peak and recommendation come from full steps
-// only, and MissingSteps lists them as not measured.
+// only, and analysis.MissingSteps lists them as not measured.
 func FromResults(rs []*results.Results) []Series {
 	type key struct {
 		target, workload, pool string
@@ -84,7 +84,7 @@ func FromResults(rs []*results.Results) []Series {
 				continue
 			}
 			if f := st.TargetFailed; f != nil {
-				bad[k] = append(bad[k], targetFailedNote(&st))
+				bad[k] = append(bad[k], TargetFailedNote(&st))
 				continue
 			}
 			if pc := st.PrimaryChange; pc != nil {
@@ -192,8 +192,6 @@ func unusable(st *results.StepResult) string {
 	return ""
 }
 
-// targetFailedNote names a step during which the target failed, which
-// is not a measurement of the deployment.
 // reachedShare is the share of a step's checkouts a server must take to
 // count as one its ops reached (not a stray ping or a retry).
 const reachedShare = 0.05
@@ -215,7 +213,10 @@ func HostsReached(st *results.StepResult) int {
 	return n
 }
 
-func targetFailedNote(st *results.StepResult) string {
+// TargetFailedNote is the warning that leaves out a step during which the
+// target failed, which is not a measurement of the deployment; the closed
+// and the open loop's series both say it so.
+func TargetFailedNote(st *results.StepResult) string {
 	level := fmt.Sprintf("C=%d", st.Concurrency)
 	if st.Rate > 0 {
 		level = fmt.Sprintf("rate=%d pool=%s", st.Rate, textfmt.Escape(st.PoolSetting))

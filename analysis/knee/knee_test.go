@@ -284,7 +284,7 @@ func TestDegenerateSeries(t *testing.T) {
 			t.Errorf("%s: knee %+v, want not found with %q", tt.name, r.Knee, tt.want)
 		}
 		var buf bytes.Buffer
-		if err := WriteJSON(&buf, []Report{r}, nil); err != nil {
+		if err := WriteJSON(&buf, []Report{r}); err != nil {
 			t.Errorf("%s: JSON: %v", tt.name, err)
 		}
 		if err := WriteText(&buf, []Report{r}); err != nil {
@@ -388,7 +388,7 @@ func TestGoldenText(t *testing.T) {
 }
 
 func TestGoldenJSON(t *testing.T) {
-	b := checkGolden(t, "report.json.golden", func(w io.Writer) error { return WriteJSON(w, goldenReports(t), nil) })
+	b := checkGolden(t, "report.json.golden", func(w io.Writer) error { return WriteJSON(w, goldenReports(t)) })
 
 	// The keys the issue promises, checked on the decoded document so a
 	// renamed tag fails here and not in someone's script.

@@ -136,6 +136,16 @@ func capForLoadHost(k *Knee, conf string, runs [][]int) string {
 	return conf + "; " + note // unconfirmed stays unconfirmed, which is lower
 }
 
+// LoadHostNote is the words for the levels at which the load host
+// limited r's knee (Knee.LoadHostLimited), as the statement has them: ""
+// when it limited none.
+func LoadHostNote(r Report) string {
+	if len(r.Knee.LoadHostLimited) == 0 {
+		return ""
+	}
+	return limitNote(runsIn(r.Levels, r.Knee.LoadHostLimited))
+}
+
 // runsIn regroups levels named in concs into runs of neighbours in the
 // report's grid, for rendering a Knee.LoadHostLimited list.
 func runsIn(levels []Level, concs []int) [][]int {

@@ -3,8 +3,6 @@ package knee
 import (
 	"strings"
 	"testing"
-
-	"github.com/poolsweep/poolsweep/results"
 )
 
 // TestMixedTrialsWithBatchIntervals: levels measured once, beside levels
@@ -59,22 +57,5 @@ func TestMixedTrialsWithBatchIntervals(t *testing.T) {
 	}
 	if r := Analyze(two, DefaultOptions()); r.Knee.Confidence != "low" || r.Knee.Stability != nil {
 		t.Errorf("2 trials everywhere: %s (%v), want low without resampling", r.Knee.Confidence, r.Knee.Stability)
-	}
-}
-
-// TestMissingTrialsAtMost: a grid whose --trials is a maximum owes each
-// level one trial; the extra trials it did not take are not missing, a
-// level never measured is.
-func TestMissingTrialsAtMost(t *testing.T) {
-	concs := []int{1, 2, 4, 8}
-	p := results.PlanInfo{Concurrency: concs, Pool: "match", Clients: 1, Trials: 3, Steps: 6, TrialsAtMost: true}
-	end := &results.EndRecord{Kind: results.KindEnd, Status: "complete", Steps: 6}
-	have := append(grid("sim", "read", "match", concs, 1), stepID{"sim", "read", "match", 4, 2}, stepID{"sim", "read", "match", 8, 2})
-	if m := MissingSteps([]*results.Results{planned(p, []string{"sim"}, nil, end, have)}); len(m) != 0 {
-		t.Errorf("trials at most, every level once: missing %+v", m)
-	}
-	m := MissingSteps([]*results.Results{planned(p, []string{"sim"}, nil, end, without(have, stepID{"sim", "read", "match", 2, 1}))})
-	if len(m) != 1 || m[0].Planned != 4 || m[0].Measured != 3 {
-		t.Errorf("level 2 never measured: %+v", m)
 	}
 }

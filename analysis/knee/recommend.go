@@ -131,7 +131,7 @@ func poolBound(r Report) string {
 		if l.P99Ms != nil {
 			lat = *l.P99Ms
 		}
-		waits := l.MaxPoolSize > 0 && l.Concurrency > l.MaxPoolSize && lat > 0 && l.PoolWaitP99Ms >= poolWaitShare*lat
+		waits := l.MaxPoolSize > 0 && l.Concurrency > l.MaxPoolSize && lat > 0 && l.PoolWaitP99Ms >= PoolWaitShare*lat
 		if waits || l.Bound == "pool" {
 			bound++
 			if first == nil {
@@ -152,7 +152,7 @@ func poolBound(r Report) string {
 // verdict is the short paragraph a person reads first.
 func verdict(r Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: ", seriesName(r))
+	fmt.Fprintf(&b, "%s: ", SeriesName(r))
 	if r.Peak.QPS <= 0 {
 		b.WriteString("no throughput was measured.")
 		return b.String()
@@ -188,9 +188,9 @@ func verdict(r Report) string {
 	return b.String()
 }
 
-// seriesName is how a series is named in prose, with any non-printing
+// SeriesName is how a series is named in prose, with any non-printing
 // character of its names escaped.
-func seriesName(r Report) string {
+func SeriesName(r Report) string {
 	var parts []string
 	if r.Pool != "" {
 		parts = append(parts, "pool="+textfmt.Escape(r.Pool))

@@ -154,7 +154,7 @@ func TestUSLRejectedBelowMinR2(t *testing.T) {
 	if !strings.Contains(txt.String(), "usl") || !strings.Contains(txt.String(), "rejected: R²") || strings.Contains(txt.String(), "fitted peak") {
 		t.Errorf("text does not say the fit was rejected:\n%s", txt.String())
 	}
-	if err := WriteJSON(&js, []Report{r}, nil); err != nil {
+	if err := WriteJSON(&js, []Report{r}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

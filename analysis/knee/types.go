@@ -2,10 +2,11 @@
 // peak, several independent knee methods, a USL fit, their consensus with
 // its uncertainty, and a pool-size recommendation. Pure functions of the
 // records of package results (or a CSV of the same numbers); no I/O beyond
-// decoding what it is handed and rendering to a passed io.Writer (the
-// Write* functions), and nothing of the engine that measured them.
-// It is the one knee definition: the adaptive search and every report ask
-// it, and never decide a knee of their own.
+// decoding what it is handed, and nothing of the engine that measured
+// them. It computes only: analysis/render draws its reports as text and
+// JSON. It is the one knee definition: the adaptive search and every
+// report ask it, and never decide a knee of their own. The open loop's
+// analysis (carried rates per pool) is analysis/openloop.
 package knee
 
 import "time"
@@ -81,50 +82,50 @@ func DefaultOptions() Options {
 
 // Level is one concurrency level aggregated over trials.
 type Level struct {
-	Concurrency int      `json:"concurrency"`
-	Connections int      `json:"connections"`
-	Trials      int      `json:"trials"`
-	QPS         float64  `json:"qps"`     // median over trials
-	QPSLow      float64  `json:"qps_low"` // 95% interval (= QPS with one trial)
-	QPSHigh     float64  `json:"qps_high"`
-	QPSMean     float64  `json:"qps_mean"`
-	P99Ms       *float64 `json:"p99_ms"` // median; nil when unknown
+	Concurrency int
+	Connections int
+	Trials      int
+	QPS         float64 // median over trials
+	QPSLow      float64 // 95% interval (= QPS with one trial)
+	QPSHigh     float64
+	QPSMean     float64
+	P99Ms       *float64 // median; nil when unknown
 	// ServerInFlight is the median of the trials' server in-flight
 	// operations; nil unless every trial of the level has one.
-	ServerInFlight *float64 `json:"server_in_flight"`
-	Bound          string   `json:"bound,omitempty"`
+	ServerInFlight *float64
+	Bound          string
 	// PoolWaitP99Ms and MeanLatencyMs are medians over trials (0 when
 	// unknown); MaxPoolSize is the largest configured pool seen. They feed
 	// the pool-bound test.
-	PoolWaitP99Ms float64 `json:"pool_wait_p99_ms,omitempty"`
-	MeanLatencyMs float64 `json:"mean_latency_ms,omitempty"`
-	MaxPoolSize   int     `json:"max_pool_size,omitempty"`
+	PoolWaitP99Ms float64
+	MeanLatencyMs float64
+	MaxPoolSize   int
 }
 
 // Peak is the highest median throughput.
 type Peak struct {
-	Concurrency int     `json:"concurrency"`
-	QPS         float64 `json:"qps"`
+	Concurrency int
+	QPS         float64
 }
 
 // Knee is the consensus knee and its uncertainty.
 type Knee struct {
-	Found       bool    `json:"found"`
-	Concurrency int     `json:"concurrency"` // 0 when not found
-	Low         int     `json:"low"`
-	High        int     `json:"high"`
-	QPS         float64 `json:"qps"`
-	Confidence  string  `json:"confidence"` // "high", "medium", "low", "unconfirmed", "none"
-	Statement   string  `json:"statement"`
+	Found       bool
+	Concurrency int // 0 when not found
+	Low         int
+	High        int
+	QPS         float64
+	Confidence  string // "high", "medium", "low", "unconfirmed", "none"
+	Statement   string
 	// Stability is the fraction of bootstrap resamples whose consensus knee
 	// is this one; nil when no bootstrap ran (fewer than 3 trials a level).
-	Stability *float64 `json:"stability,omitempty"`
-	Resamples int      `json:"resamples,omitempty"`
+	Stability *float64
+	Resamples int
 	// LoadHostLimited lists the concurrency levels, among those that
 	// decided the knee (or, with no knee, those from the peak on), where at
 	// least half the trials were labelled client-bound: their numbers are
 	// the load host's, not the server's. Confidence is then at most low.
-	LoadHostLimited []int `json:"load_host_limited,omitempty"`
+	LoadHostLimited []int
 }
 
 // Method is one knee method's answer; Concurrency is nil when the method
@@ -138,20 +139,20 @@ type Method struct {
 // A fit whose R² is below MinUSLR2 is Fitted but Rejected: its parameters
 // and R² are kept, its peak (NStar, PeakQPS) and Bound are not.
 type USL struct {
-	Fitted   bool     `json:"fitted"`
-	Skipped  string   `json:"skipped,omitempty"`  // why, when not fitted
-	Rejected string   `json:"rejected,omitempty"` // why the fit is not used, when fitted
-	Lambda   float64  `json:"lambda"`
-	Sigma    float64  `json:"sigma"`
-	Kappa    float64  `json:"kappa"`
-	NStar    *float64 `json:"n_star"` // nil (JSON null) when κ = 0: no finite peak
+	Fitted   bool
+	Skipped  string // why, when not fitted
+	Rejected string // why the fit is not used, when fitted
+	Lambda   float64
+	Sigma    float64
+	Kappa    float64
+	NStar    *float64 // nil (JSON null) when κ = 0: no finite peak
 	// PeakQPS is the fitted throughput at N*. With no finite peak it is the
 	// asymptote λ/σ the curve approaches (σ > 0) or 0 (a straight line); the
 	// JSON then has peak_qps null and asymptote_qps.
-	PeakQPS float64 `json:"peak_qps"`
-	R2      float64 `json:"r2"`
-	Bound   string  `json:"bound"`            // "contention", "coherency", "linear"
-	Points  int     `json:"points,omitempty"` // trial points fitted
+	PeakQPS float64
+	R2      float64
+	Bound   string // "contention", "coherency", "linear"
+	Points  int    // trial points fitted
 }
 
 // Accepted says the fit describes the curve: fitted, with R² at least
@@ -165,14 +166,14 @@ func (u USL) Eval(n float64) float64 {
 
 // Methods groups each method's answer.
 type Methods struct {
-	Plateau  Method `json:"plateau"`
-	Kneedle  Method `json:"kneedle"`
-	Marginal Method `json:"marginal"`
-	SLO      Method `json:"slo"`
+	Plateau  Method
+	Kneedle  Method
+	Marginal Method
+	SLO      Method
 	// ServerInFlight is where the server's in-flight operations stop
 	// rising; it joins the consensus when the server reports latency.
-	ServerInFlight Method `json:"server_in_flight"`
-	USL            USL    `json:"usl"`
+	ServerInFlight Method
+	USL            USL
 }
 
 // Retrograde says throughput fell past the peak by more than the noise.
@@ -184,29 +185,29 @@ type Retrograde struct {
 
 // Recommendation is what to configure.
 type Recommendation struct {
-	Concurrency int `json:"concurrency"`   // per client
-	MaxPoolSize int `json:"max_pool_size"` // per client per host
+	Concurrency int // per client
+	MaxPoolSize int // per client per host
 	// HostsReached is how many servers the ops went to (a replica set's
 	// members by read preference, mongos), so a client holds up to
 	// MaxPoolSize × HostsReached connections in use; 0 when not known.
-	HostsReached int    `json:"hosts_reached,omitempty"`
-	Why          string `json:"why"`
-	PoolBound    bool   `json:"pool_bound"`
+	HostsReached int
+	Why          string
+	PoolBound    bool
 }
 
 // Report is the analysis of one series.
 type Report struct {
-	Target         string         `json:"target"`
-	Workload       string         `json:"workload,omitempty"`
-	Pool           string         `json:"pool"`
-	Clients        int            `json:"clients"`
-	Levels         []Level        `json:"levels"`
-	Peak           Peak           `json:"peak"`
-	Knee           Knee           `json:"knee"`
-	Methods        Methods        `json:"methods"`
-	Retrograde     *Retrograde    `json:"retrograde"`
-	Recommendation Recommendation `json:"recommendation"`
-	BoundPastKnee  string         `json:"bound_past_knee,omitempty"`
-	Verdict        string         `json:"verdict"`
-	Warnings       []string       `json:"warnings,omitempty"`
+	Target         string
+	Workload       string
+	Pool           string
+	Clients        int
+	Levels         []Level
+	Peak           Peak
+	Knee           Knee
+	Methods        Methods
+	Retrograde     *Retrograde
+	Recommendation Recommendation
+	BoundPastKnee  string
+	Verdict        string
+	Warnings       []string
 }

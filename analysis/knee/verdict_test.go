@@ -114,7 +114,7 @@ func TestLoadHostLimitedNoKnee(t *testing.T) {
 func decode(t *testing.T, r Report) map[string]any {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, []Report{r}, nil); err != nil {
+	if err := WriteJSON(&buf, []Report{r}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/poolsweep/poolsweep/compare/curves"
+	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
@@ -241,9 +241,9 @@ func SeedTable(c *curves.Comparison) ([]string, [][]string) {
 	return head, rows
 }
 
-// DeploymentsShort is the deployment verdicts in short, for a sweep's
+// deploymentsShort is the deployment verdicts in short, for a sweep's
 // summary: per comparison its title, the seeds' table and the verdict.
-func DeploymentsShort(w io.Writer, cs []*curves.Comparison) error {
+func deploymentsShort(w io.Writer, cs []*curves.Comparison) error {
 	ew := textfmt.NewErrWriter(w)
 	for _, c := range cs {
 		ew.Printf("\ndeployments: %s\n", c.Title())

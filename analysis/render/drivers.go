@@ -39,11 +39,11 @@ type Option int
 
 // The pool options.
 const (
-	OptMaxPoolSize Option = iota
-	OptMinPoolSize
-	OptMaxConnecting
-	OptMaxIdleMS
-	OptTimeoutMS
+	optMaxPoolSize Option = iota
+	optMinPoolSize
+	optMaxConnecting
+	optMaxIdleMS
+	optTimeoutMS
 )
 
 // URIName is the option's name in a connection string, which every

@@ -88,7 +88,7 @@ func TestOneDeploymentVerdict(t *testing.T) {
 	if err := Text(&txt, a); err != nil {
 		t.Fatal(err)
 	}
-	if err := DeploymentsShort(&short, a.Curves); err != nil {
+	if err := deploymentsShort(&short, a.Curves); err != nil {
 		t.Fatal(err)
 	}
 	c := a.Curves[0]
@@ -115,7 +115,7 @@ func TestOneDeploymentVerdict(t *testing.T) {
 	}
 }
 
-// TestSummaryKneeLines: the end table's knee lines are knee.Summary's of
+// TestSummaryKneeLines: the end table's knee lines are KneeLine's of
 // each series, in the analysis's order, after the step tables.
 func TestSummaryKneeLines(t *testing.T) {
 	t.Parallel()
@@ -128,9 +128,9 @@ func TestSummaryKneeLines(t *testing.T) {
 	out := b.String()
 	last := -1
 	for _, r := range a.Series {
-		i := strings.Index(out, "\n"+knee.Summary(r)+"\n")
+		i := strings.Index(out, "\n"+KneeLine(r)+"\n")
 		if i < 0 || i < last || i < strings.Index(out, "per window") {
-			t.Fatalf("knee line %q at %d (previous %d)", knee.Summary(r), i, last)
+			t.Fatalf("knee line %q at %d (previous %d)", KneeLine(r), i, last)
 		}
 		last = i
 	}

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/poolsweep/poolsweep/analysis"
-	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -35,7 +34,7 @@ func openSummary(ew *textfmt.ErrWriter, res *results.Results, a *analysis.Analys
 			"         Run poolsweep on more (or larger) client machines, or offer lower rates per process, before trusting them.\n", c.Behind, c.OpenSteps)
 	}
 	for _, r := range a.Open {
-		ew.Printf("%s\n", knee.OpenSummary(r))
+		ew.Printf("%s\n", openLine(r))
 	}
 	if alone {
 		runWarnings(ew, res)

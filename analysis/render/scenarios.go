@@ -32,7 +32,7 @@ func Scenarios(ew *textfmt.ErrWriter, a *analysis.Analysis) {
 	}
 	for _, r := range a.Pool {
 		ew.Printf("\n")
-		PoolRecommendation(ew, r)
+		poolRecommendation(ew, r)
 	}
 }
 
@@ -141,9 +141,9 @@ func choices(p analysis.PoolOptionsRec) [5]analysis.Choice {
 	return [5]analysis.Choice{p.MaxPoolSize, p.MinPoolSize, p.MaxConnecting, p.MaxIdleMS, p.TimeoutMS}
 }
 
-// PoolRecommendation writes one target's recommended pool options, each
+// poolRecommendation writes one target's recommended pool options, each
 // with its reason, then in each driver's words beside its default.
-func PoolRecommendation(ew *textfmt.ErrWriter, r analysis.PoolRecommendation) {
+func poolRecommendation(ew *textfmt.ErrWriter, r analysis.PoolRecommendation) {
 	ew.Printf("pool options recommended for %s:\n", textfmt.Escape(r.Target))
 	cs := choices(r.PoolOptions)
 	for o, c := range cs {

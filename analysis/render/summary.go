@@ -16,7 +16,7 @@ import (
 // (analysis.Of of res) concluded: the closed-loop steps, what the server
 // and the client did in each window, the pools per host, the notes and
 // warnings the counts hold, the knee of each series, the planned steps
-// missing, the deployment verdict in short (DeploymentsShort), the
+// missing, the deployment verdict in short (deploymentsShort), the
 // reader's warnings, then the open-loop steps (openSummary). A run with
 // only open-loop steps gets the open-loop table alone, with the run's
 // notes and warnings.
@@ -60,12 +60,12 @@ func Summary(w io.Writer, res *results.Results, a *analysis.Analysis) error {
 		if multi { // several series per target (--mixes, --read-preference, --write-concern): say which
 			r.Target += " · " + r.Workload
 		}
-		ew.Printf("%s\n", knee.Summary(r))
+		ew.Printf("%s\n", KneeLine(r))
 	}
 	for _, m := range a.Missing {
 		ew.Printf("%s\n", m.Text)
 	}
-	_ = DeploymentsShort(ew, a.Curves) // which deployment, and by how much
+	_ = deploymentsShort(ew, a.Curves) // which deployment, and by how much
 	_ = Replays(ew, a)                 // a replayed workload's shapes: which saturates first
 	runWarnings(ew, res)
 	if len(open) > 0 {

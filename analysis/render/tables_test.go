@@ -268,7 +268,7 @@ func TestWriteError(t *testing.T) {
 		"summary":   func(w *failing) error { return Summary(w, res, a) },
 		"open":      func(w *failing) error { return Summary(w, read(t, openRun), &analysis.Analysis{}) },
 		"text":      func(w *failing) error { return Text(w, a) },
-		"short":     func(w *failing) error { return DeploymentsShort(w, a.Curves) },
+		"short":     func(w *failing) error { return deploymentsShort(w, a.Curves) },
 		"full":      func(w *failing) error { return Deployments(w, a.Curves) },
 		"markdown":  func(w *failing) error { return DeploymentsMarkdown(w, a.Curves) },
 		"json":      func(w *failing) error { return JSON(w, a) },

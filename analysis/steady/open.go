@@ -10,16 +10,16 @@ package steady
 // for as long as the step runs. Overload says so from the series, so that
 // such a step ends instead of running to its maxima.
 
-// OverloadShortfall: a target is behind when the achieved rate's whole
+// overloadShortfall: a target is behind when the achieved rate's whole
 // interval lies below this share of the offered rate. Arrivals and
 // completions differ only by the calls in flight, which a target keeping
 // up holds steady, so a 5 % shortfall over seconds is a queue, not noise.
-const OverloadShortfall = 0.95
+const overloadShortfall = 0.95
 
 // Overload is the evidence that an open-loop target did not keep up.
 type Overload struct {
 	// Overloaded: the achieved rate's interval lies below
-	// OverloadShortfall of the offered rate and the corrected latency
+	// overloadShortfall of the offered rate and the corrected latency
 	// rises (a positive slope, significant at 5 %, of its means of five).
 	Overloaded   bool
 	AchievedPerS float64 // the achieved rate's batch-means mean
@@ -29,9 +29,9 @@ type Overload struct {
 	LatencySlope float64
 }
 
-// CheckOverload tests achieved (calls/s) and latency, base batches of
+// checkOverload tests achieved (calls/s) and latency, base batches of
 // batchS seconds, against the offered rate (calls/s).
-func CheckOverload(achieved, latency []float64, offered, batchS, confidence float64) Overload {
+func checkOverload(achieved, latency []float64, offered, batchS, confidence float64) Overload {
 	o := Overload{OfferedPerS: offered}
 	n := min(len(achieved), len(latency))
 	iv := BatchMeans(achieved[:n], confidence)
@@ -42,14 +42,14 @@ func CheckOverload(achieved, latency []float64, offered, batchS, confidence floa
 	o.AchievedPerS = iv.Mean
 	b, sig := slope(means)
 	o.LatencySlope = b / (MSERBatch * batchS)
-	o.Overloaded = offered > 0 && iv.Mean+iv.HalfWidth < OverloadShortfall*offered && sig && b > 0
+	o.Overloaded = offered > 0 && iv.Mean+iv.HalfWidth < overloadShortfall*offered && sig && b > 0
 	return o
 }
 
 // OpenWarmupRule ends an open-loop warm-up: as WarmupRule, with MSER-5
 // settled on both series (the later point), or at once, unsettled, when
 // the second half of the series so far shows the target behind
-// (CheckOverload); the first half is left out so that a start-up
+// (checkOverload); the first half is left out so that a start-up
 // transient is not taken for a queue.
 type OpenWarmupRule struct {
 	WarmupRule
@@ -59,12 +59,12 @@ type OpenWarmupRule struct {
 // Decide is the rule's answer after the base batches achieved and latency.
 func (w OpenWarmupRule) Decide(achieved, latency []float64) (Truncation, Overload, End) {
 	n := min(len(achieved), len(latency))
-	tr, tl := MSER5(achieved[:n]), MSER5(latency[:n])
+	tr, tl := mser5(achieved[:n]), mser5(latency[:n])
 	tr.Point, tr.Settled = max(tr.Point, tl.Point), tr.Settled && tl.Settled
 	if n < w.MinValues {
 		return tr, Overload{}, EndContinue
 	}
-	if ov := CheckOverload(achieved[n/2:n], latency[n/2:n], w.OfferedPerS, w.BatchS, w.Confidence); ov.Overloaded {
+	if ov := checkOverload(achieved[n/2:n], latency[n/2:n], w.OfferedPerS, w.BatchS, w.Confidence); ov.Overloaded {
 		tr.Settled = false
 		return tr, ov, EndOverloaded
 	}
@@ -80,7 +80,7 @@ func (w OpenWarmupRule) Decide(achieved, latency []float64) (Truncation, Overloa
 // OpenWindowRule ends an open-loop window: as WindowRule, with both the
 // achieved rate's and the corrected latency's intervals within the
 // precision, out of reach when either one's is; overloaded when the
-// window's series show the target behind (CheckOverload), or, when the
+// window's series show the target behind (checkOverload), or, when the
 // warm-up already found it so (WarmupOverloaded), at the minimum, which
 // the step's own numbers then rest on.
 type OpenWindowRule struct {
@@ -109,7 +109,7 @@ func (w OpenWindowRule) Decide(achieved, latency []float64, calls int64) OpenDec
 	case w.WarmupOverloaded:
 		d.End = EndOverloaded
 	default:
-		if d.Overload = CheckOverload(achieved[:n], latency[:n], w.OfferedPerS, w.BatchS, w.Confidence); d.Overload.Overloaded {
+		if d.Overload = checkOverload(achieved[:n], latency[:n], w.OfferedPerS, w.BatchS, w.Confidence); d.Overload.Overloaded {
 			d.End = EndOverloaded
 			break
 		}

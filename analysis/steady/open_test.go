@@ -37,14 +37,14 @@ func TestCheckOverload(t *testing.T) {
 	}
 	for _, tt := range tests {
 		a, l := openSeries(40, 41, tt.achieved, 20, tt.latency, 1)
-		got := CheckOverload(a, l, offered, 0.1, 0.95)
+		got := checkOverload(a, l, offered, 0.1, 0.95)
 		if got.Overloaded != tt.want {
 			t.Errorf("%s: overloaded %v (%+v), want %v", tt.name, got.Overloaded, got, tt.want)
 		}
 	}
 	// The slope is in ms per second: 20 ms a 0.1-s batch is 200 ms/s.
 	a, l := openSeries(40, 42, flat(800), 20, func(i int) float64 { return 5 + 20*float64(i) }, 1)
-	if got := CheckOverload(a, l, offered, 0.1, 0.95); got.LatencySlope < 190 || got.LatencySlope > 210 {
+	if got := checkOverload(a, l, offered, 0.1, 0.95); got.LatencySlope < 190 || got.LatencySlope > 210 {
 		t.Errorf("slope %.1f ms/s, want 200", got.LatencySlope)
 	}
 }

@@ -10,23 +10,23 @@ import (
 // throughput, one standard deviation in percent: what moves a whole run
 // (a restart, a cold cache, another tenant, a busy load host) and no
 // window's batch means can see. Comparisons of two runs add it to each
-// side's variance (compare, compare/curves). It is the floor of a MongoDB
+// side's variance (compare, analysis/curves). It is the floor of a MongoDB
 // deployment or a simulator; RunNoisePct gives each server kind's.
 // docs/analysis.md ("One trial a side") has the spreads they were set
 // from: the same spec run twice.
 const DefaultRunNoisePct = 3.0
 
-// FerretDBRunNoisePct is embedded FerretDB's floor: its SQLite backend
+// ferretDBRunNoisePct is embedded FerretDB's floor: its SQLite backend
 // shares the load host's cores, and the same spec run twice differed by
 // 11% (one standard deviation) on 2 cores, against 1.4% for the simulator.
-const FerretDBRunNoisePct = 12.0
+const ferretDBRunNoisePct = 12.0
 
 // RunNoisePct is the between-run noise floor of a server kind (the
 // results header's server_kind): FerretDB's for "ferretdb", the default
 // for MongoDB, the simulator and a kind not recorded.
 func RunNoisePct(serverKind string) float64 {
 	if serverKind == "ferretdb" {
-		return FerretDBRunNoisePct
+		return ferretDBRunNoisePct
 	}
 	return DefaultRunNoisePct
 }

@@ -43,7 +43,7 @@ type Truncation struct {
 // points and any series looks settled.
 const MinMSERMeans = 6
 
-// MSER5 is White's MSER-5 truncation rule over xs (one value per base
+// mser5 is White's MSER-5 truncation rule over xs (one value per base
 // batch, in time order): average xs in non-overlapping batches of five
 // (a trailing partial batch is left out), and choose the truncation d that
 // minimises the marginal standard error Σ_{i>d}(m_i − m̄_d)² / (n − d)² over
@@ -54,7 +54,7 @@ const MinMSERMeans = 6
 // series that is all transient so far, and flat (a server at half speed
 // for the first seconds), looks steady. A step's minimum warm-up is what
 // covers a transient of that kind.
-func MSER5(xs []float64) Truncation {
+func mser5(xs []float64) Truncation {
 	n := len(xs) / MSERBatch
 	t := Truncation{Means: n}
 	if n < MinMSERMeans {
@@ -140,7 +140,7 @@ type Interval struct {
 	HalfWidth float64 // confidence half-width of Mean
 	// Lag1 is the lag-1 autocorrelation of the batch means.
 	Lag1 float64
-	// Independent says Lag1 is small (Lag1Small): the batches are long
+	// Independent says Lag1 is small (lag1Small): the batches are long
 	// enough for the t interval. Without it the interval is too narrow.
 	Independent bool
 }
@@ -154,11 +154,11 @@ func (iv Interval) Relative() float64 {
 	return iv.HalfWidth / math.Abs(iv.Mean)
 }
 
-// Lag1Small says whether a lag-1 autocorrelation r of n batch means is
+// lag1Small says whether a lag-1 autocorrelation r of n batch means is
 // small enough to treat the means as independent: r is below 0.2 (the
 // rule of thumb of Law and Kelton) or not significantly positive at 5 %,
 // one-sided, under the large-sample standard error 1/√n.
-func Lag1Small(r float64, n int) bool {
+func lag1Small(r float64, n int) bool {
 	if math.IsNaN(r) {
 		return false
 	}
@@ -190,7 +190,7 @@ func BatchMeansFrom(xs []float64, confidence float64, minSize int) Interval {
 		}
 		iv = Interval{OK: true, BatchSize: size, Batches: len(means), Mean: stats.Mean(means), Lag1: Lag1(means)}
 		iv.HalfWidth = halfWidth(means, confidence)
-		iv.Independent = Lag1Small(iv.Lag1, iv.Batches)
+		iv.Independent = lag1Small(iv.Lag1, iv.Batches)
 		if iv.Independent {
 			return iv
 		}
@@ -344,7 +344,7 @@ type WarmupRule struct {
 
 // Decide is the rule's answer after the base batches xs.
 func (w WarmupRule) Decide(xs []float64) (Truncation, End) {
-	tr := MSER5(xs)
+	tr := mser5(xs)
 	switch {
 	case len(xs) < w.MinValues:
 		return tr, EndContinue

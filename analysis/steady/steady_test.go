@@ -58,7 +58,7 @@ func TestMSER5(t *testing.T) {
 		{"too short", series(25, 1, 6, step(0, 0, 1)), -1, 0, false},
 	}
 	for _, tt := range tests {
-		got := MSER5(tt.xs)
+		got := mser5(tt.xs)
 		if got.Settled != tt.settled {
 			t.Errorf("%s: settled = %v, want %v (point %d of %d means)", tt.name, got.Settled, tt.settled, got.Point, got.Means)
 		}
@@ -66,7 +66,7 @@ func TestMSER5(t *testing.T) {
 			t.Errorf("%s: point = %d, want %d ± %d", tt.name, got.Point, tt.point, tt.tol)
 		}
 	}
-	if got := MSER5([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, math.NaN()}); got.Settled {
+	if got := mser5([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, math.NaN()}); got.Settled {
 		t.Errorf("a NaN settled: %+v", got)
 	}
 }
@@ -191,7 +191,7 @@ func TestWarmupRule(t *testing.T) {
 	}
 	// Half speed for the first 20 batches: the warm-up ends after them.
 	// (MSER-5 cannot see a flat transient that has not ended yet; the
-	// minimum warm-up is what covers that, see MSER5.)
+	// minimum warm-up is what covers that, see mser5.)
 	halfSpeed := series(300, 2, 15, func(i int) float64 { return 50 + 50*float64(min(1, i/20)) })
 	if n, _, e := ends(halfSpeed); e != EndSettled || n <= 20 {
 		t.Errorf("half speed: ended at %d with %q", n, e)
@@ -211,7 +211,7 @@ func FuzzSteady(f *testing.F) {
 		for i, v := range b {
 			xs[i] = float64(v)
 		}
-		tr := MSER5(xs)
+		tr := mser5(xs)
 		if tr.Point < 0 || tr.Point > len(xs)/2 || tr.Point%MSERBatch != 0 {
 			t.Fatalf("MSER5 point %d of %d", tr.Point, len(xs))
 		}
@@ -251,7 +251,7 @@ func TestTrending(t *testing.T) {
 	// A transient fading in steps: after 30 batches (6 means) MSER-5 alone
 	// would call the last step the end; the slope of what follows says no.
 	fade := series(30, 0.5, 16, func(i int) float64 { return 50 + 5*float64(i/5) })
-	if tr := MSER5(fade); tr.Settled {
+	if tr := mser5(fade); tr.Settled {
 		t.Errorf("a fade still in progress settled at %d", tr.Point)
 	}
 }

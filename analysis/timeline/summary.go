@@ -24,20 +24,20 @@ type Need struct {
 	Hosts       int
 }
 
-// SteadyTolerance widens the steady state's interval, as a share of its
+// steadyTolerance widens the steady state's interval, as a share of its
 // value on each side, for time to steady: a 1-s rolling mean of interval
 // values wanders a little beyond the interval of the batch means' mean
 // even once settled, and a band as narrow as that interval would call a
 // settled step unsettled.
-const SteadyTolerance = 0.10
+const steadyTolerance = 0.10
 
-// RollingS is the span of the rolling means that time to steady smooths
+// rollingS is the span of the rolling means that time to steady smooths
 // the intervals with.
-const RollingS = 1.0
+const rollingS = 1.0
 
-// HeldDelaysS are the delays after the load last fell at which the
+// heldDelaysS are the delays after the load last fell at which the
 // summary reports the connections still open (those the timeline covers).
-var HeldDelaysS = []float64{1, 5, 10, 30}
+var heldDelaysS = []float64{1, 5, 10, 30}
 
 // Summarize computes ps's summary from its timeline and phases.
 //
@@ -65,10 +65,10 @@ var HeldDelaysS = []float64{1, 5, 10, 30}
 //   - TimeToSteadyS is from the rise of the step's last burst until the
 //     start of the first trailing 1-s window after which every window up
 //     to its steady phase's end holds a mean of calls/s and of interval
-//     p99 within the steady interval widened by SteadyTolerance of its
+//     p99 within the steady interval widened by steadyTolerance of its
 //     value on each side.
 //   - The churn sums every interval's created, closed and clears.
-//   - Held is the connections open HeldDelaysS after the end of the last
+//   - Held is the connections open heldDelaysS after the end of the last
 //     loaded phase, for the delays the timeline covers.
 //   - Bursts repeat the figures for each rise, each against its own steady
 //     part (a burst without one has no fill or steady time).
@@ -257,9 +257,9 @@ func (t view) part(phases []results.ProfilePhase, r, end int, need Need) part {
 // phase). A window starts no earlier than at: the first ones are shorter.
 func (t view) toSteady(at float64, end int, perS, p99 results.Interval) *float64 {
 	i0 := t.index(at)
-	k := max(1, int(math.Round(RollingS/t.dt)))
+	k := max(1, int(math.Round(rollingS/t.dt)))
 	inBand := func(v float64, iv results.Interval) bool {
-		w := SteadyTolerance * math.Abs(iv.Value)
+		w := steadyTolerance * math.Abs(iv.Value)
 		return v >= iv.Low-w && v <= iv.High+w
 	}
 	lastOut := -1
@@ -291,7 +291,7 @@ func (t view) toSteady(at float64, end int, perS, p99 results.Interval) *float64
 	return ptr(round(max(0, float64(first)*t.dt-at)))
 }
 
-// held is the connections open HeldDelaysS after the last loaded phase
+// held is the connections open heldDelaysS after the last loaded phase
 // ended, for the delays the timeline covers.
 func (t view) held(phases []results.ProfilePhase) []results.HeldAfter {
 	fell := -1.0
@@ -304,7 +304,7 @@ func (t view) held(phases []results.ProfilePhase) []results.HeldAfter {
 		return nil
 	}
 	var out []results.HeldAfter
-	for _, d := range HeldDelaysS {
+	for _, d := range heldDelaysS {
 		i := int(math.Round((fell+d)/t.dt)) - 1 // the interval ending then
 		if i < 0 || i >= len(t.ivs) {
 			break

@@ -4,10 +4,7 @@
 package analyze
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -157,34 +154,12 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	return cmdutil.ThresholdsError(outcomes)
 }
 
-// writeAnalysisJSON is the analysis's JSON, with the threshold outcomes
-// after its own fields when there are any, and what --ftdc attached
-// (server_telemetry) when it was given.
+// writeAnalysisJSON is the analysis's document (render.Document), then the threshold outcomes when there are any,
+// and what --ftdc attached (server_telemetry) when it was given.
 func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.ThresholdOutcome, rep *ftdcReport) error {
-	if len(outcomes) == 0 && rep == nil && len(a.Replays) == 0 {
-		return render.JSON(w, a)
-	}
-	var buf bytes.Buffer
-	if err := render.JSON(&buf, a); err != nil {
-		return err
-	}
-	var out struct {
-		Series          json.RawMessage            `json:"series"`
-		OpenLoop        json.RawMessage            `json:"open_loop,omitempty"`
-		Missing         json.RawMessage            `json:"missing"`
-		Curves          json.RawMessage            `json:"curves,omitempty"`
-		Scenarios       json.RawMessage            `json:"scenarios,omitempty"`
-		Recommendation  json.RawMessage            `json:"recommendation,omitempty"`
-		Recommendations json.RawMessage            `json:"recommendations,omitempty"`
-		Replays         []analysis.Replay          `json:"replays,omitempty"`
-		Thresholds      []results.ThresholdOutcome `json:"thresholds"`
-		FTDC            *ftdcReport                `json:"server_telemetry,omitempty"`
-	}
-	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
-		return fmt.Errorf("analysis JSON: %w", err)
-	}
-	out.Thresholds, out.FTDC, out.Replays = outcomes, rep, a.Replays
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return render.Encode(w, struct {
+		render.Doc
+		Thresholds []results.ThresholdOutcome `json:"thresholds,omitempty"`
+		FTDC       *ftdcReport                `json:"server_telemetry,omitempty"`
+	}{render.Document(a), outcomes, rep})
 }

@@ -127,9 +127,6 @@ func longValues(args []string) []string {
 // its first line, its control characters escaped, at most MaxLineBytes.
 func SafeLine(s string) string { return textfmt.Line(s) }
 
-// CapLine cuts s (one escaped line) to MaxLineBytes (textfmt.CapLine).
-func CapLine(s string) string { return textfmt.CapLine(s) }
-
 // FlagError turns pflag's errors into the one line every bad input gets,
 // naming the flag and never quoting more of what was typed than a token:
 // "--max-connecting: 4294967296 is not between 1 and 1024". pflag's own

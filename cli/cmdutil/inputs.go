@@ -17,9 +17,6 @@ import (
 const (
 	// MaxCSVBytes bounds analyze --csv: a table of steps.
 	MaxCSVBytes = 64 << 20
-	// LogTailBytes is how much of the end of an agent's log is read to
-	// say how the agent ended.
-	LogTailBytes = 4 << 10
 )
 
 // ReadInput reads the file flag names (a property file, a CSV table)

@@ -176,7 +176,7 @@ func TestP99Band(t *testing.T) {
 }
 
 func TestClusterWins(t *testing.T) {
-	c := Compare(oneNode(0.01), cluster(0.01), 0.05)
+	c := compare(oneNode(0.01), cluster(0.01), 0.05)
 	if math.Abs(c.PeakRatio.Value-3) > 1e-9 || !c.PeakRatio.Excludes(1) || !(*c.PeakRatio.Low < 3 && *c.PeakRatio.High > 3) {
 		t.Errorf("peak ratio %+v", c.PeakRatio)
 	}
@@ -211,7 +211,7 @@ func TestClusterLoses(t *testing.T) {
 	// A router of 500 ops/s in front of the three nodes: slower at every
 	// load, and a third of the node's peak.
 	slow := side("sharded", sharded3, 2, lv{1, 200, 15, 0.01}, lv{2, 400, 16, 0.01}, lv{4, 480, 30, 0.01}, lv{8, 500, 60, 0.01})
-	c := Compare(oneNode(0.01), slow, 0.05)
+	c := compare(oneNode(0.01), slow, 0.05)
 	if !(c.PeakRatio.Has() && *c.PeakRatio.High < 1) {
 		t.Fatalf("peak ratio %+v, want significantly below 1", c.PeakRatio)
 	}
@@ -230,7 +230,7 @@ func TestClusterLoses(t *testing.T) {
 func TestNoIntervalNoClaim(t *testing.T) {
 	// Without intervals of the throughput nothing is called better or
 	// faster, however far apart the numbers.
-	c := Compare(oneNode(0), cluster(0), 0.05)
+	c := compare(oneNode(0), cluster(0), 0.05)
 	if c.PeakRatio.Has() || c.Crossover != nil {
 		t.Errorf("ratio %+v crossover %+v, want no interval and no crossover", c.PeakRatio, c.Crossover)
 	}
@@ -246,7 +246,7 @@ func TestNoIntervalNoClaim(t *testing.T) {
 
 func TestEqualPeaks(t *testing.T) {
 	// Two nodes alike within their noise: no winner.
-	c := Compare(oneNode(0.02), side("other", standalone, 4,
+	c := compare(oneNode(0.02), side("other", standalone, 4,
 		lv{1, 250, 10, 0.02}, lv{2, 500, 10, 0.02}, lv{4, 950, 11, 0.02}, lv{8, 1005, 22, 0.02}), 0.05)
 	if c.PeakRatio.Excludes(1) || c.Crossover != nil {
 		t.Errorf("ratio %+v crossover %+v", c.PeakRatio, c.Crossover)
@@ -267,12 +267,12 @@ func TestTableRows(t *testing.T) {
 // golden files show: the cluster winning, and a slow cluster losing.
 func goldenComparisons() []*Comparison {
 	slow := side("sharded", sharded3, 2, lv{1, 200, 15, 0.01}, lv{2, 400, 16, 0.01}, lv{4, 480, 30, 0.01}, lv{8, 500, 60, 0.01})
-	return []*Comparison{Compare(oneNode(0.01), cluster(0.01), 0.05), Compare(oneNode(0.01), slow, 0.05)}
+	return []*Comparison{compare(oneNode(0.01), cluster(0.01), 0.05), compare(oneNode(0.01), slow, 0.05)}
 }
 
 // TestGolden encodes the synthetic comparisons as JSON; their text and
 // Markdown (analysis/render) are TestGoldenRender's. Refresh with go test
-// ./compare/curves -run Golden -update.
+// ./analysis/curves -run Golden -update.
 func TestGolden(t *testing.T) {
 	cs := goldenComparisons()
 	var js bytes.Buffer
@@ -361,10 +361,10 @@ func TestAllReadPreferences(t *testing.T) {
 // between-run floor in their peak ratio's interval (wider than within one
 // run, still holding the 3× truth), and a note that says so.
 func TestAcrossRunsFloor(t *testing.T) {
-	within := Compare(oneNode(0.01), cluster(0.01), 0.05)
+	within := compare(oneNode(0.01), cluster(0.01), 0.05)
 	other := cluster(0.01)
 	other.RunIDs = []string{"run-2"}
-	across := Compare(oneNode(0.01), other, 0.05)
+	across := compare(oneNode(0.01), other, 0.05)
 	if within.RunNoisePct != 0 || across.RunNoisePct != steady.DefaultRunNoisePct {
 		t.Fatalf("floors %g and %g, want 0 within one run and %g across", within.RunNoisePct, across.RunNoisePct, steady.DefaultRunNoisePct)
 	}

@@ -15,7 +15,7 @@ import (
 func All(rs []*results.Results, reports []knee.Report, alpha float64) []*Comparison {
 	var sides []Side
 	for _, r := range reports {
-		if s := SideOf(rs, r, r.Target); len(s.Levels) > 0 {
+		if s := sideOf(rs, r, r.Target); len(s.Levels) > 0 {
 			sides = append(sides, s)
 		}
 	}
@@ -25,7 +25,7 @@ func All(rs []*results.Results, reports []knee.Report, alpha float64) []*Compari
 			for i := range j {
 				if onlyDiffer(sides[i], sides[j], d) {
 					b, c := named(sides[i], d), named(sides[j], d)
-					out = append(out, Compare(b, c, alpha))
+					out = append(out, compare(b, c, alpha))
 					break
 				}
 			}
@@ -71,7 +71,7 @@ func Between(base, cand []*results.Results, sameFiles bool, bp, cp Pick, o knee.
 			if b.label == c.label && b.Report.Pool == c.Report.Pool && b.Report.Clients == c.Report.Clients &&
 				(bp.Axis == "" || b.Report.Target == c.Report.Target) {
 				b.Name, c.Name = bp.Name, cp.Name
-				out = append(out, CompareAcross(b, c, alpha, runNoisePct))
+				out = append(out, compareAcross(b, c, alpha, runNoisePct))
 			}
 		}
 	}
@@ -81,7 +81,7 @@ func Between(base, cand []*results.Results, sameFiles bool, bp, cp Pick, o knee.
 func picked(rs []*results.Results, p Pick, o knee.Options) []Side {
 	var out []Side
 	for _, r := range knee.AnalyzeAll(knee.FromResults(rs), o) {
-		if s := SideOf(rs, r, r.Target); len(s.Levels) > 0 && p.takes(s) {
+		if s := sideOf(rs, r, r.Target); len(s.Levels) > 0 && p.takes(s) {
 			out = append(out, s)
 		}
 	}

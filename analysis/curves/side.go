@@ -14,10 +14,10 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// SideOf builds the side of the series r reports on from the steps of rs
+// sideOf builds the side of the series r reports on from the steps of rs
 // that make its curve (knee.OnCurve, r's target, workload, pool setting
 // and clients), named name.
-func SideOf(rs []*results.Results, r knee.Report, name string) Side {
+func sideOf(rs []*results.Results, r knee.Report, name string) Side {
 	s := Side{Name: name, Report: r}
 	by := map[int][]*results.StepResult{}
 	var hdr *results.TargetHeader

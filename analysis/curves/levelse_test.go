@@ -69,7 +69,7 @@ func TestLevelStdErr(t *testing.T) {
 			b.Levels[i].HasSE, b.Levels[i].NoSE = false, starved.NoSE
 		}
 	}
-	cmp := Compare(b, c, 0.05)
+	cmp := compare(b, c, 0.05)
 	if cmp.PeakRatio.Has() || !strings.Contains(cmp.Verdict, "(no interval: standalone's peak ran on a starved load host)") {
 		t.Errorf("verdict %q, ratio %+v", cmp.Verdict, cmp.PeakRatio)
 	}

@@ -1,26 +1,24 @@
-package knee
+package render
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
-// Summary is the one-line verdict for a sweep's end-of-run summary and the
+// KneeLine is the one-line verdict for a sweep's end-of-run summary and the
 // plots. It always starts "knee: <target> concurrency=<C> ops/s=<X>" when a
 // knee was found, and "knee: <target> none within tested range" when not.
-func Summary(r Report) string {
+func KneeLine(r knee.Report) string {
 	r.Target, r.Pool = textfmt.Escape(r.Target), textfmt.Escape(r.Pool)
-	limited := ""
-	if len(r.Knee.LoadHostLimited) > 0 {
-		limited = limitNote(runsIn(r.Levels, r.Knee.LoadHostLimited))
-	}
+	limited := knee.LoadHostNote(r)
 	if !r.Knee.Found {
 		if r.Peak.QPS <= 0 {
 			return fmt.Sprintf("knee: %s none within tested range (no throughput measured)", r.Target)
@@ -57,13 +55,13 @@ func Summary(r Report) string {
 	return fmt.Sprintf("knee: %s concurrency=%d ops/s=%.0f (%s)", r.Target, r.Knee.Concurrency, r.Knee.QPS, strings.Join(extra, ", "))
 }
 
-// WriteText renders reports for people: per series a verdict paragraph,
+// seriesText renders reports for people: per series a verdict paragraph,
 // the numbers per level, then each method's answer; then one line per
 // series with planned steps missing (MissingSteps), if any.
-func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
+func seriesText(w io.Writer, reports []knee.Report, missing ...analysis.Missing) error {
 	ew := textfmt.NewErrWriter(w)
 	for i, r := range reports {
-		tw := section(ew, i, seriesName(r), r.Verdict, "concurrency\ttrials\tmedian ops/s\t[low, high]\tp99 ms\tbound\t\n")
+		tw := section(ew, i, knee.SeriesName(r), r.Verdict, "concurrency\ttrials\tmedian ops/s\t[low, high]\tp99 ms\tbound\t\n")
 		for _, l := range r.Levels {
 			p99 := "-"
 			if l.P99Ms != nil {
@@ -88,7 +86,7 @@ func WriteText(w io.Writer, reports []Report, missing ...Missing) error {
 		}
 		for _, m := range []struct {
 			name string
-			m    Method
+			m    knee.Method
 		}{{"plateau", r.Methods.Plateau}, {"kneedle", r.Methods.Kneedle}, {"marginal", r.Methods.Marginal}, {"slo", r.Methods.SLO},
 			{"server in-flight", r.Methods.ServerInFlight}} {
 			c := "-"
@@ -168,7 +166,7 @@ func writeWarnings(ew *textfmt.ErrWriter, warnings []string) {
 // uslPeak words the fit's peak: "fitted peak X ops/s" when κ > 0 gives one
 // at N*, otherwise that there is none, with the level throughput
 // approaches when it levels off (σ > 0).
-func uslPeak(u USL) string {
+func uslPeak(u knee.USL) string {
 	switch {
 	case u.NStar != nil:
 		return "fitted peak " + textfmt.Thousands(u.PeakQPS) + " ops/s"
@@ -178,80 +176,75 @@ func uslPeak(u USL) string {
 	return "no finite peak (linear)"
 }
 
-// WriteJSON renders reports as {"series": [...], "open_loop": [...],
-// "missing": [...]} with numbers rounded to what a measurement can
-// support, so output is stable across machines. open_loop is left out when
-// there are no open-loop reports; missing is [] when nothing planned is
-// missing.
-func WriteJSON(w io.Writer, reports []Report, open []OpenReport, missing ...Missing) error {
-	out := struct {
-		Series   []Report     `json:"series"`
-		OpenLoop []OpenReport `json:"open_loop,omitempty"`
-		Missing  []Missing    `json:"missing"`
-	}{Series: make([]Report, len(reports)), Missing: append([]Missing{}, missing...)}
+// openText renders open-loop reports for people: per series the
+// recommendation, the levels of every pool, the smallest pool per rate,
+// and the warnings.
+func openText(w io.Writer, reports []openloop.Report) error {
+	ew := textfmt.NewErrWriter(w)
 	for i, r := range reports {
-		out.Series[i] = rounded(r)
+		tw := section(ew, i, "open loop: "+openName(r), r.Recommendation,
+			"pool\trate/s\ttrials\toffered/s\tachieved/s\tachieved\tp50 ms\tp99 ms\tuncorrected p99\tpool wait\tdropped\tcarried\t\n")
+		for _, p := range r.Pools {
+			for _, l := range p.Levels {
+				unc := "-"
+				if l.UncorrectedP99Ms != nil {
+					unc = textfmt.Ms(*l.UncorrectedP99Ms)
+				}
+				c := "yes"
+				if !l.Carried {
+					c = "no"
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%.0f%%\t%s\t%s\t%s\t%.0f%%\t%d\t%s\t\n", p.MaxPoolSize, textfmt.Thousands(float64(l.Rate)), l.Trials,
+					textfmt.Thousands(l.OfferedPerS), textfmt.Thousands(l.AchievedPerS), 100*l.AchievedShare, textfmt.Ms(l.P50Ms), textfmt.Ms(l.P99Ms),
+					unc, 100*l.PoolWaitShare, l.Dropped, c)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		ew.Printf("\n%s\n", textfmt.Wrap(textfmt.Capitalise(r.Rule)+"; latencies are corrected (from each call's intended start) unless marked uncorrected (from its send).", 78))
+		var parts []string
+		for _, c := range r.ByRate {
+			p := "none"
+			if c.MaxPoolSize != nil {
+				p = fmt.Sprintf("≥ %d", *c.MaxPoolSize)
+			}
+			parts = append(parts, fmt.Sprintf("%s/s: %s", textfmt.Thousands(float64(c.Rate)), p))
+		}
+		ew.Printf("smallest maxPoolSize per rate: %s\n", strings.Join(parts, "; "))
+		for _, p := range r.Pools {
+			for _, l := range p.Levels {
+				if !l.Carried && l.Why != "" {
+					ew.Printf("  pool %d at %s/s not carried: %s\n", p.MaxPoolSize, textfmt.Thousands(float64(l.Rate)), l.Why)
+				}
+			}
+		}
+		writeWarnings(ew, r.Warnings)
 	}
-	for _, r := range open {
-		out.OpenLoop = append(out.OpenLoop, roundedOpen(r))
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return fmt.Errorf("encode knee report: %w", err)
-	}
-	return nil
+	return ew.Err
 }
 
-// rounded copies r with floats rounded for output.
-func rounded(r Report) Report {
-	r.Levels = append(make([]Level, 0, len(r.Levels)), r.Levels...) // [] not null when empty
-	for i := range r.Levels {
-		l := &r.Levels[i]
-		l.QPS, l.QPSLow, l.QPSHigh, l.QPSMean = round(l.QPS, 1), round(l.QPSLow, 1), round(l.QPSHigh, 1), round(l.QPSMean, 1)
-		l.P99Ms = roundPtr(l.P99Ms, 3)
-		l.ServerInFlight = roundPtr(l.ServerInFlight, 2)
-		l.PoolWaitP99Ms, l.MeanLatencyMs = round(l.PoolWaitP99Ms, 3), round(l.MeanLatencyMs, 3)
+// openLine is the one-line open-loop verdict for a sweep's summary.
+func openLine(r openloop.Report) string {
+	name := textfmt.Escape(r.Target)
+	if r.Workload != "" {
+		name += " " + textfmt.Escape(r.Workload)
 	}
-	r.Peak.QPS = round(r.Peak.QPS, 1)
-	r.Knee.QPS = round(r.Knee.QPS, 1)
-	r.Knee.Stability = roundPtr(r.Knee.Stability, 3)
-	u := &r.Methods.USL
-	u.Lambda, u.Sigma, u.Kappa = roundSig(u.Lambda, 5), roundSig(u.Sigma, 5), roundSig(u.Kappa, 5)
-	u.PeakQPS, u.R2 = round(u.PeakQPS, 1), round(u.R2, 4)
-	u.NStar = roundPtr(u.NStar, 2)
-	if r.Retrograde != nil {
-		rg := *r.Retrograde
-		rg.DropPct = round(rg.DropPct, 1)
-		r.Retrograde = &rg
-	}
-	return r
+	return "open loop: " + name + ": " + r.Recommendation
 }
 
-func round(v float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(v*p) / p
+// openName names a report's series, as the text headings do.
+func openName(r openloop.Report) string {
+	s := textfmt.Escape(r.Target)
+	if r.Workload != "" {
+		s += " · " + textfmt.Escape(r.Workload)
+	}
+	if r.Clients > 1 {
+		s += " · clients=" + strconv.Itoa(r.Clients)
+	}
+	return s
 }
 
-// roundPtr rounds *v, keeping nil (not reported) as nil.
-func roundPtr(v *float64, digits int) *float64 {
-	if v == nil {
-		return nil
-	}
-	r := round(*v, digits)
-	return &r
-}
-
-func roundSig(v float64, sig int) float64 {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return v
-	}
-	d := sig - 1 - int(math.Floor(math.Log10(math.Abs(v))))
-	if d < 0 {
-		p := math.Pow(10, float64(-d))
-		return math.Round(v/p) * p
-	}
-	return round(v, d)
-}
-
+// fmtSig is a fitted parameter as the methods table prints it: four
+// significant digits, no trailing zeros.
 func fmtSig(v float64) string { return strconv.FormatFloat(roundSig(v, 4), 'g', -1, 64) }

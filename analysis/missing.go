@@ -1,4 +1,4 @@
-package knee
+package analysis
 
 import (
 	"fmt"

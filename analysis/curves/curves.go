@@ -24,8 +24,8 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/steady"
 )
 
-// DefaultAlpha is the significance level when Compare is given 0.
-const DefaultAlpha = 0.05
+// defaultAlpha is the significance level when compare is given 0.
+const defaultAlpha = 0.05
 
 // Side is one curve: a target's series (or one value of a series axis)
 // with its knee report and its levels.
@@ -40,7 +40,7 @@ type Side struct {
 	Levels []Level // by concurrency, ascending
 
 	// RunIDs are the runs the side's steps come from: two sides of one
-	// run need no between-run noise floor (CompareAcross).
+	// run need no between-run noise floor (compareAcross).
 	RunIDs []string
 	// ServerKind is the target's (mongodb, ferretdb, simulator; "" when
 	// not recorded): it sets the default floor (steady.RunNoisePct).
@@ -195,21 +195,21 @@ type Comparison struct {
 	Notes      []string
 }
 
-// Compare compares the candidate's curve with the baseline's at
-// significance alpha (0: DefaultAlpha), with the between-run noise floor
+// compare compares the candidate's curve with the baseline's at
+// significance alpha (0: defaultAlpha), with the between-run noise floor
 // of the noisier side's server kind when they come from different runs.
-func Compare(base, cand Side, alpha float64) *Comparison {
-	return CompareAcross(base, cand, alpha, max(steady.RunNoisePct(base.ServerKind), steady.RunNoisePct(cand.ServerKind)))
+func compare(base, cand Side, alpha float64) *Comparison {
+	return compareAcross(base, cand, alpha, max(steady.RunNoisePct(base.ServerKind), steady.RunNoisePct(cand.ServerKind)))
 }
 
-// CompareAcross is Compare with a between-run noise floor of
+// compareAcross is compare with a between-run noise floor of
 // runNoisePct (one standard deviation of a run's level, in percent):
 // when the sides come from different runs, each peak's variance also
 // holds it, as compare's one-trial test does, since no window sees what
 // moves a whole run. Within one run it does not apply.
-func CompareAcross(base, cand Side, alpha, runNoisePct float64) *Comparison {
+func compareAcross(base, cand Side, alpha, runNoisePct float64) *Comparison {
 	if !(alpha > 0 && alpha < 1) {
-		alpha = DefaultAlpha
+		alpha = defaultAlpha
 	}
 	c := &Comparison{Base: base, Cand: cand, Alpha: alpha}
 	if !oneRun(base.RunIDs, cand.RunIDs) && runNoisePct > 0 {

@@ -1,7 +1,6 @@
-package knee
+package analysis
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -137,31 +136,42 @@ func TestMissingSteps(t *testing.T) {
 	}
 }
 
-func TestMissingRendered(t *testing.T) {
-	concs := []int{1, 2, 4}
-	r := planned(results.PlanInfo{Concurrency: concs, Pool: "match", Trials: 1, Steps: 3}, []string{"sim"}, nil,
-		&results.EndRecord{Status: "partial", Reason: "1 step(s) failed"}, grid("sim", "read", "match", concs[:2], 1))
-	rs := []*results.Results{r}
-	ms := MissingSteps(rs)
-	reports := AnalyzeAll(FromResults(rs), DefaultOptions())
-	var text, js strings.Builder
-	if err := WriteText(&text, reports, ms...); err != nil {
-		t.Fatal(err)
+// TestMissingTrialsAtMost: a grid whose --trials is a maximum owes each
+// level one trial; the extra trials it did not take are not missing, a
+// level never measured is.
+func TestMissingTrialsAtMost(t *testing.T) {
+	concs := []int{1, 2, 4, 8}
+	p := results.PlanInfo{Concurrency: concs, Pool: "match", Clients: 1, Trials: 3, Steps: 6, TrialsAtMost: true}
+	end := &results.EndRecord{Kind: results.KindEnd, Status: "complete", Steps: 6}
+	have := append(grid("sim", "read", "match", concs, 1), stepID{"sim", "read", "match", 4, 2}, stepID{"sim", "read", "match", 8, 2})
+	if m := MissingSteps([]*results.Results{planned(p, []string{"sim"}, nil, end, have)}); len(m) != 0 {
+		t.Errorf("trials at most, every level once: missing %+v", m)
 	}
-	if err := WriteJSON(&js, reports, nil, ms...); err != nil {
-		t.Fatal(err)
+	m := MissingSteps([]*results.Results{planned(p, []string{"sim"}, nil, end, without(have, stepID{"sim", "read", "match", 2, 1}))})
+	if len(m) != 1 || m[0].Planned != 4 || m[0].Measured != 3 {
+		t.Errorf("level 2 never measured: %+v", m)
 	}
-	line := "missing: target=sim pool=match C=4; the run ended partial: 1 step(s) failed"
-	if !strings.HasSuffix(text.String(), "\n\n"+line+"\n") {
-		t.Errorf("text does not end with the missing line:\n%s", text.String())
+}
+
+// TestMissingStepsCountsPartialSteps: a merged agent run whose agent 2
+// died before C=8 measured C=8 and 16 with two of its three clients; those
+// partial steps are not the planned level, so they are missing.
+func TestMissingStepsCountsPartialSteps(t *testing.T) {
+	res := &results.Results{Path: "merged.jsonl"}
+	res.Header.Plan = results.PlanInfo{Concurrency: []int{1, 2, 4, 8, 16}, Pool: "match", Clients: 3, Trials: 1, Steps: 5}
+	res.Header.Targets = []results.TargetHeader{{Name: "sim"}}
+	res.End = &results.EndRecord{Kind: results.KindEnd, Status: results.StatusPartial, Reason: "2 of 5 merged step(s) are partial"}
+	for _, c := range []int{1, 2, 4, 8, 16} {
+		st := results.StepResult{Kind: results.KindStep, Target: "sim", Workload: "read", PoolSetting: "match", Concurrency: c, Clients: 3,
+			Trial: 1, DurationS: 10, OpsPerS: float64(300 * min(c, 4)), Ops: int64(3000 * min(c, 4)), Calls: int64(3000 * min(c, 4))}
+		if c >= 8 {
+			st.Clients, st.OpsPerS, st.Partial = 2, st.OpsPerS*2/3, true
+			st.MissingAgents = []results.MissingAgent{{Index: 2, Host: "load3", Reason: "stopped answering during the step"}}
+		}
+		res.Steps = append(res.Steps, st)
 	}
-	var doc struct {
-		Missing []Missing `json:"missing"`
-	}
-	if err := json.Unmarshal([]byte(js.String()), &doc); err != nil {
-		t.Fatal(err)
-	}
-	if len(doc.Missing) != 1 || doc.Missing[0].Text != line || doc.Missing[0].Planned != 3 || doc.Missing[0].Measured != 2 {
-		t.Errorf("json missing %+v", doc.Missing)
+	ms := MissingSteps([]*results.Results{res})
+	if len(ms) != 1 || !strings.HasPrefix(ms[0].Text, "missing: target=sim pool=match clients=3 C=8,16") {
+		t.Errorf("missing %+v, want one line for C=8,16 of 3 clients", ms)
 	}
 }

@@ -1,4 +1,11 @@
-package knee
+// Package openloop is the analysis of an open-loop sweep (arrivals at a
+// fixed rate, latency from each call's intended start): per pool size the
+// highest offered rate carried, the smallest pool that carries each rate,
+// where waiting for a connection dominates, and the recommendation in
+// words. Pure functions of the records of package results, with the knee
+// analysis's options (knee.Options: the SLO); analysis/render draws its
+// reports.
+package openloop
 
 import (
 	"fmt"
@@ -9,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
+	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/internal/stats"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -30,8 +39,8 @@ const (
 	openTrendGrowth = 1.5
 )
 
-// OpenPoint is one open-loop step as the analysis sees it.
-type OpenPoint struct {
+// Point is one open-loop step as the analysis sees it.
+type Point struct {
 	Rate, MaxPoolSize, Trial  int
 	OfferedPerS, AchievedPerS float64
 	P50Ms, P99Ms              float64 // corrected
@@ -42,18 +51,18 @@ type OpenPoint struct {
 	Growing, ClientBehind     bool
 }
 
-// OpenSeries is the open-loop steps of one target × workload × clients,
+// Series is the open-loop steps of one target × workload × clients,
 // over every pool size: one curve per pool.
-type OpenSeries struct {
+type Series struct {
 	Target, Workload, Topology string
 	Clients, Hosts             int
-	Points                     []OpenPoint
+	Points                     []Point
 	// Warnings name the steps left out (the target failed during them).
 	Warnings []string
 }
 
-// OpenLevel is one offered rate of one pool size, medians over trials.
-type OpenLevel struct {
+// Level is one offered rate of one pool size, medians over trials.
+type Level struct {
 	Rate             int      `json:"rate"`
 	Trials           int      `json:"trials"`
 	OfferedPerS      float64  `json:"offered_per_s"`
@@ -71,10 +80,10 @@ type OpenLevel struct {
 	Why              string   `json:"why,omitempty"` // why it is not carried
 }
 
-// OpenPool is one pool size's levels and the highest rate it carried.
-type OpenPool struct {
-	MaxPoolSize int         `json:"max_pool_size"`
-	Levels      []OpenLevel `json:"levels"`
+// Pool is one pool size's levels and the highest rate it carried.
+type Pool struct {
+	MaxPoolSize int     `json:"max_pool_size"`
+	Levels      []Level `json:"levels"`
 	// CarriedRate is the highest offered rate carried; nil when none was.
 	CarriedRate *int `json:"carried_rate"`
 	// PoolWaitFrom is the lowest rate at which waiting for a connection
@@ -82,25 +91,25 @@ type OpenPool struct {
 	PoolWaitFrom *int `json:"pool_wait_dominates_from"`
 }
 
-// OpenRateChoice is the smallest pool that carried one offered rate.
-type OpenRateChoice struct {
+// RateChoice is the smallest pool that carried one offered rate.
+type RateChoice struct {
 	Rate        int  `json:"rate"`
 	MaxPoolSize *int `json:"max_pool_size"` // nil: no pool measured carried it
 }
 
-// OpenReport is the open-loop knee of one series: per pool the highest
+// Report is the open-loop knee of one series: per pool the highest
 // offered rate carried, the highest rate any pool carried and the smallest
 // pool that carries it, and the recommendation in words.
-type OpenReport struct {
+type Report struct {
 	Target   string `json:"target"`
 	Workload string `json:"workload,omitempty"`
 	Clients  int    `json:"clients"`
 	// Rule says what "carried" meant here (the SLO, or latency not yet
 	// growing).
-	Rule     string           `json:"rule"`
-	SLOP99Ms *float64         `json:"slo_p99_ms"`
-	Pools    []OpenPool       `json:"pools"`
-	ByRate   []OpenRateChoice `json:"by_rate"`
+	Rule     string       `json:"rule"`
+	SLOP99Ms *float64     `json:"slo_p99_ms"`
+	Pools    []Pool       `json:"pools"`
+	ByRate   []RateChoice `json:"by_rate"`
 	// CarriedRate is the highest offered rate any pool carried, and
 	// MaxPoolSize the smallest pool that carried it; nil when none did.
 	CarriedRate    *int     `json:"carried_rate"`
@@ -109,17 +118,17 @@ type OpenReport struct {
 	Warnings       []string `json:"warnings,omitempty"`
 }
 
-// OpenFromResults gathers the open-loop steps (mode "open") of decoded
+// FromResults gathers the open-loop steps (mode "open") of decoded
 // results into series, one per target × workload × clients, in the order
 // they first appear. Interrupted steps are left out, and so are steps
 // during which the target failed, named in the series' warnings.
-func OpenFromResults(rs []*results.Results) []OpenSeries {
+func FromResults(rs []*results.Results) []Series {
 	type key struct {
 		target, workload string
 		clients          int
 	}
 	var order []key
-	by := map[key]*OpenSeries{}
+	by := map[key]*Series{}
 	for _, res := range rs {
 		if res == nil {
 			continue
@@ -132,7 +141,7 @@ func OpenFromResults(rs []*results.Results) []OpenSeries {
 			k := key{st.Target, st.Workload, max(st.Clients, 1)}
 			s, ok := by[k]
 			if !ok {
-				s = &OpenSeries{Target: st.Target, Workload: st.Workload, Clients: k.clients, Hosts: 1}
+				s = &Series{Target: st.Target, Workload: st.Workload, Clients: k.clients, Hosts: 1}
 				for _, t := range res.Header.Targets {
 					if t.Name == st.Target {
 						s.Topology, s.Hosts = t.Topology, max(len(t.Hosts), 1)
@@ -142,26 +151,26 @@ func OpenFromResults(rs []*results.Results) []OpenSeries {
 				order = append(order, k)
 			}
 			if st.TargetFailed != nil {
-				s.Warnings = append(s.Warnings, targetFailedNote(st))
+				s.Warnings = append(s.Warnings, knee.TargetFailedNote(st))
 				continue
 			}
 			s.Points = append(s.Points, openPoint(st))
 		}
 	}
-	out := make([]OpenSeries, 0, len(order))
+	out := make([]Series, 0, len(order))
 	for _, k := range order {
 		out = append(out, *by[k])
 	}
 	return out
 }
 
-func openPoint(st *results.StepResult) OpenPoint {
+func openPoint(st *results.StepResult) Point {
 	o := st.Open
-	p := OpenPoint{Rate: st.Rate, MaxPoolSize: st.MaxPoolSize, Trial: st.Trial, OfferedPerS: o.OfferedPerS, AchievedPerS: o.AchievedPerS,
+	p := Point{Rate: st.Rate, MaxPoolSize: st.MaxPoolSize, Trial: st.Trial, OfferedPerS: o.OfferedPerS, AchievedPerS: o.AchievedPerS,
 		P50Ms: o.Corrected.P50, P99Ms: o.Corrected.P99, PoolWaitShare: o.PoolWaitShare(), Dropped: o.Dropped,
 		// The engine's own evidence, or the classifier's: a contended load
 		// host labels the step client-bound without the schedule slipping.
-		ClientBehind: o.ClientBehind || st.Bound == boundClient}
+		ClientBehind: o.ClientBehind || st.Bound == bound.BoundClient}
 	if o.Uncorrected != nil {
 		v := o.Uncorrected.P99
 		p.UncorrectedP99Ms = &v
@@ -196,21 +205,25 @@ func openPoint(st *results.StepResult) OpenPoint {
 	return p
 }
 
-// AnalyzeOpenAll analyses every open-loop series with the same options.
-func AnalyzeOpenAll(series []OpenSeries, o Options) []OpenReport {
-	return analyzeEach(series, o, analyzeOpen)
+// AnalyzeAll analyses every open-loop series with the same options.
+func AnalyzeAll(series []Series, o knee.Options) []Report {
+	out := make([]Report, 0, len(series))
+	for _, s := range series {
+		out = append(out, analyzeOpen(s, o))
+	}
+	return out
 }
 
 // analyzeOpen finds, for each pool size, the highest offered rate that
 // was carried: achieved (at least 99% of the offered rate), with at most
-// 1% of operations failed, and with p99 within Options.SLOP99, or, with
+// 1% of operations failed, and with p99 within knee.Options.SLOP99, or, with
 // no SLO, with latency not yet growing (p99 within twice the series'
 // lowest, and no rising trend over the window). Across pools it reports
 // the highest rate carried and the smallest maxPoolSize that carries it,
 // and where waiting for a connection dominates the latency of the pools
 // below it.
-func analyzeOpen(s OpenSeries, o Options) OpenReport {
-	r := OpenReport{Target: s.Target, Workload: s.Workload, Clients: max(s.Clients, 1), Pools: []OpenPool{}, ByRate: []OpenRateChoice{}}
+func analyzeOpen(s Series, o knee.Options) Report {
+	r := Report{Target: s.Target, Workload: s.Workload, Clients: max(s.Clients, 1), Pools: []Pool{}, ByRate: []RateChoice{}}
 	r.Warnings = append(r.Warnings, s.Warnings...)
 	if o.SLOP99 > 0 {
 		v := float64(o.SLOP99.Microseconds()) / 1000
@@ -220,7 +233,7 @@ func analyzeOpen(s OpenSeries, o Options) OpenReport {
 		r.Rule = fmt.Sprintf("carried: achieved ≥ %.0f%% of the offered rate, ≤ %.0f%% of operations failed, latency not yet growing (corrected p99 ≤ %g× the series' lowest, no rising trend over the window)",
 			100*openAchieved, 100*openMaxErrors, openLatencyGrowth)
 	}
-	pools := map[int][]OpenPoint{}
+	pools := map[int][]Point{}
 	for _, p := range s.Points {
 		pools[p.MaxPoolSize] = append(pools[p.MaxPoolSize], p)
 	}
@@ -230,7 +243,7 @@ func analyzeOpen(s OpenSeries, o Options) OpenReport {
 	}
 	sort.Ints(sizes)
 	for _, size := range sizes {
-		r.Pools = append(r.Pools, OpenPool{MaxPoolSize: size, Levels: openLevels(pools[size])})
+		r.Pools = append(r.Pools, Pool{MaxPoolSize: size, Levels: openLevels(pools[size])})
 	}
 	lowest := math.Inf(1)
 	for _, p := range r.Pools {
@@ -249,7 +262,7 @@ func analyzeOpen(s OpenSeries, o Options) OpenReport {
 			if l.Carried {
 				p.CarriedRate = intPtr(l.Rate)
 			}
-			if l.PoolWaitShare > poolWaitShare && p.PoolWaitFrom == nil {
+			if l.PoolWaitShare > knee.PoolWaitShare && p.PoolWaitFrom == nil {
 				p.PoolWaitFrom = intPtr(l.Rate)
 			}
 			if l.ClientBehind {
@@ -286,31 +299,31 @@ func analyzeOpen(s OpenSeries, o Options) OpenReport {
 }
 
 // openLevels aggregates one pool's points by offered rate.
-func openLevels(ps []OpenPoint) []OpenLevel {
-	by := map[int][]OpenPoint{}
+func openLevels(ps []Point) []Level {
+	by := map[int][]Point{}
 	for _, p := range ps {
 		by[p.Rate] = append(by[p.Rate], p)
 	}
-	out := make([]OpenLevel, 0, len(by))
+	out := make([]Level, 0, len(by))
 	for _, rate := range slices.Sorted(maps.Keys(by)) {
 		tr := by[rate]
-		med := func(f func(OpenPoint) float64) float64 {
+		med := func(f func(Point) float64) float64 {
 			v := make([]float64, len(tr))
 			for i, p := range tr {
 				v[i] = f(p)
 			}
 			return stats.Median(v)
 		}
-		l := OpenLevel{Rate: rate, Trials: len(tr),
-			OfferedPerS:   med(func(p OpenPoint) float64 { return p.OfferedPerS }),
-			AchievedPerS:  med(func(p OpenPoint) float64 { return p.AchievedPerS }),
-			P50Ms:         med(func(p OpenPoint) float64 { return p.P50Ms }),
-			P99Ms:         med(func(p OpenPoint) float64 { return p.P99Ms }),
-			PoolWaitShare: med(func(p OpenPoint) float64 { return p.PoolWaitShare }),
-			ErrorShare:    med(func(p OpenPoint) float64 { return p.ErrorShare }),
+		l := Level{Rate: rate, Trials: len(tr),
+			OfferedPerS:   med(func(p Point) float64 { return p.OfferedPerS }),
+			AchievedPerS:  med(func(p Point) float64 { return p.AchievedPerS }),
+			P50Ms:         med(func(p Point) float64 { return p.P50Ms }),
+			P99Ms:         med(func(p Point) float64 { return p.P99Ms }),
+			PoolWaitShare: med(func(p Point) float64 { return p.PoolWaitShare }),
+			ErrorShare:    med(func(p Point) float64 { return p.ErrorShare }),
 		}
 		if l.OfferedPerS > 0 {
-			l.AchievedShare = med(func(p OpenPoint) float64 { return p.AchievedPerS / max(p.OfferedPerS, 1e-9) })
+			l.AchievedShare = med(func(p Point) float64 { return p.AchievedPerS / max(p.OfferedPerS, 1e-9) })
 		}
 		growing, behind := 0, 0
 		var unc []float64
@@ -338,7 +351,7 @@ func openLevels(ps []OpenPoint) []OpenLevel {
 }
 
 // carried decides one level, and says why not.
-func carried(l OpenLevel, sloMs *float64, lowestP99 float64) (bool, string) {
+func carried(l Level, sloMs *float64, lowestP99 float64) (bool, string) {
 	switch {
 	case l.AchievedShare < openAchieved:
 		why := fmt.Sprintf("achieved %.0f%% of the offered rate", 100*l.AchievedShare)
@@ -360,7 +373,7 @@ func carried(l OpenLevel, sloMs *float64, lowestP99 float64) (bool, string) {
 
 // byRate is, for every offered rate measured, the smallest pool that
 // carried it.
-func byRate(pools []OpenPool) []OpenRateChoice {
+func byRate(pools []Pool) []RateChoice {
 	var rates []int
 	for _, p := range pools {
 		for _, l := range p.Levels {
@@ -370,11 +383,11 @@ func byRate(pools []OpenPool) []OpenRateChoice {
 		}
 	}
 	sort.Ints(rates)
-	out := make([]OpenRateChoice, 0, len(rates))
+	out := make([]RateChoice, 0, len(rates))
 	for _, rate := range rates {
-		c := OpenRateChoice{Rate: rate}
+		c := RateChoice{Rate: rate}
 		for _, p := range pools { // smallest first
-			i := slices.IndexFunc(p.Levels, func(l OpenLevel) bool { return l.Rate == rate })
+			i := slices.IndexFunc(p.Levels, func(l Level) bool { return l.Rate == rate })
 			if i >= 0 && p.Levels[i].Carried {
 				c.MaxPoolSize = intPtr(p.MaxPoolSize)
 				break
@@ -390,7 +403,7 @@ func intPtr(v int) *int { return &v }
 // openRecommendation words the report: "to carry 12,000 calls/s at p99 ≤
 // 20 ms, use maxPoolSize ≥ 24 per client per host; at 16, pool wait
 // dominates above 9,000 calls/s".
-func openRecommendation(r OpenReport, s OpenSeries) string {
+func openRecommendation(r Report, s Series) string {
 	if len(r.Pools) == 0 {
 		return "nothing to recommend without open-loop measurements."
 	}
@@ -408,7 +421,7 @@ func openRecommendation(r OpenReport, s OpenSeries) string {
 		perHost = fmt.Sprintf("per client per host (%d clients share the rate)", r.Clients)
 	}
 	text := fmt.Sprintf("to carry %s calls/s %s, use maxPoolSize ≥ %d %s", textfmt.Thousands(float64(rate)), at, pool, perHost)
-	i := slices.IndexFunc(r.Pools, func(p OpenPool) bool { return p.MaxPoolSize == pool })
+	i := slices.IndexFunc(r.Pools, func(p Pool) bool { return p.MaxPoolSize == pool })
 	if i > 0 {
 		text += "; " + smallerPool(r.Pools[i-1])
 	} else {
@@ -430,7 +443,7 @@ func openRecommendation(r OpenReport, s OpenSeries) string {
 
 // smallerPool says what the next smaller pool did: where waiting for a
 // connection took over, or how far it got.
-func smallerPool(p OpenPool) string {
+func smallerPool(p Pool) string {
 	if p.PoolWaitFrom != nil {
 		below := 0
 		for _, l := range p.Levels {
@@ -447,25 +460,4 @@ func smallerPool(p OpenPool) string {
 		return fmt.Sprintf("at %d, it carries up to %s calls/s", p.MaxPoolSize, textfmt.Thousands(float64(*p.CarriedRate)))
 	}
 	return fmt.Sprintf("at %d, no rate measured is carried", p.MaxPoolSize)
-}
-
-// OpenSummary is the one-line open-loop verdict for a sweep's summary.
-func OpenSummary(r OpenReport) string {
-	name := textfmt.Escape(r.Target)
-	if r.Workload != "" {
-		name += " " + textfmt.Escape(r.Workload)
-	}
-	return "open loop: " + name + ": " + r.Recommendation
-}
-
-// openName names a report's series, as the text headings do.
-func openName(r OpenReport) string {
-	s := textfmt.Escape(r.Target)
-	if r.Workload != "" {
-		s += " · " + textfmt.Escape(r.Workload)
-	}
-	if r.Clients > 1 {
-		s += " · clients=" + strconv.Itoa(r.Clients)
-	}
-	return s
 }

@@ -1,12 +1,17 @@
-package knee
+package openloop
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/poolsweep/poolsweep/analysis/bound"
+	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -15,9 +20,9 @@ import (
 // that, p99 grows as 4 ms / (1 − utilisation); at or above it, the queue
 // grows over the window, arrivals are dropped, and a pool below the
 // server's 8 slots makes calls wait for connections.
-func simOpen(rate, pool, trial int) OpenPoint {
+func simOpen(rate, pool, trial int) Point {
 	capacity := float64(min(pool, 8)) / 0.002
-	p := OpenPoint{Rate: rate, MaxPoolSize: pool, Trial: trial, OfferedPerS: float64(rate), PoolWaitShare: 0.05}
+	p := Point{Rate: rate, MaxPoolSize: pool, Trial: trial, OfferedPerS: float64(rate), PoolWaitShare: 0.05}
 	noise := 1 + 0.002*float64(trial-2)
 	if rho := float64(rate) / capacity; rho < 1 {
 		p.AchievedPerS = float64(rate) * noise
@@ -38,8 +43,8 @@ func simOpen(rate, pool, trial int) OpenPoint {
 	return p
 }
 
-func simOpenSeries(trials int) OpenSeries {
-	s := OpenSeries{Target: "sim", Workload: "read", Clients: 1, Hosts: 1, Topology: "standalone"}
+func simOpenSeries(trials int) Series {
+	s := Series{Target: "sim", Workload: "read", Clients: 1, Hosts: 1, Topology: "standalone"}
 	for _, pool := range []int{4, 8, 16} {
 		for _, rate := range []int{1000, 2000, 3000, 3900, 6000} {
 			for tr := 1; tr <= trials; tr++ {
@@ -83,7 +88,7 @@ func TestAnalyzeOpen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := DefaultOptions()
+			o := knee.DefaultOptions()
 			o.SLOP99 = tt.slo
 			r := analyzeOpen(simOpenSeries(3), o)
 			if tt.rate == 0 {
@@ -119,13 +124,13 @@ func TestAnalyzeOpen(t *testing.T) {
 // top rate carried invites higher rates; a client that fell behind is
 // named.
 func TestAnalyzeOpenNotes(t *testing.T) {
-	s := OpenSeries{Target: "t", Clients: 3, Hosts: 1}
+	s := Series{Target: "t", Clients: 3, Hosts: 1}
 	for _, rate := range []int{1000, 2000} {
 		p := simOpen(rate, 16, 1)
 		p.ClientBehind = rate == 2000
 		s.Points = append(s.Points, p)
 	}
-	o := DefaultOptions()
+	o := knee.DefaultOptions()
 	o.SLOP99 = 50 * time.Millisecond
 	r := analyzeOpen(s, o)
 	if !strings.Contains(r.Recommendation, "3 clients share the rate") || !strings.Contains(r.Recommendation, "highest rate offered") ||
@@ -138,7 +143,7 @@ func TestAnalyzeOpenNotes(t *testing.T) {
 	}
 }
 
-// OpenFromResults takes only open-loop steps, FromResults only closed-loop
+// FromResults takes only open-loop steps, knee.FromResults only closed-loop
 // ones: a file holding both gives one series of each kind. A latency trend
 // that climbs through the window is a growing queue; one slow tenth (a
 // pause of the host) is not.
@@ -159,14 +164,14 @@ func TestOpenFromResultsSplitsModes(t *testing.T) {
 		// The classifier labelled it client-bound (a contended load host)
 		// though the engine saw its schedule keep up.
 		{Kind: "step", Target: "sim", Workload: "read", PoolSetting: "16", Concurrency: 5000, MaxPoolSize: 16, Clients: 1, Trial: 1, OpsPerS: 4000, CallsPerS: 4000, Calls: 100, Ops: 100,
-			Bound: boundClient, Mode: results.ModeOpen, Rate: 6000, Open: &results.OpenLoopStats{OfferedPerS: 6000, AchievedPerS: 4000, Dropped: 9, Corrected: results.LatencySummary{Mean: 900, P99: 1200},
+			Bound: bound.BoundClient, Mode: results.ModeOpen, Rate: 6000, Open: &results.OpenLoopStats{OfferedPerS: 6000, AchievedPerS: 4000, Dropped: 9, Corrected: results.LatencySummary{Mean: 900, P99: 1200},
 				LatencyTrend: trend(100, 200, 300, 400, 500, 600, 700, 800, 900, 1000)}},
 	}}
-	closed := FromResults([]*results.Results{res})
+	closed := knee.FromResults([]*results.Results{res})
 	if len(closed) != 1 || len(closed[0].Points) != 1 || closed[0].Pool != "match" {
 		t.Fatalf("closed-loop series %+v", closed)
 	}
-	open := OpenFromResults([]*results.Results{res})
+	open := FromResults([]*results.Results{res})
 	if len(open) != 1 || len(open[0].Points) != 2 || open[0].Topology != "standalone" {
 		t.Fatalf("open-loop series %+v", open)
 	}
@@ -187,10 +192,10 @@ func TestOpenFromResultsSplitsModes(t *testing.T) {
 	}
 }
 
-func openGolden(t *testing.T) []OpenReport {
-	o := DefaultOptions()
+func openGolden(t *testing.T) []Report {
+	o := knee.DefaultOptions()
 	o.SLOP99 = 20 * time.Millisecond
-	return AnalyzeOpenAll([]OpenSeries{simOpenSeries(3)}, o)
+	return AnalyzeAll([]Series{simOpenSeries(3)}, o)
 }
 
 func TestGoldenOpenText(t *testing.T) {
@@ -198,7 +203,7 @@ func TestGoldenOpenText(t *testing.T) {
 }
 
 func TestGoldenOpenJSON(t *testing.T) {
-	b := checkGolden(t, "open.json.golden", func(w io.Writer) error { return WriteJSON(w, nil, openGolden(t)) })
+	b := checkGolden(t, "open.json.golden", func(w io.Writer) error { return WriteJSON(w, openGolden(t)) })
 	var doc struct {
 		OpenLoop []map[string]any `json:"open_loop"`
 	}
@@ -210,9 +215,18 @@ func TestGoldenOpenJSON(t *testing.T) {
 			t.Errorf("open_loop has no %q", k)
 		}
 	}
-	// Without open-loop reports there is no "open_loop" key: the output is
-	// the closed-loop golden file, byte for byte.
-	checkGolden(t, "report.json.golden", func(w io.Writer) error { return WriteJSON(w, goldenReports(t), nil) })
+}
+
+// checkGolden renders with write, compares the output with testdata/name
+// and returns it.
+func checkGolden(t *testing.T, name string, write func(w io.Writer) error) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", name), buf.Bytes())
+	return buf.Bytes()
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/render"
-	"github.com/poolsweep/poolsweep/compare/curves"
 	"github.com/poolsweep/poolsweep/internal/golden"
 )
 
 // TestGoldenRender renders the synthetic comparisons (both directions) as
 // text and Markdown through analysis/render, the one renderer of the
-// deployment verdict; refresh with go test ./compare/curves -run Golden
+// deployment verdict; refresh with go test ./analysis/curves -run Golden
 // -update.
 func TestGoldenRender(t *testing.T) {
 	cs := curves.GoldenComparisons()
