@@ -95,6 +95,29 @@ type TimelineInterval struct {
 	// interval, by kind (ErrorCounts' kinds, the step's errors filed by
 	// their call's intended start); absent when none failed.
 	Errors *ErrorCounts `json:"errors,omitempty"`
+	// RetriedOK is the operations of the interval's calls that failed
+	// once and succeeded on the driver's retry (retryable reads and
+	// writes); absent when none did.
+	RetriedOK int64 `json:"retried_ok,omitempty"`
+	// Hosts are the same pool figures for each host the clients
+	// connected to, with what the server reported where telemetry
+	// sampled it in the interval; absent in steps recorded without them.
+	Hosts []HostInterval `json:"hosts,omitempty"`
+}
+
+// HostInterval is one host's connections in one timeline interval.
+type HostInterval struct {
+	Host string `json:"host"`
+	// Open is the connections this run's clients held to the host at the
+	// interval's end; Created and Closed the pool events in the interval.
+	Open    int   `json:"open"`
+	Created int64 `json:"created,omitempty"`
+	Closed  int64 `json:"closed,omitempty"`
+	// ServerCurrent is the server's connections.current and ServerLimit
+	// its connections.current + available, from the last telemetry
+	// sample in the interval; absent when none was taken.
+	ServerCurrent *int `json:"server_current,omitempty"`
+	ServerLimit   *int `json:"server_limit,omitempty"`
 }
 
 // ProfileSummary is a profile step in a few numbers. A figure that the

@@ -217,6 +217,13 @@ type ErrorCounts struct {
 	Timeout int64 `json:"timeout"`
 	Network int64 `json:"network"`
 	Server  int64 `json:"server"`
+	// NotWritablePrimary (server errors the primary's step-down caused:
+	// NotWritablePrimary, NotPrimaryNoSecondaryOk, PrimarySteppedDown and
+	// their like) and PoolCleared (checkouts refused because the pool was
+	// cleared) break down Server and Network: they are counted there too,
+	// so Total does not add them again.
+	NotWritablePrimary int64 `json:"not_writable_primary,omitempty"`
+	PoolCleared        int64 `json:"pool_cleared,omitempty"`
 }
 
 // Total is the number of failed ops of every kind.
