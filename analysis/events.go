@@ -302,7 +302,7 @@ func (er *EventResult) recovery(name string, verb bool) (_ string, used bool) {
 	}
 	errs := ""
 	if v, ok := er.Errors.Get(); ok {
-		errs = " with " + num(v) + " errors"
+		errs = fmt.Sprintf(" with %.0f errors", v)
 	}
 	switch {
 	case er.Trials == 0:

@@ -56,7 +56,9 @@ func Text(w io.Writer, a *analysis.Analysis) error {
 // files hold several targets (or series values), the curve comparisons
 // as "curves" (compare/curves, the shape compare --format json gives
 // them), and, when the files hold profile steps, the settings as
-// "scenarios" and the pool options recommended as "recommendation" (for
+// "scenarios", their events under load as "events" with the verdicts in
+// words as "event_verdicts", and the pool options recommended as
+// "recommendation" (for
 // the first target; "recommendations" lists every target's when there
 // are several).
 func JSON(w io.Writer, a *analysis.Analysis) error {
@@ -73,9 +75,13 @@ func JSON(w io.Writer, a *analysis.Analysis) error {
 		Missing  json.RawMessage `json:"missing"`
 		Curves   []curves.Doc    `json:"curves,omitempty"`
 		// Scenarios and the recommendation of a profile sweep.
-		Scenarios       []analysis.Scenario `json:"scenarios,omitempty"`
-		Recommendation  *recommendationDoc  `json:"recommendation,omitempty"`
-		Recommendations []recommendationDoc `json:"recommendations,omitempty"`
+		Scenarios []analysis.Scenario `json:"scenarios,omitempty"`
+		// The events under load, each under each setting, and the
+		// verdicts in words, one per target and event.
+		Events          []analysis.EventResult `json:"events,omitempty"`
+		EventVerdicts   []string               `json:"event_verdicts,omitempty"`
+		Recommendation  *recommendationDoc     `json:"recommendation,omitempty"`
+		Recommendations []recommendationDoc    `json:"recommendations,omitempty"`
 	}
 	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
 		return fmt.Errorf("analysis JSON: %w", err)
@@ -86,6 +92,10 @@ func JSON(w io.Writer, a *analysis.Analysis) error {
 	for _, sc := range a.Scenarios {
 		out.Scenarios = append(out.Scenarios, roundedScenario(sc))
 	}
+	for _, er := range a.Events {
+		out.Events = append(out.Events, roundedEvent(er))
+	}
+	out.EventVerdicts = analysis.EventVerdicts(a.Events)
 	for _, r := range a.Pool {
 		out.Recommendations = append(out.Recommendations, recommendationJSON(r))
 	}

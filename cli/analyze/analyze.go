@@ -174,6 +174,8 @@ func writeAnalysisJSON(w io.Writer, a *analysis.Analysis, outcomes []results.Thr
 		Missing         json.RawMessage            `json:"missing"`
 		Curves          json.RawMessage            `json:"curves,omitempty"`
 		Scenarios       json.RawMessage            `json:"scenarios,omitempty"`
+		Events          json.RawMessage            `json:"events,omitempty"`
+		EventVerdicts   json.RawMessage            `json:"event_verdicts,omitempty"`
 		Recommendation  json.RawMessage            `json:"recommendation,omitempty"`
 		Recommendations json.RawMessage            `json:"recommendations,omitempty"`
 		Replays         []analysis.Replay          `json:"replays,omitempty"`
