@@ -131,7 +131,7 @@ func Events(rs []*results.Results, scs []Scenario) []EventResult {
 func (er *EventResult) add(ev results.StepEvent) {
 	if ev.Error != "" || ev.Summary == nil {
 		er.NotPerformed++
-		note := "the action was not performed: " + textfmt.Token(ev.Error)
+		note := "the action was not performed: " + textfmt.CapLineAt(textfmt.Escape(ev.Error), 120)
 		if ev.Error == "" {
 			note = "the step recorded no summary of the event"
 		}
