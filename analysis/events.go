@@ -35,7 +35,9 @@ type EventResult struct {
 	// many); Degraded counts the trials whose load stayed degraded after
 	// the trigger was gone, of DegradedKnown that could say.
 	TimeToRecoverS Figure `json:"time_to_recover_s"`
-	Errors         Figure `json:"errors"`
+	// TimeToRefillS is over the trials whose pools refilled.
+	TimeToRefillS Figure `json:"time_to_refill_s"`
+	Errors        Figure `json:"errors"`
 	// ErrorKinds are the errors of every trial, summed, by kind.
 	ErrorKinds    results.ErrorCounts `json:"error_kinds"`
 	RetriedOK     Figure              `json:"retried_ok"`
@@ -146,6 +148,7 @@ func (er *EventResult) add(ev results.StepEvent) {
 		er.EventHost = ev.Host
 	}
 	er.TimeToRecoverS.add(s.TimeToRecoverS)
+	er.TimeToRefillS.add(s.TimeToRefillS)
 	er.Errors.add(ptr(float64(s.Errors.Total())))
 	addErrorKinds(&er.ErrorKinds, s.Errors)
 	er.RetriedOK.add(ptr(float64(s.RetriedOK)))
@@ -193,7 +196,7 @@ func higher(a, b *int) *int {
 }
 
 func (er *EventResult) figures() []*Figure {
-	return []*Figure{&er.TimeToRecoverS, &er.Errors, &er.RetriedOK, &er.Created, &er.Closed, &er.PoolClears, &er.P99DuringMS}
+	return []*Figure{&er.TimeToRecoverS, &er.TimeToRefillS, &er.Errors, &er.RetriedOK, &er.Created, &er.Closed, &er.PoolClears, &er.P99DuringMS}
 }
 
 func (er *EventResult) finish() {

@@ -43,18 +43,18 @@ func eventTable(r *results.Results) stepTable {
 	for _, s := range ps.steps {
 		for _, ev := range s.Profile.Events {
 			if t.Head == nil {
-				t.Head = append(ps.head(), "event", "fired (s)", "ended (s)", "via", "recover (s)", "errors", "retried",
+				t.Head = append(ps.head(), "event", "fired (s)", "ended (s)", "via", "recover (s)", "refill (s)", "errors", "retried",
 					"created", "closed", "clears", "p99 during (ms)", "degraded after", "peak connections")
 			}
 			row := append(ps.cells(s), textfmt.Escape(ev.Spec), strconv.FormatFloat(ev.FiredS, 'f', 2, 64), numCell(ev.EndS, 2), ev.Via)
 			sum := ev.Summary
 			switch {
 			case ev.Error != "":
-				row = append(row, "not performed: "+textfmt.CapLineAt(textfmt.Escape(ev.Error), 120), "", "", "", "", "", "", "", "")
+				row = append(row, "not performed: "+textfmt.CapLineAt(textfmt.Escape(ev.Error), 120), "", "", "", "", "", "", "", "", "")
 			case sum == nil:
-				row = append(row, "–", "–", "–", "–", "–", "–", "–", "–", "–")
+				row = append(row, "–", "–", "–", "–", "–", "–", "–", "–", "–", "–")
 			default:
-				row = append(row, numCell(sum.TimeToRecoverS, 2), errorsCell(sum.Errors), strconv.FormatInt(sum.RetriedOK, 10),
+				row = append(row, numCell(sum.TimeToRecoverS, 2), numCell(sum.TimeToRefillS, 2), errorsCell(sum.Errors), strconv.FormatInt(sum.RetriedOK, 10),
 					strconv.FormatInt(sum.ConnectionsCreated, 10), strconv.FormatInt(sum.ConnectionsClosed, 10),
 					strconv.FormatInt(sum.PoolClears, 10), numCell(sum.P99DuringMS, 2), boolCell(sum.DegradedAfter), peakCell(sum.PeakConnections))
 			}

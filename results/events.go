@@ -71,6 +71,12 @@ type EventSummary struct {
 	// succeeded on the driver's retry in that span.
 	Errors    ErrorCounts `json:"errors"`
 	RetriedOK int64       `json:"retried_ok"`
+	// TimeToRefillS is from the event until the connections open over
+	// every host, having fallen below what the steady state before it
+	// held in use, reached that again (0 when they never fell below it);
+	// nil when they had not by the step's end, or there is no steady
+	// state.
+	TimeToRefillS *float64 `json:"time_to_refill_s"`
 	// The churn in that span.
 	ConnectionsCreated int64 `json:"connections_created"`
 	ConnectionsClosed  int64 `json:"connections_closed"`

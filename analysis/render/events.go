@@ -43,7 +43,7 @@ func eventTable(ew *textfmt.ErrWriter, evs []analysis.EventResult, target string
 		}
 	}
 	ew.Printf("events under load on %s: the mean over trials [its 95%% t interval]\n", textfmt.Escape(target))
-	tw := newTable(ew, false, "event\tsetting\ttrials\trecover s\terrors\tretried\tcreated/closed\tp99 during ms\tdegraded\tpeak\t")
+	tw := newTable(ew, false, "event\tsetting\ttrials\trecover s\trefill s\terrors\tretried\tcreated/closed\tp99 during ms\tdegraded\tpeak\t")
 	for _, er := range mine {
 		label := er.Label()
 		if er.Baseline {
@@ -57,8 +57,8 @@ func eventTable(ew *textfmt.ErrWriter, evs []analysis.EventResult, target string
 		if er.NotPerformed > 0 {
 			trials += fmt.Sprintf(" (+%d not performed)", er.NotPerformed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s/%s\t%s\t%d/%d\t%s\t\n", textfmt.Escape(er.Event), textfmt.Escape(label), trials,
-			recover, figure(er.Errors, whole), figure(er.RetriedOK, whole), figure(er.Created, whole), figure(er.Closed, whole),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s/%s\t%s\t%d/%d\t%s\t\n", textfmt.Escape(er.Event), textfmt.Escape(label), trials,
+			recover, figure(er.TimeToRefillS, seconds), figure(er.Errors, whole), figure(er.RetriedOK, whole), figure(er.Created, whole), figure(er.Closed, whole),
 			figure(er.P99DuringMS, textfmt.Ms), er.Degraded, er.DegradedKnown, peaks(er.PeakConnections))
 	}
 	_ = tw.Flush()
@@ -72,7 +72,7 @@ func eventTable(ew *textfmt.ErrWriter, evs []analysis.EventResult, target string
 		}
 		ew.Printf("  %s, %s against the baseline: %s\n", textfmt.Escape(er.Event), textfmt.Escape(er.Label()), strings.Join(parts, "; "))
 	}
-	ew.Printf("  (recover: from the event until throughput and p99 stay within the steady state before it; errors and churn until then or the trigger's end; degraded: trials still outside it after the trigger was gone, of those that could say; peak: each host's most connections, the server's count where it reported one, of its limit)\n")
+	ew.Printf("  (recover: from the event until throughput and p99 stay within the steady state before it; refill: until the connections open, having fallen, reach again what it held in use; errors and churn until then or the trigger's end; degraded: trials still outside it after the trigger was gone, of those that could say; peak: each host's most connections, the server's count where it reported one, of its limit)\n")
 	for _, er := range mine {
 		if k := er.ErrorKinds; k.NotWritablePrimary+k.PoolCleared+k.Timeout+k.Network > 0 {
 			ew.Printf("  errors by kind, %s, %s: %s\n", textfmt.Escape(er.Event), textfmt.Escape(er.Label()), errorKinds(k))
@@ -118,7 +118,7 @@ func peaks(ps []results.HostPeak) string {
 
 // roundedEvent is er with its figures rounded as a scenario's are.
 func roundedEvent(er analysis.EventResult) analysis.EventResult {
-	roundFigures(&er.TimeToRecoverS, &er.Errors, &er.RetriedOK, &er.Created, &er.Closed, &er.PoolClears, &er.P99DuringMS)
+	roundFigures(&er.TimeToRecoverS, &er.TimeToRefillS, &er.Errors, &er.RetriedOK, &er.Created, &er.Closed, &er.PoolClears, &er.P99DuringMS)
 	er.Versus = roundVerdicts(er.Versus)
 	return er
 }

@@ -37,7 +37,7 @@ func withStepDowns(r *results.Results, figs map[int]stepDownFig) *results.Result
 			P99DuringMS:     new(1500 * j), DegradedAfter: new(f.recover < 0),
 		}
 		if f.recover >= 0 {
-			s.TimeToRecoverS = new(f.recover * j)
+			s.TimeToRecoverS, s.TimeToRefillS = new(f.recover*j), new(0.8*f.recover*j)
 		}
 		st.Profile.Events = []results.StepEvent{{EventSpec: results.EventSpec{Spec: "20s=stepdown", AtS: 20, Action: results.EventStepDown},
 			FiredS: 20.01, EndS: new(23.0), Via: results.EventViaStepDown, Host: "h1:27017", Summary: s}}

@@ -12,7 +12,8 @@ import (
 // computed from ps's timeline and phases (ps itself is not changed). An
 // event that could not be performed (its Error set) gets no summary. The
 // engine calls it once as the step is recorded and stores the result in
-// ps.Events.
+// ps.Events. need caps the refill target as it caps a burst's fill
+// target.
 func SummarizeEvents(ps *results.ProfileStats, need Need) []results.StepEvent {
 	out := slices.Clone(ps.Events)
 	for i := range out {
@@ -27,7 +28,7 @@ func SummarizeEvents(ps *results.ProfileStats, need Need) []results.StepEvent {
 		if i+1 < len(out) {
 			nextFired = out[i+1].FiredS
 		}
-		s := summarizeEvent(ps, out[i], prevEnd, nextFired)
+		s := summarizeEvent(ps, out[i], prevEnd, nextFired, need)
 		out[i].Summary = &s
 	}
 	return out
@@ -64,13 +65,18 @@ func eventEnd(ev results.StepEvent) float64 {
 //     recovery and its trigger's end (until the step's end when it did not
 //     recover): Errors, RetriedOK, the churn and PeakConnections sum or
 //     take the peak over its intervals.
+//   - TimeToRefillS is from the firing until the end of the first
+//     interval whose open connections (every host) reach again the
+//     steady part's mean in use (rounded up, capped by need: a burst's
+//     fill target), after the first interval from the firing that held
+//     fewer; 0 when none did.
 //   - P99DuringMS is the worst interval p99 from the firing until the
 //     trigger's end (the step's end without one).
 //   - DegradedAfter is whether the load was still outside the steady
 //     interval as the phase ended (or the next event fired), the trigger
 //     gone: nil when the trigger's
 //     end is unknown, or the phase ends less than RollingS after it.
-func summarizeEvent(ps *results.ProfileStats, ev results.StepEvent, prevEnd, nextFired float64) results.EventSummary {
+func summarizeEvent(ps *results.ProfileStats, ev results.StepEvent, prevEnd, nextFired float64, need Need) results.EventSummary {
 	var s results.EventSummary
 	t := view{ivs: ps.Timeline.Intervals, dt: ps.Timeline.IntervalS}
 	if len(t.ivs) == 0 || !(t.dt > 0) {
@@ -111,6 +117,10 @@ func summarizeEvent(ps *results.ProfileStats, ev results.StepEvent, prevEnd, nex
 		if st.perS == nil || st.p99 == nil {
 			s.Notes = append(s.Notes, "the steady part before it "+st.short())
 			break
+		}
+		s.TimeToRefillS = t.refill(i0, ev.FiredS, fillTarget(st.inUse, need))
+		if s.TimeToRefillS == nil {
+			s.Notes = append(s.Notes, "open connections had not reached again what the steady state before it held in use by the step's end")
 		}
 		phEnd := min(t.index(min(ph.EndS, nextFired)), len(t.ivs))
 		if k := int(math.Round(RollingS / t.dt)); phEnd-i0 < k {
@@ -167,6 +177,23 @@ func summarizeEvent(ps *results.ProfileStats, ev results.StepEvent, prevEnd, nex
 		s.Notes = append(s.Notes, "the timeline holds no per-host connections: no peak per host")
 	}
 	return s
+}
+
+// refill is the time from at (in interval i0) until the end of the
+// first interval whose open connections reach target after the first
+// interval from i0 that held fewer; 0 when none did; nil when they never
+// reached it again.
+func (t view) refill(i0 int, at float64, target int) *float64 {
+	dip := slices.IndexFunc(t.ivs[i0:], func(iv results.TimelineInterval) bool { return iv.Open < target })
+	if dip < 0 {
+		return ptr(0)
+	}
+	for i := i0 + dip + 1; i < len(t.ivs); i++ {
+		if t.ivs[i].Open >= target {
+			return ptr(round(float64(i+1)*t.dt - at))
+		}
+	}
+	return nil
 }
 
 // phaseAt is the phase that holds time at: the last one starting at or

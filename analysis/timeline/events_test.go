@@ -21,6 +21,8 @@ type evSeg struct {
 	closed  int64
 	clears  int64 // in the segment's first interval
 	hosts   []results.HostInterval
+	open    func(i int) int // nil: 10
+	inUse   int
 }
 
 func evTimeline(segs ...evSeg) results.Timeline {
@@ -28,7 +30,10 @@ func evTimeline(segs ...evSeg) results.Timeline {
 	for _, sg := range segs {
 		for i := range int(math.Round(sg.s / 0.1)) {
 			iv := results.TimelineInterval{Offered: 10, Calls: sg.calls, Ops: sg.calls, Created: sg.created, Closed: sg.closed,
-				RetriedOK: sg.retried, Hosts: sg.hosts}
+				RetriedOK: sg.retried, Hosts: sg.hosts, Open: 10, InUse: sg.inUse}
+			if sg.open != nil {
+				iv.Open = sg.open(i)
+			}
 			if i == 0 {
 				iv.Clears = sg.clears
 			}
@@ -60,7 +65,8 @@ func fired(at float64, end *float64) results.StepEvent {
 
 // stepDown is 100 calls/s for 30 s at 5 ms on h1; a step-down at 10 s: 3 s
 // without a primary (every call fails, not-writable-primary), then a
-// second of refilling the pools on h2 at 50 ms, then 5 ms again on h2.
+// second of refilling the pools on h2 at 50 ms (one connection more each
+// interval), then 5 ms again on h2. The steady state holds 8 in use.
 func stepDown() results.ProfileStats {
 	nwp := &results.ErrorCounts{Server: 5, NotWritablePrimary: 5}
 	h1 := []results.HostInterval{host("h1", 10, 14, 800), host("h2", 0, 3, 800)}
@@ -69,10 +75,10 @@ func stepDown() results.ProfileStats {
 	return results.ProfileStats{
 		Phases: []results.ProfilePhase{phase("rate", 0, 30, 100, 100)},
 		Timeline: evTimeline(
-			evSeg{s: 10, calls: 10, p99: 5, hosts: h1},
-			evSeg{s: 3, errs: nwp, closed: 1, clears: 2, hosts: down},
-			evSeg{s: 1, calls: 10, p99: 50, retried: 2, created: 1, hosts: refill},
-			evSeg{s: 16, calls: 10, p99: 5, hosts: refill},
+			evSeg{s: 10, calls: 10, p99: 5, hosts: h1, inUse: 8},
+			evSeg{s: 3, errs: nwp, closed: 1, clears: 2, hosts: down, open: fixed(0)},
+			evSeg{s: 1, calls: 10, p99: 50, retried: 2, created: 1, hosts: refill, open: func(i int) int { return i + 1 }, inUse: 8},
+			evSeg{s: 16, calls: 10, p99: 5, hosts: refill, inUse: 8},
 		),
 	}
 }
@@ -93,6 +99,12 @@ func TestSummarizeEvents(t *testing.T) {
 	checkF(t, "time_to_recover_s", s.TimeToRecoverS, 4.0)
 	// The worst p99 until the trigger's end at 13.5 s is the refill's.
 	checkF(t, "p99_during_ms", s.P99DuringMS, 50.5)
+	// The pools still held 10 as it fired, none from 10.0 s, and 8 again
+	// at the end of the refill's eighth interval, 13.8 s.
+	checkF(t, "time_to_refill_s", s.TimeToRefillS, 3.8)
+	// Capped by the pool: one connection per client and host at most.
+	capped := SummarizeEvents(&ps, Need{MaxPoolSize: 1, Clients: 1, Hosts: 2})[0].Summary
+	checkF(t, "time_to_refill_s capped at 2", capped.TimeToRefillS, 3.2)
 	want := results.ErrorCounts{Server: 150, NotWritablePrimary: 150}
 	if s.Errors != want {
 		t.Errorf("errors = %+v, want %+v", s.Errors, want)

@@ -226,10 +226,7 @@ func (t view) part(phases []results.ProfilePhase, r, end int, need Need) part {
 		p.notes = append(p.notes, "the second half of its last loaded phase "+st.short())
 		return p
 	}
-	p.target = max(1, int(math.Ceil(stats.Mean(st.inUse)-1e-9)))
-	if need.MaxPoolSize > 0 {
-		p.target = min(p.target, need.MaxPoolSize*max(need.Clients, 1)*max(need.Hosts, 1))
-	}
+	p.target = fillTarget(st.inUse, need)
 	p.burst.TimeToFillS = t.fill(at, p.target, end)
 	if p.burst.TimeToFillS == nil {
 		p.notes = append(p.notes, fmt.Sprintf("open connections never reached the %d its steady part held in use", p.target))
@@ -239,6 +236,16 @@ func (t view) part(phases []results.ProfilePhase, r, end int, need Need) part {
 		p.notes = append(p.notes, "throughput or p99 was still outside the steady interval as its last loaded phase ended")
 	}
 	return p
+}
+
+// fillTarget is what a pool fills to: the mean of a steady part's
+// connections in use, rounded up, at least 1, capped by need.
+func fillTarget(inUse []float64, need Need) int {
+	n := max(1, int(math.Ceil(stats.Mean(inUse)-1e-9)))
+	if need.MaxPoolSize > 0 {
+		n = min(n, need.MaxPoolSize*max(need.Clients, 1)*max(need.Hosts, 1))
+	}
+	return n
 }
 
 // toSteady is the time from at until the start of the first trailing
