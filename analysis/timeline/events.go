@@ -106,6 +106,8 @@ func summarizeEvent(ps *results.ProfileStats, ev results.StepEvent, prevEnd, nex
 	switch {
 	case !ok:
 		s.Notes = append(s.Notes, "no phase of the profile holds the event: no steady state to recover to")
+	case !loaded(ph):
+		s.Notes = append(s.Notes, "it fired in an idle spell: no steady state to recover to")
 	case !constant(ph):
 		s.Notes = append(s.Notes, fmt.Sprintf("it fired in a %s phase, not one of constant rate: no steady state to recover to", ph.Kind))
 	default:

@@ -180,6 +180,20 @@ func TestSummarizeEventCases(t *testing.T) {
 			note: "not one of constant rate",
 		},
 		{
+			name:   "in an idle spell",
+			phases: []results.ProfilePhase{phase("rate", 0, 10, 100, 100), phase("idle", 10, 20, 0, 0)},
+			segs:   []evSeg{with(five, 10), {s: 10}},
+			events: []results.StepEvent{fired(12, new(13.0))}, recover: []*float64{nil}, degraded: []*bool{nil},
+			note: "idle spell",
+		},
+		{
+			name:   "after the timeline",
+			phases: []results.ProfilePhase{phase("rate", 0, 20, 100, 100)},
+			segs:   []evSeg{with(five, 20)},
+			events: []results.StepEvent{fired(25, nil)}, recover: []*float64{nil}, degraded: []*bool{nil},
+			note: "after the timeline's end",
+		},
+		{
 			name:   "too little before it",
 			phases: []results.ProfilePhase{phase("rate", 0, 20, 100, 100)},
 			segs:   []evSeg{with(five, 20)},
