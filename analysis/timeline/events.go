@@ -11,8 +11,8 @@ import (
 // SummarizeEvents returns ps's events, in order, each with its Summary
 // computed from ps's timeline and phases (ps itself is not changed). An
 // event that could not be performed (its Error set) gets no summary. The
-// engine calls it once as the step is recorded and stores the result in
-// ps.Events. need caps the refill target as it caps a burst's fill
+// engine calls it once as the step is recorded, stores the result in
+// ps.Events, and adds what the servers said with SetServerConns. need caps the refill target as it caps a burst's fill
 // target.
 func SummarizeEvents(ps *results.ProfileStats, need Need) []results.StepEvent {
 	out := slices.Clone(ps.Events)
@@ -168,8 +168,6 @@ func summarizeEvent(ps *results.ProfileStats, ev results.StepEvent, prevEnd, nex
 				order = append(order, h.Host)
 			}
 			p.Peak = max(p.Peak, h.Open)
-			p.ServerPeak = maxPtr(p.ServerPeak, h.ServerCurrent)
-			p.Limit = maxPtr(p.Limit, h.ServerLimit)
 		}
 	}
 	for _, h := range order {
@@ -219,12 +217,42 @@ func addErrors(to *results.ErrorCounts, e results.ErrorCounts) {
 	to.PoolCleared += e.PoolCleared
 }
 
-func maxPtr(a, b *int) *int {
-	switch {
-	case b == nil:
-		return a
-	case a == nil || *b > *a:
-		return new(*b)
+// ServerConns is what one host's server said of its connections over a
+// step (its telemetry): the most it reported open (connections.current)
+// and its limit (connections.current + available); nil where no sample
+// said.
+type ServerConns struct {
+	Peak, Limit *int
+}
+
+// SetServerConns sets each summarized event's per-host ServerPeak and
+// Limit from the step's telemetry, keyed by host as the timeline names
+// them. A host the telemetry covers but the event's span had no pool to
+// is added with a Peak of 0: the server's own count still tells how
+// near its limit it came. The telemetry summarizes the step's window, so
+// ServerPeak is the server's most over the step, which holds the event.
+func SetServerConns(evs []results.StepEvent, by map[string]ServerConns) {
+	hosts := make([]string, 0, len(by))
+	for h := range by {
+		hosts = append(hosts, h)
 	}
-	return a
+	slices.Sort(hosts)
+	for i := range evs {
+		s := evs[i].Summary
+		if s == nil {
+			continue
+		}
+		for _, h := range hosts {
+			c := by[h]
+			if c.Peak == nil && c.Limit == nil {
+				continue
+			}
+			k := slices.IndexFunc(s.PeakConnections, func(p results.HostPeak) bool { return p.Host == h })
+			if k < 0 {
+				s.PeakConnections = append(s.PeakConnections, results.HostPeak{Host: h})
+				k = len(s.PeakConnections) - 1
+			}
+			s.PeakConnections[k].ServerPeak, s.PeakConnections[k].Limit = c.Peak, c.Limit
+		}
+	}
 }

@@ -20,7 +20,7 @@ type evSeg struct {
 	created int64
 	closed  int64
 	clears  int64 // in the segment's first interval
-	hosts   []results.HostInterval
+	hosts   []results.TimelineHost
 	open    func(i int) int // nil: 10
 	inUse   int
 }
@@ -51,12 +51,8 @@ func evTimeline(segs ...evSeg) results.Timeline {
 	return tl
 }
 
-func host(name string, open int, server, limit int) results.HostInterval {
-	h := results.HostInterval{Host: name, Open: open}
-	if server > 0 {
-		h.ServerCurrent, h.ServerLimit = new(server), new(limit)
-	}
-	return h
+func host(name string, open int) results.TimelineHost {
+	return results.TimelineHost{Host: name, Open: open}
 }
 
 func fired(at float64, end *float64) results.StepEvent {
@@ -69,9 +65,9 @@ func fired(at float64, end *float64) results.StepEvent {
 // interval), then 5 ms again on h2. The steady state holds 8 in use.
 func stepDown() results.ProfileStats {
 	nwp := &results.ErrorCounts{Server: 5, NotWritablePrimary: 5}
-	h1 := []results.HostInterval{host("h1", 10, 14, 800), host("h2", 0, 3, 800)}
-	down := []results.HostInterval{host("h1", 0, 4, 800), host("h2", 0, 3, 800)}
-	refill := []results.HostInterval{host("h1", 0, 4, 800), host("h2", 10, 480, 800)}
+	h1 := []results.TimelineHost{host("h1", 10), host("h2", 0)}
+	down := []results.TimelineHost{host("h1", 0), host("h2", 0)}
+	refill := []results.TimelineHost{host("h1", 0), host("h2", 10)}
 	return results.ProfileStats{
 		Phases: []results.ProfilePhase{phase("rate", 0, 30, 100, 100)},
 		Timeline: evTimeline(
@@ -117,8 +113,15 @@ func TestSummarizeEvents(t *testing.T) {
 	}
 	h1, h2 := s.PeakConnections[0], s.PeakConnections[1]
 	// The span starts at the firing: h1 had already lost its pool there.
-	if h1.Host != "h1" || h1.Peak != 0 || *h1.ServerPeak != 4 || h2.Host != "h2" || h2.Peak != 10 || *h2.ServerPeak != 480 || *h2.Limit != 800 {
+	if h1.Host != "h1" || h1.Peak != 0 || h1.ServerPeak != nil || h2.Host != "h2" || h2.Peak != 10 || h2.Limit != nil {
 		t.Errorf("peak connections = h1 %+v h2 %+v", h1, h2)
+	}
+	// The servers' own counts come from the step's telemetry; a host the
+	// span had no pool to is added.
+	SetServerConns(evs, map[string]ServerConns{"h2": {Peak: new(480), Limit: new(800)}, "h3": {Limit: new(800)}, "h4": {}})
+	pc := evs[0].Summary.PeakConnections
+	if len(pc) != 3 || pc[1].Host != "h2" || *pc[1].ServerPeak != 480 || *pc[1].Limit != 800 || pc[2].Host != "h3" || pc[2].Peak != 0 || pc[2].ServerPeak != nil || *pc[2].Limit != 800 {
+		t.Errorf("peak connections with the servers' = %+v", pc)
 	}
 	if s.DegradedAfter == nil || *s.DegradedAfter {
 		t.Errorf("degraded_after = %v, want false", s.DegradedAfter)
