@@ -55,8 +55,6 @@ type EventResult struct {
 	EventHost string    `json:"event_host,omitempty"`
 	Versus    []Verdict `json:"versus_baseline,omitempty"`
 	Notes     []string  `json:"notes,omitempty"`
-
-	scenario *Scenario
 }
 
 // EventMetrics are the figures each setting's event is compared on with
@@ -98,7 +96,7 @@ func Events(rs []*results.Results, scs []Scenario) []EventResult {
 					for j := range scs {
 						sc := &scs[j]
 						if sc.Target == st.Target && sc.Series == st.Workload && sc.MaxPoolSize == st.MaxPoolSize && sc.PoolOptions == o {
-							er.scenario, er.Baseline = sc, sc.Baseline
+							er.Baseline = sc.Baseline
 						}
 					}
 					by[k] = er
