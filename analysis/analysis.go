@@ -48,6 +48,10 @@ type Analysis struct {
 	// each over its trials and against its target's baseline setting
 	// (scenarios.go).
 	Scenarios []Scenario
+	// Events are the profile steps' events (sweep --event), each under
+	// each setting over its trials and against the baseline setting under
+	// the same event (events.go).
+	Events []EventResult
 	// Pool is the whole pool configuration recommended for each target
 	// that has scenarios (poolrec.go).
 	Pool []PoolRecommendation
@@ -82,7 +86,8 @@ func Of(rs []*results.Results, o knee.Options) *Analysis {
 	a.Curves = curves.All(rs, a.Series, 0)
 	a.Replays = replaysOf(rs, a.Series)
 	a.Scenarios = Scenarios(rs)
-	a.Pool = PoolRecommendations(a.Scenarios, a.Series, storms(rs), o.SLOP99)
+	a.Events = Events(rs, a.Scenarios)
+	a.Pool = PoolRecommendations(a.Scenarios, a.Events, a.Series, storms(rs), o.SLOP99)
 	for _, r := range rs {
 		if s, ok := searchOf(r); ok {
 			a.Searches = append(a.Searches, s)
@@ -106,6 +111,7 @@ func Each(rs []*results.Results, o knee.Options) *Analysis {
 		a.Searches = append(a.Searches, f.Searches...)
 		a.Replays = append(a.Replays, f.Replays...)
 		a.Scenarios = append(a.Scenarios, f.Scenarios...)
+		a.Events = append(a.Events, f.Events...)
 		a.Pool = append(a.Pool, f.Pool...)
 		a.Counts.add(f.Counts)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
@@ -52,11 +53,12 @@ const capacityShare = 0.95
 const timeoutMargin = 2.0
 
 // PoolRecommendations recommends the pool options for each target whose
-// profile steps the scenarios hold, in their order. series are the knee
-// reports (maxPoolSize from the knee where the target has one), storms
+// profile steps the scenarios hold, in their order. evs are the events
+// under those settings (they decide maxConnecting, and can raise
+// minPoolSize: eventChoice). series are the knee reports (maxPoolSize from the knee where the target has one), storms
 // the connection storms of the same files, slo the p99 bound (0: none,
 // then each setting's bound is twice its steady p99).
-func PoolRecommendations(scs []Scenario, series []knee.Report, storms []results.StormResult, slo time.Duration) []PoolRecommendation {
+func PoolRecommendations(scs []Scenario, evs []EventResult, series []knee.Report, storms []results.StormResult, slo time.Duration) []PoolRecommendation {
 	var out []PoolRecommendation
 	var targets []string
 	for _, sc := range scs {
@@ -77,6 +79,9 @@ func PoolRecommendations(scs []Scenario, series []knee.Report, storms []results.
 		p.MaxPoolSize = maxPool(t, mine, series, sloMS)
 		p.MinPoolSize = minPool(mine, sloMS)
 		p.MaxConnecting = maxConnecting(t, mine, storms, sloMS)
+		if len(evs) > 0 {
+			byEvents(p, t, evs, storms)
+		}
 		p.MaxIdleMS = maxIdle(mine)
 		p.TimeoutMS = timeout(mine, p.MinPoolSize, p.MaxConnecting, sloMS)
 		out = append(out, r)
@@ -260,6 +265,139 @@ func stormCap(target string, storms []results.StormResult) (int, string, bool) {
 		}
 	}
 	return 0, "", false
+}
+
+// eventPick is the setting that recovered fastest from a target's events.
+type eventPick struct {
+	label           string
+	opts            results.PoolOptions
+	slowest         Figure // its slowest event's time to recover
+	slowestEvent    string
+	overLimit       []string // the settings left out for reaching a server's limit
+	notRecovered    []string // those left out for not recovering in every trial
+	limitsKnown     bool
+	settings, event int
+}
+
+// eventChoice is the setting of target's that recovers fastest from its
+// events without its connections reaching a server's limit: of the
+// settings that ran every event of the target, recovered in every trial,
+// and kept every host's peak (the server's own count where it reported
+// one) below the server's limit (connections.current + available), the
+// one whose slowest event's mean time to recover is the lowest; on a tie,
+// the smaller maxConnecting, then the smaller minPoolSize (the gentler on
+// the server). ok false when no setting qualifies (pick still says which
+// were left out and why).
+func eventChoice(target string, evs []EventResult) (eventPick, bool) {
+	type setting struct {
+		label   string
+		opts    results.PoolOptions
+		results []*EventResult
+	}
+	var specs []string
+	var sets []*setting
+	for i := range evs {
+		er := &evs[i]
+		if er.Target != target {
+			continue
+		}
+		if !slices.Contains(specs, er.Event) {
+			specs = append(specs, er.Event)
+		}
+		k := slices.IndexFunc(sets, func(s *setting) bool { return s.label == er.Label() })
+		if k < 0 {
+			sets = append(sets, &setting{label: er.Label(), opts: er.PoolOptions})
+			k = len(sets) - 1
+		}
+		sets[k].results = append(sets[k].results, er)
+	}
+	pick := eventPick{settings: len(sets), event: len(specs)}
+	var best *setting
+	bestScore := 0.0
+	for _, st := range sets {
+		if len(st.results) < len(specs) {
+			continue
+		}
+		ok := true
+		var slowest Figure
+		slowestEvent := ""
+		for _, er := range st.results {
+			for _, p := range er.PeakConnections {
+				if p.Limit != nil {
+					pick.limitsKnown = true
+				}
+				if OverLimit(p) && ok {
+					pick.overLimit = append(pick.overLimit, st.label)
+					ok = false
+				}
+			}
+			if ok && (er.Trials == 0 || er.TimeToRecoverS.N < er.Trials) {
+				pick.notRecovered = append(pick.notRecovered, st.label)
+				ok = false
+			}
+			if v, got := er.TimeToRecoverS.Get(); ok && got && (slowest.Value == nil || v > *slowest.Value) {
+				slowest, slowestEvent = er.TimeToRecoverS, er.Event
+			}
+		}
+		if !ok || slowest.Value == nil {
+			continue
+		}
+		score := *slowest.Value
+		better := best == nil || score < bestScore ||
+			score == bestScore && (st.opts.MaxConnecting < best.opts.MaxConnecting ||
+				st.opts.MaxConnecting == best.opts.MaxConnecting && st.opts.MinPoolSize < best.opts.MinPoolSize)
+		if better {
+			best, bestScore = st, score
+			pick.label, pick.opts, pick.slowest, pick.slowestEvent = st.label, st.opts, slowest, slowestEvent
+		}
+	}
+	return pick, best != nil
+}
+
+// byEvents lets a target's events decide maxConnecting and raise
+// minPoolSize: a pool is chosen for the incidents it must come through,
+// not only for the bursts.
+func byEvents(p *PoolOptionsRec, target string, evs []EventResult, storms []results.StormResult) {
+	pick, ok := eventChoice(target, evs)
+	if pick.settings == 0 {
+		return
+	}
+	var left []string
+	if len(pick.overLimit) > 0 {
+		left = append(left, "reached a server's connection limit: "+strings.Join(pick.overLimit, ", "))
+	}
+	if len(pick.notRecovered) > 0 {
+		left = append(left, "did not recover in every trial: "+strings.Join(pick.notRecovered, ", "))
+	}
+	if !ok {
+		why := "no setting ran every event and recovered in every trial below the servers' connection limits"
+		if len(left) > 0 {
+			why += " (" + strings.Join(left, "; ") + ")"
+		}
+		p.MaxConnecting.Why += "; the events give no choice: " + why
+		return
+	}
+	recov := fmt.Sprintf("the setting that recovers fastest from the events (%s: its slowest, %s, in %s)", pick.label, textfmt.Escape(pick.slowestEvent), figureWords(pick.slowest, "s"))
+	limits := "below every server's connection limit"
+	if !pick.limitsKnown {
+		limits = "the servers reported no connection limit, so none was checked"
+	}
+	why := fmt.Sprintf("maxConnecting of %s, %s", recov, limits)
+	if len(left) > 0 {
+		why += "; left out, those that " + strings.Join(left, "; ")
+	}
+	if cap, capWhy, capped := stormCap(target, storms); capped && cap < pick.opts.MaxConnecting {
+		why += "; the storms alone would cap it at " + capWhy
+	}
+	p.MaxConnecting = Choice{Value: i64(int64(pick.opts.MaxConnecting)), From: "events", Why: why}
+	if mp := int64(pick.opts.MinPoolSize); p.MinPoolSize.Value == nil || mp > *p.MinPoolSize.Value {
+		was := "no choice from the bursts"
+		if p.MinPoolSize.Value != nil {
+			was = fmt.Sprintf("the bursts alone ask for %d", *p.MinPoolSize.Value)
+		}
+		p.MinPoolSize = Choice{Value: i64(mp), From: "events",
+			Why: fmt.Sprintf("the minPoolSize of %s (%s)", recov, was)}
+	}
 }
 
 func maxIdle(scs []*Scenario) Choice {

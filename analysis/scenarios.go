@@ -293,41 +293,46 @@ func (sc *Scenario) metricFigure(name string) *Figure {
 	return nil
 }
 
-// versus compares sc with the baseline b on comparedMetrics, concluded
-// as compare concludes (twosample): at least MinTrials trials a side,
-// log values where both sides are positive, significant when p < alpha
-// and the interval of the shift is clear of zero.
+// versus compares sc with the baseline b on comparedMetrics.
 func versus(b, sc *Scenario) []Verdict {
 	var out []Verdict
 	for _, name := range comparedMetrics {
-		x, y := b.metricFigure(name).vals, sc.metricFigure(name).vals
-		v := Verdict{Metric: name, Alpha: ScenarioAlpha, Verdict: verdictUntested}
-		mx, my := stats.Mean(x), stats.Mean(y)
-		if len(x) > 0 && len(y) > 0 && mx != 0 {
-			v.DeltaPct = ptr((my - mx) / math.Abs(mx) * 100)
-		}
-		switch {
-		case len(x) < twosample.MinTrials || len(y) < twosample.MinTrials:
-			v.Note = fmt.Sprintf("%d+%d trials: at least %d per side are needed to test a difference", len(x), len(y), twosample.MinTrials)
-		default:
-			tx, ty := x, y
-			if twosample.LogScale(x, y) {
-				tx, ty = twosample.Logs(x), twosample.Logs(y)
-			}
-			r := twosample.Test(tx, ty, ScenarioAlpha)
-			v.Method, v.PValue = r.Method, ptr(r.P)
-			switch {
-			case !r.Significant(ScenarioAlpha):
-				v.Verdict = verdictNoChange
-			case r.Lo > 0:
-				v.Verdict = verdictWorse
-			default:
-				v.Verdict = verdictBetter
-			}
-		}
-		out = append(out, v)
+		out = append(out, compareTrials(name, b.metricFigure(name).vals, sc.metricFigure(name).vals))
 	}
 	return out
+}
+
+// compareTrials is the verdict on metric name of a setting's trials y
+// against the baseline's x, concluded as compare concludes (twosample):
+// at least MinTrials trials a side, log values where both sides are
+// positive, significant when p < alpha and the interval of the shift is
+// clear of zero. Lower is better.
+func compareTrials(name string, x, y []float64) Verdict {
+	v := Verdict{Metric: name, Alpha: ScenarioAlpha, Verdict: verdictUntested}
+	mx, my := stats.Mean(x), stats.Mean(y)
+	if len(x) > 0 && len(y) > 0 && mx != 0 {
+		v.DeltaPct = ptr((my - mx) / math.Abs(mx) * 100)
+	}
+	switch {
+	case len(x) < twosample.MinTrials || len(y) < twosample.MinTrials:
+		v.Note = fmt.Sprintf("%d+%d trials: at least %d per side are needed to test a difference", len(x), len(y), twosample.MinTrials)
+	default:
+		tx, ty := x, y
+		if twosample.LogScale(x, y) {
+			tx, ty = twosample.Logs(x), twosample.Logs(y)
+		}
+		r := twosample.Test(tx, ty, ScenarioAlpha)
+		v.Method, v.PValue = r.Method, ptr(r.P)
+		switch {
+		case !r.Significant(ScenarioAlpha):
+			v.Verdict = verdictNoChange
+		case r.Lo > 0:
+			v.Verdict = verdictWorse
+		default:
+			v.Verdict = verdictBetter
+		}
+	}
+	return v
 }
 
 // Label names the setting in the pool option words the drivers share.

@@ -39,6 +39,12 @@ const (
 // its start (X, seconds) with its end in Y and its words in Label.
 const markPhase = "phase"
 
+// MarkEvent is the kind of a timeline's event marks (sweep --event): one
+// per event, at the earliest time it was fired in the steps drawn (X)
+// with the latest time its trigger ended in Y (the step's end where one
+// step ended first), and its words in Label.
+const MarkEvent = "event"
+
 // timelineColumns bounds the points of one drawn series: a timeline
 // longer than twice this is drawn in this many columns (about one per
 // pixel of a PNG's data area), so that a 20,000-interval step costs what
@@ -71,6 +77,59 @@ type tlGroup struct {
 	header       *results.TargetHeader
 	phases       []results.ProfilePhase
 	settings     []*tlSetting
+}
+
+// tlEvent is one event as the figure marks it: from its earliest firing
+// to its trigger's latest end over the steps drawn (the step's end where
+// one ended first).
+type tlEvent struct {
+	from, to float64
+	words    string
+}
+
+// events are g's events, in their order in the steps, each spanning every
+// step's firing and end; an event no step could perform is not marked.
+func (g *tlGroup) events() []tlEvent {
+	var out []tlEvent
+	idx := map[string]int{}
+	for _, s := range g.settings {
+		for _, st := range s.steps {
+			stepEnd := float64(len(st.Profile.Timeline.Intervals)) * st.Profile.Timeline.IntervalS
+			for _, ev := range st.Profile.Events {
+				if ev.Error != "" {
+					continue
+				}
+				end := stepEnd
+				if ev.EndS != nil {
+					end = *ev.EndS
+				}
+				k, ok := idx[ev.Spec]
+				if !ok {
+					idx[ev.Spec] = len(out)
+					out = append(out, tlEvent{from: ev.FiredS, to: end, words: eventWords(ev.EventSpec)})
+					continue
+				}
+				out[k].from, out[k].to = min(out[k].from, ev.FiredS), max(out[k].to, end)
+			}
+		}
+	}
+	return out
+}
+
+// eventWords name an event for its label: "step-down", "slow ×10 5s",
+// "freeze 5s", "reset", "router restart".
+func eventWords(ev results.EventSpec) string {
+	switch ev.Action {
+	case results.EventStepDown:
+		return "step-down"
+	case results.EventSlow:
+		return "slow ×" + humanNumber(ev.Factor) + " " + humanNumber(ev.DurationS) + "s"
+	case results.EventFreeze:
+		return "freeze " + humanNumber(ev.DurationS) + "s"
+	case results.EventRouterRestart:
+		return "router restart"
+	}
+	return textfmt.Short(ev.Action)
 }
 
 // drawable says st is a profile step the timeline draws: measured over
@@ -398,9 +457,11 @@ func timelineFigure(name string, g *tlGroup) Figure {
 	xlabel := "time since the profile began (s)"
 	calls, p99, conns := newPanel("", "calls/s"), newPanel("", "p99 (ms)"), newPanel(xlabel, "connections")
 	panels := []*gplot.Plot{calls, p99, conns}
+	evs := g.events()
 	for _, p := range panels {
 		p.Add(plotter.NewGrid())
 		p.Add(&phaseMarks{phases: g.phases, labels: p == calls})
+		p.Add(&eventMarks{events: evs, labels: p == calls})
 	}
 	var data []SeriesData
 	var legend []LegendEntry
@@ -496,6 +557,10 @@ func timelineFigure(name string, g *tlGroup) Figure {
 	}
 	// Headroom over the highest line for the phase labels.
 	calls.Y.Min, calls.Y.Max = 0, max(topCalls, 1)*1.22
+	if len(evs) > 0 {
+		// Room for a second line of labels: the events' below the phases'.
+		calls.Y.Max = max(topCalls, 1) * 1.4
+	}
 	calls.Y.Tick.Marker = humanTicks{}
 	conns.Y.Min, conns.Y.Max = 0, max(topConns, 1)*1.08
 	conns.Y.Tick.Marker = humanTicks{}
@@ -503,6 +568,9 @@ func timelineFigure(name string, g *tlGroup) Figure {
 	marks := make([]Mark, 0, len(g.phases))
 	for _, ph := range g.phases {
 		marks = append(marks, Mark{Kind: markPhase, X: round6(ph.StartS), Y: round6(ph.EndS), Label: phaseWords(ph)})
+	}
+	for _, ev := range evs {
+		marks = append(marks, Mark{Kind: MarkEvent, X: round6(ev.from), Y: round6(ev.to), Label: ev.words})
 	}
 	grey := color.Gray{Y: 0x44}
 	legend = append(legend,
@@ -517,6 +585,11 @@ func timelineFigure(name string, g *tlGroup) Figure {
 	if slices.ContainsFunc(g.phases, func(ph results.ProfilePhase) bool { return ph.Kind == "idle" }) {
 		legend = append(legend, LegendEntry{Text: "idle spell", Thumbs: []gplot.Thumbnailer{boxThumb{idleShade}}})
 	}
+	if len(evs) > 0 {
+		legend = append(legend,
+			LegendEntry{Text: "event fired", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: eventColor, Width: vg.Points(1.5)}}}},
+			LegendEntry{Text: "until its trigger ended", Thumbs: []gplot.Thumbnailer{boxThumb{eventShade}}})
+	}
 	if len(g.phases) > 1 {
 		legend = append(legend, LegendEntry{Text: "phase boundary", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: phaseGrey, Width: vg.Points(1), Dashes: dashPhase}}}})
 	}
@@ -525,7 +598,7 @@ func timelineFigure(name string, g *tlGroup) Figure {
 	// would push the title past two lines.
 	title := "Timeline of profile " + textfmt.CapLineAt(textfmt.Escape(g.spec), 80) + " — " + g.subject()
 	return Figure{
-		Name: name, Title: wrapTitle(title), Caption: g.caption(trials), Panels: panels, Cols: 1, Align: true,
+		Name: name, Title: wrapTitle(title), Caption: g.caption(trials, len(evs) > 0), Panels: panels, Cols: 1, Align: true,
 		Legend: legend, Width: 10 * vg.Inch, Height: 9 * vg.Inch,
 		Data: FigureData{Name: name, Title: title, XLabel: xlabel, YLabel: "calls/s; p99 (ms); connections", Series: data, Marks: marks},
 	}
@@ -578,7 +651,7 @@ func (g *tlGroup) subject() string {
 	return "workload " + textfmt.List(wls, ", ") + " on " + t
 }
 
-func (g *tlGroup) caption(trials int) string {
+func (g *tlGroup) caption(trials int, events bool) string {
 	iv := g.settings[0].steps[0].Profile.Timeline.IntervalS
 	s := fmt.Sprintf("Per %s-ms interval, by each call's intended start: calls/s carried (the grey dashed line is the rate offered), "+
 		"p99 corrected for coordinated omission (a gap where no call started), and connections open (solid) and in use (dashed) over every client. ",
@@ -586,7 +659,11 @@ func (g *tlGroup) caption(trials int) string {
 	if trials > 1 {
 		s += "Every trial is drawn: the first bold, the others thin. "
 	}
-	s += "Shaded: idle spells; dotted: phase boundaries. A long timeline is drawn in at most " + strconv.Itoa(timelineColumns) +
+	s += "Shaded: idle spells; dotted: phase boundaries. "
+	if events {
+		s += "Each event is a red line where it was fired (its earliest firing over the steps drawn), labelled, and shaded in red until its trigger ended (its latest end; the step's end where the step ended first). "
+	}
+	s += "A long timeline is drawn in at most " + strconv.Itoa(timelineColumns) +
 		" columns: calls/s as each column's mean, p99 and connections as its lowest and highest interval, so no spike is lost."
 	if o := g.commonOptions(); o != "" {
 		s += " Every setting: " + o + "."
@@ -655,6 +732,49 @@ func (m *phaseMarks) Plot(c draw.Canvas, plt *gplot.Plot) {
 			continue
 		}
 		c.FillText(ts, vg.Point{X: (x0 + x1) / 2, Y: c.Max.Y - pad}, words)
+	}
+}
+
+var (
+	eventColor = color.NRGBA{R: 0xc0, G: 0x20, B: 0x20, A: 0xff}
+	eventShade = color.NRGBA{R: 0xe0, G: 0x40, B: 0x30, A: 0x26}
+)
+
+// eventMarks shades each event's span and draws a solid line where it was
+// fired, over the whole height of a panel; with labels, its words just
+// right of the line, below the phases' labels.
+type eventMarks struct {
+	events []tlEvent
+	labels bool
+}
+
+func (m *eventMarks) Plot(c draw.Canvas, plt *gplot.Plot) {
+	trX, _ := plt.Transforms(&c)
+	clip := func(x vg.Length) vg.Length { return min(max(x, c.Min.X), c.Max.X) }
+	ls := draw.LineStyle{Color: eventColor, Width: vg.Points(1.5)}
+	ts := textStyle(font.From(sansFont, annotSize), eventColor, draw.XLeft, draw.YTop)
+	pad := vg.Points(4)
+	for _, ev := range m.events {
+		x0, x1 := clip(trX(ev.from)), clip(trX(ev.to))
+		if x1 > x0 {
+			c.SetColor(eventShade)
+			c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: c.Min.Y}, Max: vg.Point{X: x1, Y: c.Max.Y}}.Path())
+		}
+		x := trX(ev.from)
+		if x < c.Min.X || x > c.Max.X {
+			continue
+		}
+		c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
+		if m.labels {
+			// Below the phase labels' line; at the right edge a label
+			// goes left of its line instead of off the panel.
+			ts.XAlign = draw.XLeft
+			at := x + pad
+			if at+ts.Width(ev.words) > c.Max.X {
+				ts.XAlign, at = draw.XRight, x-pad
+			}
+			c.FillText(ts, vg.Point{X: at, Y: c.Max.Y - pad - ts.Height(ev.words) - pad}, ev.words)
+		}
 	}
 }
 

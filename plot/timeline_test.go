@@ -348,3 +348,88 @@ func BenchmarkTimelineFigure(b *testing.B) {
 		})
 	}
 }
+
+// eventResults is a steady 1000 calls/s for 30 s on a replica set, two
+// settings, with a step-down at 10 s: 3 s without a primary (no call
+// completes), a second of refilling the pools at 300 ms, and the steady
+// state again; the first setting's clients saw the new primary at 13.0 s,
+// the second's at 13.4 s.
+func eventResults() *results.Results {
+	r := profileResults(1, 300)
+	r.Steps = nil
+	for k, maxConn := range []int{2, 16} {
+		st := profileStep("sim", false, 20, 1, 300)
+		st.PoolOptions.MaxConnecting = maxConn
+		st.Profile.Spec = "rate:1000:30s"
+		st.Profile.Phases = []results.ProfilePhase{{Kind: "rate", StartS: 0, EndS: 30, From: 1000, To: 1000}}
+		for i := range st.Profile.Timeline.Intervals {
+			in := &st.Profile.Timeline.Intervals[i]
+			t := float64(i) * 0.1
+			p99 := 2.0
+			in.Offered, in.Calls, in.Ops, in.Open, in.InUse = 100, 100, 100, 20, 10
+			switch {
+			case t >= 10 && t < 13:
+				in.Calls, in.Ops, in.Open, in.InUse = 0, 0, 0, 0
+				in.Errors = &results.ErrorCounts{Server: 100, NotWritablePrimary: 100}
+				continue
+			case t >= 13 && t < 14:
+				p99 = 300
+				in.Open = min(20, 2*(i-129)*(1+k))
+			}
+			in.P99MS = &p99
+		}
+		end := 13.0 + 0.4*float64(k)
+		st.Profile.Events = []results.StepEvent{
+			{EventSpec: results.EventSpec{Spec: "10s=stepdown", AtS: 10, Action: results.EventStepDown}, FiredS: 10.002 + 0.001*float64(k), EndS: &end,
+				Via: results.EventViaStepDown, Host: "127.0.0.1:27018"},
+			{EventSpec: results.EventSpec{Spec: "20s=slow=10:5s", AtS: 20, Action: results.EventSlow, Factor: 10, DurationS: 5}, FiredS: 20.001,
+				EndS: new(25.001), Via: results.EventViaSimulator},
+		}
+		r.Steps = append(r.Steps, st)
+	}
+	return r
+}
+
+// The figure marks each event: a mark in its data from the earliest
+// firing to the latest end, a line and a label in the picture, shaded
+// apart from idle spells, and a caption and legend that say so.
+func TestTimelineEventMarks(t *testing.T) {
+	figs, _ := timelineOf(t, eventResults())
+	if len(figs) != 1 || figs[0].Name != figTimeline {
+		t.Fatalf("%d figures, want the timeline", len(figs))
+	}
+	var evs []Mark
+	for _, m := range figs[0].Data.Marks {
+		if m.Kind == MarkEvent {
+			evs = append(evs, m)
+		}
+	}
+	want := []Mark{{Kind: MarkEvent, X: 10.002, Y: 13.4, Label: "step-down"}, {Kind: MarkEvent, X: 20.001, Y: 25.001, Label: "slow ×10 5s"}}
+	if !slices.Equal(evs, want) {
+		t.Errorf("event marks %+v, want %+v", evs, want)
+	}
+	f := &figs[0]
+	if !strings.Contains(f.Caption, "Each event is a red line where it was fired") {
+		t.Errorf("caption %q does not explain the event marks", f.Caption)
+	}
+	var s bytes.Buffer
+	if err := f.WriteSVG(&s); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"step-down", "slow ×10 5s", "event fired", "until its trigger ended"} {
+		if !strings.Contains(s.String(), w) {
+			t.Errorf("SVG lacks %q", w)
+		}
+	}
+	// An event not performed is not marked.
+	r := eventResults()
+	for i := range r.Steps {
+		r.Steps[i].Profile.Events[1].Error = "not performed"
+	}
+	figs, _ = timelineOf(t, r)
+	for _, m := range figs[0].Data.Marks {
+		if m.Kind == MarkEvent && m.Label != "step-down" {
+			t.Errorf("an event no step performed is marked: %+v", m)
+		}
+	}
+}

@@ -121,3 +121,53 @@ func TestReportTimeline(t *testing.T) {
 		t.Error("a timeline or profile table without profile steps")
 	}
 }
+
+// TestReportEvents: a report of profile steps with events shows the
+// events table, one row per step's event with its summary; an event not
+// performed says so, and the timeline figure marks the events.
+func TestReportEvents(t *testing.T) {
+	prof := profileRun()
+	for i := range prof.Steps {
+		st := &prof.Steps[i]
+		srv, limit := 30, 800
+		ev := results.StepEvent{EventSpec: results.EventSpec{Spec: "5s=stepdown", AtS: 5, Action: results.EventStepDown},
+			FiredS: 5.01, EndS: new(6.5), Via: results.EventViaStepDown, Host: "127.0.0.1:27018",
+			Summary: &results.EventSummary{TimeToRecoverS: new(1.75), Errors: results.ErrorCounts{Server: 212, NotWritablePrimary: 210},
+				RetriedOK: 17, ConnectionsCreated: 20, ConnectionsClosed: 20, PoolClears: 1, P99DuringMS: new(480.0), DegradedAfter: new(false),
+				PeakConnections: []results.HostPeak{{Host: "127.0.0.1:27019", Peak: 20, ServerPeak: &srv, Limit: &limit}}}}
+		if st.Trial == 2 && !st.PoolOptions.Cold {
+			ev = results.StepEvent{EventSpec: ev.EventSpec, FiredS: 5.01, Via: results.EventViaStepDown, Error: "replSetStepDown: not authorized"}
+		}
+		st.Profile.Events = []results.StepEvent{ev}
+	}
+	rep, _ := build(t, []*results.Results{prof}, analyzed(prof), nil)
+	h := selfContainedHTML(t, rep)
+	for _, want := range []string{`<table class="steps events">`, "<th>recover (s)</th>", "<td>5s=stepdown</td>", "<td>1.75</td>",
+		"<td>212 (212 server of which 210 not writable primary)</td>", "<td>127.0.0.1:27019 30 of 800</td>", "<td>not performed: replSetStepDown: not authorized</td>",
+		"Events under load (sweep --event)", "step-down"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	if n := strings.Count(h, "<td>5s=stepdown</td>"); n != 4 {
+		t.Errorf("%d event rows, want 4", n)
+	}
+	dir := t.TempDir()
+	if *lookDir != "" {
+		dir = *lookDir
+		if err := rep.Write(filepath.Join(dir, "events.html"), HTML); err != nil {
+			t.Fatal(err)
+		}
+	}
+	md := filepath.Join(dir, "events.md")
+	if err := rep.Write(md, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "| recover (s) |") || !strings.Contains(string(b), "| 5s=stepdown |") {
+		t.Errorf("Markdown lacks the events table")
+	}
+}

@@ -63,6 +63,9 @@ type runView struct {
 	// ProfileTable is the profile steps (sweep --profile), each with its
 	// summary; empty without.
 	ProfileTable stepTable
+	// EventTable is the profile steps' events (sweep --event), one row
+	// each with its summary; empty without.
+	EventTable stepTable
 	// HostTable is the pools per server (replica-set members, mongos),
 	// LagTable each secondary's replication lag; empty when the run has
 	// none.

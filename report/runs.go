@@ -87,6 +87,7 @@ func runViewOf(r *results.Results, multi bool) runView {
 	rv.LagTable = replicationTable(steps)
 	rv.OpenTable = openStepTable(r)
 	rv.ProfileTable = profileStepTable(r)
+	rv.EventTable = eventTable(r)
 	return rv
 }
 
@@ -322,9 +323,16 @@ func errorsCell(e results.ErrorCounts) string {
 	for _, p := range []struct {
 		n    int64
 		kind string
-	}{{e.Timeout, "timeout"}, {e.Network, "network"}, {e.Server, "server"}} {
+		of   int64 // the part of n a sub-kind names
+		sub  string
+	}{{e.Timeout, "timeout", 0, ""}, {e.Network, "network", e.PoolCleared, "pool cleared"},
+		{e.Server, "server", e.NotWritablePrimary, "not writable primary"}} {
 		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.kind))
+			c := fmt.Sprintf("%d %s", p.n, p.kind)
+			if p.of > 0 {
+				c += fmt.Sprintf(" of which %d %s", p.of, p.sub)
+			}
+			parts = append(parts, c)
 		}
 	}
 	return fmt.Sprintf("%d (%s)", e.Total(), strings.Join(parts, ", "))

@@ -128,6 +128,11 @@ code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overf
 <tr>{{range .ProfileTable.Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .ProfileTable.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>{{end}}
+{{if .EventTable.Rows}}<p class="note">Events under load (sweep --event): when each was fired and its trigger ended on the timeline's clock, and what it did. Recover: from the event until throughput and p99 stayed within the steady state before it; refill: until the connections open, having fallen, reached again what it held in use; errors, retried (failed once, then succeeded on the driver's retry) and the churn: from the event until it recovered or its trigger ended, whichever was later; p99 during: the worst interval p99 until the trigger ended; degraded after: the load still outside the steady state as its phase ended, the trigger gone; peak connections: each host's most, the server's own count where it reported one, of its limit. – where the step gave no evidence.</p>
+<div class="scroll"><table class="steps events">
+<tr>{{range .EventTable.Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .EventTable.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>{{end}}
 {{if .HostTable.Rows}}<h4>Pools per host</h4>
 <p class="note">maxPoolSize is per client per host: the driver keeps one pool to each member or router it talks to. Role and open connections at the window's start; most in use, checkouts and pool wait in the window.</p>
 <div class="scroll"><table class="steps hosts">
@@ -247,6 +252,12 @@ Profile steps (sweep --profile): each step's summary from its timeline (see the 
 {{row .ProfileTable.Head}}
 |:---|{{range $i, $h := .ProfileTable.Head}}{{if $i}}---:|{{end}}{{end}}
 {{range .ProfileTable.Rows}}{{row .}}
+{{end}}{{end}}{{if .EventTable.Rows}}
+Events under load (sweep --event): when each was fired and its trigger ended on the timeline's clock, and what it did. Recover: from the event until throughput and p99 stayed within the steady state before it; refill: until the connections open, having fallen, reached again what it held in use; errors, retried (failed once, then succeeded on the driver's retry) and the churn: from the event until it recovered or its trigger ended, whichever was later; p99 during: the worst interval p99 until the trigger ended; degraded after: the load still outside the steady state as its phase ended, the trigger gone; peak connections: each host's most, the server's own count where it reported one, of its limit. – where the step gave no evidence.
+
+{{row .EventTable.Head}}
+|:---|{{range $i, $h := .EventTable.Head}}{{if $i}}---:|{{end}}{{end}}
+{{range .EventTable.Rows}}{{row .}}
 {{end}}{{end}}{{if .HostTable.Rows}}
 #### Pools per host
 

@@ -65,17 +65,24 @@ type EventSummary struct {
 	// nil when the load never recovered in the step (see DegradedAfter)
 	// or the step has no steady state to recover to.
 	TimeToRecoverS *float64 `json:"time_to_recover_s"`
-	// Errors are the failed operations from the event until recovery (or
-	// the step's end), by kind; RetriedOK the operations that failed once
-	// and succeeded on the driver's retry in that span.
+	// Errors are the failed operations from the event until the later of
+	// its recovery and its trigger's end (the step's end when it did not
+	// recover), by kind; RetriedOK the operations that failed once and
+	// succeeded on the driver's retry in that span.
 	Errors    ErrorCounts `json:"errors"`
 	RetriedOK int64       `json:"retried_ok"`
+	// TimeToRefillS is from the event until the connections open over
+	// every host, having fallen below what the steady state before it
+	// held in use, reached that again (0 when they never fell below it);
+	// nil when they had not by the step's end, or there is no steady
+	// state.
+	TimeToRefillS *float64 `json:"time_to_refill_s"`
 	// The churn in that span.
 	ConnectionsCreated int64 `json:"connections_created"`
 	ConnectionsClosed  int64 `json:"connections_closed"`
 	PoolClears         int64 `json:"pool_clears"`
-	// PeakConnections is each host's most connections open from the
-	// event until recovery, against its limit where the server said it.
+	// PeakConnections is each host's most connections open in that
+	// span, against its limit where the server said it.
 	PeakConnections []HostPeak `json:"peak_connections,omitempty"`
 	// P99DuringMS is the worst interval p99 from the event until its
 	// trigger was gone.

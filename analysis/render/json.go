@@ -26,9 +26,14 @@ type Doc struct {
 	// Scenarios and the recommendation of a profile sweep; recommendation
 	// is the first target's, recommendations every target's when there
 	// are several.
-	Scenarios       []analysis.Scenario `json:"scenarios,omitempty"`
-	Recommendation  *recommendationDoc  `json:"recommendation,omitempty"`
-	Recommendations []recommendationDoc `json:"recommendations,omitempty"`
+	Scenarios []analysis.Scenario `json:"scenarios,omitempty"`
+	// Events are the events under load (sweep --event), each under each
+	// setting, and EventVerdicts the verdicts in words, one per target
+	// and event.
+	Events          []analysis.EventResult `json:"events,omitempty"`
+	EventVerdicts   []string               `json:"event_verdicts,omitempty"`
+	Recommendation  *recommendationDoc     `json:"recommendation,omitempty"`
+	Recommendations []recommendationDoc    `json:"recommendations,omitempty"`
 	// Replays is the replayed series (sweep --workload-file).
 	Replays []replayDoc `json:"replays,omitempty"`
 }
@@ -52,6 +57,10 @@ func Document(a *analysis.Analysis) Doc {
 	for _, sc := range a.Scenarios {
 		d.Scenarios = append(d.Scenarios, roundedScenario(sc))
 	}
+	for _, er := range a.Events {
+		d.Events = append(d.Events, roundedEvent(er))
+	}
+	d.EventVerdicts = analysis.EventVerdicts(a.Events)
 	for _, r := range a.Pool {
 		d.Recommendations = append(d.Recommendations, recommendationJSON(r))
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // Scenarios writes the profile settings (analysis.Scenarios) as a table,
-// each against its baseline, then the pool options recommended for each
+// each against its baseline, then their events under load (Events), then the pool options recommended for each
 // target (analysis.PoolRecommendations) in every driver's words. Nothing
 // when a holds no profile steps.
 func Scenarios(ew *textfmt.ErrWriter, a *analysis.Analysis) {
@@ -29,6 +29,10 @@ func Scenarios(ew *textfmt.ErrWriter, a *analysis.Analysis) {
 			ew.Printf("\n")
 		}
 		scenarioTable(ew, a.Scenarios, t)
+	}
+	if len(a.Events) > 0 {
+		ew.Printf("\n")
+		Events(ew, a)
 	}
 	for _, r := range a.Pool {
 		ew.Printf("\n")
@@ -96,7 +100,8 @@ func scenarioTable(ew *textfmt.ErrWriter, scs []analysis.Scenario, target string
 // metricWords name the compared metrics in the verdict lines.
 var metricWords = map[string]string{
 	"worst_p99_ms": "worst p99", "time_to_fill_s": "time to fill", "time_to_steady_s": "time to steady",
-	"connections_created": "connections created", "errors": "errors",
+	"connections_created": "connections created", "time_to_recover_s": "time to recover", "errors": "errors",
+	"p99_during_ms": "p99 during",
 }
 
 // verdictText is "worst p99 better (−98%, mann-whitney p=0.008)".
@@ -216,31 +221,43 @@ func recommendationJSON(r analysis.PoolRecommendation) recommendationDoc {
 	return doc
 }
 
-// roundedScenario is sc with its figures rounded for output: three
-// decimals (milliseconds, seconds, counts), percentages to one, p-values
-// to four significant digits.
+// roundedScenario is sc with its figures rounded for output
+// (roundFigures, roundVerdicts).
 func roundedScenario(sc analysis.Scenario) analysis.Scenario {
-	r := func(v *float64, digits float64) *float64 {
-		if v == nil {
-			return nil
-		}
-		p := math.Pow(10, digits)
-		x := math.Round(*v*p) / p
-		return &x
+	roundFigures(&sc.TimeToFillS, &sc.WorstP99MS, &sc.FirstSecondP99MS, &sc.TimeToSteadyS, &sc.SteadyPerS,
+		&sc.SteadyP99MS, &sc.Created, &sc.Closed, &sc.PoolClears)
+	sc.Versus = roundVerdicts(sc.Versus)
+	return sc
+}
+
+// roundFigures rounds figures for output to three decimals
+// (milliseconds, seconds, counts).
+func roundFigures(fs ...*analysis.Figure) {
+	for _, f := range fs {
+		f.Value, f.Low, f.High = roundTo(f.Value, 3), roundTo(f.Low, 3), roundTo(f.High, 3)
 	}
-	for _, f := range []*analysis.Figure{&sc.TimeToFillS, &sc.WorstP99MS, &sc.FirstSecondP99MS, &sc.TimeToSteadyS, &sc.SteadyPerS,
-		&sc.SteadyP99MS, &sc.Created, &sc.Closed, &sc.PoolClears} {
-		f.Value, f.Low, f.High = r(f.Value, 3), r(f.Low, 3), r(f.High, 3)
-	}
-	vs := make([]analysis.Verdict, len(sc.Versus))
-	for i, v := range sc.Versus {
-		v.DeltaPct = r(v.DeltaPct, 1)
+}
+
+// roundVerdicts is vs with percentages to one decimal and p-values to
+// four significant digits.
+func roundVerdicts(vs []analysis.Verdict) []analysis.Verdict {
+	out := make([]analysis.Verdict, len(vs))
+	for i, v := range vs {
+		v.DeltaPct = roundTo(v.DeltaPct, 1)
 		if v.PValue != nil {
 			p, _ := strconv.ParseFloat(strconv.FormatFloat(*v.PValue, 'g', 4, 64), 64)
 			v.PValue = &p
 		}
-		vs[i] = v
+		out[i] = v
 	}
-	sc.Versus = vs
-	return sc
+	return out
+}
+
+func roundTo(v *float64, digits float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	p := math.Pow(10, digits)
+	x := math.Round(*v*p) / p
+	return &x
 }

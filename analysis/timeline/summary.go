@@ -220,25 +220,13 @@ func (t view) part(phases []results.ProfilePhase, r, end int, need Need) part {
 	// end.
 	from := int(math.Ceil((ph.StartS+ph.EndS)/2/t.dt - 1e-9))
 	to := min(t.index(ph.EndS), end, len(t.ivs))
-	var perS, p99s, inUse []float64
-	for i := max(from, 0); i < to; i++ {
-		iv := t.ivs[i]
-		perS = append(perS, float64(iv.Calls)/t.dt)
-		inUse = append(inUse, float64(iv.InUse))
-		if iv.P99MS != nil {
-			p99s = append(p99s, *iv.P99MS)
-		}
-	}
-	p.perS, p.p99 = batchInterval(perS), batchInterval(p99s)
+	st := t.steady(from, to)
+	p.perS, p.p99 = st.perS, st.p99
 	if p.perS == nil || p.p99 == nil {
-		p.notes = append(p.notes, fmt.Sprintf("the second half of its last loaded phase holds %d intervals with calls and %d with a p99: %d of each are needed for a steady state",
-			len(perS), len(p99s), steady.MinBatches))
+		p.notes = append(p.notes, "the second half of its last loaded phase "+st.short())
 		return p
 	}
-	p.target = max(1, int(math.Ceil(stats.Mean(inUse)-1e-9)))
-	if need.MaxPoolSize > 0 {
-		p.target = min(p.target, need.MaxPoolSize*max(need.Clients, 1)*max(need.Hosts, 1))
-	}
+	p.target = fillTarget(st.inUse, need)
 	p.burst.TimeToFillS = t.fill(at, p.target, end)
 	if p.burst.TimeToFillS == nil {
 		p.notes = append(p.notes, fmt.Sprintf("open connections never reached the %d its steady part held in use", p.target))
@@ -248,6 +236,16 @@ func (t view) part(phases []results.ProfilePhase, r, end int, need Need) part {
 		p.notes = append(p.notes, "throughput or p99 was still outside the steady interval as its last loaded phase ended")
 	}
 	return p
+}
+
+// fillTarget is what a pool fills to: the mean of a steady part's
+// connections in use, rounded up, at least 1, capped by need.
+func fillTarget(inUse []float64, need Need) int {
+	n := max(1, int(math.Ceil(stats.Mean(inUse)-1e-9)))
+	if need.MaxPoolSize > 0 {
+		n = min(n, need.MaxPoolSize*max(need.Clients, 1)*max(need.Hosts, 1))
+	}
+	return n
 }
 
 // toSteady is the time from at until the start of the first trailing
@@ -289,6 +287,38 @@ func (t view) toSteady(at float64, end int, perS, p99 results.Interval) *float64
 	// starts k−1 intervals before it ends (not before the rise).
 	first := max(i0, lastOut+2-k)
 	return ptr(round(max(0, float64(first)*t.dt-at)))
+}
+
+// steadyState is a steady part's figures: the batch means of its
+// intervals' calls/s and p99 with their intervals (nil with too few
+// intervals), and its connections in use, interval by interval.
+type steadyState struct {
+	perS, p99   *results.Interval
+	inUse       []float64
+	nPerS, nP99 int
+}
+
+// steady is the steady state of intervals [from, to).
+func (t view) steady(from, to int) steadyState {
+	var perS, p99s []float64
+	var st steadyState
+	for i := max(from, 0); i < min(to, len(t.ivs)); i++ {
+		iv := t.ivs[i]
+		perS = append(perS, float64(iv.Calls)/t.dt)
+		st.inUse = append(st.inUse, float64(iv.InUse))
+		if iv.P99MS != nil {
+			p99s = append(p99s, *iv.P99MS)
+		}
+	}
+	st.perS, st.p99 = batchInterval(perS), batchInterval(p99s)
+	st.nPerS, st.nP99 = len(perS), len(p99s)
+	return st
+}
+
+// short says why a steady part has no steady state.
+func (st steadyState) short() string {
+	return fmt.Sprintf("holds %d intervals with calls and %d with a p99: %d of each are needed for a steady state",
+		st.nPerS, st.nP99, steady.MinBatches)
 }
 
 // held is the connections open heldDelaysS after the last loaded phase

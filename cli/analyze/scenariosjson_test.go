@@ -10,12 +10,14 @@ import (
 )
 
 // TestAnalysisJSONKeepsScenarios: with threshold outcomes beside it,
-// analyze's JSON still carries the profile settings and the pool options
-// recommended (the re-encoding keeps every field the analysis wrote).
+// analyze's JSON still carries the profile settings, their events with
+// the verdicts in words, and the pool options recommended (the
+// re-encoding keeps every field the analysis wrote).
 func TestAnalysisJSONKeepsScenarios(t *testing.T) {
 	v := int64(40)
 	a := &analysis.Analysis{
 		Scenarios: []analysis.Scenario{{Target: "sim", Series: "api", MaxPoolSize: 100, Trials: 1}},
+		Events:    []analysis.EventResult{{Target: "sim", Series: "api", MaxPoolSize: 100, Event: "10s=reset", Action: results.EventReset, AtS: 10}},
 		Pool: []analysis.PoolRecommendation{{Target: "sim", PoolOptions: analysis.PoolOptionsRec{
 			MinPoolSize: analysis.Choice{Value: &v, From: "scenarios", Why: "because"}}}},
 	}
@@ -28,7 +30,7 @@ func TestAnalysisJSONKeepsScenarios(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"scenarios", "recommendation", "thresholds"} {
+	for _, k := range []string{"scenarios", "events", "event_verdicts", "recommendation", "thresholds"} {
 		if _, ok := doc[k]; !ok {
 			t.Errorf("analyze JSON lacks %q:\n%s", k, b.String())
 		}

@@ -1,0 +1,266 @@
+package timeline
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/poolsweep/poolsweep/results"
+)
+
+// evSeg is a span of a synthetic event timeline: calls and p99 per
+// 0.1-s interval, and what each interval's errors, retries, churn and
+// hosts were.
+type evSeg struct {
+	s       float64
+	calls   int64
+	p99     float64 // 0: no call completed
+	errs    *results.ErrorCounts
+	retried int64
+	created int64
+	closed  int64
+	clears  int64 // in the segment's first interval
+	hosts   []results.TimelineHost
+	open    func(i int) int // nil: 10
+	inUse   int
+}
+
+func evTimeline(segs ...evSeg) results.Timeline {
+	tl := results.Timeline{IntervalS: 0.1}
+	for _, sg := range segs {
+		for i := range int(math.Round(sg.s / 0.1)) {
+			iv := results.TimelineInterval{Offered: 10, Calls: sg.calls, Ops: sg.calls, Created: sg.created, Closed: sg.closed,
+				RetriedOK: sg.retried, Hosts: sg.hosts, Open: 10, InUse: sg.inUse}
+			if sg.open != nil {
+				iv.Open = sg.open(i)
+			}
+			if i == 0 {
+				iv.Clears = sg.clears
+			}
+			if sg.p99 > 0 {
+				v := sg.p99 * (1 + 0.01*float64(i%3-1))
+				iv.P99MS = &v
+			}
+			if sg.errs != nil {
+				e := *sg.errs
+				iv.Errors = &e
+			}
+			tl.Intervals = append(tl.Intervals, iv)
+		}
+	}
+	return tl
+}
+
+func host(name string, open int) results.TimelineHost {
+	return results.TimelineHost{Host: name, Open: open}
+}
+
+func fired(at float64, end *float64) results.StepEvent {
+	return results.StepEvent{EventSpec: results.EventSpec{AtS: at, Action: results.EventStepDown}, FiredS: at, EndS: end, Via: results.EventViaSimulator}
+}
+
+// stepDown is 100 calls/s for 30 s at 5 ms on h1; a step-down at 10 s: 3 s
+// without a primary (every call fails, not-writable-primary), then a
+// second of refilling the pools on h2 at 50 ms (one connection more each
+// interval), then 5 ms again on h2. The steady state holds 8 in use.
+func stepDown() results.ProfileStats {
+	nwp := &results.ErrorCounts{Server: 5, NotWritablePrimary: 5}
+	h1 := []results.TimelineHost{host("h1", 10), host("h2", 0)}
+	down := []results.TimelineHost{host("h1", 0), host("h2", 0)}
+	refill := []results.TimelineHost{host("h1", 0), host("h2", 10)}
+	return results.ProfileStats{
+		Phases: []results.ProfilePhase{phase("rate", 0, 30, 100, 100)},
+		Timeline: evTimeline(
+			evSeg{s: 10, calls: 10, p99: 5, hosts: h1, inUse: 8},
+			evSeg{s: 3, errs: nwp, closed: 1, clears: 2, hosts: down, open: fixed(0)},
+			evSeg{s: 1, calls: 10, p99: 50, retried: 2, created: 1, hosts: refill, open: func(i int) int { return i + 1 }, inUse: 8},
+			evSeg{s: 16, calls: 10, p99: 5, hosts: refill, inUse: 8},
+		),
+	}
+}
+
+func TestSummarizeEvents(t *testing.T) {
+	ps := stepDown()
+	ps.Events = []results.StepEvent{fired(10, new(13.5))}
+	evs := SummarizeEvents(&ps, Need{MaxPoolSize: 100, Clients: 1, Hosts: 2})
+	if ps.Events[0].Summary != nil {
+		t.Fatal("SummarizeEvents changed ps's events")
+	}
+	s := evs[0].Summary
+	if s == nil {
+		t.Fatal("no summary")
+	}
+	// The last 1-s window holding a 50-ms interval ends at 14.9 s: the
+	// windows from 14.0 s on are all within the steady state.
+	checkF(t, "time_to_recover_s", s.TimeToRecoverS, 4.0)
+	// The worst p99 until the trigger's end at 13.5 s is the refill's.
+	checkF(t, "p99_during_ms", s.P99DuringMS, 50.5)
+	// The pools still held 10 as it fired, none from 10.0 s, and 8 again
+	// at the end of the refill's eighth interval, 13.8 s.
+	checkF(t, "time_to_refill_s", s.TimeToRefillS, 3.8)
+	// Capped by the pool: one connection per client and host at most.
+	capped := SummarizeEvents(&ps, Need{MaxPoolSize: 1, Clients: 1, Hosts: 2})[0].Summary
+	checkF(t, "time_to_refill_s capped at 2", capped.TimeToRefillS, 3.2)
+	want := results.ErrorCounts{Server: 150, NotWritablePrimary: 150}
+	if s.Errors != want {
+		t.Errorf("errors = %+v, want %+v", s.Errors, want)
+	}
+	if s.RetriedOK != 20 || s.ConnectionsCreated != 10 || s.ConnectionsClosed != 30 || s.PoolClears != 2 {
+		t.Errorf("retried %d created %d closed %d clears %d, want 20 10 30 2", s.RetriedOK, s.ConnectionsCreated, s.ConnectionsClosed, s.PoolClears)
+	}
+	if len(s.PeakConnections) != 2 {
+		t.Fatalf("peak connections = %+v, want h1 and h2", s.PeakConnections)
+	}
+	h1, h2 := s.PeakConnections[0], s.PeakConnections[1]
+	// The span starts at the firing: h1 had already lost its pool there.
+	if h1.Host != "h1" || h1.Peak != 0 || h1.ServerPeak != nil || h2.Host != "h2" || h2.Peak != 10 || h2.Limit != nil {
+		t.Errorf("peak connections = h1 %+v h2 %+v", h1, h2)
+	}
+	// The servers' own counts come from the step's telemetry; a host the
+	// span had no pool to is added.
+	SetServerConns(evs, map[string]ServerConns{"h2": {Peak: new(480), Limit: new(800)}, "h3": {Limit: new(800)}, "h4": {}})
+	pc := evs[0].Summary.PeakConnections
+	if len(pc) != 3 || pc[1].Host != "h2" || *pc[1].ServerPeak != 480 || *pc[1].Limit != 800 || pc[2].Host != "h3" || pc[2].Peak != 0 || pc[2].ServerPeak != nil || *pc[2].Limit != 800 {
+		t.Errorf("peak connections with the servers' = %+v", pc)
+	}
+	if s.DegradedAfter == nil || *s.DegradedAfter {
+		t.Errorf("degraded_after = %v, want false", s.DegradedAfter)
+	}
+}
+
+func TestSummarizeEventCases(t *testing.T) {
+	five := evSeg{calls: 10, p99: 5}
+	cases := []struct {
+		name     string
+		phases   []results.ProfilePhase
+		segs     []evSeg
+		events   []results.StepEvent
+		recover  []*float64 // per event; nil: none
+		degraded []*bool
+		note     string // in the last event's notes
+	}{
+		{
+			// slow=4:3s, p99 20 ms for 3 s, then back at once.
+			name:   "slowdown recovers",
+			phases: []results.ProfilePhase{phase("rate", 0, 20, 100, 100)},
+			segs:   []evSeg{with(five, 8), {s: 3, calls: 10, p99: 20}, with(five, 9)},
+			events: []results.StepEvent{fired(8, new(11.0))}, recover: []*float64{new(3.0)}, degraded: []*bool{new(false)},
+		},
+		{
+			// The p99 stays at 20 ms after the trigger is gone: metastable.
+			name:   "stays degraded",
+			phases: []results.ProfilePhase{phase("rate", 0, 20, 100, 100)},
+			segs:   []evSeg{with(five, 8), {s: 12, calls: 10, p99: 20}},
+			events: []results.StepEvent{fired(8, new(11.0))}, recover: []*float64{nil}, degraded: []*bool{new(true)},
+			note: "still outside the steady interval",
+		},
+		{
+			// A change the load did not notice recovers at once.
+			name:   "unnoticed",
+			phases: []results.ProfilePhase{phase("rate", 0, 20, 100, 100)},
+			segs:   []evSeg{with(five, 20)},
+			events: []results.StepEvent{fired(8, new(11.0))}, recover: []*float64{new(0.0)}, degraded: []*bool{new(false)},
+		},
+		{
+			name:   "step ended first",
+			phases: []results.ProfilePhase{phase("rate", 0, 20, 100, 100)},
+			segs:   []evSeg{with(five, 8), {s: 12, calls: 10, p99: 20}},
+			events: []results.StepEvent{fired(8, nil)}, recover: []*float64{nil}, degraded: []*bool{nil},
+			note: "the step ended before the trigger was gone",
+		},
+		{
+			name:   "trigger gone just before the phase's end",
+			phases: []results.ProfilePhase{phase("rate", 0, 20, 100, 100)},
+			segs:   []evSeg{with(five, 8), {s: 12, calls: 10, p99: 20}},
+			events: []results.StepEvent{fired(8, new(19.5))}, recover: []*float64{nil}, degraded: []*bool{nil},
+			note: "too soon to say",
+		},
+		{
+			name:   "in a ramp",
+			phases: []results.ProfilePhase{phase("ramp", 0, 20, 10, 100)},
+			segs:   []evSeg{with(five, 20)},
+			events: []results.StepEvent{fired(8, new(11.0))}, recover: []*float64{nil}, degraded: []*bool{nil},
+			note: "not one of constant rate",
+		},
+		{
+			name:   "in an idle spell",
+			phases: []results.ProfilePhase{phase("rate", 0, 10, 100, 100), phase("idle", 10, 20, 0, 0)},
+			segs:   []evSeg{with(five, 10), {s: 10}},
+			events: []results.StepEvent{fired(12, new(13.0))}, recover: []*float64{nil}, degraded: []*bool{nil},
+			note: "idle spell",
+		},
+		{
+			name:   "after the timeline",
+			phases: []results.ProfilePhase{phase("rate", 0, 20, 100, 100)},
+			segs:   []evSeg{with(five, 20)},
+			events: []results.StepEvent{fired(25, nil)}, recover: []*float64{nil}, degraded: []*bool{nil},
+			note: "after the timeline's end",
+		},
+		{
+			name:   "too little before it",
+			phases: []results.ProfilePhase{phase("rate", 0, 20, 100, 100)},
+			segs:   []evSeg{with(five, 20)},
+			events: []results.StepEvent{fired(1, new(2.0))}, recover: []*float64{nil}, degraded: []*bool{nil},
+			note: "needed for a steady state",
+		},
+		{
+			// The second event's steady state starts after the first's
+			// end, not in its outage: it recovers as the first did.
+			name:    "two events",
+			phases:  []results.ProfilePhase{phase("rate", 0, 30, 100, 100)},
+			segs:    []evSeg{with(five, 8), {s: 3, calls: 2, p99: 40}, with(five, 5), {s: 3, calls: 2, p99: 40}, with(five, 11)},
+			events:  []results.StepEvent{fired(8, new(11.0)), fired(16, new(19.0))},
+			recover: []*float64{new(3.0), new(3.0)}, degraded: []*bool{new(false), new(false)},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ps := results.ProfileStats{Phases: c.phases, Timeline: evTimeline(c.segs...), Events: c.events}
+			evs := SummarizeEvents(&ps, Need{})
+			for i, ev := range evs {
+				s := ev.Summary
+				if s == nil {
+					t.Fatalf("event %d: no summary", i)
+				}
+				if w := c.recover[i]; (w == nil) != (s.TimeToRecoverS == nil) || w != nil && math.Abs(*w-*s.TimeToRecoverS) > 1e-9 {
+					t.Errorf("event %d: time_to_recover_s = %v, want %v (notes %q)", i, fmtF(s.TimeToRecoverS), fmtF(c.recover[i]), s.Notes)
+				}
+				if w := c.degraded[i]; (w == nil) != (s.DegradedAfter == nil) || w != nil && *w != *s.DegradedAfter {
+					t.Errorf("event %d: degraded_after = %v, want %v (notes %q)", i, fmtB(s.DegradedAfter), fmtB(c.degraded[i]), s.Notes)
+				}
+			}
+			if c.note != "" && !strings.Contains(strings.Join(evs[len(evs)-1].Summary.Notes, "; "), c.note) {
+				t.Errorf("notes %q lack %q", evs[len(evs)-1].Summary.Notes, c.note)
+			}
+		})
+	}
+}
+
+func TestSummarizeEventsFailedAction(t *testing.T) {
+	ps := stepDown()
+	ev := fired(10, nil)
+	ev.Error = "replSetStepDown: not authorized"
+	ps.Events = []results.StepEvent{ev}
+	if s := SummarizeEvents(&ps, Need{})[0].Summary; s != nil {
+		t.Errorf("an event not performed got a summary: %+v", s)
+	}
+}
+
+func with(sg evSeg, s float64) evSeg { sg.s = s; return sg }
+
+func fmtF(v *float64) string {
+	if v == nil {
+		return "nil"
+	}
+	return num(*v)
+}
+
+func fmtB(v *bool) string {
+	if v == nil {
+		return "nil"
+	}
+	if *v {
+		return "true"
+	}
+	return "false"
+}
