@@ -256,15 +256,36 @@ func TestSimEventReset(t *testing.T) {
 	admin := connect(t, d.URI(), 1)
 	waitFor(t, 10*time.Second, "the pool holds minPoolSize 8", func() bool { return ready.Load() >= 8 })
 	created := counter(t, serverStatus(t, admin), "connections", "totalCreated")
+	f := d.fronts[0]
+	f.mu.Lock()
+	var old []net.Conn
+	for conn := range f.conns {
+		old = append(old, conn)
+	}
+	f.mu.Unlock()
 	if _, err := simEvent(ctx, admin, SimEventReset, 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the driver clears its pool", func() bool { return cleared.Load() > 0 })
-	waitFor(t, 10*time.Second, "the driver closes its 8 pooled connections", func() bool { return closed.Load() >= 8 })
-	// Every connection was closed, the admin client's own included (after
-	// its reply): both reconnect.
+	// Every connection open before the reset is gone from the server.
+	waitFor(t, 10*time.Second, "the server closes every connection it had", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, conn := range old {
+			if _, ok := f.conns[conn]; ok {
+				return false
+			}
+		}
+		return true
+	})
+	// An idle client learns of it when it next uses a connection (or at
+	// its next heartbeat): the command on a pooled connection meets a
+	// network error, which clears the pool; a ping is not retried.
+	if err := c.Ping(ctx, nil); !mongo.IsNetworkError(err) {
+		t.Errorf("the first ping after the reset: %v, want a network error", err)
+	}
+	waitFor(t, 2*time.Second, "the driver clears its pool", func() bool { return cleared.Load() > 0 })
 	if err := c.Ping(ctx, nil); err != nil {
-		t.Fatalf("ping after the reset: %v", err)
+		t.Fatalf("ping after the pool was cleared: %v", err)
 	}
 	if n := counter(t, serverStatus(t, admin), "connections", "totalCreated") - created; n < 2 || ready.Load() < 9 {
 		t.Errorf("after the reset the server created %d connections and the pool made %d ready; want the clients' new ones", n, ready.Load())

@@ -418,8 +418,11 @@ func (s Spec) Validate() error {
 		return err
 	}
 	if !s.Sharded() {
-		if s.Routers != 0 || s.RouterSlots != 0 || s.RouterCost != 0 || s.RouterRestart != 0 {
-			return fmt.Errorf("%w: routers, router_slots, router_cost and router_restart need shards=N", ErrSpec)
+		if s.RouterRestart != 0 {
+			return fmt.Errorf("%w: router_restart: only meaningful with shards=N", ErrSpec)
+		}
+		if s.Routers != 0 || s.RouterSlots != 0 || s.RouterCost != 0 {
+			return fmt.Errorf("%w: routers, router_slots and router_cost need shards=N", ErrSpec)
 		}
 		return nil
 	}

@@ -1,0 +1,177 @@
+package sim
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// configureFailPoint's failCommand and getParameter, through the Go
+// driver, answered as the server's source answers them.
+
+func TestFailPointNeedsTestCommands(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	for _, tc := range []struct {
+		spec    string
+		enabled bool
+	}{{"service=0s", false}, {"service=0s,test_commands=true", true}, {"shards=1,service=0s", false}, {"shards=1,service=0s,test_commands=true", true}} {
+		c := connect(t, startSim(t, tc.spec).URI(), 1)
+		admin := c.Database("admin")
+		r, err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "enableTestCommands", Value: 1}}).Raw()
+		if err != nil {
+			t.Fatalf("%s: getParameter: %v", tc.spec, err)
+		}
+		if got, ok := r.Lookup("enableTestCommands").BooleanOK(); !ok || got != tc.enabled {
+			t.Errorf("%s: getParameter enableTestCommands = %v, want %v", tc.spec, r.Lookup("enableTestCommands"), tc.enabled)
+		}
+		err = admin.RunCommand(ctx, bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "off"}}).Err()
+		var ce mongo.CommandError
+		switch {
+		case !tc.enabled && (!errors.As(err, &ce) || ce.Code != 59):
+			t.Errorf("%s: configureFailPoint without test commands: %v, want CommandNotFound", tc.spec, err)
+		case tc.enabled && err != nil:
+			t.Errorf("%s: configureFailPoint with test commands: %v", tc.spec, err)
+		}
+	}
+	// A parameter the simulator does not have is one the server lacks.
+	c := connect(t, startSim(t, "service=0s").URI(), 1)
+	err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "noSuchParameter", Value: 1}}).Err()
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 72 || ce.Message != "no option found to get" {
+		t.Errorf("getParameter of an unknown name: %v, want InvalidOptions", err)
+	}
+}
+
+// TestFailCommandBlockAndError: blockConnection delays the matching
+// commands blockTimeMS, {times: n} spends itself, errorCode fails with
+// the server's message and code name, closeConnection closes the
+// connection, and the reply's count is the times entered before.
+func TestFailCommandBlockAndError(t *testing.T) {
+	t.Parallel()
+	d := startSim(t, "service=0s,test_commands=true")
+	ctx := t.Context()
+	c := connect(t, d.URI(), 2)
+	admin := c.Database("admin")
+	coll := c.Database("db").Collection("c")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	set := func(mode any, data bson.D) bson.Raw {
+		t.Helper()
+		cmd := bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: mode}}
+		if data != nil {
+			cmd = append(cmd, bson.E{Key: "data", Value: data})
+		}
+		r, err := admin.RunCommand(ctx, cmd).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	find := func() (time.Duration, error) {
+		t0 := time.Now()
+		err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Err()
+		return time.Since(t0), err
+	}
+	r := set(bson.D{{Key: "times", Value: 2}}, bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "blockConnection", Value: true}, {Key: "blockTimeMS", Value: 300}})
+	if v, ok := r.Lookup("count").Int32OK(); !ok || v != 0 {
+		t.Errorf("configureFailPoint reply %v, want count 0 (int32)", r)
+	}
+	for i := range 3 {
+		took, err := find()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if blocked := took >= 300*time.Millisecond; blocked != (i < 2) {
+			t.Errorf("find %d took %v with {times: 2} and blockTimeMS 300", i+1, took)
+		}
+	}
+	// An error code: the message and name the server gives; a find is not
+	// a retryable write, so no label. (A state-change code such as 91
+	// would also make the driver mark the server Unknown and wait for its
+	// monitor, as with a real server.)
+	r = set("alwaysOn", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "errorCode", Value: 50}})
+	if v := r.Lookup("count").Int32(); v != 2 {
+		t.Errorf("count %d after two activations, want 2", v)
+	}
+	_, err := find()
+	var ce mongo.ServerError
+	if !errors.As(err, &ce) || !ce.HasErrorCode(50) || !ce.HasErrorMessage("Failing command via 'failCommand' failpoint") {
+		t.Errorf("find with errorCode 50: %v", err)
+	}
+	raw, _ := c.Database("db").RunCommand(ctx, bson.D{{Key: "find", Value: "c"}}).Raw()
+	if raw.Lookup("codeName").StringValue() != "MaxTimeMSExpired" || raw.Lookup("ok").Double() != 0 {
+		t.Errorf("the failed find's reply %v", raw)
+	}
+	set("alwaysOn", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "errorCode", Value: 12345}})
+	raw, _ = c.Database("db").RunCommand(ctx, bson.D{{Key: "find", Value: "c"}}).Raw()
+	if raw.Lookup("codeName").StringValue() != "Location12345" {
+		t.Errorf("an unnamed code's reply %v, want codeName Location12345", raw)
+	}
+	// closeConnection: no reply, the connection closed.
+	set(bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "failCommands", Value: bson.A{"ping"}}, {Key: "closeConnection", Value: true}})
+	if err := c.Ping(ctx, nil); !mongo.IsNetworkError(err) {
+		t.Errorf("ping with closeConnection: %v, want a network error", err)
+	}
+	set("off", nil)
+	if _, err := find(); err != nil {
+		t.Errorf("find with the fail point off: %v", err)
+	}
+	// appName: only that application's connections.
+	set("alwaysOn", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "errorCode", Value: 2}, {Key: "appName", Value: "victim"}})
+	if _, err := find(); err != nil {
+		t.Errorf("a find of another application failed: %v", err)
+	}
+	v, err := mongo.Connect(options.Client().ApplyURI(d.URI()).SetAppName("victim").SetTimeout(10 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disconnect(v)
+	if err := v.Database("db").Collection("c").FindOne(ctx, bson.D{}).Err(); !errors.As(err, &ce) || !ce.HasErrorCode(2) {
+		t.Errorf("the named application's find: %v, want code 2", err)
+	}
+	set("off", nil)
+}
+
+func TestConfigureFailPointRefusals(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	c := connect(t, startSim(t, "service=0s,test_commands=true").URI(), 1)
+	for _, tc := range []struct {
+		cmd      bson.D
+		db       string
+		code     int32
+		codeName string
+	}{
+		{bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "off"}}, "db", 13, "Unauthorized"},
+		{bson.D{{Key: "configureFailPoint", Value: "failCommand"}}, "admin", 20, "IllegalOperation"},
+		{bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "sometimes"}}, "admin", 2, "BadValue"},
+		{bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: bson.D{{Key: "times", Value: -1}}}}, "admin", 2, "BadValue"},
+		{bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: 1}}, "admin", 14, "TypeMismatch"},
+		{bson.D{{Key: "configureFailPoint", Value: "noSuchFailPoint"}, {Key: "mode", Value: "off"}}, "admin", 266, "FailPointSetFailed"},
+	} {
+		raw, _ := c.Database(tc.db).RunCommand(ctx, tc.cmd).Raw()
+		if raw.Lookup("code").Int32() != tc.code || raw.Lookup("codeName").StringValue() != tc.codeName {
+			t.Errorf("%v on %s: %v, want %d %s", tc.cmd, tc.db, raw, tc.code, tc.codeName)
+		}
+	}
+	// The reply has count (int32) from 4.4, none before: the handler
+	// itself, as the Go driver v2 does not talk to 4.2.
+	for _, v := range []string{"4.2", "4.4"} {
+		version, _ := versionOf(v)
+		f := &frontend{d: &Deployment{version: version, spec: Spec{TestCommands: true}}}
+		body, _ := bson.Marshal(bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "off"}})
+		reply, err := cmdConfigureFailPoint(f, ctx, &connState{}, &cmd{name: "configureFailPoint", db: "admin", body: body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hasCount := len(reply) == 1 && reply[0].Key == "count"; hasCount != (v == "4.4") {
+			t.Errorf("%s: configureFailPoint reply %v", v, reply)
+		}
+	}
+}
