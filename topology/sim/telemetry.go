@@ -199,6 +199,15 @@ func (f *frontend) serverStatus() bson.D {
 	if f.member != nil {
 		d = append(d, f.member.replSections(counter)...)
 	}
+	if !f.router && v.wire >= 8 { // 4.2+: every mongod, a standalone too
+		var e electionCounts
+		if m := f.member; m != nil {
+			m.rs.mu.Lock()
+			e = m.elections
+			m.rs.mu.Unlock()
+		}
+		d = append(d, bson.E{Key: "electionMetrics", Value: electionMetrics(e)})
+	}
 	var queues bson.D
 	if !f.router {
 		d = append(d, bson.E{Key: "storageEngine", Value: f.storageEngine()})
