@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,5 +174,57 @@ func TestConfigureFailPointRefusals(t *testing.T) {
 		if hasCount := len(reply) == 1 && reply[0].Key == "count"; hasCount != (v == "4.4") {
 			t.Errorf("%s: configureFailPoint reply %v", v, reply)
 		}
+	}
+}
+
+// TestFailCommandBlockLittle: blockConnection holds each matching
+// command's connection for blockTimeMS B, so at an arrival rate λ a
+// client holds about λ·(B + s) connections in use (Little's law), as the
+// slow event's λ·F·s: with λ = 200/s, B = 90 ms and s = 10 ms, 20.
+func TestFailCommandBlockLittle(t *testing.T) {
+	t.Parallel()
+	const (
+		rate    = 200.0
+		service = 10 * time.Millisecond
+		block   = 90 * time.Millisecond
+	)
+	d := startSim(t, "slots=64,service=10ms,test_commands=true")
+	var u inUse
+	c, err := mongo.Connect(options.Client().ApplyURI(d.URI()).SetMaxPoolSize(200).SetTimeout(10 * time.Second).SetPoolMonitor(u.monitor()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { disconnect(c) })
+	ctx := t.Context()
+	if err := c.Ping(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	err = connect(t, d.URI(), 1).Database("admin").RunCommand(ctx, bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "alwaysOn"},
+		{Key: "data", Value: bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "blockConnection", Value: true}, {Key: "blockTimeMS", Value: block.Milliseconds()}}}}).Err()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var sent, errs atomic.Int64
+	wg := openLoop(ctx, c.Database("db").Collection("c"), rate, stop, &sent, &errs)
+	time.Sleep(500 * time.Millisecond)
+	var peak float64
+	n0, t0 := sent.Load(), time.Now()
+	for range 4 {
+		u.start()
+		time.Sleep(250 * time.Millisecond)
+		m, _ := u.end()
+		peak = max(peak, m)
+	}
+	arrivals := float64(sent.Load()-n0) / time.Since(t0).Seconds()
+	close(stop)
+	wg.Wait()
+	want := arrivals * (block + service).Seconds()
+	t.Logf("arrivals %.0f/s: peak interval mean in use %.1f, Little %.1f", arrivals, peak, want)
+	if peak < 0.85*want || peak > 1.15*want {
+		t.Errorf("peak interval mean in use %.1f with blockTimeMS %v at %.0f/s, want %.1f ±15%%", peak, block, arrivals, want)
+	}
+	if errs.Load() > 0 {
+		t.Errorf("%d finds failed; a block without an error code fails none", errs.Load())
 	}
 }
