@@ -107,9 +107,10 @@ type frontend struct {
 	// nil when off.
 	ingress *ingressLimiter
 
-	// slow is a router's slowdown (the slow event); a data server's is
-	// its shard's.
-	slow slowState
+	// slow is a router's slowdown of its own step (the slow event), and
+	// slowRouted of the shard work of the ops it routes; a data server's
+	// is its shard's.
+	slow, slowRouted slowState
 	// frozenUntil is when a freeze event ends, ns since the epoch; 0 or
 	// past when not frozen.
 	frozenUntil atomic.Int64

@@ -142,8 +142,20 @@ func cmdSimEvent(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D,
 		if factor < 1 || factor > maxSlowFactor {
 			return nil, errBadValue(fmt.Sprintf("slow needs a factor between 1 and %d", maxSlowFactor))
 		}
+		all := c.bool("all", false)
 		for _, t := range targets {
-			t.slowState().set(factor, end)
+			switch {
+			case t.router:
+				t.slow.set(factor, end)
+				if !all {
+					// Alone, a router slows the shard work of what it
+					// routes; with all, the shards' own slowdown does,
+					// once.
+					t.slowRouted.set(factor, end)
+				}
+			default:
+				t.shard.slow.set(factor, end)
+			}
 		}
 	case SimEventFreeze:
 		if err := needDuration(); err != nil {
@@ -193,16 +205,6 @@ func cmp0(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
-}
-
-// slowState is where a slowdown sent to f is kept: a router's own, which
-// slows its step and the shard ops it routes; any other server's shard's,
-// which slows every op its data serves (a member's applying included).
-func (f *frontend) slowState() *slowState {
-	if f.router {
-		return &f.slow
-	}
-	return &f.shard.slow
 }
 
 // closeConns closes every client connection of f but keep (the one the

@@ -85,10 +85,44 @@ func (u *inUse) end() (mean float64, peak int) {
 	return mean, u.peak
 }
 
+// latencies records each read's start and latency.
+type latencies struct {
+	mu  sync.Mutex
+	at  []time.Time
+	lat []time.Duration
+}
+
+func (l *latencies) add(at time.Time, d time.Duration) {
+	l.mu.Lock()
+	l.at, l.lat = append(l.at, at), append(l.lat, d)
+	l.mu.Unlock()
+}
+
+// within returns the mean and the median latency of the reads that
+// started in [from, to).
+func (l *latencies) within(from, to time.Time) (mean, median time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var in []time.Duration
+	var sum time.Duration
+	for i, at := range l.at {
+		if !at.Before(from) && at.Before(to) {
+			in = append(in, l.lat[i])
+			sum += l.lat[i]
+		}
+	}
+	if len(in) == 0 {
+		return 0, 0
+	}
+	sort.Slice(in, func(i, j int) bool { return in[i] < in[j] })
+	return sum / time.Duration(len(in)), in[len(in)/2]
+}
+
 // openLoop sends one point read every 1/rate seconds, each on a
 // goroutine of its own (an open loop: arrivals do not wait for replies),
-// until stop; it returns how many it sent.
-func openLoop(ctx context.Context, coll *mongo.Collection, rate float64, stop <-chan struct{}, sent *atomic.Int64, errs *atomic.Int64) *sync.WaitGroup {
+// until stop, counting them in sent and recording their latencies in
+// lat (when not nil).
+func openLoop(ctx context.Context, coll *mongo.Collection, rate float64, stop <-chan struct{}, sent *atomic.Int64, errs *atomic.Int64, lat *latencies) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		gap := time.Duration(float64(time.Second) / rate)
@@ -102,8 +136,12 @@ func openLoop(ctx context.Context, coll *mongo.Collection, rate float64, stop <-
 			next = next.Add(gap)
 			sent.Add(1)
 			wg.Go(func() {
+				t0 := time.Now()
 				if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: i % 10}}).Err(); err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 					errs.Add(1)
+				}
+				if lat != nil {
+					lat.add(t0, time.Since(t0))
 				}
 			})
 		}
@@ -140,7 +178,8 @@ func TestSimEventSlowLittle(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	var sent, errs atomic.Int64
-	wg := openLoop(ctx, coll, rate, stop, &sent, &errs)
+	var lat latencies
+	wg := openLoop(ctx, coll, rate, stop, &sent, &errs, &lat)
 	time.Sleep(time.Second) // the pool reaches its steady state
 	u.start()
 	time.Sleep(time.Second)
@@ -163,7 +202,8 @@ func TestSimEventSlowLittle(t *testing.T) {
 		means = append(means, m)
 		rawPeak = max(rawPeak, p)
 	}
-	arrivals := float64(sent.Load()-n0) / time.Since(t0).Seconds()
+	t1 := time.Now()
+	arrivals := float64(sent.Load()-n0) / t1.Sub(t0).Seconds()
 	time.Sleep(slowFor - time.Since(began) + time.Duration(factor)*service + 500*time.Millisecond)
 	u.start()
 	time.Sleep(time.Second)
@@ -173,11 +213,19 @@ func TestSimEventSlowLittle(t *testing.T) {
 
 	sort.Float64s(means)
 	peak := means[len(means)-1]
-	want := arrivals * factor * service.Seconds()
-	t.Logf("arrivals %.0f/s; in use: %.1f before, interval means %v during (peak %.1f, raw peak %d; Little: %.1f), %.1f after",
-		arrivals, before, means, peak, rawPeak, want, after)
-	if peak < 0.85*want || peak > 1.15*want {
-		t.Errorf("peak interval mean in use %.1f during slow=%g:%s at %.0f/s, want %.1f ±15%% (λ·F·s)", peak, factor, slowFor, arrivals, want)
+	slowed := time.Duration(factor) * service
+	want := arrivals * slowed.Seconds()
+	// A busy host adds its own delays to some reads' latency W, and Little
+	// holds for the W measured: the simulator's part is that the typical
+	// read takes F·s (the median), the pool's that in use is λ·W.
+	meanW, medianW := lat.within(t0, t1)
+	t.Logf("arrivals %.0f/s; in use: %.1f before, interval means %v during (peak %.1f, raw peak %d; λ·F·s %.1f, λ·W %.1f with W %v, median %v), %.1f after",
+		arrivals, before, means, peak, rawPeak, want, arrivals*meanW.Seconds(), meanW, medianW, after)
+	if medianW < slowed || medianW > slowed*115/100 {
+		t.Errorf("median read latency %v during slow=%g:%s, want F·s = %v (+15%%)", medianW, factor, slowFor, slowed)
+	}
+	if little := arrivals * max(slowed, meanW).Seconds(); peak < 0.85*want || peak > 1.15*little {
+		t.Errorf("peak interval mean in use %.1f during slow=%g:%s at %.0f/s, want λ·F·s = %.1f (λ·W = %.1f on this host) ±15%%", peak, factor, slowFor, arrivals, want, little)
 	}
 	if base := rate * service.Seconds(); after > 2*base+1 {
 		t.Errorf("in use %.1f after the slowdown ended, want back near λ·s = %.1f", after, base)
@@ -527,5 +575,43 @@ func TestSimEventRefusals(t *testing.T) {
 	p := connect(t, "mongodb://"+rs.Hosts()[0]+"/?directConnection=true", 1)
 	if err := p.Database("admin").RunCommand(ctx, bson.D{{Key: SimEventCommand, Value: "freeze"}, {Key: "durationMS", Value: 20000}}).Err(); code(err) != 2 {
 		t.Errorf("a 20 s freeze of a member: %v, want BadValue (an election would follow)", err)
+	}
+}
+
+// TestSimEventSlowSharded: a slowdown by F sent to a router, or to every
+// server with all, multiplies a routed op's shard time by F once.
+func TestSimEventSlowSharded(t *testing.T) {
+	t.Parallel()
+	const service, factor = 20 * time.Millisecond, 5
+	d := startSim(t, fmt.Sprintf("shards=1,slots=4,service=%s", service))
+	ctx := t.Context()
+	c := connect(t, d.URI(), 2)
+	coll := c.Database("db").Collection("c")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	took := func() time.Duration {
+		best := time.Hour
+		for range 3 {
+			t0 := time.Now()
+			if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			best = min(best, time.Since(t0))
+		}
+		return best
+	}
+	for _, all := range []bool{false, true} {
+		cmd := bson.D{{Key: SimEventCommand, Value: SimEventSlow}, {Key: "factor", Value: factor}, {Key: "durationMS", Value: 1500}, {Key: "all", Value: all}}
+		if err := c.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatal(err)
+		}
+		got := took()
+		want := factor * service
+		t.Logf("all=%v: a find took %v, want about %v", all, got, want)
+		if got < want || got > want+want/2 {
+			t.Errorf("all=%v: a find took %v under slow=%d, want about %v (the shard time × F once)", all, got, factor, want)
+		}
+		time.Sleep(1600 * time.Millisecond)
 	}
 }

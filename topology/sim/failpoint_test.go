@@ -206,7 +206,7 @@ func TestFailCommandBlockLittle(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	var sent, errs atomic.Int64
-	wg := openLoop(ctx, c.Database("db").Collection("c"), rate, stop, &sent, &errs)
+	wg := openLoop(ctx, c.Database("db").Collection("c"), rate, stop, &sent, &errs, nil)
 	time.Sleep(500 * time.Millisecond)
 	var peak float64
 	n0, t0 := sent.Load(), time.Now()

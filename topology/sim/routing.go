@@ -83,7 +83,7 @@ func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*sto
 	now := time.Now()
 	factor := sh.slow.at(now)
 	if f.router {
-		factor *= f.slow.at(now)
+		factor *= f.slowRouted.at(now)
 	}
 	service = slowed(service, factor)
 	if err := sh.pool(kind).run(ctx, f.d.sleeper, kind, service); err != nil {
