@@ -228,3 +228,42 @@ func TestFailCommandBlockLittle(t *testing.T) {
 		t.Errorf("%d finds failed; a block without an error code fails none", errs.Load())
 	}
 }
+
+// TestFailCommandRetryableWrite: on a replica set, a retryable write that
+// the fail point fails with a retryable code carries RetryableWriteError
+// (4.4+), as a real server labels it, and the driver's retry succeeds;
+// errorLabels given in the data replace the server's.
+func TestFailCommandRetryableWrite(t *testing.T) {
+	t.Parallel()
+	d := startSim(t, "rs=3,service=0s,test_commands=true")
+	ctx := t.Context()
+	var failed failures
+	c, _ := connectWatched(t, d.URI(), 2, options.Client().SetMonitor(failed.monitor()))
+	primary, err := d.WaitPrimary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := connect(t, "mongodb://"+primary+"/?directConnection=true", 1)
+	set := func(data bson.D) {
+		t.Helper()
+		err := direct.Database("admin").RunCommand(ctx, bson.D{{Key: "configureFailPoint", Value: "failCommand"},
+			{Key: "mode", Value: bson.D{{Key: "times", Value: 1}}}, {Key: "data", Value: data}}).Err()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	coll := c.Database("db").Collection("c")
+	set(bson.D{{Key: "failCommands", Value: bson.A{"insert"}}, {Key: "errorCode", Value: 262}})
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatalf("the retried insert: %v", err)
+	}
+	set(bson.D{{Key: "failCommands", Value: bson.A{"insert"}}, {Key: "errorCode", Value: 262}, {Key: "errorLabels", Value: bson.A{}}})
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err == nil {
+		t.Error("an insert failed without labels was retried to success")
+	}
+	failed.mu.Lock()
+	defer failed.mu.Unlock()
+	if len(failed.codes) != 2 || failed.codes[0] != 262 || !failed.retry[0] || failed.retry[1] {
+		t.Errorf("failures the driver saw: codes %v, RetryableWriteError %v; want 262 labelled, then 262 not", failed.codes, failed.retry)
+	}
+}
