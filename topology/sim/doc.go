@@ -338,8 +338,7 @@
 // d is about a round trip. The Go driver alone holds these:
 // TestSimEventStepDownRecovery (election 1.5 s: the first write on the new
 // primary 1.97 to 1.99 s after the step-down), TestSimEventSlowLittle
-// (λ = 200/s, s = 10 ms, slow=10:2s: in use 20.1 to 21.0 by 250-ms
-// interval for L = 20, 2.1 before and after), TestSimEventFreeze,
+// (λ = 100/s, s = 20 ms, slow=10:2s: L = 20), TestSimEventFreeze,
 // TestSimEventReset and TestSimEventRouterRestart (reads during the
 // restart all on the other router, none failed).
 //
@@ -361,8 +360,8 @@
 // closeConnection; mode alwaysOn, off, {times}, {skip} or
 // {activationProbability}. A blocked command holds its connection, not a
 // slot: blockConnection with blockTimeMS B on every find at a rate λ
-// holds λ·(B + s) connections in use, as a slowdown does (20.8 for 20 at
-// λ = 200/s, B = 90 ms, s = 10 ms: TestFailCommandBlockLittle), which is
+// holds λ·(B + s) connections in use, as a slowdown does
+// (TestFailCommandBlockLittle: λ = 100/s, B = 190 ms, s = 10 ms), which is
 // how a slowdown is made on a real server with test commands.
 //
 // # Versions and telemetry

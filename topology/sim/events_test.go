@@ -152,14 +152,14 @@ func openLoop(ctx context.Context, coll *mongo.Collection, rate float64, stop <-
 // TestSimEventSlowLittle is the ground truth of the slow event: at a set
 // arrival rate λ, a slowdown by F of a service time s makes the
 // connections in use settle at L = λ·F·s (Little's law), which a client's
-// pool shows as its peak. With λ = 200/s, s = 10 ms and slow=10:2s, L = 20:
+// pool shows as its peak. With λ = 100/s, s = 20 ms and slow=10:2s, L = 20:
 // each 250 ms interval's mean in use peaks within 15 % of it, and falls back
 // to λ·s = 2 after the slowdown.
 func TestSimEventSlowLittle(t *testing.T) {
 	t.Parallel()
 	const (
-		rate    = 200.0
-		service = 10 * time.Millisecond
+		rate    = 100.0
+		service = 20 * time.Millisecond
 		factor  = 10.0
 		slowFor = 2 * time.Second
 	)
