@@ -41,7 +41,11 @@ import (
 //     (the times the fail point was entered before), {ok} before.
 //
 // Each server of the simulator is a process of its own, so each has its
-// own fail point: a router's applies to the commands it receives. Only
+// own fail point: a router's applies to the commands it receives, a
+// member's to those sent to that member. A shard's own server does not
+// take configureFailPoint: the ops its routers send reach its data
+// without passing its command path, so its fail point would fail only
+// its direct clients (set it on the routers). Only
 // failCommand exists: another name is FailPointSetFailed ("not found"),
 // as a real server answers a name it lacks. data.writeConcernError,
 // errorExtraInfo and tassert are refused (BadValue), rather than ignored:
