@@ -2,8 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
-	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -29,9 +27,12 @@ var secondaryOptIn = map[string]bool{
 }
 
 // retryableCodes are the errors of a retryable write that a 4.4+ server
-// labels RetryableWriteError: not primary, and interrupted or shutting
-// down through a change of state.
-var retryableCodes = []int32{10107, 13435, 11602, 13436, 189, 91, 11600}
+// labels RetryableWriteError: not primary, interrupted or shutting down
+// through a change of state, and (reachable through failCommand's
+// errorCode) the network and time-limit errors the retryable-writes
+// specification lists: HostUnreachable, HostNotFound, NetworkTimeout,
+// SocketException and ExceededTimeLimit.
+var retryableCodes = []int32{10107, 13435, 11602, 13436, 189, 91, 11600, 6, 7, 89, 9001, 262}
 
 // run runs one command on m under its role's rules.
 func (m *member) run(ctx context.Context, c *cmd, fn func(context.Context) (bson.D, error)) (bson.D, error) {
@@ -69,22 +70,8 @@ func secondaryOk(c *cmd) bool {
 	return mode != "" && mode != "primary"
 }
 
-// labelled adds RetryableWriteError to a retryable write's error when the
-// version labels it (4.4+): the command carries a txnNumber outside a
-// transaction, and the error is one the server deems retryable. Drivers of
-// wire version 9+ retry on the label alone.
+// labelled adds RetryableWriteError to a retryable write's error as the
+// member's version does (retryLabelled).
 func (m *member) labelled(c *cmd, err error) error {
-	var ce *cmdError
-	if err == nil || !m.rs.d.version.retryLabels || !errors.As(err, &ce) || !slices.Contains(retryableCodes, ce.Code) {
-		return err
-	}
-	if _, e := c.body.LookupErr("txnNumber"); e != nil {
-		return err
-	}
-	if _, e := c.body.LookupErr("autocommit"); e == nil {
-		return err
-	}
-	out := *ce
-	out.Labels = append(slices.Clone(ce.Labels), "RetryableWriteError")
-	return &out
+	return retryLabelled(m.rs.d.version, c, err)
 }

@@ -51,6 +51,9 @@ type handler struct {
 	// routerOnly commands are unknown to a standalone, as on mongod;
 	// mongodOnly ones are unknown to a router, as on mongos.
 	routerOnly, mongodOnly bool
+	// testOnly commands exist only with test commands enabled
+	// (test_commands=true), as a real server registers them only then.
+	testOnly bool
 }
 
 // handlers is the command table; a name not in it is CommandNotFound.
@@ -68,30 +71,34 @@ var handlers = map[string]handler{
 	"connPoolStats": {fn: func(f *frontend, _ context.Context, _ *connState, _ *cmd) (bson.D, error) {
 		return f.connPoolStats(), nil
 	}},
-	"hostInfo":         {fn: cmdHostInfo},
-	"saslStart":        {fn: cmdSaslStart},
-	"saslContinue":     {fn: cmdSaslContinue},
-	"listShards":       {fn: cmdListShards, routerOnly: true},
-	"replSetGetStatus": {fn: cmdReplSetGetStatus, mongodOnly: true},
-	"replSetStepDown":  {fn: cmdReplSetStepDown, mongodOnly: true},
-	"top":              {fn: cmdTop, mongodOnly: true},
-	"find":             {fn: cmdFind, kind: kindRead},
-	"getMore":          {fn: cmdGetMore, kind: kindRead},
-	"killCursors":      {fn: cmdKillCursors},
-	"count":            {fn: cmdCount, kind: kindRead},
-	"insert":           {fn: cmdInsert, kind: kindWrite},
-	"update":           {fn: cmdUpdate, kind: kindWrite},
-	"delete":           {fn: cmdDelete, kind: kindWrite},
-	"aggregate":        {fn: cmdAggregate, kind: kindRead},
-	"distinct":         {fn: cmdDistinct, kind: kindRead},
-	"findAndModify":    {fn: cmdFindAndModify, kind: kindWrite},
-	"listCollections":  {fn: cmdListCollections},
-	"listDatabases":    {fn: cmdListDatabases},
-	"create":           {fn: cmdCreate},
-	"createIndexes":    {fn: cmdCreateIndexes},
-	"listIndexes":      {fn: cmdListIndexes},
-	"drop":             {fn: cmdDrop},
-	"dropDatabase":     {fn: cmdDropDatabase},
+	"hostInfo":           {fn: cmdHostInfo},
+	"saslStart":          {fn: cmdSaslStart},
+	"saslContinue":       {fn: cmdSaslContinue},
+	"listShards":         {fn: cmdListShards, routerOnly: true},
+	"replSetGetStatus":   {fn: cmdReplSetGetStatus, mongodOnly: true},
+	"replSetStepDown":    {fn: cmdReplSetStepDown, mongodOnly: true},
+	"top":                {fn: cmdTop, mongodOnly: true},
+	"find":               {fn: cmdFind, kind: kindRead},
+	"getMore":            {fn: cmdGetMore, kind: kindRead},
+	"killCursors":        {fn: cmdKillCursors},
+	"count":              {fn: cmdCount, kind: kindRead},
+	"insert":             {fn: cmdInsert, kind: kindWrite},
+	"update":             {fn: cmdUpdate, kind: kindWrite},
+	"delete":             {fn: cmdDelete, kind: kindWrite},
+	"aggregate":          {fn: cmdAggregate, kind: kindRead},
+	"distinct":           {fn: cmdDistinct, kind: kindRead},
+	"findAndModify":      {fn: cmdFindAndModify, kind: kindWrite},
+	"listCollections":    {fn: cmdListCollections},
+	"listDatabases":      {fn: cmdListDatabases},
+	"create":             {fn: cmdCreate},
+	"createIndexes":      {fn: cmdCreateIndexes},
+	"listIndexes":        {fn: cmdListIndexes},
+	"drop":               {fn: cmdDrop},
+	"dropDatabase":       {fn: cmdDropDatabase},
+	"getParameter":       {fn: cmdGetParameter},
+	"configureFailPoint": {fn: cmdConfigureFailPoint, testOnly: true},
+	// SimEventCommand, the simulator's own, is added by events.go's init:
+	// it restarts listeners, which serve through this table.
 }
 
 // handle runs one request and returns the reply document. It never fails:
@@ -105,7 +112,7 @@ func (f *frontend) handle(ctx context.Context, cs *connState, req *request) bson
 		c.name = first.Key()
 	}
 	h, ok := handlers[c.name]
-	if !ok || (h.routerOnly && !f.router) || (h.mongodOnly && f.router) {
+	if !ok || (h.routerOnly && !f.router) || (h.mongodOnly && f.router) || (h.testOnly && !f.d.spec.TestCommands) {
 		f.tel.command.Add(1)
 		defer func() { f.tel.record(kindCommand, time.Since(start)) }()
 		return errorReply(errCommandNotFound(c.name))
@@ -128,6 +135,16 @@ func (f *frontend) handle(ctx context.Context, cs *connState, req *request) bson
 		// Counted per document or statement in the handler, as mongod does.
 	default:
 		f.tel.command.Add(1)
+	}
+	if cs.appName == "" && (c.name == "hello" || c.name == "isMaster" || c.name == "ismaster") {
+		// The client's metadata, in its first hello: failCommand's appName.
+		if v, err := c.body.LookupErr("client", "application", "name"); err == nil {
+			cs.appName, _ = v.StringValueOK()
+		}
+	}
+	if err := f.failCommand(ctx, cs, c); err != nil {
+		f.tel.record(h.kind, time.Since(start))
+		return errorReply(err)
 	}
 	var fields bson.D
 	var err error

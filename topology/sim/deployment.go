@@ -60,6 +60,8 @@ type shard struct {
 	// openConns is the connection count conn_cost multiplies: client
 	// connections for a standalone, router→shard connections for a shard.
 	openConns atomic.Int64
+	// slow is the slowdown in force on this data (the slow event).
+	slow slowState
 }
 
 // pool returns the slot pool a data op of kind takes: reads queue for read
@@ -105,13 +107,38 @@ type frontend struct {
 	// nil when off.
 	ingress *ingressLimiter
 
-	mu    sync.Mutex
+	// slow is a router's slowdown of its own step (the slow event), and
+	// slowRouted of the shard work of the ops it routes; a data server's
+	// is its shard's.
+	slow, slowRouted slowState
+	// frozenUntil is when a freeze event ends, ns since the epoch; 0 or
+	// past when not frozen.
+	frozenUntil atomic.Int64
+	// upSince is when a restarted router came back, ns since the epoch;
+	// 0 when it never restarted (uptime counts from the deployment's
+	// start).
+	upSince atomic.Int64
+	// fail is the failCommand fail point (test_commands only).
+	fail failPoint
+
+	mu    sync.Mutex // guards conns and ln, which a router restart replaces
 	conns map[net.Conn]struct{}
 }
 
 // connState is what a server knows about one client connection.
 type connState struct {
-	id int32
+	id   int32
+	conn net.Conn
+	// appName is the client's application name from its first hello's
+	// client metadata (failCommand's appName matches it).
+	appName string
+	// unheld: the reply being built leaves even while the server is
+	// frozen (the freeze event's own reply).
+	unheld bool
+	// closeAfterReply closes the connection once the reply is sent (a
+	// reset or restart event received on it); closeNow closes it without
+	// a reply (failCommand's closeConnection).
+	closeAfterReply, closeNow bool
 }
 
 // Start validates spec, listens on 127.0.0.1 (one ephemeral port for a
@@ -235,7 +262,7 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 	}
 	for _, f := range d.listening() {
 		d.wg.Add(1)
-		go f.acceptLoop()
+		go f.acceptLoop(f.ln)
 	}
 	return d, nil
 }
@@ -267,8 +294,8 @@ func (d *Deployment) CloseShardListener(i int) error {
 		return fmt.Errorf("sim: no shard %d (%d shards)", i, len(d.shardFronts))
 	}
 	f := d.shardFronts[i]
-	err := f.ln.Close()
 	f.mu.Lock()
+	err := f.ln.Close()
 	for c := range f.conns {
 		c.Close()
 	}
@@ -320,10 +347,10 @@ func (d *Deployment) Close() error {
 		}
 		var errs []error
 		for _, f := range d.listening() {
+			f.mu.Lock()
 			if err := f.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 				errs = append(errs, err)
 			}
-			f.mu.Lock()
 			for c := range f.conns {
 				c.Close()
 			}
@@ -335,10 +362,12 @@ func (d *Deployment) Close() error {
 	return d.closeErr
 }
 
-func (f *frontend) acceptLoop() {
+// acceptLoop serves ln until it closes: the server's listener, or a
+// restarted router's new one.
+func (f *frontend) acceptLoop(ln net.Listener) {
 	defer f.d.wg.Done()
 	for {
-		c, err := f.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) || f.d.ctx.Err() != nil {
 				return
@@ -387,7 +416,7 @@ func (f *frontend) serveConn(c net.Conn) {
 		f.mu.Unlock()
 		return
 	}
-	cs := &connState{id: f.d.connIDs.Add(1)}
+	cs := &connState{id: f.d.connIDs.Add(1), conn: c}
 	f.tel.connCurrent.Add(1)
 	f.tel.connCreated.Add(1)
 	// A standalone's client connections are what conn_cost charges for; a
@@ -432,6 +461,11 @@ func (f *frontend) serveConn(c net.Conn) {
 			}
 			ready = time.Time{}
 		}
+		// A frozen server reads no request and sends no reply (the
+		// freeze event), whatever it was doing when the freeze began.
+		if f.waitThaw() != nil {
+			return
+		}
 		f.tel.bytesIn.Add(int64(len(msg)))
 		f.tel.numRequests.Add(1)
 		req, err := parseRequest(msg)
@@ -439,14 +473,24 @@ func (f *frontend) serveConn(c net.Conn) {
 			return
 		}
 		reply := f.handle(f.d.ctx, cs, req)
+		if cs.closeNow {
+			return
+		}
 		if req.moreToCome {
 			continue
 		}
+		if !cs.unheld && f.waitThaw() != nil {
+			return
+		}
+		cs.unheld = false
 		out = appendReply(out[:0], req, reply)
 		if _, err := c.Write(out); err != nil {
 			return
 		}
 		f.tel.bytesOut.Add(int64(len(out)))
+		if cs.closeAfterReply {
+			return
+		}
 	}
 }
 

@@ -276,6 +276,94 @@
 // write whose first statements applied before an interruption applies them
 // again), and streaming hello.
 //
+// # Events (the simulator's own command)
+//
+// poolsweepSimEvent (SimEventCommand) is an administrative command of the
+// simulator that no real server has (a real one answers CommandNotFound),
+// run on the admin database:
+//
+//	{poolsweepSimEvent: "slow", factor: F, durationMS: D}   service time × F for D
+//	{poolsweepSimEvent: "freeze", durationMS: D}             no reply, no request read, for D
+//	{poolsweepSimEvent: "reset"}                             every client connection closed
+//	{poolsweepSimEvent: "routerRestart"}                     a router down for router_restart
+//
+// It acts on the server that receives it; all: true applies slow, freeze
+// and reset to every server of the deployment (routers, members, shards'
+// own servers). The reply is {action, hosts, endsAt, ok: 1}. A slow event
+// on a mongod multiplies the service time of every data op that starts on
+// its slots while it lasts (routed ops and a secondary's applying
+// included); on a router, its router step and the shard ops it routes.
+// A freeze holds every reply and request of the server, new connections'
+// handshakes included, and closes nothing; its own reply leaves at once.
+// A freeze of a replica-set member longer than 10 s (electionTimeoutMillis)
+// is refused: a real set would elect another primary, which is not
+// modeled. reset closes every client connection, the driver's monitoring
+// ones too, and the one that sent it after its reply. routerRestart (a
+// router only) closes the router's listener and connections; connecting
+// is refused for router_restart (default 5s), then it listens on the same
+// port as a new process: uptime from its return, connections.totalCreated,
+// opcounters, opLatencies and network from zero, no cursors.
+//
+// Nothing reports the event itself: serverStatus shows what a real server
+// of the version would (connections.current and totalCreated, network,
+// opLatencies, the slots' queues), and replSetGetStatus and hello the
+// set's state. What a client sees follows from the model:
+//
+//	slow=F:D at an arrival rate λ below the slowed capacity slots/(F·s):
+//	  connections in use settle at L = λ·F·s (Little's law), from λ·s
+//	  before, within one F·s of the start; above that capacity the queue
+//	  grows by λ - slots/(F·s) a second and pools grow to maxPoolSize
+//	freeze=D: every reply due in [t, t+D) leaves at t+D; a client whose
+//	  timeout is below D times those operations out and closes their
+//	  connections (the driver's own rule: a connection that timed out is
+//	  discarded; not tested here)
+//	reset: an idle client learns of it at its next operation (a network
+//	  error, its pool cleared, a retryable operation retried once) or
+//	  heartbeat, then opens its pool again
+//	router restart: the client's first operation there meets a network
+//	  error, the router is marked Unknown and its pool cleared, and
+//	  operations select the other routers (a retryable one is retried
+//	  there) until a heartbeat finds it back
+//
+// A step-down costs a client under load the election plus its discovery:
+//
+//	time to recover ≈ election + d,  0 < d ≤ minHeartbeatFrequencyMS (500 ms)
+//
+// The first refused write makes the driver mark the primary Unknown; while
+// an operation waits for a primary it checks every member at most every
+// minHeartbeatFrequencyMS, so it finds the new primary within 500 ms of the
+// election (with no operation waiting, at its next heartbeat, 10 s by
+// default). hello offers no topologyVersion, so the driver polls rather
+// than streams: against a real 4.4+ set, whose members stream their state,
+// d is about a round trip. The Go driver alone holds these:
+// TestSimEventStepDownRecovery (election 1.5 s: the first write on the new
+// primary 1.97 to 1.99 s after the step-down), TestSimEventSlowLittle
+// (λ = 100/s, s = 20 ms, slow=10:2s: L = 20), TestSimEventFreeze,
+// TestSimEventReset and TestSimEventRouterRestart (reads during the
+// restart all on the other router, none failed).
+//
+// Each member keeps serverStatus.electionMetrics (every 4.2+ mongod
+// reports it): the first primary counts an election by electionTimeout,
+// the member elected after a step-down one handed off to it (stepUpCmd,
+// as enableElectionHandoff does), each already caught up
+// (numCatchUpsAlreadyCaughtUp); a standalone's and a shard's stay zero.
+//
+// # Test commands
+//
+// test_commands=true starts every server as --setParameter
+// enableTestCommands=1 does: configureFailPoint exists and getParameter
+// reports enableTestCommands true (false without it, when
+// configureFailPoint is CommandNotFound, as on a real server). The only
+// fail point is failCommand (failpoint.go says what of it is modeled):
+// data.failCommands, failAllCommands, appName, namespace, threadName,
+// blockConnection with blockTimeMS, errorCode, errorLabels and
+// closeConnection; mode alwaysOn, off, {times}, {skip} or
+// {activationProbability}. A blocked command holds its connection, not a
+// slot: blockConnection with blockTimeMS B on every find at a rate λ
+// holds λ·(B + s) connections in use, as a slowdown does
+// (TestFailCommandBlockLittle: λ = 100/s, B = 190 ms, s = 10 ms), which is
+// how a slowdown is made on a real server with test commands.
+//
 // # Versions and telemetry
 //
 // version=X.Y (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2; default 8.0), or a
@@ -385,6 +473,8 @@
 // listDatabases, create, createIndexes (recorded only), listIndexes, drop,
 // dropDatabase, serverStatus, replSetGetStatus and replSetStepDown (on a
 // replica set's members; a standalone answers NoReplicationEnabled),
+// getParameter (enableTestCommands only), configureFailPoint (with
+// test_commands=true), the simulator's own poolsweepSimEvent,
 // connPoolStats, hostInfo (system.numCores, and
 // numCoresAvailableToProcess from 8.0, is the spec's cores=N, or this
 // machine's count; cpuArch, hostname, memSizeMB, memLimitMB from 4.2 (the

@@ -55,12 +55,18 @@ func (rs *replSet) stepDown(m *member, force bool, secs time.Duration) error {
 	}
 	rs.primary = -1
 	m.barred = now.Add(secs)
-	rs.election = time.AfterFunc(time.Until(at), func() { rs.elect(next) })
+	// A primary stepping down hands the election off (enableElectionHandoff,
+	// on by default from 4.0.2): it asks the elected member to step up,
+	// which counts it as a stepUpCmd election. Alone, it runs again when
+	// its election timeout passes.
+	handoff := next != m
+	rs.election = time.AfterFunc(time.Until(at), func() { rs.elect(next, handoff) })
 	return nil
 }
 
-// elect makes m primary in a new term (the election timer's end).
-func (rs *replSet) elect(m *member) {
+// elect makes m primary in a new term (the election timer's end);
+// handoff says the old primary asked m to step up.
+func (rs *replSet) elect(m *member, handoff bool) {
 	if rs.d.ctx.Err() != nil {
 		return
 	}
@@ -75,6 +81,50 @@ func (rs *replSet) elect(m *member) {
 	rs.electedAt = time.Now()
 	rs.election = nil
 	rs.electedOp = rs.appendLocked(nil).op
+	m.elections.won(handoff)
+}
+
+// electionCounts are the counters of serverStatus.electionMetrics a
+// member of the simulator can move: an election is called and won at
+// once (no member votes no), the winner is always caught up (it is
+// elected only once it has applied everything), and no election is a
+// priority, catch-up or freeze takeover.
+type electionCounts struct {
+	stepUp, timeout, alreadyCaughtUp int64
+}
+
+func (e *electionCounts) won(handoff bool) {
+	if handoff {
+		e.stepUp++
+	} else {
+		e.timeout++
+	}
+	e.alreadyCaughtUp++
+}
+
+// electionMetrics is serverStatus.electionMetrics as a real mongod
+// (4.2+) reports it, in its order and types (int64 counters, a double
+// average; the 4.2.1, 7.0.1 and 8.0.9 captures): a standalone's and a
+// shard's all zero, a member's from its elections.
+func electionMetrics(e electionCounts) bson.D {
+	reason := func(n int64) bson.D { return bson.D{{Key: "called", Value: n}, {Key: "successful", Value: n}} }
+	return bson.D{
+		{Key: "stepUpCmd", Value: reason(e.stepUp)},
+		{Key: "priorityTakeover", Value: reason(0)},
+		{Key: "catchUpTakeover", Value: reason(0)},
+		{Key: "electionTimeout", Value: reason(e.timeout)},
+		{Key: "freezeTimeout", Value: reason(0)},
+		{Key: "numStepDownsCausedByHigherTerm", Value: int64(0)},
+		{Key: "numCatchUps", Value: int64(0)},
+		{Key: "numCatchUpsSucceeded", Value: int64(0)},
+		{Key: "numCatchUpsAlreadyCaughtUp", Value: e.alreadyCaughtUp},
+		{Key: "numCatchUpsSkipped", Value: int64(0)},
+		{Key: "numCatchUpsTimedOut", Value: int64(0)},
+		{Key: "numCatchUpsFailedWithError", Value: int64(0)},
+		{Key: "numCatchUpsFailedWithNewTerm", Value: int64(0)},
+		{Key: "numCatchUpsFailedWithReplSetAbortPrimaryCatchUpCmd", Value: int64(0)},
+		{Key: "averageCatchUpOps", Value: 0.0},
+	}
 }
 
 // cmdReplSetStepDown answers replSetStepDown: {replSetStepDown: secs,

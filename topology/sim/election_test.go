@@ -259,3 +259,48 @@ func TestReplicaSetStepDownRefusals(t *testing.T) {
 		t.Errorf("replSetStepDown on a router: %v, want CommandNotFound", err)
 	}
 }
+
+// TestElectionMetrics: every 4.2+ mongod reports electionMetrics with the
+// fields and types of the captures (both ways: none missing, none added),
+// a mongos and a 4.0 mongod none; a set's first primary counts its
+// election by timeout, and the member elected after a step-down an
+// election handed off to it (stepUpCmd), each caught up already.
+func TestElectionMetrics(t *testing.T) {
+	t.Parallel()
+	real := loadReply(t, "serverStatus.mongod-8.0.9.json").Lookup("electionMetrics").Document()
+	for _, v := range versions {
+		for _, spec := range []string{"service=0s", "shards=1,service=0s"} {
+			d := startSim(t, spec+",version="+v.name)
+			sim := runCmd(t, d.fronts[0], "admin", bson.D{{Key: "serverStatus", Value: 1}}, nil)
+			em, err := sim.LookupErr("electionMetrics")
+			want := v.wire >= 8 && !d.fronts[0].router
+			if (err == nil) != want {
+				t.Errorf("%s %s: electionMetrics reported %v, want %v", spec, v.name, err == nil, want)
+				continue
+			}
+			if want {
+				checkSubset(t, v.name+" electionMetrics", real, em.Document())
+				checkSubset(t, v.name+" electionMetrics (the capture's)", em.Document(), real)
+			}
+		}
+	}
+	d := startSim(t, "rs=3,service=0s,election=50ms")
+	metrics := func(i int) bson.Raw {
+		return runCmd(t, d.fronts[i], "admin", bson.D{{Key: "serverStatus", Value: 1}}, nil).Lookup("electionMetrics").Document()
+	}
+	if m := metrics(0); m.Lookup("electionTimeout", "successful").Int64() != 1 || m.Lookup("numCatchUpsAlreadyCaughtUp").Int64() != 1 {
+		t.Errorf("the first primary's electionMetrics %v", m)
+	}
+	if err := d.StepDown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.WaitPrimary(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.Index(d.Hosts(), p)
+	if m := metrics(i); m.Lookup("stepUpCmd", "called").Int64() != 1 || m.Lookup("stepUpCmd", "successful").Int64() != 1 ||
+		m.Lookup("electionTimeout", "called").Int64() != 0 || m.Lookup("numCatchUpsAlreadyCaughtUp").Int64() != 1 {
+		t.Errorf("the member elected after the step-down: electionMetrics %v", m)
+	}
+}

@@ -110,7 +110,7 @@ func (rs *replSet) appendLocked(changes []change) *oplogEntry {
 func (m *member) send(e *oplogEntry, arrival time.Time) time.Time {
 	spec := m.rs.d.spec
 	sh := m.shard
-	service := serviceTime(spec.Service, spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
+	service := slowed(serviceTime(spec.Service, spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64), sh.slow.at(arrival))
 	start := m.appliers.bookAt(arrival, kindWrite, service).Add(-service)
 	finish := sh.writes.bookAt(start, kindWrite, service)
 	a := &m.repl

@@ -77,6 +77,8 @@ type member struct {
 	replOps struct{ insert, update, delete, command atomic.Int64 }
 	// barred is when m may be elected again after stepping down (rs.mu).
 	barred time.Time
+	// elections are m's serverStatus electionMetrics counters (rs.mu).
+	elections electionCounts
 }
 
 // newReplSet makes the deployment's members a replica set whose first
@@ -97,6 +99,10 @@ func newReplSet(d *Deployment) *replSet {
 	}
 	rs.last = first
 	rs.primary, rs.electedAt, rs.electedOp = 0, now, first.op
+	// The first primary won the set's first election, called when its
+	// election timeout passed, and was caught up (a new set's 4.2.8
+	// capture counts exactly this).
+	rs.members[0].elections.won(false)
 	return rs
 }
 

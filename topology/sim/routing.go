@@ -54,7 +54,8 @@ func (f *frontend) routerStep(ctx context.Context, kind opKind) error {
 	if !f.router {
 		return nil
 	}
-	return f.exec.run(ctx, f.d.sleeper, kind, serviceTime(f.d.spec.RouterCost, 0, 0, f.d.spec.Jitter, rand.Float64))
+	service := serviceTime(f.d.spec.RouterCost, 0, 0, f.d.spec.Jitter, rand.Float64)
+	return f.exec.run(ctx, f.d.sleeper, kind, slowed(service, f.slow.at(time.Now())))
 }
 
 // onShard runs fn as one data op on shard i (the only one of a standalone
@@ -77,6 +78,14 @@ func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*sto
 	}
 	spec := f.d.spec
 	service := serviceTime(f.baseService(ctx, sh), spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
+	// A slow event multiplies the service time of an op that starts while
+	// it lasts: the data's own, and a router's for the ops it routes.
+	now := time.Now()
+	factor := sh.slow.at(now)
+	if f.router {
+		factor *= f.slowRouted.at(now)
+	}
+	service = slowed(service, factor)
 	if err := sh.pool(kind).run(ctx, f.d.sleeper, kind, service); err != nil {
 		return err
 	}

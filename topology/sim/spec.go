@@ -35,6 +35,10 @@ const (
 	// (of its write slots), a real secondary's replWriterThreadCount
 	// default.
 	DefaultReplWriters = 16
+	// DefaultRouterRestart is how long a router the simulator's
+	// routerRestart event takes down stays down (sharded only): about
+	// what a mongos takes to start and reach its config servers.
+	DefaultRouterRestart = 5 * time.Second
 )
 
 // Upper bounds keep a typo (slots=80000000, service=2h) from starting a
@@ -55,6 +59,9 @@ const (
 	maxMembers  = 7
 	maxReplLag  = 10 * time.Second
 	maxElection = time.Minute
+	// maxRouterRestart bounds router_restart as maxElection bounds an
+	// election: a longer outage would look like a hung run.
+	maxRouterRestart = time.Minute
 )
 
 // Spec describes a simulated deployment. The zero value is not valid; use
@@ -117,6 +124,16 @@ type Spec struct {
 	// RouterCost is the time a client operation holds a router slot before it
 	// is forwarded to the shards (sharded only).
 	RouterCost time.Duration
+	// RouterRestart is how long a router stays down after the
+	// simulator's routerRestart event (sharded only; 0 means
+	// DefaultRouterRestart): its listener is closed, so connecting is
+	// refused, and it listens again on the same port with fresh counters.
+	RouterRestart time.Duration
+	// TestCommands starts every server as with --setParameter
+	// enableTestCommands=1: configureFailPoint exists (the failCommand
+	// fail point) and getParameter reports enableTestCommands true. A real
+	// server without it has no configureFailPoint command at all.
+	TestCommands bool
 	// Cores is the core count hostInfo reports (system.numCores); 0 reports
 	// this machine's (runtime.NumCPU). It changes nothing else: capacity is
 	// slots and service time. Tests set it to check what poolsweep does
@@ -176,7 +193,7 @@ func (s Spec) Sharded() bool { return s.Shards > 0 }
 func (s Spec) ReplicaSet() bool { return s.Members > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "setup_latency", "jitter", "routers", "router_slots", "router_cost", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "cores", "version", "os"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "setup_latency", "jitter", "routers", "router_slots", "router_cost", "router_restart", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "test_commands", "cores", "version", "os"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -196,7 +213,10 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // as that MongoDB version (4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2; default
 // 8.0). os=windows answers as servers on Windows do (see Spec.OS). ingress_rate=N, ingress_burst=SECS and ingress_queue=N turn on
 // 8.2's connection-establishment rate limiter (version=8.2 only; see
-// Spec.IngressLimiter).
+// Spec.IngressLimiter). test_commands=true enables test commands
+// (configureFailPoint; Spec.TestCommands); router_restart=D (shards only,
+// default 5s) is how long the simulator's routerRestart event keeps a
+// router down.
 // rs=N (1 to 7) starts a replica set of N members instead of a standalone,
 // with repl_lag=1ms, election=300ms and repl_writers=16 unless given; rs and
 // shards are exclusive, and the replica-set keys without rs are refused.
@@ -272,7 +292,7 @@ type dependentKey struct {
 func (s *Spec) field(key string) any {
 	return map[string]any{
 		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "scan_service": &s.ScanService, "agg_service": &s.AggService, "write_service": &s.WriteService, "examined_cost": &s.ExaminedCost, "conn_cost": &s.ConnCost, "accept_cost": &s.AcceptCost, "setup_latency": &s.SetupLatency, "jitter": &s.Jitter,
-		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost,
+		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost, "router_restart": &s.RouterRestart, "test_commands": &s.TestCommands,
 		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
 		"ingress_rate": &s.IngressRate, "ingress_burst": &s.IngressBurst, "ingress_queue": &s.IngressQueue,
 		"cores": &s.Cores, "version": &s.Version, "os": &s.OS,
@@ -285,7 +305,7 @@ func (s *Spec) field(key string) any {
 func standaloneKeys() []string {
 	var out []string
 	for _, k := range specKeys {
-		dependent := strings.HasPrefix(k, "ingress_")
+		dependent := strings.HasPrefix(k, "ingress_") || k == "router_restart"
 		for _, g := range dependents {
 			for _, d := range g.keys {
 				dependent = dependent || d.key == k
@@ -328,6 +348,10 @@ func (s *Spec) set(key, val string) error {
 		if err != nil {
 			return bad("not a duration (like 2ms or 50us)")
 		}
+		if key == "router_restart" && d <= 0 {
+			// Its zero value means the default; written, it is an outage.
+			return bad(fmt.Sprintf("must be between 1ms and %s (leave it out for %s)", maxRouterRestart, DefaultRouterRestart))
+		}
 		*dst = d
 	case *float64:
 		f, err := strconv.ParseFloat(val, 64)
@@ -335,6 +359,12 @@ func (s *Spec) set(key, val string) error {
 			return bad("not a number")
 		}
 		*dst = f
+	case *bool:
+		b, err := strconv.ParseBool(val)
+		if err != nil {
+			return bad("not true or false")
+		}
+		*dst = b
 	case *string:
 		*dst = val
 	default:
@@ -388,10 +418,16 @@ func (s Spec) Validate() error {
 		return err
 	}
 	if !s.Sharded() {
+		if s.RouterRestart != 0 {
+			return fmt.Errorf("%w: router_restart: only meaningful with shards=N", ErrSpec)
+		}
 		if s.Routers != 0 || s.RouterSlots != 0 || s.RouterCost != 0 {
 			return fmt.Errorf("%w: routers, router_slots and router_cost need shards=N", ErrSpec)
 		}
 		return nil
+	}
+	if s.RouterRestart < 0 || s.RouterRestart > maxRouterRestart {
+		return bad("router_restart", fmtDuration(s.RouterRestart), fmt.Sprintf("must be between 1ms and %s (leave it out for %s)", maxRouterRestart, DefaultRouterRestart))
 	}
 	return first(count("routers", s.Routers, 1, maxRouters), count("router_slots", s.RouterSlots, 1, maxSlots),
 		span("router_cost", s.RouterCost, maxService))
@@ -472,11 +508,18 @@ func (s Spec) String() string {
 			"routers="+strconv.Itoa(s.Routers),
 			"router_slots="+strconv.Itoa(s.RouterSlots),
 			"router_cost="+fmtDuration(s.RouterCost))
+		if s.RouterRestart > 0 {
+			// Only when set, so specs that leave it out print as before.
+			parts = append(parts, "router_restart="+fmtDuration(s.RouterRestart))
+		}
 	}
 	if s.ReplicaSet() {
 		parts = append(parts, "repl_lag="+fmtDuration(s.ReplLag), "election="+fmtDuration(s.ElectionDelay), "repl_writers="+strconv.Itoa(s.ReplWriters))
 	}
 	parts = append(parts, s.ingressString()...)
+	if s.TestCommands {
+		parts = append(parts, "test_commands=true")
+	}
 	if s.Cores > 0 {
 		// Only when set, so specs that leave it out print as before.
 		parts = append(parts, "cores="+strconv.Itoa(s.Cores))

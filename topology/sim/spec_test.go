@@ -59,6 +59,12 @@ func TestParseSpec(t *testing.T) {
 		{"ingress_queue=0,ingress_burst=0.5,ingress_rate=20,version=8.2", Spec{Slots: 8, Service: 2 * time.Millisecond, Version: "8.2",
 			IngressLimiter: true, IngressRate: 20, IngressBurst: 0.5},
 			"slots=8,service=2ms,conn_cost=0s,jitter=0,ingress_rate=20,ingress_burst=0.5,ingress_queue=0,version=8.2"},
+		{"test_commands=true", Spec{Slots: 8, Service: 2 * time.Millisecond, TestCommands: true},
+			"slots=8,service=2ms,conn_cost=0s,jitter=0,test_commands=true"},
+		{"test_commands=false", Spec{Slots: 8, Service: 2 * time.Millisecond},
+			"slots=8,service=2ms,conn_cost=0s,jitter=0"},
+		{"shards=1,routers=2,router_restart=2s", Spec{Shards: 1, Routers: 2, RouterSlots: 64, RouterCost: 50 * time.Microsecond, RouterRestart: 2 * time.Second, Slots: 8, Service: 2 * time.Millisecond},
+			"shards=1,slots=8,service=2ms,conn_cost=0s,jitter=0,routers=2,router_slots=64,router_cost=50us,router_restart=2s"},
 	}
 	for _, tt := range tests {
 		got, err := ParseSpec(tt.in)
@@ -127,6 +133,11 @@ func TestParseSpecErrors(t *testing.T) {
 		{"version=8.2,ingress_burst=NaN", "ingress_burst=NaN"},
 		{"version=8.2,ingress_queue=-1", "ingress_queue=-1: must be between 0"},
 		{"version=8.2,ingress_rate=fast", "ingress_rate=fast: not an integer"},
+		{"test_commands=yes", "test_commands=yes: not true or false"},
+		{"router_restart=2s", "router_restart: only meaningful with shards=N"},
+		{"shards=1,router_restart=0s", "router_restart=0s: must be between 1ms and 1m0s"},
+		{"shards=1,router_restart=2h", "router_restart=2h0m0s: must be between 1ms and 1m0s"},
+		{"shards=1,router_restart=soon", "router_restart=soon: not a duration"},
 	}
 	for _, tt := range tests {
 		_, err := ParseSpec(tt.in)

@@ -35,6 +35,19 @@ type telemetry struct {
 	top topTable
 }
 
+// reset zeroes the counters of a restarted process (a router restart):
+// the connections still open drain connCurrent and inFlight themselves.
+func (t *telemetry) reset() {
+	for _, c := range []*atomic.Int64{&t.connCreated, &t.connRejected, &t.insert, &t.query, &t.update, &t.delete,
+		&t.getmore, &t.command, &t.readLat, &t.writeLat, &t.cmdLat, &t.readOps, &t.writeOps, &t.cmdOps,
+		&t.bytesIn, &t.bytesOut, &t.numRequests} {
+		c.Store(0)
+	}
+	t.top.mu.Lock()
+	clear(t.top.usage)
+	t.top.mu.Unlock()
+}
+
 // record adds one finished command's latency to its class.
 func (t *telemetry) record(kind opKind, d time.Duration) {
 	us := d.Microseconds()
@@ -115,7 +128,7 @@ func queueCounters(added, removed, length, started, processing, finished, proces
 // load they would be the client's.
 func (f *frontend) serverStatus() bson.D {
 	now := time.Now()
-	up := now.Sub(f.d.started)
+	up := now.Sub(f.since())
 	v := f.d.version
 	t := &f.tel
 	d := bson.D{
@@ -185,6 +198,15 @@ func (f *frontend) serverStatus() bson.D {
 	}})
 	if f.member != nil {
 		d = append(d, f.member.replSections(counter)...)
+	}
+	if !f.router && v.wire >= 8 { // 4.2+: every mongod, a standalone too
+		var e electionCounts
+		if m := f.member; m != nil {
+			m.rs.mu.Lock()
+			e = m.elections
+			m.rs.mu.Unlock()
+		}
+		d = append(d, bson.E{Key: "electionMetrics", Value: electionMetrics(e)})
 	}
 	var queues bson.D
 	if !f.router {
