@@ -44,7 +44,7 @@ for t in $targets; do
   # build machine's paths out of it; -s -w leaves out the symbol table
   # and DWARF (the build information the stamp lives in stays).
   CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -buildvcs=true -trimpath -ldflags='-s -w' -o "$dist/$name" ./cmd/poolsweep
-  stamped=$(go version -m "$dist/$name" | awk '$2 == "vcs.revision" {print $3}')
+  stamped=$(go version -m "$dist/$name" | sed -n 's/^[[:space:]]*build[[:space:]]*vcs\.revision=//p')
   if [[ $stamped != "$rev" ]]; then
     echo "scripts/release.sh: $name is stamped with revision '${stamped}', not HEAD's $rev" >&2
     exit 1
