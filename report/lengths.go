@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -23,6 +24,8 @@ func lengthsText(p results.PlanInfo, steps []results.StepResult) string {
 		if lo <= 0 {
 			lo = p.WarmupS
 		}
+		// MSER-5 needs its batches whatever --min-warmup asked for.
+		lo = max(lo, plan.AutoWarmupMin.Seconds())
 		warm = fmt.Sprintf("warm-up until MSER-5 finds the end of the transient (%s to %s", secs(lo), secs(a.MaxWarmupS))
 		var took []float64
 		unsettled := 0

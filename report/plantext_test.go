@@ -48,6 +48,10 @@ func TestPlanTextLengths(t *testing.T) {
 		// Auto before any step was measured: the rule alone.
 		{"auto, no steps", results.PlanInfo{WarmupS: 3, DurationS: 2, Auto: auto}, nil,
 			"warm-up until MSER-5 finds the end of the transient (3s to 30s), window until the throughput is known to ±2% (2s to 60s, 200 calls or more)"},
+		// A --min-warmup below what MSER-5 needs: the warm-ups were at
+		// least what it needs (plan.AutoWarmupMin, 3s), and the line says so.
+		{"auto, min-warmup below MSER-5's", results.PlanInfo{WarmupS: 1, DurationS: 3, Auto: &results.AutoPlan{Warmup: true, MinWarmupS: 1, MaxWarmupS: 5}}, nil,
+			"warm-up until MSER-5 finds the end of the transient (3s to 5s), window 3s"},
 		// An auto window after a fixed warm-up.
 		{"fixed warm-up, auto window", results.PlanInfo{WarmupS: 5, DurationS: 2, Auto: &results.AutoPlan{Window: true, MinDurationS: 2, MaxDurationS: 20, PrecisionPct: 1, MinCalls: 100}}, steps[:1],
 			"warm-up 5s, window until the throughput is known to ±1% (2s to 20s, 100 calls or more; took 2.5s)"},
