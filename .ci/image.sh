@@ -26,10 +26,12 @@ fi
 tmp=$(mktemp -d)
 srv=
 cleanup() {
-  [[ -n $srv ]] && kill "$srv" 2>/dev/null
+  local rc=$?
+  if [[ -n $srv ]]; then kill "$srv" 2>/dev/null || true; fi # it may have stopped on its own
   buildah "${store[@]}" rm --all >/dev/null 2>&1 || true
   buildah "${store[@]}" rmi --all --force >/dev/null 2>&1 || true
   rm -rf "$tmp"
+  exit "$rc"
 }
 store=(--root "$tmp/storage" --runroot "$tmp/run" --storage-driver vfs)
 trap cleanup EXIT

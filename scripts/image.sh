@@ -12,8 +12,8 @@
 #                                       version and commit; --binary FILE takes one
 #                                       already built (CI passes its release build)
 #   etc/ssl/certs/ca-certificates.crt   Debian's ca-certificates bundle, where Go's
-#                                       TLS looks on Linux; CA_BUNDLE=FILE gives
-#                                       another (a host without Debian's, macOS)
+#                                       TLS looks on Linux (else the host's own
+#                                       bundle; CA_BUNDLE=FILE names one)
 #   etc/passwd, etc/group               the user poolsweep (65532), which the image
 #                                       runs as
 #   tmp/                                mode 1777
@@ -34,9 +34,16 @@ while (($#)); do
   esac
 done
 case $arch in amd64 | arm64) ;; *) echo "scripts/image.sh: --arch: $arch is not amd64 or arm64" >&2; exit 2 ;; esac
-ca=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
-if [[ ! -s $ca ]] || ! grep -q 'BEGIN CERTIFICATE' "$ca"; then
-  echo "scripts/image.sh: CA_BUNDLE: $ca is not a PEM bundle of CA certificates (Debian: apt-get install ca-certificates)" >&2
+# Debian's bundle first (what CI uses), then where Fedora and RHEL, and
+# macOS and Alpine, keep theirs.
+ca=${CA_BUNDLE:-}
+if [[ -z $ca ]]; then
+  for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
+    [[ -s $f ]] && { ca=$f; break; }
+  done
+fi
+if [[ -z $ca || ! -s $ca ]] || ! grep -q 'BEGIN CERTIFICATE' "$ca"; then
+  echo "scripts/image.sh: CA_BUNDLE: ${ca:-no CA bundle found} is not a PEM bundle of CA certificates (Debian: apt-get install ca-certificates)" >&2
   exit 2
 fi
 if [[ -n $binary && ! -f $binary ]]; then
