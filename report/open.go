@@ -89,13 +89,13 @@ func openStepTable(r *results.Results) stepTable {
 }
 
 // openPlanText is an open-loop plan in words.
-func openPlanText(p results.PlanInfo) string {
+func openPlanText(p results.PlanInfo, steps []results.StepResult) string {
 	rs := make([]string, len(p.Rate))
 	for i, r := range p.Rate {
 		rs[i] = strconv.Itoa(r)
 	}
-	s := fmt.Sprintf("open loop: rate %s calls/s (%s arrivals), at most %d calls in flight per client; pool %s; %d client(s); %d trial(s); warm-up %gs, window %gs, op timeout %gs; %d steps",
-		strings.Join(rs, ","), p.Arrivals, p.MaxInFlight, p.Pool, max(p.Clients, 1), p.Trials, p.WarmupS, p.DurationS, p.OpTimeoutS, p.Steps)
+	s := fmt.Sprintf("open loop: rate %s calls/s (%s arrivals), at most %d calls in flight per client; pool %s; %d client(s); %d trial(s); %s, op timeout %gs; %d steps",
+		strings.Join(rs, ","), p.Arrivals, p.MaxInFlight, p.Pool, max(p.Clients, 1), p.Trials, lengthsText(p, steps), p.OpTimeoutS, p.Steps)
 	if p.Order != "" {
 		s += "; order " + p.Order
 	}

@@ -61,7 +61,7 @@ func runViewOf(r *results.Results, multi bool) runView {
 	add("status", status)
 	add("tool", h.ToolVersion)
 	add("workload", workloadText(h.Workload))
-	add("plan", planText(h.Plan))
+	add("plan", planText(h.Plan, r.Steps))
 	add("client machine", clientText(h.Client))
 	for _, t := range h.Targets {
 		server := serverKindLabel(t)
@@ -175,9 +175,9 @@ func mixText(mix map[string]float64) string {
 	return strings.Join(out, " : ")
 }
 
-func planText(p results.PlanInfo) string {
+func planText(p results.PlanInfo, steps []results.StepResult) string {
 	if len(p.Rate) > 0 {
-		return openPlanText(p)
+		return openPlanText(p, steps)
 	}
 	levels := func(l []int) string {
 		cs := make([]string, len(l))
@@ -198,8 +198,8 @@ func planText(p results.PlanInfo) string {
 	if p.TrialsAtMost {
 		trials = fmt.Sprintf("at most %d trial(s), more than one only where neighbouring levels overlapped", p.Trials)
 	}
-	s := fmt.Sprintf("concurrency %s; pool %s; %d client(s); %s; warm-up %gs, window %gs, op timeout %gs; %d steps",
-		conc, p.Pool, max(p.Clients, 1), trials, p.WarmupS, p.DurationS, p.OpTimeoutS, p.Steps)
+	s := fmt.Sprintf("concurrency %s; pool %s; %d client(s); %s; %s, op timeout %gs; %d steps",
+		conc, p.Pool, max(p.Clients, 1), trials, lengthsText(p, steps), p.OpTimeoutS, p.Steps)
 	if p.Order != "" {
 		s += "; order " + p.Order
 	}

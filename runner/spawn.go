@@ -20,6 +20,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/outfile"
+	"github.com/poolsweep/poolsweep/internal/procgroup"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/runner/progress"
@@ -103,7 +104,7 @@ func (o *Options) runSpawn(ctx context.Context) Result {
 			select {
 			case <-a.done:
 			default:
-				_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+				_ = procgroup.Kill(a.cmd)
 				<-a.done
 			}
 		}
@@ -262,7 +263,7 @@ func startAgent(exe string, args []string, targets []byte, metrics *os.File, dir
 	if i == 0 {
 		a.cmd.Stderr = io.MultiWriter(logf, progress.PrefixWriter(stderr, "agent 0: "))
 	}
-	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	procgroup.Own(a.cmd)
 	err = a.cmd.Start()
 	pr.Close()
 	if err != nil {
@@ -324,7 +325,7 @@ func waitAgents(ctx context.Context, messages io.Writer, agents []*spawnedAgent,
 				case <-a.done:
 				default:
 					fmt.Fprintf(messages, "agent %d is still running %s after the leader ended; stopping it\n", a.index, grace)
-					_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+					_ = procgroup.Kill(a.cmd)
 				}
 			}
 			<-all

@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/cpuwait"
@@ -89,17 +88,6 @@ func applyHost(ct *results.ClientTelemetry, a, b hostReading, ownCPU, wall float
 			}
 		}
 	}
-}
-
-// processCPU is this process's user+system time so far; zero if the kernel
-// will not say (then CPU % reads 0, which bound.Classifier treats as
-// "not client bound" rather than failing a step).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // gcPauseTotal is the cumulative stop-the-world GC pause. ReadMemStats

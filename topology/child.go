@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/poolsweep/poolsweep/internal/procgroup"
 )
 
 // ChildConfig starts `poolsweep serve` (or any command printing its URI as
@@ -69,11 +71,9 @@ func StartChild(ctx context.Context, cfg ChildConfig) (*Child, error) {
 		args = append(args, "--data", dir)
 	}
 	cmd := exec.Command(exe, args...)
-	// Its own process group: Ctrl-C at the terminal (and SIGHUP when it
-	// closes) goes to poolsweep alone, which finishes the step and then
-	// stops the server, instead of the server dying mid-step. Pdeathsig
-	// still takes it along if poolsweep is killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
+	// Its own process group: Ctrl-C at the terminal goes to poolsweep
+	// alone, which finishes the step and then stops the server.
+	procgroup.Own(cmd)
 	c := &Child{DataDir: dir, cmd: cmd, stderr: &tailBuffer{max: 8 << 10}, keepData: cfg.KeepData, waitErr: make(chan error, 1), exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	stdout, err := cmd.StdoutPipe()

@@ -15,23 +15,31 @@ import (
 //	v1.2.3                     go install …@v1.2.3 (a module zip: no VCS)
 //	v1.2.3 3f2a1c9d8e7b        go build in a checkout at the tag v1.2.3
 //	devel 3f2a1c9d8e7b+dirty   go build in a checkout past any tag, with changes
-//	devel                      go run, go test, or -buildvcs=false: nothing stamped
+//	devel (unstamped build)    go run, go test, -buildvcs=false, or a build
+//	                           in a git worktree: nothing stamped, so which
+//	                           commit it is cannot be known from the binary
 //
 // A pseudo-version (v0.0.0-20261130101500-3f2a1c9d8e7b) is a checkout, not
-// a release: it reads "devel" with its revision.
+// a release: it reads "devel" with its revision, taken from the
+// pseudo-version itself where no VCS settings came with it.
 func Version() string {
 	bi, _ := debug.ReadBuildInfo()
 	return Of(bi)
 }
 
 // Of is Version for the build information bi (of this binary, or one
-// read with debug/buildinfo.ReadFile); nil reads "devel".
+// read with debug/buildinfo.ReadFile); nil reads as unstamped.
 func Of(bi *debug.BuildInfo) string {
 	if bi == nil {
-		return "devel"
+		return unstamped
 	}
 	return versionOf(bi.Main.Version, bi.Settings)
 }
+
+// unstamped is the version of a binary that carries neither a module
+// version nor a commit: "devel" alone read as if it were a known
+// development build.
+const unstamped = "devel (unstamped build)"
 
 // versionOf is Version of a module version and the build settings.
 func versionOf(module string, settings []debug.BuildSetting) string {
@@ -46,10 +54,18 @@ func versionOf(module string, settings []debug.BuildSetting) string {
 		}
 	}
 	v := strings.TrimSuffix(module, "+dirty")
+	if isPseudo(v) && rev == "" {
+		// go install …@<commit>: a module zip carries no VCS settings,
+		// but its pseudo-version ends in the commit.
+		rev = v[strings.LastIndexByte(v, '-')+1:]
+	}
 	if v == "" || v == "(devel)" || isPseudo(v) {
 		v = "devel"
 	}
 	if rev == "" {
+		if v == "devel" {
+			return unstamped
+		}
 		return v
 	}
 	if len(rev) > 12 {

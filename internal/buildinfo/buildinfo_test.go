@@ -27,9 +27,14 @@ func TestVersionOf(t *testing.T) {
 		{"v1.2.4-0.20261130101500-3f2a1c9d8e7b", vcs(rev, "false"), "devel 3f2a1c9d8e7b"},
 		// An older toolchain: (devel) with the VCS settings.
 		{"(devel)", vcs(rev, "true"), "devel 3f2a1c9d8e7b+dirty"},
-		// go run, go test, -buildvcs=false: nothing stamped.
-		{"(devel)", nil, "devel"},
-		{"", nil, "devel"},
+		// go run, go test, -buildvcs=false, a git worktree: nothing
+		// stamped, and the version says so.
+		{"(devel)", nil, "devel (unstamped build)"},
+		{"", nil, "devel (unstamped build)"},
+		// go install …@<commit>: a module zip, no VCS settings, but the
+		// pseudo-version names the commit.
+		{"v0.0.0-20261130101500-3f2a1c9d8e7b", nil, "devel 3f2a1c9d8e7b"},
+		{"v1.2.4-0.20261130101500-3f2a1c9d8e7b", nil, "devel 3f2a1c9d8e7b"},
 		// A pre-release tag is a release, not a pseudo-version.
 		{"v1.3.0-rc.1", nil, "v1.3.0-rc.1"},
 	}
@@ -37,5 +42,13 @@ func TestVersionOf(t *testing.T) {
 		if got := versionOf(tt.module, tt.settings); got != tt.want {
 			t.Errorf("versionOf(%q, %v) = %q, want %q", tt.module, tt.settings, got, tt.want)
 		}
+	}
+}
+
+// TestOfNil: no build information at all (debug.ReadBuildInfo failed)
+// reads as an unstamped build, never as an empty version.
+func TestOfNil(t *testing.T) {
+	if got := Of(nil); got != "devel (unstamped build)" {
+		t.Errorf("Of(nil) = %q", got)
 	}
 }

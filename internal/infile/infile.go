@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
@@ -56,16 +55,10 @@ func Open(ctx context.Context, path string, limit int64) (*File, error) {
 	if fi.Size() > limit {
 		return nil, tooLarge(path, limit)
 	}
-	// Opened for reading only (os.OpenFile is the output layer's: see
-	// internal/outfile), and without blocking.
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	for errors.Is(err, syscall.EINTR) {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	}
+	f, err := openRead(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, textfmt.IOError(err))
 	}
-	f := os.NewFile(uintptr(fd), path)
 	// What was opened may not be what was looked at (swapped meanwhile).
 	if ofi, err := f.Stat(); err != nil || !ofi.Mode().IsRegular() || !os.SameFile(fi, ofi) {
 		f.Close()

@@ -25,7 +25,7 @@ func CreateExclusive(path string) (*os.File, error) {
 		return nil, err
 	}
 	clean := filepath.Clean(path) // checked: where the system puts it
-	f, err := os.OpenFile(clean, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644)
+	f, err := os.OpenFile(clean, os.O_CREATE|os.O_EXCL|os.O_WRONLY|noFollow, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		if fi, lerr := os.Lstat(clean); lerr == nil {
 			if rerr := regular(path, fi); rerr != nil {
@@ -55,7 +55,7 @@ func OpenExisting(path string) (*os.File, error) {
 	if err := regular(path, fi); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(clean, os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(clean, os.O_RDWR|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, openError(path, err)
 	}
@@ -69,7 +69,7 @@ func Append(path string) (*os.File, error) {
 	if err := Check(path); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Clean(path), os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	f, err := os.OpenFile(filepath.Clean(path), os.O_CREATE|os.O_WRONLY|os.O_APPEND|noFollow|nonBlock, 0o644)
 	if err != nil {
 		return nil, openError(path, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -75,7 +74,7 @@ func SimChild(tb testing.TB, spec string) *SimProcess {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGCONT)
+		resume(cmd.Process)
 		stdin.Close()
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
