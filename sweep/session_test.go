@@ -16,6 +16,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/sweep/failpoint"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -228,4 +229,54 @@ func TestSessionLoadLockLost(t *testing.T) {
 		t.Fatalf("results: %v, end %+v; want a failed end record naming the lost lock", rerr, res.End)
 	}
 	t.Logf("end record: %s", res.End.Reason)
+}
+
+// TestSessionResumeSwitchesOffFailPoints: a fail point an earlier process
+// of the run recorded and never switched off (the process was killed) is
+// switched off by the resumed run before anything else, which says so;
+// its record is finished, and another run's record is left alone.
+func TestSessionResumeSwitchesOffFailPoints(t *testing.T) {
+	t.Parallel()
+	uri := testsrv.Sim(t, "slots=4,service=1ms").URI()
+	dir := t.TempDir()
+	s := newTestSession(t, uri, dir)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	s.Hooks.Begin = func(int, int, plan.StepSpec) { cancel(Interrupt{Signal: "SIGKILL"}) }
+	if out, err := s.Run(ctx); err != nil || out.Status != results.StatusInterrupted {
+		t.Fatalf("first run: %+v %v", out, err)
+	}
+	meta := testsrv.Connect(t, uri).Database("ps_session").Collection(workload.MetaCollection)
+	on, _ := bson.Marshal(bson.D{{Key: "configureFailPoint", Value: failpoint.Name}, {Key: "mode", Value: "alwaysOn"}})
+	for _, run := range []string{"test-run", "another-run"} {
+		rec := failpoint.Record{ID: failpoint.Kind + ":" + run, Kind: failpoint.Kind, Tool: "poolsweep", RunID: run,
+			Host: testsrv.Host(t, uri), Name: failpoint.Name, On: on, SetAt: time.Now().UTC(), Process: "pid 1 on a killed host"}
+		if _, err := meta.InsertOne(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prev, err := results.ReadResultsFile(s.ResultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newTestSession(t, uri, dir)
+	r.Previous = prev
+	var said []string
+	r.Hooks.Server = func(target, msg string) { said = append(said, target+": "+msg) }
+	r.Hooks.Begin = func(int, int, plan.StepSpec) {
+		if len(said) == 0 {
+			t.Error("a step began before the fail point was switched off")
+		}
+	}
+	if out, err := r.Run(context.Background()); err != nil || out.Status != results.StatusComplete {
+		t.Fatalf("resumed run: %+v %v", out, err)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "sim: the failCommand fail point this run set on "+testsrv.Host(t, uri)) {
+		t.Errorf("said %q", said)
+	}
+	for run, done := range map[string]bool{"test-run": true, "another-run": false} {
+		var rec failpoint.Record
+		if err := meta.FindOne(t.Context(), bson.D{{Key: "_id", Value: failpoint.Kind + ":" + run}}).Decode(&rec); err != nil || rec.Done != done {
+			t.Errorf("record of %s: done %v, want %v (%v)", run, rec.Done, done, err)
+		}
+	}
 }
