@@ -94,13 +94,8 @@ func HasClusterAction(ctx context.Context, client *mongo.Client, action string) 
 		}
 		return fmt.Errorf("whether the server has access control cannot be asked: serverStatus: %w", err)
 	}
-	for _, p := range st.AuthInfo.Privileges {
-		if !p.Resource.Cluster && !p.Resource.AnyResource {
-			continue
-		}
-		if slices.Contains(p.Actions, action) || slices.Contains(p.Actions, "anyAction") {
-			return nil
-		}
+	if st.allows(action) {
+		return nil
 	}
 	return fmt.Errorf("%w %s on the cluster (connectionStatus lists no such privilege for %s)", ErrNoPrivilege, action, st.users())
 }
@@ -120,6 +115,19 @@ type connectionStatus struct {
 			Actions []string `bson:"actions"`
 		} `bson:"authenticatedUserPrivileges"`
 	} `bson:"authInfo"`
+}
+
+// allows says whether the privileges listed allow action on the cluster.
+func (s connectionStatus) allows(action string) bool {
+	for _, p := range s.AuthInfo.Privileges {
+		if !p.Resource.Cluster && !p.Resource.AnyResource {
+			continue
+		}
+		if slices.Contains(p.Actions, action) || slices.Contains(p.Actions, "anyAction") {
+			return true
+		}
+	}
+	return false
 }
 
 // users names the authenticated users (names only: never a credential).
