@@ -50,8 +50,8 @@ func childSet(spec string) {
 	}
 	g := NewGuard(client.Database("poolsweep").Collection("poolsweep_meta"), parts[1], DirectTo(func() *options.ClientOptions { return options.Client() }))
 	fmt.Println("setting")
-	_, err = g.Set(context.Background(), parts[2], slowCommand())
-	fmt.Println("set returned", err)
+	_, err = g.Set(context.Background(), parts[2], blocking())
+	fmt.Printf("set returned %v\n", err)
 	time.Sleep(time.Minute)
 	os.Exit(4)
 }
