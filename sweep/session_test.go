@@ -17,6 +17,7 @@ import (
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/sweep/failpoint"
+	"github.com/poolsweep/poolsweep/topology/sim"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -278,5 +279,45 @@ func TestSessionResumeSwitchesOffFailPoints(t *testing.T) {
 		if err := meta.FindOne(t.Context(), bson.D{{Key: "_id", Value: failpoint.Kind + ":" + run}}).Decode(&rec); err != nil || rec.Done != done {
 			t.Errorf("record of %s: done %v, want %v (%v)", run, rec.Done, done, err)
 		}
+	}
+}
+
+// TestSessionTargetCloseSwitchesOffFailPoints: a fail point a step set
+// through its runner's guard is switched off when the session closes the
+// target, which it does on every way out of Run (its end, an error, a
+// signal). Needs the simulator's test commands; skipped without them.
+func TestSessionTargetCloseSwitchesOffFailPoints(t *testing.T) {
+	t.Parallel()
+	if _, err := sim.ParseSpec("test_commands=true"); err != nil {
+		t.Skipf("this simulator has no test commands: %v", err)
+	}
+	uri := testsrv.Sim(t, "slots=4,service=1ms,test_commands=true").URI()
+	s := newTestSession(t, uri, t.TempDir())
+	ctx, cancel := context.WithCancelCause(context.Background())
+	st, err := s.prepare(ctx, s.Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := st.runners[s.Workloads[0].Label]
+	if r.FailPoints == nil {
+		t.Fatal("the step's runner has no fail-point guard")
+	}
+	block := failpoint.Command{FailCommands: []string{"find"}, BlockConnection: true, BlockTime: 3 * time.Second, AppName: "poolsweep"}
+	if _, err := r.FailPoints.Set(ctx, testsrv.Host(t, uri), block); err != nil {
+		t.Fatal(err)
+	}
+	finds := func() time.Duration {
+		c := testsrv.Connect(t, uri+"?appName=poolsweep")
+		began := time.Now()
+		c.Database("ps_session").Collection("usertable").FindOne(t.Context(), bson.D{})
+		return time.Since(began)
+	}
+	if d := finds(); d < 3*time.Second {
+		t.Fatalf("a find took %s with the fail point on", d)
+	}
+	cancel(Interrupt{Signal: "SIGINT"})
+	st.close()
+	if d := finds(); d >= 3*time.Second {
+		t.Fatalf("a find took %s after the target was closed: the fail point is still on", d)
 	}
 }
