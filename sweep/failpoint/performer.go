@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -69,4 +71,13 @@ func (p *Performer) Perform(ctx context.Context, event results.EventSpec) (strin
 		}
 	})
 	return p.Host, d, nil
+}
+
+// MeasuredAppName is the appName of the clients newClient builds (the
+// URI's, else poolsweep's own): the one a fail point is limited to.
+func MeasuredAppName(newClient func() *options.ClientOptions) string {
+	if o := newClient(); o.AppName != nil {
+		return *o.AppName
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -140,4 +141,24 @@ func (s connectionStatus) users() string {
 		out += u.User + "@" + u.DB
 	}
 	return out
+}
+
+// CheckHost asks host, through a client of its own (client, DirectTo's),
+// whether a fail point can be set there: TestCommands's answer. It is
+// what an event's check runs once the targets answer, before anything
+// is loaded.
+func CheckHost(ctx context.Context, client HostClient, host string) error {
+	c, err := mongo.Connect(client(host))
+	if err != nil {
+		return fmt.Errorf("whether test commands are enabled on %s cannot be asked: %w", host, err)
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = c.Disconnect(dctx)
+	}()
+	if err := TestCommands(ctx, c); err != nil {
+		return fmt.Errorf("on %s: %w", host, err)
+	}
+	return nil
 }

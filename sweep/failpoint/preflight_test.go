@@ -2,6 +2,7 @@ package failpoint
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -50,11 +51,16 @@ func TestConnectionStatusAllows(t *testing.T) {
 // test commands. Its connectionStatus names no user and its serverStatus
 // needs none: no access control, so the action is allowed.
 func TestPreflightAsksTheServer(t *testing.T) {
-	ferret := testsrv.Connect(t, testferret.Start(t))
+	uri := testferret.Start(t)
+	ferret := testsrv.Connect(t, uri)
 	if err := TestCommands(t.Context(), ferret); !errors.Is(err, ErrNoTestCommands) {
 		t.Errorf("FerretDB test commands: %v, want ErrNoTestCommands", err)
 	}
 	if err := HasClusterAction(t.Context(), ferret, ActionStepDown); err != nil {
 		t.Errorf("FerretDB without access control: %v", err)
+	}
+	host := testsrv.Host(t, uri)
+	if err := CheckHost(t.Context(), DirectTo(plainClients()), host); !errors.Is(err, ErrNoTestCommands) || !strings.Contains(err.Error(), host) {
+		t.Errorf("CheckHost on FerretDB: %v, want ErrNoTestCommands naming %s", err, host)
 	}
 }

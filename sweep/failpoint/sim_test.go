@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 
@@ -117,5 +118,51 @@ func TestFailPointOnSimulatorKilledThenResumed(t *testing.T) {
 	}
 	if d := held(t, uri); d >= 3*time.Second {
 		t.Fatalf("a find took %s after the resumed run's Recover: the fail point is still on", d)
+	}
+}
+
+// A freeze performed through the fail point holds the measured clients'
+// finds for its length, and its switch-off comes by itself when its
+// length is over, with its record done; a slow=F holds each for
+// (F−1) service times.
+func TestPerformerOnSimulator(t *testing.T) {
+	uri := simWithTestCommands(t)
+	host := testsrv.Host(t, uri)
+	if err := CheckHost(t.Context(), DirectTo(plainClients()), host); err != nil {
+		t.Fatalf("CheckHost: %v", err)
+	}
+	meta := metaOf(t, uri)
+	g := NewGuard(meta, "run-perform", DirectTo(plainClients()))
+	defer g.Close(context.Background())
+	ended := make(chan error, 1)
+	p := &Performer{Guard: g, Host: host, AppName: MeasuredAppName(func() *options.ClientOptions { return options.Client().SetAppName("poolsweep") }),
+		ServiceTime: 100 * time.Millisecond, Ended: func(_ results.EventSpec, err error) { ended <- err }}
+	h, d, err := p.Perform(t.Context(), results.EventSpec{Spec: "1s=freeze=3s", AtS: 1, Action: results.EventFreeze, DurationS: 3})
+	if err != nil || h != host || d != 3*time.Second {
+		t.Fatalf("Perform freeze: %s %s %v", h, d, err)
+	}
+	if d := held(t, uri); d < 2*time.Second {
+		t.Fatalf("a find took %s during a 3-s freeze", d)
+	}
+	if err := <-ended; err != nil {
+		t.Fatalf("the freeze's switch-off: %v", err)
+	}
+	if d := held(t, uri); d >= 2*time.Second || g.On() != 0 {
+		t.Fatalf("a find took %s after the freeze, %d fail points on", d, g.On())
+	}
+	if _, _, err := p.Perform(t.Context(), results.EventSpec{Spec: "1s=slow=10:2s", Action: results.EventSlow, Factor: 10, DurationS: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if d := held(t, uri); d < 900*time.Millisecond {
+		t.Errorf("a find took %s during slow=10 over a 100-ms service time, want at least 900 ms", d)
+	}
+	if _, _, err := p.Perform(t.Context(), results.EventSpec{Spec: "1s=reset", Action: results.EventReset}); err == nil {
+		t.Error("a reset was performed by a fail point")
+	}
+	<-ended
+	for _, r := range records(t, meta, "run-perform") {
+		if !r.Done {
+			t.Errorf("record %s not done", r.ID)
+		}
 	}
 }
