@@ -16,12 +16,15 @@ import (
 // empty when the run has none.
 func profileStepTable(r *results.Results) stepTable {
 	var steps []*results.StepResult
-	targets, options := map[string]bool{}, false
+	// driver: some step recorded the driver's retry, server selection
+	// and heartbeat options (files from before them did not).
+	targets, options, driver := map[string]bool{}, false, false
 	for i := range r.Steps {
 		if s := &r.Steps[i]; s.Mode == results.ModeProfile && s.Profile != nil {
 			steps = append(steps, s)
 			targets[s.Target] = true
 			options = options || s.PoolOptions != nil
+			driver = driver || s.PoolOptions != nil && s.PoolOptions.RetryReads != ""
 		}
 	}
 	if len(steps) == 0 {
@@ -38,7 +41,8 @@ func profileStepTable(r *results.Results) stepTable {
 		return cmp.Or(cmp.Compare(a.Target, b.Target), cmp.Compare(a.Workload, b.Workload),
 			cmp.Compare(runinfo.PoolRank(a.PoolSetting), runinfo.PoolRank(b.PoolSetting)),
 			cmp.Compare(oa.MinPoolSize, ob.MinPoolSize), cmp.Compare(oa.MaxConnecting, ob.MaxConnecting),
-			cmp.Compare(oa.MaxIdleMS, ob.MaxIdleMS), cmp.Compare(oa.TimeoutMS, ob.TimeoutMS), cmp.Compare(a.Trial, b.Trial))
+			cmp.Compare(oa.MaxIdleMS, ob.MaxIdleMS), cmp.Compare(oa.TimeoutMS, ob.TimeoutMS), cmp.Compare(oa.RetryReads, ob.RetryReads),
+			cmp.Compare(oa.ServerSelectionTimeoutMS, ob.ServerSelectionTimeoutMS), cmp.Compare(oa.HeartbeatMS, ob.HeartbeatMS), cmp.Compare(a.Trial, b.Trial))
 	})
 	var t stepTable
 	if len(targets) > 1 {
@@ -47,6 +51,9 @@ func profileStepTable(r *results.Results) stepTable {
 	t.Head = append(t.Head, "workload", "pool")
 	if options {
 		t.Head = append(t.Head, "minPool", "maxConnecting", "maxIdle (ms)", "timeout (ms)", "pools")
+	}
+	if driver {
+		t.Head = append(t.Head, "retryReads/Writes", "serverSelection (ms)", "heartbeat (ms)")
 	}
 	t.Head = append(t.Head, "trial", "peak (calls/s)", "time to fill (s)", "first-second p99 (ms)", "worst p99 (ms)",
 		"time to steady (s)", "created", "closed", "clears", "errors")
@@ -64,6 +71,10 @@ func profileStepTable(r *results.Results) stepTable {
 			}
 			row = append(row, strconv.Itoa(o.MinPoolSize), strconv.Itoa(o.MaxConnecting), msCell(o.MaxIdleMS), msCell(o.TimeoutMS), pools)
 		}
+		if driver {
+			o := opts(s)
+			row = append(row, cmp.Or(o.RetryReads+"/"+o.RetryWrites, "–"), recordedMS(o.ServerSelectionTimeoutMS), recordedMS(o.HeartbeatMS))
+		}
 		trial := strconv.Itoa(s.Trial)
 		if s.Interrupted {
 			trial += " (interrupted)"
@@ -78,6 +89,15 @@ func profileStepTable(r *results.Results) stepTable {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// recordedMS is a length in ms the step recorded, or "–" where its file
+// is from before it was recorded.
+func recordedMS(ms int64) string {
+	if ms == 0 {
+		return "–"
+	}
+	return strconv.FormatInt(ms, 10)
 }
 
 // numCell is a summary figure, or "–" where the step gave no evidence
