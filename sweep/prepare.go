@@ -2,7 +2,10 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -130,6 +133,24 @@ func poolHosts(h results.TargetHeader) int {
 		return len(h.Hosts)
 	}
 	return 1
+}
+
+// switchOffFailPoints switches off every fail point the targets' steps
+// left on, on a context of its own (the run's may be cancelled); its
+// error names each one that may still be on.
+func switchOffFailPoints(ctx context.Context, targets map[string]*sessionTarget) error {
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(targets)) {
+		if g := targets[name].guard; g != nil {
+			if err := g.OffAll(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("target %s: %w", name, err))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w; --resume switches it off", errors.Join(errs...))
+	}
+	return nil
 }
 
 // failPointGuard is the target's fail point guard: its records go into

@@ -294,6 +294,15 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		}
 	}
 	runErr := s.measure(ctx, f, targets, planner, &out, recorded)
+	// Before the end record: a run recorded complete is never resumed,
+	// so a fail point that may still be on must make it failed instead,
+	// and --resume then switches it off.
+	if err := switchOffFailPoints(ctx, targets); err != nil {
+		out.Status, out.Reason = results.StatusFailed, err.Error()
+		if runErr == nil {
+			runErr = err
+		}
+	}
 	if out.Status == "" {
 		out.Status = results.StatusComplete
 		if len(out.Failed) > 0 {

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -319,5 +320,39 @@ func TestSessionTargetCloseSwitchesOffFailPoints(t *testing.T) {
 	st.close()
 	if d := finds(); d >= 3*time.Second {
 		t.Fatalf("a find took %s after the target was closed: the fail point is still on", d)
+	}
+}
+
+// TestSwitchOffFailPointsNamesWhatMayStayOn: at the run's end a fail
+// point whose host does not answer the switch-off is an error naming the
+// target and the host, which the session records as a failed run (a run
+// recorded complete is never resumed), and its meta record stays
+// unfinished for --resume.
+func TestSwitchOffFailPointsNamesWhatMayStayOn(t *testing.T) {
+	t.Parallel()
+	uri := testsrv.Sim(t, "slots=4,service=1ms").URI()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	silent := ln.Addr().String() // accepts, never answers
+	defer ln.Close()
+	meta := testsrv.Connect(t, uri).Database("ps_session").Collection(workload.MetaCollection)
+	g := failpoint.NewGuard(meta, "run-end", func(host string) *options.ClientOptions {
+		return options.Client().SetHosts([]string{host}).SetDirect(true).SetServerSelectionTimeout(time.Second)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	block := failpoint.Command{FailCommands: []string{"find"}, BlockConnection: true, BlockTime: time.Second, AppName: "poolsweep"}
+	if _, err := g.Set(ctx, silent, block); err == nil {
+		t.Fatal("Set on a host that never answers returned no error")
+	}
+	if err := switchOffFailPoints(ctx, map[string]*sessionTarget{"a": {guard: g}, "b": {}}); err == nil ||
+		!strings.Contains(err.Error(), "target a: switch the failCommand fail point off on "+silent) || !strings.HasSuffix(err.Error(), "--resume switches it off") {
+		t.Fatalf("switchOffFailPoints: %v", err)
+	}
+	var rec failpoint.Record
+	if err := meta.FindOne(t.Context(), bson.D{{Key: "run_id", Value: "run-end"}}).Decode(&rec); err != nil || rec.Done {
+		t.Errorf("record %+v %v, want it unfinished", rec, err)
 	}
 }
