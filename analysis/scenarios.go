@@ -252,10 +252,15 @@ func (f Figure) Get() (float64, bool) {
 }
 
 // driverDefaults says o is every driver's default pool: no minimum, two
-// connections set up at once, no idle limit, no timeout.
+// connections set up at once, no idle limit, no timeout; and, where the
+// step recorded them, retries on and the 10-s heartbeat.
 func driverDefaults(o results.PoolOptions) bool {
-	return o.MinPoolSize == 0 && o.MaxConnecting == 2 && o.MaxIdleMS == 0 && o.TimeoutMS == 0
+	return o.MinPoolSize == 0 && o.MaxConnecting == 2 && o.MaxIdleMS == 0 && o.TimeoutMS == 0 &&
+		o.RetryReads != "off" && o.RetryWrites != "off" && (o.HeartbeatMS == 0 || o.HeartbeatMS == driverHeartbeatMS)
 }
+
+// driverHeartbeatMS is the drivers' default heartbeatFrequencyMS.
+const driverHeartbeatMS = 10000
 
 // markBaselines marks each target's baseline setting: the drivers'
 // defaults (at maxPoolSize 100, the drivers' default, where that was
@@ -345,6 +350,21 @@ func (sc *Scenario) Label() string {
 	}
 	if o.TimeoutMS > 0 {
 		parts = append(parts, fmt.Sprintf("timeoutMS=%d", o.TimeoutMS))
+	}
+	// The driver's options where they tell settings apart: retries when
+	// off (the drivers' default is on), the wait for a server as
+	// recorded, the heartbeat when not the drivers' 10 s.
+	if o.RetryReads == "off" {
+		parts = append(parts, "retryReads=false")
+	}
+	if o.RetryWrites == "off" {
+		parts = append(parts, "retryWrites=false")
+	}
+	if o.ServerSelectionTimeoutMS > 0 {
+		parts = append(parts, fmt.Sprintf("serverSelectionTimeoutMS=%d", o.ServerSelectionTimeoutMS))
+	}
+	if o.HeartbeatMS > 0 && o.HeartbeatMS != driverHeartbeatMS {
+		parts = append(parts, fmt.Sprintf("heartbeatFrequencyMS=%d", o.HeartbeatMS))
 	}
 	if o.Cold {
 		parts = append(parts, "cold")

@@ -312,3 +312,21 @@ func TestFigureIntervalNotBelowZero(t *testing.T) {
 		t.Fatalf("interval [%v, %v], want [0, above 3]", f.Low, f.High)
 	}
 }
+
+// A setting's label names the driver's options that tell it apart, in
+// the drivers' words, and a setting with retries off is not the drivers'
+// defaults.
+func TestScenarioLabelDriverOptions(t *testing.T) {
+	sc := Scenario{MaxPoolSize: 100, PoolOptions: results.PoolOptions{MaxConnecting: 2, RetryReads: "off", RetryWrites: "off",
+		ServerSelectionTimeoutMS: 2000, HeartbeatMS: 500, Cold: true}}
+	if got := sc.Label(); got != "maxPoolSize=100 minPoolSize=0 maxConnecting=2 retryReads=false retryWrites=false serverSelectionTimeoutMS=2000 heartbeatFrequencyMS=500 cold" {
+		t.Errorf("label %q", got)
+	}
+	if driverDefaults(sc.PoolOptions) {
+		t.Error("retries off taken for the drivers' defaults")
+	}
+	on := results.PoolOptions{MaxConnecting: 2, RetryReads: "on", RetryWrites: "on", HeartbeatMS: 10000}
+	if !driverDefaults(on) || !driverDefaults(results.PoolOptions{MaxConnecting: 2}) {
+		t.Error("the drivers' defaults, recorded or from a file from before, not taken for them")
+	}
+}

@@ -15,7 +15,7 @@ import (
 
 // Load that changes (sweep --profile) and the pool options beside
 // maxPoolSize (--min-pool, --max-connecting, --max-idle, --timeout,
-// --cold): a profile step offers the profile's open-loop arrivals on one
+// --retry, --server-selection-timeout, --heartbeat, --cold): a profile step offers the profile's open-loop arrivals on one
 // pool size, and every combination of the pool options swept is a series
 // of its own (workload.WithPoolOptions), so that the settings of one
 // trial run side by side.
@@ -35,6 +35,11 @@ const (
 	MaxAxisValues = 32
 	// MaxIdle bounds --max-idle.
 	MaxIdle = 24 * time.Hour
+	// MinHeartbeat and MaxHeartbeat bound --heartbeat: the drivers take
+	// no heartbeatFrequencyMS below 500 ms; an hour between checks is
+	// already no monitoring within a profile step.
+	MinHeartbeat = results.MinHeartbeatMS * time.Millisecond
+	MaxHeartbeat = time.Hour
 )
 
 // PoolAxes are the pool options a sweep varies beside maxPoolSize, each
@@ -45,19 +50,26 @@ type PoolAxes struct {
 	MaxConnecting []int
 	MaxIdle       []time.Duration
 	Timeout       []time.Duration
-	Cold          bool
+	// Retry is retryReads and retryWrites together (--retry on,off);
+	// ServerSelectionTimeout the driver's serverSelectionTimeoutMS;
+	// Heartbeat its heartbeatFrequencyMS.
+	Retry                  []bool
+	ServerSelectionTimeout []time.Duration
+	Heartbeat              []time.Duration
+	Cold                   bool
 }
 
 // Swept says which options the axes sweep (the series label names them).
 func (a PoolAxes) Swept() results.PoolAxes {
 	return results.PoolAxes{MinPool: len(a.MinPool) > 0, MaxConnecting: len(a.MaxConnecting) > 0,
-		MaxIdle: len(a.MaxIdle) > 0, Timeout: len(a.Timeout) > 0}
+		MaxIdle: len(a.MaxIdle) > 0, Timeout: len(a.Timeout) > 0, Retry: len(a.Retry) > 0,
+		ServerSelectionTimeout: len(a.ServerSelectionTimeout) > 0, Heartbeat: len(a.Heartbeat) > 0}
 }
 
 // Settings are the combinations of the axes' values, minPoolSize
-// outermost and the timeout innermost, each with Cold. An option not
-// swept is 0 here: the step fills in what is in effect (sweep's
-// stepClientOptions).
+// outermost and the heartbeat innermost, each with Cold. An option not
+// swept is 0 (or absent) here: the step fills in what is in effect
+// (sweep's stepClientOptions).
 func (a PoolAxes) Settings() []results.PoolOptions {
 	minPool, connecting := orZero(a.MinPool), orZero(a.MaxConnecting)
 	idle, timeout := orZero(a.MaxIdle), orZero(a.Timeout)
@@ -66,11 +78,49 @@ func (a PoolAxes) Settings() []results.PoolOptions {
 		for _, mc := range connecting {
 			for _, mi := range idle {
 				for _, to := range timeout {
-					out = append(out, results.PoolOptions{MinPoolSize: mp, MaxConnecting: mc,
-						MaxIdleMS: mi.Milliseconds(), TimeoutMS: to.Milliseconds(), Cold: a.Cold})
+					o := results.PoolOptions{MinPoolSize: mp, MaxConnecting: mc,
+						MaxIdleMS: mi.Milliseconds(), TimeoutMS: to.Milliseconds(), Cold: a.Cold}
+					out = append(out, a.driverSettings(o)...)
 				}
 			}
 		}
+	}
+	return out
+}
+
+// driverSettings are o with each combination of the driver's options
+// swept (retry, then the server selection timeout, then the heartbeat).
+func (a PoolAxes) driverSettings(o results.PoolOptions) []results.PoolOptions {
+	var out []results.PoolOptions
+	for _, r := range optional(a.Retry) {
+		for _, sst := range optional(a.ServerSelectionTimeout) {
+			for _, hb := range optional(a.Heartbeat) {
+				v := o
+				if r != nil {
+					v.RetryReads, v.RetryWrites = results.OnOff(*r), results.OnOff(*r)
+				}
+				if sst != nil {
+					v.ServerSelectionTimeoutMS = sst.Milliseconds()
+				}
+				if hb != nil {
+					v.HeartbeatMS = hb.Milliseconds()
+				}
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// optional is each of vs by pointer, or one nil when vs is empty (the
+// option not swept).
+func optional[T any](vs []T) []*T {
+	if len(vs) == 0 {
+		return []*T{nil}
+	}
+	out := make([]*T, len(vs))
+	for i := range vs {
+		out[i] = &vs[i]
 	}
 	return out
 }
@@ -218,6 +268,11 @@ func (p Plan) validateProfile() error {
 			return fmt.Errorf("--timeout: %s is above --op-timeout %s, which ends every operation first; give --op-timeout above it", t, p.OpTimeout)
 		}
 	}
+	for _, t := range a.ServerSelectionTimeout {
+		if t > p.OpTimeout {
+			return fmt.Errorf("--server-selection-timeout: %s is above --op-timeout %s, which ends every operation's wait for a server first; give --op-timeout above it", t, p.OpTimeout)
+		}
+	}
 	return nil
 }
 
@@ -232,4 +287,26 @@ func (p Plan) profileSteps(targets, workloads []string) []StepSpec {
 			Rate: p.ProfileRate(), Arrivals: p.Arrivals, Profile: p.Profile})
 	}
 	return p.expand(targets, workloads, func(string) []StepSpec { return grid })
+}
+
+// ParseRetry reads --retry: on, off or both (retryReads and retryWrites
+// together), comma-separated, each once; on first.
+func ParseRetry(s string) ([]bool, error) {
+	return parseAxis(s, func(v string) (bool, error) {
+		switch v {
+		case "on":
+			return true, nil
+		case "off":
+			return false, nil
+		}
+		return false, fmt.Errorf("%s is not on or off", textfmt.Token(v))
+	}, func(a, b bool) int {
+		switch {
+		case a == b:
+			return 0
+		case a:
+			return -1
+		}
+		return 1
+	})
 }

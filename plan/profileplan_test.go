@@ -162,4 +162,25 @@ func TestPoolAxesParse(t *testing.T) {
 	if n := len((PoolAxes{}).Settings()); n != 1 {
 		t.Errorf("no axes: %d settings, want 1", n)
 	}
+
+	// The driver's options: retry on before off, each combination once,
+	// the heartbeat innermost.
+	if got, err := ParseRetry("off,on"); err != nil || !slices.Equal(got, []bool{true, false}) {
+		t.Errorf("ParseRetry: %v %v", got, err)
+	}
+	for _, bad := range []string{"", "yes", "on,on", "On", "on,,off"} {
+		if _, err := ParseRetry(bad); err == nil {
+			t.Errorf("ParseRetry(%q) passed", bad)
+		}
+	}
+	d := PoolAxes{MaxConnecting: []int{2}, Retry: []bool{true, false}, ServerSelectionTimeout: []time.Duration{time.Second},
+		Heartbeat: []time.Duration{500 * time.Millisecond, 10 * time.Second}}
+	ds := d.Settings()
+	if len(ds) != 4 || ds[1] != (results.PoolOptions{MaxConnecting: 2, RetryReads: "on", RetryWrites: "on", ServerSelectionTimeoutMS: 1000, HeartbeatMS: 10000}) ||
+		ds[2] != (results.PoolOptions{MaxConnecting: 2, RetryReads: "off", RetryWrites: "off", ServerSelectionTimeoutMS: 1000, HeartbeatMS: 500}) {
+		t.Errorf("driver settings %+v", ds)
+	}
+	if got := results.PoolSeriesLabel("read", ds[2], d.Swept()); got != "read maxConnecting=2 retry=off serverSelection=1s heartbeat=500ms" {
+		t.Errorf("label %q", got)
+	}
 }

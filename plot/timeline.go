@@ -191,6 +191,8 @@ func timelineGroups(rs []*results.Results) (groups []*tlGroup, left int) {
 			return cmp.Or(cmp.Compare(a.workload, b.workload), cmp.Compare(runinfo.PoolRank(a.pool), runinfo.PoolRank(b.pool)),
 				cmp.Compare(a.opts.MinPoolSize, b.opts.MinPoolSize), cmp.Compare(a.opts.MaxConnecting, b.opts.MaxConnecting),
 				cmp.Compare(a.opts.MaxIdleMS, b.opts.MaxIdleMS), cmp.Compare(a.opts.TimeoutMS, b.opts.TimeoutMS),
+				cmp.Compare(a.opts.RetryReads, b.opts.RetryReads), cmp.Compare(a.opts.ServerSelectionTimeoutMS, b.opts.ServerSelectionTimeoutMS),
+				cmp.Compare(a.opts.HeartbeatMS, b.opts.HeartbeatMS),
 				-cmp.Compare(boolInt(a.opts.Cold), boolInt(b.opts.Cold)))
 		})
 		labelSettings(g.settings)
@@ -220,7 +222,7 @@ func labelSettings(ss []*tlSetting) {
 			parts = append([]string{s.workload}, parts...)
 		} else {
 			for _, o := range poolOptionWords {
-				if differ(func(x *tlSetting) string { return o.short(x.opts) }) {
+				if differ(func(x *tlSetting) string { return o.short(x.opts) }) && o.short(s.opts) != "" {
 					parts = append(parts, o.short(s.opts))
 				}
 			}
@@ -243,6 +245,41 @@ var poolOptionWords = []struct {
 	{func(o results.PoolOptions) string { return "timeout=" + msOrNone(o.TimeoutMS) },
 		func(o results.PoolOptions) string { return "timeoutMS " + msOrNone(o.TimeoutMS) }},
 	{func(o results.PoolOptions) string { return coldWord(o.Cold) }, func(o results.PoolOptions) string { return coldWord(o.Cold) + " pools" }},
+	// The driver's options: "" where the file is from before they were
+	// recorded, and then left out.
+	{retryWords(""), retryWords("retryReads ")},
+	{func(o results.PoolOptions) string {
+		return recordedWord("serverSelection=", o.ServerSelectionTimeoutMS)
+	},
+		func(o results.PoolOptions) string {
+			return recordedWord("serverSelectionTimeoutMS ", o.ServerSelectionTimeoutMS)
+		}},
+	{func(o results.PoolOptions) string { return recordedWord("heartbeat=", o.HeartbeatMS) },
+		func(o results.PoolOptions) string { return recordedWord("heartbeatFrequencyMS ", o.HeartbeatMS) }},
+}
+
+// retryWords says retryReads and retryWrites: one word when they agree.
+func retryWords(long string) func(results.PoolOptions) string {
+	return func(o results.PoolOptions) string {
+		switch {
+		case o.RetryReads == "":
+			return ""
+		case o.RetryReads == o.RetryWrites && long == "":
+			return "retry=" + o.RetryReads
+		case long == "":
+			return "retryReads=" + o.RetryReads + " retryWrites=" + o.RetryWrites
+		}
+		return long + o.RetryReads + ", retryWrites " + o.RetryWrites
+	}
+}
+
+// recordedWord is prefix and a length in ms, or "" where none was
+// recorded.
+func recordedWord(prefix string, ms int64) string {
+	if ms == 0 {
+		return ""
+	}
+	return prefix + strconv.FormatInt(ms, 10) + "ms"
 }
 
 func msOrNone(ms int64) string {
@@ -274,7 +311,9 @@ func (g *tlGroup) commonOptions() string {
 	var out []string
 	for _, o := range poolOptionWords {
 		if !slices.ContainsFunc(g.settings, func(s *tlSetting) bool { return o.short(s.opts) != o.short(g.settings[0].opts) }) {
-			out = append(out, o.long(g.settings[0].opts))
+			if w := o.long(g.settings[0].opts); w != "" {
+				out = append(out, w)
+			}
 		}
 	}
 	return strings.Join(out, ", ")

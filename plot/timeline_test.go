@@ -433,3 +433,32 @@ func TestTimelineEventMarks(t *testing.T) {
 		}
 	}
 }
+
+// Settings of one workload label that differ only in the driver's
+// options (runs merged from files of their own) are named by those
+// options, and the options they share are in the caption; a file from
+// before they were recorded names none of them.
+func TestTimelineDriverOptionLabels(t *testing.T) {
+	r := profileResults(1, 60)
+	for i, retry := range []string{"on", "off"} {
+		o := *r.Steps[i].PoolOptions
+		o.Cold, o.MinPoolSize = false, 0
+		o.RetryReads, o.RetryWrites, o.ServerSelectionTimeoutMS, o.HeartbeatMS = retry, retry, 5000, 500
+		r.Steps[i].PoolOptions = &o
+	}
+	figs, _ := timelineOf(t, r)
+	var got []string
+	for _, e := range figs[0].Legend[:2] {
+		got = append(got, e.Text)
+	}
+	if !slices.Equal(got, []string{"pool=20 retry=off", "pool=20 retry=on"}) {
+		t.Errorf("legend %q", got)
+	}
+	if c := figs[0].Caption; !strings.Contains(c, "serverSelectionTimeoutMS 5000ms, heartbeatFrequencyMS 500ms") || strings.Contains(c, "retryReads") {
+		t.Errorf("caption %q", c)
+	}
+	old, _ := timelineOf(t, profileResults(1, 60))
+	if c := old[0].Caption; strings.Contains(c, "serverSelection") || strings.Contains(c, "heartbeat") || strings.Contains(c, "retry") {
+		t.Errorf("a file from before the driver's options names them: %q", c)
+	}
+}

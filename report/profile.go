@@ -102,6 +102,9 @@ type profileSteps struct {
 	steps       []*results.StepResult
 	multiTarget bool
 	withOptions bool
+	// withDriver: some step recorded the driver's retry, server selection
+	// and heartbeat options (files from before them did not).
+	withDriver bool
 }
 
 func profileStepsOf(r *results.Results) profileSteps {
@@ -112,6 +115,7 @@ func profileStepsOf(r *results.Results) profileSteps {
 			ps.steps = append(ps.steps, s)
 			targets[s.Target] = true
 			ps.withOptions = ps.withOptions || s.PoolOptions != nil
+			ps.withDriver = ps.withDriver || s.PoolOptions != nil && s.PoolOptions.RetryReads != ""
 		}
 	}
 	ps.multiTarget = len(targets) > 1
@@ -120,7 +124,8 @@ func profileStepsOf(r *results.Results) profileSteps {
 		return cmp.Or(cmp.Compare(a.Target, b.Target), cmp.Compare(a.Workload, b.Workload),
 			cmp.Compare(runinfo.PoolRank(a.PoolSetting), runinfo.PoolRank(b.PoolSetting)),
 			cmp.Compare(oa.MinPoolSize, ob.MinPoolSize), cmp.Compare(oa.MaxConnecting, ob.MaxConnecting),
-			cmp.Compare(oa.MaxIdleMS, ob.MaxIdleMS), cmp.Compare(oa.TimeoutMS, ob.TimeoutMS), cmp.Compare(a.Trial, b.Trial))
+			cmp.Compare(oa.MaxIdleMS, ob.MaxIdleMS), cmp.Compare(oa.TimeoutMS, ob.TimeoutMS), cmp.Compare(oa.RetryReads, ob.RetryReads),
+			cmp.Compare(oa.ServerSelectionTimeoutMS, ob.ServerSelectionTimeoutMS), cmp.Compare(oa.HeartbeatMS, ob.HeartbeatMS), cmp.Compare(a.Trial, b.Trial))
 	})
 	return ps
 }
@@ -142,6 +147,9 @@ func (ps profileSteps) head() []string {
 	if ps.withOptions {
 		h = append(h, "minPool", "maxConnecting", "maxIdle (ms)", "timeout (ms)", "pools")
 	}
+	if ps.withDriver {
+		h = append(h, "retryReads/Writes", "serverSelection (ms)", "heartbeat (ms)")
+	}
 	return append(h, "trial")
 }
 
@@ -160,6 +168,10 @@ func (ps profileSteps) cells(s *results.StepResult) []string {
 		}
 		row = append(row, strconv.Itoa(o.MinPoolSize), strconv.Itoa(o.MaxConnecting), msCell(o.MaxIdleMS), msCell(o.TimeoutMS), pools)
 	}
+	if ps.withDriver {
+		o := stepOptions(s)
+		row = append(row, cmp.Or(o.RetryReads+"/"+o.RetryWrites, "–"), recordedMS(o.ServerSelectionTimeoutMS), recordedMS(o.HeartbeatMS))
+	}
 	trial := strconv.Itoa(s.Trial)
 	if s.Interrupted {
 		trial += " (interrupted)"
@@ -168,6 +180,15 @@ func (ps profileSteps) cells(s *results.StepResult) []string {
 		trial += " (target failed)"
 	}
 	return append(row, trial)
+}
+
+// recordedMS is a length in ms the step recorded, or "–" where its file
+// is from before it was recorded.
+func recordedMS(ms int64) string {
+	if ms == 0 {
+		return "–"
+	}
+	return strconv.FormatInt(ms, 10)
 }
 
 // numCell is a summary figure, or "–" where the step gave no evidence

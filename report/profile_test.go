@@ -171,3 +171,23 @@ func TestReportEvents(t *testing.T) {
 		t.Errorf("Markdown lacks the events table")
 	}
 }
+
+// The profile steps' table has the driver's options (retry, the wait for
+// a server, the heartbeat) as the steps recorded them, and leaves the
+// columns out for a file from before they were recorded.
+func TestProfileTableDriverOptions(t *testing.T) {
+	if tb := profileStepTable(profileRun()); strings.Contains(strings.Join(tb.Head, "|"), "heartbeat") {
+		t.Errorf("a file from before the driver's options has their columns: %q", tb.Head)
+	}
+	r := profileRun()
+	for i := range r.Steps {
+		o := *r.Steps[i].PoolOptions
+		o.RetryReads, o.RetryWrites, o.ServerSelectionTimeoutMS, o.HeartbeatMS = "off", "on", 5000, 500
+		r.Steps[i].PoolOptions = &o
+	}
+	tb := profileStepTable(r)
+	head, row := strings.Join(tb.Head, "|"), strings.Join(tb.Rows[0], "|")
+	if !strings.Contains(head, "retryReads/Writes|serverSelection (ms)|heartbeat (ms)") || !strings.Contains(row, "off/on|5000|500") {
+		t.Errorf("head %q row %q", head, row)
+	}
+}

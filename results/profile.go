@@ -10,17 +10,35 @@ const ModeProfile = "profile"
 
 // PoolOptions are the driver's pool options a step ran with beyond
 // maxPoolSize (the step's max_pool_size): the values on the
-// --min-pool, --max-connecting, --max-idle and --timeout axes, or the
-// driver's defaults where the axis was not swept (recorded as they were
-// in effect, so that every step says what it ran with). Cold says the
+// --min-pool, --max-connecting, --max-idle, --timeout, --retry,
+// --server-selection-timeout and --heartbeat axes, or the URI's or the
+// driver's where the axis was not swept (recorded as they were in
+// effect, so that every step says what it ran with). Cold says the
 // step's pools started empty (--cold) instead of pre-warmed.
 type PoolOptions struct {
 	MinPoolSize   int   `json:"min_pool_size"`
 	MaxConnecting int   `json:"max_connecting"`
 	MaxIdleMS     int64 `json:"max_idle_ms"` // 0: connections never close for being idle
 	TimeoutMS     int64 `json:"timeout_ms"`  // 0: no per-operation timeout beyond --op-timeout
-	Cold          bool  `json:"cold,omitempty"`
+	// RetryReads and RetryWrites are the driver's retryReads and
+	// retryWrites, "on" or "off"; ServerSelectionTimeoutMS is how long an
+	// operation may wait for a server: the driver's
+	// serverSelectionTimeoutMS, or --op-timeout where the driver has none
+	// (poolsweep leaves it unset, and each operation's bound includes its
+	// wait); HeartbeatMS the driver's heartbeatFrequencyMS. Each is
+	// absent ("" or 0) in files from before it was recorded. Values, not
+	// pointers: settings are told apart by comparing PoolOptions.
+	RetryReads               string `json:"retry_reads,omitempty"`
+	RetryWrites              string `json:"retry_writes,omitempty"`
+	ServerSelectionTimeoutMS int64  `json:"server_selection_timeout_ms,omitempty"`
+	HeartbeatMS              int64  `json:"heartbeat_ms,omitempty"`
+	Cold                     bool   `json:"cold,omitempty"`
 }
+
+// MinHeartbeatMS is the shortest heartbeatFrequencyMS drivers take (the
+// server discovery and monitoring specification's
+// minHeartbeatFrequencyMS, 500 ms).
+const MinHeartbeatMS = 500
 
 // ProfileStats is what a profile step recorded: the profile as given,
 // its phases on the step's clock, the timeline of intervals, and the

@@ -128,6 +128,12 @@ type PlanInfo struct {
 	MaxConnecting []int   `json:"max_connecting,omitempty"`
 	MaxIdleMS     []int64 `json:"max_idle_ms,omitempty"`
 	TimeoutMS     []int64 `json:"timeout_ms,omitempty"`
+	// The driver's options swept the same way: --retry (retryReads and
+	// retryWrites together, "on" or "off"), --server-selection-timeout
+	// and --heartbeat (heartbeatFrequencyMS); absent when not swept.
+	Retry                    []string `json:"retry,omitempty"`
+	ServerSelectionTimeoutMS []int64  `json:"server_selection_timeout_ms,omitempty"`
+	HeartbeatMS              []int64  `json:"heartbeat_ms,omitempty"`
 }
 
 // TargetLevels is one target's own concurrency levels.

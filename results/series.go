@@ -30,20 +30,24 @@ func SeriesLabel(base, rp, wc string) string {
 	return base
 }
 
-// PoolAxes says which pool options a run sweeps as series axes (sweep
-// --min-pool, --max-connecting, --max-idle, --timeout): the options a
+// PoolAxes says which pool and driver options a run sweeps as series
+// axes (sweep --min-pool, --max-connecting, --max-idle, --timeout,
+// --retry, --server-selection-timeout, --heartbeat): the options a
 // series label names. The others are in effect all the same (the URI's,
 // or the driver's defaults) and the label leaves them out.
 type PoolAxes struct {
 	MinPool, MaxConnecting, MaxIdle, Timeout bool
+	Retry, ServerSelectionTimeout, Heartbeat bool
 }
 
 // PoolSeriesLabel is the workload label of a series that runs base with
 // the pool options o, naming the options on the axes swept and "cold"
 // when the pools start empty: "read minPool=16 maxConnecting=2
-// maxIdle=500ms timeout=50ms cold". The words are the options' own (the
-// drivers' names without Size/TimeMS), so that a label reads as a
-// setting; a duration is in whole seconds when it is one, else in ms.
+// maxIdle=500ms timeout=50ms retry=off serverSelection=2s heartbeat=500ms
+// cold". The words are the options' own (the drivers' names without
+// Size, TimeMS, TimeoutMS or FrequencyMS; retry for retryReads and
+// retryWrites together), so that a label reads as a setting; a duration
+// is in whole seconds when it is one, else in ms.
 func PoolSeriesLabel(base string, o PoolOptions, swept PoolAxes) string {
 	if swept.MinPool {
 		base += fmt.Sprintf(" minPool=%d", o.MinPoolSize)
@@ -56,6 +60,15 @@ func PoolSeriesLabel(base string, o PoolOptions, swept PoolAxes) string {
 	}
 	if swept.Timeout {
 		base += " timeout=" + labelMS(o.TimeoutMS)
+	}
+	if swept.Retry {
+		base += " retry=" + o.RetryReads
+	}
+	if swept.ServerSelectionTimeout {
+		base += " serverSelection=" + labelMS(o.ServerSelectionTimeoutMS)
+	}
+	if swept.Heartbeat {
+		base += " heartbeat=" + labelMS(o.HeartbeatMS)
 	}
 	if o.Cold {
 		base += " cold"
@@ -161,4 +174,12 @@ func (p *PrimaryChange) Text() string {
 		after = "none"
 	}
 	return fmt.Sprintf("primary %s → %s, %.0f ms without one", before, after, p.NoPrimaryMS)
+}
+
+// OnOff is a boolean option's word in flags and labels.
+func OnOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }

@@ -246,8 +246,9 @@ func (c *check) thresholdOutcome(field string, t ThresholdOutcome) {
 
 // checkPoolAxes checks the pool-option axes a plan swept: each list
 // within MaxLevels, minPoolSize from 0 to MaxPoolSize, maxConnecting
-// from 1 to MaxConnecting, the idle time from 0 and the timeout from
-// 1 ms; and --cold only with a profile.
+// from 1 to MaxConnecting, the idle time from 0, the timeout and the
+// server selection timeout from 1 ms, the heartbeat from MinHeartbeatMS,
+// retry on or off; and --cold only with a profile.
 func checkPoolAxes(c *check, p PlanInfo) {
 	for _, l := range []struct {
 		field  string
@@ -258,6 +259,8 @@ func checkPoolAxes(c *check, p PlanInfo) {
 		{"run.plan.max_connecting", int64s(p.MaxConnecting), 1, MaxConnecting},
 		{"run.plan.max_idle_ms", p.MaxIdleMS, 0, math.MaxInt64},
 		{"run.plan.timeout_ms", p.TimeoutMS, 1, math.MaxInt64},
+		{"run.plan.server_selection_timeout_ms", p.ServerSelectionTimeoutMS, 1, math.MaxInt64},
+		{"run.plan.heartbeat_ms", p.HeartbeatMS, MinHeartbeatMS, math.MaxInt64},
 	} {
 		if len(l.vs) > MaxLevels {
 			c.fail(l.field, "%d values, more than %d", len(l.vs), MaxLevels)
@@ -268,6 +271,12 @@ func checkPoolAxes(c *check, p PlanInfo) {
 				c.fail(l.field, "%d is not between %d and %d", v, l.lo, l.hi)
 				break
 			}
+		}
+	}
+	for _, v := range p.Retry {
+		if v != "on" && v != "off" || len(p.Retry) > 2 {
+			c.fail("run.plan.retry", "%d values, or one that is neither on nor off", len(p.Retry))
+			break
 		}
 	}
 	if p.Cold && p.Profile == "" {

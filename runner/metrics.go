@@ -109,7 +109,7 @@ func (m *Metrics) hooks(h sweep.SessionHooks) sweep.SessionHooks {
 	}
 	x := m.exporter
 	return sweep.SessionHooks{
-		Loading: h.Loading, Loaded: h.Loaded, Waiting: h.Waiting, Failed: h.Failed, Stopping: h.Stopping,
+		Loading: h.Loading, Loaded: h.Loaded, Waiting: h.Waiting, Server: h.Server, Failed: h.Failed, Stopping: h.Stopping,
 		Begin: func(n, of int, spec plan.StepSpec) {
 			call3(h.Begin, n, of, spec)
 			x.Begin(n, of, spec)

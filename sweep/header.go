@@ -90,6 +90,10 @@ func NewPlanInfo(p plan.Plan, steps int) results.PlanInfo {
 	if a := p.PoolAxes; a != nil {
 		info.Cold, info.MinPool, info.MaxConnecting = a.Cold, a.MinPool, a.MaxConnecting
 		info.MaxIdleMS, info.TimeoutMS = millis(a.MaxIdle), millis(a.Timeout)
+		info.ServerSelectionTimeoutMS, info.HeartbeatMS = millis(a.ServerSelectionTimeout), millis(a.Heartbeat)
+		for _, r := range a.Retry {
+			info.Retry = append(info.Retry, results.OnOff(r))
+		}
 	}
 	return info
 }

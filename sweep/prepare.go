@@ -2,13 +2,17 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/poolsweep/poolsweep/internal/teardown"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/sweep/failpoint"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/workload"
 )
@@ -21,6 +25,11 @@ type sessionTarget struct {
 	SessionTarget
 	setup   *mongo.Client // loads the data, then checks health before each step
 	runners map[string]*runner
+	// guard sets the target's fail points, and switches off at close
+	// whatever is still on.
+	guard *failpoint.Guard
+	// said reports what close did to the server (SessionHooks.Server).
+	said func(msg string)
 }
 
 // prepareAll connects to every target, loads its data and builds its
@@ -43,6 +52,13 @@ func (s *Session) prepareAll(ctx context.Context, load bool) (map[string]*sessio
 }
 
 func (t *sessionTarget) close() {
+	if t.guard != nil {
+		// On every way out of the session (its end, an error, a signal):
+		// Close runs on a context of its own, the run's being cancelled.
+		if err := t.guard.Close(context.Background()); err != nil && t.said != nil {
+			t.said(fmt.Sprintf("%v; --resume switches it off", err))
+		}
+	}
 	if t.setup != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), disconnectTimeout)
 		teardown.Within(ctx, func(ctx context.Context) { t.setup.Disconnect(ctx) })
@@ -60,6 +76,10 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 	}
 	st.setup = setup
 	wl := s.Workloads[0]
+	st.guard = s.failPointGuard(setup, t)
+	if s.Hooks.Server != nil {
+		st.said = func(msg string) { s.Hooks.Server(name, msg) }
+	}
 	opts := workload.PrepareOptions{Drop: s.Drop, DropForeign: s.DropForeign, RunID: s.RunID, LockWait: s.LockWait}
 	if s.Hooks.Loading != nil {
 		opts.Progress = func(done, total int) { s.Hooks.Loading(name, done, total) }
@@ -88,7 +108,7 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 		r := &runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
 			Warmup: s.Plan.Warmup, Duration: s.Plan.Duration, Auto: s.Plan.Auto, OpTimeout: s.Plan.OpTimeout,
 			PrewarmTimeout: s.PrewarmTimeout, Progress: s.Hooks.Progress,
-			Observers: t.Observers, Judge: t.Judge, Hosts: poolHosts(t.Header)}
+			Observers: t.Observers, Judge: t.Judge, Hosts: poolHosts(t.Header), FailPoints: st.guard}
 		if agent >= 0 {
 			// In lock step: the coordinator's start barrier, and random
 			// streams of this agent's own.
@@ -113,4 +133,59 @@ func poolHosts(h results.TargetHeader) int {
 		return len(h.Hosts)
 	}
 	return 1
+}
+
+// switchOffFailPoints switches off every fail point the targets' steps
+// left on, on a context of its own (the run's may be cancelled); its
+// error names each one that may still be on.
+func switchOffFailPoints(ctx context.Context, targets map[string]*sessionTarget) error {
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(targets)) {
+		if g := targets[name].guard; g != nil {
+			if err := g.OffAll(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("target %s: %w", name, err))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w; --resume switches it off", errors.Join(errs...))
+	}
+	return nil
+}
+
+// failPointGuard is the target's fail point guard: its records go into
+// the meta collection of poolsweep's database for the first workload,
+// the one the load's own records are in.
+func (s *Session) failPointGuard(setup *mongo.Client, t SessionTarget) *failpoint.Guard {
+	meta := setup.Database(s.Workloads[0].Database).Collection(workload.MetaCollection)
+	return failpoint.NewGuard(meta, s.RunID, failpoint.DirectTo(t.NewClient))
+}
+
+// recoverFailPoints switches off, on every target, the fail points an
+// earlier process of this run set and never switched off (it was
+// killed): a resumed run does it before anything else, and does not go
+// on while one may still be on.
+func (s *Session) recoverFailPoints(ctx context.Context) error {
+	for _, t := range s.Targets {
+		name := t.Header.Name
+		client, err := mongo.Connect(t.NewClient().SetMaxPoolSize(2).SetTimeout(failpoint.OffTimeout))
+		if err != nil {
+			return fmt.Errorf("target %s: connect: %w", name, err)
+		}
+		g := s.failPointGuard(client, t)
+		msgs, err := g.Recover(ctx)
+		for _, m := range msgs {
+			if s.Hooks.Server != nil {
+				s.Hooks.Server(name, m)
+			}
+		}
+		g.Close(ctx)
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), disconnectTimeout)
+		teardown.Within(dctx, func(ctx context.Context) { client.Disconnect(ctx) })
+		cancel()
+		if err != nil {
+			return fmt.Errorf("target %s: %w", name, err)
+		}
+	}
+	return nil
 }

@@ -61,6 +61,12 @@ func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 		return fmt.Errorf("--max-idle was %s", orNotGiven(fmt.Sprint(hp.MaxIdleMS)+" ms", len(hp.MaxIdleMS) == 0))
 	case !slices.Equal(hp.TimeoutMS, p.TimeoutMS):
 		return fmt.Errorf("--timeout was %s", orNotGiven(fmt.Sprint(hp.TimeoutMS)+" ms", len(hp.TimeoutMS) == 0))
+	case !slices.Equal(hp.Retry, p.Retry):
+		return fmt.Errorf("--retry was %s", orNotGiven(strings.Join(hp.Retry, ","), len(hp.Retry) == 0))
+	case !slices.Equal(hp.ServerSelectionTimeoutMS, p.ServerSelectionTimeoutMS):
+		return fmt.Errorf("--server-selection-timeout was %s", orNotGiven(fmt.Sprint(hp.ServerSelectionTimeoutMS)+" ms", len(hp.ServerSelectionTimeoutMS) == 0))
+	case !slices.Equal(hp.HeartbeatMS, p.HeartbeatMS):
+		return fmt.Errorf("--heartbeat was %s", orNotGiven(fmt.Sprint(hp.HeartbeatMS)+" ms", len(hp.HeartbeatMS) == 0))
 	}
 	wi := NewWorkloadInfo(workloads)
 	if h.Workload.Name != wi.Name || fmt.Sprint(h.Workload.Mix) != fmt.Sprint(wi.Mix) || !slices.Equal(h.Workload.Mixes, wi.Mixes) ||

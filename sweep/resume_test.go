@@ -93,7 +93,8 @@ func TestProfileHeaderAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	axes := &plan.PoolAxes{MinPool: []int{0, 8}, MaxConnecting: []int{2, 16}, MaxIdle: []time.Duration{0, 500 * time.Millisecond},
-		Timeout: []time.Duration{50 * time.Millisecond}, Cold: true}
+		Timeout: []time.Duration{50 * time.Millisecond}, Retry: []bool{true, false}, ServerSelectionTimeout: []time.Duration{time.Second},
+		Heartbeat: []time.Duration{500 * time.Millisecond, 10 * time.Second}, Cold: true}
 	p := plan.Plan{Concurrency: []int{100}, Pool: plan.PoolPlan{Sizes: []int{16}, Given: "16"}, Clients: 1, Trials: 2,
 		Duration: prof.Duration(), OpTimeout: time.Second, Arrivals: results.ArrivalsUniform, MaxInFlight: 100, Profile: &prof, PoolAxes: axes}
 	ws := workload.WithPoolOptions([]workload.Workload{workload.DefaultWorkload()}, axes.Settings(), axes.Swept())
@@ -113,7 +114,8 @@ func TestProfileHeaderAndResume(t *testing.T) {
 	}
 	got := r.Header.Plan
 	if got.Profile != "idle:1s,rate:500:2s" || !got.Cold || !slices.Equal(got.MinPool, []int{0, 8}) || !slices.Equal(got.MaxConnecting, []int{2, 16}) ||
-		!slices.Equal(got.MaxIdleMS, []int64{0, 500}) || !slices.Equal(got.TimeoutMS, []int64{50}) {
+		!slices.Equal(got.MaxIdleMS, []int64{0, 500}) || !slices.Equal(got.TimeoutMS, []int64{50}) || !slices.Equal(got.Retry, []string{"on", "off"}) ||
+		!slices.Equal(got.ServerSelectionTimeoutMS, []int64{1000}) || !slices.Equal(got.HeartbeatMS, []int64{500, 10000}) {
 		t.Fatalf("read back %+v", got)
 	}
 	if err := checkResume(r.Header, p, ws, []string{"a"}); err != nil {
@@ -130,6 +132,9 @@ func TestProfileHeaderAndResume(t *testing.T) {
 		{"--max-connecting was", func(_ *plan.Plan, a *plan.PoolAxes) { a.MaxConnecting = nil }},
 		{"--max-idle was", func(_ *plan.Plan, a *plan.PoolAxes) { a.MaxIdle = []time.Duration{time.Second} }},
 		{"--timeout was", func(_ *plan.Plan, a *plan.PoolAxes) { a.Timeout = nil }},
+		{"--retry was on,off", func(_ *plan.Plan, a *plan.PoolAxes) { a.Retry = []bool{false} }},
+		{"--server-selection-timeout was [1000] ms", func(_ *plan.Plan, a *plan.PoolAxes) { a.ServerSelectionTimeout = []time.Duration{2 * time.Second} }},
+		{"--heartbeat was [500 10000] ms", func(_ *plan.Plan, a *plan.PoolAxes) { a.Heartbeat = nil }},
 	} {
 		q, a := p, *axes
 		q.PoolAxes = &a

@@ -13,6 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/internal/beat"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/sweep/failpoint"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -101,6 +102,10 @@ type runner struct {
 	// Seed varies the workers' random streams (agent mode: the agent's
 	// index, so that agents do not all read the same keys in turn).
 	Seed uint64
+	// FailPoints sets the target's fail points for the step's events
+	// (failpoint.Performer), recorded in poolsweep_meta first; the
+	// session switches off whatever is still on when it ends.
+	FailPoints *failpoint.Guard
 }
 
 // RunStep measures one step. The step's clients and pools exist only for

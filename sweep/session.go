@@ -46,6 +46,10 @@ type SessionHooks struct {
 	Step     func(n, of int, step results.StepResult)       // a step measured and written
 	Failed   func(n, of int, spec plan.StepSpec, err error) // a step that could not be measured
 	Stopping func(reason string)                            // the session stops early
+	// Server says what the session did to a target's server settings
+	// beyond its load: a fail point an earlier process of a resumed run
+	// left on and this one switched off, or one it could not.
+	Server func(target, msg string)
 }
 
 // Session is a whole sweep: it loads the data, measures every step of the
@@ -226,6 +230,16 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		out.Planned = len(prev) + out.Pending
 	}
 	began := time.Now()
+	if s.Previous != nil {
+		// Before anything else: an earlier process of this run may have
+		// left a fail point on, and nothing is measured through it.
+		if err := s.recoverFailPoints(ctx); err != nil {
+			if ctx.Err() != nil {
+				return s.endInterrupted(ctx, out, "interrupted while switching off an earlier process's fail points; nothing was measured"), nil
+			}
+			return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
+		}
+	}
 	if err := s.checkData(ctx, len(pending) > 0); err != nil {
 		if ctx.Err() != nil {
 			return s.endInterrupted(ctx, out, "interrupted while checking the targets' data; nothing was measured"), nil
@@ -280,6 +294,15 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		}
 	}
 	runErr := s.measure(ctx, f, targets, planner, &out, recorded)
+	// Before the end record: a run recorded complete is never resumed,
+	// so a fail point that may still be on must make it failed instead,
+	// and --resume then switches it off.
+	if err := switchOffFailPoints(ctx, targets); err != nil {
+		out.Status, out.Reason = results.StatusFailed, err.Error()
+		if runErr == nil {
+			runErr = err
+		}
+	}
 	if out.Status == "" {
 		out.Status = results.StatusComplete
 		if len(out.Failed) > 0 {

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +17,8 @@ import (
 	"github.com/poolsweep/poolsweep/internal/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/sweep/failpoint"
+	"github.com/poolsweep/poolsweep/topology/sim"
 	"github.com/poolsweep/poolsweep/workload"
 )
 
@@ -228,4 +231,128 @@ func TestSessionLoadLockLost(t *testing.T) {
 		t.Fatalf("results: %v, end %+v; want a failed end record naming the lost lock", rerr, res.End)
 	}
 	t.Logf("end record: %s", res.End.Reason)
+}
+
+// TestSessionResumeSwitchesOffFailPoints: a fail point an earlier process
+// of the run recorded and never switched off (the process was killed) is
+// switched off by the resumed run before anything else, which says so;
+// its record is finished, and another run's record is left alone.
+func TestSessionResumeSwitchesOffFailPoints(t *testing.T) {
+	t.Parallel()
+	uri := testsrv.Sim(t, "slots=4,service=1ms").URI()
+	dir := t.TempDir()
+	s := newTestSession(t, uri, dir)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	s.Hooks.Begin = func(int, int, plan.StepSpec) { cancel(Interrupt{Signal: "SIGKILL"}) }
+	if out, err := s.Run(ctx); err != nil || out.Status != results.StatusInterrupted {
+		t.Fatalf("first run: %+v %v", out, err)
+	}
+	meta := testsrv.Connect(t, uri).Database("ps_session").Collection(workload.MetaCollection)
+	on, _ := bson.Marshal(bson.D{{Key: "configureFailPoint", Value: failpoint.Name}, {Key: "mode", Value: "alwaysOn"}})
+	for _, run := range []string{"test-run", "another-run"} {
+		rec := failpoint.Record{ID: failpoint.Kind + ":" + run, Kind: failpoint.Kind, Tool: "poolsweep", RunID: run,
+			Host: testsrv.Host(t, uri), Name: failpoint.Name, On: on, SetAt: time.Now().UTC(), Process: "pid 1 on a killed host"}
+		if _, err := meta.InsertOne(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prev, err := results.ReadResultsFile(s.ResultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newTestSession(t, uri, dir)
+	r.Previous = prev
+	var said []string
+	r.Hooks.Server = func(target, msg string) { said = append(said, target+": "+msg) }
+	r.Hooks.Begin = func(int, int, plan.StepSpec) {
+		if len(said) == 0 {
+			t.Error("a step began before the fail point was switched off")
+		}
+	}
+	if out, err := r.Run(context.Background()); err != nil || out.Status != results.StatusComplete {
+		t.Fatalf("resumed run: %+v %v", out, err)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "sim: the failCommand fail point this run set on "+testsrv.Host(t, uri)) {
+		t.Errorf("said %q", said)
+	}
+	for run, done := range map[string]bool{"test-run": true, "another-run": false} {
+		var rec failpoint.Record
+		if err := meta.FindOne(t.Context(), bson.D{{Key: "_id", Value: failpoint.Kind + ":" + run}}).Decode(&rec); err != nil || rec.Done != done {
+			t.Errorf("record of %s: done %v, want %v (%v)", run, rec.Done, done, err)
+		}
+	}
+}
+
+// TestSessionTargetCloseSwitchesOffFailPoints: a fail point a step set
+// through its runner's guard is switched off when the session closes the
+// target, which it does on every way out of Run (its end, an error, a
+// signal). Needs the simulator's test commands; skipped without them.
+func TestSessionTargetCloseSwitchesOffFailPoints(t *testing.T) {
+	t.Parallel()
+	if _, err := sim.ParseSpec("test_commands=true"); err != nil {
+		t.Skipf("this simulator has no test commands: %v", err)
+	}
+	uri := testsrv.Sim(t, "slots=4,service=1ms,test_commands=true").URI()
+	s := newTestSession(t, uri, t.TempDir())
+	ctx, cancel := context.WithCancelCause(context.Background())
+	st, err := s.prepare(ctx, s.Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := st.runners[s.Workloads[0].Label]
+	if r.FailPoints == nil {
+		t.Fatal("the step's runner has no fail-point guard")
+	}
+	block := failpoint.Command{FailCommands: []string{"find"}, BlockConnection: true, BlockTime: 3 * time.Second, AppName: "poolsweep"}
+	if _, err := r.FailPoints.Set(ctx, testsrv.Host(t, uri), block); err != nil {
+		t.Fatal(err)
+	}
+	finds := func() time.Duration {
+		c := testsrv.Connect(t, uri+"?appName=poolsweep")
+		began := time.Now()
+		c.Database("ps_session").Collection("usertable").FindOne(t.Context(), bson.D{})
+		return time.Since(began)
+	}
+	if d := finds(); d < 3*time.Second {
+		t.Fatalf("a find took %s with the fail point on", d)
+	}
+	cancel(Interrupt{Signal: "SIGINT"})
+	st.close()
+	if d := finds(); d >= 3*time.Second {
+		t.Fatalf("a find took %s after the target was closed: the fail point is still on", d)
+	}
+}
+
+// TestSwitchOffFailPointsNamesWhatMayStayOn: at the run's end a fail
+// point whose host does not answer the switch-off is an error naming the
+// target and the host, which the session records as a failed run (a run
+// recorded complete is never resumed), and its meta record stays
+// unfinished for --resume.
+func TestSwitchOffFailPointsNamesWhatMayStayOn(t *testing.T) {
+	t.Parallel()
+	uri := testsrv.Sim(t, "slots=4,service=1ms").URI()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	silent := ln.Addr().String() // accepts, never answers
+	defer ln.Close()
+	meta := testsrv.Connect(t, uri).Database("ps_session").Collection(workload.MetaCollection)
+	g := failpoint.NewGuard(meta, "run-end", func(host string) *options.ClientOptions {
+		return options.Client().SetHosts([]string{host}).SetDirect(true).SetServerSelectionTimeout(time.Second)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	block := failpoint.Command{FailCommands: []string{"find"}, BlockConnection: true, BlockTime: time.Second, AppName: "poolsweep"}
+	if _, err := g.Set(ctx, silent, block); err == nil {
+		t.Fatal("Set on a host that never answers returned no error")
+	}
+	if err := switchOffFailPoints(ctx, map[string]*sessionTarget{"a": {guard: g}, "b": {}}); err == nil ||
+		!strings.Contains(err.Error(), "target a: switch the failCommand fail point off on "+silent) || !strings.HasSuffix(err.Error(), "--resume switches it off") {
+		t.Fatalf("switchOffFailPoints: %v", err)
+	}
+	var rec failpoint.Record
+	if err := meta.FindOne(t.Context(), bson.D{{Key: "run_id", Value: "run-end"}}).Decode(&rec); err != nil || rec.Done {
+		t.Errorf("record %+v %v, want it unfinished", rec, err)
+	}
 }

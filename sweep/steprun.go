@@ -63,7 +63,29 @@ func (r *runner) poolOptionsInEffect(spec plan.StepSpec) *results.PoolOptions {
 	if o.Timeout != nil {
 		in.TimeoutMS = o.Timeout.Milliseconds()
 	}
+	in.RetryReads, in.RetryWrites = results.OnOff(orDefault(o.RetryReads, true)), results.OnOff(orDefault(o.RetryWrites, true))
+	// A serverSelectionTimeout of 0 is none in the driver: each
+	// operation's own bound, --op-timeout, is its wait for a server.
+	if sst := orDefault(o.ServerSelectionTimeout, 0); sst > 0 {
+		in.ServerSelectionTimeoutMS = sst.Milliseconds()
+	} else {
+		in.ServerSelectionTimeoutMS = r.OpTimeout.Milliseconds()
+	}
+	in.HeartbeatMS = orDefault(o.HeartbeatInterval, driverHeartbeat).Milliseconds()
 	return &in
+}
+
+// driverHeartbeat is the driver's own heartbeatFrequencyMS, in effect
+// where neither the URI nor the series sets one (retryReads and
+// retryWrites default to on).
+const driverHeartbeat = 10 * time.Second
+
+// orDefault is *p, or def when p is nil.
+func orDefault[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
 }
 
 // monitor turns the driver's pool events into p's numbers.
@@ -138,6 +160,9 @@ func (r *runner) stepClientOptions(spec plan.StepSpec, want int, pm *event.PoolM
 		o.SetMonitor(cm)
 	}
 	applyAxes(o, r.Workload)
+	if po != nil && swept.ServerSelectionTimeout {
+		o.SetServerSelectionTimeout(time.Duration(po.ServerSelectionTimeoutMS) * time.Millisecond)
+	}
 	if o.ServerSelectionTimeout == nil {
 		// Every workload op runs under the step's own bound, --op-timeout
 		// (recorder.watch), which also bounds server selection and
@@ -163,6 +188,12 @@ func (r *runner) stepClientOptions(spec plan.StepSpec, want int, pm *event.PoolM
 		// and server selection included (docs/sweep.md says what the
 		// driver does with a connection whose reply is late).
 		o.SetTimeout(time.Duration(po.TimeoutMS) * time.Millisecond)
+	}
+	if po != nil && swept.Retry {
+		o.SetRetryReads(po.RetryReads == "on").SetRetryWrites(po.RetryWrites == "on")
+	}
+	if po != nil && swept.Heartbeat {
+		o.SetHeartbeatInterval(time.Duration(po.HeartbeatMS) * time.Millisecond)
 	}
 	return o
 }

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"sync"
@@ -73,9 +74,14 @@ func TestStepClientOptionsPoolSeries(t *testing.T) {
 		series *results.PoolOptions
 		swept  results.PoolAxes
 		// The client's options: nil where the driver's default holds.
-		minPool, connecting *uint64
-		idle, timeout       *time.Duration
-		record              results.PoolOptions // the step's pool_options
+		minPool, connecting  *uint64
+		idle, timeout        *time.Duration
+		retry                *bool // retryReads, and retryWrites where swept
+		selection, heartbeat *time.Duration
+		// The step's pool_options; the driver's options not given here
+		// are their defaults in effect (retry on, the heartbeat 10 s, the
+		// wait for a server --op-timeout).
+		record results.PoolOptions
 	}{
 		{name: "steady series, no option", uri: "mongodb://h/", series: nil,
 			minPool: u64(64), connecting: u64(DefaultMaxConnecting)},
@@ -99,11 +105,27 @@ func TestStepClientOptionsPoolSeries(t *testing.T) {
 			series: &results.PoolOptions{}, swept: results.PoolAxes{MaxIdle: true},
 			minPool: u64(64), connecting: u64(DefaultMaxConnecting), idle: ms(0),
 			record: results.PoolOptions{MinPoolSize: 64, MaxConnecting: DefaultMaxConnecting}},
+		{name: "the driver's options swept over the URI's", uri: "mongodb://h/?retryReads=true&retryWrites=true&serverSelectionTimeoutMS=7000&heartbeatFrequencyMS=20000",
+			series:  &results.PoolOptions{RetryReads: "off", RetryWrites: "off", ServerSelectionTimeoutMS: 2000, HeartbeatMS: 500},
+			swept:   results.PoolAxes{Retry: true, ServerSelectionTimeout: true, Heartbeat: true},
+			minPool: u64(64), connecting: u64(DefaultMaxConnecting), retry: boolp(false), selection: ms(2000), heartbeat: ms(500),
+			record: results.PoolOptions{MinPoolSize: 64, MaxConnecting: DefaultMaxConnecting, RetryReads: "off", RetryWrites: "off", ServerSelectionTimeoutMS: 2000, HeartbeatMS: 500}},
+		{name: "the URI's driver options kept where not swept", uri: "mongodb://h/?retryWrites=false&serverSelectionTimeoutMS=7000&heartbeatFrequencyMS=20000",
+			series: &results.PoolOptions{}, minPool: u64(64), connecting: u64(DefaultMaxConnecting), selection: ms(7000), heartbeat: ms(20000),
+			record: results.PoolOptions{MinPoolSize: 64, MaxConnecting: DefaultMaxConnecting, RetryWrites: "off", ServerSelectionTimeoutMS: 7000, HeartbeatMS: 20000}},
 	}
 	for _, tt := range tests {
-		r := &runner{NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(tt.uri) }}
+		r := &runner{NewClient: func() *options.ClientOptions { return options.Client().ApplyURI(tt.uri) }, OpTimeout: 5 * time.Second}
 		r.Workload.PoolOptions, r.Workload.PoolSwept = tt.series, tt.swept
 		o := r.stepClientOptions(spec, poolWant(spec), nil, nil)
+		want := tt.record
+		want.RetryReads, want.RetryWrites = cmp.Or(want.RetryReads, "on"), cmp.Or(want.RetryWrites, "on")
+		want.ServerSelectionTimeoutMS, want.HeartbeatMS = cmp.Or(want.ServerSelectionTimeoutMS, 5000), cmp.Or(want.HeartbeatMS, 10000)
+		tt.record = want
+		sel := tt.selection
+		if sel == nil {
+			sel = ms(0) // poolsweep's own: none, --op-timeout bounds the wait
+		}
 		for _, c := range []struct {
 			what      string
 			got, want any
@@ -112,6 +134,9 @@ func TestStepClientOptionsPoolSeries(t *testing.T) {
 			{"maxConnecting", orUnset(o.MaxConnecting), orUnset(tt.connecting)},
 			{"maxIdleTime", orUnset(o.MaxConnIdleTime), orUnset(tt.idle)},
 			{"timeout", orUnset(o.Timeout), orUnset(tt.timeout)},
+			{"retryReads", orUnset(o.RetryReads), orUnset(tt.retry)},
+			{"serverSelectionTimeout", orUnset(o.ServerSelectionTimeout), orUnset(sel)},
+			{"heartbeatInterval", orUnset(o.HeartbeatInterval), orUnset(tt.heartbeat)},
 		} {
 			if c.got != c.want {
 				t.Errorf("%s: %s %v, want %v", tt.name, c.what, c.got, c.want)
@@ -128,6 +153,8 @@ func TestStepClientOptionsPoolSeries(t *testing.T) {
 }
 
 func u64(v uint64) *uint64 { return &v }
+
+func boolp(v bool) *bool { return &v }
 
 // orUnset is *p, or "unset" for nil, so that a table compares both.
 func orUnset[T any](p *T) any {

@@ -124,8 +124,12 @@ type Options struct {
 	profile string
 	minPool string
 	maxIdle string
-	timeout string
-	cold    bool
+	// retry, serverSelectionTimeout and heartbeat are the driver's
+	// options swept as series (--retry, --server-selection-timeout,
+	// --heartbeat).
+	retry, serverSelectionTimeout, heartbeat string
+	timeout                                  string
+	cold                                     bool
 
 	changed func(string) bool
 	agentOptions
@@ -190,7 +194,9 @@ Load that changes: --profile SPEC runs every step through open-loop phases inste
 one step per pool size, recording a timeline of 100-ms intervals. The pool's other
 options are axes like --read-preference, each combination a series of its own:
 --min-pool, --max-connecting, --max-idle and --timeout (the driver's timeoutMS; a reply
-later than it costs a connection, docs/sweep.md). --cold starts every profile step's
+later than it costs a connection, docs/sweep.md), and the driver's --retry (retryReads
+and retryWrites), --server-selection-timeout and --heartbeat (heartbeatFrequencyMS,
+from 500ms). --cold starts every profile step's
 pools empty, growing as the driver grows them (maxConnecting the driver's 2 unless
 --max-connecting says otherwise); without it they are pre-warmed as a steady step's.
 

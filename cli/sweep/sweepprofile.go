@@ -21,7 +21,8 @@ import (
 )
 
 // Load that changes (--profile) and the pool's other options as series
-// axes (--min-pool, --max-connecting, --max-idle, --timeout) with --cold:
+// axes (--min-pool, --max-connecting, --max-idle, --timeout, --retry,
+// --server-selection-timeout, --heartbeat) with --cold:
 // which pool settings keep an application healthy when its load changes.
 
 // addProfileFlags registers the profile's and the pool options' flags.
@@ -36,8 +37,25 @@ func (o *Options) addProfileFlags(f *pflag.FlagSet) {
 		"maxIdleTimeMS to sweep, each its own series: how long a connection may sit idle before the pool closes it, e.g. 0,500ms,10s (0: never; default: the URI's, else never); up to 24h")
 	cmdutil.TextVar(f, &o.timeout, "timeout", "", "durations in whole ms, comma-separated", checkList(parseTimeout),
 		"timeoutMS to sweep, each its own series: the driver's own deadline for each operation (checkout and server selection included), at most --op-timeout, e.g. 50ms,1s; a late reply costs a connection (docs/sweep.md)")
+	cmdutil.TextVar(f, &o.retry, "retry", "", "on, off or on,off", checkList(plan.ParseRetry),
+		"retryReads and retryWrites to sweep together, each its own series: on (the drivers' default) retries an operation once after a network error or a failover, off lets it fail, e.g. on,off (default: the URI's, else on)")
+	cmdutil.TextVar(f, &o.serverSelectionTimeout, "server-selection-timeout", "", "durations in whole ms, comma-separated", checkList(parseServerSelectionTimeout),
+		"serverSelectionTimeoutMS to sweep, each its own series: how long an operation waits for a server it may use (a primary during an election), at most --op-timeout, e.g. 1s,10s (default: the URI's, else none beyond --op-timeout)")
+	cmdutil.TextVar(f, &o.heartbeat, "heartbeat", "", "durations in whole ms, comma-separated", checkList(parseHeartbeat),
+		"heartbeatFrequencyMS to sweep, each its own series: how often the driver checks each server, which bounds how soon it finds a new primary, 500ms to 1h, e.g. 500ms,10s (default: the URI's, else the driver's 10s)")
 	f.BoolVar(&o.cold, "cold", false, "with --profile: every step's pools start empty and grow as the driver grows them (no pre-warm; maxConnecting the driver's 2 unless --max-connecting says otherwise)")
-	travel(f, travelAsGiven, "profile", "min-pool", "max-connecting", "max-idle", "timeout", "cold")
+	travel(f, travelAsGiven, "profile", "min-pool", "max-connecting", "max-idle", "timeout", "retry", "server-selection-timeout", "heartbeat", "cold")
+}
+
+// poolAxisFlags are the flags of the series axes beside maxPoolSize.
+var poolAxisFlags = []string{"min-pool", "max-connecting", "max-idle", "timeout", "retry", "server-selection-timeout", "heartbeat"}
+
+func parseServerSelectionTimeout(s string) ([]time.Duration, error) {
+	return plan.ParseLengths(s, time.Millisecond, plan.MaxOpTimeout, "")
+}
+
+func parseHeartbeat(s string) ([]time.Duration, error) {
+	return plan.ParseLengths(s, plan.MinHeartbeat, plan.MaxHeartbeat, "")
 }
 
 func parseMaxIdle(s string) ([]time.Duration, error) {
@@ -106,7 +124,7 @@ func (o *Options) applyProfile(p *plan.Plan) error {
 // series records the options it ran with.
 func (o *Options) poolAxes() (*plan.PoolAxes, error) {
 	given := o.changed("profile") || o.cold
-	for _, f := range []string{"min-pool", "max-connecting", "max-idle", "timeout"} {
+	for _, f := range poolAxisFlags {
 		given = given || o.changed(f)
 	}
 	if !given {
@@ -135,6 +153,21 @@ func (o *Options) poolAxes() (*plan.PoolAxes, error) {
 	if o.changed("timeout") {
 		if a.Timeout, err = parseTimeout(o.timeout); err != nil {
 			return nil, errext.Usagef("--timeout: %w", err)
+		}
+	}
+	if o.changed("retry") {
+		if a.Retry, err = plan.ParseRetry(o.retry); err != nil {
+			return nil, errext.Usagef("--retry: %w", err)
+		}
+	}
+	if o.changed("server-selection-timeout") {
+		if a.ServerSelectionTimeout, err = parseServerSelectionTimeout(o.serverSelectionTimeout); err != nil {
+			return nil, errext.Usagef("--server-selection-timeout: %w", err)
+		}
+	}
+	if o.changed("heartbeat") {
+		if a.Heartbeat, err = parseHeartbeat(o.heartbeat); err != nil {
+			return nil, errext.Usagef("--heartbeat: %w", err)
 		}
 	}
 	return a, nil

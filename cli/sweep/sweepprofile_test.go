@@ -92,6 +92,26 @@ func TestProfileFlags(t *testing.T) {
 			},
 		},
 		{
+			// The driver's options as axes: retry outermost of them, the
+			// heartbeat innermost, each series' options set as swept.
+			name: "retry, server selection and heartbeat lists",
+			args: append([]string{"--profile", "rate:100:2s", "--retry", "off,on", "--server-selection-timeout", "2s,500ms", "--heartbeat", "500ms"}, sim...),
+			check: func(t *testing.T, cfg *sweepConfig) {
+				want := []string{"read retry=on serverSelection=500ms heartbeat=500ms", "read retry=on serverSelection=2s heartbeat=500ms",
+					"read retry=off serverSelection=500ms heartbeat=500ms", "read retry=off serverSelection=2s heartbeat=500ms"}
+				if got := labels(cfg); !slices.Equal(got, want) {
+					t.Errorf("series %q, want %q", got, want)
+				}
+				po := cfg.workloads[3].PoolOptions
+				if po.RetryReads != "off" || po.RetryWrites != "off" || po.ServerSelectionTimeoutMS != 2000 || po.HeartbeatMS != 500 {
+					t.Errorf("last series %+v", po)
+				}
+				if sw := cfg.workloads[0].PoolSwept; !sw.Retry || !sw.ServerSelectionTimeout || !sw.Heartbeat || sw.Timeout {
+					t.Errorf("swept %+v", sw)
+				}
+			},
+		},
+		{
 			// A steady sweep takes the axes too (the pools pre-warmed).
 			name: "steady with max-connecting", args: append([]string{"--max-connecting", "4", "--concurrency", "8"}, sim...),
 			check: func(t *testing.T, cfg *sweepConfig) {
@@ -147,6 +167,14 @@ func TestProfileFlags(t *testing.T) {
 		{name: "max-idle negative", args: []string{"--max-idle", "-1s"}, wantErr: "--max-idle"},
 		{name: "max-idle not whole ms", args: []string{"--max-idle", "1500us"}, wantErr: "--max-idle"},
 		{name: "max-idle past a day", args: []string{"--max-idle", "25h"}, wantErr: "--max-idle"},
+		{name: "retry neither on nor off", args: []string{"--retry", "yes"}, wantErr: `--retry: "yes" is not on or off`},
+		{name: "retry twice", args: []string{"--retry", "on,on"}, wantErr: "--retry: on is given twice"},
+		{name: "server selection 0", args: []string{"--server-selection-timeout", "0"}, wantErr: "--server-selection-timeout"},
+		{name: "server selection not whole ms", args: []string{"--server-selection-timeout", "1500us"}, wantErr: "--server-selection-timeout"},
+		{name: "server selection above op-timeout", args: []string{"--server-selection-timeout", "10s", "--op-timeout", "5s"},
+			wantErr: "--server-selection-timeout: 10s is above --op-timeout 5s"},
+		{name: "heartbeat below the drivers' least", args: []string{"--heartbeat", "499ms"}, wantErr: "--heartbeat: 499ms is not between 500ms and 1h"},
+		{name: "heartbeat past an hour", args: []string{"--heartbeat", "2h"}, wantErr: "--heartbeat"},
 		{name: "arrivals without rate or profile", args: []string{"--arrivals", "poisson"}, wantErr: "--arrivals: only with --rate or --profile"},
 	}
 	for _, tt := range tests {

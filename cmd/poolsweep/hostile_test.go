@@ -68,14 +68,17 @@ var mustRefuse = map[string][]string{
 	"run-id": {"no spaces", "../up", strings.Repeat("r", 65), "-lead"},
 	// The pool options and the profile (sweep); --timeout and
 	// --max-connecting are storm's too, which refuses these as well.
-	"min-pool":       {"-1", "100001", "0,0", "1.5", "1,,2"},
-	"max-idle":       {"-1s", "1500us", "25h", "0,0", "1"},
-	"timeout":        {"0", "-5ms", "1h1ms"},
-	"max-connecting": {"0", "2,0", "-2", "1025"},
-	"profile":        {"idle:5s", "rate:100:5h", "rate:20000000:1s", "burst:1s", strings.Repeat("rate:1:1s,", 500)},
-	"listen":         {"bad", "127.0.0.1:99999", "127.0.0.1:-1", "127.0.0.1:NaN", "example.com:1"},
-	"sim":            {"slots=0", "slots=NaN", "slots=4294967296", "service=-1ms", "service=Inf", "colour=blue", "jitter=2"},
-	"resolution":     {"NaN", "Inf", "0", "1", "1.0000001", "5", "1e309", "sqrt3"},
+	"min-pool":                 {"-1", "100001", "0,0", "1.5", "1,,2"},
+	"max-idle":                 {"-1s", "1500us", "25h", "0,0", "1"},
+	"timeout":                  {"0", "-5ms", "1h1ms"},
+	"max-connecting":           {"0", "2,0", "-2", "1025"},
+	"retry":                    {"maybe", "on,on", "ON", "true", "on,,off", "on,off,on"},
+	"server-selection-timeout": {"0", "-5ms", "1h1ms", "1500us", "1s,1s"},
+	"heartbeat":                {"0", "499ms", "1h1ms", "1500us", "500ms,500ms"},
+	"profile":                  {"idle:5s", "rate:100:5h", "rate:20000000:1s", "burst:1s", strings.Repeat("rate:1:1s,", 500)},
+	"listen":                   {"bad", "127.0.0.1:99999", "127.0.0.1:-1", "127.0.0.1:NaN", "example.com:1"},
+	"sim":                      {"slots=0", "slots=NaN", "slots=4294967296", "service=-1ms", "service=Inf", "colour=blue", "jitter=2"},
+	"resolution":               {"NaN", "Inf", "0", "1", "1.0000001", "5", "1e309", "sqrt3"},
 	"threshold": {"ops>1e308", "ops>9223372036854775808", "calls>1000000001", "errors<1e308", "errors<100000000000001", "errors<100.5%",
 		"p99<1h1ms", "connections<100000001", "knee>=100001", "ops>" + strings.Repeat("9", 5000),
 		"ops>1e-320", "ops>1e-400", "errors<1e-320%", "errors<4.9e-324"},
@@ -89,15 +92,18 @@ var mustRefuse = map[string][]string{
 
 // mustAccept are values each flag must take: the limits themselves.
 var mustAccept = map[string][]string{
-	"database":       {strings.Repeat("a", 63), "poolsweep_2"},
-	"max-connecting": {"1", "1024"},
-	"min-pool":       {"0", "1"}, // the simulator's lowest level is 1: pool match
-	"max-idle":       {"0", "1ms", "24h"},
-	"timeout":        {"5s"}, // sweep: --op-timeout's default; storm: within 1s..10m
-	"profile":        {"rate:100:1s", "idle:1s,ramp:0:500:2s"},
-	"resolution":     {"sqrt2", "1.05", "4", "x2"},
-	"threshold":      {"ops<=1000000000", "calls<=1e9", "errors<=100000000000000", "errors<=100%", "connections<=100000000", "p99<=1h"},
-	"max-warmup":     {"3s", "20h"}, // 8 sim levels × 20h: within plan.MaxRunTime
+	"database":                 {strings.Repeat("a", 63), "poolsweep_2"},
+	"max-connecting":           {"1", "1024"},
+	"min-pool":                 {"0", "1"}, // the simulator's lowest level is 1: pool match
+	"max-idle":                 {"0", "1ms", "24h"},
+	"timeout":                  {"5s"}, // sweep: --op-timeout's default; storm: within 1s..10m
+	"retry":                    {"on", "off", "off,on"},
+	"server-selection-timeout": {"1ms", "5s"}, // at most --op-timeout's default
+	"heartbeat":                {"500ms", "1h"},
+	"profile":                  {"rate:100:1s", "idle:1s,ramp:0:500:2s"},
+	"resolution":               {"sqrt2", "1.05", "4", "x2"},
+	"threshold":                {"ops<=1000000000", "calls<=1e9", "errors<=100000000000000", "errors<=100%", "connections<=100000000", "p99<=1h"},
+	"max-warmup":               {"3s", "20h"}, // 8 sim levels × 20h: within plan.MaxRunTime
 	// Percentages: 0, the least nonzero one, the limits, with or without %.
 	"run-noise":          {"0", "0%", "0.01%", "3", "100%"},
 	"fail-on-regression": {"0%", "0.01%", "5%", "1000%"},

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -289,6 +290,10 @@ func TestManifestDecodes(t *testing.T) {
 func TestManifestRunsAsDocumented(t *testing.T) {
 	m := readManifest(t)
 	uid, entrypoint := imageUser(t)
+	// Agents on several nodes write their results to the one claim.
+	if !slices.Contains(m.claim.Spec.AccessModes, "ReadWriteMany") {
+		t.Errorf("the claim %s is %v, not ReadWriteMany: agents on several nodes write to it", m.claim.Metadata.Name, m.claim.Spec.AccessModes)
+	}
 	for _, doc := range []string{"../../docs/agents.md", "../../README.md"} {
 		data, err := os.ReadFile(doc)
 		if err != nil {
@@ -356,10 +361,12 @@ func TestManifestRunsAsDocumented(t *testing.T) {
 		t.Errorf("the agents' command is %q, not the image's entrypoint %s (the image has no shell)", c.Command, entrypoint)
 	}
 	vars := map[string]string{}
+	secret := map[string]bool{} // variables a Secret fills
 	for _, e := range c.Env {
 		switch {
 		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
 			vars[e.Name] = "mongodb://mongos-0:27017,mongos-1:27017/" // a URI as the Secret holds one
+			secret[e.Name] = true
 		case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == completionIndex:
 			vars[e.Name] = "0" // each index in turn below
 		case e.ValueFrom == nil:
@@ -400,6 +407,11 @@ func TestManifestRunsAsDocumented(t *testing.T) {
 			args[j] = x
 		}
 		flags := flagValues(args)
+		// The URI holds credentials: it comes from a Secret, never from
+		// the manifest's own text.
+		if u := flagValues(c.Args)["uri"]; !secretRef(u, secret) {
+			t.Errorf("--uri %q is not one variable that a Secret fills", u)
+		}
 		if got, want := flags["agents"], strconv.Itoa(*js.Completions); got != want {
 			t.Errorf("--agents %q, want completions %s", got, want)
 		}
@@ -437,4 +449,11 @@ func flagValues(args []string) map[string]string {
 		}
 	}
 	return out
+}
+
+// secretRef says v is exactly "$(NAME)" for a NAME a Secret fills.
+func secretRef(v string, secret map[string]bool) bool {
+	name, ok := strings.CutPrefix(v, "$(")
+	name, ok2 := strings.CutSuffix(name, ")")
+	return ok && ok2 && secret[name]
 }

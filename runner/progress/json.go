@@ -144,6 +144,7 @@ func (p *JSON) Hooks() sweep.SessionHooks {
 			p.Write([]byte("target " + target + ": " + lr.Note + "\n"))
 		},
 		Waiting: func(target, msg string) { p.Write([]byte("target " + target + ": " + msg + "\n")) },
+		Server:  func(target, msg string) { p.Write([]byte("target " + target + ": " + msg + "\n")) },
 		Begin: func(n, of int, spec plan.StepSpec) {
 			p.mu.Lock()
 			p.n, p.of, p.phase = n, of, ""

@@ -74,6 +74,10 @@ func (p *Text) Hooks() sweep.SessionHooks {
 			p.EndLine()
 			p.println("target %s: %s", target, textfmt.Line(msg))
 		},
+		Server: func(target, msg string) {
+			p.EndLine()
+			p.println("target %s: %s", target, textfmt.Line(msg))
+		},
 		Begin: func(n, of int, _ plan.StepSpec) {
 			p.mu.Lock()
 			p.current = n
