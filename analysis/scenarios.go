@@ -61,6 +61,10 @@ type Scenario struct {
 	// phases are the profile's phases (of its first trial), for the idle
 	// spells between bursts.
 	phases []results.ProfilePhase
+	// sstVaries says the target's settings differ in their wait for a
+	// server: only then does the label name it (every step records the
+	// wait in effect, which without the axis is --op-timeout for all).
+	sstVaries bool
 }
 
 // Figure is a summary figure over a setting's trials: the mean, and the
@@ -150,6 +154,16 @@ func Scenarios(rs []*results.Results) []Scenario {
 		sc := by[k]
 		sc.finish()
 		out = append(out, *sc)
+	}
+	sst := map[string]map[int64]bool{}
+	for _, sc := range out {
+		if sst[sc.Target] == nil {
+			sst[sc.Target] = map[int64]bool{}
+		}
+		sst[sc.Target][sc.PoolOptions.ServerSelectionTimeoutMS] = true
+	}
+	for i := range out {
+		out[i].sstVaries = len(sst[out[i].Target]) > 1
 	}
 	markBaselines(out)
 	for i := range out {
@@ -352,15 +366,15 @@ func (sc *Scenario) Label() string {
 		parts = append(parts, fmt.Sprintf("timeoutMS=%d", o.TimeoutMS))
 	}
 	// The driver's options where they tell settings apart: retries when
-	// off (the drivers' default is on), the wait for a server as
-	// recorded, the heartbeat when not the drivers' 10 s.
+	// off (the drivers' default is on), the wait for a server where the
+	// target's settings differ in it, the heartbeat when not the drivers' 10 s.
 	if o.RetryReads == "off" {
 		parts = append(parts, "retryReads=false")
 	}
 	if o.RetryWrites == "off" {
 		parts = append(parts, "retryWrites=false")
 	}
-	if o.ServerSelectionTimeoutMS > 0 {
+	if o.ServerSelectionTimeoutMS > 0 && sc.sstVaries {
 		parts = append(parts, fmt.Sprintf("serverSelectionTimeoutMS=%d", o.ServerSelectionTimeoutMS))
 	}
 	if o.HeartbeatMS > 0 && o.HeartbeatMS != driverHeartbeatMS {

@@ -318,9 +318,16 @@ func TestFigureIntervalNotBelowZero(t *testing.T) {
 // defaults.
 func TestScenarioLabelDriverOptions(t *testing.T) {
 	sc := Scenario{MaxPoolSize: 100, PoolOptions: results.PoolOptions{MaxConnecting: 2, RetryReads: "off", RetryWrites: "off",
-		ServerSelectionTimeoutMS: 2000, HeartbeatMS: 500, Cold: true}}
+		ServerSelectionTimeoutMS: 2000, HeartbeatMS: 500, Cold: true}, sstVaries: true}
 	if got := sc.Label(); got != "maxPoolSize=100 minPoolSize=0 maxConnecting=2 retryReads=false retryWrites=false serverSelectionTimeoutMS=2000 heartbeatFrequencyMS=500 cold" {
 		t.Errorf("label %q", got)
+	}
+	// Where every setting of the target waits as long for a server (the
+	// --op-timeout each step records without the axis), the label leaves
+	// the wait out.
+	sc.sstVaries = false
+	if got := sc.Label(); strings.Contains(got, "serverSelection") {
+		t.Errorf("label %q names a wait every setting shares", got)
 	}
 	if driverDefaults(sc.PoolOptions) {
 		t.Error("retries off taken for the drivers' defaults")
