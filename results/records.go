@@ -128,6 +128,9 @@ type PlanInfo struct {
 	MaxConnecting []int   `json:"max_connecting,omitempty"`
 	MaxIdleMS     []int64 `json:"max_idle_ms,omitempty"`
 	TimeoutMS     []int64 `json:"timeout_ms,omitempty"`
+	// Events are the --event actions fired into every profile step, in
+	// time order; absent without events.
+	Events []EventSpec `json:"events,omitempty"`
 }
 
 // TargetLevels is one target's own concurrency levels.
