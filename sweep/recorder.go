@@ -324,7 +324,7 @@ func (r *recorder) endOne(w, typ int, start time.Duration, kind, lookup int, err
 
 func (r *recorder) recordOp(w, typ int, d time.Duration, kind, lookup int, err error, late bool) {
 	if r.tl != nil {
-		r.tl.op(r.slots[w].call.Load(), kind, late)
+		r.tl.op(r.slots[w].call.Load(), kind, err, late)
 	}
 	s := &r.s[w%stripes]
 	s.mu.Lock()

@@ -61,6 +61,8 @@ func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 		return fmt.Errorf("--max-idle was %s", orNotGiven(fmt.Sprint(hp.MaxIdleMS)+" ms", len(hp.MaxIdleMS) == 0))
 	case !slices.Equal(hp.TimeoutMS, p.TimeoutMS):
 		return fmt.Errorf("--timeout was %s", orNotGiven(fmt.Sprint(hp.TimeoutMS)+" ms", len(hp.TimeoutMS) == 0))
+	case !slices.EqualFunc(hp.Events, p.Events, sameEvent):
+		return fmt.Errorf("--event was %s", describeEvents(hp.Events))
 	}
 	wi := NewWorkloadInfo(workloads)
 	if h.Workload.Name != wi.Name || fmt.Sprint(h.Workload.Mix) != fmt.Sprint(wi.Mix) || !slices.Equal(h.Workload.Mixes, wi.Mixes) ||
@@ -159,4 +161,23 @@ func orNotGiven(s string, empty bool) string {
 		return "not given"
 	}
 	return s
+}
+
+// describeEvents names a header's events as they were given.
+func describeEvents(evs []results.EventSpec) string {
+	if len(evs) == 0 {
+		return "not given"
+	}
+	var specs []string
+	for _, ev := range evs {
+		specs = append(specs, ev.Spec)
+	}
+	return textfmt.Token(strings.Join(specs, " "))
+}
+
+// sameEvent: the same action at the same time, however it was written
+// (20s and 20000ms are one time).
+func sameEvent(a, b results.EventSpec) bool {
+	a.Spec, b.Spec = "", ""
+	return a == b
 }

@@ -1,0 +1,122 @@
+package sweep
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/poolsweep/poolsweep/results"
+)
+
+// eventFire fires a profile step's events at their times, each on the
+// timeline's clock, and keeps what happened: when each was sent, how, on
+// which host, and when its trigger was gone.
+type eventFire struct {
+	rec   *recorder
+	base  time.Duration // the profile's start on rec's clock
+	watch *primaryWatch
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	out   []results.StepEvent
+}
+
+// fireEvents starts firing evs into the step whose profile started at
+// base on rec's clock; ctx ends the firing and the waits for the events'
+// ends (the step is over). events returns what happened once ctx ended.
+func (r *runner) fireEvents(ctx context.Context, evs []results.EventSpec, rec *recorder, base time.Duration, watch *primaryWatch) *eventFire {
+	f := &eventFire{rec: rec, base: base, watch: watch, out: make([]results.StepEvent, len(evs))}
+	t := r.eventTarget()
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		timer := time.NewTimer(time.Hour)
+		defer timer.Stop()
+		for i, ev := range evs {
+			f.out[i] = results.StepEvent{EventSpec: ev, FiredS: -1}
+			timer.Reset(base + time.Duration(ev.AtS*float64(time.Second)) - rec.now())
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				return
+			}
+			f.fire(ctx, i, t, ev)
+		}
+	}()
+	return f
+}
+
+// fire performs event i now and, on a goroutine, waits for its end.
+func (f *eventFire) fire(ctx context.Context, i int, t EventTarget, ev results.EventSpec) {
+	t.Primary = f.watch.current()
+	old := t.Primary
+	firedAt := f.rec.now()
+	se := results.StepEvent{EventSpec: ev, FiredS: f.clock(firedAt)}
+	p, err := performerFor(ctx, t, ev)
+	var fired Fired
+	if err == nil {
+		se.Via = p.Via()
+		fired, err = p.Fire(ctx, t, ev)
+	}
+	se.Host = fired.Host
+	if err != nil {
+		se.Error = err.Error()
+		f.set(i, se)
+		return
+	}
+	f.set(i, se)
+	switch {
+	case ev.Action == results.EventStepDown:
+		// Over once the clients know a new primary: the election and
+		// their discovery of it.
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			if at, ok := f.watch.await(ctx, old); ok {
+				f.end(i, f.rec.now()-time.Since(at))
+			}
+		}()
+	default:
+		f.end(i, firedAt+fired.For)
+	}
+}
+
+// clock is rec's time at on the timeline's clock, in seconds.
+func (f *eventFire) clock(at time.Duration) float64 { return (at - f.base).Seconds() }
+
+func (f *eventFire) set(i int, se results.StepEvent) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.out[i] = se
+}
+
+func (f *eventFire) end(i int, at time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.out[i].EndS = new(max(f.clock(at), f.out[i].FiredS))
+}
+
+// events are the step's events once ctx ended (wait for it): those that
+// fired, each with its end when it came before last (the step's last
+// moment on the timeline's clock, seconds); an event whose time the step
+// never reached is left out.
+func (f *eventFire) events(last float64) []results.StepEvent {
+	f.wg.Wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []results.StepEvent
+	for _, se := range f.out {
+		if se.FiredS < 0 || se.Spec == "" {
+			continue
+		}
+		if se.EndS != nil && *se.EndS > last {
+			se.EndS = nil
+		}
+		out = append(out, se)
+	}
+	return out
+}
+
+// eventTarget is the runner's target as its events see it.
+func (r *runner) eventTarget() EventTarget {
+	return EventTarget{Header: r.Header, NewClient: r.NewClient}
+}

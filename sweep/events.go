@@ -1,0 +1,247 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/poolsweep/poolsweep/internal/textfmt"
+	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/topology"
+)
+
+// Events under load (--event): an action fired into a profile step at a
+// set time into its profile. An EventPerformer performs one way of
+// doing the actions it knows; CheckEvents, before any load, finds one
+// that will perform each event on each target, and the profile step
+// (runProfile) fires them on a goroutine of its own, never on the
+// worker's path.
+
+// SimEventCommand is the simulator's administrative command that
+// performs its actions: {poolsweepSimEvent: 1, action, factor,
+// durationMS}, sent to the admin database of the host it acts on. No
+// real server has it.
+const SimEventCommand = "poolsweepSimEvent"
+
+// simRestartField is the field of the simulator's reply to a
+// router-restart that says how long the router stays away, in ms.
+const simRestartField = "restartMS"
+
+// EventTarget is a target as an event sees it: what was detected of it,
+// and its client options (the real URI stays inside them).
+type EventTarget struct {
+	Header    results.TargetHeader
+	NewClient ClientFactory
+	// Primary is the replica set's primary as the step's clients see it
+	// ("" when none is known, or before a step).
+	Primary string
+}
+
+// Fired is what an EventPerformer did: the host it acted on, and how
+// long the trigger lasts from now when the performer knows it (0: it is
+// over at once, or the step finds its end, as for a step-down).
+type Fired struct {
+	Host string
+	For  time.Duration
+}
+
+// An EventPerformer performs events one way (results.EventVia*).
+type EventPerformer interface {
+	// Via is how it performs them, as StepEvent.Via records it.
+	Via() string
+	// Performs says whether it knows action at all.
+	Performs(action string) bool
+	// Check says why it cannot perform ev on t (nil: it can). It may
+	// ask the target (a privilege, a parameter); it runs once the
+	// targets answer, before anything is loaded.
+	Check(ctx context.Context, t EventTarget, ev results.EventSpec) error
+	// Fire performs ev on t now. It returns once the action is in effect
+	// (the server answered), never waiting out the action's length.
+	Fire(ctx context.Context, t EventTarget, ev results.EventSpec) (Fired, error)
+}
+
+// eventPerformers are the ways this build performs events, in the order
+// they are tried: the first that performs an action and whose Check
+// passes is used for it.
+func eventPerformers() []EventPerformer {
+	return []EventPerformer{simPerformer{}, stepDownPerformer{}}
+}
+
+// CheckEvents finds, for every event, a performer that will perform it on
+// t; the error (a refusal of the user's input, one line) names the event
+// and why each way that knows its action refused.
+func CheckEvents(ctx context.Context, t EventTarget, evs []results.EventSpec) error {
+	for _, ev := range evs {
+		if _, err := performerFor(ctx, t, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// performerFor is the performer of ev on t (CheckEvents).
+func performerFor(ctx context.Context, t EventTarget, ev results.EventSpec) (EventPerformer, error) {
+	var why []string
+	for _, p := range eventPerformers() {
+		if !p.Performs(ev.Action) {
+			continue
+		}
+		err := p.Check(ctx, t, ev)
+		if err == nil {
+			return p, nil
+		}
+		why = append(why, err.Error())
+	}
+	if len(why) == 0 {
+		why = append(why, "no way to perform "+ev.Action+" is built in")
+	}
+	return nil, fmt.Errorf("--event %s: target %s: %s", textfmt.Token(ev.Spec), t.Header.Name, strings.Join(why, "; "))
+}
+
+// eventClient connects to t with one connection; direct, to host alone,
+// when host is given.
+func eventClient(t EventTarget, host string) (*mongo.Client, error) {
+	o := t.NewClient().SetMaxPoolSize(1).SetMinPoolSize(0)
+	if host != "" {
+		o.SetHosts([]string{host}).SetDirect(true)
+	}
+	return mongo.Connect(o)
+}
+
+// runAdmin runs cmd on admin through a client of its own, bounded by
+// eventCommandTimeout.
+func runAdmin(ctx context.Context, t EventTarget, host string, cmd bson.D) (bson.M, error) {
+	c, err := eventClient(t, host)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, eventCommandTimeout)
+	defer cancel()
+	defer c.Disconnect(context.WithoutCancel(ctx))
+	var reply bson.M
+	err = c.Database("admin").RunCommand(ctx, cmd).Decode(&reply)
+	return reply, err
+}
+
+// eventCommandTimeout bounds an event's command: a step-down waits for a
+// secondary to catch up (10 s by default) before it answers.
+const eventCommandTimeout = 30 * time.Second
+
+// simPerformer performs every action but a step-down through the
+// simulator's administrative command.
+type simPerformer struct{}
+
+func (simPerformer) Via() string { return results.EventViaSimulator }
+
+func (simPerformer) Performs(action string) bool {
+	return slices.Contains([]string{results.EventSlow, results.EventFreeze, results.EventReset, results.EventRouterRestart}, action)
+}
+
+func (simPerformer) Check(_ context.Context, t EventTarget, ev results.EventSpec) error {
+	h := t.Header
+	switch {
+	case h.ServerKind != topology.KindSimulator:
+		return fmt.Errorf("it is a %s server, and only the simulator performs %s (through its own administrative command, which no real server has)", kindOr(h.ServerKind), ev.Action)
+	case ev.Action == results.EventRouterRestart && h.Topology != topology.Sharded:
+		return fmt.Errorf("it is a %s, and router-restart restarts a mongos of a sharded cluster", kindOr(h.Topology))
+	}
+	return nil
+}
+
+// Fire sends the action to one host: the primary of a replica set (where
+// the writes go), else the first host the target names (a router of a
+// sharded cluster: the one restarted).
+func (simPerformer) Fire(ctx context.Context, t EventTarget, ev results.EventSpec) (Fired, error) {
+	host := t.Primary
+	if host == "" || t.Header.Topology != topology.ReplSet {
+		if len(t.Header.Hosts) == 0 {
+			return Fired{}, errors.New("the target names no host")
+		}
+		host = t.Header.Hosts[0]
+	}
+	d := time.Duration(ev.DurationS * float64(time.Second))
+	cmd := bson.D{{Key: SimEventCommand, Value: 1}, {Key: "action", Value: ev.Action}}
+	if ev.Factor > 0 {
+		cmd = append(cmd, bson.E{Key: "factor", Value: ev.Factor})
+	}
+	if d > 0 {
+		cmd = append(cmd, bson.E{Key: "durationMS", Value: d.Milliseconds()})
+	}
+	reply, err := runAdmin(ctx, t, host, cmd)
+	if err != nil {
+		return Fired{Host: host}, err
+	}
+	if ev.Action == results.EventRouterRestart {
+		if ms, ok := asMillis(reply[simRestartField]); ok {
+			d = ms
+		}
+	}
+	return Fired{Host: host, For: d}, nil
+}
+
+// asMillis reads a number of milliseconds from a reply.
+func asMillis(v any) (time.Duration, bool) {
+	switch n := v.(type) {
+	case int32:
+		return time.Duration(n) * time.Millisecond, n >= 0
+	case int64:
+		return time.Duration(n) * time.Millisecond, n >= 0
+	case float64:
+		return time.Duration(n * float64(time.Millisecond)), n >= 0
+	}
+	return 0, false
+}
+
+// stepDownPerformer steps the replica set's primary down with
+// replSetStepDown, on real servers and the simulator alike.
+type stepDownPerformer struct{}
+
+func (stepDownPerformer) Via() string { return results.EventViaStepDown }
+
+func (stepDownPerformer) Performs(action string) bool { return action == results.EventStepDown }
+
+func (stepDownPerformer) Check(_ context.Context, t EventTarget, _ results.EventSpec) error {
+	if h := t.Header; h.Topology != topology.ReplSet {
+		return fmt.Errorf("it is a %s, and replSetStepDown steps down the primary of a replica set", kindOr(h.Topology))
+	}
+	return nil
+}
+
+// stepDownSecs is how long the stepped-down member may not be elected
+// again: the server's default, longer than any recovery the step
+// measures, so that the new primary stays.
+const stepDownSecs = 60
+
+func (stepDownPerformer) Fire(ctx context.Context, t EventTarget, _ results.EventSpec) (Fired, error) {
+	c, err := eventClient(t, "")
+	if err != nil {
+		return Fired{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, eventCommandTimeout)
+	defer cancel()
+	defer c.Disconnect(context.WithoutCancel(ctx))
+	admin := c.Database("admin")
+	// The primary's own name for itself: where the command goes.
+	var hello struct {
+		Me string `bson:"me"`
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
+		return Fired{}, err
+	}
+	err = admin.RunCommand(ctx, bson.D{{Key: "replSetStepDown", Value: stepDownSecs}}).Err()
+	return Fired{Host: hello.Me}, err
+}
+
+// kindOr names a topology or server kind, or says it is not known.
+func kindOr(s string) string {
+	if s == "" {
+		return "target of unknown kind"
+	}
+	return s
+}
