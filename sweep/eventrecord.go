@@ -113,9 +113,9 @@ type tlHosts struct {
 }
 
 type tlHost struct {
-	addr             string
+	addr              string
 	created0, closed0 atomic.Int64 // before the profile's start
-	created, closed  []atomic.Int64
+	created, closed   []atomic.Int64
 }
 
 func newTLHosts(intervals int) *tlHosts {
