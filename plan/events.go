@@ -22,7 +22,7 @@ import (
 const (
 	// MaxEvents bounds the events of one step: each is measured against
 	// the steady state before it, so a few fit in a profile.
-	MaxEvents = 16
+	MaxEvents = results.MaxEvents
 	// MaxEventSpec bounds one --event's text.
 	MaxEventSpec = 128
 	// MaxSlowFactor bounds slow's factor: a service time 1000 times

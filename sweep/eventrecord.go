@@ -99,7 +99,7 @@ func (r *retryWatch) monitor(m *event.CommandMonitor) *event.CommandMonitor {
 // so that a record stays bounded (each interval lists each host): more
 // than a replica set's voting members or a few routers. Hosts beyond it
 // are counted in the interval's totals only.
-const maxTimelineHosts = 16
+const maxTimelineHosts = results.MaxTimelineHosts
 
 // tlHosts counts each host's connections created and closed per
 // interval. A host gets its counters when its first connection opens;
