@@ -217,12 +217,11 @@ type ErrorCounts struct {
 	Timeout int64 `json:"timeout"`
 	Network int64 `json:"network"`
 	Server  int64 `json:"server"`
-	// Of the errors above, NotWritablePrimary are the replies of a member
-	// that is not (or no longer) the primary, or that stepped down while
-	// the operation ran (codes 10107, 13435, 13436, 189, 11602), and
-	// PoolCleared the operations refused because their pool was cleared
-	// after another failed. They are counted in Total through their kind
-	// (server, network), not again.
+	// NotWritablePrimary (server errors the primary's step-down caused:
+	// NotWritablePrimary, NotPrimaryNoSecondaryOk, PrimarySteppedDown and
+	// their like) and PoolCleared (checkouts refused because the pool was
+	// cleared) break down Server and Network: they are counted there too,
+	// so Total does not add them again.
 	NotWritablePrimary int64 `json:"not_writable_primary,omitempty"`
 	PoolCleared        int64 `json:"pool_cleared,omitempty"`
 }

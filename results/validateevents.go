@@ -10,8 +10,8 @@ const (
 	// MaxEvents bounds the events of a plan and of a step (sweep
 	// --event).
 	MaxEvents = 16
-	// MaxTimelineHosts bounds the hosts a timeline interval lists.
-	MaxTimelineHosts = 16
+	// MaxHostIntervals bounds the hosts a timeline interval lists.
+	MaxHostIntervals = 16
 )
 
 var eventActions = []string{EventStepDown, EventSlow, EventFreeze, EventReset, EventRouterRestart}
@@ -99,8 +99,8 @@ func checkStepEvents(c *check, evs []StepEvent) {
 // timelineHostsBad says what is wrong with an interval's hosts ("" when
 // nothing).
 func timelineHostsBad(iv *TimelineInterval) string {
-	if len(iv.Hosts) > MaxTimelineHosts {
-		return fmt.Sprintf("%d hosts, more than %d", len(iv.Hosts), MaxTimelineHosts)
+	if len(iv.Hosts) > MaxHostIntervals {
+		return fmt.Sprintf("%d hosts, more than %d", len(iv.Hosts), MaxHostIntervals)
 	}
 	for _, h := range iv.Hosts {
 		if h.Open < 0 || h.Created < 0 || h.Closed < 0 {

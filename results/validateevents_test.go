@@ -17,7 +17,7 @@ func testEventStep() StepResult {
 	}
 	s.Profile.Timeline.Intervals[16].Errors = &ErrorCounts{Server: 2, NotWritablePrimary: 2}
 	s.Profile.Timeline.Intervals[16].RetriedOK = 1
-	s.Profile.Timeline.Intervals[16].Hosts = []TimelineHost{{Host: "h:1", Open: 2, Created: 1}}
+	s.Profile.Timeline.Intervals[16].Hosts = []HostInterval{{Host: "h:1", Open: 2, Created: 1}}
 	return s
 }
 
@@ -52,7 +52,7 @@ func TestValidateEvents(t *testing.T) {
 		{"interval negative retried", func(s *StepResult) { s.Profile.Timeline.Intervals[16].RetriedOK = -1 }, "step.profile.timeline.intervals[16].retried_ok", "never negative"},
 		{"interval host negative", func(s *StepResult) { s.Profile.Timeline.Intervals[16].Hosts[0].Open = -1 }, "step.profile.timeline.intervals[16].hosts", "never negative"},
 		{"interval too many hosts", func(s *StepResult) {
-			s.Profile.Timeline.Intervals[16].Hosts = make([]TimelineHost, MaxTimelineHosts+1)
+			s.Profile.Timeline.Intervals[16].Hosts = make([]HostInterval, MaxHostIntervals+1)
 		}, "step.profile.timeline.intervals[16].hosts", "17 hosts"},
 	}
 	for _, tt := range tests {

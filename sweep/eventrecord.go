@@ -95,11 +95,11 @@ func (r *retryWatch) monitor(m *event.CommandMonitor) *event.CommandMonitor {
 	}
 }
 
-// maxTimelineHosts bounds the hosts a timeline counts connections for,
+// maxHostIntervals bounds the hosts a timeline counts connections for,
 // so that a record stays bounded (each interval lists each host): more
 // than a replica set's voting members or a few routers. Hosts beyond it
 // are counted in the interval's totals only.
-const maxTimelineHosts = results.MaxTimelineHosts
+const maxHostIntervals = results.MaxHostIntervals
 
 // tlHosts counts each host's connections created and closed per
 // interval. A host gets its counters when its first connection opens;
@@ -122,14 +122,14 @@ func newTLHosts(intervals int) *tlHosts {
 	return &tlHosts{n: intervals, index: map[string]int{}}
 }
 
-// host is addr's counters; nil beyond maxTimelineHosts.
+// host is addr's counters; nil beyond maxHostIntervals.
 func (h *tlHosts) host(addr string) *tlHost {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if i, ok := h.index[addr]; ok {
 		return h.hosts[i]
 	}
-	if len(h.hosts) >= maxTimelineHosts {
+	if len(h.hosts) >= maxHostIntervals {
 		return nil
 	}
 	c := &tlHost{addr: addr, created: make([]atomic.Int64, h.n), closed: make([]atomic.Int64, h.n)}
@@ -182,7 +182,7 @@ func (h *tlHosts) fill(ivs []results.TimelineInterval) {
 			cr, cl := c.created[i].Load(), c.closed[i].Load()
 			open[j] += cr - cl
 			if seen[j] = seen[j] || cr > 0; seen[j] {
-				ivs[i].Hosts = append(ivs[i].Hosts, results.TimelineHost{Host: c.addr, Open: int(max(open[j], 0)), Created: cr, Closed: cl})
+				ivs[i].Hosts = append(ivs[i].Hosts, results.HostInterval{Host: c.addr, Open: int(max(open[j], 0)), Created: cr, Closed: cl})
 			}
 		}
 	}

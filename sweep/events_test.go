@@ -2,10 +2,12 @@ package sweep
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/plan"
@@ -183,4 +185,36 @@ func endText(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// poolClearedError stands for the driver's error for a checkout from a
+// cleared pool, which it does not export: what it is known by is the
+// retryable pool error's interface.
+type poolClearedError struct{}
+
+func (poolClearedError) Error() string   { return "connection pool for h:1 was cleared" }
+func (poolClearedError) Retryable() bool { return true }
+
+// Errors are filed by kind and, beside it, by the cause an event brings.
+func TestErrorCauses(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		err         error
+		kind, cause int
+	}{
+		{"not writable primary", mongo.CommandError{Code: 10107, Name: "NotWritablePrimary"}, errServer, causeNotPrimary},
+		{"not primary, no secondaryOk", mongo.CommandError{Code: 13435}, errServer, causeNotPrimary},
+		{"not primary or secondary", mongo.CommandError{Code: 13436}, errServer, causeNotPrimary},
+		{"stepped down", mongo.CommandError{Code: 189}, errServer, causeNotPrimary},
+		{"interrupted by a state change", mongo.WriteException{WriteErrors: []mongo.WriteError{{Code: 11602}}}, errServer, causeNotPrimary},
+		{"another server error", mongo.CommandError{Code: 11000}, errServer, causeOther},
+		{"pool cleared", poolClearedError{}, errNetwork, causePoolCleared},
+		{"pool cleared, wrapped", fmt.Errorf("find: %w", poolClearedError{}), errNetwork, causePoolCleared},
+		{"network", mongo.CommandError{Labels: []string{"NetworkError"}}, errNetwork, causeOther},
+		{"timeout", context.DeadlineExceeded, errTimeout, causeOther},
+	} {
+		if k, cause := classify(c.err), errCause(c.err); k != c.kind || cause != c.cause {
+			t.Errorf("%s: kind %d cause %d, want %d and %d", c.name, k, cause, c.kind, c.cause)
+		}
+	}
 }
