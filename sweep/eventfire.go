@@ -77,6 +77,33 @@ func (f *eventFire) fire(ctx context.Context, i int, t EventTarget, ev results.E
 		}()
 	default:
 		f.end(i, firedAt+fired.For)
+		if e, ok := p.(EventEnder); ok {
+			f.wg.Add(1)
+			go func() {
+				defer f.wg.Done()
+				f.endAfter(ctx, i, e, t, ev, fired)
+			}()
+		}
+	}
+}
+
+// endAfter ends event i's action once its length has passed, or at once
+// when the step ends first, bounded as an event's command is. An action
+// that could not be ended is the event's error: what followed it was not
+// the event the plan asked for.
+func (f *eventFire) endAfter(ctx context.Context, i int, e EventEnder, t EventTarget, ev results.EventSpec, fired Fired) {
+	timer := time.NewTimer(fired.For)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), eventCommandTimeout)
+	defer cancel()
+	if err := e.End(ectx, t, ev, fired); err != nil {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.out[i].Error = "ending it: " + err.Error()
 	}
 }
 

@@ -66,9 +66,21 @@ type EventPerformer interface {
 	Fire(ctx context.Context, t EventTarget, ev results.EventSpec) (Fired, error)
 }
 
+// An EventEnder is an EventPerformer whose actions the server does not
+// end by itself (a fail point stays set until it is switched off): the
+// step calls End once the action's length (Fired.For) has passed, or as
+// the step ends if that comes first. Whatever must not outlive the run
+// on every other exit path (an error, a signal, a crash) is the
+// performer's own to guard.
+type EventEnder interface {
+	End(ctx context.Context, t EventTarget, ev results.EventSpec, fired Fired) error
+}
+
 // eventPerformers are the ways this build performs events, in the order
 // they are tried: the first that performs an action and whose Check
-// passes is used for it.
+// passes is used for it. A way that needs the server's test commands
+// (the failCommand fail point, for slow and freeze on a real server)
+// goes after the simulator's, which refuses every real server.
 func eventPerformers() []EventPerformer {
 	return []EventPerformer{simPerformer{}, stepDownPerformer{}}
 }

@@ -218,3 +218,39 @@ func TestErrorCauses(t *testing.T) {
 		}
 	}
 }
+
+// endRecorder is an EventEnder that notes when it was asked to end.
+type endRecorder struct {
+	at  chan time.Time
+	err error
+}
+
+func (e endRecorder) End(context.Context, EventTarget, results.EventSpec, Fired) error {
+	e.at <- time.Now()
+	return e.err
+}
+
+// An action the server does not end by itself is ended once its length
+// has passed, or at once when the step ends first; a failure to end it
+// is the event's error.
+func TestEventEnder(t *testing.T) {
+	ev := results.EventSpec{Spec: "0s=freeze=1s", Action: results.EventFreeze, DurationS: 1}
+	f := &eventFire{out: make([]results.StepEvent, 1)}
+	e := endRecorder{at: make(chan time.Time, 1)}
+	start := time.Now()
+	f.endAfter(context.Background(), 0, e, EventTarget{}, ev, Fired{For: 200 * time.Millisecond})
+	if d := (<-e.at).Sub(start); d < 200*time.Millisecond {
+		t.Errorf("ended %s after it fired, before its 200ms", d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e.err = context.DeadlineExceeded
+	start = time.Now()
+	f.endAfter(ctx, 0, e, EventTarget{}, ev, Fired{For: time.Hour})
+	if d := (<-e.at).Sub(start); d > time.Minute {
+		t.Errorf("the step had ended, yet it was ended only %s later", d)
+	}
+	if !strings.HasPrefix(f.out[0].Error, "ending it: ") {
+		t.Errorf("error %q, want why it could not be ended", f.out[0].Error)
+	}
+}
