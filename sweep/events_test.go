@@ -99,11 +99,16 @@ func TestStepDownEventOnSimulator(t *testing.T) {
 		if err := results.ValidateStep(&st, nil); err != nil {
 			t.Errorf("%s: the step record does not validate: %v", name, err)
 		}
+		checkTimelineTotals(t, name, st)
 		if st.Profile == nil || len(st.Profile.Events) != 1 {
 			t.Fatalf("%s: events %+v", name, st.Profile)
 		}
 		se := st.Profile.Events[0]
-		t.Logf("%s: event %+v end %v; primary change %+v; timeline%s", name, se, endText(se.EndS), st.PrimaryChange, timelineText(st.Profile.Timeline))
+		var clears int64
+		for _, iv := range st.Profile.Timeline.Intervals {
+			clears += iv.Clears
+		}
+		t.Logf("%s: event %+v end %v; primary change %+v; errors %+v; pool clears %d; timeline%s", name, se, endText(se.EndS), st.PrimaryChange, st.Errors, clears, timelineText(st.Profile.Timeline))
 		switch {
 		case se.Error != "" || se.Via != results.EventViaStepDown || se.Action != results.EventStepDown || se.Host == "":
 			t.Fatalf("%s: event %+v", name, se)
