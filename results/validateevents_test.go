@@ -80,3 +80,22 @@ func TestValidateEvents(t *testing.T) {
 		t.Errorf("events without a profile: %v", err)
 	}
 }
+
+// A step that fired a step-down measured the election it caused: the
+// change of primary does not make it unmeasured. One that did not, or
+// whose step-down failed, did not.
+func TestSteppedDownMeasured(t *testing.T) {
+	s := testEventStep()
+	s.PrimaryChange = &PrimaryChange{Before: "a:1", After: "b:1", Changes: 1}
+	if !s.SteppedDown() || !s.Measured() {
+		t.Errorf("a step that stepped the primary down: stepped down %v, measured %v", s.SteppedDown(), s.Measured())
+	}
+	s.Profile.Events[1].Error = "not authorized"
+	if s.SteppedDown() || s.Measured() {
+		t.Errorf("a step whose step-down failed: stepped down %v, measured %v", s.SteppedDown(), s.Measured())
+	}
+	s.Profile.Events = s.Profile.Events[:1]
+	if s.Measured() {
+		t.Errorf("a slowdown's step with an election: measured")
+	}
+}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -146,4 +147,34 @@ func (f *eventFire) events(last float64) []results.StepEvent {
 // eventTarget is the runner's target as its events see it.
 func (r *runner) eventTarget() EventTarget {
 	return EventTarget{Header: r.Header, NewClient: r.NewClient}
+}
+
+// eventFailureGrace is how long after an event's trigger was gone a
+// first failure is still the event's: the driver's retry and the pool's
+// reconnection after a freeze or a reset.
+const eventFailureGrace = time.Second
+
+// eventFailure is the performed event of ps whose span holds the target's
+// first failure f (from the window's opening, which is the profile's
+// start), or nil: a failure that began while the step's own event lasted
+// is the event's doing. One that began outside every event's span, or
+// with no time, is the target's.
+func eventFailure(ps *results.ProfileStats, f *results.TargetFailed) *results.StepEvent {
+	if ps == nil || f == nil || f.FirstFailureS <= 0 {
+		return nil
+	}
+	for i := range ps.Events {
+		ev := &ps.Events[i]
+		if ev.Error != "" {
+			continue
+		}
+		end := math.Inf(1) // the trigger outlasted the step
+		if ev.EndS != nil {
+			end = *ev.EndS + eventFailureGrace.Seconds()
+		}
+		if f.FirstFailureS >= ev.FiredS-timelineInterval.Seconds() && f.FirstFailureS <= end {
+			return ev
+		}
+	}
+	return nil
 }

@@ -122,6 +122,15 @@ func TestStepDownEventOnSimulator(t *testing.T) {
 		if c := st.PrimaryChange; c == nil || c.After == "" || c.After == c.Before {
 			t.Fatalf("%s: primary change %+v", name, c)
 		}
+		// The election is what the step measured: it counts, unwarned.
+		if !st.Measured() || st.TargetFailed != nil {
+			t.Errorf("%s: not a measurement (target failed %+v)", name, st.TargetFailed)
+		}
+		for _, w := range st.Warnings {
+			if strings.Contains(w, "primary changed") {
+				t.Errorf("%s: warned of the election it fired: %s", name, w)
+			}
+		}
 		return st
 	}
 
@@ -257,5 +266,35 @@ func TestEventEnder(t *testing.T) {
 	}
 	if !strings.HasPrefix(f.out[0].Error, "ending it: ") {
 		t.Errorf("error %q, want why it could not be ended", f.out[0].Error)
+	}
+}
+
+// A target's failure that began while the step's own event lasted (or
+// within a second of its end) is the event's; one outside every
+// performed event's span is the target's.
+func TestEventFailure(t *testing.T) {
+	end := 5.0
+	ps := &results.ProfileStats{Events: []results.StepEvent{
+		{EventSpec: results.EventSpec{Spec: "2s=freeze=3s", Action: results.EventFreeze}, FiredS: 2, EndS: &end},
+		{EventSpec: results.EventSpec{Spec: "8s=reset", Action: results.EventReset}, FiredS: 8, Error: "no such command"},
+		{EventSpec: results.EventSpec{Spec: "10s=stepdown", Action: results.EventStepDown}, FiredS: 10},
+	}}
+	for _, c := range []struct {
+		first float64
+		want  string // the event's spec, "" for none
+	}{
+		{1.0, ""},             // before any event
+		{2.0, "2s=freeze=3s"}, // as it fired
+		{4.9, "2s=freeze=3s"}, // while it lasted
+		{5.9, "2s=freeze=3s"}, // within the grace after its end
+		{6.5, ""},             // past it
+		{8.2, ""},             // the reset was never performed
+		{12, "10s=stepdown"},  // the step-down never ended in the step
+		{0, ""},               // no time: the target's
+	} {
+		got := eventFailure(ps, &results.TargetFailed{Failed: true, FirstFailureS: c.first})
+		if (got == nil) != (c.want == "") || got != nil && got.Spec != c.want {
+			t.Errorf("first failure at %v s: %+v, want %q", c.first, got, c.want)
+		}
 	}
 }
