@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -24,14 +23,19 @@ import (
 // worker's path.
 
 // SimEventCommand is the simulator's administrative command that
-// performs its actions: {poolsweepSimEvent: 1, action, factor,
-// durationMS}, sent to the admin database of the host it acts on. No
-// real server has it.
+// performs its actions: {poolsweepSimEvent: ACTION, factor, durationMS},
+// sent to the admin database of the host it acts on (topology/sim's
+// SimEventCommand). No real server has it. Its reply's endsAt is when
+// the action is over (a router's restart time is the simulator's own).
 const SimEventCommand = "poolsweepSimEvent"
 
-// simRestartField is the field of the simulator's reply to a
-// router-restart that says how long the router stays away, in ms.
-const simRestartField = "restartMS"
+// simActions are the simulator's words for the actions it performs.
+var simActions = map[string]string{results.EventSlow: "slow", results.EventFreeze: "freeze", results.EventReset: "reset", results.EventRouterRestart: "routerRestart"}
+
+// maxMemberFreeze is the longest freeze a replica-set member takes: a real
+// primary silent for longer than electionTimeoutMillis (10 s by default)
+// is replaced by an election, which the simulator does not model.
+const maxMemberFreeze = 10 * time.Second
 
 // EventTarget is a target as an event sees it: what was detected of it,
 // and its client options (the real URI stays inside them).
@@ -152,7 +156,8 @@ type simPerformer struct{}
 func (simPerformer) Via() string { return results.EventViaSimulator }
 
 func (simPerformer) Performs(action string) bool {
-	return slices.Contains([]string{results.EventSlow, results.EventFreeze, results.EventReset, results.EventRouterRestart}, action)
+	_, ok := simActions[action]
+	return ok
 }
 
 func (simPerformer) Check(_ context.Context, t EventTarget, ev results.EventSpec) error {
@@ -162,6 +167,8 @@ func (simPerformer) Check(_ context.Context, t EventTarget, ev results.EventSpec
 		return fmt.Errorf("it is a %s server, and only the simulator performs %s (through its own administrative command, which no real server has)", kindOr(h.ServerKind), ev.Action)
 	case ev.Action == results.EventRouterRestart && h.Topology != topology.Sharded:
 		return fmt.Errorf("it is a %s, and router-restart restarts a mongos of a sharded cluster", kindOr(h.Topology))
+	case ev.Action == results.EventFreeze && h.Topology == topology.ReplSet && ev.DurationS > maxMemberFreeze.Seconds():
+		return fmt.Errorf("a replica-set member frozen longer than %s (electionTimeoutMillis) would be replaced by an election, which the simulator does not model", maxMemberFreeze)
 	}
 	return nil
 }
@@ -178,36 +185,25 @@ func (simPerformer) Fire(ctx context.Context, t EventTarget, ev results.EventSpe
 		host = t.Header.Hosts[0]
 	}
 	d := time.Duration(ev.DurationS * float64(time.Second))
-	cmd := bson.D{{Key: SimEventCommand, Value: 1}, {Key: "action", Value: ev.Action}}
+	cmd := bson.D{{Key: SimEventCommand, Value: simActions[ev.Action]}}
 	if ev.Factor > 0 {
 		cmd = append(cmd, bson.E{Key: "factor", Value: ev.Factor})
 	}
 	if d > 0 {
 		cmd = append(cmd, bson.E{Key: "durationMS", Value: d.Milliseconds()})
 	}
+	sent := time.Now()
 	reply, err := runAdmin(ctx, t, host, cmd)
 	if err != nil {
 		return Fired{Host: host}, err
 	}
-	if ev.Action == results.EventRouterRestart {
-		if ms, ok := asMillis(reply[simRestartField]); ok {
-			d = ms
-		}
+	// A router's restart time is the simulator's own (its spec); its
+	// endsAt is on the simulator's clock, which is this machine's for a
+	// simulator poolsweep started.
+	if at, ok := reply["endsAt"].(bson.DateTime); ok && ev.Action == results.EventRouterRestart {
+		d = max(at.Time().Sub(sent), 0)
 	}
 	return Fired{Host: host, For: d}, nil
-}
-
-// asMillis reads a number of milliseconds from a reply.
-func asMillis(v any) (time.Duration, bool) {
-	switch n := v.(type) {
-	case int32:
-		return time.Duration(n) * time.Millisecond, n >= 0
-	case int64:
-		return time.Duration(n) * time.Millisecond, n >= 0
-	case float64:
-		return time.Duration(n * float64(time.Millisecond)), n >= 0
-	}
-	return 0, false
 }
 
 // stepDownPerformer steps the replica set's primary down with
