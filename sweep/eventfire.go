@@ -32,27 +32,34 @@ func (r *runner) fireEvents(ctx context.Context, evs []results.EventSpec, rec *r
 		defer f.wg.Done()
 		timer := time.NewTimer(time.Hour)
 		defer timer.Stop()
+		// Each event's way is found once, as the profile starts, so that
+		// a check that asks the server costs nothing at the event's time.
+		ps := make([]EventPerformer, len(evs))
+		errs := make([]error, len(evs))
 		for i, ev := range evs {
-			f.out[i] = results.StepEvent{EventSpec: ev, FiredS: -1}
+			f.set(i, results.StepEvent{EventSpec: ev, FiredS: -1})
+			ps[i], errs[i] = performerFor(ctx, t, ev)
+		}
+		for i, ev := range evs {
 			timer.Reset(base + time.Duration(ev.AtS*float64(time.Second)) - rec.now())
 			select {
 			case <-timer.C:
 			case <-ctx.Done():
 				return
 			}
-			f.fire(ctx, i, t, ev)
+			f.fire(ctx, i, t, ev, ps[i], errs[i])
 		}
 	}()
 	return f
 }
 
-// fire performs event i now and, on a goroutine, waits for its end.
-func (f *eventFire) fire(ctx context.Context, i int, t EventTarget, ev results.EventSpec) {
+// fire performs event i now with p (or records why it has none: err)
+// and, on a goroutine, waits for its end.
+func (f *eventFire) fire(ctx context.Context, i int, t EventTarget, ev results.EventSpec, p EventPerformer, err error) {
 	t.Primary = f.watch.current()
 	old := t.Primary
 	firedAt := f.rec.now()
 	se := results.StepEvent{EventSpec: ev, FiredS: f.clock(firedAt)}
-	p, err := performerFor(ctx, t, ev)
 	var fired Fired
 	if err == nil {
 		se.Via = p.Via()

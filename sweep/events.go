@@ -174,14 +174,16 @@ func (simPerformer) Check(_ context.Context, t EventTarget, ev results.EventSpec
 }
 
 // Fire sends the action to one host: the primary of a replica set (where
-// the writes go), else the first host the target names (a router of a
-// sharded cluster: the one restarted).
+// the writes go; when the step's clients know none, the command goes
+// where the driver finds one), else the first host the target names (a
+// router of a sharded cluster: the one restarted).
 func (simPerformer) Fire(ctx context.Context, t EventTarget, ev results.EventSpec) (Fired, error) {
 	host := t.Primary
-	if host == "" || t.Header.Topology != topology.ReplSet {
-		if len(t.Header.Hosts) == 0 {
-			return Fired{}, errors.New("the target names no host")
-		}
+	switch {
+	case t.Header.Topology == topology.ReplSet:
+	case len(t.Header.Hosts) == 0:
+		return Fired{}, errors.New("the target names no host")
+	default:
 		host = t.Header.Hosts[0]
 	}
 	d := time.Duration(ev.DurationS * float64(time.Second))
@@ -196,6 +198,12 @@ func (simPerformer) Fire(ctx context.Context, t EventTarget, ev results.EventSpe
 	reply, err := runAdmin(ctx, t, host, cmd)
 	if err != nil {
 		return Fired{Host: host}, err
+	}
+	if hs, ok := reply["hosts"].(bson.A); ok && len(hs) == 1 {
+		// The simulator's name for the host it acted on.
+		if h, ok := hs[0].(string); ok {
+			host = h
+		}
 	}
 	// A router's restart time is the simulator's own (its spec); its
 	// endsAt is on the simulator's clock, which is this machine's for a
