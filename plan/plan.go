@@ -278,6 +278,9 @@ type Plan struct {
 	// (each combination a series of its own) and --cold; nil: none was
 	// given, and the steps keep the steady sweep's pool settings.
 	PoolAxes *PoolAxes
+	// Events are fired into every profile step (events.go), in time
+	// order; none without --event.
+	Events []results.EventSpec
 }
 
 // SetTargetLevels gives each target its own level list (one for every
@@ -329,6 +332,9 @@ func (p Plan) Validate() error {
 		return err
 	}
 	if err := p.validateProfile(); err != nil {
+		return err
+	}
+	if err := p.validateEvents(); err != nil {
 		return err
 	}
 	switch {

@@ -129,6 +129,11 @@ func (c *check) errorCounts(field string, e ErrorCounts) {
 	c.count(field+".timeout", e.Timeout)
 	c.count(field+".network", e.Network)
 	c.count(field+".server", e.Server)
+	c.count(field+".not_writable_primary", e.NotWritablePrimary)
+	c.count(field+".pool_cleared", e.PoolCleared)
+	if c.err == nil && e.NotWritablePrimary+e.PoolCleared > e.Total() {
+		c.fail(field+".not_writable_primary", "%d and pool_cleared %d are more than the %d errors they are among", e.NotWritablePrimary, e.PoolCleared, e.Total())
+	}
 }
 
 // histogram checks that an encoded histogram decodes.

@@ -113,25 +113,24 @@ type TimelineInterval struct {
 	// interval, by kind (ErrorCounts' kinds, the step's errors filed by
 	// their call's intended start); absent when none failed.
 	Errors *ErrorCounts `json:"errors,omitempty"`
-	// RetriedOK is the operations of the interval's calls whose first
-	// attempt failed and whose retry by the driver (retryable reads and
-	// writes) succeeded, as the command monitor saw them; absent when
-	// none did.
+	// RetriedOK is the operations of the interval's calls that failed
+	// once and succeeded on the driver's retry (retryable reads and
+	// writes); absent when none did.
 	RetriedOK int64 `json:"retried_ok,omitempty"`
-	// Hosts are the pool's connections per host, in steps with events
-	// (sweep --event) only: each host's connections open at the
-	// interval's end and those created and closed in it, a host listed
-	// once it has had a connection.
-	Hosts []TimelineHost `json:"hosts,omitempty"`
+	// Hosts are the same pool figures for each host the clients
+	// connected to; absent in steps recorded without them (steps without
+	// events), and for a host before its first connection.
+	Hosts []HostInterval `json:"hosts,omitempty"`
 }
 
-// TimelineHost is one host's connections in a timeline interval, over
-// every client of the step.
-type TimelineHost struct {
-	Host    string `json:"host"`
-	Open    int    `json:"open"`
-	Created int64  `json:"created,omitempty"`
-	Closed  int64  `json:"closed,omitempty"`
+// HostInterval is one host's connections in one timeline interval.
+type HostInterval struct {
+	Host string `json:"host"`
+	// Open is the connections this run's clients held to the host at the
+	// interval's end; Created and Closed the pool events in the interval.
+	Open    int   `json:"open"`
+	Created int64 `json:"created,omitempty"`
+	Closed  int64 `json:"closed,omitempty"`
 }
 
 // ProfileSummary is a profile step in a few numbers. A figure that the

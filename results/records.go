@@ -134,6 +134,9 @@ type PlanInfo struct {
 	Retry                    []string `json:"retry,omitempty"`
 	ServerSelectionTimeoutMS []int64  `json:"server_selection_timeout_ms,omitempty"`
 	HeartbeatMS              []int64  `json:"heartbeat_ms,omitempty"`
+	// Events are the --event actions fired into every profile step, in
+	// time order; absent without events.
+	Events []EventSpec `json:"events,omitempty"`
 }
 
 // TargetLevels is one target's own concurrency levels.

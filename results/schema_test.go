@@ -90,6 +90,12 @@ func schemaFields(sections map[string]map[string]docRow) []schemaField {
 	var walkStruct func(section, prefix string, t reflect.Type)
 	walkStruct = func(section, prefix string, t reflect.Type) {
 		for f := range t.Fields() {
+			if f.Anonymous && f.Tag.Get("json") == "" && f.Type.Kind() == reflect.Struct {
+				// encoding/json writes an embedded struct's fields as the
+				// outer one's.
+				walkStruct(section, prefix, f.Type)
+				continue
+			}
 			name := jsonName(f)
 			if name == "" {
 				continue

@@ -134,9 +134,24 @@ func StepKey(target, workload, pool string, concurrency, clients, trial, rate in
 // Measured says whether the step counts as a measurement of the
 // deployment: its window ran to its end, the target did not fail during
 // it, and no election changed the primary in it (such a step measured the
-// election). --resume measures the others again.
+// election) unless the step stepped the primary down itself (SteppedDown:
+// the election is what it measured). --resume measures the others again.
 func (s StepResult) Measured() bool {
-	return !s.Interrupted && s.TargetFailed == nil && s.PrimaryChange == nil
+	return !s.Interrupted && s.TargetFailed == nil && (s.PrimaryChange == nil || s.SteppedDown())
+}
+
+// SteppedDown says the step fired a step-down into its load
+// (sweep --event stepdown) and the primary stepped down.
+func (s StepResult) SteppedDown() bool {
+	if s.Profile == nil {
+		return false
+	}
+	for _, ev := range s.Profile.Events {
+		if ev.Action == EventStepDown && ev.Error == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // TargetFailed is the mark of a step during which the target failed: the

@@ -78,6 +78,12 @@ type ConnCounts struct {
 	Current     *float64 `json:"current"`
 	Available   *float64 `json:"available"`
 	CreatedPerS *float64 `json:"created_per_s"`
+	// Peak is the most connections one sample saw open, and Limit the
+	// most current + available one reported (the server's connection
+	// limit); per host only (absent on the total, where a sum of peaks
+	// taken at different moments would mean nothing).
+	Peak  *float64 `json:"peak,omitempty"`
+	Limit *float64 `json:"limit,omitempty"`
 }
 
 // EstablishmentCounts is what the server's connection-establishment rate

@@ -282,6 +282,10 @@ func checkPoolAxes(c *check, p PlanInfo) {
 	if p.Cold && p.Profile == "" {
 		c.fail("run.plan.cold", "cold pools belong to a profile run (plan.profile)")
 	}
+	checkEventSpecs(c, "run.plan.events", p.Events)
+	if len(p.Events) > 0 && p.Profile == "" {
+		c.fail("run.plan.events", "events are fired into profile steps (plan.profile)")
+	}
 }
 
 func int64s(vs []int) []int64 {

@@ -48,6 +48,7 @@ func checkProfile(c *check, s *StepResult) {
 	}
 	checkTimeline(c, ps.Timeline)
 	checkProfileSummary(c, &ps.Summary)
+	checkStepEvents(c, ps.Events)
 }
 
 // checkTimeline: at least one interval and at most MaxTimelineIntervals,
@@ -83,8 +84,14 @@ func checkTimeline(c *check, tl Timeline) {
 			field, why = "p50_ms", fmt.Sprintf("%v, above p99_ms %v", *iv.P50MS, *iv.P99MS)
 		case bad(iv.CheckoutWaitP99MS) || bad(iv.CheckoutWaitMaxMS):
 			field, why = "checkout_wait_p99_ms", "a wait that is not a number ≥ 0"
-		case iv.Errors != nil && (iv.Errors.Timeout < 0 || iv.Errors.Network < 0 || iv.Errors.Server < 0):
+		case iv.Errors != nil && (iv.Errors.Timeout < 0 || iv.Errors.Network < 0 || iv.Errors.Server < 0 || iv.Errors.NotWritablePrimary < 0 || iv.Errors.PoolCleared < 0):
 			field, why = "errors", "counts are never negative"
+		case iv.Errors != nil && iv.Errors.NotWritablePrimary+iv.Errors.PoolCleared > iv.Errors.Total():
+			field, why = "errors", "not_writable_primary and pool_cleared are among the errors, never more"
+		case iv.RetriedOK < 0:
+			field, why = "retried_ok", fmt.Sprintf("%d: counts are never negative", iv.RetriedOK)
+		case timelineHostsBad(iv) != "":
+			field, why = "hosts", timelineHostsBad(iv)
 		}
 		if field != "" {
 			c.fail(fmt.Sprintf("step.profile.timeline.intervals[%d].%s", i, field), "%s", why)

@@ -82,6 +82,9 @@ func (o *Options) runSession(ctx context.Context) Result {
 	if err := o.checkAxes(targets); err != nil {
 		return Result{Err: err}
 	}
+	if err := o.checkEvents(ctx, targets); err != nil {
+		return Result{Err: err}
+	}
 	if err := checkTargetFiles(o.Plan, targets, 1); err != nil {
 		return Result{Err: err}
 	}

@@ -123,6 +123,20 @@ func (o *Options) checkAxes(targets []*Target) error {
 	return nil
 }
 
+// checkEvents refuses, before anything is loaded, an event a target
+// cannot take: a step-down of a server that is no replica set, a
+// simulator's action on a real server (sweep.CheckEvents says each).
+func (o *Options) checkEvents(ctx context.Context, targets []*Target) error {
+	for _, t := range targets {
+		uri := t.URI
+		et := sweep.EventTarget{Header: t.Header, NewClient: func() *options.ClientOptions { return topology.ClientOptions(uri) }}
+		if err := sweep.CheckEvents(ctx, et, o.Plan.Events); err != nil {
+			return errext.UsageError{Err: err}
+		}
+	}
+	return nil
+}
+
 // endInterrupted ends the results of a run that a signal stopped while
 // its targets were being started or detected (targets: those begun so
 // far): the header names every target, with what was detected of those

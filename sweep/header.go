@@ -83,7 +83,7 @@ func NewPlanInfo(p plan.Plan, steps int) results.PlanInfo {
 	info := results.PlanInfo{Concurrency: p.Concurrency, TargetConcurrency: own, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
 		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps,
 		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight, Search: p.Search, Auto: p.Auto,
-		TrialsAtMost: p.TrialsAtMost()}
+		TrialsAtMost: p.TrialsAtMost(), Events: p.Events}
 	if p.Profile != nil {
 		info.Profile = p.Profile.Spec
 	}

@@ -97,7 +97,10 @@ func (p *poolRecorder) fill(step *results.StepResult) {
 	step.Pool.Hosts = p.hosts.summary(p.hostOpen, p.hostRoles)
 	if p.change != nil {
 		step.PrimaryChange = p.change
-		step.Warnings = append(step.Warnings, primaryChangeWarning(p.change))
+		if !step.SteppedDown() {
+			// An election the step did not fire is not what it measured.
+			step.Warnings = append(step.Warnings, primaryChangeWarning(p.change))
+		}
 	}
 }
 

@@ -108,7 +108,8 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 		r := &runner{Target: name, NewClient: t.NewClient, Workload: w, Keys: keys,
 			Warmup: s.Plan.Warmup, Duration: s.Plan.Duration, Auto: s.Plan.Auto, OpTimeout: s.Plan.OpTimeout,
 			PrewarmTimeout: s.PrewarmTimeout, Progress: s.Hooks.Progress,
-			Observers: t.Observers, Judge: t.Judge, Hosts: poolHosts(t.Header), FailPoints: st.guard}
+			Observers: t.Observers, Judge: t.Judge, Hosts: poolHosts(t.Header), FailPoints: st.guard,
+			Events: s.Plan.Events, Header: t.Header}
 		if agent >= 0 {
 			// In lock step: the coordinator's start barrier, and random
 			// streams of this agent's own.

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"sync"
@@ -28,9 +29,41 @@ type primaryWatch struct {
 	noPrimary  time.Duration
 	lostAt     time.Time // when the primary was lost, while none is known
 	windowOpen time.Time
+	// bell is closed, and made anew, when a primary is seen that was not
+	// the primary before (await); since is when.
+	bell  chan struct{}
+	since time.Time
 }
 
-func newPrimaryWatch() *primaryWatch { return &primaryWatch{roles: map[string]string{}} }
+func newPrimaryWatch() *primaryWatch {
+	return &primaryWatch{roles: map[string]string{}, bell: make(chan struct{})}
+}
+
+// current is the primary as the clients see it now ("" when none is
+// known).
+func (w *primaryWatch) current() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.primary
+}
+
+// await waits until a primary other than old is known, and returns when
+// the clients first saw it; false when ctx ended first.
+func (w *primaryWatch) await(ctx context.Context, old string) (time.Time, bool) {
+	for {
+		w.mu.Lock()
+		p, at, bell := w.primary, w.since, w.bell
+		w.mu.Unlock()
+		if p != "" && p != old {
+			return at, true
+		}
+		select {
+		case <-bell:
+		case <-ctx.Done():
+			return time.Time{}, false
+		}
+	}
+}
 
 // roleOf maps the driver's server kinds to the words of results.HostPool.
 func roleOf(kind string) string {
@@ -68,7 +101,9 @@ func (w *primaryWatch) changed(addr, role string, now time.Time) {
 				w.noPrimary += now.Sub(w.lostAt)
 			}
 		}
-		w.primary, w.lostAt = addr, time.Time{}
+		w.primary, w.lostAt, w.since = addr, time.Time{}, now
+		close(w.bell)
+		w.bell = make(chan struct{})
 	case role != "primary" && w.primary == addr:
 		w.primary = ""
 		if w.measuring {

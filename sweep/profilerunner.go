@@ -122,10 +122,16 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 	tl := newTimelineRecorder(rec, length, r.OpTimeout+r.OpTimeout*5/4+time.Second)
 	rec.tl, pool.tl = tl, tl
 	orec := newOpenRecorder(rec, length)
+	cm := orec.commandMonitor()
+	if len(r.Events) > 0 {
+		// What an event does is read per host and per retry.
+		tl.hosts = newTLHosts(len(tl.iv))
+		cm = newRetryWatch(rec, tl).monitor(cm)
+	}
 	// A cold series' pools start empty and grow as the driver grows
 	// them: connect and prewarmStep keep that rule (stepClientOptions).
 	want := min(spec.Concurrency, spec.MaxPoolSize)
-	clients, err := r.connect(spec, want, pool, orec.commandMonitor())
+	clients, err := r.connect(spec, want, pool, cm)
 	if err != nil {
 		return step, err
 	}
@@ -158,6 +164,19 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 	openWindow(&step, rec, pool)
 	base := rec.now()
 	tl.start(base)
+	// The events fire on their own goroutine, from the profile's start
+	// until the step's calls have drained.
+	ectx, endEvents := context.WithCancel(ctx)
+	defer endEvents()
+	var events *eventFire
+	if len(r.Events) > 0 {
+		events = r.fireEvents(ectx, r.Events, rec, base, pool.watch, func() time.Duration {
+			if n := rec.liveCalls(); n > 0 {
+				return time.Duration(orec.liveLatNS.Load() / n)
+			}
+			return 0
+		})
+	}
 	done := make(chan struct{})
 	var dispatchers sync.WaitGroup
 	for k := range clients {
@@ -211,8 +230,14 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 	rec.summary(&step, window)
 	orec.summary(&step, window, spec, behind, host0, host1)
 	step.Phases = &results.StepPhases{Prewarm: step.Pool.PrewarmS, Window: window.Seconds()}
+	last := time.Duration(rec.close.Load()-1) - base
 	ps := &results.ProfileStats{Spec: p.Spec, PeakRate: p.Peak(), Phases: p.Marks(),
-		Timeline: tl.timeline(time.Duration(rec.close.Load()-1) - base)}
+		Timeline: tl.timeline(last)}
+	if events != nil {
+		endEvents()
+		ps.Events = events.events(last.Seconds())
+		ps.Events = timeline.SummarizeEvents(ps, timeline.Need{MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Hosts: max(r.Hosts, 1)})
+	}
 	ps.Summary = timeline.Summarize(ps, timeline.Need{MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Hosts: max(r.Hosts, 1)})
 	step.Profile = ps
 	// The step's pool churn is the timeline's, so that the two agree.
@@ -220,5 +245,27 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 	for _, iv := range ps.Timeline.Intervals {
 		created += iv.Created
 	}
-	return r.finish(ctx, step, rec, pool, created, completed)
+	st, err := r.finish(ctx, step, rec, pool, created, completed)
+	if len(ps.Events) > 0 && st.Server != nil {
+		// The server's own count of connections and its limit, per host,
+		// known once the observers have filled the step.
+		by := map[string]timeline.ServerConns{}
+		for h, smp := range st.Server.Hosts {
+			if smp == nil || smp.Connections == nil {
+				continue
+			}
+			by[h] = timeline.ServerConns{Peak: intOf(smp.Connections.Peak), Limit: intOf(smp.Connections.Limit)}
+		}
+		timeline.SetServerConns(st.Profile.Events, by)
+	}
+	return st, err
+}
+
+// intOf is *v as a whole number, nil for nil.
+func intOf(v *float64) *int {
+	if v == nil {
+		return nil
+	}
+	n := int(*v)
+	return &n
 }

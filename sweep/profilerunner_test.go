@@ -55,6 +55,8 @@ func checkTimelineTotals(t *testing.T, name string, st results.StepResult) {
 			errs.Timeout += iv.Errors.Timeout
 			errs.Network += iv.Errors.Network
 			errs.Server += iv.Errors.Server
+			errs.NotWritablePrimary += iv.Errors.NotWritablePrimary
+			errs.PoolCleared += iv.Errors.PoolCleared
 		}
 	}
 	o := st.Open
@@ -63,7 +65,8 @@ func checkTimelineTotals(t *testing.T, name string, st results.StepResult) {
 		got, total int64
 	}{{"offered", offered, o.Offered}, {"calls", calls, st.Calls}, {"ops", ops, st.Ops}, {"dropped", dropped, o.Dropped},
 		{"created", created, st.Profile.Summary.ConnectionsCreated}, {"created (pool)", created, st.Pool.ConnectionsCreated},
-		{"closed", closed, st.Profile.Summary.ConnectionsClosed}, {"errors", errs.Total(), st.Errors.Total()}} {
+		{"closed", closed, st.Profile.Summary.ConnectionsClosed}, {"errors", errs.Total(), st.Errors.Total()},
+		{"not-writable-primary errors", errs.NotWritablePrimary, st.Errors.NotWritablePrimary}, {"pool-cleared errors", errs.PoolCleared, st.Errors.PoolCleared}} {
 		if c.got != c.total {
 			t.Errorf("%s: the timeline's %s add up to %d, the step's are %d", name, c.what, c.got, c.total)
 		}

@@ -39,6 +39,7 @@ type stripe struct {
 	ops      []*hdr.Histogram // by op type; a shape's made at its first op
 	opErrs   []int64
 	errs     [4]int64 // by error kind
+	causes   [3]int64 // by the cause an event brings (errCause)
 	calls    int64
 	lateOps  []int64  // ops that straddled the window's end
 	highest  int64    // the histograms' highest value, for a shape's
@@ -324,7 +325,7 @@ func (r *recorder) endOne(w, typ int, start time.Duration, kind, lookup int, err
 
 func (r *recorder) recordOp(w, typ int, d time.Duration, kind, lookup int, err error, late bool) {
 	if r.tl != nil {
-		r.tl.op(r.slots[w].call.Load(), kind, late)
+		r.tl.op(r.slots[w].call.Load(), kind, err, late)
 	}
 	s := &r.s[w%stripes]
 	s.mu.Lock()
@@ -364,6 +365,7 @@ func (s *stripe) addOp(typ int, us int64, kind, lookup int, err error, late bool
 	if kind != errNone {
 		s.opErrs[typ]++
 		s.errs[kind]++
+		s.causes[errCause(err)]++
 		if s.firstErr == "" && err != nil {
 			s.firstErr = err.Error()
 		}

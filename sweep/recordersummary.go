@@ -18,6 +18,7 @@ func (r *recorder) summary(step *results.StepResult, window time.Duration) {
 	}
 	opErrs, late := make([]int64, n), make([]int64, n)
 	var errs [4]int64
+	var causes [3]int64
 	var slowest slowCall
 	for i := range r.s {
 		s := &r.s[i]
@@ -35,6 +36,9 @@ func (r *recorder) summary(step *results.StepResult, window time.Duration) {
 		}
 		for k := range errs {
 			errs[k] += s.errs[k]
+		}
+		for k := range causes {
+			causes[k] += s.causes[k]
 		}
 		step.Calls += s.calls
 		step.LoadedKeyOps += s.keyed
@@ -74,7 +78,8 @@ func (r *recorder) summary(step *results.StepResult, window time.Duration) {
 		step.CallsPerS = float64(step.Calls) / secs
 		step.OpsPerS = float64(step.Ops) / secs
 	}
-	step.Errors = results.ErrorCounts{Timeout: errs[errTimeout], Network: errs[errNetwork], Server: errs[errServer]}
+	step.Errors = results.ErrorCounts{Timeout: errs[errTimeout], Network: errs[errNetwork], Server: errs[errServer],
+		NotWritablePrimary: causes[causeNotPrimary], PoolCleared: causes[causePoolCleared]}
 	step.InFlightAtClose = r.inFlightAtClose
 	step.OldestInFlightMS = float64(r.oldestAtClose) / float64(time.Millisecond)
 }

@@ -67,6 +67,8 @@ func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 		return fmt.Errorf("--server-selection-timeout was %s", orNotGiven(fmt.Sprint(hp.ServerSelectionTimeoutMS)+" ms", len(hp.ServerSelectionTimeoutMS) == 0))
 	case !slices.Equal(hp.HeartbeatMS, p.HeartbeatMS):
 		return fmt.Errorf("--heartbeat was %s", orNotGiven(fmt.Sprint(hp.HeartbeatMS)+" ms", len(hp.HeartbeatMS) == 0))
+	case !slices.EqualFunc(hp.Events, p.Events, sameEvent):
+		return fmt.Errorf("--event was %s", describeEvents(hp.Events))
 	}
 	wi := NewWorkloadInfo(workloads)
 	if h.Workload.Name != wi.Name || fmt.Sprint(h.Workload.Mix) != fmt.Sprint(wi.Mix) || !slices.Equal(h.Workload.Mixes, wi.Mixes) ||
@@ -165,4 +167,23 @@ func orNotGiven(s string, empty bool) string {
 		return "not given"
 	}
 	return s
+}
+
+// describeEvents names a header's events as they were given.
+func describeEvents(evs []results.EventSpec) string {
+	if len(evs) == 0 {
+		return "not given"
+	}
+	var specs []string
+	for _, ev := range evs {
+		specs = append(specs, ev.Spec)
+	}
+	return textfmt.Token(strings.Join(specs, " "))
+}
+
+// sameEvent: the same action at the same time, however it was written
+// (20s and 20000ms are one time).
+func sameEvent(a, b results.EventSpec) bool {
+	a.Spec, b.Spec = "", ""
+	return a == b
 }

@@ -96,7 +96,8 @@ func TestProfileHeaderAndResume(t *testing.T) {
 		Timeout: []time.Duration{50 * time.Millisecond}, Retry: []bool{true, false}, ServerSelectionTimeout: []time.Duration{time.Second},
 		Heartbeat: []time.Duration{500 * time.Millisecond, 10 * time.Second}, Cold: true}
 	p := plan.Plan{Concurrency: []int{100}, Pool: plan.PoolPlan{Sizes: []int{16}, Given: "16"}, Clients: 1, Trials: 2,
-		Duration: prof.Duration(), OpTimeout: time.Second, Arrivals: results.ArrivalsUniform, MaxInFlight: 100, Profile: &prof, PoolAxes: axes}
+		Duration: prof.Duration(), OpTimeout: time.Second, Arrivals: results.ArrivalsUniform, MaxInFlight: 100, Profile: &prof, PoolAxes: axes,
+		Events: []results.EventSpec{{Spec: "2s=stepdown", AtS: 2, Action: results.EventStepDown}}}
 	ws := workload.WithPoolOptions([]workload.Workload{workload.DefaultWorkload()}, axes.Settings(), axes.Swept())
 	h := newRunHeader("r", p, ws, []results.TargetHeader{{Name: "a"}}, len(p.Steps([]string{"a"}, []string{"x"}))*len(ws))
 	path := filepath.Join(t.TempDir(), "results.jsonl")
@@ -115,7 +116,8 @@ func TestProfileHeaderAndResume(t *testing.T) {
 	got := r.Header.Plan
 	if got.Profile != "idle:1s,rate:500:2s" || !got.Cold || !slices.Equal(got.MinPool, []int{0, 8}) || !slices.Equal(got.MaxConnecting, []int{2, 16}) ||
 		!slices.Equal(got.MaxIdleMS, []int64{0, 500}) || !slices.Equal(got.TimeoutMS, []int64{50}) || !slices.Equal(got.Retry, []string{"on", "off"}) ||
-		!slices.Equal(got.ServerSelectionTimeoutMS, []int64{1000}) || !slices.Equal(got.HeartbeatMS, []int64{500, 10000}) {
+		!slices.Equal(got.ServerSelectionTimeoutMS, []int64{1000}) || !slices.Equal(got.HeartbeatMS, []int64{500, 10000}) ||
+		!slices.Equal(got.Events, p.Events) {
 		t.Fatalf("read back %+v", got)
 	}
 	if err := checkResume(r.Header, p, ws, []string{"a"}); err != nil {
@@ -135,6 +137,10 @@ func TestProfileHeaderAndResume(t *testing.T) {
 		{"--retry was on,off", func(_ *plan.Plan, a *plan.PoolAxes) { a.Retry = []bool{false} }},
 		{"--server-selection-timeout was [1000] ms", func(_ *plan.Plan, a *plan.PoolAxes) { a.ServerSelectionTimeout = []time.Duration{2 * time.Second} }},
 		{"--heartbeat was [500 10000] ms", func(_ *plan.Plan, a *plan.PoolAxes) { a.Heartbeat = nil }},
+		{`--event was "2s=stepdown"`, func(q *plan.Plan, _ *plan.PoolAxes) { q.Events = nil }},
+		{"--event was", func(q *plan.Plan, _ *plan.PoolAxes) {
+			q.Events = []results.EventSpec{{Spec: "2s=slow=2:1s", AtS: 2, Action: results.EventSlow, Factor: 2, DurationS: 1}}
+		}},
 	} {
 		q, a := p, *axes
 		q.PoolAxes = &a
@@ -142,6 +148,12 @@ func TestProfileHeaderAndResume(t *testing.T) {
 		if err := checkResume(r.Header, q, ws, []string{"a"}); err == nil || !strings.Contains(err.Error(), c.flag) {
 			t.Errorf("resume with another setting: %v, want %q", err, c.flag)
 		}
+	}
+	// The same event written otherwise is the same event.
+	same := p
+	same.Events = []results.EventSpec{{Spec: "2000ms=stepdown", AtS: 2, Action: results.EventStepDown}}
+	if err := checkResume(r.Header, same, ws, []string{"a"}); err != nil {
+		t.Errorf("resume with 2000ms=stepdown for 2s=stepdown: %v", err)
 	}
 	// A header that claims what no sweep writes is refused.
 	bad := h

@@ -99,6 +99,10 @@ type runner struct {
 	// the other agents of the run, asked once the agreed start is known:
 	// the leader then ends every agent's warm-up and window together.
 	Fleet func() Fleet
+	// Events are fired into every profile step (eventfire.go), on the
+	// target Header describes; none without --event.
+	Events []results.EventSpec
+	Header results.TargetHeader
 	// Seed varies the workers' random streams (agent mode: the agent's
 	// index, so that agents do not all read the same keys in turn).
 	Seed uint64

@@ -341,8 +341,14 @@ func (r *runner) finish(ctx context.Context, step results.StepResult, rec *recor
 		// An interrupted step is measured again anyway; a completed one
 		// whose target failed must say so before it is judged.
 		if f := markTargetFailed(&step, rec.outageEvidence(pool.cleared.Load())); f != nil {
-			step.TargetFailed = f
-			step.Warnings = append(step.Warnings, "the target failed during the window: "+f.Reason+"; this step is not a measurement of the deployment, and --resume measures it again")
+			if ev := eventFailure(step.Profile, f); ev != nil {
+				// What the step's own event did to the target is what it
+				// measured, not a failure of the deployment.
+				step.Warnings = append(step.Warnings, fmt.Sprintf("the target stopped answering %.1f s into the step, as the event %s it fired would have it (%s): measured, not marked failed", f.FirstFailureS, ev.Spec, f.Reason))
+			} else {
+				step.TargetFailed = f
+				step.Warnings = append(step.Warnings, "the target failed during the window: "+f.Reason+"; this step is not a measurement of the deployment, and --resume measures it again")
+			}
 		}
 		if w := notFoundWarning(&step); w != "" {
 			step.Warnings = append(step.Warnings, w)

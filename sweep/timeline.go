@@ -106,6 +106,8 @@ type tlInterval struct {
 	created, closed, clears      atomic.Int64
 	checkedOut, checkedIn        atomic.Int64
 	errs                         [4]atomic.Int64 // by error kind
+	notPrimary, poolCleared      atomic.Int64    // of errs, by cause (errCause)
+	retriedOK                    atomic.Int64
 	waitMaxNS                    atomic.Int64
 	lat, wait                    tlHist
 }
@@ -120,6 +122,9 @@ type timelineRecorder struct {
 	// The pool's events before the profile started (the pre-warm): the
 	// connections open and in use at its start.
 	created0, closed0, out0, in0 atomic.Int64
+	// hosts, in a step with events only, are the connections per host
+	// (perHost); nil otherwise.
+	hosts *tlHosts
 }
 
 // timelineWidth is the interval a profile of length d is recorded in.
@@ -178,7 +183,7 @@ func (t *timelineRecorder) sealed(intended, d time.Duration) {
 // op records an op of the call due at due (recorder clock + 1, as a
 // slot holds it) that ended with error kind kind; late: it is counted in
 // the step's errors but not in its ops (recorder.summary).
-func (t *timelineRecorder) op(due int64, kind int, late bool) {
+func (t *timelineRecorder) op(due int64, kind int, err error, late bool) {
 	if due == 0 {
 		return
 	}
@@ -191,6 +196,23 @@ func (t *timelineRecorder) op(due int64, kind int, late bool) {
 	}
 	if kind != errNone {
 		t.iv[i].errs[kind].Add(1)
+		switch errCause(err) {
+		case causeNotPrimary:
+			t.iv[i].notPrimary.Add(1)
+		case causePoolCleared:
+			t.iv[i].poolCleared.Add(1)
+		}
+	}
+}
+
+// retried records an op of the call due at due (as op) that failed once
+// and succeeded on the driver's retry.
+func (t *timelineRecorder) retried(due int64) {
+	if due == 0 {
+		return
+	}
+	if i, ok := t.index(time.Duration(due - 1)); ok {
+		t.iv[i].retriedOK.Add(1)
 	}
 }
 
@@ -201,6 +223,9 @@ func (t *timelineRecorder) pool(e *event.PoolEvent) {
 	var iv *tlInterval
 	if ok {
 		iv = &t.iv[i]
+	}
+	if t.hosts != nil && (e.Type == event.ConnectionCreated || e.Type == event.ConnectionClosed) {
+		t.hosts.add(e.Address, i, ok, e.Type == event.ConnectionCreated)
 	}
 	switch e.Type {
 	case event.ConnectionCreated:
@@ -260,9 +285,14 @@ func (t *timelineRecorder) timeline(end time.Duration) results.Timeline {
 			out.CheckoutWaitP99MS = s.wait.quantile(0.99)
 			out.CheckoutWaitMaxMS = new(float64(s.waitMaxNS.Load()) / float64(time.Millisecond))
 		}
-		if e := (results.ErrorCounts{Timeout: s.errs[errTimeout].Load(), Network: s.errs[errNetwork].Load(), Server: s.errs[errServer].Load()}); e.Total() > 0 {
+		if e := (results.ErrorCounts{Timeout: s.errs[errTimeout].Load(), Network: s.errs[errNetwork].Load(), Server: s.errs[errServer].Load(),
+			NotWritablePrimary: s.notPrimary.Load(), PoolCleared: s.poolCleared.Load()}); e.Total() > 0 {
 			out.Errors = &e
 		}
+		out.RetriedOK = s.retriedOK.Load()
+	}
+	if t.hosts != nil {
+		t.hosts.fill(tl.Intervals)
 	}
 	return tl
 }

@@ -90,7 +90,7 @@ func BenchmarkTimelineRecord(b *testing.B) {
 				tl.arrival(at, false)
 				tl.pool(out)
 				tl.pool(in)
-				tl.op(int64(at)+1, errNone, false)
+				tl.op(int64(at)+1, errNone, nil, false)
 				tl.call(at, 1500*time.Microsecond)
 			}
 		})

@@ -290,7 +290,10 @@ func classify(err error) int {
 		return errNone
 	case mongo.IsTimeout(err), errors.Is(err, context.DeadlineExceeded):
 		return errTimeout
-	case mongo.IsNetworkError(err):
+	case mongo.IsNetworkError(err), errCause(err) == causePoolCleared:
+		// A checkout refused because another operation found the server
+		// unreachable and the pool was cleared carries no label of its
+		// own: it failed on the network all the same.
 		return errNetwork
 	default:
 		return errServer

@@ -130,7 +130,7 @@ func TestSummarizeFixtures(t *testing.T) {
 		// queued from globalLock.currentQueue (the fixture has no queue counters).
 		{"mongod-7.0-replset.json", &results.ServerSample{
 			Version:        "7.0.14",
-			Connections:    &results.ConnCounts{Current: p(70), Available: p(838790), CreatedPerS: p(3)},
+			Connections:    &results.ConnCounts{Current: p(70), Available: p(838790), CreatedPerS: p(3), Peak: p(72), Limit: p(838860)},
 			OpcountersPerS: map[string]float64{"insert": 0, "query": 6000, "update": 3000, "delete": 0, "getmore": 0, "command": 12},
 			ReadLatencyUS:  p(850),
 			WriteLatencyUS: p(1200),
@@ -157,7 +157,7 @@ func TestSummarizeFixtures(t *testing.T) {
 		// writes in the window → write latency null.
 		{"mongod-8.0.json", &results.ServerSample{
 			Version:        "8.0.4",
-			Connections:    &results.ConnCounts{Current: p(302), Available: p(838500), CreatedPerS: p(20)},
+			Connections:    &results.ConnCounts{Current: p(302), Available: p(838500), CreatedPerS: p(20), Peak: p(304), Limit: p(838804)},
 			OpcountersPerS: map[string]float64{"insert": 0, "query": 10000, "update": 0, "delete": 0, "getmore": 0, "command": 4},
 			ReadLatencyUS:  p(2000),
 			ReadOpsPerS:    p(10000),
@@ -184,7 +184,7 @@ func TestSummarizeFixtures(t *testing.T) {
 		// during the window); shard names.
 		{"mongos-7.0.json", &results.ServerSample{
 			Version:         "7.0.14",
-			Connections:     &results.ConnCounts{Current: p(193), Available: p(838667), CreatedPerS: p(1)},
+			Connections:     &results.ConnCounts{Current: p(193), Available: p(838667), CreatedPerS: p(1), Peak: p(193), Limit: p(838860)},
 			OpcountersPerS:  map[string]float64{"insert": 0, "query": 3000, "update": 1500, "delete": 0, "getmore": 0, "command": 3},
 			ReadLatencyUS:   p(1500),
 			WriteLatencyUS:  p(2600),
@@ -211,6 +211,12 @@ func TestSummarizeFixtures(t *testing.T) {
 			// One host: the total is the host (a version is a host's own).
 			total := *tt.want
 			total.Version = ""
+			if c := total.Connections; c != nil {
+				// Peaks and limits are per host only.
+				cc := *c
+				cc.Peak, cc.Limit = nil, nil
+				total.Connections = &cc
+			}
 			equalJSON(t, "total", totalOf([]hostWindow{hw}), &total)
 			if !slices.Equal(f.shards, tt.shards) {
 				t.Errorf("shards = %v, want %v", f.shards, tt.shards)
@@ -421,5 +427,27 @@ func TestParseHostInfoCores(t *testing.T) {
 	}
 	if got := parseHostInfo(nil).cores; got != nil {
 		t.Errorf("empty reply: cores = %d, want nil", *got)
+	}
+}
+
+// A host's peak is the most connections one sample saw, and its limit the
+// most current + available one reported: taken from the samples, never
+// from their means. A sample without available gives no limit.
+func TestConnectionPeakAndLimit(t *testing.T) {
+	f := loadFixture(t, "mongod-7.0-replset.json")
+	snaps := slices.Clone(f.snaps)
+	if len(snaps) < 3 {
+		t.Fatalf("%d samples in the fixture, want 3", len(snaps))
+	}
+	snaps[0].connCurrent, snaps[0].connAvailable = p(10), p(90)
+	snaps[1].connCurrent, snaps[1].connAvailable = p(70), p(30)
+	snaps[2].connCurrent, snaps[2].connAvailable = p(40), nil
+	c := summarizeHost(snaps[:3], nil).sample.Connections
+	if c == nil || c.Peak == nil || *c.Peak != 70 || c.Limit == nil || *c.Limit != 100 || *c.Current != 40 {
+		t.Fatalf("connections %+v, want peak 70, limit 100 and a mean current of 40", c)
+	}
+	snaps[0].connAvailable, snaps[1].connAvailable = nil, nil
+	if c := summarizeHost(snaps[:3], nil).sample.Connections; c.Limit != nil {
+		t.Errorf("no sample said available: limit %v, want none", *c.Limit)
 	}
 }

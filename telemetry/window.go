@@ -59,6 +59,25 @@ func mean(snaps []snapshot, get func(*snapshot) *float64) *float64 {
 	return &m
 }
 
+// most is the largest of the snapshots' values; nil when none is set.
+func most(snaps []snapshot, get func(*snapshot) *float64) *float64 {
+	var m *float64
+	for i := range snaps {
+		if v := get(&snaps[i]); v != nil && (m == nil || *v > *m) {
+			m = v
+		}
+	}
+	return m
+}
+
+// sumBoth is a + b; nil unless both are set.
+func sumBoth(a, b *float64) *float64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	return ptr(*a + *b)
+}
+
 // sumPtr adds the non-nil values; nil when none is set.
 func sumPtr(vs ...*float64) *float64 {
 	var s float64
@@ -132,6 +151,12 @@ func summarizeHost(snaps []snapshot, shardHosts map[string]bool) hostWindow {
 		CreatedPerS: perSecond(delta(first.connTotalCreated, last.connTotalCreated), secs),
 	}
 	s.Connections = orNil(conn, connFields)
+	if s.Connections != nil {
+		// What an event's peak is read against: the most seen open, and
+		// the server's limit.
+		s.Connections.Peak = most(snaps, func(x *snapshot) *float64 { return x.connCurrent })
+		s.Connections.Limit = most(snaps, func(x *snapshot) *float64 { return sumBoth(x.connCurrent, x.connAvailable) })
+	}
 
 	if dOps, dLat := delta(first.readOps, last.readOps), delta(first.readLatency, last.readLatency); dOps != nil && dLat != nil {
 		hw.readOps, hw.readLatUS, hw.latOK[0] = *dOps, *dLat, true

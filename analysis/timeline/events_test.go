@@ -20,7 +20,7 @@ type evSeg struct {
 	created int64
 	closed  int64
 	clears  int64 // in the segment's first interval
-	hosts   []results.TimelineHost
+	hosts   []results.HostInterval
 	open    func(i int) int // nil: 10
 	inUse   int
 }
@@ -51,8 +51,8 @@ func evTimeline(segs ...evSeg) results.Timeline {
 	return tl
 }
 
-func host(name string, open int) results.TimelineHost {
-	return results.TimelineHost{Host: name, Open: open}
+func host(name string, open int) results.HostInterval {
+	return results.HostInterval{Host: name, Open: open}
 }
 
 func fired(at float64, end *float64) results.StepEvent {
@@ -65,9 +65,9 @@ func fired(at float64, end *float64) results.StepEvent {
 // interval), then 5 ms again on h2. The steady state holds 8 in use.
 func stepDown() results.ProfileStats {
 	nwp := &results.ErrorCounts{Server: 5, NotWritablePrimary: 5}
-	h1 := []results.TimelineHost{host("h1", 10), host("h2", 0)}
-	down := []results.TimelineHost{host("h1", 0), host("h2", 0)}
-	refill := []results.TimelineHost{host("h1", 0), host("h2", 10)}
+	h1 := []results.HostInterval{host("h1", 10), host("h2", 0)}
+	down := []results.HostInterval{host("h1", 0), host("h2", 0)}
+	refill := []results.HostInterval{host("h1", 0), host("h2", 10)}
 	return results.ProfileStats{
 		Phases: []results.ProfilePhase{phase("rate", 0, 30, 100, 100)},
 		Timeline: evTimeline(

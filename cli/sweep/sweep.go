@@ -128,8 +128,9 @@ type Options struct {
 	// options swept as series (--retry, --server-selection-timeout,
 	// --heartbeat).
 	retry, serverSelectionTimeout, heartbeat string
-	timeout                                  string
-	cold                                     bool
+	timeout string
+	cold    bool
+	events  []string // --event (sweepevents.go)
 
 	changed func(string) bool
 	agentOptions
@@ -199,6 +200,12 @@ and retryWrites), --server-selection-timeout and --heartbeat (heartbeatFrequency
 from 500ms). --cold starts every profile step's
 pools empty, growing as the driver grows them (maxConnecting the driver's 2 unless
 --max-connecting says otherwise); without it they are pre-warmed as a steady step's.
+--event T=ACTION (repeatable) fires an action into every profile step T into its
+profile: stepdown on a replica set, and on the simulator slow=F:D, freeze=D, reset and
+router-restart. Each is recorded with the time it fired and ended, and the timeline
+counts the errors by kind, the operations that succeeded on retry and the connections
+per host (docs/sweep.md). A target that cannot take an action is refused before any
+load.
 
 Operations still running when a window closes are not dropped: each is recorded with
 its full latency when it ends, or as a timeout once past --op-timeout, and the step
@@ -256,6 +263,9 @@ merged run's end status.
   poolsweep sweep --uri mongodb://db1:27017 --profile rate:500:20s,idle:40s,rate:500:20s \
       --max-idle 0,10s --min-pool 0,32 --pool 32   # does the pool shrink between bursts, and does minPoolSize hold it
   poolsweep sweep --uri mongodb://db1:27017 --profile rate:1000:60s --timeout 50ms,2s   # connections closed by timeouts
+  poolsweep sweep --target rs=sim:rs=3,election=2s,slots=8,service=2ms --profile rate:2000:30s \
+      --event 10s=stepdown --max-connecting 2,16 --trials 3   # a failover under a steady load
+  poolsweep sweep --target sim=sim:slots=8,service=2ms --profile rate:1000:30s --event 10s=slow=10:5s   # a slowdown
   poolsweep sweep --target sim=sim:slots=8 --threshold 'p99<20ms@8' --threshold 'ops>500@knee' \
       --threshold 'errors<0.1%' --threshold 'knee>=4'`,
 		Args: cmdutil.ArgsUsage(cobra.NoArgs),
@@ -312,6 +322,7 @@ merged run's end status.
 	// Adaptive search.
 	o.searchOptions.addFlags(f)
 	o.addProfileFlags(f) // sweepprofile.go
+	o.addEventFlags(f)   // sweepevents.go
 
 	// What the agents of --spawn get (sweepflagtravel.go); the auto
 	// lengths', search's and agents' flags say so where they are added.

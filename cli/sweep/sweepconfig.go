@@ -116,6 +116,9 @@ func (o *Options) validate() (*sweepConfig, error) {
 	if p.PoolAxes, err = o.poolAxes(); err != nil {
 		return nil, err
 	}
+	if err := o.applyEvents(&p); err != nil { // sweepevents.go
+		return nil, err
+	}
 	if err := p.Validate(); err != nil {
 		return nil, errext.UsageError{Err: err}
 	}
