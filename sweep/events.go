@@ -238,9 +238,13 @@ func (stepDownPerformer) Check(_ context.Context, t EventTarget, _ results.Event
 }
 
 // stepDownSecs is how long the stepped-down member may not be elected
-// again: the server's default, longer than any recovery the step
-// measures, so that the new primary stays.
-const stepDownSecs = 60
+// again: the least a server takes (it must be at least the default
+// secondaryCatchUpPeriodSecs, 10), rather than the command's default of
+// 60. A sweep steps the set down once per step, trial after trial: with
+// 60 s a 3-member set whose steps are shorter would soon have no
+// electable member left, and the step-down after that is refused ("No
+// electable secondaries caught up").
+const stepDownSecs = 10
 
 func (stepDownPerformer) Fire(ctx context.Context, t EventTarget, _ results.EventSpec) (Fired, error) {
 	c, err := eventClient(t, "")
