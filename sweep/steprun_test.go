@@ -340,10 +340,16 @@ func TestTimeoutChurn(t *testing.T) {
 			}
 		}}
 		spec := plan.StepSpec{Concurrency: 1, MaxPoolSize: 1, Clients: 1}
-		o := r.stepClientOptions(spec, 0, pm, nil).SetMinPoolSize(0)
+		// The pool opens its one connection before the find: timeoutMS
+		// bounds the checkout too, and on a busy host a handshake alone
+		// may take 50 ms, which would time the find out before it is sent.
+		o := r.stepClientOptions(spec, 0, pm, nil).SetMinPoolSize(1)
 		c0, err := mongo.Connect(o)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for end := time.Now().Add(10 * time.Second); created.Load() == 0 && time.Now().Before(end); {
+			time.Sleep(20 * time.Millisecond)
 		}
 		coll := c0.Database(r.Workload.Database).Collection(r.Workload.Collection)
 		err = coll.FindOne(t.Context(), bson.D{{Key: "_id", Value: "user1"}}).Err()

@@ -39,9 +39,6 @@ type inputCase struct {
 // of is the case's output flag as outputFlags names it ("report --out").
 func (c inputCase) of() string {
 	cmd := strings.Fields(c.label)[0]
-	if cmd == "workload" {
-		return "workload --out"
-	}
 	long := map[string]string{"-o": "--out"}[c.flag]
 	if long == "" {
 		long = c.flag
@@ -84,6 +81,10 @@ func inputCases() []inputCase {
 			skip: []string{"a symlink to the file read", "a hard link"}},
 		{label: "workload from-log L -o L", flag: "-o", file: "run/mongod.log", fixture: realLog,
 			args: func(in, out, _ string) []string { return []string{"workload", "from-log", in, "-o", out} }},
+		{label: "workload from-log L -o W --rate-trace L", flag: "--rate-trace", file: "run/mongod.log", fixture: realLog,
+			args: func(in, out, _ string) []string {
+				return []string{"workload", "from-log", in, "-o", filepath.Join(filepath.Dir(filepath.Dir(out)), "w.yaml"), "--rate-trace", out}
+			}},
 		{label: "plot R -o DIR holding R at a figure's name", flag: "-o", file: "figs/throughput.svg", fixture: pairFixture, dir: true,
 			args: func(in, out, _ string) []string { return []string{"plot", in, "-o", out} }},
 		{label: "compare A B --plot DIR holding B at a figure's name", flag: "--plot", file: "ab/ab-deltas.svg", fixture: abCandInput, dir: true,

@@ -368,7 +368,7 @@ func (s *Spec) set(key, val string) error {
 	case *string:
 		*dst = val
 	default:
-		return fmt.Errorf("%w: unknown key %s (known: %s; with shards, rs or version=8.2 their own: see docs/servers.md)", ErrSpec, textfmt.Token(key), strings.Join(standaloneKeys(), ", "))
+		return fmt.Errorf("%w: unknown key %s (known: %s; more with shards, rs or version=8.2: docs/servers.md)", ErrSpec, textfmt.Token(key), strings.Join(standaloneKeys(), ", "))
 	}
 	return nil
 }
