@@ -674,8 +674,9 @@ func p99Axis(p *gplot.Plot, ys []float64) bool {
 func (g *tlGroup) subject() string {
 	var wls []string
 	for _, s := range g.settings {
-		if s.workload != "" && !slices.Contains(wls, s.workload) {
-			wls = append(wls, s.workload)
+		// The workload once: each setting's own options are the legend's.
+		if w := results.PoolLabelBase(s.workload); w != "" && !slices.Contains(wls, w) {
+			wls = append(wls, w)
 		}
 	}
 	t := g.target

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -75,6 +76,26 @@ func PoolSeriesLabel(base string, o PoolOptions, swept PoolAxes) string {
 	}
 	return base
 }
+
+// PoolLabelBase is label without the words PoolSeriesLabel added: the
+// workload's own label ("read" of "read minPool=16 maxConnecting=2
+// cold"), for a title that names the workload once above settings that
+// each name their options.
+func PoolLabelBase(label string) string {
+	words := strings.Fields(label)
+	for len(words) > 1 {
+		w := words[len(words)-1]
+		key, _, isOpt := strings.Cut(w, "=")
+		if w != "cold" && !(isOpt && slices.Contains(poolLabelKeys, key)) {
+			break
+		}
+		words = words[:len(words)-1]
+	}
+	return strings.Join(words, " ")
+}
+
+// poolLabelKeys are the words PoolSeriesLabel names options by.
+var poolLabelKeys = []string{"minPool", "maxConnecting", "maxIdle", "timeout", "retry", "serverSelection", "heartbeat"}
 
 // labelMS writes a length in milliseconds as a label's value: "0",
 // "500ms", "10s".

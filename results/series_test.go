@@ -68,3 +68,22 @@ func TestAddHostPools(t *testing.T) {
 		t.Errorf("secondary merged to %+v", m[1])
 	}
 }
+
+// TestPoolLabelBase: the workload's own label comes back from every
+// label PoolSeriesLabel makes, and a workload whose last word merely
+// looks like an option keeps it.
+func TestPoolLabelBase(t *testing.T) {
+	all := PoolAxes{MinPool: true, MaxConnecting: true, MaxIdle: true, Timeout: true, Retry: true, ServerSelectionTimeout: true, Heartbeat: true}
+	o := PoolOptions{MinPoolSize: 16, MaxConnecting: 2, MaxIdleMS: 500, TimeoutMS: 50, RetryReads: "off", ServerSelectionTimeoutMS: 2000, HeartbeatMS: 500, Cold: true}
+	for _, base := range []string{"read", "mix 50:50:0", "replay w=majority"} {
+		if got := PoolLabelBase(PoolSeriesLabel(base, o, all)); got != base {
+			t.Errorf("PoolLabelBase(PoolSeriesLabel(%q)) = %q", base, got)
+		}
+		if got := PoolLabelBase(base); got != base {
+			t.Errorf("PoolLabelBase(%q) = %q", base, got)
+		}
+	}
+	if got := PoolLabelBase("cold"); got != "cold" {
+		t.Errorf("a workload named cold lost its name: %q", got)
+	}
+}
