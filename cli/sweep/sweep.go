@@ -128,9 +128,9 @@ type Options struct {
 	// options swept as series (--retry, --server-selection-timeout,
 	// --heartbeat).
 	retry, serverSelectionTimeout, heartbeat string
-	timeout string
-	cold    bool
-	events  []string // --event (sweepevents.go)
+	timeout                                  string
+	cold                                     bool
+	events                                   []string // --event (sweepevents.go)
 
 	changed func(string) bool
 	agentOptions
