@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"github.com/poolsweep/poolsweep/internal/stats/twosample"
 	"math"
 	"slices"
 	"strconv"
@@ -310,3 +311,9 @@ func ParseRetry(s string) ([]bool, error) {
 		return 1
 	})
 }
+
+// ProfileTrials is a profile sweep's trials when --trials is not given:
+// the fewest a side with which the settings' comparison can conclude
+// (compare's two-sample test), each setting's trials interleaved with
+// the others'.
+const ProfileTrials = twosample.MinTrials

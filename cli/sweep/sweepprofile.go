@@ -114,6 +114,12 @@ func (o *Options) applyProfile(p *plan.Plan) error {
 	}
 	p.Profile = &prof
 	p.Warmup, p.Auto = 0, nil
+	if !o.changed("trials") {
+		// A profile step has no interval of its own: settings are
+		// compared across trials, and the comparison's test needs
+		// plan.ProfileTrials a side to conclude at all.
+		p.Trials = plan.ProfileTrials
+	}
 	p.Duration = prof.Duration()
 	return nil
 }

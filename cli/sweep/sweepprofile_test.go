@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"errors"
+	"github.com/poolsweep/poolsweep/plan"
 	"io"
 	"slices"
 	"strings"
@@ -70,6 +71,11 @@ func TestProfileFlags(t *testing.T) {
 				}
 				if w := cfg.workloads[0]; w.PoolOptions == nil || *w.PoolOptions != (results.PoolOptions{}) || w.PoolSwept != (results.PoolAxes{}) {
 					t.Errorf("options %+v swept %+v", w.PoolOptions, w.PoolSwept)
+				}
+				// Without --trials, enough trials a side for the settings'
+				// comparison to conclude.
+				if p := cfg.plan; p.Trials != plan.ProfileTrials || p.Trials < 3 {
+					t.Errorf("trials %d, want %d", p.Trials, plan.ProfileTrials)
 				}
 				if p := cfg.plan; !slices.Equal(p.Pool.Sizes, []int{100}) || p.ProfileRate() != 500 || p.PoolAxes == nil || p.PoolAxes.Cold {
 					t.Errorf("plan %+v", p)
