@@ -343,7 +343,18 @@ func TestTimeoutChurn(t *testing.T) {
 		// The pool opens its one connection before the find: timeoutMS
 		// bounds the checkout too, and on a busy host a handshake alone
 		// may take 50 ms, which would time the find out before it is sent.
-		o := r.stepClientOptions(spec, 0, pm, nil).SetMinPoolSize(1)
+		// The driver also fails an operation unsent when less of its
+		// timeout is left than the round trips it has measured, which a
+		// busy host's slow round trips can make it do: only a find that
+		// was sent tests what a late reply costs, so each attempt's
+		// sending is watched, and a find is tried again until one is sent.
+		var sent atomic.Int64
+		cm := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+			if e.CommandName == "find" {
+				sent.Add(1)
+			}
+		}}
+		o := r.stepClientOptions(spec, 0, pm, cm).SetMinPoolSize(1)
 		c0, err := mongo.Connect(o)
 		if err != nil {
 			t.Fatal(err)
@@ -352,9 +363,14 @@ func TestTimeoutChurn(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		coll := c0.Database(r.Workload.Database).Collection(r.Workload.Collection)
-		err = coll.FindOne(t.Context(), bson.D{{Key: "_id", Value: "user1"}}).Err()
-		if !mongo.IsTimeout(err) {
-			t.Fatalf("service %s: %v, want the 50-ms timeout", c.service, err)
+		for try := 1; sent.Load() == 0; try++ {
+			err = coll.FindOne(t.Context(), bson.D{{Key: "_id", Value: "user1"}}).Err()
+			if !mongo.IsTimeout(err) {
+				t.Fatalf("service %s: %v, want the 50-ms timeout", c.service, err)
+			}
+			if try == 20 {
+				t.Fatalf("service %s: 20 finds timed out before the driver sent one", c.service)
+			}
 		}
 		// Past the background read's 400 ms and the reply; a busy host's
 		// timers may take longer, so a close is waited for up to 6 s.
