@@ -67,43 +67,28 @@ var EventMetrics = []string{"time_to_recover_s", "errors", "connections_created"
 // baseline setting under the same event.
 func Events(rs []*results.Results, scs []Scenario) []EventResult {
 	type key struct {
-		target, series string
-		pool           int
-		opts           results.PoolOptions
-		event          string
+		setting settingKey
+		event   string
 	}
 	var order []key
 	by := map[key]*EventResult{}
-	for _, r := range rs {
-		if r == nil {
-			continue
-		}
-		for i := range r.Steps {
-			st := &r.Steps[i]
-			if !IsProfile(st) || st.Profile == nil || !st.Measured() {
-				continue
-			}
-			var o results.PoolOptions
-			if st.PoolOptions != nil {
-				o = *st.PoolOptions
-			}
-			for _, ev := range st.Profile.Events {
-				k := key{st.Target, st.Workload, st.MaxPoolSize, o, ev.Spec}
-				er, ok := by[k]
-				if !ok {
-					er = &EventResult{Target: st.Target, Series: st.Workload, MaxPoolSize: st.MaxPoolSize, PoolOptions: o,
-						Event: ev.Spec, Action: ev.Action, AtS: ev.AtS}
-					for j := range scs {
-						sc := &scs[j]
-						if sc.Target == st.Target && sc.Series == st.Workload && sc.MaxPoolSize == st.MaxPoolSize && sc.PoolOptions == o {
-							er.Baseline = sc.Baseline
-						}
+	for _, st := range measuredProfileSteps(rs) {
+		set := settingOf(st)
+		for _, ev := range st.Profile.Events {
+			k := key{set, ev.Spec}
+			er, ok := by[k]
+			if !ok {
+				er = &EventResult{Target: set.target, Series: set.series, MaxPoolSize: set.pool, PoolOptions: set.opts,
+					Event: ev.Spec, Action: ev.Action, AtS: ev.AtS}
+				for j := range scs {
+					if scs[j].setting() == set {
+						er.Baseline = scs[j].Baseline
 					}
-					by[k] = er
-					order = append(order, k)
 				}
-				er.add(ev)
+				by[k] = er
+				order = append(order, k)
 			}
+			er.add(ev)
 		}
 	}
 	out := make([]EventResult, 0, len(order))

@@ -112,6 +112,45 @@ const ScenarioAlpha = 0.05
 // baseline; lower is better for each.
 var comparedMetrics = []string{"worst_p99_ms", "time_to_fill_s", "time_to_steady_s", "connections_created", "errors"}
 
+// settingKey is what makes a profile step's setting: its target, series,
+// maxPoolSize and pool options (the scenarios' and the events' groups).
+type settingKey struct {
+	target, series string
+	pool           int
+	opts           results.PoolOptions
+}
+
+// setting is sc's setting.
+func (sc *Scenario) setting() settingKey {
+	return settingKey{sc.Target, sc.Series, sc.MaxPoolSize, sc.PoolOptions}
+}
+
+// settingOf is st's setting.
+func settingOf(st *results.StepResult) settingKey {
+	var o results.PoolOptions
+	if st.PoolOptions != nil {
+		o = *st.PoolOptions
+	}
+	return settingKey{st.Target, st.Workload, st.MaxPoolSize, o}
+}
+
+// measuredProfileSteps are rs's profile steps that measured something, in
+// file and step order.
+func measuredProfileSteps(rs []*results.Results) []*results.StepResult {
+	var out []*results.StepResult
+	for _, r := range rs {
+		if r == nil {
+			continue
+		}
+		for i := range r.Steps {
+			if st := &r.Steps[i]; IsProfile(st) && st.Profile != nil && st.Measured() {
+				out = append(out, st)
+			}
+		}
+	}
+	return out
+}
+
 // IsProfile says st is a profile step (sweep --profile): a timeline of
 // load that changes, which no knee, open-loop or bound analysis reads.
 func IsProfile(st *results.StepResult) bool { return st.Mode == results.ModeProfile }
@@ -119,35 +158,17 @@ func IsProfile(st *results.StepResult) bool { return st.Mode == results.ModeProf
 // Scenarios groups rs's measured profile steps into settings, in the
 // order they first appear, and compares each with its target's baseline.
 func Scenarios(rs []*results.Results) []Scenario {
-	type key struct {
-		target, series string
-		pool           int
-		opts           results.PoolOptions
-	}
-	var order []key
-	by := map[key]*Scenario{}
-	for _, r := range rs {
-		if r == nil {
-			continue
+	var order []settingKey
+	by := map[settingKey]*Scenario{}
+	for _, st := range measuredProfileSteps(rs) {
+		k := settingOf(st)
+		sc, ok := by[k]
+		if !ok {
+			sc = &Scenario{Target: k.target, Series: k.series, MaxPoolSize: k.pool, PoolOptions: k.opts, Profile: st.Profile.Spec}
+			by[k] = sc
+			order = append(order, k)
 		}
-		for i := range r.Steps {
-			st := &r.Steps[i]
-			if !IsProfile(st) || st.Profile == nil || !st.Measured() {
-				continue
-			}
-			var o results.PoolOptions
-			if st.PoolOptions != nil {
-				o = *st.PoolOptions
-			}
-			k := key{st.Target, st.Workload, st.MaxPoolSize, o}
-			sc, ok := by[k]
-			if !ok {
-				sc = &Scenario{Target: st.Target, Series: st.Workload, MaxPoolSize: st.MaxPoolSize, PoolOptions: o, Profile: st.Profile.Spec}
-				by[k] = sc
-				order = append(order, k)
-			}
-			sc.add(st)
-		}
+		sc.add(st)
 	}
 	out := make([]Scenario, 0, len(order))
 	for _, k := range order {
