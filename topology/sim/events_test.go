@@ -374,6 +374,7 @@ func TestSimEventRouterRestart(t *testing.T) {
 	}
 	var failed atomic.Int64
 	var reads atomic.Int64
+	var firstErr atomic.Value
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 4 {
@@ -386,6 +387,7 @@ func TestSimEventRouterRestart(t *testing.T) {
 				}
 				if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Err(); err != nil {
 					failed.Add(1)
+					firstErr.CompareAndSwap(nil, fmt.Sprintf("%v (at %v)", err, time.Now().Format("15:04:05.000")))
 				}
 				reads.Add(1)
 				time.Sleep(2 * time.Millisecond)
@@ -396,6 +398,7 @@ func TestSimEventRouterRestart(t *testing.T) {
 	r0 := connectNoCleanup(t, "mongodb://"+hosts[0]+"/?directConnection=true", 1)
 	defer disconnect(r0)
 	downAt := time.Now()
+	t.Logf("restart at %v", downAt.Format("15:04:05.000"))
 	if _, err := simEvent(ctx, r0, SimEventRouterRestart, 0, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +433,7 @@ func TestSimEventRouterRestart(t *testing.T) {
 	}
 	mu.Unlock()
 	if failed.Load() > 0 {
-		t.Errorf("%d reads failed; the driver retries a read on the other router", failed.Load())
+		t.Errorf("%d reads failed, the first: %v; the driver retries a read on the other router", failed.Load(), firstErr.Load())
 	}
 	// A new process: uptime from its return, counters from zero.
 	fresh := connect(t, "mongodb://"+hosts[0]+"/?directConnection=true", 1)
