@@ -34,7 +34,7 @@ func memoryOf(o Options) Memory {
 	if o.ConnMemoryMiB > 0 {
 		return Memory{MiB: o.ConnMemoryMiB, Source: "--conn-memory"}
 	}
-	return Memory{MiB: DefaultConnMemoryMiB, Source: "assumed: about 1 MiB per connection on mongod, MongoDB's guidance, not measured (give --costs with a connection sweep's results to measure it)"}
+	return Memory{MiB: DefaultConnMemoryMiB, Source: "assumed: about 1 MiB per connection on mongod, MongoDB's guidance, not measured (fleet --costs takes it from a connection sweep)"}
 }
 
 // monitorsOf is the connections each instance holds to every host beside

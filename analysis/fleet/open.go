@@ -32,11 +32,13 @@ type OpenPlan struct {
 	Limit           Limit   `json:"limit"`
 	// Monitors is each instance's connections to every host beside its
 	// pool (see SeriesPlan).
-	Monitors       int            `json:"monitors_per_instance"`
-	MonitorsSource string         `json:"monitors_source"`
-	Recommended    Recommendation `json:"recommendation"`
-	Setup          *Setup         `json:"connection_setup,omitempty"`
-	Warnings       []string       `json:"warnings,omitempty"`
+	Monitors       int    `json:"monitors_per_instance"`
+	MonitorsSource string `json:"monitors_source"`
+	// FitPool is the largest maxPoolSize within the limit (see SeriesPlan).
+	FitPool     *int           `json:"largest_pool_within_limit,omitempty"`
+	Recommended Recommendation `json:"recommendation"`
+	Setup       *Setup         `json:"connection_setup,omitempty"`
+	Warnings    []string       `json:"warnings,omitempty"`
 }
 
 // planOpen plans the fleet from one open-loop series; false when no rate
@@ -70,6 +72,8 @@ func planOpen(rs []*results.Results, r openloop.Report, o Options) (OpenPlan, bo
 		fmt.Sprintf("a call held connections %.2f ms on average (open_loop.service_ms): %.3f calls in flight per instance per host (Little's law, over %d serving host(s))", op.ServiceMs, op.InFlightPerHost, k),
 		fmt.Sprintf("taken as Poisson (M/G/∞), %d connections hold them %.1f %% of the time", pool, 100*poissonQuantile))
 	if lim := op.Limit.PerHost; lim != nil {
+		fit := fitPool(*lim, n, op.Monitors)
+		op.FitPool = &fit
 		pct := 100 * float64(rec.ConnectionsPerHost) / float64(*lim)
 		rec.LimitPct = &pct
 		if rec.ConnectionsPerHost > *lim {

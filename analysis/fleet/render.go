@@ -173,7 +173,8 @@ func (o OpenPlan) section(p *Plan) Section {
 	sec := Section{Heading: fmt.Sprintf("fleet of %s, open loop: %s, %s", instancesText(p.Instances), name, topoText(o.Topology)),
 		Facts: o.Setup.facts(), Recommendation: o.Recommended.Statement}
 	sec.Reasons = append(append(sec.Reasons, o.Recommended.Reasons...), "serving hosts: "+textfmt.Escape(o.Why))
-	sec.Reasons = append(sec.Reasons, fmt.Sprintf("monitors: %d per instance per host (%s)", o.Monitors, textfmt.Escape(o.MonitorsSource)), memoryFact(p.Memory))
+	sec.Reasons = append(sec.Reasons, fmt.Sprintf("monitors: %d per instance per host (%s)", o.Monitors, textfmt.Escape(o.MonitorsSource)),
+		limitFact(p, o.Limit, o.FitPool, o.Monitors), memoryFact(p.Memory))
 	sec.Setup = o.Setup.lines(p.Instances, o.Recommended.MaxPoolSize, o.Monitors)
 	sec.Warnings = o.Warnings
 	return sec

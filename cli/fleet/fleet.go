@@ -33,7 +33,7 @@ type Options struct {
 func NewCmdFleet(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
 	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
-		Use:   "fleet RESULTS.jsonl… --instances N",
+		Use:   "fleet [RESULTS.jsonl…] --instances N",
 		Short: "Size maxPoolSize for N application instances from one client's measured knee",
 		Long: `fleet reads results files and plans for a fleet of N instances, each with its own pool
 to every host: the maxPoolSize per instance that keeps the fleet's calls in flight per host
@@ -56,13 +56,21 @@ and its assumptions: docs/fleet.md.`,
   poolsweep fleet run/results.jsonl --instances 200 --max-connections 20000 --format markdown -o fleet.md
   poolsweep fleet run/results.jsonl --instances 10 --concurrency 32 --format json
   poolsweep fleet run/results.jsonl --instances 40 --storm storm.jsonl
-  poolsweep fleet run/results.jsonl --instances 400 --limit atlas:M30 --costs conns/results.jsonl
+  poolsweep fleet --instances 400 --limit atlas:M30 --costs conns/results.jsonl
   poolsweep fleet run/results.jsonl --instances-trace pods.csv --min-pool 2 --max-idle 60s --storm storm.jsonl
   poolsweep fleet run/results.jsonl --rate-trace traffic.csv --rate-per-instance 200 --limit atlas:M40`,
-	}, "fleet: give one or more results.jsonl files", func(ctx context.Context, args []string) error {
+	}, "", func(ctx context.Context, args []string) error {
 		o.files = args
 		if err := o.plan.check(o.fleet.Instances()); err != nil {
 			return err
+		}
+		if len(o.files) == 0 {
+			// The connection sweep is itself a run to plan from: its
+			// rates and pools, beside the costs it measured.
+			if o.plan.costs == "" {
+				return errext.Usagef("fleet: give one or more results.jsonl files (or --costs alone)")
+			}
+			o.files = []string{o.plan.costs}
 		}
 		if runF != nil {
 			return runF(ctx, o)
