@@ -37,9 +37,11 @@
 // share of the server's limit; below the knee a smaller pool loses
 // throughput. The recommendation is the largest P with N·P ≤ the knee's
 // in-flight per host (n_knee / k) and N·(P + m) within the limit, m being
-// the driver's monitoring connections per instance per host (2: the
-// monitor and, from 4.4, the round-trip monitor of the server-discovery
-// spec; counted for every host the instance knows).
+// the driver's monitoring connections per instance per host (counted for
+// every host the instance knows): measured by a connection sweep when one
+// is given (Options.Costs), else by the server's version, 2 from 4.4 (the
+// streaming monitor and the round-trip monitor of the server-discovery
+// spec) and 1 before.
 //
 // The limit per host is serverStatus connections.current + available, as
 // the step records' telemetry holds them (the smallest over the target's
