@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -158,6 +159,11 @@ func (s SeriesPlan) section(p *Plan) Section {
 		})
 	}
 	sec.Recommendation, sec.Reasons = s.Recommended.Statement, s.Recommended.Reasons
+	if h := len(s.Hosts); h > 1 {
+		pool := s.Recommended.MaxPoolSize
+		sec.Reasons = append(slices.Clip(sec.Reasons), fmt.Sprintf("each instance opens at most (%d + %d) × %d hosts = %d connections, the manual's (maxPoolSize + 2) × members with the monitors as measured or by version: a pool to a host it sends nothing to stays empty unless minPoolSize fills it",
+			pool, s.Monitors, h, (pool+s.Monitors)*h))
+	}
 	sec.Setup = append(s.Setup.lines(p.Instances, s.Recommended.MaxPoolSize, s.Monitors), s.Scaling.lines()...)
 	for _, warn := range s.Warnings {
 		sec.Warnings = append(sec.Warnings, textfmt.Escape(warn))
