@@ -294,8 +294,12 @@ func (sc *Scaling) lines() []string {
 	if sc == nil {
 		return nil
 	}
-	peak := fmt.Sprintf("autoscaling (%s): %d to %d instances; at the peak, %d instances from %s, every pool full: %d × (maxPoolSize %d + %d monitoring) = %d connections per host",
-		textfmt.Escape(sc.Source), sc.LowInstances, sc.PeakInstances, sc.PeakInstances, secondsText(sc.PeakAtS), sc.PeakInstances, sc.MaxPoolSize, sc.Monitors, sc.PeakConnections)
+	full := fmt.Sprintf("every pool full: %d × (maxPoolSize %d + %d monitoring) = %d connections per host", sc.PeakInstances, sc.MaxPoolSize, sc.Monitors, sc.PeakConnections)
+	peak := fmt.Sprintf("autoscaling (%s): %d to %d instances; at the peak, %d instances from %s, %s",
+		textfmt.Escape(sc.Source), sc.LowInstances, sc.PeakInstances, sc.PeakInstances, secondsText(sc.PeakAtS), full)
+	if sc.LowInstances == sc.PeakInstances && sc.Count == 0 {
+		peak = fmt.Sprintf("pools (%s of %s), %s", textfmt.Escape(sc.Source), instancesText(sc.PeakInstances), full)
+	}
 	if sc.PeakLimitPct != nil {
 		peak += fmt.Sprintf(", %s of the limit", pctText(*sc.PeakLimitPct))
 		if sc.OverLimit {

@@ -16,18 +16,14 @@ import (
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/loadprofile"
+	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// Bounds of the autoscaling fleet's pool options: a pool of at most
-// 100,000 (as --concurrency), an idle time of at most a day.
-const (
-	maxMinPool = 100_000
-	maxIdle    = 24 * time.Hour
-	// maxRatePerInstance is the most calls/s --rate-per-instance takes:
-	// loadprofile's bound on a rate.
-	maxRatePerInstance = loadprofile.MaxRate
-)
+// maxRatePerInstance bounds --rate-per-instance: an application instance
+// that takes more than 10,000 calls/s before another is added is a
+// fleet of few, which --instances plans directly.
+const maxRatePerInstance = 10_000
 
 // planFlags are what fleet plans with beyond the flags it shares with
 // report and sweep: the measured cost of a connection, a named limit,
@@ -38,8 +34,8 @@ type planFlags struct {
 	instancesTrace  string
 	rateTrace       string
 	ratePerInstance float64
-	minPool         int
-	maxIdle         time.Duration
+	minPool         string
+	maxIdle         string
 	set             *pflag.FlagSet
 }
 
@@ -51,8 +47,11 @@ func (p *planFlags) add(f *pflag.FlagSet) {
 	cmdutil.TextVar(f, &p.instancesTrace, "instances-trace", "", "a CSV file of t_s,instances", nil, "an autoscaling fleet: its instance count over time (rows t_s,instances); the plan is made for its peak")
 	cmdutil.TextVar(f, &p.rateTrace, "rate-trace", "", "a CSV file of t_s,rate (sweep --profile trace:FILE's format)", nil, "an autoscaling fleet from a traffic trace: ceil(rate / --rate-per-instance) instances at each row")
 	cmdutil.FloatVar(f, &p.ratePerInstance, "rate-per-instance", 0, 0, maxRatePerInstance, true, false, "with --rate-trace: the calls/s one instance takes before the autoscaler adds another")
-	cmdutil.IntVar(f, &p.minPool, "min-pool", 0, 0, maxMinPool, "with a trace: each instance's minPoolSize, the connections its pool opens at start and keeps")
-	cmdutil.DurationVar(f, &p.maxIdle, "max-idle", 0, 0, maxIdle, "with a trace: each instance's maxIdleTimeMS (0: idle connections are never closed)")
+	// The pool options read as sweep reads them (plan's parsers), one value each.
+	cmdutil.TextVar(f, &p.minPool, "min-pool", "", "a whole number from 0", checkOne(plan.ParseMinPool),
+		"each instance's minPoolSize: the connections its pool opens at start and keeps at rest")
+	cmdutil.TextVar(f, &p.maxIdle, "max-idle", "", "a duration in whole ms", checkOne(parseMaxIdle),
+		"each instance's maxIdleTimeMS: how long a connection above minPoolSize stays idle before it closes (0: never)")
 }
 
 // check refuses combinations that say one thing twice or describe a
@@ -75,14 +74,35 @@ func (p *planFlags) check(instances int) error {
 	case p.limit != "" && p.set.Changed("max-connections"):
 		return errext.Usagef("--limit: --max-connections sets the limit per host too; give one")
 	}
-	if !trace {
-		for _, name := range []string{"min-pool", "max-idle"} {
-			if p.set.Changed(name) {
-				return errext.Usagef("--%s: describes an autoscaling fleet's instances, which needs --instances-trace or --rate-trace", name)
-			}
-		}
-	}
 	return nil
+}
+
+func parseMaxIdle(s string) ([]time.Duration, error) {
+	return plan.ParseLengths(s, time.Millisecond, plan.MaxIdle, "never close an idle connection")
+}
+
+// checkOne makes a list parser the check of a flag that takes one value.
+func checkOne[T any](parse func(string) ([]T, error)) func(string) error {
+	return func(s string) error {
+		_, err := one(parse, s)
+		return err
+	}
+}
+
+// one is the single value of s; the zero value when s is "".
+func one[T any](parse func(string) ([]T, error), s string) (T, error) {
+	var zero T
+	if s == "" {
+		return zero, nil
+	}
+	vs, err := parse(s)
+	switch {
+	case err != nil:
+		return zero, err
+	case len(vs) != 1:
+		return zero, fmt.Errorf("one value: the instances of a fleet share their pool options")
+	}
+	return vs[0], nil
 }
 
 // inputs are the files these flags name, which -o must not replace.
@@ -94,8 +114,9 @@ func (p *planFlags) inputs() []outfile.Input {
 }
 
 // options reads the files the flags name and says what they add to the
-// plan; bad input is one line naming the flag.
-func (p *planFlags) options(ctx context.Context, read cmdutil.ReadOptions) (func(*fleet.Options), error) {
+// plan; bad input is one line naming the flag. instances is --instances:
+// a fleet of fixed size given pool options is a trace of one row.
+func (p *planFlags) options(ctx context.Context, read cmdutil.ReadOptions, instances int) (func(*fleet.Options), error) {
 	var (
 		cost  *conncost.Cost
 		limit *fleet.LimitSpec
@@ -114,7 +135,7 @@ func (p *planFlags) options(ctx context.Context, read cmdutil.ReadOptions) (func
 			return nil, err
 		}
 	}
-	if trace, err = p.readTrace(ctx); err != nil {
+	if trace, err = p.readTrace(ctx, instances); err != nil {
 		return nil, err
 	}
 	return func(o *fleet.Options) {
@@ -144,9 +165,18 @@ func readCosts(ctx context.Context, path string, read cmdutil.ReadOptions) (*con
 	return cost, nil
 }
 
-// readTrace reads the instance or rate trace, if one was given.
-func (p *planFlags) readTrace(ctx context.Context) (*fleet.Trace, error) {
-	t := &fleet.Trace{MinPoolSize: p.minPool, MaxIdle: p.maxIdle}
+// readTrace reads the instance or rate trace, if one was given; pool
+// options without one describe the fixed fleet of instances.
+func (p *planFlags) readTrace(ctx context.Context, instances int) (*fleet.Trace, error) {
+	minPool, err := one(plan.ParseMinPool, p.minPool)
+	if err != nil {
+		return nil, errext.Usagef("--min-pool: %s", err)
+	}
+	idle, err := one(parseMaxIdle, p.maxIdle)
+	if err != nil {
+		return nil, errext.Usagef("--max-idle: %s", err)
+	}
+	t := &fleet.Trace{MinPoolSize: minPool, MaxIdle: idle}
 	switch {
 	case p.instancesTrace != "":
 		b, err := infile.ReadAll(ctx, p.instancesTrace, loadprofile.MaxTraceBytes)
@@ -166,6 +196,9 @@ func (p *planFlags) readTrace(ctx context.Context) (*fleet.Trace, error) {
 			return nil, errext.Usagef("--rate-trace: %s: %s", textfmt.Escape(p.rateTrace), err)
 		}
 		t.Source = fmt.Sprintf("the rate trace %s at %g calls/s per instance", p.rateTrace, p.ratePerInstance)
+	case p.minPool != "" || p.maxIdle != "":
+		t.Points = []fleet.TracePoint{{Instances: instances}}
+		t.Source = "a fixed fleet"
 	default:
 		return nil, nil
 	}

@@ -66,7 +66,7 @@ func TestFleetPlanFlags(t *testing.T) {
 	if code != 0 || o == nil {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if p := o.plan; p.rateTrace != "traffic.csv" || p.ratePerInstance != 250 || p.minPool != 2 || p.maxIdle.Seconds() != 30 || p.limit != "atlas:m40" || p.costs != "conns.jsonl" {
+	if p := o.plan; p.rateTrace != "traffic.csv" || p.ratePerInstance != 250 || p.minPool != "2" || p.maxIdle != "30s" || p.limit != "atlas:m40" || p.costs != "conns.jsonl" {
 		t.Errorf("plan flags %+v", p)
 	}
 	// --costs alone names the run to plan from as well.
@@ -80,8 +80,8 @@ func TestFleetPlanFlags(t *testing.T) {
 		{"a", "--instances-trace", "t.csv", "--rate-trace", "r.csv"},                // two traces
 		{"a", "--rate-trace", "r.csv"},                                              // no rule
 		{"a", "--instances", "4", "--rate-per-instance", "3"},                       // a rule without a trace
-		{"a", "--instances", "4", "--min-pool", "1"},                                // pool options without a trace
-		{"a", "--instances", "4", "--max-idle", "1s"},                               // likewise
+		{"a", "--instances", "4", "--min-pool", "1,2"},                              // a list: one fleet, one setting
+		{"a", "--instances", "4", "--max-idle", "1500us"},                           // not whole ms, as the drivers take it
 		{"a", "--instances-trace", "t.csv", "--min-pool", "-1"},                     // out of range
 		{"a", "--instances", "4", "--costs", "c", "--conn-memory", "1"},             // two memories
 		{"a", "--instances", "4", "--limit", "atlas:M10", "--max-connections", "9"}, // two limits

@@ -104,7 +104,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	if err != nil {
 		return err
 	}
-	more, err := o.plan.options(ctx, o.read)
+	more, err := o.plan.options(ctx, o.read, o.fleet.Instances())
 	if err != nil {
 		return err
 	}
