@@ -23,6 +23,26 @@ type Memory struct {
 	Source   string   `json:"source"`
 }
 
+// CPU is the server CPU one idle connection costs, as a connection sweep
+// measured it, in microseconds per second, with its interval and source.
+type CPU struct {
+	USPerS float64 `json:"us_per_s"`
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+	Source string  `json:"source"`
+}
+
+// cpuOf is the measured CPU per connection; nil without a measurement
+// (there is no figure to assume).
+func cpuOf(o Options) *CPU {
+	c := o.Costs
+	if c == nil || c.CPUusPerS == nil {
+		return nil
+	}
+	return &CPU{USPerS: c.CPUusPerS.Value, Low: c.CPUusPerS.Low, High: c.CPUusPerS.High,
+		Source: fmt.Sprintf("measured by the connection sweep in %s on %s", orUnknown(o.CostsFrom), orUnknown(c.Server))}
+}
+
 // memoryOf decides the memory per connection: a measured cost first,
 // then the given figure, then the assumption.
 func memoryOf(o Options) Memory {

@@ -52,6 +52,7 @@ func costOf(memBytes, monitors float64, limit float64) *conncost.Cost {
 	if limit > 0 {
 		c.Limit = &limit
 	}
+	c.CPUusPerS = &results.Interval{Value: 25, Low: 20, High: 30}
 	return c
 }
 
@@ -111,6 +112,10 @@ func TestMeasuredCosts(t *testing.T) {
 				}
 			}
 			text := planText(t, p)
+			// The measured CPU: 25 µs/s for each connection at the recommendation.
+			if cpu := fmt.Sprintf("idle, the %d connections per host cost the server %.3g ms of CPU per second", sp.Recommended.ConnectionsPerHost, float64(sp.Recommended.ConnectionsPerHost)*25/1000); strings.Contains(text, cpu) != tc.measuredM {
+				t.Errorf("CPU said %v, want %v (%q):\n%s", !tc.measuredM, tc.measuredM, cpu, text)
+			}
 			if !strings.Contains(text, fmt.Sprintf("the largest maxPoolSize within it is %d", tc.fit)) || !strings.Contains(text, "memory per connection: ") {
 				t.Errorf("the plan does not say the fit or the memory's source:\n%s", text)
 			}

@@ -61,11 +61,14 @@ var ErrNothing = errors.New("no closed- or open-loop series to plan from")
 
 // Plan is the fleet's budget for every series of the analysis.
 type Plan struct {
-	Instances     int          `json:"instances"`
-	ConnMemoryMiB float64      `json:"conn_memory_mib"`
-	Memory        Memory       `json:"memory"`
-	Series        []SeriesPlan `json:"series"`
-	Open          []OpenPlan   `json:"open"`
+	Instances     int     `json:"instances"`
+	ConnMemoryMiB float64 `json:"conn_memory_mib"`
+	Memory        Memory  `json:"memory"`
+	// CPU is the measured server CPU per idle connection; nil unless a
+	// connection sweep gave it.
+	CPU    *CPU         `json:"cpu_per_connection,omitempty"`
+	Series []SeriesPlan `json:"series"`
+	Open   []OpenPlan   `json:"open"`
 }
 
 // Routing is how the fleet's connections reach a target's hosts.
@@ -167,7 +170,7 @@ func Make(rs []*results.Results, a *analysis.Analysis, o Options) (*Plan, error)
 	}
 	mem := memoryOf(o)
 	o.ConnMemoryMiB = mem.MiB
-	p := &Plan{Instances: o.Instances, ConnMemoryMiB: mem.MiB, Memory: mem}
+	p := &Plan{Instances: o.Instances, ConnMemoryMiB: mem.MiB, Memory: mem, CPU: cpuOf(o)}
 	for _, r := range a.Series {
 		if len(r.Levels) == 0 {
 			continue

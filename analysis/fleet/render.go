@@ -159,6 +159,11 @@ func (s SeriesPlan) section(p *Plan) Section {
 		})
 	}
 	sec.Recommendation, sec.Reasons = s.Recommended.Statement, s.Recommended.Reasons
+	if c := p.CPU; c != nil {
+		conns := float64(s.Recommended.ConnectionsPerHost)
+		sec.Reasons = append(slices.Clip(sec.Reasons), fmt.Sprintf("idle, the %.0f connections per host cost the server %.3g ms of CPU per second (%.3g %% of a core; %.3g µs/s each, %.3g to %.3g, %s)",
+			conns, conns*c.USPerS/1000, conns*c.USPerS/1e4, c.USPerS, c.Low, c.High, textfmt.Escape(c.Source)))
+	}
 	if h := len(s.Hosts); h > 1 {
 		pool := s.Recommended.MaxPoolSize
 		sec.Reasons = append(slices.Clip(sec.Reasons), fmt.Sprintf("each instance opens at most (%d + %d) × %d hosts = %d connections, the manual's (maxPoolSize + 2) × members with the monitors as measured or by version: a pool to a host it sends nothing to stays empty unless minPoolSize fills it",
