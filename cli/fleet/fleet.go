@@ -100,11 +100,13 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	if err != nil {
 		return err
 	}
-	rs, err := o.read.Files(ctx, args, e.Stderr)
+	// The traces and the costs first: a bad row is found before the
+	// results files, which may be large, are read.
+	more, err := o.plan.options(ctx, o.read, o.fleet.Instances())
 	if err != nil {
 		return err
 	}
-	more, err := o.plan.options(ctx, o.read, o.fleet.Instances())
+	rs, err := o.read.Files(ctx, args, e.Stderr)
 	if err != nil {
 		return err
 	}
