@@ -296,7 +296,7 @@ func (sc *Scaling) lines() []string {
 	}
 	full := fmt.Sprintf("every pool full: %d × (maxPoolSize %d + %d monitoring) = %d connections per host", sc.PeakInstances, sc.MaxPoolSize, sc.Monitors, sc.PeakConnections)
 	peak := fmt.Sprintf("autoscaling (%s): %d to %d instances; at the peak, %d instances from %s, %s",
-		textfmt.Escape(sc.Source), sc.LowInstances, sc.PeakInstances, sc.PeakInstances, secondsText(sc.PeakAtS), full)
+		textfmt.Escape(sc.Source), sc.LowInstances, sc.PeakInstances, sc.PeakInstances, traceTime(sc.PeakAtS), full)
 	if sc.LowInstances == sc.PeakInstances && sc.Count == 0 {
 		peak = fmt.Sprintf("pools (%s of %s), %s", textfmt.Escape(sc.Source), instancesText(sc.PeakInstances), full)
 	}
@@ -316,7 +316,7 @@ func (sc *Scaling) lines() []string {
 	out = append(out, rest)
 	for _, so := range sc.ScaleOuts {
 		s := fmt.Sprintf("scale-out at %s, %d → %d instances: the %d new ones open %d connections per host at start (%d monitoring + minPoolSize %d each) and %d once load fills their pools",
-			secondsText(so.AtS), so.From, so.To, so.To-so.From, so.StartConns, sc.Monitors, sc.MinPoolSize, so.FullConns)
+			traceTime(so.AtS), so.From, so.To, so.To-so.From, so.StartConns, sc.Monitors, sc.MinPoolSize, so.FullConns)
 		if w := so.Warm; w != nil {
 			bound := "about "
 			switch w.Bound {
@@ -343,3 +343,6 @@ func (sc *Scaling) lines() []string {
 	}
 	return out
 }
+
+// traceTime is a time of the trace as its file gives it: t = seconds.
+func traceTime(s float64) string { return "t = " + num(s) + " s" }

@@ -123,7 +123,7 @@ func TestScalingMatchesTheConstruction(t *testing.T) {
 		}
 	}
 	text := planText(t, p)
-	for _, want := range []string{"autoscaling (pods.csv): 10 to 200 instances", "maxIdleTimeMS 60000", "scale-out at 70.0 s, 50 → 200 instances"} {
+	for _, want := range []string{"autoscaling (pods.csv): 10 to 200 instances", "maxIdleTimeMS 60000", "scale-out at t = 70 s, 50 → 200 instances"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the plan does not say %q:\n%s", want, text)
 		}
