@@ -37,16 +37,29 @@
 // share of the server's limit; below the knee a smaller pool loses
 // throughput. The recommendation is the largest P with N·P ≤ the knee's
 // in-flight per host (n_knee / k) and N·(P + m) within the limit, m being
-// the driver's monitoring connections per instance per host (2: the
-// monitor and, from 4.4, the round-trip monitor of the server-discovery
-// spec; counted for every host the instance knows).
+// the driver's monitoring connections per instance per host (counted for
+// every host the instance knows): measured by a connection sweep when one
+// is given (Options.Costs), else by the server's version, 2 from 4.4 (the
+// streaming monitor and the round-trip monitor of the server-discovery
+// spec) and 1 before.
 //
 // The limit per host is serverStatus connections.current + available, as
 // the step records' telemetry holds them (the smallest over the target's
 // hosts; a real mongod's is min(net.maxIncomingConnections, 80% of its
-// open-file limit)), or --max-connections. Memory per connection is about
-// 1 MiB on mongod (the connection's thread and buffers: MongoDB's own
-// guidance, "~1 MB per connection on average"); --conn-memory changes it.
+// open-file limit)), or --max-connections, or a named limit (an Atlas
+// tier's, less the 10 connections Atlas reserves per node). Memory per
+// connection is a connection sweep's measurement when one is given, else
+// --conn-memory, else about 1 MiB on mongod (the connection's thread and
+// buffers: MongoDB's own guidance, "~1 MB per connection on average"),
+// and the plan says which.
+//
+// An autoscaling fleet (Options.Trace) is planned at its peak size, and
+// its trace adds the peak's connections per host with full pools, the
+// fewest instances' connections with pools at minPoolSize (once idle
+// longer than maxIdleTimeMS; never, when it is 0), and for each
+// scale-out of Δ instances the Δ·(minPoolSize + m) connections per host
+// opened at start and Δ·(P + m) once full, timed at a storm run's accept
+// rate for K = Δ clients (the restart's rule).
 //
 // Open-loop results (sweep --rate) give the rate form instead: the highest
 // rate the deployment carried (its p99 within the SLO, or latency not yet

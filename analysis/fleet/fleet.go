@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/conncost"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -17,7 +18,8 @@ const (
 	// 1 MiB on mongod (see the package documentation).
 	DefaultConnMemoryMiB = 1.0
 	// monitoringPerInstance is the connections a driver opens to each host
-	// besides its pool: the monitor and the round-trip monitor.
+	// of a 4.4 or later server besides its pool: the monitor and the
+	// round-trip monitor (monitorsOf decides it per target).
 	monitoringPerInstance = 2
 	// maxRows bounds the table.
 	maxRows = 12
@@ -34,8 +36,20 @@ type Options struct {
 	// from the results' telemetry.
 	MaxConnections int
 	// ConnMemoryMiB is the server memory per connection; 0 means
-	// DefaultConnMemoryMiB.
+	// DefaultConnMemoryMiB, an assumption the plan says is one.
 	ConnMemoryMiB float64
+	// Costs, when not nil, is a connection sweep's measured cost of a
+	// connection (conncost.Estimate): its memory per connection and its
+	// monitors per client replace the assumed ones. CostsFrom names the
+	// file it was measured in.
+	Costs     *conncost.Cost
+	CostsFrom string
+	// Limit, when not nil, is a named limit per host (--limit atlas:M30);
+	// MaxConnections, when given, comes first.
+	Limit *LimitSpec
+	// Trace, when not nil, is an autoscaling fleet's instance counts over
+	// time: each series adds its Scaling at the recommended pool.
+	Trace *Trace
 	// Storm, when not nil, is a storm run (poolsweep storm) of the same
 	// deployment: its connection-setup saturation is put beside the knee
 	// (Setup). One of another deployment is a *MismatchError.
@@ -47,10 +61,14 @@ var ErrNothing = errors.New("no closed- or open-loop series to plan from")
 
 // Plan is the fleet's budget for every series of the analysis.
 type Plan struct {
-	Instances     int          `json:"instances"`
-	ConnMemoryMiB float64      `json:"conn_memory_mib"`
-	Series        []SeriesPlan `json:"series"`
-	Open          []OpenPlan   `json:"open"`
+	Instances     int     `json:"instances"`
+	ConnMemoryMiB float64 `json:"conn_memory_mib"`
+	Memory        Memory  `json:"memory"`
+	// CPU is the measured server CPU per idle connection; nil unless a
+	// connection sweep gave it.
+	CPU    *CPU         `json:"cpu_per_connection,omitempty"`
+	Series []SeriesPlan `json:"series"`
+	Open   []OpenPlan   `json:"open"`
 }
 
 // Routing is how the fleet's connections reach a target's hosts.
@@ -121,6 +139,14 @@ type SeriesPlan struct {
 	KneePerHost     float64 `json:"knee_in_flight_per_host"` // / k
 	KneeOpsPerS     float64 `json:"knee_ops_per_s"`
 	OpsPerCall      float64 `json:"ops_per_call"`
+	// Monitors is the connections each instance holds to every host
+	// beside its pool, and MonitorsSource why (see monitorsOf).
+	Monitors       int    `json:"monitors_per_instance"`
+	MonitorsSource string `json:"monitors_source"`
+	// FitPool is the largest maxPoolSize whose connections, monitors
+	// counted, stay within the limit per host; nil when the limit is
+	// unknown, 0 when not even 1 fits.
+	FitPool *int `json:"largest_pool_within_limit,omitempty"`
 	// Demand is each instance's callers (C).
 	Demand       int            `json:"demand_per_instance"`
 	DemandSource string         `json:"demand_source"`
@@ -130,7 +156,10 @@ type SeriesPlan struct {
 	RouterPools  []RouterPools  `json:"router_pools,omitempty"`
 	// Setup is the storm run's connection setup beside the knee; nil
 	// without one (or when it measured another target).
-	Setup    *Setup   `json:"connection_setup,omitempty"`
+	Setup *Setup `json:"connection_setup,omitempty"`
+	// Scaling is the autoscaling fleet's trace at the recommended pool;
+	// nil without a trace.
+	Scaling  *Scaling `json:"scaling,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -139,10 +168,9 @@ func Make(rs []*results.Results, a *analysis.Analysis, o Options) (*Plan, error)
 	if o.Instances < 1 {
 		return nil, fmt.Errorf("instances: %d is not a fleet", o.Instances)
 	}
-	if o.ConnMemoryMiB <= 0 {
-		o.ConnMemoryMiB = DefaultConnMemoryMiB
-	}
-	p := &Plan{Instances: o.Instances, ConnMemoryMiB: o.ConnMemoryMiB}
+	mem := memoryOf(o)
+	o.ConnMemoryMiB = mem.MiB
+	p := &Plan{Instances: o.Instances, ConnMemoryMiB: mem.MiB, Memory: mem, CPU: cpuOf(o)}
 	for _, r := range a.Series {
 		if len(r.Levels) == 0 {
 			continue
@@ -160,6 +188,11 @@ func Make(rs []*results.Results, a *analysis.Analysis, o Options) (*Plan, error)
 	if o.Storm != nil {
 		if err := p.attachSetup(o.Storm, rs); err != nil {
 			return nil, err
+		}
+	}
+	if o.Trace != nil {
+		for i := range p.Series {
+			p.Series[i].Scaling = scalingOf(o.Trace, &p.Series[i], o.Storm)
 		}
 	}
 	return p, nil
@@ -189,7 +222,12 @@ func planSeries(rs []*results.Results, r knee.Report, o Options) SeriesPlan {
 		sp.Demand = max(r.Recommendation.Concurrency, sp.KneeConcurrency, 1)
 		sp.DemandSource = "the measured client's concurrency at its knee"
 	}
-	sp.Limit = learnLimit(rs, r.Target, o.MaxConnections)
+	sp.Limit = limitOf(rs, r.Target, o)
+	sp.Monitors, sp.MonitorsSource = monitorsOf(rs, r.Target, o)
+	if lim := sp.Limit.PerHost; lim != nil {
+		fit := fitPool(*lim, o.Instances, sp.Monitors)
+		sp.FitPool = &fit
+	}
 	for _, pool := range candidatePools(o.Instances, sp.Demand, sp.KneePerHost) {
 		sp.Rows = append(sp.Rows, row(c, o, sp, pool))
 	}
@@ -213,8 +251,8 @@ func row(c curve, o Options, sp SeriesPlan, pool int) Row {
 	calls := x / sp.OpsPerCall
 	rw := Row{
 		MaxPoolSize:        pool,
-		ConnectionsPerHost: o.Instances * (pool + monitoringPerInstance),
-		MemoryMiBPerHost:   float64(o.Instances*(pool+monitoringPerInstance)) * o.ConnMemoryMiB,
+		ConnectionsPerHost: o.Instances * (pool + sp.Monitors),
+		MemoryMiBPerHost:   float64(o.Instances*(pool+sp.Monitors)) * o.ConnMemoryMiB,
 		InFlightPerHost:    held / k,
 		OpsPerS:            x,
 		CallsPerS:          calls,
@@ -263,19 +301,19 @@ func recommend(c curve, o Options, sp *SeriesPlan) Recommendation {
 			sp.KneePerHost, sp.KneeConcurrency, sp.MeasuredClients, sp.Serving, n, pool, n*pool, sp.KneePerHost))
 	}
 	if lim := sp.Limit.PerHost; lim != nil {
-		fit := *lim/n - monitoringPerInstance
+		fit := fitPool(*lim, n, sp.Monitors)
 		if fit < pool {
 			if fit < 1 {
-				reasons = append(reasons, fmt.Sprintf("even maxPoolSize 1 needs %d connections per host, over the limit of %d: the fleet cannot connect in full", n*(1+monitoringPerInstance), *lim))
+				reasons = append(reasons, fmt.Sprintf("even maxPoolSize 1 needs %d connections per host, over the limit of %d: the fleet cannot connect in full", n*(1+sp.Monitors), *lim))
 			} else {
-				reasons = append(reasons, fmt.Sprintf("the connection limit of %d per host (%s) allows at most %d per instance after %d monitoring connections", *lim, sp.Limit.Source, fit, monitoringPerInstance))
+				reasons = append(reasons, fmt.Sprintf("the connection limit of %d per host (%s) allows at most %d per instance after %d monitoring connections", *lim, sp.Limit.Source, fit, sp.Monitors))
 				pool = fit
 			}
 		}
 	} else {
 		reasons = append(reasons, "the server's connection limit is unknown (no connections in the telemetry): give --max-connections to check it")
 	}
-	rec := Recommendation{MaxPoolSize: pool, ConnectionsPerHost: n * (pool + monitoringPerInstance)}
+	rec := Recommendation{MaxPoolSize: pool, ConnectionsPerHost: n * (pool + sp.Monitors)}
 	at := row(c, o, *sp, pool)
 	rec.LimitPct = at.LimitPct
 	next := row(c, o, *sp, pool*2)

@@ -26,13 +26,19 @@ type OpenPlan struct {
 	// PerInstanceRate is CarriedRate / N; ServiceMs the measured mean time
 	// a call held connections (open_loop.service_ms.mean), and
 	// InFlightPerHost the mean in flight per instance per host.
-	PerInstanceRate float64        `json:"per_instance_rate"`
-	ServiceMs       float64        `json:"service_ms"`
-	InFlightPerHost float64        `json:"in_flight_per_instance_per_host"`
-	Limit           Limit          `json:"limit"`
-	Recommended     Recommendation `json:"recommendation"`
-	Setup           *Setup         `json:"connection_setup,omitempty"`
-	Warnings        []string       `json:"warnings,omitempty"`
+	PerInstanceRate float64 `json:"per_instance_rate"`
+	ServiceMs       float64 `json:"service_ms"`
+	InFlightPerHost float64 `json:"in_flight_per_instance_per_host"`
+	Limit           Limit   `json:"limit"`
+	// Monitors is each instance's connections to every host beside its
+	// pool (see SeriesPlan).
+	Monitors       int    `json:"monitors_per_instance"`
+	MonitorsSource string `json:"monitors_source"`
+	// FitPool is the largest maxPoolSize within the limit (see SeriesPlan).
+	FitPool     *int           `json:"largest_pool_within_limit,omitempty"`
+	Recommended Recommendation `json:"recommendation"`
+	Setup       *Setup         `json:"connection_setup,omitempty"`
+	Warnings    []string       `json:"warnings,omitempty"`
 }
 
 // planOpen plans the fleet from one open-loop series; false when no rate
@@ -58,17 +64,20 @@ func planOpen(rs []*results.Results, r openloop.Report, o Options) (OpenPlan, bo
 	op.PerInstanceRate = float64(op.CarriedRate) / float64(n)
 	op.InFlightPerHost = op.PerInstanceRate / float64(k) * op.ServiceMs / 1000
 	pool := max(poissonAtLeast(op.InFlightPerHost, poissonQuantile), 1)
-	op.Limit = learnLimit(rs, r.Target, o.MaxConnections)
-	rec := Recommendation{MaxPoolSize: pool, ConnectionsPerHost: n * (pool + monitoringPerInstance)}
+	op.Limit = limitOf(rs, r.Target, o)
+	op.Monitors, op.MonitorsSource = monitorsOf(rs, r.Target, o)
+	rec := Recommendation{MaxPoolSize: pool, ConnectionsPerHost: n * (pool + op.Monitors)}
 	rec.Reasons = append(rec.Reasons,
 		fmt.Sprintf("the deployment carried %d calls/s (%s) with maxPoolSize %d per client over %d client(s): %.1f calls/s per instance", op.CarriedRate, r.Rule, op.MeasuredPool, op.MeasuredClients, op.PerInstanceRate),
 		fmt.Sprintf("a call held connections %.2f ms on average (open_loop.service_ms): %.3f calls in flight per instance per host (Little's law, over %d serving host(s))", op.ServiceMs, op.InFlightPerHost, k),
 		fmt.Sprintf("taken as Poisson (M/G/∞), %d connections hold them %.1f %% of the time", pool, 100*poissonQuantile))
 	if lim := op.Limit.PerHost; lim != nil {
+		fit := fitPool(*lim, n, op.Monitors)
+		op.FitPool = &fit
 		pct := 100 * float64(rec.ConnectionsPerHost) / float64(*lim)
 		rec.LimitPct = &pct
 		if rec.ConnectionsPerHost > *lim {
-			rec.Reasons = append(rec.Reasons, fmt.Sprintf("%d connections per host is over the limit of %d (%s)", rec.ConnectionsPerHost, *lim, op.Limit.Source))
+			rec.Reasons = append(rec.Reasons, fmt.Sprintf("%d connections per host (%d monitoring per instance) is over the limit of %d (%s)", rec.ConnectionsPerHost, op.Monitors, *lim, op.Limit.Source))
 		}
 	}
 	rec.Statement = fmt.Sprintf("%s at %s calls/s per instance", instancesText(n), rateText(op.PerInstanceRate))

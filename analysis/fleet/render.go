@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -127,12 +128,9 @@ func (s SeriesPlan) section(p *Plan) Section {
 	sec.Facts = append(sec.Facts, fmt.Sprintf("knee: concurrency %d per client × %d client(s) = %.0f calls in flight, %.0f ops/s (%s confidence); %.0f per host over %d serving host(s): %s",
 		s.KneeConcurrency, s.MeasuredClients, s.KneeInFlight, s.KneeOpsPerS, s.KneeConfidence, s.KneePerHost, s.Serving, textfmt.Escape(s.Why)))
 	sec.Facts = append(sec.Facts, s.Setup.facts()...)
-	sec.Facts = append(sec.Facts, fmt.Sprintf("demand: %d callers per instance (%s); connections per host count %d monitoring connections per instance", s.Demand, s.DemandSource, monitoringPerInstance))
-	lim := "connection limit per host: unknown (" + s.Limit.Source + ")"
-	if s.Limit.PerHost != nil {
-		lim = fmt.Sprintf("connection limit per host: %d (%s); memory at %.3g MiB per connection", *s.Limit.PerHost, s.Limit.Source, p.ConnMemoryMiB)
-	}
-	sec.Facts = append(sec.Facts, lim)
+	sec.Facts = append(sec.Facts, fmt.Sprintf("demand: %d callers per instance (%s)", s.Demand, s.DemandSource))
+	sec.Facts = append(sec.Facts, fmt.Sprintf("monitors: connections per host count %d monitoring connection(s) per instance beside its pool (%s)", s.Monitors, textfmt.Escape(s.MonitorsSource)))
+	sec.Facts = append(sec.Facts, limitFact(p, s.Limit, s.FitPool, s.Monitors), memoryFact(p.Memory))
 	for _, rp := range s.RouterPools {
 		sec.Facts = append(sec.Facts, fmt.Sprintf("mongos %s → shards at the knee (connPoolStats): %s in use, %s created in the window", textfmt.Escape(rp.Router), numText(rp.InUse), numText(rp.Created)))
 	}
@@ -161,7 +159,17 @@ func (s SeriesPlan) section(p *Plan) Section {
 		})
 	}
 	sec.Recommendation, sec.Reasons = s.Recommended.Statement, s.Recommended.Reasons
-	sec.Setup = s.Setup.lines(p.Instances, s.Recommended.MaxPoolSize)
+	if c := p.CPU; c != nil {
+		conns := float64(s.Recommended.ConnectionsPerHost)
+		sec.Reasons = append(slices.Clip(sec.Reasons), fmt.Sprintf("idle, the %.0f connections per host cost the server %.3g ms of CPU per second (%.3g %% of a core; %.3g µs/s each, %.3g to %.3g, %s)",
+			conns, conns*c.USPerS/1000, conns*c.USPerS/1e4, c.USPerS, c.Low, c.High, textfmt.Escape(c.Source)))
+	}
+	if h := len(s.Hosts); h > 1 {
+		pool := s.Recommended.MaxPoolSize
+		sec.Reasons = append(slices.Clip(sec.Reasons), fmt.Sprintf("each instance opens at most (%d + %d) × %d hosts = %d connections, the manual's (maxPoolSize + 2) × members with the monitors as measured or by version: a pool to a host it sends nothing to stays empty unless minPoolSize fills it",
+			pool, s.Monitors, h, (pool+s.Monitors)*h))
+	}
+	sec.Setup = append(s.Setup.lines(p.Instances, s.Recommended.MaxPoolSize, s.Monitors), s.Scaling.lines()...)
 	for _, warn := range s.Warnings {
 		sec.Warnings = append(sec.Warnings, textfmt.Escape(warn))
 	}
@@ -176,7 +184,9 @@ func (o OpenPlan) section(p *Plan) Section {
 	sec := Section{Heading: fmt.Sprintf("fleet of %s, open loop: %s, %s", instancesText(p.Instances), name, topoText(o.Topology)),
 		Facts: o.Setup.facts(), Recommendation: o.Recommended.Statement}
 	sec.Reasons = append(append(sec.Reasons, o.Recommended.Reasons...), "serving hosts: "+textfmt.Escape(o.Why))
-	sec.Setup = o.Setup.lines(p.Instances, o.Recommended.MaxPoolSize)
+	sec.Reasons = append(sec.Reasons, fmt.Sprintf("monitors: %d per instance per host (%s)", o.Monitors, textfmt.Escape(o.MonitorsSource)),
+		limitFact(p, o.Limit, o.FitPool, o.Monitors), memoryFact(p.Memory))
+	sec.Setup = o.Setup.lines(p.Instances, o.Recommended.MaxPoolSize, o.Monitors)
 	sec.Warnings = o.Warnings
 	return sec
 }
@@ -200,6 +210,28 @@ func table(w io.Writer, md bool, cells [][]string) {
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+}
+
+// limitFact says the limit per host, where it comes from, and the
+// largest pool that fits it with the monitors counted.
+func limitFact(p *Plan, l Limit, fit *int, monitors int) string {
+	if l.PerHost == nil {
+		return "connection limit per host: unknown (" + textfmt.Escape(l.Source) + ")"
+	}
+	s := fmt.Sprintf("connection limit per host: %d (%s)", *l.PerHost, textfmt.Escape(l.Source))
+	switch {
+	case fit == nil:
+	case *fit < 1:
+		s += fmt.Sprintf("; %s with %d monitoring connection(s) each do not fit it even at maxPoolSize 1", instancesText(p.Instances), monitors)
+	default:
+		s += fmt.Sprintf("; the largest maxPoolSize within it is %d: %d × (%d + %d monitoring) = %d connections per host", *fit, p.Instances, *fit, monitors, p.Instances*(*fit+monitors))
+	}
+	return s
+}
+
+// memoryFact says the memory per connection and where it comes from.
+func memoryFact(m Memory) string {
+	return fmt.Sprintf("memory per connection: %.3g MiB, %s", m.MiB, textfmt.Escape(m.Source))
 }
 
 func topoText(t string) string {

@@ -233,7 +233,7 @@ func restart(storms []results.StormResult, sat Saturation, n, perHost, hosts int
 }
 
 // statement says the restart in a sentence.
-func (r Restart) statement(n, pool int) string {
+func (r Restart) statement(n, pool, monitors int) string {
 	bound := "about "
 	switch r.Bound {
 	case "lower":
@@ -241,7 +241,7 @@ func (r Restart) statement(n, pool int) string {
 	case "upper":
 		bound = "at most "
 	}
-	s := fmt.Sprintf("maxConnecting %d: %s × (maxPoolSize %d + %d monitoring) = %d connections per host", r.MaxConnecting, instancesText(n), pool, monitoringPerInstance, r.Connections)
+	s := fmt.Sprintf("maxConnecting %d: %s × (maxPoolSize %d + %d monitoring) = %d connections per host", r.MaxConnecting, instancesText(n), pool, monitors, r.Connections)
 	if r.Hosts > 1 {
 		s += fmt.Sprintf(", %d over the %d hosts the storm filled pools on", r.Connections*r.Hosts, r.Hosts)
 	}
@@ -289,13 +289,13 @@ func (s *Setup) facts() []string {
 
 // lines are the restart's consequence for the fleet at pool, with the
 // model they rest on and how the storm's target differs.
-func (s *Setup) lines(n, pool int) []string {
+func (s *Setup) lines(n, pool, monitors int) []string {
 	if s == nil {
 		return nil
 	}
 	var out []string
 	for _, r := range s.Restarts {
-		out = append(out, "restart, "+r.statement(n, pool))
+		out = append(out, "restart, "+r.statement(n, pool, monitors))
 	}
 	out = append(out, "restart model: time = connections per host × hosts / the accept rate the storms measured with as many clients as instances (K = N, the best trial of each K); the server sets connections up at that rate whatever each pool's maxConnecting, paced by the instances below the K where setup saturates and by the server past it; the monitoring connections count as the storm's did (totalCreated)")
 	for _, d := range s.Differences {

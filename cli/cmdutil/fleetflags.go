@@ -102,13 +102,17 @@ func (k *FleetFlags) ReadStorm(ctx context.Context, read ReadOptions) error {
 }
 
 // Plan reads the storm run, if any, and makes the fleet's plan from rs
-// and their analysis a. Input that cannot be planned from is one line
-// naming the flag (a usage error).
-func (k *FleetFlags) Plan(ctx context.Context, read ReadOptions, rs []*results.Results, a *analysis.Analysis) (*fleet.Plan, error) {
+// and their analysis a; more set the options a command adds beyond these
+// flags (fleet's measured costs, named limit and trace). Input that
+// cannot be planned from is one line naming the flag (a usage error).
+func (k *FleetFlags) Plan(ctx context.Context, read ReadOptions, rs []*results.Results, a *analysis.Analysis, more ...func(*fleet.Options)) (*fleet.Plan, error) {
 	if err := k.ReadStorm(ctx, read); err != nil {
 		return nil, err
 	}
 	o := k.options()
+	for _, set := range more {
+		set(&o)
+	}
 	p, err := fleet.Make(rs, a, o)
 	var mis *fleet.MismatchError
 	switch {
@@ -137,6 +141,12 @@ func (k *FleetFlags) Options() *fleet.Options {
 	return &o
 }
 
+// options leave ConnMemoryMiB 0 unless --conn-memory was given, so the
+// plan says its figure is the assumption rather than the user's.
 func (k *FleetFlags) options() fleet.Options {
-	return fleet.Options{Instances: k.instances, Concurrency: k.concurrency, MaxConnections: k.maxConnections, ConnMemoryMiB: k.connMemory, Storm: k.stormRun}
+	o := fleet.Options{Instances: k.instances, Concurrency: k.concurrency, MaxConnections: k.maxConnections, Storm: k.stormRun}
+	if k.set != nil && k.set.Changed("conn-memory") {
+		o.ConnMemoryMiB = k.connMemory
+	}
+	return o
 }

@@ -21,6 +21,7 @@ import (
 type Options struct {
 	files    []string // the results files named as arguments
 	fleet    cmdutil.FleetFlags
+	plan     planFlags
 	format   string
 	out      string
 	analysis cmdutil.KneeFlags
@@ -32,7 +33,7 @@ type Options struct {
 func NewCmdFleet(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
 	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
-		Use:   "fleet RESULTS.jsonl… --instances N",
+		Use:   "fleet [RESULTS.jsonl…] --instances N",
 		Short: "Size maxPoolSize for N application instances from one client's measured knee",
 		Long: `fleet reads results files and plans for a fleet of N instances, each with its own pool
 to every host: the maxPoolSize per instance that keeps the fleet's calls in flight per host
@@ -44,20 +45,41 @@ throughput from the measured curve and the expected pool wait (Little's law), an
 recommendation with its reasons. Open-loop runs (sweep --rate) give the rate per instance
 instead. --storm adds a storm run of the same deployment (poolsweep storm): where
 connection setup saturated the server, beside the knee, and how long a restart of the
-whole fleet takes before its pools are full. The model and its assumptions: docs/fleet.md.`,
+whole fleet takes before its pools are full. --costs takes the memory per connection and
+the monitors per client from a connection sweep (sweep --clients LIST at one rate) instead
+of the 1 MiB assumption; --limit atlas:M30 takes an Atlas tier's connection limit.
+--instances-trace (or --rate-trace with --rate-per-instance) plans an autoscaling fleet:
+its peak connections per host against the limit, its pools at rest (--min-pool,
+--max-idle), and how long each scale-out takes to warm its pools (with --storm). The model
+and its assumptions: docs/fleet.md.`,
 		Example: `  poolsweep fleet poolsweep-out/20261130-101500-1a2b/results.jsonl --instances 40
   poolsweep fleet run/results.jsonl --instances 200 --max-connections 20000 --format markdown -o fleet.md
   poolsweep fleet run/results.jsonl --instances 10 --concurrency 32 --format json
-  poolsweep fleet run/results.jsonl --instances 40 --storm storm.jsonl`,
-	}, "fleet: give one or more results.jsonl files", func(ctx context.Context, args []string) error {
+  poolsweep fleet run/results.jsonl --instances 40 --storm storm.jsonl
+  poolsweep fleet --instances 400 --limit atlas:M30 --costs conns/results.jsonl
+  poolsweep fleet run/results.jsonl --instances-trace pods.csv --min-pool 2 --max-idle 60s --storm storm.jsonl
+  poolsweep fleet run/results.jsonl --rate-trace traffic.csv --rate-per-instance 200 --limit atlas:M40`,
+	}, "", func(ctx context.Context, args []string) error {
 		o.files = args
+		if err := o.plan.check(o.fleet.Instances()); err != nil {
+			return err
+		}
+		if len(o.files) == 0 {
+			// The connection sweep is itself a run to plan from: its
+			// rates and pools, beside the costs it measured.
+			if o.plan.costs == "" {
+				return errext.Usagef("fleet: give one or more results.jsonl files (or --costs alone)")
+			}
+			o.files = []string{o.plan.costs}
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
 		return o.run(ctx, e, o.files)
 	})
 	f := cmd.Flags()
-	o.fleet.Add(f, "required", true)
+	o.fleet.Add(f, "required without a trace", true)
+	o.plan.add(f)
 	cmdutil.ChoiceVar(f, &o.format, "format", fleet.FormatText, []string{fleet.FormatText, fleet.FormatMarkdown, fleet.FormatJSON}, false, "output format: text, markdown or json")
 	cmdutil.TextVarP(f, &o.out, "out", "o", "", "a file, written through outfile", nil, "write the plan to this file instead of standard output")
 	o.analysis.Add(f)
@@ -66,14 +88,11 @@ whole fleet takes before its pools are full. The model and its assumptions: docs
 }
 
 func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
-	if o.fleet.Instances() < 1 {
-		return errext.Usagef("--instances: required (the application instances, from 1 to %d)", cmdutil.MaxFleetInstances)
-	}
 	if o.out != "" {
 		if err := outfile.Check(o.out); err != nil {
 			return errext.Usagef("-o: %w", err)
 		}
-		if err := cmdutil.NotInput("-o", o.out, append(cmdutil.FileArgs("results file", args), o.fleet.Inputs()...)); err != nil {
+		if err := cmdutil.NotInput("-o", o.out, append(append(cmdutil.FileArgs("results file", args), o.fleet.Inputs()...), o.plan.inputs()...)); err != nil {
 			return err
 		}
 	}
@@ -81,11 +100,17 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	if err != nil {
 		return err
 	}
+	// The traces and the costs first: a bad row is found before the
+	// results files, which may be large, are read.
+	more, err := o.plan.options(ctx, o.read, o.fleet.Instances())
+	if err != nil {
+		return err
+	}
 	rs, err := o.read.Files(ctx, args, e.Stderr)
 	if err != nil {
 		return err
 	}
-	p, err := o.fleet.Plan(ctx, o.read, rs, analysis.Of(rs, opts))
+	p, err := o.fleet.Plan(ctx, o.read, rs, analysis.Of(rs, opts), more)
 	if err != nil {
 		return err
 	}
