@@ -339,3 +339,41 @@ func TestRouterPoolBoundThroughput(t *testing.T) {
 	}
 	check(6)
 }
+
+// TestRouterPoolSpec: the router_* pool keys parse, print back and are
+// refused where they mean nothing or are out of range.
+func TestRouterPoolSpec(t *testing.T) {
+	s, err := ParseSpec("shards=2,router_pools=4,router_pool_max=8,router_pool_min=0,router_max_connecting=3,router_host_timeout=90s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RouterPools != 4 || s.RouterPoolMax != 8 || s.RouterPoolMin != 0 || !s.RouterPoolMinSet || s.RouterMaxConnecting != 3 || s.RouterHostTimeout != 90*time.Second {
+		t.Fatalf("parsed %+v", s)
+	}
+	back, err := ParseSpec(s.String())
+	if err != nil || back != s {
+		t.Fatalf("%s parses back to %+v, %v", s, back, err)
+	}
+	if got := s.RouterPoolLimit(); got != 1*4*8 {
+		t.Errorf("RouterPoolLimit = %v, want routers·t·m = 32", got)
+	}
+	plain, _ := ParseSpec("shards=2")
+	if strings.Contains(plain.String(), "router_pool") {
+		t.Errorf("a spec without the keys prints them: %s", plain)
+	}
+	for spec, want := range map[string]string{
+		"router_pools=2":                      "need shards=N",
+		"shards=1,router_pools=0":             "router_pools=0: must be at least 1",
+		"shards=1,router_pools=65":            "router_pools=65: must be between 1 and 64",
+		"shards=1,router_pool_max=0":          "router_pool_max=0: must be at least 1",
+		"shards=1,router_pool_min=-1":         "router_pool_min=-1: must be between 0",
+		"shards=1,router_max_connecting=x":    "router_max_connecting=x: not an integer",
+		"shards=1,router_host_timeout=0s":     "router_host_timeout=0: must be at least 1",
+		"shards=1,router_host_timeout=1500us": "must be whole milliseconds",
+	} {
+		_, err := ParseSpec(spec)
+		if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
+		}
+	}
+}

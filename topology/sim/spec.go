@@ -225,7 +225,11 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // Spec.IngressLimiter). test_commands=true enables test commands
 // (configureFailPoint; Spec.TestCommands); router_restart=D (shards only,
 // default 5s) is how long the simulator's routerRestart event keeps a
-// router down.
+// router down. router_pools=T, router_pool_max=M, router_pool_min=N,
+// router_max_connecting=C and router_host_timeout=D (shards only) size
+// each router's pools to its shards as a mongos's taskExecutorPoolSize and
+// ShardingTaskExecutorPool{MaxSize,MinSize,MaxConnecting,HostTimeoutMS}
+// do (spec_routerpool.go; defaults the version's).
 // rs=N (1 to 7) starts a replica set of N members instead of a standalone,
 // with repl_lag=1ms, election=300ms and repl_writers=16 unless given; rs and
 // shards are exclusive, and the replica-set keys without rs are refused.
