@@ -79,24 +79,39 @@ type routerPools struct {
 // created counts the connections this pool has opened since it was made;
 // a pool dropped at its host timeout starts again from nothing, and one
 // that never opened a connection is not reported, as on a real mongos.
+//
+// A connection is held in model time, as slots are (slotPool): an op
+// that has booked its shard work gives its connection back as of that
+// work's booked finish, so the next op's work is booked from that instant
+// and the host's scheduling delays make replies late without lowering
+// what the pool carries. idle holds each returned connection's free-from
+// time, earliest first; one not free yet is in use in connPoolStats.
 type hostPool struct {
 	rp    *routerPools
 	shard int
 	mu    sync.Mutex
 	// live: the pool exists (a request made it, or the router warmed it)
 	// and keeps minSize connections.
-	live                             bool
-	inUse, idle, connecting, created int
-	waiters                          []*poolWaiter
+	live bool
+	// held: connections taken and not yet given back (an op before its
+	// booking); idle: the others' free-from times.
+	held, connecting, created int
+	idle                      []time.Time
+	// opening is when each connection being opened will be ready.
+	opening []time.Time
+	waiters []*poolWaiter
 	// gen changes when the pool is dropped, so that a host-timeout timer
 	// or an open begun before knows it is stale.
 	gen   int
 	timer *time.Timer
 }
 
+// poolWaiter is an op waiting for a connection; at is when the one it
+// was granted is free.
 type poolWaiter struct {
 	ready   chan struct{}
 	granted bool
+	at      time.Time
 }
 
 // newRouterPools builds a router's pools from its spec and version.
@@ -213,141 +228,220 @@ func (rp *routerPools) openCost() bool {
 }
 
 // acquire waits for a connection of this pool, opening one when none is
-// idle and the pool may grow.
-func (p *hostPool) acquire(ctx context.Context) error {
+// free and the pool may grow, and returns when (model time) it is free.
+func (p *hostPool) acquire(ctx context.Context) (time.Time, error) {
 	p.mu.Lock()
 	p.live = true
 	p.stopTimerLocked()
-	if p.idle > 0 {
-		p.idle--
-		p.inUse++
+	if len(p.idle) > 0 && p.freeLocked(time.Now()) > 0 {
+		at := p.idle[0]
+		p.idle = p.idle[1:]
+		p.held++
 		p.mu.Unlock()
-		return nil
+		return at, nil
 	}
 	w := &poolWaiter{ready: make(chan struct{})}
 	p.waiters = append(p.waiters, w)
 	p.spawnLocked()
+	p.matchLocked()
 	p.mu.Unlock()
 	select {
 	case <-w.ready:
-		return nil
+		return w.at, nil
 	case <-ctx.Done():
 		p.mu.Lock()
 		if w.granted {
 			p.mu.Unlock()
-			p.release()
-			return ctx.Err()
+			p.release(w.at)
+			return time.Time{}, ctx.Err()
 		}
 		p.waiters = slices.DeleteFunc(p.waiters, func(x *poolWaiter) bool { return x == w })
 		p.armLocked()
 		p.mu.Unlock()
-		return ctx.Err()
+		return time.Time{}, ctx.Err()
 	}
 }
 
-// release returns a connection: to the first waiter, else idle; one
+// release gives a connection back as of at: to a waiter, else idle; one
 // beyond a MaxSize lowered meanwhile is closed instead.
-func (p *hostPool) release() {
+func (p *hostPool) release(at time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.inUse--
-	if len(p.waiters) > 0 {
-		p.grantLocked()
-		return
-	}
-	if m := p.rp.maxSize.Load(); m > 0 && p.inUse+p.idle+1 > int(m) {
+	p.held--
+	if m := p.rp.maxSize.Load(); m > 0 && len(p.waiters) == 0 && p.held+len(p.idle)+p.connecting+1 > int(m) {
 		p.rp.f.shards[p.shard].openConns.Add(-1)
 		p.armLocked()
 		return
 	}
-	p.idle++
+	p.addIdleLocked(at)
+	p.matchLocked()
 	p.armLocked()
 }
 
-// grantLocked hands a connection to the first waiter.
-func (p *hostPool) grantLocked() {
-	w := p.waiters[0]
-	p.waiters = p.waiters[1:]
-	w.granted = true
-	p.inUse++
+func (p *hostPool) addIdleLocked(at time.Time) {
+	i, _ := slices.BinarySearchFunc(p.idle, at, time.Time.Compare)
+	p.idle = slices.Insert(p.idle, i, at)
+}
+
+// matchLocked hands idle connections to waiters in model time: the
+// waiters in turn take whichever is free first, an idle connection (free
+// from a time that may be still to come) or a new one (ready at a time
+// known when its opening began, and each opening followed by another as
+// long as the pool may grow). Those new connections will serve first wait
+// for them; the others get an idle connection now, free from its time.
+func (p *hostPool) matchLocked() {
+	for len(p.waiters) > 0 && len(p.idle) > 0 {
+		at := p.idle[0]
+		sooner := p.soonerLocked(at)
+		if len(p.waiters) <= sooner {
+			return
+		}
+		p.idle = p.idle[1:]
+		p.grantLocked(sooner, at)
+	}
+}
+
+// soonerLocked is how many new connections will be ready no later than
+// at: each one opening, and those the pool opens after it, one per
+// connection's setup (accept_cost + setup_latency; an acceptor busy with
+// others makes them later), while it may grow.
+func (p *hostPool) soonerLocked(at time.Time) int {
+	d := p.rp.f.d
+	c := d.spec.AcceptCost + d.spec.SetupLatency
+	growth := math.MaxInt
+	if m := p.rp.maxSize.Load(); m > 0 {
+		growth = int(m) - (p.held + len(p.idle) + p.connecting)
+	}
+	n := 0
+	for _, r := range p.opening {
+		if r.After(at) {
+			continue
+		}
+		n++
+		if c > 0 && growth > 0 {
+			more := min(int(at.Sub(r)/c), growth)
+			n += more
+			growth -= more
+		}
+	}
+	return n
+}
+
+// grantLocked hands a connection free from at to waiter i.
+func (p *hostPool) grantLocked(i int, at time.Time) {
+	w := p.waiters[i]
+	p.waiters = slices.Delete(p.waiters, i, i+1)
+	w.granted, w.at = true, at
+	p.held++
 	close(w.ready)
 }
 
 // spawnLocked opens connections while the pool is below its target (its
 // requests, at least MinSize, at most MaxSize) and fewer than
-// MaxConnecting are opening.
+// MaxConnecting are opening. Each waits its turn at the shard's acceptor
+// (accept_cost) and then setup_latency, both booked now, so when it will
+// be ready is known from the start.
 func (p *hostPool) spawnLocked() {
 	rp := p.rp
-	target := max(p.inUse+len(p.waiters), int(rp.minSize.Load()))
-	if m := rp.maxSize.Load(); m > 0 {
-		target = min(target, int(m))
-	}
-	for p.inUse+p.idle+p.connecting < target && p.connecting < int(rp.maxConnecting.Load()) {
+	d := rp.f.d
+	for p.spawnable(time.Now()) {
+		now := time.Now()
 		if !rp.openCost() {
-			p.openedLocked()
+			p.openedLocked(now)
 			continue
 		}
+		ready := now
+		if a := d.shardFronts[p.shard].acceptor; a != nil {
+			ready = a.bookAt(now, kindCommand, d.spec.AcceptCost)
+		}
+		ready = ready.Add(d.spec.SetupLatency)
 		p.connecting++
-		d := rp.f.d
+		p.opening = append(p.opening, ready)
 		d.wg.Add(1)
 		go func(gen int) {
 			defer d.wg.Done()
-			p.open(gen)
+			p.open(gen, ready)
 		}(p.gen)
 	}
 }
 
-// open sets up one connection to the shard: a turn at the shard's
-// acceptor, then the setup's round trips.
-func (p *hostPool) open(gen int) {
+// spawnable says whether the pool opens another connection now: it is
+// below its target (the connections taken or not free yet, and the
+// requests waiting; at least MinSize, at most MaxSize) and fewer than
+// MaxConnecting are opening.
+func (p *hostPool) spawnable(now time.Time) bool {
+	rp := p.rp
+	free := p.freeLocked(now)
+	target := max(p.held+len(p.idle)-free+len(p.waiters), int(rp.minSize.Load()))
+	if m := rp.maxSize.Load(); m > 0 {
+		target = min(target, int(m))
+	}
+	return p.held+len(p.idle)+p.connecting < target && p.connecting < int(rp.maxConnecting.Load())
+}
+
+// freeLocked is how many idle connections are free at now (idle is
+// earliest first).
+func (p *hostPool) freeLocked(now time.Time) int {
+	n, _ := slices.BinarySearchFunc(p.idle, now, func(at, now time.Time) int {
+		if at.After(now) {
+			return 1
+		}
+		return -1
+	})
+	return n
+}
+
+// open waits until a connection being opened is ready and adds it.
+func (p *hostPool) open(gen int, ready time.Time) {
 	d := p.rp.f.d
-	sf := d.shardFronts[p.shard]
-	var err error
-	if sf.acceptor != nil {
-		err = sf.acceptor.run(d.ctx, d.sleeper, kindCommand, d.spec.AcceptCost)
-	}
-	if err == nil && d.spec.SetupLatency > 0 {
-		err = d.sleeper.until(d.ctx, time.Now().Add(d.spec.SetupLatency))
-	}
+	err := d.sleeper.until(d.ctx, ready)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.gen != gen {
 		return // the pool was dropped meanwhile; its count started again
 	}
 	p.connecting--
-	if err != nil {
-		return
+	if i := slices.IndexFunc(p.opening, ready.Equal); i >= 0 {
+		p.opening = slices.Delete(p.opening, i, i+1)
 	}
-	p.openedLocked()
-	p.spawnLocked()
+	if err == nil {
+		p.openedLocked(ready)
+		p.spawnLocked()
+	}
+	p.matchLocked()
 }
 
-// openedLocked adds a newly set-up connection: to the first waiter, else
-// idle.
-func (p *hostPool) openedLocked() {
+// openedLocked adds a connection set up as of at: to the first waiter,
+// else idle.
+func (p *hostPool) openedLocked(at time.Time) {
 	p.created++
 	sh := p.rp.f.shards[p.shard]
 	sh.openConns.Add(1)
 	sh.routerCreated.Add(1)
 	if len(p.waiters) > 0 {
-		p.grantLocked()
+		p.grantLocked(0, at)
 		return
 	}
-	p.idle++
+	p.addIdleLocked(at)
 	p.armLocked()
 }
 
 // armLocked starts the host timeout when the pool has nothing to do: no
-// connection in use, no request waiting, none opening.
+// connection taken, no request waiting, none opening; it counts from when
+// the last connection is free.
 func (p *hostPool) armLocked() {
-	if !p.live || p.inUse > 0 || len(p.waiters) > 0 || p.connecting > 0 || p.timer != nil {
+	if !p.live || p.held > 0 || len(p.waiters) > 0 || p.connecting > 0 || p.timer != nil {
 		return
 	}
 	gen := p.gen
-	p.timer = time.AfterFunc(time.Duration(p.rp.hostTimeoutMS.Load())*time.Millisecond, func() {
+	wait := time.Duration(p.rp.hostTimeoutMS.Load()) * time.Millisecond
+	if n := len(p.idle); n > 0 {
+		wait += max(time.Until(p.idle[n-1]), 0)
+	}
+	p.timer = time.AfterFunc(wait, func() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		if p.gen != gen || p.inUse > 0 || len(p.waiters) > 0 || p.connecting > 0 {
+		if p.gen != gen || p.held > 0 || len(p.waiters) > 0 || p.connecting > 0 {
 			return
 		}
 		p.timer = nil
@@ -368,12 +462,13 @@ func (p *hostPool) stopTimerLocked() {
 // come back to the pool that follows.
 func (p *hostPool) dropLocked() {
 	p.stopTimerLocked()
-	p.rp.f.shards[p.shard].openConns.Add(-int64(p.idle))
-	p.idle = 0
-	p.created = p.inUse
+	p.rp.f.shards[p.shard].openConns.Add(-int64(len(p.idle)))
+	p.idle = nil
+	p.created = p.held
 	p.connecting = 0
+	p.opening = nil
 	p.gen++
-	p.live = p.inUse > 0 || len(p.waiters) > 0
+	p.live = p.held > 0 || len(p.waiters) > 0
 	if p.live {
 		p.spawnLocked()
 	}
@@ -389,10 +484,13 @@ func (c *poolCounts) add(o poolCounts) {
 	c.refreshing += o.refreshing
 }
 
+// counts are the pool's counts now: a connection given back as of a time
+// still to come is in use until then.
 func (p *hostPool) counts() poolCounts {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return poolCounts{inUse: p.inUse, available: p.idle, created: p.created}
+	free := p.freeLocked(time.Now())
+	return poolCounts{inUse: p.held + len(p.idle) - free, available: free, created: p.created}
 }
 
 // totals sums every pool of the router (the simulator's own Stats).

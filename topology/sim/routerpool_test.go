@@ -377,3 +377,35 @@ func TestRouterPoolSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestRouterPoolBoundClusterLoses: three shards that together carry 3×
+// a standalone lose to it when their routers' pools are small: the
+// cluster's peak is the pools' m·t/s per shard host (3 × 2/10ms = 600
+// ops/s), not its shards' slots (2400), while the standalone carries
+// 8/10ms = 800.
+func TestRouterPoolBoundClusterLoses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("closed loops for ~3 s")
+	}
+	alone := startSim(t, "slots=8,service=10ms")
+	loadKeys(t, alone.URI())
+	cluster := startSim(t, "shards=3,slots=8,service=10ms,router_slots=256,router_pool_max=2,router_max_connecting=1")
+	loadKeys(t, cluster.URI())
+	a := closedLoop(t, alone.URI(), 48, 300*time.Millisecond, time.Second)
+	c := closedLoop(t, cluster.URI(), 48, 300*time.Millisecond, time.Second)
+	want := cluster.Spec().Throughput(48, 1)
+	t.Logf("standalone %.0f ops/s (model %.0f); cluster %.0f (model %.0f, %.2f); load host: %s / %s",
+		a.opsPerS, alone.Spec().Throughput(48, 1), c.opsPerS, want, c.opsPerS/want, hostSummary(a), hostSummary(c))
+	if want != 600 {
+		t.Fatalf("the model's cluster throughput is %.0f, want 3 × m·t/s = 600", want)
+	}
+	if c.opsPerS > 1.1*want {
+		t.Errorf("the cluster carries %.0f ops/s, above its routers' pools' %.0f", c.opsPerS, want)
+	}
+	if c.opsPerS < 0.9*want && !c.excused(t, fmt.Sprintf("cluster %.0f ops/s below %.0f", c.opsPerS, want)) {
+		t.Errorf("the cluster carries %.0f ops/s, want its routers' pools' %.0f within 10%%", c.opsPerS, want)
+	}
+	if c.opsPerS >= a.opsPerS && !a.excused(t, "the standalone's level is depressed") {
+		t.Errorf("the cluster (%.0f ops/s) does not lose to the standalone (%.0f)", c.opsPerS, a.opsPerS)
+	}
+}

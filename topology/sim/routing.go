@@ -35,15 +35,22 @@ func (f *frontend) routerStep(ctx context.Context, kind opKind) error {
 func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*store)) error {
 	sh := f.shards[i]
 	var start time.Time
+	var conn *hostPool
+	arrival := time.Now()
 	if f.router {
 		// The op waits for a connection of its executor's pool to the
-		// shard (routerpool.go) before the shard's slot.
-		p := f.rpools.pick(i)
-		if err := p.acquire(ctx); err != nil {
+		// shard (routerpool.go) before the shard's slot, and arrives at
+		// the shard when the connection is free (model time).
+		conn = f.rpools.pick(i)
+		at, err := conn.acquire(ctx)
+		if err != nil {
 			return err
 		}
-		defer p.release()
 		start = time.Now()
+		arrival = start
+		if at.After(start) {
+			arrival = at
+		}
 	}
 	spec := f.d.spec
 	service := serviceTime(f.baseService(ctx, sh), spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
@@ -55,7 +62,12 @@ func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*sto
 		factor *= f.slowRouted.at(now)
 	}
 	service = slowed(service, factor)
-	if err := sh.pool(kind).run(ctx, f.d.sleeper, kind, service); err != nil {
+	finish := sh.pool(kind).bookAt(arrival, kind, service)
+	if conn != nil {
+		// The connection is the next op's from the booked finish on.
+		conn.release(finish)
+	}
+	if err := f.d.sleeper.until(ctx, finish); err != nil {
 		return err
 	}
 	// The data op takes effect at the end of its modeled service time: on
