@@ -119,7 +119,13 @@
 //
 // (Spec.RouterPoolLimit: all routers together hold routers·t·m ops in
 // flight to a host), however many slots the shard has: the router-pool
-// bound a cluster can lose to a standalone by. The parameters are in the
+// bound a cluster can lose to a standalone by. Connections are held in
+// model time, as slots are: an op gives its connection back as of its
+// shard work's booked finish, a new connection is ready when its acceptor
+// turn and setup, booked as its opening begins, end, and a waiting op
+// takes whichever is free first; so this host's scheduling delays make
+// replies late without lowering the bound (TestRouterPoolBoundThroughput
+// holds the Go driver to it within 10%). The parameters are in the
 // server's parameter table, so getParameter reads them and setParameter
 // changes them on a 4.2+ router while it runs (MaxSize, MinSize,
 // MaxConnecting, HostTimeoutMS, with the server's validators: MaxSize and
