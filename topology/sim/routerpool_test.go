@@ -409,3 +409,44 @@ func TestRouterPoolBoundClusterLoses(t *testing.T) {
 		t.Errorf("the cluster (%.0f ops/s) does not lose to the standalone (%.0f)", c.opsPerS, a.opsPerS)
 	}
 }
+
+// TestRouterPoolResize: parameters set while the router runs reshape its
+// live pools: a lowered MaxSize closes connections as they come back, a
+// raised MinSize opens connections at once.
+func TestRouterPoolResize(t *testing.T) {
+	d := startAlone(t, "shards=1,slots=64,service=200ms,router_pool_min=0,version=8.0")
+	f := d.fronts[0]
+	burst := func() {
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				if err := f.onShard(context.Background(), 0, kindRead, func(*store) {}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	open := func() int64 { return d.shards[0].openConns.Load() }
+	set := func(name string, v int32) {
+		t.Helper()
+		if err := lookupParam(f, name).set(f, rawParam(t, v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	burst()
+	if n := open(); n != 8 {
+		t.Fatalf("8 ops at once opened %d connections, want 8", n)
+	}
+	set("ShardingTaskExecutorPoolMaxSize", 2)
+	burst()
+	if n, c := open(), f.rpools.totals(); n != 2 || c.inUse+c.available != 2 {
+		t.Errorf("after MaxSize 2 and a burst: %d open to the shard, pool %+v; want 2", n, c)
+	}
+	set("ShardingTaskExecutorPoolMinSize", 2)
+	set("ShardingTaskExecutorPoolMaxSize", 10)
+	set("ShardingTaskExecutorPoolMinSize", 5)
+	if n := open(); n != 5 {
+		t.Errorf("after MinSize 5: %d open to the shard, want 5 at once", n)
+	}
+}
