@@ -60,6 +60,9 @@ type shard struct {
 	// openConns is the connection count conn_cost multiplies: client
 	// connections for a standalone, router→shard connections for a shard.
 	openConns atomic.Int64
+	// routerCreated counts the connections routers have opened to a
+	// shard, for its connections.totalCreated.
+	routerCreated atomic.Int64
 	// slow is the slowdown in force on this data (the slow event).
 	slow slowState
 }
@@ -97,7 +100,7 @@ type frontend struct {
 	// nil on a standalone. A mongos reports no tickets, so serverStatus
 	// never shows it.
 	exec    *slotPool
-	pools   []*connPool // router→shard connection pools, routers only
+	rpools  *routerPools // the router's pools to its shards, routers only
 	cursors *cursorTable
 	tel     telemetry
 	// acceptor sets up new connections one at a time (accept_cost); nil
@@ -247,9 +250,6 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 			f.router = true
 			f.exec = newSlotPool(spec.RouterSlots)
 			f.shards = d.shards
-			for _, sh := range d.shards {
-				f.pools = append(f.pools, &connPool{shard: sh})
-			}
 		default:
 			// The standalone, or member i of the replica set.
 			f.shard = d.shards[i]
@@ -259,6 +259,12 @@ func Start(ctx context.Context, spec Spec, opts ...Option) (*Deployment, error) 
 	}
 	if spec.ReplicaSet() {
 		d.rs = newReplSet(d)
+	}
+	for _, f := range d.fronts {
+		if f.router {
+			f.rpools = newRouterPools(f)
+			f.rpools.warm()
+		}
 	}
 	for _, f := range d.listening() {
 		d.wg.Add(1)
@@ -357,6 +363,11 @@ func (d *Deployment) Close() error {
 			f.mu.Unlock()
 		}
 		d.wg.Wait()
+		for _, f := range d.fronts {
+			if f.rpools != nil {
+				f.rpools.stop()
+			}
+		}
 		d.closeErr = errors.Join(errs...)
 	})
 	return d.closeErr
@@ -420,7 +431,7 @@ func (f *frontend) serveConn(c net.Conn) {
 	f.tel.connCurrent.Add(1)
 	f.tel.connCreated.Add(1)
 	// A standalone's client connections are what conn_cost charges for; a
-	// shard is charged for its routers' connections (connPool), not for a
+	// shard is charged for its routers' connections (routerPools), not for a
 	// monitor's.
 	charged := f.shard != nil && !f.shardServer
 	if charged {

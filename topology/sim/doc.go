@@ -96,6 +96,48 @@
 // capacity for the mix above (Spec.Throughput(n, readShare) gives the model
 // curve, Spec.Peak(readShare) its maximum).
 //
+// # The routers' pools to the shards
+//
+// Each router keeps its own connection pools to the shard hosts, as a
+// mongos does (routerpool.go): t = taskExecutorPoolSize executors
+// (router_pools, default 1), each with one pool per shard host of at most
+// m = ShardingTaskExecutorPoolMaxSize connections (router_pool_max,
+// default 32767; 4.0: unlimited). An op takes the executors in turn and
+// holds a connection of its executor's pool to its shard for the shard's
+// work (slot wait and service); with none idle it waits in that pool,
+// which opens a connection while it is below its requests and fewer than
+// MaxConnecting (router_max_connecting, default 2) are opening. Opening
+// one costs what a client's connection costs the shard: a turn at its
+// acceptor (accept_cost) and setup_latency. A pool keeps MinSize
+// (router_pool_min, default 1) open while it exists; a 4.4+ router opens
+// them as it starts (warmMinConnectionsInShardingTaskExecutorPoolOnStartup);
+// a pool with no request for HostTimeoutMS (router_host_timeout, default
+// 5m) is dropped whole and its connections close. So, with a shard
+// service time s,
+//
+//	a router carries at most m·t/s ops/s per shard host
+//
+// (Spec.RouterPoolLimit: all routers together hold routers·t·m ops in
+// flight to a host), however many slots the shard has: the router-pool
+// bound a cluster can lose to a standalone by. Connections are held in
+// model time, as slots are: an op gives its connection back as of its
+// shard work's booked finish, a new connection is ready when its acceptor
+// turn and setup, booked as its opening begins, end, and a waiting op
+// takes whichever is free first; so this host's scheduling delays make
+// replies late without lowering the bound (TestRouterPoolBoundThroughput
+// holds the Go driver to it within 10%). The parameters are in the
+// server's parameter table, so getParameter reads them and setParameter
+// changes them on a 4.2+ router while it runs (MaxSize, MinSize,
+// MaxConnecting, HostTimeoutMS, with the server's validators: MaxSize and
+// MaxConnecting ≥ 1, MinSize ≥ 0, HostTimeoutMS ≥ 80000, the sum of the
+// refresh parameters the simulator keeps at their defaults);
+// taskExecutorPoolSize is startup-only, as are all of them on 4.0. A
+// lowered MaxSize takes effect as connections come back, a raised MinSize
+// or MaxConnecting at once. Not modeled: refreshing idle connections
+// (ShardingTaskExecutorPoolRefreshRequirementMS), the config servers' and
+// ShardRegistry pools, replica-set matching, and the per-pool
+// acquisitionWaitTimes histogram of 6.3+.
+//
 // # Connection setup
 //
 // accept_cost=D charges the setup of each new client connection (the
@@ -114,8 +156,9 @@
 // maxConnecting attempts waiting, so one pool alone (K = 1, maxConnecting
 // 2) is bounded by its own round trips instead. The driver's monitoring
 // connections (one per client per server) are connections too and pay D.
-// A router's pools to its shards are modeled, not sockets, and pay
-// nothing. The server reports the storm as a real one does, and no more:
+// A router's pools to its shards are modeled, not sockets: each
+// connection they open waits its turn at the shard's acceptor and pays
+// setup_latency too (see the routers' pools above). The server reports the storm as a real one does, and no more:
 // connections.current and totalCreated; the acceptor is not in
 // serverStatus, and its cost is a wait, not CPU time, so extra_info does
 // not rise with it (a real server's CPU would).
@@ -455,13 +498,18 @@
 //     "-poolsweep-sim" suffix, by which topology.Detect recognises the
 //     simulator.
 //
-// connPoolStats on a router reports its connections to the shards, keyed
-// by each shard's host:port (leased and totalLeased from 5.0, always 0), modeled
-// as a pool: an op in flight to a shard holds one, a finished op returns it
-// idle, and one is created only when none is idle; they are never closed.
-// So totalInUse is the ops in flight to shards, totalCreated the most ever
-// in flight at once, and totalAvailable = totalCreated - totalInUse. A shard's
-// open_conns for conn_cost is the total created to it by all routers.
+// connPoolStats on a router reports its pools to the shards as a mongos
+// does (mongodb/mongo src/mongo/executor/connection_pool_stats.cpp): the
+// totals, then pools.NetworkInterfaceTL-TaskExecutorPool-N with
+// poolInUse, poolAvailable, poolCreated, poolRefreshing and per shard
+// host:port inUse, available, created, refreshing, then hosts summed over
+// the pools; leased, poolLeased and totalLeased from 5.0, always 0. A
+// pool to a host that never opened a connection is left out, as the
+// server leaves it out, and a pool dropped at its host timeout starts its
+// counts again. created counts the connections a pool opened, so
+// created - inUse - available are those it closed. A shard's open_conns
+// for conn_cost, and its connections.current, are the connections its
+// routers hold open to it.
 //
 // # Wire protocol
 //

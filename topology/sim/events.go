@@ -231,9 +231,7 @@ func (f *frontend) restart(down time.Duration, keep net.Conn) {
 	f.closeConns(keep)
 	f.tel.reset()
 	f.cursors.clear()
-	for _, p := range f.pools {
-		p.dropIdle()
-	}
+	f.rpools.drop()
 	back := time.Now().Add(down)
 	f.upSince.Store(back.UnixNano())
 	d := f.d
@@ -257,6 +255,8 @@ func (f *frontend) restart(down time.Duration, keep net.Conn) {
 					return
 				}
 				f.ln = ln
+				// A 4.4+ mongos opens its pools to MinSize as it starts.
+				f.rpools.warm()
 				d.wg.Add(1)
 				go f.acceptLoop(ln)
 				return
@@ -271,16 +271,6 @@ func (f *frontend) restart(down time.Duration, keep net.Conn) {
 			}
 		}
 	}()
-}
-
-// dropIdle closes a restarting router's idle connections to the shard;
-// those in use return idle when their op ends.
-func (p *connPool) dropIdle() {
-	p.mu.Lock()
-	p.shard.openConns.Add(-int64(p.idle))
-	p.created -= p.idle
-	p.idle = 0
-	p.mu.Unlock()
 }
 
 // clear drops every cursor, as a restarted process has none.

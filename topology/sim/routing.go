@@ -12,41 +12,6 @@ import (
 // connections to the shards, and the data op itself on one shard (or the
 // standalone's or a replica-set member's own data), with its slot.
 
-// connPool models one router's connections to one shard honestly: an op in
-// flight to the shard holds a connection; a finished op returns it idle; a
-// new one is created only when none is idle. Connections are never closed
-// while the deployment runs, so created = in use + available.
-type connPool struct {
-	shard                *shard
-	mu                   sync.Mutex
-	inUse, idle, created int
-}
-
-func (p *connPool) checkout() {
-	p.mu.Lock()
-	if p.idle > 0 {
-		p.idle--
-	} else {
-		p.created++
-		p.shard.openConns.Add(1)
-	}
-	p.inUse++
-	p.mu.Unlock()
-}
-
-func (p *connPool) checkin() {
-	p.mu.Lock()
-	p.inUse--
-	p.idle++
-	p.mu.Unlock()
-}
-
-func (p *connPool) counts() (inUse, idle, created int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.inUse, p.idle, p.created
-}
-
 // routerStep charges a router's per-op cost: one router slot for
 // router_cost. It is a no-op on a standalone. The slot is released before
 // the op is forwarded, as a mongos does not hold a thread while shards work.
@@ -70,11 +35,22 @@ func (f *frontend) routerStep(ctx context.Context, kind opKind) error {
 func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*store)) error {
 	sh := f.shards[i]
 	var start time.Time
+	var conn *hostPool
+	arrival := time.Now()
 	if f.router {
-		p := f.pools[i]
-		p.checkout()
-		defer p.checkin()
+		// The op waits for a connection of its executor's pool to the
+		// shard (routerpool.go) before the shard's slot, and arrives at
+		// the shard when the connection is free (model time).
+		conn = f.rpools.pick(i)
+		at, err := conn.acquire(ctx)
+		if err != nil {
+			return err
+		}
 		start = time.Now()
+		arrival = start
+		if at.After(start) {
+			arrival = at
+		}
 	}
 	spec := f.d.spec
 	service := serviceTime(f.baseService(ctx, sh), spec.ConnCost, sh.openConns.Load(), spec.Jitter, rand.Float64)
@@ -86,7 +62,12 @@ func (f *frontend) onShard(ctx context.Context, i int, kind opKind, fn func(*sto
 		factor *= f.slowRouted.at(now)
 	}
 	service = slowed(service, factor)
-	if err := sh.pool(kind).run(ctx, f.d.sleeper, kind, service); err != nil {
+	finish := sh.pool(kind).bookAt(arrival, kind, service)
+	if conn != nil {
+		// The connection is the next op's from the booked finish on.
+		conn.release(finish)
+	}
+	if err := f.d.sleeper.until(ctx, finish); err != nil {
 		return err
 	}
 	// The data op takes effect at the end of its modeled service time: on

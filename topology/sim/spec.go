@@ -129,6 +129,15 @@ type Spec struct {
 	// DefaultRouterRestart): its listener is closed, so connecting is
 	// refused, and it listens again on the same port with fresh counters.
 	RouterRestart time.Duration
+	// RouterPools, RouterPoolMax, RouterPoolMin, RouterMaxConnecting and
+	// RouterHostTimeout size each router's own pools to its shards, as a
+	// mongos's taskExecutorPoolSize, ShardingTaskExecutorPoolMaxSize,
+	// MinSize, MaxConnecting and HostTimeoutMS do (sharded only; 0, and
+	// RouterPoolMinSet false, take the version's defaults). See
+	// routerpool.go and spec_routerpool.go.
+	RouterPools, RouterPoolMax, RouterPoolMin, RouterMaxConnecting int
+	RouterPoolMinSet                                               bool
+	RouterHostTimeout                                              time.Duration
 	// TestCommands starts every server as with --setParameter
 	// enableTestCommands=1: configureFailPoint exists (the failCommand
 	// fail point) and getParameter reports enableTestCommands true. A real
@@ -193,7 +202,7 @@ func (s Spec) Sharded() bool { return s.Shards > 0 }
 func (s Spec) ReplicaSet() bool { return s.Members > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "setup_latency", "jitter", "routers", "router_slots", "router_cost", "router_restart", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "test_commands", "cores", "version", "os"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "setup_latency", "jitter", "routers", "router_slots", "router_cost", "router_restart", "router_pools", "router_pool_max", "router_pool_min", "router_max_connecting", "router_host_timeout", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "test_commands", "cores", "version", "os"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -216,7 +225,11 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // Spec.IngressLimiter). test_commands=true enables test commands
 // (configureFailPoint; Spec.TestCommands); router_restart=D (shards only,
 // default 5s) is how long the simulator's routerRestart event keeps a
-// router down.
+// router down. router_pools=T, router_pool_max=M, router_pool_min=N,
+// router_max_connecting=C and router_host_timeout=D (shards only) size
+// each router's pools to its shards as a mongos's taskExecutorPoolSize and
+// ShardingTaskExecutorPool{MaxSize,MinSize,MaxConnecting,HostTimeoutMS}
+// do (spec_routerpool.go; defaults the version's).
 // rs=N (1 to 7) starts a replica set of N members instead of a standalone,
 // with repl_lag=1ms, election=300ms and repl_writers=16 unless given; rs and
 // shards are exclusive, and the replica-set keys without rs are refused.
@@ -245,6 +258,9 @@ func ParseSpec(str string) (Spec, error) {
 		}
 	}
 	s.ingressDefaults(seen)
+	if err := s.routerPoolSeen(seen); err != nil {
+		return Spec{}, err
+	}
 	for _, g := range dependents {
 		for _, k := range g.keys {
 			switch {
@@ -293,6 +309,7 @@ func (s *Spec) field(key string) any {
 	return map[string]any{
 		"shards": &s.Shards, "slots": &s.Slots, "read_slots": &s.ReadSlots, "write_slots": &s.WriteSlots, "service": &s.Service, "scan_service": &s.ScanService, "agg_service": &s.AggService, "write_service": &s.WriteService, "examined_cost": &s.ExaminedCost, "conn_cost": &s.ConnCost, "accept_cost": &s.AcceptCost, "setup_latency": &s.SetupLatency, "jitter": &s.Jitter,
 		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost, "router_restart": &s.RouterRestart, "test_commands": &s.TestCommands,
+		"router_pools": &s.RouterPools, "router_pool_max": &s.RouterPoolMax, "router_pool_min": &s.RouterPoolMin, "router_max_connecting": &s.RouterMaxConnecting, "router_host_timeout": &s.RouterHostTimeout,
 		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
 		"ingress_rate": &s.IngressRate, "ingress_burst": &s.IngressBurst, "ingress_queue": &s.IngressQueue,
 		"cores": &s.Cores, "version": &s.Version, "os": &s.OS,
@@ -305,7 +322,7 @@ func (s *Spec) field(key string) any {
 func standaloneKeys() []string {
 	var out []string
 	for _, k := range specKeys {
-		dependent := strings.HasPrefix(k, "ingress_") || k == "router_restart"
+		dependent := strings.HasPrefix(k, "ingress_") || k == "router_restart" || routerPoolKey(k)
 		for _, g := range dependents {
 			for _, d := range g.keys {
 				dependent = dependent || d.key == k
@@ -417,6 +434,9 @@ func (s Spec) Validate() error {
 	if err := s.validateIngress(); err != nil {
 		return err
 	}
+	if err := s.validateRouterPools(); err != nil {
+		return err
+	}
 	if !s.Sharded() {
 		if s.RouterRestart != 0 {
 			return fmt.Errorf("%w: router_restart: only meaningful with shards=N", ErrSpec)
@@ -512,6 +532,7 @@ func (s Spec) String() string {
 			// Only when set, so specs that leave it out print as before.
 			parts = append(parts, "router_restart="+fmtDuration(s.RouterRestart))
 		}
+		parts = append(parts, s.routerPoolString()...)
 	}
 	if s.ReplicaSet() {
 		parts = append(parts, "repl_lag="+fmtDuration(s.ReplLag), "election="+fmtDuration(s.ElectionDelay), "repl_writers="+strconv.Itoa(s.ReplWriters))
@@ -573,6 +594,11 @@ func (s Spec) RouterCapacity() float64 {
 //	pure reads:  X(m) = min(m, R) / t;  pure writes: X(m) = min(m, W) / t
 //	sharded:     X(n) = min(shards · X(n/shards), router capacity)
 //
+// and, sharded, the ops in flight to one shard host are at most what the
+// routers' pools to it hold, routers · router_pools · router_pool_max
+// (m·t per router; RouterPoolLimit), so a router carries at most m·t/s
+// per shard host.
+//
 // For a mix the formula is the bottleneck bound: exact far from the knee,
 // and above the real curve near it, where ops of the busier kind queue
 // while the other pool has free slots. For a shard, m approximates the
@@ -590,7 +616,7 @@ func (s Spec) Throughput(n int, readShare float64) float64 {
 		if t <= 0 {
 			return math.Inf(1)
 		}
-		return math.Min(m, s.concurrencyLimit(r)) / t
+		return math.Min(m, math.Min(s.concurrencyLimit(r), s.RouterPoolLimit())) / t
 	}
 	if !s.Sharded() {
 		return perShard(float64(n))

@@ -78,11 +78,9 @@ func (d *Deployment) Stats() Stats {
 		if f.exec != nil {
 			s.Slots = slotStats(f.exec.snapshot())
 		}
-		for _, p := range f.pools {
-			u, a, c := p.counts()
-			s.PoolInUse += u
-			s.PoolAvailable += a
-			s.PoolCreated += c
+		if f.rpools != nil {
+			c := f.rpools.totals()
+			s.PoolInUse, s.PoolAvailable, s.PoolCreated = c.inUse, c.available, c.created
 		}
 		st.Servers = append(st.Servers, s)
 	}

@@ -229,8 +229,8 @@ func (f *frontend) serverStatus() bson.D {
 }
 
 // connections is serverStatus.connections: a shard's clients are its
-// routers' connections too, which the routers open and never close
-// (connPool); from 8.2 a connection waiting for the establishment rate
+// routers' connections too, which the routers' pools open and close
+// (routerpool.go); from 8.2 a connection waiting for the establishment rate
 // limiter is queuedForEstablishment, not current, and available is what
 // neither takes.
 func (f *frontend) connections() bson.D {
@@ -238,7 +238,7 @@ func (f *frontend) connections() bson.D {
 	cur, created := t.connCurrent.Load(), t.connCreated.Load()
 	if f.shardServer {
 		cur += f.shard.openConns.Load()
-		created += f.shard.openConns.Load()
+		created += f.shard.routerCreated.Load()
 	}
 	v := f.d.version
 	d := bson.D{
@@ -254,40 +254,4 @@ func (f *frontend) connections() bson.D {
 		d = append(d, f.ingress.ingressConnections()...)
 	}
 	return d
-}
-
-// connPoolStats reports a router's connections to its shards; a standalone
-// has none, so it reports zeros, as a mongod without outgoing pools does.
-// leased and totalLeased exist from 5.0 (always 0: the simulator leases no
-// connection outside its pool).
-func (f *frontend) connPoolStats() bson.D {
-	var inUse, avail, created int
-	leased := f.d.version.leased
-	hosts := bson.D{}
-	for _, p := range f.pools {
-		u, a, c := p.counts()
-		inUse, avail, created = inUse+u, avail+a, created+c
-		h := bson.D{
-			{Key: "inUse", Value: int32(u)},
-			{Key: "available", Value: int32(a)},
-			{Key: "created", Value: int32(c)},
-			{Key: "refreshing", Value: int32(0)},
-		}
-		if leased {
-			h = append(h, bson.E{Key: "leased", Value: int32(0)})
-		}
-		hosts = append(hosts, bson.E{Key: p.shard.host, Value: h})
-	}
-	d := bson.D{
-		{Key: "numClientConnections", Value: int32(f.tel.connCurrent.Load())},
-		{Key: "numAScopedConnections", Value: int32(0)},
-		{Key: "totalInUse", Value: int32(inUse)},
-		{Key: "totalAvailable", Value: int32(avail)},
-		{Key: "totalCreated", Value: int32(created)},
-		{Key: "totalRefreshing", Value: int32(0)},
-	}
-	if leased {
-		d = append(d, bson.E{Key: "totalLeased", Value: int32(0)})
-	}
-	return append(d, bson.E{Key: "hosts", Value: hosts})
 }
