@@ -13,6 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -22,10 +23,10 @@ import (
 type Options struct {
 	files    []string // the results files named as arguments
 	csv      string
-	analysis cmdutil.KneeFlags
+	analysis shared.KneeFlags
 	format   string
-	read     cmdutil.ReadOptions
-	gates    cmdutil.ThresholdFlags
+	read     shared.ReadOptions
+	gates    shared.ThresholdFlags
 	ftdc     ftdcFlags
 }
 
@@ -33,7 +34,7 @@ type Options struct {
 // with the parsed options instead of the analysis (the flags-only tests).
 func NewCmdAnalyze(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
-	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
+	cmd := shared.FilesCmd(shared.CmdHelp{
 		Use:   "analyze RESULTS.jsonl… | --csv FILE",
 		Short: "Find the knee, peak, USL fit and a pool-size recommendation for each series",
 		Long: `analyze reads results.jsonl files (or a CSV of numbers from YCSB or a spreadsheet) and,
@@ -58,7 +59,7 @@ keep them unless --ftdc-replace. The report ends with each step's source.
 A CSV needs a header row with columns concurrency (or connections) and qps; p99_ms,
 target, pool, trial, clients and workload are optional.
 
-` + cmdutil.ThresholdHelp + `
+` + shared.ThresholdHelp + `
 With --format json the outcomes are the "thresholds" array, as in a sweep's end record.`,
 		Example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
   poolsweep analyze run1/results.jsonl run2/results.jsonl --format json
@@ -135,7 +136,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		if err := writeAnalysisJSON(e.Stdout, a, outcomes, rep); err != nil {
 			return err
 		}
-		return cmdutil.ThresholdsError(outcomes)
+		return shared.ThresholdsError(outcomes)
 	}
 	if err := render.Text(e.Stdout, a); err != nil {
 		return err
@@ -143,7 +144,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	if err := render.Replays(e.Stdout, a); err != nil {
 		return err
 	}
-	cmdutil.WriteThresholds(e.Stdout, outcomes)
+	shared.WriteThresholds(e.Stdout, outcomes)
 	if rep != nil {
 		ew := textfmt.NewErrWriter(e.Stdout)
 		rep.writeText(ew)
@@ -151,7 +152,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 			return ew.Err
 		}
 	}
-	return cmdutil.ThresholdsError(outcomes)
+	return shared.ThresholdsError(outcomes)
 }
 
 // writeAnalysisJSON is the analysis's document (render.Document), then the threshold outcomes when there are any,

@@ -12,6 +12,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
@@ -20,18 +21,18 @@ import (
 // Options are fleet's flags and arguments, as parsed.
 type Options struct {
 	files    []string // the results files named as arguments
-	fleet    cmdutil.FleetFlags
+	fleet    shared.FleetFlags
 	format   string
 	out      string
-	analysis cmdutil.KneeFlags
-	read     cmdutil.ReadOptions
+	analysis shared.KneeFlags
+	read     shared.ReadOptions
 }
 
 // NewCmdFleet builds the fleet command. runF, when not nil, is run with the
 // parsed options instead of the command (the flags-only tests).
 func NewCmdFleet(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
-	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
+	cmd := shared.FilesCmd(shared.CmdHelp{
 		Use:   "fleet RESULTS.jsonl… --instances N",
 		Short: "Size maxPoolSize for N application instances from one client's measured knee",
 		Long: `fleet reads results files and plans for a fleet of N instances, each with its own pool
@@ -67,7 +68,7 @@ whole fleet takes before its pools are full. The model and its assumptions: docs
 
 func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
 	if o.fleet.Instances() < 1 {
-		return errext.Usagef("--instances: required (the application instances, from 1 to %d)", cmdutil.MaxFleetInstances)
+		return errext.Usagef("--instances: required (the application instances, from 1 to %d)", shared.MaxFleetInstances)
 	}
 	if o.out != "" {
 		if err := outfile.Check(o.out); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/outfile"
@@ -28,14 +29,14 @@ import (
 type Options struct {
 	files []string // the results files named as arguments
 	out   string
-	read  cmdutil.ReadOptions
+	read  shared.ReadOptions
 }
 
 // NewCmdMerge builds the merge command. runF, when not nil, is run with the
 // parsed options instead of the command (the flags-only tests).
 func NewCmdMerge(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
-	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
+	cmd := shared.FilesCmd(shared.CmdHelp{
 		Use:   "merge DIR|FILE... -o OUT",
 		Short: "Merge the results of the agents of one run (--agents) into one results.jsonl",
 		Long: `merge combines the results.jsonl of every agent of one agent-mode run (sweep --agents N
@@ -116,7 +117,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 
 // MergeFiles reads the agents' results and merges them, each merged step
 // labelled by the sweep's own bound rules (results.MergeAgents).
-func MergeFiles(ctx context.Context, paths []string, read cmdutil.ReadOptions, warn io.Writer) (*results.Results, error) {
+func MergeFiles(ctx context.Context, paths []string, read shared.ReadOptions, warn io.Writer) (*results.Results, error) {
 	var files []*results.Results
 	for _, p := range paths {
 		r, err := results.ReadFileWith(ctx, p, read.Options())
@@ -124,7 +125,7 @@ func MergeFiles(ctx context.Context, paths []string, read cmdutil.ReadOptions, w
 			return nil, err
 		}
 		if read.Lenient {
-			cmdutil.WarnAll(warn, r)
+			shared.WarnAll(warn, r)
 		}
 		files = append(files, r)
 	}

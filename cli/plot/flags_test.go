@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/cli/shared"
 )
 
 // TestPlotFlags: argv becomes the options the figures are drawn with,
@@ -19,7 +19,7 @@ func TestPlotFlags(t *testing.T) {
 	if !slices.Equal(o.files, []string{"a.jsonl"}) || o.out != "figs" || o.figures != "throughput,latency" || o.steady != "sharded:16,2" || k.Plateau != 0.8 || !o.read.Lenient {
 		t.Errorf("options %+v", o)
 	}
-	if s := cmdutil.SteadyOption(o.steady); s == nil || s.Target != "sharded" || s.Concurrency != 16 || s.Trial != 2 {
+	if s := shared.SteadyOption(o.steady); s == nil || s.Target != "sharded" || s.Concurrency != 16 || s.Trial != 2 {
 		t.Errorf("--steady %+v", s)
 	}
 	for _, bad := range [][]string{

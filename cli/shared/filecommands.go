@@ -1,11 +1,12 @@
-package cmdutil
+package shared
 
 import (
 	"context"
 	"errors"
-	"github.com/poolsweep/poolsweep/internal/errext"
 
 	"github.com/spf13/cobra"
+
+	"github.com/poolsweep/poolsweep/internal/errext"
 )
 
 // The commands that read files named on their command line (analyze,
