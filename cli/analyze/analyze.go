@@ -68,6 +68,9 @@ With --format json the outcomes are the "thresholds" array, as in a sweep's end 
   poolsweep analyze results.jsonl --threshold 'p99<20ms@64' --threshold 'ops>5000@knee' --threshold 'errors<0.1%'`,
 	}, "", func(ctx context.Context, args []string) error {
 		o.files = args
+		if err := o.check(); err != nil {
+			return err
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -88,6 +91,28 @@ func (o *Options) options() (knee.Options, error) {
 	return o.analysis.Options()
 }
 
+// check finds every usage error the flags and arguments make alone,
+// before runF, so that the flags-only tests reach each of them.
+func (o *Options) check() error {
+	if _, err := o.options(); err != nil {
+		return err
+	}
+	switch {
+	case o.csv != "" && len(o.ftdc.dirs) > 0:
+		return errext.Usagef("--ftdc: attached to results files' steps, not to --csv")
+	case o.ftdc.replace && len(o.ftdc.dirs) == 0:
+		return errext.Usagef("--ftdc-replace: needs --ftdc")
+	case o.csv != "" && o.gates.Given():
+		return errext.Usagef("--threshold: judged on results files' steps, not on --csv")
+	case o.csv != "" && len(o.files) > 0:
+		return errext.Usagef("--csv: give either results files or --csv, not both")
+	case o.csv == "" && len(o.files) == 0:
+		return errext.Usagef("analyze: give one or more results.jsonl files, or --csv FILE")
+	}
+	return nil
+}
+
+// run analyses what check let through.
 func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
 	opts, err := o.options()
 	if err != nil {
@@ -99,22 +124,12 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		rep *ftdcReport
 	)
 	switch {
-	case o.csv != "" && len(o.ftdc.dirs) > 0:
-		return errext.Usagef("--ftdc: attached to results files' steps, not to --csv")
-	case o.ftdc.replace && len(o.ftdc.dirs) == 0:
-		return errext.Usagef("--ftdc-replace: needs --ftdc")
-	case o.csv != "" && o.gates.Given():
-		return errext.Usagef("--threshold: judged on results files' steps, not on --csv")
-	case o.csv != "" && len(args) > 0:
-		return errext.Usagef("--csv: give either results files or --csv, not both")
 	case o.csv != "":
 		series, err := cmdutil.ReadInput(ctx, "--csv", o.csv, cmdutil.MaxCSVBytes, func(r io.Reader) ([]knee.Series, error) { return knee.ReadCSV(r, o.csv) })
 		if err != nil {
 			return err
 		}
 		a = analysis.OfSeries(series, opts)
-	case len(args) == 0:
-		return errext.Usagef("analyze: give one or more results.jsonl files, or --csv FILE")
 	default:
 		var err error
 		rs, err = o.read.Files(ctx, args, e.Stderr)

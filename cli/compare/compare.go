@@ -85,6 +85,9 @@ between-run floor, or too few trials to test, never fails it. The regressions ar
 	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(ctx context.Context, args []string) error {
 		o.files = args
 		o.failOnSet, o.runNoiseSet = cmd.Flags().Changed("fail-on-regression"), cmd.Flags().Changed("run-noise")
+		if err := o.check(); err != nil {
+			return err
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -104,7 +107,11 @@ between-run floor, or too few trials to test, never fails it. The regressions ar
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+// check finds every usage error the flags and arguments make alone
+// (and the --plot directory's), before runF, so that the flags-only
+// tests reach each of them.
+func (o *Options) check() error {
+	args := o.files
 	switch {
 	case len(args) > 2:
 		return errext.Usagef("compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate")
@@ -128,6 +135,11 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 			return err
 		}
 	}
+	return nil
+}
+
+// run compares what check let through.
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
 	base, err := o.read.Files(ctx, args[:1], e.Stderr)
 	if err != nil {
 		return err
