@@ -52,6 +52,9 @@ whole fleet takes before its pools are full. The model and its assumptions: docs
   poolsweep fleet run/results.jsonl --instances 40 --storm storm.jsonl`,
 	}, "fleet: give one or more results.jsonl files", func(ctx context.Context, args []string) error {
 		o.files = args
+		if err := o.check(); err != nil {
+			return err
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -66,7 +69,10 @@ whole fleet takes before its pools are full. The model and its assumptions: docs
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+// check finds every usage error the flags and arguments make alone (and
+// -o's file), before runF, so that the flags-only tests reach each of
+// them.
+func (o *Options) check() error {
 	if o.fleet.Instances() < 1 {
 		return errext.Usagef("--instances: required (the application instances, from 1 to %d)", shared.MaxFleetInstances)
 	}
@@ -74,10 +80,16 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		if err := outfile.Check(o.out); err != nil {
 			return errext.Usagef("-o: %w", err)
 		}
-		if err := cmdutil.NotInput("-o", o.out, append(cmdutil.FileArgs("results file", args), o.fleet.Inputs()...)); err != nil {
+		if err := cmdutil.NotInput("-o", o.out, append(cmdutil.FileArgs("results file", o.files), o.fleet.Inputs()...)); err != nil {
 			return err
 		}
 	}
+	_, err := o.analysis.Options()
+	return err
+}
+
+// run plans the fleet check let through.
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
 	opts, err := o.analysis.Options()
 	if err != nil {
 		return err
