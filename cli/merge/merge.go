@@ -59,6 +59,9 @@ a trailing slash, made if its parent exists).`,
   poolsweep report merged/results.jsonl -o report.html`,
 	}, "merge: give the results of every agent of one run (files, or directories holding results.jsonl)", func(ctx context.Context, args []string) error {
 		o.files = args
+		if _, _, _, err := o.outputs(); err != nil {
+			return err
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -69,27 +72,31 @@ a trailing slash, made if its parent exists).`,
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+// outputs are the file merge writes, the directory it makes for it ("" for
+// none) and the results files it reads, or the usage error the flags and
+// arguments make; RunE calls it before runF, so that the flags-only tests
+// reach each error.
+func (o *Options) outputs() (out, outDir string, paths []string, err error) {
 	if o.out == "" {
-		return errext.Usagef("--out: required: the merged results file to write")
+		return "", "", nil, errext.Usagef("--out: required: the merged results file to write")
 	}
 	// A directory (existing, or named with a trailing slash) takes
 	// results.jsonl; it is made, one level, if absent. A symlink is not
 	// taken for a directory: outfile refuses it as the file to write.
-	out, outDir := o.out, ""
+	out = o.out
 	if fi, err := os.Lstat(out); (err == nil && fi.IsDir()) || strings.HasSuffix(out, string(filepath.Separator)) {
 		outDir, out = out, filepath.Join(out, "results.jsonl")
 		if err := outfile.CheckDir(outDir); err != nil {
-			return errext.Usagef("--out: %w", err)
+			return "", "", nil, errext.Usagef("--out: %w", err)
 		}
 	}
 	if _, err := os.Lstat(outDir); outDir == "" || err == nil { // else made fresh: the file is new
 		if err := outfile.Check(out); err != nil {
-			return errext.Usagef("--out: %w", err)
+			return "", "", nil, errext.Usagef("--out: %w", err)
 		}
 	}
-	paths := make([]string, len(args))
-	for i, a := range args {
+	paths = make([]string, len(o.files))
+	for i, a := range o.files {
 		p := a
 		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
 			p = infile.In(a, "results.jsonl") // the one in the directory Stat found
@@ -97,6 +104,15 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		paths[i] = p
 	}
 	if err := cmdutil.NotInput("--out", out, cmdutil.FileArgs("results file", paths)); err != nil {
+		return "", "", nil, err
+	}
+	return out, outDir, paths, nil
+}
+
+// run merges what outputs let through.
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+	out, outDir, paths, err := o.outputs()
+	if err != nil {
 		return err
 	}
 	res, err := MergeFiles(ctx, paths, o.read, e.Stderr)
