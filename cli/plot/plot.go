@@ -64,6 +64,9 @@ poolsweep compare --plot-dir, or poolsweep report A B.`,
   poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures --steady 16,2`,
 	}, "plot: give one or more results.jsonl files", func(ctx context.Context, args []string) error {
 		o.files = args
+		if err := o.check(); err != nil {
+			return err
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -77,7 +80,10 @@ poolsweep compare --plot-dir, or poolsweep report A B.`,
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+// check finds every usage error the flags and arguments make alone (and
+// -o's directory), before runF, so that the flags-only tests reach each
+// of them.
+func (o *Options) check() error {
 	if o.out == "" {
 		return errext.Usagef("-o/--out: required (the directory for the figures)")
 	}
@@ -87,9 +93,18 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	if err := plot.CheckNames(o.out); err != nil { // before the inputs are read
 		return errext.Usagef("-o: %w", err)
 	}
-	if err := cmdutil.NotInputIn("-o", o.out, plot.MayWrite, cmdutil.FileArgs("results file", args)); err != nil {
+	if err := cmdutil.NotInputIn("-o", o.out, plot.MayWrite, cmdutil.FileArgs("results file", o.files)); err != nil {
 		return err
 	}
+	if o.steady != "" && o.figures != "" {
+		return errext.Usagef("--steady: draws one figure of its own; leave out --figure")
+	}
+	_, err := o.analysis.Options()
+	return err
+}
+
+// run draws what check let through.
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
 	which, err := figureList(o.figures)
 	if err != nil {
 		return err
@@ -101,9 +116,6 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	rs, err := o.read.Files(ctx, args, e.Stderr)
 	if err != nil {
 		return err
-	}
-	if o.steady != "" && which != nil {
-		return errext.Usagef("--steady: draws one figure of its own; leave out --figure")
 	}
 	figs, notes, err := plot.Figures(rs, analysis.Of(rs, opts), plot.Options{Figures: which, Steady: shared.SteadyOption(o.steady)})
 	if err != nil && o.steady != "" {
