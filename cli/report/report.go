@@ -68,6 +68,9 @@ storm run's connection-setup saturation beside the knee (docs/fleet.md).`,
   poolsweep report run/results.jsonl --steady 16 -o report.html        # with step 16's batch series`,
 	}, "report: give one or more results.jsonl files", func(ctx context.Context, args []string) error {
 		o.files = args
+		if err := o.check(); err != nil {
+			return err
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -84,7 +87,11 @@ storm run's connection-setup saturation beside the knee (docs/fleet.md).`,
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+// check finds every usage error the flags and arguments make alone (and
+// -o's file), before runF, so that the flags-only tests reach each of
+// them.
+func (o *Options) check() error {
+	args := o.files
 	if o.out == "" {
 		return errext.Usagef("-o/--out: required (the report file)")
 	}
@@ -100,8 +107,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 			return err
 		}
 	}
-	opts, err := o.analysis.Options()
-	if err != nil {
+	if _, err := o.analysis.Options(); err != nil {
 		return err
 	}
 	if (o.baseline == "") != (o.candidate == "") {
@@ -112,6 +118,16 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	}
 	if len(args) > 1 && o.baseline != "" {
 		return errext.Usagef("--baseline/--candidate: name two targets of one results file; two files are already an A/B pair")
+	}
+	_, err := o.fleet.Asked()
+	return err
+}
+
+// run writes the report check let through.
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+	opts, err := o.analysis.Options()
+	if err != nil {
+		return err
 	}
 	withFleet, err := o.fleet.Asked()
 	if err != nil {
