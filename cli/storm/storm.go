@@ -72,7 +72,7 @@ whose storms have a known answer: docs/storm.md.`,
 		Example: `  poolsweep storm --uri mongodb://db1:27017 --clients 10,50,200 --pool 20 -o storm.jsonl
   poolsweep storm --target sim=sim:slots=8,accept_cost=2ms --clients 10,50 --max-connecting 2,8 -o storm.jsonl`,
 		Args: cmdutil.ArgsUsage(cobra.NoArgs),
-		RunE: cmdutil.RunSeam(o, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
+		RunE: cmdutil.RunSeam(o, func() error { _, err := o.Validate(); return err }, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
 	}
 	f := cmd.Flags()
 	cmdutil.TextVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the deployment to storm")
