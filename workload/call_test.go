@@ -10,7 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 )
 
 // TestCallerOps: each built-in workload's calls send the ops it promises,

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestAnalyzeFlags: argv becomes the options the analysis runs with,

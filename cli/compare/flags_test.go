@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
 	"github.com/poolsweep/poolsweep/compare"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestCompareFlags: argv becomes the options the comparison runs with,

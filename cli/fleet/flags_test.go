@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 func parse(t *testing.T, args ...string) (*Options, *cobra.Command, int, string) {

@@ -3,7 +3,7 @@ package inspect
 import (
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestInspectFlags: argv becomes the options inspect connects with, and

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestMergeFlags: argv becomes the files to merge and where to write

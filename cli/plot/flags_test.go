@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
 	"github.com/poolsweep/poolsweep/cli/shared"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestPlotFlags: argv becomes the options the figures are drawn with,

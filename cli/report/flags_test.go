@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestReportFlags: argv becomes the options the report is written with,

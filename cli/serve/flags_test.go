@@ -3,7 +3,7 @@ package serve
 import (
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestServeFlags: argv becomes the server serve would start, and

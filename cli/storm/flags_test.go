@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // parse is cmdtest.Parse of storm.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestFromLogFlags: argv becomes the inputs, the output, the format and
