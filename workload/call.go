@@ -14,7 +14,7 @@ import (
 )
 
 // OpType is an op's type as a step counts it (ops_by_type): the built-in
-// types, then a replay's shapes in the file's order (ShapeType).
+// types, then a replay's shapes in the file's order (shapeType).
 type OpType int
 
 // The built-in op types.
@@ -37,8 +37,8 @@ var builtinTypeNames = [builtinTypes]string{results.TypeFind, results.TypeUpdate
 // (ops_by_type), by OpType.
 func BuiltinOpTypeNames() []string { return append([]string(nil), builtinTypeNames[:]...) }
 
-// ShapeType is the op type of a replay's shape i.
-func ShapeType(i int) OpType { return builtinTypes + OpType(i) }
+// shapeType is the op type of a replay's shape i.
+func shapeType(i int) OpType { return builtinTypes + OpType(i) }
 
 // OpTypes are the names of the op types w's calls send, indexed by
 // OpType: the built-in types, then a replay's shapes.
@@ -263,7 +263,7 @@ func (c *replayCaller) Next() int {
 }
 
 // Prepare draws nothing: a shape draws its values as it runs.
-func (c *replayCaller) Prepare(int) OpType { return ShapeType(c.shape) }
+func (c *replayCaller) Prepare(int) OpType { return shapeType(c.shape) }
 
 func (c *replayCaller) Exec(ctx context.Context, _ int) (Lookup, error) {
 	return LookupNone, c.conn.Exec(ctx, c.shape, c.rng)

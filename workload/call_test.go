@@ -74,8 +74,8 @@ func TestOpTypes(t *testing.T) {
 			t.Errorf("op type %d is %q, want %q", typ, got[typ], name)
 		}
 	}
-	if ShapeType(0) != OpType(BuiltinOpTypes) {
-		t.Errorf("a replay's first shape is op type %d, want %d", ShapeType(0), BuiltinOpTypes)
+	if shapeType(0) != OpType(BuiltinOpTypes) {
+		t.Errorf("a replay's first shape is op type %d, want %d", shapeType(0), BuiltinOpTypes)
 	}
 }
 
