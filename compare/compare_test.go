@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/internal/golden"
+	"github.com/poolsweep/poolsweep/internal/testkit/golden"
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// check compares got with testdata/name (internal/golden; -update
+// check compares got with testdata/name (internal/testkit/golden; -update
 // rewrites it, and the fixtures it is made from).
 func check(t *testing.T, name string, got []byte) {
 	t.Helper()

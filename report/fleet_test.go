@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/analysis/fleet"
-	"github.com/poolsweep/poolsweep/internal/golden"
+	"github.com/poolsweep/poolsweep/internal/testkit/golden"
 	"github.com/poolsweep/poolsweep/results"
 )
 

@@ -12,7 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/poolsweep/poolsweep/internal/errext"
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/threshold"

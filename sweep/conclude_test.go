@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/internal/outfile"
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 	"github.com/poolsweep/poolsweep/results"
 )
 

@@ -116,7 +116,7 @@ func (r *runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepR
 		return step, fmt.Errorf("open-loop step: clients %d, max in flight %d and pool %d must be positive", spec.Clients, spec.Concurrency, spec.MaxPoolSize)
 	}
 	pool := newPoolRecorder()
-	rec := newShapeRecorder(r.OpTimeout, spec.Concurrency*spec.Clients, r.shapeTypes())
+	rec := newTypedRecorder(r.OpTimeout, spec.Concurrency*spec.Clients, r.Workload.OpTypes())
 	planned := r.Duration
 	if r.Auto != nil && r.Auto.Window {
 		planned = seconds(r.Auto.MaxDurationS)
@@ -145,7 +145,7 @@ func (r *runner) runOpen(ctx context.Context, spec plan.StepSpec) (results.StepR
 		for i := 0; i < m; i++ {
 			id := k*m + i
 			l.workers[id] = &worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial))), coll: coll, wl: &r.Workload,
-				api: r.Workload.Name == "api", keys: r.Keys, rec: rec, parent: context.WithValue(wctx, slotKey{}, id), timeout: r.OpTimeout}
+				keys: r.Keys, rec: rec, parent: context.WithValue(wctx, slotKey{}, id), timeout: r.OpTimeout}
 			l.free[k] <- id
 		}
 	}

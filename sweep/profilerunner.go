@@ -116,7 +116,7 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 		return step, fmt.Errorf("profile step: the profile %s never loads", textfmt.Token(p.Spec))
 	}
 	pool := newPoolRecorder()
-	rec := newShapeRecorder(r.OpTimeout, spec.Concurrency*spec.Clients, r.shapeTypes())
+	rec := newTypedRecorder(r.OpTimeout, spec.Concurrency*spec.Clients, r.Workload.OpTypes())
 	// After the profile: up to an op timeout for the dispatchers to catch
 	// up, then the drain's grace (drain).
 	tl := newTimelineRecorder(rec, length, r.OpTimeout+r.OpTimeout*5/4+time.Second)
@@ -151,7 +151,7 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 		for i := 0; i < m; i++ {
 			id := k*m + i
 			l.workers[id] = &worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial))), coll: coll, wl: &r.Workload,
-				api: r.Workload.Name == "api", keys: r.Keys, rec: rec, parent: context.WithValue(wctx, slotKey{}, id), timeout: r.OpTimeout}
+				keys: r.Keys, rec: rec, parent: context.WithValue(wctx, slotKey{}, id), timeout: r.OpTimeout}
 			l.free[k] <- id
 		}
 	}

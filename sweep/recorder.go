@@ -9,12 +9,8 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/poolsweep/poolsweep/internal/beat"
-	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
-
-// opTypes are the recorder's op types by index, as they appear in
-// ops_by_type; a replay's shapes follow them (recorder.types).
-var opTypes = []string{results.TypeFind, results.TypeUpdate, results.TypeInsert, results.TypeScan}
 
 // Error kinds.
 const (
@@ -82,7 +78,7 @@ type recorder struct {
 	s       [stripes]stripe
 	slots   []inflight
 	highest int64
-	// types are the op types by index: opTypes, then a replay's shapes.
+	// types are the op types' names by index (workload.OpType).
 	types []string
 
 	// Set by closeWindow.
@@ -104,24 +100,26 @@ type recorder struct {
 	tl *timelineRecorder
 }
 
+// newRecorder is a recorder of the built-in op types.
 func newRecorder(opTimeout time.Duration, workers int) *recorder {
-	return newShapeRecorder(opTimeout, workers, nil)
+	return newTypedRecorder(opTimeout, workers, workload.BuiltinOpTypeNames())
 }
 
-// newShapeRecorder is a recorder that also records the op types shapes,
-// a replay's, at indexes len(opTypes) on. A shape's histograms are made
-// at its first op in each stripe, so that a file of many shapes costs
-// memory for the shapes that ran.
-func newShapeRecorder(opTimeout time.Duration, workers int, shapes []string) *recorder {
+// newTypedRecorder is a recorder of the op types named by types, indexed
+// by workload.OpType (a workload's OpTypes). The built-in types'
+// histograms are made now; a replayed shape's at its first op in each
+// stripe, so that a file of many shapes costs memory for the shapes that
+// ran.
+func newTypedRecorder(opTimeout time.Duration, workers int, types []string) *recorder {
 	r := &recorder{base: time.Now(), highest: max(int64(opTimeout/time.Microsecond)*4, 60_000_000), slots: make([]inflight, workers), late: make([]slowCall, 0, workers)}
-	r.types = append(append(make([]string, 0, len(opTypes)+len(shapes)), opTypes...), shapes...)
+	r.types = types
 	for i := range r.s {
 		r.s[i].call = hdr.New(1, r.highest, 3)
 		r.s[i].highest = r.highest
 		r.s[i].ops = make([]*hdr.Histogram, len(r.types))
 		r.s[i].opErrs = make([]int64, len(r.types))
 		r.s[i].lateOps = make([]int64, len(r.types))
-		for j := range opTypes {
+		for j := range min(len(r.types), workload.BuiltinOpTypes) {
 			r.s[i].ops[j] = hdr.New(1, r.highest, 3)
 		}
 	}
@@ -223,7 +221,7 @@ func (r *recorder) opStart(w, typ int) time.Duration {
 
 // opEnd records worker w's op that started at start; record false drops
 // it (the step was interrupted: the outcome says nothing about the server).
-func (r *recorder) opEnd(w, typ int, start time.Duration, kind, lookup int, err error, record bool) {
+func (r *recorder) opEnd(w, typ int, start time.Duration, kind int, lookup workload.Lookup, err error, record bool) {
 	if !r.slots[w].op.CompareAndSwap(int64(start)+1, 0) || !record {
 		return // sealed: already recorded as a timeout
 	}
@@ -287,7 +285,7 @@ func (r *recorder) startOne(w, typ int) time.Duration {
 
 // endOne records a one-op call begun with startOne: the op and the call
 // under one lock, with one latency.
-func (r *recorder) endOne(w, typ int, start time.Duration, kind, lookup int, err error, record bool) {
+func (r *recorder) endOne(w, typ int, start time.Duration, kind int, lookup workload.Lookup, err error, record bool) {
 	sl := &r.slots[w]
 	op := sl.op.CompareAndSwap(int64(start)+1, 0)
 	call := sl.call.CompareAndSwap(int64(start)+1, 0)
@@ -323,7 +321,7 @@ func (r *recorder) endOne(w, typ int, start time.Duration, kind, lookup int, err
 	}
 }
 
-func (r *recorder) recordOp(w, typ int, d time.Duration, kind, lookup int, err error, late bool) {
+func (r *recorder) recordOp(w, typ int, d time.Duration, kind int, lookup workload.Lookup, err error, late bool) {
 	if r.tl != nil {
 		r.tl.op(r.slots[w].call.Load(), kind, err, late)
 	}
@@ -348,14 +346,14 @@ func (r *recorder) recordCall(w int, start, d time.Duration, late bool) {
 
 // addOp records one op of type typ that took us microseconds (clamped),
 // with its error kind and what it found by its key; s.mu is held.
-func (s *stripe) addOp(typ int, us int64, kind, lookup int, err error, late bool) {
+func (s *stripe) addOp(typ int, us int64, kind int, lookup workload.Lookup, err error, late bool) {
 	if s.ops[typ] == nil {
 		s.ops[typ] = hdr.New(1, s.highest, 3)
 	}
 	s.ops[typ].RecordValue(us)
-	if lookup != lookupNone {
+	if lookup != workload.LookupNone {
 		s.keyed++
-		if lookup == lookupMissed {
+		if lookup == workload.LookupMissed {
 			s.notFound++
 		}
 	}
@@ -405,7 +403,7 @@ func (r *recorder) seal() {
 	for w := range r.slots {
 		sl := &r.slots[w]
 		if s := sl.op.Load(); s != 0 && sl.op.CompareAndSwap(s, 0) && r.open.Load() != 0 && time.Duration(s-1) < closed {
-			r.recordOp(w, int(sl.opType.Load()), now-time.Duration(s-1), errTimeout, lookupNone, errStillRunning, true)
+			r.recordOp(w, int(sl.opType.Load()), now-time.Duration(s-1), errTimeout, workload.LookupNone, errStillRunning, true)
 			r.noteOutcome(w, now, errTimeout)
 		}
 		if s := sl.call.Load(); s != 0 && sl.call.CompareAndSwap(s, 0) && r.open.Load() != 0 && time.Duration(s-1) < closed {

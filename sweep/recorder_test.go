@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // TestRecorderSummary checks the merge of the stripes: counts, rates,
@@ -16,7 +17,7 @@ func TestRecorderSummary(t *testing.T) {
 		c := r.callStart(w)
 		o := r.opStart(w, typ)
 		r.slots[w].op.Store(int64(o-d) + 1) // pretend it started d ago
-		r.opEnd(w, typ, o-d, kind, lookupNone, err, true)
+		r.opEnd(w, typ, o-d, kind, workload.LookupNone, err, true)
 		r.slots[w].call.Store(int64(c-d) + 1)
 		r.callEnd(w, c-d, true)
 	}
@@ -29,9 +30,9 @@ func TestRecorderSummary(t *testing.T) {
 	}
 	o := r.opStart(3, 1)
 	r.slots[3].op.Store(int64(o-5*time.Second) + 1)
-	r.opEnd(3, 1, o-5*time.Second, errTimeout, lookupNone, nil, true)
+	r.opEnd(3, 1, o-5*time.Second, errTimeout, workload.LookupNone, nil, true)
 	o = r.opStart(4, 1)
-	r.opEnd(4, 1, o, errServer, lookupNone, errString("E11000"), true)
+	r.opEnd(4, 1, o, errServer, workload.LookupNone, errString("E11000"), true)
 	r.closeWindow()
 	record(0, 0, time.Millisecond, errNone, nil) // after the window: not counted
 
@@ -66,7 +67,7 @@ func TestRecorderWindowEnd(t *testing.T) {
 	// worker 0: a call that completes in the window
 	c0 := r.callStart(0)
 	o0 := r.opStart(0, 0)
-	r.opEnd(0, 0, o0, errNone, lookupNone, nil, true)
+	r.opEnd(0, 0, o0, errNone, workload.LookupNone, nil, true)
 	r.callEnd(0, c0, true)
 	// worker 1: starts in the window, ends after it closes
 	c1 := r.callStart(1)
@@ -77,14 +78,14 @@ func TestRecorderWindowEnd(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	r.closeWindow()
 	time.Sleep(20 * time.Millisecond)
-	r.opEnd(1, 0, o1, errNetwork, lookupNone, errString("connection reset"), true)
+	r.opEnd(1, 0, o1, errNetwork, workload.LookupNone, errString("connection reset"), true)
 	r.callEnd(1, c1, true)
 	// a call started after the window: never recorded
 	c3 := r.callStart(0)
 	r.callEnd(0, c3, true)
 	r.seal()
 	// the frozen op returns after the seal: not recorded twice
-	r.opEnd(2, 1, o2, errNone, lookupNone, nil, true)
+	r.opEnd(2, 1, o2, errNone, workload.LookupNone, nil, true)
 	r.callEnd(2, c2, true)
 
 	var s results.StepResult
@@ -124,7 +125,7 @@ func BenchmarkRecorderParallel(b *testing.B) {
 		for pb.Next() {
 			c := r.callStart(w)
 			o := r.opStart(w, 0)
-			r.opEnd(w, 0, o, errNone, lookupNone, nil, true)
+			r.opEnd(w, 0, o, errNone, workload.LookupNone, nil, true)
 			r.callEnd(w, c, true)
 		}
 	})
@@ -155,7 +156,7 @@ func TestWatchdogCancelsAContextTakenLate(t *testing.T) {
 	if first.Err() == nil {
 		t.Fatal("an op past the op timeout was not cancelled")
 	}
-	rec.endOne(0, 0, start, errTimeout, lookupNone, nil, true)
+	rec.endOne(0, 0, start, errTimeout, workload.LookupNone, nil, true)
 
 	rec.startOne(0, 0)
 	time.Sleep(timeout + 5*time.Millisecond) // starved before taking the context

@@ -134,7 +134,7 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 	}
 	defer disconnect(clients)
 
-	rec := newShapeRecorder(r.OpTimeout, spec.Concurrency*spec.Clients, r.shapeTypes())
+	rec := newTypedRecorder(r.OpTimeout, spec.Concurrency*spec.Clients, r.Workload.OpTypes())
 	stop := &atomic.Bool{}
 	var wg sync.WaitGroup
 
@@ -160,7 +160,7 @@ func (r *runner) RunStep(ctx context.Context, spec plan.StepSpec) (results.StepR
 			go func() {
 				defer wg.Done()
 				w := worker{id: id, rng: rand.New(rand.NewPCG(uint64(id)+1, uint64(spec.Index)*7919+uint64(spec.Trial)+r.Seed<<32)), coll: coll, wl: &r.Workload,
-					api: r.Workload.Name == "api", keys: r.Keys, rec: rec, parent: wctx, timeout: r.OpTimeout}
+					keys: r.Keys, rec: rec, parent: wctx, timeout: r.OpTimeout}
 				defer w.release()
 				for !stop.Load() && wctx.Err() == nil {
 					w.call()

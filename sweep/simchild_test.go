@@ -3,8 +3,8 @@ package sweep
 import (
 	"testing"
 
-	"github.com/poolsweep/poolsweep/internal/testpar"
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testpar"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 )
 
 // TestMain serves a simulator child when asked to (testsrv.Main). The

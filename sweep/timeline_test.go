@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/workload"
 )
 
 // TestTimelineBins: every value's bin midpoint, the quantile reported, is
@@ -132,7 +133,7 @@ func BenchmarkTimelineRecord(b *testing.B) {
 					s := rec.opStart(w, 0)
 					mon.Event(out)
 					mon.Event(in)
-					rec.opEnd(w, 0, s, errNone, lookupNone, nil, true)
+					rec.opEnd(w, 0, s, errNone, workload.LookupNone, nil, true)
 					d, ok := orec.end(w, at, true)
 					if tl != nil && ok {
 						tl.call(at, d)

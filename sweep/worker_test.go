@@ -16,34 +16,38 @@ import (
 // new document by nature and are left out.
 func TestWorkerOwnPathAllocatesNothing(t *testing.T) {
 	wl := workload.DefaultWorkload()
-	for _, mix := range []string{"read", "update", "scan", "rmw"} {
-		wl.Mix = []workload.MixEntry{{Op: mix, Weight: 1}}
+	for _, mix := range []string{"read", "update", "scan", "rmw", "api"} {
+		wl.Name, wl.Mix = "mixed", []workload.MixEntry{{Op: mix, Weight: 1}}
+		if mix == "api" {
+			wl.Name = mix // its calls are 2 finds and 1 update whatever the mix
+		}
 		rec := newRecorder(5*time.Second, 1)
 		rec.openWindow()
 		w := worker{rng: rand.New(rand.NewPCG(1, 2)), wl: &wl, keys: workload.NewKeySpace("zipfian", 10000, 10000), rec: rec,
 			parent: context.Background(), timeout: 5 * time.Second}
 		defer w.release()
 		one := func() {
-			op := w.pickOp()
-			if typ, ok := opTypeOf(op); ok {
-				w.prepare(typ)
+			c := w.caller()
+			n := c.Next()
+			if n == 1 {
+				typ := int(c.Prepare(0))
 				start := rec.startOne(0, typ)
 				w.opContext()
 				kind, err := w.outcome(start, nil)
-				rec.endOne(0, typ, start, kind, lookupNone, err, true)
+				rec.endOne(0, typ, start, kind, workload.LookupNone, err, true)
 				return
 			}
 			start := rec.callStart(0)
-			for _, typ := range []int{0, 1} {
-				w.prepare(typ)
+			for i := range n {
+				typ := int(c.Prepare(i))
 				s := rec.opStart(0, typ)
 				w.opContext()
 				kind, err := w.outcome(s, nil)
-				rec.opEnd(0, typ, s, kind, lookupNone, err, true)
+				rec.opEnd(0, typ, s, kind, workload.LookupNone, err, true)
 			}
 			rec.callEnd(0, start, true)
 		}
-		one() // the first op makes the worker's buffers and op context
+		one() // the first op makes the worker's caller and op context
 		if n := testing.AllocsPerRun(1000, one); n != 0 {
 			t.Errorf("%s: %.1f allocations per op in the worker's own path, want 0", mix, n)
 		}

@@ -11,10 +11,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/internal/loopback"
-	"github.com/poolsweep/poolsweep/internal/testferret"
-	"github.com/poolsweep/poolsweep/internal/testpar"
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/loopback"
+	"github.com/poolsweep/poolsweep/internal/testkit/testferret"
+	"github.com/poolsweep/poolsweep/internal/testkit/testpar"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 )
 
 // TestMain runs the parallel tests (an unreachable host or shard,

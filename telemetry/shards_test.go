@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 )
 
 // TestShardUnreachable: a shard the load host cannot reach is said once,

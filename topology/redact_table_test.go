@@ -11,7 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
-	"github.com/poolsweep/poolsweep/topology/credtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/credtest"
 )
 
 // formOutputs is every text poolsweep derives from one connection string

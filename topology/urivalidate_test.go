@@ -15,7 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/topology/credtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/credtest"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 

@@ -11,8 +11,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/internal/testferret"
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testferret"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 )
 
 // foreignDocs are another client's documents in poolsweep's collection:

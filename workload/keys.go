@@ -1,9 +1,10 @@
 package workload
 
 import (
-	"math"
 	"math/rand/v2"
 	"sync/atomic"
+
+	"github.com/poolsweep/poolsweep/workload/internal/zipf"
 )
 
 // zipfTheta is YCSB's default Zipfian constant.
@@ -16,7 +17,7 @@ type KeySpace struct {
 	dist    string
 	base    int64        // records loaded
 	next    atomic.Int64 // next insert index
-	zipf    *zipfian     // over the loaded records (uniform keys use none)
+	zipf    *zipf.Dist   // over the loaded records (uniform keys use none)
 	zipfMax int64
 	// gapFrom..gapTo are keys no one inserts: the other agents' share
 	// below this agent's block (agent mode; see AgentBlock).
@@ -43,7 +44,7 @@ func NewKeySpace(dist string, records, nextInsert int64) *KeySpace {
 	k := &KeySpace{dist: dist, base: records}
 	k.next.Store(nextInsert)
 	if dist != "uniform" {
-		k.zipf = newZipfian(records)
+		k.zipf = zipf.New(records, zipfTheta)
 		k.zipfMax = records
 	}
 	return k
@@ -58,11 +59,11 @@ func (k *KeySpace) Pick(r *rand.Rand) int64 {
 	case "zipfian":
 		// Scramble the rank so the hot keys are spread over the key space,
 		// as YCSB's ScrambledZipfianGenerator does.
-		return int64(fnv64(uint64(k.zipf.next(r))) % uint64(k.base))
+		return int64(fnv64(uint64(k.zipf.Rank(r))) % uint64(k.base))
 	case "latest":
 		// Most recently inserted keys are hottest.
 		last := k.next.Load() - 1
-		n := k.skipGap(last - k.zipf.next(r))
+		n := k.skipGap(last - k.zipf.Rank(r))
 		if n < 0 {
 			n = 0
 		}
@@ -74,49 +75,6 @@ func (k *KeySpace) Pick(r *rand.Rand) int64 {
 
 // NextInsert reserves a new key index for an insert.
 func (k *KeySpace) NextInsert() int64 { return k.next.Add(1) - 1 }
-
-// zipfian draws ranks in [0, n) with P(i) ∝ 1/(i+1)^θ, using the method of
-// Gray et al., "Quickly Generating Billion-Record Synthetic Databases" (the
-// one YCSB uses). zetan is computed once, O(n).
-type zipfian struct {
-	n                        int64
-	theta, alpha, zetan, eta float64
-	half                     float64
-}
-
-func newZipfian(n int64) *zipfian {
-	z := &zipfian{n: n, theta: zipfTheta}
-	z.zetan = zeta(n, zipfTheta)
-	zeta2 := zeta(2, zipfTheta)
-	z.alpha = 1 / (1 - zipfTheta)
-	z.eta = (1 - math.Pow(2/float64(n), 1-zipfTheta)) / (1 - zeta2/z.zetan)
-	z.half = 1 + math.Pow(0.5, zipfTheta)
-	return z
-}
-
-func zeta(n int64, theta float64) float64 {
-	s := 0.0
-	for i := int64(1); i <= n; i++ {
-		s += 1 / math.Pow(float64(i), theta)
-	}
-	return s
-}
-
-func (z *zipfian) next(r *rand.Rand) int64 {
-	u := r.Float64()
-	uz := u * z.zetan
-	if uz < 1 {
-		return 0
-	}
-	if uz < z.half {
-		return 1
-	}
-	v := int64(float64(z.n) * math.Pow(z.eta*u-z.eta+1, z.alpha))
-	if v >= z.n {
-		v = z.n - 1
-	}
-	return v
-}
 
 func fnv64(v uint64) uint64 {
 	h := uint64(0xcbf29ce484222325)

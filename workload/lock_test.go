@@ -13,8 +13,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/poolsweep/poolsweep/internal/testferret"
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testferret"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 )
 
 // TestPrepareConcurrentRuns: three runs started at once on one fresh

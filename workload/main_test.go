@@ -3,7 +3,7 @@ package workload
 import (
 	"testing"
 
-	"github.com/poolsweep/poolsweep/internal/testpar"
+	"github.com/poolsweep/poolsweep/internal/testkit/testpar"
 )
 
 // TestMain lets the lock tests, which mostly wait on servers, beats and

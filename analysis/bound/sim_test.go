@@ -18,7 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/telemetry"
 	"github.com/poolsweep/poolsweep/topology/sim"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/render"
-	"github.com/poolsweep/poolsweep/internal/golden"
+	"github.com/poolsweep/poolsweep/internal/testkit/golden"
 )
 
 // TestGoldenRender renders the synthetic comparisons (both directions) as

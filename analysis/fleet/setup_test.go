@@ -11,7 +11,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
-	"github.com/poolsweep/poolsweep/internal/golden"
+	"github.com/poolsweep/poolsweep/internal/testkit/golden"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )

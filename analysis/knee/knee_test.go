@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/internal/golden"
+	"github.com/poolsweep/poolsweep/internal/testkit/golden"
 	"github.com/poolsweep/poolsweep/results"
 )
 

@@ -13,6 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -22,10 +23,10 @@ import (
 type Options struct {
 	files    []string // the results files named as arguments
 	csv      string
-	analysis cmdutil.KneeFlags
+	analysis shared.KneeFlags
 	format   string
-	read     cmdutil.ReadOptions
-	gates    cmdutil.ThresholdFlags
+	read     shared.ReadOptions
+	gates    shared.ThresholdFlags
 	ftdc     ftdcFlags
 }
 
@@ -33,7 +34,7 @@ type Options struct {
 // with the parsed options instead of the analysis (the flags-only tests).
 func NewCmdAnalyze(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
-	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
+	cmd := shared.FilesCmd(shared.CmdHelp{
 		Use:   "analyze RESULTS.jsonl… | --csv FILE",
 		Short: "Find the knee, peak, USL fit and a pool-size recommendation for each series",
 		Long: `analyze reads results.jsonl files (or a CSV of numbers from YCSB or a spreadsheet) and,
@@ -58,7 +59,7 @@ keep them unless --ftdc-replace. The report ends with each step's source.
 A CSV needs a header row with columns concurrency (or connections) and qps; p99_ms,
 target, pool, trial, clients and workload are optional.
 
-` + cmdutil.ThresholdHelp + `
+` + shared.ThresholdHelp + `
 With --format json the outcomes are the "thresholds" array, as in a sweep's end record.`,
 		Example: `  poolsweep analyze poolsweep-out/20261130-101500-1a2b/results.jsonl
   poolsweep analyze run1/results.jsonl run2/results.jsonl --format json
@@ -67,6 +68,9 @@ With --format json the outcomes are the "thresholds" array, as in a sweep's end 
   poolsweep analyze results.jsonl --threshold 'p99<20ms@64' --threshold 'ops>5000@knee' --threshold 'errors<0.1%'`,
 	}, "", func(ctx context.Context, args []string) error {
 		o.files = args
+		if err := o.check(); err != nil {
+			return err
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -87,6 +91,28 @@ func (o *Options) options() (knee.Options, error) {
 	return o.analysis.Options()
 }
 
+// check finds every usage error the flags and arguments make alone,
+// before runF, so that the flags-only tests reach each of them.
+func (o *Options) check() error {
+	if _, err := o.options(); err != nil {
+		return err
+	}
+	switch {
+	case o.csv != "" && len(o.ftdc.dirs) > 0:
+		return errext.Usagef("--ftdc: attached to results files' steps, not to --csv")
+	case o.ftdc.replace && len(o.ftdc.dirs) == 0:
+		return errext.Usagef("--ftdc-replace: needs --ftdc")
+	case o.csv != "" && o.gates.Given():
+		return errext.Usagef("--threshold: judged on results files' steps, not on --csv")
+	case o.csv != "" && len(o.files) > 0:
+		return errext.Usagef("--csv: give either results files or --csv, not both")
+	case o.csv == "" && len(o.files) == 0:
+		return errext.Usagef("analyze: give one or more results.jsonl files, or --csv FILE")
+	}
+	return nil
+}
+
+// run analyses what check let through.
 func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
 	opts, err := o.options()
 	if err != nil {
@@ -98,22 +124,12 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		rep *ftdcReport
 	)
 	switch {
-	case o.csv != "" && len(o.ftdc.dirs) > 0:
-		return errext.Usagef("--ftdc: attached to results files' steps, not to --csv")
-	case o.ftdc.replace && len(o.ftdc.dirs) == 0:
-		return errext.Usagef("--ftdc-replace: needs --ftdc")
-	case o.csv != "" && o.gates.Given():
-		return errext.Usagef("--threshold: judged on results files' steps, not on --csv")
-	case o.csv != "" && len(args) > 0:
-		return errext.Usagef("--csv: give either results files or --csv, not both")
 	case o.csv != "":
 		series, err := cmdutil.ReadInput(ctx, "--csv", o.csv, cmdutil.MaxCSVBytes, func(r io.Reader) ([]knee.Series, error) { return knee.ReadCSV(r, o.csv) })
 		if err != nil {
 			return err
 		}
 		a = analysis.OfSeries(series, opts)
-	case len(args) == 0:
-		return errext.Usagef("analyze: give one or more results.jsonl files, or --csv FILE")
 	default:
 		var err error
 		rs, err = o.read.Files(ctx, args, e.Stderr)
@@ -135,7 +151,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		if err := writeAnalysisJSON(e.Stdout, a, outcomes, rep); err != nil {
 			return err
 		}
-		return cmdutil.ThresholdsError(outcomes)
+		return shared.ThresholdsError(outcomes)
 	}
 	if err := render.Text(e.Stdout, a); err != nil {
 		return err
@@ -143,7 +159,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	if err := render.Replays(e.Stdout, a); err != nil {
 		return err
 	}
-	cmdutil.WriteThresholds(e.Stdout, outcomes)
+	shared.WriteThresholds(e.Stdout, outcomes)
 	if rep != nil {
 		ew := textfmt.NewErrWriter(e.Stdout)
 		rep.writeText(ew)
@@ -151,7 +167,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 			return ew.Err
 		}
 	}
-	return cmdutil.ThresholdsError(outcomes)
+	return shared.ThresholdsError(outcomes)
 }
 
 // writeAnalysisJSON is the analysis's document (render.Document), then the threshold outcomes when there are any,

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/ftdc/ftdctest"
+	"github.com/poolsweep/poolsweep/internal/testkit/ftdctest"
 )
 
 // The real 4.2.12 capture (testdata/ftdc/metrics-4.2.12) ends at this

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestAnalyzeFlags: argv becomes the options the analysis runs with,
@@ -40,6 +40,13 @@ func TestAnalyzeFlags(t *testing.T) {
 		{"a.jsonl", "--threshold", "p99<x"}, // not a threshold
 		{"a.jsonl", "--slo-p99", "2h"},      // past its hour
 		{"a.jsonl", "--csv", ""},            // empty
+		// Flags that do not go together, and no input: refused before
+		// the run as well.
+		{"--csv", "r.csv", "--ftdc", "d"},             // FTDC attaches to results files
+		{"a.jsonl", "--ftdc-replace"},                 // needs --ftdc
+		{"--csv", "r.csv", "--threshold", "p99<20ms"}, // thresholds judge results files
+		{"a.jsonl", "--csv", "r.csv"},                 // one or the other
+		{},                                            // nothing to analyse
 	} {
 		if o, code, stderr := cmdtest.Parse(t, NewCmdAnalyze, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)

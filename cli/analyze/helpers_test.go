@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 	"github.com/spf13/cobra"
 )
 

@@ -1,10 +1,12 @@
-// Package cmdutil holds what every poolsweep command shares: the streams
-// a command writes to (Env), the one line an error becomes (SafeLine,
-// the value-echo net, FlagError), the flags declared with what they
-// accept (flags.go), the readers of results files and other inputs, and
-// the flag groups several commands take (knee, fleet, thresholds,
-// --lenient). Each command's own package (cli/analyze, cli/plot, …)
-// builds its cobra command from these; cli/root puts them together.
+// Package cmdutil holds what every poolsweep command needs, and nothing
+// of the product: the streams a command writes to (Env), the one line an
+// error becomes (SafeLine, the value-echo net, FlagError, ErrorLine), the
+// flags declared with what they accept (flags.go) and the runF seam, and
+// the rules for inputs and outputs (bounded reads of input files, an
+// output that must not be an input). What several commands share of the
+// product (results files, flag groups) lives in cli/shared; each command's
+// own package (cli/analyze, cli/plot, …) builds its cobra command from
+// both; cli/root puts them together.
 package cmdutil
 
 import "io"

@@ -12,6 +12,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/compare"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/outfile"
@@ -32,7 +33,7 @@ type Options struct {
 	alpha     float64
 	minEffect float64
 	plotDir   string
-	read      cmdutil.ReadOptions
+	read      shared.ReadOptions
 	failOn    float64 // --fail-on-regression, a percentage (failOnSet: given)
 	runNoise  float64 // --run-noise, a percentage (runNoiseSet: given)
 
@@ -44,7 +45,7 @@ type Options struct {
 func NewCmdCompare(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
 	var cmd *cobra.Command
-	cmd = cmdutil.FilesCmd(cmdutil.CmdHelp{
+	cmd = shared.FilesCmd(shared.CmdHelp{
 		Use:   "compare BASELINE.jsonl [CANDIDATE.jsonl]",
 		Short: "A/B comparison of two runs: what a server setting or a topology costs, with statistics",
 		Long: `compare pairs the steps of two runs (by target, workload, concurrency, pool and clients)
@@ -84,6 +85,9 @@ between-run floor, or too few trials to test, never fails it. The regressions ar
 	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(ctx context.Context, args []string) error {
 		o.files = args
 		o.failOnSet, o.runNoiseSet = cmd.Flags().Changed("fail-on-regression"), cmd.Flags().Changed("run-noise")
+		if err := o.check(); err != nil {
+			return err
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -103,7 +107,11 @@ between-run floor, or too few trials to test, never fails it. The regressions ar
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+// check finds every usage error the flags and arguments make alone
+// (and the --plot directory's), before runF, so that the flags-only
+// tests reach each of them.
+func (o *Options) check() error {
+	args := o.files
 	switch {
 	case len(args) > 2:
 		return errext.Usagef("compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate")
@@ -127,6 +135,11 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 			return err
 		}
 	}
+	return nil
+}
+
+// run compares what check let through.
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
 	base, err := o.read.Files(ctx, args[:1], e.Stderr)
 	if err != nil {
 		return err
@@ -159,7 +172,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		if err != nil {
 			return fmt.Errorf("A/B figures: %w", err)
 		}
-		paths, err := cmdutil.WriteFigures(e, "--plot", o.plotDir, figs, notes)
+		paths, err := shared.WriteFigures(e, "--plot", o.plotDir, figs, notes)
 		if err != nil {
 			return err
 		}

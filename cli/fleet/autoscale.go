@@ -11,6 +11,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/conncost"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/outfile"
@@ -64,7 +65,7 @@ func (p *planFlags) check(instances int) error {
 	case trace && instances > 0:
 		return errext.Usagef("--instances: the trace gives the fleet's size (the plan is made for its peak); give one")
 	case !trace && instances < 1:
-		return errext.Usagef("--instances: required (the application instances, from 1 to %d), or --instances-trace or --rate-trace for an autoscaling fleet", cmdutil.MaxFleetInstances)
+		return errext.Usagef("--instances: required (the application instances, from 1 to %d), or --instances-trace or --rate-trace for an autoscaling fleet", shared.MaxFleetInstances)
 	case p.rateTrace != "" && p.ratePerInstance <= 0:
 		return errext.Usagef("--rate-per-instance: required with --rate-trace (the calls/s one instance takes)")
 	case p.rateTrace == "" && p.set.Changed("rate-per-instance"):
@@ -116,7 +117,7 @@ func (p *planFlags) inputs() []outfile.Input {
 // options reads the files the flags name and says what they add to the
 // plan; bad input is one line naming the flag. instances is --instances:
 // a fleet of fixed size given pool options is a trace of one row.
-func (p *planFlags) options(ctx context.Context, read cmdutil.ReadOptions, instances int) (func(*fleet.Options), error) {
+func (p *planFlags) options(ctx context.Context, read shared.ReadOptions, instances int) (func(*fleet.Options), error) {
 	var (
 		cost  *conncost.Cost
 		limit *fleet.LimitSpec
@@ -147,7 +148,7 @@ func (p *planFlags) options(ctx context.Context, read cmdutil.ReadOptions, insta
 }
 
 // readCosts estimates the cost of a connection from the --costs run.
-func readCosts(ctx context.Context, path string, read cmdutil.ReadOptions) (*conncost.Cost, error) {
+func readCosts(ctx context.Context, path string, read shared.ReadOptions) (*conncost.Cost, error) {
 	run, err := results.ReadFileWith(ctx, path, read.Options())
 	if err != nil {
 		if ctx.Err() != nil {
@@ -183,7 +184,7 @@ func (p *planFlags) readTrace(ctx context.Context, instances int) (*fleet.Trace,
 		if err != nil {
 			return nil, traceErr(ctx, "--instances-trace", err)
 		}
-		if t.Points, err = fleet.ParseInstanceTrace(p.instancesTrace, b, cmdutil.MaxFleetInstances); err != nil {
+		if t.Points, err = fleet.ParseInstanceTrace(p.instancesTrace, b, shared.MaxFleetInstances); err != nil {
 			return nil, errext.Usagef("--instances-trace: %s", err)
 		}
 		t.Source = "instance counts from " + p.instancesTrace
@@ -192,7 +193,7 @@ func (p *planFlags) readTrace(ctx context.Context, instances int) (*fleet.Trace,
 		if err != nil {
 			return nil, traceErr(ctx, "--rate-trace", err)
 		}
-		if t.Points, err = fleet.InstancesFromRates(pts, p.ratePerInstance, cmdutil.MaxFleetInstances); err != nil {
+		if t.Points, err = fleet.InstancesFromRates(pts, p.ratePerInstance, shared.MaxFleetInstances); err != nil {
 			return nil, errext.Usagef("--rate-trace: %s: %s", textfmt.Escape(p.rateTrace), err)
 		}
 		t.Source = fmt.Sprintf("the rate trace %s at %g calls/s per instance", p.rateTrace, p.ratePerInstance)

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 func parse(t *testing.T, args ...string) (*Options, *cobra.Command, int, string) {
@@ -46,10 +46,13 @@ func TestFleetFlags(t *testing.T) {
 		t.Errorf("asked %v %v", asked, err)
 	}
 	for _, bad := range [][]string{
-		{"a", "--instances", "100001"},                  // past 100,000
-		{"a", "--instances", "4", "--format", "html"},   // not a format
-		{"a", "--instances", "4", "--conn-memory", "0"}, // open at 0
-		{"--instances", "4"},                            // no files
+		{"a", "--instances", "100001"},                         // past 100,000
+		{"a", "--instances", "4", "--format", "html"},          // not a format
+		{"a", "--instances", "4", "--conn-memory", "0"},        // open at 0
+		{"--instances", "4"},                                   // no files
+		{"a"},                                                  // --instances is required
+		{"a", "--instances", "4", "-o", "a"},                   // the plan over its own input
+		{"a", "--instances", "4", "-o", "no/such/dir/plan.md"}, // -o's directory must exist
 	} {
 		if o, _, code, stderr := parse(t, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)

@@ -12,6 +12,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
@@ -20,19 +21,19 @@ import (
 // Options are fleet's flags and arguments, as parsed.
 type Options struct {
 	files    []string // the results files named as arguments
-	fleet    cmdutil.FleetFlags
+	fleet    shared.FleetFlags
 	plan     planFlags
 	format   string
 	out      string
-	analysis cmdutil.KneeFlags
-	read     cmdutil.ReadOptions
+	analysis shared.KneeFlags
+	read     shared.ReadOptions
 }
 
 // NewCmdFleet builds the fleet command. runF, when not nil, is run with the
 // parsed options instead of the command (the flags-only tests).
 func NewCmdFleet(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
-	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
+	cmd := shared.FilesCmd(shared.CmdHelp{
 		Use:   "fleet [RESULTS.jsonl…] --instances N",
 		Short: "Size maxPoolSize for N application instances from one client's measured knee",
 		Long: `fleet reads results files and plans for a fleet of N instances, each with its own pool
@@ -61,16 +62,8 @@ and its assumptions: docs/fleet.md.`,
   poolsweep fleet run/results.jsonl --rate-trace traffic.csv --rate-per-instance 200 --limit atlas:M40`,
 	}, "", func(ctx context.Context, args []string) error {
 		o.files = args
-		if err := o.plan.check(o.fleet.Instances()); err != nil {
+		if err := o.check(); err != nil {
 			return err
-		}
-		if len(o.files) == 0 {
-			// The connection sweep is itself a run to plan from: its
-			// rates and pools, beside the costs it measured.
-			if o.plan.costs == "" {
-				return errext.Usagef("fleet: give one or more results.jsonl files (or --costs alone)")
-			}
-			o.files = []string{o.plan.costs}
 		}
 		if runF != nil {
 			return runF(ctx, o)
@@ -87,15 +80,35 @@ and its assumptions: docs/fleet.md.`,
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+// check finds every usage error the flags and arguments make alone (and
+// -o's file), before runF, so that the flags-only tests reach each of
+// them.
+func (o *Options) check() error {
+	if err := o.plan.check(o.fleet.Instances()); err != nil {
+		return err
+	}
+	if len(o.files) == 0 {
+		// The connection sweep is itself a run to plan from: its
+		// rates and pools, beside the costs it measured.
+		if o.plan.costs == "" {
+			return errext.Usagef("fleet: give one or more results.jsonl files (or --costs alone)")
+		}
+		o.files = []string{o.plan.costs}
+	}
 	if o.out != "" {
 		if err := outfile.Check(o.out); err != nil {
 			return errext.Usagef("-o: %w", err)
 		}
-		if err := cmdutil.NotInput("-o", o.out, append(append(cmdutil.FileArgs("results file", args), o.fleet.Inputs()...), o.plan.inputs()...)); err != nil {
+		if err := cmdutil.NotInput("-o", o.out, append(append(cmdutil.FileArgs("results file", o.files), o.fleet.Inputs()...), o.plan.inputs()...)); err != nil {
 			return err
 		}
 	}
+	_, err := o.analysis.Options()
+	return err
+}
+
+// run plans the fleet check let through.
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
 	opts, err := o.analysis.Options()
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@ package inspect
 import (
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestInspectFlags: argv becomes the options inspect connects with, and
@@ -19,16 +19,18 @@ func TestInspectFlags(t *testing.T) {
 	if ps, err := o.Validate(); err != nil || ps.MaxPoolSize != 200 || !ps.MaxPoolSizeSet {
 		t.Errorf("validate: %+v %v", ps, err)
 	}
-	// --replies reads offline: with --uri it is refused by Validate.
-	if o, _, _ := cmdtest.Parse(t, NewCmdInspect, "--replies", "dir", "--uri", "mongodb://h"); o == nil || o.replies != "dir" {
+	if o, _, _ := cmdtest.Parse(t, NewCmdInspect, "--replies", "dir"); o == nil || o.replies != "dir" {
 		t.Fatalf("--replies: %+v", o)
-	} else if _, err := o.Validate(); err == nil {
-		t.Error("--replies with --uri validated")
 	}
 	for _, bad := range [][]string{
 		{"--uri", "http://h/"},                       // not a MongoDB URI
 		{"--uri", "mongodb://h", "--format", "yaml"}, // not a format
 		{"extra"}, // no arguments
+		// Flags that do not go together, found by Validate before the run.
+		{"--replies", "dir", "--uri", "mongodb://h"},                     // --replies reads offline
+		{"--replies", "dir", "--save-replies", "out"},                    // nothing to save offline
+		{"--format", "json"},                                             // --uri (or --replies) is required
+		{"--uri", "mongodb://h", "--save-replies", "no/such/parent/out"}, // its parent must exist
 	} {
 		if o, code, stderr := cmdtest.Parse(t, NewCmdInspect, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)

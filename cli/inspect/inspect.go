@@ -70,7 +70,7 @@ with its value or "not reported", and which bound rules can fire on that server.
   poolsweep inspect --replies ./replies
   poolsweep inspect --replies /var/lib/mongodb/diagnostic.data --format json`,
 		Args: cmdutil.ArgsUsage(cobra.NoArgs),
-		RunE: cmdutil.RunSeam(o, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
+		RunE: cmdutil.RunSeam(o, func() error { _, err := o.Validate(); return err }, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
 	}
 	cmdutil.TextVar(cmd.Flags(), &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string (required)")
 	cmdutil.ChoiceVar(cmd.Flags(), &o.format, "format", "text", []string{"text", "json"}, false, "output format: text or json")
@@ -97,6 +97,20 @@ func (o *Options) Validate() (topology.PoolSettings, error) {
 	if err != nil {
 		return ps, errext.Usagef("--uri: %w", err)
 	}
+	if o.saveReplies != "" {
+		if err := outfile.CheckDir(o.saveReplies); err != nil {
+			return ps, errext.Usagef("--save-replies: %w", err)
+		}
+		// The names carry the server's version and role, known only
+		// once it answers: every name of their shape is checked now, and
+		// each file again as it is written.
+		if err := outfile.CheckNames(o.saveReplies, savedName.MatchString); err != nil {
+			return ps, errext.Usagef("--save-replies: %w", err)
+		}
+		if err := cmdutil.NotInputIn("--save-replies", o.saveReplies, savedName.MatchString, cmdutil.URIFiles("--uri", o.uri)); err != nil {
+			return ps, err
+		}
+	}
 	return ps, nil
 }
 
@@ -107,20 +121,6 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 	}
 	if o.replies != "" {
 		return o.inspectReplies(e)
-	}
-	if o.saveReplies != "" {
-		if err := outfile.CheckDir(o.saveReplies); err != nil {
-			return errext.Usagef("--save-replies: %w", err)
-		}
-		// The names carry the server's version and role, known only
-		// once it answers: every name of their shape is checked now, and
-		// each file again as it is written.
-		if err := outfile.CheckNames(o.saveReplies, savedName.MatchString); err != nil {
-			return errext.Usagef("--save-replies: %w", err)
-		}
-		if err := cmdutil.NotInputIn("--save-replies", o.saveReplies, savedName.MatchString, cmdutil.URIFiles("--uri", o.uri)); err != nil {
-			return err
-		}
 	}
 	info, err := topology.Detect(ctx, o.uri)
 	if err != nil {

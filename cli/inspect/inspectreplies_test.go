@@ -15,8 +15,8 @@ import (
 
 	"github.com/poolsweep/poolsweep/ftdc"
 	"github.com/poolsweep/poolsweep/internal/corpus"
-	"github.com/poolsweep/poolsweep/internal/golden"
 	"github.com/poolsweep/poolsweep/internal/replydir"
+	"github.com/poolsweep/poolsweep/internal/testkit/golden"
 	"github.com/poolsweep/poolsweep/telemetry"
 	"github.com/poolsweep/poolsweep/topology"
 	"github.com/poolsweep/poolsweep/topology/sim"

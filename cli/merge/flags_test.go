@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestMergeFlags: argv becomes the files to merge and where to write
@@ -18,9 +18,12 @@ func TestMergeFlags(t *testing.T) {
 		t.Errorf("options %+v", o)
 	}
 	for _, bad := range [][]string{
-		{"-o", "m.jsonl"},       // no files
-		{"a", "--out", ""},      // empty
-		{"a", "-o", "m", "--x"}, // no such flag
+		{"-o", "m.jsonl"},                  // no files
+		{"a", "--out", ""},                 // empty
+		{"a", "-o", "m", "--x"},            // no such flag
+		{"a"},                              // --out is required
+		{"a", "-o", "a"},                   // the merge over its own input
+		{"a", "-o", "no/such/dir/m.jsonl"}, // --out's directory must exist
 	} {
 		if o, code, stderr := cmdtest.Parse(t, NewCmdMerge, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)

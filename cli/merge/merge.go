@@ -17,6 +17,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/outfile"
@@ -28,14 +29,14 @@ import (
 type Options struct {
 	files []string // the results files named as arguments
 	out   string
-	read  cmdutil.ReadOptions
+	read  shared.ReadOptions
 }
 
 // NewCmdMerge builds the merge command. runF, when not nil, is run with the
 // parsed options instead of the command (the flags-only tests).
 func NewCmdMerge(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
-	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
+	cmd := shared.FilesCmd(shared.CmdHelp{
 		Use:   "merge DIR|FILE... -o OUT",
 		Short: "Merge the results of the agents of one run (--agents) into one results.jsonl",
 		Long: `merge combines the results.jsonl of every agent of one agent-mode run (sweep --agents N
@@ -58,6 +59,9 @@ a trailing slash, made if its parent exists).`,
   poolsweep report merged/results.jsonl -o report.html`,
 	}, "merge: give the results of every agent of one run (files, or directories holding results.jsonl)", func(ctx context.Context, args []string) error {
 		o.files = args
+		if _, _, _, err := o.outputs(); err != nil {
+			return err
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -68,27 +72,31 @@ a trailing slash, made if its parent exists).`,
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+// outputs are the file merge writes, the directory it makes for it ("" for
+// none) and the results files it reads, or the usage error the flags and
+// arguments make; RunE calls it before runF, so that the flags-only tests
+// reach each error.
+func (o *Options) outputs() (out, outDir string, paths []string, err error) {
 	if o.out == "" {
-		return errext.Usagef("--out: required: the merged results file to write")
+		return "", "", nil, errext.Usagef("--out: required: the merged results file to write")
 	}
 	// A directory (existing, or named with a trailing slash) takes
 	// results.jsonl; it is made, one level, if absent. A symlink is not
 	// taken for a directory: outfile refuses it as the file to write.
-	out, outDir := o.out, ""
+	out = o.out
 	if fi, err := os.Lstat(out); (err == nil && fi.IsDir()) || strings.HasSuffix(out, string(filepath.Separator)) {
 		outDir, out = out, filepath.Join(out, "results.jsonl")
 		if err := outfile.CheckDir(outDir); err != nil {
-			return errext.Usagef("--out: %w", err)
+			return "", "", nil, errext.Usagef("--out: %w", err)
 		}
 	}
 	if _, err := os.Lstat(outDir); outDir == "" || err == nil { // else made fresh: the file is new
 		if err := outfile.Check(out); err != nil {
-			return errext.Usagef("--out: %w", err)
+			return "", "", nil, errext.Usagef("--out: %w", err)
 		}
 	}
-	paths := make([]string, len(args))
-	for i, a := range args {
+	paths = make([]string, len(o.files))
+	for i, a := range o.files {
 		p := a
 		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
 			p = infile.In(a, "results.jsonl") // the one in the directory Stat found
@@ -96,6 +104,15 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 		paths[i] = p
 	}
 	if err := cmdutil.NotInput("--out", out, cmdutil.FileArgs("results file", paths)); err != nil {
+		return "", "", nil, err
+	}
+	return out, outDir, paths, nil
+}
+
+// run merges what outputs let through.
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+	out, outDir, paths, err := o.outputs()
+	if err != nil {
 		return err
 	}
 	res, err := MergeFiles(ctx, paths, o.read, e.Stderr)
@@ -116,7 +133,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 
 // MergeFiles reads the agents' results and merges them, each merged step
 // labelled by the sweep's own bound rules (results.MergeAgents).
-func MergeFiles(ctx context.Context, paths []string, read cmdutil.ReadOptions, warn io.Writer) (*results.Results, error) {
+func MergeFiles(ctx context.Context, paths []string, read shared.ReadOptions, warn io.Writer) (*results.Results, error) {
 	var files []*results.Results
 	for _, p := range paths {
 		r, err := results.ReadFileWith(ctx, p, read.Options())
@@ -124,7 +141,7 @@ func MergeFiles(ctx context.Context, paths []string, read cmdutil.ReadOptions, w
 			return nil, err
 		}
 		if read.Lenient {
-			cmdutil.WarnAll(warn, r)
+			shared.WarnAll(warn, r)
 		}
 		files = append(files, r)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
@@ -23,15 +24,15 @@ type Options struct {
 	out      string
 	figures  string
 	steady   string
-	analysis cmdutil.KneeFlags
-	read     cmdutil.ReadOptions
+	analysis shared.KneeFlags
+	read     shared.ReadOptions
 }
 
 // NewCmdPlot builds the plot command. runF, when not nil, is run with the
 // parsed options instead of the command (the flags-only tests).
 func NewCmdPlot(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
-	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
+	cmd := shared.FilesCmd(shared.CmdHelp{
 		Use:   "plot RESULTS.jsonl… -o DIR",
 		Short: "Draw figures (PNG and SVG) from results files",
 		Long: `plot reads results.jsonl files and draws, as PNG and SVG:
@@ -63,6 +64,9 @@ poolsweep compare --plot-dir, or poolsweep report A B.`,
   poolsweep plot poolsweep-out/20261130-101500-1a2b/results.jsonl -o figures --steady 16,2`,
 	}, "plot: give one or more results.jsonl files", func(ctx context.Context, args []string) error {
 		o.files = args
+		if err := o.check(); err != nil {
+			return err
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -70,13 +74,16 @@ poolsweep compare --plot-dir, or poolsweep report A B.`,
 	})
 	cmdutil.TextVarP(cmd.Flags(), &o.out, "out", "o", "", "a directory, made through outfile", nil, "directory to write the figures into, made if absent (required; its parent must exist)")
 	cmdutil.ChoiceVar(cmd.Flags(), &o.figures, "figure", "", plot.AllFigures, true, "comma-separated figures to draw (default: all that apply): "+strings.Join(plot.AllFigures, ","))
-	cmdutil.TextVar(cmd.Flags(), &o.steady, "steady", "", "[TARGET:]C|R/s[,trial]", cmdutil.CheckSteadyStep, "draw only one step's batch series with its MSER-5 truncation point and window interval: concurrency C, or an open-loop step's offered rate R/s (its achieved rate), trial (default 1), TARGET when several, e.g. 16 or 16,2 or sharded:16 or 1000/s")
+	cmdutil.TextVar(cmd.Flags(), &o.steady, "steady", "", "[TARGET:]C|R/s[,trial]", shared.CheckSteadyStep, "draw only one step's batch series with its MSER-5 truncation point and window interval: concurrency C, or an open-loop step's offered rate R/s (its achieved rate), trial (default 1), TARGET when several, e.g. 16 or 16,2 or sharded:16 or 1000/s")
 	o.analysis.Add(cmd.Flags())
 	o.read.AddFlag(cmd.Flags())
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+// check finds every usage error the flags and arguments make alone (and
+// -o's directory), before runF, so that the flags-only tests reach each
+// of them.
+func (o *Options) check() error {
 	if o.out == "" {
 		return errext.Usagef("-o/--out: required (the directory for the figures)")
 	}
@@ -86,9 +93,18 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	if err := plot.CheckNames(o.out); err != nil { // before the inputs are read
 		return errext.Usagef("-o: %w", err)
 	}
-	if err := cmdutil.NotInputIn("-o", o.out, plot.MayWrite, cmdutil.FileArgs("results file", args)); err != nil {
+	if err := cmdutil.NotInputIn("-o", o.out, plot.MayWrite, cmdutil.FileArgs("results file", o.files)); err != nil {
 		return err
 	}
+	if o.steady != "" && o.figures != "" {
+		return errext.Usagef("--steady: draws one figure of its own; leave out --figure")
+	}
+	_, err := o.analysis.Options()
+	return err
+}
+
+// run draws what check let through.
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
 	which, err := figureList(o.figures)
 	if err != nil {
 		return err
@@ -101,17 +117,14 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	if err != nil {
 		return err
 	}
-	if o.steady != "" && which != nil {
-		return errext.Usagef("--steady: draws one figure of its own; leave out --figure")
-	}
-	figs, notes, err := plot.Figures(rs, analysis.Of(rs, opts), plot.Options{Figures: which, Steady: cmdutil.SteadyOption(o.steady)})
+	figs, notes, err := plot.Figures(rs, analysis.Of(rs, opts), plot.Options{Figures: which, Steady: shared.SteadyOption(o.steady)})
 	if err != nil && o.steady != "" {
 		return errext.Usagef("--steady: %w", err)
 	}
 	if err != nil {
 		return errext.UsageError{Err: err}
 	}
-	paths, err := cmdutil.WriteFigures(e, "-o", o.out, figs, notes)
+	paths, err := shared.WriteFigures(e, "-o", o.out, figs, notes)
 	if err != nil {
 		return err
 	}

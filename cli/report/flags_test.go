@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestReportFlags: argv becomes the options the report is written with,
@@ -31,7 +31,13 @@ func TestReportFlags(t *testing.T) {
 		{"a.jsonl", "-o", "r", "--format", "pdf"},       // not a format
 		{"a.jsonl", "-o", "r", "--instances", "0"},      // below 1
 		{"a.jsonl", "-o", "r", "--conn-memory", "2000"}, // past 1 GiB
-		{"-o", "r"}, // no files
+		{"-o", "r"},                  // no files
+		{"a.jsonl"},                  // -o is required
+		{"a.jsonl", "-o", "a.jsonl"}, // the report over its own input
+		{"a.jsonl", "-o", "r.html", "--baseline", "x"},                                // one target named
+		{"a.jsonl", "b.jsonl", "-o", "r.html", "--baseline", "x", "--candidate", "y"}, // two files are the A/B pair already
+		{"a.jsonl", "-o", "r.html", "--storm", "s.jsonl"},                             // a fleet plan needs --instances
+		{"a.jsonl", "-o", "no/such/dir/r.html"},                                       // -o's directory must exist
 	} {
 		if o, code, stderr := cmdtest.Parse(t, NewCmdReport, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)

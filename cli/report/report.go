@@ -13,6 +13,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/plot"
@@ -28,16 +29,16 @@ type Options struct {
 	baseline  string
 	candidate string
 	steady    string
-	analysis  cmdutil.KneeFlags
-	fleet     cmdutil.FleetFlags
-	read      cmdutil.ReadOptions
+	analysis  shared.KneeFlags
+	fleet     shared.FleetFlags
+	read      shared.ReadOptions
 }
 
 // NewCmdReport builds the report command. runF, when not nil, is run with the
 // parsed options instead of the command (the flags-only tests).
 func NewCmdReport(e *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{}
-	cmd := cmdutil.FilesCmd(cmdutil.CmdHelp{
+	cmd := shared.FilesCmd(shared.CmdHelp{
 		Use:   "report RESULTS.jsonl… -o report.html",
 		Short: "Write one self-contained HTML (or Markdown) report: header, verdicts, figures, step table",
 		Long: `report writes a capacity-planning report from results files: the run's targets,
@@ -67,6 +68,9 @@ storm run's connection-setup saturation beside the knee (docs/fleet.md).`,
   poolsweep report run/results.jsonl --steady 16 -o report.html        # with step 16's batch series`,
 	}, "report: give one or more results.jsonl files", func(ctx context.Context, args []string) error {
 		o.files = args
+		if err := o.check(); err != nil {
+			return err
+		}
 		if runF != nil {
 			return runF(ctx, o)
 		}
@@ -76,14 +80,18 @@ storm run's connection-setup saturation beside the knee (docs/fleet.md).`,
 	cmdutil.ChoiceVar(cmd.Flags(), &o.format, "format", "html", []string{"html", "markdown"}, false, "html or markdown")
 	cmdutil.TextVar(cmd.Flags(), &o.baseline, "baseline", "", "a target name of the results file", nil, "with one results file of two targets: the baseline target for the A/B section")
 	cmdutil.TextVar(cmd.Flags(), &o.candidate, "candidate", "", "a target name of the results file", nil, "the candidate target for the A/B section")
-	cmdutil.TextVar(cmd.Flags(), &o.steady, "steady", "", "[TARGET:]C|R/s[,trial]", cmdutil.CheckSteadyStep, "add the figure of one step's batch series with its MSER-5 truncation point and window interval (as plot --steady), e.g. 16 or 16,2 or sharded:16 or 1000/s")
+	cmdutil.TextVar(cmd.Flags(), &o.steady, "steady", "", "[TARGET:]C|R/s[,trial]", shared.CheckSteadyStep, "add the figure of one step's batch series with its MSER-5 truncation point and window interval (as plot --steady), e.g. 16 or 16,2 or sharded:16 or 1000/s")
 	o.analysis.Add(cmd.Flags())
 	o.fleet.Add(cmd.Flags(), "adds the fleet section", true)
 	o.read.AddFlag(cmd.Flags())
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+// check finds every usage error the flags and arguments make alone (and
+// -o's file), before runF, so that the flags-only tests reach each of
+// them.
+func (o *Options) check() error {
+	args := o.files
 	if o.out == "" {
 		return errext.Usagef("-o/--out: required (the report file)")
 	}
@@ -99,8 +107,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 			return err
 		}
 	}
-	opts, err := o.analysis.Options()
-	if err != nil {
+	if _, err := o.analysis.Options(); err != nil {
 		return err
 	}
 	if (o.baseline == "") != (o.candidate == "") {
@@ -111,6 +118,16 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 	}
 	if len(args) > 1 && o.baseline != "" {
 		return errext.Usagef("--baseline/--candidate: name two targets of one results file; two files are already an A/B pair")
+	}
+	_, err := o.fleet.Asked()
+	return err
+}
+
+// run writes the report check let through.
+func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error {
+	opts, err := o.analysis.Options()
+	if err != nil {
+		return err
 	}
 	withFleet, err := o.fleet.Asked()
 	if err != nil {
@@ -136,7 +153,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env, args []string) error 
 			return err
 		}
 	}
-	if err := writeReport(o.out, o.format, rs, a, ab, plan, cmdutil.SteadyOption(o.steady), e.Stderr); err != nil {
+	if err := writeReport(o.out, o.format, rs, a, ab, plan, shared.SteadyOption(o.steady), e.Stderr); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.Stdout, textfmt.Escape(o.out))

@@ -3,7 +3,7 @@ package serve
 import (
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestServeFlags: argv becomes the server serve would start, and
@@ -27,6 +27,11 @@ func TestServeFlags(t *testing.T) {
 		{"--listen", "db.example:1"},    // a name, not an IP
 		{"--sim", "slots=NaN"},          // not a spec
 		{"now"},                         // no arguments
+		// Flags that do not go together, found by Validate before the run.
+		{"--sim", "slots=4", "--data", "d"},                    // the simulator keeps no files
+		{"--data", "d", "--postgresql-url", "postgres://h/db"}, // one backend
+		{"--postgresql-url", "mysql://h/db"},                   // not postgres
+		{"--data", "no/such/parent/d"},                         // its parent must exist
 	} {
 		if o, code, stderr := cmdtest.Parse(t, NewCmdServe, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)

@@ -74,7 +74,7 @@ is bad input naming --listen.`,
   poolsweep serve --sim slots=8,service=2ms --listen 127.0.0.1:27099
   poolsweep serve --sim rs=3,slots=4 --listen 127.0.0.1:27017   # members on 27017, 27018, 27019`,
 		Args: cmdutil.ArgsUsage(cobra.NoArgs),
-		RunE: cmdutil.RunSeam(o, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
+		RunE: cmdutil.RunSeam(o, func() error { _, err := o.Validate(); return err }, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
 	}
 	f := cmd.Flags()
 	cmdutil.TextVar(f, &o.data, "data", "", "a directory, made through outfile", nil, "directory for FerretDB's SQLite files, made if absent (its parent must exist; default: a temporary directory removed at exit)")
@@ -130,6 +130,16 @@ func (o *Options) Validate() (sim.Spec, error) {
 	if o.postgresqlURL != "" && !strings.HasPrefix(o.postgresqlURL, "postgres://") && !strings.HasPrefix(o.postgresqlURL, "postgresql://") {
 		return spec, errext.Usagef("--postgresql-url: %s is not a postgres:// URL", textfmt.Token(topology.Redact(o.postgresqlURL)))
 	}
+	if o.data != "" {
+		if err := outfile.CheckDir(o.data); err != nil {
+			return spec, errext.Usagef("--data: %w", err)
+		}
+		// FerretDB reads and writes every file in its data directory: a
+		// log appended to one of them would corrupt it.
+		if o.logFile != "" && cmdutil.SameFile(filepath.Dir(filepath.Clean(o.logFile)), o.data) {
+			return spec, errext.Usagef("--log: %s is in the --data directory, whose files FerretDB reads and writes: %w; write the log elsewhere", textfmt.Short(o.logFile), outfile.ErrIsInput)
+		}
+	}
 	return spec, nil
 }
 
@@ -137,16 +147,6 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 	spec, err := o.Validate()
 	if err != nil {
 		return err
-	}
-	if o.data != "" {
-		if err := outfile.CheckDir(o.data); err != nil {
-			return errext.Usagef("--data: %w", err)
-		}
-		// FerretDB reads and writes every file in its data directory: a
-		// log appended to one of them would corrupt it.
-		if o.logFile != "" && cmdutil.SameFile(filepath.Dir(filepath.Clean(o.logFile)), o.data) {
-			return errext.Usagef("--log: %s is in the --data directory, whose files FerretDB reads and writes: %w; write the log elsewhere", textfmt.Short(o.logFile), outfile.ErrIsInput)
-		}
 	}
 	// Every address is tried before anything is made (--log's file, the
 	// data directory) or started.

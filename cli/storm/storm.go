@@ -15,6 +15,7 @@ import (
 
 	"github.com/poolsweep/poolsweep/analysis/fleet"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/fdlimit"
 	"github.com/poolsweep/poolsweep/internal/outfile"
@@ -71,11 +72,11 @@ whose storms have a known answer: docs/storm.md.`,
 		Example: `  poolsweep storm --uri mongodb://db1:27017 --clients 10,50,200 --pool 20 -o storm.jsonl
   poolsweep storm --target sim=sim:slots=8,accept_cost=2ms --clients 10,50 --max-connecting 2,8 -o storm.jsonl`,
 		Args: cmdutil.ArgsUsage(cobra.NoArgs),
-		RunE: cmdutil.RunSeam(o, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
+		RunE: cmdutil.RunSeam(o, func() error { _, err := o.Validate(); return err }, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
 	}
 	f := cmd.Flags()
 	cmdutil.TextVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the deployment to storm")
-	cmdutil.TextVar(f, &o.target, "target", "", "name=URI or name=sim:SPEC", cmdutil.CheckTarget, "name=URI of the deployment to storm; name=sim:SPEC starts a calibrated simulator")
+	cmdutil.TextVar(f, &o.target, "target", "", "name=URI or name=sim:SPEC", shared.CheckTarget, "name=URI of the deployment to storm; name=sim:SPEC starts a calibrated simulator")
 	cmdutil.LevelsVar(f, &o.clients, "clients", "10", results.MaxStormClients, false, plan.ParseLevels, fmt.Sprintf("K: clients opening their pools at once, a list or range (10,50,200; 10..200x2), each from 1 to %d", results.MaxStormClients))
 	cmdutil.IntVar(f, &o.pool, "pool", 20, 1, results.MaxStormPool, fmt.Sprintf("P: each client's maxPoolSize, the pool it fills, from 1 to %d", results.MaxStormPool))
 	cmdutil.LevelsVar(f, &o.maxConnecting, "max-connecting", "2", results.MaxConnecting, false, plan.ParseLevels, "the driver's maxConnecting: connections each pool opens at a time, a list (the driver's default is 2)")

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/plan"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/topology"
@@ -102,17 +103,17 @@ type Options struct {
 	noPlot        bool
 	noTelemetry   bool
 	resume        string
-	read          cmdutil.ReadOptions // --lenient, with --resume
+	read          shared.ReadOptions // --lenient, with --resume
 	maxErrorRate  float64
 	prewarm       time.Duration
 	serverCores   int
 	noShardSample bool
 	lockWait      time.Duration
-	gates         cmdutil.ThresholdFlags // --threshold (cli/cmdutil; gates.go)
-	fleet         cmdutil.FleetFlags     // --instances, --storm …: the fleet section of report.html (cli/cmdutil)
-	progress      string                 // --progress: text or json (runner/progress; cli/root makes stderr JSON lines)
-	metricsListen string                 // --metrics-listen (metricslisten.go)
-	autoOptions                          // --warmup/--duration auto and their bounds (autoflags.go)
+	gates         shared.ThresholdFlags // --threshold (cli/shared; gates.go)
+	fleet         shared.FleetFlags     // --instances, --storm …: the fleet section of report.html (cli/shared)
+	progress      string                // --progress: text or json (runner/progress; cli/root makes stderr JSON lines)
+	metricsListen string                // --metrics-listen (metricslisten.go)
+	autoOptions                         // --warmup/--duration auto and their bounds (autoflags.go)
 
 	// Open loop (sweepopen.go).
 	rate          string
@@ -241,7 +242,7 @@ ends "interrupted" (130); steps that ran without some agents make the run "parti
 (3); an agent refused for another plan or version exits 2. --spawn exits with the
 merged run's end status.
 
-` + cmdutil.ThresholdHelp,
+` + shared.ThresholdHelp,
 		Example: `  poolsweep sweep
   poolsweep sweep --uri mongodb://db1:27017                      # a search for the knee over 1..1024
   poolsweep sweep --uri mongodb://db1:27017 --concurrency 8..512 --pool 4..64   # the knee, then the pool size
@@ -280,7 +281,7 @@ merged run's end status.
 	}
 	f := cmd.Flags()
 	cmdutil.TextVar(f, &o.uri, "uri", "", "a MongoDB URI", topology.ValidateURI, "MongoDB connection string of the one deployment to measure")
-	cmdutil.TextArrayVar(f, &o.targets, "target", "name=URI or name=sim:SPEC", cmdutil.CheckTarget, "name=URI of a deployment to measure (repeatable); name=sim:SPEC starts a calibrated simulator")
+	cmdutil.TextArrayVar(f, &o.targets, "target", "name=URI or name=sim:SPEC", shared.CheckTarget, "name=URI of a deployment to measure (repeatable); name=sim:SPEC starts a calibrated simulator")
 	cmdutil.NamedLevelsVar(f, &o.concurrency, &o.ownLevels, "concurrency", "", plan.MaxConcurrency, levelsOrSpan, plan.ParseLevels, "concurrency levels per client: a list or a range with a step (1..64x2, 100..1000+100) is a grid of every level; a range without a step (1..1024) is searched for the knee (--search knee; --search pool when --pool is MIN..MAX too); NAME=LIST (repeatable) gives target NAME a grid of its own, the bare list being the other targets'. Default "+uriDefaults.concurrency+", a search (with --agents, --spawn, --order interleaved or a list of pools: the grid "+uriDefaults.gridConcurrency+"); embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency)
 	cmdutil.LevelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; a range without a step, MIN..MAX, searches for the pool size (--search pool) within it`)
 	cmdutil.IntVar(f, &o.clients, "clients", 1, 1, plan.MaxClients, "independent clients in this process, each with its own pool and concurrency workers")
@@ -305,7 +306,7 @@ merged run's end status.
 	f.BoolVar(&o.noPlot, "no-plot", false, "skip figures and report (results.jsonl and the summary only)")
 	cmdutil.FloatVar(f, &o.maxErrorRate, "max-error-rate", 1, 0, 1, false, false, "stop the sweep after a step whose failed operations exceed this fraction, 0 to 1 (1 = never stop)")
 	cmdutil.TextVar(f, &o.resume, "resume", "", "a directory holding results.jsonl, written through outfile", nil, "continue the interrupted run in this directory (same flags as the first run): finished steps are kept and skipped")
-	f.BoolVar(&o.read.Lenient, "lenient", false, "with --resume: "+cmdutil.LenientHelp+"; such a step is measured again")
+	f.BoolVar(&o.read.Lenient, "lenient", false, "with --resume: "+shared.LenientHelp+"; such a step is measured again")
 	f.BoolVar(&o.noTelemetry, "no-telemetry", false, "do not sample serverStatus, the server process and this process during each window")
 	f.BoolVar(&o.noShardSample, "no-shard-sampling", false, "on a sharded cluster, sample the mongos routers only, not the shards' primaries behind them (which poolsweep otherwise finds with listShards and samples directly, with the URI's credentials and TLS)")
 	cmdutil.IntVar(f, &o.serverCores, "server-cores", 0, 0, maxServerCores, "CPU cores of each server host, for the server-CPU bound (default 0: what hostInfo reports, or this machine's for a server poolsweep started)")

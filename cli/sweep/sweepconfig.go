@@ -56,7 +56,7 @@ func (o *Options) validate() (*sweepConfig, error) {
 	case len(o.targets) > 0:
 		seen := map[string]bool{}
 		for _, v := range o.targets {
-			t, err := topology.ParseTarget(v) // checked as it was parsed (cmdutil.CheckTarget)
+			t, err := topology.ParseTarget(v) // checked as it was parsed (shared.CheckTarget)
 			if err != nil {
 				return nil, errext.Usagef("--target: %w", err)
 			}

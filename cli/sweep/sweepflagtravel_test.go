@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -121,7 +122,7 @@ func handSpawnArgs(o *Options, cfg *sweepConfig) []string {
 		// launcher now hands its socket to agent 0 alone (--metrics-fd).
 		"metrics-listen": true, "metrics-fd": true}
 	args := []string{"sweep"}
-	for _, name := range append(cmdutil.FleetFlagNames, autoFlagNames...) {
+	for _, name := range append(shared.FleetFlagNames, autoFlagNames...) {
 		decided[name] = true // the leader writes the report; the lengths are the plan's
 	}
 	o.flagSet.Visit(func(f *pflag.Flag) {

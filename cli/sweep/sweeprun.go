@@ -10,6 +10,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/render"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/cli/merge"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/runner/progress"
@@ -67,7 +68,7 @@ func (o *Options) options(ctx context.Context) (runlib.Options, error) {
 	if _, err := o.fleet.Asked(); err != nil {
 		return runlib.Options{}, err
 	}
-	if err := o.fleet.ReadStorm(ctx, cmdutil.ReadOptions{}); err != nil {
+	if err := o.fleet.ReadStorm(ctx, shared.ReadOptions{}); err != nil {
 		return runlib.Options{}, err
 	}
 	opts := runlib.Options{RunID: o.runID, Plan: cfg.plan, Workloads: cfg.workloads, Targets: cfg.targets, Why: cfg.choice.why, Notes: cfg.notes,
@@ -103,7 +104,7 @@ func printRun(w io.Writer, r runlib.Result) {
 		writeSearchNotes(w, r.Outcome.Notes)
 		fmt.Fprintf(w, "\n%s\n", timeSplit(r.Outcome.Time))
 		fmt.Fprintf(w, "results: %s\n", textfmt.Escape(r.ResultsPath))
-		cmdutil.WriteThresholds(w, r.Thresholds)
+		shared.WriteThresholds(w, r.Thresholds)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	runlib "github.com/poolsweep/poolsweep/runner"
 	"github.com/poolsweep/poolsweep/topology"
@@ -99,7 +99,7 @@ func (o *Options) readHandedTargets() error {
 		}
 	}
 	for _, v := range h.Targets {
-		if err := cmdutil.CheckTarget(v); err != nil {
+		if err := shared.CheckTarget(v); err != nil {
 			return errext.Usagef("--targets-fd: %w", err)
 		}
 	}

@@ -1,10 +1,12 @@
 package workload
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 )
 
 // TestFromLogFlags: argv becomes the inputs, the output, the format and
@@ -20,6 +22,10 @@ func TestFromLogFlags(t *testing.T) {
 	if o, code, _ := cmdtest.Parse(t, NewCmdWorkload, "from-log", "a.log"); code != 0 || o.format != "yaml" || o.out != "" {
 		t.Errorf("defaults: exit %d, %+v", code, o)
 	}
+	log := filepath.Join(t.TempDir(), "a.log")
+	if err := os.WriteFile(log, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, bad := range [][]string{
 		{"from-log"},                           // no inputs
 		{"from-log", "a.log", "--format", "x"}, // not yaml or json
@@ -27,6 +33,11 @@ func TestFromLogFlags(t *testing.T) {
 		{"from-log", "a.log", "-o", ""},        // empty
 		{"from-log", "a.log", "--nope"},        // no such flag
 		{"bogus"},                              // no such subcommand
+		// Outputs over inputs, and an input twice: found before the run.
+		{"from-log", log, "-o", log},                                // the file over its own input
+		{"from-log", log, "--rate-trace", log},                      // the trace over the input
+		{"from-log", log, "-o", "w.yaml", "--rate-trace", "w.yaml"}, // two outputs in one file
+		{"from-log", log, log},                                      // one log twice
 	} {
 		if o, code, stderr := cmdtest.Parse(t, NewCmdWorkload, bad...); o != nil || code != 2 {
 			t.Errorf("%q: exit %d, reached the run: %v (%s)", bad, code, o != nil, stderr)

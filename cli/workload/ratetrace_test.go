@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
-	"github.com/poolsweep/poolsweep/cli/cmdutil/cmdtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/cmdtest"
 	"github.com/poolsweep/poolsweep/loadprofile"
 )
 

@@ -137,7 +137,7 @@ file that is not one of the formats, or inputs with no operation of a workload.`
 			o.files = args
 			return nil
 		},
-		RunE: cmdutil.RunSeam(o, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
+		RunE: cmdutil.RunSeam(o, o.check, runF, func(ctx context.Context) error { return o.run(ctx, e) }),
 	}
 	// Its flags are workload's (see NewCmdWorkload): cobra would list them
 	// as "Global Flags".
@@ -145,7 +145,10 @@ file that is not one of the formats, or inputs with no operation of a workload.`
 	return cmd
 }
 
-func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
+// check finds every usage error the flags and arguments make alone (and
+// the output files'), before runF, so that the flags-only tests reach
+// each of them.
+func (o *Options) check() error {
 	args := o.files
 	if o.out != "" {
 		if err := outfile.Check(o.out); err != nil {
@@ -175,6 +178,12 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 			}
 		}
 	}
+	return nil
+}
+
+// run derives the workload file check let through.
+func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
+	args := o.files
 	b := derive.NewBuilder()
 	emit := b.Add
 	var trace *rateTrace

@@ -13,7 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/internal/loopback"
+	"github.com/poolsweep/poolsweep/internal/testkit/loopback"
 )
 
 // TestFaultReplicaSetRestartSamePorts is the failover test a user writes:

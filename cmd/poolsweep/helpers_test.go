@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/internal/testpar"
+	"github.com/poolsweep/poolsweep/internal/testkit/testpar"
 	"github.com/poolsweep/poolsweep/results"
 )
 

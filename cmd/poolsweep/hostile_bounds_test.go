@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"os"
 	"os/exec"
@@ -61,7 +61,7 @@ func TestThresholdBounds(t *testing.T) {
 func TestThresholdHelpSaysTheBounds(t *testing.T) {
 	for _, m := range []threshold.Metric{threshold.Ops, threshold.Errors, threshold.Connections, threshold.Knee} {
 		_, hi, _ := threshold.Range(m, false)
-		if s := "at most " + strconv.FormatFloat(hi, 'f', -1, 64); !strings.Contains(cmdutil.ThresholdHelp, s) {
+		if s := "at most " + strconv.FormatFloat(hi, 'f', -1, 64); !strings.Contains(shared.ThresholdHelp, s) {
 			t.Errorf("the threshold help does not say %q for %s", s, m)
 		}
 	}

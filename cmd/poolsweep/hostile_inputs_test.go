@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/errext"
-	"github.com/poolsweep/poolsweep/topology/credtest"
+	"github.com/poolsweep/poolsweep/internal/testkit/credtest"
 )
 
 // inputCase is a command that reads a file and writes one: file is where

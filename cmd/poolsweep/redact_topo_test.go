@@ -12,8 +12,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
+	"github.com/poolsweep/poolsweep/internal/testkit/credtest"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
-	"github.com/poolsweep/poolsweep/topology/credtest"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 

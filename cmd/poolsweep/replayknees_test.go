@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/analysis"
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 )
 
 // TestTwoKnees: on one simulator (4 read and 4 write

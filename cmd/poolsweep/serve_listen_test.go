@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/internal/loopback"
+	"github.com/poolsweep/poolsweep/internal/testkit/loopback"
 )
 
 // listenKind is one simulator shape and how many ports it listens on.

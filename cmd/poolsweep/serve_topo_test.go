@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsweep/poolsweep/internal/loopback"
+	"github.com/poolsweep/poolsweep/internal/testkit/loopback"
 )
 
 // TestTopoServeBrokenBackend: serve --postgresql-url pointing at a closed

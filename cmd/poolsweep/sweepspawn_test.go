@@ -18,7 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/poolsweep/poolsweep/internal/errext"
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 	"github.com/poolsweep/poolsweep/sweep/agents"
 	"github.com/poolsweep/poolsweep/workload"
 )

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/realclients"
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 	"github.com/poolsweep/poolsweep/topology/sim"
 )
 

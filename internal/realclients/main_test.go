@@ -3,7 +3,7 @@ package realclients_test
 import (
 	"testing"
 
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 )
 
 // TestMain serves a simulator child when asked to (testsrv.Main).

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/ftdc"
-	"github.com/poolsweep/poolsweep/ftdc/ftdctest"
+	"github.com/poolsweep/poolsweep/internal/testkit/ftdctest"
 )
 
 func realFTDC(t *testing.T, dir, as, from string, cut int) {

@@ -3,7 +3,7 @@ package agents
 import (
 	"testing"
 
-	"github.com/poolsweep/poolsweep/internal/testpar"
+	"github.com/poolsweep/poolsweep/internal/testkit/testpar"
 )
 
 // TestMain lets the parallel tests, which mostly wait on agents'

@@ -7,8 +7,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/poolsweep/poolsweep/internal/testferret"
-	"github.com/poolsweep/poolsweep/internal/testsrv"
+	"github.com/poolsweep/poolsweep/internal/testkit/testferret"
+	"github.com/poolsweep/poolsweep/internal/testkit/testsrv"
 )
 
 // connectionStatus replies in the shape real servers give with

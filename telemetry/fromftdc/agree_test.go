@@ -13,9 +13,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/poolsweep/poolsweep/ftdc"
-	"github.com/poolsweep/poolsweep/ftdc/ftdctest"
 	"github.com/poolsweep/poolsweep/internal/corpus"
 	"github.com/poolsweep/poolsweep/internal/replydir"
+	"github.com/poolsweep/poolsweep/internal/testkit/ftdctest"
 	"github.com/poolsweep/poolsweep/telemetry"
 )
 

@@ -15,7 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/poolsweep/poolsweep/ftdc"
-	"github.com/poolsweep/poolsweep/ftdc/ftdctest"
+	"github.com/poolsweep/poolsweep/internal/testkit/ftdctest"
 )
 
 // hostileSamples is what each hostile chunk declares: 16 metrics ×

@@ -13,7 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/poolsweep/poolsweep/internal/testpar"
+	"github.com/poolsweep/poolsweep/internal/testkit/testpar"
 )
 
 // TestMain runs the parallel tests (replica sets, step-downs, queues,

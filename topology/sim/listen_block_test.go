@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/poolsweep/poolsweep/internal/loopback"
+	"github.com/poolsweep/poolsweep/internal/testkit/loopback"
 )
 
 // blockAddrs are n addresses on 127.0.0.1 from base on.

@@ -8,7 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/poolsweep/poolsweep/internal/loopback"
+	"github.com/poolsweep/poolsweep/internal/testkit/loopback"
 )
 
 // TestListenRestartOnSamePort is what a fault-injection test does: a

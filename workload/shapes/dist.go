@@ -3,13 +3,9 @@ package shapes
 import (
 	"math"
 	"math/rand/v2"
-	"sort"
-	"sync"
-)
 
-// exactZipfMax is the most ranks a zipfian draws from an exact table;
-// beyond it the method of Gray et al. (YCSB's) approximates, for θ < 1.
-const exactZipfMax = 1 << 16
+	"github.com/poolsweep/poolsweep/workload/internal/zipf"
+)
 
 // Draw is one value from the distribution, as the file keeps values (a
 // string, an int64, a float64, a bool; see Literal), or false when the
@@ -52,7 +48,7 @@ func (d *Distribution) Draw(r *rand.Rand) (any, bool) {
 		return d.Min*(1-u) + d.Max*u, true
 	case DistZipfian:
 		if len(d.Values) > 0 {
-			return d.Values[zipfRank(r, int64(len(d.Values)), d.Theta)], true
+			return d.Values[zipf.Shared(int64(len(d.Values)), d.Theta).Rank(r)], true
 		}
 		lo, hi := toInt64(math.Ceil(d.Min)), toInt64(math.Floor(d.Max))
 		if hi < lo {
@@ -62,7 +58,7 @@ func (d *Distribution) Draw(r *rand.Rand) (any, bool) {
 		if span >= maxZipfRange {
 			span = maxZipfRange - 1 // Validate refuses more; a File built in code still draws
 		}
-		k := zipfRank(r, int64(span)+1, d.Theta)
+		k := zipf.Shared(int64(span)+1, d.Theta).Rank(r)
 		if d.Integer {
 			return lo + k, true
 		}
@@ -93,73 +89,4 @@ func uniformInt(r *rand.Rand, lo, hi int64) int64 {
 		return int64(r.Uint64())
 	}
 	return int64(uint64(lo) + r.Uint64N(span+1))
-}
-
-type zipfKey struct {
-	n     int64
-	theta float64
-}
-
-// zipfTables holds the cumulative weights (n ≤ exactZipfMax) or Gray's
-// constants per (n, θ), computed once: a replay draws millions of times.
-var zipfTables sync.Map
-
-type grayZipf struct {
-	n                              float64
-	theta, alpha, zetan, eta, half float64
-}
-
-// zipfRank is a rank in [0, n) with P(k) ∝ 1/(k+1)^θ.
-func zipfRank(r *rand.Rand, n int64, theta float64) int64 {
-	if n <= 1 {
-		return 0
-	}
-	key := zipfKey{n, theta}
-	t, ok := zipfTables.Load(key)
-	if !ok {
-		if n <= exactZipfMax {
-			cum := make([]float64, n)
-			s := 0.0
-			for i := range cum {
-				s += 1 / math.Pow(float64(i+1), theta)
-				cum[i] = s
-			}
-			t = cum
-		} else {
-			t = newGray(n, theta)
-		}
-		t, _ = zipfTables.LoadOrStore(key, t)
-	}
-	switch z := t.(type) {
-	case []float64:
-		u := r.Float64() * z[len(z)-1]
-		return int64(sort.SearchFloat64s(z, u))
-	case *grayZipf:
-		u := r.Float64()
-		uz := u * z.zetan
-		if uz < 1 {
-			return 0
-		}
-		if uz < z.half {
-			return 1
-		}
-		v := int64(z.n * math.Pow(z.eta*u-z.eta+1, z.alpha))
-		return min(max(v, 0), n-1)
-	}
-	return 0
-}
-
-func newGray(n int64, theta float64) *grayZipf {
-	zeta := func(m int64) float64 {
-		s := 0.0
-		for i := int64(1); i <= m; i++ {
-			s += 1 / math.Pow(float64(i), theta)
-		}
-		return s
-	}
-	z := &grayZipf{n: float64(n), theta: theta, zetan: zeta(n)}
-	z.alpha = 1 / (1 - theta)
-	z.eta = (1 - math.Pow(2/float64(n), 1-theta)) / (1 - zeta(2)/z.zetan)
-	z.half = 1 + math.Pow(0.5, theta)
-	return z
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/poolsweep/poolsweep/workload/internal/zipf"
 )
 
 // shareTolerance is how far from 1 a file's shares may sum: a file edited
@@ -248,8 +250,8 @@ func (d *Distribution) check() string {
 				return "a zipfian entry without values, whose min is above its max"
 			case span > maxZipfRange:
 				return fmt.Sprintf("a zipfian entry over more than %d integers", maxZipfRange)
-			case span > exactZipfMax && d.Theta >= 1:
-				return fmt.Sprintf("a zipfian entry over more than %d integers needs theta below 1", exactZipfMax)
+			case span > zipf.ExactMax && d.Theta >= 1:
+				return fmt.Sprintf("a zipfian entry over more than %d integers needs theta below 1", zipf.ExactMax)
 			}
 		}
 	default:

@@ -1,6 +1,6 @@
 // Package loopback gives tests loopback addresses. It imports nothing of
 // poolsweep, so that every package's tests can use it, topology/sim's own
-// included (which cannot import internal/testsrv).
+// included (which cannot import internal/testkit/testsrv).
 package loopback
 
 import (

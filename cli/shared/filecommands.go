@@ -1,11 +1,12 @@
-package cmdutil
+package shared
 
 import (
 	"context"
 	"errors"
-	"github.com/poolsweep/poolsweep/internal/errext"
 
 	"github.com/spf13/cobra"
+
+	"github.com/poolsweep/poolsweep/internal/errext"
 )
 
 // The commands that read files named on their command line (analyze,
@@ -25,7 +26,7 @@ type CmdHelp struct {
 // run gets the command's context, which a signal ends.
 func FilesCmd(h CmdHelp, need string, run func(ctx context.Context, args []string) error) *cobra.Command {
 	return &cobra.Command{
-		Use: h.Use, Short: h.Short, Long: h.Long + "\n\n" + ReadHelp, Example: h.Example,
+		Use: h.Use, Short: h.Short, Long: h.Long + "\n\n" + readHelp, Example: h.Example,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && need != "" {
 				return errext.UsageError{Err: errors.New(need)}
@@ -35,8 +36,8 @@ func FilesCmd(h CmdHelp, need string, run func(ctx context.Context, args []strin
 	}
 }
 
-// ReadHelp ends the help of every command that reads results files.
-const ReadHelp = `Every record of a results file is checked against the schema (docs/results-schema.md)
+// readHelp ends the help of every command that reads results files.
+const readHelp = `Every record of a results file is checked against the schema (docs/results-schema.md)
 before anything is read from it. Exit status: 0 done; 1 failed (a file could not be
 written); 2 bad input: a flag, a path, or a record that breaks the schema, named by
 file, line and field (results.jsonl:7: step.duration_s: 0 is not a window length);

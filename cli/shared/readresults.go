@@ -1,13 +1,14 @@
-package cmdutil
+package shared
 
 import (
 	"context"
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"io"
 
 	"github.com/spf13/pflag"
 
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
@@ -34,8 +35,8 @@ func (r ReadOptions) File(ctx context.Context, path string) (*results.Results, e
 	res, err := results.ReadFileWith(ctx, path, r.Options())
 	if err != nil {
 		// Paths and decoding errors may carry bytes from outside: escaped
-		// (by InputError), so they cannot drive the terminal.
-		return nil, InputError(ctx, err)
+		// (by cmdutil.InputError), so they cannot drive the terminal.
+		return nil, cmdutil.InputError(ctx, err)
 	}
 	return res, nil
 }
@@ -65,6 +66,6 @@ func (r ReadOptions) Files(ctx context.Context, paths []string, warn io.Writer) 
 // WarnAll prints what the reader noticed about res.
 func WarnAll(w io.Writer, res *results.Results) {
 	for _, m := range res.Warnings {
-		fmt.Fprintf(w, "poolsweep: warning: %s\n", SafeLine(m))
+		fmt.Fprintf(w, "poolsweep: warning: %s\n", cmdutil.SafeLine(m))
 	}
 }

@@ -1,4 +1,4 @@
-package cmdutil
+package shared
 
 import (
 	"time"
@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 )
 
 // KneeFlags are analyze's knee options. Plot, report and fleet take them
@@ -19,9 +20,9 @@ type KneeFlags struct {
 
 // Add registers the knee flags on f.
 func (k *KneeFlags) Add(f *pflag.FlagSet) {
-	FloatVar(f, &k.plateau, "plateau", 0.95, 0, 1, true, false, "plateau knee: smallest concurrency reaching this fraction of the peak, above 0 and at most 1")
-	FloatVar(f, &k.minGain, "min-gain", 0.10, 0, 10, true, true, "marginal-gain knee: the first doubling of concurrency adding less than this fraction, above 0 and below 10")
-	DurationVar(f, &k.sloP99, "slo-p99", 0, 0, time.Hour, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms), up to 1h; open loop: the p99 a carried rate must meet")
+	cmdutil.FloatVar(f, &k.plateau, "plateau", 0.95, 0, 1, true, false, "plateau knee: smallest concurrency reaching this fraction of the peak, above 0 and at most 1")
+	cmdutil.FloatVar(f, &k.minGain, "min-gain", 0.10, 0, 10, true, true, "marginal-gain knee: the first doubling of concurrency adding less than this fraction, above 0 and below 10")
+	cmdutil.DurationVar(f, &k.sloP99, "slo-p99", 0, 0, time.Hour, "SLO knee: the highest-throughput step whose p99 is within this (e.g. 20ms), up to 1h; open loop: the p99 a carried rate must meet")
 }
 
 // Options returns the knee flags as the analysis's options (their ranges

@@ -1,6 +1,6 @@
 // Package testpar sets how many parallel tests a package runs at once. It
 // imports nothing of poolsweep, so that every package's tests can use it,
-// topology/sim's own included (which cannot import internal/testsrv).
+// topology/sim's own included (which cannot import internal/testkit/testsrv).
 package testpar
 
 import (

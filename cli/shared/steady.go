@@ -1,4 +1,4 @@
-package cmdutil
+package shared
 
 import "github.com/poolsweep/poolsweep/plot"
 

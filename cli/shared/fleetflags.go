@@ -1,16 +1,17 @@
-package cmdutil
+package shared
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/poolsweep/poolsweep/internal/errext"
 	"slices"
 
 	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/fleet"
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
+	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/outfile"
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
@@ -55,13 +56,13 @@ func (k *FleetFlags) Add(f *pflag.FlagSet, what string, perInstance bool) {
 	if !perInstance {
 		k.names = slices.DeleteFunc(slices.Clone(FleetFlagNames), func(n string) bool { return n == "concurrency" })
 	}
-	IntVar(f, &k.instances, "instances", 0, 1, MaxFleetInstances, fmt.Sprintf("application instances, each with its own pool per host (%s), from 1 to %d", what, MaxFleetInstances))
+	cmdutil.IntVar(f, &k.instances, "instances", 0, 1, MaxFleetInstances, fmt.Sprintf("application instances, each with its own pool per host (%s), from 1 to %d", what, MaxFleetInstances))
 	if perInstance {
-		IntVar(f, &k.concurrency, "concurrency", 0, 0, maxFleetConcurrency, "callers per instance at its busiest (0: the measured client's concurrency at its knee)")
+		cmdutil.IntVar(f, &k.concurrency, "concurrency", 0, 0, maxFleetConcurrency, "callers per instance at its busiest (0: the measured client's concurrency at its knee)")
 	}
-	IntVar(f, &k.maxConnections, "max-connections", 0, 0, maxFleetConnections, "the server's connection limit per host (0: from the steps' serverStatus connections.current + available)")
-	FloatVar(f, &k.connMemory, "conn-memory", fleet.DefaultConnMemoryMiB, 0, maxConnMemoryMiB, true, false, "server memory per connection in MiB (about 1 on mongod)")
-	TextVar(f, &k.storm, "storm", "", "a storm run's results file (poolsweep storm -o)", nil, "a storm run of the same deployment: its connection-setup saturation beside the knee, and the fleet's restart time")
+	cmdutil.IntVar(f, &k.maxConnections, "max-connections", 0, 0, maxFleetConnections, "the server's connection limit per host (0: from the steps' serverStatus connections.current + available)")
+	cmdutil.FloatVar(f, &k.connMemory, "conn-memory", fleet.DefaultConnMemoryMiB, 0, maxConnMemoryMiB, true, false, "server memory per connection in MiB (about 1 on mongod)")
+	cmdutil.TextVar(f, &k.storm, "storm", "", "a storm run's results file (poolsweep storm -o)", nil, "a storm run of the same deployment: its connection-setup saturation beside the knee, and the fleet's restart time")
 }
 
 // Instances is --instances: 0 when not given.
@@ -126,7 +127,7 @@ func (k *FleetFlags) Plan(ctx context.Context, read ReadOptions, rs []*results.R
 
 // Inputs are the files the fleet flags name (--storm), which an output
 // of the command must not replace.
-func (k *FleetFlags) Inputs() []outfile.Input { return FlagFile("--storm", k.storm) }
+func (k *FleetFlags) Inputs() []outfile.Input { return cmdutil.FlagFile("--storm", k.storm) }
 
 // Names are the flags Add registered.
 func (k *FleetFlags) Names() []string { return k.names }

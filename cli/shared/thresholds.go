@@ -1,4 +1,4 @@
-package cmdutil
+package shared
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/results"
 	"github.com/poolsweep/poolsweep/threshold"
 )
@@ -33,7 +34,7 @@ type ThresholdFlags struct {
 
 // Add registers --threshold on f.
 func (g *ThresholdFlags) Add(f *pflag.FlagSet) {
-	TextArrayVar(f, &g.texts, "threshold", "METRIC OP VALUE[@WHERE]", func(s string) error {
+	cmdutil.TextArrayVar(f, &g.texts, "threshold", "METRIC OP VALUE[@WHERE]", func(s string) error {
 		_, err := threshold.Parse(s)
 		return err
 	}, `a pass/fail gate, e.g. 'p99<20ms@64', 'ops>5000@knee', 'errors<0.1%', 'knee>=32' (repeatable; see Thresholds below); any failure exits 4`)

@@ -1,5 +1,5 @@
 // Package testferret starts embedded FerretDB for tests: a package of its
-// own, apart from internal/testsrv, so that only the test binaries that
+// own, apart from internal/testkit/testsrv, so that only the test binaries that
 // use FerretDB link it (it is most of a binary's size and link time).
 package testferret
 

@@ -1,6 +1,6 @@
 // Package testsrv starts, for tests, the calibrated simulator in-process
 // on loopback ports, stopped when its test ends, and connects driver
-// clients to it and to any other test server (internal/testferret starts
+// clients to it and to any other test server (internal/testkit/testferret starts
 // embedded FerretDB: a package of its own, so that only the tests that
 // use FerretDB link it). Starting a server is what makes a test slow, so
 // it skips the test under -short. Only tests import this package (topology/sim's own tests
