@@ -131,6 +131,7 @@ type Options struct {
 	timeout                                  string
 	cold                                     bool
 	events                                   []string // --event (sweepevents.go)
+	serverParamOptions                                // --server-param (sweepserverparams.go)
 
 	changed func(string) bool
 	agentOptions
@@ -321,8 +322,9 @@ merged run's end status.
 
 	// Adaptive search.
 	o.searchOptions.addFlags(f)
-	o.addProfileFlags(f) // sweepprofile.go
-	o.addEventFlags(f)   // sweepevents.go
+	o.addProfileFlags(f)     // sweepprofile.go
+	o.addEventFlags(f)       // sweepevents.go
+	o.addServerParamFlags(f) // sweepserverparams.go
 
 	// What the agents of --spawn get (sweepflagtravel.go); the auto
 	// lengths', search's and agents' flags say so where they are added.
