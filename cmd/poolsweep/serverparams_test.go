@@ -89,13 +89,16 @@ func TestServerParamAxisWithinRun(t *testing.T) {
 	// host does to one trial's spread.
 	//
 	// Each side stays within its construction (slots / 1 ms: 2,000 and
-	// 8,000 ops/s), and 8 tickets carry well above what 2 do (4× by
-	// construction; a busy host slows either side, so only loosely).
+	// 8,000 ops/s), and 8 tickets carry more than 2 do (4× by
+	// construction; a busy host holds the faster side back the more, so
+	// the medians are compared only loosely).
 	for i := range rate["2"] {
-		lo, hi := rate["2"][i], rate["8"][i]
-		if lo > 2000*1.1 || hi > 8000*1.1 || hi < 2*lo {
-			t.Errorf("trial %d: 8 tickets carried %.0f ops/s, 2 tickets %.0f: construction 8,000 and 2,000", i+1, hi, lo)
+		if lo, hi := rate["2"][i], rate["8"][i]; lo > 2000*1.1 || hi > 8000*1.1 {
+			t.Errorf("trial %d: 8 tickets carried %.0f ops/s, 2 tickets %.0f: above the construction's 8,000 and 2,000", i+1, hi, lo)
 		}
+	}
+	if lo, hi := median(rate["2"]), median(rate["8"]); hi < 1.5*lo {
+		t.Errorf("median ops/s: 8 tickets %.0f, 2 tickets %.0f: not the gain the construction gives (4×)", hi, lo)
 	}
 	code, stdout, errText := runBinary(t, dir, time.Minute, "compare", filepath.Join(out, "results.jsonl"),
 		"--baseline", ticketParam+"=2", "--candidate", ticketParam+"="+"8", "--format", "json")
