@@ -93,6 +93,14 @@ func (o *Options) runSession(ctx context.Context) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
+	if session.Previous == nil {
+		// Before the plan line and any load: a parameter or value the
+		// servers refuse is the run's last word (a resumed run asks in
+		// Run, once an earlier process's values are set back).
+		if err := session.CheckServerParams(ctx); err != nil {
+			return Result{Err: err}
+		}
+	}
 
 	text := o.wireProgress(session, metrics)
 	o.wireAgents(session, text)

@@ -76,7 +76,15 @@ func (s *Session) paramAxes() (names []string, values map[string][]string) {
 // the server refuses (a name it lacks, a startup-only parameter, a value
 // of the wrong type, a user without the privilege) is bad input, said in
 // one line with the server's reason.
-func (s *Session) checkServerParams(ctx context.Context) error {
+//
+// A new run's caller asks it once the targets are wired and before the
+// plan line, so that a refusal is the run's last word; a resumed run
+// asks it in Run, once the values an earlier process left are set back.
+func (s *Session) CheckServerParams(ctx context.Context) error {
+	if s.paramsChecked {
+		return nil
+	}
+	s.paramsChecked = true
 	names, values := s.paramAxes()
 	if len(names) == 0 {
 		return nil

@@ -117,7 +117,8 @@ type Session struct {
 	file        *resultsFile          // the results being written, once opened (resultsfile.go)
 	// params are each target's server parameters' hosts and typed
 	// values, once checkServerParams has asked the servers.
-	params map[string]*targetParams
+	params        map[string]*targetParams
+	paramsChecked bool
 }
 
 // Interrupt is the cause a caller gives when it cancels a session's
@@ -256,7 +257,7 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	if len(pending) > 0 {
 		// Before anything is loaded: a parameter the servers refuse (or a
 		// value they refuse) is bad input, and nothing is measured.
-		if err := s.checkServerParams(ctx); err != nil {
+		if err := s.CheckServerParams(ctx); err != nil {
 			if ctx.Err() != nil {
 				return s.endInterrupted(ctx, out, "interrupted while checking the server parameters; nothing was measured"), nil
 			}

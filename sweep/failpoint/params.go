@@ -111,6 +111,16 @@ func (g *Guard) SetParam(ctx context.Context, host, name string, v bson.RawValue
 		g.mu.Unlock()
 	}
 	if err := setParam(ctx, client, name, v); err != nil {
+		if !known && refused(err) {
+			// The server answered no to the first change: the original
+			// is still in force, and there is nothing to set back.
+			g.mu.Lock()
+			c := g.params[key]
+			delete(g.params, key)
+			g.paramOrder = slices.DeleteFunc(g.paramOrder, func(k string) bool { return k == key })
+			g.mu.Unlock()
+			g.markParamDone(ctx, c.id, "refused: "+err.Error())
+		}
 		return bson.RawValue{}, fmt.Errorf("setParameter %s on %s: %w", name, host, err)
 	}
 	back, err := getParam(ctx, client, name)
