@@ -232,7 +232,7 @@ func waitTickets(t *testing.T, c *mongo.Client, want int32) {
 // a value is set sets the original back before it exits (130); a run
 // killed outright leaves the value and its record, and --resume sets the
 // original back before it measures anything, says so, and at its own end
-// leaves the original too.
+// leaves the original too; inspect shows the restore pending between.
 func TestServerParamRestoredOnSignalAndResume(t *testing.T) {
 	t.Parallel()
 	uri := testsrv.Sim(t, "slots=2,service=1ms").URI()
@@ -270,7 +270,12 @@ func TestServerParamRestoredOnSignalAndResume(t *testing.T) {
 	if p := pendingParams(t, c); len(p) != 1 || p[0].Name != ticketParam {
 		t.Fatalf("after SIGKILL the records not done are %+v, want the one of %s", p, ticketParam)
 	}
-	code, _, errText := runBinary(t, dir, 2*time.Minute, append(base, "--resume", out)...)
+	// inspect shows the restore pending.
+	code, stdout, errText := runBinary(t, dir, time.Minute, "inspect", "--uri", uri)
+	if want := "pending restore: " + ticketParam + " on " + testsrv.Host(t, uri) + " was changed by run "; code != 0 || !strings.Contains(stdout, want) || !strings.Contains(stdout, `its original is {"$numberInt":"2"}`) {
+		t.Errorf("inspect after the kill: exit %d, stdout %q stderr %q; want a line with %q and the original", code, stdout, errText, want)
+	}
+	code, _, errText = runBinary(t, dir, 2*time.Minute, append(base, "--resume", out)...)
 	if code != 0 {
 		t.Fatalf("resume: exit %d\n%s", code, errText)
 	}
