@@ -290,3 +290,81 @@ func TestServerParamRestoredOnSignalAndResume(t *testing.T) {
 		t.Errorf("records left not done after --resume: %+v", p)
 	}
 }
+
+// setFailCommand sets the simulator's failCommand fail point on c's
+// server for setParameter sent by poolsweep's own setting client.
+func setFailCommand(t *testing.T, c *mongo.Client, mode any, code int32) {
+	t.Helper()
+	err := c.Database("admin").RunCommand(t.Context(), bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: mode},
+		{Key: "data", Value: bson.D{{Key: "failCommands", Value: bson.A{"setParameter"}}, {Key: "appName", Value: "poolsweep-failpoint"},
+			{Key: "errorCode", Value: code}}}}).Err()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestServerParamNoPrivilege: a user the server does not let run
+// setParameter (Unauthorized, as a real server answers one without the
+// privilege; here a fail point answers it) is refused before any load,
+// in one line naming the flag and the privilege.
+func TestServerParamNoPrivilege(t *testing.T) {
+	t.Parallel()
+	uri := testsrv.Sim(t, "slots=2,service=1ms,test_commands=true").URI()
+	c := testsrv.Connect(t, uri)
+	setFailCommand(t, c, "alwaysOn", 13)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runBinary(t, dir, time.Minute, "sweep", "--uri", uri, "--concurrency", "1", "--trials", "1", "--warmup", "100ms",
+		"--duration", "200ms", "--records", "20", "--no-plot", "--out", out, "--server-param", ticketParam+"=4")
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	want := "--server-param " + ticketParam + "=4: the user may not run setParameter on " + testsrv.Host(t, uri)
+	if code != 2 || !strings.Contains(lines[len(lines)-1], want) || !strings.Contains(stderr, "privilege") || stdout != "" {
+		t.Errorf("exit %d, stdout %q stderr %q; want exit 2 and a last line with %q", code, stdout, stderr, want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the refused run made %s", out)
+	}
+	if p := pendingParams(t, c); len(p) != 0 {
+		t.Errorf("a refused change left records: %+v", p)
+	}
+}
+
+// TestServerParamRestoreFailureSaid: a restore the server refuses at the
+// run's end is said with the value left and its original, the run ends
+// failed (exit 1, its end record too), the record stays for --resume,
+// and --resume sets the original back.
+func TestServerParamRestoreFailureSaid(t *testing.T) {
+	t.Parallel()
+	uri := testsrv.Sim(t, "slots=2,service=1ms,test_commands=true").URI()
+	c := testsrv.Connect(t, uri)
+	// setParameter calls: the check sets 4, 8 and the original back (3),
+	// the steps set 4 and 8 (2); the sixth is the restore at the end.
+	setFailCommand(t, c, bson.D{{Key: "skip", Value: int32(5)}}, 1)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	args := []string{"sweep", "--uri", uri, "--concurrency", "2", "--trials", "1", "--warmup", "100ms", "--duration", "300ms",
+		"--records", "20", "--no-plot", "--server-param", ticketParam + "=4,8"}
+	code, _, stderr := runBinary(t, dir, time.Minute, append(args, "--out", out)...)
+	want := ticketParam + ` on ` + testsrv.Host(t, uri) + ` may still differ from its original {"$numberInt":"2"}`
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+	}
+	if got := readTickets(t, c); got != 8 {
+		t.Errorf("%s = %d: the test needs the failed restore to leave 8", ticketParam, got)
+	}
+	if res := readRes(t, filepath.Join(out, "results.jsonl")); res.End == nil || res.End.Status != "failed" || !strings.Contains(res.End.Reason, want) {
+		t.Errorf("end record %+v; want failed, naming the value left", res.End)
+	}
+	if err := c.Database("admin").RunCommand(t.Context(), bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "off"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runBinary(t, dir, time.Minute, append(args, "--resume", out)...); code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, stderr)
+	}
+	if got := readTickets(t, c); got != 2 {
+		t.Errorf("after --resume %s = %d, want the original 2", ticketParam, got)
+	}
+	if p := pendingParams(t, c); len(p) != 0 {
+		t.Errorf("records left not done after --resume: %+v", p)
+	}
+}
