@@ -51,7 +51,10 @@ func NewCmdInspect(e *cmdutil.Env, runF func(context.Context, *Options) error) *
 		Short: "Show a deployment's topology, version, hosts and the pool settings its URI implies",
 		Long: `inspect connects with one connection, asks hello, buildInfo and (on a mongos)
 listShards, and shows the topology, the server's version, its hosts and shards, and the
-driver pool settings the URI implies.
+driver pool settings the URI implies. A server parameter a sweep changed
+(--server-param) and never set back, because that run was killed, is shown as a
+pending restore (from poolsweep_meta in poolsweep's database): that run's --resume
+sets it back.
 
 --save-replies DIR also writes the replies the server gave to the commands poolsweep
 sends during a sweep — hello (isMaster before 4.4), buildInfo, serverStatus, hostInfo

@@ -1,5 +1,6 @@
-// Package failpoint sets the failCommand fail point on a server, and
-// makes sure that nothing it set outlives the run that set it.
+// Package failpoint sets what poolsweep changes on a server (the
+// failCommand fail point, and server parameters: params.go), and makes
+// sure that nothing it set outlives the run that set it.
 //
 // A fail point stays on in the server until someone switches it off:
 // the server has no expiry for it, and a run that dies with one set
@@ -14,8 +15,8 @@
 // resuming it switches them off before anything else (Guard.Recover).
 //
 // This package writes only records it creates (their _id begins with
-// "failpoint:"), and never reads or changes another document of the
-// meta collection.
+// "failpoint:" or "serverparam:"), and never reads or changes another
+// document of the meta collection.
 package failpoint
 
 import (
