@@ -368,3 +368,49 @@ func TestServerParamRestoreFailureSaid(t *testing.T) {
 		t.Errorf("records left not done after --resume: %+v", p)
 	}
 }
+
+// TestServerParamShardedHosts: on a cluster whose routers lack the
+// parameter (a mongos has no tickets) it is set on every shard's server
+// by default, read back from each, and set back on each; asked of the
+// routers, the router's own refusal is relayed.
+func TestServerParamShardedHosts(t *testing.T) {
+	t.Parallel()
+	d := testsrv.Sim(t, "shards=2,slots=2,service=1ms")
+	uri := d.URI()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, _, errText := runBinary(t, dir, 2*time.Minute, "sweep", "--uri", uri, "--concurrency", "4", "--trials", "1", "--warmup", "100ms",
+		"--duration", "300ms", "--records", "20", "--no-plot", "--out", out, "--server-param", ticketParam+"=4,8")
+	if code != 0 {
+		t.Fatalf("sweep: exit %d\n%s", code, errText)
+	}
+	res := readRes(t, filepath.Join(out, "results.jsonl"))
+	var shards []string
+	for _, s := range res.Steps {
+		if len(s.ServerParams) != 1 || len(s.ServerParams[0].Read) != 2 {
+			t.Fatalf("step %q read back %+v, want both shards' servers", s.Workload, s.ServerParams)
+		}
+		shards = nil
+		for _, r := range s.ServerParams[0].Read {
+			if r.Value != `{"$numberInt":"`+s.ServerParams[0].Value+`"}` {
+				t.Errorf("step %q: %s read %s", s.Workload, r.Host, r.Value)
+			}
+			shards = append(shards, r.Host)
+		}
+	}
+	for _, h := range shards {
+		if h == testsrv.Host(t, uri) {
+			t.Errorf("set on the router %s, which has no tickets", h)
+		}
+		if got := readTickets(t, testsrv.Connect(t, "mongodb://"+h+"/?directConnection=true")); got != 2 {
+			t.Errorf("after the run %s on %s = %d, want the original 2", ticketParam, h, got)
+		}
+	}
+	code, stdout, stderr := runBinary(t, dir, time.Minute, "sweep", "--uri", uri, "--concurrency", "4", "--trials", "1", "--no-plot",
+		"--out", filepath.Join(dir, "routers"), "--server-param", ticketParam+"=4", "--server-param-hosts", "routers")
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	want := "--server-param " + ticketParam + ": " + testsrv.Host(t, uri) + " has no such parameter (getParameter: no option found to get)"
+	if code != 2 || !strings.Contains(lines[len(lines)-1], want) || stdout != "" {
+		t.Errorf("routers: exit %d, stdout %q stderr %q; want exit 2 and a last line with %q", code, stdout, stderr, want)
+	}
+}
