@@ -121,6 +121,9 @@ const (
 
 // AxisValue is a step's value on an axis ("" when it was not swept).
 func (s *StepResult) AxisValue(a Axis) string {
+	if name := a.serverParamName(); name != "" {
+		return s.paramValue(name)
+	}
 	if a == AxisReadPreference {
 		return s.ReadPreference
 	}
@@ -144,6 +147,9 @@ func LabelWithout(label string, a Axis, value string) string {
 	if a == AxisWriteConcern {
 		suffix = " w=" + value
 	}
+	if name := a.serverParamName(); name != "" {
+		suffix = " " + name + "=" + value
+	}
 	if i := strings.LastIndex(label, suffix); i >= 0 && (i+len(suffix) == len(label) || label[i+len(suffix)] == ' ') {
 		return label[:i] + label[i+len(suffix):]
 	}
@@ -153,6 +159,9 @@ func LabelWithout(label string, a Axis, value string) string {
 // AxisText names a value on an axis for people: "write concern majority",
 // "read preference secondaryPreferred".
 func AxisText(a Axis, value string) string {
+	if name := a.serverParamName(); name != "" {
+		return "server parameter " + name + "=" + value
+	}
 	if a == AxisWriteConcern {
 		return "write concern w:" + value
 	}
@@ -160,9 +169,10 @@ func AxisText(a Axis, value string) string {
 }
 
 // ParseAxisValue reads a name given to compare --baseline/--candidate as a
-// value of an axis: a read preference (any case), or a write concern as
-// "1", "w1", "w:1", "w=1", "majority", "w:majority"… ok is false when the
-// name is neither.
+// value of an axis: a read preference (any case), a write concern as
+// "1", "w1", "w:1", "w=1", "majority", "w:majority"…, or a server
+// parameter's value as NAME=V (sweep --server-param). ok is false when
+// the name is none of these.
 func ParseAxisValue(name string) (a Axis, value string, ok bool) {
 	for _, rp := range ReadPreferences {
 		if strings.EqualFold(name, rp) || strings.EqualFold(name, "rp="+rp) {
@@ -181,7 +191,8 @@ func ParseAxisValue(name string) (a Axis, value string, ok bool) {
 			return AxisWriteConcern, wc, true
 		}
 	}
-	return "", "", false
+	// Any other NAME=V is a server parameter's value (--server-param).
+	return parseParamAxis(name)
 }
 
 // Text says a change of primary in a few words, for a table's mark:

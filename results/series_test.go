@@ -18,6 +18,9 @@ func TestParseAxisValue(t *testing.T) {
 		{"w", "", "", false},                                                   // no value
 		{"w2", "", "", false},                                                  // not an axis value swept
 		{"standalone", "", "", false},                                          // a target's name
+		{"wiredTigerConcurrentReadTransactions=8", AxisServerParam("wiredTigerConcurrentReadTransactions"), "8", true}, // --server-param's series
+		{"a b=8", "", "", false}, // no parameter name has a space
+		{"x=", "", "", false},    // no value
 	} {
 		a, v, ok := ParseAxisValue(c.name)
 		if a != c.axis || v != c.value || ok != c.ok {
@@ -42,6 +45,15 @@ func TestLabelWithout(t *testing.T) {
 		if got := s.WorkloadWithout(c.axis); got != c.want {
 			t.Errorf("%q without its %s = %q, want %q", s.Workload, c.axis, got, c.want)
 		}
+	}
+	// A server parameter's series pair across its values, and a value
+	// that another one begins with is not taken for it.
+	p := StepResult{Workload: "read n=8 w=1", ServerParams: []ServerParam{{Name: "n", Value: "8"}}}
+	if got := p.WorkloadWithout(AxisServerParam("n")); got != "read w=1" {
+		t.Errorf("%q without n=8 = %q", p.Workload, got)
+	}
+	if got := LabelWithout("read n=80", AxisServerParam("n"), "8"); got != "read n=80" {
+		t.Errorf("LabelWithout took a prefix of a parameter's value: %q", got)
 	}
 	// A label ending in a longer value keeps it: "rp=primary" is not a
 	// prefix of "rp=primaryPreferred".

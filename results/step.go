@@ -77,6 +77,10 @@ type StepResult struct {
 	// PoolOptions are the pool options beyond maxPoolSize the step ran
 	// with; absent in older files and in steps that swept none of them.
 	PoolOptions *PoolOptions `json:"pool_options,omitempty"`
+	// ServerParams are the server parameters the step ran with on a
+	// --server-param axis, each with the value getParameter read back on
+	// every host it was set on; absent when no parameter was swept.
+	ServerParams []ServerParam `json:"server_params,omitempty"`
 	// Profile is a profile step's timeline and summary (Mode "profile").
 	Profile *ProfileStats `json:"profile,omitempty"`
 

@@ -44,6 +44,10 @@ type Options struct {
 	// cluster only.
 	Axes []string
 
+	// ParamHosts is --server-param-hosts: where the workloads' server
+	// parameters are set (sweep.ParamHostsAuto, …).
+	ParamHosts string
+
 	Thresholds []threshold.Threshold // judged once the run has measured what it could
 	Fleet      *fleet.Options        // the fleet section of report.html; nil: none
 

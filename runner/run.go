@@ -40,7 +40,7 @@ func (o *Options) runSession(ctx context.Context) Result {
 	session := &sweep.Session{
 		RunID: NewRunID(o.RunID), Plan: o.Plan, Workloads: o.Workloads,
 		Drop: o.Drop && (o.Agents == nil || o.Agents.Index == 0), DropForeign: o.DropForeign, KeepGoing: o.KeepGoing,
-		MaxErrorRate: o.MaxErrorRate, PrewarmTimeout: o.PrewarmTimeout, LockWait: o.LockWait,
+		MaxErrorRate: o.MaxErrorRate, PrewarmTimeout: o.PrewarmTimeout, LockWait: o.LockWait, ParamHosts: o.ParamHosts,
 	}
 	// Each target is named now, and completed once it is detected
 	// (wireTargets): what is left to measure, and the planner, need only
@@ -92,6 +92,14 @@ func (o *Options) runSession(ctx context.Context) Result {
 	defer closeTelemetry()
 	if err != nil {
 		return Result{Err: err}
+	}
+	if session.Previous == nil {
+		// Before the plan line and any load: a parameter or value the
+		// servers refuse is the run's last word (a resumed run asks in
+		// Run, once an earlier process's values are set back).
+		if err := session.CheckServerParams(ctx); err != nil {
+			return Result{Err: err}
+		}
 	}
 
 	text := o.wireProgress(session, metrics)
@@ -167,6 +175,9 @@ func (o *Options) wireProgress(session *sweep.Session, metrics *Metrics) *progre
 	summary := progress.Summarise(session, pending, o.Why)
 	if o.JSON == nil {
 		progress.WritePlanLine(o.Messages, summary, session.Plan, o.fleetLengths(session.Plan))
+		if line := session.ParamPlanLine(); line != "" {
+			fmt.Fprintln(o.Messages, line)
+		}
 	}
 	text := progress.NewText(o.Messages, summary.Steps())
 	session.Hooks = text.Hooks()

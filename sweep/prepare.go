@@ -28,6 +28,9 @@ type sessionTarget struct {
 	// guard sets the target's fail points, and switches off at close
 	// whatever is still on.
 	guard *failpoint.Guard
+	// params are the server parameters' hosts and values (--server-param),
+	// and which series' are in force; nil when none is swept.
+	params *targetParams
 	// said reports what close did to the server (SessionHooks.Server).
 	said func(msg string)
 }
@@ -56,7 +59,7 @@ func (t *sessionTarget) close() {
 		// On every way out of the session (its end, an error, a signal):
 		// Close runs on a context of its own, the run's being cancelled.
 		if err := t.guard.Close(context.Background()); err != nil && t.said != nil {
-			t.said(fmt.Sprintf("%v; --resume switches it off", err))
+			t.said(fmt.Sprintf("%v; --resume undoes it", err))
 		}
 	}
 	if t.setup != nil {
@@ -77,6 +80,7 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 	st.setup = setup
 	wl := s.Workloads[0]
 	st.guard = s.failPointGuard(setup, t)
+	st.params = s.params[name]
 	if s.Hooks.Server != nil {
 		st.said = func(msg string) { s.Hooks.Server(name, msg) }
 	}

@@ -105,12 +105,20 @@ type Session struct {
 	// nothing itself.
 	Conclude func(res *results.Results)
 
+	// ParamHosts is --server-param-hosts: which hosts of each target the
+	// workloads' server parameters are set on (ParamHostsAuto, …).
+	ParamHosts string
+
 	// Coordinator keeps this session in lock step with other agents
 	// measuring the same plan (agent mode); nil runs alone.
 	Coordinator Coordinator
 	coord       Coordinator           // Coordinator once joined, or alone
 	agents      *results.AgentsHeader // what Coordinator.Start returned
 	file        *resultsFile          // the results being written, once opened (resultsfile.go)
+	// params are each target's server parameters' hosts and typed
+	// values, once checkServerParams has asked the servers.
+	params        map[string]*targetParams
+	paramsChecked bool
 }
 
 // Interrupt is the cause a caller gives when it cancels a session's
@@ -246,6 +254,16 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 		}
 		return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
 	}
+	if len(pending) > 0 {
+		// Before anything is loaded: a parameter the servers refuse (or a
+		// value they refuse) is bad input, and nothing is measured.
+		if err := s.CheckServerParams(ctx); err != nil {
+			if ctx.Err() != nil {
+				return s.endInterrupted(ctx, out, "interrupted while checking the server parameters; nothing was measured"), nil
+			}
+			return Outcome{Status: results.StatusFailed, Reason: err.Error()}, err
+		}
+	}
 	endAgents, err := s.join(ctx, len(pending) > 0)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -298,6 +316,15 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	// so a fail point that may still be on must make it failed instead,
 	// and --resume then switches it off.
 	if err := switchOffFailPoints(ctx, targets); err != nil {
+		out.Status, out.Reason = results.StatusFailed, err.Error()
+		if runErr == nil {
+			runErr = err
+		}
+	}
+	// So too a server parameter that could not be set back: the run is
+	// failed, its reason names the values left, and --resume sets them
+	// back.
+	if err := restoreServerParams(ctx, targets); err != nil {
 		out.Status, out.Reason = results.StatusFailed, err.Error()
 		if runErr == nil {
 			runErr = err
@@ -481,8 +508,13 @@ func (s *Session) runStep(ctx context.Context, t *sessionTarget, spec plan.StepS
 	if err != nil {
 		return results.StepResult{}, err
 	}
-	step, err := t.runners[spec.Workload].RunStep(ctx, spec)
-	step.Search, step.ExtraTrial = spec.Search, spec.ExtraTrial
+	r := t.runners[spec.Workload]
+	params, err := t.setServerParams(ctx, r.Workload.ServerParams)
+	if err != nil {
+		return results.StepResult{}, err
+	}
+	step, err := r.RunStep(ctx, spec)
+	step.Search, step.ExtraTrial, step.ServerParams = spec.Search, spec.ExtraTrial, params
 	if step.Phases != nil {
 		step.Phases.Check = check.Seconds()
 		step.Phases.Teardown = max(0, time.Since(start).Seconds()-step.Phases.Total())

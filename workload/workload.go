@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,6 +67,10 @@ type Workload struct {
 	// Replay, when set, is the workload file each call replays a shape
 	// of (--workload-file; replay.go) instead of the mix.
 	Replay *Replay
+	// ServerParams are the server parameters its steps run with (the
+	// --server-param axes): the session sets them on the target before
+	// the series' steps; nil leaves the server's settings alone.
+	ServerParams []results.ServerParam
 }
 
 // WithAxes crosses workloads with the read preferences and write concerns
@@ -107,6 +112,45 @@ func WithPoolOptions(ws []Workload, settings []results.PoolOptions, swept result
 			po := s
 			v.PoolOptions, v.PoolSwept = &po, swept
 			v.Label = results.PoolSeriesLabel(w.Label, s, swept)
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// ParamAxis is one --server-param: a parameter and its values, each a
+// series.
+type ParamAxis struct {
+	Name   string
+	Values []string
+}
+
+// WithServerParams crosses workloads with every combination of the
+// server parameters' values (the first parameter outermost), each its
+// own series labelled "… NAME=V". No axes leave the workloads as they
+// are. Workloads stay outermost, as in WithAxes, so that within a trial
+// each value's steps run together and the values take turns trial by
+// trial (plan's expand puts trials outermost).
+func WithServerParams(ws []Workload, axes []ParamAxis) []Workload {
+	if len(axes) == 0 {
+		return ws
+	}
+	combos := [][]results.ServerParam{nil}
+	for _, a := range axes {
+		var next [][]results.ServerParam
+		for _, c := range combos {
+			for _, v := range a.Values {
+				next = append(next, append(slices.Clone(c), results.ServerParam{Name: a.Name, Value: v}))
+			}
+		}
+		combos = next
+	}
+	var out []Workload
+	for _, w := range ws {
+		for _, c := range combos {
+			v := w
+			v.ServerParams = c
+			v.Label = w.Label + results.ParamLabel(c)
 			out = append(out, v)
 		}
 	}

@@ -70,6 +70,8 @@ One results file holding two values of a series axis (sweep --write-concern 1,ma
 or --read-preference primary,secondaryPreferred) is compared with --baseline w1
 --candidate majority, or --baseline primary --candidate secondaryPreferred: the steps
 run with each value are paired on the rest (target, workload, concurrency, pool, clients).
+So are two values of a server parameter swept within one run (sweep --server-param
+NAME=V1,V2): --baseline NAME=V1 --candidate NAME=V2.
 
 --fail-on-regression 5% makes it a gate: exit status 4 when a step's throughput fell, or
 its read or write p99 rose, by more than 5% and compare calls that change significant
@@ -80,6 +82,7 @@ between-run floor, or too few trials to test, never fails it. The regressions ar
   poolsweep compare ab/results.jsonl --baseline standalone --candidate sharded --format markdown
   poolsweep compare before.jsonl after.jsonl --format json
   poolsweep compare rs/results.jsonl --baseline w1 --candidate majority
+  poolsweep compare run/results.jsonl --baseline wiredTigerConcurrentReadTransactions=2 --candidate wiredTigerConcurrentReadTransactions=8
   poolsweep compare baseline/results.jsonl candidate/results.jsonl --fail-on-regression 5%
   poolsweep compare monday.jsonl tuesday.jsonl --run-noise 5%`,
 	}, "compare: give BASELINE.jsonl CANDIDATE.jsonl, or one file with --baseline and --candidate", func(ctx context.Context, args []string) error {
@@ -95,8 +98,8 @@ between-run floor, or too few trials to test, never fails it. The regressions ar
 	})
 	f := cmd.Flags()
 	cmdutil.ChoiceVar(f, &o.format, "format", "text", []string{"text", "markdown", "json"}, false, "text, markdown or json")
-	cmdutil.TextVar(f, &o.baseline, "baseline", "", "a target name, read preference or write concern of the results file", nil, "baseline target name, or read preference or write concern (w1, majority) swept, to compare two series of one results file")
-	cmdutil.TextVar(f, &o.candidate, "candidate", "", "a target name, read preference or write concern of the results file", nil, "candidate target name, read preference or write concern")
+	cmdutil.TextVar(f, &o.baseline, "baseline", "", "a target name, read preference, write concern or NAME=V of the results file", nil, "baseline target name, or read preference, write concern (w1, majority) or server parameter value (NAME=V, sweep --server-param) swept, to compare two series of one results file")
+	cmdutil.TextVar(f, &o.candidate, "candidate", "", "a target name, read preference, write concern or NAME=V of the results file", nil, "candidate target name, read preference, write concern or server parameter value (NAME=V)")
 	cmdutil.FloatVar(f, &o.alpha, "alpha", compare.DefaultAlpha, 0, 1, true, true, "significance level, above 0 and below 1")
 	cmdutil.TextVar(f, &o.plotDir, "plot", "", "a directory, made through outfile", nil, "also draw the A/B figures (overlaid throughput, Δ% per metric) into this directory, made if absent (its parent must exist)")
 	cmdutil.PercentVar(f, &o.minEffect, "min-effect", 0, 0, maxMinEffect, "call significant changes smaller than this many percent no change, 0 to 1000% (0 = off)")

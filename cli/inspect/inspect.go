@@ -35,6 +35,11 @@ type Report struct {
 	Pool topology.PoolSettings `json:"pool"`
 	// SavedReplies are the files --save-replies wrote.
 	SavedReplies []string `json:"saved_replies,omitempty"`
+	// PendingRestores are server parameters a sweep changed and has not
+	// set back (inspectpending.go); PendingUnknown says why they could
+	// not be read.
+	PendingRestores []PendingRestore `json:"pending_restores,omitempty"`
+	PendingUnknown  string           `json:"pending_restores_unknown,omitempty"`
 }
 
 // NewCmdInspect builds the inspect command; runF runs it once its flags
@@ -46,7 +51,10 @@ func NewCmdInspect(e *cmdutil.Env, runF func(context.Context, *Options) error) *
 		Short: "Show a deployment's topology, version, hosts and the pool settings its URI implies",
 		Long: `inspect connects with one connection, asks hello, buildInfo and (on a mongos)
 listShards, and shows the topology, the server's version, its hosts and shards, and the
-driver pool settings the URI implies.
+driver pool settings the URI implies. A server parameter a sweep changed
+(--server-param) and never set back, because that run was killed, is shown as a
+pending restore (from poolsweep_meta in poolsweep's database): that run's --resume
+sets it back.
 
 --save-replies DIR also writes the replies the server gave to the commands poolsweep
 sends during a sweep — hello (isMaster before 4.4), buildInfo, serverStatus, hostInfo
@@ -130,6 +138,9 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 		return fmt.Errorf("inspect %s: %w", topology.Redact(o.uri), err)
 	}
 	rep := Report{URI: topology.Redact(o.uri), Info: info, Pool: ps}
+	if rep.PendingRestores, err = pendingRestores(ctx, o.uri); err != nil {
+		rep.PendingUnknown = err.Error()
+	}
 	if o.saveReplies != "" {
 		replies, err := topology.CaptureReplies(ctx, o.uri)
 		if err != nil {
@@ -192,6 +203,7 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 	for _, f := range rep.SavedReplies {
 		fmt.Fprintf(w, "saved reply:    %s\n", printable(f))
 	}
+	writePending(w, rep.PendingRestores, rep.PendingUnknown)
 	n := len(info.Hosts)
 	if info.Topology == topology.Sharded || info.Topology == topology.Standalone {
 		fmt.Fprintf(w, "connections:    up to %d per client to each of %d host(s) = %d per client\n", ps.MaxPoolSize, n, ps.MaxPoolSize*uint64(n))

@@ -132,6 +132,7 @@ type Options struct {
 	timeout                                  string
 	cold                                     bool
 	events                                   []string // --event (sweepevents.go)
+	serverParamOptions                                // --server-param (sweepserverparams.go)
 
 	changed func(string) bool
 	agentOptions
@@ -208,6 +209,15 @@ counts the errors by kind, the operations that succeeded on retry and the connec
 per host (docs/sweep.md). A target that cannot take an action is refused before any
 load.
 
+Server settings within one run: --server-param NAME=V1,V2 (repeatable) makes each value
+of a parameter that setParameter changes at run time a series named NAME=V, set on the
+servers before its steps (--server-param-hosts: routers, shards, mongods or all), read
+back with getParameter into every step, and compared within the run by compare
+--baseline NAME=V1 --candidate NAME=V2. The originals are recorded in poolsweep_meta
+before the first change and set back at the end, on an error or a signal, and by
+--resume after a crash; inspect shows one still pending. What the server refuses is
+refused before any load.
+
 Operations still running when a window closes are not dropped: each is recorded with
 its full latency when it ends, or as a timeout once past --op-timeout, and the step
 records how many there were (in_flight_at_close). Before each step poolsweep checks that
@@ -267,6 +277,8 @@ merged run's end status.
   poolsweep sweep --target rs=sim:rs=3,election=2s,slots=8,service=2ms --profile rate:2000:30s \
       --event 10s=stepdown --max-connecting 2,16 --trials 3   # a failover under a steady load
   poolsweep sweep --target sim=sim:slots=8,service=2ms --profile rate:1000:30s --event 10s=slow=10:5s   # a slowdown
+  poolsweep sweep --uri mongodb://db1:27017 --concurrency 64 --trials 4 \
+      --server-param wiredTigerConcurrentReadTransactions=32,128   # a server setting within one run
   poolsweep sweep --target sim=sim:slots=8 --threshold 'p99<20ms@8' --threshold 'ops>500@knee' \
       --threshold 'errors<0.1%' --threshold 'knee>=4'`,
 		Args: cmdutil.ArgsUsage(cobra.NoArgs),
@@ -322,8 +334,9 @@ merged run's end status.
 
 	// Adaptive search.
 	o.searchOptions.addFlags(f)
-	o.addProfileFlags(f) // sweepprofile.go
-	o.addEventFlags(f)   // sweepevents.go
+	o.addProfileFlags(f)     // sweepprofile.go
+	o.addEventFlags(f)       // sweepevents.go
+	o.addServerParamFlags(f) // sweepserverparams.go
 
 	// What the agents of --spawn get (sweepflagtravel.go); the auto
 	// lengths', search's and agents' flags say so where they are added.

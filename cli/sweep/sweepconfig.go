@@ -212,6 +212,11 @@ func (o *Options) validate() (*sweepConfig, error) {
 	if a := cfg.plan.PoolAxes; a != nil {
 		cfg.workloads = workload.WithPoolOptions(cfg.workloads, a.Settings(), a.Swept())
 	}
+	params, err := o.serverParamAxes() // sweepserverparams.go
+	if err != nil {
+		return nil, err
+	}
+	cfg.workloads = workload.WithServerParams(cfg.workloads, params)
 	// The whole plan, every target and workload, is a header readers can
 	// take (results.ValidateHeader).
 	names := make([]string, len(cfg.targets))

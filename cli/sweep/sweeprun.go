@@ -76,7 +76,7 @@ func (o *Options) options(ctx context.Context) (runlib.Options, error) {
 		Drop: o.drop, DropForeign: o.dropForeign, KeepGoing: o.keepGoing, MaxErrorRate: o.maxErrorRate,
 		PrewarmTimeout: o.prewarm, LockWait: o.lockWait,
 		NoTelemetry: o.noTelemetry, NoShardSampling: o.noShardSample, ServerCores: o.serverCores,
-		Thresholds: o.gates.List(), Metrics: o.metricsOptions()}
+		Thresholds: o.gates.List(), Metrics: o.metricsOptions(), ParamHosts: o.serverParamHosts}
 	for _, flag := range []string{"read-preference", "write-concern"} {
 		if o.changed(flag) {
 			opts.Axes = append(opts.Axes, flag)

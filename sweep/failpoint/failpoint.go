@@ -1,5 +1,6 @@
-// Package failpoint sets the failCommand fail point on a server, and
-// makes sure that nothing it set outlives the run that set it.
+// Package failpoint sets what poolsweep changes on a server (the
+// failCommand fail point, and server parameters: params.go), and makes
+// sure that nothing it set outlives the run that set it.
 //
 // A fail point stays on in the server until someone switches it off:
 // the server has no expiry for it, and a run that dies with one set
@@ -14,8 +15,8 @@
 // resuming it switches them off before anything else (Guard.Recover).
 //
 // This package writes only records it creates (their _id begins with
-// "failpoint:"), and never reads or changes another document of the
-// meta collection.
+// "failpoint:" or "serverparam:"), and never reads or changes another
+// document of the meta collection.
 package failpoint
 
 import (
@@ -164,12 +165,16 @@ type Guard struct {
 	clients map[string]*mongo.Client // per host, connected on first use
 	on      map[string]string        // record id → host: set and not yet off
 	timers  map[string]*time.Timer   // record id → its scheduled switch-off
+	// params are the server parameters changed and not set back, by
+	// host and name (params.go), in the order first changed.
+	params     map[string]changed
+	paramOrder []string
 }
 
 // NewGuard is a Guard recording in meta (poolsweep's own meta
 // collection) under runID, reaching each host through client.
 func NewGuard(meta *mongo.Collection, runID string, client HostClient) *Guard {
-	return &Guard{meta: meta, runID: runID, client: client, clients: map[string]*mongo.Client{}, on: map[string]string{}, timers: map[string]*time.Timer{}}
+	return &Guard{meta: meta, runID: runID, client: client, clients: map[string]*mongo.Client{}, on: map[string]string{}, timers: map[string]*time.Timer{}, params: map[string]changed{}}
 }
 
 // hostClient is the guard's client of host.
@@ -347,10 +352,10 @@ func (g *Guard) OffAll(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Close switches everything off (OffAll) and disconnects the guard's
-// clients.
+// Close switches everything off (OffAll), sets every server parameter
+// it changed back (RestoreParams) and disconnects the guard's clients.
 func (g *Guard) Close(ctx context.Context) error {
-	err := g.OffAll(ctx)
+	err := errors.Join(g.OffAll(ctx), g.RestoreParams(ctx))
 	g.mu.Lock()
 	clients := g.clients
 	g.clients = map[string]*mongo.Client{}
@@ -363,8 +368,9 @@ func (g *Guard) Close(ctx context.Context) error {
 	return err
 }
 
-// Recover switches off the fail points an earlier process of this run
-// recorded and never marked done (it was killed, or could not reach the
+// Recover switches off the fail points, and sets back the server
+// parameters, that an earlier process of this run recorded and never
+// marked done (it was killed, or could not reach the
 // server at its end), and marks their records done. It is what a resumed
 // run does before anything else; it returns one line per record, saying
 // what it did, and an error for each fail point it could not switch off
@@ -394,5 +400,9 @@ func (g *Guard) Recover(ctx context.Context) ([]string, error) {
 		msgs = append(msgs, fmt.Sprintf("the %s fail point this run set on %s at %s (%s) and never switched off: %s",
 			Name, r.Host, r.SetAt.Local().Format(time.DateTime), r.Process, outcome))
 	}
-	return msgs, errors.Join(errs...)
+	pmsgs, err := g.recoverParams(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return append(msgs, pmsgs...), errors.Join(errs...)
 }

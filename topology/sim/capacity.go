@@ -182,7 +182,7 @@ func (p *slotPool) snapshot() slotSnapshot {
 	queued := func(k opKind) int { return int(p.booked[k] - p.started[k]) }
 	busy := active(kindRead) + active(kindWrite) + active(kindCommand)
 	return slotSnapshot{
-		Total: p.total, Free: p.total - busy,
+		Total: p.total, Free: max(p.total-busy, 0), // busy beyond total: ops booked before a resize
 		QueuedReads: queued(kindRead), QueuedWrites: queued(kindWrite),
 		ActiveReads: active(kindRead), ActiveWrites: active(kindWrite),
 		MaxQueued: p.maxQueued, Acquired: p.acquired, Waited: p.waited,

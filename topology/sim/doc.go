@@ -391,6 +391,20 @@
 // as enableElectionHandoff does), each already caught up
 // (numCatchUpsAlreadyCaughtUp); a standalone's and a shard's stay zero.
 //
+// # Server parameters
+//
+// getParameter and setParameter answer from one table (params.go): each
+// parameter says which processes have it (routers, mongods), from which
+// version, and whether setParameter may change it at run time. Replies
+// and errors are a real server's: {was, ok: 1}; "no option found to
+// get"; "attempted to set unrecognized parameter [X]" (InvalidOptions);
+// "not allowed to change [X] at runtime" (IllegalOperation); BadValue for
+// a value of the wrong type or range; "*" and showDetails. The mongods'
+// read and write tickets (wiredTigerConcurrent{Read,Write}Transactions,
+// and storageEngineConcurrent{Read,Write}Transactions from 7.0) are the
+// spec's read_slots and write_slots: setting one changes the capacity
+// the construction gives from the next operation on.
+//
 // # Test commands
 //
 // test_commands=true starts every server as --setParameter
@@ -521,7 +535,8 @@
 // listDatabases, create, createIndexes (recorded only), listIndexes, drop,
 // dropDatabase, serverStatus, replSetGetStatus and replSetStepDown (on a
 // replica set's members; a standalone answers NoReplicationEnabled),
-// getParameter (enableTestCommands only), configureFailPoint (with
+// getParameter and setParameter (over the parameter table, below),
+// configureFailPoint (with
 // test_commands=true), the simulator's own poolsweepSimEvent,
 // connPoolStats, hostInfo (system.numCores, and
 // numCoresAvailableToProcess from 8.0, is the spec's cores=N, or this

@@ -339,38 +339,6 @@ func codeName(code int32) string {
 	return fmt.Sprintf("Location%d", code)
 }
 
-// cmdGetParameter answers getParameter for the parameters the simulator
-// has: enableTestCommands (the spec's test_commands). Any other name is
-// "no option found to get", as a server answers a name it lacks; "*"
-// lists only enableTestCommands.
-func cmdGetParameter(f *frontend, _ context.Context, _ *connState, c *cmd) (bson.D, error) {
-	if c.db != "admin" {
-		return nil, errAdminOnly(c.name)
-	}
-	first := c.body.Index(0).Value()
-	all := false
-	details := false
-	if s, ok := first.StringValueOK(); ok && s == "*" {
-		all = true
-	}
-	if doc, ok := first.DocumentOK(); ok {
-		if v, err := doc.LookupErr("allParameters"); err == nil {
-			all = v.Boolean()
-		}
-		if v, err := doc.LookupErr("showDetails"); err == nil {
-			details = v.Boolean()
-		}
-	}
-	if _, err := c.body.LookupErr("enableTestCommands"); err != nil && !all {
-		return nil, &cmdError{Code: 72, Name: "InvalidOptions", Msg: "no option found to get"}
-	}
-	var v any = f.d.spec.TestCommands
-	if details {
-		v = bson.D{{Key: "value", Value: f.d.spec.TestCommands}, {Key: "settableAtRuntime", Value: false}, {Key: "settableAtStartup", Value: true}}
-	}
-	return bson.D{{Key: "enableTestCommands", Value: v}}, nil
-}
-
 // retryLabelled adds RetryableWriteError to a retryable write's error
 // when the version labels it (4.4+): the command carries a txnNumber
 // outside a transaction, and the error is one the server deems

@@ -21,9 +21,10 @@ var shardServerCommands = map[string]bool{
 	"hello": true, "isMaster": true, "ismaster": true, "ping": true, "endSessions": true,
 	"buildInfo": true, "buildinfo": true, "serverStatus": true, "hostInfo": true,
 	"connPoolStats": true, "saslStart": true, "saslContinue": true, "top": true,
-	// getParameter, and the simulator's event command: a shard's data can
+	// getParameter and setParameter (a shard's own parameters are set on
+	// its server), and the simulator's event command: a shard's data can
 	// be slowed through its own server.
-	"getParameter": true, SimEventCommand: true,
+	"getParameter": true, "setParameter": true, SimEventCommand: true,
 }
 
 // errShardServerOnly refuses a data command sent to a shard directly.
