@@ -343,8 +343,8 @@
 // primary 1.97 to 1.99 s after the step-down), TestSimEventSlowLittle
 // (λ = 100/s, s = 20 ms, slow=10:2s: L = 20), TestSimEventFreeze,
 // TestSimEventReset, TestSimEventRouterRestart (reads during the restart
-// all on the other router, none failed but in opening a connection to the
-// restarted router) and TestSimEventRouterRestartUnopenedPool.
+// all on the other router; a read fails only at the restarted router, at
+// most once per worker) and TestSimEventRouterRestartUnopenedPool.
 //
 // Each member keeps serverStatus.electionMetrics (every 4.2+ mongod
 // reports it): the first primary counts an election by electionTimeout,

@@ -17,6 +17,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 )
 
@@ -348,12 +349,14 @@ func TestSimEventReset(t *testing.T) {
 // TestSimEventRouterRestart: on a 2-router cluster a restarted router
 // closes its connections and refuses connects for router_restart, the
 // driver's reads move to the other router, and the router comes back with
-// a new process's counters. A read fails only as a real driver lets it
-// (TestSimEventRouterRestartUnopenedPool): opening a connection to the
-// restarted router before the client knew it was gone, which clears that
-// pool and marks the router unknown, so at most one such failure per
-// worker; a read whose command met the closed connection is retried on
-// the other router.
+// a new process's counters. A read fails only as the Go driver lets it,
+// at the restarted router and at most once per worker: opening a
+// connection there before the client knew it was gone
+// (TestSimEventRouterRestartUnopenedPool), or, on a host whose CPUs are
+// held by other processes, the refusal of a checkout from its cleared
+// pool, which the driver returned in about 1 run in 20 beside two busy
+// loops. A read whose command met a closed connection is retried on the
+// other router.
 func TestSimEventRouterRestart(t *testing.T) {
 	t.Parallel()
 	const restart = time.Second
@@ -396,7 +399,7 @@ func TestSimEventRouterRestart(t *testing.T) {
 				}
 				if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Err(); err != nil {
 					failed.Add(1)
-					if !unopened(err, hosts[0]) {
+					if !unopened(err, hosts[0]) && !poolCleared(err, hosts[0]) {
 						errMu.Lock()
 						errs = append(errs, fmt.Sprintf("%v (at %v)", err, time.Now().Format("15:04:05.000")))
 						errMu.Unlock()
@@ -447,11 +450,11 @@ func TestSimEventRouterRestart(t *testing.T) {
 	mu.Unlock()
 	errMu.Lock()
 	if len(errs) > 0 {
-		t.Errorf("%d reads failed otherwise than opening a connection to %s, the first: %s; the driver retries a read whose command failed on the other router", len(errs), hosts[0], errs[0])
+		t.Errorf("%d reads failed otherwise than at the restarted router %s (a connection it could not open, its pool cleared), the first: %s; the driver retries a read whose command failed on the other router", len(errs), hosts[0], errs[0])
 	}
 	errMu.Unlock()
 	if failed.Load() > workers {
-		t.Errorf("%d reads failed opening a connection to %s; the first failure marks it unknown, so at most one per worker (%d)", failed.Load(), hosts[0], workers)
+		t.Errorf("%d reads failed at the restarted router %s; the first failure there marks it unknown, so at most one per worker (%d)", failed.Load(), hosts[0], workers)
 	}
 	// A new process: uptime from its return, counters from zero.
 	fresh := connect(t, "mongodb://"+hosts[0]+"/?directConnection=true", 1)
@@ -535,6 +538,13 @@ func TestSimEventRouterRestartUnopenedPool(t *testing.T) {
 func unopened(err error, host string) bool {
 	var ce topology.ConnectionError
 	return errors.As(err, &ce) && strings.Contains(ce.Error(), "handshake") && strings.Contains(ce.Error(), host)
+}
+
+// poolCleared says err is the driver's refusal of a checkout from host's
+// pool, cleared by another operation's error there.
+func poolCleared(err error, host string) bool {
+	var pe driver.RetryablePoolError
+	return errors.As(err, &pe) && pe.Retryable() && strings.Contains(err.Error(), "connection pool for "+host+" was cleared")
 }
 
 // connHost is the host:port of a driver connection ID ("host:port[-n]").
