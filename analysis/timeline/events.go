@@ -57,9 +57,10 @@ func eventEnd(ev results.StepEvent) float64 {
 //     rate.
 //   - TimeToRecoverS is time to steady from the firing: from FiredS until
 //     the start of the first trailing 1-s window after which every window
-//     up to the phase's end (or the next event) holds a mean of calls/s and of p99 within the
-//     steady interval widened by steadyTolerance (the rule and the code of
-//     the burst's time to steady). nil when the last window is still
+//     up to the phase's end (or the next event) holds a mean of calls/s
+//     no lower, and of p99 no higher, than the steady band (where one
+//     window of the steady state falls) widened by steadyTolerance (the
+//     rule and the code of the burst's time to steady). nil when the last window is still
 //     outside: the load never recovered within the phase.
 //   - The span of the event is from its firing until the later of its
 //     recovery and its trigger's end (until the step's end when it did not
@@ -145,7 +146,7 @@ func summarizeEvent(ps *results.ProfileStats, ev results.StepEvent, prevEnd, nex
 			s.Notes = append(s.Notes, fmt.Sprintf("its phase ends (or the next event fires) less than %s s after it: no time to recover", num(rollingS)))
 			break
 		}
-		s.TimeToRecoverS = t.toSteady(ev.FiredS, phEnd, *st.perS, *st.p99)
+		s.TimeToRecoverS = t.toSteady(ev.FiredS, phEnd, st.perSBand, st.p99Band)
 		if s.TimeToRecoverS != nil {
 			spanEnd = max(min(int(math.Ceil((ev.FiredS+*s.TimeToRecoverS)/t.dt-1e-9)), len(t.ivs)), trigEnd)
 			if ev.EndS != nil {
