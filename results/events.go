@@ -73,10 +73,18 @@ type EventSummary struct {
 	RetriedOK int64       `json:"retried_ok"`
 	// TimeToRefillS is from the event until the connections open over
 	// every host, having fallen below what the steady state before it
-	// held in use, reached that again (0 when they never fell below it);
-	// nil when they had not by the step's end, or there is no steady
-	// state.
+	// held in use (RefillTarget), reached that again (0 when they never
+	// fell below it); nil when they had not by the step's end, or there
+	// is no steady state. A stepped-down primary is left out: it keeps
+	// its connections, idle, while the load moves to the new primary.
 	TimeToRefillS *float64 `json:"time_to_refill_s"`
+	// RefillTarget is the connections a refill reaches: the steady
+	// state's mean in use, rounded up, capped by the pools (absent
+	// without a steady state).
+	RefillTarget int `json:"refill_target,omitempty"`
+	// RefillHosts is each host's own refill: the new primary's, the
+	// other router's (absent without per-host counts or a steady state).
+	RefillHosts []HostRefill `json:"refill_hosts,omitempty"`
 	// The churn in that span.
 	ConnectionsCreated int64 `json:"connections_created"`
 	ConnectionsClosed  int64 `json:"connections_closed"`
@@ -91,6 +99,18 @@ type EventSummary struct {
 	// after the trigger was gone, until the step ended.
 	DegradedAfter *bool    `json:"degraded_after"`
 	Notes         []string `json:"notes,omitempty"`
+}
+
+// HostRefill is one host's refill in an event.
+type HostRefill struct {
+	Host string `json:"host"`
+	// TimeToRefillS is from the event until the end of the first
+	// interval in which this run's clients held the refill target of
+	// connections to the host, having held fewer at or after the event
+	// (none, for a host they had no connection to yet); 0 when they
+	// never held fewer; nil when they had not reached it by the step's
+	// end (a host the load left, or shares with others).
+	TimeToRefillS *float64 `json:"time_to_refill_s"`
 }
 
 // HostPeak is one host's peak connections in an event.

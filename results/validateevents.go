@@ -82,6 +82,18 @@ func checkStepEvents(c *check, evs []StepEvent) {
 			c.count(f+".summary.connections_closed", s.ConnectionsClosed)
 			c.count(f+".summary.pool_clears", s.PoolClears)
 			c.optNonNeg(f+".summary.p99_during_ms", s.P99DuringMS)
+			c.optNonNeg(f+".summary.time_to_refill_s", s.TimeToRefillS)
+			c.count(f+".summary.refill_target", int64(s.RefillTarget))
+			if len(s.RefillHosts) > MaxHostIntervals {
+				c.fail(f+".summary.refill_hosts", "%d hosts, more than %d", len(s.RefillHosts), MaxHostIntervals)
+			}
+			for j, h := range s.RefillHosts {
+				hf := fmt.Sprintf("%s.summary.refill_hosts[%d]", f, j)
+				if h.Host == "" {
+					c.fail(hf+".host", "empty")
+				}
+				c.optNonNeg(hf+".time_to_refill_s", h.TimeToRefillS)
+			}
 			for j, p := range s.PeakConnections {
 				pf := fmt.Sprintf("%s.summary.peak_connections[%d]", f, j)
 				c.count(pf+".peak", int64(p.Peak))

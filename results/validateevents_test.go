@@ -13,7 +13,8 @@ func testEventStep() StepResult {
 	s.Profile.Events = []StepEvent{
 		{EventSpec: EventSpec{Spec: "1.2s=slow=10:0.3s", AtS: 1.2, Action: EventSlow, Factor: 10, DurationS: 0.3}, FiredS: 1.2, EndS: new(1.5), Via: EventViaSimulator, Host: "h:1"},
 		{EventSpec: EventSpec{Spec: "1.6s=stepdown", AtS: 1.6, Action: EventStepDown}, FiredS: 1.6, Via: EventViaStepDown,
-			Summary: &EventSummary{Errors: ErrorCounts{Server: 3, NotWritablePrimary: 3}, PeakConnections: []HostPeak{{Host: "h:1", Peak: 4}}}},
+			Summary: &EventSummary{Errors: ErrorCounts{Server: 3, NotWritablePrimary: 3}, PeakConnections: []HostPeak{{Host: "h:1", Peak: 4}},
+				TimeToRefillS: new(0.4), RefillTarget: 4, RefillHosts: []HostRefill{{Host: "h:1", TimeToRefillS: new(0.4)}, {Host: "h:2"}}}},
 	}
 	s.Profile.Timeline.Intervals[16].Errors = &ErrorCounts{Server: 2, NotWritablePrimary: 2}
 	s.Profile.Timeline.Intervals[16].RetriedOK = 1
@@ -47,6 +48,13 @@ func TestValidateEvents(t *testing.T) {
 		{"empty spec", func(s *StepResult) { s.Profile.Events[1].Spec = "" }, "step.profile.events[1].spec", "empty"},
 		{"too many", func(s *StepResult) { s.Profile.Events = make([]StepEvent, MaxEvents+1) }, "step.profile.events", "17 events"},
 		{"summary negative peak", func(s *StepResult) { s.Profile.Events[1].Summary.PeakConnections[0].Peak = -1 }, "step.profile.events[1].summary.peak_connections[0].peak", "negative"},
+		{"summary negative refill", func(s *StepResult) { s.Profile.Events[1].Summary.TimeToRefillS = new(-1.0) }, "step.profile.events[1].summary.time_to_refill_s", "not a number ≥ 0"},
+		{"summary negative refill target", func(s *StepResult) { s.Profile.Events[1].Summary.RefillTarget = -1 }, "step.profile.events[1].summary.refill_target", "negative"},
+		{"summary host refill NaN", func(s *StepResult) { s.Profile.Events[1].Summary.RefillHosts[0].TimeToRefillS = new(math.NaN()) }, "step.profile.events[1].summary.refill_hosts[0].time_to_refill_s", ""},
+		{"summary host refill without host", func(s *StepResult) { s.Profile.Events[1].Summary.RefillHosts[1].Host = "" }, "step.profile.events[1].summary.refill_hosts[1].host", "empty"},
+		{"summary too many host refills", func(s *StepResult) {
+			s.Profile.Events[1].Summary.RefillHosts = make([]HostRefill, MaxHostIntervals+1)
+		}, "step.profile.events[1].summary.refill_hosts", "17 hosts"},
 		{"summary sub-kinds above total", func(s *StepResult) { s.Profile.Events[1].Summary.Errors.PoolCleared = 1 }, "step.profile.events[1].summary.errors.not_writable_primary", "more than"},
 		{"interval sub-kinds above total", func(s *StepResult) { s.Profile.Timeline.Intervals[16].Errors.PoolCleared = 1 }, "step.profile.timeline.intervals[16].errors", "never more"},
 		{"interval negative retried", func(s *StepResult) { s.Profile.Timeline.Intervals[16].RetriedOK = -1 }, "step.profile.timeline.intervals[16].retried_ok", "never negative"},

@@ -57,19 +57,24 @@ func eventEnd(ev results.StepEvent) float64 {
 //     rate.
 //   - TimeToRecoverS is time to steady from the firing: from FiredS until
 //     the start of the first trailing 1-s window after which every window
-//     up to the phase's end (or the next event) holds a mean of calls/s and of p99 within the
-//     steady interval widened by steadyTolerance (the rule and the code of
-//     the burst's time to steady). nil when the last window is still
+//     up to the phase's end (or the next event) holds a mean of calls/s
+//     no lower, and of p99 no higher, than the steady band (where one
+//     window of the steady state falls) widened by steadyTolerance (the
+//     rule and the code of the burst's time to steady). nil when the last window is still
 //     outside: the load never recovered within the phase.
 //   - The span of the event is from its firing until the later of its
 //     recovery and its trigger's end (until the step's end when it did not
 //     recover): Errors, RetriedOK, the churn and PeakConnections sum or
 //     take the peak over its intervals.
 //   - TimeToRefillS is from the firing until the end of the first
-//     interval whose open connections (every host) reach again the
-//     steady part's mean in use (rounded up, capped by need: a burst's
-//     fill target), after the first interval from the firing that held
-//     fewer; 0 when none did.
+//     interval whose open connections (every host but a stepped-down
+//     primary, which keeps its connections idle while the load moves)
+//     reach again the steady part's mean in use (rounded up, capped by
+//     need: a burst's fill target), after the first interval from the
+//     firing that held fewer; 0 when none did. RefillHosts is the same
+//     for each host on its own, against the same target capped by one
+//     host's pools: the time until the new primary, or the router the
+//     load moved to, held what the load had held in use.
 //   - P99DuringMS is the worst interval p99 from the firing until the
 //     trigger's end (the step's end without one).
 //   - DegradedAfter is whether the load was still outside the steady
@@ -120,16 +125,28 @@ func summarizeEvent(ps *results.ProfileStats, ev results.StepEvent, prevEnd, nex
 			s.Notes = append(s.Notes, "the steady part before it "+st.short())
 			break
 		}
-		s.TimeToRefillS = t.refill(i0, ev.FiredS, fillTarget(st.inUse, need))
+		s.RefillTarget = fillTarget(st.inUse, need)
+		left := ""
+		if ev.Action == results.EventStepDown {
+			left = ev.Host
+		}
+		s.TimeToRefillS = t.refill(i0, ev.FiredS, s.RefillTarget, func(iv results.TimelineInterval) int { return iv.Open - hostOpen(iv, left) })
 		if s.TimeToRefillS == nil {
 			s.Notes = append(s.Notes, "open connections had not reached again what the steady state before it held in use by the step's end")
+		}
+		one := need
+		one.Hosts = 1
+		hostTarget := fillTarget(st.inUse, one)
+		for _, h := range t.hosts(i0) {
+			s.RefillHosts = append(s.RefillHosts, results.HostRefill{Host: h,
+				TimeToRefillS: t.refill(i0, ev.FiredS, hostTarget, func(iv results.TimelineInterval) int { return hostOpen(iv, h) })})
 		}
 		phEnd := min(t.index(min(ph.EndS, nextFired)), len(t.ivs))
 		if k := int(math.Round(rollingS / t.dt)); phEnd-i0 < k {
 			s.Notes = append(s.Notes, fmt.Sprintf("its phase ends (or the next event fires) less than %s s after it: no time to recover", num(rollingS)))
 			break
 		}
-		s.TimeToRecoverS = t.toSteady(ev.FiredS, phEnd, *st.perS, *st.p99)
+		s.TimeToRecoverS = t.toSteady(ev.FiredS, phEnd, st.perSBand, st.p99Band)
 		if s.TimeToRecoverS != nil {
 			spanEnd = max(min(int(math.Ceil((ev.FiredS+*s.TimeToRecoverS)/t.dt-1e-9)), len(t.ivs)), trigEnd)
 			if ev.EndS != nil {
@@ -180,20 +197,48 @@ func summarizeEvent(ps *results.ProfileStats, ev results.StepEvent, prevEnd, nex
 }
 
 // refill is the time from at (in interval i0) until the end of the
-// first interval whose open connections reach target after the first
-// interval from i0 that held fewer; 0 when none did; nil when they never
-// reached it again.
-func (t view) refill(i0 int, at float64, target int) *float64 {
-	dip := slices.IndexFunc(t.ivs[i0:], func(iv results.TimelineInterval) bool { return iv.Open < target })
+// first interval whose open connections (as open counts them) reach
+// target after the first interval from i0 that held fewer; 0 when none
+// did; nil when they never reached it again.
+func (t view) refill(i0 int, at float64, target int, open func(results.TimelineInterval) int) *float64 {
+	dip := slices.IndexFunc(t.ivs[i0:], func(iv results.TimelineInterval) bool { return open(iv) < target })
 	if dip < 0 {
 		return ptr(0)
 	}
 	for i := i0 + dip + 1; i < len(t.ivs); i++ {
-		if t.ivs[i].Open >= target {
+		if open(t.ivs[i]) >= target {
 			return ptr(round(float64(i+1)*t.dt - at))
 		}
 	}
 	return nil
+}
+
+// hosts are the hosts the timeline counts connections for from interval
+// i0 on, in the order they first appear.
+func (t view) hosts(i0 int) []string {
+	var out []string
+	for _, iv := range t.ivs[i0:] {
+		for _, h := range iv.Hosts {
+			if !slices.Contains(out, h.Host) {
+				out = append(out, h.Host)
+			}
+		}
+	}
+	return out
+}
+
+// hostOpen is the connections open to host at iv's end: 0 for a host
+// the interval does not list (none opened yet), or for no host ("").
+func hostOpen(iv results.TimelineInterval, host string) int {
+	if host == "" {
+		return 0
+	}
+	for _, h := range iv.Hosts {
+		if h.Host == host {
+			return h.Open
+		}
+	}
+	return 0
 }
 
 // phaseAt is the phase that holds time at: the last one starting at or

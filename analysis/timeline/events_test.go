@@ -264,3 +264,134 @@ func fmtB(v *bool) string {
 	}
 	return "false"
 }
+
+// hostsTimeline is 100 calls/s for 30 s at 5 ms, 8 in use, 0.1-s
+// intervals, with each interval's hosts given by at (its index): the
+// interval's open connections are their sum.
+func hostsTimeline(at func(i int) []results.HostInterval) results.ProfileStats {
+	tl := evTimeline(evSeg{s: 30, calls: 10, p99: 5, inUse: 8})
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		iv.Hosts = at(i)
+		iv.Open = 0
+		for _, h := range iv.Hosts {
+			iv.Open += h.Open
+		}
+	}
+	return results.ProfileStats{Phases: []results.ProfilePhase{phase("rate", 0, 30, 100, 100)}, Timeline: tl}
+}
+
+// TestSummarizeEventRefillPerHost: the refill is each host's own, and
+// the step's leaves out a stepped-down primary, which keeps its
+// connections idle while the load moves: counted over every host, the
+// pools never fell below what the load held in use, and the refill was
+// 0 however long the new primary took.
+func TestSummarizeEventRefillPerHost(t *testing.T) {
+	// Fired at 10 s (interval 100); the new primary h2 gets its first
+	// connection at 13.0 s and one more each interval: 8 open at the end
+	// of interval 137 (13.8 s).
+	fill := func(i int) int { return min(max(i-129, 0), 10) }
+	tests := []struct {
+		name   string
+		action string
+		host   string // the event's host
+		hosts  func(i int) []results.HostInterval
+		want   *float64
+		per    map[string]*float64
+	}{
+		// h1 keeps its 10 connections after the step-down; h2 fills.
+		{"step-down, old primary keeps its connections", results.EventStepDown, "h1", func(i int) []results.HostInterval {
+			if i < 130 {
+				return []results.HostInterval{host("h1", 10)}
+			}
+			return []results.HostInterval{host("h1", 10), host("h2", fill(i))}
+		}, new(3.8), map[string]*float64{"h1": new(0.0), "h2": new(3.8)}},
+		// The same counts under a reset on h1 leave nothing out: h1 held
+		// the target throughout.
+		{"reset, the same counts", results.EventReset, "h1", func(i int) []results.HostInterval {
+			if i < 130 {
+				return []results.HostInterval{host("h1", 10)}
+			}
+			return []results.HostInterval{host("h1", 10), host("h2", fill(i))}
+		}, new(0.0), map[string]*float64{"h1": new(0.0), "h2": new(3.8)}},
+		// A router restart: r1 loses its 5 at 10 s and gets 2 back at 12 s
+		// (the load now shared); r2, with 5 before, holds 8 from 10.5 s.
+		{"router restart", results.EventRouterRestart, "r1", func(i int) []results.HostInterval {
+			r1 := 5
+			switch {
+			case i >= 120:
+				r1 = 2
+			case i >= 100:
+				r1 = 0
+			}
+			r2 := 5
+			if i >= 104 {
+				r2 = 8
+			}
+			return []results.HostInterval{host("r1", r1), host("r2", r2)}
+		}, new(0.5), map[string]*float64{"r1": nil, "r2": new(0.5)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps := hostsTimeline(tt.hosts)
+			ev := fired(10, new(13.0))
+			ev.Action, ev.Host = tt.action, tt.host
+			ps.Events = []results.StepEvent{ev}
+			s := SummarizeEvents(&ps, Need{MaxPoolSize: 100, Clients: 1, Hosts: 2})[0].Summary
+			if s.RefillTarget != 8 {
+				t.Errorf("refill_target = %d, want 8", s.RefillTarget)
+			}
+			checkOpt(t, "time_to_refill_s", s.TimeToRefillS, tt.want)
+			if len(s.RefillHosts) != len(tt.per) {
+				t.Fatalf("refill_hosts = %+v, want %d hosts", s.RefillHosts, len(tt.per))
+			}
+			for _, h := range s.RefillHosts {
+				want, ok := tt.per[h.Host]
+				if !ok {
+					t.Errorf("refill_hosts holds %s", h.Host)
+				}
+				checkOpt(t, h.Host+" time_to_refill_s", h.TimeToRefillS, want)
+			}
+		})
+	}
+}
+
+func checkOpt(t *testing.T, name string, got, want *float64) {
+	t.Helper()
+	switch {
+	case want == nil && got != nil:
+		t.Errorf("%s = %v, want null", name, *got)
+	case want == nil:
+	default:
+		checkF(t, name, got, *want)
+	}
+}
+
+// TestSummarizeEventRecoversWithinNoise: a load whose interval p99 varies
+// from 3 to 9 ms throughout (a busy host) recovers when the event's own
+// latency is gone, 3 s after it fired here, although single 1-s windows
+// of its steady state fall outside the interval of that state's mean: a
+// window is judged against where the steady state's windows fall. Judged
+// against the mean's interval, windows of the same noise long after the
+// event kept it from recovering.
+func TestSummarizeEventRecoversWithinNoise(t *testing.T) {
+	ps := results.ProfileStats{
+		Phases:   []results.ProfilePhase{phase("rate", 0, 30, 100, 100)},
+		Timeline: evTimeline(evSeg{s: 30, calls: 10, p99: 5, inUse: 2}),
+	}
+	x := uint32(12345)
+	for i := range ps.Timeline.Intervals {
+		x = x*1664525 + 1013904223 // a fixed pseudo-random sequence
+		v := 3 + 6*float64(x>>8)/float64(1<<24)
+		if i >= 100 && i < 130 {
+			v = 200 // the event's 3 s
+		}
+		ps.Timeline.Intervals[i].P99MS = &v
+	}
+	ps.Events = []results.StepEvent{fired(10, new(12.0))}
+	s := SummarizeEvents(&ps, Need{MaxPoolSize: 10, Clients: 1, Hosts: 1})[0].Summary
+	checkF(t, "time_to_recover_s", s.TimeToRecoverS, 3.0)
+	if s.DegradedAfter == nil || *s.DegradedAfter {
+		t.Errorf("degraded_after = %v, want false", s.DegradedAfter)
+	}
+}

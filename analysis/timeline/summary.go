@@ -64,9 +64,10 @@ var heldDelaysS = []float64{1, 5, 10, 30}
 //     bound is what is reported.
 //   - TimeToSteadyS is from the rise of the step's last burst until the
 //     start of the first trailing 1-s window after which every window up
-//     to its steady phase's end holds a mean of calls/s and of interval
-//     p99 within the steady interval widened by steadyTolerance of its
-//     value on each side.
+//     to its steady phase's end holds a mean of calls/s no lower, and of
+//     interval p99 no higher, than the steady band (where one window of
+//     the steady state falls, 95 %) widened by steadyTolerance of its
+//     value.
 //   - The churn sums every interval's created, closed and clears.
 //   - Held is the connections open heldDelaysS after the end of the last
 //     loaded phase, for the delays the timeline covers.
@@ -231,7 +232,7 @@ func (t view) part(phases []results.ProfilePhase, r, end int, need Need) part {
 	if p.burst.TimeToFillS == nil {
 		p.notes = append(p.notes, fmt.Sprintf("open connections never reached the %d its steady part held in use", p.target))
 	}
-	p.burst.TimeToSteadyS = t.toSteady(at, min(t.index(ph.EndS), end, len(t.ivs)), *p.perS, *p.p99)
+	p.burst.TimeToSteadyS = t.toSteady(at, min(t.index(ph.EndS), end, len(t.ivs)), st.perSBand, st.p99Band)
 	if p.burst.TimeToSteadyS == nil {
 		p.notes = append(p.notes, "throughput or p99 was still outside the steady interval as its last loaded phase ended")
 	}
@@ -250,16 +251,17 @@ func fillTarget(inUse []float64, need Need) int {
 
 // toSteady is the time from at until the start of the first trailing
 // 1-s window (of the intervals from at to end) after which no window's
-// mean of calls/s or of p99 lies outside the widened steady intervals; 0
+// mean of calls/s lies below, or of p99 above, the widened steady bands
+// (where a window of the steady state falls: batchInterval); 0
 // when none does; nil when the last one does (it never settled within the
 // phase). A window starts no earlier than at: the first ones are shorter.
 func (t view) toSteady(at float64, end int, perS, p99 results.Interval) *float64 {
 	i0 := t.index(at)
 	k := max(1, int(math.Round(rollingS/t.dt)))
-	inBand := func(v float64, iv results.Interval) bool {
-		w := steadyTolerance * math.Abs(iv.Value)
-		return v >= iv.Low-w && v <= iv.High+w
-	}
+	// A window is out when it is worse than the steady state: fewer
+	// calls/s, or a higher p99. One better than it (a quieter spell of a
+	// noisy host) is not a load still recovering.
+	w := func(iv results.Interval) float64 { return steadyTolerance * math.Abs(iv.Value) }
 	lastOut := -1
 	for i := i0; i < end; i++ {
 		var calls float64
@@ -273,7 +275,7 @@ func (t view) toSteady(at float64, end int, perS, p99 results.Interval) *float64
 			}
 		}
 		n := float64(i - max(i0, i-k+1) + 1)
-		if !inBand(calls/n/t.dt, perS) || p99N == 0 || !inBand(p99Sum/float64(p99N), p99) {
+		if calls/n/t.dt < perS.Low-w(perS) || p99N == 0 || p99Sum/float64(p99N) > p99.High+w(p99) {
 			lastOut = i
 		}
 	}
@@ -293,9 +295,12 @@ func (t view) toSteady(at float64, end int, perS, p99 results.Interval) *float64
 // intervals' calls/s and p99 with their intervals (nil with too few
 // intervals), and its connections in use, interval by interval.
 type steadyState struct {
-	perS, p99   *results.Interval
-	inUse       []float64
-	nPerS, nP99 int
+	perS, p99 *results.Interval
+	// perSBand and p99Band are where one rolling window's mean of the
+	// steady part falls (windowBand), set with perS and p99.
+	perSBand, p99Band results.Interval
+	inUse             []float64
+	nPerS, nP99       int
 }
 
 // steady is the steady state of intervals [from, to).
@@ -310,7 +315,8 @@ func (t view) steady(from, to int) steadyState {
 			p99s = append(p99s, *iv.P99MS)
 		}
 	}
-	st.perS, st.p99 = batchInterval(perS), batchInterval(p99s)
+	st.perS, st.perSBand = t.batchInterval(perS)
+	st.p99, st.p99Band = t.batchInterval(p99s)
 	st.nPerS, st.nP99 = len(perS), len(p99s)
 	return st
 }
@@ -372,14 +378,28 @@ func constant(ph results.ProfilePhase) bool {
 	return ph.Kind != "sine" && ph.Kind != "trace" && ph.From == ph.To && ph.From > 0
 }
 
-// batchInterval is the batch-means mean of xs with its 95 % interval; nil
-// with fewer than steady.MinBatches values.
-func batchInterval(xs []float64) *results.Interval {
+// batchInterval is the batch-means mean of xs with its 95 % interval (nil
+// with fewer than steady.MinBatches values), and the band where the mean
+// of one rolling window (rollingS) of the same steady state falls.
+//
+// The interval is the mean's: it narrows as the steady part lengthens.
+// One window's mean varies as much as the part's batches say: with n
+// batches of b intervals whose means have variance v, a mean of k
+// intervals has variance about v·b/k, so a new window falls within the
+// mean ± q·√(v·b/k + v/n) (the prediction interval, q the t quantile of
+// the half-width q·√(v/n)): the half-width × √(1 + n·b/k). Judged
+// against the mean's interval instead, a quarter of a steady state's own
+// windows fall outside it, and a recovery that must keep every later
+// window inside is put off to the phase's end.
+func (t view) batchInterval(xs []float64) (*results.Interval, results.Interval) {
 	bm := steady.BatchMeans(xs, stats.DefaultConfidence)
 	if !bm.OK {
-		return nil
+		return nil, results.Interval{}
 	}
-	return &results.Interval{Value: bm.Mean, Low: bm.Mean - bm.HalfWidth, High: bm.Mean + bm.HalfWidth}
+	k := max(1, math.Round(rollingS/t.dt))
+	w := bm.HalfWidth * math.Sqrt(1+float64(bm.Batches*bm.BatchSize)/k)
+	return &results.Interval{Value: bm.Mean, Low: bm.Mean - bm.HalfWidth, High: bm.Mean + bm.HalfWidth},
+		results.Interval{Value: bm.Mean, Low: bm.Mean - w, High: bm.Mean + w}
 }
 
 // round keeps a time to the microsecond: interval arithmetic leaves

@@ -366,7 +366,10 @@
 //	router restart: the client's first operation there meets a network
 //	  error, the router is marked Unknown and its pool cleared, and
 //	  operations select the other routers (a retryable one is retried
-//	  there) until a heartbeat finds it back
+//	  there) until a heartbeat finds it back; an operation that had to
+//	  open a connection there first fails, as against a stopped mongos:
+//	  the Go driver retries a command that failed, not a connection it
+//	  could not open
 //
 // A step-down costs a client under load the election plus its discovery:
 //
@@ -382,8 +385,9 @@
 // TestSimEventStepDownRecovery (election 1.5 s: the first write on the new
 // primary 1.97 to 1.99 s after the step-down), TestSimEventSlowLittle
 // (λ = 100/s, s = 20 ms, slow=10:2s: L = 20), TestSimEventFreeze,
-// TestSimEventReset and TestSimEventRouterRestart (reads during the
-// restart all on the other router, none failed).
+// TestSimEventReset, TestSimEventRouterRestart (reads during the restart
+// all on the other router; a read fails only at the restarted router, at
+// most once per worker) and TestSimEventRouterRestartUnopenedPool.
 //
 // Each member keeps serverStatus.electionMetrics (every 4.2+ mongod
 // reports it): the first primary counts an election by electionTimeout,
