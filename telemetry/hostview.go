@@ -73,7 +73,7 @@ func ViewHost(replies map[string]bson.Raw) HostView {
 		v.Cores = parseHostInfo(hi).cores != nil
 	}
 	if cps, ok := replies["connPoolStats"]; ok {
-		total, _ := parseConnPoolStats(cps)
+		total, _, _ := parseConnPoolStats(cps)
 		v.Pools = total != nil
 	}
 	return v
