@@ -35,8 +35,10 @@ type HostView struct {
 	// (connections queued or rejected: queuedForEstablishment,
 	// establishmentRateLimit.rejected or the ingress queue's counters).
 	Establishment bool
-	// Pools: connPoolStats totals (a router).
-	Pools bool
+	// Pools: connPoolStats totals (a router). PoolHosts: in use and
+	// available per host; PoolRefreshing: refreshing per host;
+	// PoolsListed: the task executor's pools, with their hosts.
+	Pools, PoolHosts, PoolRefreshing, PoolsListed bool
 }
 
 // ViewHost reads one host's replies, keyed by command name (serverStatus,
@@ -73,8 +75,13 @@ func ViewHost(replies map[string]bson.Raw) HostView {
 		v.Cores = parseHostInfo(hi).cores != nil
 	}
 	if cps, ok := replies["connPoolStats"]; ok {
-		total, _, _ := parseConnPoolStats(cps)
+		total, hosts, exec := parseConnPoolStats(cps)
 		v.Pools = total != nil
+		for _, h := range hosts {
+			v.PoolHosts = v.PoolHosts || h.inUse != nil && h.available != nil
+			v.PoolRefreshing = v.PoolRefreshing || h.refreshing != nil
+		}
+		v.PoolsListed = len(exec) > 0
 	}
 	return v
 }

@@ -12,6 +12,10 @@ type ServerInputs struct {
 	CPU, Cores, Latency, Network                     bool
 	// Establishment: the connection-establishment rate limiter's counts (8.2).
 	Establishment bool
+	// A router's pools to its hosts (connPoolStats): PoolHosts, in use and
+	// idle per host; PoolRefreshing, connections being opened per host;
+	// PoolsListed, the task executor's pools listed with their hosts.
+	PoolHosts, PoolRefreshing, PoolsListed bool
 }
 
 // RuleCheck is whether one rule of Classify can fire on a server with
@@ -62,6 +66,8 @@ func (c Classifier) ServerRules(in ServerInputs) []RuleCheck {
 		add("server: connection establishment limited", false, "no connection-establishment rate limiter counts reported (8.2+ only)")
 	}
 	switch {
+	case in.Router:
+		add("server: CPU", false, "a router's CPU is judged by router_cpu")
 	case !in.CPU:
 		add("server: CPU", false, "no extra_info.user_time_us and system_time_us (Windows and macOS report none; a mongos before 4.2 neither)")
 	case !in.Cores && c.ServerCores <= 0:
@@ -69,6 +75,7 @@ func (c Classifier) ServerRules(in ServerInputs) []RuleCheck {
 	default:
 		add("server: CPU", true, "CPU time and a core count reported")
 	}
+	c.routerRules(in, add)
 	add("server: op timeouts", true, "judged from the client's timeouts: any server")
 	if in.Latency {
 		add("server: latency grew", true, "opLatencies reads and writes reported")
@@ -104,4 +111,37 @@ func sides(read, write bool) string {
 		return "read only"
 	}
 	return "write only"
+}
+
+// routerRules adds the router rules' checks: router_cpu as the server's
+// CPU rule, router_pool from what connPoolStats reports.
+func (c Classifier) routerRules(in ServerInputs, add func(rule string, can bool, why string)) {
+	if !in.Router {
+		add("router_cpu", false, "not a mongos router")
+		add("router_pool: pools full", false, "not a mongos router")
+		add("router_pool: creation at MaxConnecting", false, "not a mongos router")
+		return
+	}
+	switch {
+	case !in.CPU:
+		add("router_cpu", false, "no extra_info.user_time_us and system_time_us (Windows and macOS report none; a mongos before 4.2 neither)")
+	case !in.Cores && c.ServerCores <= 0:
+		add("router_cpu", false, "CPU time reported but no core count: no hostInfo, and no --server-cores")
+	default:
+		add("router_cpu", true, "CPU time and a core count reported")
+	}
+	per := "per pool from the task executor's pools listed in connPoolStats"
+	if !in.PoolsListed {
+		per = "per pool as the host's counts over taskExecutorPoolSize (getParameter): connPoolStats lists no task-executor pools"
+	}
+	if in.PoolHosts {
+		add("router_pool: pools full", true, "in use and idle per shard host reported; judged "+per+" against ShardingTaskExecutorPoolMaxSize, read with getParameter each window (no limit set, the default, never fills; a user without getParameter leaves it unknown); connPoolStats reports no waiters in any version")
+	} else {
+		add("router_pool: pools full", false, "connPoolStats reports no in-use and available counts per host")
+	}
+	if in.PoolRefreshing {
+		add("router_pool: creation at MaxConnecting", true, "connections being opened (refreshing) per shard host reported; judged "+per+" against ShardingTaskExecutorPoolMaxConnecting (getParameter, else its default 2)")
+	} else {
+		add("router_pool: creation at MaxConnecting", false, "connPoolStats reports no refreshing count per host")
+	}
 }
