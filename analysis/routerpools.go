@@ -27,10 +27,13 @@ type RouterPool struct {
 	InUse, Idle      *float64
 	PerPoolInUse     *float64
 	Opening, Created *float64
-	MaxSize          *float64 // nil: no limit, or not read (MaxSizeNote says which)
-	MaxSizeNote      string
-	MaxConnecting    *float64
-	Bound            string
+	// NeverUsed are connections closed without carrying an operation in
+	// the window.
+	NeverUsed     *float64
+	MaxSize       *float64 // nil: no limit, or not read (MaxSizeNote says which)
+	MaxSizeNote   string
+	MaxConnecting *float64
+	Bound         string
 }
 
 // RouterPools lists the routers' pools to the shard hosts in each
@@ -66,7 +69,7 @@ func RouterPools(rs []*results.Results) []RouterPool {
 func routerPoolRow(s *results.StepResult, router, host string, ph *results.RouterPoolHost, set *results.RouterPoolSettings) RouterPool {
 	row := RouterPool{Target: s.Target, Workload: s.Workload, Concurrency: s.Concurrency, Pool: s.MaxPoolSize,
 		Clients: max(s.Clients, 1), Trial: s.Trial, PerClient: s.Concurrency, Router: router, ShardHost: host,
-		Pools: ph.Pools, InUse: ph.InUse, Idle: ph.Available, Opening: ph.Refreshing, Created: ph.Created, Bound: s.Bound}
+		Pools: ph.Pools, InUse: ph.InUse, Idle: ph.Available, Opening: ph.Refreshing, Created: ph.Created, NeverUsed: ph.WasNeverUsed, Bound: s.Bound}
 	if s.MaxPoolSize > 0 {
 		row.PerClient = min(s.Concurrency, s.MaxPoolSize)
 	}

@@ -232,6 +232,10 @@ type RouterPoolHost struct {
 	Created    *float64 `json:"created"`
 	Refreshing *float64 `json:"refreshing"`
 	Leased     *float64 `json:"leased"`
+	// WasNeverUsed are connections to the host closed without carrying an
+	// operation during the window (wasNeverUsed, 7.0+ behind a feature
+	// flag): churn. nil: not reported.
+	WasNeverUsed *float64 `json:"was_never_used,omitempty"`
 	// Pools is how many task-executor pools hold connections to the host
 	// (the most seen in one sample); nil where the reply lists no pools.
 	Pools *int `json:"pools,omitempty"`

@@ -99,7 +99,7 @@ func poolView(p *poolCounts) any {
 	if p == nil {
 		return nil
 	}
-	return map[string]any{"in_use": p.inUse, "available": p.available, "created": p.created, "leased": p.leased, "refreshing": p.refreshing}
+	return map[string]any{"in_use": p.inUse, "available": p.available, "created": p.created, "leased": p.leased, "refreshing": p.refreshing, "was_never_used": p.wasNeverUsed}
 }
 
 func corpusFiles(t *testing.T) []corpus.File {

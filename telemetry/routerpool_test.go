@@ -10,7 +10,8 @@ import (
 // hostPool is one host entry of a connPoolStats pool or hosts document.
 func hostPool(inUse, avail, created, refreshing int64) bson.D {
 	return bson.D{{Key: "inUse", Value: inUse}, {Key: "available", Value: avail}, {Key: "leased", Value: int64(0)},
-		{Key: "created", Value: created}, {Key: "refreshing", Value: refreshing}, {Key: "refreshed", Value: int64(0)}}
+		{Key: "created", Value: created}, {Key: "refreshing", Value: refreshing}, {Key: "refreshed", Value: int64(0)},
+		{Key: "wasNeverUsed", Value: created / 4}}
 }
 
 // waitTimes is the acquisitionWaitTimes histogram a pool and a host carry
@@ -39,7 +40,7 @@ func routerPoolReply(busy0, busy1, refr0 int64) bson.Raw {
 				bson.E{Key: "cfg1.example.net:27019", Value: hostPool(0, 1, 1, 0)})},
 		}},
 		{Key: "hosts", Value: bson.D{
-			{Key: "shard1.example.net:27018", Value: hostPool(busy0+busy1+1, 0, 39, refr0)},
+			{Key: "shard1.example.net:27018", Value: hostPool(busy0+busy1+1, 0, 39+busy0, refr0)},
 			{Key: "cfg1.example.net:27019", Value: hostPool(0, 1, 1, 0)},
 		}},
 		{Key: "ok", Value: 1.0},
@@ -109,6 +110,11 @@ func TestRouterPoolWindow(t *testing.T) {
 	h := cp.ShardHosts["shard1.example.net:27018"]
 	if h == nil || h.Pools == nil || *h.Pools != 2 || *h.BusiestInUse != 9 || *h.BusiestRefreshing != 2 || *h.InUse != 16 {
 		t.Fatalf("shard1 = %+v, want 2 pools, busiest 9 in use on average, 16 in use", h)
+	}
+	// Created grew with the busiest pool (47 → 49), and wasNeverUsed, a
+	// quarter of created in the fixture, from 11 to 12.
+	if *h.Created != 2 || h.WasNeverUsed == nil || *h.WasNeverUsed != 1 {
+		t.Errorf("shard1 created %v, never used %v, want 2 and 1", *h.Created, h.WasNeverUsed)
 	}
 	if _, ok := cp.ShardHosts["shard2.example.net:27018"]; ok {
 		t.Error("shard2, to which the router holds no pool, is listed")

@@ -28,6 +28,9 @@ type ticketSide struct {
 // health-checked: the server's MaxConnecting caps exactly that number.
 type poolCounts struct {
 	inUse, available, created, leased, refreshing *float64
+	// wasNeverUsed counts connections closed without ever carrying an
+	// operation (7.0+, behind a feature flag): churn. Per host only.
+	wasNeverUsed *float64
 }
 
 // execPools is how a router's task-executor pools (pools.
@@ -358,7 +361,7 @@ func parseConnPoolStats(doc bson.Raw) (total *poolCounts, hosts map[string]poolC
 			hosts = map[string]poolCounts{}
 		}
 		hosts[host] = poolCounts{inUse: h.num("inUse"), available: h.num("available"), created: h.num("created"),
-			leased: h.num("leased"), refreshing: h.num("refreshing")}
+			leased: h.num("leased"), refreshing: h.num("refreshing"), wasNeverUsed: h.num("wasNeverUsed")}
 	})
 	r.each("pools", func(name string, p reply) {
 		p.members(func(host string, h reply) {

@@ -250,12 +250,17 @@ func routerPoolHosts(snaps []snapshot, shardHosts map[string]bool) map[string]*r
 			}
 		}
 		created := field(func(p *poolCounts) *float64 { return p.created })
+		grew := func(get func(*poolCounts) *float64) *float64 {
+			f := field(get)
+			return delta(f(first), f(last))
+		}
 		h := &results.RouterPoolHost{
-			InUse:      mean(snaps, field(func(p *poolCounts) *float64 { return p.inUse })),
-			Available:  mean(snaps, field(func(p *poolCounts) *float64 { return p.available })),
-			Created:    delta(created(first), created(last)),
-			Refreshing: mean(snaps, field(func(p *poolCounts) *float64 { return p.refreshing })),
-			Leased:     mean(snaps, field(func(p *poolCounts) *float64 { return p.leased })),
+			InUse:        mean(snaps, field(func(p *poolCounts) *float64 { return p.inUse })),
+			Available:    mean(snaps, field(func(p *poolCounts) *float64 { return p.available })),
+			Created:      delta(created(first), created(last)),
+			Refreshing:   mean(snaps, field(func(p *poolCounts) *float64 { return p.refreshing })),
+			Leased:       mean(snaps, field(func(p *poolCounts) *float64 { return p.leased })),
+			WasNeverUsed: grew(func(p *poolCounts) *float64 { return p.wasNeverUsed }),
 		}
 		exec := func(get func(execPools) *float64) func(*snapshot) *float64 {
 			return func(x *snapshot) *float64 {

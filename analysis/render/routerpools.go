@@ -27,6 +27,7 @@ type routerPoolDoc struct {
 	Idle                 *float64 `json:"idle"`
 	Opening              *float64 `json:"opening"`
 	Created              *float64 `json:"created"`
+	NeverUsed            *float64 `json:"was_never_used"`
 	MaxSize              *float64 `json:"max_size"`
 	MaxSizeNote          string   `json:"max_size_note,omitempty"`
 	MaxConnecting        *float64 `json:"max_connecting"`
@@ -39,7 +40,7 @@ func routerPoolsJSON(rows []analysis.RouterPool) []routerPoolDoc {
 		out = append(out, routerPoolDoc{Target: r.Target, Workload: r.Workload, Concurrency: r.Concurrency, MaxPoolSize: r.Pool,
 			Clients: r.Clients, Trial: r.Trial, ConnectionsPerClient: r.PerClient, Router: r.Router, ShardHost: r.ShardHost,
 			Pools: r.Pools, InUse: round3p(r.InUse), InUsePerPool: round3p(r.PerPoolInUse), Idle: round3p(r.Idle),
-			Opening: round3p(r.Opening), Created: r.Created, MaxSize: r.MaxSize, MaxSizeNote: r.MaxSizeNote,
+			Opening: round3p(r.Opening), Created: r.Created, NeverUsed: r.NeverUsed, MaxSize: r.MaxSize, MaxSizeNote: r.MaxSizeNote,
 			MaxConnecting: r.MaxConnecting, Bound: r.Bound})
 	}
 	return out

@@ -40,6 +40,7 @@ var listed = []string{
 	"connPoolStats hosts.*.refreshing",
 	"connPoolStats pools.*.*.inUse",
 	"connPoolStats pools.*.*.refreshing",
+	"connPoolStats hosts.*.wasNeverUsed",
 	"serverStatus process",
 	"serverStatus version",
 	"serverStatus uptimeMillis",
