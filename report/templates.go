@@ -154,7 +154,7 @@ code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overf
 {{end}}
 {{range .StepWarnings}}<p class="warn">⚠ {{.}}</p>
 {{end}}{{range .StepNotes}}<p class="note">{{.}}</p>
-{{end}}<p><small>RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Throughput and latencies are measured by the client over each step's window after its warm-up. Bound: what limited the step (client, pool, server, network, or none), as the sweep judged it; its reasons are in results.jsonl.</small></p>
+{{end}}<p><small>RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Throughput and latencies are measured by the client over each step's window after its warm-up. Bound: what limited the step (client, pool, server, router_cpu, router_pool, network, or none), as the sweep judged it; its reasons are in results.jsonl.</small></p>
 </body>
 </html>
 `))
