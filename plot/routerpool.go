@@ -98,7 +98,7 @@ func routerPoolFig(rs []*results.Results) (Figure, bool) {
 	d.p.Y.Max = top * 1.2
 	cap := "Per step, the most connections in use in one of a router's task-executor pools to one shard host (the host's in use over taskExecutorPoolSize where the router lists no pools), median over the trials; each point's label in the data is its steps' bound."
 	if len(maxSize) == 0 {
-		cap += " No router set ShardingTaskExecutorPoolMaxSize (or getParameter was refused): its pools have no size limit to reach."
+		cap += " No router's ShardingTaskExecutorPoolMaxSize is known to limit its pools (none set, or getParameter refused): no line to reach."
 	}
 	title := fmt.Sprintf("Routers' pools to the shards vs connections per client — %s", textfmt.List(targets, ", "))
 	return d.figure(figRouterPool, title, cap), true

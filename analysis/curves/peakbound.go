@@ -29,7 +29,7 @@ type stepBound struct{ bound, reason string }
 // level and its neighbours, since the level past the peak shows the same
 // limit harder and the one below it as it began. nil when no step there
 // is labelled with a limit (none, failed or unlabelled), or when no label
-// holds at least half of them.
+// holds more than half of them.
 func peakBoundOf(s Side) *PeakBound {
 	i := slices.IndexFunc(s.Levels, func(l Level) bool { return l.Concurrency == s.Report.Peak.Concurrency })
 	if i < 0 {
@@ -59,14 +59,14 @@ func peakBoundOf(s Side) *PeakBound {
 			best = b
 		}
 	}
-	if best == "" || 2*count[best] < of {
+	if best == "" || 2*count[best] <= of {
 		return nil
 	}
 	return &PeakBound{Bound: best, Steps: count[best], Of: of, PerClient: s.Levels[i].PerClient, Reason: first[best]}
 }
 
-// boundPhrase words what bound a side near its peak: "its routers' pools
-// to the shards were full at 64 connections per client (router_pool, 3
+// boundPhrase words what bound a side near its peak: "at 64 connections
+// per client its routers' pools to the shards were full (router_pool, 3
 // of 3 steps)".
 func boundPhrase(b *PeakBound, d Deployment) string {
 	what := ""
@@ -101,7 +101,7 @@ func boundPhrase(b *PeakBound, d Deployment) string {
 	if b.Of == 1 {
 		steps = "step"
 	}
-	return fmt.Sprintf("%s at %d connections per client (%s, %d of %d %s)", what, b.PerClient, b.Bound, b.Steps, b.Of, steps)
+	return fmt.Sprintf("at %d connections per client %s (%s, %d of %d %s)", b.PerClient, what, b.Bound, b.Steps, b.Of, steps)
 }
 
 // whyPhrase names what bound the side with the lower peak near it, for

@@ -44,18 +44,19 @@ func TestVerdictSaysWhy(t *testing.T) {
 		// The cluster loses; its peak (8) and the level below (4) were
 		// router-pool-bound in 5 of their 6 trials.
 		{"router pool", oneNode(0.01), labelled(slow(), []string{none}, []string{none, none, none}, []string{rp, rp, none}, []string{rp, rp, rp}),
-			[]string{"near sharded's peak its routers' pools to the shards were full at 8 connections per client (router_pool, 5 of 6 steps)"}, false},
+			[]string{"near sharded's peak at 8 connections per client its routers' pools to the shards were full (router_pool, 5 of 6 steps)"}, false},
 		// MaxConnecting, not MaxSize, is worded as such.
 		{"max connecting", oneNode(0.01), labelled(slow(), nil, nil, nil, []string{"router_pool_connecting"}),
-			[]string{"opened connections no faster than MaxConnecting allows at 8 connections per client (router_pool, 1 of 1 step)"}, false},
+			[]string{"at 8 connections per client its routers' pools to the shards opened connections no faster than MaxConnecting allows (router_pool, 1 of 1 step)"}, false},
 		// A shard's tickets.
 		{"shard tickets", oneNode(0.01), labelled(slow(), nil, nil, []string{srv}, []string{srv}),
-			[]string{"near sharded's peak a shard's tickets ran out at 8 connections per client (server, 2 of 2 steps)"}, false},
-		// No label holds half: nothing said.
+			[]string{"near sharded's peak at 8 connections per client a shard's tickets ran out (server, 2 of 2 steps)"}, false},
+		// No label holds more than half: nothing said.
 		{"split", oneNode(0.01), labelled(slow(), nil, nil, []string{srv, none}, []string{rp, none}), nil, true},
+		{"half", oneNode(0.01), labelled(slow(), nil, nil, []string{none}, []string{rp}), nil, true},
 		// The baseline loses: it is the one named.
 		{"baseline loses", labelled(slow(), nil, nil, []string{rp}, []string{rp}), oneNode(0.01),
-			[]string{"near sharded's peak its routers' pools"}, false},
+			[]string{"near sharded's peak at 8 connections per client its routers' pools"}, false},
 		// The winner's labels are not the loser's reason.
 		{"winner labelled", labelled(oneNode(0.01), nil, nil, []string{srv}, []string{srv}, []string{srv}), slow(), nil, true},
 	}
