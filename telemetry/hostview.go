@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // HostView is what telemetry makes of one host's replies without a
@@ -39,11 +41,17 @@ type HostView struct {
 	// available per host; PoolRefreshing: refreshing per host;
 	// PoolsListed: the task executor's pools, with their hosts.
 	Pools, PoolHosts, PoolRefreshing, PoolsListed bool
+	// PoolSettingsRead: a getParameter reply of the router's pool
+	// settings; PoolMaxSize is ShardingTaskExecutorPoolMaxSize from it,
+	// 0 where it sets no limit.
+	PoolSettingsRead bool
+	PoolMaxSize      float64
 }
 
 // ViewHost reads one host's replies, keyed by command name (serverStatus,
 // hello or isMaster, buildInfo, hostInfo, replSetGetStatus,
-// connPoolStats, getCmdLineOpts), through the parsers the samplers use.
+// connPoolStats, getCmdLineOpts, getParameter of a router's pool
+// settings), through the parsers the samplers use.
 func ViewHost(replies map[string]bson.Raw) HostView {
 	snap := parseServerStatus(replies["serverStatus"], time.Time{})
 	e := RoleEvidence{Hello: replies["hello"], ReplSetGetStatus: replies["replSetGetStatus"],
@@ -82,6 +90,13 @@ func ViewHost(replies map[string]bson.Raw) HostView {
 			v.PoolRefreshing = v.PoolRefreshing || h.refreshing != nil
 		}
 		v.PoolsListed = len(exec) > 0
+	}
+	if gp, ok := replies["getParameter"]; ok {
+		var p routerPoolParams
+		parseRouterPoolParams(gp, &p)
+		set := results.RouterPoolSettings{MaxSize: p.maxSize}
+		v.PoolSettingsRead = p.maxSize != nil
+		v.PoolMaxSize, _ = set.MaxSizeLimit()
 	}
 	return v
 }

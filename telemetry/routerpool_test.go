@@ -129,3 +129,33 @@ func TestRouterPoolWindow(t *testing.T) {
 		t.Errorf("MaxSizeLimit = %v, %v", m, ok)
 	}
 }
+
+// TestViewHostPoolSettings: inspect's view of a router reads its pool
+// settings from a getParameter reply: a MaxSize limit, or none (-1 before
+// 5.0, 2^63-1 after, as the server gives it); without the reply they are
+// not read.
+func TestViewHostPoolSettings(t *testing.T) {
+	cps := loadCorpus(t, "connPoolStats.mongos-8.0.manual.json")
+	for _, tc := range []struct {
+		name    string
+		maxSize any
+		read    bool
+		limit   float64
+	}{
+		{"limit", int32(10), true, 10},
+		{"no limit, 4.x", int32(-1), true, 0},
+		{"no limit, 5.0+", int64(9223372036854775807), true, 0},
+		{"no reply", nil, false, 0},
+	} {
+		replies := map[string]bson.Raw{"connPoolStats": cps}
+		if tc.maxSize != nil {
+			gp, _ := bson.Marshal(bson.D{{Key: "ShardingTaskExecutorPoolMaxSize", Value: tc.maxSize},
+				{Key: "ShardingTaskExecutorPoolMaxConnecting", Value: int32(2)}, {Key: "taskExecutorPoolSize", Value: int32(1)}, {Key: "ok", Value: 1.0}})
+			replies["getParameter"] = gp
+		}
+		v := ViewHost(replies)
+		if v.PoolSettingsRead != tc.read || v.PoolMaxSize != tc.limit {
+			t.Errorf("%s: read %v, max size %v; want %v, %v", tc.name, v.PoolSettingsRead, v.PoolMaxSize, tc.read, tc.limit)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/topology"
 )
 
 // Defaults for SamplerOptions.
@@ -380,9 +381,8 @@ func (h *hostSampler) askPoolParams(ctx context.Context) *routerPoolParams {
 		return &routerPoolParams{notRead: h.poolParamsWhyNot}
 	}
 	p := &routerPoolParams{}
-	dst := [...]**float64{&p.maxSize, &p.maxConnecting, &p.poolSize}
 	why := ""
-	for i, name := range routerPoolParamNames {
+	for _, name := range topology.RouterPoolParams {
 		raw, err := h.client.Database("admin").RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Raw()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -391,7 +391,7 @@ func (h *hostSampler) askPoolParams(ctx context.Context) *routerPoolParams {
 			why = commandErrorName(err)
 			continue
 		}
-		*dst[i] = parseRouterPoolParam(name, raw)
+		parseRouterPoolParams(raw, p)
 	}
 	if p.maxSize == nil && p.maxConnecting == nil && p.poolSize == nil {
 		if why == "" {

@@ -44,17 +44,12 @@ type execPools struct {
 	busiestInUse, busiestRefresh *float64
 }
 
-// routerPoolParams are a router's pool settings from getParameter: the
-// names below, in that order; nil is not given.
+// routerPoolParams are a router's pool settings from getParameter
+// (topology.RouterPoolParams); nil is not given.
 type routerPoolParams struct {
 	maxSize, maxConnecting, poolSize *float64
 	notRead                          string
 }
-
-// routerPoolParamNames are the getParameter names of a router's pools to
-// its shards. Each is asked alone: a server refuses the whole command for
-// one name it does not know.
-var routerPoolParamNames = [...]string{"ShardingTaskExecutorPoolMaxSize", "ShardingTaskExecutorPoolMaxConnecting", "taskExecutorPoolSize"}
 
 // taskExecutorPool says whether a connPoolStats pool is one of the
 // sharding task executor's, which carry the router's operations to its
@@ -395,9 +390,16 @@ func (s *snapshot) addConnPoolStats(doc bson.Raw) {
 	s.poolTotal, s.poolHosts, s.poolExec = parseConnPoolStats(doc)
 }
 
-// parseRouterPoolParam reads one getParameter reply for name.
-func parseRouterPoolParam(name string, doc bson.Raw) *float64 {
-	return newReply("getParameter", doc).num(name)
+// parseRouterPoolParams reads a getParameter reply of the router's pool
+// settings into p (the names it holds; the others stay as they are).
+func parseRouterPoolParams(doc bson.Raw, p *routerPoolParams) {
+	r := newReply("getParameter", doc)
+	for name, dst := range map[string]**float64{"ShardingTaskExecutorPoolMaxSize": &p.maxSize,
+		"ShardingTaskExecutorPoolMaxConnecting": &p.maxConnecting, "taskExecutorPoolSize": &p.poolSize} {
+		if v := r.num(name); v != nil {
+			*dst = v
+		}
+	}
 }
 
 // shardInfo is one listShards entry: the shard's name and its hosts, with

@@ -1,5 +1,7 @@
 package bound
 
+import "fmt"
+
 // ServerInputs says which of the fields the server-side rules judge by a
 // server reports (from its replies, by telemetry.ViewHost), for
 // ServerRules.
@@ -16,6 +18,10 @@ type ServerInputs struct {
 	// idle per host; PoolRefreshing, connections being opened per host;
 	// PoolsListed, the task executor's pools listed with their hosts.
 	PoolHosts, PoolRefreshing, PoolsListed bool
+	// PoolSettingsRead: the router's ShardingTaskExecutorPoolMaxSize was
+	// read (getParameter); PoolMaxSize is it, 0 where it sets no limit.
+	PoolSettingsRead bool
+	PoolMaxSize      float64
 }
 
 // RuleCheck is whether one rule of Classify can fire on a server with
@@ -134,9 +140,14 @@ func (c Classifier) routerRules(in ServerInputs, add func(rule string, can bool,
 	if !in.PoolsListed {
 		per = "per pool as the host's counts over taskExecutorPoolSize (getParameter): connPoolStats lists no task-executor pools"
 	}
-	if in.PoolHosts {
+	switch {
+	case in.PoolHosts && in.PoolSettingsRead && in.PoolMaxSize <= 0:
+		add("router_pool: pools full", false, "ShardingTaskExecutorPoolMaxSize sets no limit (the default): the router's pools to a shard host never fill")
+	case in.PoolHosts && in.PoolSettingsRead:
+		add("router_pool: pools full", true, fmt.Sprintf("in use and idle per shard host reported; judged %s against ShardingTaskExecutorPoolMaxSize %.0f (getParameter; read again each window); connPoolStats reports no waiters in any version", per, in.PoolMaxSize))
+	case in.PoolHosts:
 		add("router_pool: pools full", true, "in use and idle per shard host reported; judged "+per+" against ShardingTaskExecutorPoolMaxSize, read with getParameter each window (no limit set, the default, never fills; a user without getParameter leaves it unknown); connPoolStats reports no waiters in any version")
-	} else {
+	default:
 		add("router_pool: pools full", false, "connPoolStats reports no in-use and available counts per host")
 	}
 	if in.PoolRefreshing {

@@ -40,6 +40,9 @@ func TestServerRules(t *testing.T) {
 		// from refreshing; a mongod has none; a router's CPU is router_cpu's.
 		{"router pools full", ServerInputs{Version: "8.0.4", Router: true, PoolHosts: true}, "router_pool: pools full", true},
 		{"router pools no counts", ServerInputs{Version: "8.0.4", Router: true}, "router_pool: pools full", false},
+		// MaxSize read: no limit (the default) never fills; a limit can.
+		{"router pools no limit", ServerInputs{Version: "8.0.4", Router: true, PoolHosts: true, PoolSettingsRead: true}, "router_pool: pools full", false},
+		{"router pools limit", ServerInputs{Version: "8.0.4", Router: true, PoolHosts: true, PoolSettingsRead: true, PoolMaxSize: 10}, "router_pool: pools full", true},
 		{"router creation", ServerInputs{Version: "4.0.4", Router: true, PoolHosts: true, PoolRefreshing: true}, "router_pool: creation at MaxConnecting", true},
 		{"mongod router pools", with(full, "8.0.4"), "router_pool: pools full", false},
 		{"router cpu", ServerInputs{Version: "8.0.4", Router: true, CPU: true, Cores: true}, "router_cpu", true},
