@@ -22,7 +22,8 @@ type RouterPool struct {
 	ShardHost string
 	// Pools is the task-executor pools holding the host (nil: the reply
 	// lists none); InUse and Idle are over all of them, PerPoolInUse the
-	// busiest pool's (or InUse over the pools), what MaxSize caps.
+	// busiest pool's (or InUse over the pools; nil where their number is
+	// unknown), what MaxSize caps.
 	Pools            *int
 	InUse, Idle      *float64
 	PerPoolInUse     *float64
@@ -74,15 +75,8 @@ func routerPoolRow(s *results.StepResult, router, host string, ph *results.Route
 		row.PerClient = min(s.Concurrency, s.MaxPoolSize)
 	}
 	row.PerPoolInUse = ph.BusiestInUse
-	if row.PerPoolInUse == nil && ph.InUse != nil {
-		n := 1.0
-		switch {
-		case ph.Pools != nil && *ph.Pools > 0:
-			n = float64(*ph.Pools)
-		case set != nil && set.PoolSize != nil && *set.PoolSize >= 1:
-			n = *set.PoolSize
-		}
-		row.PerPoolInUse = new(*ph.InUse / n)
+	if n, ok := ph.PoolCount(set); row.PerPoolInUse == nil && ph.InUse != nil && ok {
+		row.PerPoolInUse = new(*ph.InUse / float64(n))
 	}
 	switch m, ok := set.MaxSizeLimit(); {
 	case ok:

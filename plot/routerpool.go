@@ -32,6 +32,16 @@ func routerPoolFig(rs []*results.Results) (Figure, bool) {
 	if len(rows) == 0 {
 		return Figure{}, false
 	}
+	// Per pool where any step says it (what MaxSize caps); else, where the
+	// routers list no pools and their number is unknown, all of a router's
+	// connections to the host, which no setting caps as such.
+	perPool := slices.ContainsFunc(rows, func(r analysis.RouterPool) bool { return r.PerPoolInUse != nil })
+	use := func(r analysis.RouterPool) *float64 {
+		if perPool {
+			return r.PerPoolInUse
+		}
+		return r.InUse
+	}
 	type stepKey struct {
 		target, workload           string
 		conc, pool, trial, clients int
@@ -42,13 +52,14 @@ func routerPoolFig(rs []*results.Results) (Figure, bool) {
 	maxSize := map[string]float64{}
 	var targets []string
 	for _, r := range rows {
-		if r.PerPoolInUse == nil {
+		v := use(r)
+		if v == nil {
 			continue
 		}
 		k := stepKey{r.Target, r.Workload, r.Concurrency, r.Pool, r.Trial, r.Clients}
-		busiest[k] = max(busiest[k], *r.PerPoolInUse)
+		busiest[k] = max(busiest[k], *v)
 		perClient[k], bound[k] = r.PerClient, r.Bound
-		if r.MaxSize != nil {
+		if r.MaxSize != nil && perPool {
 			maxSize[r.Target] = max(maxSize[r.Target], *r.MaxSize)
 		}
 		if !slices.Contains(targets, r.Target) {
@@ -58,7 +69,11 @@ func routerPoolFig(rs []*results.Results) (Figure, bool) {
 	if len(busiest) == 0 {
 		return Figure{}, false
 	}
-	d := newDrawing("connections per client", "in use, busiest router pool to a shard host")
+	ylabel := "in use, busiest router pool to a shard host"
+	if !perPool {
+		ylabel = "in use, a router's connections to a shard host"
+	}
+	d := newDrawing("connections per client", ylabel)
 	d.p.Y.Min = 0
 	top := 0.0
 	for i, t := range targets {
@@ -97,7 +112,10 @@ func routerPoolFig(rs []*results.Results) (Figure, bool) {
 	}
 	d.p.Y.Max = top * 1.2
 	cap := "Per step, the most connections in use in one of a router's task-executor pools to one shard host (the host's in use over taskExecutorPoolSize where the router lists no pools), median over the trials; each point's label in the data is its steps' bound."
-	if len(maxSize) == 0 {
+	switch {
+	case !perPool:
+		cap = "Per step, the most connections in use from one router to one shard host, over all its task-executor pools (the routers list no pools and their taskExecutorPoolSize was not read, so one pool's share, which ShardingTaskExecutorPoolMaxSize caps, is unknown), median over the trials; each point's label in the data is its steps' bound."
+	case len(maxSize) == 0:
 		cap += " No router's ShardingTaskExecutorPoolMaxSize is known to limit its pools (none set, or getParameter refused): no line to reach."
 	}
 	title := fmt.Sprintf("Routers' pools to the shards vs connections per client — %s", textfmt.List(targets, ", "))

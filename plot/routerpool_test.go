@@ -53,6 +53,18 @@ func TestRouterPoolFigure(t *testing.T) {
 		t.Errorf("max size line = %+v, want 10", lim)
 	}
 
+	// Routers that list no pools, their count not read: the host's in
+	// use over all its pools, and no MaxSize line (it caps one pool).
+	unlisted := &results.Results{Header: results.RunHeader{Kind: results.KindRun}, Steps: []results.StepResult{step(4, 1, 3, "none")}}
+	for _, h := range unlisted.Steps[0].Server.Hosts {
+		h.ConnPool.ShardHosts = map[string]*results.RouterPoolHost{"db1:27018": {InUse: new(7.0)}}
+	}
+	urs := []*results.Results{unlisted}
+	figs, _, _ = Figures(urs, analysis.Of(urs, knee.Options{}), Options{Figures: []string{figRouterPool}})
+	if len(figs) != 1 || len(figs[0].Data.Series) != 1 || figs[0].Data.Series[0].Points[0].Y != 7 || figs[0].Data.YLabel != "in use, a router's connections to a shard host" {
+		t.Errorf("figure of unlisted pools = %+v, want the host's 7 in use over all pools, no max size line", figs)
+	}
+
 	plain := &results.Results{Header: results.RunHeader{Kind: results.KindRun}, Steps: []results.StepResult{step(4, 1, 3, "none")}}
 	plain.Steps[0].Server = nil
 	prs := []*results.Results{plain}

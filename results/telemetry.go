@@ -246,6 +246,20 @@ type RouterPoolHost struct {
 	BusiestRefreshing *float64 `json:"busiest_refreshing,omitempty"`
 }
 
+// PoolCount is how many task-executor pools hold connections to the
+// host: as connPoolStats lists them, else taskExecutorPoolSize as read;
+// false where neither says (4.0's 0 means one per core, a count the
+// router does not give).
+func (h *RouterPoolHost) PoolCount(set *RouterPoolSettings) (int, bool) {
+	switch {
+	case h != nil && h.Pools != nil && *h.Pools > 0:
+		return *h.Pools, true
+	case set != nil && set.PoolSize != nil && *set.PoolSize >= 1:
+		return int(*set.PoolSize), true
+	}
+	return 0, false
+}
+
 // RouterPoolSettings are a router's pool settings (getParameter), the
 // last value read in the window; nil is not read.
 type RouterPoolSettings struct {

@@ -52,37 +52,37 @@ func (c Classifier) routerCPU(s *results.StepResult) (bool, string) {
 // perPool is one router's pools to one shard host, per task-executor
 // pool: the busiest pool's numbers where the reply lists its pools, else
 // the host's counts spread over taskExecutorPoolSize pools; how says which.
+// ok is false where the number of pools is unknown: the host's counts
+// then say nothing of one pool.
 type perPool struct {
 	inUse, idle, refreshing *float64
 	pools                   int
 	how                     string
 }
 
-func poolShareOf(h *results.RouterPoolHost, set *results.RouterPoolSettings) perPool {
-	p := perPool{pools: 1}
-	switch {
-	case h.Pools != nil && *h.Pools > 0:
-		p.pools = *h.Pools
-	case set != nil && set.PoolSize != nil && *set.PoolSize >= 1:
-		p.pools = int(*set.PoolSize)
+func poolShareOf(h *results.RouterPoolHost, set *results.RouterPoolSettings) (perPool, bool) {
+	n, ok := h.PoolCount(set)
+	if !ok {
+		return perPool{}, false
 	}
+	p := perPool{pools: n}
 	per := func(v *float64) *float64 {
 		if v == nil {
 			return nil
 		}
-		return new(*v / float64(p.pools))
+		return new(*v / float64(n))
 	}
 	p.idle = per(h.Available)
 	if h.BusiestInUse != nil {
-		p.inUse, p.refreshing, p.how = h.BusiestInUse, h.BusiestRefreshing, fmt.Sprintf("its busiest of %d task-executor pools", p.pools)
+		p.inUse, p.refreshing, p.how = h.BusiestInUse, h.BusiestRefreshing, fmt.Sprintf("its busiest of %d task-executor pools", n)
 		if p.refreshing == nil {
 			p.refreshing = per(h.Refreshing)
 		}
-		return p
+		return p, true
 	}
 	p.inUse, p.refreshing = per(h.InUse), per(h.Refreshing)
-	p.how = fmt.Sprintf("each of %d task-executor pools on average", p.pools)
-	return p
+	p.how = fmt.Sprintf("each of %d task-executor pools on average", n)
+	return p, true
 }
 
 // routerPool: a router's pools to a shard host were the limit. Either
@@ -105,7 +105,10 @@ func (c Classifier) routerPool(s *results.StepResult) (bool, string) {
 			if ph == nil {
 				continue
 			}
-			p := poolShareOf(ph, cp.Settings)
+			p, ok := poolShareOf(ph, cp.Settings)
+			if !ok {
+				continue
+			}
 			noneIdle := p.idle == nil || *p.idle <= c.RouterIdleMax
 			idle := "idle not reported"
 			if p.idle != nil {

@@ -83,6 +83,13 @@ func TestClassifyRouter(t *testing.T) {
 			h := db2(s)
 			h.Pools, h.BusiestInUse, h.BusiestRefreshing, h.InUse, h.Available = nil, nil, nil, p(19.6), p(0)
 		}, nil, BoundRouterPool, []string{"9.8 in use in each of 2 task-executor pools on average"}},
+		// No pools listed and 4.0's taskExecutorPoolSize 0 (one per core):
+		// the host's count says nothing of one pool, so no verdict.
+		{"pool count unknown", func(s *results.StepResult) {
+			h := db2(s)
+			h.Pools, h.BusiestInUse, h.BusiestRefreshing, h.InUse, h.Available = nil, nil, nil, p(40), p(0)
+			m2(s).ConnPool.Settings.PoolSize = p(0)
+		}, nil, BoundNone, nil},
 		// Being opened at MaxConnecting, some created, none idle: creation
 		// was the limit, though far below MaxSize.
 		{"max connecting", func(s *results.StepResult) {
