@@ -55,6 +55,9 @@ type Analysis struct {
 	// Pool is the whole pool configuration recommended for each target
 	// that has scenarios (poolrec.go).
 	Pool []PoolRecommendation
+	// RouterPools are the routers' pools to the shard hosts in each
+	// closed-loop step that sampled them (routerpools.go).
+	RouterPools []RouterPool
 	// Counts are the files' steps counted for a summary.
 	Counts Counts
 	// PerFile, set by Each, is each file's own analysis in the order of
@@ -88,6 +91,7 @@ func Of(rs []*results.Results, o knee.Options) *Analysis {
 	a.Scenarios = Scenarios(rs)
 	a.Events = Events(rs, a.Scenarios)
 	a.Pool = PoolRecommendations(a.Scenarios, a.Events, a.Series, storms(rs), o.SLOP99)
+	a.RouterPools = RouterPools(rs)
 	for _, r := range rs {
 		if s, ok := searchOf(r); ok {
 			a.Searches = append(a.Searches, s)
@@ -113,6 +117,7 @@ func Each(rs []*results.Results, o knee.Options) *Analysis {
 		a.Scenarios = append(a.Scenarios, f.Scenarios...)
 		a.Events = append(a.Events, f.Events...)
 		a.Pool = append(a.Pool, f.Pool...)
+		a.RouterPools = append(a.RouterPools, f.RouterPools...)
 		a.Counts.add(f.Counts)
 	}
 	if len(a.PerFile) > 0 {

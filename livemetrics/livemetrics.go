@@ -41,7 +41,7 @@ var (
 	descOpsRate     = desc("poolsweep_step_ops_per_second", "A finished step's ops/s over its measured window (the record's ops_per_s).")
 	descCallsRate   = desc("poolsweep_step_calls_per_second", "A finished step's calls/s over its measured window (the record's calls_per_s).")
 	descConns       = desc("poolsweep_step_connections", "A finished step's open connections at its window's start (the record's connections).")
-	descBound       = desc("poolsweep_step_bound", "1 with the bound of a finished step (client, pool, server, network, none, failed).", "bound")
+	descBound       = desc("poolsweep_step_bound", "1 with the bound of a finished step (client, pool, server, router_cpu, router_pool, network, none, failed).", "bound")
 	descOps         = desc("poolsweep_ops_total", "Driver operations of each type that ended in a finished step's window, failed or not.", "op")
 	descCalls       = desc("poolsweep_calls_total", "Workload calls that ended in a finished step's window, failed or not.")
 	descErrors      = desc("poolsweep_errors_total", "Failed operations of a finished step, by kind (timeout, network, server).", "kind")

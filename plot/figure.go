@@ -46,7 +46,7 @@ const (
 // open-loop ones (openloop.go) come after the closed loop's, and the
 // profile steps' timeline (timeline.go) last.
 var AllFigures = []string{figThroughput, figLatency, figLatencyThroughput, figPoolGrid, figComparison, figTimeBreakdown,
-	figOpenLatency, figOpenAchieved, figOpenPoolWait, figTimeline}
+	figRouterPool, figOpenLatency, figOpenAchieved, figOpenPoolWait, figTimeline}
 
 // pngDPI is the resolution of PNG output: 8in × 5in becomes 1200 × 750 px.
 const pngDPI = 150

@@ -97,6 +97,14 @@ func Figures(rs []*results.Results, a *analysis.Analysis, o Options) ([]Figure, 
 			fs, note = ctx.comparison()
 		case figTimeBreakdown:
 			fs, note = ctx.timeBreakdown()
+		case figRouterPool:
+			// Drawn where a router's pools were sampled; said only when
+			// asked for by name, since most targets have no routers.
+			if f, ok := routerPoolFig(rs); ok {
+				fs = []Figure{f}
+			} else if len(which) > 0 {
+				note = "skipped: no step sampled a mongos router's pools to its shards"
+			}
 		}
 		figs = append(figs, fs...)
 		if note != "" {

@@ -32,6 +32,51 @@ func hostPoolTable(steps []*results.StepResult) stepTable {
 	return t
 }
 
+// routerPoolTable is each step's routers' pools to the shard hosts
+// (analysis.RouterPools): in use, per task-executor pool against
+// ShardingTaskExecutorPoolMaxSize, idle, being opened against
+// MaxConnecting, created; empty when no step sampled a router's pools.
+func routerPoolTable(r *results.Results) stepTable {
+	var t stepTable
+	rows := analysis.RouterPools([]*results.Results{r})
+	if len(rows) == 0 {
+		return t
+	}
+	var steps []*results.StepResult
+	for i := range r.Steps {
+		steps = append(steps, &r.Steps[i])
+	}
+	lead := leadColumns(steps)
+	t.Head = append(lead.head(), "concurrency", "pool", "trial", "connections per client", "router", "shard host", "pools", "in use", "in use per pool", "max size", "idle", "being opened", "max connecting", "created", "bound")
+	num := func(v *float64, prec int) string {
+		if v == nil {
+			return "n/r"
+		}
+		return strconv.FormatFloat(*v, 'f', prec, 64)
+	}
+	for _, p := range rows {
+		pools := "n/r"
+		if p.Pools != nil {
+			pools = strconv.Itoa(*p.Pools)
+		}
+		maxSize := p.MaxSizeNote
+		if p.MaxSize != nil {
+			maxSize = num(p.MaxSize, 0)
+		}
+		var leadRow []string
+		if lead.target {
+			leadRow = append(leadRow, p.Target)
+		}
+		if lead.workload {
+			leadRow = append(leadRow, p.Workload)
+		}
+		t.Rows = append(t.Rows, append(leadRow, strconv.Itoa(p.Concurrency), strconv.Itoa(p.Pool), strconv.Itoa(p.Trial), strconv.Itoa(p.PerClient),
+			p.Router, p.ShardHost, pools, num(p.InUse, 1), num(p.PerPoolInUse, 1), maxSize, num(p.Idle, 1), num(p.Opening, 1),
+			num(p.MaxConnecting, 0), num(p.Created, 0), cmp.Or(p.Bound, "–")))
+	}
+	return t
+}
+
 // replicationTable is each secondary's replication lag in each step's
 // window, as the primary saw it; empty when no step sampled a replica
 // set's members.

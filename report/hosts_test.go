@@ -79,3 +79,44 @@ func TestReportHostsAndReplication(t *testing.T) {
 		t.Error("a run with one host per step shows per-host or lag tables")
 	}
 }
+
+// A sharded run: the report gives each step's routers' pools to the
+// shard hosts, in HTML and Markdown, per pool against MaxSize, n/r where
+// not reported; a run without routers shows no such table.
+func TestReportRouterPools(t *testing.T) {
+	r := fixture(t, "grid.jsonl")
+	pools := 2
+	for i := range r.Steps {
+		s := &r.Steps[i]
+		if s.Server == nil {
+			s.Server = &results.ServerTelemetry{}
+		}
+		in := float64(s.Concurrency)
+		s.Server.Hosts = map[string]*results.ServerSample{"m1:27017": {ConnPool: &results.ConnPoolCounts{InUse: &in,
+			ShardHosts: map[string]*results.RouterPoolHost{"db9:27018": {InUse: &in, Pools: &pools}},
+			Settings:   &results.RouterPoolSettings{NotRead: "getParameter: Unauthorized"}}}}
+	}
+	rs := []*results.Results{r}
+	rep, _ := build(t, rs, analyzed(rs...), nil)
+	h := selfContainedHTML(t, rep)
+	var md bytes.Buffer
+	if err := rep.WriteMarkdown(&md, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []struct{ name, text string }{{"html", h}, {"markdown", md.String()}} {
+		for _, want := range []string{"Routers' pools to the shards", "in use per pool", "db9:27018", "getParameter: Unauthorized"} {
+			if !strings.Contains(doc.text, want) {
+				t.Errorf("%s report lacks %q", doc.name, want)
+			}
+		}
+		// A row per closed-loop step on a curve (the fixture has one that is not).
+		if got, want := strings.Count(doc.text, "db9:27018"), len(r.Steps)-1; got != want {
+			t.Errorf("%s: db9:27018 appears %d times, want a row per step (%d)", doc.name, got, want)
+		}
+	}
+	plain := fixture(t, "grid.jsonl")
+	rep, _ = build(t, []*results.Results{plain}, analyzed(plain), nil)
+	if h := selfContainedHTML(t, rep); strings.Contains(h, "Routers' pools") {
+		t.Error("a run without routers shows the routers' pools table")
+	}
+}

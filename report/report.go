@@ -70,6 +70,9 @@ type runView struct {
 	// LagTable each secondary's replication lag; empty when the run has
 	// none.
 	HostTable, LagTable stepTable
+	// RouterTable is the routers' pools to the shard hosts per step;
+	// empty when no step sampled a router's pools.
+	RouterTable stepTable
 }
 
 type targetView struct {

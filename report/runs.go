@@ -85,6 +85,7 @@ func runViewOf(r *results.Results, multi bool) runView {
 	rv.Table = stepTableOf(steps)
 	rv.HostTable = hostPoolTable(steps)
 	rv.LagTable = replicationTable(steps)
+	rv.RouterTable = routerPoolTable(r)
 	rv.OpenTable = openStepTable(r)
 	rv.ProfileTable = profileStepTable(r)
 	rv.EventTable = eventTable(r)

@@ -139,6 +139,12 @@ code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overf
 <tr>{{range .HostTable.Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .HostTable.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>{{end}}
+{{if .RouterTable.Rows}}<h4>Routers' pools to the shards</h4>
+<p class="note">Each mongos router's connections to each shard host in the step's window (connPoolStats, means; created: opened in the window). In use per pool is the busiest task-executor pool's where the router lists its pools, else the host's in use over taskExecutorPoolSize: it is what ShardingTaskExecutorPoolMaxSize caps, as being opened is what ShardingTaskExecutorPoolMaxConnecting caps (both read with getParameter; n/r: not reported).</p>
+<div class="scroll"><table class="steps routers">
+<tr>{{range .RouterTable.Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .RouterTable.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>{{end}}
 {{if .LagTable.Rows}}<h4>Replication lag</h4>
 <p class="note">How far each secondary's applied writes were behind the primary's, as the primary saw them, in each step's window. A secondary falls behind when its lag grows by 1.5 s or more in a window, or reaches 10 s.</p>
 <div class="scroll"><table class="steps lag">
@@ -148,7 +154,7 @@ code{font-family:'Liberation Mono',Menlo,Consolas,monospace;font-size:.9em;overf
 {{end}}
 {{range .StepWarnings}}<p class="warn">⚠ {{.}}</p>
 {{end}}{{range .StepNotes}}<p class="note">{{.}}</p>
-{{end}}<p><small>RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Throughput and latencies are measured by the client over each step's window after its warm-up. Bound: what limited the step (client, pool, server, network, or none), as the sweep judged it; its reasons are in results.jsonl.</small></p>
+{{end}}<p><small>RAL/WAL: mean latency of reads (find, scan) and writes (update, insert) in µs. Throughput and latencies are measured by the client over each step's window after its warm-up. Bound: what limited the step (client, pool, server, router_cpu, router_pool, network, or none), as the sweep judged it; its reasons are in results.jsonl.</small></p>
 </body>
 </html>
 `))
@@ -266,6 +272,14 @@ maxPoolSize is per client per host: the driver keeps one pool to each member or 
 {{row .HostTable.Head}}
 |:---|{{range $i, $h := .HostTable.Head}}{{if $i}}---:|{{end}}{{end}}
 {{range .HostTable.Rows}}{{row .}}
+{{end}}{{end}}{{if .RouterTable.Rows}}
+#### Routers' pools to the shards
+
+Each mongos router's connections to each shard host in the step's window (connPoolStats, means; created: opened in the window). In use per pool is the busiest task-executor pool's where the router lists its pools, else the host's in use over taskExecutorPoolSize: it is what ShardingTaskExecutorPoolMaxSize caps, as being opened is what ShardingTaskExecutorPoolMaxConnecting caps (both read with getParameter; n/r: not reported).
+
+{{row .RouterTable.Head}}
+|:---|{{range $i, $h := .RouterTable.Head}}{{if $i}}---:|{{end}}{{end}}
+{{range .RouterTable.Rows}}{{row .}}
 {{end}}{{end}}{{if .LagTable.Rows}}
 #### Replication lag
 

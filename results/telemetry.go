@@ -206,6 +206,83 @@ type ConnPoolCounts struct {
 	Created   *float64 `json:"created"`
 	// Leased are connections checked out of the pool for a while (5.0+).
 	Leased *float64 `json:"leased"`
+	// Refreshing are connections being opened or health-checked, mean: a
+	// pool opens at most MaxConnecting at once, so refreshing held at that
+	// limit says the pool's growth was its limit.
+	Refreshing *float64 `json:"refreshing,omitempty"`
+	// ShardHosts are the router's pools to each shard host (per router;
+	// absent on the total, where hosts of different routers would add up
+	// to no one pool).
+	ShardHosts map[string]*RouterPoolHost `json:"shard_hosts,omitempty"`
+	// Settings are the router's pool settings as getParameter read them in
+	// the window; nil where it was not asked (not a router, or an older
+	// file).
+	Settings *RouterPoolSettings `json:"settings,omitempty"`
+}
+
+// RouterPoolHost is a router's connections to one shard host over the
+// window: the hosts entry of connPoolStats for the counts, and its pools
+// entries for how they spread over the task executor's pools
+// (NetworkInterfaceTL-TaskExecutorPool-N), each of which holds at most
+// ShardingTaskExecutorPoolMaxSize connections to the host. Counts are
+// means, Created the growth in the window; nil is not reported.
+type RouterPoolHost struct {
+	InUse      *float64 `json:"in_use"`
+	Available  *float64 `json:"available"`
+	Created    *float64 `json:"created"`
+	Refreshing *float64 `json:"refreshing"`
+	Leased     *float64 `json:"leased"`
+	// WasNeverUsed are connections to the host closed without carrying an
+	// operation during the window (wasNeverUsed, 7.0+ behind a feature
+	// flag): churn. nil: not reported.
+	WasNeverUsed *float64 `json:"was_never_used,omitempty"`
+	// Pools is how many task-executor pools hold connections to the host
+	// (the most seen in one sample); nil where the reply lists no pools.
+	Pools *int `json:"pools,omitempty"`
+	// BusiestInUse and BusiestRefreshing are the most in use and the most
+	// being opened in one of those pools, mean over the samples: the
+	// numbers a pool's MaxSize and MaxConnecting cap. nil without pools.
+	BusiestInUse      *float64 `json:"busiest_in_use,omitempty"`
+	BusiestRefreshing *float64 `json:"busiest_refreshing,omitempty"`
+}
+
+// PoolCount is how many task-executor pools hold connections to the
+// host: as connPoolStats lists them, else taskExecutorPoolSize as read;
+// false where neither says (4.0's 0 means one per core, a count the
+// router does not give).
+func (h *RouterPoolHost) PoolCount(set *RouterPoolSettings) (int, bool) {
+	switch {
+	case h != nil && h.Pools != nil && *h.Pools > 0:
+		return *h.Pools, true
+	case set != nil && set.PoolSize != nil && *set.PoolSize >= 1:
+		return int(*set.PoolSize), true
+	}
+	return 0, false
+}
+
+// RouterPoolSettings are a router's pool settings (getParameter), the
+// last value read in the window; nil is not read.
+type RouterPoolSettings struct {
+	// MaxSize is ShardingTaskExecutorPoolMaxSize as the server gives it:
+	// -1 (before 5.0) or 2^63-1 and above mean no limit (see MaxSizeLimit).
+	MaxSize *float64 `json:"max_size"`
+	// MaxConnecting is ShardingTaskExecutorPoolMaxConnecting (default 2).
+	MaxConnecting *float64 `json:"max_connecting"`
+	// PoolSize is taskExecutorPoolSize: the pools per shard host (0 on
+	// 4.0 means one per core).
+	PoolSize *float64 `json:"task_executor_pool_size"`
+	// NotRead says why getParameter gave none of them (the server's error
+	// code name, or that the server does not know them).
+	NotRead string `json:"not_read,omitempty"`
+}
+
+// MaxSizeLimit is the most connections one pool may hold to one host;
+// false where the router sets no limit or it was not read.
+func (s *RouterPoolSettings) MaxSizeLimit() (float64, bool) {
+	if s == nil || s.MaxSize == nil || *s.MaxSize <= 0 || *s.MaxSize >= 1<<31 {
+		return 0, false
+	}
+	return *s.MaxSize, true
 }
 
 // ClientTelemetry is this process, and the load host it runs on, during

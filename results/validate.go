@@ -36,7 +36,7 @@ const (
 
 // Bounds.
 var (
-	boundValues  = []string{"", "client", "pool", "server", "network", "none", BoundFailed}
+	boundValues  = []string{"", "client", "pool", "server", "router_pool", "router_cpu", "network", "none", BoundFailed}
 	searchModes  = []string{SearchKnee, SearchPool}
 	searchWhys   = []string{ReasonCoarse, ReasonBisect, ReasonRefine, ReasonRepeat, ReasonPeak, ReasonPool}
 	arrivalKinds = []string{ArrivalsUniform, ArrivalsPoisson}

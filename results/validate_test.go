@@ -128,6 +128,19 @@ func TestValidateStep(t *testing.T) {
 		{"agent index past its count", func(s *StepResult) { s.Agent = &AgentStep{Index: 3, Of: 2} }, "step.agent.index", "3 is not between 0 and 1"},
 		{"window overlap 2", func(s *StepResult) { s.WindowSkew = &WindowSkew{Overlap: 2} }, "step.window_skew.overlap", "not a share"},
 		{"negative sampler errors", func(s *StepResult) { s.Server = &ServerTelemetry{SamplerErrors: -1} }, "step.server.sampler_errors", "negative"},
+		{"negative router pool in use", func(s *StepResult) {
+			s.Server = &ServerTelemetry{Hosts: map[string]*ServerSample{"m1:27017": {ConnPool: &ConnPoolCounts{
+				ShardHosts: map[string]*RouterPoolHost{"db1:27018": {InUse: new(-3.0)}}}}}}
+		}, "step.server.hosts.m1:27017.conn_pool.shard_hosts.db1:27018.in_use", "not a number ≥ 0"},
+		{"negative router pools", func(s *StepResult) {
+			n := -1
+			s.Server = &ServerTelemetry{Hosts: map[string]*ServerSample{"m1:27017": {ConnPool: &ConnPoolCounts{
+				ShardHosts: map[string]*RouterPoolHost{"db1:27018": {Pools: &n}}}}}}
+		}, "step.server.hosts.m1:27017.conn_pool.shard_hosts.db1:27018.pools", "negative"},
+		{"negative router max connecting", func(s *StepResult) {
+			s.Server = &ServerTelemetry{Hosts: map[string]*ServerSample{"m1:27017": {ConnPool: &ConnPoolCounts{
+				Settings: &RouterPoolSettings{MaxSize: new(-1.0), MaxConnecting: new(-2.0)}}}}}
+		}, "step.server.hosts.m1:27017.conn_pool.settings.max_connecting", "not a number ≥ 0"},
 		{"steady window end unknown", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.WindowEnd = "bored" }) }, "step.steady.window_end", `not one of "precision"`},
 		{"steady fixed window ended by precision", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.WindowMode = WindowFixed }) }, "step.steady.window_end", "does not go with a fixed window"},
 		{"steady lag1 above 1", func(s *StepResult) { s.Steady = testSteady(func(st *StepSteady) { st.Lag1 = new(1.5) }) }, "step.steady.lag1", "not an autocorrelation"},

@@ -299,6 +299,7 @@ func checkTelemetry(c *check, s *StepResult) {
 			if hs := t.Hosts[host]; hs != nil {
 				c.count("step.server.hosts."+host+".samples", int64(hs.Samples))
 				checkEstablishment(c, "step.server.hosts."+host, hs)
+				checkRouterPool(c, "step.server.hosts."+host, hs)
 			}
 		}
 		if t.Total != nil {

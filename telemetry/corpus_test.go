@@ -29,13 +29,18 @@ func parseCorpusReply(f corpus.File, raw bson.Raw) (view any, ok bool) {
 	case "serverStatus":
 		return snapshotView(parseServerStatus(raw, time.Time{})), true
 	case "connPoolStats":
-		total, hosts := parseConnPoolStats(raw)
+		total, hosts, exec := parseConnPoolStats(raw)
 		v := map[string]any{"total": poolView(total)}
 		hv := map[string]any{}
 		for h, p := range hosts {
 			hv[h] = poolView(&p)
 		}
 		v["hosts"] = hv
+		ev := map[string]any{}
+		for h, e := range exec {
+			ev[h] = map[string]any{"pools": e.n, "busiest_in_use": e.busiestInUse, "busiest_refreshing": e.busiestRefresh}
+		}
+		v["task_executor_pools"] = ev
 		return v, true
 	case "hostInfo":
 		hi := parseHostInfo(raw)
@@ -94,7 +99,7 @@ func poolView(p *poolCounts) any {
 	if p == nil {
 		return nil
 	}
-	return map[string]any{"in_use": p.inUse, "available": p.available, "created": p.created, "leased": p.leased}
+	return map[string]any{"in_use": p.inUse, "available": p.available, "created": p.created, "leased": p.leased, "refreshing": p.refreshing, "was_never_used": p.wasNeverUsed}
 }
 
 func corpusFiles(t *testing.T) []corpus.File {

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/poolsweep/poolsweep/results"
 )
 
 // HostView is what telemetry makes of one host's replies without a
@@ -35,13 +37,21 @@ type HostView struct {
 	// (connections queued or rejected: queuedForEstablishment,
 	// establishmentRateLimit.rejected or the ingress queue's counters).
 	Establishment bool
-	// Pools: connPoolStats totals (a router).
-	Pools bool
+	// Pools: connPoolStats totals (a router). PoolHosts: in use and
+	// available per host; PoolRefreshing: refreshing per host;
+	// PoolsListed: the task executor's pools, with their hosts.
+	Pools, PoolHosts, PoolRefreshing, PoolsListed bool
+	// PoolSettingsRead: a getParameter reply of the router's pool
+	// settings; PoolMaxSize is ShardingTaskExecutorPoolMaxSize from it,
+	// 0 where it sets no limit.
+	PoolSettingsRead bool
+	PoolMaxSize      float64
 }
 
 // ViewHost reads one host's replies, keyed by command name (serverStatus,
 // hello or isMaster, buildInfo, hostInfo, replSetGetStatus,
-// connPoolStats, getCmdLineOpts), through the parsers the samplers use.
+// connPoolStats, getCmdLineOpts, getParameter of a router's pool
+// settings), through the parsers the samplers use.
 func ViewHost(replies map[string]bson.Raw) HostView {
 	snap := parseServerStatus(replies["serverStatus"], time.Time{})
 	e := RoleEvidence{Hello: replies["hello"], ReplSetGetStatus: replies["replSetGetStatus"],
@@ -73,8 +83,20 @@ func ViewHost(replies map[string]bson.Raw) HostView {
 		v.Cores = parseHostInfo(hi).cores != nil
 	}
 	if cps, ok := replies["connPoolStats"]; ok {
-		total, _ := parseConnPoolStats(cps)
+		total, hosts, exec := parseConnPoolStats(cps)
 		v.Pools = total != nil
+		for _, h := range hosts {
+			v.PoolHosts = v.PoolHosts || h.inUse != nil && h.available != nil
+			v.PoolRefreshing = v.PoolRefreshing || h.refreshing != nil
+		}
+		v.PoolsListed = len(exec) > 0
+	}
+	if gp, ok := replies["getParameter"]; ok {
+		var p routerPoolParams
+		parseRouterPoolParams(gp, &p)
+		set := results.RouterPoolSettings{MaxSize: p.maxSize}
+		v.PoolSettingsRead = p.maxSize != nil
+		v.PoolMaxSize, _ = set.MaxSizeLimit()
 	}
 	return v
 }

@@ -36,7 +36,13 @@ func TestViewHostCorpus(t *testing.T) {
 		{"4.2 isMaster", map[string]string{"serverStatus": "serverStatus.mongod-4.2.8.json", "isMaster": "isMaster.mongod-replset-primary-4.2.json"}, "replica-set primary", false, nil},
 		// A router (the manual's 8.0 mongos): no tickets (its globalLock queue is 8.0+).
 		{"8.0 mongos", map[string]string{"serverStatus": "serverStatus.mongos-8.0.manual.json", "connPoolStats": "connPoolStats.mongos-8.0.manual.json"}, RoleMongos, true,
-			func(v HostView) bool { return !v.TicketsRead && !v.TicketsWrite && v.Pools }},
+			func(v HostView) bool {
+				return !v.TicketsRead && !v.TicketsWrite && v.Pools && v.PoolHosts && v.PoolRefreshing && !v.PoolsListed
+			}},
+		// The real 2020 router: per-host counts, and pools, but only the
+		// shard registry's (to the config servers): no task-executor pool.
+		{"2020 mongos", map[string]string{"connPoolStats": "connPoolStats.mongos-unknown-2020.json"}, RoleMongos, true,
+			func(v HostView) bool { return v.PoolHosts && v.PoolRefreshing && !v.PoolsListed }},
 		// 8.2 (from the manual): the establishment limiter's counts.
 		{"8.2", map[string]string{"serverStatus": "serverStatus.mongod-8.2.manual.json"}, RoleUnknown, false,
 			func(v HostView) bool { return v.Establishment && v.TicketsRead }},

@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/results"
+	"github.com/poolsweep/poolsweep/topology"
 )
 
 // Defaults for SamplerOptions.
@@ -99,13 +100,16 @@ type hostSampler struct {
 	ownBytesOut atomic.Int64
 
 	snaps      []snapshot
-	router     bool     // a mongos, as hello says (askRole)
-	roleKnown  bool     // hello answered; not asked again
-	noPoolStat bool     // connPoolStats failed once; not retried, not recounted
-	noRepl     bool     // no replica-set member (replication.go); not asked again
-	asked      bool     // hostInfo was asked (once per host, answered or not)
-	info       hostInfo // hostInfo's answer; cores nil when not answered
-	shard      string   // the shard whose primary this is; "" for a URI host
+	router     bool // a mongos, as hello says (askRole)
+	roleKnown  bool // hello answered; not asked again
+	noPoolStat bool // connPoolStats failed once; not retried, not recounted
+	// poolParamsWhyNot is why getParameter gave none of the router's pool
+	// settings; once set, they are not asked again.
+	poolParamsWhyNot string
+	noRepl           bool     // no replica-set member (replication.go); not asked again
+	asked            bool     // hostInfo was asked (once per host, answered or not)
+	info             hostInfo // hostInfo's answer; cores nil when not answered
+	shard            string   // the shard whose primary this is; "" for a URI host
 }
 
 // NewServerSampler prepares one client per host (given as host:port). No
@@ -312,7 +316,7 @@ func (s *ServerSampler) askCores(ctx context.Context, hosts []*hostSampler) {
 // sampleOne runs serverStatus (and connPoolStats on a router) on h and keeps
 // the snapshot; failures are counted.
 func (s *ServerSampler) sampleOne(ctx context.Context, h *hostSampler) {
-	snap, err := h.sample(ctx, s.opts.Timeout)
+	snap, err := h.sample(ctx, s.opts.Timeout, len(h.snaps) == 0)
 	if err != nil && ctx.Err() == nil {
 		// A sample cut short because the step was cancelled is not a
 		// server problem.
@@ -328,7 +332,7 @@ func (s *ServerSampler) sampleOne(ctx context.Context, h *hostSampler) {
 // options ignore them.
 var serverStatusCmd = bson.D{{Key: "serverStatus", Value: 1}, {Key: "metrics", Value: 0}, {Key: "locks", Value: 0}}
 
-func (h *hostSampler) sample(ctx context.Context, timeout time.Duration) (*snapshot, error) {
+func (h *hostSampler) sample(ctx context.Context, timeout time.Duration, firstOfWindow bool) (*snapshot, error) {
 	if err := h.askRole(ctx, timeout); err != nil {
 		return nil, err
 	}
@@ -350,6 +354,10 @@ func (h *hostSampler) sample(ctx context.Context, timeout time.Duration) (*snaps
 			return &snap, fmt.Errorf("connPoolStats on %s (not retried): %w", h.host, err)
 		}
 		snap.addConnPoolStats(cps)
+		if firstOfWindow {
+			// Once per window: a run may change these between its steps.
+			snap.poolParams = h.askPoolParams(cctx)
+		}
 	}
 	if !h.router && !h.noRepl && h.shard == "" { // a shard's lag is not the target's
 		ms, err := askReplStatus(cctx, h.client)
@@ -362,6 +370,47 @@ func (h *hostSampler) sample(ctx context.Context, timeout time.Duration) (*snaps
 		snap.repl = ms
 	}
 	return &snap, nil
+}
+
+// askPoolParams reads the router's pool settings with getParameter, each
+// name alone. A server that refuses them all (no privilege, or names it
+// does not know) is not asked again; the reason is the server's error
+// code name, never its message, which may echo the command.
+func (h *hostSampler) askPoolParams(ctx context.Context) *routerPoolParams {
+	if h.poolParamsWhyNot != "" {
+		return &routerPoolParams{notRead: h.poolParamsWhyNot}
+	}
+	p := &routerPoolParams{}
+	why := ""
+	for _, name := range topology.RouterPoolParams {
+		raw, err := h.client.Database("admin").RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Raw()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			why = commandErrorName(err)
+			continue
+		}
+		parseRouterPoolParams(raw, p)
+	}
+	if p.maxSize == nil && p.maxConnecting == nil && p.poolSize == nil {
+		if why == "" {
+			why = "not reported"
+		}
+		h.poolParamsWhyNot = "getParameter: " + why
+		p.notRead = h.poolParamsWhyNot
+	}
+	return p
+}
+
+// commandErrorName is a server error's code name (Unauthorized,
+// InvalidOptions …), or a generic word for an error that has none.
+func commandErrorName(err error) string {
+	var ce mongo.CommandError
+	if errors.As(err, &ce) && ce.Name != "" {
+		return ce.Name
+	}
+	return "failed"
 }
 
 // fetchShards runs listShards once per sampler on the first router found.

@@ -24,9 +24,37 @@ type ticketSide struct {
 }
 
 // poolCounts is one connPoolStats entry: a host's pool, or the totals.
+// refreshing counts the connections being opened as well as those being
+// health-checked: the server's MaxConnecting caps exactly that number.
 type poolCounts struct {
-	inUse, available, created, leased *float64
+	inUse, available, created, leased, refreshing *float64
+	// wasNeverUsed counts connections closed without ever carrying an
+	// operation (7.0+, behind a feature flag): churn. Per host only.
+	wasNeverUsed *float64
 }
+
+// execPools is how a router's task-executor pools (pools.
+// NetworkInterfaceTL-TaskExecutorPool-N) hold one shard host in one
+// reply: how many list it, and the most in use and being opened in one of
+// them, the numbers ShardingTaskExecutorPoolMaxSize and MaxConnecting cap
+// per pool. The busiest fields are nil where the pools' host entries
+// carry no counts (FTDC's form of the reply).
+type execPools struct {
+	n                            int
+	busiestInUse, busiestRefresh *float64
+}
+
+// routerPoolParams are a router's pool settings from getParameter
+// (topology.RouterPoolParams); nil is not given.
+type routerPoolParams struct {
+	maxSize, maxConnecting, poolSize *float64
+	notRead                          string
+}
+
+// taskExecutorPool says whether a connPoolStats pool is one of the
+// sharding task executor's, which carry the router's operations to its
+// shards (the others reach the config servers or serve replication).
+func taskExecutorPool(name string) bool { return strings.Contains(name, "TaskExecutorPool-") }
 
 // snapshot is the subset of one serverStatus reply (plus, on a router, one
 // connPoolStats reply) that a window summary needs. A nil pointer is a field
@@ -62,8 +90,10 @@ type snapshot struct {
 
 	// A router's pools: the totals, and per host:port (connPoolStats
 	// hosts), of which the window keeps the shards' (poolToShards).
-	poolTotal *poolCounts
-	poolHosts map[string]poolCounts
+	poolTotal  *poolCounts
+	poolHosts  map[string]poolCounts
+	poolExec   map[string]execPools
+	poolParams *routerPoolParams // read once per window, on its first sample
 
 	// The sampler's own traffic on this host up to this snapshot, so that it
 	// can be taken out of the deltas: commands started (including this
@@ -133,6 +163,24 @@ func (r reply) sub(path ...string) reply {
 		out.doc, _ = v.DocumentOK()
 	}
 	return out
+}
+
+// members calls fn for every element of r that is a document, keyed as
+// each does ("*" in the path), leaving out a histogram's
+// acquisitionWaitTimes, which shares a pool's document with its hosts.
+func (r reply) members(fn func(key string, elem reply)) {
+	elems, err := r.doc.Elements()
+	if err != nil {
+		return
+	}
+	at := append(append([]string(nil), r.at...), "*")
+	for _, e := range elems {
+		doc, ok := e.Value().DocumentOK()
+		if !ok || e.Key() == "acquisitionWaitTimes" {
+			continue
+		}
+		fn(e.Key(), reply{command: r.command, doc: doc, at: at})
+	}
 }
 
 // present says whether r is a document the server sent.
@@ -291,12 +339,15 @@ func parseTicketSide(d reply) *ticketSide {
 	return t
 }
 
-// parseConnPoolStats reads a router's connPoolStats: the totals, and each
-// host's pool, from which the window keeps the shards' (the totals cover
-// the config servers too). leased is 5.0+.
-func parseConnPoolStats(doc bson.Raw) (total *poolCounts, hosts map[string]poolCounts) {
+// parseConnPoolStats reads a router's connPoolStats: the totals, each
+// host's pool (hosts, from which the window keeps the shards': the
+// totals cover the config servers too), and how the task executor's pools
+// hold each host (pools). leased is 5.0+; pools is absent from some
+// versions' replies.
+func parseConnPoolStats(doc bson.Raw) (total *poolCounts, hosts map[string]poolCounts, exec map[string]execPools) {
 	r := newReply("connPoolStats", doc)
-	t := poolCounts{inUse: r.num("totalInUse"), available: r.num("totalAvailable"), created: r.num("totalCreated"), leased: r.num("totalLeased")}
+	t := poolCounts{inUse: r.num("totalInUse"), available: r.num("totalAvailable"), created: r.num("totalCreated"),
+		leased: r.num("totalLeased"), refreshing: r.num("totalRefreshing")}
 	if t != (poolCounts{}) {
 		total = &t
 	}
@@ -304,14 +355,51 @@ func parseConnPoolStats(doc bson.Raw) (total *poolCounts, hosts map[string]poolC
 		if hosts == nil {
 			hosts = map[string]poolCounts{}
 		}
-		hosts[host] = poolCounts{inUse: h.num("inUse"), available: h.num("available"), created: h.num("created"), leased: h.num("leased")}
+		hosts[host] = poolCounts{inUse: h.num("inUse"), available: h.num("available"), created: h.num("created"),
+			leased: h.num("leased"), refreshing: h.num("refreshing"), wasNeverUsed: h.num("wasNeverUsed")}
 	})
-	return total, hosts
+	r.each("pools", func(name string, p reply) {
+		p.members(func(host string, h reply) {
+			inUse, refreshing := h.num("inUse"), h.num("refreshing")
+			if !taskExecutorPool(name) {
+				return
+			}
+			if exec == nil {
+				exec = map[string]execPools{}
+			}
+			e := exec[host]
+			e.n++
+			e.busiestInUse = larger(e.busiestInUse, inUse)
+			e.busiestRefresh = larger(e.busiestRefresh, refreshing)
+			exec[host] = e
+		})
+	})
+	return total, hosts, exec
+}
+
+// larger is the larger of a and b; nil when neither is set.
+func larger(a, b *float64) *float64 {
+	if a == nil || b != nil && *b > *a {
+		return b
+	}
+	return a
 }
 
 // addConnPoolStats copies a router's connPoolStats into s.
 func (s *snapshot) addConnPoolStats(doc bson.Raw) {
-	s.poolTotal, s.poolHosts = parseConnPoolStats(doc)
+	s.poolTotal, s.poolHosts, s.poolExec = parseConnPoolStats(doc)
+}
+
+// parseRouterPoolParams reads a getParameter reply of the router's pool
+// settings into p (the names it holds; the others stay as they are).
+func parseRouterPoolParams(doc bson.Raw, p *routerPoolParams) {
+	r := newReply("getParameter", doc)
+	for name, dst := range map[string]**float64{"ShardingTaskExecutorPoolMaxSize": &p.maxSize,
+		"ShardingTaskExecutorPoolMaxConnecting": &p.maxConnecting, "taskExecutorPoolSize": &p.poolSize} {
+		if v := r.num(name); v != nil {
+			*dst = v
+		}
+	}
 }
 
 // shardInfo is one listShards entry: the shard's name and its hosts, with

@@ -194,7 +194,7 @@ func TestSummarizeFixtures(t *testing.T) {
 			RSSMB:           p(171),
 			NetInBytesPerS:  p(0.8e6),
 			NetOutBytesPerS: p(1.1e6),
-			ConnPool:        &results.ConnPoolCounts{InUse: p(62), Available: p(2), Created: p(6), Leased: p(0)},
+			ConnPool:        &results.ConnPoolCounts{InUse: p(62), Available: p(2), Created: p(6), Leased: p(0), Refreshing: p(0)},
 			// 3000 × 1500 µs + 1500 × 2600 µs
 			InFlight: p(8.4),
 			Samples:  3,

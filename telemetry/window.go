@@ -212,12 +212,90 @@ func summarizeHost(snaps []snapshot, shardHosts map[string]bool) hostWindow {
 		Available: mean(snaps, func(x *snapshot) *float64 { return pool(x).available }),
 		// Connections the router opened to its shards during the window:
 		// the lifetime total is meaningless for one step.
-		Created: delta(pool(&first).created, pool(&last).created),
-		Leased:  mean(snaps, func(x *snapshot) *float64 { return pool(x).leased }),
+		Created:    delta(pool(&first).created, pool(&last).created),
+		Leased:     mean(snaps, func(x *snapshot) *float64 { return pool(x).leased }),
+		Refreshing: mean(snaps, func(x *snapshot) *float64 { return pool(x).refreshing }),
 	}
 	s.ConnPool = orNil(cp, poolFields)
+	if s.ConnPool != nil {
+		s.ConnPool.ShardHosts = routerPoolHosts(snaps, shardHosts)
+		s.ConnPool.Settings = routerPoolSettings(snaps)
+	}
 	s.Establishment = establishmentWindow(snaps)
 	return hw
+}
+
+// routerPoolHosts is a router's pools to each shard host over the window
+// (hosts and pools entries of connPoolStats); nil while the shards are
+// not known, since the hosts then include the config servers.
+func routerPoolHosts(snaps []snapshot, shardHosts map[string]bool) map[string]*results.RouterPoolHost {
+	if shardHosts == nil {
+		return nil
+	}
+	first, last := &snaps[0], &snaps[len(snaps)-1]
+	var out map[string]*results.RouterPoolHost
+	for host := range shardHosts {
+		counts := func(x *snapshot) *poolCounts {
+			if p, ok := x.poolHosts[host]; ok {
+				return &p
+			}
+			return nil
+		}
+		field := func(get func(*poolCounts) *float64) func(*snapshot) *float64 {
+			return func(x *snapshot) *float64 {
+				if p := counts(x); p != nil {
+					return get(p)
+				}
+				return nil
+			}
+		}
+		created := field(func(p *poolCounts) *float64 { return p.created })
+		grew := func(get func(*poolCounts) *float64) *float64 {
+			f := field(get)
+			return delta(f(first), f(last))
+		}
+		h := &results.RouterPoolHost{
+			InUse:        mean(snaps, field(func(p *poolCounts) *float64 { return p.inUse })),
+			Available:    mean(snaps, field(func(p *poolCounts) *float64 { return p.available })),
+			Created:      delta(created(first), created(last)),
+			Refreshing:   mean(snaps, field(func(p *poolCounts) *float64 { return p.refreshing })),
+			Leased:       mean(snaps, field(func(p *poolCounts) *float64 { return p.leased })),
+			WasNeverUsed: grew(func(p *poolCounts) *float64 { return p.wasNeverUsed }),
+		}
+		exec := func(get func(execPools) *float64) func(*snapshot) *float64 {
+			return func(x *snapshot) *float64 {
+				if e, ok := x.poolExec[host]; ok {
+					return get(e)
+				}
+				return nil
+			}
+		}
+		if n := most(snaps, exec(func(e execPools) *float64 { return ptr(float64(e.n)) })); n != nil {
+			pools := int(*n)
+			h.Pools = &pools
+			h.BusiestInUse = mean(snaps, exec(func(e execPools) *float64 { return e.busiestInUse }))
+			h.BusiestRefreshing = mean(snaps, exec(func(e execPools) *float64 { return e.busiestRefresh }))
+		}
+		if h.InUse == nil && h.Available == nil && h.Created == nil && h.Refreshing == nil && h.Pools == nil {
+			continue // the router holds no pool to this host
+		}
+		if out == nil {
+			out = map[string]*results.RouterPoolHost{}
+		}
+		out[host] = h
+	}
+	return out
+}
+
+// routerPoolSettings is the last getParameter reading of the router's
+// pool settings in the window; nil where none was asked.
+func routerPoolSettings(snaps []snapshot) *results.RouterPoolSettings {
+	for i := len(snaps) - 1; i >= 0; i-- {
+		if p := snaps[i].poolParams; p != nil {
+			return &results.RouterPoolSettings{MaxSize: p.maxSize, MaxConnecting: p.maxConnecting, PoolSize: p.poolSize, NotRead: p.notRead}
+		}
+	}
+	return nil
 }
 
 // establishmentWindow is what the server's connection-establishment rate
@@ -259,6 +337,7 @@ func poolToShards(x *snapshot, shardHosts map[string]bool) poolCounts {
 		sum.available = sumPtr(sum.available, p.available)
 		sum.created = sumPtr(sum.created, p.created)
 		sum.leased = sumPtr(sum.leased, p.leased)
+		sum.refreshing = sumPtr(sum.refreshing, p.refreshing)
 	}
 	return sum
 }
@@ -387,7 +466,7 @@ func establishmentFields(e *results.EstablishmentCounts) []**float64 {
 }
 
 func poolFields(p *results.ConnPoolCounts) []**float64 {
-	return []**float64{&p.InUse, &p.Available, &p.Created, &p.Leased}
+	return []**float64{&p.InUse, &p.Available, &p.Created, &p.Leased, &p.Refreshing}
 }
 
 // orNil is g, or nil when none of its counters is reported.

@@ -21,9 +21,15 @@ type Replies struct {
 	// mongos; Version is buildInfo's.
 	Process, Role, Version string
 	// Replies in the order asked: hello (isMaster before 4.4), buildInfo,
-	// serverStatus, hostInfo and, on a router, connPoolStats and listShards.
+	// serverStatus, hostInfo and, on a router, connPoolStats, listShards and
+	// getParameter of its pool settings (RouterPoolParams).
 	Replies []Reply
 }
+
+// RouterPoolParams are the getParameter names of a mongos's pools to its
+// shards: their size limit, how many each opens at once, and how many
+// pools it keeps per shard host.
+var RouterPoolParams = []string{"ShardingTaskExecutorPoolMaxSize", "ShardingTaskExecutorPoolMaxConnecting", "taskExecutorPoolSize"}
 
 // Reply is one command's reply.
 type Reply struct {
@@ -101,6 +107,20 @@ func CaptureReplies(ctx context.Context, uri string) (Replies, error) {
 		}
 		if err := add(name, raw); err != nil {
 			return Replies{}, err
+		}
+	}
+	if out.Process == "mongos" {
+		// The router's pools to its shards, as the router_pool rule reads
+		// them each window; refused without the privilege, or on a server
+		// that lacks one of the names.
+		cmd := bson.D{{Key: "getParameter", Value: 1}}
+		for _, name := range RouterPoolParams {
+			cmd = append(cmd, bson.E{Key: name, Value: 1})
+		}
+		if raw, err := admin.RunCommand(ctx, cmd).Raw(); err == nil {
+			if err := add("getParameter", raw); err != nil {
+				return Replies{}, err
+			}
 		}
 	}
 	return out, nil

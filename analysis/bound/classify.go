@@ -12,7 +12,11 @@ const (
 	BoundPool    = "pool"
 	BoundServer  = "server"
 	BoundNetwork = "network"
-	BoundNone    = "none"
+	// BoundRouterPool and BoundRouterCPU: a sharded cluster's routers, not
+	// its shards, were the limit: their pools to a shard host, or their CPU.
+	BoundRouterPool = "router_pool"
+	BoundRouterCPU  = "router_cpu"
+	BoundNone       = "none"
 	// BoundFailed: the target failed during the window
 	// (StepResult.TargetFailed); the engine marks the step, Judge labels it.
 	BoundFailed = results.BoundFailed
@@ -43,6 +47,13 @@ const (
 //     connections is the limit even when the pool also makes callers wait
 //     (a bigger pool would only queue more at the server), and even when
 //     this machine is contended (its queue was full regardless).
+//     Then, for a sharded cluster, its routers: router_cpu, a router's
+//     CPU ≥ ServerCPUFrac of its cores; router_pool, a router's pools to
+//     a shard host full (in use ≥ RouterPoolFullFrac of
+//     ShardingTaskExecutorPoolMaxSize per pool, ≤ RouterIdleMax idle) or
+//     growing at MaxConnecting (being opened ≥ RouterConnectingFrac of it
+//     per pool, some created, none idle). The shards go first: a full
+//     shard keeps the routers' connections to it busy too.
 //  3. server  — at least a tenth of the ops ran into the op timeout.
 //  4. client  — the load host is contended: this process was kept from
 //     the CPU (its threads spent ≥ RunQueueWaitMin % of their runnable time
@@ -86,6 +97,13 @@ type Classifier struct {
 	// system under test, not someone else's load.
 	LocalServerHost string
 
+	// RouterPoolFullFrac: a router's pool to a shard host is full at this
+	// share of ShardingTaskExecutorPoolMaxSize in use; 0.95. RouterIdleMax:
+	// mean idle connections per pool at most; 0.5. RouterConnectingFrac:
+	// connections being opened per pool at this share of MaxConnecting
+	// say its growth was capped; 0.9.
+	RouterPoolFullFrac, RouterIdleMax, RouterConnectingFrac float64
+
 	ServerQueueMin float64 // mean queued ops; 1
 	TicketsFreeMax float64 // mean available tickets; 0.5
 	ServerCPUFrac  float64 // of cores×100; 0.85
@@ -108,21 +126,24 @@ type Classifier struct {
 // (beyond what hosts report) and link speed unknown.
 func DefaultClassifier() Classifier {
 	return Classifier{
-		ClientCPUFrac:      0.85,
-		ClientMachineFrac:  0.25,
-		RunQueueWaitMin:    defaultRunQueueWaitMin,
-		SchedP99MinMS:      defaultSchedP99MinMS,
-		PressureMin:        defaultPressureMin,
-		OthersCPUMin:       defaultOthersCPUMin,
-		ServerQueueMin:     1,
-		TicketsFreeMax:     0.5,
-		ServerCPUFrac:      0.85,
-		PoolWaitShare:      0.30,
-		PoolWaitNegligible: 0.10,
-		LatencyGrowth:      0.5,
-		ThroughputGrowth:   0.25,
-		LinkFrac:           0.8,
-		NetworkShare:       0.25,
+		ClientCPUFrac:        0.85,
+		ClientMachineFrac:    0.25,
+		RunQueueWaitMin:      defaultRunQueueWaitMin,
+		SchedP99MinMS:        defaultSchedP99MinMS,
+		PressureMin:          defaultPressureMin,
+		OthersCPUMin:         defaultOthersCPUMin,
+		RouterPoolFullFrac:   0.95,
+		RouterIdleMax:        0.5,
+		RouterConnectingFrac: 0.9,
+		ServerQueueMin:       1,
+		TicketsFreeMax:       0.5,
+		ServerCPUFrac:        0.85,
+		PoolWaitShare:        0.30,
+		PoolWaitNegligible:   0.10,
+		LatencyGrowth:        0.5,
+		ThroughputGrowth:     0.25,
+		LinkFrac:             0.8,
+		NetworkShare:         0.25,
 	}
 }
 
@@ -142,8 +163,8 @@ func (c Classifier) Classify(step, prev *results.StepResult) (bound, reason stri
 	// contention as the client, so there contention is judged first.
 	local := c.LocalServerHost != ""
 	if !local {
-		if ok, r := c.serverHard(step); ok {
-			return BoundServer, r
+		if b, r := c.hardBound(step); b != "" {
+			return b, r
 		}
 	}
 	if ok, r := timeoutBound(step); ok {
@@ -153,8 +174,8 @@ func (c Classifier) Classify(step, prev *results.StepResult) (bound, reason stri
 		return BoundClient, r
 	}
 	if local {
-		if ok, r := c.serverHard(step); ok {
-			return BoundServer, r
+		if b, r := c.hardBound(step); b != "" {
+			return b, r
 		}
 	}
 	if ok, r := c.poolBound(step); ok {
@@ -170,6 +191,24 @@ func (c Classifier) Classify(step, prev *results.StepResult) (bound, reason stri
 		return BoundNetwork, r
 	}
 	return BoundNone, c.noneReason(step)
+}
+
+// hardBound is the hard evidence of rules 2 and 5: a shard's (or the
+// server's) own counters first, since a saturated shard also fills the
+// routers' pools to it and keeps their connections busy; then the
+// routers' CPU, which every operation passes through; then their pools to
+// the shards. "" when none holds.
+func (c Classifier) hardBound(step *results.StepResult) (bound, reason string) {
+	if ok, r := c.serverHard(step); ok {
+		return BoundServer, r
+	}
+	if ok, r := c.routerCPU(step); ok {
+		return BoundRouterCPU, r
+	}
+	if ok, r := c.routerPool(step); ok {
+		return BoundRouterPool, r
+	}
+	return "", ""
 }
 
 // opsPerCall is ops per workload call (1 when unknown).

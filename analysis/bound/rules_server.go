@@ -15,6 +15,7 @@ import (
 type judgedHost struct {
 	name   string // "" when the target is this one host
 	sample *results.ServerSample
+	router bool // a sharded cluster's mongos, judged by the router rules
 }
 
 // judgedHosts returns the servers whose own counters can show saturation,
@@ -30,7 +31,7 @@ func judgedHosts(t *results.ServerTelemetry) []judgedHost {
 	shards := slices.Sorted(maps.Keys(t.ShardHosts))
 	for _, name := range shards {
 		if sh := t.ShardHosts[name]; sh != nil && sh.Sample != nil {
-			out = append(out, judgedHost{fmt.Sprintf("shard %s (%s)", name, sh.Host), sh.Sample})
+			out = append(out, judgedHost{fmt.Sprintf("shard %s (%s)", name, sh.Host), sh.Sample, false})
 		}
 	}
 	hosts := slices.Sorted(maps.Keys(t.Hosts))
@@ -40,11 +41,11 @@ func judgedHosts(t *results.ServerTelemetry) []judgedHost {
 			if len(hosts) == 1 && len(out) == 0 {
 				name = ""
 			}
-			out = append(out, judgedHost{name, s})
+			out = append(out, judgedHost{name, s, isRouter(t, s)})
 		}
 	}
 	if len(out) == 0 && t.Total != nil {
-		out = append(out, judgedHost{"", t.Total})
+		out = append(out, judgedHost{"", t.Total, false})
 	}
 	return out
 }
@@ -89,6 +90,9 @@ func (c Classifier) serverHard(s *results.StepResult) (bool, string) {
 		}
 		if ok, why := establishmentBound(h.sample); ok {
 			return true, at + why
+		}
+		if h.router {
+			continue // a router's CPU is router_cpu's
 		}
 		if n, src := c.cores(h.sample); n > 0 && h.sample.CPUPct != nil {
 			frac := *h.sample.CPUPct / (float64(n) * 100)

@@ -1,5 +1,7 @@
 package bound
 
+import "fmt"
+
 // ServerInputs says which of the fields the server-side rules judge by a
 // server reports (from its replies, by telemetry.ViewHost), for
 // ServerRules.
@@ -12,6 +14,14 @@ type ServerInputs struct {
 	CPU, Cores, Latency, Network                     bool
 	// Establishment: the connection-establishment rate limiter's counts (8.2).
 	Establishment bool
+	// A router's pools to its hosts (connPoolStats): PoolHosts, in use and
+	// idle per host; PoolRefreshing, connections being opened per host;
+	// PoolsListed, the task executor's pools listed with their hosts.
+	PoolHosts, PoolRefreshing, PoolsListed bool
+	// PoolSettingsRead: the router's ShardingTaskExecutorPoolMaxSize was
+	// read (getParameter); PoolMaxSize is it, 0 where it sets no limit.
+	PoolSettingsRead bool
+	PoolMaxSize      float64
 }
 
 // RuleCheck is whether one rule of Classify can fire on a server with
@@ -62,6 +72,8 @@ func (c Classifier) ServerRules(in ServerInputs) []RuleCheck {
 		add("server: connection establishment limited", false, "no connection-establishment rate limiter counts reported (8.2+ only)")
 	}
 	switch {
+	case in.Router:
+		add("server: CPU", false, "a router's CPU is judged by router_cpu")
 	case !in.CPU:
 		add("server: CPU", false, "no extra_info.user_time_us and system_time_us (Windows and macOS report none; a mongos before 4.2 neither)")
 	case !in.Cores && c.ServerCores <= 0:
@@ -69,6 +81,7 @@ func (c Classifier) ServerRules(in ServerInputs) []RuleCheck {
 	default:
 		add("server: CPU", true, "CPU time and a core count reported")
 	}
+	c.routerRules(in, add)
 	add("server: op timeouts", true, "judged from the client's timeouts: any server")
 	if in.Latency {
 		add("server: latency grew", true, "opLatencies reads and writes reported")
@@ -104,4 +117,42 @@ func sides(read, write bool) string {
 		return "read only"
 	}
 	return "write only"
+}
+
+// routerRules adds the router rules' checks: router_cpu as the server's
+// CPU rule, router_pool from what connPoolStats reports.
+func (c Classifier) routerRules(in ServerInputs, add func(rule string, can bool, why string)) {
+	if !in.Router {
+		add("router_cpu", false, "not a mongos router")
+		add("router_pool: pools full", false, "not a mongos router")
+		add("router_pool: creation at MaxConnecting", false, "not a mongos router")
+		return
+	}
+	switch {
+	case !in.CPU:
+		add("router_cpu", false, "no extra_info.user_time_us and system_time_us (Windows and macOS report none; a mongos before 4.2 neither)")
+	case !in.Cores && c.ServerCores <= 0:
+		add("router_cpu", false, "CPU time reported but no core count: no hostInfo, and no --server-cores")
+	default:
+		add("router_cpu", true, "CPU time and a core count reported")
+	}
+	per := "per pool from the task executor's pools listed in connPoolStats"
+	if !in.PoolsListed {
+		per = "per pool as the host's counts over taskExecutorPoolSize (getParameter): connPoolStats lists no task-executor pools"
+	}
+	switch {
+	case in.PoolHosts && in.PoolSettingsRead && in.PoolMaxSize <= 0:
+		add("router_pool: pools full", false, "ShardingTaskExecutorPoolMaxSize sets no limit (the default): the router's pools to a shard host never fill")
+	case in.PoolHosts && in.PoolSettingsRead:
+		add("router_pool: pools full", true, fmt.Sprintf("in use and idle per shard host reported; judged %s against ShardingTaskExecutorPoolMaxSize %.0f (getParameter; read again each window); connPoolStats reports no waiters in any version", per, in.PoolMaxSize))
+	case in.PoolHosts:
+		add("router_pool: pools full", true, "in use and idle per shard host reported; judged "+per+" against ShardingTaskExecutorPoolMaxSize, read with getParameter each window (no limit set, the default, never fills; a user without getParameter leaves it unknown); connPoolStats reports no waiters in any version")
+	default:
+		add("router_pool: pools full", false, "connPoolStats reports no in-use and available counts per host")
+	}
+	if in.PoolRefreshing {
+		add("router_pool: creation at MaxConnecting", true, "connections being opened (refreshing) per shard host reported; judged "+per+" against ShardingTaskExecutorPoolMaxConnecting (getParameter, else its default 2)")
+	} else {
+		add("router_pool: creation at MaxConnecting", false, "connPoolStats reports no refreshing count per host")
+	}
 }

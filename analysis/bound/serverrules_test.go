@@ -36,6 +36,19 @@ func TestServerRules(t *testing.T) {
 		// No link speed: the network rule is off.
 		{"network", with(full, "8.0.4"), "network", false},
 		{"timeouts", ServerInputs{}, "server: op timeouts", true},
+		// A router's pools: full from per-host in use and idle, creation
+		// from refreshing; a mongod has none; a router's CPU is router_cpu's.
+		{"router pools full", ServerInputs{Version: "8.0.4", Router: true, PoolHosts: true}, "router_pool: pools full", true},
+		{"router pools no counts", ServerInputs{Version: "8.0.4", Router: true}, "router_pool: pools full", false},
+		// MaxSize read: no limit (the default) never fills; a limit can.
+		{"router pools no limit", ServerInputs{Version: "8.0.4", Router: true, PoolHosts: true, PoolSettingsRead: true}, "router_pool: pools full", false},
+		{"router pools limit", ServerInputs{Version: "8.0.4", Router: true, PoolHosts: true, PoolSettingsRead: true, PoolMaxSize: 10}, "router_pool: pools full", true},
+		{"router creation", ServerInputs{Version: "4.0.4", Router: true, PoolHosts: true, PoolRefreshing: true}, "router_pool: creation at MaxConnecting", true},
+		{"mongod router pools", with(full, "8.0.4"), "router_pool: pools full", false},
+		{"router cpu", ServerInputs{Version: "8.0.4", Router: true, CPU: true, Cores: true}, "router_cpu", true},
+		{"router cpu no cores", ServerInputs{Version: "8.0.4", Router: true, CPU: true}, "router_cpu", false},
+		{"router server cpu", ServerInputs{Version: "8.0.4", Router: true, CPU: true, Cores: true}, "server: CPU", false},
+		{"mongod router cpu", with(full, "8.0.4"), "router_cpu", false},
 		// 8.2's establishment limiter, only where its counts are reported.
 		{"8.0 limiter", with(full, "8.0.9"), "server: connection establishment limited", false},
 		{"8.2 limiter", func() ServerInputs { in := with(full, "8.2.0"); in.Establishment = true; return in }(), "server: connection establishment limited", true},

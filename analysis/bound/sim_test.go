@@ -259,7 +259,24 @@ func TestSimSharded(t *testing.T) {
 	var sum float64
 	for h, hs := range tel.Hosts {
 		if hs.ConnPool == nil || hs.ConnPool.InUse == nil || hs.ConnPool.Created == nil {
-			t.Errorf("%s: router pool not reported", h)
+			t.Fatalf("%s: router pool not reported", h)
+		}
+		// Per shard host, the shard hosts listShards names (each shard's
+		// one member), with the number being opened; the settings asked
+		// with getParameter, read or refused with the server's reason.
+		cp := hs.ConnPool
+		if len(cp.ShardHosts) != 2 {
+			t.Errorf("%s: pools to %d shard hosts (%v), want 2", h, len(cp.ShardHosts), cp.ShardHosts)
+		}
+		for sh, ph := range cp.ShardHosts {
+			if ph.InUse == nil || ph.Available == nil || ph.Refreshing == nil || ph.Created == nil {
+				t.Errorf("%s → %s: %+v, want in use, available, refreshing and created", h, sh, ph)
+			}
+		}
+		if set := cp.Settings; set == nil || (set.NotRead == "") == (set.MaxSize == nil && set.MaxConnecting == nil && set.PoolSize == nil) {
+			t.Errorf("%s: pool settings %+v, want read, or a reason they were not", h, set)
+		} else {
+			t.Logf("%s: pool settings %+v", h, *set)
 		}
 		// A router has no tickets; an 8.0+ router reports globalLock, as
 		// real ones do, with nothing queued (it takes no global lock).

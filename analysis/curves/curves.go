@@ -98,6 +98,9 @@ type Level struct {
 	// CPUPerOpUS is the server CPU per operation in µs (the servers' and,
 	// in a cluster, the shards' CPU over the ops); nil when not reported.
 	CPUPerOpUS *float64
+
+	// bounds are the trials' bound labels, with their reasons.
+	bounds []stepBound
 }
 
 // Interval is a value with its confidence interval; Low and High are nil
@@ -191,8 +194,11 @@ type Comparison struct {
 	// NoInterval says, in a few words, why the peak ratio has no
 	// interval (the first side whose peak has none); "" when it has one.
 	NoInterval string
-	Verdict    string
-	Notes      []string
+	// BaseBound and CandBound are what bound each side near its peak
+	// (peakBoundOf); nil when its steps there say no one thing.
+	BaseBound, CandBound *PeakBound
+	Verdict              string
+	Notes                []string
 }
 
 // compare compares the candidate's curve with the baseline's at
@@ -243,6 +249,7 @@ func compareAcross(base, cand Side, alpha, runNoisePct float64) *Comparison {
 	}
 	c.Matched, c.Crossover = matchLatency(c, alpha)
 	c.Table = table(base, cand)
+	c.BaseBound, c.CandBound = peakBoundOf(base), peakBoundOf(cand)
 	c.Verdict = verdict(c)
 	return c
 }

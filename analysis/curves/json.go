@@ -22,8 +22,26 @@ type Doc struct {
 	Latency      []docMatched           `json:"latency_at_matched_throughput"`
 	Crossover    *docCrossover          `json:"crossover"`
 	Table        []docRow               `json:"table"`
-	Verdict      string                 `json:"verdict"`
-	Notes        []string               `json:"notes,omitempty"`
+	// PeakBound is what bound each side near its peak; absent where
+	// neither side's steps say one thing.
+	PeakBound *docPair[*docPeakBound] `json:"peak_bound,omitempty"`
+	Verdict   string                  `json:"verdict"`
+	Notes     []string                `json:"notes,omitempty"`
+}
+
+type docPeakBound struct {
+	Bound                string `json:"bound"`
+	Steps                int    `json:"steps"`
+	Of                   int    `json:"of"`
+	ConnectionsPerClient int    `json:"connections_per_client"`
+	Reason               string `json:"reason"`
+}
+
+func peakBoundDoc(b *PeakBound) *docPeakBound {
+	if b == nil {
+		return nil
+	}
+	return &docPeakBound{Bound: b.Bound, Steps: b.Steps, Of: b.Of, ConnectionsPerClient: b.PerClient, Reason: b.Reason}
 }
 
 type docPair[T any] struct {
@@ -111,6 +129,7 @@ func (c *Comparison) JSON() Doc {
 		Latency:     []docMatched{},
 		Table:       []docRow{},
 		Verdict:     c.Verdict,
+		PeakBound:   peakBoundPair(c),
 		Notes:       c.Notes,
 	}
 	if c.PerNodeRatio.Value > 0 {
@@ -206,4 +225,11 @@ func p6(p *float64) *float64 {
 		return nil
 	}
 	return r6(*p)
+}
+
+func peakBoundPair(c *Comparison) *docPair[*docPeakBound] {
+	if c.BaseBound == nil && c.CandBound == nil {
+		return nil
+	}
+	return &docPair[*docPeakBound]{Baseline: peakBoundDoc(c.BaseBound), Candidate: peakBoundDoc(c.CandBound)}
 }

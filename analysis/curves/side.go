@@ -120,6 +120,7 @@ func levelOf(steps []*results.StepResult, hosts int) Level {
 		if v, ok := cpuPerOp(st); ok {
 			cpu = append(cpu, v)
 		}
+		lv.bounds = append(lv.bounds, stepBound{st.Bound, st.BoundReason})
 	}
 	lv.OpsPerS = stats.Median(ops)
 	if len(calls) > 0 {

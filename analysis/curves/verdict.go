@@ -41,6 +41,9 @@ func verdict(c *Comparison) string {
 		s += ": the peaks do not differ significantly"
 	}
 	parts = append(parts, s)
+	if w := whyPhrase(c); w != "" {
+		parts = append(parts, w)
+	}
 	parts = append(parts, kneePhrase(c))
 	if x := crossPhrase(c); x != "" {
 		parts = append(parts, x)

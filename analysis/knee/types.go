@@ -24,7 +24,7 @@ type Point struct {
 	MeanLatencyMs float64
 	MaxPoolSize   int
 	Trial         int
-	Bound         string // "client", "pool", "server", "network", "none" or "" when unknown
+	Bound         string // "client", "pool", "server", "router_cpu", "router_pool", "network", "none" or "" when unknown
 	BoundReason   string
 	// ServerInFlight is the server's operations in flight during the step
 	// (server ops/s × mean server latency, Little's law); HasServerInFlight

@@ -36,6 +36,8 @@ type Doc struct {
 	Recommendations []recommendationDoc    `json:"recommendations,omitempty"`
 	// Replays is the replayed series (sweep --workload-file).
 	Replays []replayDoc `json:"replays,omitempty"`
+	// RouterPools are the routers' pools to the shard hosts per step.
+	RouterPools []routerPoolDoc `json:"router_pools,omitempty"`
 }
 
 // Document builds a's JSON document: the series, the open-loop reports
@@ -73,6 +75,7 @@ func Document(a *analysis.Analysis) Doc {
 	for _, rp := range a.Replays {
 		d.Replays = append(d.Replays, replayJSON(rp))
 	}
+	d.RouterPools = routerPoolsJSON(a.RouterPools)
 	return d
 }
 

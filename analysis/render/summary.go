@@ -35,6 +35,7 @@ func Summary(w io.Writer, res *results.Results, a *analysis.Analysis) error {
 	stepTable(ew, steps, multiWorkload)
 	telemetryTable(ew, res, steps)
 	hostPools(ew, steps, multiWorkload)
+	routerPoolsText(ew, a.RouterPools)
 	ew.Printf("\n")
 	targetNotes(ew, res)
 	c := a.Counts

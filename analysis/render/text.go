@@ -28,6 +28,7 @@ func Text(w io.Writer, a *analysis.Analysis) error {
 			return err
 		}
 	}
+	routerPoolsText(ew, a.RouterPools)
 	if len(a.Curves) > 0 {
 		ew.Printf("\n")
 		if err := Deployments(ew, a.Curves); err != nil {

@@ -58,7 +58,9 @@ sets it back.
 
 --save-replies DIR also writes the replies the server gave to the commands poolsweep
 sends during a sweep — hello (isMaster before 4.4), buildInfo, serverStatus, hostInfo
-and, on a mongos, connPoolStats and listShards — into DIR, one Extended JSON file each,
+and, on a mongos, connPoolStats, listShards and getParameter of its pools to the shards
+(ShardingTaskExecutorPoolMaxSize, ShardingTaskExecutorPoolMaxConnecting,
+taskExecutorPoolSize) — into DIR, one Extended JSON file each,
 named like poolsweep's corpus of real servers' replies
 (<command>.<process>[-<role>]-<version>.json, e.g. serverStatus.mongod-7.0.12.json).
 Secrets are removed first: $clusterTime's signature, saslSupportedMechs,

@@ -112,6 +112,8 @@ func viewHost(h replydir.Host) repliesHostOut {
 		Version: v.Version, Router: v.Router,
 		TicketsRead: v.TicketsRead, TicketsWrite: v.TicketsWrite, QueueRead: v.QueueRead, QueueWrite: v.QueueWrite,
 		CPU: v.CPU, Cores: v.Cores, Latency: v.Latency, Network: v.Network, Establishment: v.Establishment,
+		PoolHosts: v.PoolHosts, PoolRefreshing: v.PoolRefreshing, PoolsListed: v.PoolsListed,
+		PoolSettingsRead: v.PoolSettingsRead, PoolMaxSize: v.PoolMaxSize,
 	})
 	return out
 }

@@ -42,6 +42,8 @@ func NewCmdPlot(e *cmdutil.Env, runF func(context.Context, *Options) error) *cob
   pool-grid            throughput and p99 over concurrency × maxPoolSize (a --pool list sweep)
   comparison           several targets overlaid, with the ratio of peaks
   time-breakdown       where call time went: pool wait, server time, the rest (needs telemetry)
+  router-pool          a sharded cluster: the busiest router pool to a shard host against
+                       connections per client, with ShardingTaskExecutorPoolMaxSize
   open-latency         open loop (sweep --rate): corrected p50 and p99 against offered rate, per pool
   open-achieved        open loop: achieved against offered rate, with the diagonal
   open-pool-wait       open loop: share of the latency spent waiting for a connection, per pool
