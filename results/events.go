@@ -56,6 +56,10 @@ type StepEvent struct {
 	// measured no event.
 	Error   string        `json:"error,omitempty"`
 	Summary *EventSummary `json:"summary,omitempty"`
+	// Storms are the reconnect storms the event set off, one per host
+	// the clients opened connections to after it, busiest first; absent
+	// when they opened none.
+	Storms []ReconnectStorm `json:"reconnect_storms,omitempty"`
 }
 
 // EventSummary is what an event did to the load.

@@ -126,6 +126,7 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 	if len(r.Events) > 0 {
 		// What an event does is read per host and per retry.
 		tl.hosts = newTLHosts(len(tl.iv))
+		pool.conns = newConnLog(tl)
 		cm = newRetryWatch(rec, tl).monitor(cm)
 	}
 	// A cold series' pools start empty and grow as the driver grows
@@ -237,6 +238,9 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 		endEvents()
 		ps.Events = events.events(last.Seconds())
 		ps.Events = timeline.SummarizeEvents(ps, timeline.Need{MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Hosts: max(r.Hosts, 1)})
+		if !pool.conns.setStorms(ps.Events, ps.Timeline) {
+			step.Warnings = append(step.Warnings, fmt.Sprintf("the step's clients opened more than %d connections: its events' reconnect storms are not recorded", maxConnLog/2))
+		}
 	}
 	ps.Summary = timeline.Summarize(ps, timeline.Need{MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Hosts: max(r.Hosts, 1)})
 	step.Profile = ps
@@ -257,6 +261,7 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 			by[h] = timeline.ServerConns{Peak: intOf(smp.Connections.Peak), Limit: intOf(smp.Connections.Limit)}
 		}
 		timeline.SetServerConns(st.Profile.Events, by)
+		setStormLimits(st.Profile.Events, st.Server)
 	}
 	return st, err
 }
