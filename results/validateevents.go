@@ -16,7 +16,7 @@ const (
 
 var eventActions = []string{EventStepDown, EventSlow, EventFreeze, EventReset, EventRouterRestart}
 
-var eventVias = []string{"", EventViaSimulator, EventViaStepDown, EventViaFailPoint}
+var eventVias = []string{"", EventViaSimulator, EventViaStepDown, EventViaFailPoint, EventViaLeader}
 
 // checkEventSpecs: at most MaxEvents, each a known action at a time ≥ 0,
 // slow with a factor above 1, slow and freeze with a length, and in time

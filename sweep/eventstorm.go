@@ -142,29 +142,11 @@ func (c *connLog) storms(firedS, untilS float64, tl results.Timeline) (out []res
 				s.SetupPerS = new(math.Round(float64(n)/refill*10) / 10)
 			}
 		}
-		s.PeakCreatedPerS = peakCreated(tl, host, s.StartS, s.LastCreatedS)
+		s.PeakCreatedPerS = results.StormPeakCreatedPerS(tl, host, s.StartS, s.LastCreatedS)
 		out = append(out, s)
 	}
 	slices.SortStableFunc(out, func(a, b results.ReconnectStorm) int { return cmp.Compare(b.Created, a.Created) })
 	return out, true
-}
-
-// peakCreated is the most connections created to host in one interval of
-// tl from the one holding from to the one holding to, per second.
-func peakCreated(tl results.Timeline, host string, from, to float64) float64 {
-	if !(tl.IntervalS > 0) {
-		return 0
-	}
-	var peak int64
-	lo := int(from / tl.IntervalS)
-	for i := max(lo, 0); i < len(tl.Intervals) && float64(i)*tl.IntervalS <= to; i++ {
-		for _, h := range tl.Intervals[i].Hosts {
-			if h.Host == host {
-				peak = max(peak, h.Created)
-			}
-		}
-	}
-	return math.Round(float64(peak)/tl.IntervalS*10) / 10
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
@@ -208,19 +190,16 @@ func (c *connLog) setStorms(evs []results.StepEvent, tl results.Timeline) bool {
 	return true
 }
 
-// setStormLimits adds to each storm what its host's connection-
-// establishment limiter did over the step, where the server reported it.
-func setStormLimits(evs []results.StepEvent, server *results.ServerTelemetry) {
-	if server == nil {
-		return
-	}
-	for i := range evs {
-		for j := range evs[i].Storms {
-			s := &evs[i].Storms[j]
-			if smp := server.Hosts[s.Host]; smp != nil && smp.Establishment != nil {
-				e := *smp.Establishment
-				s.Establishment = &e
-			}
+// followerEvents are the events of a step whose leader fired them (agent
+// mode), as this agent knows them: each at its planned time, by the
+// leader; those past the step's last moment (seconds on the timeline's
+// clock) are left out, as the leader leaves out those it never reached.
+func followerEvents(evs []results.EventSpec, last float64) []results.StepEvent {
+	var out []results.StepEvent
+	for _, ev := range evs {
+		if ev.AtS <= last {
+			out = append(out, results.StepEvent{EventSpec: ev, FiredS: ev.AtS, Via: results.EventViaLeader})
 		}
 	}
+	return out
 }

@@ -84,10 +84,6 @@ func (o *Options) validateAgents(cfg *sweepConfig) error {
 		// add up open-loop arrivals: refuse rather than report N × rate.
 		return errext.Usagef("--rate: open-loop arrivals are measured by one process (use --clients); several agents are not supported yet")
 	}
-	if (o.changed("spawn") || o.changed("agents")) && o.changed("profile") {
-		// As with --rate: each agent would offer the whole profile.
-		return errext.Usagef("--profile: a profile's arrivals are offered by one process (use --clients); several agents are not supported yet")
-	}
 	if o.changed("spawn") {
 		switch {
 		case o.changed("agents") || o.changed("agent-index"):
