@@ -49,23 +49,7 @@ func TestAgentsProfileWithEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	ss := make([]*sweep.Session, 2)
-	for index := range ss {
-		w := workload.DefaultWorkload()
-		w.Records, w.Database = 200, "ps_agents"
-		newClient := func() *options.ClientOptions { return options.Client().ApplyURI(uri) }
-		s := &sweep.Session{RunID: run, Workloads: []workload.Workload{w},
-			Targets: []sweep.SessionTarget{{Header: h, NewClient: newClient}},
-			Plan: plan.Plan{Concurrency: []int{20}, Pool: plan.PoolPlan{Sizes: []int{5}, Given: "5"}, Clients: clients, Trials: 1,
-				Duration: prof.Duration(), OpTimeout: 5 * time.Second, Arrivals: results.ArrivalsUniform, MaxInFlight: 20, Profile: &prof,
-				Events: []results.EventSpec{ev}},
-			ResultsPath: filepath.Join(dir, fmt.Sprintf("agent-%d", index), "results.jsonl")}
-		s.MakeDir = func() error { return outfile.MakeDir(filepath.Dir(s.ResultsPath)) }
-		s.Coordinator = &Agent{RunID: run, Count: 2, Index: index, PlanHash: PlanHash(s, 2), ClientsPerAgent: clients,
-			Timeout: 30 * time.Second, StepTime: 40 * time.Second, Window: s.Plan.LongestStep(), NewClient: newClient, Database: "ps_agents"}
-		ss[index] = s
-	}
+	ss := fleetSessions(t, uri, h, run, clients, &prof, ev)
 	res := runAgents([]context.Context{context.Background(), context.Background()}, ss...)
 	for i, r := range res {
 		t.Logf("agent %d: %v %+v", i, r.err, r.out)
@@ -160,4 +144,29 @@ func stormsText(ss []results.ReconnectStorm) string {
 		out += fmt.Sprintf(" [%s start %.3f created %d clients %d refill %s peak %.0f/s]", s.Host, s.StartS, s.Created, s.Clients, r, s.PeakCreatedPerS)
 	}
 	return out
+}
+
+// fleetSessions are two agents' sessions of run against the target at
+// uri (detected as h): clients clients each, pools of 5, the profile prof
+// and the event ev.
+func fleetSessions(t *testing.T, uri string, h results.TargetHeader, run string, clients int, prof *loadprofile.Profile, ev results.EventSpec) []*sweep.Session {
+	t.Helper()
+	dir := t.TempDir()
+	ss := make([]*sweep.Session, 2)
+	for index := range ss {
+		w := workload.DefaultWorkload()
+		w.Records, w.Database = 200, "ps_agents"
+		newClient := func() *options.ClientOptions { return options.Client().ApplyURI(uri) }
+		s := &sweep.Session{RunID: run, Workloads: []workload.Workload{w},
+			Targets: []sweep.SessionTarget{{Header: h, NewClient: newClient}},
+			Plan: plan.Plan{Concurrency: []int{20}, Pool: plan.PoolPlan{Sizes: []int{5}, Given: "5"}, Clients: clients, Trials: 1,
+				Duration: prof.Duration(), OpTimeout: 5 * time.Second, Arrivals: results.ArrivalsUniform, MaxInFlight: 20, Profile: prof,
+				Events: []results.EventSpec{ev}},
+			ResultsPath: filepath.Join(dir, fmt.Sprintf("agent-%d", index), "results.jsonl")}
+		s.MakeDir = func() error { return outfile.MakeDir(filepath.Dir(s.ResultsPath)) }
+		s.Coordinator = &Agent{RunID: run, Count: 2, Index: index, PlanHash: PlanHash(s, 2), ClientsPerAgent: clients,
+			Timeout: 30 * time.Second, StepTime: 40 * time.Second, Window: s.Plan.LongestStep(), NewClient: newClient, Database: "ps_agents"}
+		ss[index] = s
+	}
+	return ss
 }
