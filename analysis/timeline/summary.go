@@ -373,13 +373,16 @@ func constant(ph results.ProfilePhase) bool {
 }
 
 // batchInterval is the batch-means mean of xs with its 95 % interval; nil
-// with fewer than steady.MinBatches values.
+// with fewer than steady.MinBatches values. Its values are rates and
+// latencies, never below 0, and so is its interval's low end (a t
+// interval over few, spread batches would reach below it, which the
+// results file refuses).
 func batchInterval(xs []float64) *results.Interval {
 	bm := steady.BatchMeans(xs, stats.DefaultConfidence)
 	if !bm.OK {
 		return nil
 	}
-	return &results.Interval{Value: bm.Mean, Low: bm.Mean - bm.HalfWidth, High: bm.Mean + bm.HalfWidth}
+	return &results.Interval{Value: bm.Mean, Low: max(bm.Mean-bm.HalfWidth, 0), High: bm.Mean + bm.HalfWidth}
 }
 
 // round keeps a time to the microsecond: interval arithmetic leaves

@@ -170,3 +170,68 @@ func fleetSessions(t *testing.T, uri string, h results.TargetHeader, run string,
 	}
 	return ss
 }
+
+// TestAgentsProfileStepDown: two agents through a step-down of a
+// simulated set's primary, fired once by the leader. Each agent's step is
+// a measurement (the election was its event's, by the leader for the
+// follower), and the merged step's busiest reconnect storm is on the new
+// primary and holds both agents' clients.
+func TestAgentsProfileStepDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two agents through a step-down")
+	}
+	const clients, run = 2, "fleetstepdown"
+	uri := testsrv.SimChild(t, "rs=3,election=1s,slots=64,service=50ms,accept_cost=10ms").URI
+	info, err := topology.Detect(context.Background(), uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sweep.NewTargetHeader("rs", uri, info)
+	prof, err := loadprofile.Parse("rate:160:5s", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := plan.ParseEvent("2s=stepdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := fleetSessions(t, uri, h, run, clients, &prof, ev)
+	for _, s := range ss {
+		// Cold pools on the primary alone: the new primary has none
+		// before the step-down.
+		s.Workloads[0].PoolOptions = &results.PoolOptions{Cold: true, MaxConnecting: 2}
+		s.Workloads[0].PoolSwept.MaxConnecting = true
+	}
+	res := runAgents([]context.Context{context.Background(), context.Background()}, ss...)
+	var files []*results.Results
+	for i, r := range res {
+		if r.err != nil || r.out.Status != results.StatusComplete {
+			t.Fatalf("agent %d: %v %+v", i, r.err, r.out)
+		}
+		f, err := results.ReadResultsFile(ss[i].ResultsPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	for i, f := range files {
+		st := f.Steps[0]
+		if !st.Measured() || st.PrimaryChange == nil || len(st.Profile.Events) != 1 {
+			t.Fatalf("agent %d: measured %v, primary change %+v, events %+v, warnings %q", i, st.Measured(), st.PrimaryChange, st.Profile.Events, st.Warnings)
+		}
+		se := st.Profile.Events[0]
+		t.Logf("agent %d: event via %q fired %.3f, storms%s", i, se.Via, se.FiredS, stormsText(se.Storms))
+		if want := []string{results.EventViaStepDown, results.EventViaLeader}[i]; se.Via != want {
+			t.Errorf("agent %d: the step-down via %q, want %q", i, se.Via, want)
+		}
+	}
+	m, err := results.MergeAgents(files, timeline.LabelMerged(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	me := m.Steps[0].Profile.Events[0]
+	t.Logf("merged: storms%s", stormsText(me.Storms))
+	if len(me.Storms) == 0 || me.Storms[0].Host != m.Steps[0].PrimaryChange.After || me.Storms[0].Clients != 2*clients {
+		t.Errorf("merged storms %+v: want the busiest on the new primary %s, from every agent's %d clients", me.Storms, m.Steps[0].PrimaryChange.After, 2*clients)
+	}
+}
