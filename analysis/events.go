@@ -52,9 +52,12 @@ type EventResult struct {
 	PeakConnections []results.HostPeak `json:"peak_connections,omitempty"`
 	// EventHost is the host the action was performed on (for a step-down,
 	// the old primary), where the step recorded it.
-	EventHost string    `json:"event_host,omitempty"`
-	Versus    []Verdict `json:"versus_baseline,omitempty"`
-	Notes     []string  `json:"notes,omitempty"`
+	EventHost string `json:"event_host,omitempty"`
+	// Storm is the reconnect storm the event set off, over the trials
+	// that recorded one; absent when none did.
+	Storm  *StormResult `json:"reconnect_storm,omitempty"`
+	Versus []Verdict    `json:"versus_baseline,omitempty"`
+	Notes  []string     `json:"notes,omitempty"`
 }
 
 // EventMetrics are the figures each setting's event is compared on with
@@ -89,6 +92,9 @@ func Events(rs []*results.Results, scs []Scenario) []EventResult {
 				order = append(order, k)
 			}
 			er.add(ev)
+			if ev.Error == "" && ev.Summary != nil {
+				er.addStorm(ev, max(st.Clients, 1))
+			}
 		}
 	}
 	out := make([]EventResult, 0, len(order))
@@ -186,6 +192,7 @@ func (er *EventResult) finish() {
 	for _, f := range er.figures() {
 		f.finish()
 	}
+	er.finishStorm()
 	if n := er.Trials - er.TimeToRecoverS.N; er.Trials > 0 && n > 0 {
 		er.Notes = append(er.Notes, fmt.Sprintf("%d of %d trials did not recover within the step: time to recover is over the %d that did", n, er.Trials, er.TimeToRecoverS.N))
 	}
@@ -269,6 +276,14 @@ func EventVerdicts(evs []EventResult) []string {
 		v := fmt.Sprintf("after %s at %s s on %s, %s", what, num(mine[0].AtS), k.target, strings.Join(parts, "; "))
 		if p := peakWords(mine); p != "" {
 			v += "; " + p
+		}
+		for _, er := range mine {
+			if w := er.StormWords(); w != "" {
+				if len(mine) > 1 && names[slices.Index(mine, er)] != "" {
+					w = "with " + names[slices.Index(mine, er)] + ", " + w
+				}
+				v += "; " + w
+			}
 		}
 		out = append(out, v)
 	}

@@ -44,24 +44,55 @@ func eventTable(r *results.Results) stepTable {
 		for _, ev := range s.Profile.Events {
 			if t.Head == nil {
 				t.Head = append(ps.head(), "event", "fired (s)", "ended (s)", "via", "recover (s)", "refill (s)", "errors", "retried",
-					"created", "closed", "clears", "p99 during (ms)", "degraded after", "peak connections")
+					"created", "closed", "clears", "p99 during (ms)", "degraded after", "peak connections", "reconnect storm")
 			}
 			row := append(ps.cells(s), textfmt.Escape(ev.Spec), strconv.FormatFloat(ev.FiredS, 'f', 2, 64), numCell(ev.EndS, 2), ev.Via)
 			sum := ev.Summary
 			switch {
 			case ev.Error != "":
-				row = append(row, "not performed: "+textfmt.CapLineAt(textfmt.Escape(ev.Error), 120), "", "", "", "", "", "", "", "", "")
+				row = append(row, "not performed: "+textfmt.CapLineAt(textfmt.Escape(ev.Error), 120), "", "", "", "", "", "", "", "", "", "")
 			case sum == nil:
-				row = append(row, "–", "–", "–", "–", "–", "–", "–", "–", "–", "–")
+				row = append(row, "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", stormCell(ev.Storms))
 			default:
 				row = append(row, numCell(sum.TimeToRecoverS, 2), numCell(sum.TimeToRefillS, 2), errorsCell(sum.Errors), strconv.FormatInt(sum.RetriedOK, 10),
 					strconv.FormatInt(sum.ConnectionsCreated, 10), strconv.FormatInt(sum.ConnectionsClosed, 10),
-					strconv.FormatInt(sum.PoolClears, 10), numCell(sum.P99DuringMS, 2), boolCell(sum.DegradedAfter), peakCell(sum.PeakConnections))
+					strconv.FormatInt(sum.PoolClears, 10), numCell(sum.P99DuringMS, 2), boolCell(sum.DegradedAfter), peakCell(sum.PeakConnections), stormCell(ev.Storms))
 			}
 			t.Rows = append(t.Rows, row)
 		}
 	}
 	return t
+}
+
+// stormCell is the event's busiest reconnect storm: "h2: 250 from 50
+// clients, ready in 5.13 s (48.7/s), limiter queued 120"; "–" without
+// one.
+func stormCell(ss []results.ReconnectStorm) string {
+	if len(ss) == 0 {
+		return "–"
+	}
+	s := ss[0]
+	c := fmt.Sprintf("%s: %d from %d clients", textfmt.Escape(s.Host), s.Created, s.Clients)
+	if s.RefillS != nil {
+		c += ", ready in " + strconv.FormatFloat(*s.RefillS, 'f', 2, 64) + " s"
+	}
+	if s.SetupPerS != nil {
+		c += " (" + strconv.FormatFloat(*s.SetupPerS, 'f', 1, 64) + "/s)"
+	}
+	if s.NotReady > 0 {
+		c += fmt.Sprintf(", %d never ready", s.NotReady)
+	}
+	if e := s.Establishment; e.Limited() {
+		var q, r float64
+		if e.Queued != nil {
+			q = *e.Queued
+		}
+		if e.Rejected != nil {
+			r = *e.Rejected
+		}
+		c += fmt.Sprintf(", limiter queued %.0f, rejected %.0f", q, r)
+	}
+	return c
 }
 
 // boolCell is yes, no, or "–" where the step could not say.

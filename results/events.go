@@ -26,6 +26,10 @@ const (
 	// EventViaFailPoint: the failCommand fail point (blockConnection),
 	// on a server whose test commands are enabled.
 	EventViaFailPoint = "failCommand"
+	// EventViaLeader: another agent of the run, its leader, fired the
+	// event for the whole fleet (agent mode); this agent's record holds
+	// it at its planned time, and the leader's when and how.
+	EventViaLeader = "leader"
 )
 
 // EventSpec is one --event as planned: its time into the profile, its
@@ -56,6 +60,10 @@ type StepEvent struct {
 	// measured no event.
 	Error   string        `json:"error,omitempty"`
 	Summary *EventSummary `json:"summary,omitempty"`
+	// Storms are the reconnect storms the event set off, one per host
+	// the clients opened connections to after it, busiest first; absent
+	// when they opened none.
+	Storms []ReconnectStorm `json:"reconnect_storms,omitempty"`
 }
 
 // EventSummary is what an event did to the load.

@@ -284,6 +284,12 @@ func mergeStep(parts []agentPart, count int, byIndex map[int]*Results) (StepResu
 	m.Partial = len(m.MissingAgents) > 0
 	m.StartedAt, m.WindowSkew = skew(m.Agents)
 	m.Steady, m.Warnings = fleetSteady(parts, m.Warnings)
+	if m.Warnings, err = mergeProfileStep(&m, parts, m.Warnings); err != nil {
+		return m, err
+	}
+	if m.Open != nil {
+		m.Open.Corrected = m.Latency
+	}
 	return m, nil
 }
 

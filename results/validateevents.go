@@ -16,7 +16,7 @@ const (
 
 var eventActions = []string{EventStepDown, EventSlow, EventFreeze, EventReset, EventRouterRestart}
 
-var eventVias = []string{"", EventViaSimulator, EventViaStepDown, EventViaFailPoint}
+var eventVias = []string{"", EventViaSimulator, EventViaStepDown, EventViaFailPoint, EventViaLeader}
 
 // checkEventSpecs: at most MaxEvents, each a known action at a time ≥ 0,
 // slow with a factor above 1, slow and freeze with a length, and in time
@@ -74,6 +74,7 @@ func checkStepEvents(c *check, evs []StepEvent) {
 		if c.err == nil && ev.EndS != nil && *ev.EndS < ev.FiredS {
 			c.fail(f+".end_s", "%v is before fired_s %v", *ev.EndS, ev.FiredS)
 		}
+		checkStorms(c, f, ev.Storms)
 		if s := ev.Summary; s != nil && c.err == nil {
 			c.optNonNeg(f+".summary.time_to_recover_s", s.TimeToRecoverS)
 			c.errorCounts(f+".summary.errors", s.Errors)
@@ -120,4 +121,29 @@ func timelineHostsBad(iv *TimelineInterval) string {
 		}
 	}
 	return ""
+}
+
+// checkStorms: an event's reconnect storms, each on a named host, its
+// times finite and in order, its counts ≥ 0 and its rates ≥ 0.
+func checkStorms(c *check, f string, ss []ReconnectStorm) {
+	for j, s := range ss {
+		sf := fmt.Sprintf("%s.reconnect_storms[%d]", f, j)
+		if strings.TrimSpace(s.Host) == "" {
+			c.fail(sf+".host", "empty")
+		}
+		c.finite(sf+".start_s", s.StartS)
+		c.finite(sf+".last_created_s", s.LastCreatedS)
+		c.count(sf+".created", s.Created)
+		c.count(sf+".not_ready", s.NotReady)
+		c.count(sf+".clients", int64(s.Clients))
+		c.optNonNeg(sf+".refill_s", s.RefillS)
+		c.optNonNeg(sf+".setup_per_s", s.SetupPerS)
+		c.nonNeg(sf+".peak_created_per_s", s.PeakCreatedPerS)
+		if c.err == nil && s.LastCreatedS < s.StartS {
+			c.fail(sf+".last_created_s", "%v is before start_s %v", s.LastCreatedS, s.StartS)
+		}
+		if c.err == nil && s.NotReady > s.Created {
+			c.fail(sf+".not_ready", "%d is more than the %d created", s.NotReady, s.Created)
+		}
+	}
 }

@@ -14,7 +14,8 @@ func testEventStep() StepResult {
 		{EventSpec: EventSpec{Spec: "1.2s=slow=10:0.3s", AtS: 1.2, Action: EventSlow, Factor: 10, DurationS: 0.3}, FiredS: 1.2, EndS: new(1.5), Via: EventViaSimulator, Host: "h:1"},
 		{EventSpec: EventSpec{Spec: "1.6s=stepdown", AtS: 1.6, Action: EventStepDown}, FiredS: 1.6, Via: EventViaStepDown,
 			Summary: &EventSummary{Errors: ErrorCounts{Server: 3, NotWritablePrimary: 3}, PeakConnections: []HostPeak{{Host: "h:1", Peak: 4}},
-				TimeToRefillS: new(0.4), RefillTarget: 4, RefillHosts: []HostRefill{{Host: "h:1", TimeToRefillS: new(0.4)}, {Host: "h:2"}}}},
+				TimeToRefillS: new(0.4), RefillTarget: 4, RefillHosts: []HostRefill{{Host: "h:1", TimeToRefillS: new(0.4)}, {Host: "h:2"}}},
+			Storms: []ReconnectStorm{{Host: "h:2", StartS: 1.7, LastCreatedS: 1.8, Created: 4, RefillS: new(0.2), SetupPerS: new(20.0), PeakCreatedPerS: 30, Clients: 2}}},
 	}
 	s.Profile.Timeline.Intervals[16].Errors = &ErrorCounts{Server: 2, NotWritablePrimary: 2}
 	s.Profile.Timeline.Intervals[16].RetriedOK = 1
@@ -59,6 +60,10 @@ func TestValidateEvents(t *testing.T) {
 		{"interval sub-kinds above total", func(s *StepResult) { s.Profile.Timeline.Intervals[16].Errors.PoolCleared = 1 }, "step.profile.timeline.intervals[16].errors", "never more"},
 		{"interval negative retried", func(s *StepResult) { s.Profile.Timeline.Intervals[16].RetriedOK = -1 }, "step.profile.timeline.intervals[16].retried_ok", "never negative"},
 		{"interval host negative", func(s *StepResult) { s.Profile.Timeline.Intervals[16].Hosts[0].Open = -1 }, "step.profile.timeline.intervals[16].hosts", "never negative"},
+		{"storm without host", func(s *StepResult) { s.Profile.Events[1].Storms[0].Host = "" }, "step.profile.events[1].reconnect_storms[0].host", "empty"},
+		{"storm ends before it starts", func(s *StepResult) { s.Profile.Events[1].Storms[0].LastCreatedS = 1.6 }, "step.profile.events[1].reconnect_storms[0].last_created_s", "before start_s"},
+		{"storm more not ready than created", func(s *StepResult) { s.Profile.Events[1].Storms[0].NotReady = 5 }, "step.profile.events[1].reconnect_storms[0].not_ready", "more than"},
+		{"storm negative refill", func(s *StepResult) { s.Profile.Events[1].Storms[0].RefillS = new(-1.0) }, "step.profile.events[1].reconnect_storms[0].refill_s", "not a number ≥ 0"},
 		{"interval too many hosts", func(s *StepResult) {
 			s.Profile.Timeline.Intervals[16].Hosts = make([]HostInterval, MaxHostIntervals+1)
 		}, "step.profile.timeline.intervals[16].hosts", "17 hosts"},

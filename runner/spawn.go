@@ -17,6 +17,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/poolsweep/poolsweep/analysis/bound"
+	"github.com/poolsweep/poolsweep/analysis/timeline"
 	"github.com/poolsweep/poolsweep/internal/errext"
 	"github.com/poolsweep/poolsweep/internal/infile"
 	"github.com/poolsweep/poolsweep/internal/outfile"
@@ -168,7 +169,8 @@ func (o *Options) runSpawn(ctx context.Context) Result {
 }
 
 // mergeAgents reads the agents' results and merges them, each merged
-// step labelled by the sweep's own bound rules (results.MergeAgents).
+// step's profile summaries computed again from its merged timeline and
+// the step labelled by the sweep's own bound rules (results.MergeAgents).
 func mergeAgents(ctx context.Context, paths []string) (*results.Results, error) {
 	var files []*results.Results
 	for _, p := range paths {
@@ -178,7 +180,7 @@ func mergeAgents(ctx context.Context, paths []string) (*results.Results, error) 
 		}
 		files = append(files, r)
 	}
-	return results.MergeAgents(files, bound.NewJudge(bound.JudgeConfig{}).Judge)
+	return results.MergeAgents(files, timeline.LabelMerged(bound.NewJudge(bound.JudgeConfig{}).Judge))
 }
 
 // agentFiles are the names --spawn makes in the output directory for n

@@ -34,6 +34,10 @@ type poolRecorder struct {
 	// tl, set before the step's clients connect in a profile step, is
 	// also given every pool event, window or not (timeline.go).
 	tl *timelineRecorder
+	// conns, set with tl in a profile step with events, logs each
+	// client's connections for the events' reconnect storms
+	// (eventstorm.go).
+	conns *connLog
 }
 
 func newPoolRecorder() *poolRecorder {

@@ -118,6 +118,13 @@ func (s *Session) prepare(ctx context.Context, t SessionTarget) (*sessionTarget,
 			// In lock step: the coordinator's start barrier, and random
 			// streams of this agent's own.
 			r.StartAt, r.Seed = s.coord.Ready, uint64(agent)+1
+			if a := s.agents; a != nil && a.Count > 1 {
+				// A profile is the fleet's: each agent offers its clients'
+				// share of its arrivals, and the leader alone fires its
+				// events.
+				r.FleetClients, r.FleetFirst = a.Count*s.Plan.Clients, agent*s.Plan.Clients
+				r.Follower = agent > 0
+			}
 			if fc, ok := s.coord.(FleetCoordinator); ok {
 				r.Fleet = fc.Fleet
 			}

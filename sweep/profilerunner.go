@@ -126,6 +126,7 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 	if len(r.Events) > 0 {
 		// What an event does is read per host and per retry.
 		tl.hosts = newTLHosts(len(tl.iv))
+		pool.conns = newConnLog(tl)
 		cm = newRetryWatch(rec, tl).monitor(cm)
 	}
 	// A cold series' pools start empty and grow as the driver grows
@@ -157,19 +158,32 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 	}
 	go rec.watch(wctx, r.OpTimeout)
 
+	// In agent mode every agent's profile starts at the moment they
+	// agreed on (the target's clock), so that their timelines share one
+	// clock and the leader's events fall at the same time in each.
+	barrierS, agreed, err := r.waitStart(ctx, spec)
+	if err != nil {
+		return step, err
+	}
+
 	// The window is the whole profile: it opens at the profile's start
 	// and closes at the seal, once the calls have drained.
 	r.windowStart(ctx)
 	host0 := sampleHost()
 	openWindow(&step, rec, pool)
 	base := rec.now()
+	if !agreed.IsZero() {
+		// The observers' first samples took some of the time since the
+		// agreed start; the profile's clock is the agreed one.
+		base -= max(time.Since(agreed), 0)
+	}
 	tl.start(base)
 	// The events fire on their own goroutine, from the profile's start
 	// until the step's calls have drained.
 	ectx, endEvents := context.WithCancel(ctx)
 	defer endEvents()
 	var events *eventFire
-	if len(r.Events) > 0 {
+	if len(r.Events) > 0 && !r.Follower {
 		events = r.fireEvents(ectx, r.Events, rec, base, pool.watch, func() time.Duration {
 			if n := rec.liveCalls(); n > 0 {
 				return time.Duration(orec.liveLatNS.Load() / n)
@@ -179,8 +193,15 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 	}
 	done := make(chan struct{})
 	var dispatchers sync.WaitGroup
+	fleet, first := spec.Clients, 0
+	if r.FleetClients > 0 {
+		fleet, first = r.FleetClients, r.FleetFirst
+	}
 	for k := range clients {
-		s := p.Arrivals(spec.Arrivals, k, spec.Clients, uint64(spec.Index)<<20+uint64(spec.Trial)<<8+uint64(k))
+		// Client k is client first+k of the fleet's: together the fleet's
+		// clients make the profile's one stream of arrivals.
+		f := first + k
+		s := p.Arrivals(spec.Arrivals, f, fleet, uint64(spec.Index)<<20+uint64(spec.Trial)<<8+uint64(f))
 		dispatchers.Add(1)
 		go func() { defer dispatchers.Done(); l.dispatch(k, s, base, done) }()
 	}
@@ -229,14 +250,23 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 
 	rec.summary(&step, window)
 	orec.summary(&step, window, spec, behind, host0, host1)
-	step.Phases = &results.StepPhases{Prewarm: step.Pool.PrewarmS, Window: window.Seconds()}
+	step.Phases = &results.StepPhases{Prewarm: step.Pool.PrewarmS, Window: window.Seconds(), Barrier: barrierS}
 	last := time.Duration(rec.close.Load()-1) - base
 	ps := &results.ProfileStats{Spec: p.Spec, PeakRate: p.Peak(), Phases: p.Marks(),
 		Timeline: tl.timeline(last)}
+	if r.Follower {
+		// The leader fired the events; this agent knows them as planned.
+		ps.Events = followerEvents(r.Events, last.Seconds())
+	}
 	if events != nil {
 		endEvents()
 		ps.Events = events.events(last.Seconds())
+	}
+	if len(ps.Events) > 0 {
 		ps.Events = timeline.SummarizeEvents(ps, timeline.Need{MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Hosts: max(r.Hosts, 1)})
+		if !pool.conns.setStorms(ps.Events, ps.Timeline) {
+			step.Warnings = append(step.Warnings, fmt.Sprintf("the step's pools logged more than %d connection events: its events' reconnect storms are not recorded", maxConnLog))
+		}
 	}
 	ps.Summary = timeline.Summarize(ps, timeline.Need{MaxPoolSize: spec.MaxPoolSize, Clients: spec.Clients, Hosts: max(r.Hosts, 1)})
 	step.Profile = ps
@@ -245,27 +275,16 @@ func (r *runner) runProfile(ctx context.Context, spec plan.StepSpec) (results.St
 	for _, iv := range ps.Timeline.Intervals {
 		created += iv.Created
 	}
+	if step.Histograms != nil {
+		// Merging agents' steps merges their checkout waits too.
+		step.Histograms.CheckoutWait = results.EncodeHistogram(pool.histogram())
+	}
 	st, err := r.finish(ctx, step, rec, pool, created, completed)
-	if len(ps.Events) > 0 && st.Server != nil {
-		// The server's own count of connections and its limit, per host,
-		// known once the observers have filled the step.
-		by := map[string]timeline.ServerConns{}
-		for h, smp := range st.Server.Hosts {
-			if smp == nil || smp.Connections == nil {
-				continue
-			}
-			by[h] = timeline.ServerConns{Peak: intOf(smp.Connections.Peak), Limit: intOf(smp.Connections.Limit)}
-		}
-		timeline.SetServerConns(st.Profile.Events, by)
+	if len(ps.Events) > 0 {
+		// The server's own count of connections, its limit and its
+		// connection-establishment limiter, per host, known once the
+		// observers have filled the step.
+		timeline.SetServerTelemetry(st.Profile.Events, st.Server)
 	}
 	return st, err
-}
-
-// intOf is *v as a whole number, nil for nil.
-func intOf(v *float64) *int {
-	if v == nil {
-		return nil
-	}
-	n := int(*v)
-	return &n
 }

@@ -106,6 +106,13 @@ type runner struct {
 	// Seed varies the workers' random streams (agent mode: the agent's
 	// index, so that agents do not all read the same keys in turn).
 	Seed uint64
+	// Fleet of several agents (agent mode): a profile's arrivals are
+	// offered over every agent's clients, FleetClients in all, this
+	// agent's being clients FleetFirst onward; and only the leader fires
+	// the events, once for the fleet (Follower: this agent does not).
+	// FleetClients 0: the step's own clients are all there are.
+	FleetClients, FleetFirst int
+	Follower                 bool
 	// FailPoints sets the target's fail points for the step's events
 	// (failpoint.Performer), recorded in poolsweep_meta first; the
 	// session switches off whatever is still on when it ends.

@@ -119,7 +119,7 @@ func (r *runner) connect(spec plan.StepSpec, want int, pool *poolRecorder, cm *e
 	for k := 0; k < spec.Clients; k++ {
 		o := r.stepClientOptions(spec, want, nil, cm)
 		if pool != nil {
-			o.SetPoolMonitor(pool.monitor())
+			o.SetPoolMonitor(pool.monitorOf(k))
 			if o.ServerMonitor == nil {
 				o.SetServerMonitor(pool.watch.monitor())
 			}

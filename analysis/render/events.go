@@ -74,6 +74,11 @@ func eventTable(ew *textfmt.ErrWriter, evs []analysis.EventResult, target string
 	}
 	ew.Printf("  (recover: from the event until throughput and p99 stay within the steady state before it; refill: until the connections open, having fallen, reach again what it held in use; errors and churn until then or the trigger's end; degraded: trials still outside it after the trigger was gone, of those that could say; peak: each host's most connections, the server's count where it reported one, of its limit)\n")
 	for _, er := range mine {
+		if w := er.StormWords(); w != "" {
+			ew.Printf("  %s, %s: %s\n", textfmt.Escape(er.Event), textfmt.Escape(er.Label()), textfmt.Escape(w))
+		}
+	}
+	for _, er := range mine {
 		if k := er.ErrorKinds; k.NotWritablePrimary+k.PoolCleared+k.Timeout+k.Network > 0 {
 			ew.Printf("  errors by kind, %s, %s: %s\n", textfmt.Escape(er.Event), textfmt.Escape(er.Label()), errorKinds(k))
 		}
@@ -120,5 +125,10 @@ func peaks(ps []results.HostPeak) string {
 func roundedEvent(er analysis.EventResult) analysis.EventResult {
 	roundFigures(&er.TimeToRecoverS, &er.TimeToRefillS, &er.Errors, &er.RetriedOK, &er.Created, &er.Closed, &er.PoolClears, &er.P99DuringMS)
 	er.Versus = roundVerdicts(er.Versus)
+	if er.Storm != nil {
+		st := *er.Storm
+		roundFigures(&st.Created, &st.RefillS, &st.SetupPerS, &st.PeakCreatedPerS)
+		er.Storm = &st
+	}
 	return er
 }

@@ -379,7 +379,9 @@ func constant(ph results.ProfilePhase) bool {
 }
 
 // batchInterval is the batch-means mean of xs with its 95 % interval (nil
-// with fewer than steady.MinBatches values), and the band where the mean
+// with fewer than steady.MinBatches values; its values are rates and
+// latencies, never below 0, and so is the interval's low end, which a t
+// interval over few spread batches would put below it), and the band where the mean
 // of one rolling window (rollingS) of the same steady state falls.
 //
 // The interval is the mean's: it narrows as the steady part lengthens.
@@ -398,8 +400,8 @@ func (t view) batchInterval(xs []float64) (*results.Interval, results.Interval) 
 	}
 	k := max(1, math.Round(rollingS/t.dt))
 	w := bm.HalfWidth * math.Sqrt(1+float64(bm.Batches*bm.BatchSize)/k)
-	return &results.Interval{Value: bm.Mean, Low: bm.Mean - bm.HalfWidth, High: bm.Mean + bm.HalfWidth},
-		results.Interval{Value: bm.Mean, Low: bm.Mean - w, High: bm.Mean + w}
+	return &results.Interval{Value: bm.Mean, Low: max(bm.Mean-bm.HalfWidth, 0), High: bm.Mean + bm.HalfWidth},
+		results.Interval{Value: bm.Mean, Low: max(bm.Mean-w, 0), High: bm.Mean + w}
 }
 
 // round keeps a time to the microsecond: interval arithmetic leaves

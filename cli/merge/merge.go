@@ -16,6 +16,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis/bound"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/analysis/render"
+	"github.com/poolsweep/poolsweep/analysis/timeline"
 	"github.com/poolsweep/poolsweep/cli/cmdutil"
 	"github.com/poolsweep/poolsweep/cli/shared"
 	"github.com/poolsweep/poolsweep/internal/errext"
@@ -145,7 +146,7 @@ func MergeFiles(ctx context.Context, paths []string, read shared.ReadOptions, wa
 		}
 		files = append(files, r)
 	}
-	return results.MergeAgents(files, bound.NewJudge(bound.JudgeConfig{}).Judge)
+	return results.MergeAgents(files, timeline.LabelMerged(bound.NewJudge(bound.JudgeConfig{}).Judge))
 }
 
 // WriteMerged writes the merged results whole, or leaves out as it was;

@@ -84,9 +84,12 @@ func (o *Options) validateAgents(cfg *sweepConfig) error {
 		// add up open-loop arrivals: refuse rather than report N × rate.
 		return errext.Usagef("--rate: open-loop arrivals are measured by one process (use --clients); several agents are not supported yet")
 	}
-	if (o.changed("spawn") || o.changed("agents")) && o.changed("profile") {
-		// As with --rate: each agent would offer the whole profile.
-		return errext.Usagef("--profile: a profile's arrivals are offered by one process (use --clients); several agents are not supported yet")
+	if n := max(a.agents, a.spawn); n > 1 && cfg.plan.Profile != nil {
+		// The agents' clients share the profile's arrivals: each needs a
+		// call a second of it, as one process's clients do.
+		if peak, clients := cfg.plan.ProfileRate(), n*max(cfg.plan.Clients, 1); peak < clients {
+			return errext.Usagef("--profile: its peak: %d calls/s over %d clients of %d agents is less than one call a second each", peak, clients, n)
+		}
 	}
 	if o.changed("spawn") {
 		switch {

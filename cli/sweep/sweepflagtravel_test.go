@@ -162,3 +162,26 @@ func TestSpawnArgsOwnLevels(t *testing.T) {
 		t.Errorf("agent plans %+v\nleader plans %+v", got, want)
 	}
 }
+
+// TestSpawnArgsProfile: the agents of --spawn with a profile get a
+// command line that an agent takes (no concurrency levels or lengths,
+// which --profile refuses) and that gives it the leader's profile,
+// events, calls in flight, clients and trials.
+func TestSpawnArgsProfile(t *testing.T) {
+	t.Parallel()
+	o, cfg, err := parseSweepOptions([]string{"--spawn", "2", "--uri", "mongodb://127.0.0.1:1/", "--profile", "rate:100:2s", "--event", "1s=reset",
+		"--clients", "2", "--max-in-flight", "40", "--pool", "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append(o.spawnArgs(cfg)[1:], "--agents", "2", "--agent-index", "1", "--run-id", "r1", "--uri", "mongodb://127.0.0.1:1/")
+	_, agent, err := parseSweepOptions(args)
+	if err != nil {
+		t.Fatalf("an agent refuses %q: %v", args, err)
+	}
+	p, q := cfg.plan, agent.plan
+	if q.Profile == nil || q.Profile.Spec != p.Profile.Spec || !reflect.DeepEqual(q.Events, p.Events) || q.MaxInFlight != 40 || q.Clients != 2 ||
+		q.Trials != p.Trials || !slices.Equal(q.Pool.Sizes, p.Pool.Sizes) {
+		t.Errorf("the agent's plan %+v, the leader's %+v", q, p)
+	}
+}

@@ -127,6 +127,16 @@ func TestProfileFlags(t *testing.T) {
 			},
 		},
 		{
+			// Agents share a profile: each agent's clients offer their
+			// share of its arrivals, and the leader fires its events.
+			name: "profile with agents", args: []string{"--profile", "rate:100:2s", "--event", "1s=reset", "--spawn", "2", "--clients", "2"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if cfg.plan.Profile == nil || len(cfg.plan.Events) != 1 || cfg.plan.Clients != 2 {
+					t.Errorf("plan %+v", cfg.plan)
+				}
+			},
+		},
+		{
 			name: "no pool option", args: sim,
 			check: func(t *testing.T, cfg *sweepConfig) {
 				if cfg.plan.PoolAxes != nil || cfg.workloads[0].PoolOptions != nil {
@@ -147,7 +157,8 @@ func TestProfileFlags(t *testing.T) {
 		{name: "profile and duration", args: []string{"--profile", "rate:100:1s", "--duration", "5s"}, wantErr: "--duration: not with --profile"},
 		{name: "profile and max-warmup", args: []string{"--profile", "rate:100:1s", "--max-warmup", "5s"}, wantErr: "--max-warmup"},
 		{name: "profile and pool match", args: []string{"--profile", "rate:100:1s", "--pool", "match"}, wantErr: "--pool: match"},
-		{name: "profile and spawn", args: []string{"--profile", "rate:100:1s", "--spawn", "2"}, wantErr: "--profile: a profile's arrivals"},
+		{name: "profile below a call a second per agent's client", args: []string{"--profile", "rate:7:10s", "--clients", "4", "--spawn", "2"},
+			wantErr: "--profile: its peak: 7 calls/s over 8 clients of 2 agents"},
 		{name: "profile text too long", args: []string{"--profile", strings.Repeat("rate:1:1s,", 500)}, wantErr: "--profile: 5000 bytes, more than"},
 		{name: "cold without profile", args: []string{"--cold"}, wantErr: "--cold: only with --profile"},
 		{name: "cold with min-pool above the pool", args: []string{"--profile", "rate:100:1s", "--cold", "--min-pool", "0,64", "--pool", "16,128"},

@@ -139,6 +139,12 @@ func givenArgs(f *pflag.Flag) []string {
 // (the leader draws the merged run's).
 func resolvedArgs(cfg *sweepConfig) []string {
 	var args []string
+	if cfg.plan.IsProfile() {
+		// A profile step has no levels or lengths of its own (its calls
+		// in flight are --max-in-flight's, which travels as given, and it
+		// lasts its profile): an agent refuses them with --profile.
+		return append(args, "--trials", strconv.Itoa(cfg.plan.Trials), "--records", strconv.Itoa(cfg.workloads[0].Records), "--no-plot")
+	}
 	if own := cfg.plan.TargetConcurrency; len(own) > 0 {
 		// Every target has its own list then; the agents get the same
 		// targets, by the same names, through the pipe.

@@ -229,6 +229,9 @@ func (a *Agent) followerReady(ctx context.Context, spec plan.StepSpec) (time.Tim
 	}
 }
 
+// doneTries bounds the follower's attempts to report a step done.
+const doneTries = 5
+
 // Finish ends a step. A measured step gets this agent's window times and
 // the agents it ran without. A follower reports the step done; the leader
 // publishes a step it could not measure as cancelled (so nobody waits for
@@ -246,7 +249,12 @@ func (a *Agent) Finish(ctx context.Context, spec plan.StepSpec, step *results.St
 		if err != nil && !errors.Is(err, sweep.ErrStepSkipped) {
 			set = append(set, bson.E{Key: "done_error", Value: oneLine(err.Error())})
 		}
-		_ = a.setMine(ctx, set)
+		// An event of the step (a reset, a router restart, a step-down)
+		// may have closed the connection this write goes over, and a
+		// write to a standalone or a router is not retried by the driver:
+		// the leader waits for it, so it is sent again a few times.
+		for try := 0; a.setMine(ctx, set) != nil && try < doneTries && beat.Pause(ctx, agentPoll) == nil; try++ {
+		}
 	case !a.posted:
 		if err != nil && ctx.Err() == nil {
 			sd := stepDoc{ID: a.stepID(a.seq), Kind: "step", RunID: a.RunID, Seq: a.seq, Key: spec.Key(), Cancel: oneLine(err.Error())}

@@ -93,9 +93,13 @@ func newReplSet(d *Deployment) *replSet {
 		rs.members = append(rs.members, m)
 	}
 	now := time.Now()
-	first := &oplogEntry{op: opTime{ts: bson.Timestamp{T: uint32(now.Unix()), I: 1}, term: 1}, wall: now}
-	for _, m := range rs.members {
+	// Every member holds the set's first entry from the start, so a write
+	// that changes nothing before the first write (it waits for the last
+	// entry) is acknowledged at once, whatever its write concern.
+	first := &oplogEntry{op: opTime{ts: bson.Timestamp{T: uint32(now.Unix()), I: 1}, term: 1}, wall: now, applied: make([]time.Time, len(rs.members))}
+	for i, m := range rs.members {
 		m.repl.applied, m.repl.appliedWall = first.op, now
+		first.applied[i] = now
 	}
 	rs.last = first
 	rs.primary, rs.electedAt, rs.electedOp = 0, now, first.op

@@ -412,3 +412,18 @@ func TestReplicaSetDataAndCatalogueReplicate(t *testing.T) {
 		t.Errorf("a secondary's own opcounters.insert %d, want 0: clients wrote only to the primary", q)
 	}
 }
+
+// A write that changes nothing on a set that has written nothing yet (a
+// delete that matches nothing) waits, as a real primary does, for the
+// set's first entry, which every member holds from the start: w:majority
+// and w:3 are acknowledged at once, without a writeConcernError.
+func TestReplicaSetNoOpWriteOnNewSet(t *testing.T) {
+	d := startSim(t, "rs=3,service=0s,repl_lag=50ms")
+	c, _ := connectWatched(t, d.URI(), 2)
+	for _, wc := range []*writeconcern.WriteConcern{writeconcern.Majority(), {W: 3}} {
+		coll := c.Database("db").Collection("c", options.Collection().SetWriteConcern(wc))
+		if _, err := coll.DeleteMany(t.Context(), bson.D{{Key: "run", Value: "x"}}); err != nil {
+			t.Errorf("w:%v, a delete that matches nothing on a new set: %v", wc.W, err)
+		}
+	}
+}
