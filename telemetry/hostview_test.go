@@ -37,7 +37,7 @@ func TestViewHostCorpus(t *testing.T) {
 		// A router (the manual's 8.0 mongos): no tickets (its globalLock queue is 8.0+).
 		{"8.0 mongos", map[string]string{"serverStatus": "serverStatus.mongos-8.0.manual.json", "connPoolStats": "connPoolStats.mongos-8.0.manual.json"}, RoleMongos, true,
 			func(v HostView) bool {
-				return !v.TicketsRead && !v.TicketsWrite && v.Pools && v.PoolHosts && v.PoolRefreshing && !v.PoolsListed
+				return !v.TicketsRead && !v.TicketsWrite && v.Pools && v.PoolHosts && v.PoolRefreshing && v.PoolsListed
 			}},
 		// The real 2020 router: per-host counts, and pools, but only the
 		// shard registry's (to the config servers): no task-executor pool.
