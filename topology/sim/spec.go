@@ -174,6 +174,18 @@ type Spec struct {
 	// "" means DefaultVersion): it shapes every reply the way that version's
 	// real mongod or mongos shapes it (see versions.go).
 	Version string
+	// ConnMem is the resident memory in bytes each open connection adds
+	// to the server it is open to (conn_mem=BYTES, with KiB or MiB):
+	// serverStatus.mem.resident grows by it per connection, as a real
+	// server's grows with each connection's thread stack and buffers
+	// (spec_conncost.go). 0 adds nothing.
+	ConnMem int64
+	// MaxConns is each listening server's connection limit
+	// (max_conns=N, net.maxIncomingConnections): a connection beyond it
+	// is closed at once, counted in connections.rejected, and
+	// connections.available is the limit less current, as a real server
+	// reports it. 0 means a real server's default, 1,000,000.
+	MaxConns int
 	// OS is the platform the servers answer as: "" (this machine's, as
 	// built), or "windows", where serverStatus.process is the
 	// executable's path, hostInfo's os.type is Windows and extra_info has
@@ -193,7 +205,7 @@ func (s Spec) Sharded() bool { return s.Shards > 0 }
 func (s Spec) ReplicaSet() bool { return s.Members > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "setup_latency", "jitter", "routers", "router_slots", "router_cost", "router_restart", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "test_commands", "cores", "version", "os"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "setup_latency", "jitter", "routers", "router_slots", "router_cost", "router_restart", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "conn_mem", "max_conns", "test_commands", "cores", "version", "os"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -216,7 +228,9 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // Spec.IngressLimiter). test_commands=true enables test commands
 // (configureFailPoint; Spec.TestCommands); router_restart=D (shards only,
 // default 5s) is how long the simulator's routerRestart event keeps a
-// router down.
+// router down. conn_mem=BYTES (KiB and MiB suffixes; default 0) is the
+// resident memory each connection adds, max_conns=N (default 1000000)
+// each server's connection limit (Spec.ConnMem, Spec.MaxConns).
 // rs=N (1 to 7) starts a replica set of N members instead of a standalone,
 // with repl_lag=1ms, election=300ms and repl_writers=16 unless given; rs and
 // shards are exclusive, and the replica-set keys without rs are refused.
@@ -295,6 +309,7 @@ func (s *Spec) field(key string) any {
 		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost, "router_restart": &s.RouterRestart, "test_commands": &s.TestCommands,
 		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
 		"ingress_rate": &s.IngressRate, "ingress_burst": &s.IngressBurst, "ingress_queue": &s.IngressQueue,
+		"conn_mem": (*byteSize)(&s.ConnMem), "max_conns": &s.MaxConns,
 		"cores": &s.Cores, "version": &s.Version, "os": &s.OS,
 	}[key]
 }
@@ -325,6 +340,7 @@ var leaveOut = map[string]string{
 	"shards":      "leave shards out for a standalone server",
 	"rs":          "leave rs out for a standalone server",
 	"cores":       "leave cores out for this machine's count",
+	"max_conns":   "leave max_conns out for 1000000, a real server's default",
 	"read_slots":  "leave read_slots out for slots",
 	"write_slots": "leave write_slots out for slots",
 }
@@ -353,6 +369,12 @@ func (s *Spec) set(key, val string) error {
 			return bad(fmt.Sprintf("must be between 1ms and %s (leave it out for %s)", maxRouterRestart, DefaultRouterRestart))
 		}
 		*dst = d
+	case *byteSize:
+		b, err := parseByteSize(val)
+		if err != nil {
+			return bad(err.Error())
+		}
+		*dst = b
 	case *float64:
 		f, err := strconv.ParseFloat(val, 64)
 		if err != nil {
@@ -415,6 +437,9 @@ func (s Spec) Validate() error {
 		return err
 	}
 	if err := s.validateIngress(); err != nil {
+		return err
+	}
+	if err := s.validateConnCost(); err != nil {
 		return err
 	}
 	if !s.Sharded() {
@@ -517,6 +542,7 @@ func (s Spec) String() string {
 		parts = append(parts, "repl_lag="+fmtDuration(s.ReplLag), "election="+fmtDuration(s.ElectionDelay), "repl_writers="+strconv.Itoa(s.ReplWriters))
 	}
 	parts = append(parts, s.ingressString()...)
+	parts = append(parts, s.connCostString()...)
 	if s.TestCommands {
 		parts = append(parts, "test_commands=true")
 	}

@@ -146,6 +146,8 @@ func (f *frontend) serverStatus() bson.D {
 	}
 	if f.d.alone {
 		d = append(d, f.processSections(v)...)
+	} else if f.d.spec.ConnMem > 0 {
+		d = append(d, f.modelMem(0, 0))
 	}
 	var reads, writes slotSnapshot
 	if !f.router {
@@ -243,7 +245,7 @@ func (f *frontend) connections() bson.D {
 	v := f.d.version
 	d := bson.D{
 		{Key: "current", Value: int32(cur)},
-		{Key: "available", Value: int32(maxIncomingConnections - cur - f.ingress.waiting())},
+		{Key: "available", Value: int32(max(int64(f.d.spec.connLimit())-cur-f.ingress.waiting(), 0))},
 		{Key: "totalCreated", Value: int32(created)},
 	}
 	if v.connRejected {
