@@ -181,6 +181,11 @@ func TestFileLimit(t *testing.T) {
 		{"-n 512", append(sweepArgs, "--rate", "1000", "--pool", "400"), "--pool", "opens 400 connections"},
 		{"-n 512", append(sweepArgs, "--rate", "1000", "--pool", "1000", "--max-in-flight", "300"), "--max-in-flight", "opens 300 connections"},
 		{"-n 512", []string{"storm", "--target", "s=sim:slots=8", "--clients", "20", "--pool", "20", "-o", filepath.Join(dir, "s.jsonl")}, "--clients × --pool", "need 677 file descriptors"},
+		// Light clients: a list's largest level counts, each client with
+		// its monitors: 200 × (1 + 2) + 256 > 512.
+		{"-n 512", append(sweepArgs, "--rate", "100", "--clients", "10,200", "--pool", "1", "--max-in-flight", "1"), "--max-in-flight", "opens 200 connections (1 each × 200 clients); with the driver's monitors and the process's own files they need 856 file descriptors"},
+		// One agent of several checks its own clients, before it connects.
+		{"-n 512", []string{"sweep", "--uri", "mongodb://127.0.0.1:1", "--agents", "2", "--agent-index", "0", "--run-id", "r", "--out", out, "--concurrency", "100", "--clients", "3"}, "--concurrency", "opens 300 connections (100 each × 3 clients)"},
 		// Fits: refused later, for its --out.
 		{"-n 512", []string{"sweep", "--target", "s=sim:slots=8", "--out", noDir, "--concurrency", "200"}, "--out", ""},
 		// The soft limit lowered, the hard one left: raised, so it fits.
