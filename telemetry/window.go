@@ -205,6 +205,7 @@ func summarizeHost(snaps []snapshot, shardHosts map[string]bool) hostWindow {
 		}
 	}
 	s.RSSMB = mean(snaps, func(x *snapshot) *float64 { return x.residentMB })
+	s.ResidentMB = s.RSSMB
 
 	pool := func(x *snapshot) poolCounts { return poolToShards(x, shardHosts) }
 	cp := &results.ConnPoolCounts{
