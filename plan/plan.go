@@ -251,11 +251,11 @@ type Plan struct {
 	// axis like the concurrency's, each level a series of its own. Nil:
 	// every step runs Clients.
 	ClientLevels []int
-	Trials      int
-	Warmup      time.Duration
-	Duration    time.Duration
-	OpTimeout   time.Duration
-	Order       string
+	Trials       int
+	Warmup       time.Duration
+	Duration     time.Duration
+	OpTimeout    time.Duration
+	Order        string
 
 	// TargetConcurrency, when set, is each target's own level list
 	// (--concurrency NAME=LIST), one for every target of the run;
