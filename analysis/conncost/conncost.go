@@ -8,8 +8,13 @@
 package conncost
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
 
+	"github.com/poolsweep/poolsweep/internal/textfmt"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -38,6 +43,17 @@ type Cost struct {
 	Levels  []Level  `json:"levels"`
 	// Server is the host the cost was measured on.
 	Server string `json:"server"`
+	// Target, Workload, Pool and Rate name the steps the sweep is: one
+	// series at one total rate (calls/s over all clients).
+	Target   string `json:"target"`
+	Workload string `json:"workload"`
+	Pool     string `json:"pool"`
+	Rate     int    `json:"rate"`
+	// Confidence is the two-sided confidence of the intervals.
+	Confidence float64 `json:"confidence"`
+	// Notes say what could not be fitted and why (a server that reports
+	// no memory, too few points for an interval).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Level is one client count of the sweep, its trials' medians.
@@ -62,6 +78,246 @@ type Refusal struct {
 
 // Estimate fits the cost of a connection from a run's connection sweep.
 // It returns ErrNoConnectionSweep when the run has none.
+//
+// The sweep is the open-loop series (target, workload, pool, rate and
+// calls in flight alike) with the most client counts, two at least; of
+// several with as many, the first in the file. Its server is the host
+// that held the most connections. Every measured step is a point: memory
+// and CPU against the server's connections (connections.current), and
+// the connections beyond the clients' pools against the clients, each
+// fitted by least squares with a Confidence interval; the levels are the
+// steps' medians per client count.
 func Estimate(r *results.Results) (*Cost, error) {
-	return nil, ErrNoConnectionSweep
+	steps := sweepSteps(r)
+	if steps == nil {
+		return nil, ErrNoConnectionSweep
+	}
+	first := steps[0]
+	c := &Cost{Target: first.Target, Workload: first.Workload, Pool: first.PoolSetting, Rate: first.Rate,
+		Confidence: Confidence, Server: busiestHost(steps)}
+	var mem, cpu, mon []point
+	byClients := map[int][]*results.StepResult{}
+	for _, st := range steps {
+		byClients[st.Clients] = append(byClients[st.Clients], st)
+		h := st.Server.Hosts[c.Server]
+		if h == nil || h.Connections == nil || h.Connections.Current == nil {
+			continue
+		}
+		conns := *h.Connections.Current
+		if b := residentBytes(h); b != nil {
+			mem = append(mem, point{conns, *b})
+		}
+		if h.CPUPct != nil {
+			cpu = append(cpu, point{conns, *h.CPUPct * 1e4})
+		}
+		if pool, ok := poolConnections(st, c.Server); ok {
+			mon = append(mon, point{float64(st.Clients), conns - pool})
+		}
+		if l := h.Connections.Limit; l != nil && (c.Limit == nil || *l > *c.Limit) {
+			c.Limit = l
+		}
+	}
+	c.MemoryBytes, c.CPUusPerS, c.MonitorsPerClient = slope(mem), slope(cpu), slope(mon)
+	for _, f := range []struct {
+		what string
+		got  *results.Interval
+		pts  []point
+	}{{"memory per connection", c.MemoryBytes, mem}, {"CPU per connection", c.CPUusPerS, cpu}, {"monitors per client", c.MonitorsPerClient, mon}} {
+		switch {
+		case f.got != nil:
+		case len(f.pts) == 0:
+			c.Notes = append(c.Notes, f.what+": the server reported none of what it needs")
+		default:
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: %d step(s) measured it; an interval needs %d (more --trials or client levels)", f.what, len(f.pts), minPoints))
+		}
+	}
+	levels := slices.Sorted(func(yield func(int) bool) {
+		for k := range byClients {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	for _, k := range levels {
+		c.Levels = append(c.Levels, level(k, byClients[k], c.Server))
+	}
+	c.Refused = refusal(r, first, levels, byClients, c.Server)
+	return c, nil
+}
+
+// seriesKey is what the steps of one connection sweep share: all but
+// their clients and trial.
+func seriesKey(st *results.StepResult) string {
+	return st.Target + "\x00" + st.Workload + "\x00" + st.PoolSetting + "\x00" + strconv.Itoa(st.Rate) + "\x00" + strconv.Itoa(st.Concurrency)
+}
+
+// sweepSteps are the measured steps of the run's connection sweep, in
+// file order, or nil when it has none.
+func sweepSteps(r *results.Results) []*results.StepResult {
+	groups := map[string][]*results.StepResult{}
+	var order []string
+	for i := range r.Steps {
+		st := &r.Steps[i]
+		if st.Mode != results.ModeOpen || st.Rate <= 0 || st.TargetFailed != nil || st.Partial || st.Interrupted || st.Server == nil {
+			continue
+		}
+		k := seriesKey(st)
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], st)
+	}
+	var best []*results.StepResult
+	bestLevels := 1
+	for _, k := range order {
+		if n := distinctClients(groups[k]); n > bestLevels {
+			best, bestLevels = groups[k], n
+		}
+	}
+	return best
+}
+
+func distinctClients(steps []*results.StepResult) int {
+	seen := map[int]bool{}
+	for _, st := range steps {
+		seen[st.Clients] = true
+	}
+	return len(seen)
+}
+
+// busiestHost is the host that held the most connections in any of the
+// steps: the one the clients' pools are to (a standalone, a replica set's
+// primary, a router).
+func busiestHost(steps []*results.StepResult) string {
+	best, most := "", -1.0
+	for _, st := range steps {
+		for _, host := range slices.Sorted(func(yield func(string) bool) {
+			for h := range st.Server.Hosts {
+				if !yield(h) {
+					return
+				}
+			}
+		}) {
+			h := st.Server.Hosts[host]
+			if h != nil && h.Connections != nil && h.Connections.Current != nil && *h.Connections.Current > most {
+				best, most = host, *h.Connections.Current
+			}
+		}
+	}
+	return best
+}
+
+// residentBytes is the server's resident memory in bytes: its own report
+// (mem.resident, in MiB as MongoDB counts them), else the process's as
+// poolsweep read it (rss_mb).
+func residentBytes(h *results.ServerSample) *float64 {
+	mb := cmp.Or(h.ResidentMB, h.RSSMB)
+	if mb == nil {
+		return nil
+	}
+	b := *mb * (1 << 20)
+	return &b
+}
+
+// poolConnections is what the step's pools held open to host when its
+// window opened: the host's own entry, or every pool's when the step kept
+// pools to one host only.
+func poolConnections(st *results.StepResult, host string) (float64, bool) {
+	for _, hp := range st.Pool.Hosts {
+		if hp.Host == host {
+			return float64(hp.ConnectionsOpen), true
+		}
+	}
+	if len(st.Pool.Hosts) <= 1 && len(st.Server.Hosts) == 1 {
+		return float64(st.Pool.ConnectionsOpen), true
+	}
+	return 0, false
+}
+
+// level is one client count's medians over its trials.
+func level(k int, steps []*results.StepResult, host string) Level {
+	l := Level{Clients: k, Trials: len(steps)}
+	var conns, res, cpu, hello []float64
+	for _, st := range steps {
+		if st.Pool.HeartbeatsPerS != nil {
+			hello = append(hello, *st.Pool.HeartbeatsPerS)
+		}
+		h := st.Server.Hosts[host]
+		if h == nil {
+			continue
+		}
+		if h.Connections != nil && h.Connections.Current != nil {
+			conns = append(conns, *h.Connections.Current)
+		}
+		if b := residentBytes(h); b != nil {
+			res = append(res, *b)
+		}
+		if h.CPUPct != nil {
+			cpu = append(cpu, *h.CPUPct)
+		}
+	}
+	if m := median(conns); m != nil {
+		l.Connections = *m
+	}
+	l.ResidentBytes, l.CPUPct, l.HelloPerS = median(res), median(cpu), median(hello)
+	return l
+}
+
+func median(v []float64) *float64 {
+	if len(v) == 0 {
+		return nil
+	}
+	s := slices.Sorted(slices.Values(v))
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return &m
+}
+
+// refusal is the first client count at which the server refused or
+// failed connections, and what was said: a step of the sweep that
+// failed (its error), one whose connections failed (network errors,
+// failed checkouts, connections lost: its error sample), or one at which
+// the server's connections reached its limit.
+func refusal(r *results.Results, first *results.StepResult, levels []int, byClients map[int][]*results.StepResult, host string) *Refusal {
+	failed := map[int]string{}
+	if r.End != nil {
+		for _, f := range r.End.FailedSteps {
+			if f.TargetFailed || f.Target != first.Target || f.Workload != first.Workload || f.PoolSetting != first.PoolSetting || f.Rate != first.Rate || f.Concurrency != first.Concurrency {
+				continue
+			}
+			if _, seen := failed[f.Clients]; !seen {
+				failed[f.Clients] = f.Error
+				levels = append(levels, f.Clients)
+			}
+		}
+	}
+	slices.Sort(levels)
+	levels = slices.Compact(levels)
+	for _, k := range levels {
+		var conns float64
+		for _, st := range byClients[k] {
+			if h := st.Server.Hosts[host]; h != nil && h.Connections != nil && h.Connections.Current != nil {
+				conns = max(conns, *h.Connections.Current)
+			}
+		}
+		if why, ok := failed[k]; ok {
+			return &Refusal{Clients: k, Connections: conns, Reason: textfmt.Line(why)}
+		}
+		for _, st := range byClients[k] {
+			h := st.Server.Hosts[host]
+			switch {
+			case st.Errors.Network > 0 || st.Pool.CheckoutFailed > 0 || st.Pool.ConnectionsLost > 0:
+				why := st.ErrorSample
+				if why == "" {
+					why = fmt.Sprintf("%d network errors, %d failed checkouts, %d connections lost", st.Errors.Network, st.Pool.CheckoutFailed, st.Pool.ConnectionsLost)
+				}
+				return &Refusal{Clients: k, Connections: conns, Reason: textfmt.Line(why)}
+			case h != nil && h.Connections != nil && h.Connections.Peak != nil && h.Connections.Limit != nil && *h.Connections.Peak >= *h.Connections.Limit:
+				return &Refusal{Clients: k, Connections: conns, Reason: fmt.Sprintf("the server's connections reached its limit, %.0f", *h.Connections.Limit)}
+			}
+		}
+	}
+	return nil
 }
