@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -141,7 +142,7 @@ func Estimate(r *results.Results) (*Cost, error) {
 	for _, k := range levels {
 		c.Levels = append(c.Levels, level(k, byClients[k], c.Server))
 	}
-	c.Refused = refusal(r, first, levels, byClients, c.Server)
+	c.Refused = refusal(r, first, c.Server)
 	return c, nil
 }
 
@@ -276,48 +277,68 @@ func median(v []float64) *float64 {
 }
 
 // refusal is the first client count at which the server refused or
-// failed connections, and what was said: a step of the sweep that
-// failed (its error), one whose connections failed (network errors,
-// failed checkouts, connections lost: its error sample), or one at which
-// the server's connections reached its limit.
-func refusal(r *results.Results, first *results.StepResult, levels []int, byClients map[int][]*results.StepResult, host string) *Refusal {
-	failed := map[int]string{}
+// failed connections, and what was said: a step of the sweep's series
+// that failed to run (its error), or one, measured or marked as a
+// failure of the target, whose connections failed (network errors,
+// failed checkouts, connections lost: its error sample, the driver's
+// words for what the server did) or reached the server's limit. A
+// server that refuses a connection past its limit closes it during the
+// handshake, which a sweep sees as the target failing: so the steps the
+// cost was not fitted from count here.
+func refusal(r *results.Results, first *results.StepResult, host string) *Refusal {
+	same := func(target, workload, pool string, rate, conc int) bool {
+		return target == first.Target && workload == first.Workload && pool == first.PoolSetting && rate == first.Rate && conc == first.Concurrency
+	}
+	type seen struct {
+		conns  float64
+		reason string
+	}
+	at := map[int]*seen{}
+	note := func(k int, conns float64, reason string) {
+		s := at[k]
+		if s == nil {
+			s = &seen{}
+			at[k] = s
+		}
+		s.conns = max(s.conns, conns)
+		if s.reason == "" {
+			s.reason = reason
+		}
+	}
 	if r.End != nil {
 		for _, f := range r.End.FailedSteps {
-			if f.TargetFailed || f.Target != first.Target || f.Workload != first.Workload || f.PoolSetting != first.PoolSetting || f.Rate != first.Rate || f.Concurrency != first.Concurrency {
-				continue
-			}
-			if _, seen := failed[f.Clients]; !seen {
-				failed[f.Clients] = f.Error
-				levels = append(levels, f.Clients)
+			if !f.TargetFailed && same(f.Target, f.Workload, f.PoolSetting, f.Rate, f.Concurrency) {
+				note(f.Clients, 0, f.Error)
 			}
 		}
 	}
-	slices.Sort(levels)
-	levels = slices.Compact(levels)
-	for _, k := range levels {
+	for i := range r.Steps {
+		st := &r.Steps[i]
+		if st.Mode != results.ModeOpen || !same(st.Target, st.Workload, st.PoolSetting, st.Rate, st.Concurrency) {
+			continue
+		}
+		var h *results.ServerSample
+		if st.Server != nil {
+			h = st.Server.Hosts[host]
+		}
 		var conns float64
-		for _, st := range byClients[k] {
-			if h := st.Server.Hosts[host]; h != nil && h.Connections != nil && h.Connections.Current != nil {
-				conns = max(conns, *h.Connections.Current)
-			}
+		if h != nil && h.Connections != nil && h.Connections.Peak != nil {
+			conns = *h.Connections.Peak
 		}
-		if why, ok := failed[k]; ok {
-			return &Refusal{Clients: k, Connections: conns, Reason: textfmt.Line(why)}
-		}
-		for _, st := range byClients[k] {
-			h := st.Server.Hosts[host]
-			switch {
-			case st.Errors.Network > 0 || st.Pool.CheckoutFailed > 0 || st.Pool.ConnectionsLost > 0:
-				why := st.ErrorSample
-				if why == "" {
-					why = fmt.Sprintf("%d network errors, %d failed checkouts, %d connections lost", st.Errors.Network, st.Pool.CheckoutFailed, st.Pool.ConnectionsLost)
-				}
-				return &Refusal{Clients: k, Connections: conns, Reason: textfmt.Line(why)}
-			case h != nil && h.Connections != nil && h.Connections.Peak != nil && h.Connections.Limit != nil && *h.Connections.Peak >= *h.Connections.Limit:
-				return &Refusal{Clients: k, Connections: conns, Reason: fmt.Sprintf("the server's connections reached its limit, %.0f", *h.Connections.Limit)}
+		switch {
+		case st.Errors.Network > 0 || st.Pool.CheckoutFailed > 0 || st.Pool.ConnectionsLost > 0:
+			why := st.ErrorSample
+			if why == "" {
+				why = fmt.Sprintf("%d network errors, %d failed checkouts, %d connections lost", st.Errors.Network, st.Pool.CheckoutFailed, st.Pool.ConnectionsLost)
 			}
+			note(st.Clients, conns, why)
+		case h != nil && h.Connections != nil && h.Connections.Peak != nil && h.Connections.Limit != nil && *h.Connections.Peak >= *h.Connections.Limit:
+			note(st.Clients, conns, fmt.Sprintf("the server's connections reached its limit, %.0f", *h.Connections.Limit))
 		}
 	}
-	return nil
+	if len(at) == 0 {
+		return nil
+	}
+	k := slices.Min(slices.Collect(maps.Keys(at)))
+	return &Refusal{Clients: k, Connections: at[k].conns, Reason: textfmt.Line(at[k].reason)}
 }

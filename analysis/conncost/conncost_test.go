@@ -110,6 +110,16 @@ func TestEstimateRefusal(t *testing.T) {
 		t.Errorf("network errors: %+v", c.Refused)
 	}
 
+	// Past a server's limit the handshake is closed, and the sweep marks
+	// the step a failure of the target: not fitted, still the refusal.
+	r = base()
+	r.Steps[2].TargetFailed = &results.TargetFailed{Failed: true, Reason: "no operation succeeded"}
+	r.Steps[2].Errors.Network, r.Steps[2].ErrorSample = 2, "connection() error occurred during connection handshake: EOF"
+	r.Steps[2].Server.Hosts["h:1"].Connections.Peak = ptr(150)
+	if c, _ := Estimate(&r); c.Refused == nil || c.Refused.Clients != 40 || c.Refused.Connections != 150 || !strings.Contains(c.Refused.Reason, "handshake") {
+		t.Errorf("a step marked as the target failing: %+v", c.Refused)
+	}
+
 	r = base()
 	r.Steps[2].Server.Hosts["h:1"].Connections.Limit = ptr(100)
 	if c, _ := Estimate(&r); c.Refused == nil || c.Refused.Clients != 40 || !strings.Contains(c.Refused.Reason, "limit, 100") {

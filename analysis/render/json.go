@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/conncost"
 	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 )
@@ -36,6 +37,11 @@ type Doc struct {
 	Recommendations []recommendationDoc    `json:"recommendations,omitempty"`
 	// Replays is the replayed series (sweep --workload-file).
 	Replays []replayDoc `json:"replays,omitempty"`
+	// ConnectionCost is what one connection costs the server, from the
+	// first file with a connection sweep; ConnectionCosts every file's
+	// when there are several.
+	ConnectionCost  *conncost.Cost  `json:"connection_cost,omitempty"`
+	ConnectionCosts []conncost.Cost `json:"connection_costs,omitempty"`
 }
 
 // Document builds a's JSON document: the series, the open-loop reports
@@ -72,6 +78,15 @@ func Document(a *analysis.Analysis) Doc {
 	}
 	for _, rp := range a.Replays {
 		d.Replays = append(d.Replays, replayJSON(rp))
+	}
+	for _, c := range a.ConnectionCosts {
+		d.ConnectionCosts = append(d.ConnectionCosts, roundedCost(c))
+	}
+	if len(d.ConnectionCosts) > 0 {
+		d.ConnectionCost = &d.ConnectionCosts[0]
+	}
+	if len(d.ConnectionCosts) < 2 {
+		d.ConnectionCosts = nil
 	}
 	return d
 }
