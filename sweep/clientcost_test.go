@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/poolsweep/poolsweep/internal/fdlimit"
 )
 
 // What one light client costs the load host: a driver client with its
@@ -203,5 +206,56 @@ func TestIdleClientOverBare(t *testing.T) {
 	}
 	if og > bg+0.1 {
 		t.Errorf("poolsweep's idle client runs %.2f goroutines, a bare one %.2f", og, bg)
+	}
+}
+
+// BenchmarkLightClients runs one open-loop step of k light clients on
+// this load host against a simulator in a child process: each client its
+// own driver client with a monitor and a pool of one connection, at 0.1
+// calls/s of its own (k/10 calls/s in all), a 5-s window after a 2-s
+// warm-up. It reports what the load host spent (its CPU over the whole
+// step, connecting and pre-warming included, in % of one core), the
+// share of the offered calls carried, and how often this host fell
+// behind the schedule (BenchmarkIdleClient has the heap per client). A step of k clients needs 2k descriptors here and in the
+// simulator; a k this host's open-file limit cannot hold is skipped, and
+// says so.
+func BenchmarkLightClients(b *testing.B) {
+	for _, k := range []int{1000, 5000, 10000} {
+		b.Run(fmt.Sprintf("clients=%d", k), func(b *testing.B) {
+			if lim, ok := fdlimit.Current(); ok && lim.Hard < uint64(2*k)+fdlimit.Reserve {
+				b.Skipf("%d clients need %d open files (a pool connection and a monitor each, and %d reserved); the hard limit here is %d", k, 2*k+fdlimit.Reserve, fdlimit.Reserve, lim.Hard)
+			}
+			if err := fdlimit.Ensure(uint64(2*k) + fdlimit.Reserve); err != nil {
+				b.Skip(err)
+			}
+			sim := startSimChild(b, "service=0s")
+			r := openRunner(sim.URI, 2*time.Second, 5*time.Second)
+			r.OpTimeout = 30 * time.Second
+			spec := openSpec(k/10, 1, 1)
+			spec.Clients = k
+			var cpu, carried, behind float64
+			for range b.N {
+				cpu0, t0 := processCPU(), time.Now()
+				st, err := r.RunStep(b.Context(), spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				wall := time.Since(t0)
+				cpu += float64(processCPU()-cpu0) / float64(wall) * 100
+				if st.Client != nil {
+					b.Logf("%d clients: the step took %s; in the window this process used %.0f%% of a core", k, wall.Round(time.Millisecond), st.Client.CPUPct)
+				}
+				b.Logf("%d clients: offered %d, achieved %.1f/s of %.1f/s, behind %v, warnings %q", k, st.Open.Offered, st.Open.AchievedPerS, st.Open.OfferedPerS, st.Open.ClientBehind, st.Warnings)
+				carried += st.Open.AchievedShare()
+				if st.Open.ClientBehind {
+					behind++
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(cpu/n, "cpu-%/step")
+			b.ReportMetric(carried/n, "carried-share")
+			b.ReportMetric(behind/n, "behind-share")
+			b.ReportMetric(0, "ns/op")
+		})
 	}
 }
