@@ -26,7 +26,7 @@ const (
 	// 15 KB of heap idle (BenchmarkIdleClient), and the stacks of its 3
 	// or 4 goroutines, rounded up.
 	memPerClient = 64 << 10
-	opCopies         = 3        // a document is built, encoded and framed
+	opCopies     = 3 // a document is built, encoded and framed
 )
 
 // estimateMemory is the peak memory one step of the plan needs in this
