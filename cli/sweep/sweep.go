@@ -325,7 +325,7 @@ merged run's end status.
 	addAgentFlags(f, &o.agentOptions)
 	cmdutil.LevelsVar(f, &o.rate, "rate", "", plan.MaxRate, false, plan.ParseLevels, "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
 	cmdutil.ChoiceVar(f, &o.arrivals, "arrivals", results.ArrivalsUniform, []string{results.ArrivalsUniform, results.ArrivalsPoisson}, false, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
-	cmdutil.IntVar(f, &o.maxInFlight, "max-in-flight", plan.DefaultMaxInFlight, 1, plan.MaxConcurrency, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
+	cmdutil.IntVar(f, &o.maxInFlight, "max-in-flight", plan.DefaultMaxInFlight, 1, plan.MaxConcurrency, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait; with more than 40 clients, by default 200000 over the clients)")
 
 	// Adaptive search.
 	o.searchOptions.addFlags(f)
