@@ -87,7 +87,8 @@ type Refusal struct {
 // and CPU against the server's connections (connections.current), and
 // the connections beyond the clients' pools against the clients, each
 // fitted by least squares with a Confidence interval; the levels are the
-// steps' medians per client count.
+// steps' medians per client count, below the count at which the server
+// refused.
 func Estimate(r *results.Results) (*Cost, error) {
 	steps := sweepSteps(r)
 	if steps == nil {
@@ -96,6 +97,11 @@ func Estimate(r *results.Results) (*Cost, error) {
 	first := steps[0]
 	c := &Cost{Target: first.Target, Workload: first.Workload, Pool: first.PoolSetting, Rate: first.Rate,
 		Confidence: Confidence, Server: busiestHost(steps)}
+	// From the level at which the server refused on, its connections
+	// are its limit's, not the clients': those steps measure no cost.
+	if c.Refused = refusal(r, first, c.Server); c.Refused != nil {
+		steps = slices.DeleteFunc(steps, func(st *results.StepResult) bool { return st.Clients >= c.Refused.Clients })
+	}
 	var mem, cpu, mon []point
 	byClients := map[int][]*results.StepResult{}
 	for _, st := range steps {
@@ -142,7 +148,6 @@ func Estimate(r *results.Results) (*Cost, error) {
 	for _, k := range levels {
 		c.Levels = append(c.Levels, level(k, byClients[k], c.Server))
 	}
-	c.Refused = refusal(r, first, c.Server)
 	return c, nil
 }
 

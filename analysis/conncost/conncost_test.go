@@ -122,8 +122,14 @@ func TestEstimateRefusal(t *testing.T) {
 
 	r = base()
 	r.Steps[2].Server.Hosts["h:1"].Connections.Limit = ptr(100)
-	if c, _ := Estimate(&r); c.Refused == nil || c.Refused.Clients != 40 || !strings.Contains(c.Refused.Reason, "limit, 100") {
+	c, _ = Estimate(&r)
+	if c.Refused == nil || c.Refused.Clients != 40 || !strings.Contains(c.Refused.Reason, "limit, 100") {
 		t.Errorf("at the limit: %+v", c.Refused)
+	}
+	// The refused level measured the limit, not a cost: not fitted, not a
+	// level.
+	if len(c.Levels) != 2 || c.Levels[1].Clients != 20 {
+		t.Errorf("levels past the refusal: %+v", c.Levels)
 	}
 }
 
