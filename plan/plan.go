@@ -353,6 +353,16 @@ func (p Plan) levelLists() (flags []string, lists [][]int) {
 
 // Validate checks the combination; each error names the flag.
 func (p Plan) Validate() error {
+	// The clients first: the open loop's and the workers' bounds are
+	// counted from them, and a count past its own bound is the error.
+	switch {
+	case p.Clients < 1 || p.Clients > MaxClients:
+		return fmt.Errorf("--clients: %d is not between 1 and %d", p.Clients, MaxClients)
+	case len(p.ClientLevels) > 0 && slices.Max(p.ClientLevels) != p.Clients:
+		return fmt.Errorf("--clients: the largest level %d is not the plan's clients %d", slices.Max(p.ClientLevels), p.Clients)
+	case len(p.ClientLevels) > 0 && slices.Min(p.ClientLevels) < 1:
+		return fmt.Errorf("--clients: %d is not between 1 and %d", slices.Min(p.ClientLevels), MaxClients)
+	}
 	if err := p.validateOpen(); err != nil {
 		return err
 	}
@@ -370,12 +380,6 @@ func (p Plan) Validate() error {
 		return errors.New("--concurrency: empty list")
 	case !p.Pool.Match && len(p.Pool.Sizes) == 0:
 		return errors.New("--pool: empty list")
-	case p.Clients < 1 || p.Clients > MaxClients:
-		return fmt.Errorf("--clients: %d is not between 1 and %d", p.Clients, MaxClients)
-	case len(p.ClientLevels) > 0 && slices.Max(p.ClientLevels) != p.Clients:
-		return fmt.Errorf("--clients: the largest level %d is not the plan's clients %d", slices.Max(p.ClientLevels), p.Clients)
-	case len(p.ClientLevels) > 0 && slices.Min(p.ClientLevels) < 1:
-		return fmt.Errorf("--clients: %d is not between 1 and %d", slices.Min(p.ClientLevels), MaxClients)
 	case p.Trials < 1 || p.Trials > MaxTrials:
 		return fmt.Errorf("--trials: %d is not between 1 and %d", p.Trials, MaxTrials)
 	case p.Warmup < 0 || p.Warmup > MaxWindow:
