@@ -35,6 +35,12 @@ type Cost struct {
 	// server beside its pool: the drivers' monitors (2 from 4.4, 1
 	// before), measured as the server's connections less the pools'.
 	MonitorsPerClient *results.Interval `json:"monitors_per_client"`
+	// MemoryBytesPerClient and CPUusPerSPerClient are the same costs per
+	// client (its pool's connections and its monitors together), fitted
+	// against the clients: what a server that does not report its
+	// connections (FerretDB) can be measured by.
+	MemoryBytesPerClient *results.Interval `json:"memory_bytes_per_client,omitempty"`
+	CPUusPerSPerClient   *results.Interval `json:"cpu_us_per_s_per_client,omitempty"`
 	// Limit is the server's connection limit (connections.current +
 	// available), nil where it did not report one.
 	Limit *float64 `json:"limit"`
@@ -102,12 +108,22 @@ func Estimate(r *results.Results) (*Cost, error) {
 	if c.Refused = refusal(r, first, c.Server); c.Refused != nil {
 		steps = slices.DeleteFunc(steps, func(st *results.StepResult) bool { return st.Clients >= c.Refused.Clients })
 	}
-	var mem, cpu, mon []point
+	var mem, cpu, mon, memK, cpuK []point
 	byClients := map[int][]*results.StepResult{}
 	for _, st := range steps {
 		byClients[st.Clients] = append(byClients[st.Clients], st)
 		h := st.Server.Hosts[c.Server]
-		if h == nil || h.Connections == nil || h.Connections.Current == nil {
+		if h == nil {
+			continue
+		}
+		k := float64(st.Clients)
+		if b := residentBytes(h); b != nil {
+			memK = append(memK, point{k, *b})
+		}
+		if h.CPUPct != nil {
+			cpuK = append(cpuK, point{k, *h.CPUPct * 1e4})
+		}
+		if h.Connections == nil || h.Connections.Current == nil {
 			continue
 		}
 		conns := *h.Connections.Current
@@ -125,6 +141,7 @@ func Estimate(r *results.Results) (*Cost, error) {
 		}
 	}
 	c.MemoryBytes, c.CPUusPerS, c.MonitorsPerClient = slope(mem), slope(cpu), slope(mon)
+	c.MemoryBytesPerClient, c.CPUusPerSPerClient = slope(memK), slope(cpuK)
 	for _, f := range []struct {
 		what string
 		got  *results.Interval
@@ -132,6 +149,8 @@ func Estimate(r *results.Results) (*Cost, error) {
 	}{{"memory per connection", c.MemoryBytes, mem}, {"CPU per connection", c.CPUusPerS, cpu}, {"monitors per client", c.MonitorsPerClient, mon}} {
 		switch {
 		case f.got != nil:
+		case len(f.pts) == 0 && len(memK)+len(cpuK) > 0 && f.what != "monitors per client":
+			c.Notes = append(c.Notes, f.what+": the server reports no connections.current; per client (its pool and monitors together) instead")
 		case len(f.pts) == 0:
 			c.Notes = append(c.Notes, f.what+": the server reported none of what it needs")
 		default:
@@ -193,9 +212,17 @@ func distinctClients(steps []*results.StepResult) int {
 
 // busiestHost is the host that held the most connections in any of the
 // steps: the one the clients' pools are to (a standalone, a replica set's
-// primary, a router).
+// primary, a router); where none reports its connections, the first host
+// by name.
 func busiestHost(steps []*results.StepResult) string {
 	best, most := "", -1.0
+	for _, st := range steps {
+		for h := range st.Server.Hosts {
+			if best == "" || h < best {
+				best = h
+			}
+		}
+	}
 	for _, st := range steps {
 		for _, host := range slices.Sorted(func(yield func(string) bool) {
 			for h := range st.Server.Hosts {

@@ -160,3 +160,31 @@ func TestEstimateNoSweep(t *testing.T) {
 		t.Errorf("two points: memory %v, notes %q", c.MemoryBytes, c.Notes)
 	}
 }
+
+// TestEstimateWithoutConnections: a server that reports no
+// connections.current (FerretDB) gets its memory per client, pool and
+// monitors together, fitted against the clients, and notes saying why
+// there is nothing per connection.
+func TestEstimateWithoutConnections(t *testing.T) {
+	var r results.Results
+	for trial := 1; trial <= 2; trial++ {
+		for _, k := range []int{5, 20, 80} {
+			st := sweepStep(k, trial, 1, 2, 5, 0, 0, 0)
+			h := st.Server.Hosts["h:1"]
+			h.Connections, h.ResidentMB = nil, nil
+			h.RSSMB = ptr(60 + 0.5*float64(k) + float64(trial)) // 512 KiB a client
+			st.Pool.HeartbeatsPerS = nil
+			r.Steps = append(r.Steps, st)
+		}
+	}
+	c, err := Estimate(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Server != "h:1" || c.MemoryBytes != nil || c.MemoryBytesPerClient == nil || math.Abs(c.MemoryBytesPerClient.Value-(512<<10)) > 1 {
+		t.Errorf("server %q, per connection %v, per client %+v", c.Server, c.MemoryBytes, c.MemoryBytesPerClient)
+	}
+	if len(c.Notes) == 0 || !strings.Contains(c.Notes[0], "no connections.current; per client") {
+		t.Errorf("notes %q", c.Notes)
+	}
+}

@@ -23,7 +23,13 @@ func ConnectionCost(w io.Writer, c *conncost.Cost) {
 		memText = bytesIn(c.MemoryBytes.Value)
 	}
 	ew.Printf("  memory per connection:  %s\n", fitText(c.MemoryBytes, memText))
-	ew.Printf("  CPU per connection:     %s\n", fitText(c.CPUusPerS, func(v float64) string { return fmt.Sprintf("%.3g µs/s", v) }))
+	ew.Printf("  CPU per connection:     %s\n", fitText(c.CPUusPerS, usPerS))
+	if c.MemoryBytesPerClient != nil {
+		ew.Printf("  memory per client:      %s (its pool and monitors)\n", fitText(c.MemoryBytesPerClient, bytesIn(c.MemoryBytesPerClient.Value)))
+	}
+	if c.CPUusPerSPerClient != nil {
+		ew.Printf("  CPU per client:         %s\n", fitText(c.CPUusPerSPerClient, usPerS))
+	}
 	ew.Printf("  monitors per client:    %s\n", fitText(c.MonitorsPerClient, func(v float64) string { return fmt.Sprintf("%.2f", v) }))
 	if c.Limit != nil {
 		ew.Printf("  connection limit:       %s (connections.current + available)\n", textfmt.Thousands(*c.Limit))
@@ -44,6 +50,15 @@ func ConnectionCost(w io.Writer, c *conncost.Cost) {
 			ptrOrDash(l.ResidentBytes, bytesText), ptrOrDash(l.CPUPct, func(v float64) string { return fmt.Sprintf("%.1f", v) }),
 			ptrOrDash(l.HelloPerS, func(v float64) string { return fmt.Sprintf("%.1f", v) }), l.Trials)
 	}
+}
+
+// usPerS writes CPU time a second to three significant figures, never
+// in exponent form.
+func usPerS(v float64) string {
+	if max(v, -v) >= 100 {
+		return fmt.Sprintf("%.0f µs/s", v)
+	}
+	return fmt.Sprintf("%.3g µs/s", v)
 }
 
 // fitText is a fit's value and interval, or why there is none.
@@ -104,6 +119,7 @@ func roundedCost(c *conncost.Cost) conncost.Cost {
 		return &results.Interval{Value: roundSig(iv.Value, 3), Low: roundSig(iv.Low, 3), High: roundSig(iv.High, 3)}
 	}
 	out.MemoryBytes, out.CPUusPerS, out.MonitorsPerClient = sig(c.MemoryBytes), sig(c.CPUusPerS), sig(c.MonitorsPerClient)
+	out.MemoryBytesPerClient, out.CPUusPerSPerClient = sig(c.MemoryBytesPerClient), sig(c.CPUusPerSPerClient)
 	out.Levels = append([]conncost.Level{}, c.Levels...)
 	for i := range out.Levels {
 		l := &out.Levels[i]
