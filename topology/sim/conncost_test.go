@@ -26,6 +26,7 @@ func TestConnCostSpec(t *testing.T) {
 		// 0 is the default: nothing added, nothing printed.
 		{"conn_mem=0", "", 0, 0},
 		{"max_conns=1000000", "max_conns=1000000", 0, 1000000},
+		{"hello_cost=50us,conn_mem=1KiB", "conn_mem=1KiB,hello_cost=50us", 1 << 10, 0},
 	} {
 		s, err := ParseSpec(tt.in)
 		if err != nil {
@@ -50,6 +51,8 @@ func TestConnCostSpec(t *testing.T) {
 		{"max_conns=0", "max_conns=0: must be at least 1"},
 		{"max_conns=1000001", "max_conns=1000001: must be between 1 and 1000000"},
 		{"max_conns=ten", "max_conns=ten: not an integer"},
+		{"hello_cost=2s", "hello_cost=2s: must be between 0s and 1s"},
+		{"hello_cost=fast", "hello_cost=fast: not a duration"},
 	} {
 		_, err := ParseSpec(tt.in)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -166,5 +169,52 @@ func TestConnMemLeftOut(t *testing.T) {
 	d := startSim(t, "service=0s")
 	if _, ok := statusNum(t, d.fronts[0], "mem", "resident"); ok {
 		t.Error("mem.resident reported without conn_mem by a simulator in the load's process")
+	}
+}
+
+// TestHelloCost: with hello_cost=1ms each hello a server answers adds
+// 1 ms to the CPU time it reports (extra_info.user_time_us, reported by a
+// simulator alone in its process), beside the process's own: 200 hellos
+// add 200 ms more than this process spent meanwhile. Without it hellos
+// add nothing of their own.
+func TestHelloCost(t *testing.T) {
+	for _, tt := range []struct {
+		spec string
+		want time.Duration
+	}{{"service=0s,hello_cost=1ms", 200 * time.Millisecond}, {"service=0s", 0}} {
+		d := startAlone(t, tt.spec)
+		f := d.fronts[0]
+		read := func() (reported, own int64) {
+			ru, ok := selfUsage()
+			if !ok {
+				t.Skip("no getrusage here")
+			}
+			u, _ := statusNum(t, f, "extra_info", "user_time_us")
+			s, _ := statusNum(t, f, "extra_info", "system_time_us")
+			return u + s, ru.userMicros + ru.systemMicros
+		}
+		r0, o0 := read()
+		c, err := dialHello(t, d.Hosts()[0]) // the first of 200 hellos
+		if err != nil {
+			t.Fatal(err)
+		}
+		hello := opMsg(t, bson.D{{Key: "hello", Value: 1}, {Key: "$db", Value: "admin"}}, 0, false)
+		br := bufio.NewReader(c)
+		for range 199 {
+			if _, err := c.Write(hello); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := readMessage(br); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.Close()
+		r1, o1 := read()
+		// The process's own time is read just after the server's: the
+		// server's share of it can lag by what the last read cost.
+		extra := time.Duration(r1-r0-(o1-o0)) * time.Microsecond
+		if extra < tt.want-20*time.Millisecond || extra > tt.want+20*time.Millisecond {
+			t.Errorf("%s: 200 hellos added %s beyond the process's own CPU, want %s", tt.spec, extra, tt.want)
+		}
 	}
 }

@@ -171,6 +171,13 @@
 // current, and a connection past it is closed before its first reply and
 // counted in connections.rejected (from 7.0), as a real server refuses
 // one ("connection refused because too many open connections").
+// hello_cost=D is the CPU time each hello or isMaster costs the server
+// that answers it: a monitor's heartbeat (every heartbeatFrequencyMS per
+// client; the simulator offers no topologyVersion, so drivers poll it
+// with one monitor each rather than stream with two) and a connection's
+// handshake. It is added to the CPU time extra_info reports (a simulator
+// alone in its process) and holds no slot, so K idle clients cost
+// K·D/heartbeat of CPU a second.
 //
 // The first second of a burst on a cold pool, of a client that has
 // discovered its server, follows from it. Calls

@@ -35,6 +35,9 @@ func (f *frontend) processSections(v serverVersion) bson.D {
 		out = append(out, windowsExtraInfo())
 	} else if ru, ok := selfUsage(); ok {
 		user, sys := f.d.processShare(f, ru)
+		// hello_cost: each hello this server answered, as CPU time of
+		// its own beside the process's.
+		user += f.tel.hellos.Load() * f.d.spec.HelloCost.Microseconds()
 		extra := bson.D{{Key: "note", Value: "fields vary by platform"}}
 		if v.cpuTimes {
 			extra = append(extra,

@@ -186,6 +186,13 @@ type Spec struct {
 	// connections.available is the limit less current, as a real server
 	// reports it. 0 means a real server's default, 1,000,000.
 	MaxConns int
+	// HelloCost is the CPU time each hello or isMaster costs the server
+	// that answers it (hello_cost=D): a monitor's heartbeat, or a new
+	// connection's handshake. It adds to the CPU time serverStatus
+	// reports (extra_info, reported by a simulator alone in its process)
+	// and holds no slot, as a real server answers hello outside its
+	// tickets. 0 adds nothing.
+	HelloCost time.Duration
 	// OS is the platform the servers answer as: "" (this machine's, as
 	// built), or "windows", where serverStatus.process is the
 	// executable's path, hostInfo's os.type is Windows and extra_info has
@@ -205,7 +212,7 @@ func (s Spec) Sharded() bool { return s.Shards > 0 }
 func (s Spec) ReplicaSet() bool { return s.Members > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "setup_latency", "jitter", "routers", "router_slots", "router_cost", "router_restart", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "conn_mem", "max_conns", "test_commands", "cores", "version", "os"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "setup_latency", "jitter", "routers", "router_slots", "router_cost", "router_restart", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "conn_mem", "max_conns", "hello_cost", "test_commands", "cores", "version", "os"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -230,7 +237,8 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // default 5s) is how long the simulator's routerRestart event keeps a
 // router down. conn_mem=BYTES (KiB and MiB suffixes; default 0) is the
 // resident memory each connection adds, max_conns=N (default 1000000)
-// each server's connection limit (Spec.ConnMem, Spec.MaxConns).
+// each server's connection limit, hello_cost=D (default 0s) the CPU time
+// each hello costs (Spec.ConnMem, Spec.MaxConns, Spec.HelloCost).
 // rs=N (1 to 7) starts a replica set of N members instead of a standalone,
 // with repl_lag=1ms, election=300ms and repl_writers=16 unless given; rs and
 // shards are exclusive, and the replica-set keys without rs are refused.
@@ -309,7 +317,7 @@ func (s *Spec) field(key string) any {
 		"routers": &s.Routers, "router_slots": &s.RouterSlots, "router_cost": &s.RouterCost, "router_restart": &s.RouterRestart, "test_commands": &s.TestCommands,
 		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
 		"ingress_rate": &s.IngressRate, "ingress_burst": &s.IngressBurst, "ingress_queue": &s.IngressQueue,
-		"conn_mem": (*byteSize)(&s.ConnMem), "max_conns": &s.MaxConns,
+		"conn_mem": (*byteSize)(&s.ConnMem), "max_conns": &s.MaxConns, "hello_cost": &s.HelloCost,
 		"cores": &s.Cores, "version": &s.Version, "os": &s.OS,
 	}[key]
 }

@@ -7,10 +7,11 @@ import (
 )
 
 // The cost of a connection: conn_mem=BYTES, the resident memory each open
-// connection adds to a server, and max_conns=N, the server's connection
-// limit (net.maxIncomingConnections). Both give a connection sweep a known
-// answer: the memory per connection it should measure, and the level at
-// which the server refuses.
+// connection adds to a server, max_conns=N, the server's connection limit
+// (net.maxIncomingConnections), and hello_cost=D, the CPU time of each
+// hello (a monitor's heartbeat). They give a connection sweep a known
+// answer: the memory per connection and the CPU per heartbeat it should
+// measure, and the level at which the server refuses.
 
 const (
 	// maxConnMem bounds conn_mem: 1 GiB a connection is far above any
@@ -64,6 +65,9 @@ func (s Spec) validateConnCost() error {
 	if s.ConnMem < 0 || s.ConnMem > maxConnMem {
 		return bad("conn_mem", strconv.FormatInt(s.ConnMem, 10), "must be between 0 and 1024MiB")
 	}
+	if s.HelloCost < 0 || s.HelloCost > maxConnCost {
+		return bad("hello_cost", fmtDuration(s.HelloCost), fmt.Sprintf("must be between 0s and %s", maxConnCost))
+	}
 	if s.MaxConns < 0 || s.MaxConns > maxMaxConns {
 		return bad("max_conns", strconv.Itoa(s.MaxConns), fmt.Sprintf("must be between 1 and %d (leave it out for %d, a real server's default)", maxMaxConns, maxIncomingConnections))
 	}
@@ -79,6 +83,9 @@ func (s Spec) connCostString() []string {
 	}
 	if s.MaxConns > 0 {
 		out = append(out, "max_conns="+strconv.Itoa(s.MaxConns))
+	}
+	if s.HelloCost > 0 {
+		out = append(out, "hello_cost="+fmtDuration(s.HelloCost))
 	}
 	return out
 }
