@@ -145,6 +145,7 @@ func TestSummarizeFixtures(t *testing.T) {
 				Write: &results.TicketSide{InUse: p(4), Available: p(4), Total: p(8)},
 			},
 			CPUPct:          p(150),
+			ReportedCPUPct:  p(150),
 			RSSMB:           p(1844),
 			ResidentMB:      p(1844),
 			NetInBytesPerS:  p(1.5e6),
@@ -173,6 +174,7 @@ func TestSummarizeFixtures(t *testing.T) {
 				Write: &results.TicketSide{InUse: p(2), Available: p(126), Total: p(128), Queued: p(0), QueuedFromTime: p(0)},
 			},
 			CPUPct:          p(700),
+			ReportedCPUPct:  p(700),
 			RSSMB:           p(2441),
 			ResidentMB:      p(2441),
 			NetInBytesPerS:  p(1.2e6),
@@ -193,6 +195,7 @@ func TestSummarizeFixtures(t *testing.T) {
 			ReadOpsPerS:     p(3000),
 			WriteOpsPerS:    p(1500),
 			CPUPct:          p(100),
+			ReportedCPUPct:  p(100),
 			RSSMB:           p(171),
 			ResidentMB:      p(171),
 			NetInBytesPerS:  p(0.8e6),
@@ -214,7 +217,7 @@ func TestSummarizeFixtures(t *testing.T) {
 			// One host: the total is the host (a version is a host's own).
 			total := *tt.want
 			total.Version = ""
-			total.ResidentMB = nil // the server's own report, per host
+			total.ResidentMB, total.ReportedCPUPct = nil, nil // the server's own reports, per host
 			if c := total.Connections; c != nil {
 				// Peaks and limits are per host only.
 				cc := *c

@@ -120,8 +120,8 @@ func Estimate(r *results.Results) (*Cost, error) {
 		if b := residentBytes(h); b != nil {
 			memK = append(memK, point{k, *b})
 		}
-		if h.CPUPct != nil {
-			cpuK = append(cpuK, point{k, *h.CPUPct * 1e4})
+		if pct := cpuPct(h); pct != nil {
+			cpuK = append(cpuK, point{k, *pct * 1e4})
 		}
 		if h.Connections == nil || h.Connections.Current == nil {
 			continue
@@ -130,8 +130,8 @@ func Estimate(r *results.Results) (*Cost, error) {
 		if b := residentBytes(h); b != nil {
 			mem = append(mem, point{conns, *b})
 		}
-		if h.CPUPct != nil {
-			cpu = append(cpu, point{conns, *h.CPUPct * 1e4})
+		if pct := cpuPct(h); pct != nil {
+			cpu = append(cpu, point{conns, *pct * 1e4})
 		}
 		if pool, ok := poolConnections(st, c.Server); ok {
 			mon = append(mon, point{float64(st.Clients), conns - pool})
@@ -252,6 +252,10 @@ func residentBytes(h *results.ServerSample) *float64 {
 	return &b
 }
 
+// cpuPct is the server's CPU in % of one core: its own report, else the
+// process's as poolsweep read it.
+func cpuPct(h *results.ServerSample) *float64 { return cmp.Or(h.ReportedCPUPct, h.CPUPct) }
+
 // poolConnections is what the step's pools held open to host when its
 // window opened: the host's own entry, or every pool's when the step kept
 // pools to one host only.
@@ -285,8 +289,8 @@ func level(k int, steps []*results.StepResult, host string) Level {
 		if b := residentBytes(h); b != nil {
 			res = append(res, *b)
 		}
-		if h.CPUPct != nil {
-			cpu = append(cpu, *h.CPUPct)
+		if pct := cpuPct(h); pct != nil {
+			cpu = append(cpu, *pct)
 		}
 	}
 	if m := median(conns); m != nil {
