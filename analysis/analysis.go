@@ -12,6 +12,7 @@
 package analysis
 
 import (
+	"github.com/poolsweep/poolsweep/analysis/conncost"
 	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 	"github.com/poolsweep/poolsweep/analysis/openloop"
@@ -58,6 +59,10 @@ type Analysis struct {
 	// RouterPools are the routers' pools to the shard hosts in each
 	// closed-loop step that sampled them (routerpools.go).
 	RouterPools []RouterPool
+	// ConnectionCosts are what one connection costs the server, from each
+	// file that holds a connection sweep (sweep --rate R --clients LIST),
+	// in file order (conncost.Estimate).
+	ConnectionCosts []*conncost.Cost
 	// Counts are the files' steps counted for a summary.
 	Counts Counts
 	// PerFile, set by Each, is each file's own analysis in the order of
@@ -96,6 +101,9 @@ func Of(rs []*results.Results, o knee.Options) *Analysis {
 		if s, ok := searchOf(r); ok {
 			a.Searches = append(a.Searches, s)
 		}
+		if c, err := conncost.Estimate(r); err == nil {
+			a.ConnectionCosts = append(a.ConnectionCosts, c)
+		}
 		a.Counts.add(count(r))
 	}
 	return a
@@ -118,6 +126,7 @@ func Each(rs []*results.Results, o knee.Options) *Analysis {
 		a.Events = append(a.Events, f.Events...)
 		a.Pool = append(a.Pool, f.Pool...)
 		a.RouterPools = append(a.RouterPools, f.RouterPools...)
+		a.ConnectionCosts = append(a.ConnectionCosts, f.ConnectionCosts...)
 		a.Counts.add(f.Counts)
 	}
 	if len(a.PerFile) > 0 {

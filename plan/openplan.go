@@ -53,7 +53,7 @@ func (p Plan) validateOpen() error {
 	if p.IsProfile() {
 		flag = "--profile"
 	}
-	if grid := max(len(p.Rate), 1) * len(p.Pool.Sizes) * p.Trials; grid > MaxSteps {
+	if grid := max(len(p.Rate), 1) * len(p.Pool.Sizes) * len(p.clientLevels()) * p.Trials; grid > MaxSteps {
 		return fmt.Errorf("%s, --pool and --trials: %d steps per target is more than %d", flag, grid, MaxSteps)
 	}
 	return nil
@@ -61,13 +61,17 @@ func (p Plan) validateOpen() error {
 
 // checkRate refuses a rate r (calls/s over all clients) that the plan
 // cannot issue: above MaxRate from one process, or below one call a
-// second per client (each client's dispatcher carries r/clients). what
-// names it: "--rate", or a profile's peak.
+// second in all. Each client's dispatcher carries r/clients, which for
+// --rate may be far below one call a second: many light clients, each an
+// application instance at a low rate of its own, are what a connection
+// sweep holds at one total rate, and a --rate plan is how it runs. A
+// profile's peak keeps its rule of at least one call a second per
+// client. what names it: "--rate", or a profile's peak.
 func (p Plan) checkRate(what string, r int) error {
 	if r < 1 || r > MaxRate {
 		return fmt.Errorf("%s: %d calls/s is not between 1 and %d", what, r, MaxRate)
 	}
-	if r < p.Clients {
+	if p.IsProfile() && r < p.Clients {
 		return fmt.Errorf("%s: %d calls/s over %d clients is less than one call a second each", what, r, p.Clients)
 	}
 	return nil

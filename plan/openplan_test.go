@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,9 @@ func TestOpenPlanValidate(t *testing.T) {
 		{"max in flight over the process bound", func(p *Plan) { p.Clients = 4; p.MaxInFlight = MaxWorkers; p.Concurrency = []int{MaxWorkers} }, "--max-in-flight"},
 		{"concurrency not max in flight", func(p *Plan) { p.Concurrency = []int{8, 16} }, "--max-in-flight"},
 		{"rate above the bound", func(p *Plan) { p.Rate = []int{MaxRate + 1} }, "--rate"},
-		{"rate below one a second per client", func(p *Plan) { p.Clients = 3; p.Rate = []int{2} }, "--rate"},
+		// Light clients: each below one call a second, the total one a second.
+		{"rate below one a second per client", func(p *Plan) { p.Clients = 3; p.Rate = []int{2} }, ""},
+		{"rate below one a second in all", func(p *Plan) { p.Rate = []int{0} }, "--rate"},
 		{"closed loop ignores the open fields", func(p *Plan) { p.Rate = nil; p.Arrivals = "" }, ""},
 	}
 	for _, tt := range tests {
@@ -81,5 +84,57 @@ func TestOpenPlanValidate(t *testing.T) {
 				t.Errorf("err %v, want one starting %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// A connection sweep: one total rate, the clients a list. Each rate and
+// pool runs at every client level, the fewest first, within each trial;
+// every step's key differs; the plan's Clients is the largest level, and
+// the counts a plan's size rests on count every level.
+func TestClientLevelsSteps(t *testing.T) {
+	p := openPlan()
+	p.Rate, p.Pool, p.MaxInFlight, p.Concurrency = []int{500}, PoolPlan{Sizes: []int{2}, Given: "2"}, 2, []int{2}
+	p.SetClientLevels([]int{10, 100, 10000})
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if p.Clients != 10000 {
+		t.Errorf("Clients %d, want the largest level 10000", p.Clients)
+	}
+	steps := p.Steps([]string{"a"}, []string{"read"})
+	var got []int
+	keys := map[string]bool{}
+	for _, s := range steps {
+		got = append(got, s.Clients)
+		keys[s.Key()] = true
+		if s.Rate != 500 {
+			t.Errorf("step %d: rate %d, want the fixed 500", s.Index, s.Rate)
+		}
+	}
+	if want := []int{10, 100, 10000, 10, 100, 10000}; !reflect.DeepEqual(got, want) {
+		t.Errorf("clients by step %v, want %v (levels rising within each of 2 trials)", got, want)
+	}
+	if len(keys) != len(steps) {
+		t.Errorf("%d distinct keys for %d steps", len(keys), len(steps))
+	}
+	if n := p.SeriesSteps([]string{"a"}); n != len(steps) {
+		t.Errorf("SeriesSteps %d, Steps %d", n, len(steps))
+	}
+	// One level is the plain plan: no list kept.
+	q := openPlan()
+	q.SetClientLevels([]int{7})
+	if q.ClientLevels != nil || q.Clients != 7 {
+		t.Errorf("one level: ClientLevels %v, Clients %d", q.ClientLevels, q.Clients)
+	}
+	// Bounds: the levels within 1..MaxClients, the largest the plan's own.
+	bad := openPlan()
+	bad.SetClientLevels([]int{10, MaxClients + 1})
+	if err := bad.Validate(); err == nil || !strings.HasPrefix(err.Error(), "--clients") {
+		t.Errorf("a level above %d: %v", MaxClients, err)
+	}
+	bad = openPlan()
+	bad.ClientLevels, bad.Clients = []int{10, 20}, 30
+	if err := bad.Validate(); err == nil || !strings.HasPrefix(err.Error(), "--clients") {
+		t.Errorf("Clients not the largest level: %v", err)
 	}
 }

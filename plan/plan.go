@@ -242,12 +242,20 @@ const (
 type Plan struct {
 	Concurrency []int
 	Pool        PoolPlan
-	Clients     int
-	Trials      int
-	Warmup      time.Duration
-	Duration    time.Duration
-	OpTimeout   time.Duration
-	Order       string
+	// Clients is the most clients any step runs: the only level, or the
+	// largest of ClientLevels. What bounds a step's workers, connections
+	// and files is counted from it.
+	Clients int
+	// ClientLevels, when set, are the client counts each grid point is
+	// measured at (--clients 100,1000,10000), rising within a trial: an
+	// axis like the concurrency's, each level a series of its own. Nil:
+	// every step runs Clients.
+	ClientLevels []int
+	Trials       int
+	Warmup       time.Duration
+	Duration     time.Duration
+	OpTimeout    time.Duration
+	Order        string
 
 	// TargetConcurrency, when set, is each target's own level list
 	// (--concurrency NAME=LIST), one for every target of the run;
@@ -281,6 +289,26 @@ type Plan struct {
 	// Events are fired into every profile step (events.go), in time
 	// order; none without --event.
 	Events []results.EventSpec
+}
+
+// SetClientLevels makes levels the client counts of the steps, and
+// Clients their largest.
+func (p *Plan) SetClientLevels(levels []int) {
+	p.ClientLevels = nil
+	if len(levels) > 1 {
+		p.ClientLevels = levels
+	}
+	if len(levels) > 0 {
+		p.Clients = slices.Max(levels)
+	}
+}
+
+// clientLevels are the client counts each grid point runs at.
+func (p Plan) clientLevels() []int {
+	if len(p.ClientLevels) > 0 {
+		return p.ClientLevels
+	}
+	return []int{p.Clients}
 }
 
 // SetTargetLevels gives each target its own level list (one for every
@@ -325,6 +353,16 @@ func (p Plan) levelLists() (flags []string, lists [][]int) {
 
 // Validate checks the combination; each error names the flag.
 func (p Plan) Validate() error {
+	// The clients first: the open loop's and the workers' bounds are
+	// counted from them, and a count past its own bound is the error.
+	switch {
+	case p.Clients < 1 || p.Clients > MaxClients:
+		return fmt.Errorf("--clients: %d is not between 1 and %d", p.Clients, MaxClients)
+	case len(p.ClientLevels) > 0 && slices.Max(p.ClientLevels) != p.Clients:
+		return fmt.Errorf("--clients: the largest level %d is not the plan's clients %d", slices.Max(p.ClientLevels), p.Clients)
+	case len(p.ClientLevels) > 0 && slices.Min(p.ClientLevels) < 1:
+		return fmt.Errorf("--clients: %d is not between 1 and %d", slices.Min(p.ClientLevels), MaxClients)
+	}
 	if err := p.validateOpen(); err != nil {
 		return err
 	}
@@ -342,8 +380,6 @@ func (p Plan) Validate() error {
 		return errors.New("--concurrency: empty list")
 	case !p.Pool.Match && len(p.Pool.Sizes) == 0:
 		return errors.New("--pool: empty list")
-	case p.Clients < 1 || p.Clients > MaxClients:
-		return fmt.Errorf("--clients: %d is not between 1 and %d", p.Clients, MaxClients)
 	case p.Trials < 1 || p.Trials > MaxTrials:
 		return fmt.Errorf("--trials: %d is not between 1 and %d", p.Trials, MaxTrials)
 	case p.Warmup < 0 || p.Warmup > MaxWindow:
@@ -363,7 +399,7 @@ func (p Plan) Validate() error {
 		if len(l) == 0 {
 			return fmt.Errorf("%s: empty list", flags[i])
 		}
-		if grid := len(l) * max(len(p.Pool.Sizes), 1) * p.Trials; grid > MaxSteps {
+		if grid := len(l) * max(len(p.Pool.Sizes), 1) * len(p.clientLevels()) * p.Trials; grid > MaxSteps {
 			return fmt.Errorf("%s, --pool and --trials: %d steps per target is more than %d", flags[i], grid, MaxSteps)
 		}
 		if top := slices.Max(l) * p.Clients; top > MaxWorkers {
@@ -383,7 +419,7 @@ func (p Plan) Validate() error {
 // SeriesSteps is how many steps one workload series takes over targets,
 // each at its own levels, counted without laying them out.
 func (p Plan) SeriesSteps(targets []string) int {
-	per := max(len(p.Pool.Sizes), 1) * max(p.Trials, 1)
+	per := max(len(p.Pool.Sizes), 1) * len(p.clientLevels()) * max(p.Trials, 1)
 	n := 0
 	for _, t := range targets {
 		levels := len(p.Levels(t))
@@ -454,8 +490,9 @@ func (p Plan) Steps(targets, workloads []string) []StepSpec {
 }
 
 // expand lays each target's grid points (steps with only their levels
-// set) out over targets, workloads and trials in the plan's order,
-// numbering them. Interleaved, the targets take turns by position in their
+// set) out over targets, workloads, client levels and trials in the
+// plan's order, numbering them; each grid point runs at every client
+// level in turn, the fewest clients first. Interleaved, the targets take turns by position in their
 // grids: the i-th point of each target's grid side by side, so targets of
 // different levels still alternate step by step, and one with fewer
 // points ends its part of each trial earlier.
@@ -463,12 +500,17 @@ func (p Plan) expand(targets, workloads []string, gridOf func(target string) []S
 	grids := make([][]StepSpec, len(targets))
 	longest := 0
 	for i, t := range targets {
-		grids[i] = gridOf(t)
+		for _, g := range gridOf(t) {
+			for _, k := range p.clientLevels() {
+				g.Clients = k
+				grids[i] = append(grids[i], g)
+			}
+		}
 		longest = max(longest, len(grids[i]))
 	}
 	var out []StepSpec
 	emit := func(t, w string, g StepSpec, trial int) {
-		g.Index, g.Target, g.Workload, g.Clients, g.Trial = len(out), t, w, p.Clients, trial
+		g.Index, g.Target, g.Workload, g.Trial = len(out), t, w, trial
 		out = append(out, g)
 	}
 	if p.Order == OrderInterleaved {

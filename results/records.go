@@ -76,16 +76,19 @@ type WorkloadInfo struct {
 
 // PlanInfo is the plan as the user gave it and as it was expanded.
 type PlanInfo struct {
-	Concurrency []int   `json:"concurrency"`
-	Pool        string  `json:"pool"`            // "match" or the list as given
-	Pools       []int   `json:"pools,omitempty"` // expanded pool list; empty for match
-	Clients     int     `json:"clients"`
-	Trials      int     `json:"trials"`
-	WarmupS     float64 `json:"warmup_s"`
-	DurationS   float64 `json:"duration_s"`
-	OpTimeoutS  float64 `json:"op_timeout_s"`
-	Order       string  `json:"order,omitempty"`
-	Steps       int     `json:"steps"`
+	Concurrency []int  `json:"concurrency"`
+	Pool        string `json:"pool"`            // "match" or the list as given
+	Pools       []int  `json:"pools,omitempty"` // expanded pool list; empty for match
+	Clients     int    `json:"clients"`
+	// ClientLevels are the client counts of the steps when --clients is
+	// a list (Clients is then the largest); absent for one count.
+	ClientLevels []int   `json:"client_levels,omitempty"`
+	Trials       int     `json:"trials"`
+	WarmupS      float64 `json:"warmup_s"`
+	DurationS    float64 `json:"duration_s"`
+	OpTimeoutS   float64 `json:"op_timeout_s"`
+	Order        string  `json:"order,omitempty"`
+	Steps        int     `json:"steps"`
 
 	// TargetConcurrency is each target's own level list, by target
 	// name, when the targets were given their own (--concurrency

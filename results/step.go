@@ -295,6 +295,12 @@ type PoolStats struct {
 	// from the pool events, which name the server; sorted by host. Absent
 	// from files written before it.
 	Hosts []HostPool `json:"hosts,omitempty"`
+	// HeartbeatsPerS is the hellos the clients' monitors sent per second
+	// during the window, to all servers together (the driver's
+	// heartbeats; a streaming monitor's round-trip hellos are not among
+	// them): the monitoring traffic the step's clients cost. Absent where
+	// the URI set its own server monitor, and in files written before it.
+	HeartbeatsPerS *float64 `json:"heartbeats_per_s,omitempty"`
 }
 
 // PrimaryChange is a replica set's primary changing during a window.

@@ -48,10 +48,20 @@ type ServerSample struct {
 	Queue        *QueueCounts `json:"queue"`
 	// ActiveClients is globalLock.activeClients readers + writers: the
 	// ops holding the global lock (its total counts internal threads too).
-	ActiveClients   *float64        `json:"active_clients"`
-	Tickets         *TicketCounts   `json:"tickets"`
-	CPUPct          *float64        `json:"cpu_pct"`
-	RSSMB           *float64        `json:"rss_mb"`
+	ActiveClients *float64      `json:"active_clients"`
+	Tickets       *TicketCounts `json:"tickets"`
+	CPUPct        *float64      `json:"cpu_pct"`
+	RSSMB         *float64      `json:"rss_mb"`
+	// ResidentMB is serverStatus mem.resident over the window (mean), as
+	// the server reports it: RSSMB, where poolsweep started the server
+	// and reads its process itself, is that process's instead. Absent
+	// where the server reports no mem, and on Total.
+	ResidentMB *float64 `json:"resident_mb,omitempty"`
+	// ReportedCPUPct is CPUPct as the server reports it (extra_info's
+	// user and system time), which /proc of a server poolsweep started
+	// does not replace; absent where the server reports none, and on
+	// Total.
+	ReportedCPUPct  *float64        `json:"reported_cpu_pct,omitempty"`
 	NetInBytesPerS  *float64        `json:"net_in_bytes_per_s"`
 	NetOutBytesPerS *float64        `json:"net_out_bytes_per_s"`
 	ConnPool        *ConnPoolCounts `json:"conn_pool,omitempty"`

@@ -14,7 +14,7 @@ import (
 // wrote.
 const (
 	MaxPoolSize = 100000 // maxPoolSize per client per host
-	MaxClients  = 1000   // --clients of one process
+	MaxClients  = 10000  // --clients of one process (each level of the list)
 	MaxAgents   = 1024   // --agents of one run
 	MaxTrials   = 1000   // --trials
 	MaxLevels   = 1000   // levels in one list (--concurrency, --pool, --rate)
@@ -123,6 +123,7 @@ func ValidateHeader(h *RunHeader) error {
 	levels(c, "run.plan.pools", p.Pools, MaxPoolSize)
 	levels(c, "run.plan.rate", p.Rate, MaxRate)
 	c.between("run.plan.clients", int64(p.Clients), 0, MaxClients*MaxAgents)
+	levels(c, "run.plan.client_levels", p.ClientLevels, MaxClients)
 	c.between("run.plan.trials", int64(p.Trials), 0, MaxTrials)
 	c.count("run.plan.steps", int64(p.Steps))
 	c.between("run.plan.max_in_flight", int64(p.MaxInFlight), 0, MaxConcurrency)

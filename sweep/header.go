@@ -80,7 +80,7 @@ func NewPlanInfo(p plan.Plan, steps int) results.PlanInfo {
 	for _, t := range slices.Sorted(maps.Keys(p.TargetConcurrency)) {
 		own = append(own, results.TargetLevels{Target: t, Concurrency: p.TargetConcurrency[t]})
 	}
-	info := results.PlanInfo{Concurrency: p.Concurrency, TargetConcurrency: own, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, Trials: p.Trials,
+	info := results.PlanInfo{Concurrency: p.Concurrency, TargetConcurrency: own, Pool: p.Pool.Given, Pools: p.Pool.Sizes, Clients: p.Clients, ClientLevels: p.ClientLevels, Trials: p.Trials,
 		WarmupS: p.Warmup.Seconds(), DurationS: p.Duration.Seconds(), OpTimeoutS: p.OpTimeout.Seconds(), Order: order, Steps: steps,
 		Rate: p.Rate, Arrivals: p.Arrivals, MaxInFlight: p.MaxInFlight, Search: p.Search, Auto: p.Auto,
 		TrialsAtMost: p.TrialsAtMost(), Events: p.Events}

@@ -21,7 +21,12 @@ const (
 	memPerWorker     = 64 << 10 // goroutine stack, worker state, driver op state
 	memPerConnection = 32 << 10 // socket buffers, wire message buffers, pool bookkeeping
 	memPerStep       = 16 << 20 // latency histograms and telemetry of one step
-	opCopies         = 3        // a document is built, encoded and framed
+	// memPerClient is a driver client beside its pool, per server: its
+	// topology, the server's monitor and that monitor's connection, about
+	// 15 KB of heap idle (BenchmarkIdleClient), and the stacks of its 3
+	// or 4 goroutines, rounded up.
+	memPerClient = 64 << 10
+	opCopies     = 3 // a document is built, encoded and framed
 )
 
 // estimateMemory is the peak memory one step of the plan needs in this
@@ -49,7 +54,8 @@ func estimateMemory(p plan.Plan, ws []workload.Workload, hosts int) uint64 {
 	}
 	workers := uint64(maxC) * uint64(p.Clients)
 	conns := uint64(maxP) * uint64(p.Clients) * uint64(max(hosts, 1))
-	run := workers*(memPerWorker+opCopies*doc) + conns*memPerConnection + memPerStep
+	clients := uint64(p.Clients) * uint64(max(hosts, 1))
+	run := workers*(memPerWorker+opCopies*doc) + conns*memPerConnection + clients*memPerClient + memPerStep
 	return max(run, load)
 }
 

@@ -99,6 +99,7 @@ func (p *poolRecorder) closeWindow() {
 // step.
 func (p *poolRecorder) fill(step *results.StepResult) {
 	step.Pool.Hosts = p.hosts.summary(p.hostOpen, p.hostRoles)
+	step.Pool.HeartbeatsPerS = p.watch.beatsS
 	if p.change != nil {
 		step.PrimaryChange = p.change
 		if !step.SteppedDown() {

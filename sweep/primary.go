@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/event"
@@ -33,6 +34,14 @@ type primaryWatch struct {
 	// the primary before (await); since is when.
 	bell  chan struct{}
 	since time.Time
+	// beats counts the hellos the clients' monitors sent (their
+	// heartbeats), window or not; beatsOpen and beatsS are the count when
+	// the window opened and the window's rate: the monitoring traffic
+	// the clients cost the servers, which grows with the clients and not
+	// with the load.
+	beats     atomic.Int64
+	beatsOpen int64
+	beatsS    *float64
 }
 
 func newPrimaryWatch() *primaryWatch {
@@ -86,7 +95,7 @@ func roleOf(kind string) string {
 func (w *primaryWatch) monitor() *event.ServerMonitor {
 	return &event.ServerMonitor{ServerDescriptionChanged: func(e *event.ServerDescriptionChangedEvent) {
 		w.changed(e.Address.String(), roleOf(e.NewDescription.Kind), time.Now())
-	}}
+	}, ServerHeartbeatStarted: func(*event.ServerHeartbeatStartedEvent) { w.beats.Add(1) }}
 }
 
 func (w *primaryWatch) changed(addr, role string, now time.Time) {
@@ -117,6 +126,7 @@ func (w *primaryWatch) openWindow(now time.Time) map[string]string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.measuring, w.before, w.changes, w.noPrimary, w.windowOpen = true, w.primary, 0, 0, now
+	w.beatsOpen, w.beatsS = w.beats.Load(), nil
 	w.lostAt = time.Time{}
 	if w.primary == "" {
 		w.lostAt = now
@@ -130,6 +140,10 @@ func (w *primaryWatch) closeWindow(now time.Time) *results.PrimaryChange {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.measuring = false
+	if secs := now.Sub(w.windowOpen).Seconds(); secs > 0 {
+		r := float64(w.beats.Load()-w.beatsOpen) / secs
+		w.beatsS = &r
+	}
 	none := w.noPrimary
 	if !w.lostAt.IsZero() {
 		none += now.Sub(w.lostAt)

@@ -33,7 +33,10 @@ func checkResume(h results.RunHeader, plan plan.Plan, workloads []workload.Workl
 		return fmt.Errorf("--concurrency was %s", describeLevels(hp))
 	case hp.Pool != p.Pool:
 		return fmt.Errorf("--pool was %s", hp.Pool)
-	case hp.Clients != p.Clients:
+	case hp.Clients != p.Clients || !slices.Equal(hp.ClientLevels, p.ClientLevels):
+		if len(hp.ClientLevels) > 0 {
+			return fmt.Errorf("--clients was %s", strings.Join(strings.Fields(strings.Trim(fmt.Sprint(hp.ClientLevels), "[]")), ","))
+		}
 		return fmt.Errorf("--clients was %d", hp.Clients)
 	case hp.Trials != p.Trials:
 		return fmt.Errorf("--trials was %d", hp.Trials)

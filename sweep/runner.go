@@ -295,11 +295,3 @@ func (r *runner) phase(ctx context.Context, spec plan.StepSpec, name string, d t
 	}
 }
 
-// shapeTypes are the op types of a replay's shapes, none for any other
-// workload.
-func (r *runner) shapeTypes() []string {
-	if r.Workload.Replay == nil {
-		return nil
-	}
-	return r.Workload.Replay.OpTypes()
-}

@@ -177,8 +177,12 @@ func (r *runner) stepClientOptions(spec plan.StepSpec, want int, pm *event.PoolM
 		o.SetMaxConnecting(uint64(po.MaxConnecting))
 	case o.MaxConnecting == nil && !cold:
 		// A cold pool grows as the driver grows it: at the driver's
-		// own maxConnecting, unless the URI says otherwise.
-		o.SetMaxConnecting(DefaultMaxConnecting)
+		// own maxConnecting, unless the URI says otherwise. The driver
+		// runs one goroutine per maxConnecting in every pool, idle or
+		// not, and a pool never opens more than maxPoolSize at once: a
+		// small pool gets its size, so that thousands of light clients
+		// do not each hold 64 idle goroutines.
+		o.SetMaxConnecting(uint64(min(DefaultMaxConnecting, max(spec.MaxPoolSize, 1))))
 	}
 	if po != nil && swept.MaxIdle {
 		o.SetMaxConnIdleTime(time.Duration(po.MaxIdleMS) * time.Millisecond)

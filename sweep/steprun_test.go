@@ -33,8 +33,9 @@ func TestStepClientOptions(t *testing.T) {
 		ssTimeout  time.Duration
 		connecting uint64
 	}{
-		{"mongodb://h:27017", 0, 0, DefaultMaxConnecting},
-		{"mongodb://h:27017/?serverSelectionTimeoutMS=1500", 0, 1500 * time.Millisecond, DefaultMaxConnecting},
+		// A pool of 16 never opens more than 16 at once: maxConnecting 16.
+		{"mongodb://h:27017", 0, 0, 16},
+		{"mongodb://h:27017/?serverSelectionTimeoutMS=1500", 0, 1500 * time.Millisecond, 16},
 		{"mongodb://h:27017/?maxConnecting=5", 0, 0, 5},
 		{"mongodb://h:27017/?maxConnecting=5", 9, 0, 9},
 	}
@@ -53,6 +54,14 @@ func TestStepClientOptions(t *testing.T) {
 		}
 		if *o.MaxPoolSize != 16 || *o.MinPoolSize != 16 {
 			t.Errorf("%s: pool %d..%d, want 16..16", tt.uri, *o.MinPoolSize, *o.MaxPoolSize)
+		}
+	}
+	// The driver runs a goroutine per maxConnecting in each pool: a pool
+	// of 1 (a light client) gets 1, one of 100 the default 64.
+	r := &runner{NewClient: func() *options.ClientOptions { return options.Client().ApplyURI("mongodb://h:27017") }}
+	for pool, want := range map[int]uint64{1: 1, 100: DefaultMaxConnecting} {
+		if o := r.stepClientOptions(plan.StepSpec{Concurrency: 1, MaxPoolSize: pool, Clients: 1}, 1, nil, nil); o.MaxConnecting == nil || *o.MaxConnecting != want {
+			t.Errorf("pool %d: maxConnecting %v, want %d", pool, o.MaxConnecting, want)
 		}
 	}
 }

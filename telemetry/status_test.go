@@ -145,7 +145,9 @@ func TestSummarizeFixtures(t *testing.T) {
 				Write: &results.TicketSide{InUse: p(4), Available: p(4), Total: p(8)},
 			},
 			CPUPct:          p(150),
+			ReportedCPUPct:  p(150),
 			RSSMB:           p(1844),
+			ResidentMB:      p(1844),
 			NetInBytesPerS:  p(1.5e6),
 			NetOutBytesPerS: p(4e6),
 			// read 6000/s × 850 µs + write 3000/s × 1200 µs
@@ -172,7 +174,9 @@ func TestSummarizeFixtures(t *testing.T) {
 				Write: &results.TicketSide{InUse: p(2), Available: p(126), Total: p(128), Queued: p(0), QueuedFromTime: p(0)},
 			},
 			CPUPct:          p(700),
+			ReportedCPUPct:  p(700),
 			RSSMB:           p(2441),
+			ResidentMB:      p(2441),
 			NetInBytesPerS:  p(1.2e6),
 			NetOutBytesPerS: p(4.8e6),
 			// 10000 reads/s × 2000 µs; no writes count as zero, not unknown
@@ -191,7 +195,9 @@ func TestSummarizeFixtures(t *testing.T) {
 			ReadOpsPerS:     p(3000),
 			WriteOpsPerS:    p(1500),
 			CPUPct:          p(100),
+			ReportedCPUPct:  p(100),
 			RSSMB:           p(171),
+			ResidentMB:      p(171),
 			NetInBytesPerS:  p(0.8e6),
 			NetOutBytesPerS: p(1.1e6),
 			ConnPool:        &results.ConnPoolCounts{InUse: p(62), Available: p(2), Created: p(6), Leased: p(0), Refreshing: p(0)},
@@ -211,6 +217,7 @@ func TestSummarizeFixtures(t *testing.T) {
 			// One host: the total is the host (a version is a host's own).
 			total := *tt.want
 			total.Version = ""
+			total.ResidentMB, total.ReportedCPUPct = nil, nil // the server's own reports, per host
 			if c := total.Connections; c != nil {
 				// Peaks and limits are per host only.
 				cc := *c

@@ -196,6 +196,7 @@ func summarizeHost(snaps []snapshot, shardHosts map[string]bool) hostWindow {
 		du, ds := delta(first.cpuUserUS, last.cpuUserUS), delta(first.cpuSysUS, last.cpuSysUS)
 		if du != nil && ds != nil {
 			s.CPUPct = ptr((*du + *ds) / (secs * 1e6) * 100)
+			s.ReportedCPUPct = s.CPUPct
 		}
 		if d := delta(first.netIn, last.netIn); d != nil {
 			s.NetInBytesPerS = perSecond(ptr(max(0, *d-(last.ownBytesIn-first.ownBytesIn))), secs)
@@ -205,6 +206,7 @@ func summarizeHost(snaps []snapshot, shardHosts map[string]bool) hostWindow {
 		}
 	}
 	s.RSSMB = mean(snaps, func(x *snapshot) *float64 { return x.residentMB })
+	s.ResidentMB = s.RSSMB
 
 	pool := func(x *snapshot) poolCounts { return poolToShards(x, shardHosts) }
 	cp := &results.ConnPoolCounts{

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/poolsweep/poolsweep/analysis"
+	"github.com/poolsweep/poolsweep/analysis/conncost"
 	"github.com/poolsweep/poolsweep/analysis/curves"
 	"github.com/poolsweep/poolsweep/analysis/knee"
 )
@@ -38,6 +39,11 @@ type Doc struct {
 	Replays []replayDoc `json:"replays,omitempty"`
 	// RouterPools are the routers' pools to the shard hosts per step.
 	RouterPools []routerPoolDoc `json:"router_pools,omitempty"`
+	// ConnectionCost is what one connection costs the server, from the
+	// first file with a connection sweep; ConnectionCosts every file's
+	// when there are several.
+	ConnectionCost  *conncost.Cost  `json:"connection_cost,omitempty"`
+	ConnectionCosts []conncost.Cost `json:"connection_costs,omitempty"`
 }
 
 // Document builds a's JSON document: the series, the open-loop reports
@@ -76,6 +82,15 @@ func Document(a *analysis.Analysis) Doc {
 		d.Replays = append(d.Replays, replayJSON(rp))
 	}
 	d.RouterPools = routerPoolsJSON(a.RouterPools)
+	for _, c := range a.ConnectionCosts {
+		d.ConnectionCosts = append(d.ConnectionCosts, roundedCost(c))
+	}
+	if len(d.ConnectionCosts) > 0 {
+		d.ConnectionCost = &d.ConnectionCosts[0]
+	}
+	if len(d.ConnectionCosts) < 2 {
+		d.ConnectionCosts = nil
+	}
 	return d
 }
 

@@ -41,6 +41,10 @@ func Text(w io.Writer, a *analysis.Analysis) error {
 		}
 		Scenarios(ew, a)
 	}
+	for _, c := range a.ConnectionCosts {
+		ew.Printf("\n")
+		ConnectionCost(ew, c)
+	}
 	for _, s := range a.Searches {
 		ew.Printf("\nsearch %s (%s): %s\n", textfmt.Escape(s.Mode), textfmt.Escape(s.File), textfmt.Escape(s.Conclusion))
 	}

@@ -7,6 +7,7 @@ package sweep
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -80,7 +81,7 @@ type Options struct {
 	concurrency   string   // --concurrency LIST: every target's levels
 	ownLevels     []string // --concurrency NAME=LIST: a target's own (levels.go)
 	pool          string
-	clients       int
+	clients       string
 	trials        int
 	warmup        time.Duration
 	duration      time.Duration
@@ -192,6 +193,12 @@ too). --max-in-flight bounds the calls one client runs at once; arrivals beyond 
 are counted as dropped. analyze then reports the highest rate carried and the smallest
 maxPoolSize that carries it.
 
+Many light clients: --clients LIST with one --rate runs each step at every client
+count, the rate shared among them (an application instance each, below one call a
+second if need be), so the server's connections grow while its work stays the same:
+a connection sweep. analyze then reports what one connection costs the server
+(connection_cost: memory and CPU per connection, the monitors per client, its limit).
+
 Load that changes: --profile SPEC runs every step through open-loop phases instead
 (idle:D, rate:R:D, ramp:R1:R2:D, sine:LOW:HIGH:PERIOD:D, trace:FILE; docs/profiles.md),
 one step per pool size, recording a timeline of 100-ms intervals. The pool's other
@@ -269,6 +276,7 @@ merged run's end status.
   poolsweep sweep --uri mongodb://db1:27017 --drop-foreign   # its usertable also holds others' documents: drop them with it
   poolsweep sweep --target sim=sim:slots=8,service=2ms --concurrency 1..64x2
   poolsweep sweep --uri mongodb://db1:27017 --rate 1000..20000x1.5 --pool 16,64,256 --arrivals poisson
+  poolsweep sweep --uri mongodb://db1:27017 --rate 500 --clients 100,1000,5000 --pool 2 --max-in-flight 2   # what a connection costs
   poolsweep sweep --target sim=sim:slots=8,service=2ms --profile idle:30s,rate:2000:60s --cold \
       --max-connecting 2,16 --min-pool 0,64 --pool 64 --trials 3   # a burst after a quiet spell on cold pools
   poolsweep sweep --uri mongodb://db1:27017 --profile rate:500:20s,idle:40s,rate:500:20s \
@@ -296,7 +304,7 @@ merged run's end status.
 	cmdutil.TextArrayVar(f, &o.targets, "target", "name=URI or name=sim:SPEC", shared.CheckTarget, "name=URI of a deployment to measure (repeatable); name=sim:SPEC starts a calibrated simulator")
 	cmdutil.NamedLevelsVar(f, &o.concurrency, &o.ownLevels, "concurrency", "", plan.MaxConcurrency, levelsOrSpan, plan.ParseLevels, "concurrency levels per client: a list or a range with a step (1..64x2, 100..1000+100) is a grid of every level; a range without a step (1..1024) is searched for the knee (--search knee; --search pool when --pool is MIN..MAX too); NAME=LIST (repeatable) gives target NAME a grid of its own, the bare list being the other targets'. Default "+uriDefaults.concurrency+", a search (with --agents, --spawn, --order interleaved or a list of pools: the grid "+uriDefaults.gridConcurrency+"); embedded server "+embeddedDefaults.concurrency+"; simulator targets "+simDefaults.concurrency)
 	cmdutil.LevelsVar(f, &o.pool, "pool", "match", plan.MaxPoolSize, true, levelsOrSpan, `maxPoolSize per client per host: "match" (= concurrency) or a list; a list gives the grid concurrency × pool; a range without a step, MIN..MAX, searches for the pool size (--search pool) within it`)
-	cmdutil.IntVar(f, &o.clients, "clients", 1, 1, plan.MaxClients, "independent clients in this process, each with its own pool and concurrency workers")
+	cmdutil.LevelsVar(f, &o.clients, "clients", "1", plan.MaxClients, false, plan.ParseLevels, fmt.Sprintf("independent clients in this process, each a driver client with its own monitors, pool and concurrency workers (with --rate, its own share of the rate); a list or range like --concurrency (10,100,1000) runs every step at each, each from 1 to %d", plan.MaxClients))
 	cmdutil.IntVar(f, &o.trials, "trials", 0, 1, plan.MaxTrials, "repetitions of every step; 3 or more give confidence intervals across trials. With auto windows a maximum: each level once (its own batch-means interval), more only where neighbouring levels' intervals overlap near the knee (a search defaults to 3)")
 	o.autoOptions.addFlags(f, &o.warmup, &o.duration) // autoflags.go
 	cmdutil.DurationVar(f, &o.opTimeout, "op-timeout", 5*time.Second, plan.MinOpTimeout, plan.MaxOpTimeout, "timeout of every operation, server selection and pool checkout included (driver v2 has none by default): one still running after it is cancelled and counted as a timeout; 1ms to 1h")
@@ -330,7 +338,7 @@ merged run's end status.
 	addAgentFlags(f, &o.agentOptions)
 	cmdutil.LevelsVar(f, &o.rate, "rate", "", plan.MaxRate, false, plan.ParseLevels, "open loop: offered calls/s over all clients, a list or range like --concurrency (1000..20000x1.5); replaces --concurrency")
 	cmdutil.ChoiceVar(f, &o.arrivals, "arrivals", results.ArrivalsUniform, []string{results.ArrivalsUniform, results.ArrivalsPoisson}, false, "open loop: uniform (one call every 1/rate) or poisson (independent arrivals)")
-	cmdutil.IntVar(f, &o.maxInFlight, "max-in-flight", plan.DefaultMaxInFlight, 1, plan.MaxConcurrency, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait)")
+	cmdutil.IntVar(f, &o.maxInFlight, "max-in-flight", plan.DefaultMaxInFlight, 1, plan.MaxConcurrency, "open loop: the most calls one client runs at once; arrivals beyond it are dropped and counted (5000: about 250 MB when all wait; with more than 40 clients, by default 200000 over the clients)")
 
 	// Adaptive search.
 	o.searchOptions.addFlags(f)

@@ -84,6 +84,12 @@ func (o *Options) validateAgents(cfg *sweepConfig) error {
 		// add up open-loop arrivals: refuse rather than report N × rate.
 		return errext.Usagef("--rate: open-loop arrivals are measured by one process (use --clients); several agents are not supported yet")
 	}
+	if (o.changed("spawn") || o.changed("agents")) && len(cfg.plan.ClientLevels) > 0 {
+		// Merging adds the agents' clients step by step; a step's client
+		// count would then be an agent's level times the agents, and a
+		// connection sweep's levels would not be what was asked.
+		return errext.Usagef("--clients: a list of client counts runs in one process; several agents take one count each")
+	}
 	if n := max(a.agents, a.spawn); n > 1 && cfg.plan.Profile != nil {
 		// The agents' clients share the profile's arrivals: each needs a
 		// call a second of it, as one process's clients do.

@@ -87,8 +87,13 @@ func (o *Options) validate() (*sweepConfig, error) {
 		return nil, err
 	}
 	cfg.choice = choice
-	p := plan.Plan{Concurrency: levels, Pool: pool, Clients: o.clients, Trials: o.trials,
+	clients, err := plan.ParseLevels(o.clients, plan.MaxClients)
+	if err != nil {
+		return nil, errext.Usagef("--clients: %w", err)
+	}
+	p := plan.Plan{Concurrency: levels, Pool: pool, Trials: o.trials,
 		Warmup: o.warmup, Duration: o.duration, OpTimeout: o.opTimeout, Order: o.order}
+	p.SetClientLevels(clients)
 	if !o.changed("warmup") {
 		p.Warmup = cfg.defaults.warmup
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/poolsweep/poolsweep/internal/errext"
+	"github.com/poolsweep/poolsweep/plan"
 )
 
 // TestNewCmdSweep table-tests what argv turns into — targets, plan,
@@ -164,6 +165,39 @@ func TestNewCmdSweep(t *testing.T) {
 				}
 			},
 		},
+		{
+			// A connection sweep: one total rate, many light clients, each
+			// below one call a second; Clients is the largest level.
+			name: "clients a list", args: []string{"--target", "a=sim:slots=8", "--rate", "500", "--clients", "10,100..1000x10", "--pool", "1", "--max-in-flight", "1"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				p := cfg.plan
+				if !slices.Equal(p.ClientLevels, []int{10, 100, 1000}) || p.Clients != 1000 {
+					t.Errorf("clients %v, largest %d", p.ClientLevels, p.Clients)
+				}
+				var got []int
+				for _, s := range p.Steps([]string{"a"}, []string{"read"}) {
+					got = append(got, s.Clients)
+				}
+				if want := slices.Repeat([]int{10, 100, 1000}, p.Trials); !slices.Equal(got, want) {
+					t.Errorf("clients by step %v, want %v", got, want)
+				}
+			},
+		},
+		{name: "clients above the bound", args: []string{"--rate", "500", "--clients", "10,10001"}, wantErr: "--clients: 10001 is larger than 10000"},
+		{name: "clients not a list", args: []string{"--clients", "10,,20"}, wantErr: "--clients: empty element"},
+		{
+			// The default calls in flight per client fit the process's bound
+			// for the most clients; one given past it is refused.
+			name: "clients a list, max in flight by default", args: []string{"--target", "a=sim:slots=8", "--rate", "500", "--clients", "10,2000", "--pool", "1"},
+			check: func(t *testing.T, cfg *sweepConfig) {
+				if p := cfg.plan; p.MaxInFlight != plan.MaxWorkers/2000 || !slices.Equal(p.Concurrency, []int{p.MaxInFlight}) {
+					t.Errorf("max in flight %d, concurrency %v", p.MaxInFlight, p.Concurrency)
+				}
+			},
+		},
+		{name: "clients a list, max in flight given", args: []string{"--rate", "500", "--clients", "10,100", "--max-in-flight", "5000"}, wantErr: "--max-in-flight: 5000 is not between 1 and 2000"},
+		{name: "clients a list over agents", args: []string{"--target", "a=sim:slots=8", "--concurrency", "1", "--clients", "10,100", "--spawn", "2"},
+			wantErr: "--clients: a list of client counts runs in one process"},
 		{name: "rate and concurrency", args: []string{"--rate", "1000", "--concurrency", "8"}, wantErr: "--rate and --concurrency"},
 		{name: "rate not a list", args: []string{"--rate", "fast"}, wantErr: "--rate"},
 		{name: "rate zero", args: []string{"--rate", "0"}, wantErr: "--rate"},

@@ -40,7 +40,12 @@ func (o *Options) applyOpen(p *plan.Plan) error {
 		p.Rate = rates
 	}
 	p.Arrivals, p.MaxInFlight = o.arrivals, o.maxInFlight
-	p.Concurrency = []int{o.maxInFlight}
+	if !o.changed("max-in-flight") {
+		// Many clients share one process's bound on calls in flight:
+		// the default is what each may hold within it.
+		p.MaxInFlight = min(o.maxInFlight, plan.MaxWorkers/max(p.Clients, 1))
+	}
+	p.Concurrency = []int{p.MaxInFlight}
 	if !o.changed("pool") {
 		p.Pool = plan.PoolPlan{Sizes: []int{plan.DefaultOpenPool}, Given: fmt.Sprint(plan.DefaultOpenPool)}
 	}

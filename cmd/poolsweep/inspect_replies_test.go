@@ -42,11 +42,14 @@ func TestInspectSaveReplies(t *testing.T) {
 		spec  string
 		files []string
 	}{
-		// A 7.0 cluster's router: hello, and connPoolStats and listShards.
+		// A 7.0 cluster's router: hello, connPoolStats and listShards,
+		// and getParameter for its pools' settings, which the router
+		// answers.
 		{"version=7.0,shards=2,routers=2", []string{
 			"hello.mongos-7.0.0-poolsweep-sim.json", "buildInfo.mongos-7.0.0-poolsweep-sim.json",
 			"serverStatus.mongos-7.0.0-poolsweep-sim.json", "hostInfo.mongos-7.0.0-poolsweep-sim.json",
-			"connPoolStats.mongos-7.0.0-poolsweep-sim.json", "listShards.mongos-7.0.0-poolsweep-sim.json"}},
+			"connPoolStats.mongos-7.0.0-poolsweep-sim.json", "listShards.mongos-7.0.0-poolsweep-sim.json",
+			"getParameter.mongos-7.0.0-poolsweep-sim.json"}},
 		// A 4.4 standalone (the oldest server driver v2 talks to), with
 		// its role in hello's name.
 		{"version=4.4", []string{

@@ -13,8 +13,9 @@ import (
 )
 
 // maxIncomingConnections is the connection limit each listening server
-// enforces and from which serverStatus.connections.available is computed,
-// like mongod's net.maxIncomingConnections.
+// enforces unless max_conns sets another (Spec.connLimit), and from which
+// serverStatus.connections.available is computed, like mongod's
+// net.maxIncomingConnections.
 const maxIncomingConnections = 1_000_000
 
 // Deployment is a running simulated deployment: one standalone server;
@@ -393,7 +394,7 @@ func (f *frontend) acceptLoop(ln net.Listener) {
 		}
 		f.mu.Lock()
 		closing := f.d.ctx.Err() != nil
-		full := len(f.conns) >= maxIncomingConnections
+		full := len(f.conns) >= f.d.spec.connLimit()
 		if !closing && !full {
 			f.conns[c] = struct{}{}
 			f.d.wg.Add(1)

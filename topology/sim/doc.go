@@ -201,6 +201,27 @@
 // fills its first 10 by the formula and the rest 10 s later, one pass per
 // 10.
 //
+// conn_mem=BYTES and max_conns=N give a connection sweep its answer.
+// Every connection open to a server (a client's pool connection or a
+// monitor; on a shard, its routers' pools) adds conn_mem to the server's
+// serverStatus.mem.resident and virtual, which stay whole MB as a real
+// server reports them: K connections add K·conn_mem, so memory per
+// connection is the slope of resident against connections.current. A
+// simulator inside the load's process reports that growth alone (its
+// process's memory is the client's too); one alone in its process adds
+// it to the process's own. max_conns is each server's
+// net.maxIncomingConnections: connections.available is max_conns less
+// current, and a connection past it is closed before its first reply and
+// counted in connections.rejected (from 7.0), as a real server refuses
+// one ("connection refused because too many open connections").
+// hello_cost=D is the CPU time each hello or isMaster costs the server
+// that answers it: a monitor's heartbeat (every heartbeatFrequencyMS per
+// client; the simulator offers no topologyVersion, so drivers poll it
+// with one monitor each rather than stream with two) and a connection's
+// handshake. It is added to the CPU time extra_info reports (a simulator
+// alone in its process) and holds no slot, so K idle clients cost
+// K·D/heartbeat of CPU a second.
+//
 // The first second of a burst on a cold pool, of a client that has
 // discovered its server, follows from it. Calls
 // arrive at λ a second and each holds a connection for a service time s,

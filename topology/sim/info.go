@@ -30,6 +30,7 @@ func cmdHello(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D, er
 	} else if !v.hello {
 		return nil, errCommandNotFound(c.name)
 	}
+	f.tel.hellos.Add(1)
 	// A replica-set member's set fields come first, as in the captured
 	// replies, and say whether it is the writable primary.
 	var d bson.D

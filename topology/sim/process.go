@@ -35,6 +35,9 @@ func (f *frontend) processSections(v serverVersion) bson.D {
 		out = append(out, windowsExtraInfo())
 	} else if ru, ok := selfUsage(); ok {
 		user, sys := f.d.processShare(f, ru)
+		// hello_cost: each hello this server answered, as CPU time of
+		// its own beside the process's.
+		user += f.tel.hellos.Load() * f.d.spec.HelloCost.Microseconds()
 		extra := bson.D{{Key: "note", Value: "fields vary by platform"}}
 		if v.cpuTimes {
 			extra = append(extra,
@@ -49,14 +52,36 @@ func (f *frontend) processSections(v serverVersion) bson.D {
 	}
 	if resident, virtual, ok := selfMemoryMB(); ok {
 		n := int64(len(f.d.listening()))
-		out = append(out, bson.E{Key: "mem", Value: bson.D{
-			{Key: "bits", Value: int32(strconv.IntSize)},
-			{Key: "resident", Value: int32(resident / n)},
-			{Key: "virtual", Value: int32(virtual / n)},
-			{Key: "supported", Value: true},
-		}})
+		out = append(out, f.modelMem(resident<<20/n, virtual<<20/n))
+	} else if f.d.spec.ConnMem > 0 {
+		out = append(out, f.modelMem(0, 0))
 	}
 	return out
+}
+
+// modelMem is serverStatus.mem for a server whose process holds resident
+// and virtual bytes: with conn_mem, each connection open to this server
+// adds conn_mem to both, as a real server's memory grows with each
+// connection's thread and buffers. The fields are whole MB, rounded down,
+// as a real server reports them. Inside the process that drives the load
+// (no AloneInProcess) the process's own memory is the client's too, so a
+// spec with conn_mem reports its connections' memory alone there: the
+// growth with connections, which is what a connection sweep measures.
+func (f *frontend) modelMem(resident, virtual int64) bson.E {
+	if m := f.d.spec.ConnMem; m > 0 {
+		conns := f.tel.connCurrent.Load()
+		if f.shardServer {
+			conns += f.shard.openConns.Load()
+		}
+		resident += conns * m
+		virtual += conns * m
+	}
+	return bson.E{Key: "mem", Value: bson.D{
+		{Key: "bits", Value: int32(strconv.IntSize)},
+		{Key: "resident", Value: int32(resident >> 20)},
+		{Key: "virtual", Value: int32(virtual >> 20)},
+		{Key: "supported", Value: true},
+	}}
 }
 
 // processLedger apportions the process's CPU time among a deployment's

@@ -183,6 +183,25 @@ type Spec struct {
 	// "" means DefaultVersion): it shapes every reply the way that version's
 	// real mongod or mongos shapes it (see versions.go).
 	Version string
+	// ConnMem is the resident memory in bytes each open connection adds
+	// to the server it is open to (conn_mem=BYTES, with KiB or MiB):
+	// serverStatus.mem.resident grows by it per connection, as a real
+	// server's grows with each connection's thread stack and buffers
+	// (spec_conncost.go). 0 adds nothing.
+	ConnMem int64
+	// MaxConns is each listening server's connection limit
+	// (max_conns=N, net.maxIncomingConnections): a connection beyond it
+	// is closed at once, counted in connections.rejected, and
+	// connections.available is the limit less current, as a real server
+	// reports it. 0 means a real server's default, 1,000,000.
+	MaxConns int
+	// HelloCost is the CPU time each hello or isMaster costs the server
+	// that answers it (hello_cost=D): a monitor's heartbeat, or a new
+	// connection's handshake. It adds to the CPU time serverStatus
+	// reports (extra_info, reported by a simulator alone in its process)
+	// and holds no slot, as a real server answers hello outside its
+	// tickets. 0 adds nothing.
+	HelloCost time.Duration
 	// OS is the platform the servers answer as: "" (this machine's, as
 	// built), or "windows", where serverStatus.process is the
 	// executable's path, hostInfo's os.type is Windows and extra_info has
@@ -202,7 +221,7 @@ func (s Spec) Sharded() bool { return s.Shards > 0 }
 func (s Spec) ReplicaSet() bool { return s.Members > 0 }
 
 // specKeys is the canonical key order of Spec.String.
-var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "setup_latency", "jitter", "routers", "router_slots", "router_cost", "router_restart", "router_pools", "router_pool_max", "router_pool_min", "router_max_connecting", "router_host_timeout", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "test_commands", "cores", "version", "os"}
+var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "service", "scan_service", "agg_service", "write_service", "examined_cost", "conn_cost", "accept_cost", "setup_latency", "jitter", "routers", "router_slots", "router_cost", "router_restart", "router_pools", "router_pool_max", "router_pool_min", "router_max_connecting", "router_host_timeout", "repl_lag", "election", "repl_writers", "ingress_rate", "ingress_burst", "ingress_queue", "conn_mem", "max_conns", "hello_cost", "test_commands", "cores", "version", "os"}
 
 // ParseSpec parses a comma-separated key=value list such as
 // "slots=16,service=2ms,conn_cost=20us,jitter=0.1" or
@@ -229,7 +248,11 @@ var specKeys = []string{"shards", "rs", "slots", "read_slots", "write_slots", "s
 // router_max_connecting=C and router_host_timeout=D (shards only) size
 // each router's pools to its shards as a mongos's taskExecutorPoolSize and
 // ShardingTaskExecutorPool{MaxSize,MinSize,MaxConnecting,HostTimeoutMS}
-// do (spec_routerpool.go; defaults the version's).
+// do (spec_routerpool.go; defaults the version's). conn_mem=BYTES (KiB
+// and MiB suffixes; default 0) is the resident memory each connection
+// adds, max_conns=N (default 1000000) each server's connection limit,
+// hello_cost=D (default 0s) the CPU time each hello costs (Spec.ConnMem,
+// Spec.MaxConns, Spec.HelloCost).
 // rs=N (1 to 7) starts a replica set of N members instead of a standalone,
 // with repl_lag=1ms, election=300ms and repl_writers=16 unless given; rs and
 // shards are exclusive, and the replica-set keys without rs are refused.
@@ -312,6 +335,7 @@ func (s *Spec) field(key string) any {
 		"router_pools": &s.RouterPools, "router_pool_max": &s.RouterPoolMax, "router_pool_min": &s.RouterPoolMin, "router_max_connecting": &s.RouterMaxConnecting, "router_host_timeout": &s.RouterHostTimeout,
 		"rs": &s.Members, "repl_lag": &s.ReplLag, "election": &s.ElectionDelay, "repl_writers": &s.ReplWriters,
 		"ingress_rate": &s.IngressRate, "ingress_burst": &s.IngressBurst, "ingress_queue": &s.IngressQueue,
+		"conn_mem": (*byteSize)(&s.ConnMem), "max_conns": &s.MaxConns, "hello_cost": &s.HelloCost,
 		"cores": &s.Cores, "version": &s.Version, "os": &s.OS,
 	}[key]
 }
@@ -342,6 +366,7 @@ var leaveOut = map[string]string{
 	"shards":      "leave shards out for a standalone server",
 	"rs":          "leave rs out for a standalone server",
 	"cores":       "leave cores out for this machine's count",
+	"max_conns":   "leave max_conns out for 1000000, a real server's default",
 	"read_slots":  "leave read_slots out for slots",
 	"write_slots": "leave write_slots out for slots",
 }
@@ -370,6 +395,12 @@ func (s *Spec) set(key, val string) error {
 			return bad(fmt.Sprintf("must be between 1ms and %s (leave it out for %s)", maxRouterRestart, DefaultRouterRestart))
 		}
 		*dst = d
+	case *byteSize:
+		b, err := parseByteSize(val)
+		if err != nil {
+			return bad(err.Error())
+		}
+		*dst = b
 	case *float64:
 		f, err := strconv.ParseFloat(val, 64)
 		if err != nil {
@@ -435,6 +466,9 @@ func (s Spec) Validate() error {
 		return err
 	}
 	if err := s.validateRouterPools(); err != nil {
+		return err
+	}
+	if err := s.validateConnCost(); err != nil {
 		return err
 	}
 	if !s.Sharded() {
@@ -538,6 +572,7 @@ func (s Spec) String() string {
 		parts = append(parts, "repl_lag="+fmtDuration(s.ReplLag), "election="+fmtDuration(s.ElectionDelay), "repl_writers="+strconv.Itoa(s.ReplWriters))
 	}
 	parts = append(parts, s.ingressString()...)
+	parts = append(parts, s.connCostString()...)
 	if s.TestCommands {
 		parts = append(parts, "test_commands=true")
 	}

@@ -22,6 +22,9 @@ type telemetry struct {
 	inFlight atomic.Int64
 
 	insert, query, update, delete, getmore, command atomic.Int64
+	// hellos counts the hello and isMaster commands answered, which
+	// hello_cost charges CPU time for.
+	hellos atomic.Int64
 
 	// Latencies in microseconds, from the request being parsed to its reply
 	// being built, queueing included.
@@ -40,7 +43,7 @@ type telemetry struct {
 func (t *telemetry) reset() {
 	for _, c := range []*atomic.Int64{&t.connCreated, &t.connRejected, &t.insert, &t.query, &t.update, &t.delete,
 		&t.getmore, &t.command, &t.readLat, &t.writeLat, &t.cmdLat, &t.readOps, &t.writeOps, &t.cmdOps,
-		&t.bytesIn, &t.bytesOut, &t.numRequests} {
+		&t.bytesIn, &t.bytesOut, &t.numRequests, &t.hellos} {
 		c.Store(0)
 	}
 	t.top.mu.Lock()
@@ -146,6 +149,8 @@ func (f *frontend) serverStatus() bson.D {
 	}
 	if f.d.alone {
 		d = append(d, f.processSections(v)...)
+	} else if f.d.spec.ConnMem > 0 {
+		d = append(d, f.modelMem(0, 0))
 	}
 	var reads, writes slotSnapshot
 	if !f.router {
@@ -243,7 +248,7 @@ func (f *frontend) connections() bson.D {
 	v := f.d.version
 	d := bson.D{
 		{Key: "current", Value: int32(cur)},
-		{Key: "available", Value: int32(maxIncomingConnections - cur - f.ingress.waiting())},
+		{Key: "available", Value: int32(max(int64(f.d.spec.connLimit())-cur-f.ingress.waiting(), 0))},
 		{Key: "totalCreated", Value: int32(created)},
 	}
 	if v.connRejected {
