@@ -9,6 +9,7 @@ import (
 	"github.com/poolsweep/poolsweep/analysis"
 	"github.com/poolsweep/poolsweep/analysis/conncost"
 	"github.com/poolsweep/poolsweep/analysis/knee"
+	"github.com/poolsweep/poolsweep/analysis/openloop"
 	"github.com/poolsweep/poolsweep/results"
 )
 
@@ -163,6 +164,29 @@ type SeriesPlan struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
+// mostClients keeps, of the open-loop series that differ only in their
+// client count (a connection sweep: one rate shared by 10, 100, 1000
+// clients), the one with the most clients: a fleet of instances is most
+// like the most clients measured, and one plan per level would say the
+// same thing several times.
+func mostClients(reports []openloop.Report) []openloop.Report {
+	type key struct{ target, workload string }
+	best := map[key]int{}
+	for i, r := range reports {
+		k := key{r.Target, r.Workload}
+		if j, ok := best[k]; !ok || r.Clients > reports[j].Clients {
+			best[k] = i
+		}
+	}
+	var out []openloop.Report
+	for i, r := range reports {
+		if best[key{r.Target, r.Workload}] == i {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Make plans the fleet for every series of a (the analysis of rs).
 func Make(rs []*results.Results, a *analysis.Analysis, o Options) (*Plan, error) {
 	if o.Instances < 1 {
@@ -177,7 +201,7 @@ func Make(rs []*results.Results, a *analysis.Analysis, o Options) (*Plan, error)
 		}
 		p.Series = append(p.Series, planSeries(rs, r, o))
 	}
-	for _, r := range a.Open {
+	for _, r := range mostClients(a.Open) {
 		if op, ok := planOpen(rs, r, o); ok {
 			p.Open = append(p.Open, op)
 		}

@@ -257,6 +257,35 @@ func TestOpenLoopRateForm(t *testing.T) {
 	}
 }
 
+// TestOpenLoopConnectionSweepPlansOnce: a connection sweep's series (one
+// rate over 10, 200 and 50 clients) give one plan, from the most clients,
+// and another target's series keeps its own.
+func TestOpenLoopConnectionSweepPlansOnce(t *testing.T) {
+	rate, pool := 100, 2
+	rs := []*results.Results{{Header: results.RunHeader{Targets: []results.TargetHeader{
+		{Name: "sim", Topology: "standalone", Hosts: []string{"h:1"}}, {Name: "other", Topology: "standalone", Hosts: []string{"h:2"}}}}}}
+	var reps []openloop.Report
+	for _, c := range []struct {
+		target  string
+		clients int
+	}{{"sim", 10}, {"sim", 200}, {"sim", 50}, {"other", 3}} {
+		rs[0].Steps = append(rs[0].Steps, results.StepResult{Target: c.target, Mode: results.ModeOpen, Rate: rate, MaxPoolSize: pool, Clients: c.clients,
+			Open: &results.OpenLoopStats{Service: results.Quantiles{Mean: 2}}})
+		reps = append(reps, openloop.Report{Target: c.target, Clients: c.clients, Rule: "p99 ≤ 20ms", CarriedRate: &rate, MaxPoolSize: &pool,
+			Pools: []openloop.Pool{{MaxPoolSize: pool, Levels: []openloop.Level{{Rate: rate, P99Ms: 20}}}}})
+	}
+	p, err := Make(rs, &analysis.Analysis{Open: reps}, Options{Instances: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Open) != 2 {
+		t.Fatalf("%d open-loop plans, want one for each target", len(p.Open))
+	}
+	if p.Open[0].MeasuredClients != 200 || p.Open[1].MeasuredClients != 3 {
+		t.Errorf("plans from %d and %d clients, want sim's 200 and other's 3", p.Open[0].MeasuredClients, p.Open[1].MeasuredClients)
+	}
+}
+
 // TestGoldenRenderings fixes the text, Markdown and JSON of one plan.
 func TestGoldenRenderings(t *testing.T) {
 	rs := []*results.Results{modelRun(t, "slots=16,service=2ms", 1000)}
