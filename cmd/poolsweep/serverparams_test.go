@@ -124,7 +124,9 @@ func TestServerParamAxisWithinRun(t *testing.T) {
 	if !cmp.WithinRun || len(cmp.Steps) != 1 {
 		t.Fatalf("compare: within_run %v, %d steps paired:\n%s", cmp.WithinRun, len(cmp.Steps), stdout)
 	}
-	if m := cmp.Steps[0].Metrics["ops_per_s"]; !m.Significant || m.DeltaPct == nil || *m.DeltaPct < 100 {
+	// Concluded, and at least the 1.5× the medians are held to above: a
+	// busy host holds the faster side back, so not the construction's 4×.
+	if m := cmp.Steps[0].Metrics["ops_per_s"]; !m.Significant || m.DeltaPct == nil || *m.DeltaPct < 50 {
 		t.Errorf("compare did not conclude the gain of 8 tickets over 2 within the run:\n%s", stdout)
 	}
 }

@@ -343,6 +343,24 @@ func (s *Spec) field(key string) any {
 // standaloneKeys are the keys that mean something without another (not
 // dependents' nor ingress_*), in specKeys' order: what an unknown key's
 // error lists, on one line.
+// keyHint names the keys a mistyped key may have meant (those that
+// contain it or that it contains, as "read" for read_slots), else the
+// first standalone keys: a few names, because the whole list grows with
+// every model and would make the refusal longer than a line.
+func keyHint(key string) string {
+	const most = 6
+	var near []string
+	for _, k := range specKeys {
+		if len(key) >= 2 && (strings.Contains(k, key) || strings.Contains(key, k)) {
+			near = append(near, k)
+		}
+	}
+	if len(near) > 0 {
+		return "did you mean " + strings.Join(near[:min(len(near), most)], ", ") + "?"
+	}
+	return "keys such as " + strings.Join(standaloneKeys()[:most], ", ") + ";"
+}
+
 func standaloneKeys() []string {
 	var out []string
 	for _, k := range specKeys {
@@ -416,7 +434,7 @@ func (s *Spec) set(key, val string) error {
 	case *string:
 		*dst = val
 	default:
-		return fmt.Errorf("%w: unknown key %s (known: %s; more with shards, rs or version=8.2: docs/servers.md)", ErrSpec, textfmt.Token(key), strings.Join(standaloneKeys(), ", "))
+		return fmt.Errorf("%w: unknown key %s (%s every key: docs/servers.md)", ErrSpec, textfmt.Token(key), keyHint(key))
 	}
 	return nil
 }

@@ -99,7 +99,8 @@ func TestParseSpecErrors(t *testing.T) {
 		{"conn_cost=-5us", "conn_cost=-5us: must be between 0s"}, // negative conn_cost
 		{"jitter=1.5", "jitter=1.5: must be between 0 and 1"},    // noise above 100%
 		{"jitter=NaN", "jitter=NaN: must be between 0 and 1"},    // NaN slips past < and >
-		{"foo=1", `unknown key "foo"`},                           // typo'd key
+		{"foo=1", `unknown key "foo" (keys such as shards, rs, slots`},
+		{"read=1", `unknown key "read" (did you mean read_slots? every key`}, // typo'd key
 		{"version=3.6", "version=3.6: unknown version (known: 4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2, or a release of one, as 7.0.0-rc6)"},       // not modeled
 		{"version=3.6.20", "version=3.6.20: unknown version (known: 4.0, 4.2, 4.4, 5.0, 6.0, 7.0, 8.0, 8.2, or a release of one, as 7.0.0-rc6)"}, // a release of a series not modeled
 		{"version=8", "version=8: unknown version"}, // major only
