@@ -43,9 +43,10 @@ type slotPool struct {
 	// on its way to a secondary), in arrival order; they count as queued
 	// only once they have arrived.
 	arrivals []booking
-	// starts holds booked ops in booking order; starts never decrease, so
-	// the ops that have started are a prefix.
-	starts   []booking
+	// starts holds booked ops by start. Booking order is not start
+	// order: an op booked ahead of its arrival starts after an op booked
+	// later that arrives into a free slot at once.
+	starts   timeHeap[booking]
 	finishes timeHeap[booking] // by finish
 	booked   [3]int64          // by opKind
 	started  [3]int64
@@ -76,12 +77,10 @@ func (p *slotPool) advance(now int64) {
 		n++
 	}
 	p.arrivals = p.arrivals[n:]
-	i := 0
-	for i < len(p.starts) && p.starts[i].at <= now {
-		p.started[p.starts[i].kind]++
-		i++
+	for len(p.starts) > 0 && p.starts[0].at <= now {
+		b := heap.Pop(&p.starts).(booking)
+		p.started[b.kind]++
 	}
-	p.starts = p.starts[i:]
 	for len(p.finishes) > 0 && p.finishes[0].at <= now {
 		b := heap.Pop(&p.finishes).(booking)
 		p.finished[b.kind]++
@@ -118,7 +117,7 @@ func (p *slotPool) bookLocked(now, arrival int64, kind opKind, service time.Dura
 	finish := start + int64(service)
 	p.free[0] = freeAt(finish)
 	heap.Fix(&p.free, 0)
-	p.starts = append(p.starts, booking{start, kind})
+	heap.Push(&p.starts, booking{start, kind})
 	heap.Push(&p.finishes, booking{finish, kind})
 	if arrival > now {
 		// Counted as queued from its arrival on (advance).

@@ -76,3 +76,24 @@ func TestSlotPoolRunCancelled(t *testing.T) {
 		t.Fatal("run did not return after cancel")
 	}
 }
+
+// TestSlotPoolBookedAheadNotQueued: an op booked ahead of its arrival (a
+// router's connection handed on as of its op's finish, a write on its way
+// to a secondary) starts later than an op booked after it that arrives
+// now into a free slot; the later op is active at once, and neither is
+// queued: a free slot never has a queue.
+func TestSlotPoolBookedAheadNotQueued(t *testing.T) {
+	p := newSlotPool(8)
+	const service = time.Hour
+	p.bookAt(time.Now().Add(time.Hour), kindRead, service)
+	for range 3 {
+		p.book(kindRead, service)
+	}
+	s := p.snapshot()
+	if s.QueuedReads != 0 || s.ActiveReads != 3 || s.Free != 5 || s.MaxQueued != 0 {
+		t.Errorf("queued %d active %d free %d max queued %d, want 0, 3, 5, 0", s.QueuedReads, s.ActiveReads, s.Free, s.MaxQueued)
+	}
+	if s.Started != 3 {
+		t.Errorf("started %d, want 3 (the op still to arrive has not)", s.Started)
+	}
+}
