@@ -113,10 +113,11 @@ func (p *slotPool) bookAt(arrival time.Time, kind opKind, service time.Duration)
 // frees first and returns its finish, both in ns since the epoch.
 func (p *slotPool) bookLocked(now, arrival int64, kind opKind, service time.Duration) int64 {
 	p.advance(now)
-	start := max(arrival, int64(p.free[0]))
+	slot := p.slotFor(now, arrival)
+	start := max(arrival, int64(p.free[slot]))
 	finish := start + int64(service)
-	p.free[0] = freeAt(finish)
-	heap.Fix(&p.free, 0)
+	p.free[slot] = freeAt(finish)
+	heap.Fix(&p.free, slot)
 	heap.Push(&p.starts, booking{start, kind})
 	heap.Push(&p.finishes, booking{finish, kind})
 	if arrival > now {
@@ -139,6 +140,26 @@ func (p *slotPool) bookLocked(now, arrival int64, kind opKind, service time.Dura
 		}
 	}
 	return finish
+}
+
+// slotFor is the slot an op arriving at arrival takes: the one that
+// frees first, or, for an op booked ahead of its arrival, the one that
+// frees last by then. A slot is only when it is next free, with no gaps,
+// so an op booked ahead into a slot free now would hold it idle until
+// the op arrives, and an op arriving meanwhile would queue behind a slot
+// that does nothing: a router's connection, handed on as of its op's
+// finish, would keep two slots where it uses one.
+func (p *slotPool) slotFor(now, arrival int64) int {
+	if arrival <= now {
+		return 0
+	}
+	best := 0
+	for i, f := range p.free {
+		if int64(f) <= arrival && (int64(p.free[best]) > arrival || f > p.free[best]) {
+			best = i
+		}
+	}
+	return best
 }
 
 func (p *slotPool) queuedLocked() int64 {

@@ -97,3 +97,24 @@ func TestSlotPoolBookedAheadNotQueued(t *testing.T) {
 		t.Errorf("started %d, want 3 (the op still to arrive has not)", s.Started)
 	}
 }
+
+// TestSlotPoolBookedAheadTakesItsOwnSlot: two connections, each with an
+// op running and its next op booked ahead to arrive as the first ends
+// (a router's connection handed on), use two slots of four, one after
+// the other: the ops booked ahead take the slots their predecessors free
+// then, not the slots free now, so an op that arrives now still finds a
+// free slot and starts at once.
+func TestSlotPoolBookedAheadTakesItsOwnSlot(t *testing.T) {
+	p := newSlotPool(4)
+	const service = time.Hour
+	for range 2 {
+		finish := p.bookAt(time.Now(), kindRead, service)
+		p.bookAt(finish, kindRead, service)
+	}
+	if wait := p.book(kindRead, service); wait > service+time.Minute {
+		t.Errorf("an op arriving with 2 of 4 slots running finishes in %v, want %v: it waited for a slot", wait, service)
+	}
+	if s := p.snapshot(); s.Queued() != 0 || s.WaitTotal > time.Minute {
+		t.Errorf("queued %d, total wait %v, want none", s.Queued(), s.WaitTotal)
+	}
+}
