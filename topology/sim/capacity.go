@@ -32,8 +32,10 @@ const (
 // until then. The op's goroutine sleeps until the finish time. A late
 // wake-up makes that op's reply late but does not delay the next op's start,
 // so with a queue present the pool completes exactly slots/service ops per
-// second. Queued and active counts are read off the same schedule: an op is
-// queued before its start, active between start and finish.
+// second. An op booked ahead of its arrival (bookAt) takes the slot that
+// is free by then, last (slotFor). Queued and active counts are read off
+// the same schedule: an op is queued between its arrival and its start,
+// active between start and finish.
 type slotPool struct {
 	mu    sync.Mutex
 	total int
