@@ -98,7 +98,7 @@ func TestRouterPoolBoundClusterProof(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	code, _, errText := runBinary(t, dir, 4*time.Minute, "sweep", "--target", "standalone=sim:"+rpStandalone,
-		"--target", "sharded=sim:"+rpCluster, "--concurrency", "4,8,16,32", "--trials", "2", "--warmup", "300ms",
+		"--target", "sharded=sim:"+rpCluster, "--concurrency", "8,16,32,64", "--trials", "2", "--warmup", "300ms",
 		"--duration", "1s", "--workload", "read", "--records", "50", "--no-plot", "--out", out)
 	if code != 0 {
 		t.Fatalf("sweep: exit %d\n%s", code, errText)
@@ -128,7 +128,7 @@ func TestRouterPoolBoundClusterProof(t *testing.T) {
 				full++
 			}
 		}
-		// At 16 and 32 connections, 5 and 11 for each shard host on
+		// At 16 to 64 connections, 5 to 21 for each shard host on
 		// average, the ops queue for a pool of 2: the busiest is full.
 		// (Not each: in a closed loop the ops gather at whichever host
 		// is behind, and leave the others short of waiters at times.)
