@@ -151,18 +151,34 @@ func (p *slotPool) bookLocked(now, arrival int64, kind opKind, service time.Dura
 // the op arrives, and an op arriving meanwhile would queue behind a slot
 // that does nothing: a router's connection, handed on as of its op's
 // finish, would keep two slots where it uses one.
+//
+// The search walks the heap from its root and leaves every subtree whose
+// root frees after arrival (its slots all free later still). It looks at
+// most slotSearchMax slots: a pool that large has idle slots to spare, so
+// one held idle a while costs no op a wait.
 func (p *slotPool) slotFor(now, arrival int64) int {
-	if arrival <= now {
+	if arrival <= now || int64(p.free[0]) > arrival {
 		return 0
 	}
 	best := 0
-	for i, f := range p.free {
-		if int64(f) <= arrival && (int64(p.free[best]) > arrival || f > p.free[best]) {
+	stack := []int{0}
+	for seen := 0; len(stack) > 0 && seen < slotSearchMax; seen++ {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if p.free[i] > p.free[best] {
 			best = i
+		}
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < len(p.free) && int64(p.free[c]) <= arrival {
+				stack = append(stack, c)
+			}
 		}
 	}
 	return best
 }
+
+// slotSearchMax bounds slotFor's search.
+const slotSearchMax = 4096
 
 func (p *slotPool) queuedLocked() int64 {
 	var q int64

@@ -118,3 +118,23 @@ func TestSlotPoolBookedAheadTakesItsOwnSlot(t *testing.T) {
 		t.Errorf("queued %d, total wait %v, want none", s.Queued(), s.WaitTotal)
 	}
 }
+
+// TestSlotPoolBookedAheadBestFit: of the slots free by an op's arrival,
+// the op booked ahead takes the one that frees last (here at 3h, of
+// slots freeing at 1h to 5h and three idle), so the idle slots stay free
+// for the ops that arrive now.
+func TestSlotPoolBookedAheadBestFit(t *testing.T) {
+	p := newSlotPool(8)
+	for h := 5; h >= 1; h-- {
+		p.book(kindRead, time.Duration(h)*time.Hour)
+	}
+	start := time.Now().Add(3*time.Hour + 30*time.Minute)
+	if finish := p.bookAt(start, kindRead, time.Hour); finish.Sub(start) > time.Hour+time.Minute {
+		t.Errorf("the op booked ahead finishes %v after its arrival, want 1h", finish.Sub(start))
+	}
+	for i := range 3 {
+		if wait := p.book(kindRead, time.Hour); wait > time.Hour+time.Minute {
+			t.Errorf("op %d arriving now with 3 slots idle finishes in %v, want 1h", i+1, wait)
+		}
+	}
+}
