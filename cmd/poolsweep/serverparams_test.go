@@ -28,11 +28,18 @@ const ticketParam = "wiredTigerConcurrentReadTransactions"
 // readTickets is the parameter as getParameter answers it on uri.
 func readTickets(t *testing.T, c *mongo.Client) int32 {
 	t.Helper()
-	raw, err := c.Database("admin").RunCommand(t.Context(), bson.D{{Key: "getParameter", Value: 1}, {Key: ticketParam, Value: 1}}).Raw()
+	return readParam(t, c, ticketParam)
+}
+
+// readParam is the int parameter name as getParameter answers it on c's
+// server.
+func readParam(t *testing.T, c *mongo.Client, name string) int32 {
+	t.Helper()
+	raw, err := c.Database("admin").RunCommand(t.Context(), bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Raw()
 	if err != nil {
-		t.Fatalf("getParameter: %v", err)
+		t.Fatalf("getParameter %s: %v", name, err)
 	}
-	return raw.Lookup(ticketParam).Int32()
+	return raw.Lookup(name).Int32()
 }
 
 // pendingParams are the parameter records of the meta collection not
@@ -221,10 +228,16 @@ func waitLine(t *testing.T, sc *bufio.Scanner, want string) {
 // set the series' value.
 func waitTickets(t *testing.T, c *mongo.Client, want int32) {
 	t.Helper()
+	waitParam(t, c, ticketParam, want)
+}
+
+// waitParam waits until the int parameter name reads want on c's server.
+func waitParam(t *testing.T, c *mongo.Client, name string, want int32) {
+	t.Helper()
 	deadline := time.Now().Add(time.Minute)
-	for readTickets(t, c) != want {
+	for readParam(t, c, name) != want {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s never read %d", ticketParam, want)
+			t.Fatalf("%s never read %d", name, want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -32,8 +32,10 @@ const (
 // until then. The op's goroutine sleeps until the finish time. A late
 // wake-up makes that op's reply late but does not delay the next op's start,
 // so with a queue present the pool completes exactly slots/service ops per
-// second. Queued and active counts are read off the same schedule: an op is
-// queued before its start, active between start and finish.
+// second. An op booked ahead of its arrival (bookAt) takes the slot that
+// is free by then, last (slotFor). Queued and active counts are read off
+// the same schedule: an op is queued between its arrival and its start,
+// active between start and finish.
 type slotPool struct {
 	mu    sync.Mutex
 	total int
@@ -43,9 +45,10 @@ type slotPool struct {
 	// on its way to a secondary), in arrival order; they count as queued
 	// only once they have arrived.
 	arrivals []booking
-	// starts holds booked ops in booking order; starts never decrease, so
-	// the ops that have started are a prefix.
-	starts   []booking
+	// starts holds booked ops by start. Booking order is not start
+	// order: an op booked ahead of its arrival starts after an op booked
+	// later that arrives into a free slot at once.
+	starts   timeHeap[booking]
 	finishes timeHeap[booking] // by finish
 	booked   [3]int64          // by opKind
 	started  [3]int64
@@ -76,12 +79,10 @@ func (p *slotPool) advance(now int64) {
 		n++
 	}
 	p.arrivals = p.arrivals[n:]
-	i := 0
-	for i < len(p.starts) && p.starts[i].at <= now {
-		p.started[p.starts[i].kind]++
-		i++
+	for len(p.starts) > 0 && p.starts[0].at <= now {
+		b := heap.Pop(&p.starts).(booking)
+		p.started[b.kind]++
 	}
-	p.starts = p.starts[i:]
 	for len(p.finishes) > 0 && p.finishes[0].at <= now {
 		b := heap.Pop(&p.finishes).(booking)
 		p.finished[b.kind]++
@@ -114,11 +115,12 @@ func (p *slotPool) bookAt(arrival time.Time, kind opKind, service time.Duration)
 // frees first and returns its finish, both in ns since the epoch.
 func (p *slotPool) bookLocked(now, arrival int64, kind opKind, service time.Duration) int64 {
 	p.advance(now)
-	start := max(arrival, int64(p.free[0]))
+	slot := p.slotFor(now, arrival)
+	start := max(arrival, int64(p.free[slot]))
 	finish := start + int64(service)
-	p.free[0] = freeAt(finish)
-	heap.Fix(&p.free, 0)
-	p.starts = append(p.starts, booking{start, kind})
+	p.free[slot] = freeAt(finish)
+	heap.Fix(&p.free, slot)
+	heap.Push(&p.starts, booking{start, kind})
 	heap.Push(&p.finishes, booking{finish, kind})
 	if arrival > now {
 		// Counted as queued from its arrival on (advance).
@@ -141,6 +143,42 @@ func (p *slotPool) bookLocked(now, arrival int64, kind opKind, service time.Dura
 	}
 	return finish
 }
+
+// slotFor is the slot an op arriving at arrival takes: the one that
+// frees first, or, for an op booked ahead of its arrival, the one that
+// frees last by then. A slot is only when it is next free, with no gaps,
+// so an op booked ahead into a slot free now would hold it idle until
+// the op arrives, and an op arriving meanwhile would queue behind a slot
+// that does nothing: a router's connection, handed on as of its op's
+// finish, would keep two slots where it uses one.
+//
+// The search walks the heap from its root and leaves every subtree whose
+// root frees after arrival (its slots all free later still). It looks at
+// most slotSearchMax slots: a pool that large has idle slots to spare, so
+// one held idle a while costs no op a wait.
+func (p *slotPool) slotFor(now, arrival int64) int {
+	if arrival <= now || int64(p.free[0]) > arrival {
+		return 0
+	}
+	best := 0
+	stack := []int{0}
+	for seen := 0; len(stack) > 0 && seen < slotSearchMax; seen++ {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if p.free[i] > p.free[best] {
+			best = i
+		}
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < len(p.free) && int64(p.free[c]) <= arrival {
+				stack = append(stack, c)
+			}
+		}
+	}
+	return best
+}
+
+// slotSearchMax bounds slotFor's search.
+const slotSearchMax = 4096
 
 func (p *slotPool) queuedLocked() int64 {
 	var q int64

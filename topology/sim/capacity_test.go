@@ -76,3 +76,65 @@ func TestSlotPoolRunCancelled(t *testing.T) {
 		t.Fatal("run did not return after cancel")
 	}
 }
+
+// TestSlotPoolBookedAheadNotQueued: an op booked ahead of its arrival (a
+// router's connection handed on as of its op's finish, a write on its way
+// to a secondary) starts later than an op booked after it that arrives
+// now into a free slot; the later op is active at once, and neither is
+// queued: a free slot never has a queue.
+func TestSlotPoolBookedAheadNotQueued(t *testing.T) {
+	p := newSlotPool(8)
+	const service = time.Hour
+	p.bookAt(time.Now().Add(time.Hour), kindRead, service)
+	for range 3 {
+		p.book(kindRead, service)
+	}
+	s := p.snapshot()
+	if s.QueuedReads != 0 || s.ActiveReads != 3 || s.Free != 5 || s.MaxQueued != 0 {
+		t.Errorf("queued %d active %d free %d max queued %d, want 0, 3, 5, 0", s.QueuedReads, s.ActiveReads, s.Free, s.MaxQueued)
+	}
+	if s.Started != 3 {
+		t.Errorf("started %d, want 3 (the op still to arrive has not)", s.Started)
+	}
+}
+
+// TestSlotPoolBookedAheadTakesItsOwnSlot: two connections, each with an
+// op running and its next op booked ahead to arrive as the first ends
+// (a router's connection handed on), use two slots of four, one after
+// the other: the ops booked ahead take the slots their predecessors free
+// then, not the slots free now, so an op that arrives now still finds a
+// free slot and starts at once.
+func TestSlotPoolBookedAheadTakesItsOwnSlot(t *testing.T) {
+	p := newSlotPool(4)
+	const service = time.Hour
+	for range 2 {
+		finish := p.bookAt(time.Now(), kindRead, service)
+		p.bookAt(finish, kindRead, service)
+	}
+	if wait := p.book(kindRead, service); wait > service+time.Minute {
+		t.Errorf("an op arriving with 2 of 4 slots running finishes in %v, want %v: it waited for a slot", wait, service)
+	}
+	if s := p.snapshot(); s.Queued() != 0 || s.WaitTotal > time.Minute {
+		t.Errorf("queued %d, total wait %v, want none", s.Queued(), s.WaitTotal)
+	}
+}
+
+// TestSlotPoolBookedAheadBestFit: of the slots free by an op's arrival,
+// the op booked ahead takes the one that frees last (here at 3h, of
+// slots freeing at 1h to 5h and three idle), so the idle slots stay free
+// for the ops that arrive now.
+func TestSlotPoolBookedAheadBestFit(t *testing.T) {
+	p := newSlotPool(8)
+	for h := 5; h >= 1; h-- {
+		p.book(kindRead, time.Duration(h)*time.Hour)
+	}
+	start := time.Now().Add(3*time.Hour + 30*time.Minute)
+	if finish := p.bookAt(start, kindRead, time.Hour); finish.Sub(start) > time.Hour+time.Minute {
+		t.Errorf("the op booked ahead finishes %v after its arrival, want 1h", finish.Sub(start))
+	}
+	for i := range 3 {
+		if wait := p.book(kindRead, time.Hour); wait > time.Hour+time.Minute {
+			t.Errorf("op %d arriving now with 3 slots idle finishes in %v, want 1h", i+1, wait)
+		}
+	}
+}

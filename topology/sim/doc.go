@@ -125,7 +125,10 @@
 // turn and setup, booked as its opening begins, end, and a waiting op
 // takes whichever is free first; so this host's scheduling delays make
 // replies late without lowering the bound (TestRouterPoolBoundThroughput
-// holds the Go driver to it within 10%). The parameters are in the
+// holds the Go driver to it within 10%). The op behind a connection so
+// handed on is booked at the shard ahead of its arrival, into the slot its
+// predecessor frees then, so a shard with more slots than the routers'
+// connections to it never queues. The parameters are in the
 // server's parameter table, so getParameter reads them and setParameter
 // changes them on a 4.2+ router while it runs (MaxSize, MinSize,
 // MaxConnecting, HostTimeoutMS, with the server's validators: MaxSize and
