@@ -62,42 +62,42 @@ type Figure struct {
 	// Align gives every panel's data area the same size and place in its
 	// tile, so that panels stacked over one axis share it exactly.
 	Align  bool
-	Legend []LegendEntry
-	Data   FigureData
+	Legend []legendEntry
+	Data   figureData
 	Width  vg.Length // 0 means defaultWidth
 	Height vg.Length // 0 means defaultHeight
 }
 
-// LegendEntry is one line of a figure's legend.
-type LegendEntry struct {
+// legendEntry is one line of a figure's legend.
+type legendEntry struct {
 	Text   string
 	Thumbs []gplot.Thumbnailer
 }
 
-// FigureData is the data behind a figure, exported so that tests (and
-// users) can check numbers rather than pixels.
-type FigureData struct {
+// figureData is the data behind a figure, kept beside its panels so that
+// tests can check numbers rather than pixels.
+type figureData struct {
 	Name   string       `json:"name"`
 	Title  string       `json:"title"`
 	XLabel string       `json:"x_label,omitempty"`
 	YLabel string       `json:"y_label,omitempty"`
-	Series []SeriesData `json:"series"`
-	Marks  []Mark       `json:"marks,omitempty"`
+	Series []seriesData `json:"series"`
+	Marks  []mark       `json:"marks,omitempty"`
 }
 
-// SeriesData is one named series of a figure. Role says what it is: "ops/s",
+// seriesData is one named series of a figure. Role says what it is: "ops/s",
 // "calls/s", "usl", "retrograde", "p50", "p99", "ops/s grid", "p99 grid",
 // "pool wait", "server", "rest".
-type SeriesData struct {
+type seriesData struct {
 	Name   string      `json:"name"`
 	Role   string      `json:"role"`
-	Points []DataPoint `json:"points"`
+	Points []dataPoint `json:"points"`
 }
 
-// DataPoint is one plotted point. Low/High is the 95% interval across
+// dataPoint is one plotted point. Low/High is the 95% interval across
 // trials (equal to Y with one trial); Z is a grid cell's value, with X and
 // Y its concurrency and pool; N is the number of trials behind it.
-type DataPoint struct {
+type dataPoint struct {
 	X     float64 `json:"x"`
 	Y     float64 `json:"y"`
 	Z     float64 `json:"z,omitempty"`
@@ -107,8 +107,8 @@ type DataPoint struct {
 	Label string  `json:"label,omitempty"`
 }
 
-// Mark is an annotation: a knee, a peak, or the best cell of a grid.
-type Mark struct {
+// mark is an annotation: a knee, a peak, or the best cell of a grid.
+type mark struct {
 	Kind   string  `json:"kind"` // "knee", "peak", "best"
 	Series string  `json:"series"`
 	X      float64 `json:"x"`
@@ -221,8 +221,8 @@ func (f *Figure) WriteSVG(w io.Writer) error {
 	return nil
 }
 
-// WritePNG writes the figure as a PNG at pngDPI.
-func (f *Figure) WritePNG(w io.Writer) error {
+// writePNG writes the figure as a PNG at pngDPI.
+func (f *Figure) writePNG(w io.Writer) error {
 	fw, fh := f.size()
 	c := vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(pngDPI))
 	f.Draw(draw.New(c))
@@ -299,7 +299,7 @@ func WriteFiles(dir string, figs []Figure) ([]string, error) {
 	var paths []string
 	for i, p := range figurePaths(dir, figs) {
 		f := &figs[i/2]
-		write := f.WritePNG
+		write := f.writePNG
 		if i%2 == 1 {
 			write = f.WriteSVG
 		}
