@@ -131,10 +131,10 @@ func textStyle(f font.Font, clr color.Color, xa text.XAlignment, ya text.YAlignm
 	return text.Style{Color: clr, Font: f, XAlign: xa, YAlign: ya, Handler: gplot.DefaultTextHandler}
 }
 
-// Draw draws the figure onto c: title at the top, caption at the bottom,
+// drawOn draws the figure onto c: title at the top, caption at the bottom,
 // legend in a column at the right (outside the data, so it never covers a
 // point), and the panels tiled in what is left.
-func (f *Figure) Draw(c draw.Canvas) {
+func (f *Figure) drawOn(c draw.Canvas) {
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 	pad := vg.Points(8)
@@ -210,7 +210,7 @@ var (
 func (f *Figure) WriteSVG(w io.Writer) error {
 	fw, fh := f.size()
 	c := vgsvg.New(fw, fh)
-	f.Draw(draw.New(c))
+	f.drawOn(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return fmt.Errorf("figure %s: svg: %w", f.Name, err)
@@ -225,7 +225,7 @@ func (f *Figure) WriteSVG(w io.Writer) error {
 func (f *Figure) writePNG(w io.Writer) error {
 	fw, fh := f.size()
 	c := vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(pngDPI))
-	f.Draw(draw.New(c))
+	f.drawOn(draw.New(c))
 	if err := pngEncoder.Encode(w, c.Image()); err != nil {
 		return fmt.Errorf("figure %s: png: %w", f.Name, err)
 	}
