@@ -48,7 +48,7 @@ func Evaluate(ts []Threshold, rs []*results.Results, a *analysis.Analysis) []res
 		default:
 			checks = levelChecks(t, a, steps)
 		}
-		o := results.ThresholdOutcome{Threshold: t.Text, Pass: len(checks) > 0, Unit: t.Unit(), Checks: checks}
+		o := results.ThresholdOutcome{Threshold: t.Text, Pass: len(checks) > 0, Unit: t.unit(), Checks: checks}
 		for _, c := range checks {
 			o.Pass = o.Pass && c.Pass
 		}

@@ -75,8 +75,8 @@ type Threshold struct {
 	Level int // the concurrency of atLevel
 }
 
-// Unit is the unit of the threshold's values.
-func (t Threshold) Unit() string {
+// unit is the unit of the threshold's values.
+func (t Threshold) unit() string {
 	switch t.Metric {
 	case Ops:
 		return "ops/s"
@@ -185,18 +185,18 @@ func Range(m Metric, share bool) (lo, hi float64, unit string) {
 	t := Threshold{Metric: m, Share: share}
 	switch m {
 	case Ops, calls:
-		return 0, maxRate, t.Unit()
+		return 0, maxRate, t.unit()
 	case p50, p99, poolWait:
-		return 0, float64(maxLatency / time.Millisecond), t.Unit()
+		return 0, float64(maxLatency / time.Millisecond), t.unit()
 	case Errors:
 		if share {
-			return 0, 100, t.Unit()
+			return 0, 100, t.unit()
 		}
-		return 0, maxErrors, t.Unit()
+		return 0, maxErrors, t.unit()
 	case Connections:
-		return 0, maxConnections, t.Unit()
+		return 0, maxConnections, t.unit()
 	}
-	return 0, maxKnee, t.Unit()
+	return 0, maxKnee, t.unit()
 }
 
 // parseValue reads the value in the metric's unit, within its Range.
@@ -245,7 +245,7 @@ func (t *Threshold) parseValue(s string) error {
 		return fmt.Errorf("%s takes a rate per second such as 5000, not %s", t.Metric, tok)
 	}
 	if v > maxRate {
-		return fmt.Errorf("%s: %s is not a rate from 0 to %s %s", t.Metric, tok, fmtNumber(maxRate), t.Unit())
+		return fmt.Errorf("%s: %s is not a rate from 0 to %s %s", t.Metric, tok, fmtNumber(maxRate), t.unit())
 	}
 	t.Value = v
 	return nil
