@@ -8,8 +8,6 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
-
 // opsSteps makes one step per throughput value, for metric-level tests.
 func opsSteps(vals []float64) []*results.StepResult {
 	out := make([]*results.StepResult, len(vals))
