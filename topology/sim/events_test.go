@@ -604,7 +604,7 @@ func TestSimEventStepDownRecovery(t *testing.T) {
 	if err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetStepDown", Value: 60}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.WaitPrimary(ctx); err != nil {
+	if _, err := d.waitPrimary(ctx); err != nil {
 		t.Fatal(err)
 	}
 	elected := d.rs.view().electedAt
