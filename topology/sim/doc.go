@@ -342,7 +342,7 @@
 //
 // # Events (the simulator's own command)
 //
-// poolsweepSimEvent (SimEventCommand) is an administrative command of the
+// poolsweepSimEvent is an administrative command of the
 // simulator that no real server has (a real one answers CommandNotFound),
 // run on the admin database:
 //
