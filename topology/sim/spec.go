@@ -180,7 +180,7 @@ type Spec struct {
 	IngressQueue   int
 	// Version is the MongoDB version the servers answer as ("4.0" … "8.2",
 	// or a release of one of them as a server reports it, "7.0.0-rc6";
-	// "" means DefaultVersion): it shapes every reply the way that version's
+	// "" means defaultVersion): it shapes every reply the way that version's
 	// real mongod or mongos shapes it (see versions.go).
 	Version string
 	// ConnMem is the resident memory in bytes each open connection adds
