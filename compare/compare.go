@@ -163,7 +163,7 @@ type metricComparison struct {
 	CILowPct, CIHighPct *float64
 	Confidence          *float64 // achieved confidence of the interval
 	PValue              *float64
-	Method              string // MethodMannWhitney, MethodWelch, MethodBatchWelch or ""
+	Method              string // methodMannWhitney, methodWelch, MethodBatchWelch or ""
 	Significant         bool
 	// NeedsTrials marks a one-trial throughput test across two runs that
 	// the windows alone would call significant but the between-run noise

@@ -30,7 +30,7 @@ type regression struct {
 }
 
 // Regressions are the changes for the worse beyond limitPct percent. Only
-// a metric compare calls changed counts (StatusChanged: significant at
+// a metric compare calls changed counts (statusChanged: significant at
 // the comparison's alpha, and at least --min-effect): noise, an
 // unconfirmed step (too few trials) or a metric measured on one side
 // never does. The size is the change of the medians (DeltaPct).

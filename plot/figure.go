@@ -4,8 +4,8 @@
 // comparison of two analysed sides. Every point, interval and mark is the
 // analysis's; plot decides nothing, never talks to a server and never
 // prints. WriteFiles writes the figures into a directory, each file through
-// internal/outfile. FigureData, the numbers behind each figure, is what the tests
-// (and users) check rather than pixels.
+// internal/outfile. Each figure keeps the numbers behind it (figureData),
+// which the tests check rather than pixels.
 package plot
 
 import (

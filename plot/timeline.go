@@ -26,7 +26,7 @@ import (
 // "timeline-TARGET" when the results hold several.
 const figTimeline = "timeline"
 
-// Roles of the timeline's series in its FigureData.
+// Roles of the timeline's series in its figureData.
 const (
 	roleTimelineCalls   = "calls/s"
 	roleTimelineOffered = "offered"
