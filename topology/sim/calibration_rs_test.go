@@ -40,7 +40,7 @@ func accountReads(before, after Stats) readAccount {
 // TestCalibrationReplicaSetReads: on rs=3,slots=8,service=2ms, primary
 // reads saturate one member at 4000/s, and secondaryPreferred reads, which
 // the driver spreads over the two secondaries, at 8000/s, about twice
-// (Spec.ReadThroughput). On a healthy load host the ratio of the two
+// (Spec.readThroughput). On a healthy load host the ratio of the two
 // measured peaks in one run must show it; when the load host was starved
 // (the tool's own evidence), the simulator's accounting must: the reads
 // went to one member, then to both secondaries and never the primary, each

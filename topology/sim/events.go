@@ -33,7 +33,7 @@ import (
 // {action, hosts: [host:port…], endsAt: date, ok: 1}.
 const simEventCommand = "poolsweepSimEvent"
 
-// The actions of SimEventCommand.
+// The actions of simEventCommand.
 const (
 	simEventSlow          = "slow"
 	simEventFreeze        = "freeze"
