@@ -82,7 +82,7 @@ type Comparison struct {
 	// floor used otherwise.
 	WithinRun   bool
 	RunNoisePct float64
-	// Axis, in an A/B over a series axis, is that axis; each Side's
+	// Axis, in an A/B over a series axis, is that axis; each side's
 	// Series names its value.
 	Axis      results.Axis
 	Steps     []*Step
