@@ -8,14 +8,14 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-// TrialsAdvice says which sweep to run, and about how long it takes, when
+// trialsNote says which sweep to run, and about how long it takes, when
 // some step's throughput could not be decided: unconfirmed (no interval of
 // its own), or inside the between-run noise floor although its windows
 // alone would decide it. Trials are what measure the noise between them:
 // each side run again with fixed windows as long as this comparison's
 // longest and 3 trials, which compare then tests on the trials. Empty when
 // every step was decided.
-type TrialsAdvice struct {
+type trialsNote struct {
 	// Steps is how many matched steps were left undecided.
 	Steps int `json:"steps"`
 	// Flags is what to add to each side's sweep.
@@ -29,7 +29,7 @@ type TrialsAdvice struct {
 
 // trialsAdvice builds the advice from the undecided steps; nil when there
 // are none.
-func trialsAdvice(c *Comparison, b, cand *side) *TrialsAdvice {
+func trialsAdvice(c *Comparison, b, cand *side) *trialsNote {
 	n := 0
 	for _, s := range c.Steps {
 		if m := s.Metrics[OpsPerS]; m != nil && (m.Status == StatusUnconfirmed || m.NeedsTrials) {
@@ -44,7 +44,7 @@ func trialsAdvice(c *Comparison, b, cand *side) *TrialsAdvice {
 		return nil
 	}
 	w := time.Duration(math.Ceil(window)) * time.Second
-	a := &TrialsAdvice{Steps: n, Flags: fmt.Sprintf("--duration %s --trials %d", w, minTrials)}
+	a := &trialsNote{Steps: n, Flags: fmt.Sprintf("--duration %s --trials %d", w, minTrials)}
 	a.BaselineS = trialsTime(b, w.Seconds())
 	a.CandidateS = trialsTime(cand, w.Seconds())
 	a.Text = fmt.Sprintf("%d step(s) undecided: run each side's sweep again with %s (fixed %s windows, %d trials a level), about %s for the baseline and %s for the candidate",

@@ -162,7 +162,7 @@ func tTest(diff, vb, dfb, vc, dfc, known, alpha float64) testResult {
 // "unconfirmed" when both sides' steps carry intervals. It returns false
 // when they do not, leaving m as it was but for a note when a side's load
 // host was starved.
-func batchMetric(m *Metric, bs, cs []*results.StepResult, o Options) bool {
+func batchMetric(m *metricComparison, bs, cs []*results.StepResult, o Options) bool {
 	b, whyB, okB := batchSideOf(bs)
 	c, whyC, okC := batchSideOf(cs)
 	if !okB || !okC {
@@ -211,7 +211,7 @@ func (o Options) runNoise() float64 {
 // kindFloor is the largest between-run floor of the server kinds (the
 // headers' server_kind) of the targets whose steps are compared: embedded
 // FerretDB varies far more from run to run than a simulator does.
-func kindFloor(base, cand []*results.Results, b, c Side) float64 {
+func kindFloor(base, cand []*results.Results, b, c sideInputs) float64 {
 	floor := 0.0
 	for _, x := range []struct {
 		rs      []*results.Results

@@ -36,7 +36,7 @@ func oneTrialPair(ratio, hwPct float64, baseRun, candRun string) (b, c *results.
 	return b, c
 }
 
-func opsMetric(t *testing.T, c *Comparison) *Metric {
+func opsMetric(t *testing.T, c *Comparison) *metricComparison {
 	t.Helper()
 	if len(c.Steps) != 1 || c.Steps[0].Metrics[OpsPerS] == nil {
 		t.Fatalf("want one step with ops/s, got %d steps", len(c.Steps))
@@ -50,24 +50,24 @@ func TestOneTrialBatchMeans(t *testing.T) {
 		ratio, hwPct float64
 		sameRun      bool
 		minEffect    float64
-		want         Status
+		want         status
 		needsTrials  bool
 	}{
 		// The case: 17% apart, ±2% windows, one run: concluded.
-		{"17% within one run", 0.83, 2, true, 0, StatusChanged, false},
+		{"17% within one run", 0.83, 2, true, 0, statusChanged, false},
 		// Across two runs the floor (3%) is small against 17%: still concluded.
-		{"17% across runs", 0.83, 2, false, 0, StatusChanged, false},
+		{"17% across runs", 0.83, 2, false, 0, statusChanged, false},
 		// 4% with ±1% windows: the windows alone decide it within a run …
-		{"4% within one run", 0.96, 1, true, 0, StatusChanged, false},
+		{"4% within one run", 0.96, 1, true, 0, statusChanged, false},
 		// … but across runs it is inside the between-run floor: sent to trials.
-		{"4% across runs", 0.96, 1, false, 0, StatusNoChange, true},
+		{"4% across runs", 0.96, 1, false, 0, statusNoChange, true},
 		// Nothing changed: no change, in both settings.
-		{"equal within one run", 1, 2, true, 0, StatusNoChange, false},
-		{"equal across runs", 1, 2, false, 0, StatusNoChange, false},
+		{"equal within one run", 1, 2, true, 0, statusNoChange, false},
+		{"equal across runs", 1, 2, false, 0, statusNoChange, false},
 		// Wide windows (±20%) hide a 17% drop even within a run.
-		{"17% inside wide windows", 0.83, 20, true, 0, StatusNoChange, false},
+		{"17% inside wide windows", 0.83, 20, true, 0, statusNoChange, false},
 		// --min-effect still applies.
-		{"4% below a 5% minimum effect", 0.96, 1, true, 5, StatusNoChange, false},
+		{"4% below a 5% minimum effect", 0.96, 1, true, 5, statusNoChange, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			candRun := "run-2"
@@ -253,12 +253,12 @@ func TestRunNoiseByServerKind(t *testing.T) {
 		kind      string
 		override  *float64
 		wantFloor float64
-		want      Status
+		want      status
 	}{
-		{"simulator", nil, 3, StatusChanged},
-		{"mongodb", nil, 3, StatusChanged},
-		{"ferretdb", nil, 12, StatusNoChange},
-		{"ferretdb", ptr(1), 1, StatusChanged},
+		{"simulator", nil, 3, statusChanged},
+		{"mongodb", nil, 3, statusChanged},
+		{"ferretdb", nil, 12, statusNoChange},
+		{"ferretdb", ptr(1), 1, statusChanged},
 	} {
 		b, c := oneTrialPair(0.88, 1, "run-1", "run-2")
 		for _, r := range []*results.Results{b, c} {

@@ -58,22 +58,22 @@ type Options struct {
 	kindFloor float64
 }
 
-// Status of one metric's comparison.
-type Status string
+// status of one metric's comparison.
+type status string
 
 // Metric statuses.
 const (
-	StatusChanged     Status = "changed"     // significant at Alpha
-	StatusNoChange    Status = "no_change"   // tested, inside the noise ("~")
-	StatusUnconfirmed Status = "unconfirmed" // fewer than minTrials trials on a side: not tested
-	StatusOneSided    Status = "one_sided"   // measured on one side only
+	statusChanged     status = "changed"     // significant at Alpha
+	statusNoChange    status = "no_change"   // tested, inside the noise ("~")
+	StatusUnconfirmed status = "unconfirmed" // fewer than minTrials trials on a side: not tested
+	statusOneSided    status = "one_sided"   // measured on one side only
 )
 
 // Comparison is the result of Match: matched steps with their metrics, the
 // steps left without a partner, and a verdict per workload.
 type Comparison struct {
-	Baseline     Side
-	Candidate    Side
+	Baseline     sideInputs
+	Candidate    sideInputs
 	Alpha        float64
 	MinEffectPct float64
 	// WithinRun says both sides come from one run (one run ID): their
@@ -82,15 +82,15 @@ type Comparison struct {
 	// floor used otherwise.
 	WithinRun   bool
 	RunNoisePct float64
-	// Axis, in an A/B over a series axis, is that axis; each Side's
+	// Axis, in an A/B over a series axis, is that axis; each side's
 	// Series names its value.
 	Axis      results.Axis
 	Steps     []*Step
-	Unmatched []Unmatched
-	Verdicts  []Verdict
+	Unmatched []unmatchedStep
+	Verdicts  []verdict
 	// Trials, when some step's throughput was left undecided, says which
 	// sweep would decide it and how long it takes; nil otherwise.
-	Trials *TrialsAdvice
+	Trials *trialsNote
 	// Curves compare the two sides curve against curve (peak against
 	// peak, knee against knee, latency at matched throughput) when they
 	// are different targets or two values of a series axis: a cluster and
@@ -104,8 +104,8 @@ type Comparison struct {
 	axisValues [2]string // baseline's and candidate's value on Axis
 }
 
-// Side describes the inputs of one side of the comparison.
-type Side struct {
+// sideInputs describes the inputs of one side of the comparison.
+type sideInputs struct {
 	Files   []string
 	RunIDs  []string
 	Targets []string // targets whose steps were used
@@ -135,15 +135,15 @@ type Step struct {
 	CandidateTrials int
 	// Metrics holds every name in metricNames; nil when measured on neither
 	// side.
-	Metrics map[string]*Metric
+	Metrics map[string]*metricComparison
 
 	role   string   // the stepKey role, for ordering
 	counts opCounts // ops by class over both sides' trials
 }
 
-// Metric compares one measure of a step. Pointers are nil where a value
+// metricComparison compares one measure of a step. Pointers are nil where a value
 // does not exist (not measured, baseline zero for a percentage, no test).
-type Metric struct {
+type metricComparison struct {
 	Name       string
 	Unit       string
 	Baseline   *float64 // median across baseline trials
@@ -163,7 +163,7 @@ type Metric struct {
 	CILowPct, CIHighPct *float64
 	Confidence          *float64 // achieved confidence of the interval
 	PValue              *float64
-	Method              string // MethodMannWhitney, MethodWelch, MethodBatchWelch or ""
+	Method              string // methodMannWhitney, methodWelch, MethodBatchWelch or ""
 	Significant         bool
 	// NeedsTrials marks a one-trial throughput test across two runs that
 	// the windows alone would call significant but the between-run noise
@@ -172,12 +172,12 @@ type Metric struct {
 	// HostStarved marks a metric left untested because a side's load
 	// host was starved at the step (Note says which and why).
 	HostStarved bool
-	Status      Status
+	Status      status
 	Note        string
 }
 
-// Unmatched is a step of one side with no partner on the other.
-type Unmatched struct {
+// unmatchedStep is a step of one side with no partner on the other.
+type unmatchedStep struct {
 	Side        string // "baseline" or "candidate"
 	Target      string
 	Workload    string
@@ -305,7 +305,7 @@ func Match(base, cand []*results.Results, o Options) (*Comparison, error) {
 
 // oneRun says both sides come from the same single run: the same run ID
 // (one file, or the agents' files of one run).
-func oneRun(b, c Side) bool {
+func oneRun(b, c sideInputs) bool {
 	return len(b.RunIDs) == 1 && len(c.RunIDs) == 1 && b.RunIDs[0] == c.RunIDs[0]
 }
 

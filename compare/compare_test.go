@@ -87,7 +87,7 @@ func TestStudyFindings(t *testing.T) {
 				}
 			}
 			// 3 trials per side cannot reach p<0.05 by ranks: Welch decides.
-			wantMethod := map[int]string{3: MethodWelch, 5: MethodMannWhitney}[trials]
+			wantMethod := map[int]string{3: methodWelch, 5: methodMannWhitney}[trials]
 			if m := s.Metrics[OpsPerS]; m.Method != wantMethod {
 				t.Errorf("trials=%d: method %q, want %q", trials, m.Method, wantMethod)
 			}

@@ -19,7 +19,7 @@ type DeltaBar struct {
 	// trials, or a zero baseline).
 	CILowPct, CIHighPct float64
 	Significant         bool
-	Status              Status
+	Status              status
 }
 
 // DeltaBars lists, per matched step and metric in output order, every

@@ -10,10 +10,10 @@ import (
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
-// Headline is the comparison's one-line finding about throughput, for a
+// headline is the comparison's one-line finding about throughput, for a
 // figure's title or a summary: the largest significant change among the
 // verdicts' reference steps (each workload's baseline peak).
-type Headline struct {
+type headline struct {
 	// Text is e.g. "throughput −17% [−19%, −14%] at C=64", or
 	// "throughput +5.0% at C=8 (unconfirmed: too few trials)", or
 	// "no significant change in throughput".
@@ -30,8 +30,8 @@ type Headline struct {
 // verdicts' reference steps; failing that the largest unconfirmed one,
 // flagged; failing that it says there is no significant change. The
 // workload is named only when there are several verdicts.
-func (c *Comparison) Headline() Headline {
-	var best, bestUnconf *Metric
+func (c *Comparison) Headline() headline {
+	var best, bestUnconf *metricComparison
 	var bestStep, unconfStep *Step
 	for _, v := range c.Verdicts {
 		for _, s := range c.Steps {
@@ -63,15 +63,15 @@ func (c *Comparison) Headline() Headline {
 		if best.CILowPct != nil && best.CIHighPct != nil {
 			t += " [" + textfmt.SignedPct(*best.CILowPct) + ", " + textfmt.SignedPct(*best.CIHighPct) + "]"
 		}
-		return Headline{Text: t + " " + where(bestStep), Step: bestStep, Confirmed: true}
+		return headline{Text: t + " " + where(bestStep), Step: bestStep, Confirmed: true}
 	case bestUnconf != nil:
-		return Headline{Text: "throughput " + textfmt.SignedPct(*bestUnconf.DeltaPct) + " " + where(unconfStep) + " (unconfirmed: too few trials)", Step: unconfStep}
+		return headline{Text: "throughput " + textfmt.SignedPct(*bestUnconf.DeltaPct) + " " + where(unconfStep) + " (unconfirmed: too few trials)", Step: unconfStep}
 	}
-	return Headline{Text: "no significant change in throughput"}
+	return headline{Text: "no significant change in throughput"}
 }
 
 // refersTo says s is the verdict's reference step.
-func (v Verdict) refersTo(s *Step) bool {
+func (v verdict) refersTo(s *Step) bool {
 	if s.Workload != v.Workload || s.Concurrency != v.Concurrency || s.Pool != v.Pool || s.Clients != v.Clients || s.Rate != v.Rate {
 		return false
 	}
@@ -86,7 +86,7 @@ func (c *Comparison) OneFile() bool {
 
 // Name names a side for a legend: its run ids and file names, or in the
 // one-file mode its target with the run.
-func (s Side) Name(oneFile bool) string {
+func (s sideInputs) Name(oneFile bool) string {
 	files := baseNames(s.Files)
 	if s.Series != "" {
 		run := strings.Join(s.RunIDs, ", ")
@@ -110,7 +110,7 @@ func (s Side) Name(oneFile bool) string {
 
 // ShortName names a side in a title: its target in the one-file mode,
 // else its run ids, else its file names.
-func (s Side) ShortName(oneFile bool) string {
+func (s sideInputs) ShortName(oneFile bool) string {
 	switch {
 	case s.Series != "":
 		return s.Series

@@ -6,14 +6,14 @@ func hlF(v float64) *float64 { return &v }
 
 // opsStep is a matched step whose throughput changed by pct (with the
 // interval lo..hi when both are set) with the given status.
-func hlStep(target, workload string, c int, pct float64, status Status, lo, hi *float64) *Step {
+func hlStep(target, workload string, c int, pct float64, status status, lo, hi *float64) *Step {
 	return &Step{Target: target, Workload: workload, Concurrency: c, Pool: "match", Clients: 1,
-		Metrics: map[string]*Metric{OpsPerS: {Name: OpsPerS, DeltaPct: hlF(pct), CILowPct: lo, CIHighPct: hi,
-			Significant: status == StatusChanged, Status: status}}}
+		Metrics: map[string]*metricComparison{OpsPerS: {Name: OpsPerS, DeltaPct: hlF(pct), CILowPct: lo, CIHighPct: hi,
+			Significant: status == statusChanged, Status: status}}}
 }
 
-func hlVerdict(target, workload string, c int) Verdict {
-	return Verdict{Target: target, Workload: workload, Concurrency: c, Pool: "match", Clients: 1}
+func hlVerdict(target, workload string, c int) verdict {
+	return verdict{Target: target, Workload: workload, Concurrency: c, Pool: "match", Clients: 1}
 }
 
 func TestHeadline(t *testing.T) {
@@ -27,50 +27,50 @@ func TestHeadline(t *testing.T) {
 		{
 			// The study's finding: a significant fall at the baseline's peak, with its interval.
 			"significant at the reference step",
-			Comparison{Verdicts: []Verdict{hlVerdict("", "read", 64)},
-				Steps: []*Step{hlStep("", "read", 64, -17.2, StatusChanged, hlF(-19.1), hlF(-14.5))}},
+			Comparison{Verdicts: []verdict{hlVerdict("", "read", 64)},
+				Steps: []*Step{hlStep("", "read", 64, -17.2, statusChanged, hlF(-19.1), hlF(-14.5))}},
 			"throughput −17% [−19%, −14%] at C=64", 64, true,
 		},
 		{
 			// A larger change at a step that is not a verdict's reference does not make the headline.
 			"only reference steps count",
-			Comparison{Verdicts: []Verdict{hlVerdict("", "read", 64)},
-				Steps: []*Step{hlStep("", "read", 8, -40, StatusChanged, nil, nil), hlStep("", "read", 64, 3.2, StatusChanged, nil, nil)}},
+			Comparison{Verdicts: []verdict{hlVerdict("", "read", 64)},
+				Steps: []*Step{hlStep("", "read", 8, -40, statusChanged, nil, nil), hlStep("", "read", 64, 3.2, statusChanged, nil, nil)}},
 			"throughput +3.2% at C=64", 64, true,
 		},
 		{
 			// Several workloads: the largest change wins and names its workload.
 			"largest of several workloads",
-			Comparison{Verdicts: []Verdict{hlVerdict("", "mix 100:0:0", 64), hlVerdict("", "mix 0:50:50", 256)},
-				Steps: []*Step{hlStep("", "mix 100:0:0", 64, -4, StatusChanged, nil, nil), hlStep("", "mix 0:50:50", 256, -17, StatusChanged, nil, nil)}},
+			Comparison{Verdicts: []verdict{hlVerdict("", "mix 100:0:0", 64), hlVerdict("", "mix 0:50:50", 256)},
+				Steps: []*Step{hlStep("", "mix 100:0:0", 64, -4, statusChanged, nil, nil), hlStep("", "mix 0:50:50", 256, -17, statusChanged, nil, nil)}},
 			"throughput −17% at C=256, mix 0:50:50", 256, true,
 		},
 		{
 			// Too few trials: the change is shown but flagged, never as a finding.
 			"unconfirmed only",
-			Comparison{Verdicts: []Verdict{hlVerdict("", "read", 8)},
+			Comparison{Verdicts: []verdict{hlVerdict("", "read", 8)},
 				Steps: []*Step{hlStep("", "read", 8, 5, StatusUnconfirmed, nil, nil)}},
 			"throughput +5.0% at C=8 (unconfirmed: too few trials)", 8, false,
 		},
 		{
 			// A significant change beats a larger unconfirmed one.
 			"significant beats unconfirmed",
-			Comparison{Verdicts: []Verdict{hlVerdict("", "a", 8), hlVerdict("", "b", 8)},
-				Steps: []*Step{hlStep("", "a", 8, 30, StatusUnconfirmed, nil, nil), hlStep("", "b", 8, -6, StatusChanged, nil, nil)}},
+			Comparison{Verdicts: []verdict{hlVerdict("", "a", 8), hlVerdict("", "b", 8)},
+				Steps: []*Step{hlStep("", "a", 8, 30, StatusUnconfirmed, nil, nil), hlStep("", "b", 8, -6, statusChanged, nil, nil)}},
 			"throughput −6.0% at C=8, b", 8, true,
 		},
 		{
 			// Inside the noise everywhere.
 			"no change",
-			Comparison{Verdicts: []Verdict{hlVerdict("", "read", 64)},
-				Steps: []*Step{hlStep("", "read", 64, 1.1, StatusNoChange, nil, nil)}},
+			Comparison{Verdicts: []verdict{hlVerdict("", "read", 64)},
+				Steps: []*Step{hlStep("", "read", 64, 1.1, statusNoChange, nil, nil)}},
 			"no significant change in throughput", 0, false,
 		},
 		{
 			// With target roles, a verdict refers only to its own role's step.
 			"target roles",
-			Comparison{Verdicts: []Verdict{hlVerdict("a", "read", 64)},
-				Steps: []*Step{hlStep("b", "read", 64, -50, StatusChanged, nil, nil), hlStep("a", "read", 64, -8, StatusChanged, nil, nil)}},
+			Comparison{Verdicts: []verdict{hlVerdict("a", "read", 64)},
+				Steps: []*Step{hlStep("b", "read", 64, -50, statusChanged, nil, nil), hlStep("a", "read", 64, -8, statusChanged, nil, nil)}},
 			"throughput −8.0% at C=64", 64, true,
 		},
 	} {
@@ -86,11 +86,11 @@ func TestHeadline(t *testing.T) {
 }
 
 func TestHeadlineSideNames(t *testing.T) {
-	two := Side{Files: []string{"runs/off/results.jsonl"}, RunIDs: []string{"audit-off"}, Targets: []string{"default"}}
-	noID := Side{Files: []string{"runs/off/results.jsonl", "/x/more.jsonl"}, Targets: []string{"default"}}
-	one := Side{Files: []string{"ab/results.jsonl"}, RunIDs: []string{"r1"}, Targets: []string{"standalone"}}
+	two := sideInputs{Files: []string{"runs/off/results.jsonl"}, RunIDs: []string{"audit-off"}, Targets: []string{"default"}}
+	noID := sideInputs{Files: []string{"runs/off/results.jsonl", "/x/more.jsonl"}, Targets: []string{"default"}}
+	one := sideInputs{Files: []string{"ab/results.jsonl"}, RunIDs: []string{"r1"}, Targets: []string{"standalone"}}
 	for _, tc := range []struct {
-		s           Side
+		s           sideInputs
 		oneFile     bool
 		name, short string
 	}{
@@ -105,7 +105,7 @@ func TestHeadlineSideNames(t *testing.T) {
 			t.Errorf("ShortName(%+v) = %q, want %q", tc.s, got, tc.short)
 		}
 	}
-	c := Comparison{Baseline: one, Candidate: Side{Files: one.Files, Targets: []string{"sharded"}}}
+	c := Comparison{Baseline: one, Candidate: sideInputs{Files: one.Files, Targets: []string{"sharded"}}}
 	if !c.OneFile() {
 		t.Error("same files: OneFile false")
 	}
@@ -116,8 +116,8 @@ func TestHeadlineSideNames(t *testing.T) {
 }
 
 func TestHeadlineSeriesKey(t *testing.T) {
-	single := Comparison{Baseline: Side{Targets: []string{"a"}}, Candidate: Side{Targets: []string{"b"}}}
-	multi := Comparison{Baseline: Side{Targets: []string{"a", "b"}}, Candidate: Side{Targets: []string{"a", "b"}}}
+	single := Comparison{Baseline: sideInputs{Targets: []string{"a"}}, Candidate: sideInputs{Targets: []string{"b"}}}
+	multi := Comparison{Baseline: sideInputs{Targets: []string{"a", "b"}}, Candidate: sideInputs{Targets: []string{"a", "b"}}}
 	// One target a side: the series pair whatever the targets' names.
 	if single.SeriesKey("a", "read", "match", 1) != single.SeriesKey("b", "read", "match", 1) {
 		t.Error("one target a side: series of differently named targets do not pair")

@@ -23,7 +23,7 @@ type jsonDoc struct {
 	Steps        []jsonStep      `json:"steps"`
 	Unmatched    []jsonUnmatched `json:"unmatched"`
 	Verdicts     []jsonVerdict   `json:"verdicts"`
-	Trials       *TrialsAdvice   `json:"trials_advice,omitempty"`
+	Trials       *trialsNote     `json:"trials_advice,omitempty"`
 	// Curves is the curve comparison of two targets or two series
 	// values (analysis/curves); absent for two runs of one target.
 	Curves []curves.Doc `json:"curves,omitempty"`
@@ -71,7 +71,7 @@ type jsonMetric struct {
 	PValue      *float64 `json:"p_value"`
 	Method      string   `json:"method"`
 	Significant bool     `json:"significant"`
-	Status      Status   `json:"status"`
+	Status      status   `json:"status"`
 	NeedsTrials bool     `json:"needs_trials,omitempty"`
 	HostStarved bool     `json:"host_starved,omitempty"`
 	N           jsonPair `json:"n"`
@@ -112,7 +112,7 @@ func round6(p *float64) *float64 {
 	return &v
 }
 
-func side2json(s Side) jsonSide {
+func side2json(s sideInputs) jsonSide {
 	return jsonSide{Files: nonNil(s.Files), RunIDs: nonNil(s.RunIDs), Targets: nonNil(s.Targets), Steps: s.Steps, Series: s.Series}
 }
 
@@ -171,7 +171,7 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 }
 
 // roundAdvice rounds the advice's times to whole seconds for stable output.
-func roundAdvice(a *TrialsAdvice) *TrialsAdvice {
+func roundAdvice(a *trialsNote) *trialsNote {
 	if a == nil {
 		return nil
 	}

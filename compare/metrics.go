@@ -18,13 +18,13 @@ const (
 	ClientCPUPct         = "client_cpu_pct"
 	serverReadLatencyUS  = "server_read_latency_us"
 	serverWriteLatencyUS = "server_write_latency_us"
-	Errors               = "errors"
+	metricErrors         = "errors"
 )
 
 // metricNames lists every metric in output order.
 var metricNames = []string{
 	OpsPerS, ReadMeanUS, ReadP99US, WriteMeanUS, WriteP99US,
-	ServerCPUPct, ClientCPUPct, serverReadLatencyUS, serverWriteLatencyUS, Errors,
+	ServerCPUPct, ClientCPUPct, serverReadLatencyUS, serverWriteLatencyUS, metricErrors,
 }
 
 // metricDef says how to read one metric from a step and how to talk about it.
@@ -55,7 +55,7 @@ var metricDefs = map[string]metricDef{
 		serverField(func(t *results.ServerSample) *float64 { return t.ReadLatencyUS })},
 	serverWriteLatencyUS: {serverWriteLatencyUS, "µs", "server write latency (µs)", false,
 		serverField(func(t *results.ServerSample) *float64 { return t.WriteLatencyUS })},
-	Errors: {Errors, "errors", "errors", false, func(s *results.StepResult) (float64, bool) {
+	metricErrors: {metricErrors, "errors", "errors", false, func(s *results.StepResult) (float64, bool) {
 		return float64(s.Errors.Total()), true
 	}},
 }

@@ -189,8 +189,8 @@ func group(name string, rs []*results.Results, steps []*results.StepResult, byRo
 	return s
 }
 
-func describe(rs []*results.Results, steps []*results.StepResult) Side {
-	d := Side{Files: paths(rs), Targets: targetsOf(steps), Steps: len(steps)}
+func describe(rs []*results.Results, steps []*results.StepResult) sideInputs {
+	d := sideInputs{Files: paths(rs), Targets: targetsOf(steps), Steps: len(steps)}
 	for _, r := range rs {
 		if r.Header.RunID != "" && !slices.Contains(d.RunIDs, r.Header.RunID) {
 			d.RunIDs = append(d.RunIDs, r.Header.RunID)
@@ -201,8 +201,8 @@ func describe(rs []*results.Results, steps []*results.StepResult) Side {
 
 // unmatched explains why key k of side s has no partner in side o, naming
 // the first dimension on which o has nothing like it.
-func unmatched(s, o *side, k stepKey, byRole bool) Unmatched {
-	u := Unmatched{Side: s.name, Target: s.target[k.role], Workload: k.workload,
+func unmatched(s, o *side, k stepKey, byRole bool) unmatchedStep {
+	u := unmatchedStep{Side: s.name, Target: s.target[k.role], Workload: k.workload,
 		Concurrency: k.c, Pool: k.pool, Clients: k.k, Trials: len(s.steps[k]), Rate: k.rate}
 	var same []stepKey
 	for _, ok := range o.keys {

@@ -19,9 +19,9 @@ var regressionMetrics = []struct {
 	{WriteP99US, true, "write p99"},
 }
 
-// Regression is a step whose candidate is significantly worse than its
+// regression is a step whose candidate is significantly worse than its
 // baseline by more than the limit on one regression metric.
-type Regression struct {
+type regression struct {
 	Step     *Step
 	Metric   string
 	Describe string
@@ -30,21 +30,21 @@ type Regression struct {
 }
 
 // Regressions are the changes for the worse beyond limitPct percent. Only
-// a metric compare calls changed counts (StatusChanged: significant at
+// a metric compare calls changed counts (statusChanged: significant at
 // the comparison's alpha, and at least --min-effect): noise, an
 // unconfirmed step (too few trials) or a metric measured on one side
 // never does. The size is the change of the medians (DeltaPct).
-func (c *Comparison) Regressions(limitPct float64) []Regression {
-	var out []Regression
+func (c *Comparison) Regressions(limitPct float64) []regression {
+	var out []regression
 	for _, s := range c.Steps {
 		for _, rm := range regressionMetrics {
 			m := s.Metrics[rm.Name]
-			if m == nil || m.Status != StatusChanged || m.DeltaPct == nil {
+			if m == nil || m.Status != statusChanged || m.DeltaPct == nil {
 				continue
 			}
 			d := *m.DeltaPct
 			if (rm.WorseUp && d > limitPct) || (!rm.WorseUp && d < -limitPct) {
-				out = append(out, Regression{Step: s, Metric: rm.Name, Describe: rm.Described, DeltaPct: d, PValue: m.PValue})
+				out = append(out, regression{Step: s, Metric: rm.Name, Describe: rm.Described, DeltaPct: d, PValue: m.PValue})
 			}
 		}
 	}
@@ -53,7 +53,7 @@ func (c *Comparison) Regressions(limitPct float64) []Regression {
 
 // WriteRegressions writes one line per regression, or that there is
 // none, beyond limitPct.
-func WriteRegressions(w io.Writer, rs []Regression, limitPct float64) error {
+func WriteRegressions(w io.Writer, rs []regression, limitPct float64) error {
 	ew := textfmt.NewErrWriter(w)
 	if len(rs) == 0 {
 		ew.Printf("no significant regression worse than %s%% on throughput or p99\n", trimFloat(limitPct))

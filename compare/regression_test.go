@@ -7,27 +7,27 @@ import (
 
 func TestRegressions(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
-	metric := func(status Status, delta float64) *Metric {
-		return &Metric{Status: status, DeltaPct: f(delta), PValue: f(0.01)}
+	metric := func(status status, delta float64) *metricComparison {
+		return &metricComparison{Status: status, DeltaPct: f(delta), PValue: f(0.01)}
 	}
-	step := func(name string, ms map[string]*Metric) *Step {
+	step := func(name string, ms map[string]*metricComparison) *Step {
 		return &Step{Target: name, Workload: "read", Concurrency: 8, Pool: "match", BaselineTrials: 5, CandidateTrials: 5, Metrics: ms}
 	}
 	c := &Comparison{Steps: []*Step{
 		// Throughput fell 17%, significantly: a regression.
-		step("drop", map[string]*Metric{OpsPerS: metric(StatusChanged, -17)}),
+		step("drop", map[string]*metricComparison{OpsPerS: metric(statusChanged, -17)}),
 		// Fell 4%: within the 5% allowed.
-		step("small", map[string]*Metric{OpsPerS: metric(StatusChanged, -4)}),
+		step("small", map[string]*metricComparison{OpsPerS: metric(statusChanged, -4)}),
 		// Fell 30% but inside the noise: never a regression.
-		step("noise", map[string]*Metric{OpsPerS: metric(StatusNoChange, -30)}),
+		step("noise", map[string]*metricComparison{OpsPerS: metric(statusNoChange, -30)}),
 		// Too few trials to test: never a regression.
-		step("few", map[string]*Metric{OpsPerS: metric(StatusUnconfirmed, -30)}),
+		step("few", map[string]*metricComparison{OpsPerS: metric(StatusUnconfirmed, -30)}),
 		// Throughput rose and p99 fell: better, not worse.
-		step("better", map[string]*Metric{OpsPerS: metric(StatusChanged, 20), ReadP99US: metric(StatusChanged, -20)}),
+		step("better", map[string]*metricComparison{OpsPerS: metric(statusChanged, 20), ReadP99US: metric(statusChanged, -20)}),
 		// p99 rose 12% (reads) and 6% (writes): two regressions.
-		step("slow", map[string]*Metric{ReadP99US: metric(StatusChanged, 12), WriteP99US: metric(StatusChanged, 6)}),
+		step("slow", map[string]*metricComparison{ReadP99US: metric(statusChanged, 12), WriteP99US: metric(statusChanged, 6)}),
 		// CPU rose a lot: not a regression metric.
-		step("cpu", map[string]*Metric{ServerCPUPct: metric(StatusChanged, 50)}),
+		step("cpu", map[string]*metricComparison{ServerCPUPct: metric(statusChanged, 50)}),
 	}}
 	rs := c.Regressions(5)
 	var got []string

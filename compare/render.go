@@ -83,7 +83,7 @@ func Label(s *Step) string {
 	return labeler{true, true, true}.label(s)
 }
 
-func sideLine(s Side) string {
+func sideLine(s sideInputs) string {
 	run := ""
 	if len(s.RunIDs) > 0 {
 		run = "run " + shown(s.RunIDs) + "; "
@@ -163,7 +163,7 @@ func writeSteps(ew *textfmt.ErrWriter, c *Comparison) {
 	}
 }
 
-func unmatchedLine(u Unmatched) string {
+func unmatchedLine(u unmatchedStep) string {
 	return fmt.Sprintf("%s %s %s %s pool=%s clients=%d (%d trials): %s",
 		u.Side, textfmt.Escape(u.Target), textfmt.Escape(u.Workload), levelLabel(u.Concurrency, u.Rate), textfmt.Escape(u.Pool), u.Clients, u.Trials, u.Reason)
 }
@@ -236,9 +236,9 @@ func absChange(v float64, unit string) string {
 
 // vsBase is the comparison cell: change, interval and test, "~" when not
 // significant. markdown bolds significant changes and leaves out the test.
-func vsBase(m *Metric, markdown bool) string {
+func vsBase(m *metricComparison, markdown bool) string {
 	switch m.Status {
-	case StatusOneSided:
+	case statusOneSided:
 		return m.Note
 	case StatusUnconfirmed:
 		if markdown {
@@ -253,7 +253,7 @@ func vsBase(m *Metric, markdown bool) string {
 	if markdown {
 		// The trials column carries n; p-values live in text and JSON.
 		switch {
-		case m.Status == StatusChanged:
+		case m.Status == statusChanged:
 			return "**" + change(m, true) + "**"
 		case m.Note != "":
 			return "~ (" + m.Note + ")"
@@ -262,12 +262,12 @@ func vsBase(m *Metric, markdown bool) string {
 	}
 	test := fmt.Sprintf("p=%.3f n=%d+%d", *m.PValue, m.BaselineN, m.CandidateN)
 	switch m.Method {
-	case MethodWelch:
+	case methodWelch:
 		test += " t"
 	case MethodBatchWelch:
 		test += " bm"
 	}
-	if m.Status != StatusChanged {
+	if m.Status != statusChanged {
 		if m.Note != "" {
 			test += "; " + m.Note
 		}
@@ -278,7 +278,7 @@ func vsBase(m *Metric, markdown bool) string {
 
 // change words the delta: % for most metrics (with the absolute change for
 // latency), points first for CPU; withCI adds the interval.
-func change(m *Metric, withCI bool) string {
+func change(m *metricComparison, withCI bool) string {
 	switch {
 	case m.Unit == "%":
 		s := absChange(*m.Delta, m.Unit)

@@ -4,8 +4,8 @@ import "github.com/poolsweep/poolsweep/internal/stats/twosample"
 
 // Test methods, the value of Metric.Method: twosample's.
 const (
-	MethodMannWhitney = twosample.MethodMannWhitney
-	MethodWelch       = twosample.MethodWelch
+	methodMannWhitney = twosample.MethodMannWhitney
+	methodWelch       = twosample.MethodWelch
 )
 
 // minTrials is the number of trials per side below which a difference is

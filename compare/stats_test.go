@@ -8,8 +8,6 @@ import (
 	"github.com/poolsweep/poolsweep/results"
 )
 
-func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
-
 // opsSteps makes one step per throughput value, for metric-level tests.
 func opsSteps(vals []float64) []*results.StepResult {
 	out := make([]*results.StepResult, len(vals))
@@ -77,30 +75,30 @@ func TestBuildMetricStatuses(t *testing.T) {
 		name   string
 		x, y   []float64
 		o      Options
-		status Status
+		status status
 		method string
 	}{
 		// Two trials per side: a delta is shown, never tested.
 		{"2 trials", []float64{100, 101}, []float64{80, 81}, Options{Alpha: 0.05}, StatusUnconfirmed, ""},
 		// 3 vs 3 separated by 20%: the rank test could not say, Welch does.
-		{"3 trials welch", []float64{100, 101, 99}, []float64{80, 81, 79}, Options{Alpha: 0.05}, StatusChanged, MethodWelch},
+		{"3 trials welch", []float64{100, 101, 99}, []float64{80, 81, 79}, Options{Alpha: 0.05}, statusChanged, methodWelch},
 		// 4 vs 4 separated: the rank test is used and can reject.
-		{"4 trials rank", []float64{100, 101, 99, 100.5}, []float64{80, 81, 79, 80.5}, Options{Alpha: 0.05}, StatusChanged, MethodMannWhitney},
+		{"4 trials rank", []float64{100, 101, 99, 100.5}, []float64{80, 81, 79, 80.5}, Options{Alpha: 0.05}, statusChanged, methodMannWhitney},
 		// Overlapping samples: not a change.
-		{"overlap", []float64{100, 103, 97, 101, 99}, []float64{101, 98, 102, 100, 97}, Options{Alpha: 0.05}, StatusNoChange, MethodMannWhitney},
+		{"overlap", []float64{100, 103, 97, 101, 99}, []float64{101, 98, 102, 100, 97}, Options{Alpha: 0.05}, statusNoChange, methodMannWhitney},
 		// A real 1% difference with tiny noise is significant but below a 2% floor.
-		{"min effect", []float64{100, 100.1, 99.9, 100, 100.05}, []float64{99, 99.1, 98.9, 99, 99.05}, Options{Alpha: 0.05, MinEffectPct: 2}, StatusNoChange, MethodMannWhitney},
+		{"min effect", []float64{100, 100.1, 99.9, 100, 100.05}, []float64{99, 99.1, 98.9, 99, 99.05}, Options{Alpha: 0.05, MinEffectPct: 2}, statusNoChange, methodMannWhitney},
 	} {
 		m := buildMetric(def, opsSteps(tc.x), opsSteps(tc.y), tc.o)
-		if m.Status != tc.status || m.Method != tc.method || m.Significant != (tc.status == StatusChanged) {
+		if m.Status != tc.status || m.Method != tc.method || m.Significant != (tc.status == statusChanged) {
 			t.Errorf("%s: status %s method %q significant %v note %q", tc.name, m.Status, m.Method, m.Significant, m.Note)
 		}
 	}
 	// Errors 0 on the baseline: compared on the plain difference, no %.
 	base := []*results.StepResult{{}, {}, {}, {}}
 	cand := []*results.StepResult{{Errors: results.ErrorCounts{Timeout: 5}}, {Errors: results.ErrorCounts{Timeout: 7}}, {Errors: results.ErrorCounts{Network: 6}}, {Errors: results.ErrorCounts{Server: 6}}}
-	m := buildMetric(metricDefs[Errors], base, cand, Options{Alpha: 0.05})
-	if m.DeltaPct != nil || m.CILowPct != nil || *m.Delta != 6 || m.Status != StatusChanged || *m.CILow != 5 || *m.CIHigh != 7 {
+	m := buildMetric(metricDefs[metricErrors], base, cand, Options{Alpha: 0.05})
+	if m.DeltaPct != nil || m.CILowPct != nil || *m.Delta != 6 || m.Status != statusChanged || *m.CILow != 5 || *m.CIHigh != 7 {
 		t.Errorf("errors from zero: %+v", m)
 	}
 }

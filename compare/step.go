@@ -18,7 +18,7 @@ func buildStep(k stepKey, b, c *side, o Options) *Step {
 		BaselineTarget: b.target[k.role], CandidateTarget: c.target[k.role],
 		Workload: k.workload, Concurrency: k.c, Pool: k.pool, Clients: k.k, Rate: k.rate,
 		BaselineTrials: len(bs), CandidateTrials: len(cs),
-		Metrics: map[string]*Metric{},
+		Metrics: map[string]*metricComparison{},
 		role:    k.role,
 	}
 	st.Target = st.BaselineTarget
@@ -59,12 +59,12 @@ func summary(xs []float64) (center, spreadPct *float64) {
 	return center, spreadPct
 }
 
-func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric {
+func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *metricComparison {
 	xs, ys := values(def, bs), values(def, cs)
 	if len(xs) == 0 && len(ys) == 0 {
 		return nil
 	}
-	m := &Metric{Name: def.name, Unit: def.unit, BaselineN: len(xs), CandidateN: len(ys)}
+	m := &metricComparison{Name: def.name, Unit: def.unit, BaselineN: len(xs), CandidateN: len(ys)}
 	if len(xs) > 0 {
 		m.Baseline, m.BaselineSpreadPct = summary(xs)
 	}
@@ -73,10 +73,10 @@ func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric
 	}
 	switch {
 	case len(xs) == 0:
-		m.Status, m.Note = StatusOneSided, "not measured in the baseline"
+		m.Status, m.Note = statusOneSided, "not measured in the baseline"
 		return m
 	case len(ys) == 0:
-		m.Status, m.Note = StatusOneSided, "not measured in the candidate"
+		m.Status, m.Note = statusOneSided, "not measured in the candidate"
 		return m
 	}
 	base := *m.Baseline
@@ -133,7 +133,7 @@ func buildMetric(def metricDef, bs, cs []*results.StepResult, o Options) *Metric
 // one simulator spec in two processes: 5 trials a side of about 160 ops,
 // all a fraction of an op apart (−0.1%, p=0.008), which ranks alone call
 // significant.
-func (m *Metric) belowResolution(bs, cs []*results.StepResult) {
+func (m *metricComparison) belowResolution(bs, cs []*results.StepResult) {
 	if !m.Significant || m.DeltaPct == nil {
 		return
 	}
@@ -147,7 +147,7 @@ func (m *Metric) belowResolution(bs, cs []*results.StepResult) {
 		return
 	}
 	if res := 100 / float64(fewest); math.Abs(*m.DeltaPct) < res {
-		m.Significant, m.Status = false, StatusNoChange
+		m.Significant, m.Status = false, statusNoChange
 		m.Note = fmt.Sprintf("below what a window resolves: one op in %d is %.2g%%", fewest, res)
 	}
 }
@@ -155,14 +155,14 @@ func (m *Metric) belowResolution(bs, cs []*results.StepResult) {
 // decide sets Significant, Status and the minimum-effect note from a
 // test. Significant needs both the test and an interval clear of zero:
 // with ties the two can disagree, and then the cautious answer wins.
-func (m *Metric) decide(r testResult, o Options) {
+func (m *metricComparison) decide(r testResult, o Options) {
 	m.Significant = r.significant(o.Alpha)
 	if m.Significant && o.MinEffectPct > 0 && m.DeltaPct != nil && math.Abs(*m.DeltaPct) < o.MinEffectPct {
 		m.Significant = false
 		m.Note = fmt.Sprintf("significant but below the minimum effect of %g%%", o.MinEffectPct)
 	}
-	m.Status = StatusNoChange
+	m.Status = statusNoChange
 	if m.Significant {
-		m.Status = StatusChanged
+		m.Status = statusChanged
 	}
 }

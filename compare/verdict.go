@@ -8,10 +8,10 @@ import (
 	"github.com/poolsweep/poolsweep/internal/textfmt"
 )
 
-// Verdict sums up one workload (per target role) in the words of the audit
+// verdict sums up one workload (per target role) in the words of the audit
 // log study: the change in throughput and whichever latency, CPU and error
 // changes are significant, at the step where the baseline peaked.
-type Verdict struct {
+type verdict struct {
 	Target   string // role label; "" when each side has one target
 	Workload string
 	Class    string // classReadOnly, classWriteOnly, classMixed or ""
@@ -29,7 +29,7 @@ type Verdict struct {
 }
 
 // verdicts groups the matched steps by role and workload in step order.
-func verdicts(c *Comparison) []Verdict {
+func verdicts(c *Comparison) []verdict {
 	type gk struct{ role, workload string }
 	var order []gk
 	groups := map[gk][]*Step{}
@@ -42,19 +42,19 @@ func verdicts(c *Comparison) []Verdict {
 		groups[k] = append(groups[k], s)
 		roles[s.role] = true
 	}
-	var out []Verdict
+	var out []verdict
 	for _, k := range order {
 		out = append(out, verdictFor(groups[k], len(roles) > 1))
 	}
 	return out
 }
 
-func verdictFor(steps []*Step, showTarget bool) Verdict {
+func verdictFor(steps []*Step, showTarget bool) verdict {
 	var counts opCounts
 	ref := steps[0]
 	refOps := math.Inf(-1)
 	combos := map[string]bool{}
-	v := Verdict{Workload: ref.Workload, Steps: len(steps)}
+	v := verdict{Workload: ref.Workload, Steps: len(steps)}
 	for _, s := range steps {
 		counts.insert += s.counts.insert
 		counts.read += s.counts.read
@@ -64,7 +64,7 @@ func verdictFor(steps []*Step, showTarget bool) Verdict {
 		if m := s.Metrics[OpsPerS]; m != nil && m.Baseline != nil && *m.Baseline > refOps {
 			ref, refOps = s, *m.Baseline
 		}
-		if m := s.Metrics[OpsPerS]; m != nil && m.Status == StatusChanged {
+		if m := s.Metrics[OpsPerS]; m != nil && m.Status == statusChanged {
 			v.ThroughputChanged++
 		}
 	}
@@ -114,7 +114,7 @@ func workloadLabel(workload, class, mix string) string {
 // they changed; with too few trials, the main deltas marked unconfirmed.
 func verdictPhrases(s *Step) string {
 	tp := s.Metrics[OpsPerS]
-	if tp == nil || tp.Status == StatusOneSided {
+	if tp == nil || tp.Status == statusOneSided {
 		return "throughput not measured on both sides"
 	}
 	if tp.Status == StatusUnconfirmed {
@@ -129,7 +129,7 @@ func verdictPhrases(s *Step) string {
 	}
 	var ps []string
 	switch {
-	case tp.Status == StatusChanged:
+	case tp.Status == statusChanged:
 		ps = append(ps, phrase(OpsPerS, tp))
 	case tp.NeedsTrials:
 		ps = append(ps, "throughput "+textfmt.SignedPct(*tp.DeltaPct)+" not significant across two runs (inside the between-run noise floor; trials would decide it)")
@@ -141,8 +141,8 @@ func verdictPhrases(s *Step) string {
 		// latencies of one trial a side stay untested.
 		ps[0] += fmt.Sprintf(" (%d+%d trials: tested on the windows' batch means; latency untested)", s.BaselineTrials, s.CandidateTrials)
 	}
-	changed := func(name string) *Metric {
-		if m := s.Metrics[name]; m != nil && m.Status == StatusChanged {
+	changed := func(name string) *metricComparison {
+		if m := s.Metrics[name]; m != nil && m.Status == statusChanged {
 			return m
 		}
 		return nil
@@ -170,7 +170,7 @@ func verdictPhrases(s *Step) string {
 	if w == nil && r == nil {
 		more = append(more, serverWriteLatencyUS, serverReadLatencyUS)
 	}
-	more = append(more, ClientCPUPct, Errors)
+	more = append(more, ClientCPUPct, metricErrors)
 	for _, name := range more {
 		if m := changed(name); m != nil {
 			ps = append(ps, phrase(name, m))
@@ -189,12 +189,12 @@ var phraseNames = map[string]string{
 	ClientCPUPct:         "client CPU",
 	serverReadLatencyUS:  "server-side read latency",
 	serverWriteLatencyUS: "server-side write latency",
-	Errors:               "errors",
+	metricErrors:         "errors",
 }
 
 // phrase words one metric's change: % with its interval for throughput,
 // µs for latency, points for CPU, a count for errors.
-func phrase(name string, m *Metric) string {
+func phrase(name string, m *metricComparison) string {
 	n := phraseNames[name]
 	switch metricDefs[name].unit {
 	case "µs":
@@ -208,7 +208,7 @@ func phrase(name string, m *Metric) string {
 		return n + " " + textfmt.Signed(*m.Delta, 0)
 	}
 	s := n + " " + textfmt.SignedPct(*m.DeltaPct)
-	if m.Status == StatusChanged && m.CILowPct != nil {
+	if m.Status == statusChanged && m.CILowPct != nil {
 		s += " [" + textfmt.SignedPct(*m.CILowPct) + ", " + textfmt.SignedPct(*m.CIHighPct) + "]"
 	}
 	return s

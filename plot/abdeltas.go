@@ -195,7 +195,7 @@ func abDeltas(c *compare.Comparison) (*Figure, string) {
 	}
 	slot := 0.84 / float64(len(metrics))
 	var plots []*gplot.Plot
-	var data []SeriesData
+	var data []seriesData
 	seriesAt := map[string]int{}
 	anyFaded, anyUnconfirmed, anyCI, anyCPU, anySignificant := false, false, false, false, false
 	cpuExample := ""
@@ -245,7 +245,7 @@ func abDeltas(c *compare.Comparison) (*Figure, string) {
 				anyFaded = true
 			}
 			ab.bars = append(ab.bars, br)
-			dp := DataPoint{X: float64(slices.Index(stepOrder, b.Step)), Y: round6(b.DeltaPct), Low: round6(b.DeltaPct), High: round6(b.DeltaPct),
+			dp := dataPoint{X: float64(slices.Index(stepOrder, b.Step)), Y: round6(b.DeltaPct), Low: round6(b.DeltaPct), High: round6(b.DeltaPct),
 				Label: b.Step + " · " + status}
 			if br.ci {
 				dp.Low, dp.High = round6(b.CILowPct), round6(b.CIHighPct)
@@ -254,7 +254,7 @@ func abDeltas(c *compare.Comparison) (*Figure, string) {
 			if !ok {
 				si = len(data)
 				seriesAt[b.Metric] = si
-				data = append(data, SeriesData{Name: b.Metric, Role: "delta %"})
+				data = append(data, seriesData{Name: b.Metric, Role: "delta %"})
 			}
 			data[si].Points = append(data[si].Points, dp)
 		}
@@ -275,26 +275,26 @@ func abDeltas(c *compare.Comparison) (*Figure, string) {
 		plots = append(plots, p)
 	}
 	// Data series in metric order, whatever panel met them first.
-	slices.SortStableFunc(data, func(a, b SeriesData) int {
+	slices.SortStableFunc(data, func(a, b seriesData) int {
 		return slices.Index(abMetrics, a.Name) - slices.Index(abMetrics, b.Name)
 	})
 
-	var legend []LegendEntry
+	var legend []legendEntry
 	for _, m := range metrics {
-		legend = append(legend, LegendEntry{Text: abMetricText[m], Thumbs: []gplot.Thumbnailer{barThumb{clr: metricColor[m], solid: true}}})
+		legend = append(legend, legendEntry{Text: abMetricText[m], Thumbs: []gplot.Thumbnailer{barThumb{clr: metricColor[m], solid: true}}})
 	}
 	grey := color.NRGBA{0x55, 0x55, 0x55, 0xff}
 	if anySignificant {
-		legend = append(legend, LegendEntry{Text: "significant change", Thumbs: []gplot.Thumbnailer{barThumb{clr: grey, solid: true}}})
+		legend = append(legend, legendEntry{Text: "significant change", Thumbs: []gplot.Thumbnailer{barThumb{clr: grey, solid: true}}})
 	}
 	if anyFaded {
-		legend = append(legend, LegendEntry{Text: "~ not significant", Thumbs: []gplot.Thumbnailer{barThumb{clr: grey}}})
+		legend = append(legend, legendEntry{Text: "~ not significant", Thumbs: []gplot.Thumbnailer{barThumb{clr: grey}}})
 	}
 	if anyUnconfirmed {
-		legend = append(legend, LegendEntry{Text: "? untested (too few trials)", Thumbs: []gplot.Thumbnailer{barThumb{clr: grey}}})
+		legend = append(legend, legendEntry{Text: "? untested (too few trials)", Thumbs: []gplot.Thumbnailer{barThumb{clr: grey}}})
 	}
 	if anyCI {
-		legend = append(legend, LegendEntry{Text: "interval of the change", Thumbs: []gplot.Thumbnailer{whiskerThumb{}}})
+		legend = append(legend, legendEntry{Text: "interval of the change", Thumbs: []gplot.Thumbnailer{whiskerThumb{}}})
 	}
 
 	oneFile := c.OneFile()
@@ -322,7 +322,7 @@ func abDeltas(c *compare.Comparison) (*Figure, string) {
 	cols, w, h := abLayout(len(plots), maxStepsPerPanel(panels)*len(metrics))
 	return &Figure{
 		Name: figABDeltas, Title: abWrapTitle(title), Caption: cap, Panels: plots, Cols: cols, Legend: legend, Width: w, Height: h,
-		Data: FigureData{Name: figABDeltas, Title: title, XLabel: "matched step", YLabel: "change vs baseline (%)", Series: data},
+		Data: figureData{Name: figABDeltas, Title: title, XLabel: "matched step", YLabel: "change vs baseline (%)", Series: data},
 	}, ""
 }
 

@@ -127,7 +127,7 @@ func abThroughput(c *compare.Comparison, base, cand Side) (Figure, error) {
 			name := s.name + " · " + labels[cv.idx]
 			var xys plotter.XYs
 			var errs plotter.YErrors
-			sd := SeriesData{Name: name, Role: "ops/s"}
+			sd := seriesData{Name: name, Role: "ops/s"}
 			for i := range cv.levels {
 				l := &cv.levels[i]
 				x := fc.mode.of(l)
@@ -135,7 +135,7 @@ func abThroughput(c *compare.Comparison, base, cand Side) (Figure, error) {
 				// the level so both sides' interval bars stay visible.
 				xys = append(xys, plotter.XY{X: x * s.nudge, Y: l.ops.Median})
 				errs = append(errs, struct{ Low, High float64 }{l.ops.Median - l.ops.Low, l.ops.High - l.ops.Median})
-				sd.Points = append(sd.Points, DataPoint{X: round6(x), Y: round6(l.ops.Median), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
+				sd.Points = append(sd.Points, dataPoint{X: round6(x), Y: round6(l.ops.Median), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
 				ann.obstacles = append(ann.obstacles, [2]float64{x * s.nudge, l.ops.Median})
 			}
 			ann.lines = append(ann.lines, xyPairs(xys))
@@ -152,7 +152,7 @@ func abThroughput(c *compare.Comparison, base, cand Side) (Figure, error) {
 			d.data = append(d.data, sd)
 			if !drawnKey[cv.idx] {
 				drawnKey[cv.idx] = true
-				d.legend = append(d.legend, LegendEntry{Text: labels[cv.idx], Thumbs: []gplot.Thumbnailer{
+				d.legend = append(d.legend, legendEntry{Text: labels[cv.idx], Thumbs: []gplot.Thumbnailer{
 					lineThumb{draw.LineStyle{Color: clr, Width: vg.Points(2)}}, glyphThumb{Color: clr, Glyph: g}}})
 			}
 			for _, m := range fc.curveMarks(cv) {

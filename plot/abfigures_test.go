@@ -91,7 +91,7 @@ func TestABPNGDecodes(t *testing.T) {
 		_, figs, _ := tc.figures(t)
 		for _, f := range figs {
 			var b bytes.Buffer
-			if err := f.WritePNG(&b); err != nil {
+			if err := f.writePNG(&b); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := png.Decode(&b); err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // seriesOf finds a figure's series by name and role.
-func seriesOf(d FigureData, name, role string) *SeriesData {
+func seriesOf(d figureData, name, role string) *seriesData {
 	for i := range d.Series {
 		if d.Series[i].Name == name && d.Series[i].Role == role {
 			return &d.Series[i]

@@ -95,8 +95,8 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 	}
 	xLabel := strings.NewReplacer(", log₂)", ")", " (log₂)", "").Replace(fc.mode.label())
 	var bars, flights []*gplot.Plot
-	var data []SeriesData
-	var legend []LegendEntry
+	var data []seriesData
+	var legend []legendEntry
 	for pi, pn := range panels {
 		p := newPanel(fc.mode.label(), "mean per op (ms)")
 		p.Title.Text = pn.c.label
@@ -123,13 +123,13 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 			}
 			below = b
 			p.Add(b)
-			sd := SeriesData{Name: pn.c.label, Role: part.role}
+			sd := seriesData{Name: pn.c.label, Role: part.role}
 			for i, r := range pn.rows {
-				sd.Points = append(sd.Points, DataPoint{X: round6(r.x), Y: round6(vals[k][i])})
+				sd.Points = append(sd.Points, dataPoint{X: round6(r.x), Y: round6(vals[k][i])})
 			}
 			data = append(data, sd)
 			if pi == 0 {
-				legend = append(legend, LegendEntry{Text: part.role, Thumbs: []gplot.Thumbnailer{b}})
+				legend = append(legend, legendEntry{Text: part.role, Thumbs: []gplot.Thumbnailer{b}})
 			}
 		}
 		p.NominalX(names...)
@@ -146,14 +146,14 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 		q.Title.Text = "server in-flight — " + shortLabel(pn.c)
 		q.Add(plotter.NewGrid())
 		var srv, cli plotter.XYs
-		sd := SeriesData{Name: pn.c.label, Role: "server in-flight"}
-		cd := SeriesData{Name: pn.c.label, Role: "client in-flight"}
+		sd := seriesData{Name: pn.c.label, Role: "server in-flight"}
+		cd := seriesData{Name: pn.c.label, Role: "client in-flight"}
 		for i, r := range pn.rows {
 			cli = append(cli, plotter.XY{X: float64(i), Y: r.clientInFlight})
-			cd.Points = append(cd.Points, DataPoint{X: round6(r.x), Y: round6(r.clientInFlight)})
+			cd.Points = append(cd.Points, dataPoint{X: round6(r.x), Y: round6(r.clientInFlight)})
 			if r.inFlight != nil {
 				srv = append(srv, plotter.XY{X: float64(i), Y: *r.inFlight})
-				sd.Points = append(sd.Points, DataPoint{X: round6(r.x), Y: round6(*r.inFlight), N: r.trials})
+				sd.Points = append(sd.Points, dataPoint{X: round6(r.x), Y: round6(*r.inFlight), N: r.trials})
 			}
 		}
 		cl := line(cli, color.Gray{Y: 0x66}, 1.3, dashUSL)
@@ -162,12 +162,12 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 			sl, ss := line(srv, okabeIto[0], 2, nil), scatter(srv, okabeIto[0], draw.CircleGlyph{}, 3)
 			q.Add(sl, ss)
 			data = append(data, sd)
-			legend = legendOnce(legend, LegendEntry{Text: "server in-flight (Little's law)", Thumbs: []gplot.Thumbnailer{sl, ss}})
+			legend = legendOnce(legend, legendEntry{Text: "server in-flight (Little's law)", Thumbs: []gplot.Thumbnailer{sl, ss}})
 		} else {
 			q.Add(notice{"server in-flight not reported for this series"})
 		}
 		data = append(data, cd)
-		legend = legendOnce(legend, LegendEntry{Text: "client in-flight calls (K × C)", Thumbs: []gplot.Thumbnailer{cl}})
+		legend = legendOnce(legend, legendEntry{Text: "client in-flight calls (K × C)", Thumbs: []gplot.Thumbnailer{cl}})
 		q.NominalX(names...)
 		q.X.Label.Text = xLabel
 		q.Y.Min = 0
@@ -213,7 +213,7 @@ func (fc *figContext) timeBreakdown() ([]Figure, string) {
 	title := "Where time went per op — " + fc.subject(shown)
 	return []Figure{{
 		Name: figTimeBreakdown, Title: wrapTitle(title), Caption: cap, Panels: plots, Cols: cols, Legend: legend, Height: h,
-		Data: FigureData{Name: figTimeBreakdown, Title: title, YLabel: "mean per op (ms)", Series: data},
+		Data: figureData{Name: figTimeBreakdown, Title: title, YLabel: "mean per op (ms)", Series: data},
 	}}, note
 }
 
@@ -346,8 +346,8 @@ func serverLatencyMs(s *sweepStep) (float64, bool) {
 
 // legendOnce adds e unless the legend has an entry of its text already
 // (every panel draws the same kinds of series).
-func legendOnce(ls []LegendEntry, e LegendEntry) []LegendEntry {
-	if slices.ContainsFunc(ls, func(l LegendEntry) bool { return l.Text == e.Text }) {
+func legendOnce(ls []legendEntry, e legendEntry) []legendEntry {
+	if slices.ContainsFunc(ls, func(l legendEntry) bool { return l.Text == e.Text }) {
 		return ls
 	}
 	return append(ls, e)

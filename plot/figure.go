@@ -4,8 +4,8 @@
 // comparison of two analysed sides. Every point, interval and mark is the
 // analysis's; plot decides nothing, never talks to a server and never
 // prints. WriteFiles writes the figures into a directory, each file through
-// internal/outfile. FigureData, the numbers behind each figure, is what the tests
-// (and users) check rather than pixels.
+// internal/outfile. Each figure keeps the numbers behind it (figureData),
+// which the tests check rather than pixels.
 package plot
 
 import (
@@ -62,42 +62,42 @@ type Figure struct {
 	// Align gives every panel's data area the same size and place in its
 	// tile, so that panels stacked over one axis share it exactly.
 	Align  bool
-	Legend []LegendEntry
-	Data   FigureData
+	Legend []legendEntry
+	Data   figureData
 	Width  vg.Length // 0 means defaultWidth
 	Height vg.Length // 0 means defaultHeight
 }
 
-// LegendEntry is one line of a figure's legend.
-type LegendEntry struct {
+// legendEntry is one line of a figure's legend.
+type legendEntry struct {
 	Text   string
 	Thumbs []gplot.Thumbnailer
 }
 
-// FigureData is the data behind a figure, exported so that tests (and
-// users) can check numbers rather than pixels.
-type FigureData struct {
+// figureData is the data behind a figure, kept beside its panels so that
+// tests can check numbers rather than pixels.
+type figureData struct {
 	Name   string       `json:"name"`
 	Title  string       `json:"title"`
 	XLabel string       `json:"x_label,omitempty"`
 	YLabel string       `json:"y_label,omitempty"`
-	Series []SeriesData `json:"series"`
-	Marks  []Mark       `json:"marks,omitempty"`
+	Series []seriesData `json:"series"`
+	Marks  []mark       `json:"marks,omitempty"`
 }
 
-// SeriesData is one named series of a figure. Role says what it is: "ops/s",
+// seriesData is one named series of a figure. Role says what it is: "ops/s",
 // "calls/s", "usl", "retrograde", "p50", "p99", "ops/s grid", "p99 grid",
 // "pool wait", "server", "rest".
-type SeriesData struct {
+type seriesData struct {
 	Name   string      `json:"name"`
 	Role   string      `json:"role"`
-	Points []DataPoint `json:"points"`
+	Points []dataPoint `json:"points"`
 }
 
-// DataPoint is one plotted point. Low/High is the 95% interval across
+// dataPoint is one plotted point. Low/High is the 95% interval across
 // trials (equal to Y with one trial); Z is a grid cell's value, with X and
 // Y its concurrency and pool; N is the number of trials behind it.
-type DataPoint struct {
+type dataPoint struct {
 	X     float64 `json:"x"`
 	Y     float64 `json:"y"`
 	Z     float64 `json:"z,omitempty"`
@@ -107,8 +107,8 @@ type DataPoint struct {
 	Label string  `json:"label,omitempty"`
 }
 
-// Mark is an annotation: a knee, a peak, or the best cell of a grid.
-type Mark struct {
+// mark is an annotation: a knee, a peak, or the best cell of a grid.
+type mark struct {
 	Kind   string  `json:"kind"` // "knee", "peak", "best"
 	Series string  `json:"series"`
 	X      float64 `json:"x"`
@@ -131,10 +131,10 @@ func textStyle(f font.Font, clr color.Color, xa text.XAlignment, ya text.YAlignm
 	return text.Style{Color: clr, Font: f, XAlign: xa, YAlign: ya, Handler: gplot.DefaultTextHandler}
 }
 
-// Draw draws the figure onto c: title at the top, caption at the bottom,
+// drawOn draws the figure onto c: title at the top, caption at the bottom,
 // legend in a column at the right (outside the data, so it never covers a
 // point), and the panels tiled in what is left.
-func (f *Figure) Draw(c draw.Canvas) {
+func (f *Figure) drawOn(c draw.Canvas) {
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 	pad := vg.Points(8)
@@ -210,7 +210,7 @@ var (
 func (f *Figure) WriteSVG(w io.Writer) error {
 	fw, fh := f.size()
 	c := vgsvg.New(fw, fh)
-	f.Draw(draw.New(c))
+	f.drawOn(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return fmt.Errorf("figure %s: svg: %w", f.Name, err)
@@ -221,11 +221,11 @@ func (f *Figure) WriteSVG(w io.Writer) error {
 	return nil
 }
 
-// WritePNG writes the figure as a PNG at pngDPI.
-func (f *Figure) WritePNG(w io.Writer) error {
+// writePNG writes the figure as a PNG at pngDPI.
+func (f *Figure) writePNG(w io.Writer) error {
 	fw, fh := f.size()
 	c := vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(pngDPI))
-	f.Draw(draw.New(c))
+	f.drawOn(draw.New(c))
 	if err := pngEncoder.Encode(w, c.Image()); err != nil {
 		return fmt.Errorf("figure %s: png: %w", f.Name, err)
 	}
@@ -299,7 +299,7 @@ func WriteFiles(dir string, figs []Figure) ([]string, error) {
 	var paths []string
 	for i, p := range figurePaths(dir, figs) {
 		f := &figs[i/2]
-		write := f.WritePNG
+		write := f.writePNG
 		if i%2 == 1 {
 			write = f.WriteSVG
 		}

@@ -227,8 +227,8 @@ var (
 // curveMarks returns the knee and peak marks of a curve in the figure's x
 // units, from its knee report when there is one and from the data
 // otherwise (peak only).
-func (fc *figContext) curveMarks(c *curve) []Mark {
-	var marks []Mark
+func (fc *figContext) curveMarks(c *curve) []mark {
+	var marks []mark
 	peakC, peakY := 0, 0.0
 	if c.report != nil && c.report.Peak.Concurrency > 0 {
 		peakC, peakY = c.report.Peak.Concurrency, c.report.Peak.QPS
@@ -258,12 +258,12 @@ func (fc *figContext) curveMarks(c *curve) []Mark {
 					lbl = fmt.Sprintf("%s %s (%s–%s) · %s ops/s", word, fmtX(kx), fmtX(lo), fmtX(hi), humanNumber(ky))
 				}
 			}
-			marks = append(marks, Mark{Kind: "knee", Series: c.label, X: round6(kx), Y: round6(ky), Label: lbl})
+			marks = append(marks, mark{Kind: "knee", Series: c.label, X: round6(kx), Y: round6(ky), Label: lbl})
 		}
 	}
 	if peakC > 0 && peakC != kneeC {
 		if px, ok := c.xAtConcurrency(fc.mode, float64(peakC)); ok {
-			marks = append(marks, Mark{Kind: "peak", Series: c.label, X: round6(px), Y: round6(peakY),
+			marks = append(marks, mark{Kind: "peak", Series: c.label, X: round6(px), Y: round6(peakY),
 				Label: fmt.Sprintf("peak %s · %s ops/s", fmtX(px), humanNumber(peakY))})
 		}
 	}

@@ -23,10 +23,10 @@ func readTestdata(t *testing.T, name string) *results.Results {
 // checkFigureData checks that figs are the figures named want, in order,
 // and compares their data and the notes with testdata/golden/name.json:
 // numbers rather than pixels. It returns the figures' data.
-func checkFigureData(t *testing.T, name string, figs []Figure, notes, want []string) []FigureData {
+func checkFigureData(t *testing.T, name string, figs []Figure, notes, want []string) []figureData {
 	t.Helper()
 	var names []string
-	var data []FigureData
+	var data []figureData
 	for _, f := range figs {
 		names = append(names, f.Name)
 		data = append(data, f.Data)
@@ -35,7 +35,7 @@ func checkFigureData(t *testing.T, name string, figs []Figure, notes, want []str
 		t.Errorf("figures %v, want %v", names, want)
 	}
 	got, err := json.MarshalIndent(struct {
-		Figures []FigureData `json:"figures"`
+		Figures []figureData `json:"figures"`
 		Notes   []string     `json:"notes"`
 	}{data, notes}, "", " ")
 	if err != nil {

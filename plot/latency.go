@@ -18,19 +18,19 @@ func (fc *figContext) latency() Figure {
 	for _, c := range fc.curves {
 		clr := seriesColor(c.idx)
 		var p99, p50 plotter.XYs
-		d99 := SeriesData{Name: c.label, Role: "p99"}
-		d50 := SeriesData{Name: c.label, Role: "p50"}
+		d99 := seriesData{Name: c.label, Role: "p99"}
+		d50 := seriesData{Name: c.label, Role: "p50"}
 		for i := range c.levels {
 			l := &c.levels[i]
 			x := fc.mode.of(l)
 			if l.p99 > 0 {
 				p99 = append(p99, plotter.XY{X: x, Y: l.p99})
-				d99.Points = append(d99.Points, DataPoint{X: round6(x), Y: round6(l.p99), N: len(l.steps)})
+				d99.Points = append(d99.Points, dataPoint{X: round6(x), Y: round6(l.p99), N: len(l.steps)})
 				d.ann.obstacles = append(d.ann.obstacles, [2]float64{x, l.p99})
 			}
 			if l.p50 > 0 {
 				p50 = append(p50, plotter.XY{X: x, Y: l.p50})
-				d50.Points = append(d50.Points, DataPoint{X: round6(x), Y: round6(l.p50), N: len(l.steps)})
+				d50.Points = append(d50.Points, dataPoint{X: round6(x), Y: round6(l.p50), N: len(l.steps)})
 				d.ann.obstacles = append(d.ann.obstacles, [2]float64{x, l.p50})
 			}
 		}
@@ -38,7 +38,7 @@ func (fc *figContext) latency() Figure {
 		if c.report != nil && c.report.Knee.Found {
 			if l := c.levelAt(c.report.Knee.Concurrency); l != nil && l.p99 > 0 {
 				x := fc.mode.of(l)
-				d.mark(Mark{Kind: "knee", Series: c.label, X: round6(x), Y: round6(l.p99), Label: fmt.Sprintf("knee %s · p99 %s", fmtX(x), fmtMs(l.p99))},
+				d.mark(mark{Kind: "knee", Series: c.label, X: round6(x), Y: round6(l.p99), Label: fmt.Sprintf("knee %s · p99 %s", fmtX(x), fmtMs(l.p99))},
 					x, l.p99, clr, kneeGlyph)
 			}
 		}
@@ -68,14 +68,14 @@ func (fc *figContext) latencyThroughput() Figure {
 	for _, c := range fc.curves {
 		clr := seriesColor(c.idx)
 		var xys plotter.XYs
-		sd := SeriesData{Name: c.label, Role: "p99"}
+		sd := seriesData{Name: c.label, Role: "p99"}
 		for i := range c.levels {
 			l := &c.levels[i]
 			if l.p99 <= 0 {
 				continue
 			}
 			xys = append(xys, plotter.XY{X: l.ops.Median, Y: l.p99})
-			sd.Points = append(sd.Points, DataPoint{X: round6(l.ops.Median), Y: round6(l.p99), N: len(l.steps), Label: fmtX(fc.mode.of(l))})
+			sd.Points = append(sd.Points, dataPoint{X: round6(l.ops.Median), Y: round6(l.p99), N: len(l.steps), Label: fmtX(fc.mode.of(l))})
 			d.ann.obstacles = append(d.ann.obstacles, [2]float64{l.ops.Median, l.p99})
 			lo, hi = math.Min(lo, l.p99), math.Max(hi, l.p99)
 		}
@@ -90,7 +90,7 @@ func (fc *figContext) latencyThroughput() Figure {
 		last := &c.levels[len(c.levels)-1]
 		if c.report != nil && c.report.Knee.Found {
 			if l := c.levelAt(c.report.Knee.Concurrency); l != nil && l.p99 > 0 {
-				d.mark(Mark{Kind: "knee", Series: c.label, X: round6(l.ops.Median), Y: round6(l.p99),
+				d.mark(mark{Kind: "knee", Series: c.label, X: round6(l.ops.Median), Y: round6(l.p99),
 					Label: fmt.Sprintf("knee %s · %s ops/s · p99 %s", fmtX(fc.mode.of(l)), humanNumber(l.ops.Median), fmtMs(l.p99))},
 					l.ops.Median, l.p99, clr, kneeGlyph)
 			}

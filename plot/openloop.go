@@ -158,17 +158,17 @@ func openLatency(cs []openCurve, subject string) Figure {
 	for _, c := range cs {
 		clr, g := seriesColor(c.idx), seriesGlyph(c.idx)
 		var p99, p50 plotter.XYs
-		d99, d50 := SeriesData{Name: c.label, Role: "p99"}, SeriesData{Name: c.label, Role: "p50"}
+		d99, d50 := seriesData{Name: c.label, Role: "p99"}, seriesData{Name: c.label, Role: "p50"}
 		for _, l := range c.pool.Levels {
 			x := float64(l.Rate)
 			if l.P99Ms > 0 {
 				p99 = append(p99, plotter.XY{X: x, Y: l.P99Ms})
-				d99.Points = append(d99.Points, DataPoint{X: x, Y: round6(l.P99Ms), N: l.Trials})
+				d99.Points = append(d99.Points, dataPoint{X: x, Y: round6(l.P99Ms), N: l.Trials})
 				ann.obstacles = append(ann.obstacles, [2]float64{x, l.P99Ms})
 			}
 			if l.P50Ms > 0 {
 				p50 = append(p50, plotter.XY{X: x, Y: l.P50Ms})
-				d50.Points = append(d50.Points, DataPoint{X: x, Y: round6(l.P50Ms), N: l.Trials})
+				d50.Points = append(d50.Points, dataPoint{X: x, Y: round6(l.P50Ms), N: l.Trials})
 				ann.obstacles = append(ann.obstacles, [2]float64{x, l.P50Ms})
 			}
 		}
@@ -176,7 +176,7 @@ func openLatency(cs []openCurve, subject string) Figure {
 		if r := c.pool.CarriedRate; r != nil {
 			i := slices.IndexFunc(c.pool.Levels, func(l openloop.Level) bool { return l.Rate == *r })
 			l := c.pool.Levels[i]
-			d.mark(Mark{Kind: "carried", Series: c.label, X: float64(l.Rate), Y: round6(l.P99Ms),
+			d.mark(mark{Kind: "carried", Series: c.label, X: float64(l.Rate), Y: round6(l.P99Ms),
 				Label: fmt.Sprintf("pool %d carries %s/s", c.pool.MaxPoolSize, textfmt.Thousands(float64(l.Rate)))},
 				float64(l.Rate), l.P99Ms, clr, kneeGlyph)
 		}
@@ -185,7 +185,7 @@ func openLatency(cs []openCurve, subject string) Figure {
 	if slo != nil && len(d.data) > 0 {
 		xs := plotter.XYs{{X: p.X.Min, Y: *slo}, {X: p.X.Max, Y: *slo}}
 		p.Add(line(xs, color.Gray{Y: 0x66}, 1, dashUSL))
-		d.data = append(d.data, SeriesData{Name: "SLO", Role: "slo", Points: []DataPoint{{X: round6(p.X.Min), Y: *slo}, {X: round6(p.X.Max), Y: *slo}}})
+		d.data = append(d.data, seriesData{Name: "SLO", Role: "slo", Points: []dataPoint{{X: round6(p.X.Min), Y: *slo}, {X: round6(p.X.Max), Y: *slo}}})
 	}
 	p.Add(ann)
 	if len(d.data) > 0 {
@@ -212,18 +212,18 @@ func openAchieved(cs []openCurve, subject string) Figure {
 	diag := plotter.XYs{{X: p.X.Min, Y: p.X.Min}, {X: p.X.Max, Y: p.X.Max}}
 	grey := color.Gray{Y: 0x66}
 	p.Add(line(diag, grey, 1, dashUSL))
-	d.data = []SeriesData{{Name: "achieved = offered", Role: "diagonal", Points: []DataPoint{{X: round6(p.X.Min), Y: round6(p.X.Min)}, {X: round6(p.X.Max), Y: round6(p.X.Max)}}}}
+	d.data = []seriesData{{Name: "achieved = offered", Role: "diagonal", Points: []dataPoint{{X: round6(p.X.Min), Y: round6(p.X.Min)}, {X: round6(p.X.Max), Y: round6(p.X.Max)}}}}
 	lo := p.X.Min
 	for _, c := range cs {
 		clr, g := seriesColor(c.idx), seriesGlyph(c.idx)
 		var xys plotter.XYs
-		sd := SeriesData{Name: c.label, Role: "achieved"}
+		sd := seriesData{Name: c.label, Role: "achieved"}
 		for _, l := range c.pool.Levels {
 			if l.AchievedPerS <= 0 {
 				continue
 			}
 			xys = append(xys, plotter.XY{X: float64(l.Rate), Y: l.AchievedPerS})
-			sd.Points = append(sd.Points, DataPoint{X: float64(l.Rate), Y: round6(l.AchievedPerS), N: l.Trials})
+			sd.Points = append(sd.Points, dataPoint{X: float64(l.Rate), Y: round6(l.AchievedPerS), N: l.Trials})
 			lo = min(lo, l.AchievedPerS)
 		}
 		if len(xys) > 0 {
@@ -247,11 +247,11 @@ func openPoolWait(cs []openCurve, subject string) Figure {
 	for _, c := range cs {
 		clr, g := seriesColor(c.idx), seriesGlyph(c.idx)
 		var xys plotter.XYs
-		sd := SeriesData{Name: c.label, Role: "pool wait"}
+		sd := seriesData{Name: c.label, Role: "pool wait"}
 		for _, l := range c.pool.Levels {
 			y := 100 * l.PoolWaitShare
 			xys = append(xys, plotter.XY{X: float64(l.Rate), Y: y})
-			sd.Points = append(sd.Points, DataPoint{X: float64(l.Rate), Y: round6(y), N: l.Trials})
+			sd.Points = append(sd.Points, dataPoint{X: float64(l.Rate), Y: round6(y), N: l.Trials})
 		}
 		if len(xys) > 0 {
 			d.curve(xys, clr, g, c.label)

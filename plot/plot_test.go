@@ -218,7 +218,7 @@ func TestPNGDecodes(t *testing.T) {
 	}
 	for _, f := range figs {
 		var b bytes.Buffer
-		if err := f.WritePNG(&b); err != nil {
+		if err := f.writePNG(&b); err != nil {
 			t.Fatal(err)
 		}
 		img, err := png.Decode(&b)

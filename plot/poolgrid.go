@@ -157,8 +157,8 @@ func (fc *figContext) poolGrid(name string, g gridSet) Figure {
 	ops := newCells(nx, ny)
 	p99 := newCells(nx, ny)
 	c0 := g.curves[0]
-	dOps := SeriesData{Name: shortLabel(c0), Role: "ops/s grid"}
-	dP99 := SeriesData{Name: shortLabel(c0), Role: "p99 grid"}
+	dOps := seriesData{Name: shortLabel(c0), Role: "ops/s grid"}
+	dP99 := seriesData{Name: shortLabel(c0), Role: "p99 grid"}
 	bestV, bx, by := -1.0, -1, -1
 	for _, c := range g.curves {
 		pv, _ := strconv.Atoi(c.pool)
@@ -168,11 +168,11 @@ func (fc *figContext) poolGrid(name string, g gridSet) Figure {
 			x := slices.Index(g.cs, l.concurrency)
 			ops.vals[y][x] = l.ops.Median
 			ops.text[y][x] = cellNumber(l.ops.Median)
-			dOps.Points = append(dOps.Points, DataPoint{X: float64(l.concurrency), Y: float64(pv), Z: round6(l.ops.Median), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
+			dOps.Points = append(dOps.Points, dataPoint{X: float64(l.concurrency), Y: float64(pv), Z: round6(l.ops.Median), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
 			if l.p99 > 0 {
 				p99.vals[y][x] = l.p99
 				p99.text[y][x] = strings.TrimSuffix(fmtMs(l.p99), " ms")
-				dP99.Points = append(dP99.Points, DataPoint{X: float64(l.concurrency), Y: float64(pv), Z: round6(l.p99), N: len(l.steps)})
+				dP99.Points = append(dP99.Points, dataPoint{X: float64(l.concurrency), Y: float64(pv), Z: round6(l.p99), N: len(l.steps)})
 			}
 			if l.ops.Median > bestV {
 				bestV, bx, by = l.ops.Median, x, y
@@ -199,21 +199,21 @@ func (fc *figContext) poolGrid(name string, g gridSet) Figure {
 	pt := mk("throughput (ops/s)", ops)
 	pl := mk("p99 latency per call (ms)", p99)
 	title := fmt.Sprintf("Pool grid — %s", fc.subject(g.curves))
-	marks := []Mark{}
+	marks := []mark{}
 	if bx >= 0 {
 		lbl := fmt.Sprintf("best %s ops/s at C=%d, P=%d", humanNumber(bestV), g.cs[bx], g.ps[by])
 		if v := p99.vals[by][bx]; !math.IsNaN(v) {
 			lbl += " (p99 " + fmtMs(v) + ")"
 		}
 		title += ": " + lbl
-		marks = append(marks, Mark{Kind: "best", Series: shortLabel(c0), X: float64(g.cs[bx]), Y: float64(g.ps[by]), Label: lbl})
+		marks = append(marks, mark{Kind: "best", Series: shortLabel(c0), X: float64(g.cs[bx]), Y: float64(g.ps[by]), Label: lbl})
 	}
 	return Figure{
 		Name: name, Title: wrapTitle(title),
 		Caption: "Brighter is better in both panels; the outlined cell has the highest median throughput. Grey: not measured.",
 		Panels:  []*gplot.Plot{pt, pl},
-		Data: FigureData{Name: name, Title: title, XLabel: "concurrency per client (C)", YLabel: "maxPoolSize (P)",
-			Series: []SeriesData{dOps, dP99}, Marks: marks},
+		Data: figureData{Name: name, Title: title, XLabel: "concurrency per client (C)", YLabel: "maxPoolSize (P)",
+			Series: []seriesData{dOps, dP99}, Marks: marks},
 	}
 }
 
@@ -226,7 +226,7 @@ func cellNumber(v float64) string {
 	return humanNumber(v)
 }
 
-func cmpXY(a, b DataPoint) int {
+func cmpXY(a, b dataPoint) int {
 	if a.Y != b.Y {
 		return cmpF(a.Y, b.Y)
 	}

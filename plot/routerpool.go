@@ -87,13 +87,13 @@ func routerPoolFig(rs []*results.Results) (Figure, bool) {
 			}
 		}
 		clr, g := seriesColor(i), seriesGlyph(i)
-		sd := SeriesData{Name: t, Role: "router pool in use"}
+		sd := seriesData{Name: t, Role: "router pool in use"}
 		var xys plotter.XYs
 		for _, x := range slices.Sorted(maps.Keys(byX)) {
 			y := stats.Median(byX[x])
 			xys = append(xys, plotter.XY{X: float64(x), Y: y})
 			slices.Sort(bounds[x])
-			sd.Points = append(sd.Points, DataPoint{X: float64(x), Y: round6(y), N: len(byX[x]), Label: textfmt.List(slices.Compact(bounds[x]), ", ")})
+			sd.Points = append(sd.Points, dataPoint{X: float64(x), Y: round6(y), N: len(byX[x]), Label: textfmt.List(slices.Compact(bounds[x]), ", ")})
 			top = max(top, y)
 		}
 		d.ann.lines = append(d.ann.lines, xyPairs(xys))
@@ -103,7 +103,7 @@ func routerPoolFig(rs []*results.Results) (Figure, bool) {
 			lo, hi := xys[0].X, xys[len(xys)-1].X
 			lim := plotter.XYs{{X: lo, Y: m}, {X: hi, Y: m}}
 			d.p.Add(line(lim, clr, 1.3, dashUSL))
-			d.data = append(d.data, SeriesData{Name: t, Role: "max size", Points: []DataPoint{{X: lo, Y: m}, {X: hi, Y: m}}})
+			d.data = append(d.data, seriesData{Name: t, Role: "max size", Points: []dataPoint{{X: lo, Y: m}, {X: hi, Y: m}}})
 			top = max(top, m)
 		}
 	}

@@ -36,7 +36,7 @@ func TestRouterPoolFigure(t *testing.T) {
 		t.Fatalf("figures = %d (%v), want the router-pool figure", len(figs), err)
 	}
 	d := figs[0].Data
-	var in, lim *SeriesData
+	var in, lim *seriesData
 	for i := range d.Series {
 		switch d.Series[i].Role {
 		case "router pool in use":
@@ -45,8 +45,8 @@ func TestRouterPoolFigure(t *testing.T) {
 			lim = &d.Series[i]
 		}
 	}
-	if in == nil || len(in.Points) != 2 || in.Points[0] != (DataPoint{X: 4, Y: 4, N: 3, Label: "none"}) ||
-		in.Points[1] != (DataPoint{X: 16, Y: 10, N: 3, Label: "router_pool"}) {
+	if in == nil || len(in.Points) != 2 || in.Points[0] != (dataPoint{X: 4, Y: 4, N: 3, Label: "none"}) ||
+		in.Points[1] != (dataPoint{X: 16, Y: 10, N: 3, Label: "router_pool"}) {
 		t.Errorf("in use = %+v, want 4 at 4 connections per client, 10 at 16", in)
 	}
 	if lim == nil || lim.Points[0].Y != 10 {

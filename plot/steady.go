@@ -133,11 +133,11 @@ func steadyFigure(rs []*results.Results, sel SteadyStep) (Figure, error) {
 	}
 	series := func(name string, xs []float64, from float64) plotter.XYs {
 		xys := make(plotter.XYs, len(xs))
-		sd := SeriesData{Name: name, Role: "calls/s"}
+		sd := seriesData{Name: name, Role: "calls/s"}
 		for i, v := range xs {
 			x := from + (float64(i)+0.5)*st.SeriesBatchS // the batch's middle
 			xys[i] = plotter.XY{X: x, Y: v}
-			sd.Points = append(sd.Points, DataPoint{X: round6(x), Y: v})
+			sd.Points = append(sd.Points, dataPoint{X: round6(x), Y: v})
 		}
 		d.data = append(d.data, sd)
 		return xys
@@ -150,8 +150,8 @@ func steadyFigure(rs []*results.Results, sel SteadyStep) (Figure, error) {
 		band.LineStyle.Width = 0
 		mean := line(plotter.XYs{{X: start, Y: *st.MeanPerS}, {X: end, Y: *st.MeanPerS}}, seriesColor(0), 1, nil)
 		d.p.Add(band, mean)
-		d.data = append(d.data, SeriesData{Name: "window mean ± half-width", Role: "interval",
-			Points: []DataPoint{{X: round6(start), Y: *st.MeanPerS, Low: lo, High: hi}, {X: round6(end), Y: *st.MeanPerS, Low: lo, High: hi}}})
+		d.data = append(d.data, seriesData{Name: "window mean ± half-width", Role: "interval",
+			Points: []dataPoint{{X: round6(start), Y: *st.MeanPerS, Low: lo, High: hi}, {X: round6(end), Y: *st.MeanPerS, Low: lo, High: hi}}})
 		d.lineLegend(fmt.Sprintf("window mean %s ± %s calls/s (±%.1f %% at %.0f %%)", humanNumber(*st.MeanPerS), humanNumber(*st.HalfWidthPerS), *st.HalfWidthPct, st.Confidence*100),
 			draw.LineStyle{Color: withAlpha(seriesColor(0), 0x80), Width: vg.Points(6)})
 	}
@@ -168,7 +168,7 @@ func steadyFigure(rs []*results.Results, sel SteadyStep) (Figure, error) {
 	vertical := func(kind string, x float64, clr color.Color, dashes []vg.Length, label string) {
 		ln := line(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top * 1.05}}, clr, 1.5, dashes)
 		d.p.Add(ln)
-		d.marks = append(d.marks, Mark{Kind: kind, Series: "window", X: round6(x), Label: label})
+		d.marks = append(d.marks, mark{Kind: kind, Series: "window", X: round6(x), Label: label})
 		d.lineLegend(label, ln.LineStyle)
 	}
 	if st.TruncationS != nil {

@@ -31,18 +31,18 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) *drawing {
 		g := seriesGlyph(c.idx)
 		var xys, calls plotter.XYs
 		var errs plotter.YErrors
-		sd := SeriesData{Name: c.label, Role: "ops/s"}
-		cd := SeriesData{Name: c.label, Role: "calls/s"}
+		sd := seriesData{Name: c.label, Role: "ops/s"}
+		cd := seriesData{Name: c.label, Role: "calls/s"}
 		showCalls := false
 		for i := range c.levels {
 			l := &c.levels[i]
 			x := fc.mode.of(l)
 			xys = append(xys, plotter.XY{X: x, Y: l.ops.Median})
 			errs = append(errs, struct{ Low, High float64 }{l.ops.Median - l.ops.Low, l.ops.High - l.ops.Median})
-			sd.Points = append(sd.Points, DataPoint{X: round6(x), Y: round6(l.ops.Median), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
+			sd.Points = append(sd.Points, dataPoint{X: round6(x), Y: round6(l.ops.Median), Low: round6(l.ops.Low), High: round6(l.ops.High), N: l.ops.N})
 			ann.obstacles = append(ann.obstacles, [2]float64{x, l.ops.Median})
 			calls = append(calls, plotter.XY{X: x, Y: l.calls})
-			cd.Points = append(cd.Points, DataPoint{X: round6(x), Y: round6(l.calls), N: len(l.steps)})
+			cd.Points = append(cd.Points, dataPoint{X: round6(x), Y: round6(l.calls), N: len(l.steps)})
 			for _, s := range l.steps {
 				showCalls = showCalls || runinfo.CallsDiffer(s)
 			}
@@ -51,12 +51,12 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) *drawing {
 		// translucent highlight along the curve past its peak.
 		if withUSL && c.report != nil && c.report.Retrograde != nil {
 			if px, ok := c.xAtConcurrency(fc.mode, float64(c.report.Peak.Concurrency)); ok {
-				rd := SeriesData{Name: c.label, Role: "retrograde"}
+				rd := seriesData{Name: c.label, Role: "retrograde"}
 				var seg plotter.XYs
 				for i := range c.levels {
 					if x := fc.mode.of(&c.levels[i]); x >= px {
 						seg = append(seg, plotter.XY{X: x, Y: c.levels[i].ops.Median})
-						rd.Points = append(rd.Points, DataPoint{X: round6(x), Y: round6(c.levels[i].ops.Median)})
+						rd.Points = append(rd.Points, dataPoint{X: round6(x), Y: round6(c.levels[i].ops.Median)})
 					}
 				}
 				if len(seg) > 1 {
@@ -80,7 +80,7 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) *drawing {
 			u := c.report.Methods.USL
 			lo, hi := float64(c.levels[0].concurrency), float64(c.levels[len(c.levels)-1].concurrency)
 			var uxy plotter.XYs
-			ud := SeriesData{Name: c.label, Role: "usl"}
+			ud := seriesData{Name: c.label, Role: "usl"}
 			const n = 48
 			for k := 0; k <= n; k++ {
 				cn := lo * math.Pow(hi/lo, float64(k)/n)
@@ -90,7 +90,7 @@ func (fc *figContext) throughputPanel(cs []*curve, withUSL bool) *drawing {
 					continue
 				}
 				uxy = append(uxy, plotter.XY{X: x, Y: y})
-				ud.Points = append(ud.Points, DataPoint{X: round6(x), Y: round6(y)})
+				ud.Points = append(ud.Points, dataPoint{X: round6(x), Y: round6(y)})
 			}
 			if len(uxy) > 1 {
 				p.Add(line(uxy, clr, 1.3, dashUSL))
@@ -132,7 +132,7 @@ func (fc *figContext) throughput() Figure {
 	d := fc.throughputPanel(fc.curves, true)
 	title := "Throughput vs " + fc.mode.noun() + " — " + fc.subject(fc.curves)
 	cap := fc.trialsCaption()
-	if slices.ContainsFunc(d.data, func(s SeriesData) bool { return s.Role == "usl" }) {
+	if slices.ContainsFunc(d.data, func(s seriesData) bool { return s.Role == "usl" }) {
 		cap += " USL is fitted on per-client concurrency and drawn at the matching x."
 	}
 	cap += rejectedUSLCaption(fc.curves)

@@ -26,7 +26,7 @@ import (
 // "timeline-TARGET" when the results hold several.
 const figTimeline = "timeline"
 
-// Roles of the timeline's series in its FigureData.
+// Roles of the timeline's series in its figureData.
 const (
 	roleTimelineCalls   = "calls/s"
 	roleTimelineOffered = "offered"
@@ -39,11 +39,11 @@ const (
 // its start (X, seconds) with its end in Y and its words in Label.
 const markPhase = "phase"
 
-// MarkEvent is the kind of a timeline's event marks (sweep --event): one
+// markEvent is the kind of a timeline's event marks (sweep --event): one
 // per event, at the earliest time it was fired in the steps drawn (X)
 // with the latest time its trigger ended in Y (the step's end where one
 // step ended first), and its words in Label.
-const MarkEvent = "event"
+const markEvent = "event"
 
 // timelineColumns bounds the points of one drawn series: a timeline
 // longer than twice this is drawn in this many columns (about one per
@@ -360,12 +360,12 @@ func timelineFigs(rs []*results.Results, want map[string]bool, named bool) ([]Fi
 // intervals had no value) and the data behind them.
 type tlSeries struct {
 	segs []plotter.XYs
-	data SeriesData
+	data seriesData
 }
 
 func (s *tlSeries) add(x, y float64) {
 	s.segs[len(s.segs)-1] = append(s.segs[len(s.segs)-1], plotter.XY{X: x, Y: y})
-	s.data.Points = append(s.data.Points, DataPoint{X: round6(x), Y: round6(y)})
+	s.data.Points = append(s.data.Points, dataPoint{X: round6(x), Y: round6(y)})
 }
 
 // gap ends the current segment.
@@ -376,7 +376,7 @@ func (s *tlSeries) gap() {
 }
 
 func newSeries(name, role string) *tlSeries {
-	return &tlSeries{segs: []plotter.XYs{nil}, data: SeriesData{Name: name, Role: role}}
+	return &tlSeries{segs: []plotter.XYs{nil}, data: seriesData{Name: name, Role: role}}
 }
 
 // columns splits n intervals into the columns drawn: each interval its
@@ -502,8 +502,8 @@ func timelineFigure(name string, g *tlGroup) Figure {
 		p.Add(&phaseMarks{phases: g.phases, labels: p == calls})
 		p.Add(&eventMarks{events: evs, labels: p == calls})
 	}
-	var data []SeriesData
-	var legend []LegendEntry
+	var data []seriesData
+	var legend []legendEntry
 	end := 0.0
 	for _, ph := range g.phases {
 		end = max(end, ph.EndS)
@@ -544,7 +544,7 @@ func timelineFigure(name string, g *tlGroup) Figure {
 		// entry of its own without a swatch, since the legend makes every
 		// entry as tall as its tallest.
 		for i, ln := range strings.Split(textfmt.Wrap(s.label, legendWrap), "\n") {
-			e := LegendEntry{Text: ln}
+			e := legendEntry{Text: ln}
 			if i == 0 {
 				e.Thumbs = []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: clr, Width: vg.Points(2.5)}}}
 			}
@@ -582,7 +582,7 @@ func timelineFigure(name string, g *tlGroup) Figure {
 	first := g.settings[0]
 	offered := rateSeries("offered", roleTimelineOffered, &first.steps[0].Profile.Timeline, func(iv *results.TimelineInterval) int64 { return iv.Offered })
 	drawSeries(calls, offered, offeredGrey, 1.2, dashOffered)
-	data = append([]SeriesData{offered.data}, data...)
+	data = append([]seriesData{offered.data}, data...)
 	for _, pt := range offered.data.Points {
 		topCalls = max(topCalls, pt.Y)
 	}
@@ -604,33 +604,33 @@ func timelineFigure(name string, g *tlGroup) Figure {
 	conns.Y.Min, conns.Y.Max = 0, max(topConns, 1)*1.08
 	conns.Y.Tick.Marker = humanTicks{}
 
-	marks := make([]Mark, 0, len(g.phases))
+	marks := make([]mark, 0, len(g.phases))
 	for _, ph := range g.phases {
-		marks = append(marks, Mark{Kind: markPhase, X: round6(ph.StartS), Y: round6(ph.EndS), Label: phaseWords(ph)})
+		marks = append(marks, mark{Kind: markPhase, X: round6(ph.StartS), Y: round6(ph.EndS), Label: phaseWords(ph)})
 	}
 	for _, ev := range evs {
-		marks = append(marks, Mark{Kind: MarkEvent, X: round6(ev.from), Y: round6(ev.to), Label: ev.words})
+		marks = append(marks, mark{Kind: markEvent, X: round6(ev.from), Y: round6(ev.to), Label: ev.words})
 	}
 	grey := color.Gray{Y: 0x44}
 	legend = append(legend,
-		LegendEntry{Text: "offered rate (top)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: offeredGrey, Width: vg.Points(1.2), Dashes: dashOffered}}}},
-		LegendEntry{Text: "open (bottom, solid)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.6)}}}},
-		LegendEntry{Text: "in use (bottom, dashed)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.6), Dashes: dashInUse}}}})
+		legendEntry{Text: "offered rate (top)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: offeredGrey, Width: vg.Points(1.2), Dashes: dashOffered}}}},
+		legendEntry{Text: "open (bottom, solid)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.6)}}}},
+		legendEntry{Text: "in use (bottom, dashed)", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.6), Dashes: dashInUse}}}})
 	if trials > 1 {
 		legend = append(legend,
-			LegendEntry{Text: "first trial", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.6)}}}},
-			LegendEntry{Text: "other trials", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: withAlpha(color.NRGBA{R: 0x44, G: 0x44, B: 0x44, A: 0xff}, 0x80), Width: vg.Points(0.6)}}}})
+			legendEntry{Text: "first trial", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: grey, Width: vg.Points(1.6)}}}},
+			legendEntry{Text: "other trials", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: withAlpha(color.NRGBA{R: 0x44, G: 0x44, B: 0x44, A: 0xff}, 0x80), Width: vg.Points(0.6)}}}})
 	}
 	if slices.ContainsFunc(g.phases, func(ph results.ProfilePhase) bool { return ph.Kind == "idle" }) {
-		legend = append(legend, LegendEntry{Text: "idle spell", Thumbs: []gplot.Thumbnailer{boxThumb{idleShade}}})
+		legend = append(legend, legendEntry{Text: "idle spell", Thumbs: []gplot.Thumbnailer{boxThumb{idleShade}}})
 	}
 	if len(evs) > 0 {
 		legend = append(legend,
-			LegendEntry{Text: "event fired", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: eventColor, Width: vg.Points(1.5)}}}},
-			LegendEntry{Text: "until its trigger ended", Thumbs: []gplot.Thumbnailer{boxThumb{eventShade}}})
+			legendEntry{Text: "event fired", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: eventColor, Width: vg.Points(1.5)}}}},
+			legendEntry{Text: "until its trigger ended", Thumbs: []gplot.Thumbnailer{boxThumb{eventShade}}})
 	}
 	if len(g.phases) > 1 {
-		legend = append(legend, LegendEntry{Text: "phase boundary", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: phaseGrey, Width: vg.Points(1), Dashes: dashPhase}}}})
+		legend = append(legend, legendEntry{Text: "phase boundary", Thumbs: []gplot.Thumbnailer{lineThumb{draw.LineStyle{Color: phaseGrey, Width: vg.Points(1), Dashes: dashPhase}}}})
 	}
 
 	// The profile as given, escaped, and cut where a trace's long path
@@ -639,7 +639,7 @@ func timelineFigure(name string, g *tlGroup) Figure {
 	return Figure{
 		Name: name, Title: wrapTitle(title), Caption: g.caption(trials, len(evs) > 0), Panels: panels, Cols: 1, Align: true,
 		Legend: legend, Width: 10 * vg.Inch, Height: 9 * vg.Inch,
-		Data: FigureData{Name: name, Title: title, XLabel: xlabel, YLabel: "calls/s; p99 (ms); connections", Series: data, Marks: marks},
+		Data: figureData{Name: name, Title: title, XLabel: xlabel, YLabel: "calls/s; p99 (ms); connections", Series: data, Marks: marks},
 	}
 }
 

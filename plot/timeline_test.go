@@ -168,7 +168,7 @@ func TestTimelineGapsNotZeros(t *testing.T) {
 		r.Steps[0].Profile.Timeline.Intervals[i].P99MS = nil
 	}
 	figs, _ := timelineOf(t, r)
-	if err := figs[0].WritePNG(&bytes.Buffer{}); err != nil {
+	if err := figs[0].writePNG(&bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -181,14 +181,14 @@ func TestTimelineP99AtOrBelowZero(t *testing.T) {
 	r.Steps[0].Profile.Timeline.Intervals[30].P99MS = &zero
 	r.Steps[0].Profile.Timeline.Intervals[31].P99MS = &neg
 	figs, _ := timelineOf(t, r)
-	if err := figs[0].WritePNG(&bytes.Buffer{}); err != nil {
+	if err := figs[0].writePNG(&bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := figs[0].WriteSVG(&bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	pts := seriesOf(figs[0].Data, "pool=20 minPool=0 cold trial 1", roleTimelineP99).Points
-	if !slices.ContainsFunc(pts, func(p DataPoint) bool { return p.Y == -1 }) {
+	if !slices.ContainsFunc(pts, func(p dataPoint) bool { return p.Y == -1 }) {
 		t.Error("the recorded -1 ms is not in the figure's data")
 	}
 }
@@ -209,7 +209,7 @@ func TestTimelineDecimationKeepsSpikes(t *testing.T) {
 		}
 	}
 	has := func(s *tlSeries, y float64) bool {
-		return slices.ContainsFunc(s.data.Points, func(p DataPoint) bool { return p.Y == y })
+		return slices.ContainsFunc(s.data.Points, func(p dataPoint) bool { return p.Y == y })
 	}
 	if !has(ss.p99, spike) {
 		t.Error("the one-interval p99 spike was lost in decimation")
@@ -305,7 +305,7 @@ func TestTimelineSettingLabels(t *testing.T) {
 func TestTimelinePNGDecodes(t *testing.T) {
 	figs, _ := timelineOf(t, profileResults(2, 300))
 	var b bytes.Buffer
-	if err := figs[0].WritePNG(&b); err != nil {
+	if err := figs[0].writePNG(&b); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&b)
@@ -341,7 +341,7 @@ func BenchmarkTimelineFigure(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := figs[0].WritePNG(&bytes.Buffer{}); err != nil {
+				if err := figs[0].writePNG(&bytes.Buffer{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -398,13 +398,13 @@ func TestTimelineEventMarks(t *testing.T) {
 	if len(figs) != 1 || figs[0].Name != figTimeline {
 		t.Fatalf("%d figures, want the timeline", len(figs))
 	}
-	var evs []Mark
+	var evs []mark
 	for _, m := range figs[0].Data.Marks {
-		if m.Kind == MarkEvent {
+		if m.Kind == markEvent {
 			evs = append(evs, m)
 		}
 	}
-	want := []Mark{{Kind: MarkEvent, X: 10.002, Y: 13.4, Label: "step-down"}, {Kind: MarkEvent, X: 20.001, Y: 25.001, Label: "slow ×10 5s"}}
+	want := []mark{{Kind: markEvent, X: 10.002, Y: 13.4, Label: "step-down"}, {Kind: markEvent, X: 20.001, Y: 25.001, Label: "slow ×10 5s"}}
 	if !slices.Equal(evs, want) {
 		t.Errorf("event marks %+v, want %+v", evs, want)
 	}
@@ -428,7 +428,7 @@ func TestTimelineEventMarks(t *testing.T) {
 	}
 	figs, _ = timelineOf(t, r)
 	for _, m := range figs[0].Data.Marks {
-		if m.Kind == MarkEvent && m.Label != "step-down" {
+		if m.Kind == markEvent && m.Label != "step-down" {
 			t.Errorf("an event no step performed is marked: %+v", m)
 		}
 	}

@@ -74,7 +74,7 @@ func TestFleetSection(t *testing.T) {
 	}
 
 	var m bytes.Buffer
-	if err := rep.WriteMarkdown(&m, ""); err != nil {
+	if err := rep.writeMarkdown(&m, ""); err != nil {
 		t.Fatal(err)
 	}
 	md := m.String()
@@ -100,7 +100,7 @@ func TestNoFleetSectionWithoutAPlan(t *testing.T) {
 	rep, _ := build(t, rs, analyzed(rs...), nil)
 	h := selfContainedHTML(t, rep)
 	var m bytes.Buffer
-	if err := rep.WriteMarkdown(&m, ""); err != nil {
+	if err := rep.writeMarkdown(&m, ""); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(h, "Fleet") || strings.Contains(m.String(), "## Fleet") {

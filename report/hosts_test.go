@@ -50,7 +50,7 @@ func TestReportHostsAndReplication(t *testing.T) {
 	rep, _ := build(t, rs, analyzed(rs...), nil)
 	h := selfContainedHTML(t, rep)
 	var md bytes.Buffer
-	if err := rep.WriteMarkdown(&md, ""); err != nil {
+	if err := rep.writeMarkdown(&md, ""); err != nil {
 		t.Fatal(err)
 	}
 	if *lookDir != "" {
@@ -100,7 +100,7 @@ func TestReportRouterPools(t *testing.T) {
 	rep, _ := build(t, rs, analyzed(rs...), nil)
 	h := selfContainedHTML(t, rep)
 	var md bytes.Buffer
-	if err := rep.WriteMarkdown(&md, ""); err != nil {
+	if err := rep.writeMarkdown(&md, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, doc := range []struct{ name, text string }{{"html", h}, {"markdown", md.String()}} {

@@ -318,10 +318,10 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	return r.write(w, htmlTmpl, nil, nil, true, "html report")
 }
 
-// WriteMarkdown writes the same report as Markdown, linking each figure's
+// writeMarkdown writes the same report as Markdown, linking each figure's
 // PNG as figDir/NAME.png (figDir relative to the Markdown file, where
 // plot.WriteFiles wrote them; "" for beside it).
-func (r *Report) WriteMarkdown(w io.Writer, figDir string) error {
+func (r *Report) writeMarkdown(w io.Writer, figDir string) error {
 	return r.write(w, mdTmpl, pngLinks(figDir, r.Figures), pngLinks(figDir, r.ABFigures), false, "markdown report")
 }
 

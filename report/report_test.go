@@ -195,7 +195,7 @@ func TestOpenReport(t *testing.T) {
 	if err := rep.WriteHTML(&h); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteMarkdown(&m, ""); err != nil {
+	if err := rep.writeMarkdown(&m, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, out := range []string{h.String(), m.String()} {

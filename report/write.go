@@ -159,7 +159,7 @@ func (r *Report) Write(path, format string) error {
 		if _, err := plot.WriteFiles(figDir, all); err != nil {
 			return err
 		}
-		write = func(w io.Writer) error { return r.WriteMarkdown(w, side) }
+		write = func(w io.Writer) error { return r.writeMarkdown(w, side) }
 	}
 	if err := outfile.Write(path, write); err != nil {
 		return fmt.Errorf("report: %w", err)

@@ -25,8 +25,8 @@ import (
 
 // SimEventCommand is the simulator's administrative command that
 // performs its actions: {poolsweepSimEvent: ACTION, factor, durationMS},
-// sent to the admin database of the host it acts on (topology/sim's
-// SimEventCommand). No real server has it. Its reply's endsAt is when
+// sent to the admin database of the host it acts on (the simulator's
+// own command). No real server has it. Its reply's endsAt is when
 // the action is over (a router's restart time is the simulator's own).
 const SimEventCommand = "poolsweepSimEvent"
 

@@ -48,7 +48,7 @@ func Evaluate(ts []Threshold, rs []*results.Results, a *analysis.Analysis) []res
 		default:
 			checks = levelChecks(t, a, steps)
 		}
-		o := results.ThresholdOutcome{Threshold: t.Text, Pass: len(checks) > 0, Unit: t.Unit(), Checks: checks}
+		o := results.ThresholdOutcome{Threshold: t.Text, Pass: len(checks) > 0, Unit: t.unit(), Checks: checks}
 		for _, c := range checks {
 			o.Pass = o.Pass && c.Pass
 		}
@@ -60,7 +60,7 @@ func Evaluate(ts []Threshold, rs []*results.Results, a *analysis.Analysis) []res
 // check is a check of value v (nil: not evaluated, note says why).
 func check(t Threshold, series string, v *float64, note string) results.ThresholdCheck {
 	c := results.ThresholdCheck{Series: series, Value: v, Note: note}
-	c.Pass = v != nil && t.Holds(*v)
+	c.Pass = v != nil && t.holds(*v)
 	return c
 }
 
@@ -184,17 +184,17 @@ func value(t Threshold, st *results.StepResult) (v float64, ok bool, why string)
 	switch t.Metric {
 	case Ops:
 		return st.OpsPerS, true, ""
-	case Calls:
+	case calls:
 		return st.CallsPerS, true, ""
-	case P50, P99:
+	case p50, p99:
 		if st.Calls == 0 {
 			return 0, false, fmt.Sprintf("no call ended in the window at concurrency %d (trial %d): no latency to judge", st.Concurrency, st.Trial)
 		}
-		if t.Metric == P50 {
+		if t.Metric == p50 {
 			return st.Latency.P50, true, ""
 		}
 		return st.Latency.P99, true, ""
-	case PoolWait:
+	case poolWait:
 		return st.Pool.CheckoutWait.P99, true, ""
 	case Connections:
 		return float64(st.Connections), true, ""

@@ -24,8 +24,8 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if lo, hi, unit := Range(th.Metric, th.Share); th.Value < lo || th.Value > hi || unit != th.Unit() {
-			t.Fatalf("Parse(%q) = %g %s, outside its range %g to %g %s", s, th.Value, th.Unit(), lo, hi, unit)
+		if lo, hi, unit := Range(th.Metric, th.Share); th.Value < lo || th.Value > hi || unit != th.unit() {
+			t.Fatalf("Parse(%q) = %g %s, outside its range %g to %g %s", s, th.Value, th.unit(), lo, hi, unit)
 		}
 		if th.Text != strings.TrimSpace(s) || th.Value < 0 || th.Value != th.Value {
 			t.Fatalf("Parse(%q) = %+v", s, th)

@@ -39,7 +39,7 @@ func TestParseRanges(t *testing.T) {
 		th, err := Parse(tc.in)
 		switch {
 		case tc.want < 0 && err == nil:
-			t.Errorf("Parse(%q) accepted %g %s", tc.in, th.Value, th.Unit())
+			t.Errorf("Parse(%q) accepted %g %s", tc.in, th.Value, th.unit())
 		case tc.want < 0 && (!strings.HasPrefix(err.Error(), "threshold ") || !strings.Contains(err.Error(), tc.part)):
 			t.Errorf("Parse(%q) = %q; want it to name the threshold and %q", tc.in, err, tc.part)
 		case tc.want >= 0 && err != nil:

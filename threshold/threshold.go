@@ -35,27 +35,27 @@ type Metric string
 // The metrics.
 const (
 	Ops         Metric = "ops"
-	Calls       Metric = "calls"
-	P50         Metric = "p50"
-	P99         Metric = "p99"
+	calls       Metric = "calls"
+	p50         Metric = "p50"
+	p99         Metric = "p99"
 	Errors      Metric = "errors"
-	PoolWait    Metric = "pool_wait"
+	poolWait    Metric = "pool_wait"
 	Connections Metric = "connections"
 	Knee        Metric = "knee"
 )
 
 // metricNames maps every spelling a user may write to its metric.
 var metricNames = map[string]Metric{
-	"ops": Ops, "ops/s": Ops, "calls": Calls, "calls/s": Calls, "p50": P50, "p99": P99,
-	"errors": Errors, "pool_wait": PoolWait, "connections": Connections, "knee": Knee,
+	"ops": Ops, "ops/s": Ops, "calls": calls, "calls/s": calls, "p50": p50, "p99": p99,
+	"errors": Errors, "pool_wait": poolWait, "connections": Connections, "knee": Knee,
 }
 
-// Where says at which steps of a series a threshold is checked.
-type Where int
+// where says at which steps of a series a threshold is checked.
+type where int
 
 // The places.
 const (
-	every   Where = iota // every measured step: the worst one counts
+	every   where = iota // every measured step: the worst one counts
 	atLevel              // the median of one concurrency level's trials
 	atKnee               // the median of the knee level's trials
 )
@@ -71,18 +71,18 @@ type Threshold struct {
 	// Share says an errors threshold is a share of the operations (%)
 	// rather than a count.
 	Share bool
-	Where Where
+	Where where
 	Level int // the concurrency of atLevel
 }
 
-// Unit is the unit of the threshold's values.
-func (t Threshold) Unit() string {
+// unit is the unit of the threshold's values.
+func (t Threshold) unit() string {
 	switch t.Metric {
 	case Ops:
 		return "ops/s"
-	case Calls:
+	case calls:
 		return "calls/s"
-	case P50, P99, PoolWait:
+	case p50, p99, poolWait:
 		return "ms"
 	case Errors:
 		if t.Share {
@@ -95,8 +95,8 @@ func (t Threshold) Unit() string {
 	return "workers"
 }
 
-// Holds says whether v meets the threshold.
-func (t Threshold) Holds(v float64) bool {
+// holds says whether v meets the threshold.
+func (t Threshold) holds(v float64) bool {
 	switch t.Op {
 	case "<":
 		return v < t.Value
@@ -184,26 +184,26 @@ const (
 func Range(m Metric, share bool) (lo, hi float64, unit string) {
 	t := Threshold{Metric: m, Share: share}
 	switch m {
-	case Ops, Calls:
-		return 0, maxRate, t.Unit()
-	case P50, P99, PoolWait:
-		return 0, float64(maxLatency / time.Millisecond), t.Unit()
+	case Ops, calls:
+		return 0, maxRate, t.unit()
+	case p50, p99, poolWait:
+		return 0, float64(maxLatency / time.Millisecond), t.unit()
 	case Errors:
 		if share {
-			return 0, 100, t.Unit()
+			return 0, 100, t.unit()
 		}
-		return 0, maxErrors, t.Unit()
+		return 0, maxErrors, t.unit()
 	case Connections:
-		return 0, maxConnections, t.Unit()
+		return 0, maxConnections, t.unit()
 	}
-	return 0, maxKnee, t.Unit()
+	return 0, maxKnee, t.unit()
 }
 
 // parseValue reads the value in the metric's unit, within its Range.
 func (t *Threshold) parseValue(s string) error {
 	tok := textfmt.Token(s)
 	switch t.Metric {
-	case P50, P99, PoolWait:
+	case p50, p99, poolWait:
 		d, err := time.ParseDuration(s)
 		if err != nil {
 			return fmt.Errorf("%s takes a duration such as 20ms or 1.5s, not %s", t.Metric, tok)
@@ -245,7 +245,7 @@ func (t *Threshold) parseValue(s string) error {
 		return fmt.Errorf("%s takes a rate per second such as 5000, not %s", t.Metric, tok)
 	}
 	if v > maxRate {
-		return fmt.Errorf("%s: %s is not a rate from 0 to %s %s", t.Metric, tok, fmtNumber(maxRate), t.Unit())
+		return fmt.Errorf("%s: %s is not a rate from 0 to %s %s", t.Metric, tok, fmtNumber(maxRate), t.unit())
 	}
 	t.Value = v
 	return nil

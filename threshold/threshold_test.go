@@ -11,15 +11,15 @@ func TestParse(t *testing.T) {
 		want Threshold
 	}{
 		// The examples.
-		{"p99<20ms@64", Threshold{Metric: P99, Op: "<", Value: 20, Where: atLevel, Level: 64}},
+		{"p99<20ms@64", Threshold{Metric: p99, Op: "<", Value: 20, Where: atLevel, Level: 64}},
 		{"ops>5000@knee", Threshold{Metric: Ops, Op: ">", Value: 5000, Where: atKnee}},
 		{"errors<0.1%", Threshold{Metric: Errors, Op: "<", Value: 0.1, Share: true}},
 		{"knee>=32", Threshold{Metric: Knee, Op: ">=", Value: 32}},
 		// Spellings with a unit, spaces, upper case; durations in ms.
 		{"ops/s >= 100 @ 8", Threshold{Metric: Ops, Op: ">=", Value: 100, Where: atLevel, Level: 8}},
-		{"calls/s>10", Threshold{Metric: Calls, Op: ">", Value: 10}},
-		{"P50<=1.5s@every", Threshold{Metric: P50, Op: "<=", Value: 1500}},
-		{"pool_wait<250us@KNEE", Threshold{Metric: PoolWait, Op: "<", Value: 0.25, Where: atKnee}},
+		{"calls/s>10", Threshold{Metric: calls, Op: ">", Value: 10}},
+		{"P50<=1.5s@every", Threshold{Metric: p50, Op: "<=", Value: 1500}},
+		{"pool_wait<250us@KNEE", Threshold{Metric: poolWait, Op: "<", Value: 0.25, Where: atKnee}},
 		{"connections<=64@all", Threshold{Metric: Connections, Op: "<=", Value: 64}},
 		// An error count, not a share.
 		{"errors<=0", Threshold{Metric: Errors, Op: "<=", Value: 0}},
@@ -96,7 +96,7 @@ func TestHolds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := th.Holds(tc.v); got != tc.want {
+		if got := th.holds(tc.v); got != tc.want {
 			t.Errorf("%s holds for %g = %v, want %v", tc.in, tc.v, got, tc.want)
 		}
 	}

@@ -40,7 +40,7 @@ func accountReads(before, after Stats) readAccount {
 // TestCalibrationReplicaSetReads: on rs=3,slots=8,service=2ms, primary
 // reads saturate one member at 4000/s, and secondaryPreferred reads, which
 // the driver spreads over the two secondaries, at 8000/s, about twice
-// (Spec.ReadThroughput). On a healthy load host the ratio of the two
+// (Spec.readThroughput). On a healthy load host the ratio of the two
 // measured peaks in one run must show it; when the load host was starved
 // (the tool's own evidence), the simulator's accounting must: the reads
 // went to one member, then to both secondaries and never the primary, each
@@ -69,13 +69,13 @@ func TestCalibrationReplicaSetReads(t *testing.T) {
 	pa, spa := accountReads(s0, s1), accountReads(s1, s2)
 	spec := d.Spec()
 	t.Logf("primary N=%d: %.0f reads/s (model %.0f), per member %v, capacity by the simulator's accounting %.0f; load host: %s",
-		n, p.opsPerS, spec.ReadThroughput(n, ReadPrimary), pa.perMember, pa.capacity, hostSummary(p))
+		n, p.opsPerS, spec.readThroughput(n, readPrimary), pa.perMember, pa.capacity, hostSummary(p))
 	t.Logf("secondaryPreferred N=%d: %.0f reads/s (model %.0f), per member %v, capacity by the simulator's accounting %.0f; load host: %s",
-		n, sp.opsPerS, spec.ReadThroughput(n, ReadSecondaryPreferred), spa.perMember, spa.capacity, hostSummary(sp))
-	t.Logf("measured ratio %.2f (model %.2f)", sp.opsPerS/p.opsPerS, spec.ReadThroughput(n, ReadSecondaryPreferred)/spec.ReadThroughput(n, ReadPrimary))
+		n, sp.opsPerS, spec.readThroughput(n, readSecondaryPreferred), spa.perMember, spa.capacity, hostSummary(sp))
+	t.Logf("measured ratio %.2f (model %.2f)", sp.opsPerS/p.opsPerS, spec.readThroughput(n, readSecondaryPreferred)/spec.readThroughput(n, readPrimary))
 
 	// Nothing passes more than the capacity.
-	if p.opsPerS > 1.15*spec.ReadThroughput(n, ReadPrimary) || sp.opsPerS > 1.15*spec.ReadThroughput(n, ReadSecondaryPreferred) {
+	if p.opsPerS > 1.15*spec.readThroughput(n, readPrimary) || sp.opsPerS > 1.15*spec.readThroughput(n, readSecondaryPreferred) {
 		t.Errorf("reads above the model's capacity: primary %.0f, secondaryPreferred %.0f", p.opsPerS, sp.opsPerS)
 	}
 	// Where the reads went, and the capacity that served them.

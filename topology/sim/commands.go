@@ -98,7 +98,7 @@ var handlers = map[string]handler{
 	"getParameter":       {fn: cmdGetParameter},
 	"setParameter":       {fn: cmdSetParameter},
 	"configureFailPoint": {fn: cmdConfigureFailPoint, testOnly: true},
-	// SimEventCommand, the simulator's own, is added by events.go's init:
+	// simEventCommand, the simulator's own, is added by events.go's init:
 	// it restarts listeners, which serve through this table.
 }
 

@@ -336,8 +336,8 @@
 // write on an idle rs=3 with repl_lag=1ms takes 2+1+2 = 5ms, so one client
 // makes 200 writes/s and 20 make 4000/s, the primary's write slots. Reads
 // and writes do not share slots, so reads on a secondary do not slow its
-// applying. Spec.ReadThroughput, Spec.WriteThroughput and
-// Spec.WriteLatency give the model curves. Not modeled: flow control,
+// applying. Spec.readThroughput, Spec.writeThroughput and
+// Spec.writeLatency give the model curves. Not modeled: flow control,
 // chained replication, arbiters, priorities and tags, rollback (a clean
 // step-down loses nothing), a transaction table (a retried multi-statement
 // write whose first statements applied before an interruption applies them
@@ -345,7 +345,7 @@
 //
 // # Events (the simulator's own command)
 //
-// poolsweepSimEvent (SimEventCommand) is an administrative command of the
+// poolsweepSimEvent is an administrative command of the
 // simulator that no real server has (a real one answers CommandNotFound),
 // run on the admin database:
 //

@@ -162,11 +162,11 @@ func cmdReplSetStepDown(f *frontend, _ context.Context, _ *connState, c *cmd) (b
 	return bson.D{}, nil
 }
 
-// StepDown makes the replica set's primary step down, as replSetStepDown
+// stepDown makes the replica set's primary step down, as replSetStepDown
 // does (without force, barred from re-election for 60 s); a secondary is
 // elected after the spec's election delay. It fails on a deployment that
 // is not a replica set, while an election runs, and on a one-member set.
-func (d *Deployment) StepDown(ctx context.Context) error {
+func (d *Deployment) stepDown(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -195,9 +195,9 @@ func (d *Deployment) Primary() string {
 	return ""
 }
 
-// WaitPrimary waits until the replica set has a primary and returns its
+// waitPrimary waits until the replica set has a primary and returns its
 // host:port.
-func (d *Deployment) WaitPrimary(ctx context.Context) (string, error) {
+func (d *Deployment) waitPrimary(ctx context.Context) (string, error) {
 	if d.rs == nil {
 		return "", errors.New("sim: not a replica set (rs=N)")
 	}

@@ -94,7 +94,7 @@ func TestReplicaSetStepDownWithTheDriver(t *testing.T) {
 	if p := d.Primary(); p != "" {
 		t.Errorf("right after the step-down the set has primary %s, want none until the election", p)
 	}
-	newPrimary, err := d.WaitPrimary(ctx)
+	newPrimary, err := d.waitPrimary(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestReplicaSetStepDownInterruptsWritesInProgress(t *testing.T) {
 	waitFor(t, 10*time.Second, "the insert takes the primary's write slot", func() bool {
 		return d.Stats().Shards[0].Writes.Acquired == 1
 	})
-	if err := d.StepDown(ctx); err != nil {
+	if err := d.stepDown(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
@@ -237,10 +237,10 @@ func TestReplicaSetStepDownRefusals(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Code != 2 {
 		t.Errorf("replSetStepDown: 5: %v, want BadValue", err)
 	}
-	if err := d.StepDown(ctx); err != nil {
+	if err := d.stepDown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.StepDown(ctx); err == nil {
+	if err := d.stepDown(ctx); err == nil {
 		t.Error("a second step-down during the election succeeded")
 	}
 	// A one-member set has no one to elect without force.
@@ -291,10 +291,10 @@ func TestElectionMetrics(t *testing.T) {
 	if m := metrics(0); m.Lookup("electionTimeout", "successful").Int64() != 1 || m.Lookup("numCatchUpsAlreadyCaughtUp").Int64() != 1 {
 		t.Errorf("the first primary's electionMetrics %v", m)
 	}
-	if err := d.StepDown(t.Context()); err != nil {
+	if err := d.stepDown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	p, err := d.WaitPrimary(t.Context())
+	p, err := d.waitPrimary(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 // closed and opened, late replies, refused connects; the event itself is
 // in no reply but the command's own.
 
-// SimEventCommand is the name of the simulator's administrative command:
+// simEventCommand is the name of the simulator's administrative command:
 //
 //	{poolsweepSimEvent: ACTION, factor: F, durationMS: D, all: BOOL}
 //
@@ -31,14 +31,14 @@ import (
 // all:true applies slow, freeze and reset to every server of the
 // deployment instead of the one that receives the command. The reply is
 // {action, hosts: [host:port…], endsAt: date, ok: 1}.
-const SimEventCommand = "poolsweepSimEvent"
+const simEventCommand = "poolsweepSimEvent"
 
-// The actions of SimEventCommand.
+// The actions of simEventCommand.
 const (
-	SimEventSlow          = "slow"
-	SimEventFreeze        = "freeze"
-	SimEventReset         = "reset"
-	SimEventRouterRestart = "routerRestart"
+	simEventSlow          = "slow"
+	simEventFreeze        = "freeze"
+	simEventReset         = "reset"
+	simEventRouterRestart = "routerRestart"
 )
 
 // Bounds on an event's arguments, so that a typo does not make a
@@ -99,7 +99,7 @@ func (f *frontend) waitThaw() error {
 	}
 }
 
-func init() { handlers[SimEventCommand] = handler{fn: cmdSimEvent} }
+func init() { handlers[simEventCommand] = handler{fn: cmdSimEvent} }
 
 // cmdSimEvent answers SimEventCommand (see its documentation).
 func cmdSimEvent(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D, error) {
@@ -121,7 +121,7 @@ func cmdSimEvent(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D,
 	dur := time.Duration(ms) * time.Millisecond
 	targets := []*frontend{f}
 	if c.bool("all", false) {
-		if action == SimEventRouterRestart {
+		if action == simEventRouterRestart {
 			return nil, errBadValue("routerRestart restarts the router that receives it; all is not allowed")
 		}
 		targets = f.d.listening()
@@ -135,7 +135,7 @@ func cmdSimEvent(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D,
 		return nil
 	}
 	switch action {
-	case SimEventSlow:
+	case simEventSlow:
 		if err := needDuration(); err != nil {
 			return nil, err
 		}
@@ -157,7 +157,7 @@ func cmdSimEvent(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D,
 				t.shard.slow.set(factor, end)
 			}
 		}
-	case SimEventFreeze:
+	case simEventFreeze:
 		if err := needDuration(); err != nil {
 			return nil, err
 		}
@@ -171,13 +171,13 @@ func cmdSimEvent(f *frontend, _ context.Context, cs *connState, c *cmd) (bson.D,
 		}
 		// This reply leaves at once: the freeze starts as it is sent.
 		cs.unheld = true
-	case SimEventReset:
+	case simEventReset:
 		end = now
 		for _, t := range targets {
 			t.closeConns(cs.conn)
 		}
 		cs.closeAfterReply = slices.Contains(targets, f)
-	case SimEventRouterRestart:
+	case simEventRouterRestart:
 		if !f.router {
 			return nil, &cmdError{Code: 20, Name: "IllegalOperation", Msg: "routerRestart needs a router (mongos)"}
 		}

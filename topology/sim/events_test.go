@@ -27,7 +27,7 @@ import (
 
 // simEvent sends the simulator's event command through c (admin).
 func simEvent(ctx context.Context, c *mongo.Client, action string, factor float64, ms int64) (bson.Raw, error) {
-	cmd := bson.D{{Key: SimEventCommand, Value: action}}
+	cmd := bson.D{{Key: simEventCommand, Value: action}}
 	if factor != 0 {
 		cmd = append(cmd, bson.E{Key: "factor", Value: factor})
 	}
@@ -187,7 +187,7 @@ func TestSimEventSlowLittle(t *testing.T) {
 	u.start()
 	time.Sleep(time.Second)
 	before, _ := u.end()
-	if _, err := simEvent(ctx, admin, SimEventSlow, factor, slowFor.Milliseconds()); err != nil {
+	if _, err := simEvent(ctx, admin, simEventSlow, factor, slowFor.Milliseconds()); err != nil {
 		t.Fatal(err)
 	}
 	began := time.Now()
@@ -252,7 +252,7 @@ func TestSimEventFreeze(t *testing.T) {
 	}
 	before := counter(t, serverStatus(t, admin), "connections", "totalCreated")
 	sentAt := time.Now()
-	if _, err := simEvent(ctx, admin, SimEventFreeze, 0, freeze.Milliseconds()); err != nil {
+	if _, err := simEvent(ctx, admin, simEventFreeze, 0, freeze.Milliseconds()); err != nil {
 		t.Fatal(err)
 	}
 	// The freeze began when its reply was built, at most now.
@@ -314,7 +314,7 @@ func TestSimEventReset(t *testing.T) {
 		old = append(old, conn)
 	}
 	f.mu.Unlock()
-	if _, err := simEvent(ctx, admin, SimEventReset, 0, 0); err != nil {
+	if _, err := simEvent(ctx, admin, simEventReset, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	// Every connection open before the reset is gone from the server.
@@ -415,7 +415,7 @@ func TestSimEventRouterRestart(t *testing.T) {
 	defer disconnect(r0)
 	downAt := time.Now()
 	t.Logf("restart at %v", downAt.Format("15:04:05.000"))
-	if _, err := simEvent(ctx, r0, SimEventRouterRestart, 0, 0); err != nil {
+	if _, err := simEvent(ctx, r0, simEventRouterRestart, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	// Refused while down.
@@ -511,7 +511,7 @@ func TestSimEventRouterRestartUnopenedPool(t *testing.T) {
 		cs[i] = c
 	}
 	r0 := connect(t, "mongodb://"+hosts[0]+"/?directConnection=true", 1)
-	if _, err := simEvent(ctx, r0, SimEventRouterRestart, 0, 0); err != nil {
+	if _, err := simEvent(ctx, r0, simEventRouterRestart, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	var failed, other int
@@ -604,7 +604,7 @@ func TestSimEventStepDownRecovery(t *testing.T) {
 	if err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetStepDown", Value: 60}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.WaitPrimary(ctx); err != nil {
+	if _, err := d.waitPrimary(ctx); err != nil {
 		t.Fatal(err)
 	}
 	elected := d.rs.view().electedAt
@@ -657,13 +657,13 @@ func TestSimEventRefusals(t *testing.T) {
 		db   string
 		want int32
 	}{
-		{bson.D{{Key: SimEventCommand, Value: "slow"}, {Key: "factor", Value: 10}, {Key: "durationMS", Value: 100}}, "db", 13},
-		{bson.D{{Key: SimEventCommand, Value: "melt"}}, "admin", 2},
-		{bson.D{{Key: SimEventCommand, Value: "slow"}, {Key: "factor", Value: 0.5}, {Key: "durationMS", Value: 100}}, "admin", 2},
-		{bson.D{{Key: SimEventCommand, Value: "slow"}, {Key: "factor", Value: 2}}, "admin", 2},
-		{bson.D{{Key: SimEventCommand, Value: "freeze"}, {Key: "durationMS", Value: -1}}, "admin", 2},
-		{bson.D{{Key: SimEventCommand, Value: "freeze"}, {Key: "durationMS", Value: "1s"}}, "admin", 14},
-		{bson.D{{Key: SimEventCommand, Value: "routerRestart"}}, "admin", 20},
+		{bson.D{{Key: simEventCommand, Value: "slow"}, {Key: "factor", Value: 10}, {Key: "durationMS", Value: 100}}, "db", 13},
+		{bson.D{{Key: simEventCommand, Value: "melt"}}, "admin", 2},
+		{bson.D{{Key: simEventCommand, Value: "slow"}, {Key: "factor", Value: 0.5}, {Key: "durationMS", Value: 100}}, "admin", 2},
+		{bson.D{{Key: simEventCommand, Value: "slow"}, {Key: "factor", Value: 2}}, "admin", 2},
+		{bson.D{{Key: simEventCommand, Value: "freeze"}, {Key: "durationMS", Value: -1}}, "admin", 2},
+		{bson.D{{Key: simEventCommand, Value: "freeze"}, {Key: "durationMS", Value: "1s"}}, "admin", 14},
+		{bson.D{{Key: simEventCommand, Value: "routerRestart"}}, "admin", 20},
 	} {
 		err := c.Database(tc.db).RunCommand(ctx, tc.cmd).Err()
 		if code(err) != tc.want {
@@ -677,7 +677,7 @@ func TestSimEventRefusals(t *testing.T) {
 	}
 	rs := startSim(t, "rs=2,service=0s")
 	p := connect(t, "mongodb://"+rs.Hosts()[0]+"/?directConnection=true", 1)
-	if err := p.Database("admin").RunCommand(ctx, bson.D{{Key: SimEventCommand, Value: "freeze"}, {Key: "durationMS", Value: 20000}}).Err(); code(err) != 2 {
+	if err := p.Database("admin").RunCommand(ctx, bson.D{{Key: simEventCommand, Value: "freeze"}, {Key: "durationMS", Value: 20000}}).Err(); code(err) != 2 {
 		t.Errorf("a 20 s freeze of a member: %v, want BadValue (an election would follow)", err)
 	}
 }
@@ -706,7 +706,7 @@ func TestSimEventSlowSharded(t *testing.T) {
 		return best
 	}
 	for _, all := range []bool{false, true} {
-		cmd := bson.D{{Key: SimEventCommand, Value: SimEventSlow}, {Key: "factor", Value: factor}, {Key: "durationMS", Value: 1500}, {Key: "all", Value: all}}
+		cmd := bson.D{{Key: simEventCommand, Value: simEventSlow}, {Key: "factor", Value: factor}, {Key: "durationMS", Value: 1500}, {Key: "all", Value: all}}
 		if err := c.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
 			t.Fatal(err)
 		}

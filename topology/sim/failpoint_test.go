@@ -251,7 +251,7 @@ func TestFailCommandRetryableWrite(t *testing.T) {
 	ctx := t.Context()
 	var failed failures
 	c, _ := connectWatched(t, d.URI(), 2, options.Client().SetMonitor(failed.monitor()))
-	primary, err := d.WaitPrimary(ctx)
+	primary, err := d.waitPrimary(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

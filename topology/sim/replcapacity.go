@@ -11,37 +11,37 @@ import (
 
 // Read preference modes, as drivers and connection strings name them.
 const (
-	ReadPrimary            = "primary"
-	ReadPrimaryPreferred   = "primaryPreferred"
-	ReadSecondary          = "secondary"
-	ReadSecondaryPreferred = "secondaryPreferred"
-	ReadNearest            = "nearest"
+	readPrimary            = "primary"
+	readPrimaryPreferred   = "primaryPreferred"
+	readSecondary          = "secondary"
+	readSecondaryPreferred = "secondaryPreferred"
+	readNearest            = "nearest"
 )
 
-// ReadMembers is how many members serve reads of a read preference mode
+// readMembers is how many members serve reads of a read preference mode
 // while the set has a primary: 1 for primary and primaryPreferred, the
 // secondaries for secondary and secondaryPreferred (the primary when a
 // secondaryPreferred set has none), every member for nearest; 1 for any
 // mode on a spec that is not a replica set, and 0 for an unknown mode or
 // secondary on a one-member set (no server can serve it).
-func (s Spec) ReadMembers(mode string) int {
+func (s Spec) readMembers(mode string) int {
 	if !s.ReplicaSet() {
 		return 1
 	}
 	switch mode {
-	case ReadPrimary, ReadPrimaryPreferred:
+	case readPrimary, readPrimaryPreferred:
 		return 1
-	case ReadSecondary:
+	case readSecondary:
 		return s.Members - 1
-	case ReadSecondaryPreferred:
+	case readSecondaryPreferred:
 		return max(s.Members-1, 1)
-	case ReadNearest:
+	case readNearest:
 		return s.Members
 	}
 	return 0
 }
 
-// ReadThroughput is the model's closed-loop reads/s at n connections
+// readThroughput is the model's closed-loop reads/s at n connections
 // reading with read preference mode, spread evenly over the k members that
 // serve the mode (the driver sends each read to the less busy of two
 // random eligible members), each with R read slots:
@@ -50,8 +50,8 @@ func (s Spec) ReadMembers(mode string) int {
 //
 // which is Throughput(n, 1) for k = 1. The driver's monitoring connections
 // are left out, as in Throughput.
-func (s Spec) ReadThroughput(n int, mode string) float64 {
-	k := s.ReadMembers(mode)
+func (s Spec) readThroughput(n int, mode string) float64 {
+	k := s.readMembers(mode)
 	if n <= 0 || k == 0 {
 		return 0
 	}
@@ -63,7 +63,7 @@ func (s Spec) ReadThroughput(n int, mode string) float64 {
 	return float64(k) * math.Min(m, float64(s.readSlots())) / t
 }
 
-// WriteLatency is the model's latency of one write acknowledged by w
+// writeLatency is the model's latency of one write acknowledged by w
 // members on an idle set: the primary's service time t, and for w > 1 the
 // replication lag and a secondary's apply time on top, since the write is
 // acknowledged when the w-1 fastest secondaries have applied it:
@@ -71,7 +71,7 @@ func (s Spec) ReadThroughput(n int, mode string) float64 {
 //	L(1) = t,   L(w>1) = t + repl_lag + service
 //
 // with t = service + conn_cost·n for n connections to the primary.
-func (s Spec) WriteLatency(n, w int) time.Duration {
+func (s Spec) writeLatency(n, w int) time.Duration {
 	t := s.Service + s.ConnCost*time.Duration(max(n, 0))
 	if w <= 1 || !s.ReplicaSet() {
 		return t
@@ -79,7 +79,7 @@ func (s Spec) WriteLatency(n, w int) time.Duration {
 	return t + s.ReplLag + s.Service
 }
 
-// WriteThroughput is the model's closed-loop writes/s at n connections each
+// writeThroughput is the model's closed-loop writes/s at n connections each
 // waiting for w members (w = s.Majority() for w:"majority"). A write holds
 // one of the primary's W write slots for t; each secondary applies it with
 // one of its A = min(W, repl_writers) applier slots for service. A client
@@ -91,11 +91,11 @@ func (s Spec) WriteLatency(n, w int) time.Duration {
 // With w = 1 the secondaries are not waited for: past A/service they fall
 // behind without bound (their optime lag grows), as a real secondary whose
 // appliers cannot keep up does. w beyond the set's size gives 0.
-func (s Spec) WriteThroughput(n, w int) float64 {
+func (s Spec) writeThroughput(n, w int) float64 {
 	if n <= 0 || (s.ReplicaSet() && w > s.Members) {
 		return 0
 	}
-	t := s.WriteLatency(n, 1).Seconds()
+	t := s.writeLatency(n, 1).Seconds()
 	if t <= 0 {
 		return math.Inf(1)
 	}
@@ -104,7 +104,7 @@ func (s Spec) WriteThroughput(n, w int) float64 {
 	if w <= 1 || !s.ReplicaSet() {
 		return x
 	}
-	x = math.Min(x, float64(n)/s.WriteLatency(n, w).Seconds())
+	x = math.Min(x, float64(n)/s.writeLatency(n, w).Seconds())
 	if s.Service > 0 {
 		x = math.Min(x, math.Min(writes, float64(s.ReplWriters))/s.Service.Seconds())
 	}

@@ -25,21 +25,21 @@ func TestReplicaSetCapacityArithmetic(t *testing.T) {
 		mode string
 		want float64
 	}{
-		{"primary reads: one member's slots/service", rs3, 64, ReadPrimary, 4000},
-		{"primaryPreferred reads the primary while there is one", rs3, 64, ReadPrimaryPreferred, 4000},
-		{"secondaryPreferred spreads over the two secondaries", rs3, 64, ReadSecondaryPreferred, 8000},
-		{"secondary: the same two", rs3, 64, ReadSecondary, 8000},
-		{"nearest: all three members", rs3, 64, ReadNearest, 12000},
-		{"below the knee each member gets n/k", rs3, 8, ReadSecondaryPreferred, 4000},
-		{"five members: four secondaries", rs5, 64, ReadSecondaryPreferred, 16000},
-		{"a one-member set's secondaryPreferred reads the primary", one, 64, ReadSecondaryPreferred, 4000},
-		{"a one-member set cannot serve secondary", one, 64, ReadSecondary, 0},
+		{"primary reads: one member's slots/service", rs3, 64, readPrimary, 4000},
+		{"primaryPreferred reads the primary while there is one", rs3, 64, readPrimaryPreferred, 4000},
+		{"secondaryPreferred spreads over the two secondaries", rs3, 64, readSecondaryPreferred, 8000},
+		{"secondary: the same two", rs3, 64, readSecondary, 8000},
+		{"nearest: all three members", rs3, 64, readNearest, 12000},
+		{"below the knee each member gets n/k", rs3, 8, readSecondaryPreferred, 4000},
+		{"five members: four secondaries", rs5, 64, readSecondaryPreferred, 16000},
+		{"a one-member set's secondaryPreferred reads the primary", one, 64, readSecondaryPreferred, 4000},
+		{"a one-member set cannot serve secondary", one, 64, readSecondary, 0},
 		{"an unknown mode serves nothing", rs3, 64, "fastest", 0},
-		{"conn_cost charges n/k connections per member", costly, 32, ReadSecondaryPreferred, 2 * 8 / (2e-3 + 16*50e-6)},
-		{"not a replica set: any mode is the one server", DefaultSpec(), 64, ReadNearest, 4000},
+		{"conn_cost charges n/k connections per member", costly, 32, readSecondaryPreferred, 2 * 8 / (2e-3 + 16*50e-6)},
+		{"not a replica set: any mode is the one server", DefaultSpec(), 64, readNearest, 4000},
 	}
 	for _, tt := range reads {
-		if got := tt.spec.ReadThroughput(tt.n, tt.mode); math.Abs(got-tt.want) > 1e-6*tt.want+1e-9 {
+		if got := tt.spec.readThroughput(tt.n, tt.mode); math.Abs(got-tt.want) > 1e-6*tt.want+1e-9 {
 			t.Errorf("%s: ReadThroughput(%d, %s) = %g, want %g", tt.name, tt.n, tt.mode, got, tt.want)
 		}
 	}
@@ -65,14 +65,14 @@ func TestReplicaSetCapacityArithmetic(t *testing.T) {
 		{"w beyond the set is unsatisfiable", rs3, 8, 4, 0},
 	}
 	for _, tt := range writes {
-		if got := tt.spec.WriteThroughput(tt.n, tt.w); math.Abs(got-tt.want) > 1e-6*tt.want+1e-9 {
+		if got := tt.spec.writeThroughput(tt.n, tt.w); math.Abs(got-tt.want) > 1e-6*tt.want+1e-9 {
 			t.Errorf("%s: WriteThroughput(%d, w:%d) = %g, want %g", tt.name, tt.n, tt.w, got, tt.want)
 		}
 	}
-	if got := rs3.WriteLatency(0, rs3.Majority()); got != 5*ms {
+	if got := rs3.writeLatency(0, rs3.Majority()); got != 5*ms {
 		t.Errorf("majority latency on an idle rs=3 = %v, want 5ms (2ms + 1ms lag + 2ms apply)", got)
 	}
-	if got := rs3.WriteLatency(0, 1); got != 2*ms {
+	if got := rs3.writeLatency(0, 1); got != 2*ms {
 		t.Errorf("w:1 latency = %v, want the service time 2ms", got)
 	}
 	for members, want := range map[int]int{1: 1, 2: 2, 3: 2, 4: 3, 5: 3, 7: 4} {

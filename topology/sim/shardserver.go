@@ -24,7 +24,7 @@ var shardServerCommands = map[string]bool{
 	// getParameter and setParameter (a shard's own parameters are set on
 	// its server), and the simulator's event command: a shard's data can
 	// be slowed through its own server.
-	"getParameter": true, "setParameter": true, SimEventCommand: true,
+	"getParameter": true, "setParameter": true, simEventCommand: true,
 }
 
 // errShardServerOnly refuses a data command sent to a shard directly.

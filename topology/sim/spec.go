@@ -20,21 +20,21 @@ var ErrSpec = errors.New("sim spec")
 // standalone server whose ground truth is the calibration case:
 // 8 slots of 2ms, peak 4000 ops/s, knee at 8.
 const (
-	DefaultSlots       = 8
-	DefaultService     = 2 * time.Millisecond
+	defaultSlots       = 8
+	defaultService     = 2 * time.Millisecond
 	DefaultRouters     = 1
 	DefaultRouterSlots = 64
 	DefaultRouterCost  = 50 * time.Microsecond
-	// DefaultReplLag and DefaultElection apply to a replica set (rs=N):
+	// defaultReplLag and defaultElection apply to a replica set (rs=N):
 	// the time a write takes to reach a secondary before it queues for the
 	// secondary's write slots, and the time from a primary stepping down to
 	// a secondary being elected.
-	DefaultReplLag  = time.Millisecond
-	DefaultElection = 300 * time.Millisecond
-	// DefaultReplWriters is how many writes a secondary applies at once
+	defaultReplLag  = time.Millisecond
+	defaultElection = 300 * time.Millisecond
+	// defaultReplWriters is how many writes a secondary applies at once
 	// (of its write slots), a real secondary's replWriterThreadCount
 	// default.
-	DefaultReplWriters = 16
+	defaultReplWriters = 16
 	// DefaultRouterRestart is how long a router the simulator's
 	// routerRestart event takes down stays down (sharded only): about
 	// what a mongos takes to start and reach its config servers.
@@ -180,7 +180,7 @@ type Spec struct {
 	IngressQueue   int
 	// Version is the MongoDB version the servers answer as ("4.0" … "8.2",
 	// or a release of one of them as a server reports it, "7.0.0-rc6";
-	// "" means DefaultVersion): it shapes every reply the way that version's
+	// "" means defaultVersion): it shapes every reply the way that version's
 	// real mongod or mongos shapes it (see versions.go).
 	Version string
 	// ConnMem is the resident memory in bytes each open connection adds
@@ -211,7 +211,7 @@ type Spec struct {
 
 // DefaultSpec returns the standalone spec that the empty string parses to.
 func DefaultSpec() Spec {
-	return Spec{Slots: DefaultSlots, Service: DefaultService}
+	return Spec{Slots: defaultSlots, Service: defaultService}
 }
 
 // Sharded reports whether the spec describes routers in front of shards.
@@ -309,9 +309,9 @@ var dependents = []struct {
 	keys   []dependentKey
 }{
 	{"rs=N", Spec.ReplicaSet, []dependentKey{
-		{"repl_lag", func(s *Spec) { s.ReplLag = DefaultReplLag }},
-		{"election", func(s *Spec) { s.ElectionDelay = DefaultElection }},
-		{"repl_writers", func(s *Spec) { s.ReplWriters = DefaultReplWriters }},
+		{"repl_lag", func(s *Spec) { s.ReplLag = defaultReplLag }},
+		{"election", func(s *Spec) { s.ElectionDelay = defaultElection }},
+		{"repl_writers", func(s *Spec) { s.ReplWriters = defaultReplWriters }},
 	}},
 	{"shards=N", Spec.Sharded, []dependentKey{
 		{"routers", func(s *Spec) { s.Routers = DefaultRouters }},

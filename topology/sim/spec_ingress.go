@@ -13,20 +13,20 @@ import (
 // Defaults of the limiter's parameters on a real 8.2 server, taken by the
 // keys a spec with any ingress_* key leaves out.
 const (
-	// DefaultIngressRate is ingressConnectionEstablishmentRatePerSec's
+	// defaultIngressRate is ingressConnectionEstablishmentRatePerSec's
 	// default, INT32_MAX.
-	DefaultIngressRate = math.MaxInt32
-	// DefaultIngressQueue is ingressConnectionEstablishmentMaxQueueDepth's
+	defaultIngressRate = math.MaxInt32
+	// defaultIngressQueue is ingressConnectionEstablishmentMaxQueueDepth's
 	// default: a connection that would wait is rejected.
-	DefaultIngressQueue = 0
+	defaultIngressQueue = 0
 	// maxIngressQueue bounds ingress_queue (int32 on the server; a
 	// simulated queue that long would only hold goroutines).
 	maxIngressQueue = 1_000_000
 )
 
-// DefaultIngressBurst is ingressConnectionEstablishmentBurstCapacitySecs'
+// defaultIngressBurst is ingressConnectionEstablishmentBurstCapacitySecs'
 // default (DBL_MAX on the server): an unbounded bucket.
-var DefaultIngressBurst = math.Inf(1)
+var defaultIngressBurst = math.Inf(1)
 
 // ingressDefaults turns the limiter on when a spec names any of its keys,
 // and gives the others their defaults.
@@ -36,13 +36,13 @@ func (s *Spec) ingressDefaults(seen map[string]bool) {
 	}
 	s.IngressLimiter = true
 	if !seen["ingress_rate"] {
-		s.IngressRate = DefaultIngressRate
+		s.IngressRate = defaultIngressRate
 	}
 	if !seen["ingress_burst"] {
-		s.IngressBurst = DefaultIngressBurst
+		s.IngressBurst = defaultIngressBurst
 	}
 	if !seen["ingress_queue"] {
-		s.IngressQueue = DefaultIngressQueue
+		s.IngressQueue = defaultIngressQueue
 	}
 }
 

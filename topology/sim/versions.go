@@ -8,12 +8,12 @@ import "github.com/poolsweep/poolsweep/internal/serverversion"
 // whether a capture, the manual or the server's source is the evidence), and
 // the conformance test holds the replies to it.
 
-// DefaultVersion is the version a spec without version= answers as. 8.2
+// defaultVersion is the version a spec without version= answers as. 8.2
 // is modeled too but asked for by name: its replies add connection
 // admission (connections.queuedForEstablishment, establishmentRateLimit,
 // queues.ingressSessionEstablishment), which a default should not spring
 // on the tests and users of the 8.0 shape.
-const DefaultVersion = "8.0"
+const defaultVersion = "8.0"
 
 // serverVersion is one version's shape of the replies.
 type serverVersion struct {
@@ -138,7 +138,7 @@ var versions = []serverVersion{
 // version can be tried on the simulator.
 func versionOf(name string) (serverVersion, bool) {
 	if name == "" {
-		name = DefaultVersion
+		name = defaultVersion
 	}
 	as := ""
 	if rel, ok := serverversion.Parse(name); ok && rel.Patch >= 0 {
