@@ -294,4 +294,3 @@ func (r *runner) phase(ctx context.Context, spec plan.StepSpec, name string, d t
 		}
 	}
 }
-
