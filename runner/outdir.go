@@ -44,6 +44,12 @@ func CheckNamedDir(out, resume string, noPlot bool) error {
 		if err := outfile.CheckDir(resume); err != nil {
 			return errext.Usagef("--resume: %w", err)
 		}
+		// The run to resume is its results file: a directory that does
+		// not exist, or holds no writable results.jsonl, is refused here
+		// as Run would refuse it.
+		if err := outfile.Check(filepath.Join(resume, "results.jsonl")); err != nil {
+			return errext.Usagef("--resume: %w", err)
+		}
 		return checkArtifacts(noPlot, "--resume", resume)
 	case out != "":
 		if err := outfile.CheckDir(out); err != nil {

@@ -293,6 +293,9 @@ merged run's end status.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
 			o.flagSet = cmd.Flags()
+			if err := o.check(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}

@@ -71,11 +71,10 @@ func TestSpawnArgsAsBefore(t *testing.T) {
 			"--no-shard-sampling", "--server-cores", "4", "--lock-wait", "1m", "--progress", "json", "--metrics-listen", "127.0.0.1:9999",
 			"--agent-timeout", "5s", "--agent-silence", "5s", "--out", dir, "--run-id", "r1", "--warmup", "auto", "--min-warmup", "3s",
 			"--max-warmup", "10s", "--duration", "auto", "--min-duration", "2s", "--max-duration", "20s", "--precision", "5%", "--min-calls", "10",
-			"--records", "50", "--no-plot", "--instances", "3", "--max-connections", "100", "--conn-memory", "2", "--trials", "2",
-			"--threshold", "p99<20ms", "--threshold", "ops>1"},
+			"--records", "50", "--no-plot", "--instances", "3", "--max-connections", "100", "--conn-memory", "2", "--trials", "2"},
 		{"--spawn", "3", "--target", "a=sim:slots=4", "--target", "b=sim:slots=8", "--concurrency", "1..8x2", "--warmup", "1s",
 			"--duration", "2s", "--order", "interleaved", "--mixes", "100:0:0,0:0:100", "--read-preference", "primary,nearest",
-			"--write-concern", "majority", "--storm", "x.jsonl"},
+			"--write-concern", "majority", "--storm", "x.jsonl", "--instances", "4"},
 	} {
 		o, cfg, err := parseSweepOptions(args)
 		if err != nil {

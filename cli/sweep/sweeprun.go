@@ -46,15 +46,34 @@ func (o *Options) run(ctx context.Context, e *cmdutil.Env) error {
 	return r.Err
 }
 
-// options checks the flags, reads the inputs they name, and turns them
-// into the run's options.
-func (o *Options) options(ctx context.Context) (runlib.Options, error) {
+// check finds the usage errors the flags and the inputs they name make,
+// before the runF seam, so that the flags-only tests reach each of them.
+// An agent that --spawn started reads its targets from --targets-fd,
+// which can be read only once: its flags are checked once those have
+// arrived (options).
+func (o *Options) check() error {
 	if err := runlib.CheckNamedDir(o.out, o.resume, o.noPlot); err != nil {
-		return runlib.Options{}, err
+		return err
 	}
 	if err := o.checkNotInputs(); err != nil {
-		return runlib.Options{}, err
+		return err
 	}
+	if o.targetsFD == 0 {
+		if _, err := o.validate(); err != nil {
+			return err
+		}
+	}
+	if err := o.validateGates(); err != nil {
+		return err
+	}
+	_, err := o.fleet.Asked()
+	return err
+}
+
+// options reads the targets handed over --targets-fd, checks the flags
+// with them, reads the inputs they name, and turns them into the run's
+// options.
+func (o *Options) options(ctx context.Context) (runlib.Options, error) {
 	if err := o.readHandedTargets(); err != nil {
 		return runlib.Options{}, err
 	}
@@ -62,11 +81,10 @@ func (o *Options) options(ctx context.Context) (runlib.Options, error) {
 	if err != nil {
 		return runlib.Options{}, err
 	}
-	if err := o.validateGates(); err != nil {
-		return runlib.Options{}, err
-	}
-	if _, err := o.fleet.Asked(); err != nil {
-		return runlib.Options{}, err
+	if o.targetsFD != 0 {
+		if err := o.check(); err != nil {
+			return runlib.Options{}, err
+		}
 	}
 	if err := o.fleet.ReadStorm(ctx, shared.ReadOptions{}); err != nil {
 		return runlib.Options{}, err
