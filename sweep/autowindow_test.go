@@ -28,9 +28,10 @@ func TestAutoWindowRules(t *testing.T) {
 		t.Skip("runs three simulators for about 9 s")
 	}
 	const steadySpec, noisySpec = "slots=8,service=20ms", "slots=1,service=100ms,jitter=0.9"
-	// ±15 %, 1 to 8 s: the noisy step's half-width is near 16-19 % at
-	// 8 s, so it runs to its maximum, its projection well within the stall
-	// rule's 2× (StallRuleEndsNoisyWindow is that rule's test).
+	// ±15 %, 1 to 8 s: the noisy step's half-width is near 12-19 % from
+	// 4 to 8 s, so it ends late by precision or runs to its maximum, its
+	// projection well within the stall rule's 2× (StallRuleEndsNoisyWindow
+	// is that rule's test).
 	precisionRule := autoWindow(15, time.Second, 8*time.Second, 0) // no call minimum: noise alone decides
 	// ±3 %, 1 to 15 s: the noisy step's half-width at 15 s would be near
 	// 10 %.
@@ -87,8 +88,12 @@ func TestAutoWindowRules(t *testing.T) {
 			!hostStarved(t, steady, "steady step: ended by "+steady.Steady.WindowEnd) {
 			t.Errorf("steady step: ended by %s at %v%%, want by the 15%% precision", steady.Steady.WindowEnd, deref(steady.Steady.HalfWidthPct))
 		}
-		if noisy.DurationS < 3*steady.DurationS && !hostStarved(t, steady, "the steady step's window was long") {
-			t.Errorf("noisy window %.2fs is not 3× the steady one's %.2fs", noisy.DurationS, steady.DurationS)
+		// Twice as long at least: the half-width of a window's first ten
+		// batches is itself an estimate, and a noisy step whose first
+		// batches happen to agree ends as early as 3 s, against a steady
+		// step's 1 s (4 to 8 s is usual).
+		if noisy.DurationS < 2*steady.DurationS && !hostStarved(t, steady, "the steady step's window was long") {
+			t.Errorf("noisy window %.2fs is not 2× the steady one's %.2fs", noisy.DurationS, steady.DurationS)
 		}
 		if noisy.Steady.WindowEnd == "precision" && deref(noisy.Steady.HalfWidthPct) > 15 {
 			t.Errorf("noisy step ended by precision at %v%%", deref(noisy.Steady.HalfWidthPct))
