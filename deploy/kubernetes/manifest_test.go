@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -425,6 +426,20 @@ func TestManifestRunsAsDocumented(t *testing.T) {
 		}
 		if !under {
 			t.Errorf("--out %q is on no writable volume (%v): the root file system is read-only", out, rw)
+		}
+		// The command checks --out's directory with its flags, and the
+		// volume it names exists in the pod, not here: the same path
+		// under a temporary root stands for it.
+		pod := t.TempDir()
+		for _, p := range rw {
+			if err := os.MkdirAll(filepath.Join(pod, p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for j, a := range args {
+			if v, ok := strings.CutPrefix(a, "--out="); ok {
+				args[j] = "--out=" + filepath.Join(pod, v)
+			}
 		}
 		var stderr bytes.Buffer
 		var ran *sweep.Options
