@@ -313,27 +313,8 @@ func TestRouterPoolMaxSizeAxisProof(t *testing.T) {
 	if hi < 1.5*lo && !heldBack {
 		t.Errorf("median ops/s: MaxSize 8 %.0f, 2 %.0f: not the construction's gain (2.7×), and %d of its %d steps not labelled client-bound", hi, lo, len(rate["8"])-contended, len(rate["8"]))
 	}
-	code, stdout, errText := runBinary(t, dir, time.Minute, "compare", filepath.Join(out, "results.jsonl"),
-		"--baseline", rpMaxSize+"=2", "--candidate", rpMaxSize+"=8", "--format", "json")
-	if code != 0 {
-		t.Fatalf("compare: exit %d\n%s", code, errText)
-	}
-	var cmp struct {
-		WithinRun bool `json:"within_run"`
-		Steps     []struct {
-			Metrics map[string]struct {
-				Significant bool     `json:"significant"`
-				DeltaPct    *float64 `json:"delta_pct"`
-			} `json:"metrics"`
-		} `json:"steps"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &cmp); err != nil {
-		t.Fatalf("compare json: %v\n%s", err, stdout)
-	}
-	if !cmp.WithinRun || len(cmp.Steps) != 1 {
-		t.Fatalf("compare: within_run %v, %d steps paired:\n%s", cmp.WithinRun, len(cmp.Steps), stdout)
-	}
-	if m := cmp.Steps[0].Metrics["ops_per_s"]; (!m.Significant || m.DeltaPct == nil || *m.DeltaPct < 50) && !heldBack {
+	m, stdout := compareOpsWithinRun(t, dir, filepath.Join(out, "results.jsonl"), rpMaxSize+"=2", rpMaxSize+"=8")
+	if (!m.Significant || m.DeltaPct == nil || *m.DeltaPct < 50) && !heldBack {
 		t.Errorf("compare did not conclude the gain of MaxSize 8 over 2 within the run:\n%s", stdout)
 	} else if m.DeltaPct != nil {
 		t.Logf("compare: ops/s %+.0f%%, significant %v within the run (%d of MaxSize 8's steps held back by this host)", *m.DeltaPct, m.Significant, contended)

@@ -111,29 +111,10 @@ func TestServerParamAxisWithinRun(t *testing.T) {
 	if lo, hi := median(rate["2"]), median(rate["8"]); hi < 1.5*lo {
 		t.Errorf("median ops/s: 8 tickets %.0f, 2 tickets %.0f: not the gain the construction gives (4×)", hi, lo)
 	}
-	code, stdout, errText := runBinary(t, dir, time.Minute, "compare", filepath.Join(out, "results.jsonl"),
-		"--baseline", ticketParam+"=2", "--candidate", ticketParam+"="+"8", "--format", "json")
-	if code != 0 {
-		t.Fatalf("compare: exit %d\n%s", code, errText)
-	}
-	var cmp struct {
-		WithinRun bool `json:"within_run"`
-		Steps     []struct {
-			Metrics map[string]struct {
-				Significant bool     `json:"significant"`
-				DeltaPct    *float64 `json:"delta_pct"`
-			} `json:"metrics"`
-		} `json:"steps"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &cmp); err != nil {
-		t.Fatalf("compare json: %v\n%s", err, stdout)
-	}
-	if !cmp.WithinRun || len(cmp.Steps) != 1 {
-		t.Fatalf("compare: within_run %v, %d steps paired:\n%s", cmp.WithinRun, len(cmp.Steps), stdout)
-	}
+	m, stdout := compareOpsWithinRun(t, dir, filepath.Join(out, "results.jsonl"), ticketParam+"=2", ticketParam+"=8")
 	// Concluded, and at least the 1.5× the medians are held to above: a
 	// busy host holds the faster side back, so not the construction's 4×.
-	if m := cmp.Steps[0].Metrics["ops_per_s"]; !m.Significant || m.DeltaPct == nil || *m.DeltaPct < 50 {
+	if !m.Significant || m.DeltaPct == nil || *m.DeltaPct < 50 {
 		t.Errorf("compare did not conclude the gain of 8 tickets over 2 within the run:\n%s", stdout)
 	}
 }
@@ -428,4 +409,35 @@ func TestServerParamShardedHosts(t *testing.T) {
 	if code != 2 || !strings.Contains(lines[len(lines)-1], want) || stdout != "" {
 		t.Errorf("routers: exit %d, stdout %q stderr %q; want exit 2 and a last line with %q", code, stdout, stderr, want)
 	}
+}
+
+// compareOpsWithinRun runs compare between two series of one results
+// file and returns its one paired step's ops/s comparison, with the
+// JSON to show when it does not conclude; it fails the test unless the
+// pairing is within the run.
+func compareOpsWithinRun(t *testing.T, dir, results, baseline, candidate string) (opsDelta, string) {
+	t.Helper()
+	code, stdout, errText := runBinary(t, dir, time.Minute, "compare", results, "--baseline", baseline, "--candidate", candidate, "--format", "json")
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s", code, errText)
+	}
+	var cmp struct {
+		WithinRun bool `json:"within_run"`
+		Steps     []struct {
+			Metrics map[string]opsDelta `json:"metrics"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &cmp); err != nil {
+		t.Fatalf("compare json: %v\n%s", err, stdout)
+	}
+	if !cmp.WithinRun || len(cmp.Steps) != 1 {
+		t.Fatalf("compare: within_run %v, %d steps paired:\n%s", cmp.WithinRun, len(cmp.Steps), stdout)
+	}
+	return cmp.Steps[0].Metrics["ops_per_s"], stdout
+}
+
+// opsDelta is what compare's JSON says of one metric.
+type opsDelta struct {
+	Significant bool     `json:"significant"`
+	DeltaPct    *float64 `json:"delta_pct"`
 }
